@@ -1,0 +1,167 @@
+/**
+ * Configuration: the one module that reads the environment.
+ *
+ * Every other module receives a {@link Config} object; nothing else calls
+ * `Deno.env`. The names below are part of the product's interface and are
+ * documented in the README with their defaults.
+ */
+
+export type Role = "web" | "worker" | "all";
+export type RegistrationMode = "open" | "approval" | "closed";
+export type LogLevel = "trace" | "debug" | "info" | "warning" | "error" | "fatal";
+
+export interface Config {
+  /** TCP port the HTTP server listens on. */
+  port: number;
+  /** Address the HTTP server binds to. */
+  bindAddress: string;
+  /** Public base URL, without a trailing slash. */
+  origin: string;
+  /** Host (with port when not default) used as the account domain. */
+  domain: string;
+  /** Where the embedded database, media and the admin socket live. */
+  dataDir: string;
+  /** PostgreSQL URL; when absent the embedded PGlite database is used. */
+  databaseUrl: string | null;
+  /** Which parts this process runs. */
+  role: Role;
+  registrations: RegistrationMode;
+  requireEmailConfirmation: boolean;
+  /** Lets federation reach loopback and private addresses (tests, development). */
+  allowPrivateAddress: boolean;
+  rateLimits: boolean;
+  /** Trust X-Forwarded-For/-Proto/-Host (set when behind a reverse proxy). */
+  trustProxy: boolean;
+  logLevel: LogLevel;
+  /** "text" for people, "json" for log collectors. */
+  logFormat: "text" | "json";
+  instance: {
+    title: string;
+    description: string;
+    extendedDescription: string;
+    contactEmail: string;
+    /** Username of the local account shown as the contact. */
+    contactUsername: string | null;
+    thumbnailUrl: string | null;
+    languages: string[];
+  };
+  limits: {
+    maxStatusCharacters: number;
+    maxMediaAttachments: number;
+    charactersReservedPerUrl: number;
+    maxPollOptions: number;
+    maxPollOptionCharacters: number;
+    minPollExpiration: number;
+    maxPollExpiration: number;
+    maxFeaturedTags: number;
+    maxPinnedStatuses: number;
+    maxProfileFields: number;
+    imageSizeLimit: number;
+    videoSizeLimit: number;
+    /** Upper bound on any request body, in bytes. */
+    maxBodyBytes: number;
+  };
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw == null || raw === "") return fallback;
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(raw)}`);
+}
+
+function readInt(env: Env, name: string, fallback: number, min = 0, max = 2 ** 31): number {
+  const raw = env[name];
+  if (raw == null || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
+  }
+  return n;
+}
+
+function readEnum<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw == null || raw === "") return fallback;
+  const v = raw.trim().toLowerCase() as T;
+  if (!values.includes(v)) {
+    throw new ConfigError(`${name} must be one of ${values.join(", ")}`);
+  }
+  return v;
+}
+
+/** Builds the configuration from an environment (defaults to the process's). */
+export function loadConfig(env: Env = Deno.env.toObject()): Config {
+  const port = readInt(env, "PORT", 8080, 0, 65535);
+  const originRaw = (env.ORIGIN ?? "").trim() || `http://localhost:${port}`;
+  let originUrl: URL;
+  try {
+    originUrl = new URL(originRaw);
+  } catch {
+    throw new ConfigError(`ORIGIN is not a URL: ${JSON.stringify(originRaw)}`);
+  }
+  if (originUrl.protocol !== "http:" && originUrl.protocol !== "https:") {
+    throw new ConfigError("ORIGIN must be an http or https URL");
+  }
+  const databaseUrl = (env.DATABASE_URL ?? "").trim() || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError("DATABASE_URL must start with postgres:// or postgresql://");
+  }
+  const rateLimitsRaw = (env.RATE_LIMITS ?? "on").trim().toLowerCase();
+  const languages = (env.INSTANCE_LANGUAGES ?? "en").split(",").map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    port,
+    bindAddress: (env.BIND ?? "").trim() || "0.0.0.0",
+    origin: originUrl.origin,
+    domain: originUrl.host,
+    dataDir: (env.DATA_DIR ?? "").trim() || "./data",
+    databaseUrl,
+    role: readEnum(env, "ROLE", ["web", "worker", "all"] as const, "all"),
+    registrations: readEnum(env, "REGISTRATIONS", ["open", "approval", "closed"] as const, "open"),
+    requireEmailConfirmation: readBool(env, "REQUIRE_EMAIL_CONFIRMATION", false),
+    allowPrivateAddress: readBool(env, "ALLOW_PRIVATE_ADDRESS", false),
+    rateLimits: rateLimitsRaw === "on" ? true : rateLimitsRaw === "off" ? false : (() => {
+      throw new ConfigError("RATE_LIMITS must be on or off");
+    })(),
+    trustProxy: readBool(env, "TRUST_PROXY", false),
+    logLevel: readEnum(
+      env,
+      "LOG_LEVEL",
+      ["trace", "debug", "info", "warning", "error", "fatal"] as const,
+      "info",
+    ),
+    logFormat: readEnum(env, "LOG_FORMAT", ["text", "json"] as const, "text"),
+    instance: {
+      title: (env.INSTANCE_TITLE ?? "").trim() || "Rookery",
+      description: (env.INSTANCE_DESCRIPTION ?? "").trim() ||
+        "A federated social network server.",
+      extendedDescription: env.INSTANCE_EXTENDED_DESCRIPTION ?? "",
+      contactEmail: (env.CONTACT_EMAIL ?? "").trim(),
+      contactUsername: (env.CONTACT_USERNAME ?? "").trim() || null,
+      thumbnailUrl: (env.INSTANCE_THUMBNAIL_URL ?? "").trim() || null,
+      languages: languages.length ? languages : ["en"],
+    },
+    limits: {
+      maxStatusCharacters: readInt(env, "MAX_STATUS_CHARACTERS", 500, 1, 100_000),
+      maxMediaAttachments: 4,
+      charactersReservedPerUrl: 23,
+      maxPollOptions: 4,
+      maxPollOptionCharacters: 50,
+      minPollExpiration: 300,
+      maxPollExpiration: 2_629_746,
+      maxFeaturedTags: 10,
+      maxPinnedStatuses: 5,
+      maxProfileFields: 4,
+      imageSizeLimit: 16 * 1024 * 1024,
+      videoSizeLimit: 99 * 1024 * 1024,
+      maxBodyBytes: readInt(env, "MAX_BODY_BYTES", 110 * 1024 * 1024, 1024),
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * What every request handler, inbox listener and command receives: the
+ * configuration, the open database and the federation object.
+ */
+import type { Federation } from "@fedify/fedify";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/connection.ts";
+
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  /** Set once the federation is built; Fedify passes this object as its context data. */
+  federation: Federation<AppContext>;
+}

@@ -1,0 +1,95 @@
+/**
+ * Opens the database: embedded PGlite under the data directory, or
+ * PostgreSQL through postgres.js when a URL is given. Both are wrapped in the
+ * same drizzle interface, so every query in the product is written once.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { type SQL } from "drizzle-orm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import postgres from "postgres";
+import * as schema from "./schema.ts";
+import { migrate } from "./migrate.ts";
+import { setProcessTag } from "./ids.ts";
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** A transaction handle; commands accept either it or the Db. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type Executor = Db | Tx;
+
+export interface Database {
+  readonly kind: "pglite" | "postgres";
+  readonly db: Db;
+  /** Runs raw SQL and returns its rows, whatever the driver. */
+  rows<T = Record<string, unknown>>(query: SQL, executor?: Executor): Promise<T[]>;
+  /** The postgres.js client, on PostgreSQL (for @fedify/postgres and LISTEN). */
+  readonly pg?: postgres.Sql;
+  /** The PGlite instance, in embedded mode. */
+  readonly pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** postgres:// URL; absent means PGlite. */
+  databaseUrl: string | null;
+  /** PGlite data directory, or "memory://" for a throwaway database. */
+  pgliteDir: string;
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  /** Connection pool size on PostgreSQL. */
+  poolSize?: number;
+}
+
+/** Opens and migrates the database. */
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  let database: Database;
+  if (options.databaseUrl) {
+    const pg = postgres(options.databaseUrl, {
+      max: options.poolSize ?? 10,
+      onnotice: () => {},
+    });
+    const db = drizzlePostgres(pg, { schema }) as unknown as Db;
+    database = {
+      kind: "postgres",
+      db,
+      pg,
+      async rows<T>(query: SQL, executor: Executor = db) {
+        const result = await executor.execute(query);
+        return Array.from(result as unknown as Iterable<T>);
+      },
+      async close() {
+        await pg.end({ timeout: 5 });
+      },
+    };
+  } else {
+    const dir = options.pgliteDir;
+    if (!dir.startsWith("memory://")) await Deno.mkdir(dir, { recursive: true });
+    // int8 stays text, as postgres.js returns it: ids are strings everywhere.
+    const pglite = await PGlite.create(dir, { parsers: { 20: (value: string) => value } });
+    const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+    database = {
+      kind: "pglite",
+      db,
+      pglite,
+      async rows<T>(query: SQL, executor: Executor = db) {
+        const result = await executor.execute(query) as unknown as { rows: T[] };
+        return result.rows;
+      },
+      async close() {
+        await pglite.close();
+      },
+    };
+  }
+  try {
+    if (options.migrate !== false) await migrate(database);
+    const [row] = await database.rows<{ tag: string | number }>(
+      (await import("drizzle-orm")).sql`SELECT nextval('process_tags') AS tag`,
+    );
+    setProcessTag(Number(row.tag));
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+  return database;
+}

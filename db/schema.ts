@@ -1,0 +1,220 @@
+/**
+ * The database schema, shared by PGlite and PostgreSQL.
+ *
+ * Migrations under `db/migrations/` are generated from this file with
+ * `deno task db:generate` and committed; `db/migrate.ts` applies them at start.
+ * Ids are snowflakes (see `db/ids.ts`) stored as bigint and handled as strings.
+ */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/** 64-bit ids travel as strings end to end (both drivers return int8 as text). */
+const id = customType<{ data: string; driverData: string }>({
+  dataType: () => "bigint",
+  fromDriver: (value) => String(value),
+});
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** Every account the server knows: local ones (domain null) and remote ones. */
+export const accounts = pgTable("accounts", {
+  id: id("id").primaryKey(),
+  username: text("username").notNull(),
+  /** Null for local accounts. */
+  domain: text("domain"),
+  /** ActivityPub actor IRI. */
+  uri: text("uri").notNull().unique(),
+  /** Human-facing profile URL. */
+  url: text("url"),
+  /** Person, Service (bots), Group, Application (instance actors elsewhere). */
+  actorType: text("actor_type").notNull().default("Person"),
+  displayName: text("display_name").notNull().default(""),
+  /** Profile bio as sanitized HTML. */
+  note: text("note").notNull().default(""),
+  /** Profile fields: [{name, value (HTML), verified_at}]. */
+  fields: jsonb("fields").$type<{ name: string; value: string; verified_at: string | null }[]>()
+    .notNull().default(sql`'[]'::jsonb`),
+  locked: boolean("locked").notNull().default(false),
+  discoverable: boolean("discoverable").notNull().default(true),
+  indexable: boolean("indexable").notNull().default(true),
+  hideCollections: boolean("hide_collections").notNull().default(false),
+  memorial: boolean("memorial").notNull().default(false),
+  attributionDomains: jsonb("attribution_domains").$type<string[]>().notNull()
+    .default(sql`'[]'::jsonb`),
+  avatarUrl: text("avatar_url"),
+  headerUrl: text("header_url"),
+  inboxUrl: text("inbox_url"),
+  sharedInboxUrl: text("shared_inbox_url"),
+  outboxUrl: text("outbox_url"),
+  followersUrl: text("followers_url"),
+  followingUrl: text("following_url"),
+  featuredUrl: text("featured_url"),
+  featuredTagsUrl: text("featured_tags_url"),
+  /** PEM of a remote actor's RSA key (local keys live in key_pairs). */
+  publicKeyPem: text("public_key_pem"),
+  publicKeyId: text("public_key_id"),
+  followersCount: integer("followers_count").notNull().default(0),
+  followingCount: integer("following_count").notNull().default(0),
+  statusesCount: integer("statuses_count").notNull().default(0),
+  lastStatusAt: ts("last_status_at"),
+  movedToAccountId: id("moved_to_account_id"),
+  suspendedAt: ts("suspended_at"),
+  /** When a remote account was last fetched. */
+  fetchedAt: ts("fetched_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("accounts_handle_idx").on(
+    sql`lower(${t.username})`,
+    sql`lower(coalesce(${t.domain}, ''))`,
+  ),
+  index("accounts_domain_idx").on(t.domain),
+]);
+
+/** Sign-in records of local accounts. */
+export const users = pgTable("users", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().unique().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  email: text("email").notNull(),
+  /** argon2id hash. */
+  passwordHash: text("password_hash").notNull(),
+  /** owner, admin, moderator or user. */
+  role: text("role").notNull().default("user"),
+  confirmedAt: ts("confirmed_at"),
+  approved: boolean("approved").notNull().default(true),
+  disabled: boolean("disabled").notNull().default(false),
+  locale: text("locale").notNull().default("en"),
+  /** Why the person wants to join (approval mode). */
+  reason: text("reason"),
+  /** Posting and reading preferences, keyed like Mastodon's preferences. */
+  settings: jsonb("settings").$type<Record<string, unknown>>().notNull().default(
+    sql`'{}'::jsonb`,
+  ),
+  lastSignInAt: ts("last_sign_in_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("users_email_idx").on(sql`lower(${t.email})`)]);
+
+/** Key pairs of local actors; owner is an account id or 'instance'. */
+export const keyPairs = pgTable("key_pairs", {
+  owner: text("owner").notNull(),
+  /** 'RSASSA-PKCS1-v1_5' or 'Ed25519'. */
+  algorithm: text("algorithm").notNull(),
+  privateKey: jsonb("private_key").$type<JsonWebKey>().notNull(),
+  publicKey: jsonb("public_key").$type<JsonWebKey>().notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.owner, t.algorithm] })]);
+
+/** OAuth client applications. */
+export const oauthApplications = pgTable("oauth_applications", {
+  id: id("id").primaryKey(),
+  name: text("name").notNull(),
+  website: text("website"),
+  redirectUris: jsonb("redirect_uris").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  scopes: jsonb("scopes").$type<string[]>().notNull().default(sql`'["read"]'::jsonb`),
+  clientId: text("client_id").notNull().unique(),
+  /** SHA-256 of the client secret, hex. */
+  clientSecretHash: text("client_secret_hash").notNull(),
+  /** The user that registered the app, when created by one. */
+  ownerUserId: id("owner_user_id"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** Access tokens; only their SHA-256 is stored. */
+export const oauthAccessTokens = pgTable("oauth_access_tokens", {
+  id: id("id").primaryKey(),
+  tokenHash: text("token_hash").notNull().unique(),
+  applicationId: id("application_id").references(() => oauthApplications.id, {
+    onDelete: "cascade",
+  }),
+  /** Null for app (client credentials) tokens. */
+  userId: id("user_id").references(() => users.id, { onDelete: "cascade" }),
+  scopes: jsonb("scopes").$type<string[]>().notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  lastUsedAt: ts("last_used_at"),
+  revokedAt: ts("revoked_at"),
+}, (t) => [index("oauth_access_tokens_user_idx").on(t.userId)]);
+
+/** Accepted follows (pending requests live elsewhere). */
+export const follows = pgTable("follows", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  /** The Follow activity's IRI. */
+  uri: text("uri"),
+  showReblogs: boolean("show_reblogs").notNull().default(true),
+  notify: boolean("notify").notNull().default(false),
+  languages: jsonb("languages").$type<string[] | null>(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("follows_pair_idx").on(t.accountId, t.targetAccountId),
+  index("follows_target_idx").on(t.targetAccountId, t.id),
+]);
+
+/** Statuses, local and remote. Later migrations add what posting needs. */
+export const statuses = pgTable("statuses", {
+  id: id("id").primaryKey(),
+  uri: text("uri").notNull().unique(),
+  url: text("url"),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  local: boolean("local").notNull().default(false),
+  visibility: text("visibility").notNull().default("public"),
+  content: text("content").notNull().default(""),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  deletedAt: ts("deleted_at"),
+}, (t) => [
+  index("statuses_account_idx").on(t.accountId, t.id),
+  index("statuses_local_created_idx").on(t.local, t.createdAt),
+]);
+
+/** Server rules shown in the instance API and at sign-up. */
+export const instanceRules = pgTable("instance_rules", {
+  id: id("id").primaryKey(),
+  text: text("text").notNull(),
+  hint: text("hint").notNull().default(""),
+  position: integer("position").notNull().default(0),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** Fixed-window request counters shared by every process. */
+export const rateLimitCounters = pgTable("rate_limit_counters", {
+  key: text("key").primaryKey(),
+  count: integer("count").notNull(),
+  resetAt: ts("reset_at").notNull(),
+}, (t) => [index("rate_limit_counters_reset_idx").on(t.resetAt)]);
+
+/** Fedify's key–value store on PGlite (PostgreSQL uses @fedify/postgres). */
+export const federationKv = pgTable("federation_kv", {
+  key: text("key").primaryKey(),
+  value: jsonb("value"),
+  expiresAt: ts("expires_at"),
+});
+
+/** Fedify's message queue on PGlite: durable, leased, retried after a crash. */
+export const federationQueue = pgTable("federation_queue", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  message: jsonb("message").notNull(),
+  orderingKey: text("ordering_key"),
+  runAt: ts("run_at").notNull().defaultNow(),
+  /** Set while a worker holds the message; past it, another may take it. */
+  lockedUntil: ts("locked_until"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [index("federation_queue_run_idx").on(t.runAt)]);
+
+/** Hands each starting process a distinct tag for its snowflake ids. */
+export const processTags = pgSequence("process_tags", { startWith: 0, minValue: 0 });

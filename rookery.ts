@@ -1,0 +1,72 @@
+/**
+ * Assembles one Rookery process: database, federation, HTTP application and,
+ * depending on the role, the queue worker. main.ts runs it; tests run it too,
+ * in-process, so they exercise exactly what production runs.
+ */
+import { join } from "node:path";
+import { getLogger } from "@logtape/logtape";
+import type { Config } from "./config.ts";
+import type { AppContext } from "./context.ts";
+import { type Database, openDatabase } from "./db/connection.ts";
+import { buildFederation } from "./federation/mod.ts";
+import { createApp } from "./api/app.ts";
+
+const logger = getLogger(["rookery"]);
+
+export interface Rookery {
+  readonly ctx: AppContext;
+  /** The HTTP handler (Fedify first, then the Mastodon API and pages). */
+  fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
+  /** Starts the queue worker and periodic maintenance. */
+  startWorker(): void;
+  close(): Promise<void>;
+}
+
+export interface CreateOptions {
+  /** Use an already open database instead of opening one from the config. */
+  database?: Database;
+  /** Override where PGlite keeps its files ("memory://" for a throwaway database). */
+  pgliteDir?: string;
+}
+
+/** Where PGlite keeps its files inside the data directory. */
+export function pgliteDirectory(config: Config): string {
+  return config.dataDir.startsWith("memory://") ? config.dataDir : join(config.dataDir, "db");
+}
+
+export async function createRookery(config: Config, options: CreateOptions = {}): Promise<Rookery> {
+  const database = options.database ?? await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: options.pgliteDir ?? pgliteDirectory(config),
+  });
+  const partial = { config, database } as AppContext;
+  const { federation, maintain } = buildFederation(partial);
+  partial.federation = federation;
+  const ctx = partial;
+  const app = createApp(ctx);
+  const abort = new AbortController();
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let worker: Promise<void> | null = null;
+
+  return {
+    ctx,
+    fetch: (request, info) =>
+      Promise.resolve(app.fetch(request, info ? { info } : undefined)) as Promise<Response>,
+    startWorker() {
+      if (worker) return;
+      logger.info("Starting the queue worker.");
+      worker = federation.startQueue(ctx, { signal: abort.signal }).catch((error) => {
+        if (!abort.signal.aborted) logger.error("Queue worker stopped: {error}", { error });
+      });
+      const run = () =>
+        maintain().catch((error) => logger.warn("Maintenance failed: {error}", { error }));
+      timers.push(setInterval(run, 10 * 60_000));
+    },
+    async close() {
+      abort.abort();
+      for (const t of timers) clearInterval(t);
+      if (worker) await worker;
+      if (!options.database) await database.close();
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Test harness: starts real Rookery instances on a real database.
+ *
+ * The database is chosen by the environment of the test run:
+ * - TEST_DATABASE_URL unset: each instance gets its own PGlite database
+ *   (in memory, or under a temporary data directory when asked).
+ * - TEST_DATABASE_URL=postgres://…/postgres: each instance gets a fresh
+ *   database created on that server and dropped afterwards.
+ *
+ * Instances can listen on a loopback port, over TLS with the test CA in
+ * tests/fixtures/tls (the test task passes `--cert` for it), so that two
+ * instances federate with real signed HTTP and WebFinger over https.
+ */
+import { loadConfig } from "../config.ts";
+import { createRookery, type Rookery } from "../rookery.ts";
+import postgres from "postgres";
+
+export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") ?? null;
+export const DB_KIND = TEST_DATABASE_URL ? "postgres" : "pglite";
+
+const TLS_DIR = new URL("./fixtures/tls/", import.meta.url);
+
+/** Deno.test with the sanitizers off: database drivers keep pools and timers. */
+export function test(name: string, fn: (t: Deno.TestContext) => Promise<void> | void): void {
+  Deno.test({ name: `[${DB_KIND}] ${name}`, fn, sanitizeOps: false, sanitizeResources: false });
+}
+
+/** Creates a fresh, empty database and returns its URL (PostgreSQL runs only). */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error("createTestDatabase needs TEST_DATABASE_URL");
+  const name = `rookery_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const a = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+      await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+export interface InstanceOptions {
+  /** Extra environment for loadConfig (ORIGIN and PORT are set by the harness). */
+  env?: Record<string, string>;
+  /** Serve on a loopback port (needed for federation between instances). */
+  listen?: boolean;
+  /** Serve over TLS with the test certificate (implies listen). */
+  tls?: boolean;
+  /** Keep data here (PGlite files, keys); default: a fresh temporary directory. */
+  dataDir?: string;
+  /** Reuse a PostgreSQL database URL (for restart tests); default: a fresh one. */
+  databaseUrl?: string;
+  /** Run the queue worker (default true). */
+  worker?: boolean;
+  /** PGlite in memory instead of files (default true unless dataDir is given). */
+  memory?: boolean;
+}
+
+export interface TestInstance {
+  readonly rookery: Rookery;
+  readonly origin: string;
+  /** Host with port: the account domain. */
+  readonly domain: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  /** Sends a request to the instance; `path` may be relative to the origin. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** Stops the instance; keeps its data unless `destroy` is true. */
+  close(options?: { destroy?: boolean }): Promise<void>;
+}
+
+/** Starts an instance. Close it (with destroy) at the end of the test. */
+export async function startInstance(options: InstanceOptions = {}): Promise<TestInstance> {
+  const listen = options.listen || options.tls;
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "rookery-test-" });
+  let database: { url: string; drop(): Promise<void> } | null = null;
+  let databaseUrl = options.databaseUrl ?? null;
+  if (TEST_DATABASE_URL && !databaseUrl) {
+    database = await createTestDatabase();
+    databaseUrl = database.url;
+  }
+
+  let rookery: Rookery | null = null;
+  let server: Deno.HttpServer | null = null;
+  let port = 0;
+  if (listen) {
+    const handler = (req: Request, info: Deno.ServeHandlerInfo) =>
+      rookery ? rookery.fetch(req, info) : new Response("starting", { status: 503 });
+    const { promise, resolve } = Promise.withResolvers<number>();
+    const common = {
+      port: 0,
+      hostname: "127.0.0.1",
+      onListen: ({ port }: { port: number }) => resolve(port),
+    };
+    server = options.tls
+      ? Deno.serve({
+        ...common,
+        cert: await Deno.readTextFile(new URL("server.pem", TLS_DIR)),
+        key: await Deno.readTextFile(new URL("server.key", TLS_DIR)),
+      }, handler)
+      : Deno.serve(common, handler);
+    port = await promise;
+  }
+  const scheme = options.tls ? "https" : "http";
+  const origin = listen ? `${scheme}://localhost:${port}` : "http://localhost:8080";
+  const useMemory = options.memory ?? (options.dataDir == null);
+  const config = loadConfig({
+    PORT: String(port || 8080),
+    ORIGIN: origin,
+    DATA_DIR: dataDir,
+    RATE_LIMITS: "off",
+    ALLOW_PRIVATE_ADDRESS: "true",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  });
+  if (useMemory && !config.databaseUrl) {
+    (config as { dataDir: string }).dataDir = dataDir;
+  }
+  rookery = await createRookery(config, {
+    pgliteDir: useMemory && !config.databaseUrl ? "memory://" : undefined,
+  });
+  if (options.worker !== false) rookery.startWorker();
+  const instance: TestInstance = {
+    rookery,
+    origin,
+    domain: new URL(origin).host,
+    dataDir,
+    databaseUrl,
+    request(path, init) {
+      const url = new URL(path, origin);
+      if (server) return fetch(url, init);
+      const info = {
+        remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 40000 },
+        completed: Promise.resolve(),
+      } as Deno.ServeHandlerInfo;
+      return rookery!.fetch(new Request(url, init), info);
+    },
+    async close(closeOptions = {}) {
+      await server?.shutdown();
+      await rookery!.close();
+      if (closeOptions.destroy) {
+        await database?.drop();
+        if (!options.dataDir) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+      }
+    },
+  };
+  return instance;
+}
+
+/** Reads a JSON response body, failing with the body text when it is not JSON. */
+export async function json<T = any>(res: Response): Promise<T> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`Expected JSON from ${res.url || "response"} (${res.status}), got: ${text}`);
+  }
+}
