@@ -71,6 +71,8 @@ export const accounts = pgTable("accounts", {
   lastStatusAt: ts("last_status_at"),
   movedToAccountId: id("moved_to_account_id"),
   suspendedAt: ts("suspended_at"),
+  /** Set when the account was deleted: the row stays as a tombstone (410, name kept). */
+  deletedAt: ts("deleted_at"),
   /** When a remote account was last fetched. */
   fetchedAt: ts("fetched_at"),
   createdAt: ts("created_at").notNull().defaultNow(),

@@ -32,6 +32,7 @@ CREATE TABLE "accounts" (
 	"last_status_at" timestamp with time zone,
 	"moved_to_account_id" bigint,
 	"suspended_at" timestamp with time zone,
+	"deleted_at" timestamp with time zone,
 	"fetched_at" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
