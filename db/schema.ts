@@ -184,6 +184,17 @@ export const statuses = pgTable("statuses", {
   index("statuses_local_created_idx").on(t.local, t.createdAt),
 ]);
 
+/** Which weeks each user was active, for /api/v1/instance/activity logins. */
+export const loginActivity = pgTable(
+  "login_activity",
+  {
+    userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** Monday 00:00 UTC of the week. */
+    week: timestamp("week", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.week] }), index("login_activity_week_idx").on(t.week)],
+);
+
 /** Server rules shown in the instance API and at sign-up. */
 export const instanceRules = pgTable("instance_rules", {
   id: id("id").primaryKey(),

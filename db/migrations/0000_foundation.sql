@@ -82,6 +82,12 @@ CREATE TABLE "key_pairs" (
 	CONSTRAINT "key_pairs_owner_algorithm_pk" PRIMARY KEY("owner","algorithm")
 );
 --> statement-breakpoint
+CREATE TABLE "login_activity" (
+	"user_id" bigint NOT NULL,
+	"week" timestamp with time zone NOT NULL,
+	CONSTRAINT "login_activity_user_id_week_pk" PRIMARY KEY("user_id","week")
+);
+--> statement-breakpoint
 CREATE TABLE "oauth_access_tokens" (
 	"id" bigint PRIMARY KEY NOT NULL,
 	"token_hash" text NOT NULL,
@@ -145,6 +151,7 @@ CREATE TABLE "users" (
 --> statement-breakpoint
 ALTER TABLE "follows" ADD CONSTRAINT "follows_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "follows" ADD CONSTRAINT "follows_target_account_id_accounts_id_fk" FOREIGN KEY ("target_account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "login_activity" ADD CONSTRAINT "login_activity_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_access_tokens" ADD CONSTRAINT "oauth_access_tokens_application_id_oauth_applications_id_fk" FOREIGN KEY ("application_id") REFERENCES "public"."oauth_applications"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_access_tokens" ADD CONSTRAINT "oauth_access_tokens_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "statuses" ADD CONSTRAINT "statuses_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -154,6 +161,7 @@ CREATE INDEX "accounts_domain_idx" ON "accounts" USING btree ("domain");--> stat
 CREATE INDEX "federation_queue_run_idx" ON "federation_queue" USING btree ("run_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "follows_pair_idx" ON "follows" USING btree ("account_id","target_account_id");--> statement-breakpoint
 CREATE INDEX "follows_target_idx" ON "follows" USING btree ("target_account_id","id");--> statement-breakpoint
+CREATE INDEX "login_activity_week_idx" ON "login_activity" USING btree ("week");--> statement-breakpoint
 CREATE INDEX "oauth_access_tokens_user_idx" ON "oauth_access_tokens" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "rate_limit_counters_reset_idx" ON "rate_limit_counters" USING btree ("reset_at");--> statement-breakpoint
 CREATE INDEX "statuses_account_idx" ON "statuses" USING btree ("account_id","id");--> statement-breakpoint
