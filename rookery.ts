@@ -27,6 +27,8 @@ export interface CreateOptions {
   database?: Database;
   /** Override where PGlite keeps its files ("memory://" for a throwaway database). */
   pgliteDir?: string;
+  /** A migrated PGlite dump to start a fresh embedded database from (tests). */
+  pgliteTemplate?: Blob;
 }
 
 /** Where PGlite keeps its files inside the data directory. */
@@ -38,6 +40,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const database = options.database ?? await openDatabase({
     databaseUrl: config.databaseUrl,
     pgliteDir: options.pgliteDir ?? pgliteDirectory(config),
+    template: options.pgliteTemplate,
   });
   const partial = { config, database } as AppContext;
   const { federation, maintain } = buildFederation(partial);

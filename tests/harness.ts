@@ -14,6 +14,20 @@
 import { loadConfig } from "../config.ts";
 import { createRookery, type Rookery } from "../rookery.ts";
 import postgres from "postgres";
+import { dumpTemplate, openDatabase } from "../db/connection.ts";
+
+let pgliteTemplate: Promise<Blob> | null = null;
+
+/** A migrated PGlite database, made once per test process and copied per instance. */
+function migratedTemplate(): Promise<Blob> {
+  pgliteTemplate ??= (async () => {
+    const db = await openDatabase({ databaseUrl: null, pgliteDir: "memory://" });
+    const blob = await dumpTemplate(db);
+    await db.close();
+    return blob;
+  })();
+  return pgliteTemplate;
+}
 
 export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") ?? null;
 export const DB_KIND = TEST_DATABASE_URL ? "postgres" : "pglite";
@@ -121,8 +135,10 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
   if (useMemory && !config.databaseUrl) {
     (config as { dataDir: string }).dataDir = dataDir;
   }
+  const memoryDb = useMemory && !config.databaseUrl;
   rookery = await createRookery(config, {
-    pgliteDir: useMemory && !config.databaseUrl ? "memory://" : undefined,
+    pgliteDir: memoryDb ? "memory://" : undefined,
+    pgliteTemplate: memoryDb ? await migratedTemplate() : undefined,
   });
   if (options.worker !== false) rookery.startWorker();
   const instance: TestInstance = {
