@@ -2,12 +2,9 @@
  * Builds the Fedify federation object: stores, queue, signing policy and every
  * dispatcher and listener. The pieces live in this folder, one file each.
  */
-import { createFederation, type Federation, type KvStore, type MessageQueue } from "@fedify/fedify";
-import { PostgresMessageQueue } from "@fedify/postgres";
-import { RookeryPostgresKvStore } from "./stores/postgres_kv.ts";
+import { createFederation, type Federation } from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
-import { SqlKvStore } from "./stores/sql_kv.ts";
-import { SqlMessageQueue } from "./stores/sql_queue.ts";
+import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
 import { ROOKERY_VERSION } from "../version.ts";
 
@@ -19,18 +16,7 @@ export interface FederationSetup {
 
 export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
   const { config, database } = ctx;
-  let kv: KvStore, queue: MessageQueue;
-  let maintain = async () => {};
-  if (database.kind === "postgres" && database.pg) {
-    kv = new RookeryPostgresKvStore(database.pg);
-    // Typed against Fedify 1.8; the runtime interface is the same.
-    queue = new PostgresMessageQueue(database.pg) as unknown as MessageQueue;
-  } else {
-    const sqlKv = new SqlKvStore(database);
-    kv = sqlKv;
-    queue = new SqlMessageQueue(database, { releaseLeasesOnStart: true });
-    maintain = () => sqlKv.purgeExpired();
-  }
+  const { kv, queue, maintain } = createStores(database);
   const federation = createFederation<AppContext>({
     kv,
     queue,

@@ -1,11 +1,18 @@
 /**
- * A Fedify message queue kept in our own database table (federation_queue).
+ * A Fedify message queue kept in our own database table (federation_queue),
+ * on PGlite and on PostgreSQL alike.
  *
- * Used on PGlite. A message stays in the table until its handler has
- * finished: a worker claims it by setting a lease (locked_until), so a process
- * killed mid-delivery leaves the message to be taken again when the lease
- * runs out or, since PGlite has one owner process, as soon as it restarts.
- * Messages that share an ordering key run one at a time, oldest first.
+ * A message stays in the table until its handler has finished: a worker
+ * claims it by setting a lease (locked_until, renewed while the handler runs),
+ * so a process killed mid-delivery leaves the message to be taken again when
+ * the lease runs out, or at once on PGlite, whose single owner process
+ * releases stale leases when it starts. Messages that share an ordering key
+ * run one at a time, oldest first: that is what applies one actor's
+ * activities in order. (@fedify/postgres 1.8.7, the release our registry
+ * has, deletes a message before handling it and ignores ordering keys, so
+ * it is not used for the queue.) Several worker processes can share the
+ * table: claims use FOR UPDATE SKIP LOCKED, and on PostgreSQL a NOTIFY wakes
+ * idle workers in other processes.
  */
 import type {
   MessageQueue,
@@ -30,6 +37,15 @@ export interface SqlMessageQueueOptions {
    * the only consumer (PGlite): a lease left over is from a killed process.
    */
   releaseLeasesOnStart?: boolean;
+  /** Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY); absent on PGlite. */
+  signal?: QueueSignal;
+}
+
+/** Wakes idle workers in other processes when messages are enqueued. */
+export interface QueueSignal {
+  notify(): Promise<void>;
+  /** Calls `wake` on every notification; resolves to an unsubscribe function. */
+  subscribe(wake: () => void): Promise<() => Promise<void>>;
 }
 
 export class SqlMessageQueue implements MessageQueue {
@@ -39,6 +55,7 @@ export class SqlMessageQueue implements MessageQueue {
   readonly #pollMs: number;
   readonly #concurrency: number;
   readonly #releaseLeasesOnStart: boolean;
+  readonly #signal: QueueSignal | undefined;
   #wake: (() => void) | null = null;
 
   constructor(database: Database, options: SqlMessageQueueOptions = {}) {
@@ -47,6 +64,7 @@ export class SqlMessageQueue implements MessageQueue {
     this.#pollMs = options.pollMs ?? 1_000;
     this.#concurrency = options.concurrency ?? 8;
     this.#releaseLeasesOnStart = options.releaseLeasesOnStart ?? false;
+    this.#signal = options.signal;
   }
 
   async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
@@ -65,6 +83,13 @@ export class SqlMessageQueue implements MessageQueue {
       INSERT INTO federation_queue (message, ordering_key, run_at)
       VALUES ${sql.join(values, sql`, `)}`);
     this.#wake?.();
+    // Workers in other processes sleep until polled or notified; delayed
+    // messages are found by polling when they fall due.
+    if (this.#signal && delayMs === 0) {
+      await this.#signal.notify().catch((error) =>
+        logger.warn("Could not notify other workers: {error}", { error })
+      );
+    }
   }
 
   async getDepth() {
@@ -118,6 +143,7 @@ export class SqlMessageQueue implements MessageQueue {
     this.#wake = () => wakeResolve?.();
     const onAbort = () => wakeResolve?.();
     signal?.addEventListener("abort", onAbort);
+    const unsubscribe = this.#signal ? await this.#signal.subscribe(() => wakeResolve?.()) : null;
     try {
       while (!signal?.aborted) {
         if (running.size >= this.#concurrency) {
@@ -134,11 +160,20 @@ export class SqlMessageQueue implements MessageQueue {
         if (claimed) {
           const { id, message } = claimed;
           const task = (async () => {
+            // Renew the lease while the handler runs, so a slow delivery is
+            // not taken over by another worker.
+            const renew = setInterval(() => {
+              this.#database.rows(sql`UPDATE federation_queue
+                SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
+                WHERE id = ${id}`).catch(() => {});
+            }, Math.max(1_000, this.#leaseMs / 3));
             try {
               await handler(message);
             } catch (error) {
               // Fedify retries by enqueueing again; a throw here is a bug to log.
               logger.error("Queued message {id} failed: {error}", { id, error });
+            } finally {
+              clearInterval(renew);
             }
             try {
               await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
@@ -164,6 +199,7 @@ export class SqlMessageQueue implements MessageQueue {
       await Promise.allSettled(running);
     } finally {
       signal?.removeEventListener("abort", onAbort);
+      await unsubscribe?.().catch(() => {});
       this.#wake = null;
     }
   }

@@ -1,0 +1,50 @@
+/**
+ * Chooses Fedify's key–value store and message queue for the database in use.
+ */
+import type { KvStore, MessageQueue } from "@fedify/fedify";
+import type { Database } from "../../db/connection.ts";
+import { RookeryPostgresKvStore } from "./postgres_kv.ts";
+import { SqlKvStore } from "./sql_kv.ts";
+import { SqlMessageQueue, type SqlMessageQueueOptions } from "./sql_queue.ts";
+
+const QUEUE_CHANNEL = "rookery_queue";
+
+export interface FederationStores {
+  kv: KvStore;
+  queue: MessageQueue;
+  /** Periodic clean-up (expired KV entries); run by worker processes. */
+  maintain(): Promise<void>;
+}
+
+export function createStores(
+  database: Database,
+  queueOptions: SqlMessageQueueOptions = {},
+): FederationStores {
+  if (database.kind === "postgres" && database.pg) {
+    const pg = database.pg;
+    return {
+      // KV from @fedify/postgres; the queue is ours (see sql_queue.ts for why).
+      kv: new RookeryPostgresKvStore(pg),
+      queue: new SqlMessageQueue(database, {
+        ...queueOptions,
+        signal: {
+          notify: async () => {
+            await pg.notify(QUEUE_CHANNEL, "");
+          },
+          subscribe: async (wake) => {
+            const { unlisten } = await pg.listen(QUEUE_CHANNEL, wake);
+            return unlisten;
+          },
+        },
+      }),
+      maintain: async () => {},
+    };
+  }
+  const kv = new SqlKvStore(database);
+  return {
+    kv,
+    // PGlite has one owner process: any lease found at start is a dead one's.
+    queue: new SqlMessageQueue(database, { releaseLeasesOnStart: true, ...queueOptions }),
+    maintain: () => kv.purgeExpired(),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Nothing queued is lost when a process is killed: not a message waiting in
+ * the queue, and not one a worker was in the middle of handling. Real child
+ * processes, really killed with SIGKILL, on the real database.
+ */
+import assert from "node:assert/strict";
+import { TextLineStream } from "../fixtures/lines.ts";
+import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+
+const CHILD = new URL("../fixtures/queue_child.ts", import.meta.url).pathname;
+
+interface Child {
+  /** Resolves with the first line that starts with `prefix`. */
+  waitFor(prefix: string, timeoutMs?: number): Promise<string>;
+  kill(): Promise<void>;
+}
+
+function spawn(args: string[], env: Record<string, string>): Child {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CHILD, ...args],
+    env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = process.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
+    new TextLineStream(),
+  ).getReader();
+  return {
+    async waitFor(prefix, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`timed out waiting for "${prefix}"`)),
+            deadline - Date.now(),
+          );
+        });
+        try {
+          const { value, done } = await Promise.race([lines.read(), timeout]);
+          if (done) throw new Error(`child ended before printing "${prefix}"`);
+          if (value.startsWith(prefix)) return value;
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+      throw new Error(`timed out waiting for "${prefix}"`);
+    },
+    async kill() {
+      try {
+        process.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await process.status;
+      await lines.cancel().catch(() => {});
+    },
+  };
+}
+
+async function databaseEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  if (DB_KIND === "postgres") {
+    const db = await createTestDatabase();
+    return { env: { DATABASE_URL: db.url }, cleanup: db.drop };
+  }
+  const dir = await Deno.makeTempDir({ prefix: "rookery-queue-" });
+  return {
+    env: { PGLITE_DIR: dir },
+    cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+  };
+}
+
+test("a message enqueued before a kill is delivered after restart", async () => {
+  const { env, cleanup } = await databaseEnv();
+  try {
+    const producer = spawn(["enqueue", "first"], env);
+    await producer.waitFor("enqueued");
+    await producer.kill();
+
+    const consumer = spawn(["drain"], env);
+    assert.equal(await consumer.waitFor("done"), "done first");
+    await consumer.kill();
+  } finally {
+    await cleanup();
+  }
+});
+
+test("a message whose worker was killed mid-handling is handled again", async () => {
+  const { env, cleanup } = await databaseEnv();
+  try {
+    const producer = spawn(["enqueue", "second"], env);
+    await producer.waitFor("enqueued");
+    await producer.kill();
+
+    // A short lease so that, on PostgreSQL, another worker may take the
+    // message soon after the first one dies (PGlite releases it at start).
+    const leaseEnv = { ...env, LEASE_MS: "1500" };
+    const stuck = spawn(["hang"], leaseEnv);
+    assert.equal(await stuck.waitFor("got"), "got second");
+    await stuck.kill();
+
+    const consumer = spawn(["drain"], leaseEnv);
+    assert.equal(await consumer.waitFor("done"), "done second");
+    await consumer.kill();
+  } finally {
+    await cleanup();
+  }
+});

@@ -1,0 +1,91 @@
+/**
+ * Fedify's key–value store and message queue as the server builds them for
+ * the database under test (createStores), exercised through their interfaces.
+ */
+import assert from "node:assert/strict";
+import { openDatabase } from "../../db/connection.ts";
+import { createStores } from "../../federation/stores/mod.ts";
+import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+
+async function withDatabase(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>) {
+  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
+  const database = await openDatabase({ databaseUrl: pg?.url ?? null, pgliteDir: "memory://" });
+  try {
+    await fn(database);
+  } finally {
+    await database.close();
+    await pg?.drop();
+  }
+}
+
+test("the KV store gets, sets, lists by prefix, expires and compares-and-swaps", async () => {
+  await withDatabase(async (database) => {
+    const { kv } = createStores(database);
+    assert.equal(await kv.get(["a", "1"]), undefined);
+    await kv.set(["a", "1"], { n: 1 });
+    await kv.set(["a", "2"], [1, "two"]);
+    await kv.set(["ab", "3"], "not under a");
+    await kv.set(["b"], 42);
+    assert.deepEqual(await kv.get(["a", "1"]), { n: 1 });
+    const listed = [];
+    for await (const entry of kv.list(["a"])) listed.push(entry);
+    assert.deepEqual(listed, [{ key: ["a", "1"], value: { n: 1 } }, {
+      key: ["a", "2"],
+      value: [1, "two"],
+    }]);
+    await kv.delete(["a", "1"]);
+    assert.equal(await kv.get(["a", "1"]), undefined);
+
+    await kv.set(["short"], "lived", { ttl: Temporal.Duration.from({ milliseconds: 300 }) });
+    assert.equal(await kv.get(["short"]), "lived");
+    await new Promise((r) => setTimeout(r, 1_100));
+    assert.equal(await kv.get(["short"]), undefined);
+
+    if (kv.cas) {
+      assert.equal(await kv.cas(["c"], undefined, 1), true);
+      assert.equal(await kv.cas(["c"], undefined, 2), false);
+      assert.equal(await kv.cas(["c"], 2, 3), false);
+      assert.equal(await kv.cas(["c"], 1, 3), true);
+      assert.equal(await kv.get(["c"]), 3);
+    } else {
+      assert.equal(DB_KIND, "postgres", "our own store must support cas");
+    }
+  });
+});
+
+test("queued messages with one ordering key run one at a time, in order", async () => {
+  await withDatabase(async (database) => {
+    const { queue } = createStores(database, { concurrency: 8, pollMs: 100 });
+    const events: string[] = [];
+    for (const n of [1, 2, 3]) await queue.enqueue({ n }, { orderingKey: "actor-1" });
+    await queue.enqueue({ n: 9 }); // unordered: may run alongside
+    const abort = new AbortController();
+    const seen = new Set<number>();
+    const listening = queue.listen(async (message: { n: number }) => {
+      events.push(`start ${message.n}`);
+      await new Promise((r) => setTimeout(r, 50));
+      events.push(`end ${message.n}`);
+      seen.add(message.n);
+      if (seen.size === 4) abort.abort();
+    }, { signal: abort.signal });
+    await listening;
+    const ordered = events.filter((e) => !e.endsWith(" 9"));
+    assert.deepEqual(ordered, ["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+    assert.ok(events.includes("start 9"));
+  });
+});
+
+test("a delayed message waits for its time", async () => {
+  await withDatabase(async (database) => {
+    const { queue } = createStores(database, { pollMs: 100 });
+    const enqueuedAt = Date.now();
+    await queue.enqueue({ later: true }, { delay: Temporal.Duration.from({ milliseconds: 800 }) });
+    const abort = new AbortController();
+    let handledAt = 0;
+    await queue.listen(() => {
+      handledAt = Date.now();
+      abort.abort();
+    }, { signal: abort.signal });
+    assert.ok(handledAt - enqueuedAt >= 700, `handled after ${handledAt - enqueuedAt} ms`);
+  });
+});
