@@ -7,7 +7,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
 import { accounts, users } from "../db/schema.ts";
-import { Problems } from "./errors.ts";
+import { Problems, ValidationError } from "./errors.ts";
 import { hashPassword } from "./passwords.ts";
 
 export const ROLES = ["owner", "admin", "moderator", "user"] as const;
@@ -104,7 +104,8 @@ export async function validateNewAccount(db: Executor, input: NewLocalAccount): 
   }
   const email = input.email ?? "";
   if (email === "") problems.add("email", "ERR_BLANK", "can't be blank");
-  else if (!EMAIL_PATTERN.test(email) || email.length > 320) {
+  // Length first: the pattern backtracks on long inputs made of many dots.
+  else if (email.length > 320 || !EMAIL_PATTERN.test(email)) {
     problems.add("email", "ERR_INVALID", "is invalid");
   } else {
     const [taken] = await db.select({ id: users.id }).from(users)
@@ -160,7 +161,27 @@ export async function createLocalAccount(
       reason: input.reason ?? null,
     }).returning();
     return { account, user };
+  }).catch((error) => {
+    throw takenRace(error) ?? error;
   });
+}
+
+/**
+ * Two creations of one name or e-mail at the same moment both pass validation;
+ * the unique index stops the second, which then gets the same answer it would
+ * have got a moment later instead of a database error.
+ */
+function takenRace(error: unknown): ValidationError | null {
+  for (let e: any = error; e; e = e.cause) {
+    if (e.code !== "23505") continue;
+    const field = String(e.constraint_name ?? e.constraint ?? e.message).includes("email")
+      ? "email"
+      : "username";
+    return new ValidationError({
+      [field]: [{ error: "ERR_TAKEN", description: "is already taken" }],
+    });
+  }
+  return null;
 }
 
 /** Finds a local account and its user by username (case-insensitive). */

@@ -1,13 +1,181 @@
 /**
  * The admin socket: a Unix socket under the data directory through which the
  * admin command line reaches a running server (PGlite has a single owner).
+ *
+ * Protocol: the client connects, writes one JSON line `{"argv": [...]}`, and
+ * reads one JSON line `{"exitCode", "stdout", "stderr"}`; then both close.
+ * Access control is the file mode (0600): whoever may connect is the server's
+ * own user, who could read the database files anyway.
+ *
+ * The server also writes its pid to `rookery.pid` next to the socket, so the
+ * command line can tell "no server" from "a server whose socket is broken"
+ * and never opens PGlite under a live server.
  */
+import { join } from "node:path";
+import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
+import { type CommandResult, runAdminCommand } from "./commands.ts";
+
+const logger = getLogger(["rookery", "admin"]);
+
+/** Requests are a few arguments; anything bigger is not from our client. */
+const MAX_REQUEST_BYTES = 1024 * 1024;
 
 export interface AdminSocket {
+  /** The socket's path. */
+  readonly path: string;
   close(): Promise<void>;
 }
 
-export function startAdminSocket(_ctx: AppContext): Promise<AdminSocket | null> {
-  return Promise.resolve(null);
+/** Paths of the admin socket and the pid file in a data directory. */
+export function adminPaths(dataDir: string): { socket: string; pid: string } {
+  return { socket: join(dataDir, "admin.sock"), pid: join(dataDir, "rookery.pid") };
+}
+
+/**
+ * Listens on `${dataDir}/admin.sock` and runs admin commands with the
+ * server's database. Returns null when there is nowhere to put the socket (an
+ * in-memory data directory) or when another live process already serves it
+ * (several processes sharing one PostgreSQL database and data directory).
+ */
+export async function startAdminSocket(ctx: AppContext): Promise<AdminSocket | null> {
+  const dataDir = ctx.config.dataDir;
+  if (dataDir.startsWith("memory://") || Deno.build.os === "windows") return null;
+  const paths = adminPaths(dataDir);
+  await Deno.mkdir(dataDir, { recursive: true });
+  if (await socketAnswers(paths.socket)) {
+    logger.warn("Another process serves the admin socket {path}; not starting one.", {
+      path: paths.socket,
+    });
+    return null;
+  }
+  await Deno.remove(paths.socket).catch(() => {});
+  const listener = await listenPrivately(dataDir, paths.socket);
+  await Deno.writeTextFile(paths.pid, `${Deno.pid}\n`, { mode: 0o644 });
+
+  const inFlight = new Set<Promise<void>>();
+  const accepting = (async () => {
+    try {
+      for await (const conn of listener) {
+        const handling = serve(ctx, conn).finally(() => inFlight.delete(handling));
+        inFlight.add(handling);
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.BadResource)) {
+        logger.error("Admin socket stopped: {error}", { error });
+      }
+    }
+  })();
+  logger.info("Admin socket listening on {path}.", { path: paths.socket });
+
+  return {
+    path: paths.socket,
+    async close() {
+      try {
+        listener.close();
+      } catch { /* already closed */ }
+      await accepting;
+      await Promise.allSettled([...inFlight]);
+      await Deno.remove(paths.socket).catch(() => {});
+      // Only our own pid file: a newer server may have replaced it.
+      const pid = await Deno.readTextFile(paths.pid).catch(() => "");
+      if (pid.trim() === String(Deno.pid)) await Deno.remove(paths.pid).catch(() => {});
+    },
+  };
+}
+
+/**
+ * Binds the socket inside a fresh 0700 directory, restricts it to 0600, then
+ * moves it into place: there is no moment when the socket is reachable with
+ * looser permissions, whatever the umask.
+ */
+async function listenPrivately(dataDir: string, path: string): Promise<Deno.UnixListener> {
+  const staging = await Deno.makeTempDir({ dir: dataDir, prefix: ".admin-" });
+  try {
+    await Deno.chmod(staging, 0o700);
+    const staged = join(staging, "s");
+    const listener = Deno.listen({ transport: "unix", path: staged });
+    await Deno.chmod(staged, 0o600);
+    await Deno.rename(staged, path);
+    return listener;
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+  }
+}
+
+async function serve(ctx: AppContext, conn: Deno.UnixConn): Promise<void> {
+  try {
+    const request = await readLine(conn, MAX_REQUEST_BYTES);
+    if (request === "") return; // a liveness probe: connected, sent nothing
+    let result: CommandResult;
+    const argv = parseRequest(request);
+    if (!argv) {
+      result = { exitCode: 2, stdout: "", stderr: "Error: malformed admin request\n" };
+    } else {
+      result = await runAdminCommand({ db: ctx.database.db, config: ctx.config }, argv);
+      // The command words only: arguments may hold passwords.
+      logger.info("Admin command {command} finished with exit code {code}.", {
+        command: argv.slice(0, 2).join(" ").slice(0, 60),
+        code: result.exitCode,
+      });
+    }
+    await writeAll(conn, new TextEncoder().encode(JSON.stringify(result) + "\n"));
+  } catch (error) {
+    logger.warn("Admin connection failed: {error}", { error });
+  } finally {
+    try {
+      conn.close();
+    } catch { /* the client went away */ }
+  }
+}
+
+function parseRequest(line: string | null): string[] | null {
+  if (line == null) return null;
+  try {
+    const body = JSON.parse(line);
+    const argv = body?.argv;
+    return Array.isArray(argv) && argv.every((a) => typeof a === "string") ? argv : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads up to the first newline (or the end); null when the line is too long. */
+export async function readLine(conn: Deno.Conn, limit: number): Promise<string | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const buffer = new Uint8Array(64 * 1024);
+  while (true) {
+    const n = await conn.read(buffer);
+    if (n === null) break;
+    const chunk = buffer.slice(0, n);
+    const newline = chunk.indexOf(10);
+    chunks.push(newline < 0 ? chunk : chunk.slice(0, newline));
+    size += n;
+    if (newline >= 0) break;
+    if (size > limit) return null;
+  }
+  const all = new Uint8Array(chunks.reduce((s, c) => s + c.length, 0));
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c, offset);
+    offset += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** Writes every byte (a single write may be partial). */
+export async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < data.length;) offset += await conn.write(data.subarray(offset));
+}
+
+/** True when something accepts connections on the socket path. */
+export async function socketAnswers(path: string): Promise<boolean> {
+  try {
+    const conn = await Deno.connect({ transport: "unix", path });
+    conn.close();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,207 @@
+/**
+ * What a server operator does to local accounts: confirm, approve, disable,
+ * enable, change the role, reset the password, delete. The admin command line
+ * calls these today and the admin REST API will call the same functions, so a
+ * rule (for example "a password reset signs every app out") lives in one place.
+ *
+ * Every function takes a username (case-insensitive, an optional leading "@"
+ * is ignored) and throws NotFoundError when no live local account has it.
+ */
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Executor } from "../db/connection.ts";
+import { accounts, follows, oauthAccessTokens, statuses, users } from "../db/schema.ts";
+import { findLocalUser, ROLES, type UserRole } from "./accounts.ts";
+import { NotFoundError, Problems } from "./errors.ts";
+import { generatePassword, hashPassword } from "./passwords.ts";
+
+type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
+
+/** Shows an operator-supplied name safely in a message (no control characters, bounded). */
+export function displayName(username: string): string {
+  const clean = username.replace(/[^\x20-\x7e]/g, "?");
+  return clean.length > 40 ? `${clean.slice(0, 40)}…` : clean;
+}
+
+/** Finds a live local account by username, or throws NotFoundError. */
+export async function requireLocalUser(db: Executor, username: string): Promise<LocalUser> {
+  const name = username.startsWith("@") ? username.slice(1) : username;
+  // Names longer than any valid username cannot exist; skip the query.
+  const row = name.length > 0 && name.length <= 200 ? await findLocalUser(db, name) : null;
+  if (!row) throw new NotFoundError(`No local account named @${displayName(name)}`);
+  return row;
+}
+
+/** One row of {@link listLocalUsers}. */
+export interface LocalUserSummary {
+  username: string;
+  email: string;
+  role: string;
+  confirmed: boolean;
+  approved: boolean;
+  disabled: boolean;
+  createdAt: Date;
+}
+
+/** Every local account that can sign in (deleted accounts have no user row), oldest first. */
+export async function listLocalUsers(db: Executor): Promise<LocalUserSummary[]> {
+  const rows = await db.select({
+    username: accounts.username,
+    email: users.email,
+    role: users.role,
+    confirmedAt: users.confirmedAt,
+    approved: users.approved,
+    disabled: users.disabled,
+    createdAt: users.createdAt,
+  }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(isNull(accounts.deletedAt))
+    .orderBy(asc(users.createdAt), asc(users.id));
+  return rows.map(({ confirmedAt, ...rest }) => ({ ...rest, confirmed: confirmedAt != null }));
+}
+
+/**
+ * Outcome of a state change: `changed` is false when the account was already
+ * in the requested state, so callers can say so instead of pretending.
+ */
+export interface StateChange {
+  username: string;
+  changed: boolean;
+}
+
+async function updateUser(
+  db: Executor,
+  username: string,
+  isAlready: (user: LocalUser["user"]) => boolean,
+  values: Partial<typeof users.$inferInsert>,
+): Promise<StateChange> {
+  const { account, user } = await requireLocalUser(db, username);
+  if (isAlready(user)) return { username: account.username, changed: false };
+  await db.update(users).set(values).where(eq(users.id, user.id));
+  return { username: account.username, changed: true };
+}
+
+/** Marks the e-mail address as confirmed. */
+export function confirmUser(db: Executor, username: string): Promise<StateChange> {
+  return updateUser(db, username, (u) => u.confirmedAt != null, { confirmedAt: new Date() });
+}
+
+/** Approves a sign-up that waits for approval. */
+export function approveUser(db: Executor, username: string): Promise<StateChange> {
+  return updateUser(db, username, (u) => u.approved, { approved: true });
+}
+
+/**
+ * Disables sign-in. Tokens are kept, as Mastodon does, so enabling the account
+ * again restores the person's apps; the API refuses them while disabled.
+ */
+export function disableUser(db: Executor, username: string): Promise<StateChange> {
+  return updateUser(db, username, (u) => u.disabled, { disabled: true });
+}
+
+/** Lifts {@link disableUser}. */
+export function enableUser(db: Executor, username: string): Promise<StateChange> {
+  return updateUser(db, username, (u) => !u.disabled, { disabled: false });
+}
+
+/** Changes the role (owner, admin, moderator, user). */
+export function setUserRole(db: Executor, username: string, role: string): Promise<StateChange> {
+  if (!ROLES.includes(role as UserRole)) {
+    const problems = new Problems();
+    problems.add("role", "ERR_INCLUSION", `is not one of ${ROLES.join(", ")}`);
+    problems.throwIfAny();
+  }
+  return updateUser(db, username, (u) => u.role === role, { role });
+}
+
+/** Outcome of {@link resetPassword}. */
+export interface PasswordReset {
+  username: string;
+  /** The new password in plain text: shown once, stored only as a hash. */
+  password: string;
+  /** How many live access tokens were revoked. */
+  revokedTokens: number;
+}
+
+/**
+ * Sets a new random password and revokes every access token of the user, in
+ * one transaction: a reset usually follows a suspected compromise, and a
+ * stolen token must not outlive it.
+ */
+export async function resetPassword(db: Executor, username: string): Promise<PasswordReset> {
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  return await db.transaction(async (tx) => {
+    const { account, user } = await requireLocalUser(tx, username);
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+    const revoked = await tx.update(oauthAccessTokens).set({ revokedAt: new Date() })
+      .where(and(eq(oauthAccessTokens.userId, user.id), isNull(oauthAccessTokens.revokedAt)))
+      .returning({ id: oauthAccessTokens.id });
+    return { username: account.username, password, revokedTokens: revoked.length };
+  });
+}
+
+/** Outcome of {@link deleteLocalAccount}. */
+export interface AccountDeletion {
+  accountId: string;
+  username: string;
+  /** Follows removed (both directions). */
+  removedFollows: number;
+}
+
+/**
+ * Deletes a local account, leaving a tombstone.
+ *
+ * The accounts row stays (with deleted_at set and the profile emptied) so the
+ * username is never handed out again and the actor IRI can answer 410 Gone;
+ * its key pair stays too, because the Delete activity must be signed with it.
+ * The users row goes, and with it (by cascade) the access tokens and login
+ * history. Follows in both directions are removed and the other side's
+ * counters corrected; the account's statuses are marked deleted.
+ *
+ * Federation: the returned deletion is what the caller hands to federation/
+ * once the transaction has committed, to deliver Delete(Person) to the
+ * followers' inboxes. Delivery happens after commit so a rolled-back deletion
+ * is never announced.
+ */
+export async function deleteLocalAccount(db: Executor, username: string): Promise<AccountDeletion> {
+  return await db.transaction(async (tx) => {
+    const { account, user } = await requireLocalUser(tx, username);
+    // Lock the row so a concurrent delete or follow waits for this one.
+    await tx.execute(sql`SELECT id FROM accounts WHERE id = ${account.id} FOR UPDATE`);
+    const outgoing = await tx.delete(follows).where(eq(follows.accountId, account.id))
+      .returning({ other: follows.targetAccountId });
+    const incoming = await tx.delete(follows).where(eq(follows.targetAccountId, account.id))
+      .returning({ other: follows.accountId });
+    // A pair (follower, target) is unique, so each other account appears once per direction.
+    if (outgoing.length) {
+      await tx.update(accounts)
+        .set({ followersCount: sql`greatest(${accounts.followersCount} - 1, 0)` })
+        .where(inArray(accounts.id, outgoing.map((r) => r.other)));
+    }
+    if (incoming.length) {
+      await tx.update(accounts)
+        .set({ followingCount: sql`greatest(${accounts.followingCount} - 1, 0)` })
+        .where(inArray(accounts.id, incoming.map((r) => r.other)));
+    }
+    const now = new Date();
+    await tx.update(statuses).set({ deletedAt: now })
+      .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
+    await tx.update(accounts).set({
+      deletedAt: now,
+      updatedAt: now,
+      displayName: "",
+      note: "",
+      fields: [],
+      avatarUrl: null,
+      headerUrl: null,
+      followersCount: 0,
+      followingCount: 0,
+      statusesCount: 0,
+    }).where(eq(accounts.id, account.id));
+    await tx.delete(users).where(eq(users.id, user.id));
+    return {
+      accountId: account.id,
+      username: account.username,
+      removedFollows: outgoing.length + incoming.length,
+    };
+  });
+}

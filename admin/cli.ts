@@ -1,0 +1,95 @@
+/**
+ * `deno task admin <command>`: the administration command line.
+ *
+ * A running server owns the database (PGlite allows a single process), so the
+ * command first goes to the server's admin socket. When no server answers,
+ * the command line opens the database itself, runs the same command code,
+ * closes the database and exits. Exit codes: 0 success, 1 failure, 2 usage.
+ */
+import { existsSync } from "node:fs";
+import { ConfigError, loadConfig } from "../config.ts";
+import type { Config } from "../config.ts";
+import { type Database, openDatabase } from "../db/connection.ts";
+import { pgliteDirectory } from "../rookery.ts";
+import { AdminClientError, askServer, livePid } from "./client.ts";
+import { type CommandResult, prepareCommand } from "./commands.ts";
+import { adminPaths } from "./socket.ts";
+
+function failure(message: string, exitCode = 1): CommandResult {
+  return { exitCode, stdout: "", stderr: `Error: ${message}\n` };
+}
+
+async function runDirect(
+  config: Config,
+  run: (env: { db: Database["db"]; config: Config }) => Promise<CommandResult>,
+): Promise<CommandResult> {
+  let notice = "";
+  if (!config.databaseUrl) {
+    if (config.dataDir.startsWith("memory://")) {
+      return failure("DATA_DIR is an in-memory database; there is nothing to administer.");
+    }
+    const dir = pgliteDirectory(config);
+    if (!existsSync(dir)) notice = `Note: created a new, empty database in ${dir}.\n`;
+  }
+  let database: Database;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pgliteDir: pgliteDirectory(config),
+      poolSize: 2,
+    });
+  } catch (error) {
+    return failure(`cannot open the database: ${(error as Error).message ?? error}`);
+  }
+  try {
+    const result = await run({ db: database.db, config });
+    return { ...result, stderr: notice + result.stderr };
+  } finally {
+    await database.close().catch(() => {});
+  }
+}
+
+async function main(argv: string[]): Promise<CommandResult> {
+  const prepared = prepareCommand(argv);
+  if (prepared.kind === "done") return prepared.result;
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) return failure(`configuration: ${error.message}`);
+    throw error;
+  }
+  const paths = adminPaths(config.dataDir);
+  const answer = await askServer(paths.socket, argv);
+  if (answer.kind === "answered") return answer.result;
+  const pid = await livePid(paths.pid);
+  if (pid && !config.databaseUrl) {
+    return failure(
+      `a Rookery server (pid ${pid}) runs on ${config.dataDir} but its admin socket ` +
+        `${paths.socket} does not answer, and its embedded database cannot be opened ` +
+        `by a second process. Restart the server, or, if no server runs, delete ${paths.pid}.`,
+    );
+  }
+  // No live server: a socket file left behind by a crash only gets in the way.
+  if (answer.kind === "refused" && !pid) await Deno.remove(paths.socket).catch(() => {});
+  return await runDirect(config, prepared.run);
+}
+
+async function write(stream: typeof Deno.stdout, text: string): Promise<void> {
+  const data = new TextEncoder().encode(text);
+  for (let offset = 0; offset < data.length;) offset += await stream.write(data.subarray(offset));
+}
+
+if (import.meta.main) {
+  let result: CommandResult;
+  try {
+    result = await main(Deno.args);
+  } catch (error) {
+    result = error instanceof AdminClientError
+      ? failure(error.message)
+      : failure(`unexpected failure: ${(error as Error)?.message ?? error}`);
+  }
+  await write(Deno.stdout, result.stdout);
+  await write(Deno.stderr, result.stderr);
+  Deno.exit(result.exitCode);
+}

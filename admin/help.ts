@@ -1,0 +1,59 @@
+/** The admin command line's help text: the reference for operators and scripts. */
+
+/** Full usage, printed by `help` and after usage errors. */
+export const USAGE = `Usage: deno task admin <command> [arguments]
+
+Administers a Rookery server. Works whether the server runs or not: when it
+runs, the command goes through its admin socket (DATA_DIR/admin.sock);
+otherwise the database is opened directly (PGlite under DATA_DIR, or
+DATABASE_URL). Configuration comes from the same environment as the server.
+
+Accounts
+  account create <username> --email <email> [--password <password>]
+                 [--role owner|admin|moderator|user] [--confirmed] [--approved]
+                 [--allow-reserved] [--bot]
+      Creates a local account. Without --password a random one is generated
+      and printed on the last line ("Password: ..."). The role defaults to
+      user. The e-mail address counts as unconfirmed unless --confirmed is
+      given. The account is approved, except when REGISTRATIONS=approval and
+      --approved is absent: then it waits for approval like any sign-up.
+      Reserved names (admin, support, ...) need --allow-reserved. --bot marks
+      the account as automated.
+  account list [--json]
+      Lists local accounts: username, e-mail, role, state, creation date.
+      State is confirmed/unconfirmed, approved/pending, and disabled if so.
+  account confirm <username>      Marks the e-mail address as confirmed.
+  account approve <username>      Approves a pending sign-up.
+  account disable <username>      Stops the account from signing in or using
+                                  its tokens (they come back on enable).
+  account enable <username>       Lifts disable.
+  account role <username> <role>  Sets the role: owner, admin, moderator, user.
+  account reset-password <username>
+      Sets a new random password, printed on the last line, and revokes every
+      access token of the account.
+  account delete <username>
+      Deletes the account: profile, sign-in, tokens and follows go; the
+      username stays taken for good. Cannot be undone.
+
+Access tokens
+  token create <username> --scopes "<scopes>"
+      Issues an access token for the account (application "Rookery admin
+      CLI") and prints it alone on the last line. Scopes are Mastodon's,
+      space-separated: read, write, follow, push, profile, admin:read,
+      admin:write, or granular ones such as read:statuses, write:media,
+      admin:read:accounts.
+
+Instance rules
+  rule list [--json]              Lists the rules in order, with their ids.
+  rule add <text> [--hint <hint>] Appends a rule (at most 300 characters).
+  rule remove <id>                Removes a rule.
+
+  help                            Shows this text.
+
+Usernames may be written with or without a leading @. Quote values that
+contain spaces.
+
+Exit codes: 0 success, 1 failure (invalid value, unknown account, database
+or server unreachable), 2 usage error (unknown command or option, missing
+argument, unknown scope or role). Errors go to stderr.
+`;
