@@ -25,7 +25,17 @@ async function main(): Promise<number> {
   }
   await setupLogging({ level: config.logLevel, json: config.logFormat === "json" });
   await Deno.mkdir(config.dataDir, { recursive: true });
-  const rookery = await createRookery(config);
+  if (config.role === "web" && !config.databaseUrl) {
+    // PGlite belongs to one process, so no other process can run the worker.
+    logger.warn("ROLE=web on the embedded database: nothing will deliver queued activities.");
+  }
+  let rookery;
+  try {
+    rookery = await createRookery(config);
+  } catch (error) {
+    logger.fatal("Could not open the database: {error}", { error });
+    return 1;
+  }
   logger.info("Rookery {version} on {db}, role {role}.", {
     version: VERSION_STRING,
     db: rookery.ctx.database.kind,

@@ -13,6 +13,7 @@
  */
 import { loadConfig } from "../config.ts";
 import { createRookery, type Rookery } from "../rookery.ts";
+import { startAdminSocket } from "../admin/socket.ts";
 import postgres from "postgres";
 import { dumpTemplate, openDatabase } from "../db/connection.ts";
 
@@ -29,7 +30,7 @@ function migratedTemplate(): Promise<Blob> {
   return pgliteTemplate;
 }
 
-export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") ?? null;
+export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") || null;
 export const DB_KIND = TEST_DATABASE_URL ? "postgres" : "pglite";
 
 const TLS_DIR = new URL("./fixtures/tls/", import.meta.url);
@@ -71,6 +72,8 @@ export interface InstanceOptions {
   databaseUrl?: string;
   /** Run the queue worker (default true). */
   worker?: boolean;
+  /** Serve the admin socket under dataDir, as main.ts does (default false). */
+  adminSocket?: boolean;
   /** PGlite in memory instead of files (default true unless dataDir is given). */
   memory?: boolean;
 }
@@ -141,6 +144,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     pgliteTemplate: memoryDb ? await migratedTemplate() : undefined,
   });
   if (options.worker !== false) rookery.startWorker();
+  const adminSocket = options.adminSocket ? await startAdminSocket(rookery.ctx) : null;
   const instance: TestInstance = {
     rookery,
     origin,
@@ -157,6 +161,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
       return rookery!.fetch(new Request(url, init), info);
     },
     async close(closeOptions = {}) {
+      await adminSocket?.close();
       await server?.shutdown();
       await rookery!.close();
       if (closeOptions.destroy) {
