@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
+import { getXForwardedRequest } from "x-forwarded-fetch";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
@@ -53,8 +54,17 @@ export async function createRookery(config: Config, options: CreateOptions = {})
 
   return {
     ctx,
-    fetch: (request, info) =>
-      Promise.resolve(app.fetch(request, info ? { info } : undefined)) as Promise<Response>,
+    async fetch(request, info) {
+      // Behind a TLS-terminating proxy, signatures cover the public URL
+      // (RFC 9421 @target-uri includes the scheme): rebuild it first.
+      if (
+        config.trustProxy &&
+        (request.headers.has("x-forwarded-proto") || request.headers.has("x-forwarded-host"))
+      ) {
+        request = await getXForwardedRequest(request);
+      }
+      return await app.fetch(request, info ? { info } : undefined);
+    },
     startWorker() {
       if (worker) return;
       logger.info("Starting the queue worker.");
