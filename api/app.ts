@@ -1,11 +1,26 @@
 /**
  * The HTTP application: Fedify answers the ActivityPub and discovery routes,
  * Hono everything else (Mastodon API, OAuth, HTML pages).
+ *
+ * Middleware order matters:
+ * 1. CORS first, so every answer below it (Fedify's WebFinger and NodeInfo,
+ *    429s, errors) carries the headers, and preflights stop here.
+ * 2. Authentication, then rate limits (per-account buckets need the token's
+ *    user), on the API and OAuth paths only.
+ * 3. Fedify, for everything that is not an API path.
+ * 4. Routes.
  */
 import { Hono } from "hono";
 import type { AppContext } from "../context.ts";
 import type { ApiEnv } from "./env.ts";
 import { apiError, installErrorHandlers } from "./errors.ts";
+import { cors } from "./middleware/cors.ts";
+import { authenticate } from "./middleware/auth.ts";
+import { rateLimit } from "./middleware/rate_limit.ts";
+import { instanceRoutes } from "./routes/instance.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { staticImageRoutes } from "./routes/static_images.ts";
+import { pageRoutes } from "./routes/pages.ts";
 
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
@@ -18,6 +33,16 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
 
   app.use(async (c, next) => {
     c.set("ctx", ctx);
+    c.set("token", null);
+    c.set("user", null);
+    await next();
+  });
+  app.use(cors());
+  app.use("/api/*", authenticate());
+  app.use("/oauth/*", authenticate());
+  app.use(rateLimit());
+
+  app.use(async (c, next) => {
     if (isApiPath(c.req.path)) return await next();
     return await ctx.federation.fetch(c.req.raw, {
       contextData: ctx,
@@ -36,6 +61,12 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
       },
     });
   });
+
+  app.route("/", healthRoutes());
+  app.route("/", instanceRoutes());
+  app.route("/", staticImageRoutes());
+  // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
+  app.route("/", pageRoutes());
 
   app.notFound((c) => {
     if (isApiPath(c.req.path)) return apiError(c, 404, "Record not found");

@@ -1,8 +1,17 @@
-/** The Hono environment: per-request variables that middleware sets. */
+/** The Hono environment: what the server passes in, and what middleware sets per request. */
 import type { AppContext } from "../context.ts";
+import type { AuthToken, AuthUser } from "./middleware/auth.ts";
 
 export interface ApiEnv {
+  Bindings: {
+    /** The connection info from Deno.serve (absent when a test calls app.fetch bare). */
+    info?: Deno.ServeHandlerInfo;
+  };
   Variables: {
     ctx: AppContext;
+    /** The bearer token of the request, when one was sent and is valid (set by auth). */
+    token: AuthToken | null;
+    /** The token's user, for user tokens (set by auth). */
+    user: AuthUser | null;
   };
 }

@@ -1,0 +1,180 @@
+/**
+ * The Account entity (Mastodon 4.5), from `accounts` rows and, for local
+ * accounts, their `users` row (role badge, noindex preference).
+ *
+ * Serialization is pure and batch-friendly: {@link loadAccountEntities}
+ * fetches any number of accounts with their users and moved-to targets in
+ * three queries at most, then {@link accountEntity} maps rows to JSON.
+ */
+import { eq, inArray } from "drizzle-orm";
+import type { Config } from "../../config.ts";
+import type { Executor } from "../../db/connection.ts";
+import { accounts, users } from "../../db/schema.ts";
+import { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH } from "../routes/static_images.ts";
+
+export type AccountRow = typeof accounts.$inferSelect;
+/** The parts of a user row the entity needs. */
+export type AccountUser = Pick<typeof users.$inferSelect, "role" | "settings">;
+
+/** A custom emoji as Mastodon serializes it. */
+export interface CustomEmoji {
+  shortcode: string;
+  url: string;
+  static_url: string;
+  visible_in_picker: boolean;
+  category: string | null;
+}
+
+/** A highlighted role badge. */
+export interface AccountRole {
+  id: string;
+  name: string;
+  color: string;
+}
+
+/** The Account entity. */
+export interface Account {
+  id: string;
+  username: string;
+  acct: string;
+  display_name: string;
+  locked: boolean;
+  bot: boolean;
+  discoverable: boolean | null;
+  indexable: boolean;
+  group: boolean;
+  created_at: string;
+  note: string;
+  url: string | null;
+  uri: string;
+  avatar: string;
+  avatar_static: string;
+  header: string;
+  header_static: string;
+  followers_count: number;
+  following_count: number;
+  statuses_count: number;
+  last_status_at: string | null;
+  hide_collections: boolean | null;
+  noindex?: boolean;
+  emojis: CustomEmoji[];
+  roles: AccountRole[];
+  fields: { name: string; value: string; verified_at: string | null }[];
+  moved?: Account | null;
+  memorial?: boolean;
+  suspended?: boolean;
+}
+
+/**
+ * Role badges, with the ids and names of Mastodon's default roles (which are
+ * all highlighted). Plain users show none.
+ */
+export const ROLE_BADGES: Record<string, AccountRole> = {
+  moderator: { id: "1", name: "Moderator", color: "" },
+  admin: { id: "2", name: "Admin", color: "" },
+  owner: { id: "3", name: "Owner", color: "" },
+};
+
+/** `user` for local accounts, `user@domain` for remote ones. */
+export function acctOf(account: Pick<AccountRow, "username" | "domain">): string {
+  return account.domain ? `${account.username}@${account.domain}` : account.username;
+}
+
+/** Mastodon rounds account creation down to midnight UTC (privacy). */
+function midnight(date: Date): string {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()))
+    .toISOString();
+}
+
+/** Suspended and deleted accounts show no profile content. */
+function unavailable(account: AccountRow): boolean {
+  return account.suspendedAt != null || account.deletedAt != null;
+}
+
+/**
+ * Serializes one account row. `moved` is the already-serialized target of a
+ * move, when the account has one (see {@link loadAccountEntities}).
+ */
+export function accountEntity(
+  config: Pick<Config, "origin">,
+  account: AccountRow,
+  user?: AccountUser | null,
+  moved?: Account | null,
+): Account {
+  const gone = unavailable(account);
+  const avatar = (!gone && account.avatarUrl) || `${config.origin}${DEFAULT_AVATAR_PATH}`;
+  const header = (!gone && account.headerUrl) || `${config.origin}${DEFAULT_HEADER_PATH}`;
+  const local = account.domain == null;
+  const badge = !gone && user ? ROLE_BADGES[user.role] : undefined;
+  const entity: Account = {
+    id: account.id,
+    username: account.username,
+    acct: acctOf(account),
+    display_name: gone ? "" : account.displayName,
+    locked: gone ? false : account.locked,
+    bot: gone ? false : account.actorType === "Service" || account.actorType === "Application",
+    discoverable: gone ? false : account.discoverable,
+    indexable: gone ? false : account.indexable,
+    group: account.actorType === "Group",
+    created_at: midnight(account.createdAt),
+    note: gone ? "" : account.note,
+    url: account.url ?? account.uri,
+    uri: account.uri,
+    avatar,
+    avatar_static: avatar,
+    header,
+    header_static: header,
+    followers_count: account.followersCount,
+    following_count: account.followingCount,
+    statuses_count: account.statusesCount,
+    last_status_at: account.lastStatusAt ? account.lastStatusAt.toISOString().slice(0, 10) : null,
+    hide_collections: account.hideCollections,
+    emojis: [],
+    roles: badge ? [badge] : [],
+    fields: gone ? [] : account.fields.map((f) => ({
+      name: f.name,
+      value: f.value,
+      verified_at: f.verified_at ?? null,
+    })),
+  };
+  if (local) entity.noindex = user?.settings?.noindex === true;
+  if (moved && !gone) entity.moved = moved;
+  if (account.memorial) entity.memorial = true;
+  if (gone) entity.suspended = true;
+  return entity;
+}
+
+/** Accounts by id with their users' role and settings, in one query. */
+async function selectWithUsers(db: Executor, ids: string[]) {
+  if (ids.length === 0) return [];
+  return await db.select({ account: accounts, role: users.role, settings: users.settings })
+    .from(accounts).leftJoin(users, eq(users.accountId, accounts.id))
+    .where(inArray(accounts.id, ids));
+}
+
+/**
+ * Loads and serializes accounts by id, in the order given (missing ids are
+ * skipped). One query, plus one more when some account has moved.
+ */
+export async function loadAccountEntities(
+  db: Executor,
+  config: Pick<Config, "origin">,
+  ids: readonly string[],
+): Promise<Account[]> {
+  const rows = await selectWithUsers(db, [...new Set(ids)]);
+  const movedIds = rows.map((r) => r.account.movedToAccountId).filter((id): id is string =>
+    id != null
+  );
+  const movedRows = await selectWithUsers(db, [...new Set(movedIds)]);
+  const userOf = (r: typeof rows[number]): AccountUser | null =>
+    r.role != null ? { role: r.role, settings: r.settings ?? {} } : null;
+  const movedById = new Map(movedRows.map((r) => [r.account.id, r]));
+  const byId = new Map(rows.map((r) => {
+    const target = r.account.movedToAccountId
+      ? movedById.get(r.account.movedToAccountId)
+      : undefined;
+    const moved = target ? accountEntity(config, target.account, userOf(target)) : undefined;
+    return [r.account.id, accountEntity(config, r.account, userOf(r), moved)];
+  }));
+  return ids.map((id) => byId.get(id)).filter((a): a is Account => a != null);
+}

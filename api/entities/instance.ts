@@ -1,0 +1,234 @@
+/**
+ * The Instance entities: V2 (GET /api/v2/instance, Mastodon 4.5 fields) and
+ * the deprecated V1 (GET /api/v1/instance) that several clients still read as
+ * a fallback. Pure functions of the configuration and facts read from the
+ * database (counts, contact account, rules).
+ */
+import type { Config } from "../../config.ts";
+import { MASTODON_API_VERSION, SOURCE_URL, VERSION_STRING } from "../../version.ts";
+import type { Account } from "./account.ts";
+import { DEFAULT_THUMBNAIL_PATH, ICON_SIZES, iconPath } from "../routes/static_images.ts";
+
+/** A server rule. */
+export interface Rule {
+  id: string;
+  text: string;
+  hint: string;
+  translations: Record<string, { text: string; hint: string }>;
+}
+
+/** What the instance entities need from the database. */
+export interface InstanceFacts {
+  /** Users active in the last 30 days. */
+  activeMonth: number;
+  /** The contact account, or null when there is none. */
+  contactAccount: Account | null;
+  rules: Rule[];
+}
+
+/** The V1 entity's extra counts. */
+export interface InstanceStats {
+  userCount: number;
+  statusCount: number;
+  domainCount: number;
+}
+
+/**
+ * MIME types accepted for media, in Mastodon's order (images, videos, audio).
+ * Whether each one can really be processed depends on the media pipeline.
+ */
+export const SUPPORTED_MIME_TYPES = [
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/heic",
+  "image/heif",
+  "image/webp",
+  "image/avif",
+  "video/webm",
+  "video/mp4",
+  "video/quicktime",
+  "video/ogg",
+  "audio/wave",
+  "audio/wav",
+  "audio/x-wav",
+  "audio/x-pn-wave",
+  "audio/vnd.wave",
+  "audio/ogg",
+  "audio/vorbis",
+  "audio/mpeg",
+  "audio/mp3",
+  "audio/webm",
+  "audio/flac",
+  "audio/aac",
+  "audio/m4a",
+  "audio/x-m4a",
+  "audio/mp4",
+  "audio/3gpp",
+  "video/x-ms-asf",
+];
+
+/** Mastodon's media constants that are not configurable here. */
+export const MEDIA_LIMITS = {
+  descriptionLimit: 1500,
+  imageMatrixLimit: 33_177_600,
+  videoFrameRateLimit: 120,
+  videoMatrixLimit: 8_294_400,
+};
+
+/** The streaming API base: the origin with a WebSocket scheme. */
+export function streamingUrl(origin: string): string {
+  return origin.replace(/^http/, "ws");
+}
+
+function thumbnailUrl(config: Config): string {
+  return config.instance.thumbnailUrl ?? `${config.origin}${DEFAULT_THUMBNAIL_PATH}`;
+}
+
+function statusesConfiguration(config: Config) {
+  return {
+    max_characters: config.limits.maxStatusCharacters,
+    max_media_attachments: config.limits.maxMediaAttachments,
+    characters_reserved_per_url: config.limits.charactersReservedPerUrl,
+  };
+}
+
+function pollsConfiguration(config: Config) {
+  return {
+    max_options: config.limits.maxPollOptions,
+    max_characters_per_option: config.limits.maxPollOptionCharacters,
+    min_expiration: config.limits.minPollExpiration,
+    max_expiration: config.limits.maxPollExpiration,
+  };
+}
+
+/**
+ * GET /api/v2/instance.
+ *
+ * `configuration.vapid` is left out on purpose: Web Push is not implemented
+ * yet and Mastodon always has a real key there; clients treat a missing key
+ * as "no push", which is the truth, while an invented one would make them
+ * try to subscribe.
+ */
+export function instanceV2(config: Config, facts: InstanceFacts) {
+  const mode = config.registrations;
+  return {
+    domain: config.domain,
+    title: config.instance.title,
+    version: VERSION_STRING,
+    source_url: SOURCE_URL,
+    description: config.instance.description,
+    usage: { users: { active_month: facts.activeMonth } },
+    thumbnail: { url: thumbnailUrl(config) },
+    icon: ICON_SIZES.map((size) => ({
+      src: `${config.origin}${iconPath(size)}`,
+      size: `${size}x${size}`,
+    })),
+    languages: config.instance.languages,
+    configuration: {
+      urls: {
+        streaming: streamingUrl(config.origin),
+        status: null,
+        about: `${config.origin}/about`,
+        privacy_policy: null,
+        terms_of_service: null,
+      },
+      accounts: {
+        max_featured_tags: config.limits.maxFeaturedTags,
+        max_pinned_statuses: config.limits.maxPinnedStatuses,
+      },
+      statuses: statusesConfiguration(config),
+      media_attachments: {
+        supported_mime_types: SUPPORTED_MIME_TYPES,
+        description_limit: MEDIA_LIMITS.descriptionLimit,
+        image_size_limit: config.limits.imageSizeLimit,
+        image_matrix_limit: MEDIA_LIMITS.imageMatrixLimit,
+        video_size_limit: config.limits.videoSizeLimit,
+        video_frame_rate_limit: MEDIA_LIMITS.videoFrameRateLimit,
+        video_matrix_limit: MEDIA_LIMITS.videoMatrixLimit,
+      },
+      polls: pollsConfiguration(config),
+      translation: { enabled: false },
+      timelines_access: {
+        live_feeds: { local: "public", remote: "public" },
+        hashtag_feeds: { local: "public", remote: "public" },
+        trending_link_feeds: { local: "public", remote: "public" },
+      },
+      limited_federation: false,
+    },
+    registrations: {
+      enabled: mode !== "closed",
+      approval_required: mode === "approval",
+      message: null,
+      min_age: null,
+      reason_required: mode === "approval",
+      url: null,
+    },
+    api_versions: { mastodon: MASTODON_API_VERSION },
+    contact: {
+      email: config.instance.contactEmail,
+      account: facts.contactAccount,
+    },
+    rules: facts.rules,
+  };
+}
+
+/** GET /api/v1/instance (deprecated since 4.0, still read by several clients). */
+export function instanceV1(config: Config, facts: InstanceFacts, stats: InstanceStats) {
+  return {
+    uri: config.domain,
+    title: config.instance.title,
+    short_description: config.instance.description,
+    description: config.instance.description,
+    email: config.instance.contactEmail,
+    version: VERSION_STRING,
+    urls: { streaming_api: streamingUrl(config.origin) },
+    stats: {
+      user_count: stats.userCount,
+      status_count: stats.statusCount,
+      domain_count: stats.domainCount,
+    },
+    thumbnail: thumbnailUrl(config),
+    languages: config.instance.languages,
+    registrations: config.registrations !== "closed",
+    approval_required: config.registrations === "approval",
+    invites_enabled: false,
+    configuration: {
+      accounts: { max_featured_tags: config.limits.maxFeaturedTags },
+      statuses: statusesConfiguration(config),
+      media_attachments: {
+        supported_mime_types: SUPPORTED_MIME_TYPES,
+        image_size_limit: config.limits.imageSizeLimit,
+        image_matrix_limit: MEDIA_LIMITS.imageMatrixLimit,
+        video_size_limit: config.limits.videoSizeLimit,
+        video_frame_rate_limit: MEDIA_LIMITS.videoFrameRateLimit,
+        video_matrix_limit: MEDIA_LIMITS.videoMatrixLimit,
+      },
+      polls: pollsConfiguration(config),
+    },
+    contact_account: facts.contactAccount,
+    rules: facts.rules,
+  };
+}
+
+/** ExtendedDescription: `updated_at` is null when nothing was written, as in Mastodon. */
+export function extendedDescription(text: string) {
+  return { updated_at: null, content: text.trim() === "" ? "" : plainTextToHtml(text) };
+}
+
+function escapeHtml(s: string): string {
+  return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+}
+
+/**
+ * The configured text as HTML: text that already looks like HTML is passed
+ * through (the operator wrote it), plain text becomes escaped paragraphs.
+ */
+export function plainTextToHtml(text: string): string {
+  const trimmed = text.trim();
+  if (/^<[a-z][\s\S]*>$/i.test(trimmed)) return trimmed;
+  return trimmed.split(/\n\s*\n/).map((p) =>
+    `<p>${escapeHtml(p.trim()).replaceAll("\n", "<br>")}</p>`
+  ).join("");
+}

@@ -1,0 +1,175 @@
+/**
+ * Resolves the request's OAuth bearer token once, with one query that also
+ * brings the token's user, and exposes them as `c.var.token` / `c.var.user`.
+ *
+ * It enforces nothing: a missing, unknown or revoked token simply leaves both
+ * null (the request is then anonymous and rate-limited per IP). Scope checks
+ * belong to the scope middleware that routes declare.
+ *
+ * It also records activity for the instance statistics: one `login_activity`
+ * row per user and week, and `users.last_sign_in_at` at most hourly. Both are
+ * memoized in this process so the steady state costs no extra query.
+ */
+import type { MiddlewareHandler } from "hono";
+import { eq, sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { ApiEnv } from "../env.ts";
+import { hashSecret } from "../../actors/tokens.ts";
+import { loginActivity, oauthAccessTokens, users } from "../../db/schema.ts";
+import type { Executor } from "../../db/connection.ts";
+
+const logger = getLogger(["rookery", "http", "auth"]);
+
+/** The valid access token of a request. */
+export interface AuthToken {
+  id: string;
+  applicationId: string | null;
+  /** Null for app (client credentials) tokens. */
+  userId: string | null;
+  scopes: string[];
+}
+
+/** The user a token belongs to. */
+export interface AuthUser {
+  id: string;
+  accountId: string;
+  /** owner, admin, moderator or user. */
+  role: string;
+  disabled: boolean;
+  approved: boolean;
+  confirmed: boolean;
+}
+
+/** The token sent with a request: `Authorization: Bearer …`, or `access_token` in the query. */
+export function bearerToken(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match ? match[1] : null;
+  }
+  // Doorkeeper (and so Mastodon) also takes the token as a query parameter;
+  // browsers cannot set headers on WebSocket and EventSource requests.
+  const fromQuery = new URL(request.url).searchParams.get("access_token");
+  return fromQuery || null;
+}
+
+/** Finds a live token and its user in one query. */
+export async function lookupToken(
+  db: Executor,
+  token: string,
+): Promise<{ token: AuthToken; user: AuthUser | null } | null> {
+  const [row] = await db.select({
+    id: oauthAccessTokens.id,
+    applicationId: oauthAccessTokens.applicationId,
+    userId: oauthAccessTokens.userId,
+    scopes: oauthAccessTokens.scopes,
+    revokedAt: oauthAccessTokens.revokedAt,
+    accountId: users.accountId,
+    role: users.role,
+    disabled: users.disabled,
+    approved: users.approved,
+    confirmedAt: users.confirmedAt,
+  }).from(oauthAccessTokens)
+    .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
+    .where(eq(oauthAccessTokens.tokenHash, await hashSecret(token)))
+    .limit(1);
+  if (!row || row.revokedAt) return null;
+  const authToken: AuthToken = {
+    id: row.id,
+    applicationId: row.applicationId,
+    userId: row.userId,
+    scopes: row.scopes,
+  };
+  if (!row.userId || !row.accountId) return { token: { ...authToken, userId: null }, user: null };
+  return {
+    token: authToken,
+    user: {
+      id: row.userId,
+      accountId: row.accountId,
+      role: row.role ?? "user",
+      disabled: row.disabled ?? false,
+      approved: row.approved ?? true,
+      confirmed: row.confirmedAt != null,
+    },
+  };
+}
+
+/** Monday 00:00 UTC of the week that contains `date`. */
+export function weekStart(date: Date): Date {
+  const daysSinceMonday = (date.getUTCDay() + 6) % 7;
+  return new Date(
+    Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() - daysSinceMonday),
+  );
+}
+
+const SIGN_IN_INTERVAL_MS = 60 * 60 * 1000;
+const MEMO_MAX = 100_000;
+/** userId → week (ms) already recorded by this process. */
+const recordedWeeks = new Map<string, number>();
+/** userId → when this process last wrote last_sign_in_at. */
+const recordedSignIns = new Map<string, number>();
+
+function remember(map: Map<string, number>, key: string, value: number): void {
+  // A crude bound: forgetting only costs one idempotent write per user.
+  if (map.size >= MEMO_MAX) map.clear();
+  map.set(key, value);
+}
+
+/**
+ * Records that a user used the API now: the week's login_activity row and,
+ * hourly, users.last_sign_in_at. Costs nothing when both are fresh.
+ */
+export async function recordUserActivity(
+  db: Executor,
+  userId: string,
+  now = new Date(),
+): Promise<void> {
+  const week = weekStart(now).getTime();
+  const needWeek = recordedWeeks.get(userId) !== week;
+  const lastSignIn = recordedSignIns.get(userId);
+  const needSignIn = lastSignIn == null || now.getTime() - lastSignIn >= SIGN_IN_INTERVAL_MS;
+  if (!needWeek && !needSignIn) return;
+  if (needWeek) {
+    await db.insert(loginActivity).values({ userId, week: new Date(week) }).onConflictDoNothing();
+    remember(recordedWeeks, userId, week);
+  }
+  if (needSignIn) {
+    await db.update(users).set({ lastSignInAt: sql`now()` }).where(eq(users.id, userId));
+    remember(recordedSignIns, userId, now.getTime());
+  }
+}
+
+/** Forgets what this process recorded (tests that need a fresh start). */
+export function resetActivityMemo(): void {
+  recordedWeeks.clear();
+  recordedSignIns.clear();
+}
+
+/** The middleware: sets `token` and `user` (null when absent or invalid). */
+export function authenticate(): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    c.set("token", null);
+    c.set("user", null);
+    const plain = bearerToken(c.req.raw);
+    if (plain) {
+      const { database } = c.get("ctx");
+      const found = await lookupToken(database.db, plain);
+      if (found) {
+        c.set("token", found.token);
+        c.set("user", found.user);
+        if (found.user) {
+          try {
+            await recordUserActivity(database.db, found.user.id);
+          } catch (error) {
+            // Statistics must never cost the user their request.
+            logger.warn("Could not record activity of user {userId}: {error}", {
+              userId: found.user.id,
+              error,
+            });
+          }
+        }
+      }
+    }
+    await next();
+  };
+}

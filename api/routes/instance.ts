@@ -1,0 +1,166 @@
+/**
+ * The instance API: what a client reads before and after signing in to learn
+ * the server's name, limits, rules and contact, plus the public statistics.
+ *
+ * Decisions where Mastodon depends on settings we do not have yet:
+ * - /peers and /activity are public (Mastodon's default settings).
+ * - /domain_blocks answers `[]`: the server has no domain blocks to hide.
+ * - /privacy_policy and /terms_of_service answer 404 "Record not found":
+ *   none is configured, and Mastodon's built-in default privacy policy makes
+ *   promises (IP retention, 2FA…) that would not be true here.
+ * - /translation_languages is `{}`: translation is disabled.
+ */
+import { Hono } from "hono";
+import { asc, sql } from "drizzle-orm";
+import ISO6391 from "iso-639-1";
+import type { ApiEnv } from "../env.ts";
+import type { Database } from "../../db/connection.ts";
+import { instanceRules } from "../../db/schema.ts";
+import { type Account, loadAccountEntities } from "../entities/account.ts";
+import {
+  extendedDescription,
+  type InstanceFacts,
+  type InstanceStats,
+  instanceV1,
+  instanceV2,
+  type Rule,
+} from "../entities/instance.ts";
+import type { AppContext } from "../../context.ts";
+import { weekStart } from "../middleware/auth.ts";
+import { apiError } from "../errors.ts";
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Rules in display order. */
+export async function loadRules(database: Database): Promise<Rule[]> {
+  const rows = await database.db.select().from(instanceRules)
+    .orderBy(asc(instanceRules.position), asc(instanceRules.id));
+  return rows.map((r) => ({ id: r.id, text: r.text, hint: r.hint, translations: {} }));
+}
+
+/**
+ * The contact account: the configured username if that local account exists
+ * (and is not suspended), else the oldest owner, else the oldest admin.
+ */
+export async function loadContactAccount(ctx: AppContext): Promise<Account | null> {
+  const { database, config } = ctx;
+  const wanted = config.instance.contactUsername?.toLowerCase() ?? "";
+  const [row] = await database.rows<{ id: string }>(sql`
+    SELECT a.id FROM accounts a JOIN users u ON u.account_id = a.id
+    WHERE a.domain IS NULL AND a.suspended_at IS NULL AND a.deleted_at IS NULL
+      AND (lower(a.username) = ${wanted} OR u.role IN ('owner', 'admin'))
+    ORDER BY (lower(a.username) = ${wanted}) DESC, (u.role = 'owner') DESC, u.id ASC
+    LIMIT 1`);
+  if (!row) return null;
+  const [account] = await loadAccountEntities(database.db, config, [String(row.id)]);
+  return account ?? null;
+}
+
+/** Counts for the instance entities, in one query. */
+export async function loadCounts(
+  database: Database,
+  now = new Date(),
+): Promise<InstanceStats & { activeMonth: number }> {
+  const monthAgo = new Date(now.getTime() - 30 * 24 * 60 * 60 * 1000).toISOString();
+  // Mastodon counts logins over the current and the three previous weeks.
+  const fourWeeks = new Date(weekStart(now).getTime() - 3 * WEEK_MS).toISOString();
+  const [row] = await database.rows<Record<string, string | number>>(sql`
+    SELECT
+      (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id
+        WHERE a.suspended_at IS NULL AND a.deleted_at IS NULL) AS user_count,
+      (SELECT count(*) FROM statuses WHERE local AND deleted_at IS NULL) AS status_count,
+      (SELECT count(DISTINCT lower(domain)) FROM accounts WHERE domain IS NOT NULL)
+        AS domain_count,
+      (SELECT count(*) FROM users u WHERE u.last_sign_in_at >= ${monthAgo}::timestamptz
+        OR EXISTS (SELECT 1 FROM login_activity l
+          WHERE l.user_id = u.id AND l.week >= ${fourWeeks}::timestamptz)) AS active_month`);
+  return {
+    userCount: Number(row.user_count),
+    statusCount: Number(row.status_count),
+    domainCount: Number(row.domain_count),
+    activeMonth: Number(row.active_month),
+  };
+}
+
+async function loadFacts(ctx: AppContext) {
+  const [counts, contactAccount, rules] = await Promise.all([
+    loadCounts(ctx.database),
+    loadContactAccount(ctx),
+    loadRules(ctx.database),
+  ]);
+  const facts: InstanceFacts = { activeMonth: counts.activeMonth, contactAccount, rules };
+  return { facts, counts };
+}
+
+/** Twelve weeks of activity, newest first, as Mastodon's strings. */
+export async function loadActivity(database: Database, now = new Date()) {
+  const current = weekStart(now);
+  const oldest = new Date(current.getTime() - 11 * WEEK_MS);
+  const rows = await database.rows<Record<string, string | number>>(sql`
+    WITH weeks AS (
+      SELECT generate_series(${oldest.toISOString()}::timestamptz,
+        ${current.toISOString()}::timestamptz, interval '7 days') AS week
+    )
+    SELECT extract(epoch FROM w.week)::bigint AS week,
+      (SELECT count(*) FROM statuses s WHERE s.local
+        AND s.created_at >= w.week AND s.created_at < w.week + interval '7 days') AS statuses,
+      (SELECT count(*) FROM login_activity l WHERE l.week = w.week) AS logins,
+      (SELECT count(*) FROM accounts a WHERE a.domain IS NULL
+        AND a.created_at >= w.week AND a.created_at < w.week + interval '7 days') AS registrations
+    FROM weeks w ORDER BY w.week DESC`);
+  return rows.map((r) => ({
+    week: String(r.week),
+    statuses: String(r.statuses),
+    logins: String(r.logins),
+    registrations: String(r.registrations),
+  }));
+}
+
+/** Known remote domains, sorted. */
+export async function loadPeers(database: Database): Promise<string[]> {
+  const rows = await database.rows<{ domain: string }>(sql`
+    SELECT DISTINCT lower(domain) AS domain FROM accounts WHERE domain IS NOT NULL
+    ORDER BY 1`);
+  return rows.map((r) => r.domain);
+}
+
+/** ISO 639-1 languages with their English names. */
+export function languageList(): { code: string; name: string }[] {
+  return ISO6391.getAllCodes().map((code) => ({ code, name: ISO6391.getName(code) }));
+}
+
+/** The instance routes. */
+export function instanceRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get("/api/v2/instance", async (c) => {
+    const ctx = c.get("ctx");
+    const { facts } = await loadFacts(ctx);
+    return c.json(instanceV2(ctx.config, facts));
+  });
+
+  app.get("/api/v1/instance", async (c) => {
+    const ctx = c.get("ctx");
+    const { facts, counts } = await loadFacts(ctx);
+    return c.json(instanceV1(ctx.config, facts, counts));
+  });
+
+  app.get("/api/v1/instance/peers", async (c) => c.json(await loadPeers(c.get("ctx").database)));
+  app.get(
+    "/api/v1/instance/activity",
+    async (c) => c.json(await loadActivity(c.get("ctx").database)),
+  );
+  app.get("/api/v1/instance/rules", async (c) => c.json(await loadRules(c.get("ctx").database)));
+  app.get(
+    "/api/v1/instance/extended_description",
+    (c) => c.json(extendedDescription(c.get("ctx").config.instance.extendedDescription)),
+  );
+  app.get("/api/v1/instance/translation_languages", (c) => c.json({}));
+  app.get("/api/v1/instance/languages", (c) => c.json(languageList()));
+  app.get("/api/v1/instance/domain_blocks", (c) => c.json([]));
+  app.get("/api/v1/instance/privacy_policy", (c) => apiError(c, 404, "Record not found"));
+  app.get("/api/v1/instance/terms_of_service", (c) => apiError(c, 404, "Record not found"));
+  app.get("/api/v1/instance/terms_of_service/:date", (c) => apiError(c, 404, "Record not found"));
+
+  return app;
+}
