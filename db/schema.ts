@@ -107,6 +107,13 @@ export const users = pgTable("users", {
     sql`'{}'::jsonb`,
   ),
   lastSignInAt: ts("last_sign_in_at"),
+  /** SHA-256 of the pending email-confirmation token. */
+  confirmationTokenHash: text("confirmation_token_hash"),
+  confirmationSentAt: ts("confirmation_sent_at"),
+  /** A new address waiting for confirmation (email change). */
+  unconfirmedEmail: text("unconfirmed_email"),
+  /** Date of birth given at registration when a minimum age is set (YYYY-MM-DD). */
+  dateOfBirth: text("date_of_birth"),
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [uniqueIndex("users_email_idx").on(sql`lower(${t.email})`)]);
 
@@ -231,3 +238,120 @@ export const federationQueue = pgTable("federation_queue", {
 
 /** Hands each starting process a distinct tag for its snowflake ids. */
 export const processTags = pgSequence("process_tags", { startWith: 0, minValue: 0 });
+
+/** One-time OAuth authorization codes (stored hashed; single use; short-lived). */
+export const oauthAuthorizationCodes = pgTable("oauth_authorization_codes", {
+  id: id("id").primaryKey(),
+  codeHash: text("code_hash").notNull().unique(),
+  applicationId: id("application_id").notNull().references(() => oauthApplications.id, {
+    onDelete: "cascade",
+  }),
+  userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  redirectUri: text("redirect_uri").notNull(),
+  scopes: jsonb("scopes").$type<string[]>().notNull(),
+  /** PKCE S256 challenge, when the client sent one. */
+  codeChallenge: text("code_challenge"),
+  expiresAt: ts("expires_at").notNull(),
+  usedAt: ts("used_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** Browser sign-in sessions for the OAuth pages (cookie holds the secret; we keep its hash). */
+export const webSessions = pgTable("web_sessions", {
+  id: id("id").primaryKey(),
+  tokenHash: text("token_hash").notNull().unique(),
+  userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** Random per-session value that forms on the OAuth pages must echo. */
+  csrfToken: text("csrf_token").notNull(),
+  userAgent: text("user_agent"),
+  ip: text("ip"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+});
+
+/** Follow requests waiting for the target's answer (locked accounts, remote follows). */
+export const followRequests = pgTable("follow_requests", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  uri: text("uri"),
+  showReblogs: boolean("show_reblogs").notNull().default(true),
+  notify: boolean("notify").notNull().default(false),
+  languages: jsonb("languages").$type<string[] | null>(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("follow_requests_pair_idx").on(t.accountId, t.targetAccountId),
+  index("follow_requests_target_idx").on(t.targetAccountId, t.id),
+]);
+
+export const blocks = pgTable("blocks", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  /** The Block activity's IRI. */
+  uri: text("uri"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("blocks_pair_idx").on(t.accountId, t.targetAccountId),
+  index("blocks_target_idx").on(t.targetAccountId),
+]);
+
+export const mutes = pgTable("mutes", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  hideNotifications: boolean("hide_notifications").notNull().default(true),
+  expiresAt: ts("expires_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("mutes_pair_idx").on(t.accountId, t.targetAccountId)]);
+
+/** Private notes one account keeps about another. */
+export const accountNotes = pgTable("account_notes", {
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  comment: text("comment").notNull(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.accountId, t.targetAccountId] })]);
+
+/** Accounts featured ("endorsed") on a profile. */
+export const endorsements = pgTable("endorsements", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("endorsements_pair_idx").on(t.accountId, t.targetAccountId)]);
+
+/** Domains a user has blocked for themselves. */
+export const accountDomainBlocks = pgTable("account_domain_blocks", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  domain: text("domain").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("account_domain_blocks_pair_idx").on(t.accountId, t.domain)]);
+
+/** Hashtags. Names are stored as first seen; lookups are case-insensitive. */
+export const tags = pgTable("tags", {
+  id: id("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("tags_name_idx").on(sql`lower(${t.name})`)]);
+
+/** Hashtags featured on a profile. */
+export const featuredTags = pgTable("featured_tags", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  tagId: id("tag_id").notNull().references(() => tags.id, { onDelete: "cascade" }),
+  statusesCount: integer("statuses_count").notNull().default(0),
+  lastStatusAt: ts("last_status_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("featured_tags_pair_idx").on(t.accountId, t.tagId)]);
