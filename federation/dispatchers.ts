@@ -1,9 +1,24 @@
 /**
  * Registers every dispatcher and inbox listener on the federation object.
+ * Each concern lives in its own module; this is the table of contents.
  */
 import type { Federation } from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
+import { registerActorDispatcher } from "./actor.ts";
+import { installDiscoveryDocuments } from "./discovery.ts";
+import { registerFollowCollections } from "./follow_collections.ts";
+import { registerInboxListeners } from "./inbox.ts";
+import { registerNodeInfo } from "./nodeinfo.ts";
+import { registerProfileCollections } from "./profile_collections.ts";
+import { registerWebFingerLinks } from "./webfinger.ts";
 
-export function registerDispatchers(_federation: Federation<AppContext>): void {
-  // Filled in by the actor, WebFinger, NodeInfo and collection modules.
+/** Sets up actors, collections, inboxes, WebFinger, NodeInfo and host-meta. */
+export function registerDispatchers(federation: Federation<AppContext>): void {
+  registerActorDispatcher(federation);
+  registerFollowCollections(federation);
+  registerProfileCollections(federation);
+  registerInboxListeners(federation);
+  registerWebFingerLinks(federation);
+  registerNodeInfo(federation);
+  installDiscoveryDocuments(federation);
 }

@@ -60,6 +60,8 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
 }
 
 export interface InstanceOptions {
+  /** Sees every request the listening server receives (clone it to read the body). */
+  onRequest?: (request: Request) => void;
   /** Extra environment for loadConfig (ORIGIN and PORT are set by the harness). */
   env?: Record<string, string>;
   /** Serve on a loopback port (needed for federation between instances). */
@@ -106,8 +108,10 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
   let server: Deno.HttpServer | null = null;
   let port = 0;
   if (listen) {
-    const handler = (req: Request, info: Deno.ServeHandlerInfo) =>
-      rookery ? rookery.fetch(req, info) : new Response("starting", { status: 503 });
+    const handler = (req: Request, info: Deno.ServeHandlerInfo) => {
+      options.onRequest?.(req);
+      return rookery ? rookery.fetch(req, info) : new Response("starting", { status: 503 });
+    };
     const { promise, resolve } = Promise.withResolvers<number>();
     const common = {
       port: 0,

@@ -1,0 +1,79 @@
+/**
+ * Pages for browsers, negotiated with ActivityPub where a URL means both:
+ * `/@username` is the profile page for people and the actor for fetchers
+ * that ask for ActivityPub; `/users/username` (the actor id) sends browsers
+ * to the profile page.
+ */
+import { Hono } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { couldBeUsername, findLocalAccount } from "../../federation/local_actors.ts";
+import { renderGonePage, renderNotFoundPage, renderProfilePage } from "../pages/profile.ts";
+
+const ACTIVITYPUB_TYPES = ["application/activity+json", "application/ld+json"];
+const HTML_TYPES = ["text/html", "application/xhtml+xml"];
+
+/**
+ * Whether the Accept header prefers ActivityPub over HTML. Browsers list
+ * text/html (and `*\/*`), fetchers list activity+json or ld+json; quality
+ * values break ties the way the client asked.
+ */
+export function prefersActivityPub(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let ap = 0, html = 0;
+  for (const part of accept.split(",")) {
+    const [type, ...params] = part.trim().split(";").map((s) => s.trim());
+    const qParam = params.find((p) => p.toLowerCase().startsWith("q="));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!Number.isFinite(q)) continue;
+    const mediaType = type.toLowerCase();
+    if (ACTIVITYPUB_TYPES.includes(mediaType)) ap = Math.max(ap, q);
+    if (HTML_TYPES.includes(mediaType)) html = Math.max(html, q);
+  }
+  return ap > 0 && ap >= html;
+}
+
+/** The page routes, mounted at the root of the app. */
+export function pageRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get("/:handle{@[^/]+}", async (c) => {
+    const ctx = c.get("ctx");
+    const { config } = ctx;
+    const username = c.req.param("handle").slice(1);
+    c.header("Vary", "Accept");
+    const account = await findLocalAccount(ctx.database.db, username);
+    if (prefersActivityPub(c.req.header("Accept"))) {
+      if (!account) return c.json({ error: "Record not found" }, 404);
+      // The actor itself, answered by Fedify exactly as at its id.
+      const actorRequest = new Request(new URL(`/users/${account.username}`, config.origin), {
+        headers: c.req.raw.headers,
+      });
+      return await ctx.federation.fetch(actorRequest, {
+        contextData: ctx,
+        onNotFound: () => new Response("Not Found", { status: 404 }),
+        onNotAcceptable: () => new Response("Not Acceptable", { status: 406 }),
+      });
+    }
+    if (!account) return c.html(renderNotFoundPage(config.instance.title), 404);
+    if (account.deletedAt) {
+      return c.html(renderGonePage(account.username, config.domain, config.instance.title), 410);
+    }
+    c.header("Link", `<${account.uri}>; rel="alternate"; type="application/activity+json"`);
+    return c.html(
+      renderProfilePage({ account, domain: config.domain, instanceTitle: config.instance.title }),
+    );
+  });
+
+  // Reached when Fedify found the actor route not acceptable (a browser) or
+  // found no such actor; only browsers are sent on to the profile page.
+  app.get("/users/:username", (c) => {
+    const username = c.req.param("username");
+    if (!couldBeUsername(username) || prefersActivityPub(c.req.header("Accept"))) {
+      return c.notFound();
+    }
+    c.header("Vary", "Accept");
+    return c.redirect(`${c.get("ctx").config.origin}/@${username}`, 302);
+  });
+
+  return app;
+}

@@ -1,0 +1,36 @@
+/**
+ * Inboxes: the personal ones (`/users/{identifier}/inbox`, the instance
+ * actor's included) and the shared one (`/inbox`). Fedify verifies every
+ * POST (HTTP signature, key owner = activity actor) and answers 401 before
+ * anything here runs; verified activities go through the queue.
+ *
+ * No activity is acted on yet: Follow, Create and the rest arrive with their
+ * issues. Until then verified activities are logged and acknowledged.
+ */
+import type { Federation } from "@fedify/fedify";
+import { Activity } from "@fedify/vocab";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import { INSTANCE_ACTOR } from "./instance_actor.ts";
+
+const logger = getLogger(["rookery", "federation", "inbox"]);
+
+/** Registers the inbox listeners. */
+export function registerInboxListeners(federation: Federation<AppContext>): void {
+  federation
+    .setInboxListeners("/users/{identifier}/inbox", "/inbox")
+    // Fetches made while handling shared-inbox activities are signed by the
+    // instance actor, so peers in secure mode answer them.
+    .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
+    .on(Activity, (ctx, activity) => {
+      logger.info("Received {type} {id} from {actor} (for {recipient}); not handled yet.", {
+        type: activity.constructor.name,
+        id: activity.id?.href,
+        actor: activity.actorId?.href,
+        recipient: ctx.recipient ?? "shared inbox",
+      });
+    })
+    .onError((_ctx, error) => {
+      logger.error("Inbox listener failed: {error}", { error });
+    });
+}
