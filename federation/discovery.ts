@@ -42,7 +42,11 @@ export function installDiscoveryDocuments(federation: Federation<AppContext>): v
     if (url.pathname === "/.well-known/nodeinfo") {
       return await rewriteJson(response, (jrd: { links: Record<string, string>[] }) => ({
         links: [
-          { rel: NODEINFO_20_REL, href: new URL(NODEINFO_20_PATH, app.config.origin).href },
+          {
+            rel: NODEINFO_20_REL,
+            href: new URL(NODEINFO_20_PATH, app.config.origin).href,
+            type: NODEINFO_20_TYPE,
+          },
           ...jrd.links,
         ],
       }));
