@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import type { Config } from "../config.ts";
 import { type Database, openDatabase } from "../db/connection.ts";
 import { pgliteDirectory } from "../rookery.ts";
-import { AdminClientError, askServer, livePid } from "./client.ts";
+import { AdminClientError, askServer, claimPidFile, livePid } from "./client.ts";
 import { type CommandResult, prepareCommand } from "./commands.ts";
 import { adminPaths } from "./socket.ts";
 
@@ -25,9 +25,6 @@ async function runDirect(
 ): Promise<CommandResult> {
   let notice = "";
   if (!config.databaseUrl) {
-    if (config.dataDir.startsWith("memory://")) {
-      return failure("DATA_DIR is an in-memory database; there is nothing to administer.");
-    }
     const dir = pgliteDirectory(config);
     if (!existsSync(dir)) notice = `Note: created a new, empty database in ${dir}.\n`;
   }
@@ -59,20 +56,35 @@ async function main(argv: string[]): Promise<CommandResult> {
     if (error instanceof ConfigError) return failure(`configuration: ${error.message}`);
     throw error;
   }
+  if (!config.databaseUrl && config.dataDir.startsWith("memory://")) {
+    return failure("DATA_DIR is an in-memory database; there is nothing to administer.");
+  }
   const paths = adminPaths(config.dataDir);
   const answer = await askServer(paths.socket, argv);
   if (answer.kind === "answered") return answer.result;
   const pid = await livePid(paths.pid);
-  if (pid && !config.databaseUrl) {
-    return failure(
-      `a Rookery server (pid ${pid}) runs on ${config.dataDir} but its admin socket ` +
-        `${paths.socket} does not answer, and its embedded database cannot be opened ` +
-        `by a second process. Restart the server, or, if no server runs, delete ${paths.pid}.`,
-    );
-  }
+  if (pid && !config.databaseUrl) return ownedElsewhere(config, pid);
   // No live server: a socket file left behind by a crash only gets in the way.
   if (answer.kind === "refused" && !pid) await Deno.remove(paths.socket).catch(() => {});
-  return await runDirect(config, prepared.run);
+  if (config.databaseUrl) return await runDirect(config, prepared.run);
+  await Deno.mkdir(config.dataDir, { recursive: true });
+  const claim = await claimPidFile(paths.pid);
+  if ("heldBy" in claim) return ownedElsewhere(config, claim.heldBy);
+  try {
+    return await runDirect(config, prepared.run);
+  } finally {
+    await claim.release();
+  }
+}
+
+function ownedElsewhere(config: Config, pid: number): CommandResult {
+  const paths = adminPaths(config.dataDir);
+  return failure(
+    `another Rookery process (pid ${pid}) owns the embedded database in ${config.dataDir}, ` +
+      `and its admin socket ${paths.socket} does not answer (a server starting or stopping, ` +
+      `or another admin command). The database cannot be opened by two processes. Try again; ` +
+      `if no Rookery process runs, delete ${paths.pid}.`,
+  );
 }
 
 async function write(stream: typeof Deno.stdout, text: string): Promise<void> {

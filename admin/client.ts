@@ -78,3 +78,32 @@ export async function livePid(pidFile: string): Promise<number | null> {
     return null;
   }
 }
+
+/**
+ * Claims the pid file for this process while it holds the embedded database
+ * directly, so a second admin command started meanwhile refuses instead of
+ * opening PGlite twice. Returns the release function, or the pid of the live
+ * process that holds the file.
+ */
+export async function claimPidFile(
+  pidFile: string,
+): Promise<{ release(): Promise<void> } | { heldBy: number }> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await Deno.writeTextFile(pidFile, `${Deno.pid}\n`, { createNew: true, mode: 0o644 });
+      return {
+        async release() {
+          const pid = await Deno.readTextFile(pidFile).catch(() => "");
+          if (pid.trim() === String(Deno.pid)) await Deno.remove(pidFile).catch(() => {});
+        },
+      };
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      const holder = await livePid(pidFile);
+      if (holder) return { heldBy: holder };
+      await Deno.remove(pidFile).catch(() => {}); // left by a process that died
+    }
+  }
+  const holder = await livePid(pidFile);
+  return { heldBy: holder ?? 0 };
+}

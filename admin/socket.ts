@@ -50,8 +50,21 @@ export async function startAdminSocket(ctx: AppContext): Promise<AdminSocket | n
     return null;
   }
   await Deno.remove(paths.socket).catch(() => {});
-  const listener = await listenPrivately(dataDir, paths.socket);
+  // The pid file goes first: even if the socket cannot be made, the command
+  // line must know that this process owns the database.
   await Deno.writeTextFile(paths.pid, `${Deno.pid}\n`, { mode: 0o644 });
+  const removePidFile = async () => {
+    // Only our own pid file: a newer process may have replaced it.
+    const pid = await Deno.readTextFile(paths.pid).catch(() => "");
+    if (pid.trim() === String(Deno.pid)) await Deno.remove(paths.pid).catch(() => {});
+  };
+  let listener: Deno.UnixListener;
+  try {
+    listener = await listenPrivately(dataDir, paths.socket);
+  } catch (error) {
+    logger.error("Cannot serve the admin socket {path}: {error}", { path: paths.socket, error });
+    return { path: paths.socket, close: removePidFile };
+  }
 
   const inFlight = new Set<Promise<void>>();
   const accepting = (async () => {
@@ -77,9 +90,7 @@ export async function startAdminSocket(ctx: AppContext): Promise<AdminSocket | n
       await accepting;
       await Promise.allSettled([...inFlight]);
       await Deno.remove(paths.socket).catch(() => {});
-      // Only our own pid file: a newer server may have replaced it.
-      const pid = await Deno.readTextFile(paths.pid).catch(() => "");
-      if (pid.trim() === String(Deno.pid)) await Deno.remove(paths.pid).catch(() => {});
+      await removePidFile();
     },
   };
 }

@@ -181,6 +181,18 @@ test("admin CLI through a running server: tokens, password reset, rules, hostile
     assert.match(reset.stdout, /revoked 1 access token/);
     assert.equal(await findAccessToken(db, token.last), null);
 
+    const reserved = await cli(
+      target,
+      "account",
+      "create",
+      "support",
+      "--email",
+      "support@example.com",
+      "--allow-reserved",
+    );
+    expectCode(reserved, 0);
+    assert.equal((await userState(server, "support")).role, "user");
+
     const missing = await cli(target, "token", "create", "nobody", "--scopes", "read");
     expectCode(missing, 1);
     assert.match(missing.stderr, /No local account named @nobody/);
@@ -227,6 +239,7 @@ test("admin CLI through a running server: tokens, password reset, rules, hostile
     const list = await cli(target, "account", "list");
     expectCode(list, 0);
     assert.match(list.stdout, /^erin\s/m);
+    assert.match(list.stdout, /^support\s/m);
     assert.equal(
       (await db.select().from(users).where(and(eq(users.email, "erin@example.com")))).length,
       1,
