@@ -10,6 +10,7 @@ import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
+import { createOutbox } from "./federation/outbox/mod.ts";
 import { createApp } from "./api/app.ts";
 
 const logger = getLogger(["rookery"]);
@@ -46,6 +47,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const partial = { config, database } as AppContext;
   const { federation, maintain } = buildFederation(partial);
   partial.federation = federation;
+  partial.outbox = createOutbox(partial);
   const ctx = partial;
   const app = createApp(ctx);
   const abort = new AbortController();

@@ -1,0 +1,3 @@
+/** Deliveries about a local account's own profile and existence. */
+// deno-lint-ignore no-empty-interface
+export interface AccountDeliveries {}

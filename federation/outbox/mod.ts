@@ -1,0 +1,11 @@
+/**
+ * Builds the Outbox (actors/outbox.ts) from each area's implementation.
+ */
+import type { AppContext } from "../../context.ts";
+import type { Outbox } from "../../actors/outbox.ts";
+import { accountDeliveries } from "./accounts.ts";
+import { relationshipDeliveries } from "./relationships.ts";
+
+export function createOutbox(ctx: AppContext): Outbox {
+  return { ...accountDeliveries(ctx), ...relationshipDeliveries(ctx) };
+}
