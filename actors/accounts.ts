@@ -17,7 +17,8 @@ export const USERNAME_PATTERN = /^[a-z0-9_]+$/i;
 export const USERNAME_MAX = 30;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 72;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Loose on purpose (the confirmation mail is the real test); no spaces or control characters. */
+const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
 /** Names that would impersonate the server or collide with its routes. */
 export const RESERVED_USERNAMES = new Set([

@@ -17,7 +17,7 @@ import { generatePassword, hashPassword } from "./passwords.ts";
 type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
 
 /** Shows an operator-supplied name safely in a message (no control characters, bounded). */
-export function displayName(username: string): string {
+export function printableName(username: string): string {
   const clean = username.replace(/[^\x20-\x7e]/g, "?");
   return clean.length > 40 ? `${clean.slice(0, 40)}…` : clean;
 }
@@ -27,7 +27,7 @@ export async function requireLocalUser(db: Executor, username: string): Promise<
   const name = username.startsWith("@") ? username.slice(1) : username;
   // Names longer than any valid username cannot exist; skip the query.
   const row = name.length > 0 && name.length <= 200 ? await findLocalUser(db, name) : null;
-  if (!row) throw new NotFoundError(`No local account named @${displayName(name)}`);
+  if (!row) throw new NotFoundError(`No local account named @${printableName(name)}`);
   return row;
 }
 

@@ -12,6 +12,7 @@ export interface ArgSpec {
   options: Record<string, "string" | "boolean">;
 }
 
+/** Arguments parsed by {@link parseArgs}: positionals by name, option values, and flags given. */
 export interface ParsedArgs {
   positionals: Record<string, string>;
   strings: Record<string, string>;

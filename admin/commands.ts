@@ -28,7 +28,7 @@ import { generatePassword } from "../actors/passwords.ts";
 import { type ArgSpec, parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
 import { USAGE } from "./help.ts";
 import { ALL_SCOPES, parseScopes } from "./scopes.ts";
-import { formatDate, table } from "./format.ts";
+import { formatDate, printable, table } from "./format.ts";
 
 /** What a command printed and how it ended; also the admin socket's response. */
 export interface CommandResult {
@@ -107,7 +107,7 @@ const COMMANDS: Record<string, Command> = {
         bot: args.flags.has("bot"),
       });
       const lines = [
-        `Created @${account.username} (${user.email}): role ${user.role}, ` +
+        `Created @${account.username} (${printable(user.email)}): role ${user.role}, ` +
         `${confirmed ? "confirmed" : "unconfirmed"}, ${
           approved ? "approved" : "pending approval"
         }.`,
@@ -250,7 +250,7 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     async run({ db }, args) {
       const rule = await removeRule(db, args.positionals.id);
-      return `Removed rule ${rule.id}: ${rule.text}`;
+      return `Removed rule ${rule.id}: ${printable(rule.text)}`;
     },
   },
 };

@@ -1,7 +1,7 @@
 /** Plain-text output helpers for the admin commands. */
 
 /** A terminal must never receive raw control characters from stored data. */
-function printable(value: string): string {
+export function printable(value: string): string {
   // deno-lint-ignore no-control-regex -- matching control characters is the point
   return value.replace(/[\r\n\t]+/g, " ").replace(/[\x00-\x1f\x7f-\x9f]/g, "?");
 }

@@ -224,6 +224,16 @@ test("admin CLI through a running server: tokens, password reset, rules, hostile
     const huge = await cli(target, "account", "create", "a".repeat(5000), "--email", "a@b.example");
     expectCode(huge, 1);
     assert.match(huge.stderr, /username is too long/);
+    const controlEmail = await cli(
+      target,
+      "account",
+      "create",
+      "zed",
+      "--email",
+      "z\x1b@b.example",
+    );
+    expectCode(controlEmail, 1);
+    assert.match(controlEmail.stderr, /email is invalid/);
     const unknownOption = await cli(target, "account", "list", "--everything");
     expectCode(unknownOption, 2);
     assert.match(unknownOption.stderr, /Unknown option --everything\nUsage: .*account list/);
