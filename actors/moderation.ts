@@ -157,10 +157,12 @@ export interface AccountDeletion {
  * history. Follows in both directions are removed and the other side's
  * counters corrected; the account's statuses are marked deleted.
  *
- * Federation: the returned deletion is what the caller hands to federation/
- * once the transaction has committed, to deliver Delete(Person) to the
- * followers' inboxes. Delivery happens after commit so a rolled-back deletion
- * is never announced.
+ * Federation: once the transaction has committed, the caller hands the
+ * returned account id to the outbox (a Delete(Person) entry in
+ * AccountDeliveries, actors/outbox/accounts.ts) so the former followers'
+ * servers hear of it. After commit, so a rolled-back deletion is never
+ * announced; the follows are gone by then, so the deletion result will have
+ * to carry the inboxes to notify when that delivery is added.
  */
 export async function deleteLocalAccount(db: Executor, username: string): Promise<AccountDeletion> {
   return await db.transaction(async (tx) => {

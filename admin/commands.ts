@@ -174,7 +174,8 @@ const COMMANDS: Record<string, Command> = {
     ...username,
     async run({ db }, args) {
       const deletion = await deleteLocalAccount(db, args.positionals.username);
-      // Federated Delete(Person) delivery will be started here, after the commit, with `deletion`.
+      // Delete(Person) delivery hooks in here, after the commit: AdminEnv gains the outbox
+      // (ctx.outbox in the server; in the direct mode one that queues in the database).
       return `Deleted @${deletion.username} (removed ${
         plural(deletion.removedFollows, "follow")
       }). The username stays taken.`;
