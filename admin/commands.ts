@@ -309,7 +309,9 @@ export function prepareCommand(argv: string[]): Prepared {
   if (!command || !Object.hasOwn(COMMANDS, `${group} ${action}`)) {
     const known = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `))
       .map((n) => n.split(" ")[1]).join(", ");
-    const what = action === undefined ? "Missing" : `Unknown ${group} command ${safe(action)};`;
+    const what = action === undefined
+      ? `Missing the ${group} command;`
+      : `Unknown ${group} command ${safe(action)};`;
     return { kind: "done", result: usage(`${what} ${group} commands are: ${known}`) };
   }
   let args: ParsedArgs;
