@@ -1,0 +1,305 @@
+/**
+ * Remote accounts: turning a Fedify actor into an `accounts` row and finding
+ * (or fetching) the account behind a handle or a URL.
+ *
+ * Everything from the other server is untrusted: HTML is sanitized to
+ * Mastodon's allow-list, plain-text values are reduced to text and bounded,
+ * URLs must be http(s), and a row is only ever matched by the actor's own id
+ * (Fedify's lookup refuses documents whose id is on another origin than the
+ * URL they were fetched from).
+ */
+import type { Context } from "@fedify/fedify";
+import {
+  type Actor,
+  Application,
+  type DocumentLoader,
+  Group,
+  Image,
+  isActor,
+  Link,
+  Organization,
+  PropertyValue,
+  Service,
+} from "@fedify/vocab";
+import { and, eq, isNull, or, sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import type { Executor } from "../db/connection.ts";
+import { newId } from "../db/ids.ts";
+import { accounts } from "../db/schema.ts";
+import { instanceContext, lookupRemote } from "./lookup.ts";
+import { plainText, sanitizeHtml } from "./sanitize.ts";
+
+const logger = getLogger(["rookery", "federation", "remote-accounts"]);
+
+/** An accounts row. */
+export type AccountRow = typeof accounts.$inferSelect;
+
+/** Stored remote accounts older than this are fetched again when resolved. */
+export const REFRESH_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** Mastodon's limits on what it keeps of a remote profile. */
+const LIMITS = { displayName: 100, fieldName: 255, fieldValue: 2_047, fields: 16, url: 2_048 };
+
+function isFedifyContext(ctx: AppContext | Context<AppContext>): ctx is Context<AppContext> {
+  return "getActorUri" in ctx;
+}
+
+function appOf(ctx: AppContext | Context<AppContext>): AppContext {
+  return isFedifyContext(ctx) ? ctx.data : ctx;
+}
+
+/** An http(s) URL as a string, bounded; anything else is null. */
+function webUrl(value: URL | string | null | undefined): string | null {
+  if (value == null) return null;
+  const href = typeof value === "string" ? value : value.href;
+  if (href.length > LIMITS.url) return null;
+  try {
+    const url = new URL(href);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The URL of an Image (or Link) property, without fetching anything. */
+function imageUrl(image: Image | null): string | null {
+  if (!image) return null;
+  const url = image.url;
+  if (url instanceof URL) return webUrl(url);
+  if (url instanceof Link) return webUrl(url.href);
+  return null;
+}
+
+function actorTypeOf(actor: Actor): string {
+  if (actor instanceof Service) return "Service";
+  if (actor instanceof Application) return "Application";
+  if (actor instanceof Group) return "Group";
+  if (actor instanceof Organization) return "Organization";
+  return "Person";
+}
+
+async function spkiPem(key: CryptoKey): Promise<string> {
+  const der = new Uint8Array(await crypto.subtle.exportKey("spki", key));
+  let binary = "";
+  for (const byte of der) binary += String.fromCharCode(byte);
+  const lines = btoa(binary).match(/.{1,64}/g) ?? [];
+  return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
+}
+
+/** The columns of an accounts row that a remote actor document determines. */
+export async function actorColumns(
+  actor: Actor,
+  documentLoader?: DocumentLoader,
+): Promise<Omit<typeof accounts.$inferInsert, "id">> {
+  const id = actor.id!;
+  const options = { documentLoader, suppressError: true };
+  const fields: AccountRow["fields"] = [];
+  // Embedded PropertyValues only: a field that needs a fetch is not worth one.
+  for await (const item of actor.getAttachments(options)) {
+    if (fields.length >= LIMITS.fields) break;
+    if (!(item instanceof PropertyValue)) continue;
+    const name = plainText(item.name?.toString(), LIMITS.fieldName);
+    if (!name) continue;
+    fields.push({
+      name,
+      value: sanitizeHtml(item.value?.toString().slice(0, LIMITS.fieldValue * 4)),
+      verified_at: null,
+    });
+  }
+  const [icon, image] = await Promise.all([
+    actor.getIcon(options).catch(() => null),
+    actor.getImage(options).catch(() => null),
+  ]);
+  const key = await actor.getPublicKey(options).catch(() => null);
+  const keyOwned = key?.ownerId == null || key.ownerId.href === id.href;
+  const url = actor.url instanceof Link ? actor.url.href : actor.url;
+  const username = plainText(actor.preferredUsername?.toString(), 255) ||
+    decodeURIComponent(id.pathname.split("/").filter(Boolean).pop() ?? "") || id.host;
+  return {
+    username: username.replace(/[\s@]/g, "_"),
+    domain: id.host.toLowerCase(),
+    uri: id.href,
+    url: webUrl(url ?? null),
+    actorType: actorTypeOf(actor),
+    displayName: plainText(actor.name?.toString(), LIMITS.displayName),
+    note: sanitizeHtml(actor.summary?.toString()),
+    fields,
+    locked: actor.manuallyApprovesFollowers ?? false,
+    discoverable: actor.discoverable ?? false,
+    indexable: actor.indexable ?? false,
+    memorial: actor.memorial ?? false,
+    avatarUrl: imageUrl(icon),
+    headerUrl: imageUrl(image),
+    inboxUrl: webUrl(actor.inboxId),
+    sharedInboxUrl: webUrl(actor.endpoints?.sharedInbox),
+    outboxUrl: webUrl(actor.outboxId),
+    followersUrl: webUrl(actor.followersId),
+    followingUrl: webUrl(actor.followingId),
+    featuredUrl: webUrl(actor.featuredId),
+    featuredTagsUrl: webUrl(actor.featuredTagsId),
+    publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
+    publicKeyId: key?.id && keyOwned ? key.id.href : null,
+    suspendedAt: actor.suspended ? new Date() : null,
+    fetchedAt: new Date(),
+    updatedAt: new Date(),
+  };
+}
+
+/**
+ * Stores or refreshes a remote actor as an accounts row and returns it.
+ * Matched by actor id; a stored account with the same handle but an older id
+ * (the remote account was re-created) takes the new id. Local actors are
+ * never overwritten: their row is returned as it is.
+ */
+export async function upsertRemoteActor(
+  ctx: AppContext | Context<AppContext>,
+  actor: Actor,
+): Promise<AccountRow | null> {
+  if (!actor.id) return null;
+  const app = appOf(ctx);
+  if (actor.id.origin === new URL(app.config.origin).origin) {
+    const [local] = await app.database.db.select().from(accounts)
+      .where(eq(accounts.uri, actor.id.href)).limit(1);
+    return local ?? null;
+  }
+  const loader = isFedifyContext(ctx) ? ctx.documentLoader : undefined;
+  const columns = await actorColumns(actor, loader);
+  const db = app.database.db;
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await db.transaction((tx) => writeRemoteAccount(tx, columns));
+    } catch (error) {
+      // Two deliveries about one new actor at once: the second sees the first's row.
+      if (attempt === 0 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
+
+async function writeRemoteAccount(
+  tx: Executor,
+  columns: Omit<typeof accounts.$inferInsert, "id">,
+): Promise<AccountRow> {
+  const [existing] = await tx.select().from(accounts).where(or(
+    eq(accounts.uri, columns.uri),
+    and(
+      sql`lower(${accounts.username}) = ${columns.username.toLowerCase()}`,
+      sql`lower(${accounts.domain}) = ${columns.domain!}`,
+    ),
+  )).orderBy(sql`${accounts.uri} = ${columns.uri} DESC`).limit(1);
+  if (existing) {
+    if (existing.domain == null) return existing;
+    const { suspendedAt, ...rest } = columns;
+    const [row] = await tx.update(accounts).set({
+      ...rest,
+      // Keep the first suspension time; lift it when the actor is no longer suspended.
+      suspendedAt: suspendedAt ? existing.suspendedAt ?? suspendedAt : null,
+    }).where(eq(accounts.id, existing.id)).returning();
+    return row;
+  }
+  const [row] = await tx.insert(accounts).values({ id: newId(), ...columns }).returning();
+  return row;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let e: any = error; e; e = e.cause) if (e.code === "23505") return true;
+  return false;
+}
+
+/** What a resolve query names: a handle or an actor/profile URL. */
+type Query = { kind: "handle"; username: string; domain: string } | { kind: "url"; url: string };
+
+/** Parses `user@host`, `@user@host`, `acct:user@host` or an http(s) URL; null otherwise. */
+export function parseAccountQuery(query: string): Query | null {
+  const q = query.trim();
+  if (q.length === 0 || q.length > LIMITS.url) return null;
+  if (/^https?:\/\//i.test(q)) {
+    const url = webUrl(q);
+    return url ? { kind: "url", url } : null;
+  }
+  const match = /^(?:acct:)?@?([^@\s/]+)@([^@\s/?#]+)$/i.exec(q);
+  if (!match) return null;
+  const domain = match[2].toLowerCase();
+  try {
+    // The host must be a valid host (with an optional port).
+    if (new URL(`https://${domain}/`).host !== domain) return null;
+  } catch {
+    return null;
+  }
+  return { kind: "handle", username: match[1], domain };
+}
+
+function isFresh(row: AccountRow): boolean {
+  return row.domain == null ||
+    (row.fetchedAt != null && Date.now() - row.fetchedAt.getTime() < REFRESH_AFTER_MS);
+}
+
+/** A stored account named by the query (local or remote), without fetching. */
+export async function findStoredAccount(
+  app: AppContext,
+  query: string,
+): Promise<AccountRow | null> {
+  const parsed = parseAccountQuery(query);
+  if (!parsed) return null;
+  const db = app.database.db;
+  if (parsed.kind === "url") {
+    const [row] = await db.select().from(accounts)
+      .where(or(eq(accounts.uri, parsed.url), eq(accounts.url, parsed.url))).limit(1);
+    return row ?? null;
+  }
+  const local = parsed.domain === new URL(app.config.origin).host.toLowerCase();
+  const [row] = await db.select().from(accounts).where(and(
+    sql`lower(${accounts.username}) = ${parsed.username.toLowerCase()}`,
+    local ? isNull(accounts.domain) : sql`lower(${accounts.domain}) = ${parsed.domain}`,
+  )).limit(1);
+  return row ?? null;
+}
+
+/**
+ * Resolves `user@host`, `@user@host`, `acct:user@host` or an actor/profile
+ * URL to an accounts row: the stored one while it is fresh (fetched less than
+ * a day ago; local accounts always are), otherwise through WebFinger and a
+ * signed fetch by the instance actor, then stored. Returns null when nothing
+ * can be found; never throws for bad input or unreachable servers.
+ */
+export async function resolveRemoteAccount(
+  ctx: AppContext,
+  query: string,
+): Promise<AccountRow | null> {
+  const parsed = parseAccountQuery(query);
+  if (!parsed) return null;
+  const stored = await findStoredAccount(ctx, query);
+  if (stored && (isFresh(stored) || stored.deletedAt)) return stored;
+  if (!stored && parsed.kind === "handle") {
+    if (parsed.domain === new URL(ctx.config.origin).host.toLowerCase()) return null;
+  }
+  const fedCtx = instanceContext(ctx);
+  const target = stored?.uri ??
+    (parsed.kind === "handle" ? `acct:${parsed.username}@${parsed.domain}` : parsed.url);
+  const object = await lookupRemote(fedCtx, target);
+  if (!isActor(object)) return stored;
+  try {
+    return await upsertRemoteActor(ctx, object) ?? stored;
+  } catch (error) {
+    logger.warn("Could not store the actor {uri}: {error}", { uri: object.id?.href, error });
+    return stored;
+  }
+}
+
+/**
+ * The stored account of an actor IRI, fetching and storing it when unknown
+ * (inbox listeners use this for the activity's actor). Null when it cannot
+ * be fetched.
+ */
+export async function accountForActorUri(
+  ctx: Context<AppContext>,
+  uri: URL,
+): Promise<AccountRow | null> {
+  const db = ctx.data.database.db;
+  const [row] = await db.select().from(accounts).where(eq(accounts.uri, uri.href)).limit(1);
+  if (row) return row;
+  const object = await lookupRemote(ctx, uri.href);
+  if (!isActor(object) || object.id?.href !== uri.href) return null;
+  return await upsertRemoteActor(ctx, object);
+}

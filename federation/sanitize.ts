@@ -1,0 +1,114 @@
+/**
+ * The one HTML sanitizer for remote content: Mastodon's allow-list
+ * (app/lib/sanitize_config.rb, MASTODON_STRICT) applied before anything from
+ * another server is stored. Profile notes, field values and, later, status
+ * content all go through {@link sanitizeHtml}; plain-text values (display
+ * names, field names) through {@link plainText}.
+ */
+// @deno-types="@types/sanitize-html"
+import sanitize from "sanitize-html";
+
+/** Link schemes Mastodon keeps (`LINK_PROTOCOLS`); anything else loses its href. */
+const LINK_SCHEMES = [
+  "http",
+  "https",
+  "dat",
+  "dweb",
+  "ipfs",
+  "ipns",
+  "ssb",
+  "gopher",
+  "xmpp",
+  "magnet",
+  "gemini",
+];
+
+/** Microformats and Mastodon's own classes survive; every other class is dropped. */
+const ALLOWED_CLASS = /^(h|p|u|dt|e)-[a-z0-9-]+$|^(mention|hashtag|ellipsis|invisible)$/;
+
+const OPTIONS: sanitize.IOptions = {
+  allowedTags: [
+    "p",
+    "br",
+    "span",
+    "a",
+    "del",
+    "s",
+    "pre",
+    "code",
+    "em",
+    "strong",
+    "b",
+    "i",
+    "u",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+  ],
+  allowedAttributes: {
+    a: ["href", "rel", "class", "translate", "target"],
+    span: ["class", "translate"],
+    ol: ["start", "reversed"],
+    li: ["value"],
+  },
+  allowedSchemes: LINK_SCHEMES,
+  allowedSchemesAppliedToAttributes: ["href"],
+  allowProtocolRelative: false,
+  // Headings become bold paragraphs, as Mastodon renders them.
+  transformTags: {
+    h1: "strong",
+    h2: "strong",
+    h3: "strong",
+    h4: "strong",
+    h5: "strong",
+    h6: "strong",
+    a: (tagName, attribs) => {
+      const out: Record<string, string> = {
+        ...attribs,
+        rel: "nofollow noopener",
+        target: "_blank",
+      };
+      if (attribs.class) out.class = keepClasses(attribs.class);
+      if (!out.class) delete out.class;
+      return { tagName, attribs: out };
+    },
+    span: (tagName, attribs) => {
+      const out: Record<string, string> = { ...attribs };
+      if (attribs.class) out.class = keepClasses(attribs.class);
+      if (!out.class) delete out.class;
+      return { tagName, attribs: out };
+    },
+  },
+  disallowedTagsMode: "discard",
+};
+
+function keepClasses(value: string): string {
+  return value.split(/\s+/).filter((c) => ALLOWED_CLASS.test(c)).join(" ");
+}
+
+/** Maximum stored length of remote HTML; longer input is cut before parsing. */
+const MAX_HTML = 100_000;
+
+/** Sanitizes remote HTML to Mastodon's allow-list. Null and undefined give "". */
+export function sanitizeHtml(html: string | null | undefined): string {
+  if (!html) return "";
+  return sanitize(html.slice(0, MAX_HTML), OPTIONS).trim();
+}
+
+/**
+ * Reduces a value that must be plain text (a display name, a field name) to
+ * text: tags removed, entities decoded, control characters dropped, bounded.
+ */
+export function plainText(value: string | null | undefined, maxLength = 2_000): string {
+  if (!value) return "";
+  const text = sanitize(value.slice(0, maxLength * 4), {
+    allowedTags: [],
+    allowedAttributes: {},
+  });
+  // sanitize-html leaves entities encoded; decode the few it produces.
+  const decoded = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'").replaceAll("&amp;", "&");
+  // deno-lint-ignore no-control-regex
+  return [...decoded.replace(/[\u0000-\u001f\u007f]/g, " ")].slice(0, maxLength).join("").trim();
+}
