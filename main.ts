@@ -1,13 +1,14 @@
 /**
  * Entry point: `deno task start`. Reads the configuration, opens the database
  * (applying migrations), then serves HTTP and/or runs the queue worker
- * according to ROLE. Stops cleanly on SIGINT/SIGTERM.
+ * according to ROLE. Stops cleanly on SIGINT/SIGTERM, also during start-up.
  */
 import { getLogger } from "@logtape/logtape";
 import { ConfigError, loadConfig } from "./config.ts";
 import { setupLogging } from "./logging.ts";
-import { createRookery } from "./rookery.ts";
-import { startAdminSocket } from "./admin/socket.ts";
+import { createRookery, type Rookery } from "./rookery.ts";
+import { adminPaths, type AdminSocket, startAdminSocket } from "./admin/socket.ts";
+import { claimPidFile } from "./admin/client.ts";
 import { VERSION_STRING } from "./version.ts";
 
 const logger = getLogger(["rookery"]);
@@ -24,16 +25,38 @@ async function main(): Promise<number> {
     throw error;
   }
   await setupLogging({ level: config.logLevel, json: config.logFormat === "json" });
+
+  // Listen for stop signals first: a stop asked for during start-up (opening
+  // PGlite takes seconds) is honoured as soon as start-up is done.
+  const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
+  for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, () => stop());
+
   await Deno.mkdir(config.dataDir, { recursive: true });
-  if (config.role === "web" && !config.databaseUrl) {
-    // PGlite belongs to one process, so no other process can run the worker.
-    logger.warn("ROLE=web on the embedded database: nothing will deliver queued activities.");
+  let release: (() => Promise<void>) | null = null;
+  if (!config.databaseUrl) {
+    // The embedded database has a single owner: claim the data directory
+    // before opening it, so neither a second server nor the admin command
+    // line opens it at the same time.
+    const claim = await claimPidFile(adminPaths(config.dataDir).pid);
+    if ("heldBy" in claim) {
+      logger.fatal("Another Rookery process (pid {pid}) is using {dir}.", {
+        pid: claim.heldBy,
+        dir: config.dataDir,
+      });
+      return 1;
+    }
+    release = claim.release;
+    if (config.role === "web") {
+      logger.warn("ROLE=web on the embedded database: nothing will deliver queued activities.");
+    }
   }
-  let rookery;
+
+  let rookery: Rookery;
   try {
     rookery = await createRookery(config);
   } catch (error) {
     logger.fatal("Could not open the database: {error}", { error });
+    await release?.();
     return 1;
   }
   logger.info("Rookery {version} on {db}, role {role}.", {
@@ -56,15 +79,14 @@ async function main(): Promise<number> {
     }, rookery.fetch);
   }
   if (config.role !== "web") rookery.startWorker();
-  const admin = await startAdminSocket(rookery.ctx);
+  const admin: AdminSocket | null = await startAdminSocket(rookery.ctx);
 
-  const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
-  for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, () => stop());
   await stopped;
   logger.info("Shutting down.");
-  await admin?.close();
   await server?.shutdown();
+  await admin?.close();
   await rookery.close();
+  await release?.();
   return 0;
 }
 

@@ -27,7 +27,7 @@ import { createAccessToken, createApplication } from "../actors/tokens.ts";
 import { generatePassword } from "../actors/passwords.ts";
 import { type ArgSpec, parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
 import { USAGE } from "./help.ts";
-import { ALL_SCOPES, parseScopes } from "./scopes.ts";
+import { ALL_SCOPES, parseScopes } from "../actors/scopes.ts";
 import { formatDate, printable, table } from "./format.ts";
 
 /** What a command printed and how it ended; also the admin socket's response. */
