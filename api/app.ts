@@ -21,6 +21,10 @@ import { instanceRoutes } from "./routes/instance.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { staticImageRoutes } from "./routes/static_images.ts";
 import { pageRoutes } from "./routes/pages.ts";
+import { appRoutes } from "./routes/apps.ts";
+import { oauthRoutes } from "./routes/oauth.ts";
+import { authorizeRoutes } from "./routes/oauth_authorize.ts";
+import { signInRoutes } from "./routes/sign_in.ts";
 
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
@@ -65,6 +69,10 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", healthRoutes());
   app.route("/", instanceRoutes());
   app.route("/", staticImageRoutes());
+  app.route("/", appRoutes());
+  app.route("/", oauthRoutes());
+  app.route("/", authorizeRoutes());
+  app.route("/", signInRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", pageRoutes());
 

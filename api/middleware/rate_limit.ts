@@ -59,9 +59,9 @@ export interface BucketState extends Bucket {
   resetAt: Date;
 }
 
-/** Whether a path is rate limited at all (the API and OAuth; not federation or pages). */
+/** Whether a path is rate limited at all (the API, OAuth and sign-in; not federation or pages). */
 export function isRateLimitedPath(path: string): boolean {
-  return path.startsWith("/api/") || path.startsWith("/oauth/");
+  return path.startsWith("/api/") || path.startsWith("/oauth/") || path.startsWith("/auth/");
 }
 
 const MEDIA_PATH = /^\/api\/v[12]\/media\/?$/;

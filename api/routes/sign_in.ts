@@ -1,0 +1,102 @@
+/**
+ * Browser sign-in and sign-out for the OAuth flow:
+ * - POST /auth/sign_in: login (e-mail address or username) and password,
+ *   plus the authorization request being resumed; on success a session
+ *   cookie and a redirect back to /oauth/authorize.
+ * - POST /auth/sign_out: ends the session and goes back to the request.
+ *
+ * The form carries a double-submit token (cookie + field) so another site
+ * cannot sign a browser into an account of its choosing. Attempts are
+ * rate-limited per IP by the rate-limit middleware (/auth/* paths).
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { type Params, params } from "../params.ts";
+import { clientIp } from "../client_ip.ts";
+import { constantTimeEqual } from "../../actors/oauth.ts";
+import { checkPassword, createWebSession, deleteWebSession } from "../../actors/sessions.ts";
+import {
+  authorizeUrl,
+  currentSession,
+  endSession,
+  errorPage,
+  setSessionCookie,
+  signInCsrfCookie,
+  validateAuthorizeRequest,
+} from "./authorize_request.ts";
+import { showSignIn } from "./oauth_authorize.ts";
+
+/** Devise's words, the same for an unknown login and a wrong password. */
+export const INVALID_LOGIN = "Invalid e-mail address or password.";
+/** Shown when the form's token does not match the browser's cookie. */
+export const EXPIRED_FORM = "Your session expired. Please sign in again to continue.";
+
+function field(p: Params, key: string, max: number): string {
+  const value = p[key];
+  return typeof value === "string" ? value.slice(0, max) : "";
+}
+
+async function safeParams(c: Context<ApiEnv>): Promise<Params | null> {
+  try {
+    return await params(c);
+  } catch {
+    return null;
+  }
+}
+
+/** The sign-in routes, mounted at the root of the app. */
+export function signInRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.post("/auth/sign_in", async (c) => {
+    const p = await safeParams(c);
+    if (!p) return errorPage(c, "invalid_request");
+    const validation = await validateAuthorizeRequest(c, p);
+    if (!validation.ok) return validation.response;
+    const { request } = validation;
+    const login = field(p, "login", 320);
+    const cookie = signInCsrfCookie(c);
+    const presented = field(p, "authenticity_token", 200);
+    if (!cookie || !presented || !constantTimeEqual(cookie, presented)) {
+      return showSignIn(c, request, { error: EXPIRED_FORM, login, status: 403 });
+    }
+    const db = c.get("ctx").database.db;
+    const result = await checkPassword(db, login, field(p, "password", 1000));
+    if (!result.ok) {
+      const error = result.reason === "refused" ? result.message : INVALID_LOGIN;
+      return showSignIn(c, request, {
+        error,
+        login,
+        status: result.reason === "refused" ? 403 : 401,
+      });
+    }
+    // A fresh session on every sign-in: an older one (another account, or a
+    // value an attacker planted) is ended rather than reused.
+    const previous = await currentSession(c);
+    if (previous) await deleteWebSession(db, previous.id);
+    const session = await createWebSession(db, result.user.userId, {
+      userAgent: c.req.header("user-agent") ?? null,
+      ip: clientIp(c),
+    });
+    setSessionCookie(c, session.secret);
+    c.header("Cache-Control", "no-store");
+    return c.redirect(authorizeUrl(request.fields), 303);
+  });
+
+  app.post("/auth/sign_out", async (c) => {
+    const p = await safeParams(c);
+    if (!p) return errorPage(c, "invalid_request");
+    const session = await currentSession(c);
+    const presented = field(p, "authenticity_token", 200);
+    if (session && !(presented && constantTimeEqual(presented, session.csrfToken))) {
+      return errorPage(c, "invalid_request", 403);
+    }
+    await endSession(c, session);
+    const validation = await validateAuthorizeRequest(c, p);
+    if (!validation.ok) return c.redirect("/", 303);
+    return c.redirect(authorizeUrl(validation.request.fields), 303);
+  });
+
+  return app;
+}
