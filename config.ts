@@ -27,6 +27,14 @@ export interface Config {
   role: Role;
   registrations: RegistrationMode;
   requireEmailConfirmation: boolean;
+  /** Minimum age in years to register; null when none is asked (no date of birth needed). */
+  minAge: number | null;
+  mail: {
+    /** smtp:// or smtps:// URL of the relay; null writes messages as .eml files under dataDir/mail. */
+    smtpUrl: string | null;
+    /** The From address of the server's messages. */
+    from: string;
+  };
   /** Lets federation reach loopback and private addresses (tests, development). */
   allowPrivateAddress: boolean;
   rateLimits: boolean;
@@ -96,6 +104,15 @@ function readEnum<T extends string>(env: Env, name: string, values: readonly T[]
   return v;
 }
 
+function readSmtpUrl(env: Env): string | null {
+  const raw = (env.SMTP_URL ?? "").trim();
+  if (raw === "") return null;
+  if (!/^smtps?:\/\/[^/]/.test(raw)) {
+    throw new ConfigError("SMTP_URL must start with smtp:// or smtps://");
+  }
+  return raw;
+}
+
 /** Builds the configuration from an environment (defaults to the process's). */
 export function loadConfig(env: Env = Deno.env.toObject()): Config {
   const port = readInt(env, "PORT", 8080, 0, 65535);
@@ -126,6 +143,11 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     role: readEnum(env, "ROLE", ["web", "worker", "all"] as const, "all"),
     registrations: readEnum(env, "REGISTRATIONS", ["open", "approval", "closed"] as const, "open"),
     requireEmailConfirmation: readBool(env, "REQUIRE_EMAIL_CONFIRMATION", false),
+    minAge: readInt(env, "MIN_AGE", 0, 0, 150) || null,
+    mail: {
+      smtpUrl: readSmtpUrl(env),
+      from: (env.SMTP_FROM ?? "").trim() || `notifications@${originUrl.hostname}`,
+    },
     allowPrivateAddress: readBool(env, "ALLOW_PRIVATE_ADDRESS", false),
     rateLimits: rateLimitsRaw === "on" ? true : rateLimitsRaw === "off" ? false : (() => {
       throw new ConfigError("RATE_LIMITS must be on or off");
