@@ -25,6 +25,7 @@ import { appRoutes } from "./routes/apps.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { authorizeRoutes } from "./routes/oauth_authorize.ts";
 import { signInRoutes } from "./routes/sign_in.ts";
+import { accountRoutes } from "./routes/accounts.ts";
 
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
@@ -73,6 +74,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());
   app.route("/", signInRoutes());
+  app.route("/", accountRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", pageRoutes());
 
