@@ -1,0 +1,282 @@
+/**
+ * Following, as Mastodon's FollowService, UnfollowService,
+ * RemoveFromFollowersService, AuthorizeFollowService and RejectFollowService
+ * do it. The API calls these for local users; the inbox calls the very same
+ * commands for remote actors (a remote Follow is `follow(remote, local)`, an
+ * Accept from a remote account is `authorizeFollowRequest(remote, local)`).
+ * Which deliveries happen follows from where each side lives: the outbox
+ * only sends from a local account to a remote one.
+ *
+ * Each command is one transaction; deliveries are queued after commit.
+ */
+import { and, eq, or } from "drizzle-orm";
+import type { AppContext } from "../context.ts";
+import type { Tx } from "../db/connection.ts";
+import { newId } from "../db/ids.ts";
+import { accounts, blocks, followRequests, follows, mutes } from "../db/schema.ts";
+import { accountNotes, endorsements } from "../db/schema.ts";
+import { NotFoundError } from "./errors.ts";
+import {
+  blockedEitherWay,
+  deliver,
+  type FollowOptions,
+  isLocal,
+  NotPermittedError,
+  pairOf,
+  removeFollows,
+  removeRequests,
+  requirePair,
+  writeFollow,
+} from "./follow_rows.ts";
+import type { FollowSnapshot } from "./outbox/relationships.ts";
+
+export { type FollowOptions, NotPermittedError } from "./follow_rows.ts";
+
+/** Mastodon's answer to following oneself (4.3+). */
+export class SelfFollowError extends Error {
+  constructor() {
+    super("Following your own account is not allowed");
+  }
+}
+
+/** Where a follow stands after {@link follow}. */
+export type FollowOutcome = "following" | "requested";
+
+/** What a remote Follow carries that a local one does not. */
+export interface RemoteFollow {
+  /** The Follow activity's id, kept for the Accept or Reject that answers it. */
+  uri: string;
+}
+
+/**
+ * `followerId` follows `targetId`. A local, unlocked target is followed at
+ * once; a locked or remote target gets a follow request (a remote one is sent
+ * a Follow and becomes a follow on Accept). Following again updates the
+ * options. A remote follower of an unlocked local account is accepted at once
+ * (Accept sent); one that is blocked is sent a Reject.
+ *
+ * @throws SelfFollowError when following oneself
+ * @throws NotFoundError when either account is missing, deleted or suspended
+ * @throws NotPermittedError when a block (account or domain) stands between them
+ */
+export async function follow(
+  app: AppContext,
+  followerId: string,
+  targetId: string,
+  options: FollowOptions = {},
+  remote?: RemoteFollow,
+): Promise<FollowOutcome> {
+  if (followerId === targetId) throw new SelfFollowError();
+  const result = await app.database.db.transaction(async (tx) => {
+    const { account, target } = await requirePair(tx, followerId, targetId);
+    if (target.suspendedAt) throw new NotFoundError();
+    if (!isLocal(account) && !isLocal(target)) throw new NotFoundError();
+    const uri = remote?.uri ?? null;
+    if (target.movedToAccountId || await blockedEitherWay(tx, account, target)) {
+      const refused: FollowSnapshot = {
+        id: newId(),
+        uri,
+        accountId: followerId,
+        targetAccountId: targetId,
+      };
+      return { outcome: null, accept: null, request: null, refused };
+    }
+    const [existing] = await tx.select({ id: follows.id }).from(follows)
+      .where(pairOf(follows, followerId, targetId)).limit(1);
+    if (existing || (isLocal(target) && !target.locked)) {
+      const { row } = await writeFollow(tx, followerId, targetId, options, uri);
+      // A remote follower (re)sending Follow is (re)told it was accepted, as Mastodon does.
+      const accept: FollowSnapshot | null = isLocal(account) ? null : snapshotOf(row);
+      // A follow makes any pending request for the same pair moot.
+      await removeRequests(tx, pairOf(followRequests, followerId, targetId));
+      return { outcome: "following" as const, accept, request: null, refused: null };
+    }
+    const request = await writeRequest(tx, account.uri, followerId, targetId, options, uri);
+    return {
+      outcome: "requested" as const,
+      accept: null,
+      request: request.created && isLocal(account) && !isLocal(target) ? request.snapshot : null,
+      refused: null,
+    };
+  });
+  const { outcome, accept, request, refused } = result;
+  if (refused || !outcome) {
+    if (refused) await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(refused));
+    throw new NotPermittedError();
+  }
+  if (accept) await deliver(app, "Accept(Follow)", () => app.outbox.followAccepted(accept));
+  if (request) await deliver(app, "Follow", () => app.outbox.followRequested(request));
+  return outcome;
+}
+
+function snapshotOf(row: {
+  id: string;
+  uri: string | null;
+  accountId: string;
+  targetAccountId: string;
+}): FollowSnapshot {
+  return {
+    id: row.id,
+    uri: row.uri,
+    accountId: row.accountId,
+    targetAccountId: row.targetAccountId,
+  };
+}
+
+/** Creates or updates a follow request; a new local one gets a Follow IRI of ours. */
+async function writeRequest(
+  tx: Tx,
+  followerUri: string,
+  followerId: string,
+  targetId: string,
+  options: FollowOptions,
+  remoteUri: string | null,
+): Promise<{ created: boolean; snapshot: FollowSnapshot }> {
+  const id = newId();
+  const values = {
+    showReblogs: options.reblogs ?? true,
+    notify: options.notify ?? false,
+    languages: options.languages?.length ? options.languages : null,
+  };
+  const [inserted] = await tx.insert(followRequests).values({
+    id,
+    accountId: followerId,
+    targetAccountId: targetId,
+    // Fragment ids on the actor: unique, ours, and never dereferenced by peers.
+    uri: remoteUri ?? `${followerUri}#follows/${id}`,
+    ...values,
+  }).onConflictDoNothing().returning();
+  if (inserted) return { created: true, snapshot: snapshotOf(inserted) };
+  const changes: Partial<typeof followRequests.$inferInsert> = {};
+  if (options.reblogs !== undefined) changes.showReblogs = values.showReblogs;
+  if (options.notify !== undefined) changes.notify = values.notify;
+  if (options.languages !== undefined) changes.languages = values.languages;
+  if (remoteUri) changes.uri = remoteUri;
+  const where = pairOf(followRequests, followerId, targetId);
+  const [row] = Object.keys(changes).length
+    ? await tx.update(followRequests).set(changes).where(where).returning()
+    : await tx.select().from(followRequests).where(where);
+  return { created: false, snapshot: snapshotOf(row) };
+}
+
+/**
+ * `followerId` stops following `targetId`, or withdraws a pending request.
+ * A remote target is sent Undo(Follow). Not following is not an error.
+ */
+export async function unfollow(app: AppContext, followerId: string, targetId: string) {
+  const removed = await app.database.db.transaction(async (tx) => {
+    const { account, target } = await requirePair(tx, followerId, targetId);
+    const gone = [
+      ...await removeFollows(tx, pairOf(follows, followerId, targetId)),
+      ...await removeRequests(tx, pairOf(followRequests, followerId, targetId)),
+    ];
+    // Endorsing requires following (Mastodon drops the pin with the follow).
+    await tx.delete(endorsements).where(
+      and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, targetId)),
+    );
+    return isLocal(account) && !isLocal(target) ? gone : [];
+  });
+  for (const s of removed) await deliver(app, "Undo(Follow)", () => app.outbox.followUndone(s));
+}
+
+/**
+ * `accountId` removes `followerId` from its followers (a remote follower is
+ * sent Reject(Follow), which Mastodon and others treat as "you no longer follow").
+ */
+export async function removeFromFollowers(app: AppContext, accountId: string, followerId: string) {
+  const removed = await app.database.db.transaction(async (tx) => {
+    const { account, target: follower } = await requirePair(tx, accountId, followerId);
+    const gone = await removeFollows(tx, pairOf(follows, followerId, accountId));
+    await tx.delete(endorsements).where(
+      and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, accountId)),
+    );
+    return isLocal(account) && !isLocal(follower) ? gone : [];
+  });
+  for (const s of removed) await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(s));
+}
+
+/**
+ * `accountId` accepts the pending request of `requesterId`: the request
+ * becomes a follow with its options and Follow IRI. A remote requester is
+ * sent Accept(Follow). Also what an Accept from a remote account means.
+ *
+ * @throws NotFoundError when there is no pending request
+ */
+export async function authorizeFollowRequest(
+  app: AppContext,
+  accountId: string,
+  requesterId: string,
+): Promise<void> {
+  const accepted = await app.database.db.transaction(async (tx) => {
+    const { account, target: requester } = await requirePair(tx, accountId, requesterId);
+    const [request] = await tx.delete(followRequests)
+      .where(pairOf(followRequests, requesterId, accountId)).returning();
+    if (!request) throw new NotFoundError();
+    const { row } = await writeFollow(tx, requesterId, accountId, {
+      reblogs: request.showReblogs,
+      notify: request.notify,
+      languages: request.languages,
+    }, request.uri);
+    return isLocal(account) && !isLocal(requester) ? snapshotOf(row) : null;
+  });
+  if (accepted) await deliver(app, "Accept(Follow)", () => app.outbox.followAccepted(accepted));
+}
+
+/**
+ * `accountId` rejects the pending request of `requesterId`. A remote
+ * requester is sent Reject(Follow). Also what a Reject from a remote account
+ * means for our pending request.
+ *
+ * @throws NotFoundError when there is no pending request
+ */
+export async function rejectFollowRequest(
+  app: AppContext,
+  accountId: string,
+  requesterId: string,
+): Promise<void> {
+  const rejected = await app.database.db.transaction(async (tx) => {
+    const { account, target: requester } = await requirePair(tx, accountId, requesterId);
+    const [request] = await removeRequests(tx, pairOf(followRequests, requesterId, accountId));
+    if (!request) throw new NotFoundError();
+    return isLocal(account) && !isLocal(requester) ? request : null;
+  });
+  if (rejected) await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(rejected));
+}
+
+/**
+ * A remote account was deleted on its server (Delete with actor = object):
+ * every relation it had here goes, counters are fixed, and the row stays as
+ * a tombstone so the same actor IRI is never taken for someone else.
+ */
+export async function remoteAccountDeleted(app: AppContext, accountId: string): Promise<void> {
+  await app.database.db.transaction(async (tx) => {
+    const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
+    if (!account || isLocal(account) || account.deletedAt) return;
+    await removeFollows(
+      tx,
+      or(eq(follows.accountId, accountId), eq(follows.targetAccountId, accountId)),
+    );
+    await removeRequests(
+      tx,
+      or(eq(followRequests.accountId, accountId), eq(followRequests.targetAccountId, accountId)),
+    );
+    await tx.delete(blocks).where(
+      or(eq(blocks.accountId, accountId), eq(blocks.targetAccountId, accountId)),
+    );
+    await tx.delete(mutes).where(eq(mutes.targetAccountId, accountId));
+    await tx.delete(endorsements).where(eq(endorsements.targetAccountId, accountId));
+    await tx.delete(accountNotes).where(eq(accountNotes.targetAccountId, accountId));
+    const now = new Date();
+    await tx.update(accounts).set({
+      deletedAt: now,
+      updatedAt: now,
+      displayName: "",
+      note: "",
+      fields: [],
+      avatarUrl: null,
+      headerUrl: null,
+      followersCount: 0,
+      followingCount: 0,
+    }).where(eq(accounts.id, accountId));
+  });
+}
