@@ -26,6 +26,10 @@ import { oauthRoutes } from "./routes/oauth.ts";
 import { authorizeRoutes } from "./routes/oauth_authorize.ts";
 import { signInRoutes } from "./routes/sign_in.ts";
 import { accountRoutes } from "./routes/accounts.ts";
+import { relationshipRoutes } from "./routes/relationships.ts";
+import { followRequestRoutes } from "./routes/follow_requests.ts";
+import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
+import { domainBlockRoutes } from "./routes/domain_blocks.ts";
 
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
@@ -75,6 +79,10 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", authorizeRoutes());
   app.route("/", signInRoutes());
   app.route("/", accountRoutes());
+  app.route("/", relationshipRoutes());
+  app.route("/", followRequestRoutes());
+  app.route("/", blockAndMuteRoutes());
+  app.route("/", domainBlockRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", pageRoutes());
 
