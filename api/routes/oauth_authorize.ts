@@ -11,9 +11,8 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { type Params, params } from "../params.ts";
-import { issueAuthorizationCode } from "../../actors/oauth.ts";
+import { constantTimeEqual, issueAuthorizationCode } from "../../actors/oauth.ts";
 import { loginRefusal } from "../../actors/sessions.ts";
-import { constantTimeEqual } from "../../actors/oauth.ts";
 import { renderCodePage, renderConsentPage } from "../pages/oauth_pages.ts";
 import { renderSignInPage } from "../pages/sign_in.ts";
 import {

@@ -218,3 +218,34 @@ test("OAuth: sign-in attempts count against the per-IP rate limit", async () => 
     await a.close({ destroy: true });
   }
 });
+
+test("OAuth: cookies are Secure on an https origin", async () => {
+  const a = await startInstance({ tls: true, worker: false });
+  try {
+    await createUser(a, "ivan");
+    const app = await registerApp(a);
+    const browser = new Browser(a);
+    const page = await browser.get(authorizePath({
+      client_id: app.client_id,
+      redirect_uri: REDIRECT,
+      response_type: "code",
+    }));
+    const csrf = page.headers.getSetCookie().find((c) => c.startsWith("_rookery_csrf="));
+    assert.ok(csrf);
+    assert.match(csrf, /; Secure/i);
+    assert.match(csrf, /HttpOnly/i);
+    const res = await browser.post("/auth/sign_in", {
+      ...formFields(await page.text(), "/auth/sign_in"),
+      login: "ivan",
+      password: PASSWORD,
+    });
+    assert.equal(res.status, 303);
+    await res.body?.cancel();
+    const session = res.headers.getSetCookie().find((c) => c.startsWith("_rookery_session="));
+    assert.ok(session);
+    assert.match(session, /; Secure/i);
+    assert.match(session, /SameSite=Lax/i);
+  } finally {
+    await a.close({ destroy: true });
+  }
+});
