@@ -354,21 +354,28 @@ export async function searchAccounts(
     matches = sql`(lower(a.username) LIKE ${userLike} ESCAPE '\\'
       AND (${local} lower(a.domain) LIKE ${domainLike} ESCAPE '\\'))`;
   }
-  const resolved = search.resolvedId ? sql`a.id = ${search.resolvedId}::bigint` : sql`FALSE`;
+  const resolved = search.resolvedId ? sql`a.id = ${search.resolvedId}::bigint` : null;
   const exact = search.exact
     ? sql`(lower(a.username) = ${search.exact.username.toLowerCase()}
         AND lower(coalesce(a.domain, '')) = ${(search.exact.domain ?? "").toLowerCase()})`
-    : sql`FALSE`;
+    : null;
   const followed = sql`EXISTS (SELECT 1 FROM follows f
     WHERE f.account_id = ${search.viewerId}::bigint AND f.target_account_id = a.id)`;
+  // PostgreSQL refuses constants in ORDER BY: absent terms are left out.
+  const order = [
+    resolved && sql`${resolved} DESC`,
+    exact && sql`${exact} DESC`,
+    sql`lower(a.username) = ${search.username.toLowerCase()} DESC`,
+    sql`${followed} DESC`,
+    sql`a.followers_count DESC`,
+    sql`a.id ASC`,
+  ].filter((term): term is SQL => term != null);
   const rows = await database.rows<{ id: string | number }>(sql`
     SELECT a.id FROM accounts a
-    WHERE (${resolved} OR ${matches})
+    WHERE (${resolved ?? sql`FALSE`} OR ${matches})
       AND ${listableAccount()} AND ${visibleToViewer(search.viewerId)}
       AND ${search.following ? followed : sql`TRUE`}
-    ORDER BY ${resolved} DESC, ${exact} DESC,
-      lower(a.username) = ${search.username.toLowerCase()} DESC,
-      ${followed} DESC, a.followers_count DESC, a.id ASC
+    ORDER BY ${sql.join(order, sql`, `)}
     LIMIT ${search.limit} OFFSET ${search.offset}`);
   return rows.map((r) => String(r.id));
 }
