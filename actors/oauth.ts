@@ -33,6 +33,15 @@ export const APP_LIMITS = {
 export type ApplicationRow = typeof oauthApplications.$inferSelect;
 export type AccessTokenRow = typeof oauthAccessTokens.$inferSelect;
 
+/** C0 controls and DEL: never meaningful in names, URIs or ids, and PostgreSQL refuses NUL. */
+// deno-lint-ignore no-control-regex
+const CONTROL_CHARACTERS = /[\x00-\x1f\x7f]/;
+
+/** Whether a value holds control characters (a NUL would make PostgreSQL fail the query). */
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL_CHARACTERS.test(value);
+}
+
 /** Compares two strings without leaking where they differ through timing. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const x = new TextEncoder().encode(a);
@@ -72,8 +81,7 @@ export function redirectUriProblem(uri: string): string | null {
   if (uri.length > APP_LIMITS.redirectUriMax) {
     return `is too long (maximum is ${APP_LIMITS.redirectUriMax} characters)`;
   }
-  // deno-lint-ignore no-control-regex
-  if (/[\s\x00-\x1f\x7f]/.test(uri)) return "must be a valid URI.";
+  if (/\s/.test(uri) || hasControlCharacters(uri)) return "must be a valid URI.";
   if (!/^[a-z][a-z0-9+.-]*:/i.test(uri)) return "must be an absolute URI.";
   let url: URL;
   try {
@@ -99,6 +107,7 @@ export function splitRedirectUris(raw: string[]): string[] {
 }
 
 function websiteProblem(website: string): string | null {
+  if (hasControlCharacters(website)) return "is invalid";
   if (website.length > APP_LIMITS.websiteMax) {
     return `is too long (maximum is ${APP_LIMITS.websiteMax} characters)`;
   }
@@ -116,6 +125,7 @@ export function validateRegistration(input: AppRegistration) {
   const reasons: string[] = [];
   const name = input.name?.trim() ?? "";
   if (!name) reasons.push("Name can't be blank");
+  else if (hasControlCharacters(name)) reasons.push("Name is invalid");
   else if ([...name].length > APP_LIMITS.nameMax) {
     reasons.push(`Name is too long (maximum is ${APP_LIMITS.nameMax} characters)`);
   }
@@ -153,7 +163,7 @@ export async function findApplicationByClientId(
   db: Executor,
   clientId: string,
 ): Promise<ApplicationRow | null> {
-  if (!clientId || clientId.length > 200) return null;
+  if (!clientId || clientId.length > 200 || hasControlCharacters(clientId)) return null;
   const [row] = await db.select().from(oauthApplications)
     .where(eq(oauthApplications.clientId, clientId)).limit(1);
   return row ?? null;

@@ -8,6 +8,7 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
 import { accounts, users, webSessions } from "../db/schema.ts";
+import { hasControlCharacters } from "./oauth.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 import { hashSecret, randomSecret } from "./tokens.ts";
 
@@ -118,7 +119,8 @@ export async function checkPassword(
 ): Promise<PasswordCheck> {
   const name = login.trim().replace(/^@/, "");
   let row: (UserRow & { passwordHash: string }) | undefined;
-  if (name && name.length <= 320) {
+  // A NUL would make PostgreSQL refuse the query: such a login is simply unknown.
+  if (name && name.length <= 320 && !hasControlCharacters(name)) {
     const condition = name.includes("@")
       ? sql`lower(${users.email}) = ${name.toLowerCase()}`
       : and(isNull(accounts.domain), sql`lower(${accounts.username}) = ${name.toLowerCase()}`);

@@ -133,6 +133,25 @@ test("Apps: registration", async (t) => {
       );
     });
 
+    await t.step("control characters (PostgreSQL refuses NUL) are refused, not a 500", async () => {
+      await expect422(
+        await postJson(a, { client_name: "a\u0000b", redirect_uris: "https://a.example/" }),
+        /Name is invalid/,
+      );
+      await expect422(
+        await postJson(a, { client_name: "x", redirect_uris: "https://a.example/\u0000" }),
+        /Redirect URI must be a valid URI/,
+      );
+      await expect422(
+        await postJson(a, {
+          client_name: "x",
+          redirect_uris: "https://a.example/",
+          website: "https://a.example/\u0000",
+        }),
+        /Website is invalid/,
+      );
+    });
+
     await t.step("unknown scope", async () => {
       await expect422(
         await postJson(a, {

@@ -47,6 +47,7 @@ test("OAuth: authorize request validation", async (t) => {
     await t.step("unknown or missing client → error page, no redirect", async () => {
       await expectErrorPage({ client_id: "unknown" });
       await expectErrorPage({ client_id: undefined });
+      await expectErrorPage({ client_id: "\u0000" });
     });
     await t.step("unregistered or missing redirect_uri → error page", async () => {
       await expectErrorPage({ redirect_uri: "https://evil.example/callback" });
@@ -130,6 +131,7 @@ test("OAuth: sign-in failures and refused logins", async (t) => {
         assert.ok(!res.headers.getSetCookie().some((c) => c.startsWith("_rookery_session=")));
       }
       assert.match(wrong.html, /value="erin"/); // the login is kept, the password is not
+      assert.equal((await attempt("erin\u0000", PASSWORD)).res.status, 401);
     });
     await t.step("refused logins", async () => {
       const cases = [

@@ -96,6 +96,7 @@ test("OAuth: code exchange failures", async (t) => {
         const fields of [
           { client_secret: "wrong" },
           { client_id: "unknown" },
+          { client_id: "\u0000" },
           { client_id: undefined, client_secret: undefined },
         ]
       ) {
