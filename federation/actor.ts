@@ -4,7 +4,7 @@
  * deleted account. WebFinger resolves through the handle and alias mappers
  * registered here.
  */
-import type { Federation, RequestContext } from "@fedify/fedify";
+import type { Context, Federation, RequestContext } from "@fedify/fedify";
 import { Endpoints, Image, Person, PropertyValue, Service, Tombstone } from "@fedify/vocab";
 import type { AppContext } from "../context.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
@@ -61,9 +61,12 @@ async function dispatchActor(ctx: RequestContext<AppContext>, identifier: string
   return await buildLocalActor(ctx, account);
 }
 
-/** Builds the ActivityPub document of a local, not deleted account. */
+/**
+ * Builds the ActivityPub document of a local, not deleted account. Needs no
+ * request, so deliveries (an Update of the actor) build the same document.
+ */
 export async function buildLocalActor(
-  ctx: RequestContext<AppContext>,
+  ctx: Context<AppContext>,
   account: LocalAccount,
 ): Promise<Person | Service> {
   const identifier = account.username;

@@ -1,3 +1,9 @@
 /** Deliveries about a local account's own profile and existence. */
-// deno-lint-ignore no-empty-interface
-export interface AccountDeliveries {}
+export interface AccountDeliveries {
+  /**
+   * The profile of a local account changed (name, bio, fields, images,
+   * flags): its followers' servers get an Update of the actor. Call after
+   * the change has committed; it only queues, so it returns quickly.
+   */
+  accountUpdated(accountId: string): Promise<void>;
+}

@@ -1,0 +1,15 @@
+/**
+ * The shape check of an e-mail address for address changes. It matches the
+ * one actors/accounts.ts applies at account creation: loose on purpose (the
+ * confirmation mail is the real test), no spaces or control characters.
+ */
+
+/** Longest address accepted, the same bound as at account creation. */
+export const EMAIL_MAX = 320;
+
+const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+
+/** Whether a string looks like an e-mail address (length checked first: the pattern backtracks). */
+export function isValidEmail(email: string): boolean {
+  return email.length <= EMAIL_MAX && EMAIL_PATTERN.test(email);
+}

@@ -1,0 +1,171 @@
+/**
+ * E-mail confirmation: a random token mailed as a link, kept only as its
+ * SHA-256 in `users.confirmation_token_hash`, valid for two days (Devise's
+ * `confirm_within` as Mastodon sets it). Following the link confirms the
+ * address; following it again says so (idempotent). A new address asked for
+ * through the API waits in `users.unconfirmed_email` until its link is
+ * followed, as Devise's reconfirmable does.
+ */
+import { and, eq, ne, sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import type { Executor } from "../db/connection.ts";
+import { accounts, users } from "../db/schema.ts";
+import { isValidEmail } from "./email_address.ts";
+import { Problems } from "./errors.ts";
+import { sendMail } from "./mailer.ts";
+import { hashSecret, randomSecret } from "./tokens.ts";
+
+const logger = getLogger(["rookery", "mail", "confirmation"]);
+
+/** How long a confirmation link works. */
+export const CONFIRMATION_VALID_MS = 2 * 24 * 60 * 60 * 1000;
+
+/** Path of the confirmation page; the token travels as `confirmation_token`. */
+export const CONFIRMATION_PATH = "/auth/confirmation";
+
+/** The outcome of following a confirmation link. */
+export type ConfirmationResult =
+  | { status: "confirmed"; username: string; email: string }
+  | { status: "already_confirmed"; username: string }
+  | { status: "expired" }
+  | { status: "invalid" }
+  | { status: "email_taken" };
+
+/**
+ * Makes a new token for a user (replacing any earlier one, whose link stops
+ * working) and returns it in plain text, to be mailed once.
+ */
+export async function issueConfirmationToken(db: Executor, userId: string): Promise<string> {
+  const token = randomSecret();
+  await db.update(users).set({
+    confirmationTokenHash: await hashSecret(token),
+    confirmationSentAt: new Date(),
+  }).where(eq(users.id, userId));
+  return token;
+}
+
+/** The link a confirmation mail carries. */
+export function confirmationUrl(origin: string, token: string): string {
+  return `${origin}${CONFIRMATION_PATH}?confirmation_token=${encodeURIComponent(token)}`;
+}
+
+/** Mails the confirmation link for `token` to `to`. */
+export async function sendConfirmationMail(
+  ctx: Pick<AppContext, "config">,
+  input: { to: string; username: string; token: string },
+): Promise<void> {
+  const { config } = ctx;
+  const link = confirmationUrl(config.origin, input.token);
+  const title = config.instance.title;
+  await sendMail(config, {
+    to: input.to,
+    subject: `${title}: Confirmation instructions for ${config.domain}`,
+    text: [
+      `Welcome to ${title}, @${input.username}!`,
+      "",
+      "To confirm your e-mail address, follow this link:",
+      "",
+      link,
+      "",
+      "The link works for two days. If you did not ask for this, ignore this message.",
+      "",
+    ].join("\n"),
+  });
+}
+
+/**
+ * Issues a token and mails it, to the pending new address when there is one.
+ * Mail failures are logged, not thrown: the account exists either way, and
+ * the user can ask for the mail again.
+ */
+export async function requestConfirmation(ctx: AppContext, userId: string): Promise<boolean> {
+  const db = ctx.database.db;
+  const [row] = await db.select({
+    email: users.email,
+    unconfirmedEmail: users.unconfirmedEmail,
+    username: accounts.username,
+  }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(eq(users.id, userId)).limit(1);
+  if (!row) return false;
+  const token = await issueConfirmationToken(db, userId);
+  try {
+    await sendConfirmationMail(ctx, {
+      to: row.unconfirmedEmail ?? row.email,
+      username: row.username,
+      token,
+    });
+    return true;
+  } catch (error) {
+    logger.error("Could not send the confirmation mail of user {userId}: {error}", {
+      userId,
+      error,
+    });
+    return false;
+  }
+}
+
+/**
+ * Sets the address a resent confirmation goes to (`POST
+ * /api/v1/emails/confirmations` with `email`). Throws ValidationError when it
+ * is malformed or belongs to someone else.
+ */
+export async function changePendingEmail(
+  db: Executor,
+  userId: string,
+  email: string,
+): Promise<void> {
+  const problems = new Problems();
+  if (!isValidEmail(email)) {
+    problems.add("email", "ERR_INVALID", "is invalid");
+  } else {
+    const [taken] = await db.select({ id: users.id }).from(users).where(and(
+      ne(users.id, userId),
+      sql`(lower(${users.email}) = ${email.toLowerCase()} OR lower(${users.unconfirmedEmail}) = ${email.toLowerCase()})`,
+    )).limit(1);
+    if (taken) problems.add("email", "ERR_TAKEN", "is already taken");
+  }
+  problems.throwIfAny();
+  const [user] = await db.select({ email: users.email }).from(users)
+    .where(eq(users.id, userId)).limit(1);
+  const unchanged = user?.email.toLowerCase() === email.toLowerCase();
+  await db.update(users).set({ unconfirmedEmail: unchanged ? null : email })
+    .where(eq(users.id, userId));
+}
+
+/** Confirms the address behind a token (the link in the mail). */
+export async function confirmEmail(db: Executor, token: string): Promise<ConfirmationResult> {
+  if (token === "" || token.length > 200) return { status: "invalid" };
+  const hash = await hashSecret(token);
+  return await db.transaction(async (tx) => {
+    const [row] = await tx.select({
+      id: users.id,
+      email: users.email,
+      unconfirmedEmail: users.unconfirmedEmail,
+      confirmedAt: users.confirmedAt,
+      sentAt: users.confirmationSentAt,
+      username: accounts.username,
+    }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId))
+      .where(eq(users.confirmationTokenHash, hash)).limit(1).for("update");
+    if (!row) return { status: "invalid" } as const;
+    if (row.confirmedAt && !row.unconfirmedEmail) {
+      return { status: "already_confirmed", username: row.username } as const;
+    }
+    const sentAt = row.sentAt?.getTime() ?? 0;
+    if (Date.now() - sentAt > CONFIRMATION_VALID_MS) return { status: "expired" } as const;
+    const email = row.unconfirmedEmail ?? row.email;
+    if (row.unconfirmedEmail) {
+      const [taken] = await tx.select({ id: users.id }).from(users).where(and(
+        ne(users.id, row.id),
+        sql`lower(${users.email}) = ${email.toLowerCase()}`,
+      )).limit(1);
+      if (taken) return { status: "email_taken" } as const;
+    }
+    await tx.update(users).set({
+      email,
+      unconfirmedEmail: null,
+      confirmedAt: row.confirmedAt ?? new Date(),
+    }).where(eq(users.id, row.id));
+    return { status: "confirmed", username: row.username, email } as const;
+  });
+}

@@ -1,0 +1,212 @@
+/**
+ * Plain text → HTML, as Mastodon's TextFormatter renders what local users
+ * type (bios, profile field values, later statuses): http(s) URLs become
+ * shortened links, `@user` / `@user@domain` become mention links when the
+ * account is known, `#tag` becomes a link to the tag page, everything else is
+ * escaped. In multiline mode blank lines separate `<p>` paragraphs and single
+ * newlines become `<br />`.
+ *
+ * The function is pure: mentions are resolved beforehand (see mentions.ts)
+ * and passed in, so the same text always gives the same HTML.
+ */
+import * as linkify from "linkifyjs";
+
+/** A resolved mention target. */
+export interface MentionTarget {
+  /** The profile URL the mention links to. */
+  url: string;
+  /** What is shown after the `@` (Mastodon shows the bare username). */
+  display: string;
+}
+
+/** A mention as written: username and, for `@user@domain`, the domain (lower case). */
+export interface MentionName {
+  username: string;
+  domain: string | null;
+}
+
+export interface TextToHtmlOptions {
+  /** Public origin of this server, for hashtag links. */
+  origin: string;
+  /** Paragraphs and line breaks (bios, statuses); off for one-line field values. */
+  multiline?: boolean;
+  /** Adds `me` to link rels (profile fields, for rel-me verification). */
+  relMe?: boolean;
+  /** Known accounts, keyed by {@link mentionKey}; unknown mentions stay plain text. */
+  mentions?: ReadonlyMap<string, MentionTarget>;
+}
+
+// Ruby's [[:word:]] and [[:alpha:]] in Unicode mode.
+const WORD = "\\p{L}\\p{M}\\p{Nd}\\p{Pc}";
+const ALPHA = "\\p{L}\\p{M}";
+const HASHTAG_SEPARATORS = "_\\u00B7\\u30FB\\u200C";
+const HASHTAG_FIRST = `[${WORD}_][${WORD}${HASHTAG_SEPARATORS}]*[${ALPHA}${HASHTAG_SEPARATORS}]` +
+  `[${WORD}${HASHTAG_SEPARATORS}]*[${WORD}_]`;
+const HASHTAG_LAST = `[${WORD}_]*[${ALPHA}][${WORD}_]*`;
+
+/** Mastodon's Tag::HASHTAG_RE: not after `=`, `/`, `)` or a letter/digit. */
+const HASHTAG_RE = new RegExp(
+  `(?<![=/)\\p{L}\\p{M}\\p{N}])[#＃](${HASHTAG_FIRST}|${HASHTAG_LAST})`,
+  "gu",
+);
+
+/**
+ * Mastodon's Account::MENTION_RE, plus an optional `:port` on the domain so
+ * that servers on non-default ports (development, tests) can be mentioned.
+ */
+const MENTION_RE = new RegExp(
+  `(?<![=/${WORD}])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)` +
+    `(?:@([${WORD}.-]+[${WORD}]+(?::\\d{1,5})?))?`,
+  "giu",
+);
+
+const URL_PREFIX_RE = /^(https?:\/\/(www\.)?)/i;
+/** Characters of a URL shown before the ellipsis, as Mastodon shortens links. */
+const DISPLAY_URL_LENGTH = 30;
+
+type Entity =
+  | { kind: "url"; start: number; end: number; url: string }
+  | { kind: "mention"; start: number; end: number; name: MentionName; text: string }
+  | { kind: "hashtag"; start: number; end: number; tag: string; text: string };
+
+/** The key of a mention in {@link TextToHtmlOptions.mentions}: `user` or `user@domain`, lower case. */
+export function mentionKey(name: MentionName): string {
+  return name.domain
+    ? `${name.username.toLowerCase()}@${name.domain}`
+    : name.username.toLowerCase();
+}
+
+/** Escapes text for HTML (text nodes and double-quoted attributes). */
+export function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+}
+
+function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/** The links, mentions and hashtags of a text, in order, without overlaps. */
+function extractEntities(text: string): Entity[] {
+  const entities: Entity[] = [];
+  for (const link of linkify.find(text, "url")) {
+    // Only explicit http(s) links, as Mastodon (bare domains stay text).
+    if (!/^https?:\/\//i.test(link.value)) continue;
+    entities.push({ kind: "url", start: link.start, end: link.end, url: link.value });
+  }
+  const overlapsLink = (start: number, end: number) =>
+    entities.some((e) => e.kind === "url" && start < e.end && end > e.start);
+  for (const m of text.matchAll(MENTION_RE)) {
+    const start = m.index!, end = start + m[0].length;
+    if (overlapsLink(start, end)) continue;
+    entities.push({
+      kind: "mention",
+      start,
+      end,
+      text: m[0],
+      name: { username: m[1], domain: m[2]?.toLowerCase() ?? null },
+    });
+  }
+  for (const m of text.matchAll(HASHTAG_RE)) {
+    const start = m.index!, end = start + m[0].length;
+    if (overlapsLink(start, end)) continue;
+    if (entities.some((e) => start < e.end && end > e.start)) continue;
+    entities.push({ kind: "hashtag", start, end, tag: m[1], text: m[0] });
+  }
+  return entities.sort((a, b) => a.start - b.start);
+}
+
+/** The mentions written in a text (to resolve before {@link textToHtml}). */
+export function extractMentions(text: string): MentionName[] {
+  return extractEntities(normalizeNewlines(text)).flatMap((e) =>
+    e.kind === "mention" ? [e.name] : []
+  );
+}
+
+/** The hashtags written in a text, as typed (without `#`). */
+export function extractHashtags(text: string): string[] {
+  return extractEntities(normalizeNewlines(text)).flatMap((e) =>
+    e.kind === "hashtag" ? [e.tag] : []
+  );
+}
+
+/** Characters a link counts for in length limits, whatever its real length (Mastodon's rule). */
+export const CHARACTERS_PER_URL = 23;
+
+/**
+ * The length of a text as Mastodon's length validators count it: in code
+ * points, each http(s) link as {@link CHARACTERS_PER_URL}, and mentions of
+ * remote accounts without their domain.
+ */
+export function countableLength(text: string): number {
+  const source = normalizeNewlines(text);
+  let length = [...source].length;
+  for (const entity of extractEntities(source)) {
+    const written = [...source.slice(entity.start, entity.end)].length;
+    if (entity.kind === "url") length += CHARACTERS_PER_URL - written;
+    else if (entity.kind === "mention" && entity.name.domain) {
+      length -= [...entity.name.domain].length + 1;
+    }
+  }
+  return length;
+}
+
+/** Mastodon's shortened link: scheme hidden, 30 characters shown, the rest hidden. */
+function linkHtml(url: string, relMe: boolean): string {
+  const prefix = URL_PREFIX_RE.exec(url)?.[1] ?? "";
+  const rest = url.slice(prefix.length);
+  let display = rest.slice(0, DISPLAY_URL_LENGTH);
+  let suffix = rest.slice(DISPLAY_URL_LENGTH);
+  let cutoff = rest.length > DISPLAY_URL_LENGTH;
+  if (suffix.length === 1) {
+    // An ellipsis in place of one character hides nothing.
+    display += suffix;
+    suffix = "";
+    cutoff = false;
+  }
+  const rel = relMe ? "nofollow noopener me" : "nofollow noopener";
+  return `<a href="${escapeHtml(url)}" target="_blank" rel="${rel}" translate="no">` +
+    `<span class="invisible">${escapeHtml(prefix)}</span>` +
+    `<span class="${cutoff ? "ellipsis" : ""}">${escapeHtml(display)}</span>` +
+    `<span class="invisible">${escapeHtml(suffix)}</span></a>`;
+}
+
+function hashtagHtml(origin: string, tag: string): string {
+  const href = `${origin}/tags/${encodeURIComponent(tag)}`;
+  return `<a href="${escapeHtml(href)}" class="mention hashtag" rel="tag">#<span>${
+    escapeHtml(tag)
+  }</span></a>`;
+}
+
+function mentionHtml(target: MentionTarget): string {
+  return `<span class="h-card" translate="no"><a href="${
+    escapeHtml(target.url)
+  }" class="u-url mention">@<span>${escapeHtml(target.display)}</span></a></span>`;
+}
+
+/** Rails' simple_format without the newlines Mastodon deletes afterwards. */
+function paragraphs(html: string): string {
+  return html.split(/\n\s*\n/).map((p) => `<p>${p.replace(/\n/g, "<br />")}</p>`).join("");
+}
+
+/** Renders plain text as Mastodon-style HTML; blank text gives "". */
+export function textToHtml(text: string, options: TextToHtmlOptions): string {
+  const source = normalizeNewlines(text);
+  if (source.trim() === "") return "";
+  let html = "";
+  let last = 0;
+  for (const entity of extractEntities(source)) {
+    html += escapeHtml(source.slice(last, entity.start));
+    last = entity.end;
+    if (entity.kind === "url") {
+      html += linkHtml(entity.url, options.relMe ?? false);
+    } else if (entity.kind === "hashtag") {
+      html += hashtagHtml(options.origin, entity.tag);
+    } else {
+      const target = options.mentions?.get(mentionKey(entity.name));
+      html += target ? mentionHtml(target) : escapeHtml(entity.text);
+    }
+  }
+  html += escapeHtml(source.slice(last));
+  return options.multiline ? paragraphs(html.trim()) : html;
+}

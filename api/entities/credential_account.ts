@@ -1,0 +1,149 @@
+/**
+ * The CredentialAccount entity (verify_credentials, update_credentials and
+ * the profile image deletions): the Account of the token's owner, plus the
+ * plain-text `source` of what they typed and their `role`.
+ */
+import { count, eq } from "drizzle-orm";
+import type { Config } from "../../config.ts";
+import type { Executor } from "../../db/connection.ts";
+import { accounts, followRequests, users } from "../../db/schema.ts";
+import { htmlToText } from "../../actors/formatting/html_to_text.ts";
+import { type ResolvedSettings, resolveSettings } from "../../actors/user_settings.ts";
+import { type Account, accountEntity, type AccountRow, ROLE_BADGES } from "./account.ts";
+
+/** The Role entity of the token's owner. */
+export interface Role {
+  id: string;
+  name: string;
+  /** Bitmask of Mastodon's UserRole flags, as a decimal string. */
+  permissions: string;
+  color: string;
+  highlighted: boolean;
+}
+
+/** The `source` member: what the user typed and their posting defaults. */
+export interface AccountSource {
+  privacy: string;
+  sensitive: boolean;
+  language: string;
+  note: string;
+  fields: { name: string; value: string; verified_at: string | null }[];
+  follow_requests_count: number;
+  hide_collections: boolean;
+  discoverable: boolean;
+  indexable: boolean;
+  attribution_domains: string[];
+  quote_policy: string;
+}
+
+export interface CredentialAccount extends Account {
+  source: AccountSource;
+  role: Role;
+}
+
+/** Mastodon's "everyone" role can invite users (UserRole::FLAGS[:invite_users]). */
+const EVERYONE_PERMISSIONS = 1 << 16;
+
+/**
+ * Permissions of Mastodon's default roles (db/seeds), each combined with the
+ * everyone role's as `computed_permissions` does: owner = administrator;
+ * moderator = dashboard, audit log, users, reports, taxonomies; admin adds
+ * settings, rules, roles, webhooks, emojis, announcements, appeals, blocks,
+ * federation, invites, user access and data deletion.
+ */
+const ROLE_PERMISSIONS: Record<string, number> = {
+  owner: 1,
+  admin: 983_036,
+  moderator: 1_308,
+};
+
+/** The Role entity of a user's role (plain users get Mastodon's "everyone" role). */
+export function roleEntity(role: string): Role {
+  const badge = ROLE_BADGES[role];
+  if (!badge) {
+    return {
+      id: "-99",
+      name: "",
+      permissions: String(EVERYONE_PERMISSIONS),
+      color: "",
+      highlighted: false,
+    };
+  }
+  return {
+    id: badge.id,
+    name: badge.name,
+    permissions: String((ROLE_PERMISSIONS[role] ?? 0) | EVERYONE_PERMISSIONS),
+    color: badge.color,
+    highlighted: true,
+  };
+}
+
+/**
+ * The typed field sources; accounts whose fields were set elsewhere (the
+ * admin command line, older rows) fall back to the text of their HTML.
+ */
+function sourceFields(account: AccountRow, settings: ResolvedSettings) {
+  const typed = settings.fieldsSource.length === account.fields.length
+    ? settings.fieldsSource
+    : null;
+  return account.fields.map((field, i) => ({
+    name: field.name,
+    value: typed?.[i]?.value ?? htmlToText(field.value),
+    verified_at: field.verified_at ?? null,
+  }));
+}
+
+/** Serializes the owner's account with its source and role. */
+export function credentialAccountEntity(
+  config: Pick<Config, "origin">,
+  account: AccountRow,
+  user: { role: string; settings: Record<string, unknown> },
+  followRequestsCount: number,
+): CredentialAccount {
+  const settings = resolveSettings(user.settings, account);
+  const noteSource = user.settings?.note_source != null
+    ? settings.noteSource
+    : htmlToText(account.note);
+  return {
+    ...accountEntity(config, account, user),
+    source: {
+      privacy: settings.defaultPrivacy,
+      sensitive: settings.defaultSensitive,
+      language: settings.defaultLanguage ?? "",
+      note: noteSource,
+      fields: sourceFields(account, settings),
+      follow_requests_count: followRequestsCount,
+      hide_collections: account.hideCollections,
+      discoverable: account.discoverable,
+      indexable: account.indexable,
+      attribution_domains: account.attributionDomains,
+      quote_policy: settings.defaultQuotePolicy,
+    },
+    role: roleEntity(user.role),
+  };
+}
+
+/** Mastodon counts at most this many pending requests here (`limit(40).count`). */
+const FOLLOW_REQUESTS_COUNT_LIMIT = 40;
+
+/** Loads and serializes the CredentialAccount of a local account (two queries). */
+export async function loadCredentialAccount(
+  db: Executor,
+  config: Pick<Config, "origin">,
+  accountId: string,
+): Promise<CredentialAccount | null> {
+  const [row] = await db.select({ account: accounts, role: users.role, settings: users.settings })
+    .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
+    .where(eq(accounts.id, accountId)).limit(1);
+  if (!row) return null;
+  const pending = db.select({ id: followRequests.id }).from(followRequests)
+    .where(eq(followRequests.targetAccountId, accountId))
+    .limit(FOLLOW_REQUESTS_COUNT_LIMIT).as("pending");
+  const [counted] = await db.select({ n: count() }).from(pending);
+  return credentialAccountEntity(
+    config,
+    row.account,
+    { role: row.role, settings: row.settings ?? {} },
+    Number(counted?.n ?? 0),
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * E-mail confirmation:
+ * - GET /auth/confirmation?confirmation_token=… (the link in the mail) → HTML page
+ * - POST /api/v1/emails/confirmations (user token of the signing-up app) → {} (resend,
+ *   optionally to a new `email`)
+ * - GET /api/v1/emails/check_confirmation (read:accounts) → true or false
+ *
+ * The resend route follows Mastodon's Api::V1::Emails::ConfirmationsController:
+ * it works for unconfirmed logins (which every other user route refuses), only
+ * for the application the user signed up with, and only while an address
+ * awaits confirmation.
+ */
+import { Hono } from "hono";
+import { asc, eq } from "drizzle-orm";
+import type { ApiEnv } from "../env.ts";
+import { params } from "../params.ts";
+import { readString } from "../readers.ts";
+import { requireScopes } from "../middleware/scopes.ts";
+import { withValidation } from "../validation_errors.ts";
+import { escapeHtml, htmlPage } from "../pages/html.ts";
+import {
+  changePendingEmail,
+  CONFIRMATION_PATH,
+  type ConfirmationResult,
+  confirmEmail,
+  requestConfirmation,
+} from "../../actors/email_confirmation.ts";
+import { oauthAccessTokens, users } from "../../db/schema.ts";
+import type { Executor } from "../../db/connection.ts";
+
+/** Mastodon's refusals for the resend endpoint. */
+export const RESEND_ERRORS = {
+  otherApplication:
+    "This method is only available to the application the user originally signed-up with",
+  notAwaiting: "This method is only available while the e-mail is awaiting confirmation",
+  userRequired: "This method requires an authenticated user",
+} as const;
+
+/**
+ * The application a user signed up with: the one that received the user's
+ * first token (registration issues it in the same transaction).
+ */
+async function signUpApplicationId(db: Executor, userId: string): Promise<string | null> {
+  const [row] = await db.select({ applicationId: oauthAccessTokens.applicationId })
+    .from(oauthAccessTokens).where(eq(oauthAccessTokens.userId, userId))
+    .orderBy(asc(oauthAccessTokens.id)).limit(1);
+  return row?.applicationId ?? null;
+}
+
+function confirmationPage(result: ConfirmationResult, title: string): {
+  status: 200 | 404 | 410 | 422;
+  body: string;
+} {
+  const page = (status: 200 | 404 | 410 | 422, heading: string, text: string) => ({
+    status,
+    body: htmlPage({
+      title: `${heading} - ${title}`,
+      body: `<main>\n<h1>${escapeHtml(heading)}</h1>\n<p>${escapeHtml(text)}</p>\n</main>`,
+    }),
+  });
+  switch (result.status) {
+    case "confirmed":
+      return page(
+        200,
+        "E-mail address confirmed",
+        `Thank you, @${result.username}: ${result.email} is confirmed. You can now use your account.`,
+      );
+    case "already_confirmed":
+      return page(200, "Already confirmed", "This e-mail address was already confirmed.");
+    case "expired":
+      return page(
+        410,
+        "This link has expired",
+        "Confirmation links work for two days. Ask the app you signed up with for a new one.",
+      );
+    case "email_taken":
+      return page(422, "Address in use", "This e-mail address now belongs to another account.");
+    default:
+      return page(
+        404,
+        "Invalid confirmation link",
+        "This confirmation link is not valid. Check that the whole link was copied.",
+      );
+  }
+}
+
+/** The routes, mounted at the root of the app. */
+export function emailConfirmationRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get(CONFIRMATION_PATH, async (c) => {
+    const { config, database } = c.get("ctx");
+    const token = c.req.query("confirmation_token") ?? "";
+    const result = await confirmEmail(database.db, token);
+    const { status, body } = confirmationPage(result, config.instance.title);
+    c.header("Cache-Control", "no-store");
+    c.header("Referrer-Policy", "no-referrer");
+    return c.html(body, status);
+  });
+
+  app.post("/api/v1/emails/confirmations", requireScopes(), async (c) => {
+    const ctx = c.get("ctx");
+    const db = ctx.database.db;
+    const token = c.get("token")!;
+    const user = c.get("user");
+    if (
+      !user || !token.applicationId ||
+      await signUpApplicationId(db, user.id) !== token.applicationId
+    ) {
+      return c.json({ error: RESEND_ERRORS.otherApplication }, 403);
+    }
+    const [row] = await db.select({ unconfirmedEmail: users.unconfirmedEmail }).from(users)
+      .where(eq(users.id, user.id)).limit(1);
+    if (user.confirmed && !row?.unconfirmedEmail) {
+      return c.json({ error: RESEND_ERRORS.notAwaiting }, 403);
+    }
+    const email = readString(await params(c), "email", { maxLength: 1000 });
+    if (email != null) await withValidation(() => changePendingEmail(db, user.id, email));
+    await requestConfirmation(ctx, user.id);
+    return c.json({});
+  });
+
+  app.get("/api/v1/emails/check_confirmation", requireScopes("read:accounts"), (c) => {
+    const user = c.get("user");
+    if (!user) return c.json({ error: RESEND_ERRORS.userRequired }, 401);
+    return c.json(user.confirmed);
+  });
+
+  return app;
+}
