@@ -4,24 +4,30 @@
  * POST (HTTP signature, key owner = activity actor) and answers 401 before
  * anything here runs; verified activities go through the queue.
  *
- * No activity is acted on yet: Follow, Create and the rest arrive with their
- * issues. Until then verified activities are logged and acknowledged.
+ * Relationship activities (Follow, Accept, Reject, Undo, Block) and actor
+ * Update/Delete are handled in inbox_relationships.ts; Create and the rest
+ * arrive with their issues. Until then other verified activities are logged
+ * and acknowledged.
  */
 import type { Federation } from "@fedify/fedify";
 import { Activity } from "@fedify/vocab";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
+import { registerRelationshipListeners } from "./inbox_relationships.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
 /** Registers the inbox listeners. */
 export function registerInboxListeners(federation: Federation<AppContext>): void {
-  federation
+  const listeners = federation
     .setInboxListeners("/users/{identifier}/inbox", "/inbox")
     // Fetches made while handling shared-inbox activities are signed by the
     // instance actor, so peers in secure mode answer them.
-    .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
+    .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }));
+  // Follow, Accept, Reject, Undo, Block, Update and Delete (of actors).
+  registerRelationshipListeners(listeners);
+  listeners
     .on(Activity, (ctx, activity) => {
       logger.info("Received {type} {id} from {actor} (for {recipient}); not handled yet.", {
         type: activity.constructor.name,
