@@ -13,6 +13,8 @@ import { accounts, follows, oauthAccessTokens, statuses, users } from "../db/sch
 import { findLocalUser, ROLES, type UserRole } from "./accounts.ts";
 import { NotFoundError, Problems } from "./errors.ts";
 import { generatePassword, hashPassword } from "./passwords.ts";
+import type { Outbox } from "./outbox.ts";
+import type { DeletionRecipient } from "./outbox/relationships.ts";
 
 type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
 
@@ -145,6 +147,8 @@ export interface AccountDeletion {
   username: string;
   /** Follows removed (both directions). */
   removedFollows: number;
+  /** Remote accounts related to it (captured before the follows went), to hear of the deletion. */
+  recipients: DeletionRecipient[];
 }
 
 /**
@@ -161,14 +165,20 @@ export interface AccountDeletion {
  * returned account id to the outbox (a Delete(Person) entry in
  * AccountDeliveries, actors/outbox/accounts.ts) so the former followers'
  * servers hear of it. After commit, so a rolled-back deletion is never
- * announced; the follows are gone by then, so the deletion result will have
- * to carry the inboxes to notify when that delivery is added.
+ * announced; the follows are gone by then, so the deletion result carries
+ * the remote accounts to notify (`recipients`). Given an `outbox`, this
+ * function queues that Delete(Person) itself after the commit.
  */
-export async function deleteLocalAccount(db: Executor, username: string): Promise<AccountDeletion> {
-  return await db.transaction(async (tx) => {
+export async function deleteLocalAccount(
+  db: Executor,
+  username: string,
+  options: { outbox?: Pick<Outbox, "accountDeleted"> } = {},
+): Promise<AccountDeletion> {
+  const deletion = await db.transaction(async (tx) => {
     const { account, user } = await requireLocalUser(tx, username);
     // Lock the row so a concurrent delete or follow waits for this one.
     await tx.execute(sql`SELECT id FROM accounts WHERE id = ${account.id} FOR UPDATE`);
+    const recipients = await relatedRemoteInboxes(tx, account.id);
     const outgoing = await tx.delete(follows).where(eq(follows.accountId, account.id))
       .returning({ other: follows.targetAccountId });
     const incoming = await tx.delete(follows).where(eq(follows.targetAccountId, account.id))
@@ -204,6 +214,30 @@ export async function deleteLocalAccount(db: Executor, username: string): Promis
       accountId: account.id,
       username: account.username,
       removedFollows: outgoing.length + incoming.length,
+      recipients,
     };
   });
+  if (options.outbox) {
+    await options.outbox.accountDeleted(deletion.accountId, deletion.recipients).catch(() => {});
+  }
+  return deletion;
+}
+
+/** Remote accounts that follow, are followed by, or have a pending request with an account. */
+async function relatedRemoteInboxes(db: Executor, accountId: string): Promise<DeletionRecipient[]> {
+  const rows = await db.execute(sql`
+    SELECT DISTINCT a.uri, a.inbox_url, a.shared_inbox_url FROM accounts a
+    WHERE a.domain IS NOT NULL AND a.inbox_url IS NOT NULL AND a.deleted_at IS NULL AND a.id IN (
+      SELECT target_account_id FROM follows WHERE account_id = ${accountId}
+      UNION SELECT account_id FROM follows WHERE target_account_id = ${accountId}
+      UNION SELECT target_account_id FROM follow_requests WHERE account_id = ${accountId}
+      UNION SELECT account_id FROM follow_requests WHERE target_account_id = ${accountId})`);
+  const list = Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows;
+  return (list as { uri: string; inbox_url: string; shared_inbox_url: string | null }[]).map((
+    r,
+  ) => ({
+    uri: r.uri,
+    inboxUrl: r.inbox_url,
+    sharedInboxUrl: r.shared_inbox_url,
+  }));
 }

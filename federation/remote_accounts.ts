@@ -190,9 +190,11 @@ async function writeRemoteAccount(
   )).orderBy(sql`${accounts.uri} = ${columns.uri} DESC`).limit(1);
   if (existing) {
     if (existing.domain == null) return existing;
-    const { suspendedAt, ...rest } = columns;
+    const { suspendedAt, publicKeyPem, publicKeyId, ...rest } = columns;
     const [row] = await tx.update(accounts).set({
       ...rest,
+      // A document without a key (a stripped Update) does not erase the one we know.
+      ...(publicKeyPem ? { publicKeyPem, publicKeyId } : {}),
       // Keep the first suspension time; lift it when the actor is no longer suspended.
       suspendedAt: suspendedAt ? existing.suspendedAt ?? suspendedAt : null,
     }).where(eq(accounts.id, existing.id)).returning();
