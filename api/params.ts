@@ -152,6 +152,7 @@ function parseJsonBody(bytes: Uint8Array): Params {
 
 /** Copies a JSON value, dropping dangerous keys and enforcing the bounds. */
 function sanitizeJson(value: unknown, depth: number, budget: Budget): ParamValue {
+  if (typeof value === "string") return rejectNul(value);
   if (value === null || typeof value !== "object") return value as ParamValue;
   if (depth >= PARAM_LIMITS.depth) throw tooDeep();
   if (Array.isArray(value)) {
@@ -163,7 +164,7 @@ function sanitizeJson(value: unknown, depth: number, budget: Budget): ParamValue
   for (const [k, v] of Object.entries(value)) {
     if (FORBIDDEN_KEYS.has(k)) continue;
     if (++budget.keys > PARAM_LIMITS.keys) throw tooMany();
-    out[k] = sanitizeJson(v, depth + 1, budget);
+    out[rejectNul(k)] = sanitizeJson(v, depth + 1, budget);
   }
   return out;
 }
@@ -171,6 +172,15 @@ function sanitizeJson(value: unknown, depth: number, budget: Budget): ParamValue
 interface Budget {
   keys: number;
   items: number;
+}
+
+/**
+ * PostgreSQL text cannot hold NUL, and no legitimate parameter contains one:
+ * refuse it here (400, as Rack does) rather than fail later in a query.
+ */
+function rejectNul(text: string): string {
+  if (text.includes("\0")) throw new ApiError(400, "Invalid parameters: null byte");
+  return text;
 }
 
 function tooDeep(): ApiError {
@@ -191,6 +201,8 @@ export function buildParams(entries: Iterable<[string, string | File]>): Params 
   const budget = { keys: 0, items: 0 };
   for (const [name, value] of entries) {
     if (++budget.keys > PARAM_LIMITS.keys) throw tooMany();
+    rejectNul(name);
+    if (typeof value === "string") rejectNul(value);
     const segments = splitKey(name);
     if (!segments) continue;
     if (segments.length > PARAM_LIMITS.depth) throw tooDeep();

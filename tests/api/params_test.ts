@@ -273,3 +273,19 @@ test("readers: Rails truthiness, integers, arrays and 422s on wrong types", asyn
   }
   assert.throws(() => readFile(parseQueryString("file=abc"), "file"));
 });
+
+test("params: a NUL byte anywhere is a 400, not a database error later", async () => {
+  const cases: [BodyInit, Record<string, string>][] = [
+    ["name=a%00b", FORM],
+    ["na%00me=x", FORM],
+    ['{"name":"a\\u0000b"}', { "content-type": "application/json" }],
+    ['{"list":["ok","\\u0000"]}', { "content-type": "application/json" }],
+  ];
+  for (const [body, headers] of cases) {
+    const res = await post(body, headers);
+    assert.equal(res.status, 400, `for ${body}`);
+    assert.deepEqual(await json(res), { error: "Invalid parameters: null byte" });
+  }
+  const query = await post("ok=1", FORM, "/echo?q=%00");
+  assert.equal(query.status, 400);
+});
