@@ -1,0 +1,79 @@
+/**
+ * A profile change reaches followers' servers: B follows A's account (rows
+ * inserted directly: B's actor stored on A, and a follows row), A's user
+ * changes the display name, and B's shared inbox receives a signed
+ * Update whose object is A's actor with the new name.
+ */
+import assert from "node:assert/strict";
+import { newId } from "../../db/ids.ts";
+import { follows } from "../../db/schema.ts";
+import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { startInstance, test } from "../harness.ts";
+import { createAccount } from "../federation/helpers.ts";
+import { localUser, updateCredentials } from "./helpers.ts";
+
+interface Delivery {
+  path: string;
+  signature: string | null;
+  body: any;
+}
+
+test("update_credentials sends a signed Update(Person) to followers' shared inboxes", async () => {
+  const deliveries: Delivery[] = [];
+  const b = await startInstance({
+    tls: true,
+    onRequest: (request) => {
+      if (request.method !== "POST") return;
+      const copy = request.clone();
+      copy.text().then((text) => {
+        deliveries.push({
+          path: new URL(copy.url).pathname,
+          signature: copy.headers.get("signature") ?? copy.headers.get("signature-input"),
+          body: JSON.parse(text),
+        });
+      }).catch(() => {});
+    },
+  });
+  const a = await startInstance({ tls: true });
+  try {
+    await createAccount(b, "bob");
+    const alice = await localUser(a, "alice");
+    const bobOnA = await resolveRemoteAccount(a.rookery.ctx, `bob@${b.domain}`);
+    assert.ok(bobOnA, "A stored B's actor");
+    assert.equal(bobOnA.sharedInboxUrl, `${b.origin}/inbox`);
+    await a.rookery.ctx.database.db.insert(follows).values({
+      id: newId(),
+      accountId: bobOnA.id,
+      targetAccountId: alice.account.id,
+    });
+
+    const res = await updateCredentials(a, alice.token, { display_name: "Alice Updated" });
+    assert.equal(res.status, 200, await res.text());
+
+    const deadline = Date.now() + 20_000;
+    let update: Delivery | undefined;
+    while (!update && Date.now() < deadline) {
+      update = deliveries.find((d) => d.body?.type === "Update");
+      if (!update) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(update, `B received an Update; saw ${JSON.stringify(deliveries.map((d) => d.path))}`);
+    assert.equal(update.path, "/inbox", "delivered to the shared inbox");
+    assert.ok(update.signature, "the delivery is signed");
+    assert.equal(update.body.actor, `${a.origin}/users/alice`);
+    assert.match(update.body.id, new RegExp(`^${a.origin}/users/alice#updates/\\d+$`));
+    // Fedify compacts the public collection to `as:Public`.
+    assert.ok(
+      [update.body.to].flat().some((to: string) =>
+        ["as:Public", "https://www.w3.org/ns/activitystreams#Public"].includes(to)
+      ),
+      JSON.stringify(update.body.to),
+    );
+    const object = update.body.object;
+    assert.equal(object.type, "Person");
+    assert.equal(object.id, `${a.origin}/users/alice`);
+    assert.equal(object.name, "Alice Updated");
+  } finally {
+    await a.close({ destroy: true });
+    await b.close({ destroy: true });
+  }
+});
