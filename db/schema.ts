@@ -6,6 +6,7 @@
  * Ids are snowflakes (see `db/ids.ts`) stored as bigint and handled as strings.
  */
 import { sql } from "drizzle-orm";
+import { id, ts } from "./schema/columns.ts";
 import {
   bigint,
   boolean,
@@ -20,13 +21,6 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-
-/** 64-bit ids travel as strings end to end (both drivers return int8 as text). */
-const id = customType<{ data: string; driverData: string }>({
-  dataType: () => "bigint",
-  fromDriver: (value) => String(value),
-});
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
 /** Every account the server knows: local ones (domain null) and remote ones. */
 export const accounts = pgTable("accounts", {
@@ -173,22 +167,7 @@ export const follows = pgTable("follows", {
 }, (t) => [
   uniqueIndex("follows_pair_idx").on(t.accountId, t.targetAccountId),
   index("follows_target_idx").on(t.targetAccountId, t.id),
-]);
-
-/** Statuses, local and remote. Later migrations add what posting needs. */
-export const statuses = pgTable("statuses", {
-  id: id("id").primaryKey(),
-  uri: text("uri").notNull().unique(),
-  url: text("url"),
-  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  local: boolean("local").notNull().default(false),
-  visibility: text("visibility").notNull().default("public"),
-  content: text("content").notNull().default(""),
-  createdAt: ts("created_at").notNull().defaultNow(),
-  deletedAt: ts("deleted_at"),
-}, (t) => [
-  index("statuses_account_idx").on(t.accountId, t.id),
-  index("statuses_local_created_idx").on(t.local, t.createdAt),
+  index("follows_account_idx").on(t.accountId, t.id),
 ]);
 
 /** Which weeks each user was active, for /api/v1/instance/activity logins. */
@@ -355,3 +334,5 @@ export const featuredTags = pgTable("featured_tags", {
   lastStatusAt: ts("last_status_at"),
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [uniqueIndex("featured_tags_pair_idx").on(t.accountId, t.tagId)]);
+
+export * from "./schema/statuses.ts";
