@@ -3,9 +3,10 @@
  * usernames; the lookups here reject anything that cannot be one before it
  * reaches the database, so hostile paths cost nothing.
  */
-import { findLocalUser, USERNAME_MAX, USERNAME_PATTERN } from "../actors/accounts.ts";
+import { and, isNull, sql } from "drizzle-orm";
+import { USERNAME_MAX, USERNAME_PATTERN } from "../actors/accounts.ts";
 import type { Executor } from "../db/connection.ts";
-import type { accounts } from "../db/schema.ts";
+import { accounts } from "../db/schema.ts";
 
 /** A local account row. */
 export type LocalAccount = typeof accounts.$inferSelect;
@@ -24,8 +25,12 @@ export async function findLocalAccount(
   username: string,
 ): Promise<LocalAccount | null> {
   if (!couldBeUsername(username)) return null;
-  const row = await findLocalUser(db, username);
-  return row?.account ?? null;
+  // Not through the users table: a deleted account has lost its user row but
+  // must still answer 410 and sign its Delete with the keys it kept.
+  const [row] = await db.select().from(accounts).where(
+    and(isNull(accounts.domain), sql`lower(${accounts.username}) = ${username.toLowerCase()}`),
+  ).limit(1);
+  return row ?? null;
 }
 
 /**
