@@ -160,7 +160,7 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
       enabled: mode !== "closed",
       approval_required: mode === "approval",
       message: null,
-      min_age: null,
+      min_age: config.minAge ?? null,
       reason_required: mode === "approval",
       url: null,
     },
