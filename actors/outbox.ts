@@ -8,5 +8,6 @@
  */
 import type { AccountDeliveries } from "./outbox/accounts.ts";
 import type { RelationshipDeliveries } from "./outbox/relationships.ts";
+import type { InteractionDeliveries } from "./outbox/interactions.ts";
 
-export interface Outbox extends AccountDeliveries, RelationshipDeliveries {}
+export interface Outbox extends AccountDeliveries, RelationshipDeliveries, InteractionDeliveries {}

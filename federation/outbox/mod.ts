@@ -5,7 +5,12 @@ import type { AppContext } from "../../context.ts";
 import type { Outbox } from "../../actors/outbox.ts";
 import { accountDeliveries } from "./accounts.ts";
 import { relationshipDeliveries } from "./relationships.ts";
+import { interactionDeliveries } from "./interactions.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
-  return { ...accountDeliveries(ctx), ...relationshipDeliveries(ctx) };
+  return {
+    ...accountDeliveries(ctx),
+    ...relationshipDeliveries(ctx),
+    ...interactionDeliveries(ctx),
+  };
 }
