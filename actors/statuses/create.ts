@@ -1,0 +1,539 @@
+/**
+ * Posting a status: the one command behind POST /api/v1/statuses, scheduled
+ * publication and statuses that arrive from other servers.
+ *
+ * A local input carries the typed text (rendered here through the shared
+ * formatter); a remote input carries sanitized HTML, its IRI and the
+ * accounts and tags federation/ already resolved. Both end in one
+ * transaction that writes the status, its mentions, tags, media links, poll
+ * and quote, bumps the counters, fills the feeds (fanOutStatus) and records
+ * notifications (notify). A local status is then handed to the outbox.
+ *
+ * Decisions (Mastodon's PostStatusService unless said otherwise):
+ * - A reply must be to a status the author may see (404 otherwise, with
+ *   Mastodon's message); a reply to a boost replies to the boosted status.
+ * - Visibility defaults to the author's preference (a locked account's
+ *   default is private). quote_approval_policy defaults to the preference and
+ *   is `nobody` for private and direct statuses.
+ * - Quotes follow the 4.5 rules: authors may quote their own posts except
+ *   direct ones; others need a public or unlisted post whose policy lets
+ *   them (public, or followers when they follow). Quoting one's own private
+ *   post makes the quote private (or direct). A direct quote must mention
+ *   the quoted author. Local quotes are accepted at once, remote ones wait
+ *   for the other server (pending). Without a link to the quoted post in the
+ *   text, a `quote-inline` RE: paragraph is prepended.
+ * - Idempotency-Key: the same key from the same account within an hour
+ *   answers the first status; the key row is written in the same
+ *   transaction, so concurrent duplicates wait for the first and reuse it.
+ * - statuses_count counts every status but direct ones, as Mastodon.
+ */
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Executor } from "../../db/connection.ts";
+import { idFromTime, newId } from "../../db/ids.ts";
+import {
+  accounts,
+  conversations,
+  follows,
+  idempotencyKeys,
+  mediaAttachments,
+  polls,
+  quotes,
+  statuses,
+  users,
+} from "../../db/schema.ts";
+import { findVisibleStatus } from "../../db/queries/visibility.ts";
+import { fanOutStatus } from "../timelines/fanout.ts";
+import { notify } from "../notifications/notify.ts";
+import { resolveSettings } from "../user_settings.ts";
+import { textToHtml } from "../formatting/text_to_html.ts";
+import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
+import { invalid, QUOTE_NOT_FOUND, REPLY_NOT_FOUND, StatusError } from "./errors.ts";
+import { attachMedia, insertPoll, ownMedia, setMentions, setStatusTags } from "./rows.ts";
+import {
+  checkLanguage,
+  checkPoll,
+  checkText,
+  type PollInput,
+  type QuotePolicyValue,
+  type Visibility,
+} from "./validation.ts";
+import { deliver } from "./deliveries.ts";
+
+export type StatusRow = typeof statuses.$inferSelect;
+type AccountRow = typeof accounts.$inferSelect;
+
+/** Idempotency keys are honoured this long (Mastodon keeps them an hour). */
+export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000;
+
+/** What a local author asks to post. */
+export interface LocalStatusInput {
+  local: true;
+  accountId: string;
+  /** The typed text (may be blank with media or a poll). */
+  text: string;
+  applicationId?: string | null;
+  mediaIds?: string[];
+  poll?: PollInput | null;
+  inReplyToId?: string | null;
+  sensitive?: boolean;
+  spoilerText?: string;
+  /** Absent: the author's default. */
+  visibility?: Visibility;
+  /** Absent: the author's default language, if any. */
+  language?: string | null;
+  quotedStatusId?: string | null;
+  /** Absent: the author's default. */
+  quoteApprovalPolicy?: QuotePolicyValue;
+  idempotencyKey?: string | null;
+  /** Looks up remote accounts mentioned but not yet known (WebFinger). */
+  resolveRemoteAccount?: RemoteAccountResolver;
+}
+
+/** A remote attachment as federation/ read it. */
+export interface RemoteMediaInput {
+  remoteUrl: string;
+  type: string;
+  contentType?: string | null;
+  description?: string | null;
+  blurhash?: string | null;
+  meta?: Record<string, unknown>;
+}
+
+/** A status that arrived from another server, already sanitized and resolved. */
+export interface RemoteStatusInput {
+  local: false;
+  accountId: string;
+  uri: string;
+  url?: string | null;
+  /** Sanitized HTML. */
+  content: string;
+  spoilerText?: string;
+  sensitive?: boolean;
+  visibility: Visibility;
+  language?: string | null;
+  inReplyToId?: string | null;
+  inReplyToUri?: string | null;
+  /** The thread's `context` IRI, when the other server sends one. */
+  conversationUri?: string | null;
+  mentionedAccountIds?: string[];
+  tagNames?: string[];
+  media?: RemoteMediaInput[];
+  poll?: {
+    options: string[];
+    tallies?: number[];
+    multiple: boolean;
+    expiresAt: Date | null;
+    votersCount?: number;
+    uri?: string | null;
+  } | null;
+  quotedStatusId?: string | null;
+  /** accepted when the quoted author's server approved it; pending otherwise. */
+  quoteState?: string;
+  quoteApprovalPolicy?: QuotePolicyValue;
+  createdAt?: Date;
+}
+
+export type CreateStatusInput = LocalStatusInput | RemoteStatusInput;
+
+/** The URIs of a local status. */
+export function localStatusUris(origin: string, username: string, id: string) {
+  return { uri: `${origin}/users/${username}/statuses/${id}`, url: `${origin}/@${username}/${id}` };
+}
+
+/** Everything checked before the transaction opens. */
+interface Prepared {
+  id: string;
+  uri: string;
+  url: string | null;
+  content: string;
+  text: string | null;
+  visibility: Visibility;
+  quotePolicy: QuotePolicyValue;
+  language: string | null;
+  parent: StatusRow | null;
+  quoted: StatusRow | null;
+  quoteState: string | null;
+  mentioned: string[];
+  /** Mentioned accounts that live here (they get notifications). */
+  localMentioned: Set<string>;
+  tagNames: string[];
+  createdAt: Date;
+}
+
+async function loadAuthor(db: Executor, accountId: string) {
+  const [row] = await db.select({ account: accounts, settings: users.settings }).from(accounts)
+    .leftJoin(users, eq(users.accountId, accounts.id)).where(eq(accounts.id, accountId)).limit(1);
+  if (!row || row.account.deletedAt || row.account.suspendedAt) {
+    throw new StatusError(404, "Record not found");
+  }
+  return row;
+}
+
+/** The boosted status behind a boost, or the status itself. */
+async function proper(db: Executor, row: StatusRow): Promise<StatusRow | null> {
+  if (!row.reblogOfId) return row;
+  const [original] = await db.select().from(statuses).where(eq(statuses.id, row.reblogOfId));
+  return original && !original.deletedAt ? original : null;
+}
+
+/** Applies the 4.5 quote rules; returns the visibility the quote gets. */
+async function checkQuote(
+  db: Executor,
+  authorId: string,
+  quoted: StatusRow,
+  visibility: Visibility,
+  mentioned: string[],
+): Promise<Visibility> {
+  const own = quoted.accountId === authorId;
+  if (quoted.visibility === "direct") throw invalid("Quoted post cannot be quoted");
+  if (!own) {
+    if (quoted.visibility === "private") throw invalid("Quoted post cannot be quoted");
+    const policy = quoted.quoteApprovalPolicy;
+    let allowed = policy === "public";
+    if (policy === "followers") {
+      const [f] = await db.select({ id: follows.id }).from(follows).where(and(
+        eq(follows.accountId, authorId),
+        eq(follows.targetAccountId, quoted.accountId),
+      )).limit(1);
+      allowed = f != null;
+    }
+    if (!allowed) throw invalid("Quoting this post is not allowed by its author");
+  }
+  let result = visibility;
+  if (quoted.visibility === "private") result = visibility === "direct" ? "direct" : "private";
+  if (result === "direct" && !own && !mentioned.includes(quoted.accountId)) {
+    throw invalid("A direct quote must mention the author of the quoted post");
+  }
+  return result;
+}
+
+async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<Prepared> {
+  const db = ctx.database.db;
+  const { config } = ctx;
+  const { account, settings } = await loadAuthor(db, input.accountId);
+  if (account.domain != null) throw new StatusError(422, "Validation failed: not a local account");
+  const prefs = resolveSettings(settings, account);
+  const mediaIds = input.mediaIds ?? [];
+  const text = input.text ?? "";
+  const spoilerText = input.spoilerText ?? "";
+  if (mediaIds.length > config.limits.maxMediaAttachments) {
+    throw new StatusError(
+      422,
+      `Cannot attach more than ${config.limits.maxMediaAttachments} files`,
+    );
+  }
+  if (input.poll && mediaIds.length) {
+    throw invalid("Polls cannot be combined with media attachments");
+  }
+  if (input.poll) checkPoll(config, input.poll);
+  checkText(config, text, spoilerText, mediaIds.length > 0 || input.poll != null);
+  const language = input.language != null ? checkLanguage(input.language) : prefs.defaultLanguage;
+  let visibility: Visibility = input.visibility ?? prefs.defaultPrivacy;
+
+  let parent: StatusRow | null = null;
+  if (input.inReplyToId) {
+    const seen = await findVisibleStatus(db, account.id, input.inReplyToId);
+    parent = seen ? await proper(db, seen) : null;
+    if (!parent) throw new StatusError(404, REPLY_NOT_FOUND);
+  }
+
+  const mentionRows = await resolveMentionAccounts(
+    db,
+    config.domain,
+    text,
+    input.resolveRemoteAccount,
+  );
+  const composed = composeText(config.origin, text, mentionRows);
+  const byId = new Map<string, AccountRow>([...mentionRows.values()].map((a) => [a.id, a]));
+
+  let quoted: StatusRow | null = null;
+  if (input.quotedStatusId) {
+    const seen = await findVisibleStatus(db, account.id, input.quotedStatusId);
+    quoted = seen ? await proper(db, seen) : null;
+    if (!quoted) throw new StatusError(404, QUOTE_NOT_FOUND);
+    visibility = await checkQuote(db, account.id, quoted, visibility, composed.mentionedAccountIds);
+  }
+  let content = composed.content;
+  if (quoted) {
+    const link = quoted.url ?? quoted.uri;
+    if (!text.includes(link) && !text.includes(quoted.uri)) {
+      content = `<p class="quote-inline">RE: ${textToHtml(link, { origin: config.origin })}</p>` +
+        content;
+    }
+  }
+  const quotePolicy = visibility === "private" || visibility === "direct"
+    ? "nobody"
+    : input.quoteApprovalPolicy ?? prefs.defaultQuotePolicy;
+  const id = newId();
+  const { uri, url } = localStatusUris(config.origin, account.username, id);
+  return {
+    id,
+    uri,
+    url,
+    content,
+    text,
+    visibility,
+    quotePolicy,
+    language,
+    parent,
+    quoted,
+    quoteState: quoted ? (quoted.local ? "accepted" : "pending") : null,
+    mentioned: composed.mentionedAccountIds.filter((m) => m !== account.id),
+    localMentioned: new Set(
+      composed.mentionedAccountIds.filter((m) => byId.get(m)?.domain == null),
+    ),
+    tagNames: composed.tagNames,
+    createdAt: new Date(),
+  };
+}
+
+async function prepareRemote(ctx: AppContext, input: RemoteStatusInput): Promise<Prepared> {
+  const db = ctx.database.db;
+  const createdAt = input.createdAt ?? new Date();
+  let parent: StatusRow | null = null;
+  if (input.inReplyToId) {
+    const [row] = await db.select().from(statuses).where(eq(statuses.id, input.inReplyToId));
+    parent = row ?? null;
+  }
+  let quoted: StatusRow | null = null;
+  if (input.quotedStatusId) {
+    const [row] = await db.select().from(statuses).where(eq(statuses.id, input.quotedStatusId));
+    quoted = row ?? null;
+  }
+  const mentioned = [...new Set(input.mentionedAccountIds ?? [])];
+  const local = mentioned.length
+    ? await db.select({ id: accounts.id }).from(accounts)
+      .where(and(
+        sql`${accounts.id} IN (${sql.join(mentioned.map((m) => sql`${m}::bigint`), sql`, `)})`,
+        sql`${accounts.domain} IS NULL`,
+      ))
+    : [];
+  return {
+    id: idFromTime(createdAt),
+    uri: input.uri,
+    url: input.url ?? null,
+    content: input.content,
+    text: null,
+    visibility: input.visibility,
+    quotePolicy: input.quoteApprovalPolicy ?? "nobody",
+    language: input.language ?? null,
+    parent,
+    quoted,
+    quoteState: quoted ? input.quoteState ?? "pending" : null,
+    mentioned: mentioned.filter((m) => m !== input.accountId),
+    localMentioned: new Set(local.map((r) => r.id)),
+    tagNames: input.tagNames ?? [],
+    createdAt,
+  };
+}
+
+/**
+ * Claims an idempotency key in the transaction. Returns the status an
+ * earlier request with the same key created, or null when this request is
+ * the first (the key then points at `statusId`).
+ */
+async function claimIdempotencyKey(
+  tx: Executor,
+  accountId: string,
+  key: string,
+  statusId: string,
+): Promise<string | null> {
+  await tx.delete(idempotencyKeys).where(and(
+    eq(idempotencyKeys.accountId, accountId),
+    eq(idempotencyKeys.key, key),
+    lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS)),
+  ));
+  const inserted = await tx.insert(idempotencyKeys).values({ accountId, key, statusId })
+    .onConflictDoNothing().returning({ key: idempotencyKeys.key });
+  if (inserted.length) return null;
+  const [row] = await tx.select().from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key)));
+  return row?.statusId ?? null;
+}
+
+/** The status an earlier request with this key created, if it is still fresh. */
+export async function findIdempotentStatus(
+  db: Executor,
+  accountId: string,
+  key: string,
+): Promise<StatusRow | null> {
+  const [row] = await db.select({ status: statuses }).from(idempotencyKeys)
+    .innerJoin(statuses, eq(statuses.id, idempotencyKeys.statusId))
+    .where(and(
+      eq(idempotencyKeys.accountId, accountId),
+      eq(idempotencyKeys.key, key),
+      sql`${idempotencyKeys.createdAt} >= ${new Date(Date.now() - IDEMPOTENCY_TTL_MS)}`,
+    )).limit(1);
+  return row?.status ?? null;
+}
+
+/** Signals that the transaction should end and answer an earlier status. */
+class Duplicate extends Error {
+  constructor(readonly statusId: string) {
+    super("duplicate");
+  }
+}
+
+/**
+ * Posts a status (local or remote) and returns its row. For a remote input
+ * whose IRI is already stored, the stored row is returned unchanged.
+ * Throws {@link StatusError} for refused input.
+ */
+export async function createStatus(
+  ctx: AppContext,
+  input: CreateStatusInput,
+): Promise<StatusRow> {
+  const db = ctx.database.db;
+  if (input.local && input.idempotencyKey) {
+    const earlier = await findIdempotentStatus(db, input.accountId, input.idempotencyKey);
+    if (earlier) return earlier;
+  }
+  if (!input.local) {
+    const [known] = await db.select().from(statuses).where(eq(statuses.uri, input.uri));
+    if (known) return known;
+  }
+  const p = input.local ? await prepareLocal(ctx, input) : await prepareRemote(ctx, input);
+  let status: StatusRow;
+  try {
+    status = await db.transaction(async (tx) => await write(ctx, tx, input, p));
+  } catch (error) {
+    if (error instanceof Duplicate) {
+      const [row] = await db.select().from(statuses).where(eq(statuses.id, error.statusId));
+      if (row) return row;
+    }
+    throw error;
+  }
+  if (input.local) await deliver(ctx, "statusCreated", status.id);
+  return status;
+}
+
+async function write(
+  ctx: AppContext,
+  tx: Executor,
+  input: CreateStatusInput,
+  p: Prepared,
+): Promise<StatusRow> {
+  if (input.local && input.idempotencyKey) {
+    const earlier = await claimIdempotencyKey(tx, input.accountId, input.idempotencyKey, p.id);
+    if (earlier) throw new Duplicate(earlier);
+  }
+  const media = input.local ? await ownMedia(tx, input.accountId, input.mediaIds ?? []) : [];
+  let conversationId = p.parent?.conversationId ?? null;
+  if (!conversationId && !input.local && input.conversationUri) {
+    await tx.insert(conversations).values({ id: newId(), uri: input.conversationUri })
+      .onConflictDoNothing();
+    const [c] = await tx.select({ id: conversations.id }).from(conversations)
+      .where(eq(conversations.uri, input.conversationUri));
+    conversationId = c.id;
+  }
+  if (!conversationId) {
+    const [c] = await tx.insert(conversations).values({ id: newId() }).returning();
+    conversationId = c.id;
+    if (p.parent) {
+      await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, p.parent.id));
+    }
+  }
+  const pollId = input.poll ? newId() : null;
+  const [status] = await tx.insert(statuses).values({
+    id: p.id,
+    uri: p.uri,
+    url: p.url,
+    accountId: input.accountId,
+    local: input.local,
+    visibility: p.visibility,
+    content: p.content,
+    text: p.text,
+    spoilerText: input.spoilerText ?? "",
+    sensitive: (input.sensitive ?? false) || (input.spoilerText ?? "") !== "",
+    language: p.language,
+    inReplyToId: p.parent?.id ?? null,
+    inReplyToAccountId: p.parent?.accountId ?? null,
+    inReplyToUri: p.parent?.uri ?? (!input.local ? input.inReplyToUri ?? null : null),
+    conversationId,
+    applicationId: input.local ? input.applicationId ?? null : null,
+    pollId,
+    quotedStatusId: p.quoted?.id ?? null,
+    quoteApprovalPolicy: p.quotePolicy,
+    createdAt: p.createdAt,
+  }).returning();
+
+  await setMentions(tx, status.id, p.mentioned);
+  await setStatusTags(tx, status.id, p.tagNames);
+  if (input.local) {
+    await attachMedia(tx, status.id, media.map((m) => m.id));
+    if (input.poll) await insertPoll(tx, input.accountId, status.id, input.poll, { id: pollId! });
+  } else {
+    if (input.media?.length) {
+      await tx.insert(mediaAttachments).values(input.media.map((m) => ({
+        id: newId(),
+        accountId: input.accountId,
+        statusId: status.id,
+        type: m.type,
+        remoteUrl: m.remoteUrl,
+        contentType: m.contentType ?? null,
+        description: m.description ?? null,
+        blurhash: m.blurhash ?? null,
+        meta: m.meta ?? {},
+      })));
+    }
+    if (input.poll) {
+      await tx.insert(polls).values({
+        id: pollId!,
+        accountId: input.accountId,
+        statusId: status.id,
+        uri: input.poll.uri ?? null,
+        options: input.poll.options,
+        tallies: input.poll.tallies ?? input.poll.options.map(() => 0),
+        multiple: input.poll.multiple,
+        votesCount: (input.poll.tallies ?? []).reduce((a, b) => a + b, 0),
+        votersCount: input.poll.votersCount ?? 0,
+        expiresAt: input.poll.expiresAt,
+      });
+    }
+  }
+  if (p.parent) {
+    await tx.update(statuses).set({ repliesCount: sql`${statuses.repliesCount} + 1` })
+      .where(eq(statuses.id, p.parent.id));
+  }
+  if (p.quoted) {
+    await tx.insert(quotes).values({
+      id: newId(),
+      statusId: status.id,
+      quotedStatusId: p.quoted.id,
+      accountId: input.accountId,
+      quotedAccountId: p.quoted.accountId,
+      state: p.quoteState ?? "pending",
+    });
+    if (p.quoteState === "accepted") {
+      await tx.update(statuses).set({ quotesCount: sql`${statuses.quotesCount} + 1` })
+        .where(eq(statuses.id, p.quoted.id));
+    }
+  }
+  await tx.update(accounts).set({
+    statusesCount: p.visibility === "direct"
+      ? accounts.statusesCount
+      : sql`${accounts.statusesCount} + 1`,
+    lastStatusAt: p.createdAt,
+  }).where(eq(accounts.id, input.accountId));
+
+  await fanOutStatus(tx, status);
+  for (const accountId of p.mentioned) {
+    if (!p.localMentioned.has(accountId)) continue;
+    await notify(tx, {
+      type: "mention",
+      accountId,
+      fromAccountId: input.accountId,
+      statusId: status.id,
+    });
+  }
+  if (p.quoted && p.quoted.local && p.quoted.accountId !== input.accountId) {
+    await notify(tx, {
+      type: "quote",
+      accountId: p.quoted.accountId,
+      fromAccountId: input.accountId,
+      statusId: status.id,
+    });
+  }
+  return status;
+}

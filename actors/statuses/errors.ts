@@ -1,0 +1,21 @@
+/**
+ * Errors of the status commands. Each carries the HTTP status and the exact
+ * message Mastodon answers, so routes map them without knowing the rules.
+ */
+
+/** A refused status command: 404 for what the caller may not see, 422 for bad input. */
+export class StatusError extends Error {
+  constructor(readonly status: 403 | 404 | 422, message: string) {
+    super(message);
+  }
+}
+
+/** 422 with Rails' "Validation failed: …" wording. */
+export function invalid(reason: string): StatusError {
+  return new StatusError(422, `Validation failed: ${reason}`);
+}
+
+/** Mastodon's answer for a reply to a status one cannot see. */
+export const REPLY_NOT_FOUND = "The post you are trying to reply to does not appear to exist.";
+/** The same for quotes. */
+export const QUOTE_NOT_FOUND = "The post you are trying to quote does not appear to exist.";

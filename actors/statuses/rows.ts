@@ -1,0 +1,136 @@
+/**
+ * Writes shared by posting and editing: hashtags, mentions, media links and
+ * polls of one status, each as one statement, inside the caller's transaction.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+import { mediaAttachments, mentions, polls, statusTags, tags } from "../../db/schema.ts";
+import type { PollInput } from "./validation.ts";
+import { StatusError } from "./errors.ts";
+
+export type MediaRow = typeof mediaAttachments.$inferSelect;
+export type PollRow = typeof polls.$inferSelect;
+
+/**
+ * The tags rows of `names`, created when missing. Names match
+ * case-insensitively; a new tag keeps the spelling first seen.
+ */
+export async function upsertTags(tx: Executor, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  await tx.insert(tags).values(names.map((name) => ({ id: newId(), name })))
+    .onConflictDoNothing();
+  const rows = await tx.select({ id: tags.id }).from(tags)
+    .where(inArray(sql`lower(${tags.name})`, names.map((n) => n.toLowerCase())));
+  return rows.map((r) => r.id);
+}
+
+/** Links a status to its hashtags (replacing earlier links on edit). */
+export async function setStatusTags(tx: Executor, statusId: string, names: string[]) {
+  await tx.delete(statusTags).where(eq(statusTags.statusId, statusId));
+  const ids = await upsertTags(tx, names);
+  if (ids.length) {
+    await tx.insert(statusTags).values(ids.map((tagId) => ({ statusId, tagId })))
+      .onConflictDoNothing();
+  }
+}
+
+/**
+ * Records the mentions of a status. Returns the accounts newly mentioned
+ * (on edit, those not mentioned before), who get a notification.
+ */
+export async function setMentions(
+  tx: Executor,
+  statusId: string,
+  accountIds: string[],
+): Promise<string[]> {
+  const before = await tx.select({ accountId: mentions.accountId }).from(mentions)
+    .where(eq(mentions.statusId, statusId));
+  const had = new Set(before.map((r) => r.accountId));
+  const keep = new Set(accountIds);
+  const gone = [...had].filter((id) => !keep.has(id));
+  if (gone.length) {
+    await tx.delete(mentions).where(
+      and(eq(mentions.statusId, statusId), inArray(mentions.accountId, gone)),
+    );
+  }
+  const added = accountIds.filter((id) => !had.has(id));
+  if (added.length) {
+    await tx.insert(mentions).values(
+      added.map((accountId) => ({ id: newId(), statusId, accountId })),
+    ).onConflictDoNothing();
+  }
+  return added;
+}
+
+/**
+ * The author's media by id, in the order given, refusing (422) ids that are
+ * not theirs or that are attached to another status. `statusId` allows
+ * attachments already on that status (edits).
+ */
+export async function ownMedia(
+  tx: Executor,
+  accountId: string,
+  ids: string[],
+  statusId: string | null = null,
+): Promise<MediaRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.select().from(mediaAttachments)
+    .where(inArray(mediaAttachments.id, [...new Set(ids)]));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const bad = ids.filter((id) => {
+    const row = byId.get(id);
+    return !row || row.accountId !== accountId ||
+      (row.statusId != null && row.statusId !== statusId) ||
+      (row.scheduledStatusId != null && statusId == null);
+  });
+  if (bad.length) {
+    throw new StatusError(
+      422,
+      `Validation failed: Media ${bad.join(", ")} not found or already attached to another post`,
+    );
+  }
+  if (rows.some((r) => r.state === "processing")) {
+    throw new StatusError(422, "Validation failed: Media attachments are still being processed");
+  }
+  return ids.map((id) => byId.get(id)!);
+}
+
+/** Attaches media to a status (and detaches what an edit left out). */
+export async function attachMedia(tx: Executor, statusId: string, ids: string[]) {
+  await tx.update(mediaAttachments).set({ statusId: null })
+    .where(and(
+      eq(mediaAttachments.statusId, statusId),
+      ids.length
+        ? sql`${mediaAttachments.id} NOT IN (${
+          sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `)
+        })`
+        : undefined,
+    ));
+  if (ids.length) {
+    await tx.update(mediaAttachments).set({ statusId, scheduledStatusId: null })
+      .where(and(inArray(mediaAttachments.id, ids)));
+  }
+}
+
+/** Creates a poll for a status. */
+export async function insertPoll(
+  tx: Executor,
+  accountId: string,
+  statusId: string,
+  poll: PollInput,
+  options: { id?: string; now?: Date } = {},
+): Promise<PollRow> {
+  const now = options.now ?? new Date();
+  const [row] = await tx.insert(polls).values({
+    id: options.id ?? newId(),
+    accountId,
+    statusId,
+    options: poll.options.map((o) => o.trim()),
+    tallies: poll.options.map(() => 0),
+    multiple: poll.multiple,
+    hideTotals: poll.hideTotals,
+    expiresAt: new Date(now.getTime() + poll.expiresIn * 1000),
+  }).returning();
+  return row;
+}

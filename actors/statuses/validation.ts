@@ -1,0 +1,98 @@
+/**
+ * The input rules shared by posting, scheduling and editing: text length,
+ * poll shape, language and visibility. Messages follow Mastodon's.
+ */
+import ISO6391 from "iso-639-1";
+import type { Config } from "../../config.ts";
+import { countableLength } from "../formatting/text_to_html.ts";
+import { invalid } from "./errors.ts";
+
+export const VISIBILITIES = ["public", "unlisted", "private", "direct"] as const;
+export type Visibility = typeof VISIBILITIES[number];
+export const QUOTE_POLICIES = ["public", "followers", "nobody"] as const;
+export type QuotePolicyValue = typeof QUOTE_POLICIES[number];
+
+/** A poll as asked for by a local author. */
+export interface PollInput {
+  options: string[];
+  /** Seconds from now. */
+  expiresIn: number;
+  multiple: boolean;
+  hideTotals: boolean;
+}
+
+/**
+ * Length as Mastodon's StatusLengthValidator counts it: the text and the
+ * content warning together, links as `charactersReservedPerUrl`, remote
+ * mentions by username only.
+ */
+export function statusLength(config: Config, text: string, spoilerText: string): number {
+  const perUrl = config.limits.charactersReservedPerUrl;
+  // countableLength counts links as 23; adjust when the configuration differs.
+  const urls = (text.match(/https?:\/\/\S+/gi) ?? []).length;
+  return countableLength(text) + (perUrl - 23) * urls + [...spoilerText].length;
+}
+
+/** Refuses blank or overlong text (blank is fine with media or a poll). */
+export function checkText(
+  config: Config,
+  text: string,
+  spoilerText: string,
+  hasMediaOrPoll: boolean,
+): void {
+  if (text.trim() === "" && !hasMediaOrPoll) throw invalid("Text can't be blank");
+  const max = config.limits.maxStatusCharacters;
+  if (statusLength(config, text, spoilerText) > max) {
+    throw invalid(`Text character limit of ${max} exceeded`);
+  }
+}
+
+/** Refuses polls outside the configured bounds (Mastodon's PollValidator). */
+export function checkPoll(config: Config, poll: PollInput): void {
+  const { maxPollOptions, maxPollOptionCharacters, minPollExpiration, maxPollExpiration } =
+    config.limits;
+  if (poll.options.length < 2) throw invalid("Poll options must have more than one item");
+  if (poll.options.length > maxPollOptions) {
+    throw invalid(`Poll options can't contain more than ${maxPollOptions} items`);
+  }
+  if (poll.options.some((o) => o.trim() === "")) throw invalid("Poll options can't be blank");
+  if (poll.options.some((o) => [...o].length > maxPollOptionCharacters)) {
+    throw invalid(
+      `Poll options cannot be longer than ${maxPollOptionCharacters} characters each`,
+    );
+  }
+  const normalized = poll.options.map((o) => o.trim());
+  if (new Set(normalized).size !== normalized.length) {
+    throw invalid("Poll options contain duplicate items");
+  }
+  if (!Number.isSafeInteger(poll.expiresIn) || poll.expiresIn < minPollExpiration) {
+    throw invalid("Poll expires at is too soon");
+  }
+  if (poll.expiresIn > maxPollExpiration) throw invalid("Poll expires at is too far in the future");
+}
+
+/** An ISO 639-1 code (optionally with a region, `pt-BR`), normalized; 422 otherwise. */
+export function checkLanguage(language: string): string {
+  const match = /^([a-zA-Z]{2})(?:[-_]([a-zA-Z]{2,4}))?$/.exec(language.trim());
+  if (!match || !ISO6391.validate(match[1].toLowerCase())) {
+    throw invalid("Language is not a valid ISO 639-1 code");
+  }
+  const base = match[1].toLowerCase();
+  return match[2] ? `${base}-${match[2].toUpperCase()}` : base;
+}
+
+/** A visibility name; 422 otherwise. */
+export function checkVisibility(value: string): Visibility {
+  if (!(VISIBILITIES as readonly string[]).includes(value)) {
+    throw invalid("Visibility is not included in the list");
+  }
+  return value as Visibility;
+}
+
+/** A quote approval policy; 422 otherwise. */
+export function checkQuotePolicy(value: string): QuotePolicyValue {
+  if (!(QUOTE_POLICIES as readonly string[]).includes(value)) {
+    throw invalid("Quote approval policy is not included in the list");
+  }
+  return value as QuotePolicyValue;
+}

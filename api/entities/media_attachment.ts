@@ -1,0 +1,87 @@
+/**
+ * The MediaAttachment entity (Mastodon 4.5) from `media_attachments` rows.
+ *
+ * Local files are served under the media URL prefix (`/system/…`, the same
+ * prefix as profile images); remote attachments that were not copied keep
+ * pointing at their server (`url` = `remote_url`).
+ */
+import { inArray } from "drizzle-orm";
+import type { Config } from "../../config.ts";
+import type { Executor } from "../../db/connection.ts";
+import { mediaAttachments } from "../../db/schema.ts";
+import { MEDIA_URL_PREFIX } from "../../actors/profile_media.ts";
+
+export type MediaAttachmentRow = typeof mediaAttachments.$inferSelect;
+
+/** The MediaAttachment entity. */
+export interface MediaAttachmentJson {
+  id: string;
+  type: string;
+  url: string | null;
+  preview_url: string | null;
+  remote_url: string | null;
+  preview_remote_url: string | null;
+  text_url: string | null;
+  meta: Record<string, unknown> | null;
+  description: string | null;
+  blurhash: string | null;
+}
+
+function fileUrl(config: Pick<Config, "origin">, path: string | null): string | null {
+  if (!path) return null;
+  if (/^https?:\/\//i.test(path)) return path;
+  return `${config.origin}${MEDIA_URL_PREFIX}/${path.replace(/^\/+/, "")}`;
+}
+
+/** Serializes one attachment row. */
+export function mediaAttachmentEntity(
+  config: Pick<Config, "origin">,
+  row: MediaAttachmentRow,
+): MediaAttachmentJson {
+  const local = fileUrl(config, row.filePath);
+  const processing = row.state === "processing";
+  const url = processing ? null : local ?? row.remoteUrl ?? null;
+  const preview = fileUrl(config, row.previewPath) ?? local ?? row.remoteUrl ?? null;
+  return {
+    id: row.id,
+    type: row.type,
+    url,
+    preview_url: preview,
+    remote_url: row.remoteUrl ?? null,
+    preview_remote_url: null,
+    text_url: null,
+    meta: row.meta && Object.keys(row.meta).length ? row.meta : null,
+    description: row.description ?? null,
+    blurhash: row.blurhash ?? null,
+  };
+}
+
+/** Attachment rows by status id (one query), in upload order per status. */
+export async function loadMediaByStatus(
+  db: Executor,
+  statusIds: readonly string[],
+): Promise<Map<string, MediaAttachmentRow[]>> {
+  const out = new Map<string, MediaAttachmentRow[]>();
+  if (statusIds.length === 0) return out;
+  const rows = await db.select().from(mediaAttachments)
+    .where(inArray(mediaAttachments.statusId, [...new Set(statusIds)]))
+    .orderBy(mediaAttachments.id);
+  for (const row of rows) {
+    const list = out.get(row.statusId!) ?? [];
+    list.push(row);
+    out.set(row.statusId!, list);
+  }
+  return out;
+}
+
+/** Attachment rows by id (one query), in the order of `ids`; unknown ids skipped. */
+export async function loadMediaByIds(
+  db: Executor,
+  ids: readonly string[],
+): Promise<MediaAttachmentRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select().from(mediaAttachments)
+    .where(inArray(mediaAttachments.id, [...new Set(ids)]));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is MediaAttachmentRow => r != null);
+}

@@ -1,0 +1,104 @@
+/**
+ * The Poll entity (Mastodon 4.5) from `polls` rows and the viewer's votes.
+ *
+ * Decisions, as Mastodon's REST::PollSerializer:
+ * - `voters_count` is null for single-choice polls (the inventory's rule;
+ *   there it equals `votes_count`).
+ * - With `hide_totals`, option counts are null until the poll ends, except
+ *   for its author.
+ * - `voted` and `own_votes` appear only for a signed-in viewer; the author
+ *   counts as having voted.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
+import { polls, pollVotes } from "../../db/schema.ts";
+
+export type PollRow = typeof polls.$inferSelect;
+
+/** The Poll entity. */
+export interface PollJson {
+  id: string;
+  expires_at: string | null;
+  expired: boolean;
+  multiple: boolean;
+  votes_count: number;
+  voters_count: number | null;
+  options: { title: string; votes_count: number | null }[];
+  emojis: unknown[];
+  voted?: boolean;
+  own_votes?: number[];
+}
+
+/** Whether a poll has ended. */
+export function pollExpired(poll: PollRow, now = new Date()): boolean {
+  return poll.expiresAt != null && poll.expiresAt.getTime() <= now.getTime();
+}
+
+/**
+ * Serializes a poll. `viewer` is null for anonymous requests; `ownVotes` are
+ * the viewer's chosen option indexes.
+ */
+export function pollEntity(
+  poll: PollRow,
+  viewer: { accountId: string } | null,
+  ownVotes: number[] = [],
+): PollJson {
+  const expired = pollExpired(poll);
+  const isAuthor = viewer?.accountId === poll.accountId;
+  const hidden = poll.hideTotals && !expired && !isAuthor;
+  const entity: PollJson = {
+    id: poll.id,
+    expires_at: poll.expiresAt ? poll.expiresAt.toISOString() : null,
+    expired,
+    multiple: poll.multiple,
+    votes_count: poll.votesCount,
+    voters_count: poll.multiple ? poll.votersCount : null,
+    options: poll.options.map((title, i) => ({
+      title,
+      votes_count: hidden ? null : poll.tallies[i] ?? 0,
+    })),
+    emojis: [],
+  };
+  if (viewer) {
+    entity.voted = isAuthor || ownVotes.length > 0;
+    entity.own_votes = [...ownVotes].sort((a, b) => a - b);
+  }
+  return entity;
+}
+
+/** Polls by id and the viewer's votes in them: two queries at most. */
+export async function loadPolls(
+  db: Executor,
+  pollIds: readonly string[],
+  viewer: { accountId: string } | null,
+): Promise<{ polls: Map<string, PollRow>; votes: Map<string, number[]> }> {
+  const ids = [...new Set(pollIds)];
+  const result = { polls: new Map<string, PollRow>(), votes: new Map<string, number[]>() };
+  if (ids.length === 0) return result;
+  for (const row of await db.select().from(polls).where(inArray(polls.id, ids))) {
+    result.polls.set(row.id, row);
+  }
+  if (viewer) {
+    const votes = await db.select({ pollId: pollVotes.pollId, choice: pollVotes.choice })
+      .from(pollVotes)
+      .where(and(inArray(pollVotes.pollId, ids), eq(pollVotes.accountId, viewer.accountId)));
+    for (const v of votes) {
+      const list = result.votes.get(v.pollId) ?? [];
+      list.push(v.choice);
+      result.votes.set(v.pollId, list);
+    }
+  }
+  return result;
+}
+
+/** Loads and serializes polls by id (for GET /api/v1/polls/:id and the like). */
+export async function loadPollEntities(
+  db: Executor,
+  pollIds: readonly string[],
+  viewer: { accountId: string } | null,
+): Promise<Map<string, PollJson>> {
+  const { polls: rows, votes } = await loadPolls(db, pollIds, viewer);
+  const out = new Map<string, PollJson>();
+  for (const [id, row] of rows) out.set(id, pollEntity(row, viewer, votes.get(id) ?? []));
+  return out;
+}

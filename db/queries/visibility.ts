@@ -1,0 +1,119 @@
+/**
+ * Who may see a status: the one place that decides it. Every reader (the
+ * REST API, the ActivityPub object dispatcher, timelines, notifications,
+ * streaming, push) filters with {@link visibleStatusFilter} or asks
+ * {@link canSeeStatus}; a status a viewer may not see is answered exactly
+ * like a missing one (404).
+ *
+ * The rules, following Mastodon's StatusPolicy#show?:
+ * - Deleted statuses are never visible, nor are statuses of deleted or
+ *   suspended accounts.
+ * - The author always sees their own statuses.
+ * - public and unlisted: everyone, except that a signed-in viewer does not
+ *   see statuses of accounts they block, that block them, or whose domain
+ *   they blocked.
+ * - private: accepted followers of the author and the accounts it mentions
+ *   (blocks as above).
+ * - direct: the accounts it mentions (blocks as above).
+ * - A boost is visible only when the boosted status is visible too.
+ * - An anonymous viewer sees public and unlisted statuses only.
+ *
+ * The filter is a WHERE fragment over a `statuses` row (by default the table
+ * itself; pass an alias when the query names it otherwise). Each relation is
+ * its own EXISTS so each uses its own index.
+ */
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { Executor } from "../connection.ts";
+import { statuses } from "../schema.ts";
+
+/** Names a `statuses` row may go by in a query; always a constant, never input. */
+export type StatusAlias = "statuses" | "s" | "st" | "r" | "o" | "q";
+
+/** Stand-in alias for the boosted status inside the boost check. */
+const ORIGINAL: StatusAlias = "o";
+
+function ident(alias: StatusAlias): SQL {
+  return sql.raw(`"${alias}"`);
+}
+
+/** The rules for one status row, without the boost check. */
+function ownRules(viewer: string | null, alias: StatusAlias): SQL {
+  const s = ident(alias);
+  const authorUsable = sql`EXISTS (SELECT 1 FROM accounts va WHERE va.id = ${s}.account_id
+    AND va.deleted_at IS NULL AND va.suspended_at IS NULL)`;
+  const alive = sql`${s}.deleted_at IS NULL AND ${authorUsable}`;
+  if (viewer == null) {
+    return sql`(${alive} AND ${s}.visibility IN ('public', 'unlisted'))`;
+  }
+  const v = sql`${viewer}::bigint`;
+  const mentioned = sql`EXISTS (SELECT 1 FROM mentions vm
+    WHERE vm.status_id = ${s}.id AND vm.account_id = ${v})`;
+  const follower = sql`EXISTS (SELECT 1 FROM follows vf
+    WHERE vf.account_id = ${v} AND vf.target_account_id = ${s}.account_id)`;
+  const audience = sql`(${s}.visibility IN ('public', 'unlisted')
+    OR (${s}.visibility = 'private' AND (${follower} OR ${mentioned}))
+    OR (${s}.visibility = 'direct' AND ${mentioned}))`;
+  const notBlocked = sql`NOT EXISTS (SELECT 1 FROM blocks vb
+      WHERE vb.account_id = ${v} AND vb.target_account_id = ${s}.account_id)
+    AND NOT EXISTS (SELECT 1 FROM blocks vb
+      WHERE vb.account_id = ${s}.account_id AND vb.target_account_id = ${v})
+    AND NOT EXISTS (SELECT 1 FROM accounts vd JOIN account_domain_blocks vdb
+      ON vdb.account_id = ${v} AND lower(vdb.domain) = lower(vd.domain)
+      WHERE vd.id = ${s}.account_id AND vd.domain IS NOT NULL)`;
+  return sql`(${alive} AND (${s}.account_id = ${v} OR (${audience} AND ${notBlocked})))`;
+}
+
+/**
+ * A WHERE fragment that keeps the statuses `viewerAccountId` may see (null:
+ * an anonymous viewer). `alias` names the `statuses` row in the surrounding
+ * query (default: the table name itself).
+ */
+export function visibleStatusFilter(
+  viewerAccountId: string | null,
+  alias: StatusAlias = "statuses",
+): SQL {
+  const s = ident(alias);
+  const inner = alias === ORIGINAL ? "q" : ORIGINAL;
+  const boosted = sql`(${s}.reblog_of_id IS NULL OR EXISTS (
+    SELECT 1 FROM statuses ${ident(inner)} WHERE ${ident(inner)}.id = ${s}.reblog_of_id
+      AND ${ownRules(viewerAccountId, inner)}))`;
+  return sql`(${ownRules(viewerAccountId, alias)} AND ${boosted})`;
+}
+
+/** Whether the viewer (null: anonymous) may see the status. */
+export async function canSeeStatus(
+  db: Executor,
+  viewerAccountId: string | null,
+  status: { id: string },
+): Promise<boolean> {
+  const rows = await db.select({ id: statuses.id }).from(statuses)
+    .where(and(eq(statuses.id, status.id), visibleStatusFilter(viewerAccountId)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** The ids among `ids` the viewer may see, in one query (order not kept). */
+export async function visibleStatusIds(
+  db: Executor,
+  viewerAccountId: string | null,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.select({ id: statuses.id }).from(statuses)
+    .where(and(inArray(statuses.id, [...new Set(ids)]), visibleStatusFilter(viewerAccountId)));
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * The status row behind an id when the viewer may see it, else null (the
+ * caller answers 404 either way). Used by every "show one status" reader.
+ */
+export async function findVisibleStatus(
+  db: Executor,
+  viewerAccountId: string | null,
+  id: string,
+): Promise<typeof statuses.$inferSelect | null> {
+  const [row] = await db.select().from(statuses)
+    .where(and(eq(statuses.id, id), visibleStatusFilter(viewerAccountId))).limit(1);
+  return row ?? null;
+}
