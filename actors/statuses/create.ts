@@ -396,7 +396,7 @@ export async function createStatus(
   const p = input.local ? await prepareLocal(ctx, input) : await prepareRemote(ctx, input);
   let status: StatusRow;
   try {
-    status = await db.transaction(async (tx) => await write(ctx, tx, input, p));
+    status = await db.transaction(async (tx) => await write(tx, input, p));
   } catch (error) {
     if (error instanceof Duplicate) {
       const [row] = await db.select().from(statuses).where(eq(statuses.id, error.statusId));
@@ -409,7 +409,6 @@ export async function createStatus(
 }
 
 async function write(
-  ctx: AppContext,
   tx: Executor,
   input: CreateStatusInput,
   p: Prepared,
