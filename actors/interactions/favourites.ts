@@ -1,0 +1,98 @@
+/**
+ * Favouriting, as Mastodon's FavouriteService and UnfavouriteService: the
+ * API calls these for local users, the inbox for remote Likes. A favourite
+ * of a boost is a favourite of the boosted status.
+ *
+ * Each command is one transaction (the row, the counter on the status and
+ * the notification); the Like or Undo(Like) is queued after commit.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { newId } from "../../db/ids.ts";
+import { favourites, notifications, statuses } from "../../db/schema.ts";
+import { notify } from "../notifications/notify.ts";
+import type { FavouriteSnapshot } from "../outbox/interactions.ts";
+import { actingAccount, deliverLater, type StatusRow, visibleOriginal } from "./target.ts";
+
+/** What a remote Like carries that a local favourite does not. */
+export interface RemoteFavourite {
+  /** The Like activity's id, kept for its Undo. */
+  uri: string;
+}
+
+/**
+ * `accountId` favourites `statusId` (idempotent: favouriting again changes
+ * nothing). Returns the favourited status (the original, for a boost).
+ *
+ * @throws NotFoundError when the status is missing or hidden from the account
+ */
+export async function favourite(
+  app: AppContext,
+  accountId: string,
+  statusId: string,
+  remote?: RemoteFavourite,
+): Promise<StatusRow> {
+  const { status, created } = await app.database.db.transaction(async (tx) => {
+    const account = await actingAccount(tx, accountId);
+    const status = await visibleOriginal(tx, accountId, statusId);
+    const id = newId();
+    const [row] = await tx.insert(favourites).values({
+      id,
+      accountId,
+      statusId: status.id,
+      // Fragment ids on the actor: unique, ours, never dereferenced (Mastodon's shape).
+      uri: remote?.uri ?? (account.domain == null ? `${account.uri}#likes/${id}` : null),
+    }).onConflictDoNothing().returning();
+    if (!row) return { status, created: null };
+    await tx.update(statuses).set({ favouritesCount: sql`${statuses.favouritesCount} + 1` })
+      .where(eq(statuses.id, status.id));
+    await notify(tx, {
+      type: "favourite",
+      accountId: status.accountId,
+      fromAccountId: accountId,
+      statusId: status.id,
+    });
+    return { status, created: snapshotOf(row) };
+  });
+  if (created) await deliverLater("Like", () => app.outbox.statusFavourited(created));
+  return status;
+}
+
+/**
+ * `accountId` takes back its favourite of `statusId` (not having favourited
+ * it is no error). The notification it caused goes too, as in Mastodon.
+ * Returns the status. A status that became hidden can still be
+ * unfavourited, as Mastodon lets a user take back what they hold.
+ *
+ * @throws NotFoundError when there is no favourite and the status is missing or hidden
+ */
+export async function unfavourite(
+  app: AppContext,
+  accountId: string,
+  statusId: string,
+): Promise<StatusRow> {
+  const { status, removed } = await app.database.db.transaction(async (tx) => {
+    const [target] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
+    const originalId = target?.reblogOfId ?? statusId;
+    const [row] = await tx.delete(favourites)
+      .where(and(eq(favourites.accountId, accountId), eq(favourites.statusId, originalId)))
+      .returning();
+    if (!row) return { status: await visibleOriginal(tx, accountId, statusId), removed: null };
+    const [status] = await tx.update(statuses)
+      .set({ favouritesCount: sql`GREATEST(${statuses.favouritesCount} - 1, 0)` })
+      .where(eq(statuses.id, originalId)).returning();
+    await tx.delete(notifications).where(and(
+      eq(notifications.type, "favourite"),
+      eq(notifications.accountId, status.accountId),
+      eq(notifications.fromAccountId, accountId),
+      eq(notifications.statusId, status.id),
+    ));
+    return { status, removed: snapshotOf(row) };
+  });
+  if (removed) await deliverLater("Undo(Like)", () => app.outbox.statusUnfavourited(removed));
+  return status;
+}
+
+function snapshotOf(row: typeof favourites.$inferSelect): FavouriteSnapshot {
+  return { id: row.id, uri: row.uri, accountId: row.accountId, statusId: row.statusId };
+}

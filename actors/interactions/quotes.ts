@@ -1,0 +1,46 @@
+/**
+ * Revoking a quote (Mastodon 4.5's RevokeQuoteService): the author of a
+ * quoted status withdraws the approval of one quote of it. An accepted
+ * quote becomes `revoked` (and no longer counts in `quotes_count`); one not
+ * yet accepted becomes `rejected`; a revoked one stays revoked.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { quotes, statuses } from "../../db/schema.ts";
+import { NotFoundError } from "../errors.ts";
+import { NotPermittedError, type StatusRow, visibleStatus } from "./target.ts";
+
+/**
+ * `accountId` revokes the quote of `quotedStatusId` by `quotingStatusId`.
+ * Returns the quoting status.
+ *
+ * @throws NotFoundError when the quoted status is hidden or missing, or no such quote exists
+ * @throws NotPermittedError when `accountId` is not the quoted author
+ */
+export async function revokeQuote(
+  app: AppContext,
+  accountId: string,
+  quotedStatusId: string,
+  quotingStatusId: string,
+): Promise<StatusRow> {
+  return await app.database.db.transaction(async (tx) => {
+    const quoted = await visibleStatus(tx, accountId, quotedStatusId);
+    const [quote] = await tx.select().from(quotes).where(and(
+      eq(quotes.quotedStatusId, quoted.id),
+      eq(quotes.statusId, quotingStatusId),
+    )).limit(1).for("update");
+    if (!quote) throw new NotFoundError();
+    if (quote.quotedAccountId !== accountId) throw new NotPermittedError();
+    if (quote.state === "accepted") {
+      await tx.update(quotes).set({ state: "revoked" }).where(eq(quotes.id, quote.id));
+      await tx.update(statuses)
+        .set({ quotesCount: sql`GREATEST(${statuses.quotesCount} - 1, 0)` })
+        .where(eq(statuses.id, quoted.id));
+    } else if (quote.state !== "revoked") {
+      await tx.update(quotes).set({ state: "rejected" }).where(eq(quotes.id, quote.id));
+    }
+    const [quoting] = await tx.select().from(statuses).where(eq(statuses.id, quotingStatusId));
+    if (!quoting) throw new NotFoundError();
+    return quoting;
+  });
+}

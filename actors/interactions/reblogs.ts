@@ -1,0 +1,215 @@
+/**
+ * Boosting, as Mastodon's ReblogService and the unreblog action: a boost is
+ * a status row of its own with `reblog_of_id` set, fanned out to feeds like
+ * any status. The API calls these for local users, the inbox for remote
+ * Announces.
+ *
+ * Rules (Mastodon's StatusPolicy#reblog? and Status validations):
+ * - a boost of a boost boosts the original;
+ * - direct statuses cannot be boosted, private ones only by their author
+ *   (403 "This action is not allowed");
+ * - a private status's boost stays private; otherwise the boost takes the
+ *   requested visibility (public, unlisted or private), or the account's
+ *   default (a default of `direct` becomes `private`: a boost cannot be direct);
+ * - boosting again returns the existing boost; concurrent boosts of one
+ *   status by one account are serialized, so there is never a second one.
+ *
+ * Each command is one transaction (the boost row, counters, feeds, the
+ * notification); the Announce or Undo(Announce) is queued after commit.
+ */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Executor } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+import { accounts, statuses, users } from "../../db/schema.ts";
+import { fanOutStatus, removeFromFeeds } from "../timelines/fanout.ts";
+import { notify } from "../notifications/notify.ts";
+import { resolveSettings } from "../user_settings.ts";
+import { Problems } from "../errors.ts";
+import type { ReblogSnapshot } from "../outbox/interactions.ts";
+import {
+  type AccountRow,
+  actingAccount,
+  deliverLater,
+  lockFor,
+  NotPermittedError,
+  originalOf,
+  type StatusRow,
+  visibleStatus,
+} from "./target.ts";
+
+/** The visibilities a boost may have. */
+export const REBLOG_VISIBILITIES = ["public", "unlisted", "private"] as const;
+
+export interface ReblogOptions {
+  /** Requested visibility; absent or empty means the account's default. */
+  visibility?: string | null;
+  /** A remote Announce: its id and publication time. */
+  remote?: { uri: string; published?: Date };
+}
+
+/** What {@link reblog} did. */
+export interface ReblogResult {
+  /** The boost (new, or the one that already existed). */
+  boost: StatusRow;
+  /** The boosted status. */
+  original: StatusRow;
+  created: boolean;
+}
+
+/**
+ * `accountId` boosts `statusId`.
+ *
+ * @throws NotFoundError when the status is missing or hidden from the account
+ * @throws NotPermittedError for direct statuses and others' private ones
+ * @throws ValidationError for a visibility that is not public, unlisted or private
+ */
+export async function reblog(
+  app: AppContext,
+  accountId: string,
+  statusId: string,
+  options: ReblogOptions = {},
+): Promise<ReblogResult> {
+  const result = await app.database.db.transaction(async (tx) => {
+    const account = await actingAccount(tx, accountId);
+    const original = await originalOf(tx, accountId, await visibleStatus(tx, accountId, statusId));
+    const own = original.accountId === accountId;
+    if (original.visibility === "direct" || (original.visibility === "private" && !own)) {
+      throw new NotPermittedError();
+    }
+    await lockFor(tx, `reblog:${accountId}:${original.id}`);
+    const [existing] = await tx.select().from(statuses).where(and(
+      eq(statuses.accountId, accountId),
+      eq(statuses.reblogOfId, original.id),
+      isNull(statuses.deletedAt),
+    )).limit(1);
+    if (existing) return { boost: existing, original, created: false };
+
+    const visibility = original.visibility === "private"
+      ? "private"
+      : await boostVisibility(tx, account, options.visibility);
+    const id = newId();
+    const uri = options.remote?.uri ?? `${account.uri}/statuses/${id}/activity`;
+    const now = options.remote?.published ?? new Date();
+    const [boost] = await tx.insert(statuses).values({
+      id,
+      uri,
+      // Mastodon links a local boost to its activity; a remote one to its own URL.
+      url: account.domain == null ? uri : null,
+      accountId,
+      local: account.domain == null,
+      visibility,
+      content: "",
+      reblogOfId: original.id,
+      createdAt: now,
+    }).returning();
+    await tx.update(statuses).set({ reblogsCount: sql`${statuses.reblogsCount} + 1` })
+      .where(eq(statuses.id, original.id));
+    // Mastodon counts boosts among an account's posts.
+    await tx.update(accounts).set({
+      statusesCount: sql`${accounts.statusesCount} + 1`,
+      lastStatusAt: now,
+    }).where(eq(accounts.id, accountId));
+    await fanOutStatus(tx, boost);
+    // The boost itself: the notification then goes away with it (unreblog).
+    await notify(tx, {
+      type: "reblog",
+      accountId: original.accountId,
+      fromAccountId: accountId,
+      statusId: boost.id,
+    });
+    return { boost, original, created: true };
+  });
+  if (result.created && result.boost.local) {
+    const snapshot = snapshotOf(result.boost);
+    await deliverLater("Announce", () => app.outbox.statusReblogged(snapshot));
+  }
+  return result;
+}
+
+/**
+ * `accountId` takes back its boost of `statusId` (not having boosted it is
+ * no error). `statusId` may also name the boost itself. Returns the status
+ * to show: the boosted one (as Mastodon, even if it became hidden since).
+ *
+ * @throws NotFoundError when there is no boost and the status is missing or hidden
+ */
+export async function unreblog(
+  app: AppContext,
+  accountId: string,
+  statusId: string,
+): Promise<StatusRow> {
+  const { status, removed } = await app.database.db.transaction(async (tx) => {
+    const [named] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
+    const originalId = named?.reblogOfId != null && named.accountId === accountId
+      ? named.reblogOfId
+      : statusId;
+    await lockFor(tx, `reblog:${accountId}:${originalId}`);
+    const [boost] = await tx.select().from(statuses).where(and(
+      eq(statuses.accountId, accountId),
+      eq(statuses.reblogOfId, originalId),
+      isNull(statuses.deletedAt),
+    )).limit(1);
+    if (!boost) return { status: await visibleStatus(tx, accountId, statusId), removed: null };
+    await removeBoost(tx, boost);
+    const [status] = await tx.select().from(statuses).where(eq(statuses.id, originalId));
+    return { status, removed: boost };
+  });
+  if (removed?.local) {
+    const snapshot = snapshotOf(removed);
+    await deliverLater("Undo(Announce)", () => app.outbox.statusUnreblogged(snapshot));
+  }
+  return status;
+}
+
+/**
+ * Removes a boost inside a transaction: out of every feed, the row itself
+ * (its notification and feed entries go with it), and the counters it added.
+ * Also used when a remote Undo(Announce) arrives.
+ */
+export async function removeBoost(tx: Executor, boost: StatusRow): Promise<void> {
+  await removeFromFeeds(tx, boost.id);
+  await tx.delete(statuses).where(eq(statuses.id, boost.id));
+  if (boost.reblogOfId) {
+    await tx.update(statuses)
+      .set({ reblogsCount: sql`GREATEST(${statuses.reblogsCount} - 1, 0)` })
+      .where(eq(statuses.id, boost.reblogOfId));
+  }
+  await tx.update(accounts)
+    .set({ statusesCount: sql`GREATEST(${accounts.statusesCount} - 1, 0)` })
+    .where(eq(accounts.id, boost.accountId));
+}
+
+/** The boost's visibility: the requested one, else the account's default. */
+async function boostVisibility(
+  tx: Executor,
+  account: AccountRow,
+  requested: string | null | undefined,
+): Promise<string> {
+  if (requested != null && requested !== "") {
+    if ((REBLOG_VISIBILITIES as readonly string[]).includes(requested)) return requested;
+    const problems = new Problems();
+    problems.add(
+      "visibility",
+      requested === "direct" ? "ERR_RESERVED" : "ERR_INCLUSION",
+      requested === "direct" ? "is reserved" : "is not included in the list",
+    );
+    problems.throwIfAny();
+  }
+  if (account.domain != null) return "public";
+  const [user] = await tx.select({ settings: users.settings }).from(users)
+    .where(eq(users.accountId, account.id)).limit(1);
+  const preferred = resolveSettings(user?.settings, account).defaultPrivacy;
+  return preferred === "direct" ? "private" : preferred;
+}
+
+function snapshotOf(boost: StatusRow): ReblogSnapshot {
+  return {
+    id: boost.id,
+    uri: boost.uri,
+    accountId: boost.accountId,
+    reblogOfId: boost.reblogOfId!,
+    visibility: boost.visibility,
+    createdAt: boost.createdAt,
+  };
+}
