@@ -33,6 +33,8 @@ import { relationshipRoutes } from "./routes/relationships.ts";
 import { followRequestRoutes } from "./routes/follow_requests.ts";
 import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./routes/domain_blocks.ts";
+import { tagRoutes } from "./routes/tags.ts";
+import { featuredTagRoutes } from "./routes/featured_tags.ts";
 
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
@@ -89,6 +91,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", followRequestRoutes());
   app.route("/", blockAndMuteRoutes());
   app.route("/", domainBlockRoutes());
+  app.route("/", tagRoutes());
+  app.route("/", featuredTagRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", pageRoutes());
 

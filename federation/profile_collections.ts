@@ -1,12 +1,14 @@
 /**
  * The outbox, featured (pinned posts) and featured tags collections.
  *
- * Statuses, pins and featured tags arrive in later issues: until then the
- * outbox reports the account's statuses_count with empty pages, and the
- * featured collections are empty. The instance actor has an outbox (empty)
+ * Statuses and pins arrive in later issues: until then the outbox reports
+ * the account's statuses_count with empty pages, and the featured collection
+ * is empty. The featured tags collection lists featured_tags as Hashtags. The instance actor has an outbox (empty)
  * and nothing else.
  */
 import type { Federation, RequestContext } from "@fedify/fedify";
+import { Hashtag } from "@fedify/vocab";
+import { featuredTagsOf } from "../db/queries/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
@@ -42,10 +44,22 @@ export function registerProfileCollections(federation: Federation<AppContext>): 
   federation.setFeaturedTagsDispatcher(
     "/users/{identifier}/collections/tags",
     async (ctx, identifier) => {
-      // Featured hashtags come with the profile issue.
-      return await liveAccount(ctx, identifier) ? { items: [] } : null;
+      const account = await liveAccount(ctx, identifier);
+      if (!account) return null;
+      // As Mastodon's HashtagSerializer for a FeaturedTag: the profile's tagged page.
+      const rows = await featuredTagsOf(ctx.data.database, account.id);
+      const items = rows.map((r) =>
+        new Hashtag({
+          href: new URL(`/@${account.username}/tagged/${encodeURIComponent(r.name)}`, ctx.origin),
+          name: `#${r.name}`,
+        })
+      );
+      return { items };
     },
-  ).setCounter(async (ctx, identifier) => await liveAccount(ctx, identifier) ? 0 : null);
+  ).setCounter(async (ctx, identifier) => {
+    const account = await liveAccount(ctx, identifier);
+    return account ? (await featuredTagsOf(ctx.data.database, account.id)).length : null;
+  });
 }
 
 async function liveAccount(ctx: RequestContext<AppContext>, identifier: string) {

@@ -1,0 +1,154 @@
+/**
+ * Hashtag reads and the find-or-create shared by everything that names a
+ * tag (posting, following, featuring).
+ *
+ * Names are stored as first seen and matched case-insensitively through the
+ * unique index on `lower(name)`; input is NFKC-normalized first, so that
+ * full-width or composed forms find the same tag, as Mastodon's
+ * HashtagNormalizer does.
+ */
+import { inArray, type SQL, sql } from "drizzle-orm";
+import type { Database, Executor } from "../connection.ts";
+import { tags } from "../schema.ts";
+import { minIdAt, newId } from "../ids.ts";
+
+/** A tags row. */
+export type TagRow = typeof tags.$inferSelect;
+
+/** Mastodon's Tag::HASHTAG_MAX_LENGTH. */
+export const HASHTAG_MAX_LENGTH = 50;
+
+// Ruby's [[:word:]] and [[:alpha:]] in Unicode mode, as in actors/formatting.
+const WORD = "\\p{L}\\p{M}\\p{Nd}\\p{Pc}";
+const ALPHA = "\\p{L}\\p{M}";
+const SEPARATORS = "_\\u00B7\\u30FB\\u200C";
+/** Mastodon's Tag::HASHTAG_NAME_RE: word characters with at least one letter. */
+const HASHTAG_NAME_RE = new RegExp(
+  `^(?:[${WORD}_][${WORD}${SEPARATORS}]*[${ALPHA}${SEPARATORS}][${WORD}${SEPARATORS}]*[${WORD}_]` +
+    `|[${WORD}_]*[${ALPHA}][${WORD}_]*)$`,
+  "u",
+);
+
+/** The normalized form of a hashtag name as typed (a leading `#` is dropped). */
+export function normalizeTagName(input: string): string {
+  return input.replace(/^[#＃]/, "").normalize("NFKC");
+}
+
+/** Whether a (normalized) name is a valid hashtag name. */
+export function isValidTagName(name: string): boolean {
+  return name.length > 0 && [...name].length <= HASHTAG_MAX_LENGTH && HASHTAG_NAME_RE.test(name);
+}
+
+/** Tags by name, case-insensitively; keyed by the lower-cased name. */
+export async function findTagsByName(
+  db: Executor,
+  names: readonly string[],
+): Promise<Map<string, TagRow>> {
+  const lowered = [...new Set(names.map((n) => normalizeTagName(n).toLowerCase()))];
+  const out = new Map<string, TagRow>();
+  if (lowered.length === 0) return out;
+  const rows = await db.select().from(tags).where(inArray(sql`lower(${tags.name})`, lowered));
+  for (const row of rows) out.set(row.name.toLowerCase(), row);
+  return out;
+}
+
+/** One tag by name (case-insensitive), or null. */
+export async function findTagByName(db: Executor, name: string): Promise<TagRow | null> {
+  const found = await findTagsByName(db, [name]);
+  return found.get(normalizeTagName(name).toLowerCase()) ?? null;
+}
+
+/**
+ * Finds or creates tags by name; keyed by the lower-cased name. Names must
+ * be valid (the caller checked them). A concurrent creation of the same name
+ * is absorbed by ON CONFLICT on the `lower(name)` index.
+ */
+export async function findOrCreateTags(
+  db: Executor,
+  names: readonly string[],
+): Promise<Map<string, TagRow>> {
+  const wanted = new Map<string, string>();
+  for (const n of names) {
+    const name = normalizeTagName(n);
+    if (!wanted.has(name.toLowerCase())) wanted.set(name.toLowerCase(), name);
+  }
+  const found = await findTagsByName(db, [...wanted.values()]);
+  const missing = [...wanted].filter(([lower]) => !found.has(lower)).map(([, name]) => name);
+  if (missing.length) {
+    await db.execute(
+      sql`INSERT INTO tags (id, name) VALUES ${
+        sql.join(missing.map((name) => sql`(${newId()}::bigint, ${name})`), sql`, `)
+      } ON CONFLICT ((lower(name))) DO NOTHING`,
+    );
+    for (const [lower, row] of await findTagsByName(db, missing)) found.set(lower, row);
+  }
+  return found;
+}
+
+/** One day of a tag's history, as the Tag entity carries it. */
+export interface TagHistoryDay {
+  /** Unix seconds of the start of the day (UTC), as a string. */
+  day: string;
+  uses: string;
+  accounts: string;
+}
+
+/** How many days of history the Tag entity shows. */
+export const HISTORY_DAYS = 7;
+
+function startOfUtcDay(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+}
+
+/**
+ * The last {@link HISTORY_DAYS} days of use of each tag, newest day first,
+ * from public, undeleted statuses (boosts excluded), in one grouped query.
+ * Status ids are time-ordered, so the time window is an id range on the
+ * (tag_id, status_id) index.
+ */
+export async function tagHistories(
+  database: Database,
+  tagIds: readonly string[],
+  now = new Date(),
+  executor?: Executor,
+): Promise<Map<string, TagHistoryDay[]>> {
+  const ids = [...new Set(tagIds)];
+  const today = startOfUtcDay(now);
+  const days = Array.from(
+    { length: HISTORY_DAYS },
+    (_, i) => new Date(today.getTime() - i * 86_400_000),
+  );
+  const since = days[days.length - 1];
+  const counts = new Map<string, { uses: number; accounts: number }>();
+  if (ids.length) {
+    const idList: SQL = sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `);
+    const rows = await database.rows<
+      { tag_id: string; day: string; uses: string; accounts: string }
+    >(
+      sql`SELECT st.tag_id::text AS tag_id,
+          (extract(epoch FROM date_trunc('day', s.created_at AT TIME ZONE 'UTC')))::bigint::text AS day,
+          count(*)::text AS uses, count(DISTINCT s.account_id)::text AS accounts
+        FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+        WHERE st.tag_id IN (${idList}) AND st.status_id >= ${minIdAt(since)}::bigint
+          AND s.created_at >= ${since.toISOString()}::timestamptz
+          AND s.visibility = 'public' AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+        GROUP BY 1, 2`,
+      executor,
+    );
+    for (const r of rows) {
+      counts.set(`${r.tag_id}:${r.day}`, { uses: Number(r.uses), accounts: Number(r.accounts) });
+    }
+  }
+  const out = new Map<string, TagHistoryDay[]>();
+  for (const id of ids) {
+    out.set(
+      id,
+      days.map((d) => {
+        const day = String(d.getTime() / 1000);
+        const c = counts.get(`${id}:${day}`);
+        return { day, uses: String(c?.uses ?? 0), accounts: String(c?.accounts ?? 0) };
+      }),
+    );
+  }
+  return out;
+}

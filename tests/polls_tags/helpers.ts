@@ -1,0 +1,86 @@
+/**
+ * Shared set-up for the poll, scheduled status and tag tests: users with
+ * tokens (from the relationship helpers), statuses and tags written
+ * directly, and a bounded wait.
+ */
+import { sql } from "drizzle-orm";
+import { idFromTime, newId } from "../../db/ids.ts";
+import { polls, statuses, statusTags } from "../../db/schema.ts";
+import { findOrCreateTags } from "../../db/queries/tags.ts";
+import type { TestInstance } from "../harness.ts";
+
+export { call, callJson, createUser, type TestUser } from "../relationships/helpers.ts";
+
+/** Inserts a local status row directly (tests of readers need no posting pipeline). */
+export async function insertStatus(
+  instance: TestInstance,
+  accountId: string,
+  options: {
+    visibility?: string;
+    tags?: string[];
+    createdAt?: Date;
+    deleted?: boolean;
+    poll?: { options: string[]; multiple?: boolean; expiresAt?: Date | null };
+  } = {},
+): Promise<{ statusId: string; pollId: string | null }> {
+  const { db } = instance.rookery.ctx.database;
+  const createdAt = options.createdAt ?? new Date();
+  const id = options.createdAt ? idFromTime(createdAt) : newId();
+  const pollId = options.poll ? newId() : null;
+  await db.insert(statuses).values({
+    id,
+    uri: `${instance.origin}/statuses/${id}`,
+    url: `${instance.origin}/statuses/${id}`,
+    accountId,
+    local: true,
+    visibility: options.visibility ?? "public",
+    content: "<p>test</p>",
+    text: "test",
+    pollId,
+    createdAt,
+    deletedAt: options.deleted ? new Date() : null,
+  });
+  if (options.tags?.length) {
+    const found = await findOrCreateTags(db, options.tags);
+    await db.insert(statusTags).values(
+      [...found.values()].map((t) => ({ statusId: id, tagId: t.id })),
+    );
+  }
+  if (options.poll) {
+    await db.insert(polls).values({
+      id: pollId!,
+      accountId,
+      statusId: id,
+      options: options.poll.options,
+      tallies: options.poll.options.map(() => 0),
+      multiple: options.poll.multiple ?? false,
+      expiresAt: options.poll.expiresAt === undefined
+        ? new Date(Date.now() + 86_400_000)
+        : options.poll.expiresAt,
+    });
+  }
+  return { statusId: id, pollId };
+}
+
+/** Polls `check` until it returns a value other than undefined, for at most `ms`. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined>,
+  ms = 30_000,
+  label = "condition",
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`Timed out waiting for ${label}`);
+}
+
+/** Runs raw SQL on the instance's database. */
+export async function rows<T = Record<string, unknown>>(
+  instance: TestInstance,
+  query: ReturnType<typeof sql>,
+): Promise<T[]> {
+  return await instance.rookery.ctx.database.rows<T>(query);
+}
