@@ -12,6 +12,7 @@ import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createApp } from "./api/app.ts";
+import { startMediaMaintenance } from "./actors/media/processing.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -31,6 +32,8 @@ export interface CreateOptions {
   pgliteDir?: string;
   /** A migrated PGlite dump to start a fresh embedded database from (tests). */
   pgliteTemplate?: Blob;
+  /** PostgreSQL pool size (the admin command line needs few connections). */
+  poolSize?: number;
 }
 
 /** Where PGlite keeps its files inside the data directory. */
@@ -43,6 +46,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     databaseUrl: config.databaseUrl,
     pgliteDir: options.pgliteDir ?? pgliteDirectory(config),
     template: options.pgliteTemplate,
+    poolSize: options.poolSize,
   });
   const partial = { config, database } as AppContext;
   const { federation, maintain } = buildFederation(partial);
@@ -76,6 +80,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       const run = () =>
         maintain().catch((error) => logger.warn("Maintenance failed: {error}", { error }));
       timers.push(setInterval(run, 10 * 60_000));
+      timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
     async close() {
       abort.abort();

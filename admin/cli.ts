@@ -9,10 +9,9 @@
 import { existsSync } from "node:fs";
 import { ConfigError, loadConfig } from "../config.ts";
 import type { Config } from "../config.ts";
-import { type Database, openDatabase } from "../db/connection.ts";
-import { pgliteDirectory } from "../rookery.ts";
+import { createRookery, pgliteDirectory, type Rookery } from "../rookery.ts";
 import { AdminClientError, askServer, claimPidFile, livePid } from "./client.ts";
-import { type CommandResult, prepareCommand } from "./commands.ts";
+import { type AdminEnv, type CommandResult, prepareCommand } from "./commands.ts";
 import { adminPaths } from "./socket.ts";
 
 function failure(message: string, exitCode = 1): CommandResult {
@@ -21,28 +20,27 @@ function failure(message: string, exitCode = 1): CommandResult {
 
 async function runDirect(
   config: Config,
-  run: (env: { db: Database["db"]; config: Config }) => Promise<CommandResult>,
+  run: (env: AdminEnv) => Promise<CommandResult>,
 ): Promise<CommandResult> {
   let notice = "";
   if (!config.databaseUrl) {
     const dir = pgliteDirectory(config);
     if (!existsSync(dir)) notice = `Note: created a new, empty database in ${dir}.\n`;
   }
-  let database: Database;
+  // The whole process context (without web or worker), so that commands that
+  // federate queue their deliveries in the database for the server's worker.
+  let rookery: Rookery;
   try {
-    database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      pgliteDir: pgliteDirectory(config),
-      poolSize: 2,
-    });
+    rookery = await createRookery(config, { poolSize: 2 });
   } catch (error) {
     return failure(`cannot open the database: ${(error as Error).message ?? error}`);
   }
   try {
-    const result = await run({ db: database.db, config });
+    const { database, outbox } = rookery.ctx;
+    const result = await run({ db: database.db, config, outbox });
     return { ...result, stderr: notice + result.stderr };
   } finally {
-    await database.close().catch(() => {});
+    await rookery.close().catch(() => {});
   }
 }
 

@@ -28,6 +28,7 @@ import { generatePassword } from "../actors/passwords.ts";
 import { type ArgSpec, parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
 import { USAGE } from "./help.ts";
 import { ALL_SCOPES, parseScopes } from "../actors/scopes.ts";
+import type { Outbox } from "../actors/outbox.ts";
 import { formatDate, printable, table } from "./format.ts";
 
 /** What a command printed and how it ended; also the admin socket's response. */
@@ -41,6 +42,8 @@ export interface CommandResult {
 export interface AdminEnv {
   db: Db;
   config: Config;
+  /** Queues deliveries (Delete of a deleted account): the server's, or one over the database. */
+  outbox?: Outbox;
 }
 
 /** The application that owns tokens minted here; found again by name and empty redirect URIs. */
@@ -172,10 +175,10 @@ const COMMANDS: Record<string, Command> = {
   "account delete": {
     usage: "account delete <username>",
     ...username,
-    async run({ db }, args) {
-      const deletion = await deleteLocalAccount(db, args.positionals.username);
-      // Delete(Person) delivery hooks in here, after the commit: AdminEnv gains the outbox
-      // (ctx.outbox in the server; in the direct mode one that queues in the database).
+    async run({ db, outbox }, args) {
+      // The Delete(Person) to the account's remote contacts is queued after the commit;
+      // without a running server it waits in the database queue for the next worker.
+      const deletion = await deleteLocalAccount(db, args.positionals.username, { outbox });
       return `Deleted @${deletion.username} (removed ${
         plural(deletion.removedFollows, "follow")
       }). The username stays taken.`;

@@ -123,7 +123,11 @@ async function serve(ctx: AppContext, conn: Deno.UnixConn): Promise<void> {
     if (!argv) {
       result = { exitCode: 2, stdout: "", stderr: "Error: malformed admin request\n" };
     } else {
-      result = await runAdminCommand({ db: ctx.database.db, config: ctx.config }, argv);
+      result = await runAdminCommand({
+        db: ctx.database.db,
+        config: ctx.config,
+        outbox: ctx.outbox,
+      }, argv);
       // The command words only: arguments may hold passwords.
       logger.info("Admin command {command} finished with exit code {code}.", {
         command: argv.slice(0, 2).join(" ").slice(0, 60),

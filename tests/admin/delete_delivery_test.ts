@@ -1,0 +1,65 @@
+/**
+ * Deleting an account from the command line without a running server still
+ * federates: the Delete(Person) for its remote followers waits in the
+ * database queue, for the next worker to deliver.
+ */
+import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+import { accounts, follows } from "../../db/schema.ts";
+import { createLocalAccount } from "../../actors/accounts.ts";
+import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { cli, expectCode } from "./cli.ts";
+
+test("admin CLI account delete (no server) queues Delete(Person) for remote followers", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-admin-del-" });
+  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
+  const open = () =>
+    openDatabase({ databaseUrl: pg?.url ?? null, pgliteDir: `${dataDir}/db`, poolSize: 2 });
+  try {
+    let database = await open();
+    const { account } = await createLocalAccount(database.db, "http://localhost:8080", {
+      username: "leaving",
+      email: "leaving@example.com",
+      password: "a long enough password",
+      confirmed: true,
+    });
+    const remoteId = newId();
+    await database.db.insert(accounts).values({
+      id: remoteId,
+      username: "fan",
+      domain: "remote.example",
+      uri: "https://remote.example/users/fan",
+      inboxUrl: "https://remote.example/users/fan/inbox",
+      sharedInboxUrl: "https://remote.example/inbox",
+    });
+    await database.db.insert(follows).values({
+      id: newId(),
+      accountId: remoteId,
+      targetAccountId: account.id,
+    });
+    await database.close();
+
+    const run = await cli(
+      { dataDir, databaseUrl: pg?.url ?? null },
+      "account",
+      "delete",
+      "leaving",
+    );
+    expectCode(run, 0);
+
+    database = await open();
+    const queued = await database.rows<{ message: unknown }>(
+      sql`SELECT message FROM federation_queue`,
+    );
+    await database.close();
+    const text = JSON.stringify(queued.map((q) => q.message));
+    assert.ok(queued.length >= 1, "a delivery is queued");
+    assert.match(text, /Delete/);
+    assert.match(text, /remote\.example\/inbox/);
+  } finally {
+    await pg?.drop();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+});
