@@ -35,6 +35,8 @@ import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./routes/domain_blocks.ts";
 import { tagRoutes } from "./routes/tags.ts";
 import { featuredTagRoutes } from "./routes/featured_tags.ts";
+import { interactionRoutes } from "./routes/interactions.ts";
+import { favouriteAndBookmarkRoutes } from "./routes/favourites_bookmarks.ts";
 
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
@@ -93,6 +95,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", domainBlockRoutes());
   app.route("/", tagRoutes());
   app.route("/", featuredTagRoutes());
+  app.route("/", interactionRoutes());
+  app.route("/", favouriteAndBookmarkRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", pageRoutes());
 
