@@ -13,6 +13,7 @@ import { buildFederation } from "./federation/mod.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createApp } from "./api/app.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
+import { startMediaMaintenance } from "./actors/media/processing.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -80,6 +81,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       const run = () =>
         maintain().catch((error) => logger.warn("Maintenance failed: {error}", { error }));
       timers.push(setInterval(run, 10 * 60_000));
+      timers.push(...startMediaMaintenance(ctx, abort.signal));
       timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
     async close() {

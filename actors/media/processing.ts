@@ -1,0 +1,290 @@
+/**
+ * Background work on media: finishing video and audio uploads, and removing
+ * uploads that were never attached to a status.
+ *
+ * The row's state is the queue: `processing` rows are picked up by
+ * {@link processPendingMedia} (polled by every worker process) and, in a
+ * process that runs the worker, started at once after the upload
+ * ({@link scheduleMediaProcessing}). Nothing is lost on a restart: a row
+ * still `processing` is simply processed again. Two workers may both work
+ * on the same row; only the first to finish writes it (the final update is
+ * conditional on the state), the other removes its files.
+ *
+ * With ffmpeg, video becomes H.264 MP4 (`gifv` when it has no sound) with a
+ * preview from its first frame, audio becomes MP3, and `meta` gets the
+ * geometry, duration and bitrates. Without ffmpeg the upload is kept as it
+ * came (it was recognised by its bytes at upload), marked processed, with no
+ * meta beyond a custom thumbnail's and the focus.
+ */
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../../context.ts";
+import { mediaAttachments } from "../../db/schema.ts";
+import { ffmpegAvailable, firstFrame, type MediaProbe, probeMedia, transcode } from "./ffmpeg.ts";
+import { geometry, processPreview } from "./images.ts";
+import {
+  newAttachmentPath,
+  removeStoredFiles,
+  storedFileName,
+  writeAttachmentFile,
+} from "./storage.ts";
+import type { MediaRow } from "./upload.ts";
+
+const logger = getLogger(["rookery", "media"]);
+
+/** How often workers look for unfinished uploads. */
+export const PENDING_POLL_MS = 15_000;
+/** How often unattached uploads are cleaned up, and how old they must be. */
+export const CLEANUP_INTERVAL_MS = 60 * 60_000;
+export const UNATTACHED_MAX_AGE_MS = 24 * 60 * 60_000;
+
+interface MediaWorker {
+  signal: AbortSignal;
+  inFlight: Set<string>;
+  /** One processing at a time per process: ffmpeg takes whole cores. */
+  chain: Promise<void>;
+}
+
+const workers = new WeakMap<AppContext, MediaWorker>();
+
+/**
+ * Starts this process's media work (rookery.ts calls it from startWorker):
+ * polls for unfinished uploads and removes unattached ones older than a
+ * day. Returns the timers, for the caller to clear.
+ */
+export function startMediaMaintenance(
+  ctx: AppContext,
+  signal: AbortSignal,
+): ReturnType<typeof setInterval>[] {
+  workers.set(ctx, { signal, inFlight: new Set(), chain: Promise.resolve() });
+  const poll = () =>
+    processPendingMedia(ctx).catch((error) =>
+      logger.warn("Media polling failed: {error}", { error })
+    );
+  const cleanup = () =>
+    removeUnattachedMedia(ctx).catch((error) =>
+      logger.warn("Media cleanup failed: {error}", { error })
+    );
+  queueMicrotask(poll);
+  return [setInterval(poll, PENDING_POLL_MS), setInterval(cleanup, CLEANUP_INTERVAL_MS)];
+}
+
+/**
+ * Starts processing an upload now when this process runs the media worker;
+ * otherwise a worker's poll will find it.
+ */
+export function scheduleMediaProcessing(ctx: AppContext, id: string): void {
+  const worker = workers.get(ctx);
+  if (worker && !worker.signal.aborted) enqueue(ctx, worker, id);
+}
+
+function enqueue(ctx: AppContext, worker: MediaWorker, id: string): void {
+  if (worker.inFlight.has(id)) return;
+  worker.inFlight.add(id);
+  worker.chain = worker.chain
+    .then(() => worker.signal.aborted ? undefined : processMedia(ctx, id).then(() => {}))
+    .catch((error) => logger.warn("Processing media {id} failed: {error}", { id, error }))
+    .finally(() => worker.inFlight.delete(id));
+}
+
+/** Queues every unfinished upload (oldest first) on this process's worker. */
+export async function processPendingMedia(ctx: AppContext): Promise<void> {
+  const worker = workers.get(ctx);
+  if (!worker || worker.signal.aborted) return;
+  const rows = await ctx.database.db.select({ id: mediaAttachments.id }).from(mediaAttachments)
+    .where(eq(mediaAttachments.state, "processing"))
+    .orderBy(mediaAttachments.id)
+    .limit(20);
+  for (const { id } of rows) enqueue(ctx, worker, id);
+}
+
+/** What processing found out and wrote. */
+interface Outcome {
+  type: string;
+  filePath: string;
+  contentType: string;
+  fileSize: number;
+  previewPath: string | null;
+  blurhash: string | null;
+  meta: Record<string, unknown>;
+}
+
+/**
+ * Finishes one upload in state `processing` and returns the row as it is
+ * afterwards (processed or failed); rows in any other state are returned
+ * untouched. The deprecated v1 upload calls this directly.
+ */
+export async function processMedia(ctx: AppContext, id: string): Promise<MediaRow | null> {
+  const db = ctx.database.db;
+  const [row] = await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, id));
+  if (!row || row.state !== "processing") return row ?? null;
+  const created: string[] = [];
+  try {
+    if (!row.filePath) throw new Error("no stored file");
+    const outcome = await ((await ffmpegAvailable())
+      ? transcodeRow(ctx, row, created)
+      : keepAsUploaded(ctx, row));
+    // Focus, alt text and a custom thumbnail may have changed meanwhile (PUT):
+    // they win over what processing computed.
+    const [updated] = await db.update(mediaAttachments).set({
+      type: outcome.type,
+      filePath: outcome.filePath,
+      contentType: outcome.contentType,
+      fileSize: outcome.fileSize,
+      previewPath: sql`coalesce(${mediaAttachments.previewPath}, ${outcome.previewPath})`,
+      blurhash: sql`coalesce(${mediaAttachments.blurhash}, ${outcome.blurhash})`,
+      meta: sql`${JSON.stringify(outcome.meta)}::jsonb
+        || jsonb_strip_nulls(jsonb_build_object('focus', ${mediaAttachments.meta} -> 'focus'))
+        || CASE WHEN ${mediaAttachments.previewPath} IS NULL THEN '{}'::jsonb
+           ELSE jsonb_strip_nulls(jsonb_build_object('small', ${mediaAttachments.meta} -> 'small'))
+           END`,
+      state: "processed",
+    }).where(and(eq(mediaAttachments.id, id), eq(mediaAttachments.state, "processing")))
+      .returning();
+    if (!updated) {
+      // Someone else finished (or the row went away) first.
+      await removeStoredFiles(ctx.config.dataDir, created);
+      const [now] = await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, id));
+      return now ?? null;
+    }
+    const unused = created.filter((p) =>
+      p !== updated.filePath && p !== updated.previewPath
+    );
+    if (row.filePath !== updated.filePath) unused.push(row.filePath);
+    await removeStoredFiles(ctx.config.dataDir, unused);
+    return updated;
+  } catch (error) {
+    logger.warn("Media {id} could not be processed: {error}", { id, error });
+    await removeStoredFiles(ctx.config.dataDir, created);
+    const [failed] = await db.update(mediaAttachments).set({ state: "failed" })
+      .where(and(eq(mediaAttachments.id, id), eq(mediaAttachments.state, "processing")))
+      .returning();
+    return failed ?? null;
+  }
+}
+
+/** Without ffmpeg: the recognised upload is served as it came. */
+function keepAsUploaded(_ctx: AppContext, row: MediaRow): Promise<Outcome> {
+  return Promise.resolve({
+    type: row.type,
+    filePath: row.filePath!,
+    contentType: row.contentType ?? "application/octet-stream",
+    fileSize: row.fileSize ?? 0,
+    previewPath: null,
+    blurhash: null,
+    meta: {},
+  });
+}
+
+function clock(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = (seconds % 60).toFixed(2).padStart(5, "0");
+  return `${h}:${String(m).padStart(2, "0")}:${s}`;
+}
+
+function frameRateValue(rate: string | null): number | null {
+  if (!rate) return null;
+  const [n, d] = rate.split("/").map(Number);
+  return d ? Math.round(n / d) : Number.isFinite(n) ? n : null;
+}
+
+function metaOf(probe: MediaProbe): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  if (probe.duration != null) {
+    meta.length = clock(probe.duration);
+    meta.duration = probe.duration;
+  }
+  const original: Record<string, unknown> = {};
+  if (probe.video) {
+    const g = geometry(probe.video.width, probe.video.height);
+    Object.assign(meta, g);
+    Object.assign(original, { width: g.width, height: g.height });
+    const fps = frameRateValue(probe.video.frameRate);
+    if (fps != null) meta.fps = fps;
+    if (probe.video.frameRate) original.frame_rate = probe.video.frameRate;
+  }
+  if (probe.duration != null) original.duration = probe.duration;
+  if (probe.bitrate != null) original.bitrate = probe.bitrate;
+  if (probe.audio) {
+    meta.audio_encode = probe.audio.codec;
+    if (probe.audio.bitrate != null) meta.audio_bitrate = `${Math.round(probe.audio.bitrate)}`;
+    if (probe.audio.channels) meta.audio_channels = probe.audio.channels;
+  }
+  meta.original = original;
+  return meta;
+}
+
+/** With ffmpeg: transcode, probe the result, take a preview frame. */
+async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): Promise<Outcome> {
+  const { dataDir } = ctx.config;
+  const input = storedFileName(dataDir, row.filePath!);
+  const source = await probeMedia(input);
+  if (!source.video && !source.audio) throw new Error("no audio or video stream");
+  const kind = row.type === "audio" || !source.video ? "audio" : "video";
+  const output = newAttachmentPath(row.id, "original", kind === "video" ? "mp4" : "mp3");
+  created.push(output);
+  await transcode(input, storedFileName(dataDir, output), kind);
+  const probe = await probeMedia(storedFileName(dataDir, output));
+  const meta = metaOf(probe);
+  let previewPath: string | null = null;
+  let blurhash: string | null = null;
+  if (kind === "video" && !row.previewPath) {
+    const preview = await processPreview(await firstFrame(storedFileName(dataDir, output)));
+    previewPath = await writeAttachmentFile(
+      dataDir,
+      row.id,
+      "small",
+      preview.extension,
+      preview.bytes,
+    );
+    created.push(previewPath);
+    blurhash = preview.blurhash;
+    meta.small = preview.geometry;
+  }
+  const { size } = await Deno.stat(storedFileName(dataDir, output));
+  return {
+    type: kind === "audio" ? "audio" : probe.audio ? "video" : "gifv",
+    filePath: output,
+    contentType: kind === "video" ? "video/mp4" : "audio/mpeg",
+    fileSize: size,
+    previewPath,
+    blurhash,
+    meta,
+  };
+}
+
+/**
+ * Removes local uploads attached to nothing (no status, no scheduled
+ * status) that are older than a day, with their files, as Mastodon's media
+ * cleanup does. Returns how many were removed.
+ */
+export async function removeUnattachedMedia(
+  ctx: AppContext,
+  maxAgeMs = UNATTACHED_MAX_AGE_MS,
+): Promise<number> {
+  const cutoff = new Date(Date.now() - maxAgeMs);
+  const unattached = and(
+    isNull(mediaAttachments.statusId),
+    isNull(mediaAttachments.scheduledStatusId),
+    isNull(mediaAttachments.remoteUrl),
+    lt(mediaAttachments.createdAt, cutoff),
+  );
+  let removed = 0;
+  for (;;) {
+    const batch = await ctx.database.db.select({ id: mediaAttachments.id })
+      .from(mediaAttachments).where(unattached).limit(200);
+    if (batch.length === 0) return removed;
+    const rows = await ctx.database.db.delete(mediaAttachments)
+      .where(and(unattached, inArray(mediaAttachments.id, batch.map((r) => r.id))))
+      .returning({
+        filePath: mediaAttachments.filePath,
+        previewPath: mediaAttachments.previewPath,
+      });
+    for (const row of rows) {
+      await removeStoredFiles(ctx.config.dataDir, [row.filePath, row.previewPath]);
+    }
+    removed += rows.length;
+    if (rows.length === 0) return removed;
+  }
+}
