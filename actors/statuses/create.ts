@@ -86,6 +86,8 @@ export interface LocalStatusInput {
   /** Absent: the author's default. */
   quoteApprovalPolicy?: QuotePolicyValue;
   idempotencyKey?: string | null;
+  /** When publishing a scheduled status: its id (its reserved media may be used). */
+  scheduledStatusId?: string | null;
   /** Looks up remote accounts mentioned but not yet known (WebFinger). */
   resolveRemoteAccount?: RemoteAccountResolver;
 }
@@ -417,7 +419,15 @@ async function write(
     const earlier = await claimIdempotencyKey(tx, input.accountId, input.idempotencyKey, p.id);
     if (earlier) throw new Duplicate(earlier);
   }
-  const media = input.local ? await ownMedia(tx, input.accountId, input.mediaIds ?? []) : [];
+  const media = input.local
+    ? await ownMedia(
+      tx,
+      input.accountId,
+      input.mediaIds ?? [],
+      null,
+      input.scheduledStatusId ?? null,
+    )
+    : [];
   let conversationId = p.parent?.conversationId ?? null;
   if (!conversationId && !input.local && input.conversationUri) {
     await tx.insert(conversations).values({ id: newId(), uri: input.conversationUri })

@@ -66,13 +66,15 @@ export async function setMentions(
 /**
  * The author's media by id, in the order given, refusing (422) ids that are
  * not theirs or that are attached to another status. `statusId` allows
- * attachments already on that status (edits).
+ * attachments already on that status (edits), `scheduledStatusId` those
+ * reserved by that scheduled status (its publication).
  */
 export async function ownMedia(
   tx: Executor,
   accountId: string,
   ids: string[],
   statusId: string | null = null,
+  scheduledStatusId: string | null = null,
 ): Promise<MediaRow[]> {
   if (ids.length === 0) return [];
   const rows = await tx.select().from(mediaAttachments)
@@ -82,7 +84,7 @@ export async function ownMedia(
     const row = byId.get(id);
     return !row || row.accountId !== accountId ||
       (row.statusId != null && row.statusId !== statusId) ||
-      (row.scheduledStatusId != null && statusId == null);
+      (row.scheduledStatusId != null && row.scheduledStatusId !== scheduledStatusId);
   });
   if (bad.length) {
     throw new StatusError(

@@ -1,0 +1,79 @@
+/**
+ * Deleting a status (DELETE /api/v1/statuses/:id), as Mastodon's
+ * RemoveStatusService does it:
+ * - The row stays, marked deleted (readers never show it; the ActivityPub
+ *   object answers 410 Tombstone), so the redraft answer can still be built.
+ * - Counters go back: the parent's replies, the quoted status's quotes, the
+ *   author's statuses; boosts of the status are deleted with it (and their
+ *   authors' counters go back too); pins go; feeds forget it.
+ * - Media are detached so a redraft can attach them again, or removed for
+ *   good with `delete_media`.
+ */
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { accounts, mediaAttachments, quotes, statuses, statusPins } from "../../db/schema.ts";
+import { removeFromFeeds } from "../timelines/fanout.ts";
+import { deliver } from "./deliveries.ts";
+import { ownStatus } from "./edit.ts";
+import type { StatusRow } from "./create.ts";
+
+export interface DeleteStatusOptions {
+  /** Remove the attachments instead of keeping them for a redraft. */
+  deleteMedia?: boolean;
+}
+
+/** Deletes one's own status; returns the row as it was. */
+export async function deleteStatus(
+  ctx: AppContext,
+  accountId: string,
+  statusId: string,
+  options: DeleteStatusOptions = {},
+): Promise<StatusRow> {
+  const db = ctx.database.db;
+  const status = await ownStatus(db, accountId, statusId);
+  const now = new Date();
+  await db.transaction(async (tx) => {
+    const marked = await tx.update(statuses).set({ deletedAt: now })
+      .where(and(eq(statuses.id, status.id), isNull(statuses.deletedAt)))
+      .returning({ id: statuses.id });
+    if (marked.length === 0) return; // deleted meanwhile by another request
+    if (status.inReplyToId) {
+      await tx.update(statuses)
+        .set({ repliesCount: sql`GREATEST(${statuses.repliesCount} - 1, 0)` })
+        .where(eq(statuses.id, status.inReplyToId));
+    }
+    const [quote] = await tx.select().from(quotes).where(eq(quotes.statusId, status.id));
+    if (quote?.quotedStatusId && quote.state === "accepted") {
+      await tx.update(statuses)
+        .set({ quotesCount: sql`GREATEST(${statuses.quotesCount} - 1, 0)` })
+        .where(eq(statuses.id, quote.quotedStatusId));
+    }
+    // Quotes of this status now point at a deleted post.
+    await tx.update(quotes).set({ state: "deleted" }).where(eq(quotes.quotedStatusId, status.id));
+    const boosts = await tx.update(statuses).set({ deletedAt: now })
+      .where(and(eq(statuses.reblogOfId, status.id), isNull(statuses.deletedAt)))
+      .returning({ id: statuses.id, accountId: statuses.accountId });
+    const decrement = [
+      ...(status.visibility === "direct" ? [] : [status.accountId]),
+      ...boosts.map((b) => b.accountId),
+    ];
+    for (const id of decrement) {
+      await tx.update(accounts)
+        .set({ statusesCount: sql`GREATEST(${accounts.statusesCount} - 1, 0)` })
+        .where(eq(accounts.id, id));
+    }
+    await tx.delete(statusPins).where(
+      inArray(statusPins.statusId, [status.id, ...boosts.map((b) => b.id)]),
+    );
+    if (options.deleteMedia) {
+      await tx.delete(mediaAttachments).where(eq(mediaAttachments.statusId, status.id));
+    } else {
+      await tx.update(mediaAttachments).set({ statusId: null })
+        .where(eq(mediaAttachments.statusId, status.id));
+    }
+    await removeFromFeeds(tx, status.id);
+    for (const b of boosts) await removeFromFeeds(tx, b.id);
+  });
+  await deliver(ctx, "statusDeleted", status.id);
+  return status;
+}

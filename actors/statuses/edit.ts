@@ -1,0 +1,239 @@
+/**
+ * Editing a local status (PUT /api/v1/statuses/:id), as Mastodon's
+ * UpdateStatusService does it:
+ * - The first edit stores the original version in `status_edits` (dated as
+ *   the status), then every edit stores the new version, so the history
+ *   lists every version oldest first.
+ * - Only what is sent changes; text, content warning, sensitivity, language,
+ *   media (with descriptions and focus) and the poll may change. A changed
+ *   poll (options, multiple) starts over: votes are dropped.
+ * - Mentions and hashtags are read again from the new text; newly mentioned
+ *   local accounts get a mention notification; local accounts that boosted
+ *   the status get an `update` notification.
+ */
+import { and, eq, isNull } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Executor } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema.ts";
+import { notify } from "../notifications/notify.ts";
+import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
+import { invalid, StatusError } from "./errors.ts";
+import { attachMedia, insertPoll, ownMedia, setMentions, setStatusTags } from "./rows.ts";
+import { checkLanguage, checkPoll, checkText, type PollInput } from "./validation.ts";
+import { deliver } from "./deliveries.ts";
+import type { StatusRow } from "./create.ts";
+
+/** A description or focus change of one attachment. */
+export interface MediaAttributeInput {
+  id: string;
+  description?: string;
+  /** `x,y`, each in -1.0..1.0. */
+  focus?: string;
+}
+
+/** What an edit may change; absent fields stay as they are. */
+export interface EditStatusInput {
+  accountId: string;
+  statusId: string;
+  text?: string;
+  spoilerText?: string;
+  sensitive?: boolean;
+  language?: string | null;
+  mediaIds?: string[];
+  mediaAttributes?: MediaAttributeInput[];
+  /** A poll to set; null removes it; undefined keeps it. */
+  poll?: PollInput | null;
+  quoteApprovalPolicy?: "public" | "followers" | "nobody";
+  resolveRemoteAccount?: RemoteAccountResolver;
+}
+
+/** The row of one's own live, non-boost status, or 404. */
+export async function ownStatus(db: Executor, accountId: string, id: string): Promise<StatusRow> {
+  const [row] = await db.select().from(statuses).where(eq(statuses.id, id));
+  if (!row || row.deletedAt || row.accountId !== accountId || row.reblogOfId) {
+    throw new StatusError(404, "Record not found");
+  }
+  return row;
+}
+
+function parseFocus(focus: string): { x: number; y: number } {
+  const parts = focus.split(",").map((s) => Number(s.trim()));
+  if (parts.length !== 2 || parts.some((n) => !Number.isFinite(n) || n < -1 || n > 1)) {
+    throw invalid("Focus is invalid");
+  }
+  return { x: parts[0], y: parts[1] };
+}
+
+async function currentMediaIds(db: Executor, statusId: string): Promise<string[]> {
+  const rows = await db.select({ id: mediaAttachments.id }).from(mediaAttachments)
+    .where(eq(mediaAttachments.statusId, statusId)).orderBy(mediaAttachments.id);
+  return rows.map((r) => r.id);
+}
+
+async function pollOptions(db: Executor, pollId: string | null): Promise<string[] | null> {
+  if (!pollId) return null;
+  const [row] = await db.select({ options: polls.options }).from(polls)
+    .where(eq(polls.id, pollId));
+  return row?.options ?? null;
+}
+
+/** Edits a status and returns the updated row. */
+export async function editStatus(ctx: AppContext, input: EditStatusInput): Promise<StatusRow> {
+  const { config } = ctx;
+  const db = ctx.database.db;
+  const status = await ownStatus(db, input.accountId, input.statusId);
+  const text = input.text ?? status.text ?? "";
+  const spoilerText = input.spoilerText ?? status.spoilerText;
+  const mediaIds = input.mediaIds ?? await currentMediaIds(db, status.id);
+  const oldOptions = await pollOptions(db, status.pollId);
+  const poll = input.poll;
+  const willHavePoll = poll === undefined ? status.pollId != null : poll != null;
+  if (mediaIds.length > config.limits.maxMediaAttachments) {
+    throw new StatusError(
+      422,
+      `Cannot attach more than ${config.limits.maxMediaAttachments} files`,
+    );
+  }
+  if (willHavePoll && mediaIds.length) {
+    throw invalid("Polls cannot be combined with media attachments");
+  }
+  if (poll) checkPoll(config, poll);
+  checkText(config, text, spoilerText, mediaIds.length > 0 || willHavePoll);
+  const language = input.language === undefined
+    ? status.language
+    : input.language === null
+    ? null
+    : checkLanguage(input.language);
+  const focusById = new Map<string, { x: number; y: number }>();
+  for (const attr of input.mediaAttributes ?? []) {
+    if (attr.focus != null && attr.focus !== "") focusById.set(attr.id, parseFocus(attr.focus));
+  }
+
+  const mentioned = await resolveMentionAccounts(
+    db,
+    config.domain,
+    text,
+    input.resolveRemoteAccount,
+  );
+  const composed = composeText(config.origin, text, mentioned);
+  let content = composed.content;
+  const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
+  if (status.quotedStatusId && quoteInline) content = quoteInline + content;
+  const localMentioned = new Set(
+    [...mentioned.values()].filter((a) => a.domain == null).map((a) => a.id),
+  );
+  const now = new Date();
+
+  const updated = await db.transaction(async (tx) => {
+    await ownMedia(tx, input.accountId, mediaIds, status.id);
+    const earlier = await tx.select({ id: statusEdits.id }).from(statusEdits)
+      .where(eq(statusEdits.statusId, status.id)).limit(1);
+    if (earlier.length === 0) {
+      // The original version, dated as the status, so the history starts there.
+      await tx.insert(statusEdits).values({
+        id: newId(),
+        statusId: status.id,
+        accountId: status.accountId,
+        text: status.text,
+        content: status.content,
+        spoilerText: status.spoilerText,
+        sensitive: status.sensitive,
+        mediaAttachmentIds: await currentMediaIds(tx, status.id),
+        pollOptions: oldOptions,
+        createdAt: status.createdAt,
+      });
+    }
+    for (const attr of input.mediaAttributes ?? []) {
+      if (!mediaIds.includes(attr.id)) continue;
+      const [m] = await tx.select({ meta: mediaAttachments.meta }).from(mediaAttachments)
+        .where(eq(mediaAttachments.id, attr.id));
+      const focus = focusById.get(attr.id);
+      await tx.update(mediaAttachments).set({
+        ...(attr.description !== undefined ? { description: attr.description } : {}),
+        ...(focus ? { meta: { ...(m?.meta ?? {}), focus } } : {}),
+      }).where(eq(mediaAttachments.id, attr.id));
+    }
+    await attachMedia(tx, status.id, mediaIds);
+    let pollId = status.pollId;
+    let newOptions = oldOptions;
+    if (poll !== undefined) {
+      const same = poll && oldOptions &&
+        JSON.stringify(poll.options.map((o) => o.trim())) === JSON.stringify(oldOptions);
+      if (!same) {
+        if (status.pollId) await tx.delete(polls).where(eq(polls.id, status.pollId));
+        pollId = null;
+        newOptions = null;
+        if (poll) {
+          const row = await insertPoll(tx, status.accountId, status.id, poll, { now });
+          pollId = row.id;
+          newOptions = row.options;
+        }
+      } else if (poll && status.pollId) {
+        await tx.update(polls).set({
+          multiple: poll.multiple,
+          hideTotals: poll.hideTotals,
+          expiresAt: new Date(now.getTime() + poll.expiresIn * 1000),
+        }).where(eq(polls.id, status.pollId));
+      }
+    }
+    const [row] = await tx.update(statuses).set({
+      text,
+      content,
+      spoilerText,
+      sensitive: (input.sensitive ?? status.sensitive) || spoilerText !== "",
+      language,
+      pollId,
+      quoteApprovalPolicy: status.visibility === "private" || status.visibility === "direct"
+        ? "nobody"
+        : input.quoteApprovalPolicy ?? status.quoteApprovalPolicy,
+      editedAt: now,
+    }).where(eq(statuses.id, status.id)).returning();
+    await tx.insert(statusEdits).values({
+      id: newId(),
+      statusId: status.id,
+      accountId: status.accountId,
+      text,
+      content,
+      spoilerText,
+      sensitive: row.sensitive,
+      mediaAttachmentIds: mediaIds,
+      pollOptions: newOptions,
+      createdAt: now,
+    });
+    const added = await setMentions(
+      tx,
+      status.id,
+      composed.mentionedAccountIds.filter((id) => id !== status.accountId),
+    );
+    await setStatusTags(tx, status.id, composed.tagNames);
+    for (const accountId of added) {
+      if (!localMentioned.has(accountId)) continue;
+      await notify(tx, {
+        type: "mention",
+        accountId,
+        fromAccountId: status.accountId,
+        statusId: status.id,
+      });
+    }
+    const boosters = await tx.selectDistinct({ id: statuses.accountId }).from(statuses)
+      .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+      .where(and(
+        eq(statuses.reblogOfId, status.id),
+        isNull(statuses.deletedAt),
+        isNull(accounts.domain),
+      ));
+    for (const b of boosters) {
+      if (b.id === status.accountId) continue;
+      await notify(tx, {
+        type: "update",
+        accountId: b.id,
+        fromAccountId: status.accountId,
+        statusId: status.id,
+      });
+    }
+    return row;
+  });
+  await deliver(ctx, "statusUpdated", updated.id);
+  return updated;
+}

@@ -1,0 +1,183 @@
+/**
+ * Reading statuses: GET /api/v1/statuses/:id, GET /api/v1/statuses?id[]=,
+ * /:id/context, /:id/history and /:id/source. Writing lives in
+ * statuses_write.ts.
+ *
+ * Decisions:
+ * - Public routes accept no token; a token that comes along must carry
+ *   `read:statuses` (or `read`), as Mastodon's authorize_if_got_token!.
+ * - Whatever the viewer may not see (db/queries/visibility.ts) is the same
+ *   404 "Record not found" as a missing status.
+ * - `id[]` takes at most 40 distinct ids (422 past that); the answer keeps
+ *   the order asked and skips what is missing or hidden.
+ * - Context: anonymous callers get at most 40 ancestors (the nearest) and 60
+ *   descendants within 20 levels; signed-in ones up to 4,096 each. Replies
+ *   the viewer may not see are left out, their visible replies stay.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { sql } from "drizzle-orm";
+import type { ApiEnv } from "../env.ts";
+import { ApiError, validationFailed } from "../errors.ts";
+import { params } from "../params.ts";
+import { readStringArray } from "../readers.ts";
+import { requireScopes } from "../middleware/scopes.ts";
+import { scopesIfToken } from "./accounts_access.ts";
+import { serializeStatuses, type StatusRow, type Viewer } from "../entities/status.ts";
+import { loadStatusHistory } from "../entities/status_edit.ts";
+import { isId } from "../../db/ids.ts";
+import { findVisibleStatus, visibleStatusFilter } from "../../db/queries/visibility.ts";
+import { htmlToText } from "../../actors/formatting/html_to_text.ts";
+import { statuses } from "../../db/schema.ts";
+import type { Database } from "../../db/connection.ts";
+
+/** `GET /api/v1/statuses?id[]=` answers at most this many ids. */
+export const MAX_STATUS_IDS = 40;
+
+/** Context limits (Mastodon's StatusesController / ContextController). */
+export const CONTEXT_LIMITS = {
+  anonymous: { ancestors: 40, descendants: 60, depth: 20 },
+  signedIn: { ancestors: 4096, descendants: 4096, depth: 4096 },
+} as const;
+
+const NOT_FOUND = "Record not found";
+
+/** Who is asking: the token's account, if a user token came along. */
+export function viewerOf(c: Context<ApiEnv>): Viewer {
+  const user = c.get("user");
+  return user && c.get("token")?.userId ? { accountId: user.accountId } : null;
+}
+
+/** The status of the `:id` path parameter, if the viewer may see it; 404 otherwise. */
+export async function visibleStatusFromPath(c: Context<ApiEnv>): Promise<StatusRow> {
+  const id = c.req.param("id");
+  if (!isId(id)) throw new ApiError(404, NOT_FOUND);
+  const row = await findVisibleStatus(
+    c.get("ctx").database.db,
+    viewerOf(c)?.accountId ?? null,
+    id,
+  );
+  if (!row) throw new ApiError(404, NOT_FOUND);
+  return row;
+}
+
+/** The nearest visible ancestors of a status, oldest first. */
+async function ancestors(
+  database: Database,
+  status: StatusRow,
+  viewer: string | null,
+  limit: number,
+): Promise<StatusRow[]> {
+  if (!status.inReplyToId) return [];
+  const rows = await database.rows<{ id: string | number }>(sql`
+    WITH RECURSIVE up(id, parent, depth) AS (
+      SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = ${status.inReplyToId}::bigint
+      UNION ALL
+      SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM statuses s JOIN up ON s.id = up.parent
+      WHERE up.depth < ${limit}
+    )
+    SELECT statuses.id FROM up JOIN statuses ON statuses.id = up.id
+    WHERE ${visibleStatusFilter(viewer)}
+    ORDER BY up.depth ASC LIMIT ${limit}`);
+  return (await byIds(database, rows.map((r) => String(r.id)))).reverse();
+}
+
+/** Visible replies of a status, depth first (thread order), within the limits. */
+async function descendants(
+  database: Database,
+  status: StatusRow,
+  viewer: string | null,
+  limit: number,
+  depth: number,
+): Promise<StatusRow[]> {
+  const rows = await database.rows<{ id: string | number }>(sql`
+    WITH RECURSIVE down(id, depth, path) AS (
+      SELECT s.id, 1, ARRAY[s.id] FROM statuses s WHERE s.in_reply_to_id = ${status.id}::bigint
+      UNION ALL
+      SELECT s.id, down.depth + 1, down.path || s.id FROM statuses s
+        JOIN down ON s.in_reply_to_id = down.id
+      WHERE down.depth < ${depth}
+    )
+    SELECT statuses.id FROM down JOIN statuses ON statuses.id = down.id
+    WHERE ${visibleStatusFilter(viewer)}
+    ORDER BY down.path ASC LIMIT ${limit}`);
+  return await byIds(database, rows.map((r) => String(r.id)));
+}
+
+async function byIds(database: Database, ids: string[]): Promise<StatusRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await database.db.select().from(statuses)
+    .where(sql`${statuses.id} IN (${sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `)})`);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is StatusRow => r != null);
+}
+
+/** The read routes, mounted at the root of the app. */
+export function statusReadRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const readStatuses = scopesIfToken("read:statuses");
+
+  app.get("/api/v1/statuses", readStatuses, async (c) => {
+    const ctx = c.get("ctx");
+    const requested = [...new Set(readStringArray(await params(c), "id") ?? [])];
+    if (requested.length > MAX_STATUS_IDS) {
+      throw validationFailed(`Id has too many items (maximum is ${MAX_STATUS_IDS})`);
+    }
+    const viewer = viewerOf(c);
+    const ids = requested.filter(isId);
+    if (ids.length === 0) return c.json([]);
+    const rows = await ctx.database.db.select().from(statuses).where(
+      sql`${statuses.id} IN (${sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `)}) AND ${
+        visibleStatusFilter(viewer?.accountId ?? null)
+      }`,
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const ordered = ids.map((id) => byId.get(id)).filter((r): r is StatusRow => r != null);
+    return c.json(await serializeStatuses(ctx, ordered, viewer));
+  });
+
+  app.get("/api/v1/statuses/:id{[0-9]+}", readStatuses, async (c) => {
+    const status = await visibleStatusFromPath(c);
+    const [json] = await serializeStatuses(c.get("ctx"), [status], viewerOf(c));
+    if (!json) throw new ApiError(404, NOT_FOUND);
+    return c.json(json);
+  });
+
+  app.get("/api/v1/statuses/:id{[0-9]+}/context", readStatuses, async (c) => {
+    const ctx = c.get("ctx");
+    const status = await visibleStatusFromPath(c);
+    const viewer = viewerOf(c);
+    const limits = viewer ? CONTEXT_LIMITS.signedIn : CONTEXT_LIMITS.anonymous;
+    const viewerId = viewer?.accountId ?? null;
+    // The thread of a boost is the boosted status's thread.
+    const [proper] = status.reblogOfId ? await byIds(ctx.database, [status.reblogOfId]) : [status];
+    const up = await ancestors(ctx.database, proper, viewerId, limits.ancestors);
+    const down = await descendants(
+      ctx.database,
+      proper,
+      viewerId,
+      limits.descendants,
+      limits.depth,
+    );
+    const all = await serializeStatuses(ctx, [...up, ...down], viewer);
+    return c.json({ ancestors: all.slice(0, up.length), descendants: all.slice(up.length) });
+  });
+
+  app.get("/api/v1/statuses/:id{[0-9]+}/history", readStatuses, async (c) => {
+    const status = await visibleStatusFromPath(c);
+    if (status.reblogOfId) throw new ApiError(404, NOT_FOUND);
+    return c.json(await loadStatusHistory(c.get("ctx"), status));
+  });
+
+  app.get("/api/v1/statuses/:id{[0-9]+}/source", requireScopes("read:statuses"), async (c) => {
+    const status = await visibleStatusFromPath(c);
+    if (status.reblogOfId) throw new ApiError(404, NOT_FOUND);
+    return c.json({
+      id: status.id,
+      text: status.text ?? htmlToText(status.content),
+      spoiler_text: status.spoilerText,
+    });
+  });
+
+  return app;
+}
