@@ -41,7 +41,11 @@ export function mediaAttachmentEntity(
   const local = fileUrl(config, row.filePath);
   const processing = row.state === "processing";
   const url = processing ? null : local ?? row.remoteUrl ?? null;
-  const preview = fileUrl(config, row.previewPath) ?? local ?? row.remoteUrl ?? null;
+  // Without a preview image, only a still image can stand in for itself: a
+  // video or audio file in an <img> shows nothing.
+  const stillImage = row.type === "image" || row.type === "unknown";
+  const preview = fileUrl(config, row.previewPath) ??
+    (stillImage ? local ?? row.remoteUrl ?? null : null);
   return {
     id: row.id,
     type: row.type,
