@@ -29,6 +29,7 @@ import {
   writeFollow,
 } from "./follow_rows.ts";
 import type { FollowSnapshot } from "./outbox/relationships.ts";
+import { notifyFollow, notifyFollowRequest, retractNotifications } from "./notifications/notify.ts";
 
 export { type FollowOptions, NotPermittedError } from "./follow_rows.ts";
 
@@ -84,7 +85,9 @@ export async function follow(
     const [existing] = await tx.select({ id: follows.id }).from(follows)
       .where(pairOf(follows, followerId, targetId)).limit(1);
     if (existing || (isLocal(target) && !target.locked)) {
-      const { row } = await writeFollow(tx, followerId, targetId, options, uri);
+      const { row, created } = await writeFollow(tx, followerId, targetId, options, uri);
+      // Notifications (issue 4): a new follow of a local account tells its owner.
+      if (created) await notifyFollow(tx, followerId, targetId);
       // A remote follower (re)sending Follow is (re)told it was accepted, as Mastodon does.
       const accept: FollowSnapshot | null = isLocal(account) ? null : snapshotOf(row);
       // A follow makes any pending request for the same pair moot.
@@ -92,6 +95,8 @@ export async function follow(
       return { outcome: "following" as const, accept, request: null, refused: null };
     }
     const request = await writeRequest(tx, account.uri, followerId, targetId, options, uri);
+    // Notifications (issue 4): a new request to a locked local account tells its owner.
+    if (request.created) await notifyFollowRequest(tx, followerId, targetId);
     return {
       outcome: "requested" as const,
       accept: null,
@@ -170,6 +175,12 @@ export async function unfollow(app: AppContext, followerId: string, targetId: st
       ...await removeFollows(tx, pairOf(follows, followerId, targetId)),
       ...await removeRequests(tx, pairOf(followRequests, followerId, targetId)),
     ];
+    // Notifications (issue 4): an undone follow or request takes its notification along.
+    await retractNotifications(tx, {
+      types: ["follow", "follow_request"],
+      accountId: targetId,
+      fromAccountId: followerId,
+    });
     // Endorsing requires following (Mastodon drops the pin with the follow).
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, targetId)),
@@ -212,6 +223,12 @@ export async function authorizeFollowRequest(
     const [request] = await tx.delete(followRequests)
       .where(pairOf(followRequests, requesterId, accountId)).returning();
     if (!request) throw new NotFoundError();
+    // Notifications (issue 4): the answered request's notification goes, as in Mastodon.
+    await retractNotifications(tx, {
+      types: ["follow_request"],
+      accountId,
+      fromAccountId: requesterId,
+    });
     const { row } = await writeFollow(tx, requesterId, accountId, {
       reblogs: request.showReblogs,
       notify: request.notify,
@@ -238,6 +255,12 @@ export async function rejectFollowRequest(
     const { account, target: requester } = await requirePair(tx, accountId, requesterId);
     const [request] = await removeRequests(tx, pairOf(followRequests, requesterId, accountId));
     if (!request) throw new NotFoundError();
+    // Notifications (issue 4): the answered request's notification goes, as in Mastodon.
+    await retractNotifications(tx, {
+      types: ["follow_request"],
+      accountId,
+      fromAccountId: requesterId,
+    });
     return isLocal(account) && !isLocal(requester) ? request : null;
   });
   if (rejected) await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(rejected));

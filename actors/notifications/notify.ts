@@ -1,9 +1,24 @@
 /**
  * Records notifications. Every command that should notify someone calls
- * {@link notify} inside its transaction; the rules about who is not notified
- * (blocks, mutes, muted threads, notification policy) live here, once.
+ * {@link notify} (or one of the helpers below) inside its transaction; the
+ * rules about who is not notified (remote recipients, self, blocks, mutes,
+ * domain blocks, muted threads) live in ./rules.ts, once, and group keys for
+ * the v2 API in ./group_key.ts.
+ *
+ * Which status a notification carries, by type:
+ * - mention, status, update, quote, quoted_update, poll: the status concerned;
+ * - favourite: the favourited status;
+ * - reblog: the boost itself (its row id) or the boosted status. Pass the
+ *   boost: the notification then goes away with the boost (unreblog), as in
+ *   Mastodon. Readers always show the boosted status, and the group key
+ *   names the boosted status either way.
  */
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+import { accounts, follows, notifications, statuses } from "../../db/schema.ts";
+import { keepNotificationFor, type NotificationCause } from "./rules.ts";
+import { nextGroupKey } from "./group_key.ts";
 
 export type NotificationType =
   | "mention"
@@ -19,6 +34,34 @@ export type NotificationType =
   | "admin.sign_up"
   | "admin.report";
 
+/** Every type, in Mastodon's order (used to validate filters). */
+export const NOTIFICATION_TYPES: readonly NotificationType[] = [
+  "mention",
+  "status",
+  "reblog",
+  "follow",
+  "follow_request",
+  "favourite",
+  "poll",
+  "update",
+  "quote",
+  "quoted_update",
+  "admin.sign_up",
+  "admin.report",
+];
+
+/** Types that carry a status (Mastodon's NotificationSerializer#status_type?). */
+export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
+  "favourite",
+  "reblog",
+  "status",
+  "mention",
+  "poll",
+  "update",
+  "quote",
+  "quoted_update",
+]);
+
 export interface NewNotification {
   type: NotificationType;
   /** The account notified. */
@@ -28,7 +71,195 @@ export interface NewNotification {
   statusId?: string | null;
 }
 
-/** Records one notification unless the recipient's rules drop it. */
-export async function notify(_tx: Executor, _notification: NewNotification): Promise<void> {
-  // Filled in by the notifications work (issue 4).
+/** The status a notification is about, as the rules and group keys need it. */
+interface Target {
+  /** The status shown: for a boost, the boosted status. */
+  id: string;
+  conversationId: string | null;
+  inReplyToAccountId: string | null;
+}
+
+/** The status shown for `statusId` (a boost resolves to the boosted status), or null. */
+async function loadTarget(db: Executor, statusId: string): Promise<Target | null> {
+  const [row] = await db.select({
+    id: statuses.id,
+    reblogOfId: statuses.reblogOfId,
+    conversationId: statuses.conversationId,
+    inReplyToAccountId: statuses.inReplyToAccountId,
+  }).from(statuses).where(eq(statuses.id, statusId)).limit(1);
+  if (!row) return null;
+  if (!row.reblogOfId) return row;
+  const [original] = await db.select({
+    id: statuses.id,
+    conversationId: statuses.conversationId,
+    inReplyToAccountId: statuses.inReplyToAccountId,
+  }).from(statuses).where(eq(statuses.id, row.reblogOfId)).limit(1);
+  return original ?? null;
+}
+
+/** The candidates that pass the rules, in one query. */
+async function recipientsAllowed(
+  db: Executor,
+  candidateIds: readonly string[],
+  cause: NotificationCause,
+): Promise<string[]> {
+  if (candidateIds.length === 0) return [];
+  const rows = await db.select({ id: sql<string>`r.id` })
+    .from(sql`accounts r`)
+    .where(and(
+      inArray(sql`r.id`, [...new Set(candidateIds)]),
+      keepNotificationFor(cause),
+    ));
+  return rows.map((r) => String(r.id));
+}
+
+/**
+ * Records one notification unless the recipient's rules drop it. Returns the
+ * new notification's id, or null when it was dropped (or its status is gone).
+ */
+export async function notify(tx: Executor, notification: NewNotification): Promise<string | null> {
+  const { type, accountId, fromAccountId } = notification;
+  const statusId = notification.statusId ?? null;
+  const target = statusId ? await loadTarget(tx, statusId) : null;
+  if (statusId && !target) return null;
+  const [allowed] = await recipientsAllowed(tx, [accountId], {
+    type,
+    fromAccountId,
+    status: target,
+  });
+  if (!allowed) return null;
+  const id = newId();
+  await tx.insert(notifications).values({
+    id,
+    accountId,
+    fromAccountId,
+    type,
+    statusId,
+    groupKey: await nextGroupKey(tx, accountId, type, target?.id ?? null),
+  });
+  return id;
+}
+
+/**
+ * Notifies several recipients of the same event (ungrouped types only:
+ * mention, status, update, poll, quoted_update). Returns the recipients notified.
+ */
+export async function notifyMany(
+  tx: Executor,
+  event: { type: NotificationType; fromAccountId: string; statusId: string },
+  recipientIds: readonly string[],
+): Promise<string[]> {
+  const target = await loadTarget(tx, event.statusId);
+  if (!target) return [];
+  const allowed = await recipientsAllowed(tx, recipientIds, {
+    type: event.type,
+    fromAccountId: event.fromAccountId,
+    status: target,
+  });
+  if (allowed.length === 0) return [];
+  await tx.insert(notifications).values(allowed.map((accountId) => ({
+    id: newId(),
+    accountId,
+    fromAccountId: event.fromAccountId,
+    type: event.type,
+    statusId: event.statusId,
+    groupKey: null,
+  })));
+  return allowed;
+}
+
+/** The parts of a status row the helpers read. */
+export interface StatusForNotifications {
+  id: string;
+  accountId: string;
+  visibility: string;
+  reblogOfId: string | null;
+  inReplyToAccountId: string | null;
+}
+
+/**
+ * `mention` notifications for the accounts a new status mentions (remote and
+ * self mentions are dropped by the rules). Call it once, at creation; an
+ * edit notifies only the newly mentioned accounts.
+ */
+export async function notifyMentions(
+  tx: Executor,
+  status: Pick<StatusForNotifications, "id" | "accountId">,
+  mentionedAccountIds: readonly string[],
+): Promise<string[]> {
+  return await notifyMany(
+    tx,
+    { type: "mention", fromAccountId: status.accountId, statusId: status.id },
+    mentionedAccountIds,
+  );
+}
+
+/**
+ * `status` notifications for the local followers who asked to be told when
+ * the author posts (follows.notify), as Mastodon's FeedInsertWorker: not for
+ * boosts, not for replies to someone else, not for direct messages (which
+ * reach only the mentioned accounts). Call it once, when the status is created.
+ */
+export async function notifySubscribers(
+  tx: Executor,
+  status: StatusForNotifications,
+): Promise<string[]> {
+  if (status.reblogOfId || status.visibility === "direct") return [];
+  if (status.inReplyToAccountId && status.inReplyToAccountId !== status.accountId) return [];
+  const subscribers = await tx.select({ id: follows.accountId }).from(follows)
+    .innerJoin(accounts, eq(accounts.id, follows.accountId))
+    .where(and(
+      eq(follows.targetAccountId, status.accountId),
+      eq(follows.notify, true),
+      isNull(accounts.domain),
+    ));
+  return await notifyMany(
+    tx,
+    { type: "status", fromAccountId: status.accountId, statusId: status.id },
+    subscribers.map((s) => s.id),
+  );
+}
+
+/** `follow`: `followerId` now follows the local account `targetId`. */
+export async function notifyFollow(
+  tx: Executor,
+  followerId: string,
+  targetId: string,
+): Promise<string | null> {
+  return await notify(tx, { type: "follow", accountId: targetId, fromAccountId: followerId });
+}
+
+/** `follow_request`: `requesterId` asked to follow the locked local account `targetId`. */
+export async function notifyFollowRequest(
+  tx: Executor,
+  requesterId: string,
+  targetId: string,
+): Promise<string | null> {
+  return await notify(tx, {
+    type: "follow_request",
+    accountId: targetId,
+    fromAccountId: requesterId,
+  });
+}
+
+/**
+ * Removes the notifications an undone action left (Mastodon destroys them
+ * with the follow request, follow, favourite… that caused them): those of
+ * `types` sent by `fromAccountId` to `accountId`, about `statusId` when given.
+ */
+export async function retractNotifications(
+  tx: Executor,
+  what: {
+    types: readonly NotificationType[];
+    accountId: string;
+    fromAccountId: string;
+    statusId?: string;
+  },
+): Promise<void> {
+  await tx.delete(notifications).where(and(
+    eq(notifications.accountId, what.accountId),
+    eq(notifications.fromAccountId, what.fromAccountId),
+    inArray(notifications.type, [...what.types]),
+    what.statusId ? eq(notifications.statusId, what.statusId) : undefined,
+  ));
 }

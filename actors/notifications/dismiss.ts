@@ -1,0 +1,43 @@
+/**
+ * What a user does with their own notifications: dismiss one, dismiss a
+ * group, or clear them all. Each is one statement scoped to the owner, so
+ * someone else's id simply matches nothing.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
+import { notifications } from "../../db/schema.ts";
+import { groupCondition } from "../../db/queries/notifications.ts";
+import { isId } from "../../db/ids.ts";
+import { NotFoundError } from "../errors.ts";
+
+/**
+ * Dismisses one of `accountId`'s notifications.
+ *
+ * @throws NotFoundError when it is not theirs or does not exist
+ */
+export async function dismissNotification(
+  db: Executor,
+  accountId: string,
+  notificationId: string,
+): Promise<void> {
+  if (!isId(notificationId)) throw new NotFoundError();
+  const removed = await db.delete(notifications)
+    .where(and(eq(notifications.accountId, accountId), eq(notifications.id, notificationId)))
+    .returning({ id: notifications.id });
+  if (removed.length === 0) throw new NotFoundError();
+}
+
+/** Dismisses every notification of a group (`ungrouped-<id>` names a single one). */
+export async function dismissGroup(
+  db: Executor,
+  accountId: string,
+  groupKey: string,
+): Promise<void> {
+  await db.delete(notifications)
+    .where(and(eq(notifications.accountId, accountId), groupCondition(groupKey)));
+}
+
+/** Removes all of `accountId`'s notifications. */
+export async function clearNotifications(db: Executor, accountId: string): Promise<void> {
+  await db.delete(notifications).where(eq(notifications.accountId, accountId));
+}

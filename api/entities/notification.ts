@@ -1,0 +1,87 @@
+/**
+ * The Notification entity (v1), from notification rows, hydrated a page at
+ * a time: one batch of accounts (the Account serializer) and one batch of
+ * statuses (the Status serializer), never a query per row.
+ *
+ * Decisions, following Mastodon's REST::NotificationSerializer:
+ * - `group_key` is the stored key, or `ungrouped-<id>` for types that are
+ *   not grouped, so v1 and v2 clients can correlate.
+ * - `status` is present for status types only; a notification of such a
+ *   type whose status cannot be shown is left out of the page.
+ * - A notification whose sender cannot be loaded is left out too.
+ */
+import type { AppContext } from "../../context.ts";
+import type { NotificationRow } from "../../db/queries/notifications.ts";
+import { type NotificationType, STATUS_TYPES } from "../../actors/notifications/notify.ts";
+import { type Account, loadAccountEntities } from "./account.ts";
+import { serializeStatusIds, type StatusJson } from "./status.ts";
+
+/** The Notification entity. */
+export interface NotificationJson {
+  id: string;
+  type: string;
+  created_at: string;
+  group_key: string;
+  account: Account;
+  status?: StatusJson;
+}
+
+/** Whether notifications of this type carry a status. */
+export function isStatusType(type: string): boolean {
+  return STATUS_TYPES.has(type as NotificationType);
+}
+
+/** The group key clients see: the stored one, or `ungrouped-<id>`. */
+export function visibleGroupKey(row: Pick<NotificationRow, "id" | "groupKey">): string {
+  return row.groupKey ?? `ungrouped-${row.id}`;
+}
+
+/** Serializes statuses by id for a viewer, keyed by id (one batch). */
+export async function statusesById(
+  ctx: AppContext,
+  ids: readonly (string | null)[],
+  viewerAccountId: string,
+): Promise<Map<string, StatusJson>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id != null))];
+  const list = await serializeStatusIds(ctx, wanted, { accountId: viewerAccountId });
+  return new Map(list.map((s) => [s.id, s]));
+}
+
+/** Serializes a page of notifications of `viewerAccountId`, in the order given. */
+export async function serializeNotifications(
+  ctx: AppContext,
+  rows: readonly NotificationRow[],
+  viewerAccountId: string,
+): Promise<NotificationJson[]> {
+  if (rows.length === 0) return [];
+  const accountList = await loadAccountEntities(
+    ctx.database.db,
+    ctx.config,
+    rows.map((r) => r.fromAccountId),
+  );
+  const accountsById = new Map(accountList.map((a) => [a.id, a]));
+  const statuses = await statusesById(
+    ctx,
+    rows.map((r) => isStatusType(r.type) ? r.statusId : null),
+    viewerAccountId,
+  );
+  const out: NotificationJson[] = [];
+  for (const row of rows) {
+    const account = accountsById.get(row.fromAccountId);
+    if (!account) continue;
+    const json: NotificationJson = {
+      id: row.id,
+      type: row.type,
+      created_at: row.createdAt.toISOString(),
+      group_key: visibleGroupKey(row),
+      account,
+    };
+    if (isStatusType(row.type)) {
+      const status = row.statusId ? statuses.get(row.statusId) : undefined;
+      if (!status) continue;
+      json.status = status;
+    }
+    out.push(json);
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * The grouped notifications result of the v2 API (GroupedNotificationsResults):
+ * `accounts`, `partial_accounts` (with `expand_accounts=partial_avatars`),
+ * `statuses` and `notification_groups`, as Mastodon's
+ * REST::DedupNotificationGroupSerializer: each account and status appears
+ * once, however many groups refer to it.
+ *
+ * - A real group shows its count, newest notification and up to eight sample
+ *   accounts (newest first); on a page it also shows `page_min_id`,
+ *   `page_max_id` and `latest_page_notification_at`.
+ * - Anything else is a group of one, `ungrouped-<id>`.
+ * - With partial avatars, `accounts` holds each group's first sample account
+ *   and `partial_accounts` the others, stripped to what an avatar row needs.
+ */
+import type { AppContext } from "../../context.ts";
+import type { GroupData, NotificationRow } from "../../db/queries/notifications.ts";
+import type { Account } from "./account.ts";
+import { loadAccountEntities } from "./account.ts";
+import { isStatusType, statusesById } from "./notification.ts";
+import type { StatusJson } from "./status.ts";
+
+/** One notification group. */
+export interface NotificationGroupJson {
+  group_key: string;
+  notifications_count: number;
+  type: string;
+  most_recent_notification_id: string;
+  page_min_id?: string;
+  page_max_id?: string;
+  latest_page_notification_at?: string;
+  sample_account_ids: string[];
+  status_id?: string;
+}
+
+/** An account reduced to its avatar (Mastodon's PartialAccountSerializer). */
+export interface PartialAccountJson {
+  id: string;
+  acct: string;
+  locked: boolean;
+  bot: boolean;
+  url: string | null;
+  avatar: string;
+  avatar_static: string;
+}
+
+/** The whole result. */
+export interface GroupedNotificationsJson {
+  accounts: Account[];
+  partial_accounts?: PartialAccountJson[];
+  statuses: StatusJson[];
+  notification_groups: NotificationGroupJson[];
+}
+
+/** A group on a page: its newest notification there, and its data when it is a real group. */
+export interface GroupInput {
+  key: string;
+  row: NotificationRow;
+  /** Present for real groups; absent for `ungrouped-<id>`. */
+  data?: GroupData;
+}
+
+function partial(account: Account): PartialAccountJson {
+  return {
+    id: account.id,
+    acct: account.acct,
+    locked: account.locked,
+    bot: account.bot,
+    url: account.url,
+    avatar: account.avatar,
+    avatar_static: account.avatar_static,
+  };
+}
+
+/** Serializes groups for `viewerAccountId`; `partialAvatars` selects the partial form. */
+export async function serializeNotificationGroups(
+  ctx: AppContext,
+  groups: readonly GroupInput[],
+  viewerAccountId: string,
+  options: { partialAvatars?: boolean } = {},
+): Promise<GroupedNotificationsJson> {
+  const samples = groups.map((g) => g.data ? g.data.sampleAccountIds : [g.row.fromAccountId]);
+  const accountList = await loadAccountEntities(ctx.database.db, ctx.config, samples.flat());
+  const accountsById = new Map(accountList.map((a) => [a.id, a]));
+  const statuses = await statusesById(
+    ctx,
+    groups.map((g) => isStatusType(g.row.type) ? g.row.statusId : null),
+    viewerAccountId,
+  );
+
+  const notificationGroups: NotificationGroupJson[] = [];
+  const shownSamples: string[][] = [];
+  const shownStatuses = new Map<string, StatusJson>();
+  groups.forEach((group, i) => {
+    const { row, data } = group;
+    const sampleIds = samples[i].filter((id) => accountsById.has(id));
+    if (sampleIds.length === 0) return;
+    const paged = data?.pageMinId && data.latestAt
+      ? {
+        page_min_id: data.pageMinId,
+        page_max_id: data.mostRecentId,
+        latest_page_notification_at: data.latestAt.toISOString(),
+      }
+      : {};
+    const json: NotificationGroupJson = {
+      group_key: group.key,
+      notifications_count: data ? data.count : 1,
+      type: row.type,
+      most_recent_notification_id: data ? data.mostRecentId : row.id,
+      ...paged,
+      sample_account_ids: sampleIds,
+    };
+    if (isStatusType(row.type)) {
+      const status = row.statusId ? statuses.get(row.statusId) : undefined;
+      if (!status) return;
+      json.status_id = status.id;
+      shownStatuses.set(status.id, status);
+    }
+    notificationGroups.push(json);
+    shownSamples.push(sampleIds);
+  });
+
+  const main = new Set<string>();
+  const rest = new Set<string>();
+  for (const ids of shownSamples) {
+    if (options.partialAvatars) {
+      main.add(ids[0]);
+      for (const id of ids.slice(1)) rest.add(id);
+    } else {
+      for (const id of ids) main.add(id);
+    }
+  }
+  const result: GroupedNotificationsJson = {
+    accounts: [...main].map((id) => accountsById.get(id)!),
+    statuses: [...shownStatuses.values()],
+    notification_groups: notificationGroups,
+  };
+  if (options.partialAvatars) {
+    result.partial_accounts = [...rest].filter((id) => !main.has(id))
+      .map((id) => partial(accountsById.get(id)!));
+  }
+  // Mastodon's key order: accounts, partial_accounts, statuses, notification_groups.
+  return result.partial_accounts
+    ? {
+      accounts: result.accounts,
+      partial_accounts: result.partial_accounts,
+      statuses: result.statuses,
+      notification_groups: result.notification_groups,
+    }
+    : result;
+}

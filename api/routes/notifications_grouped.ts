@@ -1,0 +1,202 @@
+/**
+ * Grouped notifications (user tokens), under /api/v2 and, for clients of
+ * the 4.3 betas, the same under /api/v2_alpha:
+ * - GET …/notifications (read:notifications) → GroupedNotificationsResults,
+ *   Link paging by notification id; limit 40 groups (max 80); types[],
+ *   exclude_types[], account_id, include_filtered, grouped_types[] (default
+ *   favourite, follow, reblog, admin.sign_up), expand_accounts (full or
+ *   partial_avatars)
+ * - GET …/notifications/unread_count (read:notifications) → {count} of
+ *   groups newer than the notifications marker, limit 100 (max 1000)
+ * - GET …/notifications/:group_key (read:notifications) → the result with one group
+ * - POST …/notifications/:group_key/dismiss (write:notifications) → {}
+ * - POST …/notifications/clear (write:notifications) → {} (routed, undocumented)
+ *
+ * Paging follows Mastodon's Api::V2::NotificationsController: `next` is
+ * `max_id` of the oldest group head on the page, `prev` is `min_id` of the
+ * newest; a group's page_min_id/page_max_id tell which of its members fall
+ * on this page, so a client can merge a group that continues on the next one.
+ */
+import { Hono } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { ApiError } from "../errors.ts";
+import { type Params, params } from "../params.ts";
+import { readString, readStringArray } from "../readers.ts";
+import {
+  clampLimit,
+  PAGE_SIZES,
+  type PageParams,
+  readPageParams,
+  setPaginationHeaders,
+} from "../pagination.ts";
+import { requireUser } from "../middleware/scopes.ts";
+import { type GroupInput, serializeNotificationGroups } from "../entities/notification_group.ts";
+import {
+  countUnreadGroups,
+  DEFAULT_GROUPED_TYPES,
+  type GroupHead,
+  KNOWN_TYPES,
+  loadGroupsData,
+  newestInGroup,
+  notificationsByIds,
+  notificationsMarker,
+  pageOfGroups,
+  type PageRange,
+} from "../../db/queries/notifications.ts";
+import type { Executor } from "../../db/connection.ts";
+import type { AppContext } from "../../context.ts";
+import { clearNotifications, dismissGroup } from "../../actors/notifications/dismiss.ts";
+import { readNotificationFilter, viewerOf } from "./notifications.ts";
+
+/** Longest group key we look up (real keys are well under it). */
+const MAX_GROUP_KEY_LENGTH = 200;
+
+/** grouped_types[]: the types that group (unknown ones dropped); omitted → the default. */
+function readGroupedTypes(p: Params): string[] {
+  const given = readStringArray(p, "grouped_types");
+  if (!given?.length) return [...DEFAULT_GROUPED_TYPES];
+  const known = new Set<string>(KNOWN_TYPES);
+  return [...new Set(given.filter((t) => known.has(t)))];
+}
+
+/** expand_accounts: `full` (default) or `partial_avatars`. */
+function readPartialAvatars(p: Params): boolean {
+  return readString(p, "expand_accounts") === "partial_avatars";
+}
+
+/**
+ * The ids a page covers, for the groups' page data (Mastodon's
+ * load_grouped_notifications): the span of the heads, opened to the end of
+ * the list on a short page.
+ */
+function pageRange(heads: readonly GroupHead[], page: PageParams): PageRange {
+  const range: PageRange = { start: heads[heads.length - 1].id, end: heads[0].id };
+  if (heads.length < page.limit) {
+    if (page.minId != null) {
+      range.end = page.maxId ? (BigInt(page.maxId) - 1n).toString() : null;
+    } else {
+      range.start = page.sinceId ? (BigInt(page.sinceId) + 1n).toString() : null;
+    }
+  }
+  return range;
+}
+
+/** Loads the rows and group data for heads and builds the serializer's input. */
+async function groupInputs(
+  db: Executor,
+  viewer: string,
+  heads: readonly GroupHead[],
+  range: PageRange | null,
+): Promise<GroupInput[]> {
+  const rows = await notificationsByIds(db, viewer, heads.map((h) => h.id));
+  const rowsById = new Map(rows.map((r) => [r.id, r]));
+  const data = await loadGroupsData(
+    db,
+    viewer,
+    heads.filter((h) => h.grouped).map((h) => h.key),
+    range,
+  );
+  const inputs: GroupInput[] = [];
+  for (const head of heads) {
+    const row = rowsById.get(head.id);
+    if (!row) continue;
+    const groupData = head.grouped ? data.get(head.key) : undefined;
+    if (head.grouped && !groupData) continue;
+    inputs.push({ key: head.key, row, data: groupData });
+  }
+  return inputs;
+}
+
+/** The grouped notification routes under one prefix (`/api/v2` or `/api/v2_alpha`). */
+function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const read = requireUser("read:notifications");
+  const write = requireUser("write:notifications");
+  const base = `${prefix}/notifications`;
+
+  app.get(base, read, async (c) => {
+    const p = await params(c);
+    const page = readPageParams(p, PAGE_SIZES.groupedNotifications);
+    const ctx: AppContext = c.get("ctx");
+    const { db } = ctx.database;
+    const viewer = viewerOf(c);
+    const heads = await pageOfGroups(
+      db,
+      viewer,
+      readNotificationFilter(p),
+      readGroupedTypes(p),
+      page,
+    );
+    if (heads.length === 0) {
+      return c.json(
+        await serializeNotificationGroups(ctx, [], viewer, {
+          partialAvatars: readPartialAvatars(p),
+        }),
+      );
+    }
+    const inputs = await groupInputs(db, viewer, heads, pageRange(heads, page));
+    setPaginationHeaders(c, heads, (h) => h.id);
+    return c.json(
+      await serializeNotificationGroups(ctx, inputs, viewer, {
+        partialAvatars: readPartialAvatars(p),
+      }),
+    );
+  });
+
+  app.get(`${base}/unread_count`, read, async (c) => {
+    const p = await params(c);
+    const { db } = c.get("ctx").database;
+    const marker = await notificationsMarker(db, c.get("user")!.id);
+    const count = await countUnreadGroups(
+      db,
+      viewerOf(c),
+      readNotificationFilter(p),
+      readGroupedTypes(p),
+      marker,
+      clampLimit(p.limit, PAGE_SIZES.unreadCount),
+    );
+    return c.json({ count });
+  });
+
+  app.post(`${base}/clear`, write, async (c) => {
+    await clearNotifications(c.get("ctx").database.db, viewerOf(c));
+    return c.json({});
+  });
+
+  app.get(`${base}/:group_key`, read, async (c) => {
+    const key = c.req.param("group_key");
+    if (key.length > MAX_GROUP_KEY_LENGTH) throw new ApiError(404, "Record not found");
+    const ctx: AppContext = c.get("ctx");
+    const { db } = ctx.database;
+    const viewer = viewerOf(c);
+    const row = await newestInGroup(db, viewer, key);
+    if (!row) throw new ApiError(404, "Record not found");
+    const grouped = row.groupKey != null &&
+      (DEFAULT_GROUPED_TYPES as readonly string[]).includes(row.type);
+    const head: GroupHead = grouped
+      ? { id: row.id, key: row.groupKey!, grouped: true }
+      : { id: row.id, key: `ungrouped-${row.id}`, grouped: false };
+    const inputs = await groupInputs(db, viewer, [head], null);
+    const result = await serializeNotificationGroups(ctx, inputs, viewer);
+    if (result.notification_groups.length === 0) throw new ApiError(404, "Record not found");
+    return c.json(result);
+  });
+
+  app.post(`${base}/:group_key/dismiss`, write, async (c) => {
+    const key = c.req.param("group_key");
+    if (key.length <= MAX_GROUP_KEY_LENGTH) {
+      await dismissGroup(c.get("ctx").database.db, viewerOf(c), key);
+    }
+    return c.json({});
+  });
+
+  return app;
+}
+
+/** The grouped notification routes, under /api/v2 and /api/v2_alpha. */
+export function groupedNotificationRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.route("/", groupedRoutesAt("/api/v2"));
+  app.route("/", groupedRoutesAt("/api/v2_alpha"));
+  return app;
+}
