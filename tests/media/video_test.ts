@@ -1,0 +1,125 @@
+/**
+ * Video and audio: 202 and background processing (v2), 200 after processing
+ * (v1), GET answering 206 until done. What "done" means depends on the
+ * machine: with ffmpeg the file is transcoded (and these fake files fail
+ * with 422); without it the recognised upload is kept as it came (200).
+ */
+import assert from "node:assert/strict";
+import { json, startInstance, test } from "../harness.ts";
+import { ffmpegAvailable } from "../../actors/media/ffmpeg.ts";
+import {
+  authed,
+  fakeMp4,
+  fetchFile,
+  form,
+  image,
+  localUser,
+  upload,
+  waitProcessed,
+} from "./helpers.ts";
+
+const PROCESSING_ERROR = "Error processing thumbnail for uploaded media";
+
+test("video and audio uploads are processed in the background; v1 waits", async () => {
+  const withFfmpeg = await ffmpegAvailable();
+  // No worker at first: the upload stays "processing" until one starts.
+  const instance = await startInstance({ worker: false });
+  try {
+    const { token } = await localUser(instance, "filmmaker");
+    const mp4 = fakeMp4();
+
+    const res = await upload(
+      instance,
+      token,
+      form({ bytes: mp4, type: "video/mp4" }, { description: "A clip" }, {
+        bytes: await image("png", 320, 180),
+        type: "image/png",
+      }),
+    );
+    const video = await json(res);
+    assert.equal(res.status, 202, JSON.stringify(video));
+    assert.equal(video.type, "video");
+    assert.equal(video.url, null);
+    assert.match(video.preview_url, /\/small-[0-9a-f]{16}\.png$/, "the thumbnail is the preview");
+    assert.deepEqual(video.meta.small, {
+      width: 320,
+      height: 180,
+      size: "320x180",
+      aspect: 16 / 9,
+    });
+    assert.ok(video.blurhash);
+    const pending = await authed(instance, token, `/api/v1/media/${video.id}`);
+    assert.equal(pending.status, 206);
+    assert.equal((await json(pending)).url, null);
+
+    // A worker starting later finds it (the row's state is the queue).
+    instance.rookery.startWorker();
+    const done = await waitProcessed(instance, token, video.id);
+    const body = await json(done);
+    if (withFfmpeg) {
+      assert.equal(done.status, 422);
+      assert.deepEqual(body, { error: PROCESSING_ERROR });
+    } else {
+      assert.equal(done.status, 200, JSON.stringify(body));
+      assert.match(body.url, /\/original-[0-9a-f]{16}\.mp4$/);
+      assert.equal(body.preview_url, video.preview_url);
+      assert.equal(body.description, "A clip");
+      assert.deepEqual(body.meta.small, video.meta.small);
+      const file = await fetchFile(instance, body.url);
+      assert.equal(file.res.headers.get("content-type"), "video/mp4");
+      assert.equal(file.res.headers.get("accept-ranges"), "bytes");
+      assert.deepEqual(file.bytes, mp4, "kept as uploaded");
+      const range = await instance.request(body.url, { headers: { range: "bytes=4-11" } });
+      assert.equal(range.status, 206);
+      assert.equal(range.headers.get("content-range"), `bytes 4-11/${mp4.length}`);
+      assert.equal(new TextDecoder().decode(await range.arrayBuffer()), "ftypmp42");
+      const outside = await instance.request(body.url, { headers: { range: "bytes=999-" } });
+      await outside.body?.cancel();
+      assert.equal(outside.status, 416);
+    }
+
+    // Without a thumbnail there is no preview image (never the video's own URL).
+    const bare = await json(await upload(instance, token, form({ bytes: mp4, type: "video/mp4" })));
+    assert.equal(bare.url, null);
+    assert.equal(bare.preview_url, null);
+
+    // The deprecated v1 upload answers after processing.
+    const v1 = await upload(instance, token, form({ bytes: mp4, type: "video/quicktime" }), 1);
+    const v1Body = await json(v1);
+    if (withFfmpeg) {
+      assert.equal(v1.status, 422);
+    } else {
+      assert.equal(v1.status, 200, JSON.stringify(v1Body));
+      assert.match(v1Body.url, /\.mp4$/, "an MP4 file sent as QuickTime is stored as what it is");
+    }
+
+    // Audio, recognised by its ID3 header.
+    const mp3 = new Uint8Array(128);
+    mp3.set(new TextEncoder().encode("ID3\x04\x00\x00\x00\x00\x00\x00"));
+    const audioRes = await upload(instance, token, form({ bytes: mp3, type: "audio/mpeg" }));
+    const audio = await json(audioRes);
+    assert.equal(audioRes.status, 202, JSON.stringify(audio));
+    assert.equal(audio.type, "audio");
+    const audioDone = await waitProcessed(instance, token, audio.id);
+    if (!withFfmpeg) {
+      const finished = await json(audioDone);
+      assert.equal(audioDone.status, 200);
+      const file = await fetchFile(instance, finished.url);
+      assert.equal(file.res.headers.get("content-type"), "audio/mpeg");
+    } else {
+      await audioDone.body?.cancel();
+    }
+
+    // Audio bytes claimed as video, video bytes claimed as an image: refused.
+    for (const [bytes, type] of [[mp3, "video/mp4"], [mp4, "image/png"]] as const) {
+      const refused = await upload(instance, token, form({ bytes, type }));
+      assert.equal(refused.status, 422, type);
+      assert.equal(
+        (await json(refused)).error,
+        "Validation failed: File content type is invalid, File is invalid",
+      );
+    }
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
