@@ -44,15 +44,16 @@ export async function favourite(
       uri: remote?.uri ?? (account.domain == null ? `${account.uri}#likes/${id}` : null),
     }).onConflictDoNothing().returning();
     if (!row) return { status, created: null };
-    await tx.update(statuses).set({ favouritesCount: sql`${statuses.favouritesCount} + 1` })
-      .where(eq(statuses.id, status.id));
+    const [counted] = await tx.update(statuses)
+      .set({ favouritesCount: sql`${statuses.favouritesCount} + 1` })
+      .where(eq(statuses.id, status.id)).returning();
     await notify(tx, {
       type: "favourite",
       accountId: status.accountId,
       fromAccountId: accountId,
       statusId: status.id,
     });
-    return { status, created: snapshotOf(row) };
+    return { status: counted, created: snapshotOf(row) };
   });
   if (created) await deliverLater("Like", () => app.outbox.statusFavourited(created));
   return status;

@@ -36,7 +36,11 @@ import { loadAccountEntities } from "../entities/account.ts";
 import { serializeStatus, serializeStatuses, type StatusRow } from "../entities/status.ts";
 import { isId } from "../../db/ids.ts";
 import { quotes, statuses } from "../../db/schema.ts";
-import { findVisibleStatus, visibleStatusFilter } from "../../db/queries/visibility.ts";
+import {
+  canSeeStatus,
+  findVisibleStatus,
+  visibleStatusFilter,
+} from "../../db/queries/visibility.ts";
 import { listableAccount, visibleToViewer } from "../../db/queries/accounts.ts";
 import { favourite, unfavourite } from "../../actors/interactions/favourites.ts";
 import { reblog, unreblog } from "../../actors/interactions/reblogs.ts";
@@ -74,7 +78,11 @@ async function answerStatus(
   } catch (error) {
     throw relationshipError(error);
   }
-  const json = await serializeStatus(c.get("ctx"), row, { accountId: me(c) });
+  const ctx = c.get("ctx");
+  // Taking back a favourite (bookmark, boost) of a status that became hidden
+  // works, but the answer never shows what the caller may not see.
+  if (!await canSeeStatus(ctx.database.db, me(c), row)) throw new ApiError(404, NOT_FOUND);
+  const json = await serializeStatus(ctx, row, { accountId: me(c) });
   if (!json) throw new ApiError(404, NOT_FOUND);
   return c.json(json);
 }
