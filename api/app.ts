@@ -33,6 +33,9 @@ import { relationshipRoutes } from "./routes/relationships.ts";
 import { followRequestRoutes } from "./routes/follow_requests.ts";
 import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./routes/domain_blocks.ts";
+import { statusReadRoutes } from "./routes/statuses.ts";
+import { statusWriteRoutes } from "./routes/statuses_write.ts";
+import { statusPageRoutes } from "./routes/status_pages.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { groupedNotificationRoutes } from "./routes/notifications_grouped.ts";
 import { tagRoutes } from "./routes/tags.ts";
@@ -95,6 +98,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", followRequestRoutes());
   app.route("/", blockAndMuteRoutes());
   app.route("/", domainBlockRoutes());
+  app.route("/", statusReadRoutes());
+  app.route("/", statusWriteRoutes());
   app.route("/", notificationRoutes());
   app.route("/", groupedNotificationRoutes());
   app.route("/", tagRoutes());
@@ -102,6 +107,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", interactionRoutes());
   app.route("/", favouriteAndBookmarkRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
+  app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());
 
   app.notFound((c) => {

@@ -9,6 +9,7 @@ import { installDiscoveryDocuments } from "./discovery.ts";
 import { registerFollowCollections } from "./follow_collections.ts";
 import { registerInboxListeners } from "./inbox.ts";
 import { registerNodeInfo } from "./nodeinfo.ts";
+import { registerNoteDispatcher } from "./objects/note.ts";
 import { registerProfileCollections } from "./profile_collections.ts";
 import { registerWebFingerLinks } from "./webfinger.ts";
 
@@ -17,6 +18,7 @@ export function registerDispatchers(federation: Federation<AppContext>): void {
   registerActorDispatcher(federation);
   registerFollowCollections(federation);
   registerProfileCollections(federation);
+  registerNoteDispatcher(federation);
   registerInboxListeners(federation);
   registerWebFingerLinks(federation);
   registerNodeInfo(federation);

@@ -1,0 +1,101 @@
+/**
+ * Status URLs for browsers and fetchers:
+ * - `/@username/<id>`: the HTML page; with an ActivityPub Accept, the Note
+ *   exactly as served at its id.
+ * - `/users/username/statuses/<id>` (the id): Fedify's object dispatcher
+ *   answers first; it hands over here when it has nothing to serve, and we
+ *   answer a 410 Tombstone for a deleted status, a redirect to the page for
+ *   browsers, and 404 otherwise.
+ *
+ * Only what an anonymous viewer may see is shown (public and unlisted); a
+ * private, direct or missing status is the same 404.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { prefersActivityPub } from "./pages.ts";
+import { findLocalAccount } from "../../federation/local_actors.ts";
+import { findLocalStatus } from "../../federation/objects/note.ts";
+import { canSeeStatus } from "../../db/queries/visibility.ts";
+import {
+  renderDeletedStatusPage,
+  renderStatusNotFoundPage,
+  renderStatusPage,
+} from "../pages/status.ts";
+
+async function lookup(c: Context<ApiEnv>, username: string, id: string) {
+  const ctx = c.get("ctx");
+  const account = await findLocalAccount(ctx.database.db, username);
+  if (!account) return { account: null, status: null };
+  const status = await findLocalStatus(ctx.database.db, account.username, id);
+  return { account, status };
+}
+
+function tombstone(c: Context<ApiEnv>, uri: string, deletedAt: Date): Response {
+  return c.body(
+    JSON.stringify({
+      "@context": "https://www.w3.org/ns/activitystreams",
+      id: uri,
+      type: "Tombstone",
+      deleted: deletedAt.toISOString(),
+    }),
+    410,
+    { "Content-Type": "application/activity+json", Vary: "Accept" },
+  );
+}
+
+/** The status page routes, mounted at the root of the app (before the profile page). */
+export function statusPageRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get("/:handle{@[^/]+}/:id{[0-9]{1,19}}", async (c) => {
+    const ctx = c.get("ctx");
+    const { config } = ctx;
+    c.header("Vary", "Accept");
+    const { account, status } = await lookup(c, c.req.param("handle").slice(1), c.req.param("id"));
+    const ap = prefersActivityPub(c.req.header("Accept"));
+    if (status?.deletedAt) {
+      return ap
+        ? tombstone(c, status.uri, status.deletedAt)
+        : c.html(renderDeletedStatusPage(config.instance.title), 410);
+    }
+    if (ap) {
+      if (!status) return c.json({ error: "Record not found" }, 404);
+      const request = new Request(new URL(new URL(status.uri).pathname, config.origin), {
+        headers: c.req.raw.headers,
+      });
+      return await ctx.federation.fetch(request, {
+        contextData: ctx,
+        onNotFound: () => new Response("Not Found", { status: 404 }),
+        onNotAcceptable: () => new Response("Not Acceptable", { status: 406 }),
+      });
+    }
+    if (
+      !account || !status || account.deletedAt || !await canSeeStatus(ctx.database.db, null, status)
+    ) {
+      return c.html(renderStatusNotFoundPage(config.instance.title), 404);
+    }
+    c.header("Link", `<${status.uri}>; rel="alternate"; type="application/activity+json"`);
+    return c.html(
+      renderStatusPage({
+        status,
+        account,
+        domain: config.domain,
+        instanceTitle: config.instance.title,
+      }),
+    );
+  });
+
+  app.get("/users/:username/statuses/:id{[0-9]{1,19}}", async (c) => {
+    const { config } = c.get("ctx");
+    c.header("Vary", "Accept");
+    const { account, status } = await lookup(c, c.req.param("username"), c.req.param("id"));
+    if (status?.deletedAt) return tombstone(c, status.uri, status.deletedAt);
+    if (!account || !status || prefersActivityPub(c.req.header("Accept"))) {
+      return c.json({ error: "Record not found" }, 404);
+    }
+    return c.redirect(`${config.origin}/@${account.username}/${status.id}`, 302);
+  });
+
+  return app;
+}

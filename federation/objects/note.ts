@@ -1,0 +1,234 @@
+/**
+ * The ActivityPub object of a local status: a Note (a Question when it has
+ * a poll), built from the stored rows. The object dispatcher at
+ * `/users/{identifier}/statuses/{id}` serves it, and deliveries (Create,
+ * Update) reuse {@link buildNote} so fetchers and inboxes see the same
+ * document.
+ *
+ * Addressing follows Mastodon: public → to Public, cc followers; unlisted →
+ * to followers, cc Public; private → to followers; direct → mentioned
+ * accounts only. Mentioned accounts are always addressed (cc, or to for
+ * private and direct).
+ *
+ * Who may fetch it: the visibility module decides, with the signed fetcher's
+ * account as viewer when the request is signed by an account we know, and
+ * anonymous otherwise (public and unlisted only). A status one may not see
+ * is a 404 like a missing one; a deleted one is a 410 Tombstone (answered by
+ * the page routes, which Fedify hands the request to when this returns null).
+ */
+import type { Context, Federation, RequestContext } from "@fedify/fedify";
+import {
+  Collection,
+  Document,
+  Hashtag,
+  Mention,
+  Note,
+  PUBLIC_COLLECTION,
+  Question,
+} from "@fedify/vocab";
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Executor } from "../../db/connection.ts";
+import {
+  accounts,
+  mediaAttachments,
+  mentions,
+  polls,
+  quotes,
+  statuses,
+  statusTags,
+  tags,
+} from "../../db/schema.ts";
+import { canSeeStatus } from "../../db/queries/visibility.ts";
+import { mediaAttachmentEntity } from "../../api/entities/media_attachment.ts";
+
+/** Path template of local statuses (their uri). */
+export const NOTE_PATH = "/users/{identifier}/statuses/{id}";
+
+export type StatusRow = typeof statuses.$inferSelect;
+
+/** What a Note needs besides the status row; {@link loadNoteData} reads it. */
+export interface NoteData {
+  author: { username: string; uri: string };
+  mentions: { uri: string; url: string | null; handle: string }[];
+  tags: string[];
+  media: (typeof mediaAttachments.$inferSelect)[];
+  poll: typeof polls.$inferSelect | null;
+  quotedUri: string | null;
+}
+
+function instant(date: Date): Temporal.Instant {
+  return Temporal.Instant.fromEpochMilliseconds(date.getTime());
+}
+
+/** Reads what {@link buildNote} needs for a status (a few small queries). */
+export async function loadNoteData(
+  db: Executor,
+  origin: string,
+  status: StatusRow,
+): Promise<NoteData | null> {
+  const [author] = await db.select().from(accounts).where(eq(accounts.id, status.accountId));
+  if (!author) return null;
+  const mentioned = await db.select({
+    uri: accounts.uri,
+    url: accounts.url,
+    username: accounts.username,
+    domain: accounts.domain,
+  }).from(mentions).innerJoin(accounts, eq(accounts.id, mentions.accountId))
+    .where(eq(mentions.statusId, status.id));
+  const tagRows = await db.select({ name: tags.name }).from(statusTags)
+    .innerJoin(tags, eq(tags.id, statusTags.tagId)).where(eq(statusTags.statusId, status.id));
+  const media = await db.select().from(mediaAttachments)
+    .where(eq(mediaAttachments.statusId, status.id)).orderBy(mediaAttachments.id);
+  const [poll] = status.pollId
+    ? await db.select().from(polls).where(eq(polls.id, status.pollId))
+    : [];
+  const [quote] = await db.select({ uri: statuses.uri }).from(quotes)
+    .innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
+    .where(eq(quotes.statusId, status.id));
+  const domain = new URL(origin).host;
+  return {
+    author: { username: author.username, uri: author.uri },
+    mentions: mentioned.map((m) => ({
+      uri: m.uri,
+      url: m.url,
+      handle: `@${m.username}@${m.domain ?? domain}`,
+    })),
+    tags: tagRows.map((t) => t.name),
+    media,
+    poll: poll ?? null,
+    quotedUri: quote?.uri ?? null,
+  };
+}
+
+/** Builds the Note (or Question) of a local status. */
+export function buildNote(
+  ctx: Context<AppContext>,
+  status: StatusRow,
+  data: NoteData,
+): Note | Question {
+  const followers = ctx.getFollowersUri(data.author.username);
+  const mentioned = data.mentions.map((m) => new URL(m.uri));
+  let to: URL[], cc: URL[];
+  switch (status.visibility) {
+    case "public":
+      to = [PUBLIC_COLLECTION];
+      cc = [followers, ...mentioned];
+      break;
+    case "unlisted":
+      to = [followers];
+      cc = [PUBLIC_COLLECTION, ...mentioned];
+      break;
+    case "private":
+      to = [followers, ...mentioned];
+      cc = [];
+      break;
+    default:
+      to = mentioned;
+      cc = [];
+  }
+  const origin = ctx.data.config.origin;
+  const tagObjects = [
+    ...data.mentions.map((m) => new Mention({ href: new URL(m.url ?? m.uri), name: m.handle })),
+    ...data.tags.map((name) =>
+      new Hashtag({
+        href: new URL(`${origin}/tags/${encodeURIComponent(name.toLowerCase())}`),
+        name: `#${name.toLowerCase()}`,
+      })
+    ),
+  ];
+  const attachments = data.media.map((m) => {
+    const entity = mediaAttachmentEntity(ctx.data.config, m);
+    const original = (m.meta as { original?: { width?: number; height?: number } }).original;
+    return new Document({
+      mediaType: m.contentType ?? undefined,
+      url: entity.url ? new URL(entity.url) : entity.remote_url ? new URL(entity.remote_url) : null,
+      name: m.description ?? null,
+      width: original?.width ?? null,
+      height: original?.height ?? null,
+    });
+  });
+  const props = {
+    id: new URL(status.uri),
+    attribution: new URL(data.author.uri),
+    tos: to,
+    ccs: cc,
+    content: status.content,
+    summary: status.spoilerText || null,
+    sensitive: status.sensitive,
+    published: instant(status.createdAt),
+    updated: status.editedAt ? instant(status.editedAt) : null,
+    url: status.url ? new URL(status.url) : null,
+    replyTarget: status.inReplyToUri ? new URL(status.inReplyToUri) : null,
+    tags: tagObjects,
+    attachments,
+    quoteUrl: data.quotedUri ? new URL(data.quotedUri) : null,
+  };
+  if (data.poll) {
+    const options = data.poll.options.map((name, i) =>
+      new Note({
+        name,
+        replies: new Collection({ totalItems: data.poll!.tallies[i] ?? 0 }),
+      })
+    );
+    return new Question({
+      ...props,
+      ...(data.poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
+      endTime: data.poll.expiresAt ? instant(data.poll.expiresAt) : null,
+      closed: data.poll.expiresAt && data.poll.expiresAt <= new Date()
+        ? instant(data.poll.expiresAt)
+        : null,
+      voters: data.poll.votersCount,
+    });
+  }
+  return new Note(props);
+}
+
+/** The account of whoever signed the request, if we know it (else anonymous). */
+async function fetcherAccountId(ctx: RequestContext<AppContext>): Promise<string | null> {
+  if (!ctx.request.headers.has("signature") && !ctx.request.headers.has("signature-input")) {
+    return null;
+  }
+  try {
+    const owner = await ctx.getSignedKeyOwner();
+    if (!owner?.id) return null;
+    const [row] = await ctx.data.database.db.select({ id: accounts.id }).from(accounts)
+      .where(and(eq(accounts.uri, owner.id.href), isNull(accounts.deletedAt)));
+    return row?.id ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The local, not deleted status behind a Note URL's parameters, or null. */
+export async function findLocalStatus(
+  db: Executor,
+  username: string,
+  id: string,
+): Promise<StatusRow | null> {
+  if (!/^[0-9]{1,19}$/.test(id)) return null;
+  const [row] = await db.select({ status: statuses, username: accounts.username }).from(statuses)
+    .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+    .where(and(
+      eq(statuses.id, id),
+      eq(statuses.local, true),
+      isNull(statuses.reblogOfId),
+      inArray(accounts.username, [username]),
+    ));
+  return row?.status ?? null;
+}
+
+/** Registers the Note object dispatcher. */
+export function registerNoteDispatcher(federation: Federation<AppContext>): void {
+  federation.setObjectDispatcher(Note, NOTE_PATH, async (ctx, values) => {
+    const db = ctx.data.database.db;
+    const status = await findLocalStatus(db, values.identifier, values.id);
+    if (!status || status.deletedAt) return null;
+    const viewer = await fetcherAccountId(ctx);
+    if (!await canSeeStatus(db, viewer, status)) return null;
+    const data = await loadNoteData(db, ctx.data.config.origin, status);
+    if (!data) return null;
+    // A Question is served at the same path; Fedify only checks it is an Object.
+    return buildNote(ctx, status, data) as Note;
+  });
+}
