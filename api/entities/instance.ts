@@ -8,6 +8,7 @@ import type { Config } from "../../config.ts";
 import { MASTODON_API_VERSION, SOURCE_URL, VERSION_STRING } from "../../version.ts";
 import type { Account } from "./account.ts";
 import { DEFAULT_THUMBNAIL_PATH, ICON_SIZES, iconPath } from "../routes/static_images.ts";
+import { ACCEPTED_MIME_TYPES } from "../../actors/media/formats.ts";
 
 /** A server rule. */
 export interface Rule {
@@ -34,39 +35,10 @@ export interface InstanceStats {
 }
 
 /**
- * MIME types accepted for media, in Mastodon's order (images, videos, audio).
- * Whether each one can really be processed depends on the media pipeline.
+ * MIME types accepted for media: exactly what the media pipeline accepts
+ * (actors/media/formats.ts), so clients never offer an upload we refuse.
  */
-export const SUPPORTED_MIME_TYPES = [
-  "image/jpeg",
-  "image/png",
-  "image/gif",
-  "image/heic",
-  "image/heif",
-  "image/webp",
-  "image/avif",
-  "video/webm",
-  "video/mp4",
-  "video/quicktime",
-  "video/ogg",
-  "audio/wave",
-  "audio/wav",
-  "audio/x-wav",
-  "audio/x-pn-wave",
-  "audio/vnd.wave",
-  "audio/ogg",
-  "audio/vorbis",
-  "audio/mpeg",
-  "audio/mp3",
-  "audio/webm",
-  "audio/flac",
-  "audio/aac",
-  "audio/m4a",
-  "audio/x-m4a",
-  "audio/mp4",
-  "audio/3gpp",
-  "video/x-ms-asf",
-];
+export const SUPPORTED_MIME_TYPES = ACCEPTED_MIME_TYPES;
 
 /** Mastodon's media constants that are not configurable here. */
 export const MEDIA_LIMITS = {

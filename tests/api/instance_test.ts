@@ -168,8 +168,6 @@ test("instance v2: every 4.5 field, with real counts, rules and the owner as con
         "image/png",
         "image/gif",
         "image/webp",
-        "image/heic",
-        "image/heif",
         "image/avif",
         "video/webm",
         "video/mp4",
