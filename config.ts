@@ -38,6 +38,11 @@ export interface Config {
   /** Lets federation reach loopback and private addresses (tests, development). */
   allowPrivateAddress: boolean;
   rateLimits: boolean;
+  /**
+   * Whether anonymous visitors may read the public, hashtag and link
+   * timelines (Mastodon's timeline preview); when false they need a token.
+   */
+  publicPreview: boolean;
   /** Trust X-Forwarded-For/-Proto/-Host (set when behind a reverse proxy). */
   trustProxy: boolean;
   logLevel: LogLevel;
@@ -153,6 +158,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       throw new ConfigError("RATE_LIMITS must be on or off");
     })(),
     trustProxy: readBool(env, "TRUST_PROXY", false),
+    publicPreview: readBool(env, "PUBLIC_PREVIEW", true),
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

@@ -42,6 +42,11 @@ import { tagRoutes } from "./routes/tags.ts";
 import { featuredTagRoutes } from "./routes/featured_tags.ts";
 import { interactionRoutes } from "./routes/interactions.ts";
 import { favouriteAndBookmarkRoutes } from "./routes/favourites_bookmarks.ts";
+import { timelineRoutes } from "./routes/timelines.ts";
+import { listRoutes } from "./routes/lists.ts";
+import { accountStatusesRoutes } from "./routes/account_statuses.ts";
+import { markerRoutes } from "./routes/markers.ts";
+import { conversationRoutes } from "./routes/conversations.ts";
 
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
@@ -106,6 +111,11 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", featuredTagRoutes());
   app.route("/", interactionRoutes());
   app.route("/", favouriteAndBookmarkRoutes());
+  app.route("/", timelineRoutes());
+  app.route("/", listRoutes());
+  app.route("/", accountStatusesRoutes());
+  app.route("/", markerRoutes());
+  app.route("/", conversationRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());

@@ -1,19 +1,163 @@
 /**
  * Home and list timelines are filled on write: when a status is created (or
- * boosted), one INSERT … SELECT puts it into the feeds of everyone who should
- * see it, inside the creating transaction.
+ * boosted), one INSERT … SELECT per feed kind puts it into the feeds of
+ * everyone who should see it, inside the creating transaction. The rules
+ * (blocks, mutes, replies, boosts, languages, exclusive lists) live in
+ * feed_filters.ts and are shared with regeneration and list back-fill.
+ *
+ * Who receives a status:
+ * - the author, when local (every visibility);
+ * - local followers of the author: public, unlisted and private statuses, and
+ *   direct ones only when they are mentioned (Mastodon's
+ *   deliver_to_mentioned_followers);
+ * - local followers of its hashtags: public originals only;
+ * - lists whose members include the author (public, unlisted, private), when
+ *   the owner follows the author or is the author.
+ * Direct statuses also update the participants' conversations.
+ *
+ * Bounding the feeds: each insert trims the feeds it touched with a small
+ * probability ({@link TRIM_PROBABILITY}) down to the newest
+ * {@link HOME_FEED_LIMIT} entries. A trim reads at most that many index
+ * entries, so the amortized cost per insert is a few index entries, and a
+ * feed stays close to the limit (it exceeds it by about 1/probability
+ * entries between trims) without a periodic job or a counter column.
  */
+import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import type { statuses } from "../../db/schema.ts";
+import {
+  BOOST_IS_NEW_IN_LIST,
+  boostIsNewInHome,
+  FOLLOWER_VISIBILITIES,
+  HOME_RULES,
+  LIST_RULES,
+  VIA,
+} from "./feed_filters.ts";
+import { addToConversations, removeFromConversations } from "../conversations.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
-/** Inserts a new status (or boost) into the home and list feeds that should show it. */
-export async function fanOutStatus(_tx: Executor, _status: StatusRow): Promise<void> {
-  // Filled in by the timelines work (issue 4): followers, followed tags, lists, filters.
+/** How many entries a home (or list) feed keeps. */
+export const HOME_FEED_LIMIT = 800;
+
+/** The chance that an insert trims the feeds it touched. */
+export const TRIM_PROBABILITY = 0.02;
+
+/** The trim of the feeds returned by `inserted`, sampled (see the module comment). */
+function trimInserted(table: "home_feed" | "list_feed", key: "account_id" | "list_id") {
+  const t = sql.raw(table);
+  const k = sql.raw(key);
+  return sql`DELETE FROM ${t} h
+    USING (SELECT DISTINCT ${k} AS owner FROM inserted
+      WHERE random() < ${sql.raw(String(TRIM_PROBABILITY))}) t
+    WHERE h.${k} = t.owner AND h.status_id < (SELECT x.status_id FROM ${t} x
+      WHERE x.${k} = t.owner ORDER BY x.status_id DESC
+      OFFSET ${sql.raw(String(HOME_FEED_LIMIT - 1))} LIMIT 1)`;
 }
 
-/** Removes a deleted status (and boosts of it) from every feed. */
-export async function removeFromFeeds(_tx: Executor, _statusId: string): Promise<void> {
-  // Filled in by the timelines work (issue 4).
+/** Inserts a new status (or boost) into the home and list feeds that should show it. */
+export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
+  if (status.deletedAt) return;
+  await tx.execute(sql`WITH s AS (
+      SELECT * FROM statuses WHERE id = ${status.id}::bigint AND deleted_at IS NULL
+    ),
+    c AS (
+      SELECT s.account_id AS receiver, ${VIA.self} AS via, true AS show_reblogs,
+          NULL::jsonb AS languages
+        FROM s JOIN accounts a ON a.id = s.account_id AND a.domain IS NULL
+      UNION ALL
+      SELECT f.account_id, ${VIA.follow}, f.show_reblogs, f.languages
+        FROM s JOIN follows f ON f.target_account_id = s.account_id
+        JOIN accounts fa ON fa.id = f.account_id AND fa.domain IS NULL AND fa.deleted_at IS NULL
+        WHERE s.visibility IN ${FOLLOWER_VISIBILITIES}
+          OR (s.visibility = 'direct' AND EXISTS (SELECT 1 FROM mentions m
+            WHERE m.status_id = s.id AND m.account_id = f.account_id))
+      UNION ALL
+      SELECT DISTINCT tf.account_id, ${VIA.tag}, true, NULL::jsonb
+        FROM s JOIN statuses_tags st ON st.status_id = s.id
+        JOIN tag_follows tf ON tf.tag_id = st.tag_id AND tf.account_id <> s.account_id
+        JOIN accounts ta ON ta.id = tf.account_id AND ta.domain IS NULL AND ta.deleted_at IS NULL
+        WHERE s.visibility = 'public' AND s.reblog_of_id IS NULL
+    ),
+    inserted AS (
+      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
+      SELECT DISTINCT c.receiver, s.id, s.reblog_of_id
+        FROM c CROSS JOIN s LEFT JOIN statuses o ON o.id = s.reblog_of_id
+        WHERE ${boostIsNewInHome(sql`c.receiver`)} AND ${HOME_RULES}
+      ON CONFLICT DO NOTHING
+      RETURNING account_id
+    )
+    ${trimInserted("home_feed", "account_id")}`);
+
+  await tx.execute(sql`WITH s AS (
+      SELECT * FROM statuses WHERE id = ${status.id}::bigint AND deleted_at IS NULL
+    ),
+    inserted AS (
+      INSERT INTO list_feed (list_id, status_id)
+      SELECT DISTINCT l.id, s.id
+        FROM s JOIN list_accounts la ON la.account_id = s.account_id
+        JOIN lists l ON l.id = la.list_id
+        LEFT JOIN follows f ON f.account_id = l.account_id AND f.target_account_id = s.account_id
+        LEFT JOIN statuses o ON o.id = s.reblog_of_id
+        WHERE ${LIST_RULES} AND ${BOOST_IS_NEW_IN_LIST}
+      ON CONFLICT DO NOTHING
+      RETURNING list_id
+    )
+    ${trimInserted("list_feed", "list_id")}`);
+
+  if (status.visibility === "direct" && status.reblogOfId == null) {
+    await addToConversations(tx, status);
+  }
+}
+
+/**
+ * Trims one account's home feed to its newest `keep` entries now (fan-out
+ * does it by sampling; this is the deterministic form, for maintenance and tests).
+ */
+export async function trimHomeFeed(
+  tx: Executor,
+  accountId: string,
+  keep = HOME_FEED_LIMIT,
+): Promise<void> {
+  await tx.execute(sql`DELETE FROM home_feed WHERE account_id = ${accountId}::bigint
+    AND status_id < (SELECT x.status_id FROM home_feed x WHERE x.account_id = ${accountId}::bigint
+      ORDER BY x.status_id DESC OFFSET ${sql.raw(String(Math.max(0, Math.trunc(keep) - 1)))}
+      LIMIT 1)`);
+}
+
+/**
+ * Removes a deleted status (and boosts of it) from every feed, and moves the
+ * conversations it ended back to their previous status.
+ *
+ * home_feed and list_feed are keyed by their owner, so the delete names the
+ * owners that can hold the status: the local followers of the author and of
+ * each booster, the authors and boosters themselves, followers of its tags,
+ * the accounts it mentions, and the lists containing any of those authors.
+ * (An index on home_feed(status_id) would let this be one exact delete; the
+ * readers also drop deleted statuses through the visibility filter.)
+ */
+export async function removeFromFeeds(tx: Executor, statusId: string): Promise<void> {
+  await tx.execute(sql`WITH gone AS (
+      SELECT id, account_id FROM statuses WHERE id = ${statusId}::bigint
+      UNION ALL
+      SELECT id, account_id FROM statuses WHERE reblog_of_id = ${statusId}::bigint
+    ),
+    owners AS (
+      SELECT account_id FROM gone
+      UNION SELECT f.account_id FROM follows f JOIN gone g ON f.target_account_id = g.account_id
+      UNION SELECT tf.account_id FROM statuses_tags st JOIN tag_follows tf ON tf.tag_id = st.tag_id
+        WHERE st.status_id = ${statusId}::bigint
+      UNION SELECT m.account_id FROM mentions m WHERE m.status_id = ${statusId}::bigint
+    )
+    DELETE FROM home_feed h USING owners
+    WHERE h.account_id = owners.account_id
+      AND (h.status_id IN (SELECT id FROM gone) OR h.reblog_of_id = ${statusId}::bigint)`);
+  await tx.execute(sql`WITH gone AS (
+      SELECT id, account_id FROM statuses WHERE id = ${statusId}::bigint
+      UNION ALL
+      SELECT id, account_id FROM statuses WHERE reblog_of_id = ${statusId}::bigint
+    )
+    DELETE FROM list_feed lf USING list_accounts la, gone g
+    WHERE la.account_id = g.account_id AND lf.list_id = la.list_id AND lf.status_id = g.id`);
+  await removeFromConversations(tx, statusId);
 }

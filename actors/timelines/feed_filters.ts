@@ -1,0 +1,133 @@
+/**
+ * The rules that decide whether a status enters someone's home or list feed,
+ * as SQL fragments, so that fan-out on write (fanout.ts), list back-fill and
+ * home-feed regeneration (regenerate.ts) apply exactly the same ones.
+ *
+ * Every fragment reads fixed aliases:
+ * - `s`: the status being placed (an original or a boost),
+ * - `o`: the boosted original (LEFT JOINed on `s.reblog_of_id`; all NULL for originals),
+ * - `c`: the candidate receiver, with columns `receiver` (account id), `via`
+ *   ({@link VIA}), `show_reblogs` and `languages` (of the follow that brings it).
+ *
+ * The rules follow Mastodon's FeedManager#filter_from_home and
+ * #filter_from_list; where they say "receiver", the author's own feed is
+ * exempt (you always see what you post).
+ */
+import { type SQL, sql } from "drizzle-orm";
+
+/** How a candidate receiver came to be one (the `c.via` column). */
+export const VIA = {
+  /** The author, into their own home feed. */
+  self: 0,
+  /** A local follower of the author. */
+  follow: 1,
+  /** A local follower of one of the status's hashtags. */
+  tag: 2,
+} as const;
+
+/** Statuses that may reach followers' feeds through a follow. */
+export const FOLLOWER_VISIBILITIES = sql`('public', 'unlisted', 'private')`;
+
+/**
+ * Neither the receiver nor the people in the status are at odds: the receiver
+ * blocks or mutes none of the author, the boosted author or the accounts
+ * mentioned; blocks no reply target; is not blocked by the authors; and has
+ * not blocked the authors' domains.
+ */
+export function noBlocksOrMutes(receiver: SQL): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = ${receiver}
+      AND b.target_account_id IN (s.account_id, o.account_id, s.in_reply_to_account_id))
+    AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.target_account_id = ${receiver}
+      AND b.account_id IN (s.account_id, o.account_id))
+    AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${receiver}
+      AND mu.target_account_id IN (s.account_id, o.account_id)
+      AND (mu.expires_at IS NULL OR mu.expires_at > now()))
+    AND NOT EXISTS (SELECT 1 FROM mentions m
+      JOIN blocks b ON b.account_id = ${receiver} AND b.target_account_id = m.account_id
+      WHERE m.status_id = coalesce(s.reblog_of_id, s.id))
+    AND NOT EXISTS (SELECT 1 FROM account_domain_blocks d
+      JOIN accounts x ON x.domain IS NOT NULL AND lower(x.domain) = lower(d.domain)
+      WHERE d.account_id = ${receiver} AND x.id IN (s.account_id, o.account_id))`;
+}
+
+/** The follow's language filter (`follows.languages`) lets the status through. */
+export function languageAllowed(languages: SQL): SQL {
+  return sql`(${languages} IS NULL OR jsonb_typeof(${languages}) <> 'array'
+    OR ${languages} = '[]'::jsonb OR s.language IS NULL
+    OR ${languages} @> jsonb_build_array(s.language))`;
+}
+
+/** `s` is not a reply to anyone but its author (threads count as originals). */
+const NOT_A_REPLY = sql`((s.in_reply_to_id IS NULL AND s.in_reply_to_uri IS NULL)
+  OR s.in_reply_to_account_id = s.account_id)`;
+
+/**
+ * Mastodon's reply rule for home: a reply reaches a follower only when it
+ * answers the author themselves, the receiver, or someone the receiver
+ * follows. A reply to a status we do not know is left out.
+ */
+export function replyAllowedInHome(receiver: SQL): SQL {
+  return sql`(${NOT_A_REPLY} OR s.in_reply_to_account_id = ${receiver}
+    OR EXISTS (SELECT 1 FROM follows rf WHERE rf.account_id = ${receiver}
+      AND rf.target_account_id = s.in_reply_to_account_id))`;
+}
+
+/**
+ * A list's `replies_policy` (alias `l` for the list): `followed` shows replies
+ * to anyone the owner follows, `list` replies to members of the list, `none`
+ * only replies to the owner (and self-replies, as everywhere).
+ */
+export const REPLY_ALLOWED_IN_LIST = sql`(${NOT_A_REPLY}
+  OR s.in_reply_to_account_id = l.account_id
+  OR (l.replies_policy = 'followed' AND EXISTS (SELECT 1 FROM follows rf
+    WHERE rf.account_id = l.account_id AND rf.target_account_id = s.in_reply_to_account_id))
+  OR (l.replies_policy = 'list' AND EXISTS (SELECT 1 FROM list_accounts rl
+    WHERE rl.list_id = l.id AND rl.account_id = s.in_reply_to_account_id)))`;
+
+/** The author is not a member of one of the receiver's exclusive lists. */
+export function notInExclusiveList(receiver: SQL): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM list_accounts xa JOIN lists xl ON xl.id = xa.list_id
+    WHERE xa.account_id = s.account_id AND xl.account_id = ${receiver} AND xl.exclusive)`;
+}
+
+/**
+ * For boosts: the original exists and is not the receiver's own, and neither
+ * the original nor another boost of it is already in the receiver's home feed.
+ */
+export function boostIsNewInHome(receiver: SQL): SQL {
+  return sql`(s.reblog_of_id IS NULL OR (o.id IS NOT NULL AND o.account_id <> ${receiver}
+    AND NOT EXISTS (SELECT 1 FROM home_feed h
+      WHERE h.account_id = ${receiver} AND h.status_id = s.reblog_of_id)
+    AND NOT EXISTS (SELECT 1 FROM home_feed h
+      WHERE h.account_id = ${receiver} AND h.reblog_of_id = s.reblog_of_id)))`;
+}
+
+/** The same for a list feed (alias `l`), which has no reblog column: boosts are joined. */
+export const BOOST_IS_NEW_IN_LIST = sql`(s.reblog_of_id IS NULL
+  OR (o.id IS NOT NULL AND o.account_id <> l.account_id
+    AND NOT EXISTS (SELECT 1 FROM list_feed lf
+      WHERE lf.list_id = l.id AND lf.status_id = s.reblog_of_id)
+    AND NOT EXISTS (SELECT 1 FROM statuses rb JOIN list_feed lf
+      ON lf.list_id = l.id AND lf.status_id = rb.id
+      WHERE rb.reblog_of_id = s.reblog_of_id AND rb.id <> s.id)))`;
+
+/**
+ * Whether candidate `c` gets status `s` in their home feed, apart from the
+ * boost de-duplication (which fan-out adds, and regeneration does in bulk).
+ */
+export const HOME_RULES = sql`(c.via = ${VIA.self} OR (
+  ${noBlocksOrMutes(sql`c.receiver`)} AND ${notInExclusiveList(sql`c.receiver`)}
+  AND (c.via = ${VIA.tag} OR (
+    ${languageAllowed(sql`c.languages`)}
+    AND (s.reblog_of_id IS NULL OR c.show_reblogs)
+    AND ${replyAllowedInHome(sql`c.receiver`)}))))`;
+
+/**
+ * Whether list `l` (of owner `l.account_id`, with the owner's follow of the
+ * author as `f`, possibly NULL) gets status `s`, apart from boost de-duplication.
+ */
+export const LIST_RULES = sql`s.visibility IN ${FOLLOWER_VISIBILITIES}
+  AND (l.account_id = s.account_id OR (f.id IS NOT NULL
+    AND ${noBlocksOrMutes(sql`l.account_id`)} AND ${languageAllowed(sql`f.languages`)}
+    AND (s.reblog_of_id IS NULL OR f.show_reblogs)))
+  AND ${REPLY_ALLOWED_IN_LIST}`;

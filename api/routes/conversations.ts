@@ -1,0 +1,70 @@
+/**
+ * Direct-message conversations (user tokens):
+ * - GET /api/v1/conversations (read:statuses) → Conversation[] by latest
+ *   status, 20 by default and 40 at most, Link headers (cursors are status ids)
+ * - POST /api/v1/conversations/:id/read (write:conversations) → Conversation
+ * - DELETE /api/v1/conversations/:id (write:conversations) → {}
+ * Another account's conversation is 404 "Record not found", like a missing one.
+ */
+import { type Context, Hono } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { ApiError } from "../errors.ts";
+import { params } from "../params.ts";
+import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { requireUser } from "../middleware/scopes.ts";
+import { serializeConversations } from "../entities/conversation.ts";
+import { isId } from "../../db/ids.ts";
+import { conversationsPage } from "../../db/queries/timelines.ts";
+import { markConversationRead, removeConversation } from "../../actors/conversations.ts";
+import { NotFoundError } from "../../actors/errors.ts";
+import { viewerAccountId } from "./accounts_access.ts";
+
+const NOT_FOUND = "Record not found";
+
+function conversationId(c: Context<ApiEnv>): string {
+  const id = c.req.param("id");
+  if (!id || !isId(id)) throw new ApiError(404, NOT_FOUND);
+  return id;
+}
+
+async function orNotFound<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new ApiError(404, NOT_FOUND);
+    throw error;
+  }
+}
+
+/** The conversation routes, mounted at the root of the app. */
+export function conversationRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get("/api/v1/conversations", requireUser("read:statuses"), async (c) => {
+    const ctx = c.get("ctx");
+    const me = viewerAccountId(c)!;
+    const page = readPageParams(await params(c), PAGE_SIZES.conversations);
+    const rows = await conversationsPage(ctx.database.db, me, page);
+    setPaginationHeaders(c, rows, (row) => row.lastStatusId!);
+    return c.json(await serializeConversations(ctx, rows, me));
+  });
+
+  app.post("/api/v1/conversations/:id/read", requireUser("write:conversations"), async (c) => {
+    const ctx = c.get("ctx");
+    const me = viewerAccountId(c)!;
+    const id = conversationId(c);
+    const row = await orNotFound(() => markConversationRead(ctx.database.db, me, id));
+    const [json] = await serializeConversations(ctx, [row], me);
+    if (!json) throw new ApiError(404, NOT_FOUND);
+    return c.json(json);
+  });
+
+  app.delete("/api/v1/conversations/:id", requireUser("write:conversations"), async (c) => {
+    const me = viewerAccountId(c)!;
+    const id = conversationId(c);
+    await orNotFound(() => removeConversation(c.get("ctx").database.db, me, id));
+    return c.json({});
+  });
+
+  return app;
+}

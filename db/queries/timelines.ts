@@ -1,0 +1,345 @@
+/**
+ * Read queries behind the timelines: home and list feeds (filled on write,
+ * read with one range scan of their primary key), the public, hashtag and
+ * link timelines and an account's statuses (indexed queries over
+ * `statuses`), the deprecated direct timeline, and the pages of
+ * conversations and list members.
+ *
+ * Each returns the rows of one page, newest first, in one query; callers
+ * hydrate the page with one batch serialization. Every status query applies
+ * the visibility module's filter as well, so a feed entry that became
+ * invisible (deleted, blocked, no longer followed) never shows.
+ */
+import {
+  and,
+  asc,
+  type Column,
+  desc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNotNull,
+  type SQL,
+  sql,
+} from "drizzle-orm";
+import type { Executor } from "../connection.ts";
+import {
+  accountConversations,
+  accounts,
+  homeFeed,
+  listAccounts,
+  listFeed,
+  statuses,
+  tags,
+} from "../schema.ts";
+import { visibleStatusFilter } from "./visibility.ts";
+
+export type StatusRow = typeof statuses.$inferSelect;
+export type TagRow = typeof tags.$inferSelect;
+
+/** Paging bounds, as api/pagination.ts reads them. */
+export interface Page {
+  maxId: string | null;
+  sinceId: string | null;
+  minId: string | null;
+  limit: number;
+}
+
+/** `column` within the page's bounds, and the order to read it in. */
+export function pageWindow(column: Column | SQL, page: Page): {
+  where: SQL | undefined;
+  order: SQL;
+  /** min_id pages read upwards; the caller reverses them to newest first. */
+  reverse: boolean;
+} {
+  const parts: SQL[] = [];
+  if (page.maxId) parts.push(sql`${column} < ${page.maxId}::bigint`);
+  if (page.sinceId) parts.push(sql`${column} > ${page.sinceId}::bigint`);
+  if (page.minId) parts.push(sql`${column} > ${page.minId}::bigint`);
+  const reverse = page.minId != null;
+  return {
+    where: parts.length ? and(...parts) : undefined,
+    order: reverse ? asc(column) : desc(column),
+    reverse,
+  };
+}
+
+const STATUS_COLUMNS = getTableColumns(statuses);
+
+/** `statuses` is not a reply to someone else (Mastodon's `without_replies`). */
+export const NOT_A_REPLY_TO_OTHERS = sql`((${statuses.inReplyToId} IS NULL
+  AND ${statuses.inReplyToUri} IS NULL) OR ${statuses.inReplyToAccountId} = ${statuses.accountId})`;
+
+/** `statuses` has media attached. */
+export const HAS_MEDIA = sql`EXISTS (SELECT 1 FROM media_attachments ma
+  WHERE ma.status_id = ${statuses.id})`;
+
+/**
+ * The viewer mutes neither the author nor the boosted author (a mute made
+ * after the status entered a feed still hides it). TRUE for anonymous viewers.
+ */
+export function notMutedBy(viewer: string | null): SQL {
+  if (viewer == null) return sql`TRUE`;
+  const active = sql`(mu.expires_at IS NULL OR mu.expires_at > now())`;
+  return sql`NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer}::bigint
+      AND mu.target_account_id = ${statuses.accountId} AND ${active})
+    AND (${statuses.reblogOfId} IS NULL OR NOT EXISTS (SELECT 1 FROM statuses mo
+      JOIN mutes mu ON mu.target_account_id = mo.account_id AND mu.account_id = ${viewer}::bigint
+      WHERE mo.id = ${statuses.reblogOfId} AND ${active}))`;
+}
+
+function finish<T>(rows: T[], reverse: boolean): T[] {
+  return reverse ? rows.reverse() : rows;
+}
+
+/** One page of an account's home feed. */
+export async function homeTimeline(db: Executor, accountId: string, page: Page) {
+  const w = pageWindow(homeFeed.statusId, page);
+  const rows = await db.select(STATUS_COLUMNS).from(homeFeed)
+    .innerJoin(statuses, eq(statuses.id, homeFeed.statusId))
+    .where(and(
+      eq(homeFeed.accountId, accountId),
+      w.where,
+      visibleStatusFilter(accountId),
+      notMutedBy(accountId),
+    ))
+    .orderBy(w.order).limit(page.limit);
+  return finish(rows, w.reverse);
+}
+
+/** Whether the account's home feed has any entry at all. */
+export async function homeFeedIsEmpty(db: Executor, accountId: string): Promise<boolean> {
+  const rows = await db.select({ one: sql`1` }).from(homeFeed)
+    .where(eq(homeFeed.accountId, accountId)).limit(1);
+  return rows.length === 0;
+}
+
+/** One page of a list's feed (the caller checked that the viewer owns the list). */
+export async function listTimeline(db: Executor, listId: string, viewer: string, page: Page) {
+  const w = pageWindow(listFeed.statusId, page);
+  const rows = await db.select(STATUS_COLUMNS).from(listFeed)
+    .innerJoin(statuses, eq(statuses.id, listFeed.statusId))
+    .where(and(
+      eq(listFeed.listId, listId),
+      w.where,
+      visibleStatusFilter(viewer),
+      notMutedBy(viewer),
+    ))
+    .orderBy(w.order).limit(page.limit);
+  return finish(rows, w.reverse);
+}
+
+/** Where a public, hashtag or link timeline looks. */
+export interface PublicTimelineOptions {
+  /** Only statuses of this server. */
+  local?: boolean;
+  /** Only statuses of other servers. */
+  remote?: boolean;
+  /** Only statuses with media. */
+  onlyMedia?: boolean;
+}
+
+/** The conditions every public-kind timeline shares. */
+function publicConditions(viewer: string | null, options: PublicTimelineOptions): SQL[] {
+  const parts: SQL[] = [
+    // The same predicate as statuses_public_idx, so the scan can use that index.
+    sql`${statuses.visibility} = 'public' AND ${statuses.deletedAt} IS NULL
+      AND ${statuses.reblogOfId} IS NULL`,
+    visibleStatusFilter(viewer),
+    notMutedBy(viewer),
+  ];
+  if (options.local && !options.remote) parts.push(eq(statuses.local, true));
+  if (options.remote && !options.local) parts.push(eq(statuses.local, false));
+  if (options.onlyMedia) parts.push(HAS_MEDIA);
+  return parts;
+}
+
+async function publicKindPage(
+  db: Executor,
+  conditions: SQL[],
+  page: Page,
+): Promise<StatusRow[]> {
+  const w = pageWindow(statuses.id, page);
+  const rows = await db.select(STATUS_COLUMNS).from(statuses)
+    .where(and(...conditions, w.where))
+    .orderBy(w.order).limit(page.limit);
+  return finish(rows, w.reverse);
+}
+
+/** The public timeline: public originals, without replies to others (as Mastodon). */
+export async function publicTimeline(
+  db: Executor,
+  viewer: string | null,
+  options: PublicTimelineOptions,
+  page: Page,
+): Promise<StatusRow[]> {
+  return await publicKindPage(
+    db,
+    [...publicConditions(viewer, options), NOT_A_REPLY_TO_OTHERS],
+    page,
+  );
+}
+
+/** Tags by name (case-insensitive, NFKC as hashtags are stored); keyed by lower-case name. */
+export async function tagsByName(db: Executor, names: readonly string[]) {
+  const lowered = [
+    ...new Set(names.map((n) => n.replace(/^[#＃]/, "").normalize("NFKC").toLowerCase())),
+  ].filter((n) => n !== "");
+  if (lowered.length === 0) return new Map<string, TagRow>();
+  const rows = await db.select().from(tags).where(inArray(sql`lower(${tags.name})`, lowered));
+  return new Map(rows.map((r) => [r.name.toLowerCase(), r]));
+}
+
+/** Which tags a hashtag timeline combines (ids of known tags). */
+export interface TagQuery {
+  /** The path's tag and any[]: a status needs one of them. */
+  any: string[];
+  /** all[]: a status needs each; null when one of them is unknown (nothing matches). */
+  all: string[] | null;
+  /** none[]: a status may have none of them. */
+  none: string[];
+}
+
+function idList(ids: readonly string[]): SQL {
+  return sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `);
+}
+
+/** A hashtag timeline: public originals with the tags asked for (replies included, as Mastodon). */
+export async function tagTimeline(
+  db: Executor,
+  viewer: string | null,
+  query: TagQuery,
+  options: PublicTimelineOptions,
+  page: Page,
+): Promise<StatusRow[]> {
+  if (query.all == null || query.any.length === 0) return [];
+  const parts = publicConditions(viewer, options);
+  parts.push(sql`${statuses.id} IN (SELECT st.status_id FROM statuses_tags st
+    WHERE st.tag_id IN (${idList(query.any)}))`);
+  for (const tagId of query.all) {
+    parts.push(sql`EXISTS (SELECT 1 FROM statuses_tags st
+      WHERE st.status_id = ${statuses.id} AND st.tag_id = ${tagId}::bigint)`);
+  }
+  if (query.none.length) {
+    parts.push(sql`NOT EXISTS (SELECT 1 FROM statuses_tags st
+      WHERE st.status_id = ${statuses.id} AND st.tag_id IN (${idList(query.none)}))`);
+  }
+  return await publicKindPage(db, parts, page);
+}
+
+/**
+ * Statuses sharing a link: public originals whose preview card has this URL,
+ * by accounts that opted in to discovery (Mastodon's LinkFeed).
+ */
+export async function linkTimeline(
+  db: Executor,
+  viewer: string | null,
+  url: string,
+  options: PublicTimelineOptions,
+  page: Page,
+): Promise<StatusRow[]> {
+  const parts = publicConditions(viewer, options);
+  parts.push(sql`${statuses.id} IN (SELECT spc.status_id FROM statuses_preview_cards spc
+    JOIN preview_cards pc ON pc.id = spc.preview_card_id WHERE pc.url = ${url})`);
+  parts.push(sql`EXISTS (SELECT 1 FROM accounts da
+    WHERE da.id = ${statuses.accountId} AND da.discoverable)`);
+  return await publicKindPage(db, parts, page);
+}
+
+/** The filters of GET /api/v1/accounts/:id/statuses. */
+export interface AccountStatusesOptions {
+  onlyMedia?: boolean;
+  excludeReplies?: boolean;
+  excludeReblogs?: boolean;
+  pinned?: boolean;
+  /** Only statuses with this tag (an id); null: the tag asked for does not exist. */
+  taggedId?: string | null;
+}
+
+/** One page of an account's statuses as `viewer` may see them. */
+export async function accountStatuses(
+  db: Executor,
+  accountId: string,
+  viewer: string | null,
+  options: AccountStatusesOptions,
+  page: Page,
+): Promise<StatusRow[]> {
+  if (options.taggedId === null) return [];
+  const w = pageWindow(statuses.id, page);
+  const parts: (SQL | undefined)[] = [
+    eq(statuses.accountId, accountId),
+    w.where,
+    visibleStatusFilter(viewer),
+  ];
+  if (options.onlyMedia) parts.push(HAS_MEDIA);
+  if (options.excludeReplies) parts.push(NOT_A_REPLY_TO_OTHERS);
+  if (options.excludeReblogs || options.onlyMedia || options.pinned || options.taggedId) {
+    // Boosts carry no media, pins or tags of their own.
+    parts.push(sql`${statuses.reblogOfId} IS NULL`);
+  }
+  if (options.pinned) {
+    parts.push(sql`${statuses.id} IN (SELECT sp.status_id FROM status_pins sp
+      WHERE sp.account_id = ${accountId}::bigint)`);
+  }
+  if (options.taggedId) {
+    parts.push(sql`${statuses.id} IN (SELECT st.status_id FROM statuses_tags st
+      WHERE st.tag_id = ${options.taggedId}::bigint)`);
+  }
+  const rows = await db.select(STATUS_COLUMNS).from(statuses)
+    .where(and(...parts)).orderBy(w.order).limit(page.limit);
+  return finish(rows, w.reverse);
+}
+
+/** The deprecated direct timeline: direct statuses the account wrote or was mentioned in. */
+export async function directTimeline(
+  db: Executor,
+  accountId: string,
+  page: Page,
+): Promise<StatusRow[]> {
+  const w = pageWindow(statuses.id, page);
+  const rows = await db.select(STATUS_COLUMNS).from(statuses)
+    .where(and(
+      eq(statuses.visibility, "direct"),
+      sql`(${statuses.accountId} = ${accountId}::bigint OR ${statuses.id} IN (
+        SELECT m.status_id FROM mentions m WHERE m.account_id = ${accountId}::bigint))`,
+      w.where,
+      visibleStatusFilter(accountId),
+    ))
+    .orderBy(w.order).limit(page.limit);
+  return finish(rows, w.reverse);
+}
+
+export type AccountConversationRow = typeof accountConversations.$inferSelect;
+
+/** One page of the account's conversations, by their latest status. */
+export async function conversationsPage(
+  db: Executor,
+  accountId: string,
+  page: Page,
+): Promise<AccountConversationRow[]> {
+  const w = pageWindow(accountConversations.lastStatusId, page);
+  const rows = await db.select().from(accountConversations)
+    .where(and(
+      eq(accountConversations.accountId, accountId),
+      isNotNull(accountConversations.lastStatusId),
+      w.where,
+    ))
+    .orderBy(w.order).limit(page.limit);
+  return finish(rows, w.reverse);
+}
+
+/** One page of a list's members (cursor: the membership row); limit null: all of them. */
+export async function listMembersPage(
+  db: Executor,
+  listId: string,
+  page: Omit<Page, "limit"> & { limit: number | null },
+): Promise<{ cursor: string; accountId: string }[]> {
+  const w = pageWindow(listAccounts.id, { ...page, limit: 0 });
+  const query = db.select({ cursor: listAccounts.id, accountId: listAccounts.accountId })
+    .from(listAccounts)
+    .innerJoin(accounts, eq(accounts.id, listAccounts.accountId))
+    .where(and(eq(listAccounts.listId, listId), sql`${accounts.deletedAt} IS NULL`, w.where))
+    .orderBy(w.order);
+  const rows = page.limit == null ? await query : await query.limit(page.limit);
+  return finish(rows, w.reverse);
+}
