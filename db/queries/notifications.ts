@@ -238,8 +238,9 @@ export async function pageOfGroups(
   );
   const order = ascending ? sql`ASC` : sql`DESC`;
   const step = ascending ? sql`${n.id} > wt.id` : sql`${n.id} < wt.id`;
-  const from = sql`${n} INNER JOIN ${fa} ON ${fa.id} = ${n.fromAccountId}
-    LEFT JOIN ${s} ON ${s.id} = ${n.statusId}`;
+  // The same joins as selectRows, spelled out: raw SQL does not render drizzle's aliases.
+  const from = sql`notifications INNER JOIN accounts fa ON ${fa.id} = ${n.fromAccountId}
+    LEFT JOIN statuses s ON ${s.id} = ${n.statusId}`;
   const query = sql`WITH RECURSIVE grouped(id, gkey, groups) AS (
       (SELECT ${n.id}, ${key}, ARRAY[${key}] FROM ${from} WHERE ${bounds}
         ORDER BY ${n.id} ${order} LIMIT 1)
