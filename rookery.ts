@@ -12,7 +12,9 @@ import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createApp } from "./api/app.ts";
-import { startMediaMaintenance } from "./actors/media/processing.ts";
+import { startPollExpiry } from "./actors/polls/close.ts";
+import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
+import type { PeriodicJob } from "./actors/polls/periodic.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
 
 const logger = getLogger(["rookery"]);
@@ -58,6 +60,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const abort = new AbortController();
   const timers: ReturnType<typeof setInterval>[] = [];
   let worker: Promise<void> | null = null;
+  const jobs: PeriodicJob[] = [];
 
   return {
     ctx,
@@ -81,12 +84,14 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       const run = () =>
         maintain().catch((error) => logger.warn("Maintenance failed: {error}", { error }));
       timers.push(setInterval(run, 10 * 60_000));
-      timers.push(...startMediaMaintenance(ctx, abort.signal));
+      // Database scans: polls that ended, scheduled statuses that are due.
+      jobs.push(startPollExpiry(ctx), startScheduledStatusPublisher(ctx));
       timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
     async close() {
       abort.abort();
       for (const t of timers) clearInterval(t);
+      await Promise.all(jobs.map((job) => job.stop()));
       if (worker) await worker;
       if (!options.database) await database.close();
     },

@@ -9,5 +9,7 @@
 import type { AccountDeliveries } from "./outbox/accounts.ts";
 import type { RelationshipDeliveries } from "./outbox/relationships.ts";
 import type { InteractionDeliveries } from "./outbox/interactions.ts";
+import type { PollDeliveries } from "./outbox/polls.ts";
 
-export interface Outbox extends AccountDeliveries, RelationshipDeliveries, InteractionDeliveries {}
+export interface Outbox
+  extends AccountDeliveries, RelationshipDeliveries, InteractionDeliveries, PollDeliveries {}

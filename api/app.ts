@@ -40,6 +40,8 @@ import { notificationRoutes } from "./routes/notifications.ts";
 import { groupedNotificationRoutes } from "./routes/notifications_grouped.ts";
 import { tagRoutes } from "./routes/tags.ts";
 import { featuredTagRoutes } from "./routes/featured_tags.ts";
+import { pollRoutes } from "./routes/polls.ts";
+import { scheduledStatusRoutes } from "./routes/scheduled_statuses.ts";
 import { interactionRoutes } from "./routes/interactions.ts";
 import { favouriteAndBookmarkRoutes } from "./routes/favourites_bookmarks.ts";
 import { timelineRoutes } from "./routes/timelines.ts";
@@ -109,6 +111,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", groupedNotificationRoutes());
   app.route("/", tagRoutes());
   app.route("/", featuredTagRoutes());
+  app.route("/", pollRoutes());
+  app.route("/", scheduledStatusRoutes());
   app.route("/", interactionRoutes());
   app.route("/", favouriteAndBookmarkRoutes());
   app.route("/", timelineRoutes());

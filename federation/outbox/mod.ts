@@ -6,11 +6,13 @@ import type { Outbox } from "../../actors/outbox.ts";
 import { accountDeliveries } from "./accounts.ts";
 import { relationshipDeliveries } from "./relationships.ts";
 import { interactionDeliveries } from "./interactions.ts";
+import { pollDeliveries } from "./polls.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
     ...accountDeliveries(ctx),
     ...relationshipDeliveries(ctx),
     ...interactionDeliveries(ctx),
+    ...pollDeliveries(ctx),
   };
 }

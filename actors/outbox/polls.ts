@@ -1,0 +1,27 @@
+/**
+ * Deliveries about polls. Commands call these after their writes commit:
+ * - {@link PollDeliveries.pollVoted}: a local account voted in a remote
+ *   poll; each chosen option goes to the poll's author as Create(Note
+ *   {name: option, inReplyTo: the Question}), as Mastodon sends votes.
+ * - {@link PollDeliveries.pollUpdated}: a local poll's counts changed (a vote)
+ *   or it closed; Update(Question) goes to the author's followers and the
+ *   remote voters, so their copies show the new results.
+ * Both are no-ops when nothing crosses servers.
+ */
+
+/** A vote as the command wrote it. */
+export interface PollVoteSnapshot {
+  pollId: string;
+  /** The voter. */
+  accountId: string;
+  /** The poll_votes rows written, one per chosen option. */
+  votes: { id: string; choice: number }[];
+}
+
+/** Deliveries about polls. */
+export interface PollDeliveries {
+  /** Votes of a local account in a remote poll, to the poll's author. */
+  pollVoted(vote: PollVoteSnapshot): Promise<void>;
+  /** Update(Question) of a local poll, built from the stored rows. */
+  pollUpdated(pollId: string): Promise<void>;
+}

@@ -1,0 +1,235 @@
+/**
+ * Scheduled statuses after they were scheduled (POST /api/v1/statuses with
+ * `scheduled_at` belongs to actors/statuses/schedule.ts): reading,
+ * rescheduling, cancelling, the account limits, and publishing on time.
+ *
+ * Publishing: the worker calls {@link publishDueScheduledStatuses} every few
+ * seconds. Each due row is claimed with FOR UPDATE SKIP LOCKED and, in that
+ * same transaction, deleted and turned into a status by the statuses core's
+ * createStatus (the code path of POST /api/v1/statuses, reserved media
+ * included). createStatus opens its own transaction on `ctx.database.db`;
+ * handing it a context whose database is our transaction makes that a
+ * savepoint inside ours, so the delete and the post commit together: a crash
+ * at any point either leaves the row (published on the next run) or the
+ * status, never both, never neither. Deliveries createStatus asks of the
+ * outbox are held back and sent after the commit, so no peer hears of a
+ * status that could still roll back.
+ *
+ * A scheduled status that can no longer be posted (its author was deleted,
+ * its media or quote is gone, the text breaks a new limit) is dropped, as
+ * Mastodon's PublishScheduledStatusWorker drops it.
+ *
+ * Limits (Mastodon's ScheduledStatus validations): at least five minutes
+ * ahead, at most 300 scheduled per account and 25 per UTC day.
+ */
+import { and, count, eq, lte, notInArray, sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import type { Database, Db, Executor } from "../db/connection.ts";
+import { mediaAttachments, scheduledStatuses } from "../db/schema.ts";
+import { createStatus } from "./statuses/create.ts";
+import { invalid, StatusError } from "./statuses/errors.ts";
+import {
+  inputFromScheduledParams,
+  MIN_SCHEDULE_AHEAD_MS,
+  SCHEDULED_TOO_EARLY,
+} from "./statuses/schedule.ts";
+import { NotFoundError } from "./errors.ts";
+import { type PeriodicJob, runEvery } from "./polls/periodic.ts";
+
+const logger = getLogger(["rookery", "scheduled_statuses"]);
+
+export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;
+
+/** Mastodon's ScheduledStatus::TOTAL_LIMIT. */
+export const SCHEDULED_TOTAL_LIMIT = 300;
+/** Mastodon's ScheduledStatus::DAILY_LIMIT (per UTC day of `scheduled_at`). */
+export const SCHEDULED_DAILY_LIMIT = 25;
+/** How often the worker looks for due scheduled statuses. */
+export const SCHEDULED_PUBLISH_INTERVAL_MS = 5_000;
+
+/**
+ * Refuses a scheduled time less than five minutes ahead, or one past the
+ * account's total or daily limit, with Mastodon's messages (collected into
+ * one 422 {@link StatusError}). `excludeId` leaves the row being rescheduled
+ * out of the counts. Call it inside the transaction that writes the row: it
+ * locks the account row so concurrent schedulings cannot both squeeze in.
+ */
+export async function checkScheduleLimits(
+  tx: Executor,
+  accountId: string,
+  scheduledAt: Date,
+  options: { excludeId?: string; now?: Date } = {},
+): Promise<void> {
+  const now = options.now ?? new Date();
+  const reasons: string[] = [];
+  if (!(scheduledAt.getTime() - now.getTime() >= MIN_SCHEDULE_AHEAD_MS)) {
+    reasons.push(SCHEDULED_TOO_EARLY);
+  }
+  await tx.execute(sql`SELECT id FROM accounts WHERE id = ${accountId}::bigint FOR UPDATE`);
+  const mine = and(
+    eq(scheduledStatuses.accountId, accountId),
+    options.excludeId ? sql`${scheduledStatuses.id} <> ${options.excludeId}::bigint` : undefined,
+  );
+  const [{ total, sameDay }] = await tx.select({
+    total: count(),
+    sameDay: sql<
+      number
+    >`count(*) FILTER (WHERE (${scheduledStatuses.scheduledAt} AT TIME ZONE 'UTC')::date
+      = (${scheduledAt.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date)`.mapWith(Number),
+  }).from(scheduledStatuses).where(mine);
+  if (total >= SCHEDULED_TOTAL_LIMIT) {
+    reasons.push(`You have exceeded the limit of ${SCHEDULED_TOTAL_LIMIT} scheduled posts`);
+  }
+  if (sameDay >= SCHEDULED_DAILY_LIMIT) {
+    reasons.push(
+      `You have exceeded the limit of ${SCHEDULED_DAILY_LIMIT} scheduled posts for today`,
+    );
+  }
+  if (reasons.length) throw invalid(reasons.join(", "));
+}
+
+/** One of the account's scheduled statuses; someone else's is not found. */
+export async function findScheduledStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<ScheduledStatusRow> {
+  const [row] = await db.select().from(scheduledStatuses)
+    .where(and(eq(scheduledStatuses.id, id), eq(scheduledStatuses.accountId, accountId)));
+  if (!row) throw new NotFoundError();
+  return row;
+}
+
+/** Moves a scheduled status to a new time (PUT /api/v1/scheduled_statuses/:id). */
+export async function rescheduleStatus(
+  db: Db,
+  accountId: string,
+  id: string,
+  scheduledAt: Date,
+): Promise<ScheduledStatusRow> {
+  return await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(scheduledStatuses)
+      .where(and(eq(scheduledStatuses.id, id), eq(scheduledStatuses.accountId, accountId)))
+      .for("update");
+    if (!row) throw new NotFoundError();
+    await checkScheduleLimits(tx, accountId, scheduledAt, { excludeId: id });
+    const [updated] = await tx.update(scheduledStatuses).set({ scheduledAt })
+      .where(eq(scheduledStatuses.id, id)).returning();
+    return updated;
+  });
+}
+
+/** Cancels a scheduled status; its reserved media become free to use again. */
+export async function cancelScheduledStatus(db: Db, accountId: string, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const deleted = await tx.delete(scheduledStatuses)
+      .where(and(eq(scheduledStatuses.id, id), eq(scheduledStatuses.accountId, accountId)))
+      .returning({ id: scheduledStatuses.id });
+    if (deleted.length === 0) throw new NotFoundError();
+    await tx.update(mediaAttachments).set({ scheduledStatusId: null })
+      .where(eq(mediaAttachments.scheduledStatusId, id));
+  });
+}
+
+/**
+ * The context createStatus runs in when publishing: its database is our
+ * transaction (so its own transaction becomes a savepoint in ours) and its
+ * outbox calls wait in `deferred` until we committed.
+ */
+function transactionalContext(
+  ctx: AppContext,
+  tx: Executor,
+  deferred: (() => Promise<unknown>)[],
+): AppContext {
+  const database: Database = {
+    ...ctx.database,
+    db: tx as unknown as Db,
+    rows: (query, executor = tx) => ctx.database.rows(query, executor),
+  };
+  const outbox = new Proxy(ctx.outbox, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        deferred.push(() => value.apply(target, args));
+        return Promise.resolve();
+      };
+    },
+  });
+  return { ...ctx, database, outbox };
+}
+
+type Outcome = "published" | "dropped" | "skipped" | "none";
+
+/** Publishes the earliest due scheduled status not in `skip`. */
+async function publishOne(
+  ctx: AppContext,
+  now: Date,
+  skip: Set<string>,
+): Promise<Outcome> {
+  const deferred: (() => Promise<unknown>)[] = [];
+  let claimed: ScheduledStatusRow | null = null;
+  try {
+    const published = await ctx.database.db.transaction(async (tx) => {
+      const [row] = await tx.select().from(scheduledStatuses)
+        .where(and(
+          lte(scheduledStatuses.scheduledAt, now),
+          skip.size ? notInArray(scheduledStatuses.id, [...skip]) : undefined,
+        ))
+        .orderBy(scheduledStatuses.scheduledAt, scheduledStatuses.id).limit(1)
+        .for("update", { skipLocked: true });
+      if (!row) return false;
+      claimed = row;
+      await createStatus(transactionalContext(ctx, tx, deferred), inputFromScheduledParams(row));
+      await tx.delete(scheduledStatuses).where(eq(scheduledStatuses.id, row.id));
+      return true;
+    });
+    if (!published) return "none";
+  } catch (error) {
+    const row = claimed as ScheduledStatusRow | null;
+    if (!row) throw error;
+    if (!(error instanceof StatusError)) {
+      // Possibly transient (a lost connection): leave it for the next run.
+      skip.add(row.id);
+      logger.warn("Could not publish scheduled status {id}: {error}", { id: row.id, error });
+      return "skipped";
+    }
+    logger.info("Dropping scheduled status {id}, which can no longer be posted: {error}", {
+      id: row.id,
+      error: error.message,
+    });
+    await cancelScheduledStatus(ctx.database.db, row.accountId, row.id).catch(() => {});
+    return "dropped";
+  }
+  for (const send of deferred) {
+    try {
+      await send();
+    } catch (error) {
+      logger.warn("Could not queue a delivery of a scheduled status: {error}", { error });
+    }
+  }
+  return "published";
+}
+
+/** Publishes every scheduled status due at `now`; returns how many were published. */
+export async function publishDueScheduledStatuses(
+  ctx: AppContext,
+  now = new Date(),
+): Promise<number> {
+  const skip = new Set<string>();
+  let published = 0;
+  while (true) {
+    const outcome = await publishOne(ctx, now, skip);
+    if (outcome === "none") return published;
+    if (outcome === "published") published++;
+  }
+}
+
+/** Starts the worker's scheduled status publisher. */
+export function startScheduledStatusPublisher(
+  ctx: AppContext,
+  intervalMs = SCHEDULED_PUBLISH_INTERVAL_MS,
+): PeriodicJob {
+  return runEvery("publish scheduled statuses", intervalMs, () => publishDueScheduledStatuses(ctx));
+}
