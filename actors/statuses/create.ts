@@ -27,7 +27,7 @@
  *   transaction, so concurrent duplicates wait for the first and reuse it.
  * - statuses_count counts every status but direct ones, as Mastodon.
  */
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { idFromTime, newId } from "../../db/ids.ts";
@@ -365,7 +365,7 @@ export async function findIdempotentStatus(
     .where(and(
       eq(idempotencyKeys.accountId, accountId),
       eq(idempotencyKeys.key, key),
-      sql`${idempotencyKeys.createdAt} >= ${new Date(Date.now() - IDEMPOTENCY_TTL_MS)}`,
+      gte(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS)),
     )).limit(1);
   return row?.status ?? null;
 }
