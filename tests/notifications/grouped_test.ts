@@ -225,6 +225,15 @@ test("grouped notifications: groups, partial avatars, paging, show, dismiss, unr
       404,
     );
 
+    // The policy clients read on their notifications screen: nothing is filtered.
+    const policy = await f.call(alice, "GET", "/api/v2/notifications/policy");
+    assert.equal(policy.status, 200);
+    assert.equal(policy.body.for_not_following, "accept");
+    assert.deepEqual(policy.body.summary, {
+      pending_requests_count: 0,
+      pending_notifications_count: 0,
+    });
+
     // unread_count of groups, with and without a marker.
     let count = await f.call(alice, "GET", "/api/v2/notifications/unread_count");
     assert.deepEqual(count.body, { count: 4 });

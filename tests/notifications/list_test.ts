@@ -85,6 +85,11 @@ test("v1 notifications: filters, paging, show, dismiss, clear, unread_count", as
     assert.deepEqual(unknownType.body, []);
     const junkAccount = await f.call(alice, "GET", "/api/v1/notifications?account_id=junk");
     assert.deepEqual(junkAccount.body, []);
+    const malformed = await f.call(alice, "GET", "/api/v1/notifications?types[x][y]=1");
+    assert.equal(malformed.status, 422);
+    assert.match(malformed.body.error, /^Validation failed: /);
+    const junkCursor = await f.call(alice, "GET", "/api/v1/notifications?max_id=junk&limit=-2");
+    assert.deepEqual(junkCursor.body.map((n: any) => n.id), newestFirst.slice(0, 2));
 
     // Paging: limit, max_id, min_id, since_id and Link headers that keep the filters.
     const page1 = await f.call(
@@ -206,6 +211,8 @@ test("notifications: scope matrix of the v1, v2 and v2_alpha routes", async (t) 
       rows.push(
         { method: "GET", path: `${prefix}/notifications`, kind: "user", scopes: read },
         { method: "GET", path: `${prefix}/notifications/unread_count`, kind: "user", scopes: read },
+        { method: "GET", path: `${prefix}/notifications/policy`, kind: "user", scopes: read },
+        { method: "POST", path: `${prefix}/notifications/clear`, kind: "user", scopes: write },
         { method: "GET", path: `${prefix}/notifications/ungrouped-1`, kind: "user", scopes: read },
         {
           method: "POST",
