@@ -256,7 +256,7 @@ async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): 
 
 /**
  * Removes local uploads attached to nothing (no status, no scheduled
- * status) that are older than a day, with their files, as Mastodon's media
+ * status, no earlier version of an edited status) that are older than a day, with their files, as Mastodon's media
  * cleanup does. Returns how many were removed.
  */
 export async function removeUnattachedMedia(
@@ -269,6 +269,10 @@ export async function removeUnattachedMedia(
     isNull(mediaAttachments.scheduledStatusId),
     isNull(mediaAttachments.remoteUrl),
     lt(mediaAttachments.createdAt, cutoff),
+    // An edit may have dropped it from its status; the edit history still shows it.
+    sql`NOT EXISTS (SELECT 1 FROM status_edits
+      WHERE status_edits.account_id = ${mediaAttachments.accountId}
+        AND status_edits.media_attachment_ids @> jsonb_build_array(${mediaAttachments.id}::text))`,
   );
   let removed = 0;
   for (;;) {

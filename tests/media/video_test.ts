@@ -5,7 +5,7 @@
  * with 422); without it the recognised upload is kept as it came (200).
  */
 import assert from "node:assert/strict";
-import { json, startInstance, test } from "../harness.ts";
+import { DB_KIND, json, startInstance, test } from "../harness.ts";
 import { ffmpegAvailable } from "../../actors/media/ffmpeg.ts";
 import {
   authed,
@@ -118,6 +118,76 @@ test("video and audio uploads are processed in the background; v1 waits", async 
         (await json(refused)).error,
         "Validation failed: File content type is invalid, File is invalid",
       );
+    }
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
+
+/** A short test-pattern clip made by ffmpeg itself (with or without a tone). */
+async function clip(withSound: boolean): Promise<Uint8Array<ArrayBuffer>> {
+  const file = await Deno.makeTempFile({ suffix: ".webm" });
+  try {
+    const args = [
+      "-nostdin",
+      "-y",
+      "-v",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=320x240:rate=10",
+    ];
+    if (withSound) args.push("-f", "lavfi", "-i", "sine=frequency=440");
+    args.push("-t", "1", "-c:v", "libvpx", "-b:v", "200k");
+    if (withSound) args.push("-c:a", "libopus");
+    args.push(file);
+    const out = await new Deno.Command("ffmpeg", { args, stdout: "null", stderr: "piped" })
+      .output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    return new Uint8Array(await Deno.readFile(file));
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+Deno.test({
+  name: `[${DB_KIND}] with ffmpeg: real clips become MP4 (gifv without sound), preview frame, meta`,
+  ignore: !(await ffmpegAvailable()),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const instance = await startInstance();
+  try {
+    const { token } = await localUser(instance, "director");
+    for (const withSound of [true, false]) {
+      const res = await upload(
+        instance,
+        token,
+        form({ bytes: await clip(withSound), type: "video/webm" }),
+      );
+      const queued = await json(res);
+      assert.equal(res.status, 202, JSON.stringify(queued));
+      const done = await waitProcessed(instance, token, queued.id);
+      const media = await json(done);
+      assert.equal(done.status, 200, JSON.stringify(media));
+      assert.equal(media.type, withSound ? "video" : "gifv");
+      assert.match(media.url, /\/original-[0-9a-f]{16}\.mp4$/);
+      assert.match(media.preview_url, /\/small-[0-9a-f]{16}\.(png|jpg)$/);
+      assert.ok(media.blurhash);
+      assert.equal(media.meta.original.width, 320);
+      assert.equal(media.meta.original.height, 240);
+      assert.equal(media.meta.size, "320x240");
+      assert.ok(media.meta.duration > 0.5 && media.meta.duration < 2, String(media.meta.duration));
+      assert.deepEqual(media.meta.small, {
+        width: 320,
+        height: 240,
+        size: "320x240",
+        aspect: 4 / 3,
+      });
+      const file = await fetchFile(instance, media.url);
+      assert.equal(file.res.headers.get("content-type"), "video/mp4");
+      assert.equal(new TextDecoder().decode(file.bytes.subarray(4, 8)), "ftyp");
     }
   } finally {
     await instance.close({ destroy: true });
