@@ -1,0 +1,76 @@
+/**
+ * Notifications produced by the real commands over the API: mentions from
+ * posting, favourites and boosts from the interaction routes (grouped in
+ * v2), their undoing, and a muted thread.
+ */
+import assert from "node:assert/strict";
+import { startInstance, test } from "../harness.ts";
+import { fixtures } from "./helpers.ts";
+
+test("notifications from posting, favouriting, boosting and muting a thread", async () => {
+  const instance = await startInstance();
+  try {
+    const f = fixtures(instance);
+    const alice = await f.user("alice");
+    const bob = await f.user("bob");
+    const carol = await f.user("carol");
+
+    const post = await f.call(alice, "POST", "/api/v1/statuses", { status: "Hello" });
+    assert.equal(post.status, 200);
+    const reply = await f.call(bob, "POST", "/api/v1/statuses", {
+      status: "@alice hi there",
+      in_reply_to_id: post.body.id,
+    });
+    assert.equal(reply.status, 200);
+    for (const who of [bob, carol]) {
+      const res = await f.call(who, "POST", `/api/v1/statuses/${post.body.id}/favourite`);
+      assert.equal(res.status, 200);
+    }
+    assert.equal(
+      (await f.call(carol, "POST", `/api/v1/statuses/${post.body.id}/reblog`)).status,
+      200,
+    );
+
+    const v1 = await f.call(alice, "GET", "/api/v1/notifications");
+    assert.deepEqual(v1.body.map((n: any) => [n.type, n.account.id, n.status.id]), [
+      ["reblog", carol.id, post.body.id],
+      ["favourite", carol.id, post.body.id],
+      ["favourite", bob.id, post.body.id],
+      ["mention", bob.id, reply.body.id],
+    ]);
+
+    const v2 = await f.call(alice, "GET", "/api/v2/notifications");
+    assert.deepEqual(
+      v2.body.notification_groups.map((g: any) => [g.type, g.notifications_count, g.status_id]),
+      [["reblog", 1, post.body.id], ["favourite", 2, post.body.id], [
+        "mention",
+        1,
+        reply.body.id,
+      ]],
+    );
+
+    // Undoing takes the notification back.
+    await f.call(bob, "POST", `/api/v1/statuses/${post.body.id}/unfavourite`);
+    await f.call(carol, "POST", `/api/v1/statuses/${post.body.id}/unreblog`);
+    const after = await f.call(alice, "GET", "/api/v1/notifications");
+    assert.deepEqual(after.body.map((n: any) => [n.type, n.account.id]), [
+      ["favourite", carol.id],
+      ["mention", bob.id],
+    ]);
+
+    // A muted thread: no more mentions from it.
+    assert.equal(
+      (await f.call(alice, "POST", `/api/v1/statuses/${post.body.id}/mute`)).status,
+      200,
+    );
+    const again = await f.call(bob, "POST", "/api/v1/statuses", {
+      status: "@alice still there?",
+      in_reply_to_id: reply.body.id,
+    });
+    assert.equal(again.status, 200);
+    const muted = await f.call(alice, "GET", "/api/v1/notifications?types[]=mention");
+    assert.deepEqual(muted.body.map((n: any) => n.status.id), [reply.body.id]);
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
