@@ -10,6 +10,12 @@ import type { AccountDeliveries } from "./outbox/accounts.ts";
 import type { RelationshipDeliveries } from "./outbox/relationships.ts";
 import type { InteractionDeliveries } from "./outbox/interactions.ts";
 import type { PollDeliveries } from "./outbox/polls.ts";
+import type { StatusFederationDeliveries } from "./outbox/statuses.ts";
 
 export interface Outbox
-  extends AccountDeliveries, RelationshipDeliveries, InteractionDeliveries, PollDeliveries {}
+  extends
+    AccountDeliveries,
+    RelationshipDeliveries,
+    InteractionDeliveries,
+    PollDeliveries,
+    StatusFederationDeliveries {}

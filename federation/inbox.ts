@@ -5,9 +5,9 @@
  * anything here runs; verified activities go through the queue.
  *
  * Relationship activities (Follow, Accept, Reject, Undo, Block) and actor
- * Update/Delete are handled in inbox_relationships.ts; Create and the rest
- * arrive with their issues. Until then other verified activities are logged
- * and acknowledged.
+ * Update/Delete are handled in inbox_relationships.ts; statuses (Create,
+ * Update, Delete, Announce, Like, their Undo, votes, quote requests) in
+ * inbox_statuses.ts. Other verified activities are logged and acknowledged.
  */
 import type { Federation } from "@fedify/fedify";
 import { Activity } from "@fedify/vocab";
@@ -15,6 +15,7 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import { registerRelationshipListeners } from "./inbox_relationships.ts";
+import { registerStatusListeners, sharedStatusHandlers } from "./inbox_statuses.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -25,8 +26,11 @@ export function registerInboxListeners(federation: Federation<AppContext>): void
     // Fetches made while handling shared-inbox activities are signed by the
     // instance actor, so peers in secure mode answer them.
     .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }));
-  // Follow, Accept, Reject, Undo, Block, Update and Delete (of actors).
-  registerRelationshipListeners(listeners);
+  // Follow, Accept, Reject, Undo, Block, Update and Delete (of actors); Undo,
+  // Update, Delete, Accept and Reject go on to the status handlers when not theirs.
+  registerRelationshipListeners(listeners, sharedStatusHandlers);
+  // Create, Announce, Like and QuoteRequest.
+  registerStatusListeners(listeners);
   listeners
     .on(Activity, (ctx, activity) => {
       logger.info("Received {type} {id} from {actor} (for {recipient}); not handled yet.", {

@@ -50,16 +50,42 @@ import { accountForActorUri, type AccountRow, upsertRemoteActor } from "./remote
 
 const logger = getLogger(["rookery", "federation", "inbox", "relationships"]);
 
-/** Registers the relationship listeners on the inbox. */
-export function registerRelationshipListeners(listeners: InboxListenerSetters<AppContext>): void {
+/** A handler for an activity these listeners share; returns false when it is not its. */
+type Handler<T> = (ctx: InboxContext<AppContext>, activity: T) => Promise<boolean>;
+
+/**
+ * Handlers of other areas for the activity classes registered here; each
+ * runs only when the relationship handler returned false.
+ */
+export interface SharedListeners {
+  accept?: Handler<Accept>;
+  reject?: Handler<Reject>;
+  undo?: Handler<Undo>;
+  update?: Handler<Update>;
+  delete?: Handler<Delete>;
+}
+
+/** Runs `first`, then `next` when `first` did not handle the activity. */
+function chain<T>(first: Handler<T>, next?: Handler<T>) {
+  return async (ctx: InboxContext<AppContext>, activity: T): Promise<void> => {
+    if (await first(ctx, activity)) return;
+    if (next) await next(ctx, activity);
+  };
+}
+
+/** Registers the relationship listeners on the inbox (and `next` after the shared ones). */
+export function registerRelationshipListeners(
+  listeners: InboxListenerSetters<AppContext>,
+  next: SharedListeners = {},
+): void {
   listeners
     .on(Follow, onFollow)
-    .on(Accept, async (ctx, accept) => void await handleFollowAnswer(ctx, accept))
-    .on(Reject, async (ctx, reject) => void await handleFollowAnswer(ctx, reject))
-    .on(Undo, async (ctx, undo) => void await handleRelationshipUndo(ctx, undo))
+    .on(Accept, chain(handleFollowAnswer, next.accept))
+    .on(Reject, chain(handleFollowAnswer, next.reject))
+    .on(Undo, chain(handleRelationshipUndo, next.undo))
     .on(Block, onBlock)
-    .on(Update, async (ctx, update) => void await handleActorUpdate(ctx, update))
-    .on(Delete, async (ctx, del) => void await handleActorDelete(ctx, del));
+    .on(Update, chain(handleActorUpdate, next.update))
+    .on(Delete, chain(handleActorDelete, next.delete));
 }
 
 /** Commands refuse with these when the activity makes no sense here; nothing to do then. */

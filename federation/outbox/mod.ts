@@ -7,6 +7,7 @@ import { accountDeliveries } from "./accounts.ts";
 import { relationshipDeliveries } from "./relationships.ts";
 import { interactionDeliveries } from "./interactions.ts";
 import { pollDeliveries } from "./polls.ts";
+import { statusDeliveries } from "./statuses.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -14,5 +15,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...relationshipDeliveries(ctx),
     ...interactionDeliveries(ctx),
     ...pollDeliveries(ctx),
+    ...statusDeliveries(ctx),
   };
 }

@@ -1,0 +1,110 @@
+/**
+ * The approval of quote posts across servers (Mastodon 4.5, FEP-044f):
+ * - a remote account asks to quote one of our posts (QuoteRequest): the
+ *   quoted post's policy decides ({@link answerQuoteRequest}); an accepted
+ *   quote counts in `quotes_count`, gets its stamp IRI and notifies the
+ *   author;
+ * - the other server answers our request, or sends the quote post again
+ *   with its stamp ({@link recordQuoteAnswer}).
+ * Each is one transaction over the quotes row (locked), so a repeated
+ * activity changes nothing twice.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { follows, quotes, statuses } from "../../db/schema.ts";
+import { notify } from "../notifications/notify.ts";
+
+export type QuoteRow = typeof quotes.$inferSelect;
+
+/** What was decided about a quote request. */
+export type QuoteDecision = { accepted: true; quote: QuoteRow } | {
+  accepted: false;
+  quote: QuoteRow | null;
+};
+
+/**
+ * Answers a remote account's request to quote a local status with the
+ * status that quotes it. The policy: public → accepted; followers →
+ * accepted when the quoting account follows the author; otherwise (and for
+ * private or direct posts) rejected. `stampUri` names the approval.
+ */
+export async function answerQuoteRequest(
+  ctx: AppContext,
+  input: { quotingStatusId: string; quotedStatusId: string; stampUri: (quoteId: string) => string },
+): Promise<QuoteDecision> {
+  return await ctx.database.db.transaction(async (tx) => {
+    const [quote] = await tx.select().from(quotes).where(and(
+      eq(quotes.statusId, input.quotingStatusId),
+      eq(quotes.quotedStatusId, input.quotedStatusId),
+    )).for("update");
+    const [quoted] = await tx.select().from(statuses)
+      .where(eq(statuses.id, input.quotedStatusId));
+    if (!quote || !quoted || quoted.deletedAt || !quoted.local) {
+      return { accepted: false, quote: quote ?? null };
+    }
+    if (quote.state === "accepted") return { accepted: true, quote };
+    let allowed = quoted.visibility !== "private" && quoted.visibility !== "direct" &&
+      (quoted.quoteApprovalPolicy === "public" || quote.accountId === quoted.accountId);
+    if (!allowed && quoted.quoteApprovalPolicy === "followers") {
+      const [f] = await tx.select({ id: follows.id }).from(follows).where(and(
+        eq(follows.accountId, quote.accountId),
+        eq(follows.targetAccountId, quoted.accountId),
+      )).limit(1);
+      allowed = f != null && quoted.visibility !== "private" && quoted.visibility !== "direct";
+    }
+    if (!allowed || quote.state === "revoked") {
+      const [row] = await tx.update(quotes).set({ state: "rejected" })
+        .where(eq(quotes.id, quote.id)).returning();
+      return { accepted: false, quote: row };
+    }
+    const [row] = await tx.update(quotes)
+      .set({ state: "accepted", approvalUri: input.stampUri(quote.id) })
+      .where(eq(quotes.id, quote.id)).returning();
+    await tx.update(statuses).set({ quotesCount: sql`${statuses.quotesCount} + 1` })
+      .where(eq(statuses.id, quoted.id));
+    await notify(tx, {
+      type: "quote",
+      accountId: quoted.accountId,
+      fromAccountId: quote.accountId,
+      statusId: quote.statusId,
+    });
+    return { accepted: true, quote: row };
+  });
+}
+
+/**
+ * Records the quoted author's answer for a quote by one of ours (or a
+ * remote quote that arrived with its stamp): accepted with the stamp's IRI,
+ * or rejected. Returns the updated row, or null when nothing changed.
+ */
+export async function recordQuoteAnswer(
+  ctx: AppContext,
+  input: { quoteId: string; accepted: boolean; approvalUri?: string | null },
+): Promise<QuoteRow | null> {
+  return await ctx.database.db.transaction(async (tx) => {
+    const [quote] = await tx.select().from(quotes).where(eq(quotes.id, input.quoteId))
+      .for("update");
+    if (!quote) return null;
+    if (input.accepted) {
+      if (quote.state === "accepted") return null;
+      const [row] = await tx.update(quotes)
+        .set({ state: "accepted", approvalUri: input.approvalUri ?? null })
+        .where(eq(quotes.id, quote.id)).returning();
+      if (quote.quotedStatusId) {
+        await tx.update(statuses).set({ quotesCount: sql`${statuses.quotesCount} + 1` })
+          .where(eq(statuses.id, quote.quotedStatusId));
+      }
+      return row;
+    }
+    if (quote.state === "rejected" || quote.state === "revoked") return null;
+    const [row] = await tx.update(quotes)
+      .set({ state: quote.state === "accepted" ? "revoked" : "rejected" })
+      .where(eq(quotes.id, quote.id)).returning();
+    if (quote.state === "accepted" && quote.quotedStatusId) {
+      await tx.update(statuses)
+        .set({ quotesCount: sql`GREATEST(${statuses.quotesCount} - 1, 0)` })
+        .where(eq(statuses.id, quote.quotedStatusId));
+    }
+    return row;
+  });
+}

@@ -1,0 +1,222 @@
+/**
+ * Remote statuses: storing one that arrived (Create) or that a reply, boost
+ * or quote refers to, through the same `createStatus` command the API uses.
+ *
+ * {@link resolveRemoteStatus} finds a status by IRI, fetching it with a
+ * signed GET (the instance actor's key, so servers in secure mode answer)
+ * when we do not have it. Parents and quoted posts are followed the same way
+ * up to {@link MAX_DEPTH} levels, so a long thread costs a bounded number of
+ * requests and a loop of replies ends.
+ *
+ * Trust: an object is stored only when its id and its author live on the
+ * same server (Fedify's lookup already refuses a document whose id is on
+ * another origin than the URL it came from), and its author is a remote
+ * actor we can fetch.
+ */
+import type { Context } from "@fedify/fedify";
+import type { Object as APObject } from "@fedify/vocab";
+import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import { accounts, statuses } from "../db/schema.ts";
+import { createStatus, type StatusRow } from "../actors/statuses/create.ts";
+import { StatusError } from "../actors/statuses/errors.ts";
+import { lookupRemote } from "./lookup.ts";
+import { accountForActorUri, type AccountRow } from "./remote_accounts.ts";
+import { isStatusObject, type ParsedStatus, parseStatusObject } from "./objects/remote_status.ts";
+
+const logger = getLogger(["rookery", "federation", "statuses"]);
+
+/** How many levels of parents (or quoted posts) are fetched for one status. */
+export const MAX_DEPTH = 5;
+
+/** The stored status with this IRI (or URL), deleted ones excluded. */
+export async function findStatusByUri(app: AppContext, uri: string): Promise<StatusRow | null> {
+  const [row] = await app.database.db.select().from(statuses)
+    .where(and(eq(statuses.uri, uri), isNull(statuses.deletedAt))).limit(1);
+  return row ?? null;
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The stored status with IRI `uri`, fetched and stored when unknown. Local
+ * IRIs are never fetched. Returns null when it cannot be found, fetched,
+ * trusted or stored; never throws for what other servers send.
+ */
+export async function resolveRemoteStatus(
+  ctx: Context<AppContext>,
+  uri: string,
+  depth = 0,
+): Promise<StatusRow | null> {
+  const known = await findStatusByUri(ctx.data, uri);
+  if (known) return known;
+  if (sameOrigin(uri, ctx.data.config.origin) || depth > MAX_DEPTH) return null;
+  const object = await lookupRemote(ctx, uri);
+  if (!isStatusObject(object) || !object.id) return null;
+  if (object.id.href !== uri) {
+    const again = await findStatusByUri(ctx.data, object.id.href);
+    if (again) return again;
+  }
+  return await storeRemoteStatus(ctx, object, { depth, raw: await rawJson(object) });
+}
+
+/** The JSON an object was parsed from, when Fedify kept it (top-level documents). */
+export async function rawJson(object: APObject): Promise<unknown> {
+  try {
+    return await object.toJsonLd();
+  } catch {
+    return null;
+  }
+}
+
+/** What {@link storeRemoteStatus} needs besides the object. */
+export interface StoreOptions {
+  /** Levels of parents already followed. */
+  depth: number;
+  /** The object's JSON as received (blurhash, focal points). */
+  raw?: unknown;
+  /** The actor that delivered it: the object must be theirs. */
+  expectedActor?: string;
+}
+
+/**
+ * Stores a status object through `createStatus` and returns the row (the
+ * existing one when the IRI is known). Null when it is not trusted: no
+ * author, an author on another server than the object, an author that is
+ * not `expectedActor`, a local or unusable author.
+ */
+export async function storeRemoteStatus(
+  ctx: Context<AppContext>,
+  object: APObject,
+  options: StoreOptions,
+): Promise<StatusRow | null> {
+  const app = ctx.data;
+  const author = await trustedAuthor(ctx, object, options.expectedActor);
+  if (!author) return null;
+  const parsed = await parseStatusObject(object, {
+    followersUrl: author.followersUrl,
+    raw: options.raw,
+    maxMedia: app.config.limits.maxMediaAttachments,
+  });
+  if (!parsed) return null;
+  const known = await findStatusByUri(app, parsed.uri);
+  if (known) return known;
+  const parent = parsed.inReplyToUri
+    ? await resolveRemoteStatus(ctx, parsed.inReplyToUri, options.depth + 1)
+    : null;
+  const quoted = parsed.quoteUri
+    ? await resolveRemoteStatus(ctx, parsed.quoteUri, options.depth + 1)
+    : null;
+  const mentioned = await mentionedAccounts(app, parsed);
+  try {
+    return await createStatus(app, {
+      local: false,
+      accountId: author.id,
+      uri: parsed.uri,
+      url: parsed.url,
+      content: parsed.content,
+      spoilerText: parsed.spoilerText,
+      sensitive: parsed.sensitive,
+      visibility: parsed.visibility,
+      language: parsed.language,
+      inReplyToId: parent?.id ?? null,
+      inReplyToUri: parsed.inReplyToUri,
+      conversationUri: parsed.conversationUri,
+      mentionedAccountIds: mentioned,
+      tagNames: parsed.tagNames,
+      media: parsed.media,
+      poll: parsed.poll
+        ? {
+          options: parsed.poll.options,
+          tallies: parsed.poll.tallies,
+          multiple: parsed.poll.multiple,
+          expiresAt: parsed.poll.expiresAt,
+          votersCount: parsed.poll.votersCount,
+          uri: parsed.uri,
+        }
+        : null,
+      quotedStatusId: quoted && quoted.visibility !== "direct" ? quoted.id : null,
+      quoteState: quoteStateOf(parsed, quoted),
+      quoteApprovalPolicy: parsed.quotePolicy,
+      createdAt: parsed.published && parsed.published.getTime() <= Date.now() + 60_000
+        ? parsed.published
+        : undefined,
+    });
+  } catch (error) {
+    if (error instanceof StatusError) {
+      logger.info("Refused the remote status {uri}: {error}", { uri: parsed.uri, error });
+      return null;
+    }
+    throw error;
+  }
+}
+
+/**
+ * A quote of a remote post is accepted when it carries a stamp from the
+ * quoted post's server; a quote of one of ours waits for the QuoteRequest
+ * that the quoting server sends next (federation/inbox_quotes.ts answers it).
+ */
+function quoteStateOf(parsed: ParsedStatus, quoted: StatusRow | null): string | undefined {
+  if (!quoted) return undefined;
+  if (quoted.accountId && parsed.quoteAuthorizationUri && !quoted.local) {
+    return sameOrigin(parsed.quoteAuthorizationUri, quoted.uri) ? "accepted" : "pending";
+  }
+  return "pending";
+}
+
+/** The object's author when it may be stored as theirs; null otherwise. */
+async function trustedAuthor(
+  ctx: Context<AppContext>,
+  object: APObject,
+  expectedActor?: string,
+): Promise<AccountRow | null> {
+  const authorUri = object.attributionId;
+  if (!authorUri || !object.id) return null;
+  if (expectedActor && authorUri.href !== expectedActor) {
+    logger.warn("Ignored {object}: attributed to {author}, sent by {actor}", {
+      object: object.id.href,
+      author: authorUri.href,
+      actor: expectedActor,
+    });
+    return null;
+  }
+  if (!sameOrigin(authorUri.href, object.id.href)) return null;
+  if (sameOrigin(authorUri.href, ctx.data.config.origin)) return null;
+  const author = await accountForActorUri(ctx, authorUri).catch(() => null);
+  if (!author || author.domain == null || author.deletedAt || author.suspendedAt) return null;
+  return author;
+}
+
+/**
+ * The accounts a status mentions or addresses, among those we know: local
+ * ones (they get notifications) and remote ones already stored. Unknown
+ * remote actors are not fetched (Mastodon fetches them; it is not needed to
+ * show or deliver the status here).
+ */
+export async function mentionedAccounts(app: AppContext, parsed: ParsedStatus): Promise<string[]> {
+  const mentionUris = [...new Set(parsed.mentionUris)];
+  const addressed = [...new Set(parsed.addressed)].filter((u) => !mentionUris.includes(u));
+  if (mentionUris.length === 0 && addressed.length === 0) return [];
+  const db = app.database.db;
+  const rows = await db.select({ id: accounts.id, uri: accounts.uri, domain: accounts.domain })
+    .from(accounts).where(and(
+      isNull(accounts.deletedAt),
+      or(
+        mentionUris.length
+          ? or(inArray(accounts.uri, mentionUris), inArray(accounts.url, mentionUris))
+          : undefined,
+        // Addressed without a Mention tag (a direct message's recipients): local accounts only.
+        addressed.length
+          ? and(inArray(accounts.uri, addressed), isNull(accounts.domain))
+          : undefined,
+      ),
+    ));
+  return [...new Set(rows.map((r) => r.id))];
+}

@@ -1,0 +1,111 @@
+/**
+ * What a local status's Note carries for peers beyond the basic document
+ * built in note.ts: the thread (`context`), who may quote it
+ * (`interactionPolicy.canQuote`, GoToSocial's vocabulary as Mastodon 4.5
+ * reads it) and, for a quote post, the quoted post (`quote`, plus
+ * `quoteUrl`, `quoteUri` and `_misskey_quote` for older servers, and an
+ * FEP-e232 Link tag) with its approval stamp once granted.
+ *
+ * {@link withNoteExtras} is applied by both the object dispatcher and the
+ * deliveries, so what a peer fetches equals what it was sent.
+ */
+import type { Context } from "@fedify/fedify";
+import {
+  InteractionPolicy,
+  InteractionRule,
+  Link,
+  type Note,
+  type Object as APObject,
+  PUBLIC_COLLECTION,
+  type Question,
+} from "@fedify/vocab";
+import { eq } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { accounts, conversations, quotes, statuses } from "../../db/schema.ts";
+
+type StatusRow = typeof statuses.$inferSelect;
+
+/** The media type FEP-e232 gives a Link to an ActivityStreams object. */
+const AS_MEDIA_TYPE = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+
+/** The IRI of the stamp approving quote `quoteId` of a post by `authorUri` (ours). */
+export function quoteStampUri(authorUri: string, quoteId: string): string {
+  return `${authorUri}/quote_authorizations/${quoteId}`;
+}
+
+/** The thread IRI of a conversation: the remote `context` if known, else ours. */
+export function contextUri(origin: string, conversation: { id: string; uri: string | null }) {
+  return conversation.uri ?? `${origin}/contexts/${conversation.id}`;
+}
+
+/** Who may quote, as `canQuote`: Public, the author's followers, or the author alone. */
+function canQuote(
+  ctx: Context<AppContext>,
+  status: StatusRow,
+  authorUri: string,
+  username: string,
+) {
+  const policy = status.visibility === "private" || status.visibility === "direct"
+    ? "nobody"
+    : status.quoteApprovalPolicy;
+  const automatic = policy === "public"
+    ? PUBLIC_COLLECTION
+    : policy === "followers"
+    ? ctx.getFollowersUri(username)
+    : new URL(authorUri);
+  return new InteractionPolicy({ canQuote: new InteractionRule({ automaticApproval: automatic }) });
+}
+
+/** Adds the thread, the quote policy and the quote to a local status's Note or Question. */
+export async function withNoteExtras<T extends Note | Question>(
+  ctx: Context<AppContext>,
+  status: StatusRow,
+  object: T,
+): Promise<T> {
+  const db = ctx.data.database.db;
+  const [author] = await db.select({ uri: accounts.uri, username: accounts.username })
+    .from(accounts).where(eq(accounts.id, status.accountId));
+  if (!author) return object;
+  const [conversation] = status.conversationId
+    ? await db.select().from(conversations).where(eq(conversations.id, status.conversationId))
+    : [];
+  const [quote] = await db.select({
+    id: quotes.id,
+    state: quotes.state,
+    approvalUri: quotes.approvalUri,
+    quotedUri: statuses.uri,
+    quotedUrl: statuses.url,
+    quotedLocal: statuses.local,
+    quotedAuthorUri: accounts.uri,
+  }).from(quotes).innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
+    .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+    .where(eq(quotes.statusId, status.id));
+  // Our own stamps need no stored IRI: they are served from the quotes row.
+  const stamp = quote?.state !== "accepted" ? null : quote.approvalUri ??
+    (quote.quotedLocal ? quoteStampUri(quote.quotedAuthorUri, quote.id) : null);
+  const tags: (APObject | Link | URL)[] = await Array.fromAsync(
+    object.getTags({ documentLoader: () => Promise.reject(new Error("not fetched")) }),
+  ).catch(() => []);
+  if (quote) {
+    tags.push(
+      new Link({
+        mediaType: AS_MEDIA_TYPE,
+        href: new URL(quote.quotedUri),
+        name: `RE: ${quote.quotedUrl ?? quote.quotedUri}`,
+      }),
+    );
+  }
+  const values = {
+    contexts: conversation ? [new URL(contextUri(ctx.data.config.origin, conversation))] : [],
+    interactionPolicy: canQuote(ctx, status, author.uri, author.username),
+    ...(quote
+      ? {
+        quote: new URL(quote.quotedUri),
+        quoteUrl: new URL(quote.quotedUri),
+        quoteAuthorization: stamp ? new URL(stamp) : null,
+        tags,
+      }
+      : {}),
+  };
+  return object.clone(values) as T;
+}

@@ -1,0 +1,340 @@
+/**
+ * Reading a status that another server sent (or that we fetched): a Fedify
+ * object (Note, Question, or one of the types Mastodon converts: Article,
+ * Page, Image, Video, Audio, Event) becomes the plain fields of a remote
+ * `createStatus` input. Nothing here writes; resolving the parent, the
+ * quoted post and the author is the caller's (federation/fetch_status.ts).
+ *
+ * Everything is untrusted: HTML goes through the allow-list, the content
+ * warning and poll options are plain text, URLs must be http(s), and lists
+ * (tags, mentions, attachments, options) are bounded.
+ *
+ * Fedify's vocabulary has no `blurhash` or `focalPoint`; when the caller has
+ * the raw JSON of the object (a delivered activity keeps it), those two are
+ * read from it by the attachment's URL.
+ */
+import {
+  Article,
+  Audio,
+  Document,
+  Event,
+  Hashtag,
+  Image,
+  LanguageString,
+  Link,
+  Mention,
+  Note,
+  type Object as APObject,
+  Page,
+  PUBLIC_COLLECTION,
+  Question,
+  Video,
+} from "@fedify/vocab";
+import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
+import type { Visibility } from "../../actors/statuses/validation.ts";
+import { plainText, sanitizeHtml } from "../sanitize.ts";
+
+/** The object types stored as statuses; the first two as they are, the rest converted. */
+const STATUS_TYPES = [Note, Question, Article, Page, Image, Video, Audio, Event] as const;
+
+/** At most this many of each kind of tag are read from one object. */
+const MAX_TAGS = 50;
+/** Poll options beyond this are dropped (Mastodon keeps far fewer; this bounds input). */
+const MAX_POLL_OPTIONS = 20;
+
+/** Whether a Fedify object is something stored as a status. */
+export function isStatusObject(object: unknown): object is APObject {
+  return STATUS_TYPES.some((type) => object instanceof type);
+}
+
+/** The ways the public collection is written (Mastodon treats them alike). */
+const PUBLIC_IRIS = new Set([PUBLIC_COLLECTION.href, "as:Public", "Public"]);
+
+/** Whether an addressing IRI is the public collection. */
+export function isPublicIri(iri: URL | string): boolean {
+  return PUBLIC_IRIS.has(typeof iri === "string" ? iri : iri.href);
+}
+
+/**
+ * Visibility from the addressing, as Mastodon's `visibility_from_audience`:
+ * Public in `to` → public; Public in `cc` → unlisted; the author's followers
+ * collection addressed → private; otherwise direct (Mastodon's "limited" is
+ * shown as direct here).
+ */
+export function visibilityFromAudience(
+  object: { toIds: URL[]; ccIds: URL[] },
+  followersUrl: string | null,
+): Visibility {
+  if (object.toIds.some(isPublicIri)) return "public";
+  if (object.ccIds.some(isPublicIri)) return "unlisted";
+  const all = [...object.toIds, ...object.ccIds].map((u) => u.href);
+  if (followersUrl && all.includes(followersUrl)) return "private";
+  return "direct";
+}
+
+/** An http(s) URL as a string, or null. */
+export function webUrl(value: URL | string | null | undefined): string | null {
+  if (value == null) return null;
+  try {
+    const url = new URL(typeof value === "string" ? value : value.href);
+    if (url.href.length > 2_048) return null;
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first http(s) URL of a `url` property (an IRI or a Link). */
+function urlOf(value: URL | Link | null | undefined): string | null {
+  if (value instanceof URL) return webUrl(value);
+  if (value instanceof Link) return webUrl(value.href);
+  return null;
+}
+
+function textOf(value: string | LanguageString | null | undefined): string | null {
+  return value == null ? null : value.toString();
+}
+
+function languageOf(value: string | LanguageString | null | undefined): string | null {
+  if (!(value instanceof LanguageString)) return null;
+  const language = value.locale.language;
+  return /^[a-z]{2,3}$/.test(language) ? language : null;
+}
+
+/** A document loader that never fetches: only embedded values are read. */
+const noFetch = () => Promise.reject(new Error("not fetched"));
+
+/** What a remote object says, ready for `createStatus` (ids resolved by the caller). */
+export interface ParsedStatus {
+  uri: string;
+  url: string | null;
+  /** The author's actor IRI (`attributedTo`). */
+  attributedTo: string | null;
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  language: string | null;
+  visibility: Visibility;
+  inReplyToUri: string | null;
+  quoteUri: string | null;
+  /** The quote's approval stamp, when the quoted author's server approved it. */
+  quoteAuthorizationUri: string | null;
+  conversationUri: string | null;
+  /** Mention tags' hrefs and every addressed actor (to/cc), without collections. */
+  mentionUris: string[];
+  /** Addressed IRIs (to/cc), for finding silently addressed local accounts. */
+  addressed: string[];
+  tagNames: string[];
+  media: RemoteMediaInput[];
+  poll: {
+    options: string[];
+    tallies: number[];
+    multiple: boolean;
+    expiresAt: Date | null;
+    votersCount: number;
+    closed: boolean;
+  } | null;
+  quotePolicy: "public" | "followers" | "nobody";
+  published: Date | null;
+  updated: Date | null;
+  /** A Note with a name and no content: possibly a poll vote. */
+  name: string | null;
+  hasContent: boolean;
+}
+
+function toDate(instant: Temporal.Instant | null | undefined): Date | null {
+  return instant ? new Date(instant.epochMilliseconds) : null;
+}
+
+/** Mastodon's media types from a MIME type. */
+function mediaTypeOf(mime: string | null, object: APObject): string {
+  if (mime?.startsWith("image/")) return mime === "image/gif" ? "gifv" : "image";
+  if (mime?.startsWith("video/")) return "video";
+  if (mime?.startsWith("audio/")) return "audio";
+  if (object instanceof Image) return "image";
+  if (object instanceof Video) return "video";
+  if (object instanceof Audio) return "audio";
+  return "unknown";
+}
+
+/** blurhash and focalPoint of the raw attachments, by URL. */
+function rawMediaExtras(raw: unknown): Map<string, { blurhash?: string; focus?: number[] }> {
+  const extras = new Map<string, { blurhash?: string; focus?: number[] }>();
+  const object = raw as Record<string, unknown> | null;
+  const list = object?.attachment;
+  for (const item of Array.isArray(list) ? list : list ? [list] : []) {
+    if (!item || typeof item !== "object") continue;
+    const a = item as Record<string, unknown>;
+    const url = typeof a.url === "string"
+      ? a.url
+      : typeof (a.url as any)?.href === "string"
+      ? (a.url as any).href
+      : null;
+    if (!url) continue;
+    const blurhash = typeof a.blurhash === "string" && a.blurhash.length <= 100
+      ? a.blurhash
+      : undefined;
+    const focal = Array.isArray(a.focalPoint) && a.focalPoint.length === 2 &&
+        a.focalPoint.every((n) => typeof n === "number" && n >= -1 && n <= 1)
+      ? a.focalPoint as number[]
+      : undefined;
+    extras.set(url, { blurhash, focus: focal });
+  }
+  return extras;
+}
+
+async function readMedia(
+  object: APObject,
+  raw: unknown,
+  max: number,
+): Promise<RemoteMediaInput[]> {
+  const extras = rawMediaExtras(raw);
+  const media: RemoteMediaInput[] = [];
+  for await (
+    const item of object.getAttachments({ documentLoader: noFetch, suppressError: true })
+  ) {
+    if (media.length >= max) break;
+    if (
+      !(item instanceof Document || item instanceof Image || item instanceof Video ||
+        item instanceof Audio)
+    ) continue;
+    const url = urlOf(item.url);
+    if (!url) continue;
+    const mime = item.mediaType && item.mediaType.length <= 255 ? item.mediaType : null;
+    const extra = extras.get(url) ?? {};
+    const meta: Record<string, unknown> = {};
+    if (item.width && item.height) {
+      meta.original = { width: item.width, height: item.height };
+    }
+    if (extra.focus) meta.focus = { x: extra.focus[0], y: extra.focus[1] };
+    media.push({
+      remoteUrl: url,
+      type: mediaTypeOf(mime, item),
+      contentType: mime,
+      description: plainText(textOf(item.name) ?? textOf(item.summary), 1_500) || null,
+      blurhash: extra.blurhash ?? null,
+      meta,
+    });
+  }
+  return media;
+}
+
+async function readTags(object: APObject) {
+  const mentionUris: string[] = [];
+  const tagNames: string[] = [];
+  for await (const tag of object.getTags({ documentLoader: noFetch, suppressError: true })) {
+    if (tag instanceof Mention) {
+      const href = webUrl(tag.href);
+      if (href && mentionUris.length < MAX_TAGS) mentionUris.push(href);
+    } else if (tag instanceof Hashtag) {
+      const name = textOf(tag.name)?.replace(/^#/, "") ?? "";
+      if (/^[\p{L}\p{N}_]{1,100}$/u.test(name) && tagNames.length < MAX_TAGS) {
+        if (!tagNames.some((t) => t.toLowerCase() === name.toLowerCase())) tagNames.push(name);
+      }
+    }
+  }
+  return { mentionUris, tagNames };
+}
+
+async function readPoll(question: Question): Promise<ParsedStatus["poll"]> {
+  const exclusive = await Array.fromAsync(
+    question.getExclusiveOptions({ documentLoader: noFetch, suppressError: true }),
+  );
+  const inclusive = await Array.fromAsync(
+    question.getInclusiveOptions({ documentLoader: noFetch, suppressError: true }),
+  );
+  const multiple = exclusive.length === 0 && inclusive.length > 0;
+  const options: string[] = [];
+  const tallies: number[] = [];
+  for (const option of (multiple ? inclusive : exclusive).slice(0, MAX_POLL_OPTIONS)) {
+    const title = plainText(textOf(option.name), 200);
+    if (!title) continue;
+    const replies = await option.getReplies({ documentLoader: noFetch, suppressError: true })
+      .catch(() => null);
+    const total = replies?.totalItems ?? 0;
+    options.push(title);
+    tallies.push(Number.isInteger(total) && total >= 0 ? total : 0);
+  }
+  if (options.length === 0) return null;
+  const closed = question.closed;
+  const closedAt = closed instanceof Temporal.Instant ? toDate(closed) : null;
+  const voters = question.voters;
+  return {
+    options,
+    tallies,
+    multiple,
+    expiresAt: toDate(question.endTime) ?? closedAt,
+    votersCount: voters != null && Number.isInteger(voters) && voters >= 0
+      ? voters
+      : (multiple ? 0 : tallies.reduce((a, b) => a + b, 0)),
+    closed: closed === true || closedAt != null,
+  };
+}
+
+/** Mastodon's reading of GoToSocial's `interactionPolicy.canQuote`. */
+function quotePolicyOf(object: Note | Question | APObject): ParsedStatus["quotePolicy"] {
+  const policy = (object as Note).interactionPolicy;
+  const rule = policy?.canQuote;
+  if (!rule) return "nobody";
+  const automatic = rule.automaticApprovals.map((u) => u.href);
+  if (automatic.some(isPublicIri)) return "public";
+  if (automatic.some((u) => u.endsWith("/followers"))) return "followers";
+  return "nobody";
+}
+
+/**
+ * Reads a status object. `followersUrl` is the author's followers
+ * collection (for private visibility); `raw` is the object's JSON when
+ * known (for blurhash and focal points). `maxMedia` bounds attachments.
+ */
+export async function parseStatusObject(
+  object: APObject,
+  options: { followersUrl: string | null; raw?: unknown; maxMedia: number },
+): Promise<ParsedStatus | null> {
+  const uri = webUrl(object.id);
+  if (!uri) return null;
+  const converted = !(object instanceof Note || object instanceof Question);
+  const name = textOf(object.name);
+  const rawContent = textOf(object.content);
+  let content = sanitizeHtml(rawContent);
+  const url = urlOf(object.url);
+  if (converted) {
+    // Mastodon's conversion: the title when there is no content, and a link to the original.
+    if (!content && name) content = `<p>${escapeHtml(plainText(name, 500))}</p>`;
+    const link = url ?? uri;
+    content += `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`;
+  }
+  const { mentionUris, tagNames } = await readTags(object);
+  const addressed = [...object.toIds, ...object.ccIds].map((u) => u.href)
+    .filter((href) => !isPublicIri(href)).slice(0, MAX_TAGS * 2);
+  const note = object as Note;
+  return {
+    uri,
+    url,
+    attributedTo: object.attributionId?.href ?? null,
+    content,
+    spoilerText: plainText(textOf(object.summary), 1_500),
+    sensitive: (object as Note).sensitive ?? false,
+    language: languageOf(object.content),
+    visibility: visibilityFromAudience(object, options.followersUrl),
+    inReplyToUri: webUrl(object.replyTargetId),
+    quoteUri: webUrl(note.quoteId ?? note.quoteUrl ?? null),
+    quoteAuthorizationUri: webUrl(note.quoteAuthorizationId ?? null),
+    conversationUri: object.contextIds.length ? webUrl(object.contextIds[0]) : null,
+    mentionUris,
+    addressed,
+    tagNames,
+    media: await readMedia(object, options.raw, options.maxMedia),
+    poll: object instanceof Question ? await readPoll(object) : null,
+    quotePolicy: quotePolicyOf(object),
+    published: toDate(object.published),
+    updated: toDate(object.updated),
+    name: name ? plainText(name, 500) : null,
+    hasContent: (rawContent ?? "").trim() !== "",
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;");
+}

@@ -1,0 +1,252 @@
+/**
+ * Delivers local statuses: Create, Update and Delete of the Note (or
+ * Question), built from the stored rows with the statuses core's builder
+ * (federation/objects/note.ts) plus the thread, quote policy and quote
+ * (federation/objects/note_extras.ts), and queued with Fedify (signed by the
+ * author; Fedify adds the LD signature peers need to forward replies).
+ *
+ * Audience (Mastodon's ActivityPub::DistributionWorker and StatusReachFinder):
+ * - public, unlisted and private: the author's remote followers, one request
+ *   per shared inbox;
+ * - every visibility: the remote accounts the status mentions;
+ * - not direct: the remote author of the replied-to status and of the quoted
+ *   status; for Update and Delete also the remote accounts that boosted it.
+ * The addressing (to/cc) is the Note's own, as note.ts writes it.
+ *
+ * A deleted status keeps its row and its mentions, so the Delete goes to
+ * the same audience as the Create. Quote posts of remote posts are followed
+ * by a QuoteRequest to the quoted author (FEP-044f); revoking a stamp we
+ * issued sends Delete of the stamp.
+ */
+import type { Context } from "@fedify/fedify";
+import {
+  type Activity,
+  Create,
+  Delete,
+  type Note,
+  type Question,
+  QuoteAuthorization,
+  QuoteRequest,
+  type Recipient,
+  Tombstone,
+  Update,
+} from "@fedify/vocab";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../../context.ts";
+import { accounts, follows, mentions, quotes, statuses } from "../../db/schema.ts";
+import type { StatusFederationDeliveries } from "../../actors/outbox/statuses.ts";
+import { instanceContext } from "../lookup.ts";
+import { buildNote, loadNoteData } from "../objects/note.ts";
+import { quoteStampUri, withNoteExtras } from "../objects/note_extras.ts";
+
+const logger = getLogger(["rookery", "federation", "outbox", "statuses"]);
+
+type AccountRow = typeof accounts.$inferSelect;
+type StatusRow = typeof statuses.$inferSelect;
+type InboxColumns = Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">;
+
+const inboxColumns = {
+  uri: accounts.uri,
+  inboxUrl: accounts.inboxUrl,
+  sharedInboxUrl: accounts.sharedInboxUrl,
+};
+
+function instant(date: Date): Temporal.Instant {
+  return Temporal.Instant.fromEpochMilliseconds(date.getTime());
+}
+
+function recipientOf(row: InboxColumns): Recipient {
+  return {
+    id: new URL(row.uri),
+    inboxId: new URL(row.inboxUrl!),
+    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
+  };
+}
+
+const remoteLive = and(
+  isNotNull(accounts.domain),
+  isNotNull(accounts.inboxUrl),
+  isNull(accounts.deletedAt),
+);
+
+/** A local, original (not a boost) status and its author; null otherwise. */
+async function loadLocal(
+  app: AppContext,
+  statusId: string,
+): Promise<{ status: StatusRow; author: AccountRow } | null> {
+  const db = app.database.db;
+  const [row] = await db.select({ status: statuses, author: accounts }).from(statuses)
+    .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+    .where(eq(statuses.id, statusId)).limit(1);
+  if (!row || !row.status.local || row.status.reblogOfId || row.author.domain != null) return null;
+  return row;
+}
+
+/** The author of another status, when remote and reachable. */
+async function remoteAuthorOf(app: AppContext, statusId: string | null): Promise<Recipient[]> {
+  if (!statusId) return [];
+  const rows = await app.database.db.select(inboxColumns).from(statuses)
+    .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+    .where(and(eq(statuses.id, statusId), remoteLive));
+  return rows.map(recipientOf);
+}
+
+/** Who receives activities about `status` (see the module comment). */
+async function audience(
+  app: AppContext,
+  status: StatusRow,
+  options: { boosters: boolean },
+): Promise<Recipient[]> {
+  const db = app.database.db;
+  const recipients: Recipient[] = [];
+  const mentioned = await db.select(inboxColumns).from(mentions)
+    .innerJoin(accounts, eq(accounts.id, mentions.accountId))
+    .where(and(eq(mentions.statusId, status.id), remoteLive));
+  recipients.push(...mentioned.map(recipientOf));
+  if (status.visibility === "direct") return recipients;
+  const followers = await db.select(inboxColumns).from(follows)
+    .innerJoin(accounts, eq(accounts.id, follows.accountId))
+    .where(and(eq(follows.targetAccountId, status.accountId), remoteLive));
+  recipients.push(...followers.map(recipientOf));
+  recipients.push(...await remoteAuthorOf(app, status.inReplyToId));
+  recipients.push(...await remoteAuthorOf(app, status.quotedStatusId));
+  if (options.boosters) {
+    const boosters = await db.selectDistinct(inboxColumns).from(statuses)
+      .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+      .where(and(eq(statuses.reblogOfId, status.id), remoteLive));
+    recipients.push(...boosters.map(recipientOf));
+  }
+  // One entry per actor; Fedify then sends one request per (shared) inbox.
+  const seen = new Set<string>();
+  return recipients.filter((r) => !seen.has(r.id!.href) && seen.add(r.id!.href));
+}
+
+/** The Note (or Question) of a local status, as the object dispatcher serves it. */
+async function noteOf(
+  ctx: Context<AppContext>,
+  status: StatusRow,
+): Promise<Note | Question | null> {
+  const data = await loadNoteData(ctx.data.database.db, ctx.data.config.origin, status);
+  if (!data) return null;
+  return await withNoteExtras(ctx, status, buildNote(ctx, status, data));
+}
+
+async function send(
+  ctx: Context<AppContext>,
+  author: AccountRow,
+  recipients: Recipient[],
+  activity: Activity,
+  orderingKey: string,
+): Promise<void> {
+  if (recipients.length === 0) return;
+  await ctx.sendActivity({ identifier: author.username }, recipients, activity, {
+    preferSharedInbox: true,
+    // Create, Update and Delete of one status must arrive in order.
+    orderingKey,
+  });
+}
+
+/** Sends the QuoteRequest of a quote post whose quoted post is remote and still pending. */
+async function requestQuoteApproval(
+  app: AppContext,
+  ctx: Context<AppContext>,
+  status: StatusRow,
+  author: AccountRow,
+): Promise<void> {
+  const db = app.database.db;
+  const [quote] = await db.select().from(quotes).where(eq(quotes.statusId, status.id));
+  if (!quote?.quotedStatusId || quote.state !== "pending") return;
+  const [quoted] = await db.select({ uri: statuses.uri, local: statuses.local }).from(statuses)
+    .where(eq(statuses.id, quote.quotedStatusId));
+  if (!quoted || quoted.local) return;
+  const target = await remoteAuthorOf(app, quote.quotedStatusId);
+  if (target.length === 0) return;
+  const id = `${status.uri}/quote_request`;
+  await db.update(quotes).set({ activityUri: id }).where(eq(quotes.id, quote.id));
+  const request = new QuoteRequest({
+    id: new URL(id),
+    actor: new URL(author.uri),
+    object: new URL(quoted.uri),
+    instrument: new URL(status.uri),
+    tos: [target[0].id!],
+  });
+  await send(ctx, author, target, request, status.uri);
+}
+
+/** The statuses part of the outbox. */
+export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
+  const context = () => instanceContext(app);
+  return {
+    async statusCreated(statusId) {
+      const loaded = await loadLocal(app, statusId);
+      if (!loaded || loaded.status.deletedAt) return;
+      const { status, author } = loaded;
+      const ctx = context();
+      const note = await noteOf(ctx, status);
+      if (!note) return;
+      const create = new Create({
+        id: new URL(`${status.uri}/activity`),
+        actor: new URL(author.uri),
+        object: note,
+        tos: note.toIds,
+        ccs: note.ccIds,
+        published: instant(status.createdAt),
+      });
+      await send(ctx, author, await audience(app, status, { boosters: false }), create, status.uri);
+      await requestQuoteApproval(app, ctx, status, author);
+      logger.debug("Queued Create {id}.", { id: status.uri });
+    },
+    async statusUpdated(statusId) {
+      const loaded = await loadLocal(app, statusId);
+      if (!loaded || loaded.status.deletedAt) return;
+      const { status, author } = loaded;
+      const ctx = context();
+      const note = await noteOf(ctx, status);
+      if (!note) return;
+      const updated = status.editedAt ?? new Date();
+      const update = new Update({
+        id: new URL(`${status.uri}#updates/${updated.getTime()}`),
+        actor: new URL(author.uri),
+        object: note,
+        tos: note.toIds,
+        ccs: note.ccIds,
+        updated: instant(updated),
+      });
+      await send(ctx, author, await audience(app, status, { boosters: true }), update, status.uri);
+    },
+    async statusDeleted(statusId) {
+      const loaded = await loadLocal(app, statusId);
+      if (!loaded) return;
+      const { status, author } = loaded;
+      const ctx = context();
+      // The addressing of the Note as it was; the row and its mentions are kept.
+      const note = await noteOf(ctx, status);
+      const del = new Delete({
+        id: new URL(`${status.uri}#delete`),
+        actor: new URL(author.uri),
+        object: new Tombstone({ id: new URL(status.uri) }),
+        tos: note?.toIds ?? [],
+        ccs: note?.ccIds ?? [],
+      });
+      await send(ctx, author, await audience(app, status, { boosters: true }), del, status.uri);
+    },
+    async quoteRevoked(quote) {
+      const loaded = await loadLocal(app, quote.quotedStatusId);
+      if (!loaded) return;
+      const { author } = loaded;
+      const [quoting] = await app.database.db.select().from(statuses)
+        .where(eq(statuses.id, quote.statusId));
+      if (!quoting || quoting.local) return;
+      const stamp = quote.approvalUri ?? quoteStampUri(author.uri, quote.id);
+      const recipients = await remoteAuthorOf(app, quoting.id);
+      const del = new Delete({
+        id: new URL(`${stamp}#delete`),
+        actor: new URL(author.uri),
+        object: new QuoteAuthorization({ id: new URL(stamp) }),
+        tos: recipients.map((r) => r.id!),
+      });
+      await send(context(), author, recipients, del, stamp);
+    },
+  };
+}
