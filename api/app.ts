@@ -29,6 +29,8 @@ import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
 import { accountMediaRoutes } from "./routes/account_media.ts";
+import { mediaRoutes } from "./routes/media.ts";
+import { mediaFileRoutes } from "./routes/media_files.ts";
 import { relationshipRoutes } from "./routes/relationships.ts";
 import { followRequestRoutes } from "./routes/follow_requests.ts";
 import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
@@ -100,6 +102,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());
+  app.route("/", mediaRoutes());
+  app.route("/", mediaFileRoutes());
   app.route("/", accountRoutes());
   app.route("/", relationshipRoutes());
   app.route("/", followRequestRoutes());
