@@ -22,14 +22,6 @@ import type { NotificationType } from "./notify.ts";
 /** How long a group stays open, in hours (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
 export const MAXIMUM_GROUP_SPAN_HOURS = 12;
 
-/** Types that get a group key. */
-export const GROUPABLE_TYPES: readonly NotificationType[] = [
-  "favourite",
-  "reblog",
-  "follow",
-  "admin.sign_up",
-];
-
 /** The part of the key before the bucket, or null for types that are not grouped. */
 export function groupKeyPrefix(type: NotificationType, statusId: string | null): string | null {
   switch (type) {

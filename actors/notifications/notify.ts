@@ -19,36 +19,13 @@ import { newId } from "../../db/ids.ts";
 import { accounts, follows, notifications, statuses } from "../../db/schema.ts";
 import { keepNotificationFor, type NotificationCause } from "./rules.ts";
 import { nextGroupKey } from "./group_key.ts";
+import { KNOWN_TYPES } from "../../db/queries/notifications.ts";
 
-export type NotificationType =
-  | "mention"
-  | "status"
-  | "reblog"
-  | "follow"
-  | "follow_request"
-  | "favourite"
-  | "poll"
-  | "update"
-  | "quote"
-  | "quoted_update"
-  | "admin.sign_up"
-  | "admin.report";
+/** A notification type (the list lives with the queries: db/ must not import actors/). */
+export type NotificationType = (typeof KNOWN_TYPES)[number];
 
-/** Every type, in Mastodon's order (used to validate filters). */
-export const NOTIFICATION_TYPES: readonly NotificationType[] = [
-  "mention",
-  "status",
-  "reblog",
-  "follow",
-  "follow_request",
-  "favourite",
-  "poll",
-  "update",
-  "quote",
-  "quoted_update",
-  "admin.sign_up",
-  "admin.report",
-];
+/** Every type, in Mastodon's order. */
+export const NOTIFICATION_TYPES: readonly NotificationType[] = KNOWN_TYPES;
 
 /** Types that carry a status (Mastodon's NotificationSerializer#status_type?). */
 export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
