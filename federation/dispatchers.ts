@@ -10,6 +10,7 @@ import { registerFollowCollections } from "./follow_collections.ts";
 import { registerInboxListeners } from "./inbox.ts";
 import { registerNodeInfo } from "./nodeinfo.ts";
 import { registerNoteDispatcher } from "./objects/note.ts";
+import { registerQuoteAuthorizationDispatcher } from "./objects/quote_authorization.ts";
 import { registerProfileCollections } from "./profile_collections.ts";
 import { registerWebFingerLinks } from "./webfinger.ts";
 
@@ -19,6 +20,7 @@ export function registerDispatchers(federation: Federation<AppContext>): void {
   registerFollowCollections(federation);
   registerProfileCollections(federation);
   registerNoteDispatcher(federation);
+  registerQuoteAuthorizationDispatcher(federation);
   registerInboxListeners(federation);
   registerWebFingerLinks(federation);
   registerNodeInfo(federation);

@@ -8,7 +8,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { quotes, statuses } from "../../db/schema.ts";
 import { NotFoundError } from "../errors.ts";
-import { NotPermittedError, type StatusRow, visibleStatus } from "./target.ts";
+import { deliverLater, NotPermittedError, type StatusRow, visibleStatus } from "./target.ts";
 
 /**
  * `accountId` revokes the quote of `quotedStatusId` by `quotingStatusId`.
@@ -23,7 +23,7 @@ export async function revokeQuote(
   quotedStatusId: string,
   quotingStatusId: string,
 ): Promise<StatusRow> {
-  return await app.database.db.transaction(async (tx) => {
+  const { quoting, revoked } = await app.database.db.transaction(async (tx) => {
     const quoted = await visibleStatus(tx, accountId, quotedStatusId);
     const [quote] = await tx.select().from(quotes).where(and(
       eq(quotes.quotedStatusId, quoted.id),
@@ -41,6 +41,17 @@ export async function revokeQuote(
     }
     const [quoting] = await tx.select().from(statuses).where(eq(statuses.id, quotingStatusId));
     if (!quoting) throw new NotFoundError();
-    return quoting;
+    return { quoting, revoked: quote.state === "accepted" ? quote : null };
   });
+  // A remote quote loses its stamp: Delete of the stamp (federation/outbox/statuses.ts).
+  if (revoked) {
+    await deliverLater("Delete(QuoteAuthorization)", () =>
+      app.outbox.quoteRevoked({
+        id: revoked.id,
+        quotedStatusId: revoked.quotedStatusId!,
+        statusId: revoked.statusId,
+        approvalUri: revoked.approvalUri,
+      }));
+  }
+  return quoting;
 }

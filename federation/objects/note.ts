@@ -40,6 +40,7 @@ import {
   tags,
 } from "../../db/schema.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
+import { withNoteExtras } from "./note_extras.ts";
 import { mediaAttachmentEntity } from "../../api/entities/media_attachment.ts";
 
 /** Path template of local statuses (their uri). */
@@ -229,6 +230,7 @@ export function registerNoteDispatcher(federation: Federation<AppContext>): void
     const data = await loadNoteData(db, ctx.data.config.origin, status);
     if (!data) return null;
     // A Question is served at the same path; Fedify only checks it is an Object.
-    return buildNote(ctx, status, data) as Note;
+    // Thread, quote policy and quote (note_extras.ts), as deliveries send them.
+    return await withNoteExtras(ctx, status, buildNote(ctx, status, data)) as Note;
   });
 }
