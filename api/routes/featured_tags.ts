@@ -25,6 +25,7 @@ import {
   deleteFeaturedTag,
   featuredTagSuggestions,
   featureTag,
+  refreshFeaturedTagStats,
 } from "../../actors/featured_tags.ts";
 
 /** Longest `name` looked at; a hashtag is at most 50 characters anyway. */
@@ -45,6 +46,9 @@ export function featuredTagRoutes(): Hono<ApiEnv> {
 
   app.get("/api/v1/featured_tags", readAccounts, async (c) => {
     const { database, config } = c.get("ctx");
+    // Until every status command calls refreshFeaturedTagStats, the owner's
+    // own list recounts (at most config.limits.maxFeaturedTags rows).
+    await refreshFeaturedTagStats(database.db, me(c));
     const account = await handleOf(database, me(c));
     const rows = await featuredTagsOf(database, me(c));
     return c.json(rows.map((r) => featuredTagEntity(config.origin, account, r)));

@@ -232,6 +232,14 @@ test("feature/unfeature, featured tags CRUD, limit, suggestions, AP collection",
       404,
     );
 
+    // Posting with a featured tag counts in the owner's list.
+    const posted = await callJson(instance, alice, "POST", "/api/v1/statuses", {
+      status: "more #Rust",
+    });
+    assert.equal(posted.status, 200);
+    const recounted = await callJson(instance, alice, "GET", "/api/v1/featured_tags");
+    assert.equal(recounted.body[0].statuses_count, "4");
+
     const unfeat = await callJson(instance, alice, "POST", "/api/v1/tags/rust/unfeature");
     assert.equal(unfeat.status, 200);
     assert.equal(unfeat.body.featured, false);
