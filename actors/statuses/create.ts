@@ -44,7 +44,7 @@ import {
 } from "../../db/schema.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
-import { notify } from "../notifications/notify.ts";
+import { notify, notifySubscribers } from "../notifications/notify.ts";
 import { resolveSettings } from "../user_settings.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
@@ -527,6 +527,8 @@ async function write(
   }).where(eq(accounts.id, input.accountId));
 
   await fanOutStatus(tx, status);
+  // Followers who rang the bell for this account get `status`.
+  await notifySubscribers(tx, status);
   for (const accountId of p.mentioned) {
     if (!p.localMentioned.has(accountId)) continue;
     await notify(tx, {

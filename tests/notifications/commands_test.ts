@@ -74,3 +74,36 @@ test("notifications from posting, favouriting, boosting and muting a thread", as
     await instance.close({ destroy: true });
   }
 });
+
+test("following with notify=true brings `status` notifications for new posts, not replies to others", async () => {
+  const instance = await startInstance();
+  try {
+    const f = fixtures(instance);
+    const fan = await f.user("fan");
+    const star = await f.user("star");
+    const other = await f.user("other");
+    const followed = await f.call(fan, "POST", `/api/v1/accounts/${star.id}/follow`, {
+      notify: true,
+    });
+    assert.equal(followed.status, 200);
+    assert.equal(followed.body.notifying, true);
+    // Another follower without the bell gets nothing.
+    await f.call(other, "POST", `/api/v1/accounts/${star.id}/follow`);
+
+    const post = await f.call(star, "POST", "/api/v1/statuses", { status: "New post" });
+    const elsewhere = await f.call(other, "POST", "/api/v1/statuses", { status: "Hi" });
+    await f.call(star, "POST", "/api/v1/statuses", {
+      status: "a reply to someone else",
+      in_reply_to_id: elsewhere.body.id,
+    });
+
+    const fanSees = await f.call(fan, "GET", "/api/v1/notifications?types[]=status");
+    assert.deepEqual(fanSees.body.map((n: any) => [n.type, n.account.id, n.status.id]), [
+      ["status", star.id, post.body.id],
+    ]);
+    const otherSees = await f.call(other, "GET", "/api/v1/notifications?types[]=status");
+    assert.deepEqual(otherSees.body, []);
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
