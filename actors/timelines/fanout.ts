@@ -161,3 +161,18 @@ export async function removeFromFeeds(tx: Executor, statusId: string): Promise<v
     WHERE la.account_id = g.account_id AND lf.list_id = la.list_id AND lf.status_id = g.id`);
   await removeFromConversations(tx, statusId);
 }
+
+/**
+ * Takes an author's statuses and boosts out of one account's home feed
+ * (Mastodon's unmerge on unfollow, block and mute), for the relationship
+ * commands to call inside their transaction.
+ */
+export async function removeAuthorFromHome(
+  tx: Executor,
+  accountId: string,
+  authorId: string,
+): Promise<void> {
+  await tx.execute(sql`DELETE FROM home_feed h USING statuses s
+    WHERE h.account_id = ${accountId}::bigint AND s.id = h.status_id
+      AND s.account_id = ${authorId}::bigint`);
+}
