@@ -9,8 +9,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
-import { favourites, notifications, statuses } from "../../db/schema.ts";
-import { notify } from "../notifications/notify.ts";
+import { favourites, statuses } from "../../db/schema.ts";
+import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
 import { actingAccount, deliverLater, type StatusRow, visibleOriginal } from "./target.ts";
 
@@ -82,12 +82,12 @@ export async function unfavourite(
     const [status] = await tx.update(statuses)
       .set({ favouritesCount: sql`GREATEST(${statuses.favouritesCount} - 1, 0)` })
       .where(eq(statuses.id, originalId)).returning();
-    await tx.delete(notifications).where(and(
-      eq(notifications.type, "favourite"),
-      eq(notifications.accountId, status.accountId),
-      eq(notifications.fromAccountId, accountId),
-      eq(notifications.statusId, status.id),
-    ));
+    await retractNotifications(tx, {
+      types: ["favourite"],
+      accountId: status.accountId,
+      fromAccountId: accountId,
+      statusId: status.id,
+    });
     return { status, removed: snapshotOf(row) };
   });
   if (removed) await deliverLater("Undo(Like)", () => app.outbox.statusUnfavourited(removed));
