@@ -118,6 +118,27 @@ export async function refreshFeaturedTagStats(
   ));
 }
 
+/**
+ * Counts a new (delta 1) or deleted (delta -1) public or unlisted post of a
+ * local account in the featured tags it carries. Incremental, so posting
+ * costs an update of at most a few featured_tags rows of the author.
+ */
+export async function countInFeaturedTags(
+  tx: Executor,
+  status: { id: string; accountId: string; visibility: string; reblogOfId: string | null },
+  delta: 1 | -1,
+): Promise<void> {
+  if (status.reblogOfId || (status.visibility !== "public" && status.visibility !== "unlisted")) {
+    return;
+  }
+  await tx.execute(sql`
+    UPDATE featured_tags SET
+      statuses_count = GREATEST(statuses_count + ${delta}, 0),
+      last_status_at = CASE WHEN ${delta} > 0 THEN now() ELSE last_status_at END
+    WHERE account_id = ${status.accountId}::bigint
+      AND tag_id IN (SELECT tag_id FROM statuses_tags WHERE status_id = ${status.id}::bigint)`);
+}
+
 /** How many recent posts the suggestions look at (Mastodon's RECENT_STATUS_LIMIT). */
 const SUGGESTION_STATUS_WINDOW = 1_000;
 /** How many suggestions are returned. */

@@ -45,6 +45,7 @@ import {
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
 import { notify, notifySubscribers } from "../notifications/notify.ts";
+import { countInFeaturedTags } from "../featured_tags.ts";
 import { resolveSettings } from "../user_settings.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
@@ -470,6 +471,7 @@ async function write(
   await setMentions(tx, status.id, p.mentioned);
   await setStatusTags(tx, status.id, p.tagNames);
   if (input.local) {
+    await countInFeaturedTags(tx, status, 1);
     await attachMedia(tx, status.id, media.map((m) => m.id));
     if (input.poll) await insertPoll(tx, input.accountId, status.id, input.poll, { id: pollId! });
   } else {

@@ -9,6 +9,7 @@
  * - Media are detached so a redraft can attach them again, or removed for
  *   good with `delete_media`.
  */
+import { countInFeaturedTags } from "../featured_tags.ts";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { accounts, mediaAttachments, quotes, statuses, statusPins } from "../../db/schema.ts";
@@ -37,6 +38,7 @@ export async function deleteStatus(
       .where(and(eq(statuses.id, status.id), isNull(statuses.deletedAt)))
       .returning({ id: statuses.id });
     if (marked.length === 0) return; // deleted meanwhile by another request
+    await countInFeaturedTags(tx, status, -1);
     if (status.inReplyToId) {
       await tx.update(statuses)
         .set({ repliesCount: sql`GREATEST(${statuses.repliesCount} - 1, 0)` })

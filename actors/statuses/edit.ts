@@ -11,11 +11,19 @@
  *   local accounts get a mention notification; local accounts that boosted
  *   the status get an `update` notification.
  */
+import { refreshFeaturedTagStats } from "../featured_tags.ts";
 import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema.ts";
+import {
+  accounts,
+  mediaAttachments,
+  polls,
+  statusEdits,
+  statuses,
+  statusTags,
+} from "../../db/schema.ts";
 import { notify } from "../notifications/notify.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
 import { invalid, StatusError } from "./errors.ts";
@@ -206,7 +214,15 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       status.id,
       composed.mentionedAccountIds.filter((id) => id !== status.accountId),
     );
+    const before = await tx.select({ tagId: statusTags.tagId }).from(statusTags)
+      .where(eq(statusTags.statusId, status.id));
     await setStatusTags(tx, status.id, composed.tagNames);
+    const after = await tx.select({ tagId: statusTags.tagId }).from(statusTags)
+      .where(eq(statusTags.statusId, status.id));
+    // Edits are rare: recount the featured tags the edit touched.
+    await refreshFeaturedTagStats(tx, status.accountId, [
+      ...new Set([...before, ...after].map((r) => r.tagId)),
+    ]);
     for (const accountId of added) {
       if (!localMentioned.has(accountId)) continue;
       await notify(tx, {

@@ -8,6 +8,7 @@
  * scheduler, which turns `params` back into a post with
  * {@link inputFromScheduledParams} and calls createStatus.
  */
+import { checkScheduleLimits } from "../scheduled_statuses.ts";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
@@ -125,6 +126,7 @@ export async function scheduleStatus(
         throw invalid("Idempotency key was already used for another request");
       }
     }
+    await checkScheduleLimits(tx, input.accountId, scheduledAt);
     await ownMedia(tx, input.accountId, mediaIds);
     const [row] = await tx.insert(scheduledStatuses).values({
       id,
