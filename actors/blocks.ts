@@ -19,6 +19,7 @@ import {
   requirePair,
 } from "./follow_rows.ts";
 import type { BlockSnapshot, FollowSnapshot } from "./outbox/relationships.ts";
+import { removeAuthorFromHome } from "./timelines/fanout.ts";
 
 function selfError(action: string): ValidationError {
   return new ValidationError({
@@ -76,6 +77,9 @@ export async function block(
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, targetId), eq(endorsements.targetAccountId, accountId)),
     );
+    // Neither side keeps the other's posts in its home timeline.
+    await removeAuthorFromHome(tx, accountId, targetId);
+    await removeAuthorFromHome(tx, targetId, accountId);
     // Only the local side announces anything, and only to a remote side.
     const crosses = isLocal(account) !== isLocal(target);
     const severed: Severed = !crosses

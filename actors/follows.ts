@@ -30,6 +30,7 @@ import {
 } from "./follow_rows.ts";
 import type { FollowSnapshot } from "./outbox/relationships.ts";
 import { notifyFollow, notifyFollowRequest, retractNotifications } from "./notifications/notify.ts";
+import { removeAuthorFromHome } from "./timelines/fanout.ts";
 
 export { type FollowOptions, NotPermittedError } from "./follow_rows.ts";
 
@@ -185,6 +186,8 @@ export async function unfollow(app: AppContext, followerId: string, targetId: st
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, targetId)),
     );
+    // Unmerge: the unfollowed account's posts leave the home timeline.
+    await removeAuthorFromHome(tx, followerId, targetId);
     return isLocal(account) && !isLocal(target) ? gone : [];
   });
   for (const s of removed) await deliver(app, "Undo(Follow)", () => app.outbox.followUndone(s));
@@ -198,6 +201,7 @@ export async function removeFromFollowers(app: AppContext, accountId: string, fo
   const removed = await app.database.db.transaction(async (tx) => {
     const { account, target: follower } = await requirePair(tx, accountId, followerId);
     const gone = await removeFollows(tx, pairOf(follows, followerId, accountId));
+    await removeAuthorFromHome(tx, followerId, accountId);
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, accountId)),
     );

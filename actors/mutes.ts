@@ -12,6 +12,7 @@ import { newId } from "../db/ids.ts";
 import { mutes } from "../db/schema.ts";
 import { selfError } from "./blocks.ts";
 import { requirePair } from "./follow_rows.ts";
+import { removeAuthorFromHome } from "./timelines/fanout.ts";
 
 /** Longest mute duration accepted, in seconds (about 100 years; keeps dates valid). */
 export const MAX_MUTE_SECONDS = 100 * 365 * 24 * 3600;
@@ -45,6 +46,7 @@ export async function mute(
     await requirePair(tx, accountId, targetId);
     await tx.insert(mutes).values({ id: newId(), accountId, targetAccountId: targetId, ...values })
       .onConflictDoUpdate({ target: [mutes.accountId, mutes.targetAccountId], set: values });
+    await removeAuthorFromHome(tx, accountId, targetId);
   });
 }
 
