@@ -1,14 +1,19 @@
 /**
  * The outbox, featured (pinned posts) and featured tags collections.
  *
- * Statuses and pins arrive in later issues: until then the outbox reports
- * the account's statuses_count with empty pages, and the featured collection
- * is empty. The featured tags collection lists featured_tags as Hashtags. The instance actor has an outbox (empty)
- * and nothing else.
+ * The outbox reports the account's statuses_count (its pages are still
+ * empty: peers backfill from it rarely, and Mastodon only reads its size).
+ * The featured collection lists pinned public and unlisted posts as Notes,
+ * newest pin first; the featured tags collection lists featured_tags as
+ * Hashtags. The instance actor has an outbox (empty) and nothing else.
  */
 import type { Federation, RequestContext } from "@fedify/fedify";
 import { Hashtag } from "@fedify/vocab";
+import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { featuredTagsOf } from "../db/queries/accounts.ts";
+import { statuses, statusPins } from "../db/schema.ts";
+import { buildNote, loadNoteData } from "./objects/note.ts";
+import { withNoteExtras } from "./objects/note_extras.ts";
 import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
@@ -36,10 +41,19 @@ export function registerProfileCollections(federation: Federation<AppContext>): 
   federation.setFeaturedDispatcher(
     "/users/{identifier}/collections/featured",
     async (ctx, identifier) => {
-      // Pinned statuses come with the posting issue.
-      return await liveAccount(ctx, identifier) ? { items: [] } : null;
+      const account = await liveAccount(ctx, identifier);
+      if (!account) return null;
+      const items = [];
+      for (const status of await pinnedStatuses(ctx, account.id)) {
+        const data = await loadNoteData(ctx.data.database.db, ctx.data.config.origin, status);
+        if (data) items.push(await withNoteExtras(ctx, status, buildNote(ctx, status, data)));
+      }
+      return { items };
     },
-  ).setCounter(async (ctx, identifier) => await liveAccount(ctx, identifier) ? 0 : null);
+  ).setCounter(async (ctx, identifier) => {
+    const account = await liveAccount(ctx, identifier);
+    return account ? (await pinnedStatuses(ctx, account.id)).length : null;
+  });
 
   federation.setFeaturedTagsDispatcher(
     "/users/{identifier}/collections/tags",
@@ -60,6 +74,19 @@ export function registerProfileCollections(federation: Federation<AppContext>): 
     const account = await liveAccount(ctx, identifier);
     return account ? (await featuredTagsOf(ctx.data.database, account.id)).length : null;
   });
+}
+
+/** Pins that anyone may see (public and unlisted), newest pin first; at most a handful. */
+async function pinnedStatuses(ctx: RequestContext<AppContext>, accountId: string) {
+  const rows = await ctx.data.database.db.select({ status: statuses }).from(statusPins)
+    .innerJoin(statuses, eq(statuses.id, statusPins.statusId))
+    .where(and(
+      eq(statusPins.accountId, accountId),
+      isNull(statuses.deletedAt),
+      inArray(statuses.visibility, ["public", "unlisted"]),
+    ))
+    .orderBy(desc(statusPins.id));
+  return rows.map((r) => r.status);
 }
 
 async function liveAccount(ctx: RequestContext<AppContext>, identifier: string) {

@@ -108,7 +108,7 @@ test("hidden collections show only totalItems; delivery still sees every followe
   }
 });
 
-test("outbox reports statuses_count; featured collections exist and are empty", async () => {
+test("outbox reports statuses_count; featured collections exist and start empty", async () => {
   const a = await startInstance();
   try {
     await createAccount(a, "alice", { statusesCount: 7 });
