@@ -1,0 +1,227 @@
+/**
+ * `deno task bench`: seeds the benchmark data set on each database, starts
+ * the real server (main.ts) against it, drives it with autocannon over
+ * loopback, and prints one table.
+ *
+ * Scenarios:
+ * - home timeline (`limit=40`) at a fixed offered rate: p50/p99 latency;
+ * - home timeline at full speed: maximum throughput;
+ * - status creation by an account with 100 local followers: throughput.
+ *
+ * Environment: BENCH_DB (`pglite`, `postgres` or `both`, default both),
+ * BENCH_STATUSES (default 1,000,000), BENCH_SECONDS per scenario (default 20),
+ * BENCH_RATE for the fixed-rate run (default 200 requests/s),
+ * BENCH_DATABASE_URL to use an existing PostgreSQL server.
+ */
+import autocannon from "autocannon";
+import { openDatabase } from "../db/connection.ts";
+import { DEFAULT_SEED, seed, type Seeded } from "./seed.ts";
+import { startBenchPostgres } from "./postgres.ts";
+import postgres from "postgres";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
+const RATE = Number(Deno.env.get("BENCH_RATE") ?? 200);
+const STATUSES = Number(Deno.env.get("BENCH_STATUSES") ?? DEFAULT_SEED.statuses);
+const WHICH = Deno.env.get("BENCH_DB") ?? "both";
+
+interface Row {
+  database: string;
+  scenario: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+function log(message: string) {
+  console.error(`[bench] ${message}`);
+}
+
+async function startServer(env: Record<string, string>) {
+  const port = freePort();
+  const origin = `http://localhost:${port}`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: {
+      ...env,
+      PORT: String(port),
+      BIND: "127.0.0.1",
+      ORIGIN: origin,
+      RATE_LIMITS: "off",
+      LOG_LEVEL: "error",
+    },
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  for (let i = 0; i < 600; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch { /* starting */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+function rssMiB(pid: number): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+async function cannon(options: Record<string, unknown>) {
+  const result = await autocannon({ duration: SECONDS, ...options });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+async function scenarios(database: string, url: string, tokens: Seeded): Promise<Row[]> {
+  const home = {
+    url: `${url}/api/v1/timelines/home?limit=40`,
+    headers: { authorization: `Bearer ${tokens.viewerToken}` },
+  };
+  await autocannon({ ...home, duration: 3, connections: 4 }); // warm caches and plans
+  const rows: Row[] = [];
+  log(`${database}: home timeline at ${RATE} requests/s`);
+  rows.push({
+    database,
+    scenario: `home limit=40 @ ${RATE}/s`,
+    ...await cannon({ ...home, connections: 16, overallRate: RATE }),
+  });
+  log(`${database}: home timeline, full speed`);
+  rows.push({
+    database,
+    scenario: "home limit=40 max",
+    ...await cannon({ ...home, connections: 32 }),
+  });
+  log(`${database}: posting with 100 followers, full speed`);
+  rows.push({
+    database,
+    scenario: "POST status (100 followers) max",
+    ...await cannon({
+      url: `${url}/api/v1/statuses`,
+      method: "POST",
+      connections: 16,
+      headers: {
+        authorization: `Bearer ${tokens.posterToken}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body:
+        "status=Benchmark%20post%20with%20a%20%23hashtag%20and%20a%20link%20https%3A%2F%2Fexample.com%2F",
+    }),
+  });
+  return rows;
+}
+
+async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-bench-" });
+  try {
+    log(`pglite: seeding ${STATUSES} statuses`);
+    const started = performance.now();
+    const database = await openDatabase({ databaseUrl: null, pgliteDir: `${dataDir}/db` });
+    const tokens = await seed(database, {
+      ...DEFAULT_SEED,
+      statuses: STATUSES,
+      origin: "http://localhost",
+    });
+    await database.close();
+    log(`pglite: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
+    const server = await startServer({ DATA_DIR: dataDir });
+    try {
+      const rows = await scenarios("PGlite", server.url, tokens);
+      return { rows, rss: rssMiB(server.pid) };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+}
+
+async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
+  const pg = await startBenchPostgres();
+  if (!pg) {
+    log("postgres: no PostgreSQL binaries found and BENCH_DATABASE_URL unset; skipped");
+    return null;
+  }
+  const name = `rookery_bench_${Date.now()}`;
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(pg.url);
+  url.pathname = `/${name}`;
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-bench-" });
+  try {
+    log(`postgres: seeding ${STATUSES} statuses`);
+    const started = performance.now();
+    const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: "" });
+    const tokens = await seed(database, {
+      ...DEFAULT_SEED,
+      statuses: STATUSES,
+      origin: "http://localhost",
+    });
+    await database.close();
+    log(`postgres: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
+    const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: url.toString() });
+    try {
+      const rows = await scenarios("PostgreSQL", server.url, tokens);
+      return { rows, rss: rssMiB(server.pid) };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+    await pg.stop();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+}
+
+const results: { rows: Row[]; rss: number; database: string }[] = [];
+if (WHICH === "both" || WHICH === "postgres") {
+  const r = await benchPostgres();
+  if (r) results.push({ ...r, database: "PostgreSQL" });
+}
+if (WHICH === "both" || WHICH === "pglite") {
+  results.push({ ...await benchPglite(), database: "PGlite" });
+}
+
+console.log(
+  `\nRookery benchmark: ${STATUSES.toLocaleString("en")} statuses, ` +
+    `${DEFAULT_SEED.accounts} accounts, ${SECONDS} s per scenario, ${navigator.hardwareConcurrency} cores\n`,
+);
+console.log("| database | scenario | requests/s | p50 ms | p99 ms | errors |");
+console.log("|---|---|---:|---:|---:|---:|");
+for (const { rows } of results) {
+  for (const r of rows) {
+    console.log(
+      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} |`,
+    );
+  }
+}
+console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
+for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);
+Deno.exit(0);
