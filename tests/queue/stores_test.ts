@@ -41,15 +41,19 @@ test("the KV store gets, sets, lists by prefix, expires and compares-and-swaps",
     await new Promise((r) => setTimeout(r, 1_100));
     assert.equal(await kv.get(["short"]), undefined);
 
-    if (kv.cas) {
-      assert.equal(await kv.cas(["c"], undefined, 1), true);
-      assert.equal(await kv.cas(["c"], undefined, 2), false);
-      assert.equal(await kv.cas(["c"], 2, 3), false);
-      assert.equal(await kv.cas(["c"], 1, 3), true);
-      assert.equal(await kv.get(["c"]), 3);
-    } else {
-      assert.equal(DB_KIND, "postgres", "our own store must support cas");
-    }
+    assert.ok(kv.cas, "both stores support compare-and-swap");
+    assert.equal(await kv.cas(["c"], undefined, 1), true);
+    assert.equal(await kv.cas(["c"], undefined, 2), false);
+    assert.equal(await kv.cas(["c"], 2, 3), false);
+    assert.equal(await kv.cas(["c"], 1, { n: 3 }), true);
+    assert.deepEqual(await kv.get(["c"]), { n: 3 });
+    assert.equal(await kv.cas(["c"], { n: 3 }, 4), true);
+    assert.equal(await kv.get(["c"]), 4);
+    // An expired entry counts as absent.
+    await kv.set(["gone"], "old", { ttl: Temporal.Duration.from({ milliseconds: 200 }) });
+    await new Promise((r) => setTimeout(r, 1_100));
+    assert.equal(await kv.cas(["gone"], undefined, "new"), true);
+    assert.equal(await kv.get(["gone"]), "new");
   });
 });
 
