@@ -6,7 +6,9 @@
  * fetches any number of accounts with their users and moved-to targets in
  * three queries at most, then {@link accountEntity} maps rows to JSON.
  */
-import { eq, inArray } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { anyId } from "../../db/queries/any_id.ts";
+import { prepared } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, users } from "../../db/schema.ts";
@@ -147,9 +149,15 @@ export function accountEntity(
 /** Accounts by id with their users' role and settings, in one query. */
 async function selectWithUsers(db: Executor, ids: string[]) {
   if (ids.length === 0) return [];
-  return await db.select({ account: accounts, role: users.role, settings: users.settings })
-    .from(accounts).leftJoin(users, eq(users.accountId, accounts.id))
-    .where(inArray(accounts.id, ids));
+  return await prepared(
+    db,
+    "account_entities",
+    () =>
+      db.select({ account: accounts, role: users.role, settings: users.settings })
+        .from(accounts).leftJoin(users, eq(users.accountId, accounts.id))
+        .where(anyId(accounts.id, sql.placeholder("ids"))).prepare("account_entities"),
+  )
+    .execute({ ids });
 }
 
 /**

@@ -5,7 +5,9 @@
  * prefix as profile images); remote attachments that were not copied keep
  * pointing at their server (`url` = `remote_url`).
  */
-import { inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
+import { anyId } from "../../db/queries/any_id.ts";
+import { prepared } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { mediaAttachments } from "../../db/schema.ts";
@@ -67,9 +69,11 @@ export async function loadMediaByStatus(
 ): Promise<Map<string, MediaAttachmentRow[]>> {
   const out = new Map<string, MediaAttachmentRow[]>();
   if (statusIds.length === 0) return out;
-  const rows = await db.select().from(mediaAttachments)
-    .where(inArray(mediaAttachments.statusId, [...new Set(statusIds)]))
-    .orderBy(mediaAttachments.id);
+  const rows = await prepared(db, "media_by_status", () =>
+    db.select().from(mediaAttachments)
+      .where(anyId(mediaAttachments.statusId, sql.placeholder("ids")))
+      .orderBy(mediaAttachments.id).prepare("media_by_status"))
+    .execute({ ids: [...new Set(statusIds)] });
   for (const row of rows) {
     const list = out.get(row.statusId!) ?? [];
     list.push(row);

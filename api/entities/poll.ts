@@ -9,7 +9,8 @@
  * - `voted` and `own_votes` appear only for a signed-in viewer; the author
  *   counts as having voted.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { anyId } from "../../db/queries/any_id.ts";
 import type { Executor } from "../../db/connection.ts";
 import { polls, pollVotes } from "../../db/schema.ts";
 
@@ -75,13 +76,17 @@ export async function loadPolls(
   const ids = [...new Set(pollIds)];
   const result = { polls: new Map<string, PollRow>(), votes: new Map<string, number[]>() };
   if (ids.length === 0) return result;
-  for (const row of await db.select().from(polls).where(inArray(polls.id, ids))) {
+  for (
+    const row of await db.select().from(polls).where(anyId(polls.id, ids))
+      .prepare("polls_by_id").execute()
+  ) {
     result.polls.set(row.id, row);
   }
   if (viewer) {
     const votes = await db.select({ pollId: pollVotes.pollId, choice: pollVotes.choice })
       .from(pollVotes)
-      .where(and(inArray(pollVotes.pollId, ids), eq(pollVotes.accountId, viewer.accountId)));
+      .where(and(anyId(pollVotes.pollId, ids), eq(pollVotes.accountId, viewer.accountId)))
+      .prepare("poll_own_votes").execute();
     for (const v of votes) {
       const list = result.votes.get(v.pollId) ?? [];
       list.push(v.choice);

@@ -2,12 +2,12 @@
  * The Status entity (Mastodon 4.5): the one serializer from `statuses` rows
  * to JSON, used by every route that shows statuses.
  *
- * {@link serializeStatuses} hydrates a whole page at once: it gathers every
- * status the page shows (the rows, the statuses they boost, the statuses
- * those quote), then loads each kind of related row with one query (accounts,
- * media, mentions, tags, polls and votes, applications, cards, quotes and the
- * viewer's favourites, boosts, bookmarks, pins and muted threads), never one
- * query per row.
+ * {@link serializeStatuses} hydrates a whole page at once (see
+ * status_hydration.ts): it gathers every status the page shows (the rows, the
+ * statuses they boost, the statuses those quote), then loads each kind of
+ * related row with one query (accounts, media, mentions, tags, polls and
+ * votes, applications, cards, quotes, and the viewer's favourites, boosts,
+ * bookmarks, pins and muted threads together), never one query per row.
  *
  * Decisions:
  * - A boost (reblog wrapper) shows no content of its own, as Mastodon: empty
@@ -20,33 +20,12 @@
  *   ShallowQuotes.
  * - `text` (the plain source) is added only by the delete response.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import type { Executor } from "../../db/connection.ts";
-import {
-  accounts,
-  bookmarks,
-  conversationMutes,
-  favourites,
-  follows,
-  mentions,
-  oauthApplications,
-  previewCards,
-  quotes,
-  statuses,
-  statusPins,
-  statusPreviewCards,
-  statusTags,
-  tags,
-} from "../../db/schema.ts";
-import { visibleStatusIds } from "../../db/queries/visibility.ts";
-import { type Account, acctOf, loadAccountEntities } from "./account.ts";
-import {
-  loadMediaByStatus,
-  mediaAttachmentEntity,
-  type MediaAttachmentJson,
-} from "./media_attachment.ts";
-import { loadPolls, pollEntity, type PollJson } from "./poll.ts";
+import type { statuses } from "../../db/schema.ts";
+import type { Account } from "./account.ts";
+import type { MediaAttachmentJson } from "./media_attachment.ts";
+import { pollEntity, type PollJson } from "./poll.ts";
+import { hydrate, type Hydration, statusRows, unique } from "./status_hydration.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -130,231 +109,6 @@ export interface StatusJson {
   quote_approval: QuoteApprovalJson;
   card: PreviewCardJson | null;
   poll: PollJson | null;
-}
-
-/** Everything loaded for a page, keyed by status id (or account/poll id). */
-interface Hydration {
-  statuses: Map<string, StatusRow>;
-  accounts: Map<string, Account>;
-  media: Map<string, ReturnType<typeof mediaAttachmentEntity>[]>;
-  mentions: Map<string, MentionJson[]>;
-  tags: Map<string, { name: string; url: string }[]>;
-  polls: Awaited<ReturnType<typeof loadPolls>>;
-  applications: Map<string, { name: string; website: string | null }>;
-  cards: Map<string, PreviewCardJson>;
-  quotes: Map<string, { state: string; quotedStatusId: string | null }>;
-  /** Quoted statuses the viewer may see. */
-  visibleQuoted: Set<string>;
-  favourited: Set<string>;
-  reblogged: Set<string>;
-  bookmarked: Set<string>;
-  pinned: Set<string>;
-  mutedConversations: Set<string>;
-  /** Authors the viewer follows (for quote_approval). */
-  followedAuthors: Set<string>;
-}
-
-function unique(ids: Iterable<string | null | undefined>): string[] {
-  const set = new Set<string>();
-  for (const id of ids) if (id != null) set.add(id);
-  return [...set];
-}
-
-async function statusRows(db: Executor, ids: string[]): Promise<StatusRow[]> {
-  if (ids.length === 0) return [];
-  return await db.select().from(statuses).where(inArray(statuses.id, ids));
-}
-
-function group<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const row of rows) {
-    const k = key(row);
-    const list = out.get(k);
-    if (list) list.push(row);
-    else out.set(k, [row]);
-  }
-  return out;
-}
-
-function cardEntity(row: typeof previewCards.$inferSelect): PreviewCardJson {
-  return {
-    url: row.url,
-    title: row.title,
-    description: row.description,
-    type: row.type,
-    authors: row.authorName ? [{ name: row.authorName, url: row.authorUrl, account: null }] : [],
-    author_name: row.authorName,
-    author_url: row.authorUrl,
-    provider_name: row.providerName,
-    provider_url: row.providerUrl,
-    html: row.html,
-    width: row.width,
-    height: row.height,
-    image: row.imageUrl,
-    image_description: "",
-    embed_url: row.embedUrl,
-    blurhash: row.blurhash,
-    published_at: null,
-  };
-}
-
-async function hydrate(ctx: AppContext, rows: StatusRow[], viewer: Viewer): Promise<Hydration> {
-  const db = ctx.database.db;
-  const origin = ctx.config.origin;
-  const all = new Map(rows.map((r) => [r.id, r]));
-  // Boosted statuses, then the quotes of everything shown.
-  for (
-    const r of await statusRows(
-      db,
-      unique(rows.map((r) => r.reblogOfId)).filter((id) => !all.has(id)),
-    )
-  ) {
-    all.set(r.id, r);
-  }
-  const quoteRows = await db.select({
-    statusId: quotes.statusId,
-    state: quotes.state,
-    quotedStatusId: quotes.quotedStatusId,
-  }).from(quotes).where(inArray(quotes.statusId, [...all.keys()]));
-  const quoteMap = new Map(quoteRows.map((q) => [q.statusId, q]));
-  const quotedIds = unique(quoteRows.map((q) => q.state === "accepted" ? q.quotedStatusId : null));
-  const visibleQuoted = await visibleStatusIds(
-    db,
-    viewer?.accountId ?? null,
-    quotedIds,
-  );
-  for (const r of await statusRows(db, [...visibleQuoted].filter((id) => !all.has(id)))) {
-    all.set(r.id, r);
-  }
-  const ids = [...all.keys()];
-  const originals = [...all.values()].filter((r) => r.reblogOfId == null);
-  const originalIds = originals.map((r) => r.id);
-
-  const accountList = await loadAccountEntities(
-    db,
-    ctx.config,
-    unique([...all.values()].map((r) => r.accountId)),
-  );
-  const media = new Map<string, MediaAttachmentJson[]>();
-  for (const [statusId, list] of await loadMediaByStatus(db, originalIds)) {
-    media.set(statusId, list.map((m) => mediaAttachmentEntity(ctx.config, m)));
-  }
-  const mentionRows = originalIds.length
-    ? await db.select({
-      statusId: mentions.statusId,
-      id: accounts.id,
-      username: accounts.username,
-      domain: accounts.domain,
-      url: accounts.url,
-      uri: accounts.uri,
-    }).from(mentions).innerJoin(accounts, eq(accounts.id, mentions.accountId))
-      .where(and(inArray(mentions.statusId, originalIds), eq(mentions.silent, false)))
-      .orderBy(mentions.id)
-    : [];
-  const tagRows = originalIds.length
-    ? await db.select({ statusId: statusTags.statusId, name: tags.name })
-      .from(statusTags).innerJoin(tags, eq(tags.id, statusTags.tagId))
-      .where(inArray(statusTags.statusId, originalIds))
-    : [];
-  const polls = await loadPolls(db, unique(originals.map((r) => r.pollId)), viewer);
-  const appIds = unique(originals.map((r) => r.local ? r.applicationId : null));
-  const appRows = appIds.length
-    ? await db.select({
-      id: oauthApplications.id,
-      name: oauthApplications.name,
-      website: oauthApplications.website,
-    }).from(oauthApplications).where(inArray(oauthApplications.id, appIds))
-    : [];
-  const cardRows = originalIds.length
-    ? await db.select({ statusId: statusPreviewCards.statusId, card: previewCards })
-      .from(statusPreviewCards)
-      .innerJoin(previewCards, eq(previewCards.id, statusPreviewCards.previewCardId))
-      .where(inArray(statusPreviewCards.statusId, originalIds))
-    : [];
-
-  const h: Hydration = {
-    statuses: all,
-    accounts: new Map(accountList.map((a) => [a.id, a])),
-    media,
-    mentions: new Map(
-      [...group(mentionRows, (m) => m.statusId)].map(([k, list]) => [
-        k,
-        list.map((m) => ({
-          id: m.id,
-          username: m.username,
-          url: m.url ?? m.uri,
-          acct: acctOf(m),
-        })),
-      ]),
-    ),
-    tags: new Map(
-      [...group(tagRows, (t) => t.statusId)].map(([k, list]) => [
-        k,
-        list.map((t) => ({
-          name: t.name.toLowerCase(),
-          url: `${origin}/tags/${encodeURIComponent(t.name.toLowerCase())}`,
-        })),
-      ]),
-    ),
-    polls,
-    applications: new Map(appRows.map((a) => [a.id, { name: a.name, website: a.website }])),
-    cards: new Map(cardRows.map((c) => [c.statusId, cardEntity(c.card)])),
-    quotes: new Map([...quoteMap].map(([k, q]) => [k, q])),
-    visibleQuoted,
-    favourited: new Set(),
-    reblogged: new Set(),
-    bookmarked: new Set(),
-    pinned: new Set(),
-    mutedConversations: new Set(),
-    followedAuthors: new Set(),
-  };
-  if (viewer) await hydrateViewer(db, viewer.accountId, [...all.values()], ids, h);
-  return h;
-}
-
-/** The viewer's relations to the page's statuses: one query per kind. */
-async function hydrateViewer(
-  db: Executor,
-  viewerId: string,
-  rows: StatusRow[],
-  ids: string[],
-  h: Hydration,
-): Promise<void> {
-  const fav = await db.select({ id: favourites.statusId }).from(favourites)
-    .where(and(eq(favourites.accountId, viewerId), inArray(favourites.statusId, ids)));
-  fav.forEach((r) => h.favourited.add(r.id));
-  const boosts = await db.select({ id: statuses.reblogOfId }).from(statuses).where(and(
-    eq(statuses.accountId, viewerId),
-    inArray(statuses.reblogOfId, ids),
-    sql`${statuses.deletedAt} IS NULL`,
-  ));
-  boosts.forEach((r) => r.id && h.reblogged.add(r.id));
-  const marks = await db.select({ id: bookmarks.statusId }).from(bookmarks)
-    .where(and(eq(bookmarks.accountId, viewerId), inArray(bookmarks.statusId, ids)));
-  marks.forEach((r) => h.bookmarked.add(r.id));
-  const own = rows.filter((r) => r.accountId === viewerId).map((r) => r.id);
-  if (own.length) {
-    const pins = await db.select({ id: statusPins.statusId }).from(statusPins)
-      .where(and(eq(statusPins.accountId, viewerId), inArray(statusPins.statusId, own)));
-    pins.forEach((r) => h.pinned.add(r.id));
-  }
-  const threads = unique(rows.map((r) => r.conversationId));
-  if (threads.length) {
-    const muted = await db.select({ id: conversationMutes.conversationId })
-      .from(conversationMutes).where(and(
-        eq(conversationMutes.accountId, viewerId),
-        inArray(conversationMutes.conversationId, threads),
-      ));
-    muted.forEach((r) => h.mutedConversations.add(r.id));
-  }
-  const authors = unique(
-    rows.map((r) => r.quoteApprovalPolicy === "followers" ? r.accountId : null),
-  );
-  if (authors.length) {
-    const followed = await db.select({ id: follows.targetAccountId }).from(follows)
-      .where(and(eq(follows.accountId, viewerId), inArray(follows.targetAccountId, authors)));
-    followed.forEach((r) => h.followedAuthors.add(r.id));
-  }
 }
 
 /** Who may quote a status, and whether the viewer may (QuoteApproval). */

@@ -17,6 +17,7 @@ import type { ApiEnv } from "../env.ts";
 import { hashSecret } from "../../actors/tokens.ts";
 import { loginActivity, oauthAccessTokens, users } from "../../db/schema.ts";
 import type { Executor } from "../../db/connection.ts";
+import { prepared } from "../../db/queries/prepared.ts";
 
 const logger = getLogger(["rookery", "http", "auth"]);
 
@@ -58,21 +59,24 @@ export async function lookupToken(
   db: Executor,
   token: string,
 ): Promise<{ token: AuthToken; user: AuthUser | null } | null> {
-  const [row] = await db.select({
-    id: oauthAccessTokens.id,
-    applicationId: oauthAccessTokens.applicationId,
-    userId: oauthAccessTokens.userId,
-    scopes: oauthAccessTokens.scopes,
-    revokedAt: oauthAccessTokens.revokedAt,
-    accountId: users.accountId,
-    role: users.role,
-    disabled: users.disabled,
-    approved: users.approved,
-    confirmedAt: users.confirmedAt,
-  }).from(oauthAccessTokens)
-    .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
-    .where(eq(oauthAccessTokens.tokenHash, await hashSecret(token)))
-    .limit(1);
+  // Built once per database handle (every request runs it).
+  const query = prepared(db, "lookup_token", () =>
+    db.select({
+      id: oauthAccessTokens.id,
+      applicationId: oauthAccessTokens.applicationId,
+      userId: oauthAccessTokens.userId,
+      scopes: oauthAccessTokens.scopes,
+      revokedAt: oauthAccessTokens.revokedAt,
+      accountId: users.accountId,
+      role: users.role,
+      disabled: users.disabled,
+      approved: users.approved,
+      confirmedAt: users.confirmedAt,
+    }).from(oauthAccessTokens)
+      .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
+      .where(eq(oauthAccessTokens.tokenHash, sql.placeholder("hash")))
+      .limit(1).prepare("lookup_token"));
+  const [row] = await query.execute({ hash: await hashSecret(token) });
   if (!row || row.revokedAt) return null;
   const authToken: AuthToken = {
     id: row.id,

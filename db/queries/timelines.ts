@@ -19,6 +19,7 @@ import {
   getTableColumns,
   inArray,
   isNotNull,
+  type Placeholder,
   type SQL,
   sql,
 } from "drizzle-orm";
@@ -33,6 +34,7 @@ import {
   tags,
 } from "../schema.ts";
 import { visibleStatusFilter } from "./visibility.ts";
+import { prepared } from "./prepared.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
@@ -45,8 +47,13 @@ export interface Page {
   limit: number;
 }
 
+/** A page's bounds as values, or as placeholders of a prepared query. */
+export type PageBounds = {
+  [K in "maxId" | "sinceId" | "minId"]: string | Placeholder | null;
+};
+
 /** `column` within the page's bounds, and the order to read it in. */
-export function pageWindow(column: Column | SQL, page: Page): {
+export function pageWindow(column: Column | SQL, page: PageBounds): {
   where: SQL | undefined;
   order: SQL;
   /** min_id pages read upwards; the caller reverses them to newest first. */
@@ -78,7 +85,7 @@ export const HAS_MEDIA = sql`EXISTS (SELECT 1 FROM media_attachments ma
  * The viewer mutes neither the author nor the boosted author (a mute made
  * after the status entered a feed still hides it). TRUE for anonymous viewers.
  */
-export function notMutedBy(viewer: string | null): SQL {
+export function notMutedBy(viewer: string | Placeholder | null): SQL {
   if (viewer == null) return sql`TRUE`;
   const active = sql`(mu.expires_at IS NULL OR mu.expires_at > now())`;
   return sql`NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer}::bigint
@@ -92,21 +99,46 @@ function finish<T>(rows: T[], reverse: boolean): T[] {
   return reverse ? rows.reverse() : rows;
 }
 
+/**
+ * Placeholders for the bounds a page sets (and so the shape of its query),
+ * with the key that shape is prepared under.
+ */
+function placeholderBounds(name: string, page: Page): { key: string; bounds: PageBounds } {
+  const bound = (key: "maxId" | "sinceId" | "minId") => page[key] ? sql.placeholder(key) : null;
+  const bounds = { maxId: bound("maxId"), sinceId: bound("sinceId"), minId: bound("minId") };
+  const key = `${name}:${bounds.maxId ? "max" : ""}:${bounds.sinceId ? "since" : ""}:${
+    bounds.minId ? "min" : ""
+  }`;
+  return { key, bounds };
+}
+
 /** One page of an account's home feed. */
 export async function homeTimeline(db: Executor, accountId: string, page: Page) {
-  const w = pageWindow(homeFeed.statusId, page);
-  const rows = await db.select(STATUS_COLUMNS).from(homeFeed)
-    .innerJoin(statuses, eq(statuses.id, homeFeed.statusId))
-    .where(and(
-      eq(homeFeed.accountId, accountId),
-      w.where,
-      visibleStatusFilter(accountId),
-      notMutedBy(accountId),
-    ))
-    .orderBy(w.order).limit(page.limit)
-    // A server-side prepared statement (per query shape and connection): the
-    // visibility filter makes planning cost more than running the range scan.
-    .prepare("home_timeline").execute();
+  const { key, bounds } = placeholderBounds("home_timeline", page);
+  const w = pageWindow(homeFeed.statusId, bounds);
+  // Built once per page shape (db/queries/prepared.ts) and a server-side
+  // prepared statement per connection: building the visibility filter and
+  // planning it cost more than running the range scan.
+  const query = prepared(db, key, () => {
+    const viewer = sql.placeholder("viewer");
+    return db.select(STATUS_COLUMNS).from(homeFeed)
+      .innerJoin(statuses, eq(statuses.id, homeFeed.statusId))
+      .where(and(
+        eq(homeFeed.accountId, viewer),
+        w.where,
+        visibleStatusFilter(viewer),
+        notMutedBy(viewer),
+      ))
+      .orderBy(w.order).limit(sql.placeholder("limit"))
+      .prepare("home_timeline");
+  });
+  const rows = await query.execute({
+    viewer: accountId,
+    maxId: page.maxId,
+    sinceId: page.sinceId,
+    minId: page.minId,
+    limit: page.limit,
+  });
   return finish(rows, w.reverse);
 }
 
@@ -340,7 +372,7 @@ export async function listMembersPage(
   listId: string,
   page: Omit<Page, "limit"> & { limit: number | null },
 ): Promise<{ cursor: string; accountId: string }[]> {
-  const w = pageWindow(listAccounts.id, { ...page, limit: 0 });
+  const w = pageWindow(listAccounts.id, page);
   const query = db.select({ cursor: listAccounts.id, accountId: listAccounts.accountId })
     .from(listAccounts)
     .innerJoin(accounts, eq(accounts.id, listAccounts.accountId))

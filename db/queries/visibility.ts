@@ -22,7 +22,8 @@
  * itself; pass an alias when the query names it otherwise). Each relation is
  * its own EXISTS so each uses its own index.
  */
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { anyId } from "./any_id.ts";
 import type { Executor } from "../connection.ts";
 import { statuses } from "../schema.ts";
 
@@ -37,7 +38,7 @@ function ident(alias: StatusAlias): SQL {
 }
 
 /** The rules for one status row, without the boost check. */
-function ownRules(viewer: string | null, alias: StatusAlias): SQL {
+function ownRules(viewer: string | Placeholder | null, alias: StatusAlias): SQL {
   const s = ident(alias);
   const authorUsable = sql`EXISTS (SELECT 1 FROM accounts va WHERE va.id = ${s}.account_id
     AND va.deleted_at IS NULL AND va.suspended_at IS NULL)`;
@@ -66,10 +67,11 @@ function ownRules(viewer: string | null, alias: StatusAlias): SQL {
 /**
  * A WHERE fragment that keeps the statuses `viewerAccountId` may see (null:
  * an anonymous viewer). `alias` names the `statuses` row in the surrounding
- * query (default: the table name itself).
+ * query (default: the table name itself). The viewer may be a placeholder,
+ * for queries built once and executed many times (db/queries/prepared.ts).
  */
 export function visibleStatusFilter(
-  viewerAccountId: string | null,
+  viewerAccountId: string | Placeholder | null,
   alias: StatusAlias = "statuses",
 ): SQL {
   const s = ident(alias);
@@ -100,7 +102,8 @@ export async function visibleStatusIds(
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db.select({ id: statuses.id }).from(statuses)
-    .where(and(inArray(statuses.id, [...new Set(ids)]), visibleStatusFilter(viewerAccountId)));
+    .where(and(anyId(statuses.id, [...new Set(ids)]), visibleStatusFilter(viewerAccountId)))
+    .prepare("visible_status_ids").execute();
   return new Set(rows.map((r) => r.id));
 }
 
