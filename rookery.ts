@@ -11,6 +11,7 @@ import type { AppContext } from "./context.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
+import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
 import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
@@ -57,6 +58,10 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   partial.outbox = createOutbox(partial);
   const ctx = partial;
   const app = createApp(ctx);
+  // The instance actor signs every outgoing fetch: make its keys before the first one.
+  getKeyPairs(database, INSTANCE_KEY_OWNER).catch((error) =>
+    logger.warn("Could not make the instance actor's keys: {error}", { error })
+  );
   const abort = new AbortController();
   const timers: ReturnType<typeof setInterval>[] = [];
   let worker: Promise<void> | null = null;

@@ -194,6 +194,10 @@ export async function registerAccount(
       });
     }
   }
+  // Key pairs in the background: the answer does not wait for RSA key generation.
+  ctx.outbox.accountCreated(result.account.id).catch((error) =>
+    logger.warn("Could not make the key pairs of a new account: {error}", { error })
+  );
   return {
     accessToken: result.token,
     token: { scopes: result.row.scopes, createdAt: result.row.createdAt },

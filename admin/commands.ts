@@ -89,7 +89,7 @@ const COMMANDS: Record<string, Command> = {
       "allow-reserved": "boolean",
       bot: "boolean",
     },
-    async run({ db, config }, args) {
+    async run({ db, config, outbox }, args) {
       const role = args.strings.role ?? "user";
       if (!ROLES.includes(role as UserRole)) {
         throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
@@ -109,6 +109,8 @@ const COMMANDS: Record<string, Command> = {
         allowReserved: args.flags.has("allow-reserved"),
         bot: args.flags.has("bot"),
       });
+      // Key pairs now, so the account's first federated action does not wait for them.
+      await outbox?.accountCreated(account.id);
       const lines = [
         `Created @${account.username} (${printable(user.email)}): role ${user.role}, ` +
         `${confirmed ? "confirmed" : "unconfirmed"}, ${

@@ -6,4 +6,9 @@ export interface AccountDeliveries {
    * the change has committed; it only queues, so it returns quickly.
    */
   accountUpdated(accountId: string): Promise<void>;
+  /**
+   * A local account was created: its key pairs are made now rather than on
+   * its first federated action (RSA key generation takes a few hundred ms).
+   */
+  accountCreated(accountId: string): Promise<void>;
 }

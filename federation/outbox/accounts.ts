@@ -7,11 +7,15 @@ import type { AccountDeliveries } from "../../actors/outbox/accounts.ts";
 import { accounts } from "../../db/schema.ts";
 import { buildLocalActor } from "../actor.ts";
 import { instanceContext } from "../lookup.ts";
+import { getKeyPairs } from "../keys.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
 export function accountDeliveries(ctx: AppContext): AccountDeliveries {
   return {
+    async accountCreated(accountId) {
+      await getKeyPairs(ctx.database, accountId);
+    },
     async accountUpdated(accountId) {
       const [account] = await ctx.database.db.select().from(accounts)
         .where(eq(accounts.id, accountId)).limit(1);
