@@ -521,13 +521,6 @@ async function write(
         .where(eq(statuses.id, p.quoted.id));
     }
   }
-  await tx.update(accounts).set({
-    statusesCount: p.visibility === "direct"
-      ? accounts.statusesCount
-      : sql`${accounts.statusesCount} + 1`,
-    lastStatusAt: p.createdAt,
-  }).where(eq(accounts.id, input.accountId));
-
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);
@@ -548,5 +541,14 @@ async function write(
       statusId: status.id,
     });
   }
+  // Last, just before COMMIT: this UPDATE locks the author's row until the
+  // transaction ends, so an author's concurrent posts wait for each other
+  // only for the commit, not for the fan-out and notifications as well.
+  await tx.update(accounts).set({
+    statusesCount: p.visibility === "direct"
+      ? accounts.statusesCount
+      : sql`${accounts.statusesCount} + 1`,
+    lastStatusAt: p.createdAt,
+  }).where(eq(accounts.id, input.accountId));
   return status;
 }

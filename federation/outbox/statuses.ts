@@ -182,6 +182,12 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       const loaded = await loadLocal(app, statusId);
       if (!loaded || loaded.status.deletedAt) return;
       const { status, author } = loaded;
+      // The audience first: with no remote recipient (a server of local
+      // followers) and no quote to request approval for, there is nothing to
+      // send, and building the Note (several queries and vocab objects) would
+      // be wasted on every post.
+      const recipients = await audience(app, status, { boosters: false });
+      if (recipients.length === 0 && !status.quotedStatusId) return;
       const ctx = context();
       const note = await noteOf(ctx, status);
       if (!note) return;
@@ -193,7 +199,7 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
         ccs: note.ccIds,
         published: instant(status.createdAt),
       });
-      await send(ctx, author, await audience(app, status, { boosters: false }), create, status.uri);
+      await send(ctx, author, recipients, create, status.uri);
       await requestQuoteApproval(app, ctx, status, author);
       logger.debug("Queued Create {id}.", { id: status.uri });
     },
