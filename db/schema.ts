@@ -10,7 +10,6 @@ import { id, ts } from "./schema/columns.ts";
 import {
   bigint,
   boolean,
-  customType,
   index,
   integer,
   jsonb,
