@@ -12,22 +12,21 @@
  *   the status get an `update` notification.
  */
 import { refreshFeaturedTagStats } from "../featured_tags.ts";
-import { and, eq, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import {
-  accounts,
-  mediaAttachments,
-  polls,
-  statusEdits,
-  statuses,
-  statusTags,
-} from "../../db/schema.ts";
-import { notify } from "../notifications/notify.ts";
+import { mediaAttachments, polls, statusEdits, statuses, statusTags } from "../../db/schema.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
 import { invalid, StatusError } from "./errors.ts";
-import { attachMedia, insertPoll, ownMedia, setMentions, setStatusTags } from "./rows.ts";
+import {
+  attachMedia,
+  insertPoll,
+  notifyEdit,
+  ownMedia,
+  setMentions,
+  setStatusTags,
+} from "./rows.ts";
 import { checkLanguage, checkPoll, checkText, type PollInput } from "./validation.ts";
 import { deliver } from "./deliveries.ts";
 import type { StatusRow } from "./create.ts";
@@ -223,31 +222,7 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
     await refreshFeaturedTagStats(tx, status.accountId, [
       ...new Set([...before, ...after].map((r) => r.tagId)),
     ]);
-    for (const accountId of added) {
-      if (!localMentioned.has(accountId)) continue;
-      await notify(tx, {
-        type: "mention",
-        accountId,
-        fromAccountId: status.accountId,
-        statusId: status.id,
-      });
-    }
-    const boosters = await tx.selectDistinct({ id: statuses.accountId }).from(statuses)
-      .innerJoin(accounts, eq(accounts.id, statuses.accountId))
-      .where(and(
-        eq(statuses.reblogOfId, status.id),
-        isNull(statuses.deletedAt),
-        isNull(accounts.domain),
-      ));
-    for (const b of boosters) {
-      if (b.id === status.accountId) continue;
-      await notify(tx, {
-        type: "update",
-        accountId: b.id,
-        fromAccountId: status.accountId,
-        statusId: status.id,
-      });
-    }
+    await notifyEdit(tx, status, added.filter((id) => localMentioned.has(id)));
     return row;
   });
   await deliver(ctx, "statusUpdated", updated.id);

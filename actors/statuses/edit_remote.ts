@@ -17,8 +17,7 @@ import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema.ts";
-import { notify } from "../notifications/notify.ts";
-import { setMentions, setStatusTags } from "./rows.ts";
+import { notifyEdit, setMentions, setStatusTags } from "./rows.ts";
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { StatusError } from "./errors.ts";
 
@@ -190,29 +189,7 @@ export async function editRemoteStatus(
       ? await tx.select({ id: accounts.id }).from(accounts)
         .where(and(inArray(accounts.id, added), isNull(accounts.domain)))
       : [];
-    for (const { id } of localAdded) {
-      await notify(tx, {
-        type: "mention",
-        accountId: id,
-        fromAccountId: status.accountId,
-        statusId: status.id,
-      });
-    }
-    const boosters = await tx.selectDistinct({ id: statuses.accountId }).from(statuses)
-      .innerJoin(accounts, eq(accounts.id, statuses.accountId))
-      .where(and(
-        eq(statuses.reblogOfId, status.id),
-        isNull(statuses.deletedAt),
-        isNull(accounts.domain),
-      ));
-    for (const b of boosters) {
-      await notify(tx, {
-        type: "update",
-        accountId: b.id,
-        fromAccountId: status.accountId,
-        statusId: status.id,
-      });
-    }
+    await notifyEdit(tx, status, localAdded.map((a) => a.id));
     return row;
   });
 }

@@ -2,10 +2,19 @@
  * Writes shared by posting and editing: hashtags, mentions, media links and
  * polls of one status, each as one statement, inside the caller's transaction.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { mediaAttachments, mentions, polls, statusTags, tags } from "../../db/schema.ts";
+import {
+  accounts,
+  mediaAttachments,
+  mentions,
+  polls,
+  statuses,
+  statusTags,
+  tags,
+} from "../../db/schema.ts";
+import { notify } from "../notifications/notify.ts";
 import type { PollInput } from "./validation.ts";
 import { StatusError } from "./errors.ts";
 
@@ -135,4 +144,40 @@ export async function insertPoll(
     expiresAt: new Date(now.getTime() + poll.expiresIn * 1000),
   }).returning();
   return row;
+}
+
+/**
+ * The notifications of an edit, local or remote: `mention` for local
+ * accounts the new version mentions for the first time, `update` for local
+ * accounts that boosted the status.
+ */
+export async function notifyEdit(
+  tx: Executor,
+  status: { id: string; accountId: string },
+  newlyMentionedLocalIds: readonly string[],
+): Promise<void> {
+  for (const accountId of newlyMentionedLocalIds) {
+    await notify(tx, {
+      type: "mention",
+      accountId,
+      fromAccountId: status.accountId,
+      statusId: status.id,
+    });
+  }
+  const boosters = await tx.selectDistinct({ id: statuses.accountId }).from(statuses)
+    .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+    .where(and(
+      eq(statuses.reblogOfId, status.id),
+      isNull(statuses.deletedAt),
+      isNull(accounts.domain),
+    ));
+  // notify() drops the author's own boost (no self-notifications).
+  for (const b of boosters) {
+    await notify(tx, {
+      type: "update",
+      accountId: b.id,
+      fromAccountId: status.accountId,
+      statusId: status.id,
+    });
+  }
 }
