@@ -107,3 +107,41 @@ test("following with notify=true brings `status` notifications for new posts, no
     await instance.close({ destroy: true });
   }
 });
+
+test("an edit notifies local boosters with `update` and newly mentioned accounts with `mention`", async () => {
+  const instance = await startInstance();
+  try {
+    const f = fixtures(instance);
+    const author = await f.user("author");
+    const booster = await f.user("booster");
+    const newcomer = await f.user("newcomer");
+    const post = await f.call(author, "POST", "/api/v1/statuses", { status: "first version" });
+    assert.equal(
+      (await f.call(booster, "POST", `/api/v1/statuses/${post.body.id}/reblog`)).status,
+      200,
+    );
+    // The author's own boost must not bring a self-notification.
+    assert.equal(
+      (await f.call(author, "POST", `/api/v1/statuses/${post.body.id}/reblog`)).status,
+      200,
+    );
+
+    const edited = await f.call(author, "PUT", `/api/v1/statuses/${post.body.id}`, {
+      status: "second version, hello @newcomer",
+    });
+    assert.equal(edited.status, 200);
+
+    const boosterSees = await f.call(booster, "GET", "/api/v1/notifications?types[]=update");
+    assert.deepEqual(boosterSees.body.map((n: any) => [n.type, n.account.id, n.status.id]), [
+      ["update", author.id, post.body.id],
+    ]);
+    const newcomerSees = await f.call(newcomer, "GET", "/api/v1/notifications");
+    assert.deepEqual(newcomerSees.body.map((n: any) => [n.type, n.status.id]), [
+      ["mention", post.body.id],
+    ]);
+    const authorSees = await f.call(author, "GET", "/api/v1/notifications");
+    assert.deepEqual(authorSees.body.filter((n: any) => n.type === "update"), []);
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
