@@ -335,3 +335,4 @@ export const featuredTags = pgTable("featured_tags", {
 }, (t) => [uniqueIndex("featured_tags_pair_idx").on(t.accountId, t.tagId)]);
 
 export * from "./schema/statuses.ts";
+export * from "./schema/extras.ts";

@@ -88,7 +88,10 @@ export const statusEdits = pgTable("status_edits", {
   /** Poll option titles at that version, when there was a poll. */
   pollOptions: jsonb("poll_options").$type<string[] | null>(),
   createdAt: ts("created_at").notNull().defaultNow(),
-}, (t) => [index("status_edits_status_idx").on(t.statusId, t.id)]);
+}, (t) => [
+  index("status_edits_status_idx").on(t.statusId, t.id),
+  index("status_edits_account_idx").on(t.accountId),
+]);
 
 /** Accounts mentioned by a status (silent: addressed without a visible mention). */
 export const mentions = pgTable("mentions", {
@@ -134,6 +137,8 @@ export const mediaAttachments = pgTable("media_attachments", {
 }, (t) => [
   index("media_attachments_status_idx").on(t.statusId),
   index("media_attachments_account_idx").on(t.accountId, t.id),
+  // The worker looks for unfinished uploads; they are few, so a partial index.
+  index("media_attachments_processing_idx").on(t.id).where(sql`${t.state} = 'processing'`),
 ]);
 
 export const polls = pgTable("polls", {
@@ -268,6 +273,8 @@ export const homeFeed = pgTable("home_feed", {
 }, (t) => [
   primaryKey({ columns: [t.accountId, t.statusId] }),
   index("home_feed_reblog_idx").on(t.accountId, t.reblogOfId),
+  // Deleting a status cascades here; without this index that is a scan of every feed.
+  index("home_feed_status_idx").on(t.statusId),
 ]);
 
 export const lists = pgTable("lists", {
