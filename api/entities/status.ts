@@ -57,6 +57,8 @@ export interface PreviewCardJson {
   url: string;
   title: string;
   description: string;
+  /** The page's language; not recorded yet. */
+  language: string | null;
   type: string;
   authors: { name: string; url: string; account: null }[];
   author_name: string;

@@ -94,8 +94,12 @@ function cardEntity(row: typeof previewCards.$inferSelect): PreviewCardJson {
     url: row.url,
     title: row.title,
     description: row.description,
+    language: null,
     type: row.type,
-    authors: row.authorName ? [{ name: row.authorName, url: row.authorUrl, account: null }] : [],
+    // Mastodon lists one author when the page names one (by name or link).
+    authors: row.authorName || row.authorUrl
+      ? [{ name: row.authorName, url: row.authorUrl, account: null }]
+      : [],
     author_name: row.authorName,
     author_url: row.authorUrl,
     provider_name: row.providerName,
