@@ -39,6 +39,7 @@ import {
   statusTags,
   tags,
 } from "../../db/schema.ts";
+import { anyId } from "../../db/queries/any_id.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { withNoteExtras } from "./note_extras.ts";
 import { mediaAttachmentEntity } from "../../api/entities/media_attachment.ts";
@@ -68,38 +69,61 @@ export async function loadNoteData(
   origin: string,
   status: StatusRow,
 ): Promise<NoteData | null> {
-  const [author] = await db.select().from(accounts).where(eq(accounts.id, status.accountId));
-  if (!author) return null;
-  const mentioned = await db.select({
-    uri: accounts.uri,
-    url: accounts.url,
-    username: accounts.username,
-    domain: accounts.domain,
-  }).from(mentions).innerJoin(accounts, eq(accounts.id, mentions.accountId))
-    .where(eq(mentions.statusId, status.id));
-  const tagRows = await db.select({ name: tags.name }).from(statusTags)
-    .innerJoin(tags, eq(tags.id, statusTags.tagId)).where(eq(statusTags.statusId, status.id));
-  const media = await db.select().from(mediaAttachments)
-    .where(eq(mediaAttachments.statusId, status.id)).orderBy(mediaAttachments.id);
-  const [poll] = status.pollId
-    ? await db.select().from(polls).where(eq(polls.id, status.pollId))
-    : [];
-  const [quote] = await db.select({ uri: statuses.uri }).from(quotes)
-    .innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
-    .where(eq(quotes.statusId, status.id));
+  return (await loadNotesData(db, origin, [status])).get(status.id) ?? null;
+}
+
+/**
+ * Reads what {@link buildNote} needs for many statuses at once (a page of a
+ * collection): one query per kind of row, never one per status. Statuses
+ * whose author is missing are left out of the map.
+ */
+export async function loadNotesData(
+  db: Executor,
+  origin: string,
+  rows: readonly StatusRow[],
+): Promise<Map<string, NoteData>> {
+  const result = new Map<string, NoteData>();
+  if (rows.length === 0) return result;
+  const ids = rows.map((s) => s.id);
+  const pollIds = rows.flatMap((s) => s.pollId ? [s.pollId] : []);
+  const [authors, mentioned, tagRows, media, pollRows, quoteRows] = await Promise.all([
+    db.select({ id: accounts.id, username: accounts.username, uri: accounts.uri })
+      .from(accounts).where(anyId(accounts.id, [...new Set(rows.map((s) => s.accountId))])),
+    db.select({
+      statusId: mentions.statusId,
+      uri: accounts.uri,
+      url: accounts.url,
+      username: accounts.username,
+      domain: accounts.domain,
+    }).from(mentions).innerJoin(accounts, eq(accounts.id, mentions.accountId))
+      .where(anyId(mentions.statusId, ids)),
+    db.select({ statusId: statusTags.statusId, name: tags.name }).from(statusTags)
+      .innerJoin(tags, eq(tags.id, statusTags.tagId)).where(anyId(statusTags.statusId, ids)),
+    db.select().from(mediaAttachments).where(anyId(mediaAttachments.statusId, ids))
+      .orderBy(mediaAttachments.id),
+    pollIds.length ? db.select().from(polls).where(anyId(polls.id, pollIds)) : [],
+    db.select({ statusId: quotes.statusId, uri: statuses.uri }).from(quotes)
+      .innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
+      .where(anyId(quotes.statusId, ids)),
+  ]);
   const domain = new URL(origin).host;
-  return {
-    author: { username: author.username, uri: author.uri },
-    mentions: mentioned.map((m) => ({
-      uri: m.uri,
-      url: m.url,
-      handle: `@${m.username}@${m.domain ?? domain}`,
-    })),
-    tags: tagRows.map((t) => t.name),
-    media,
-    poll: poll ?? null,
-    quotedUri: quote?.uri ?? null,
-  };
+  for (const status of rows) {
+    const author = authors.find((a) => a.id === status.accountId);
+    if (!author) continue;
+    result.set(status.id, {
+      author: { username: author.username, uri: author.uri },
+      mentions: mentioned.filter((m) => m.statusId === status.id).map((m) => ({
+        uri: m.uri,
+        url: m.url,
+        handle: `@${m.username}@${m.domain ?? domain}`,
+      })),
+      tags: tagRows.filter((t) => t.statusId === status.id).map((t) => t.name),
+      media: media.filter((m) => m.statusId === status.id),
+      poll: pollRows.find((p) => p.id === status.pollId) ?? null,
+      quotedUri: quoteRows.find((q) => q.statusId === status.id)?.uri ?? null,
+    });
+  }
+  return result;
 }
 
 /** Builds the Note (or Question) of a local status. */

@@ -21,6 +21,8 @@ import {
 } from "@fedify/vocab";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Executor } from "../../db/connection.ts";
+import { anyId } from "../../db/queries/any_id.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema.ts";
 
 type StatusRow = typeof statuses.$inferSelect;
@@ -56,30 +58,87 @@ function canQuote(
   return new InteractionPolicy({ canQuote: new InteractionRule({ automaticApproval: automatic }) });
 }
 
-/** Adds the thread, the quote policy and the quote to a local status's Note or Question. */
+/** What {@link withNoteExtras} reads for a status; {@link loadNoteExtras} reads it. */
+export interface NoteExtras {
+  author: { uri: string; username: string };
+  conversation: typeof conversations.$inferSelect | null;
+  quote: {
+    id: string;
+    state: string;
+    approvalUri: string | null;
+    quotedUri: string;
+    quotedUrl: string | null;
+    quotedLocal: boolean;
+    quotedAuthorUri: string;
+  } | null;
+}
+
+/**
+ * Reads the extras of many statuses at once (a page of a collection): one
+ * query per kind of row. Statuses whose author is missing are left out.
+ */
+export async function loadNoteExtras(
+  db: Executor,
+  rows: readonly StatusRow[],
+): Promise<Map<string, NoteExtras>> {
+  const result = new Map<string, NoteExtras>();
+  if (rows.length === 0) return result;
+  const conversationIds = rows.flatMap((s) => s.conversationId ? [s.conversationId] : []);
+  const [authors, conversationRows, quoteRows] = await Promise.all([
+    db.select({ id: accounts.id, uri: accounts.uri, username: accounts.username })
+      .from(accounts).where(anyId(accounts.id, [...new Set(rows.map((s) => s.accountId))])),
+    conversationIds.length
+      ? db.select().from(conversations).where(anyId(conversations.id, conversationIds))
+      : [],
+    db.select({
+      statusId: quotes.statusId,
+      id: quotes.id,
+      state: quotes.state,
+      approvalUri: quotes.approvalUri,
+      quotedUri: statuses.uri,
+      quotedUrl: statuses.url,
+      quotedLocal: statuses.local,
+      quotedAuthorUri: accounts.uri,
+    }).from(quotes).innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
+      .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+      .where(anyId(quotes.statusId, rows.map((s) => s.id))),
+  ]);
+  for (const status of rows) {
+    const author = authors.find((a) => a.id === status.accountId);
+    if (!author) continue;
+    const quote = quoteRows.find((q) => q.statusId === status.id);
+    result.set(status.id, {
+      author: { uri: author.uri, username: author.username },
+      conversation: conversationRows.find((c) => c.id === status.conversationId) ?? null,
+      quote: quote
+        ? {
+          id: quote.id,
+          state: quote.state,
+          approvalUri: quote.approvalUri,
+          quotedUri: quote.quotedUri,
+          quotedUrl: quote.quotedUrl,
+          quotedLocal: quote.quotedLocal,
+          quotedAuthorUri: quote.quotedAuthorUri,
+        }
+        : null,
+    });
+  }
+  return result;
+}
+
+/**
+ * Adds the thread, the quote policy and the quote to a local status's Note
+ * or Question; `extras` when already read in a batch, else read here.
+ */
 export async function withNoteExtras<T extends Note | Question>(
   ctx: Context<AppContext>,
   status: StatusRow,
   object: T,
+  extras?: NoteExtras,
 ): Promise<T> {
-  const db = ctx.data.database.db;
-  const [author] = await db.select({ uri: accounts.uri, username: accounts.username })
-    .from(accounts).where(eq(accounts.id, status.accountId));
-  if (!author) return object;
-  const [conversation] = status.conversationId
-    ? await db.select().from(conversations).where(eq(conversations.id, status.conversationId))
-    : [];
-  const [quote] = await db.select({
-    id: quotes.id,
-    state: quotes.state,
-    approvalUri: quotes.approvalUri,
-    quotedUri: statuses.uri,
-    quotedUrl: statuses.url,
-    quotedLocal: statuses.local,
-    quotedAuthorUri: accounts.uri,
-  }).from(quotes).innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
-    .innerJoin(accounts, eq(accounts.id, statuses.accountId))
-    .where(eq(quotes.statusId, status.id));
+  const loaded = extras ?? (await loadNoteExtras(ctx.data.database.db, [status])).get(status.id);
+  if (!loaded) return object;
+  const { author, conversation, quote } = loaded;
   // Our own stamps need no stored IRI: they are served from the quotes row.
   const stamp = quote?.state !== "accepted" ? null : quote.approvalUri ??
     (quote.quotedLocal ? quoteStampUri(quote.quotedAuthorUri, quote.id) : null);

@@ -114,7 +114,11 @@ function likeOf(favourite: FavouriteSnapshot, sender: AccountRow, status: Status
   });
 }
 
-function announceOf(
+/**
+ * The Announce of a boost, addressed as Mastodon does (see the module
+ * comment); the outbox collection serves the same document.
+ */
+export function announceOf(
   ctx: Context<AppContext>,
   reblog: ReblogSnapshot,
   sender: AccountRow,
