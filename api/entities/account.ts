@@ -3,8 +3,9 @@
  * accounts, their `users` row (role badge, noindex preference).
  *
  * Serialization is pure and batch-friendly: {@link loadAccountEntities}
- * fetches any number of accounts with their users and moved-to targets in
- * three queries at most, then {@link accountEntity} maps rows to JSON.
+ * fetches any number of accounts with their users, moved-to targets and
+ * custom emoji in three queries at most, then {@link accountEntity} maps rows
+ * to JSON.
  */
 import { eq, sql } from "drizzle-orm";
 import { anyId } from "../../db/queries/any_id.ts";
@@ -13,19 +14,14 @@ import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, users } from "../../db/schema.ts";
 import { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH } from "../routes/static_images.ts";
+import { type CustomEmoji, loadAccountEmojis } from "./custom_emoji.ts";
+import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
+
+export type { CustomEmoji } from "./custom_emoji.ts";
 
 export type AccountRow = typeof accounts.$inferSelect;
 /** The parts of a user row the entity needs. */
 export type AccountUser = Pick<typeof users.$inferSelect, "role" | "settings">;
-
-/** A custom emoji as Mastodon serializes it. */
-export interface CustomEmoji {
-  shortcode: string;
-  url: string;
-  static_url: string;
-  visible_in_picker: boolean;
-  category: string | null;
-}
 
 /** A highlighted role badge. */
 export interface AccountRole {
@@ -93,15 +89,26 @@ function unavailable(account: AccountRow): boolean {
   return account.suspendedAt != null || account.deletedAt != null;
 }
 
+/** Whether an account's texts could name a custom emoji (else it has none linked). */
+export function accountMayHaveEmoji(account: AccountRow): boolean {
+  return mayHaveEmoji([
+    account.displayName,
+    account.note,
+    ...account.fields.flatMap((f) => [f.name, f.value]),
+  ]);
+}
+
 /**
  * Serializes one account row. `moved` is the already-serialized target of a
- * move, when the account has one (see {@link loadAccountEntities}).
+ * move, when the account has one, and `emojis` the custom emoji of its
+ * profile (see {@link loadAccountEntities}).
  */
 export function accountEntity(
   config: Pick<Config, "origin">,
   account: AccountRow,
   user?: AccountUser | null,
   moved?: Account | null,
+  emojis: CustomEmoji[] = [],
 ): Account {
   const gone = unavailable(account);
   const avatar = (!gone && account.avatarUrl) || `${config.origin}${DEFAULT_AVATAR_PATH}`;
@@ -131,7 +138,7 @@ export function accountEntity(
     statuses_count: account.statusesCount,
     last_status_at: account.lastStatusAt ? account.lastStatusAt.toISOString().slice(0, 10) : null,
     hide_collections: account.hideCollections,
-    emojis: [],
+    emojis: gone ? [] : emojis,
     roles: badge ? [badge] : [],
     fields: gone ? [] : account.fields.map((f) => ({
       name: f.name,
@@ -162,7 +169,8 @@ async function selectWithUsers(db: Executor, ids: string[]) {
 
 /**
  * Loads and serializes accounts by id, in the order given (missing ids are
- * skipped). One query, plus one more when some account has moved.
+ * skipped). One query, plus one for the moved-to targets when some account
+ * has moved and one for the custom emoji when some profile could use any.
  */
 export async function loadAccountEntities(
   db: Executor,
@@ -173,7 +181,15 @@ export async function loadAccountEntities(
   const movedIds = rows.map((r) => r.account.movedToAccountId).filter((id): id is string =>
     id != null
   );
-  const movedRows = await selectWithUsers(db, [...new Set(movedIds)]);
+  // Moved-to targets are rare: their emoji are asked for without looking at their texts.
+  const emojiOwners = [
+    ...rows.filter((r) => accountMayHaveEmoji(r.account)).map((r) => r.account.id),
+    ...movedIds,
+  ];
+  const [movedRows, emojis] = await Promise.all([
+    selectWithUsers(db, [...new Set(movedIds)]),
+    loadAccountEmojis(db, config.origin, [...new Set(emojiOwners)]),
+  ]);
   const userOf = (r: typeof rows[number]): AccountUser | null =>
     r.role != null ? { role: r.role, settings: r.settings ?? {} } : null;
   const movedById = new Map(movedRows.map((r) => [r.account.id, r]));
@@ -181,8 +197,13 @@ export async function loadAccountEntities(
     const target = r.account.movedToAccountId
       ? movedById.get(r.account.movedToAccountId)
       : undefined;
-    const moved = target ? accountEntity(config, target.account, userOf(target)) : undefined;
-    return [r.account.id, accountEntity(config, r.account, userOf(r), moved)];
+    const moved = target
+      ? accountEntity(config, target.account, userOf(target), null, emojis.get(target.account.id))
+      : undefined;
+    return [
+      r.account.id,
+      accountEntity(config, r.account, userOf(r), moved, emojis.get(r.account.id)),
+    ];
   }));
   return ids.map((id) => byId.get(id)).filter((a): a is Account => a != null);
 }

@@ -9,7 +9,15 @@ import type { Executor } from "../../db/connection.ts";
 import { accounts, followRequests, users } from "../../db/schema.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { type ResolvedSettings, resolveSettings } from "../../actors/user_settings.ts";
-import { type Account, accountEntity, type AccountRow, ROLE_BADGES } from "./account.ts";
+import {
+  type Account,
+  accountEntity,
+  accountMayHaveEmoji,
+  type AccountRow,
+  type CustomEmoji,
+  ROLE_BADGES,
+} from "./account.ts";
+import { loadAccountEmojis } from "./custom_emoji.ts";
 
 /** The Role entity of the token's owner. */
 export interface Role {
@@ -99,13 +107,14 @@ export function credentialAccountEntity(
   account: AccountRow,
   user: { role: string; settings: Record<string, unknown> },
   followRequestsCount: number,
+  emojis: CustomEmoji[] = [],
 ): CredentialAccount {
   const settings = resolveSettings(user.settings, account);
   const noteSource = user.settings?.note_source != null
     ? settings.noteSource
     : htmlToText(account.note);
   return {
-    ...accountEntity(config, account, user),
+    ...accountEntity(config, account, user, null, emojis),
     source: {
       privacy: settings.defaultPrivacy,
       sensitive: settings.defaultSensitive,
@@ -126,7 +135,7 @@ export function credentialAccountEntity(
 /** Mastodon counts at most this many pending requests here (`limit(40).count`). */
 const FOLLOW_REQUESTS_COUNT_LIMIT = 40;
 
-/** Loads and serializes the CredentialAccount of a local account (two queries). */
+/** Loads and serializes the CredentialAccount of a local account (two or three queries). */
 export async function loadCredentialAccount(
   db: Executor,
   config: Pick<Config, "origin">,
@@ -140,10 +149,14 @@ export async function loadCredentialAccount(
     .where(eq(followRequests.targetAccountId, accountId))
     .limit(FOLLOW_REQUESTS_COUNT_LIMIT).as("pending");
   const [counted] = await db.select({ n: count() }).from(pending);
+  const emojis = accountMayHaveEmoji(row.account)
+    ? (await loadAccountEmojis(db, config.origin, [accountId])).get(accountId)
+    : undefined;
   return credentialAccountEntity(
     config,
     row.account,
     { role: row.role, settings: row.settings ?? {} },
     Number(counted?.n ?? 0),
+    emojis,
   );
 }

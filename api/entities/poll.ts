@@ -13,6 +13,8 @@ import { and, eq } from "drizzle-orm";
 import { anyId } from "../../db/queries/any_id.ts";
 import type { Executor } from "../../db/connection.ts";
 import { polls, pollVotes } from "../../db/schema.ts";
+import { type CustomEmoji, emojisUsedIn, loadStatusEmojis } from "./custom_emoji.ts";
+import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 
 export type PollRow = typeof polls.$inferSelect;
 
@@ -25,7 +27,7 @@ export interface PollJson {
   votes_count: number;
   voters_count: number | null;
   options: { title: string; votes_count: number | null }[];
-  emojis: unknown[];
+  emojis: CustomEmoji[];
   voted?: boolean;
   own_votes?: number[];
 }
@@ -37,12 +39,13 @@ export function pollExpired(poll: PollRow, now = new Date()): boolean {
 
 /**
  * Serializes a poll. `viewer` is null for anonymous requests; `ownVotes` are
- * the viewer's chosen option indexes.
+ * the viewer's chosen option indexes; `emojis` those its options use.
  */
 export function pollEntity(
   poll: PollRow,
   viewer: { accountId: string } | null,
   ownVotes: number[] = [],
+  emojis: CustomEmoji[] = [],
 ): PollJson {
   const expired = pollExpired(poll);
   const isAuthor = viewer?.accountId === poll.accountId;
@@ -58,7 +61,7 @@ export function pollEntity(
       title,
       votes_count: hidden ? null : poll.tallies[i] ?? 0,
     })),
-    emojis: [],
+    emojis,
   };
   if (viewer) {
     entity.voted = isAuthor || ownVotes.length > 0;
@@ -96,14 +99,26 @@ export async function loadPolls(
   return result;
 }
 
-/** Loads and serializes polls by id (for GET /api/v1/polls/:id and the like). */
+/**
+ * Loads and serializes polls by id (for GET /api/v1/polls/:id and the like).
+ * With `origin`, options' custom emoji are loaded too (one more query, only
+ * when some option could name one).
+ */
 export async function loadPollEntities(
   db: Executor,
   pollIds: readonly string[],
   viewer: { accountId: string } | null,
+  origin?: string,
 ): Promise<Map<string, PollJson>> {
   const { polls: rows, votes } = await loadPolls(db, pollIds, viewer);
+  const withEmoji = origin
+    ? [...rows.values()].filter((p) => p.statusId && mayHaveEmoji(p.options))
+    : [];
+  const emojis = await loadStatusEmojis(db, origin ?? "", withEmoji.map((p) => p.statusId!));
   const out = new Map<string, PollJson>();
-  for (const [id, row] of rows) out.set(id, pollEntity(row, viewer, votes.get(id) ?? []));
+  for (const [id, row] of rows) {
+    const used = row.statusId ? emojisUsedIn(emojis.get(row.statusId), row.options) : [];
+    out.set(id, pollEntity(row, viewer, votes.get(id) ?? [], used));
+  }
   return out;
 }

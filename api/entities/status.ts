@@ -22,7 +22,8 @@
  */
 import type { AppContext } from "../../context.ts";
 import type { statuses } from "../../db/schema.ts";
-import type { Account } from "./account.ts";
+import type { Account, CustomEmoji } from "./account.ts";
+import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
 import { hydrate, type Hydration, statusRows, unique } from "./status_hydration.ts";
@@ -106,7 +107,7 @@ export interface StatusJson {
   media_attachments: MediaAttachmentJson[];
   mentions: MentionJson[];
   tags: { name: string; url: string }[];
-  emojis: unknown[];
+  emojis: CustomEmoji[];
   quote: QuoteJson | null;
   quote_approval: QuoteApprovalJson;
   card: PreviewCardJson | null;
@@ -175,11 +176,18 @@ function build(
     media_attachments: boosted ? [] : h.media.get(row.id) ?? [],
     mentions: boosted ? [] : h.mentions.get(row.id) ?? [],
     tags: boosted ? [] : h.tags.get(row.id) ?? [],
-    emojis: [],
+    emojis: boosted ? [] : h.emojis.get(row.id) ?? [],
     quote,
     quote_approval: quoteApproval(proper, viewer, h),
     card: boosted ? null : h.cards.get(row.id) ?? null,
-    poll: poll ? pollEntity(poll, viewer, h.polls.votes.get(poll.id) ?? []) : null,
+    poll: poll
+      ? pollEntity(
+        poll,
+        viewer,
+        h.polls.votes.get(poll.id) ?? [],
+        emojisUsedIn(h.emojis.get(row.id), poll.options),
+      )
+      : null,
   };
   const app = !boosted && row.local && row.applicationId
     ? h.applications.get(row.applicationId)

@@ -34,6 +34,7 @@ import { visibleStatusIds } from "../../db/queries/visibility.ts";
 import { type Account, acctOf, loadAccountEntities } from "./account.ts";
 import { loadMediaByStatus, mediaAttachmentEntity } from "./media_attachment.ts";
 import { loadPolls } from "./poll.ts";
+import { type CustomEmoji, loadStatusEmojis, statusMayHaveEmoji } from "./custom_emoji.ts";
 import type { MentionJson, PreviewCardJson, StatusRow, Viewer } from "./status.ts";
 
 /** Everything loaded for a page, keyed by status id (or account/poll id). */
@@ -43,6 +44,7 @@ export interface Hydration {
   media: Map<string, ReturnType<typeof mediaAttachmentEntity>[]>;
   mentions: Map<string, MentionJson[]>;
   tags: Map<string, { name: string; url: string }[]>;
+  emojis: Map<string, CustomEmoji[]>;
   polls: Awaited<ReturnType<typeof loadPolls>>;
   applications: Map<string, { name: string; website: string | null }>;
   cards: Map<string, PreviewCardJson>;
@@ -208,12 +210,13 @@ export async function hydrate(
   const originals = shown.filter((r) => r.reblogOfId == null);
   const originalIds = originals.map((r) => r.id);
 
-  const [accountList, mediaRows, mentionList, tagList, polls, appList, cardList, flags] =
+  const [accountList, mediaRows, mentionList, tagList, emojis, polls, appList, cardList, flags] =
     await Promise.all([
       loadAccountEntities(db, ctx.config, unique(shown.map((r) => r.accountId))),
       loadMediaByStatus(db, originalIds),
       mentionRows(db, originalIds),
       tagRows(db, originalIds),
+      loadStatusEmojis(db, origin, originals.filter(statusMayHaveEmoji).map((r) => r.id)),
       loadPolls(db, unique(originals.map((r) => r.pollId)), viewer),
       applicationRows(db, unique(originals.map((r) => r.local ? r.applicationId : null))),
       cardRows(db, originalIds),
@@ -242,6 +245,7 @@ export async function hydrate(
         })),
       ]),
     ),
+    emojis,
     polls,
     applications: new Map(appList.map((a) => [a.id, { name: a.name, website: a.website }])),
     cards: new Map(cardList.map((c) => [c.statusId, cardEntity(c.card)])),

@@ -36,10 +36,12 @@ function pollId(c: Context<ApiEnv>): string {
 
 async function pollJson(c: Context<ApiEnv>, id: string) {
   const viewer = viewerAccountId(c);
+  const { database, config } = c.get("ctx");
   const entities = await loadPollEntities(
-    c.get("ctx").database.db,
+    database.db,
     [id],
     viewer ? { accountId: viewer } : null,
+    config.origin,
   );
   const json = entities.get(id);
   if (!json) throw new ApiError(404, "Record not found");
