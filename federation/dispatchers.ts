@@ -11,6 +11,7 @@ import { registerInboxListeners } from "./inbox.ts";
 import { registerNodeInfo } from "./nodeinfo.ts";
 import { registerNoteDispatcher } from "./objects/note.ts";
 import { registerQuoteAuthorizationDispatcher } from "./objects/quote_authorization.ts";
+import { registerOutboxCollection } from "./outbox_collection.ts";
 import { registerProfileCollections } from "./profile_collections.ts";
 import { registerWebFingerLinks } from "./webfinger.ts";
 
@@ -18,6 +19,7 @@ import { registerWebFingerLinks } from "./webfinger.ts";
 export function registerDispatchers(federation: Federation<AppContext>): void {
   registerActorDispatcher(federation);
   registerFollowCollections(federation);
+  registerOutboxCollection(federation);
   registerProfileCollections(federation);
   registerNoteDispatcher(federation);
   registerQuoteAuthorizationDispatcher(federation);

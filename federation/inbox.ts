@@ -7,13 +7,15 @@
  * Relationship activities (Follow, Accept, Reject, Undo, Block) and actor
  * Update/Delete are handled in inbox_relationships.ts; statuses (Create,
  * Update, Delete, Announce, Like, their Undo, votes, quote requests) in
- * inbox_statuses.ts. Other verified activities are logged and acknowledged.
+ * inbox_statuses.ts; pins (Add, Remove to a featured collection) in
+ * inbox_pins.ts. Other verified activities are logged and acknowledged.
  */
 import type { Federation } from "@fedify/fedify";
 import { Activity } from "@fedify/vocab";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
+import { registerPinListeners } from "./inbox_pins.ts";
 import { registerRelationshipListeners } from "./inbox_relationships.ts";
 import { registerStatusListeners, sharedStatusHandlers } from "./inbox_statuses.ts";
 
@@ -31,6 +33,8 @@ export function registerInboxListeners(federation: Federation<AppContext>): void
   registerRelationshipListeners(listeners, sharedStatusHandlers);
   // Create, Announce, Like and QuoteRequest.
   registerStatusListeners(listeners);
+  // Add and Remove (pins).
+  registerPinListeners(listeners);
   listeners
     .on(Activity, (ctx, activity) => {
       logger.info("Received {type} {id} from {actor} (for {recipient}); not handled yet.", {

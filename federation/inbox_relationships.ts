@@ -45,6 +45,7 @@ import {
   unfollow,
 } from "../actors/follows.ts";
 import { block, unblock } from "../actors/blocks.ts";
+import { scheduleFeaturedSync } from "./featured_sync.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { accountForActorUri, type AccountRow, upsertRemoteActor } from "./remote_accounts.ts";
 
@@ -284,6 +285,8 @@ export async function handleActorUpdate(
   // Profiles nobody here follows or looked up are not worth storing.
   if (!known || known.domain == null || known.deletedAt) return true;
   await upsertRemoteActor(ctx, object);
+  // Its pins may have changed too (Mastodon re-reads the featured collection).
+  scheduleFeaturedSync(ctx.data, known.id);
   return true;
 }
 

@@ -24,13 +24,14 @@ export function parseCursor(cursor: string): { before: string | null } | null {
 }
 
 /**
- * Cuts a page out of rows read with `limit(PAGE_SIZE + 1)`: the extra row
- * only tells that there is a next page, whose cursor is the last kept id.
+ * Cuts a page out of rows read with `limit(size + 1)`: the extra row only
+ * tells that there is a next page, whose cursor is the last kept id.
  */
 export function cutPage<T extends { id: string }>(
   rows: T[],
+  size: number = PAGE_SIZE,
 ): { rows: T[]; nextCursor: string | null } {
-  if (rows.length <= PAGE_SIZE) return { rows, nextCursor: null };
-  const kept = rows.slice(0, PAGE_SIZE);
+  if (rows.length <= size) return { rows, nextCursor: null };
+  const kept = rows.slice(0, size);
   return { rows: kept, nextCursor: kept[kept.length - 1].id };
 }

@@ -1,54 +1,30 @@
 /**
- * The outbox, featured (pinned posts) and featured tags collections.
+ * The featured (pinned posts) and featured tags collections. (The outbox is
+ * in outbox_collection.ts.)
  *
- * The outbox reports the account's statuses_count (its pages are still
- * empty: peers backfill from it rarely, and Mastodon only reads its size).
  * The featured collection lists pinned public and unlisted posts as Notes,
  * newest pin first; the featured tags collection lists featured_tags as
- * Hashtags. The instance actor has an outbox (empty) and nothing else.
+ * Hashtags. The instance actor has neither.
  */
 import type { Federation, RequestContext } from "@fedify/fedify";
 import { Hashtag } from "@fedify/vocab";
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { featuredTagsOf } from "../db/queries/accounts.ts";
 import { statuses, statusPins } from "../db/schema.ts";
-import { buildNote, loadNoteData } from "./objects/note.ts";
-import { withNoteExtras } from "./objects/note_extras.ts";
+import { buildNotes } from "./objects/note_batch.ts";
 import type { AppContext } from "../context.ts";
-import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
-import { FIRST_PAGE, parseCursor } from "./pagination.ts";
 
-/** Registers the outbox, featured and featured tags dispatchers. */
+/** Registers the featured and featured tags dispatchers. */
 export function registerProfileCollections(federation: Federation<AppContext>): void {
-  federation
-    .setOutboxDispatcher("/users/{identifier}/outbox", async (ctx, identifier, cursor) => {
-      if (identifier !== INSTANCE_ACTOR && !await liveAccount(ctx, identifier)) return null;
-      if (cursor != null && !parseCursor(cursor)) return null;
-      // Statuses come with the posting issue; until then every page is empty.
-      return { items: [], nextCursor: null };
-    })
-    .setCounter(async (ctx, identifier) => {
-      if (identifier === INSTANCE_ACTOR) return 0;
-      const account = await liveAccount(ctx, identifier);
-      return account ? account.statusesCount : null;
-    })
-    .setFirstCursor(async (ctx, identifier) => {
-      if (identifier === INSTANCE_ACTOR) return FIRST_PAGE;
-      return await liveAccount(ctx, identifier) ? FIRST_PAGE : null;
-    });
-
   federation.setFeaturedDispatcher(
     "/users/{identifier}/collections/featured",
     async (ctx, identifier) => {
       const account = await liveAccount(ctx, identifier);
       if (!account) return null;
-      const items = [];
-      for (const status of await pinnedStatuses(ctx, account.id)) {
-        const data = await loadNoteData(ctx.data.database.db, ctx.data.config.origin, status);
-        if (data) items.push(await withNoteExtras(ctx, status, buildNote(ctx, status, data)));
-      }
-      return { items };
+      const pinned = await pinnedStatuses(ctx, account.id);
+      const notes = await buildNotes(ctx, pinned);
+      return { items: pinned.flatMap((s) => notes.get(s.id) ?? []) };
     },
   ).setCounter(async (ctx, identifier) => {
     const account = await liveAccount(ctx, identifier);

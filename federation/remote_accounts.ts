@@ -28,6 +28,7 @@ import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
 import { accounts } from "../db/schema.ts";
 import { instanceContext, lookupRemote } from "./lookup.ts";
+import { scheduleFeaturedSync } from "./featured_sync.ts";
 import { plainText, sanitizeHtml } from "./sanitize.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
@@ -282,7 +283,10 @@ export async function resolveRemoteAccount(
   const object = await lookupRemote(fedCtx, target);
   if (!isActor(object)) return stored;
   try {
-    return await upsertRemoteActor(ctx, object) ?? stored;
+    const row = await upsertRemoteActor(ctx, object);
+    // Stored or refreshed: its pins follow, in the background (featured_sync.ts).
+    if (row?.domain != null) scheduleFeaturedSync(ctx, row.id);
+    return row ?? stored;
   } catch (error) {
     logger.warn("Could not store the actor {uri}: {error}", { uri: object.id?.href, error });
     return stored;
@@ -303,5 +307,8 @@ export async function accountForActorUri(
   if (row) return row;
   const object = await lookupRemote(ctx, uri.href);
   if (!isActor(object) || object.id?.href !== uri.href) return null;
-  return await upsertRemoteActor(ctx, object);
+  const stored = await upsertRemoteActor(ctx, object);
+  // A new actor: its pins follow, in the background (featured_sync.ts).
+  if (stored?.domain != null) scheduleFeaturedSync(ctx.data, stored.id);
+  return stored;
 }

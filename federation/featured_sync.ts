@@ -1,0 +1,195 @@
+/**
+ * Reading a remote actor's featured collection (its pinned posts) into
+ * status_pins, as Mastodon's SynchronizeFeaturedCollectionWorker does when
+ * it processes an actor: when we first store an actor, when a stale one is
+ * resolved again, and on Update of the actor.
+ *
+ * Bounded: one signed GET of the collection (and of its first page when it
+ * is paged), at most {@link MAX_FEATURED_ITEMS} items, only items on the
+ * actor's own server, and only statuses the actor wrote. Items embedded in
+ * the collection are stored from it; the others are fetched (signed, with
+ * their parents as federation/fetch_status.ts bounds them).
+ *
+ * It runs in the background of the process that learned of the actor
+ * ({@link scheduleFeaturedSync}), never on the request path: a few at once,
+ * one per account, and the actors a sync discovers (authors of replied-to
+ * posts) do not start syncs of their own, so one sync never spreads into a
+ * crawl. A sync that cannot fetch the collection leaves the pins as they are;
+ * a pin an Add makes while the collection is read stays.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Collection, type Object as APObject } from "@fedify/vocab";
+import { eq } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import { accounts } from "../db/schema.ts";
+import { replaceRemotePins } from "../actors/interactions/remote_pins.ts";
+import { NotFoundError } from "../actors/errors.ts";
+import { instanceContext, instanceDocumentLoader, lookupRemote } from "./lookup.ts";
+import {
+  findStatusByUri,
+  rawJson,
+  resolveRemoteStatus,
+  storeRemoteStatus,
+} from "./fetch_status.ts";
+import { isStatusObject } from "./objects/remote_status.ts";
+
+const logger = getLogger(["rookery", "federation", "featured"]);
+
+/** Items of a featured collection read at most (Mastodon lists 5 by default). */
+export const MAX_FEATURED_ITEMS = 20;
+
+/** Syncs running at once in one process. */
+const MAX_RUNNING = 4;
+
+/** Syncs waiting for a slot beyond which new ones are dropped (the next refresh retries). */
+const MAX_WAITING = 500;
+
+/** Set while a sync runs: actors it discovers do not schedule syncs themselves. */
+const insideSync = new AsyncLocalStorage<true>();
+
+/** Scheduled or running syncs, by origin and account id. */
+const scheduled = new Map<string, Promise<void>>();
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function acquireSlot(): Promise<void> {
+  if (running < MAX_RUNNING) {
+    running++;
+    return;
+  }
+  await new Promise<void>((resolve) => waiting.push(resolve));
+}
+
+function releaseSlot(): void {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
+}
+
+function keyOf(app: AppContext, accountId: string): string {
+  return `${app.config.origin} ${accountId}`;
+}
+
+/**
+ * Syncs the remote account's pins from its featured collection in the
+ * background. Does nothing when one is already scheduled for the account, or
+ * when called from inside another sync.
+ */
+export function scheduleFeaturedSync(app: AppContext, accountId: string): void {
+  if (insideSync.getStore()) return;
+  const key = keyOf(app, accountId);
+  if (scheduled.has(key)) return;
+  if (scheduled.size >= MAX_WAITING + MAX_RUNNING) {
+    logger.info("Too many featured collection syncs; skipped {accountId}.", { accountId });
+    return;
+  }
+  const job = (async () => {
+    await acquireSlot();
+    try {
+      await insideSync.run(true, () => syncFeaturedCollection(app, accountId));
+    } catch (error) {
+      logger.warn("Featured collection sync of {accountId} failed: {error}", {
+        accountId,
+        error,
+      });
+    } finally {
+      releaseSlot();
+      scheduled.delete(key);
+    }
+  })();
+  scheduled.set(key, job);
+}
+
+/** Waits for the account's scheduled sync, if any (tests, shutdown). */
+export async function waitForFeaturedSync(app: AppContext, accountId: string): Promise<void> {
+  await scheduled.get(keyOf(app, accountId));
+}
+
+function sameOrigin(a: URL | string, b: URL | string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** A document loader that never fetches: only embedded items are read. */
+const noFetch = () => Promise.reject(new Error("not fetched"));
+
+/**
+ * Reads the remote account's featured collection and makes its pins the
+ * statuses listed there. Returns false when the collection could not be
+ * read (the pins are then unchanged).
+ */
+export async function syncFeaturedCollection(
+  app: AppContext,
+  accountId: string,
+): Promise<boolean> {
+  const [account] = await app.database.db.select().from(accounts)
+    .where(eq(accounts.id, accountId)).limit(1);
+  if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return false;
+  const featuredUrl = account.featuredUrl;
+  // A collection on another server than the actor could list anyone's posts.
+  if (!featuredUrl || !sameOrigin(featuredUrl, account.uri)) return false;
+  const ctx = instanceContext(app);
+  const readAt = new Date();
+  const collection = await lookupRemote(ctx, featuredUrl);
+  if (!(collection instanceof Collection) || !sameOrigin(collection.id ?? "", account.uri)) {
+    return false;
+  }
+  let page: Collection = collection;
+  // Paged collections: the first page only (Mastodon reads no further).
+  const first = await collection.getFirst({
+    documentLoader: await instanceDocumentLoader(ctx),
+    suppressError: true,
+  }).catch(() => null);
+  if (first) {
+    if (!(first instanceof Collection) || !sameOrigin(first.id ?? featuredUrl, account.uri)) {
+      return false;
+    }
+    page = first;
+  }
+  const embedded = new Map<string, APObject>();
+  for await (
+    const item of page.getItems({ documentLoader: noFetch, suppressError: true })
+  ) {
+    if (item.id && !(item instanceof Collection)) embedded.set(item.id.href, item as APObject);
+  }
+  const statusIds: string[] = [];
+  for (const iri of page.itemIds.slice(0, MAX_FEATURED_ITEMS)) {
+    if (!sameOrigin(iri, account.uri)) continue;
+    const status = await statusOf(ctx, account.uri, iri.href, embedded.get(iri.href));
+    if (status?.accountId === account.id) statusIds.push(status.id);
+  }
+  try {
+    const changes = await replaceRemotePins(app, account.id, statusIds, readAt);
+    logger.debug("Synced the featured collection of {uri}: {changes}", {
+      uri: account.uri,
+      changes,
+    });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  return true;
+}
+
+/** The stored status behind a featured item: known, stored from the embedded object, or fetched. */
+async function statusOf(
+  ctx: ReturnType<typeof instanceContext>,
+  actorUri: string,
+  iri: string,
+  object: APObject | undefined,
+) {
+  const known = await findStatusByUri(ctx.data, iri);
+  if (known) return known;
+  if (isStatusObject(object)) {
+    return await storeRemoteStatus(ctx, object, {
+      depth: 0,
+      raw: await rawJson(object),
+      expectedActor: actorUri,
+    });
+  }
+  return await resolveRemoteStatus(ctx, iri);
+}
