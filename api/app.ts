@@ -39,6 +39,7 @@ import { statusReadRoutes } from "./routes/statuses.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
+import { notificationPolicyRoutes } from "./routes/notification_policy.ts";
 import { groupedNotificationRoutes } from "./routes/notifications_grouped.ts";
 import { tagRoutes } from "./routes/tags.ts";
 import { featuredTagRoutes } from "./routes/featured_tags.ts";
@@ -111,6 +112,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", domainBlockRoutes());
   app.route("/", statusReadRoutes());
   app.route("/", statusWriteRoutes());
+  // Before the plain notification routes: their `:id` would take "policy" and "requests".
+  app.route("/", notificationPolicyRoutes());
   app.route("/", notificationRoutes());
   app.route("/", groupedNotificationRoutes());
   app.route("/", tagRoutes());

@@ -2,8 +2,11 @@
  * Records notifications. Every command that should notify someone calls
  * {@link notify} (or one of the helpers below) inside its transaction; the
  * rules about who is not notified (remote recipients, self, blocks, mutes,
- * domain blocks, muted threads) live in ./rules.ts, once, and group keys for
- * the v2 API in ./group_key.ts.
+ * domain blocks, muted threads) live in ./rules.ts, once; the recipient's
+ * notification policy (accept, filter or drop strangers) in ./policy.ts, with
+ * filtered messages gathered in requests by ./requests.ts; group keys for the
+ * v2 API in ./group_key.ts. A filtered notification has no group key (as in
+ * Mastodon): it stays apart even once accepted.
  *
  * Which status a notification carries, by type:
  * - mention, status, update, quote, quoted_update, poll: the status concerned;
@@ -18,6 +21,14 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, follows, notifications, statuses } from "../../db/schema.ts";
 import { keepNotificationFor, type NotificationCause } from "./rules.ts";
+import {
+  answeredAccounts,
+  decide,
+  policyColumns,
+  type PolicyFacts,
+  type Verdict,
+} from "./policy.ts";
+import { recordInRequest } from "./requests.ts";
 import { nextGroupKey } from "./group_key.ts";
 import { KNOWN_TYPES } from "../../db/queries/notifications.ts";
 
@@ -54,57 +65,81 @@ interface Target {
   id: string;
   conversationId: string | null;
   inReplyToAccountId: string | null;
+  inReplyToId: string | null;
+  visibility: string;
 }
+
+const targetFields = {
+  id: statuses.id,
+  conversationId: statuses.conversationId,
+  inReplyToAccountId: statuses.inReplyToAccountId,
+  inReplyToId: statuses.inReplyToId,
+  visibility: statuses.visibility,
+};
 
 /** The status shown for `statusId` (a boost resolves to the boosted status), or null. */
 async function loadTarget(db: Executor, statusId: string): Promise<Target | null> {
-  const [row] = await db.select({
-    id: statuses.id,
-    reblogOfId: statuses.reblogOfId,
-    conversationId: statuses.conversationId,
-    inReplyToAccountId: statuses.inReplyToAccountId,
-  }).from(statuses).where(eq(statuses.id, statusId)).limit(1);
+  const [row] = await db.select({ ...targetFields, reblogOfId: statuses.reblogOfId })
+    .from(statuses).where(eq(statuses.id, statusId)).limit(1);
   if (!row) return null;
   if (!row.reblogOfId) return row;
-  const [original] = await db.select({
-    id: statuses.id,
-    conversationId: statuses.conversationId,
-    inReplyToAccountId: statuses.inReplyToAccountId,
-  }).from(statuses).where(eq(statuses.id, row.reblogOfId)).limit(1);
+  const [original] = await db.select(targetFields)
+    .from(statuses).where(eq(statuses.id, row.reblogOfId)).limit(1);
   return original ?? null;
 }
 
-/** The candidates that pass the rules, in one query. */
-async function recipientsAllowed(
+/** A recipient that passed the rules, and what their policy makes of it. */
+interface Screened {
+  accountId: string;
+  /** `accept` or `filter` (dropped recipients are left out). */
+  verdict: Verdict;
+}
+
+/**
+ * The candidates that pass the rules, with their policy's verdict, in one
+ * query (plus one up the thread for a direct reply).
+ */
+async function screenRecipients(
   db: Executor,
   candidateIds: readonly string[],
-  cause: NotificationCause,
-): Promise<string[]> {
+  cause: NotificationCause & { status?: Target | null },
+): Promise<Screened[]> {
   if (candidateIds.length === 0) return [];
-  const rows = await db.select({ id: sql<string>`r.id` })
+  const columns = policyColumns(cause);
+  const rows = await db.select({ id: sql<string>`r.id`, ...(columns ?? {}) })
     .from(sql`accounts r`)
     .where(and(
       inArray(sql`r.id`, [...new Set(candidateIds)]),
       keepNotificationFor(cause),
     ));
-  return rows.map((r) => String(r.id));
+  if (!columns) return rows.map((r) => ({ accountId: String(r.id), verdict: "accept" }));
+  const answered = await answeredAccounts(db, cause);
+  const out: Screened[] = [];
+  for (const row of rows) {
+    const accountId = String(row.id);
+    const verdict = decide(cause, row as unknown as PolicyFacts, answered.has(accountId));
+    if (verdict !== "drop") out.push({ accountId, verdict });
+  }
+  return out;
 }
 
 /**
- * Records one notification unless the recipient's rules drop it. Returns the
- * new notification's id, or null when it was dropped (or its status is gone).
+ * Records one notification unless the recipient's rules or policy drop it.
+ * Returns the new notification's id (filtered or not), or null when it was
+ * dropped (or its status is gone).
  */
 export async function notify(tx: Executor, notification: NewNotification): Promise<string | null> {
   const { type, accountId, fromAccountId } = notification;
   const statusId = notification.statusId ?? null;
   const target = statusId ? await loadTarget(tx, statusId) : null;
   if (statusId && !target) return null;
-  const [allowed] = await recipientsAllowed(tx, [accountId], {
+  const [screened] = await screenRecipients(tx, [accountId], {
     type,
     fromAccountId,
     status: target,
   });
-  if (!allowed) return null;
+  if (!screened) return null;
+  const filtered = screened.verdict === "filter";
   const id = newId();
   await tx.insert(notifications).values({
     id,
@@ -112,14 +147,16 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     fromAccountId,
     type,
     statusId,
-    groupKey: await nextGroupKey(tx, accountId, type, target?.id ?? null),
+    filtered,
+    groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });
+  if (filtered) await recordInRequest(tx, { type, accountId, fromAccountId, statusId });
   return id;
 }
 
 /**
  * Notifies several recipients of the same event (ungrouped types only:
- * mention, status, update, poll, quoted_update). Returns the recipients notified.
+ * mention, status, update, poll, quoted_update). Returns the recipients notified (filtered ones included).
  */
 export async function notifyMany(
   tx: Executor,
@@ -128,21 +165,26 @@ export async function notifyMany(
 ): Promise<string[]> {
   const target = await loadTarget(tx, event.statusId);
   if (!target) return [];
-  const allowed = await recipientsAllowed(tx, recipientIds, {
+  const screened = await screenRecipients(tx, recipientIds, {
     type: event.type,
     fromAccountId: event.fromAccountId,
     status: target,
   });
-  if (allowed.length === 0) return [];
-  await tx.insert(notifications).values(allowed.map((accountId) => ({
+  if (screened.length === 0) return [];
+  await tx.insert(notifications).values(screened.map(({ accountId, verdict }) => ({
     id: newId(),
     accountId,
     fromAccountId: event.fromAccountId,
     type: event.type,
     statusId: event.statusId,
+    filtered: verdict === "filter",
     groupKey: null,
   })));
-  return allowed;
+  for (const { accountId, verdict } of screened) {
+    if (verdict !== "filter") continue;
+    await recordInRequest(tx, { ...event, accountId });
+  }
+  return screened.map((s) => s.accountId);
 }
 
 /** The parts of a status row the helpers read. */

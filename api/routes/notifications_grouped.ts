@@ -11,9 +11,7 @@
  * - GET …/notifications/:group_key (read:notifications) → the result with one group
  * - POST …/notifications/:group_key/dismiss (write:notifications) → {}
  * - POST …/notifications/clear (write:notifications) → {} (routed, undocumented)
- * - GET …/notifications/policy (read:notifications) → a NotificationPolicy that
- *   accepts everything (no notification is filtered yet); clients read it on
- *   their notifications screen
+ * (…/notifications/policy lives in ./notification_policy.ts, mounted before these.)
  *
  * Paging follows Mastodon's Api::V2::NotificationsController: `next` is
  * `max_id` of the oldest group head on the page, `prev` is `min_id` of the
@@ -158,18 +156,6 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
     await clearNotifications(c.get("ctx").database.db, viewerOf(c));
     return c.json({});
   });
-
-  // Registered before :group_key so the name is not taken for a key. Nothing is
-  // filtered here (no policy yet), so the truthful answer accepts everything.
-  app.get(`${base}/policy`, read, (c) =>
-    c.json({
-      for_not_following: "accept",
-      for_not_followers: "accept",
-      for_new_accounts: "accept",
-      for_private_mentions: "accept",
-      for_limited_accounts: "accept",
-      summary: { pending_requests_count: 0, pending_notifications_count: 0 },
-    }));
 
   app.get(`${base}/:group_key`, read, async (c) => {
     const key = c.req.param("group_key");

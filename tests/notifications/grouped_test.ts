@@ -225,10 +225,12 @@ test("grouped notifications: groups, partial avatars, paging, show, dismiss, unr
       404,
     );
 
-    // The policy clients read on their notifications screen: nothing is filtered.
+    // The policy clients read on their notifications screen: Mastodon's defaults, no requests
+    // (tests/notification_policy/ covers the policy itself).
     const policy = await f.call(alice, "GET", "/api/v2/notifications/policy");
     assert.equal(policy.status, 200);
     assert.equal(policy.body.for_not_following, "accept");
+    assert.equal(policy.body.for_private_mentions, "filter");
     assert.deepEqual(policy.body.summary, {
       pending_requests_count: 0,
       pending_notifications_count: 0,
