@@ -11,6 +11,7 @@ import type { RelationshipDeliveries } from "./outbox/relationships.ts";
 import type { InteractionDeliveries } from "./outbox/interactions.ts";
 import type { PollDeliveries } from "./outbox/polls.ts";
 import type { StatusFederationDeliveries } from "./outbox/statuses.ts";
+import type { LinkCardJobs } from "./outbox/cards.ts";
 
 export interface Outbox
   extends
@@ -18,4 +19,5 @@ export interface Outbox
     RelationshipDeliveries,
     InteractionDeliveries,
     PollDeliveries,
-    StatusFederationDeliveries {}
+    StatusFederationDeliveries,
+    LinkCardJobs {}

@@ -7,6 +7,7 @@ import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
 import { ROOKERY_VERSION } from "../version.ts";
+import { jobQueueFor } from "./jobs.ts";
 
 export interface FederationSetup {
   federation: Federation<AppContext>;
@@ -16,7 +17,10 @@ export interface FederationSetup {
 
 export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
   const { config, database } = ctx;
-  const { kv, queue, maintain } = createStores(database);
+  const stores = createStores(database);
+  const { kv, maintain } = stores;
+  // Rookery's own background jobs (link previews) ride on the same queue.
+  const queue = jobQueueFor(ctx, stores.queue);
   const federation = createFederation<AppContext>({
     kv,
     queue,

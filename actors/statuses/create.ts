@@ -60,6 +60,7 @@ import {
   type Visibility,
 } from "./validation.ts";
 import { deliver } from "./deliveries.ts";
+import { requestLinkCard } from "../cards/request.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 type AccountRow = typeof accounts.$inferSelect;
@@ -408,6 +409,9 @@ export async function createStatus(
     throw error;
   }
   if (input.local) await deliver(ctx, "statusCreated", status.id);
+  await requestLinkCard(ctx, status, {
+    hasMedia: input.local ? (input.mediaIds?.length ?? 0) > 0 : (input.media?.length ?? 0) > 0,
+  });
   return status;
 }
 

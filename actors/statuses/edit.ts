@@ -29,6 +29,7 @@ import {
 } from "./rows.ts";
 import { checkLanguage, checkPoll, checkText, type PollInput } from "./validation.ts";
 import { deliver } from "./deliveries.ts";
+import { requestLinkCard } from "../cards/request.ts";
 import type { StatusRow } from "./create.ts";
 
 /** A description or focus change of one attachment. */
@@ -226,5 +227,6 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
     return row;
   });
   await deliver(ctx, "statusUpdated", updated.id);
+  await requestLinkCard(ctx, updated, { hasMedia: mediaIds.length > 0, edited: true });
   return updated;
 }

@@ -20,6 +20,7 @@ import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../
 import { notifyEdit, setMentions, setStatusTags } from "./rows.ts";
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { StatusError } from "./errors.ts";
+import { requestLinkCard } from "../cards/request.ts";
 
 /** Poll results as the author's server last published them. */
 export interface RemotePollResults {
@@ -95,7 +96,7 @@ export async function editRemoteStatus(
 ): Promise<StatusRow> {
   const db = ctx.database.db;
   const status = await remoteStatus(db, input.accountId, input.statusId);
-  return await db.transaction(async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     const [oldPoll] = status.pollId
       ? await tx.select().from(polls).where(eq(polls.id, status.pollId))
       : [];
@@ -192,4 +193,6 @@ export async function editRemoteStatus(
     await notifyEdit(tx, status, localAdded.map((a) => a.id));
     return row;
   });
+  await requestLinkCard(ctx, updated, { hasMedia: input.media.length > 0, edited: true });
+  return updated;
 }

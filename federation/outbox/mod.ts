@@ -8,6 +8,7 @@ import { relationshipDeliveries } from "./relationships.ts";
 import { interactionDeliveries } from "./interactions.ts";
 import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
+import { linkCardJobs } from "./cards.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -16,5 +17,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...interactionDeliveries(ctx),
     ...pollDeliveries(ctx),
     ...statusDeliveries(ctx),
+    ...linkCardJobs(ctx),
   };
 }

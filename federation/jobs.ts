@@ -1,0 +1,119 @@
+/**
+ * Rookery's own background jobs, carried by the federation queue.
+ *
+ * The queue (federation/stores/) is durable, shared by every worker process
+ * and already run by each of them; jobs ride along as messages of their own
+ * type. {@link JobQueue} wraps the queue Fedify is given: what Fedify queues
+ * passes through untouched, and while listening it hands job messages to
+ * their handler instead of to Fedify (which would ignore them). A job that
+ * fails is logged and dropped, as Mastodon's link crawler does (no retry).
+ *
+ * Commands reach this through ctx.outbox (federation/outbox/cards.ts calls
+ * {@link enqueueJob}); the handlers call actors/.
+ */
+import type {
+  MessageQueue,
+  MessageQueueDepth,
+  MessageQueueEnqueueOptions,
+  MessageQueueListenOptions,
+} from "@fedify/fedify";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import { refreshLinkCard } from "../actors/cards/refresh.ts";
+
+const logger = getLogger(["rookery", "jobs"]);
+
+/** The message type that marks a job (Fedify's own are fanout, outbox and inbox). */
+export const JOB_MESSAGE_TYPE = "rookery:job";
+
+/** Every job and its data. */
+export type Job = { job: "link_card"; statusId: string };
+
+type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
+
+/** Runs one job; `signal` is aborted when the worker stops. */
+async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): Promise<void> {
+  switch (job.job) {
+    case "link_card":
+      return await refreshLinkCard(ctx, job.statusId, signal);
+  }
+}
+
+function isJobMessage(message: unknown): message is JobMessage {
+  return typeof message === "object" && message != null &&
+    (message as { type?: unknown }).type === JOB_MESSAGE_TYPE;
+}
+
+/** The federation queue, with Rookery's jobs riding along. */
+export class JobQueue implements MessageQueue {
+  readonly #inner: MessageQueue;
+  readonly #ctx: Omit<AppContext, "federation">;
+
+  /** `ctx` is the process's context (completed after the federation is built). */
+  constructor(inner: MessageQueue, ctx: Omit<AppContext, "federation">) {
+    this.#inner = inner;
+    this.#ctx = ctx;
+  }
+
+  get nativeRetrial(): boolean | undefined {
+    return this.#inner.nativeRetrial;
+  }
+
+  enqueue(message: any, options?: MessageQueueEnqueueOptions): Promise<void> {
+    return this.#inner.enqueue(message, options);
+  }
+
+  enqueueMany(messages: readonly any[], options?: MessageQueueEnqueueOptions): Promise<void> {
+    if (this.#inner.enqueueMany) return this.#inner.enqueueMany(messages, options);
+    return Promise.all(messages.map((m) => this.#inner.enqueue(m, options))).then(() => {});
+  }
+
+  getDepth(): Promise<MessageQueueDepth> {
+    return this.#inner.getDepth?.() ?? Promise.resolve({ queued: 0 });
+  }
+
+  /** Queues a job; jobs with the same `orderingKey` run one at a time, in order. */
+  enqueueJob(job: Job, options?: { orderingKey?: string }): Promise<void> {
+    const message: JobMessage = { ...job, type: JOB_MESSAGE_TYPE };
+    return this.#inner.enqueue(message, options);
+  }
+
+  listen(
+    handler: (message: any) => Promise<void> | void,
+    options?: MessageQueueListenOptions,
+  ): Promise<void> {
+    const signal = options?.signal;
+    return this.#inner.listen(async (message) => {
+      if (!isJobMessage(message)) return await handler(message);
+      try {
+        await runJob(this.#ctx as AppContext, message, signal);
+      } catch (error) {
+        if (signal?.aborted) return;
+        logger.warn("Job {job} failed: {error}", { job: message.job, error });
+      }
+    }, options);
+  }
+}
+
+const queues = new WeakMap<object, JobQueue>();
+
+/** Wraps the process's queue for jobs; federation/mod.ts calls it once per context. */
+export function jobQueueFor(
+  ctx: Omit<AppContext, "federation">,
+  inner: MessageQueue,
+): JobQueue {
+  const queue = new JobQueue(inner, ctx);
+  queues.set(ctx, queue);
+  return queue;
+}
+
+/** Queues a job on the context's queue (see {@link jobQueueFor}). */
+export async function enqueueJob(
+  ctx: AppContext,
+  job: Job,
+  options?: { orderingKey?: string },
+): Promise<void> {
+  const queue = queues.get(ctx);
+  if (!queue) throw new Error("No job queue for this context");
+  await queue.enqueueJob(job, options);
+}
