@@ -15,6 +15,7 @@ import type { AppContext } from "../context.ts";
 import { accounts, users } from "../db/schema.ts";
 import { NotFoundError, Problems } from "./errors.ts";
 import { resolveMentions } from "./formatting/mentions.ts";
+import { linkLocalEmojis } from "./emoji/links.ts";
 import { countableLength, textToHtml } from "./formatting/text_to_html.ts";
 import {
   ImageRejected,
@@ -283,6 +284,15 @@ export async function updateProfile(
         accountChanged = true;
         await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
           .where(eq(accounts.id, accountId));
+      }
+      if (values.displayName != null || values.note != null || values.fields) {
+        // The custom emoji of the profile as it now reads (display name, note, fields).
+        const fields = values.fields ?? account.fields;
+        await linkLocalEmojis(tx, { accountId }, [
+          values.displayName ?? account.displayName,
+          values.note ?? account.note,
+          ...fields.flatMap((f) => [f.name, f.value]),
+        ], { replace: true });
       }
       await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
       replaced = [

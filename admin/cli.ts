@@ -11,7 +11,12 @@ import { ConfigError, loadConfig } from "../config.ts";
 import type { Config } from "../config.ts";
 import { createRookery, pgliteDirectory, type Rookery } from "../rookery.ts";
 import { AdminClientError, askServer, claimPidFile, livePid } from "./client.ts";
-import { type AdminEnv, type CommandResult, prepareCommand } from "./commands.ts";
+import {
+  type AdminEnv,
+  type CommandResult,
+  prepareCommand,
+  withAbsolutePaths,
+} from "./commands.ts";
 import { adminPaths } from "./socket.ts";
 
 function failure(message: string, exitCode = 1): CommandResult {
@@ -58,7 +63,7 @@ async function main(argv: string[]): Promise<CommandResult> {
     return failure("DATA_DIR is an in-memory database; there is nothing to administer.");
   }
   const paths = adminPaths(config.dataDir);
-  const answer = await askServer(paths.socket, argv);
+  const answer = await askServer(paths.socket, withAbsolutePaths(argv, Deno.cwd()));
   if (answer.kind === "answered") return answer.result;
   const pid = await livePid(paths.pid);
   if (pid && !config.databaseUrl) return ownedElsewhere(config, pid);

@@ -4,6 +4,7 @@
  * (direct database) and the admin socket (inside a running server) both run
  * this same code, so a command behaves identically either way.
  */
+import { resolve } from "node:path";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
 import type { Db, Executor } from "../db/connection.ts";
@@ -30,6 +31,7 @@ import { USAGE } from "./help.ts";
 import { ALL_SCOPES, parseScopes } from "../actors/scopes.ts";
 import type { Outbox } from "../actors/outbox.ts";
 import { formatDate, printable, table } from "./format.ts";
+import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 
 /** What a command printed and how it ended; also the admin socket's response. */
 export interface CommandResult {
@@ -49,11 +51,19 @@ export interface AdminEnv {
 /** The application that owns tokens minted here; found again by name and empty redirect URIs. */
 export const ADMIN_APP_NAME = "Rookery admin CLI";
 
-type Output = string | { stdout: string; stderr?: string };
+/** What a command prints: stdout alone, or both streams. */
+export type Output = string | { stdout: string; stderr?: string };
 
-interface Command extends ArgSpec {
+/** One admin command: its arguments, synopsis and what it does. */
+export interface Command extends ArgSpec {
   /** The command's synopsis, shown after a usage error. */
   usage: string;
+  /**
+   * Positionals naming files on the operator's machine: the command line
+   * makes them absolute before a running server (with its own working
+   * directory) reads them.
+   */
+  paths?: string[];
   run(env: AdminEnv, args: ParsedArgs): Promise<Output>;
 }
 
@@ -259,6 +269,7 @@ const COMMANDS: Record<string, Command> = {
       return `Removed rule ${rule.id}: ${printable(rule.text)}`;
     },
   },
+  ...EMOJI_COMMANDS,
 };
 
 /** The application for CLI tokens, created on first use with every scope. */
@@ -360,6 +371,37 @@ export function describeError(error: unknown): CommandResult {
 
 function line(text: string): string {
   return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/**
+ * The argv to send to a running server: the same command with its file
+ * arguments made absolute against `cwd` (the server does not share the
+ * command line's working directory). Argv that does not parse is returned
+ * as it is; the server answers its usage error.
+ */
+export function withAbsolutePaths(argv: string[], cwd: string): string[] {
+  const [group, action, ...rest] = argv;
+  const key = `${group} ${action}`;
+  const command = Object.hasOwn(COMMANDS, key) ? COMMANDS[key] : undefined;
+  if (!command?.paths?.length || rest.includes("--help")) return argv;
+  let args: ParsedArgs;
+  try {
+    args = parseArgs(rest, command);
+  } catch {
+    return argv;
+  }
+  const positionals = command.positionals.map((name) => {
+    const value = args.positionals[name];
+    return command.paths!.includes(name) ? resolve(cwd, value) : value;
+  });
+  return [
+    group,
+    action,
+    ...Object.entries(args.strings).map(([name, value]) => `--${name}=${value}`),
+    ...[...args.flags].map((name) => `--${name}`),
+    "--",
+    ...positionals,
+  ];
 }
 
 /** Parses and runs one command against a database; never throws. */

@@ -48,6 +48,19 @@ Instance rules
   rule add <text> [--hint <hint>] Appends a rule (at most 300 characters).
   rule remove <id>                Removes a rule.
 
+Custom emoji
+  emoji add <shortcode> <image file> [--category <name>] [--unlisted]
+      Adds a local custom emoji, used in posts and profiles as :shortcode:.
+      The shortcode is two or more letters, digits or underscores (case
+      matters). The image is a PNG, GIF or WebP file under 256 KB; animated
+      ones stay animated, and a still PNG is made for static_url. --unlisted
+      keeps it out of the picker (GET /api/v1/custom_emojis); it still works
+      in text.
+  emoji list [--json]             Lists local emoji: shortcode, category,
+                                  picker listing, type, creation date.
+  emoji remove <shortcode>        Removes a local emoji and its files; posts
+                                  that used it keep the :shortcode: text.
+
   help                            Shows this text.
 
 Usernames may be written with or without a leading @. Quote values that

@@ -18,6 +18,7 @@ import { cors } from "./middleware/cors.ts";
 import { authenticate } from "./middleware/auth.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
 import { instanceRoutes } from "./routes/instance.ts";
+import { customEmojiRoutes } from "./routes/custom_emojis.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { staticImageRoutes } from "./routes/static_images.ts";
 import { pageRoutes } from "./routes/pages.ts";
@@ -95,6 +96,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
 
   app.route("/", healthRoutes());
   app.route("/", instanceRoutes());
+  app.route("/", customEmojiRoutes());
   app.route("/", staticImageRoutes());
   app.route("/", appRoutes());
   app.route("/", oauthRoutes());

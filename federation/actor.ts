@@ -6,7 +6,11 @@
  */
 import type { Context, Federation, RequestContext } from "@fedify/fedify";
 import { Endpoints, Image, Person, PropertyValue, Service, Tombstone } from "@fedify/vocab";
+import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
+import { accountCustomEmojis, customEmojis } from "../db/schema.ts";
+import { accountMayHaveEmoji } from "../api/entities/account.ts";
+import { emojiTag } from "./objects/emoji.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
 import { isInstanceActorHandle } from "./instance_actor.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
@@ -72,6 +76,11 @@ export async function buildLocalActor(
   const identifier = account.username;
   const { origin } = ctx.data.config;
   const keys = await ctx.getActorKeyPairs(identifier);
+  const emojis = accountMayHaveEmoji(account)
+    ? await ctx.data.database.db.select({ emoji: customEmojis }).from(accountCustomEmojis)
+      .innerJoin(customEmojis, eq(customEmojis.id, accountCustomEmojis.customEmojiId))
+      .where(and(eq(accountCustomEmojis.accountId, account.id), eq(customEmojis.disabled, false)))
+    : [];
   const values = {
     id: ctx.getActorUri(identifier),
     preferredUsername: account.username,
@@ -93,6 +102,8 @@ export async function buildLocalActor(
     attachments: account.fields.map((field) =>
       new PropertyValue({ name: field.name, value: field.value })
     ),
+    // Custom emoji of the display name, note and fields, as Mastodon tags them.
+    tags: emojis.map((e) => emojiTag(origin, e.emoji)).filter((e) => e != null),
     icon: mediaImage(account.avatarUrl, origin),
     image: mediaImage(account.headerUrl, origin),
     manuallyApprovesFollowers: account.locked,

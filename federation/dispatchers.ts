@@ -10,6 +10,7 @@ import { registerFollowCollections } from "./follow_collections.ts";
 import { registerInboxListeners } from "./inbox.ts";
 import { registerNodeInfo } from "./nodeinfo.ts";
 import { registerNoteDispatcher } from "./objects/note.ts";
+import { registerEmojiDispatcher } from "./objects/emoji.ts";
 import { registerQuoteAuthorizationDispatcher } from "./objects/quote_authorization.ts";
 import { registerOutboxCollection } from "./outbox_collection.ts";
 import { registerProfileCollections } from "./profile_collections.ts";
@@ -22,6 +23,7 @@ export function registerDispatchers(federation: Federation<AppContext>): void {
   registerOutboxCollection(federation);
   registerProfileCollections(federation);
   registerNoteDispatcher(federation);
+  registerEmojiDispatcher(federation);
   registerQuoteAuthorizationDispatcher(federation);
   registerInboxListeners(federation);
   registerWebFingerLinks(federation);

@@ -131,6 +131,7 @@ export async function storeRemoteStatus(
       conversationUri: parsed.conversationUri,
       mentionedAccountIds: mentioned,
       tagNames: parsed.tagNames,
+      emojis: parsed.emojis,
       media: parsed.media,
       poll: parsed.poll
         ? {

@@ -268,6 +268,7 @@ export async function handleStatusUpdate(
       tagNames: parsed.tagNames,
       media: parsed.media,
       poll: parsed.poll,
+      emojis: parsed.emojis,
       editedAt: parsed.updated!,
     }));
   return true;

@@ -30,6 +30,8 @@ import { accounts } from "../db/schema.ts";
 import { instanceContext, lookupRemote } from "./lookup.ts";
 import { scheduleFeaturedSync } from "./featured_sync.ts";
 import { plainText, sanitizeHtml } from "./sanitize.ts";
+import { readEmojiTags } from "./objects/emoji.ts";
+import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -166,10 +168,11 @@ export async function upsertRemoteActor(
   }
   const loader = isFedifyContext(ctx) ? ctx.documentLoader : undefined;
   const columns = await actorColumns(actor, loader);
+  const emojis = await readEmojiTags(actor);
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
     try {
-      return await db.transaction((tx) => writeRemoteAccount(tx, columns));
+      return await db.transaction((tx) => writeRemoteAccount(tx, columns, emojis));
     } catch (error) {
       // Two deliveries about one new actor at once: the second sees the first's row.
       if (attempt === 0 && isUniqueViolation(error)) continue;
@@ -181,6 +184,7 @@ export async function upsertRemoteActor(
 async function writeRemoteAccount(
   tx: Executor,
   columns: Omit<typeof accounts.$inferInsert, "id">,
+  emojis: RemoteEmojiInput[],
 ): Promise<AccountRow> {
   const [existing] = await tx.select().from(accounts).where(or(
     eq(accounts.uri, columns.uri),
@@ -199,10 +203,24 @@ async function writeRemoteAccount(
       // Keep the first suspension time; lift it when the actor is no longer suspended.
       suspendedAt: suspendedAt ? existing.suspendedAt ?? suspendedAt : null,
     }).where(eq(accounts.id, existing.id)).returning();
+    await linkProfileEmojis(tx, row, emojis, true);
     return row;
   }
   const [row] = await tx.insert(accounts).values({ id: newId(), ...columns }).returning();
+  await linkProfileEmojis(tx, row, emojis, false);
   return row;
+}
+
+/** Links the emoji the profile's display name, note and fields use (Emoji tags of the actor). */
+async function linkProfileEmojis(
+  tx: Executor,
+  row: AccountRow,
+  emojis: RemoteEmojiInput[],
+  replace: boolean,
+): Promise<void> {
+  if (!row.domain || (!replace && emojis.length === 0)) return;
+  const texts = [row.displayName, row.note, ...row.fields.flatMap((f) => [f.name, f.value])];
+  await linkRemoteEmojis(tx, { accountId: row.id }, row.domain, emojis, texts, { replace });
 }
 
 function isUniqueViolation(error: unknown): boolean {

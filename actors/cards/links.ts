@@ -46,7 +46,11 @@ function cardableUrl(href: string, origin: string): string | null {
 
 /** The link of `html` a preview card is for, or null when there is none. */
 export function firstCardLink(html: string, options: CardLinkOptions): string | null {
-  const skip = new Set(options.skipHrefs ?? []);
+  const skip = new Set<string>();
+  for (const href of options.skipHrefs ?? []) {
+    skip.add(href);
+    if (URL.canParse(href)) skip.add(new URL(href).href);
+  }
   const origin = new URL(options.origin).origin;
   // One entry per open element: whether it is (inside) a quote-inline paragraph.
   const quoted: boolean[] = [];

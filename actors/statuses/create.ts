@@ -60,6 +60,7 @@ import {
   type Visibility,
 } from "./validation.ts";
 import { deliver } from "./deliveries.ts";
+import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
@@ -135,6 +136,8 @@ export interface RemoteStatusInput {
   /** accepted when the quoted author's server approved it; pending otherwise. */
   quoteState?: string;
   quoteApprovalPolicy?: QuotePolicyValue;
+  /** Emoji tags of the object (kept when the text uses them). */
+  emojis?: RemoteEmojiInput[];
   createdAt?: Date;
 }
 
@@ -332,6 +335,21 @@ async function prepareRemote(ctx: AppContext, input: RemoteStatusInput): Promise
   };
 }
 
+/** Links the custom emoji the status's text, warning and poll options use. */
+async function linkStatusEmojis(tx: Executor, input: CreateStatusInput, status: StatusRow) {
+  const texts = [status.text ?? status.content, status.spoilerText, ...(input.poll?.options ?? [])];
+  if (input.local) {
+    await linkLocalEmojis(tx, { statusId: status.id }, texts, { replace: false });
+  } else if (input.emojis?.length) {
+    const [author] = await tx.select({ domain: accounts.domain }).from(accounts)
+      .where(eq(accounts.id, input.accountId));
+    if (!author?.domain) return;
+    await linkRemoteEmojis(tx, { statusId: status.id }, author.domain, input.emojis, texts, {
+      replace: false,
+    });
+  }
+}
+
 /**
  * Claims an idempotency key in the transaction. Returns the status an
  * earlier request with the same key created, or null when this request is
@@ -474,6 +492,7 @@ async function write(
 
   await setMentions(tx, status.id, p.mentioned);
   await setStatusTags(tx, status.id, p.tagNames);
+  await linkStatusEmojis(tx, input, status);
   if (input.local) {
     await countInFeaturedTags(tx, status, 1);
     await attachMedia(tx, status.id, media.map((m) => m.id));

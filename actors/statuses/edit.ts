@@ -7,7 +7,7 @@
  * - Only what is sent changes; text, content warning, sensitivity, language,
  *   media (with descriptions and focus) and the poll may change. A changed
  *   poll (options, multiple) starts over: votes are dropped.
- * - Mentions and hashtags are read again from the new text; newly mentioned
+ * - Mentions, hashtags and custom emoji are read again from the new text; newly mentioned
  *   local accounts get a mention notification; local accounts that boosted
  *   the status get an `update` notification.
  */
@@ -29,6 +29,7 @@ import {
 } from "./rows.ts";
 import { checkLanguage, checkPoll, checkText, type PollInput } from "./validation.ts";
 import { deliver } from "./deliveries.ts";
+import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 import type { StatusRow } from "./create.ts";
 
@@ -217,6 +218,9 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
     const before = await tx.select({ tagId: statusTags.tagId }).from(statusTags)
       .where(eq(statusTags.statusId, status.id));
     await setStatusTags(tx, status.id, composed.tagNames);
+    await linkLocalEmojis(tx, { statusId: status.id }, [text, spoilerText, ...(newOptions ?? [])], {
+      replace: true,
+    });
     const after = await tx.select({ tagId: statusTags.tagId }).from(statusTags)
       .where(eq(statusTags.statusId, status.id));
     // Edits are rare: recount the featured tags the edit touched.

@@ -20,6 +20,7 @@ import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../
 import { notifyEdit, setMentions, setStatusTags } from "./rows.ts";
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { StatusError } from "./errors.ts";
+import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 
 /** Poll results as the author's server last published them. */
@@ -45,6 +46,8 @@ export interface RemoteEditInput {
   tagNames: string[];
   media: RemoteMediaInput[];
   poll: RemotePollResults | null;
+  /** Emoji tags of the new version (kept when its text uses them). */
+  emojis?: RemoteEmojiInput[];
   editedAt: Date;
 }
 
@@ -186,6 +189,16 @@ export async function editRemoteStatus(
       input.mentionedAccountIds.filter((id) => id !== status.accountId),
     );
     await setStatusTags(tx, status.id, input.tagNames);
+    const [author] = await tx.select({ domain: accounts.domain }).from(accounts)
+      .where(eq(accounts.id, status.accountId));
+    await linkRemoteEmojis(
+      tx,
+      { statusId: status.id },
+      author?.domain ?? "",
+      author?.domain ? input.emojis ?? [] : [],
+      [input.content, input.spoilerText, ...(input.poll?.options ?? [])],
+      { replace: true },
+    );
     const localAdded = added.length
       ? await tx.select({ id: accounts.id }).from(accounts)
         .where(and(inArray(accounts.id, added), isNull(accounts.domain)))

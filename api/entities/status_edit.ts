@@ -14,6 +14,8 @@ import {
 } from "./media_attachment.ts";
 import type { StatusRow } from "./status.ts";
 import { polls } from "../../db/schema.ts";
+import { type CustomEmoji, loadEmojisByShortcode } from "./custom_emoji.ts";
+import { scanShortcodes } from "../../actors/emoji/shortcodes.ts";
 
 /** The StatusEdit entity. */
 export interface StatusEditJson {
@@ -24,7 +26,34 @@ export interface StatusEditJson {
   account: Account;
   poll?: { options: { title: string }[] };
   media_attachments: MediaAttachmentJson[];
-  emojis: unknown[];
+  emojis: CustomEmoji[];
+}
+
+/**
+ * Gives each version the custom emoji its texts name, among the author's
+ * server's emoji (local ones for local statuses): one query for the whole
+ * history, since older versions' links are not kept.
+ */
+async function withEmojis(
+  ctx: AppContext,
+  versions: StatusEditJson[],
+): Promise<StatusEditJson[]> {
+  const textsOf = (v: StatusEditJson) => [
+    v.content,
+    v.spoiler_text,
+    ...(v.poll?.options.map((o) => o.title) ?? []),
+  ];
+  const codes = scanShortcodes(versions.flatMap(textsOf));
+  if (codes.length === 0) return versions;
+  // acct is `user@domain` for remote authors (acctOf), the bare name for local ones.
+  const domain = versions[0]?.account?.acct.split("@")[1] ?? null;
+  const emojis = await loadEmojisByShortcode(ctx.database.db, ctx.config.origin, domain, codes);
+  for (const version of versions) {
+    version.emojis = scanShortcodes(textsOf(version)).map((code) => emojis.get(code))
+      .filter((e): e is CustomEmoji => e != null)
+      .sort((x, y) => x.shortcode < y.shortcode ? -1 : x.shortcode > y.shortcode ? 1 : 0);
+  }
+  return versions;
 }
 
 /** The versions of a status, oldest first. */
@@ -57,24 +86,27 @@ export async function loadStatusHistory(
       emojis: [],
     };
     if (poll) only.poll = { options: poll.options.map((title) => ({ title })) };
-    return [only];
+    return await withEmojis(ctx, [only]);
   }
   const media = new Map(
     (await loadMediaByIds(db, edits.flatMap((e) => e.mediaAttachmentIds)))
       .map((m) => [m.id, mediaAttachmentEntity(ctx.config, m)]),
   );
-  return edits.map((e) => {
-    const json: StatusEditJson = {
-      content: e.content,
-      spoiler_text: e.spoilerText,
-      sensitive: e.sensitive,
-      created_at: e.createdAt.toISOString(),
-      account,
-      media_attachments: e.mediaAttachmentIds.map((id) => media.get(id))
-        .filter((m): m is MediaAttachmentJson => m != null),
-      emojis: [],
-    };
-    if (e.pollOptions) json.poll = { options: e.pollOptions.map((title) => ({ title })) };
-    return json;
-  });
+  return await withEmojis(
+    ctx,
+    edits.map((e) => {
+      const json: StatusEditJson = {
+        content: e.content,
+        spoiler_text: e.spoilerText,
+        sensitive: e.sensitive,
+        created_at: e.createdAt.toISOString(),
+        account,
+        media_attachments: e.mediaAttachmentIds.map((id) => media.get(id))
+          .filter((m): m is MediaAttachmentJson => m != null),
+        emojis: [],
+      };
+      if (e.pollOptions) json.poll = { options: e.pollOptions.map((title) => ({ title })) };
+      return json;
+    }),
+  );
 }

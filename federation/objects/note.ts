@@ -31,10 +31,12 @@ import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import {
   accounts,
+  customEmojis,
   mediaAttachments,
   mentions,
   polls,
   quotes,
+  statusCustomEmojis,
   statuses,
   statusTags,
   tags,
@@ -43,6 +45,8 @@ import { anyId } from "../../db/queries/any_id.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { withNoteExtras } from "./note_extras.ts";
 import { mediaAttachmentEntity } from "../../api/entities/media_attachment.ts";
+import { statusMayHaveEmoji } from "../../api/entities/custom_emoji.ts";
+import { emojiTag } from "./emoji.ts";
 
 /** Path template of local statuses (their uri). */
 export const NOTE_PATH = "/users/{identifier}/statuses/{id}";
@@ -57,6 +61,8 @@ export interface NoteData {
   media: (typeof mediaAttachments.$inferSelect)[];
   poll: typeof polls.$inferSelect | null;
   quotedUri: string | null;
+  /** Custom emoji the text uses (Emoji tags). */
+  emojis: (typeof customEmojis.$inferSelect)[];
 }
 
 function instant(date: Date): Temporal.Instant {
@@ -86,7 +92,8 @@ export async function loadNotesData(
   if (rows.length === 0) return result;
   const ids = rows.map((s) => s.id);
   const pollIds = rows.flatMap((s) => s.pollId ? [s.pollId] : []);
-  const [authors, mentioned, tagRows, media, pollRows, quoteRows] = await Promise.all([
+  const emojiIds = rows.filter(statusMayHaveEmoji).map((s) => s.id);
+  const [authors, mentioned, tagRows, media, pollRows, quoteRows, emojis] = await Promise.all([
     db.select({ id: accounts.id, username: accounts.username, uri: accounts.uri })
       .from(accounts).where(anyId(accounts.id, [...new Set(rows.map((s) => s.accountId))])),
     db.select({
@@ -105,6 +112,12 @@ export async function loadNotesData(
     db.select({ statusId: quotes.statusId, uri: statuses.uri }).from(quotes)
       .innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
       .where(anyId(quotes.statusId, ids)),
+    emojiIds.length
+      ? db.select({ statusId: statusCustomEmojis.statusId, emoji: customEmojis })
+        .from(statusCustomEmojis)
+        .innerJoin(customEmojis, eq(customEmojis.id, statusCustomEmojis.customEmojiId))
+        .where(and(anyId(statusCustomEmojis.statusId, emojiIds), eq(customEmojis.disabled, false)))
+      : [],
   ]);
   const domain = new URL(origin).host;
   for (const status of rows) {
@@ -121,6 +134,7 @@ export async function loadNotesData(
       media: media.filter((m) => m.statusId === status.id),
       poll: pollRows.find((p) => p.id === status.pollId) ?? null,
       quotedUri: quoteRows.find((q) => q.statusId === status.id)?.uri ?? null,
+      emojis: emojis.filter((e) => e.statusId === status.id).map((e) => e.emoji),
     });
   }
   return result;
@@ -161,6 +175,7 @@ export function buildNote(
         name: `#${name.toLowerCase()}`,
       })
     ),
+    ...data.emojis.map((e) => emojiTag(origin, e)).filter((e) => e != null),
   ];
   const attachments = data.media.map((m) => {
     const entity = mediaAttachmentEntity(ctx.data.config, m);

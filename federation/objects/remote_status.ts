@@ -17,6 +17,7 @@ import {
   Article,
   Audio,
   Document,
+  Emoji,
   Event,
   Hashtag,
   Image,
@@ -33,6 +34,9 @@ import {
 import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
 import type { Visibility } from "../../actors/statuses/validation.ts";
 import { plainText, sanitizeHtml } from "../sanitize.ts";
+import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
+import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
+import { readEmojiTag } from "./emoji.ts";
 
 /** The object types stored as statuses; the first two as they are, the rest converted. */
 const STATUS_TYPES = [Note, Question, Article, Page, Image, Video, Audio, Event] as const;
@@ -125,6 +129,8 @@ export interface ParsedStatus {
   /** Addressed IRIs (to/cc), for finding silently addressed local accounts. */
   addressed: string[];
   tagNames: string[];
+  /** Emoji tags (checked; kept by the writer when the text uses them). */
+  emojis: RemoteEmojiInput[];
   media: RemoteMediaInput[];
   poll: {
     options: string[];
@@ -222,7 +228,14 @@ async function readMedia(
 async function readTags(object: APObject) {
   const mentionUris: string[] = [];
   const tagNames: string[] = [];
+  const emojis: RemoteEmojiInput[] = [];
   for await (const tag of object.getTags({ documentLoader: noFetch, suppressError: true })) {
+    if (tag instanceof Emoji) {
+      if (emojis.length >= MAX_EMOJIS_PER_OBJECT) continue;
+      const emoji = await readEmojiTag(tag);
+      if (emoji && !emojis.some((e) => e.shortcode === emoji.shortcode)) emojis.push(emoji);
+      continue;
+    }
     if (tag instanceof Mention) {
       const href = webUrl(tag.href);
       if (href && mentionUris.length < MAX_TAGS) mentionUris.push(href);
@@ -233,7 +246,7 @@ async function readTags(object: APObject) {
       }
     }
   }
-  return { mentionUris, tagNames };
+  return { mentionUris, tagNames, emojis };
 }
 
 async function readPoll(question: Question): Promise<ParsedStatus["poll"]> {
@@ -304,7 +317,7 @@ export async function parseStatusObject(
     const link = url ?? uri;
     content += `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`;
   }
-  const { mentionUris, tagNames } = await readTags(object);
+  const { mentionUris, tagNames, emojis } = await readTags(object);
   const addressed = [...object.toIds, ...object.ccIds].map((u) => u.href)
     .filter((href) => !isPublicIri(href)).slice(0, MAX_TAGS * 2);
   const note = object as Note;
@@ -324,6 +337,7 @@ export async function parseStatusObject(
     mentionUris,
     addressed,
     tagNames,
+    emojis,
     media: await readMedia(object, options.raw, options.maxMedia),
     poll: object instanceof Question ? await readPoll(object) : null,
     quotePolicy: quotePolicyOf(object),

@@ -33,6 +33,11 @@ Deno.test("the first link that is not a mention, hashtag, quote line or local pa
     ]),
     "https://b.example/x",
   );
+  // Compared as URLs: the same account written another way is still skipped.
+  assert.equal(
+    pick('<a href="https://far.example/users/bob">@bob</a>', ["HTTPS://FAR.example/users/bob"]),
+    null,
+  );
   // Void elements and unclosed tags do not confuse the quote tracking.
   assert.equal(
     pick(

@@ -1,0 +1,131 @@
+/**
+ * The image files of local custom emoji, kept in the media store next to
+ * attachments (actors/media/storage.ts) and served under `/system`:
+ *
+ *   custom_emojis/images/<id in 3-digit groups>/<original|static>-<16 hex>.<ext>
+ *
+ * The original is kept as uploaded (PNG, GIF or WebP, animated ones stay
+ * animated, as Mastodon keeps them); the static copy is the first frame as
+ * PNG, for `static_url` and clients that turn animation off. The format is
+ * recognised by decoding the bytes with sharp, never from a name or a
+ * client's word; the random part of a name changes with every upload, so a
+ * URL always means the same bytes.
+ */
+import sharp from "sharp";
+import { dirname } from "node:path";
+import { getLogger } from "@logtape/logtape";
+import { encodeHex } from "../encoding.ts";
+import { IMAGE_MATRIX_LIMIT } from "../profile_media.ts";
+import { idPartition, storedFileName } from "../media/storage.ts";
+
+const logger = getLogger(["rookery", "emoji"]);
+
+/** Mastodon's limit on a local emoji image (MAX_EMOJI_SIZE: 256 KB). */
+export const EMOJI_SIZE_LIMIT = 256 * 1024;
+
+/** The folder (below the media root) of every emoji file. */
+export const EMOJI_FOLDER = ["custom_emojis", "images"] as const;
+
+/** The formats an emoji may have, by sharp's name, with their extension and type. */
+const FORMATS: Record<string, { extension: string; contentType: string }> = {
+  png: { extension: "png", contentType: "image/png" },
+  gif: { extension: "gif", contentType: "image/gif" },
+  webp: { extension: "webp", contentType: "image/webp" },
+};
+
+const ID_GROUPS = 7;
+
+/** Why an emoji image was refused. */
+export class EmojiImageRejected extends Error {
+  constructor(readonly reason: "type" | "size") {
+    super(
+      reason === "size"
+        ? `must be smaller than ${EMOJI_SIZE_LIMIT / 1024} KB`
+        : "must be a PNG, GIF or WebP image",
+    );
+  }
+}
+
+/** A checked emoji image, ready to store. */
+export interface EmojiImage {
+  original: Uint8Array;
+  extension: string;
+  contentType: string;
+  /** The first frame as PNG. */
+  still: Uint8Array;
+}
+
+/** Checks an upload and makes its still copy; throws {@link EmojiImageRejected}. */
+export async function processEmojiImage(bytes: Uint8Array): Promise<EmojiImage> {
+  if (bytes.length >= EMOJI_SIZE_LIMIT) throw new EmojiImageRejected("size");
+  if (bytes.length === 0) throw new EmojiImageRejected("type");
+  let format: string | undefined;
+  try {
+    format = (await sharp(bytes, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata()).format;
+  } catch {
+    throw new EmojiImageRejected("type");
+  }
+  const kind = format ? FORMATS[format] : undefined;
+  if (!kind) throw new EmojiImageRejected("type");
+  let still: Uint8Array;
+  try {
+    still = new Uint8Array(
+      await sharp(bytes, { limitInputPixels: IMAGE_MATRIX_LIMIT, failOn: "error", pages: 1 })
+        .png().toBuffer(),
+    );
+  } catch {
+    // Recognised by its header but not decodable: not an image we can serve.
+    throw new EmojiImageRejected("type");
+  }
+  return { original: bytes, extension: kind.extension, contentType: kind.contentType, still };
+}
+
+function newPath(id: string, style: "original" | "static", extension: string): string {
+  const random = encodeHex(crypto.getRandomValues(new Uint8Array(8)));
+  return [...EMOJI_FOLDER, ...idPartition(id), `${style}-${random}.${extension}`].join("/");
+}
+
+/**
+ * Whether path segments (below the media root) can name an emoji file
+ * written here; anything else is refused before the file system is touched.
+ */
+export function isSafeEmojiPath(segments: readonly string[]): boolean {
+  if (segments.length !== EMOJI_FOLDER.length + ID_GROUPS + 1) return false;
+  if (segments[0] !== EMOJI_FOLDER[0] || segments[1] !== EMOJI_FOLDER[1]) return false;
+  for (let i = 0; i < ID_GROUPS; i++) {
+    if (!/^\d{3}$/.test(segments[EMOJI_FOLDER.length + i])) return false;
+  }
+  const match = /^(?:original|static)-[0-9a-f]{16}\.([a-z]{3,4})$/.exec(segments.at(-1)!);
+  return match != null && Object.values(FORMATS).some((f) => f.extension === match[1]);
+}
+
+/** Writes both files of an emoji; returns their paths relative to the media root. */
+export async function writeEmojiFiles(
+  dataDir: string,
+  id: string,
+  image: EmojiImage,
+): Promise<{ filePath: string; staticPath: string }> {
+  const filePath = newPath(id, "original", image.extension);
+  const staticPath = newPath(id, "static", "png");
+  await Deno.mkdir(dirname(storedFileName(dataDir, filePath)), { recursive: true });
+  await Deno.writeFile(storedFileName(dataDir, filePath), image.original);
+  await Deno.writeFile(storedFileName(dataDir, staticPath), image.still);
+  return { filePath, staticPath };
+}
+
+/** Deletes emoji files; missing files and paths not written here are skipped. */
+export async function removeEmojiFiles(
+  dataDir: string,
+  paths: readonly (string | null | undefined)[],
+): Promise<void> {
+  for (const path of paths) {
+    if (!path || !isSafeEmojiPath(path.split("/"))) continue;
+    try {
+      await Deno.remove(storedFileName(dataDir, path));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) {
+        logger.warn("Could not delete {path}: {error}", { path, error });
+      }
+    }
+  }
+}
