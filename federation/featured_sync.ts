@@ -10,11 +10,11 @@
  * the collection are stored from it; the others are fetched (signed, with
  * their parents as federation/fetch_status.ts bounds them).
  *
- * It runs in the background of the process that learned of the actor
- * ({@link scheduleFeaturedSync}), never on the request path: a few at once,
- * one per account, and the actors a sync discovers (authors of replied-to
- * posts) do not start syncs of their own, so one sync never spreads into a
- * crawl. A sync that cannot fetch the collection leaves the pins as they are;
+ * It runs as a queued job ({@link scheduleFeaturedSync}; federation/jobs.ts),
+ * never on the request path nor inside the inbox listener that learned of
+ * the actor; syncs of one account run one at a time, and the actors a sync
+ * discovers (authors of replied-to posts) do not start syncs of their own,
+ * so one sync never spreads into a crawl. A sync that cannot fetch the collection leaves the pins as they are;
  * a pin an Add makes while the collection is read stays.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -33,78 +33,41 @@ import {
   storeRemoteStatus,
 } from "./fetch_status.ts";
 import { isStatusObject } from "./objects/remote_status.ts";
+import { enqueueJob } from "./jobs.ts";
 
 const logger = getLogger(["rookery", "federation", "featured"]);
 
-/** Items of a featured collection read at most (Mastodon lists 5 by default). */
+/** Items of a featured collection read at most (Mastodon accounts pin at most 5). */
 export const MAX_FEATURED_ITEMS = 20;
-
-/** Syncs running at once in one process. */
-const MAX_RUNNING = 4;
-
-/** Syncs waiting for a slot beyond which new ones are dropped (the next refresh retries). */
-const MAX_WAITING = 500;
 
 /** Set while a sync runs: actors it discovers do not schedule syncs themselves. */
 const insideSync = new AsyncLocalStorage<true>();
 
-/** Scheduled or running syncs, by origin and account id. */
-const scheduled = new Map<string, Promise<void>>();
-
-let running = 0;
-const waiting: (() => void)[] = [];
-
-async function acquireSlot(): Promise<void> {
-  if (running < MAX_RUNNING) {
-    running++;
-    return;
-  }
-  await new Promise<void>((resolve) => waiting.push(resolve));
-}
-
-function releaseSlot(): void {
-  const next = waiting.shift();
-  if (next) next();
-  else running--;
-}
-
-function keyOf(app: AppContext, accountId: string): string {
-  return `${app.config.origin} ${accountId}`;
-}
-
 /**
- * Syncs the remote account's pins from its featured collection in the
- * background. Does nothing when one is already scheduled for the account, or
- * when called from inside another sync.
+ * Queues a sync of the remote account's pins from its featured collection
+ * (a job on the federation queue, run by a worker: federation/jobs.ts).
+ * Does nothing when called from inside another sync. Never throws: the
+ * caller's own work is done, and a sync that is not queued waits for the
+ * next refresh of the actor.
  */
-export function scheduleFeaturedSync(app: AppContext, accountId: string): void {
+export async function scheduleFeaturedSync(app: AppContext, accountId: string): Promise<void> {
   if (insideSync.getStore()) return;
-  const key = keyOf(app, accountId);
-  if (scheduled.has(key)) return;
-  if (scheduled.size >= MAX_WAITING + MAX_RUNNING) {
-    logger.info("Too many featured collection syncs; skipped {accountId}.", { accountId });
-    return;
+  try {
+    // One sync of an account at a time, in order.
+    await enqueueJob(app, { job: "featured_collection", accountId }, {
+      orderingKey: `featured:${accountId}`,
+    });
+  } catch (error) {
+    logger.warn("Could not queue the featured collection sync of {accountId}: {error}", {
+      accountId,
+      error,
+    });
   }
-  const job = (async () => {
-    await acquireSlot();
-    try {
-      await insideSync.run(true, () => syncFeaturedCollection(app, accountId));
-    } catch (error) {
-      logger.warn("Featured collection sync of {accountId} failed: {error}", {
-        accountId,
-        error,
-      });
-    } finally {
-      releaseSlot();
-      scheduled.delete(key);
-    }
-  })();
-  scheduled.set(key, job);
 }
 
-/** Waits for the account's scheduled sync, if any (tests, shutdown). */
-export async function waitForFeaturedSync(app: AppContext, accountId: string): Promise<void> {
-  await scheduled.get(keyOf(app, accountId));
+/** Runs the queued sync of one account (the job handler). */
+export async function runFeaturedSync(app: AppContext, accountId: string): Promise<void> {
+  await insideSync.run(true, () => syncFeaturedCollection(app, accountId));
 }
 
 function sameOrigin(a: URL | string, b: URL | string): boolean {

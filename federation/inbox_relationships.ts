@@ -286,7 +286,7 @@ export async function handleActorUpdate(
   if (!known || known.domain == null || known.deletedAt) return true;
   await upsertRemoteActor(ctx, object);
   // Its pins may have changed too (Mastodon re-reads the featured collection).
-  scheduleFeaturedSync(ctx.data, known.id);
+  await scheduleFeaturedSync(ctx.data, known.id);
   return true;
 }
 

@@ -9,7 +9,8 @@
  * fails is logged and dropped, as Mastodon's link crawler does (no retry).
  *
  * Commands reach this through ctx.outbox (federation/outbox/cards.ts calls
- * {@link enqueueJob}); the handlers call actors/.
+ * {@link enqueueJob}); the handlers call actors/. Syncs of remote actors'
+ * featured collections are queued by federation/featured_sync.ts.
  */
 import type {
   MessageQueue,
@@ -20,6 +21,7 @@ import type {
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { refreshLinkCard } from "../actors/cards/refresh.ts";
+import { runFeaturedSync } from "./featured_sync.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
 
@@ -27,7 +29,9 @@ const logger = getLogger(["rookery", "jobs"]);
 export const JOB_MESSAGE_TYPE = "rookery:job";
 
 /** Every job and its data. */
-export type Job = { job: "link_card"; statusId: string };
+export type Job =
+  | { job: "link_card"; statusId: string }
+  | { job: "featured_collection"; accountId: string };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 
@@ -36,6 +40,8 @@ async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): Promise<
   switch (job.job) {
     case "link_card":
       return await refreshLinkCard(ctx, job.statusId, signal);
+    case "featured_collection":
+      return await runFeaturedSync(ctx, job.accountId);
   }
 }
 

@@ -303,7 +303,7 @@ export async function resolveRemoteAccount(
   try {
     const row = await upsertRemoteActor(ctx, object);
     // Stored or refreshed: its pins follow, in the background (featured_sync.ts).
-    if (row?.domain != null) scheduleFeaturedSync(ctx, row.id);
+    if (row?.domain != null) await scheduleFeaturedSync(ctx, row.id);
     return row ?? stored;
   } catch (error) {
     logger.warn("Could not store the actor {uri}: {error}", { uri: object.id?.href, error });
@@ -327,6 +327,6 @@ export async function accountForActorUri(
   if (!isActor(object) || object.id?.href !== uri.href) return null;
   const stored = await upsertRemoteActor(ctx, object);
   // A new actor: its pins follow, in the background (featured_sync.ts).
-  if (stored?.domain != null) scheduleFeaturedSync(ctx.data, stored.id);
+  if (stored?.domain != null) await scheduleFeaturedSync(ctx.data, stored.id);
   return stored;
 }
