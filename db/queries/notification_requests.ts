@@ -1,8 +1,9 @@
 /**
  * Reading notification requests: a page of them, one by id, and the policy
- * summary. Requests from suspended or deleted accounts are left out (their
- * notifications are not shown either). The last status is given only when
- * the recipient may still see it (the one visibility module decides).
+ * summary. Requests from suspended or deleted accounts, or from accounts the
+ * recipient has blocked since, are left out (their notifications are not
+ * shown either). The last status is given only when the recipient may still
+ * see it (the one visibility module decides).
  */
 import { and, asc, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
@@ -49,6 +50,8 @@ function ownRequests(viewer: string, extra: SQL | undefined) {
   return and(
     eq(r.accountId, viewer),
     sql`${fa.suspendedAt} IS NULL AND ${fa.deletedAt} IS NULL`,
+    sql`NOT EXISTS (SELECT 1 FROM blocks rb WHERE rb.account_id = ${r.accountId}
+      AND rb.target_account_id = ${r.fromAccountId})`,
     extra,
   );
 }

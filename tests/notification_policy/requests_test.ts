@@ -5,7 +5,7 @@
  * lets the sender through from then on; dismiss deletes it; drop records
  * nothing; for_not_following, for_not_followers and for_new_accounts screen
  * other types; answers to one's own direct messages pass; someone else's
- * request is a 404; requests page with Link headers.
+ * request is a 404; requests page with Link headers; a blocked sender's request is hidden.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
@@ -294,6 +294,14 @@ test("notification requests: filter, accept, dismiss, drop, other conditions, pa
         pending_requests_count: 3,
         pending_notifications_count: 3,
       });
+      // Blocking a sender hides their request, as it hides their notifications.
+      await ok(alice, "POST", `/api/v1/accounts/${senders[0].id}/block`);
+      assert.deepEqual((await requests(alice)).map((r: any) => r.account.username), ["n3", "n2"]);
+      assert.equal(
+        (await f.call(alice, "GET", `/api/v1/notifications/requests/${rest[0].id}`)).status,
+        404,
+      );
+      assert.equal((await summary(alice)).pending_requests_count, 2);
     });
   } finally {
     await instance.close({ destroy: true });
