@@ -22,7 +22,10 @@ export async function gifImage(color = "#0088ff", size = 32): Promise<Uint8Array
 /** A PNG of noise, so it cannot compress below `bytes`. */
 export async function bigPng(bytes: number): Promise<Uint8Array> {
   const side = Math.ceil(Math.sqrt(bytes / 3)) + 8;
-  const raw = crypto.getRandomValues(new Uint8Array(side * side * 3));
+  const raw = new Uint8Array(side * side * 3);
+  for (let i = 0; i < raw.length; i += 65_536) {
+    crypto.getRandomValues(raw.subarray(i, i + 65_536));
+  }
   return new Uint8Array(
     await sharp(raw, { raw: { width: side, height: side, channels: 3 } }).png().toBuffer(),
   );

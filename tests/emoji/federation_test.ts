@@ -1,0 +1,85 @@
+/**
+ * Custom emoji across two instances over https: a status with an emoji
+ * posted on A is shown on B with the emoji pointing at A's image, an edit
+ * changes B's list, and A's profile emoji (sent in an Update of the actor)
+ * show on B's view of the account. Remote emoji are stored once per domain.
+ */
+import assert from "node:assert/strict";
+import { and, eq } from "drizzle-orm";
+import { test } from "../harness.ts";
+import { customEmojis } from "../../db/schema.ts";
+import {
+  arrived,
+  callJson,
+  closeAll,
+  createUser,
+  eventually,
+  follow,
+  post,
+  startPair,
+} from "../federation_statuses/helpers.ts";
+import { addEmoji, fetchImage, gifImage } from "./helpers.ts";
+
+test("emoji federate: statuses, edits and profiles seen on the other server", async () => {
+  const { a, b } = await startPair();
+  try {
+    await addEmoji(a, "blobcat");
+    await addEmoji(a, "blue_gif", { image: await gifImage() });
+    const alice = await createUser(a, "alice");
+    const bob = await createUser(b, "bob");
+    const aliceOnB = await follow(b, bob, a, alice);
+
+    const status = await post(a, alice, { status: "Hello :blobcat: world" });
+    const onB = await arrived(b, status.uri, "status with emoji");
+    const shown = await callJson(b, bob, "GET", `/api/v1/statuses/${onB.id}`);
+    assert.equal(shown.status, 200);
+    assert.match(shown.body.content, /Hello :blobcat: world/);
+    assert.equal(shown.body.emojis.length, 1);
+    const [emoji] = shown.body.emojis;
+    assert.equal(emoji.shortcode, "blobcat");
+    assert.equal(emoji.url, status.emojis[0].url);
+    assert.ok(emoji.url.startsWith(`${a.origin}/system/custom_emojis/`));
+    assert.equal(emoji.static_url, emoji.url); // remote emoji are not proxied
+    const image = await fetchImage(b, emoji.url);
+    assert.equal(image.status, 200);
+    assert.equal(image.type, "image/png");
+
+    // An edit on A changes B's list.
+    const edit = await callJson(a, alice, "PUT", `/api/v1/statuses/${status.id}`, {
+      status: "Now :blue_gif: and :blobcat:",
+    });
+    assert.equal(edit.status, 200, JSON.stringify(edit.body));
+    const afterEdit = await eventually("edit on B", async () => {
+      const res = await callJson(b, bob, "GET", `/api/v1/statuses/${onB.id}`);
+      return res.body.emojis?.length === 2 ? res.body : null;
+    });
+    assert.deepEqual(afterEdit.emojis.map((e: any) => e.shortcode), ["blobcat", "blue_gif"]);
+    assert.equal(afterEdit.emojis[1].url, edit.body.emojis[1].url);
+
+    // Profile emoji reach B with the Update of the actor.
+    const profile = await callJson(a, alice, "PATCH", "/api/v1/accounts/update_credentials", {
+      display_name: "Alice :blobcat:",
+      note: "waves :blue_gif:",
+    });
+    assert.equal(profile.status, 200, JSON.stringify(profile.body));
+    const account = await eventually("profile emoji on B", async () => {
+      const res = await callJson(b, bob, "GET", `/api/v1/accounts/${aliceOnB}`);
+      return res.body.emojis?.length === 2 ? res.body : null;
+    });
+    assert.equal(account.display_name, "Alice :blobcat:");
+    assert.deepEqual(
+      account.emojis.map((e: any) => [e.shortcode, e.url]),
+      profile.body.emojis.map((e: any) => [e.shortcode, e.url]),
+    );
+
+    // One row per remote emoji, whatever used it.
+    const rows = await b.rookery.ctx.database.db.select().from(customEmojis)
+      .where(and(eq(customEmojis.domain, a.domain), eq(customEmojis.shortcode, "blobcat")));
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].uri?.startsWith(`${a.origin}/emojis/`), true);
+    // Remote emoji are not in B's picker.
+    assert.deepEqual((await callJson(b, null, "GET", "/api/v1/custom_emojis")).body, []);
+  } finally {
+    await closeAll(a, b);
+  }
+});
