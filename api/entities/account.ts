@@ -20,6 +20,37 @@ import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 export type { CustomEmoji } from "./custom_emoji.ts";
 
 export type AccountRow = typeof accounts.$inferSelect;
+
+/** The columns the Account entity reads (loaders may fetch just these). */
+export const ACCOUNT_ENTITY_COLUMNS = [
+  "id",
+  "username",
+  "domain",
+  "uri",
+  "url",
+  "actorType",
+  "displayName",
+  "note",
+  "fields",
+  "locked",
+  "discoverable",
+  "indexable",
+  "hideCollections",
+  "memorial",
+  "avatarUrl",
+  "headerUrl",
+  "followersCount",
+  "followingCount",
+  "statusesCount",
+  "lastStatusAt",
+  "movedToAccountId",
+  "suspendedAt",
+  "deletedAt",
+  "createdAt",
+] as const satisfies readonly (keyof AccountRow)[];
+
+/** What the Account entity needs of an account row. */
+export type AccountEntityRow = Pick<AccountRow, typeof ACCOUNT_ENTITY_COLUMNS[number]>;
 /** The parts of a user row the entity needs. */
 export type AccountUser = Pick<typeof users.$inferSelect, "role" | "settings">;
 
@@ -85,12 +116,12 @@ function midnight(date: Date): string {
 }
 
 /** Suspended and deleted accounts show no profile content. */
-function unavailable(account: AccountRow): boolean {
+function unavailable(account: AccountEntityRow): boolean {
   return account.suspendedAt != null || account.deletedAt != null;
 }
 
 /** Whether an account's texts could name a custom emoji (else it has none linked). */
-export function accountMayHaveEmoji(account: AccountRow): boolean {
+export function accountMayHaveEmoji(account: AccountEntityRow): boolean {
   return mayHaveEmoji([
     account.displayName,
     account.note,
@@ -105,7 +136,7 @@ export function accountMayHaveEmoji(account: AccountRow): boolean {
  */
 export function accountEntity(
   config: Pick<Config, "origin">,
-  account: AccountRow,
+  account: AccountEntityRow,
   user?: AccountUser | null,
   moved?: Account | null,
   emojis: CustomEmoji[] = [],
@@ -153,6 +184,41 @@ export function accountEntity(
   return entity;
 }
 
+/** An account row with its user's role and settings (null for remote accounts). */
+export interface AccountWithUser {
+  account: AccountEntityRow;
+  role: string | null;
+  settings: AccountUser["settings"] | null;
+}
+
+/**
+ * Serializes loaded account rows by id: `rows` are the accounts asked for,
+ * `movedRows` the targets of their moves, `emojis` their custom emoji.
+ * Shared by {@link loadAccountEntities} and the status page loader.
+ */
+export function accountEntitiesFromRows(
+  config: Pick<Config, "origin">,
+  rows: readonly AccountWithUser[],
+  movedRows: readonly AccountWithUser[],
+  emojis: Map<string, CustomEmoji[]>,
+): Map<string, Account> {
+  const userOf = (r: AccountWithUser): AccountUser | null =>
+    r.role != null ? { role: r.role, settings: r.settings ?? {} } : null;
+  const movedById = new Map(movedRows.map((r) => [r.account.id, r]));
+  return new Map(rows.map((r) => {
+    const target = r.account.movedToAccountId
+      ? movedById.get(r.account.movedToAccountId)
+      : undefined;
+    const moved = target
+      ? accountEntity(config, target.account, userOf(target), null, emojis.get(target.account.id))
+      : undefined;
+    return [
+      r.account.id,
+      accountEntity(config, r.account, userOf(r), moved, emojis.get(r.account.id)),
+    ];
+  }));
+}
+
 /** Accounts by id with their users' role and settings, in one query. */
 async function selectWithUsers(db: Executor, ids: string[]) {
   if (ids.length === 0) return [];
@@ -190,20 +256,6 @@ export async function loadAccountEntities(
     selectWithUsers(db, [...new Set(movedIds)]),
     loadAccountEmojis(db, config.origin, [...new Set(emojiOwners)]),
   ]);
-  const userOf = (r: typeof rows[number]): AccountUser | null =>
-    r.role != null ? { role: r.role, settings: r.settings ?? {} } : null;
-  const movedById = new Map(movedRows.map((r) => [r.account.id, r]));
-  const byId = new Map(rows.map((r) => {
-    const target = r.account.movedToAccountId
-      ? movedById.get(r.account.movedToAccountId)
-      : undefined;
-    const moved = target
-      ? accountEntity(config, target.account, userOf(target), null, emojis.get(target.account.id))
-      : undefined;
-    return [
-      r.account.id,
-      accountEntity(config, r.account, userOf(r), moved, emojis.get(r.account.id)),
-    ];
-  }));
+  const byId = accountEntitiesFromRows(config, rows, movedRows, emojis);
   return ids.map((id) => byId.get(id)).filter((a): a is Account => a != null);
 }

@@ -46,7 +46,8 @@ export function customEmojiEntity(origin: string, row: EmojiRow): CustomEmoji | 
   };
 }
 
-function byOwner(
+/** Serializes emoji rows and groups them by the status or account that uses them. */
+export function emojisByOwner(
   origin: string,
   rows: { ownerId: string; emoji: EmojiRow }[],
 ): Map<string, CustomEmoji[]> {
@@ -82,7 +83,7 @@ export async function loadStatusEmojis(
   ).execute({
     ids: [...statusIds],
   });
-  return byOwner(origin, rows);
+  return emojisByOwner(origin, rows);
 }
 
 /** The emoji of accounts by account id (one prepared query; none for no ids). */
@@ -104,7 +105,7 @@ export async function loadAccountEmojis(
   ).execute({
     ids: [...accountIds],
   });
-  return byOwner(origin, rows);
+  return emojisByOwner(origin, rows);
 }
 
 /**
