@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
-import { callJson, createUser } from "./helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
 
 test("featured tag counts follow posting, deleting and editing", async () => {
   const instance = await startInstance();

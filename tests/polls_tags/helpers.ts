@@ -1,15 +1,13 @@
 /**
- * Shared set-up for the poll, scheduled status and tag tests: users with
- * tokens (from the relationship helpers), statuses and tags written
- * directly, and a bounded wait.
+ * Shared set-up for the poll, scheduled status and tag tests: statuses and
+ * tags written directly, raw SQL, and a bounded wait (users and API calls
+ * come from tests/fixtures).
  */
 import { sql } from "drizzle-orm";
 import { idFromTime, newId } from "../../db/ids.ts";
 import { polls, statuses, statusTags } from "../../db/schema.ts";
 import { findOrCreateTags } from "../../db/queries/tags.ts";
 import type { TestInstance } from "../harness.ts";
-
-export { call, callJson, createUser, type TestUser } from "../relationships/helpers.ts";
 
 /** Inserts a local status row directly (tests of readers need no posting pipeline). */
 export async function insertStatus(

@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import { newId } from "../../db/ids.ts";
 import { accounts, follows, polls, statuses } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
-import { callJson, createUser, waitFor } from "./helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { waitFor } from "./helpers.ts";
 
 test("votes in remote polls and Update(Question) reach the remote side", async () => {
   const received: Record<string, any>[] = [];

@@ -8,7 +8,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { notifications, polls } from "../../db/schema.ts";
 import { closeDuePolls } from "../../actors/polls/close.ts";
-import { call, callJson, createUser, type TestUser, waitFor } from "./helpers.ts";
+import { call, callJson } from "../fixtures/api.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
+import { waitFor } from "./helpers.ts";
 import type { TestInstance } from "../harness.ts";
 
 async function postPoll(

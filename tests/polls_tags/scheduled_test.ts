@@ -11,7 +11,9 @@ import type { TestInstance } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
 import { mediaAttachments, scheduledStatuses, statuses } from "../../db/schema.ts";
 import { publishDueScheduledStatuses } from "../../actors/scheduled_statuses.ts";
-import { callJson, createUser, type TestUser, waitFor } from "./helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
+import { waitFor } from "./helpers.ts";
 
 const MINUTE = 60_000;
 

@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
 import { assertScopeMatrix, scopeFixtures } from "../oauth/scope_matrix.ts";
-import { callJson, createUser, insertStatus } from "./helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { insertStatus } from "./helpers.ts";
 
 test("polls, scheduled statuses and tags: scope matrix", async (t) => {
   const instance = await startInstance({ worker: false });
@@ -106,7 +108,7 @@ test("public poll and tag routes: anonymous works, a token must fit", async () =
   const instance = await startInstance({ worker: false });
   try {
     const alice = await createUser(instance, "alice");
-    const writer = await createUser(instance, "writer", {}, ["write"]);
+    const writer = await createUser(instance, "writer", { scopes: ["write"] });
     const { pollId } = await insertStatus(instance, alice.id, {
       tags: ["open"],
       poll: { options: ["a", "b"] },

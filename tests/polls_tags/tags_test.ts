@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { json, startInstance, test } from "../harness.ts";
-import { callJson, createUser, insertStatus } from "./helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { insertStatus } from "./helpers.ts";
 
 const DAY = 86_400_000;
 
