@@ -8,7 +8,9 @@ import { eq } from "drizzle-orm";
 import { bookmarks, favourites, statuses, statusPins } from "../../db/schema.ts";
 import { block } from "../../actors/blocks.ts";
 import { startInstance, test } from "../harness.ts";
-import { act, call, callJson, counters, createUser, follows, post } from "./helpers.ts";
+import { call, callJson } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { act, counters, follows, post } from "./helpers.ts";
 
 const ACTIONS = [
   "reblog",

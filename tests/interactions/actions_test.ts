@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { accounts, conversationMutes, favourites, statuses } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
-import { act, callJson, counters, createUser, follows, notificationsOf, post } from "./helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { act, counters, follows, notificationsOf, post } from "./helpers.ts";
 
 test("Favourite and unfavourite: counters, idempotency, notifications, boosts", async (t) => {
   const a = await startInstance({ worker: false });

@@ -9,20 +9,22 @@ import assert from "node:assert/strict";
 import { createStatus } from "../../actors/statuses/create.ts";
 import { follow } from "../../actors/follows.ts";
 import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
-import { startInstance, test } from "../harness.ts";
-import { eventually } from "../relationships/helpers.ts";
-import { act, createUser, post } from "./helpers.ts";
+import { test } from "../harness.ts";
+import { closeAll, startPair } from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
+import { act, post } from "./helpers.ts";
 
 type Activity = Record<string, any>;
 
 test("Like, Announce, their Undo, and pins' Add/Remove are delivered", async (t) => {
   const received: Promise<Activity | null>[] = [];
-  const a = await startInstance({ tls: true });
-  const b = await startInstance({
-    tls: true,
-    onRequest(request) {
-      if (request.method !== "POST" || !new URL(request.url).pathname.endsWith("/inbox")) return;
-      received.push(request.clone().json().catch(() => null));
+  const { a, b } = await startPair({
+    b: {
+      onRequest(request) {
+        if (request.method !== "POST" || !new URL(request.url).pathname.endsWith("/inbox")) return;
+        received.push(request.clone().json().catch(() => null));
+      },
     },
   });
   const activities = async () =>
@@ -99,7 +101,6 @@ test("Like, Announce, their Undo, and pins' Add/Remove are delivered", async (t)
       assert.equal(remove.target, add.target);
     });
   } finally {
-    await a.close({ destroy: true });
-    await b.close({ destroy: true });
+    await closeAll(a, b);
   }
 });

@@ -1,13 +1,16 @@
-/** Shared set-up for the interaction tests: users, statuses, follows and API calls. */
+/**
+ * Shared set-up for the interaction tests: statuses posted through the
+ * command, follows, actions and what they leave behind (users and API calls
+ * come from tests/fixtures).
+ */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { createStatus, type LocalStatusInput } from "../../actors/statuses/create.ts";
 import { follow } from "../../actors/follows.ts";
 import { notifications, statuses } from "../../db/schema.ts";
 import type { TestInstance } from "../harness.ts";
-import { callJson, type TestUser } from "../relationships/helpers.ts";
-
-export { call, callJson, createUser, type TestUser } from "../relationships/helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import type { TestUser } from "../fixtures/users.ts";
 
 type PostOptions = Omit<LocalStatusInput, "local" | "accountId" | "text">;
 
@@ -69,14 +72,4 @@ export async function notificationsOf(
     eq(notifications.type, type),
     from ? eq(notifications.fromAccountId, from.id) : undefined,
   ));
-}
-
-/** The `rel` URLs of a Link header, keyed by rel. */
-export function links(header: string | null): Record<string, URL> {
-  const out: Record<string, URL> = {};
-  for (const part of (header ?? "").split(",")) {
-    const m = part.match(/<([^>]+)>;\s*rel="(\w+)"/);
-    if (m) out[m[2]] = new URL(m[1]);
-  }
-  return out;
 }

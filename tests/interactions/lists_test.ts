@@ -9,16 +9,9 @@ import { eq } from "drizzle-orm";
 import { quotes } from "../../db/schema.ts";
 import { mute } from "../../actors/mutes.ts";
 import { startInstance, test } from "../harness.ts";
-import {
-  act,
-  call,
-  callJson,
-  counters,
-  createUser,
-  links,
-  post,
-  type TestUser,
-} from "./helpers.ts";
+import { call, callJson, links } from "../fixtures/api.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
+import { act, counters, post } from "./helpers.ts";
 
 const ids = (body: { id: string }[]) => body.map((x) => x.id);
 
@@ -88,10 +81,10 @@ test("favourited_by and reblogged_by: newest first, Link paging, viewer filters"
     });
 
     await t.step("a token must carry read:accounts", async () => {
-      const reader = await createUser(a, "reader", {}, ["read:statuses"]);
+      const reader = await createUser(a, "reader", { scopes: ["read:statuses"] });
       const res = await call(a, reader, "GET", `/api/v1/statuses/${s}/favourited_by`);
       assert.equal(res.status, 403);
-      const good = await createUser(a, "good", {}, ["read:accounts"]);
+      const good = await createUser(a, "good", { scopes: ["read:accounts"] });
       assert.equal((await call(a, good, "GET", `/api/v1/statuses/${s}/reblogged_by`)).status, 200);
     });
   } finally {

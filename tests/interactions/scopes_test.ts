@@ -1,7 +1,8 @@
 /** The scope rows of the interaction routes (tests/oauth/scope_matrix.ts). */
 import { startInstance, test } from "../harness.ts";
 import { assertScopeMatrix, scopeFixtures, type ScopeRow } from "../oauth/scope_matrix.ts";
-import { createUser, post } from "./helpers.ts";
+import { createUser } from "../fixtures/users.ts";
+import { post } from "./helpers.ts";
 
 test("Scopes: interaction routes", async (t) => {
   const a = await startInstance({ worker: false });
