@@ -50,6 +50,7 @@ import { isRebuilding, rebuildHomeFeedIfMissing } from "../../actors/timelines/r
 import { findOwnList } from "../../actors/lists.ts";
 import { NotFoundError } from "../../actors/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
+import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
 
 /** How many names each of any[], all[] and none[] contributes. */
 export const TAGS_PER_MODE = 4;
@@ -150,7 +151,7 @@ export function timelineRoutes(): Hono<ApiEnv> {
     const { db } = c.get("ctx").database;
     const p = await params(c);
     const page = readPageParams(p, PAGE_SIZES.timelines);
-    const url = readString(p, "url", { maxLength: 2048 });
+    const url = readString(p, "url", { maxLength: MAX_LINK_BYTES });
     if (!url) return c.json([]);
     const rows = await linkTimeline(db, viewerAccountId(c), url, await publicOptions(c), page);
     return await answerPage(c, rows);
