@@ -490,12 +490,13 @@ async function write(
     createdAt: p.createdAt,
   }).returning();
 
-  await setMentions(tx, status.id, p.mentioned);
-  await setStatusTags(tx, status.id, p.tagNames);
+  // The status row was inserted just above: nothing to replace or compare.
+  await setMentions(tx, status.id, p.mentioned, true);
+  await setStatusTags(tx, status.id, p.tagNames, true);
   await linkStatusEmojis(tx, input, status);
   if (input.local) {
     await countInFeaturedTags(tx, status, 1);
-    await attachMedia(tx, status.id, media.map((m) => m.id));
+    if (media.length) await attachMedia(tx, status.id, media.map((m) => m.id));
     if (input.poll) await insertPoll(tx, input.accountId, status.id, input.poll, { id: pollId! });
   } else {
     if (input.media?.length) {

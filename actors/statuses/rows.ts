@@ -34,9 +34,17 @@ export async function upsertTags(tx: Executor, names: string[]): Promise<string[
   return rows.map((r) => r.id);
 }
 
-/** Links a status to its hashtags (replacing earlier links on edit). */
-export async function setStatusTags(tx: Executor, statusId: string, names: string[]) {
-  await tx.delete(statusTags).where(eq(statusTags.statusId, statusId));
+/**
+ * Links a status to its hashtags (replacing earlier links on edit; `fresh`
+ * says the status was just inserted, so there is nothing to replace).
+ */
+export async function setStatusTags(
+  tx: Executor,
+  statusId: string,
+  names: string[],
+  fresh = false,
+) {
+  if (!fresh) await tx.delete(statusTags).where(eq(statusTags.statusId, statusId));
   const ids = await upsertTags(tx, names);
   if (ids.length) {
     await tx.insert(statusTags).values(ids.map((tagId) => ({ statusId, tagId })))
@@ -46,14 +54,16 @@ export async function setStatusTags(tx: Executor, statusId: string, names: strin
 
 /**
  * Records the mentions of a status. Returns the accounts newly mentioned
- * (on edit, those not mentioned before), who get a notification.
+ * (on edit, those not mentioned before), who get a notification. `fresh`
+ * says the status was just inserted (it has no mentions to compare with).
  */
 export async function setMentions(
   tx: Executor,
   statusId: string,
   accountIds: string[],
+  fresh = false,
 ): Promise<string[]> {
-  const before = await tx.select({ accountId: mentions.accountId }).from(mentions)
+  const before = fresh ? [] : await tx.select({ accountId: mentions.accountId }).from(mentions)
     .where(eq(mentions.statusId, statusId));
   const had = new Set(before.map((r) => r.accountId));
   const keep = new Set(accountIds);

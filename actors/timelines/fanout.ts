@@ -34,6 +34,7 @@ import {
   VIA,
 } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "../conversations.ts";
+import { executePrepared } from "../../db/queries/prepared.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -55,11 +56,20 @@ function trimInserted(table: "home_feed" | "list_feed", key: "account_id" | "lis
       OFFSET ${sql.raw(String(HOME_FEED_LIMIT - 1))} LIMIT 1)`;
 }
 
-/** Inserts a new status (or boost) into the home and list feeds that should show it. */
+/** The status being fanned out, in the prepared fan-out statements. */
+const STATUS = sql.placeholder("status");
+
+/**
+ * Inserts a new status (or boost) into the home and list feeds that should
+ * show it. Both statements are prepared (their text is the same for every
+ * status), so PostgreSQL plans them once per connection.
+ */
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
   if (status.deletedAt) return;
-  await tx.execute(sql`WITH s AS (
-      SELECT * FROM statuses WHERE id = ${status.id}::bigint AND deleted_at IS NULL
+  const values = { status: status.id };
+  await executePrepared(tx, "fan_out_home", () =>
+    sql`WITH s AS (
+      SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
     ),
     c AS (
       SELECT s.account_id AS receiver, ${VIA.self} AS via, true AS show_reblogs,
@@ -87,10 +97,11 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
       ON CONFLICT DO NOTHING
       RETURNING account_id
     )
-    ${trimInserted("home_feed", "account_id")}`);
+    ${trimInserted("home_feed", "account_id")}`, values);
 
-  await tx.execute(sql`WITH s AS (
-      SELECT * FROM statuses WHERE id = ${status.id}::bigint AND deleted_at IS NULL
+  await executePrepared(tx, "fan_out_lists", () =>
+    sql`WITH s AS (
+      SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
     ),
     inserted AS (
       INSERT INTO list_feed (list_id, status_id)
@@ -103,7 +114,7 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
       ON CONFLICT DO NOTHING
       RETURNING list_id
     )
-    ${trimInserted("list_feed", "list_id")}`);
+    ${trimInserted("list_feed", "list_id")}`, values);
 
   if (status.visibility === "direct" && status.reblogOfId == null) {
     await addToConversations(tx, status);

@@ -13,6 +13,7 @@
  * never runs on another connection's handle, and a finished transaction's
  * queries go with it.
  */
+import type { SQL } from "drizzle-orm";
 import type { Executor } from "../connection.ts";
 
 const built = new WeakMap<object, Map<string, unknown>>();
@@ -30,4 +31,43 @@ export function prepared<T>(db: Executor, key: string, build: () => T): T {
     queries.set(key, query);
   }
   return query;
+}
+
+/** The SQL text and parameter slots of raw statements, built once per process. */
+const builtRaw = new Map<string, unknown>();
+
+interface RawSession {
+  session: {
+    prepareQuery(query: unknown, fields: undefined, name: string, arrayMode: boolean): {
+      execute(values?: Record<string, unknown>): Promise<unknown>;
+    };
+  };
+  dialect: { sqlToQuery(sql: SQL): unknown };
+}
+
+/**
+ * Runs a raw statement (`sql` with `sql.placeholder(…)` for every value) as
+ * a named prepared statement: its text is built once per process and, on
+ * PostgreSQL, parsed and planned once per connection. `db.execute(sql)` would
+ * send it unnamed, so a big INSERT … SELECT (the fan-out) was planned anew
+ * on every post, which cost more than running it.
+ */
+export async function executePrepared(
+  db: Executor,
+  key: string,
+  build: () => SQL,
+  values: Record<string, unknown>,
+): Promise<void> {
+  const raw = db as unknown as RawSession;
+  let query = builtRaw.get(key);
+  if (query === undefined) {
+    query = raw.dialect.sqlToQuery(build());
+    builtRaw.set(key, query);
+  }
+  const statement = prepared(
+    db,
+    `raw:${key}`,
+    () => raw.session.prepareQuery(query, undefined, key, false),
+  );
+  await statement.execute(values);
 }
