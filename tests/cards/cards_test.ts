@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
-import { call, createUser, mediaRow, post } from "../statuses/helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { mediaRow } from "../fixtures/media.ts";
+import { createUser } from "../fixtures/users.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts } from "../../db/schema.ts";
 import { createStatus } from "../../actors/statuses/create.ts";
@@ -24,7 +26,7 @@ test("statuses get the card of their first link; the link timeline lists them", 
     const alice = await createUser(instance, "alice");
     const bob = await createUser(instance, "bob");
     const linkIds = async (url: string) => {
-      const res = await call(
+      const res = await callJson(
         instance,
         null,
         "GET",
@@ -35,7 +37,7 @@ test("statuses get the card of their first link; the link timeline lists them", 
     };
 
     // The worker fetches the page, reads its OpenGraph tags and links the card.
-    const first = await post(instance, alice, { status: `Read this: ${base}/og` });
+    const first = await postStatus(instance, alice, { status: `Read this: ${base}/og` });
     assert.equal(first.card, null, "the request itself fetches nothing");
     assert.deepEqual(await waitForCard(instance, alice, first.id), {
       url: `${base}/og`,
@@ -62,43 +64,43 @@ test("statuses get the card of their first link; the link timeline lists them", 
     assert.match(fetch.accept, /text\/html/);
 
     // A second status with the same link reuses the stored card.
-    const second = await post(instance, bob, { status: `${base}/og is good` });
+    const second = await postStatus(instance, bob, { status: `${base}/og is good` });
     assert.equal((await waitForCard(instance, bob, second.id)).title, "Fish & Chips");
     assert.equal(pages.count("/og"), 1);
     assert.deepEqual(await linkIds(`${base}/og`), [second.id, first.id]);
     assert.deepEqual(await linkIds(`${base}/other`), []);
     // Private statuses are not on the link timeline, even with the card.
-    const priv = await post(instance, alice, { status: `${base}/og`, visibility: "private" });
+    const priv = await postStatus(instance, alice, { status: `${base}/og`, visibility: "private" });
     await waitForCard(instance, alice, priv.id);
     assert.deepEqual(await linkIds(`${base}/og`), [second.id, first.id]);
 
     // <title> and meta description as fallbacks; redirects followed (the
     // card keeps the URL of the status); a page cut off after 1 MiB still
     // gives its card; the first link wins.
-    const plain = await post(instance, alice, { status: `${base}/plain and ${base}/og` });
+    const plain = await postStatus(instance, alice, { status: `${base}/plain and ${base}/og` });
     const plainCard = await waitForCard(instance, alice, plain.id);
     assert.equal(plainCard.title, "Plain page");
     assert.equal(plainCard.description, "Said plainly");
     assert.equal(plainCard.image, null);
-    const redirected = await post(instance, alice, { status: `${base}/redirect` });
+    const redirected = await postStatus(instance, alice, { status: `${base}/redirect` });
     const redirectCard = await waitForCard(instance, alice, redirected.id);
     assert.equal(redirectCard.title, "Second page");
     assert.equal(redirectCard.url, `${base}/redirect`);
-    const huge = await post(instance, alice, { status: `${base}/huge` });
+    const huge = await postStatus(instance, alice, { status: `${base}/huge` });
     assert.equal((await waitForCard(instance, alice, huge.id)).title, "Huge page");
 
     // No card: a page without a title, not HTML, a redirect loop, a 404;
     // media or a poll (nothing is even fetched).
     const none = [
-      await post(instance, alice, { status: `${base}/notitle` }),
-      await post(instance, alice, { status: `${base}/json` }),
-      await post(instance, alice, { status: `${base}/loop` }),
-      await post(instance, alice, { status: `${base}/missing` }),
-      await post(instance, alice, {
+      await postStatus(instance, alice, { status: `${base}/notitle` }),
+      await postStatus(instance, alice, { status: `${base}/json` }),
+      await postStatus(instance, alice, { status: `${base}/loop` }),
+      await postStatus(instance, alice, { status: `${base}/missing` }),
+      await postStatus(instance, alice, {
         status: `${base}/og?media`,
         media_ids: [await mediaRow(instance, alice)],
       }),
-      await post(instance, alice, {
+      await postStatus(instance, alice, {
         status: `${base}/og?poll`,
         poll: { options: ["yes", "no"], expires_in: 3600 },
       }),
@@ -112,7 +114,7 @@ test("statuses get the card of their first link; the link timeline lists them", 
     // Editing the link replaces the card; removing it, or adding a poll,
     // removes the card at once.
     const edit = (id: string, body: Record<string, unknown>) =>
-      call(instance, alice, "PUT", `/api/v1/statuses/${id}`, body);
+      callJson(instance, alice, "PUT", `/api/v1/statuses/${id}`, body);
     assert.equal((await edit(first.id, { status: `Now ${base}/plain` })).status, 200);
     await waitForCard(instance, alice, first.id, (c) => c?.title === "Plain page");
     assert.deepEqual(await linkIds(`${base}/og`), [second.id]);

@@ -4,8 +4,9 @@
  * bounded waits for the background job.
  */
 import { sql } from "drizzle-orm";
-import { json, type TestInstance } from "../harness.ts";
-import type { TestUser } from "../statuses/helpers.ts";
+import type { TestInstance } from "../harness.ts";
+import { callJson } from "../fixtures/api.ts";
+import type { TestUser } from "../fixtures/users.ts";
 
 export const OG_PAGE = `<!doctype html><html><head>
 <title>Ignored when og:title is there</title>
@@ -116,10 +117,7 @@ export async function waitFor<T>(
 
 /** GET /api/v1/statuses/:id as `user`. */
 export async function getStatus(instance: TestInstance, user: TestUser, id: string) {
-  const res = await instance.request(`/api/v1/statuses/${id}`, {
-    headers: { Authorization: `Bearer ${user.token}` },
-  });
-  return await json(res);
+  return (await callJson(instance, user, "GET", `/api/v1/statuses/${id}`)).body;
 }
 
 /** Waits until the status's card passes `ok` (default: there is a card); returns the card. */

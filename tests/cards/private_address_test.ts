@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
-import { createUser, post } from "../statuses/helpers.ts";
+import { postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
 import { getStatus, jobsDrained, startPageServer } from "./helpers.ts";
 
 test("a loopback link is not fetched unless private addresses are allowed", async () => {
@@ -14,10 +15,10 @@ test("a loopback link is not fetched unless private addresses are allowed", asyn
     const alice = await createUser(instance, "alice");
     const port = new URL(pages.base).port;
     const statuses = [
-      await post(instance, alice, { status: `${pages.base}/og` }),
-      await post(instance, alice, { status: `http://localhost:${port}/og` }),
-      await post(instance, alice, { status: `http://[::1]:${port}/og` }),
-      await post(instance, alice, { status: `http://10.0.0.1:${port}/og` }),
+      await postStatus(instance, alice, { status: `${pages.base}/og` }),
+      await postStatus(instance, alice, { status: `http://localhost:${port}/og` }),
+      await postStatus(instance, alice, { status: `http://[::1]:${port}/og` }),
+      await postStatus(instance, alice, { status: `http://10.0.0.1:${port}/og` }),
     ];
     await jobsDrained(instance);
     for (const s of statuses) assert.equal((await getStatus(instance, alice, s.id)).card, null);

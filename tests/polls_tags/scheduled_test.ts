@@ -12,6 +12,7 @@ import { newId } from "../../db/ids.ts";
 import { mediaAttachments, scheduledStatuses, statuses } from "../../db/schema.ts";
 import { publishDueScheduledStatuses } from "../../actors/scheduled_statuses.ts";
 import { callJson } from "../fixtures/api.ts";
+import { mediaRow } from "../fixtures/media.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { waitFor } from "./helpers.ts";
 
@@ -29,20 +30,6 @@ async function schedule(
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
-}
-
-async function mediaRow(instance: TestInstance, user: TestUser): Promise<string> {
-  const id = newId();
-  await instance.rookery.ctx.database.db.insert(mediaAttachments).values({
-    id,
-    accountId: user.id,
-    type: "image",
-    filePath: `media_attachments/files/${id}/original.png`,
-    previewPath: `media_attachments/files/${id}/small.png`,
-    contentType: "image/png",
-    meta: { original: { width: 2, height: 1, size: "2x1", aspect: 2 } },
-  });
-  return id;
 }
 
 async function makeDue(instance: TestInstance, id: string): Promise<void> {
