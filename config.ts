@@ -23,6 +23,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
   databaseUrl: string | null;
+  /** PostgreSQL connections each process may open (DB_POOL_SIZE). */
+  dbPoolSize: number;
   /** Which parts this process runs. */
   role: Role;
   registrations: RegistrationMode;
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     domain: originUrl.host,
     dataDir: (env.DATA_DIR ?? "").trim() || "./data",
     databaseUrl,
+    dbPoolSize: readInt(env, "DB_POOL_SIZE", 10, 1, 1000),
     role: readEnum(env, "ROLE", ["web", "worker", "all"] as const, "all"),
     registrations: readEnum(env, "REGISTRATIONS", ["open", "approval", "closed"] as const, "open"),
     requireEmailConfirmation: readBool(env, "REQUIRE_EMAIL_CONFIRMATION", false),

@@ -50,7 +50,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     databaseUrl: config.databaseUrl,
     pgliteDir: options.pgliteDir ?? pgliteDirectory(config),
     template: options.pgliteTemplate,
-    poolSize: options.poolSize,
+    poolSize: options.poolSize ?? config.dbPoolSize,
   });
   const partial = { config, database } as AppContext;
   const { federation, maintain } = buildFederation(partial);
