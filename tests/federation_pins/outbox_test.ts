@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
-import { createUser, ok, post } from "../timelines/helpers.ts";
+import { ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
 import { AP_ACCEPT } from "../federation/helpers.ts";
 
 async function get(instance: TestInstance, url: string) {
@@ -21,18 +22,18 @@ test("outbox pages: public and unlisted posts as Create, boosts as Announce, 20 
   try {
     const alice = await createUser(a, "alice");
     const bob = await createUser(a, "bob");
-    const bobs = await post(a, bob, "bob's post");
+    const bobs = await postStatus(a, bob, "bob's post");
     const posted: { uri: string; kind: "public" | "unlisted" | "boost" }[] = [];
     for (let i = 0; i < 19; i++) {
-      posted.push({ uri: (await post(a, alice, `public ${i}`)).uri, kind: "public" });
+      posted.push({ uri: (await postStatus(a, alice, `public ${i}`)).uri, kind: "public" });
     }
     const hidden = [
-      await post(a, alice, "followers only", { visibility: "private" }),
-      await post(a, alice, `@bob just us`, { visibility: "direct" }),
+      await postStatus(a, alice, "followers only", { visibility: "private" }),
+      await postStatus(a, alice, `@bob just us`, { visibility: "direct" }),
     ];
-    const gone = await post(a, alice, "deleted soon");
+    const gone = await postStatus(a, alice, "deleted soon");
     await ok(a, alice, "DELETE", `/api/v1/statuses/${gone.id}`);
-    const quiet = await post(a, alice, "unlisted one", { visibility: "unlisted" });
+    const quiet = await postStatus(a, alice, "unlisted one", { visibility: "unlisted" });
     posted.push({ uri: quiet.uri, kind: "unlisted" });
     const boost = await ok(a, alice, "POST", `/api/v1/statuses/${bobs.id}/reblog`);
     posted.push({ uri: boost.uri, kind: "boost" });

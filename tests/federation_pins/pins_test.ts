@@ -7,44 +7,13 @@
  * are ignored even though their signatures verify.
  */
 import assert from "node:assert/strict";
-import { signRequest } from "@fedify/fedify";
 import { and, eq } from "drizzle-orm";
 import { statusPins } from "../../db/schema.ts";
-import { getKeyPairs } from "../../federation/keys.ts";
 import { test, type TestInstance } from "../harness.ts";
-import {
-  callJson,
-  closeAll,
-  createUser,
-  eventually,
-  follow,
-  post,
-  startPair,
-  type TestUser,
-} from "../federation_statuses/helpers.ts";
-
-/** POSTs an activity to `inbox`, signed with `signer`'s key on `from`. */
-async function postSigned(
-  from: TestInstance,
-  signer: TestUser,
-  inbox: string,
-  activity: Record<string, unknown>,
-): Promise<number> {
-  const [rsa] = await getKeyPairs(from.rookery.ctx.database, signer.id);
-  const request = new Request(inbox, {
-    method: "POST",
-    headers: { "Content-Type": "application/activity+json" },
-    body: JSON.stringify({ "@context": "https://www.w3.org/ns/activitystreams", ...activity }),
-  });
-  const signed = await signRequest(
-    request,
-    rsa.privateKey,
-    new URL(`${from.origin}/users/${signer.username}#main-key`),
-  );
-  const res = await fetch(signed);
-  await res.body?.cancel();
-  return res.status;
-}
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { closeAll, followRemote, postSigned, startPair } from "../fixtures/federation.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 /** The uris of the pinned statuses of account `id` as `viewer` on `on` sees them. */
 async function pinnedUris(on: TestInstance, viewer: TestUser, id: string): Promise<string[]> {
@@ -83,8 +52,8 @@ test("remote pins: Add/Remove, first resolve, Update(Person), forged Adds ignore
       callJson(a, user, "POST", `/api/v1/statuses/${id}/${action}`);
 
     await t.step("Add and Remove from a followed account pin and unpin on B", async () => {
-      const aliceOnB = await follow(b, bob, a, alice);
-      const first = await post(a, alice, { status: "pin me", visibility: "public" });
+      const aliceOnB = await followRemote(b, bob, a, alice);
+      const first = await postStatus(a, alice, { status: "pin me", visibility: "public" });
       assert.equal((await pinOn(alice, first.id, "pin")).status, 200);
       await pinsBecome(b, bob, aliceOnB, [first.uri], "alice's pin on B");
       const shown = await callJson(
@@ -104,10 +73,16 @@ test("remote pins: Add/Remove, first resolve, Update(Person), forged Adds ignore
     });
 
     await t.step("an account resolved for the first time brings its pins", async () => {
-      const older = await post(a, carol, { status: "carol's first", visibility: "public" });
-      const quiet = await post(a, carol, { status: "carol, unlisted", visibility: "unlisted" });
-      const secret = await post(a, carol, { status: "carol, private", visibility: "private" });
-      await post(a, carol, { status: "not pinned", visibility: "public" });
+      const older = await postStatus(a, carol, { status: "carol's first", visibility: "public" });
+      const quiet = await postStatus(a, carol, {
+        status: "carol, unlisted",
+        visibility: "unlisted",
+      });
+      const secret = await postStatus(a, carol, {
+        status: "carol, private",
+        visibility: "private",
+      });
+      await postStatus(a, carol, { status: "not pinned", visibility: "public" });
       for (const s of [older, quiet, secret]) {
         assert.equal((await pinOn(carol, s.id, "pin")).status, 200);
       }
@@ -127,7 +102,7 @@ test("remote pins: Add/Remove, first resolve, Update(Person), forged Adds ignore
 
       // An Update of carol's actor re-reads the collection: a pin gone on A
       // without a Remove (straight from the database) goes on B too.
-      await follow(b, bob, a, carol);
+      await followRemote(b, bob, a, carol);
       await a.rookery.ctx.database.db.delete(statusPins).where(and(
         eq(statusPins.accountId, carol.id),
         eq(statusPins.statusId, older.id),
@@ -140,10 +115,13 @@ test("remote pins: Add/Remove, first resolve, Update(Person), forged Adds ignore
     });
 
     await t.step("forged Add and Remove are ignored", async () => {
-      const malloryOnB = await follow(b, bob, a, mallory);
-      const aliceOnB = await follow(b, bob, a, alice);
-      const victim = await post(a, alice, { status: "alice, never pinned", visibility: "public" });
-      const own = await post(a, mallory, { status: "mallory's own", visibility: "public" });
+      const malloryOnB = await followRemote(b, bob, a, mallory);
+      const aliceOnB = await followRemote(b, bob, a, alice);
+      const victim = await postStatus(a, alice, {
+        status: "alice, never pinned",
+        visibility: "public",
+      });
+      const own = await postStatus(a, mallory, { status: "mallory's own", visibility: "public" });
       const inbox = `${b.origin}/inbox`;
       const malloryUri = `${a.origin}/users/mallory`;
       const aliceFeatured = `${a.origin}/users/alice/collections/featured`;
