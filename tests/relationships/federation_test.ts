@@ -9,30 +9,12 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
 import { deleteLocalAccount } from "../../actors/moderation.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
-import { startInstance, test, type TestInstance } from "../harness.ts";
-import {
-  accountRow,
-  callJson,
-  createUser,
-  eventually,
-  relationship,
-  type TestUser,
-} from "./helpers.ts";
-
-async function startPair() {
-  const a = await startInstance({ tls: true });
-  const b = await startInstance({ tls: true });
-  return { a, b };
-}
-
-/** The id on `on` of `user` who lives on `home`, resolved through WebFinger. */
-async function remoteId(on: TestInstance, home: TestInstance, user: TestUser): Promise<string> {
-  const row = await resolveRemoteAccount(on.rookery.ctx, `${user.username}@${home.domain}`);
-  assert.ok(row, `resolved ${user.username}@${home.domain}`);
-  assert.equal(row.domain, home.domain);
-  return row.id;
-}
+import { test, type TestInstance } from "../harness.ts";
+import { callJson, relationship } from "../fixtures/api.ts";
+import { closeAll, remoteId, startPair } from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
+import { accountRow } from "./helpers.ts";
 
 /** The id on `on` of the account with this actor IRI, once it is stored there. */
 async function storedId(on: TestInstance, uri: string): Promise<string> {
@@ -47,7 +29,7 @@ test("follow a locked remote account: pending, authorized over there, Accept arr
   const { a, b } = await startPair();
   try {
     const alice = await createUser(a, "alice");
-    const bob = await createUser(b, "bob", { locked: true, displayName: "Bob" });
+    const bob = await createUser(b, "bob", { account: { locked: true, displayName: "Bob" } });
     const bobOnA = await remoteId(a, b, bob);
     const bobRow = await accountRow(a, bobOnA);
     assert.equal(bobRow.displayName, "Bob");
@@ -96,8 +78,7 @@ test("follow a locked remote account: pending, authorized over there, Accept arr
     assert.equal((await accountRow(b, bob.id)).followersCount, 0);
     assert.equal((await accountRow(a, alice.id)).followingCount, 0);
   } finally {
-    await a.close({ destroy: true });
-    await b.close({ destroy: true });
+    await closeAll(a, b);
   }
 });
 
@@ -135,8 +116,7 @@ test("an unlocked remote account accepts at once; a block over there severs the 
       async () => !(await relationship(a, alice, carolOnA)).blocked_by,
     );
   } finally {
-    await a.close({ destroy: true });
-    await b.close({ destroy: true });
+    await closeAll(a, b);
   }
 });
 
@@ -144,7 +124,7 @@ test("Update(Person) refreshes the stored account; a deletion reaches followers 
   const { a, b } = await startPair();
   try {
     const alice = await createUser(a, "alice");
-    const dave = await createUser(b, "dave", { displayName: "Dave" });
+    const dave = await createUser(b, "dave", { account: { displayName: "Dave" } });
     const daveOnA = await remoteId(a, b, dave);
     await callJson(a, alice, "POST", `/api/v1/accounts/${daveOnA}/follow`);
     await eventually("accepted", async () => (await relationship(a, alice, daveOnA)).following);
@@ -176,7 +156,6 @@ test("Update(Person) refreshes the stored account; a deletion reaches followers 
     await gone.body?.cancel();
     assert.equal(gone.status, 410);
   } finally {
-    await a.close({ destroy: true });
-    await b.close({ destroy: true });
+    await closeAll(a, b);
   }
 });

@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { mutes } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
-import { accountRow, call, callJson, createUser, relationship } from "./helpers.ts";
+import { call, callJson, relationship } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { accountRow } from "./helpers.ts";
 
 test("follow, unfollow and the Relationship shape; counters follow", async () => {
   const a = await startInstance();
@@ -88,7 +90,7 @@ test("locked account: request, list, authorize and reject; 404 when none", async
   try {
     const alice = await createUser(a, "alice");
     const carol = await createUser(a, "carol");
-    const lena = await createUser(a, "lena", { locked: true });
+    const lena = await createUser(a, "lena", { account: { locked: true } });
     const req = await callJson(a, alice, "POST", `/api/v1/accounts/${lena.id}/follow`);
     assert.equal(req.status, 200);
     assert.equal(req.body.following, false);
@@ -263,7 +265,7 @@ test("hostile ids, scopes, and relationships for many ids", async () => {
   try {
     const alice = await createUser(a, "alice");
     const bob = await createUser(a, "bob");
-    const readOnly = await createUser(a, "reader", {}, ["read"]);
+    const readOnly = await createUser(a, "reader", { scopes: ["read"] });
     for (const id of ["0", "12345678901234", "abc", "9".repeat(30), "-1"]) {
       for (const action of ["follow", "block", "mute", "note", "endorse", "unfollow"]) {
         const res = await callJson(a, alice, "POST", `/api/v1/accounts/${id}/${action}`);
@@ -298,7 +300,7 @@ test("hostile ids, scopes, and relationships for many ids", async () => {
 test("pagination of follow requests, blocks and domain blocks with Link headers", async () => {
   const a = await startInstance();
   try {
-    const lena = await createUser(a, "lena", { locked: true });
+    const lena = await createUser(a, "lena", { account: { locked: true } });
     const others = [];
     for (let i = 0; i < 5; i++) others.push(await createUser(a, `user${i}`));
     for (const u of others) await call(a, u, "POST", `/api/v1/accounts/${lena.id}/follow`);
