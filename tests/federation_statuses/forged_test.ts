@@ -5,43 +5,17 @@
  * verify (they are signed by the real sender, Mallory).
  */
 import assert from "node:assert/strict";
-import { signRequest } from "@fedify/fedify";
-import { getKeyPairs } from "../../federation/keys.ts";
-import { test, type TestInstance } from "../harness.ts";
+import { test } from "../harness.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
 import {
   arrived,
-  callJson,
   closeAll,
-  createUser,
-  follow,
-  post,
+  followRemote,
+  postSigned,
   startPair,
   storedStatus,
-  type TestUser,
-} from "./helpers.ts";
-
-/** POSTs an activity to `inbox`, signed with `signer`'s key on `from`. */
-async function postSigned(
-  from: TestInstance,
-  signer: TestUser,
-  inbox: string,
-  activity: Record<string, unknown>,
-): Promise<number> {
-  const [rsa] = await getKeyPairs(from.rookery.ctx.database, signer.id);
-  const request = new Request(inbox, {
-    method: "POST",
-    headers: { "Content-Type": "application/activity+json" },
-    body: JSON.stringify({ "@context": "https://www.w3.org/ns/activitystreams", ...activity }),
-  });
-  const signed = await signRequest(
-    request,
-    rsa.privateKey,
-    new URL(`${from.origin}/users/${signer.username}#main-key`),
-  );
-  const res = await fetch(signed);
-  await res.body?.cancel();
-  return res.status;
-}
+} from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
 
 test("forged Update, Delete, Create and Undo about someone else's statuses are ignored", async () => {
   const { a, b } = await startPair();
@@ -49,9 +23,9 @@ test("forged Update, Delete, Create and Undo about someone else's statuses are i
     const alice = await createUser(a, "alice");
     const bob = await createUser(b, "bob");
     const mallory = await createUser(b, "mallory");
-    await follow(a, alice, b, bob);
-    await follow(a, alice, b, mallory);
-    const original = await post(b, bob, { status: "bob's words", visibility: "public" });
+    await followRemote(a, alice, b, bob);
+    await followRemote(a, alice, b, mallory);
+    const original = await postStatus(b, bob, { status: "bob's words", visibility: "public" });
     const onA = await arrived(a, original.uri);
     const boost = await callJson(b, bob, "POST", `/api/v1/statuses/${original.id}/reblog`);
     const boostOnA = await arrived(a, boost.body.uri, "bob's boost");
@@ -96,7 +70,7 @@ test("forged Update, Delete, Create and Undo about someone else's statuses are i
     ];
     assert.deepEqual(statuses, [202, 202, 202, 202]);
     // A real post by Mallory, sent after the forgeries: once it is in, they were handled.
-    const marker = await post(b, mallory, { status: "just me", visibility: "public" });
+    const marker = await postStatus(b, mallory, { status: "just me", visibility: "public" });
     await arrived(a, marker.uri, "mallory's post");
     const after = await storedStatus(a, original.uri);
     assert.equal(after?.deletedAt, null);

@@ -8,16 +8,10 @@
 import assert from "node:assert/strict";
 import { resolveRemoteStatus } from "../../federation/fetch_status.ts";
 import { startInstance, test } from "../harness.ts";
-import {
-  arrived,
-  callJson,
-  closeAll,
-  createUser,
-  eventually,
-  follow,
-  post,
-  storedStatus,
-} from "./helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { arrived, closeAll, followRemote, storedStatus } from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 /** A POST to an inbox: its parsed body and the key that signed it (either HTTP signature spec). */
 interface InboxPost {
@@ -64,9 +58,12 @@ test("a public reply to a local post is forwarded to the author's followers; pri
     const alice = await createUser(a, "alice");
     const bob = await createUser(b, "bob");
     const carol = await createUser(c, "carol");
-    await follow(b, bob, a, alice);
+    await followRemote(b, bob, a, alice);
 
-    const original = await post(a, alice, { status: "What do you think?", visibility: "public" });
+    const original = await postStatus(a, alice, {
+      status: "What do you think?",
+      visibility: "public",
+    });
     const originalOnB = await arrived(b, original.uri, "alice's post on B");
 
     // Carol does not follow alice: C learns of the post by looking it up, as a search would.
@@ -76,7 +73,7 @@ test("a public reply to a local post is forwarded to the author's followers; pri
 
     const mention = `@alice@${a.domain}`;
     const reply = (status: string, visibility: string) =>
-      post(c, carol, {
+      postStatus(c, carol, {
         status: `${mention} ${status}`,
         visibility,
         in_reply_to_id: originalOnC.id,

@@ -6,25 +6,24 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../harness.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
 import {
   arrived,
-  callJson,
   closeAll,
-  createUser,
-  eventually,
-  follow,
-  post,
+  followRemote,
   startPair,
   storedStatus,
-} from "./helpers.ts";
+} from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 test("favourite, boost, their undo, edit and delete across servers", async () => {
   const { a, b } = await startPair();
   try {
     const alice = await createUser(a, "alice");
     const bob = await createUser(b, "bob");
-    await follow(b, bob, a, alice);
-    const original = await post(a, alice, { status: "first version", visibility: "public" });
+    await followRemote(b, bob, a, alice);
+    const original = await postStatus(a, alice, { status: "first version", visibility: "public" });
     const onB = await arrived(b, original.uri);
 
     // Bob favourites and boosts it from B.
@@ -83,9 +82,9 @@ test("favourite, boost, their undo, edit and delete across servers", async () =>
     assert.equal(gone.status, 410);
 
     // A boost by B's account of a status A fetches on demand: Bob boosts his own post.
-    const own = await post(b, bob, { status: "bob's own", visibility: "public" });
+    const own = await postStatus(b, bob, { status: "bob's own", visibility: "public" });
     // Alice follows Bob so the boost reaches A; the boosted status is already there.
-    await follow(a, alice, b, bob);
+    await followRemote(a, alice, b, bob);
     const boosted = await callJson(b, bob, "POST", `/api/v1/statuses/${own.id}/reblog`);
     assert.equal(boosted.status, 200);
     const boostOnA = await arrived(a, boosted.body.uri, "the boost");

@@ -9,26 +9,20 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { quotes } from "../../db/schema.ts";
 import { test } from "../harness.ts";
-import {
-  arrived,
-  callJson,
-  closeAll,
-  createUser,
-  eventually,
-  follow,
-  post,
-  startPair,
-} from "./helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { arrived, closeAll, followRemote, startPair } from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 test("a vote in a remote poll counts there and results come back; a quote is approved", async () => {
   const { a, b } = await startPair();
   try {
     const alice = await createUser(a, "alice");
     const bob = await createUser(b, "bob");
-    await follow(b, bob, a, alice);
+    await followRemote(b, bob, a, alice);
 
     // The poll.
-    const poll = await post(a, alice, {
+    const poll = await postStatus(a, alice, {
       status: "Tea or coffee?",
       poll: { options: ["tea", "coffee"], expires_in: 3600 },
     });
@@ -53,9 +47,9 @@ test("a vote in a remote poll counts there and results come back; a quote is app
     });
 
     // The quote: Bob quotes Alice's public post; A approves it (policy public).
-    const quoted = await post(a, alice, { status: "quote me", visibility: "public" });
+    const quoted = await postStatus(a, alice, { status: "quote me", visibility: "public" });
     const quotedOnB = await arrived(b, quoted.uri, "the post to quote");
-    const quote = await post(b, bob, { status: "so true", quoted_status_id: quotedOnB.id });
+    const quote = await postStatus(b, bob, { status: "so true", quoted_status_id: quotedOnB.id });
     assert.equal(quote.quote?.state, "pending");
     const quoteOnA = await arrived(a, quote.uri, "the quote post");
     await eventually("accepted on A", async () => {

@@ -7,17 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../harness.ts";
-import {
-  arrived,
-  callJson,
-  closeAll,
-  createUser,
-  eventually,
-  follow,
-  post,
-  remoteId,
-  startPair,
-} from "./helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { arrived, closeAll, followRemote, remoteId, startPair } from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 const PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
 
@@ -30,26 +23,36 @@ function audienceOf(activity: any): { to: string[]; cc: string[] } {
 test("public, unlisted, private and direct posts reach the other server as addressed", async () => {
   const received: Promise<any>[] = [];
   // What B's inboxes receive (bodies read asynchronously).
-  const { a, b } = await startPair((req) => {
-    if (req.method === "POST" && new URL(req.url).pathname.endsWith("inbox")) {
-      received.push(req.clone().json().catch(() => null));
-    }
+  const { a, b } = await startPair({
+    b: {
+      onRequest(req) {
+        if (req.method === "POST" && new URL(req.url).pathname.endsWith("inbox")) {
+          received.push(req.clone().json().catch(() => null));
+        }
+      },
+    },
   });
   try {
     const alice = await createUser(a, "alice");
     const bob = await createUser(b, "bob");
     const carol = await createUser(b, "carol");
     const dave = await createUser(b, "dave");
-    await follow(b, bob, a, alice);
+    await followRemote(b, bob, a, alice);
     const aliceUri = `${a.origin}/users/alice`;
     const followers = `${aliceUri}/followers`;
     const carolUri = `${b.origin}/users/carol`;
     await remoteId(a, b, carol);
 
-    const pub = await post(a, alice, { status: "Hello #fediverse world", visibility: "public" });
-    const unl = await post(a, alice, { status: "quietly", visibility: "unlisted" });
-    const priv = await post(a, alice, { status: "followers only", visibility: "private" });
-    const dm = await post(a, alice, { status: `@carol@${b.domain} secret`, visibility: "direct" });
+    const pub = await postStatus(a, alice, {
+      status: "Hello #fediverse world",
+      visibility: "public",
+    });
+    const unl = await postStatus(a, alice, { status: "quietly", visibility: "unlisted" });
+    const priv = await postStatus(a, alice, { status: "followers only", visibility: "private" });
+    const dm = await postStatus(a, alice, {
+      status: `@carol@${b.domain} secret`,
+      visibility: "direct",
+    });
 
     // Stored on B with the same visibility.
     const pubOnB = await arrived(b, pub.uri, "public post");
@@ -131,7 +134,7 @@ test("public, unlisted, private and direct posts reach the other server as addre
     assert.equal(((await bobLoader(priv.uri)).document as any).id, priv.uri, "a follower may");
 
     // Bob replies: A stores it as a reply, counts it and notifies Alice.
-    const reply = await post(b, bob, {
+    const reply = await postStatus(b, bob, {
       status: `@alice@${a.domain} hi back`,
       in_reply_to_id: pubOnB.id,
     });
