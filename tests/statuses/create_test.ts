@@ -14,7 +14,10 @@ import {
   tags,
 } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
-import { call, createUser, makeFollower, mediaRow, post } from "./helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { mediaRow } from "../fixtures/media.ts";
+import { createUser } from "../fixtures/users.ts";
+import { makeFollower } from "./helpers.ts";
 
 test("posting: text to HTML, mentions, hashtags, counters, application, entity shape", async () => {
   const a = await startInstance();
@@ -22,7 +25,7 @@ test("posting: text to HTML, mentions, hashtags, counters, application, entity s
     const alice = await createUser(a, "alice");
     const bob = await createUser(a, "bob");
     const db = a.rookery.ctx.database.db;
-    const s = await post(a, alice, {
+    const s = await postStatus(a, alice, {
       status: "Hello @bob and @nobody@unknown.invalid see https://example.com/a #Rookery #rookery",
       sensitive: "true",
       spoiler_text: "cw",
@@ -77,7 +80,7 @@ test("posting: text to HTML, mentions, hashtags, counters, application, entity s
       1,
     );
     // Mixed-case reuse.
-    const s2 = await post(a, bob, { status: "#ROOKERY again" });
+    const s2 = await postStatus(a, bob, { status: "#ROOKERY again" });
     assert.deepEqual(s2.tags.map((t: any) => t.name), ["rookery"]);
     assert.equal((await db.select().from(tags)).length, 1);
     const [row] = await db.select().from(accounts).where(eq(accounts.id, alice.id));
@@ -88,13 +91,13 @@ test("posting: text to HTML, mentions, hashtags, counters, application, entity s
 
     // Visibility defaults to the user's preference, then public; a locked account's is private.
     const carol = await createUser(a, "carol", { settings: { default_privacy: "private" } });
-    assert.equal((await post(a, carol, { status: "x" })).visibility, "private");
-    assert.equal((await post(a, bob, { status: "y" })).visibility, "public");
-    const dave = await createUser(a, "dave", { locked: true });
-    assert.equal((await post(a, dave, { status: "z" })).visibility, "private");
+    assert.equal((await postStatus(a, carol, { status: "x" })).visibility, "private");
+    assert.equal((await postStatus(a, bob, { status: "y" })).visibility, "public");
+    const dave = await createUser(a, "dave", { account: { locked: true } });
+    assert.equal((await postStatus(a, dave, { status: "z" })).visibility, "private");
 
     // Replies: in_reply_to_*, replies_count, the thread.
-    const reply = await post(a, bob, { status: "@alice hi", in_reply_to_id: s.id });
+    const reply = await postStatus(a, bob, { status: "@alice hi", in_reply_to_id: s.id });
     assert.equal(reply.in_reply_to_id, s.id);
     assert.equal(reply.in_reply_to_account_id, alice.id);
     const [parent] = await db.select().from(statuses).where(eq(statuses.id, s.id));
@@ -102,7 +105,7 @@ test("posting: text to HTML, mentions, hashtags, counters, application, entity s
     const [child] = await db.select().from(statuses).where(eq(statuses.id, reply.id));
     assert.equal(child.conversationId, parent.conversationId);
     assert.ok(child.conversationId);
-    const shown = await call(a, alice, "GET", `/api/v1/statuses/${s.id}`);
+    const shown = await callJson(a, alice, "GET", `/api/v1/statuses/${s.id}`);
     assert.equal(shown.body.replies_count, 1);
   } finally {
     await a.close({ destroy: true });
@@ -116,7 +119,7 @@ test("posting: validation errors, limits, languages, media and polls", async () 
     const bob = await createUser(a, "bob");
     const db = a.rookery.ctx.database.db;
     const fail = async (body: Record<string, unknown>, status: number, error?: string | RegExp) => {
-      const res = await call(a, alice, "POST", "/api/v1/statuses", body);
+      const res = await callJson(a, alice, "POST", "/api/v1/statuses", body);
       assert.equal(res.status, status, JSON.stringify(body) + " → " + JSON.stringify(res.body));
       if (typeof error === "string") assert.equal(res.body.error, error);
       else if (error) assert.match(res.body.error, error);
@@ -130,20 +133,23 @@ test("posting: validation errors, limits, languages, media and polls", async () 
     );
     // The content warning counts too.
     await fail({ status: "x".repeat(400), spoiler_text: "y".repeat(101) }, 422, /character limit/);
-    assert.equal((await post(a, alice, { status: "x".repeat(500) })).content.length > 500, true);
+    assert.equal(
+      (await postStatus(a, alice, { status: "x".repeat(500) })).content.length > 500,
+      true,
+    );
     // A URL counts as 23 characters, whatever its length.
     const url = `https://example.com/${"a".repeat(600)}`;
-    const withUrl = await post(a, alice, { status: `${"b".repeat(470)} ${url}` });
+    const withUrl = await postStatus(a, alice, { status: `${"b".repeat(470)} ${url}` });
     assert.ok(withUrl.id);
     await fail({ status: `${"b".repeat(477)} ${url}` }, 422, /character limit/);
     // Remote mentions count by username only.
     const remoteMention = `@someone@${"d".repeat(60)}.example`;
-    assert.ok((await post(a, alice, { status: `${"c".repeat(480)} ${remoteMention}` })).id);
+    assert.ok((await postStatus(a, alice, { status: `${"c".repeat(480)} ${remoteMention}` })).id);
 
     await fail({ status: "x", visibility: "everyone" }, 422, /Visibility/);
     await fail({ status: "x", language: "english" }, 422, /Language/);
     await fail({ status: "x", language: "xx" }, 422, /Language/);
-    assert.equal((await post(a, alice, { status: "x", language: "DE" })).language, "de");
+    assert.equal((await postStatus(a, alice, { status: "x", language: "DE" })).language, "de");
     await fail({ status: "x", in_reply_to_id: "99999999" }, 404, /does not appear to exist/);
     await fail({ status: "x", in_reply_to_id: "junk" }, 404);
     await fail({ status: "x", quoted_status_id: "99999999" }, 404, /does not appear to exist/);
@@ -151,7 +157,7 @@ test("posting: validation errors, limits, languages, media and polls", async () 
 
     // Media: own and unattached only, at most four, status optional.
     const m1 = await mediaRow(a, alice);
-    const withMedia = await post(a, alice, { media_ids: [m1] });
+    const withMedia = await postStatus(a, alice, { media_ids: [m1] });
     assert.equal(withMedia.content, "");
     assert.equal(withMedia.media_attachments.length, 1);
     const att = withMedia.media_attachments[0];
@@ -181,7 +187,7 @@ test("posting: validation errors, limits, languages, media and polls", async () 
       expires_in: 3600,
       ...over,
     });
-    const p = await post(a, alice, {
+    const p = await postStatus(a, alice, {
       status: "vote",
       poll: poll({ multiple: true, hide_totals: true }),
     });
@@ -198,13 +204,13 @@ test("posting: validation errors, limits, languages, media and polls", async () 
     const expires = Date.parse(p.poll.expires_at) - Date.now();
     assert.ok(expires > 3500_000 && expires <= 3600_000, String(expires));
     // Hidden totals for others while open.
-    const seen = await call(a, bob, "GET", `/api/v1/statuses/${p.id}`);
+    const seen = await callJson(a, bob, "GET", `/api/v1/statuses/${p.id}`);
     assert.deepEqual(seen.body.poll.options, [{ title: "a", votes_count: null }, {
       title: "b",
       votes_count: null,
     }]);
     assert.equal(seen.body.poll.voted, false);
-    const single = await post(a, alice, { status: "v", poll: poll() });
+    const single = await postStatus(a, alice, { status: "v", poll: poll() });
     assert.equal(single.poll.voters_count, null);
     // Form-encoded, as most clients send it.
     const form = new URLSearchParams();
@@ -239,7 +245,7 @@ test("posting: validation errors, limits, languages, media and polls", async () 
     const m2 = await mediaRow(a, alice);
     await fail({ status: "x", media_ids: [m2], poll: poll() }, 422);
     // A poll alone may go without text.
-    assert.ok((await post(a, alice, { poll: poll() })).poll);
+    assert.ok((await postStatus(a, alice, { poll: poll() })).poll);
     assert.equal((await db.select().from(polls)).length, 4);
   } finally {
     await a.close({ destroy: true });
@@ -256,24 +262,31 @@ test("posting: Idempotency-Key, scheduled_at, quotes", async () => {
 
     // Idempotency: the same key gives the same status, one row.
     const headers = { "Idempotency-Key": "abc-123" };
-    const first = await call(a, alice, "POST", "/api/v1/statuses", { status: "once" }, headers);
-    const second = await call(a, alice, "POST", "/api/v1/statuses", { status: "once" }, headers);
+    const first = await callJson(a, alice, "POST", "/api/v1/statuses", { status: "once" }, headers);
+    const second = await callJson(
+      a,
+      alice,
+      "POST",
+      "/api/v1/statuses",
+      { status: "once" },
+      headers,
+    );
     assert.equal(first.status, 200);
     assert.equal(second.body.id, first.body.id);
     const rows = await db.select().from(statuses).where(eq(statuses.accountId, alice.id));
     assert.equal(rows.length, 1);
     // Another user's identical key is theirs alone; an expired key starts over.
-    const other = await call(a, bob, "POST", "/api/v1/statuses", { status: "once" }, headers);
+    const other = await callJson(a, bob, "POST", "/api/v1/statuses", { status: "once" }, headers);
     assert.notEqual(other.body.id, first.body.id);
     await db.update(idempotencyKeys).set({ createdAt: new Date(Date.now() - 2 * 3600_000) })
       .where(and(eq(idempotencyKeys.accountId, alice.id)));
-    const later = await call(a, alice, "POST", "/api/v1/statuses", { status: "once" }, headers);
+    const later = await callJson(a, alice, "POST", "/api/v1/statuses", { status: "once" }, headers);
     assert.notEqual(later.body.id, first.body.id);
 
     // Scheduling.
     const at = new Date(Date.now() + 10 * 60_000).toISOString();
     const m = await mediaRow(a, alice);
-    const scheduled = await call(a, alice, "POST", "/api/v1/statuses", {
+    const scheduled = await callJson(a, alice, "POST", "/api/v1/statuses", {
       status: "later",
       scheduled_at: at,
       media_ids: [m],
@@ -301,9 +314,9 @@ test("posting: Idempotency-Key, scheduled_at, quotes", async () => {
       0,
     );
     // The reserved media cannot go on another post.
-    const taken = await call(a, alice, "POST", "/api/v1/statuses", { media_ids: [m] });
+    const taken = await callJson(a, alice, "POST", "/api/v1/statuses", { media_ids: [m] });
     assert.equal(taken.status, 422);
-    const early = await call(a, alice, "POST", "/api/v1/statuses", {
+    const early = await callJson(a, alice, "POST", "/api/v1/statuses", {
       status: "too soon",
       scheduled_at: new Date(Date.now() + 60_000).toISOString(),
     });
@@ -312,15 +325,15 @@ test("posting: Idempotency-Key, scheduled_at, quotes", async () => {
       early.body.error,
       "Validation failed: Scheduled at The scheduled date must be in the future",
     );
-    const bad = await call(a, alice, "POST", "/api/v1/statuses", {
+    const bad = await callJson(a, alice, "POST", "/api/v1/statuses", {
       status: "x",
       scheduled_at: "soon",
     });
     assert.equal(bad.status, 422);
 
     // Quotes: public policy, accepted at once, counted, inline RE: link.
-    const original = await post(a, bob, { status: "quote me" });
-    const q = await post(a, alice, { status: "look", quoted_status_id: original.id });
+    const original = await postStatus(a, bob, { status: "quote me" });
+    const q = await postStatus(a, alice, { status: "look", quoted_status_id: original.id });
     assert.equal(q.quote.state, "accepted");
     assert.equal(q.quote.quoted_status.id, original.id);
     assert.match(q.content, /^<p class="quote-inline">RE: <a href=/);
@@ -329,60 +342,66 @@ test("posting: Idempotency-Key, scheduled_at, quotes", async () => {
     const [qrow] = await db.select().from(quotes).where(eq(quotes.statusId, q.id));
     assert.equal(qrow.state, "accepted");
     // With the link in the text, no inline paragraph.
-    const linked = await post(a, alice, {
+    const linked = await postStatus(a, alice, {
       status: `see ${original.url}`,
       quoted_status_id: original.id,
     });
     assert.doesNotMatch(linked.content, /quote-inline/);
 
     // Policies: nobody refuses, followers needs a follow.
-    const closed = await post(a, bob, { status: "no quotes", quote_approval_policy: "nobody" });
+    const closed = await postStatus(a, bob, {
+      status: "no quotes",
+      quote_approval_policy: "nobody",
+    });
     assert.deepEqual(closed.quote_approval.automatic, []);
-    const refused = await call(a, alice, "POST", "/api/v1/statuses", {
+    const refused = await callJson(a, alice, "POST", "/api/v1/statuses", {
       status: "x",
       quoted_status_id: closed.id,
     });
     assert.equal(refused.status, 422);
     // Its author may still quote it.
-    assert.ok((await post(a, bob, { status: "self", quoted_status_id: closed.id })).quote);
-    const fans = await post(a, bob, { status: "followers", quote_approval_policy: "followers" });
-    const notYet = await call(a, carol, "POST", "/api/v1/statuses", {
+    assert.ok((await postStatus(a, bob, { status: "self", quoted_status_id: closed.id })).quote);
+    const fans = await postStatus(a, bob, {
+      status: "followers",
+      quote_approval_policy: "followers",
+    });
+    const notYet = await callJson(a, carol, "POST", "/api/v1/statuses", {
       status: "x",
       quoted_status_id: fans.id,
     });
     assert.equal(notYet.status, 422);
     await makeFollower(a, carol, bob);
-    assert.ok((await post(a, carol, { status: "x", quoted_status_id: fans.id })).quote);
+    assert.ok((await postStatus(a, carol, { status: "x", quoted_status_id: fans.id })).quote);
     // Private posts: others cannot quote; the author's quote becomes private.
-    const secret = await post(a, bob, { status: "private", visibility: "private" });
+    const secret = await postStatus(a, bob, { status: "private", visibility: "private" });
     assert.equal(secret.quote_approval.current_user, "automatic");
-    const viaFollower = await call(a, carol, "POST", "/api/v1/statuses", {
+    const viaFollower = await callJson(a, carol, "POST", "/api/v1/statuses", {
       status: "x",
       quoted_status_id: secret.id,
     });
     assert.equal(viaFollower.status, 422);
-    const own = await post(a, bob, {
+    const own = await postStatus(a, bob, {
       status: "mine",
       quoted_status_id: secret.id,
       visibility: "public",
     });
     assert.equal(own.visibility, "private");
     // Direct posts cannot be quoted, not even by their author.
-    const dm = await post(a, bob, { status: "@alice psst", visibility: "direct" });
-    const dmQuote = await call(a, bob, "POST", "/api/v1/statuses", {
+    const dm = await postStatus(a, bob, { status: "@alice psst", visibility: "direct" });
+    const dmQuote = await callJson(a, bob, "POST", "/api/v1/statuses", {
       status: "x",
       quoted_status_id: dm.id,
     });
     assert.equal(dmQuote.status, 422);
     // A direct quote must mention the quoted author.
-    const direct = await call(a, alice, "POST", "/api/v1/statuses", {
+    const direct = await callJson(a, alice, "POST", "/api/v1/statuses", {
       status: "x",
       quoted_status_id: original.id,
       visibility: "direct",
     });
     assert.equal(direct.status, 422);
     assert.ok(
-      (await post(a, alice, {
+      (await postStatus(a, alice, {
         status: "@bob x",
         quoted_status_id: original.id,
         visibility: "direct",

@@ -4,7 +4,10 @@ import { eq } from "drizzle-orm";
 import { accounts, blocks, mediaAttachments, statusEdits, statuses } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { startInstance, test } from "../harness.ts";
-import { call, createUser, makeFollower, mediaRow, post } from "./helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { mediaRow } from "../fixtures/media.ts";
+import { createUser } from "../fixtures/users.ts";
+import { makeFollower } from "./helpers.ts";
 
 const AP = { Accept: "application/activity+json" };
 
@@ -16,21 +19,24 @@ test("visibility: private and direct are 404 to outsiders everywhere, visible to
     const mentioned = await createUser(a, "mentioned");
     const outsider = await createUser(a, "outsider");
     await makeFollower(a, follower, alice);
-    const pub = await post(a, alice, { status: "public" });
-    const unlisted = await post(a, alice, { status: "unlisted", visibility: "unlisted" });
-    const priv = await post(a, alice, { status: "private @mentioned", visibility: "private" });
-    const dm = await post(a, alice, { status: "@mentioned direct", visibility: "direct" });
+    const pub = await postStatus(a, alice, { status: "public" });
+    const unlisted = await postStatus(a, alice, { status: "unlisted", visibility: "unlisted" });
+    const priv = await postStatus(a, alice, {
+      status: "private @mentioned",
+      visibility: "private",
+    });
+    const dm = await postStatus(a, alice, { status: "@mentioned direct", visibility: "direct" });
     // Replies in a thread under the public post, one of them private.
-    const r1 = await post(a, alice, { status: "reply public", in_reply_to_id: pub.id });
-    const r2 = await post(a, alice, {
+    const r1 = await postStatus(a, alice, { status: "reply public", in_reply_to_id: pub.id });
+    const r2 = await postStatus(a, alice, {
       status: "reply private",
       in_reply_to_id: r1.id,
       visibility: "private",
     });
-    const r3 = await post(a, alice, { status: "reply to private", in_reply_to_id: r2.id });
+    const r3 = await postStatus(a, alice, { status: "reply to private", in_reply_to_id: r2.id });
 
     const canSee = async (user: typeof alice | null, id: string) =>
-      (await call(a, user, "GET", `/api/v1/statuses/${id}`)).status === 200;
+      (await callJson(a, user, "GET", `/api/v1/statuses/${id}`)).status === 200;
     for (const s of [pub, unlisted]) {
       for (const u of [null, alice, follower, mentioned, outsider]) {
         assert.ok(await canSee(u, s.id));
@@ -46,34 +52,34 @@ test("visibility: private and direct are 404 to outsiders everywhere, visible to
       await Promise.all([null, alice, follower, mentioned, outsider].map((u) => canSee(u, dm.id))),
       [false, true, false, true, false],
     );
-    const hidden = await call(a, outsider, "GET", `/api/v1/statuses/${priv.id}`);
+    const hidden = await callJson(a, outsider, "GET", `/api/v1/statuses/${priv.id}`);
     assert.deepEqual(hidden.body, { error: "Record not found" });
-    assert.equal((await call(a, null, "GET", "/api/v1/statuses/99999999")).status, 404);
-    assert.equal((await call(a, null, "GET", "/api/v1/statuses/junk")).status, 404);
+    assert.equal((await callJson(a, null, "GET", "/api/v1/statuses/99999999")).status, 404);
+    assert.equal((await callJson(a, null, "GET", "/api/v1/statuses/junk")).status, 404);
 
     // id[]: hidden and unknown ids are skipped, the order is kept.
     const ids = [dm.id, pub.id, "123", priv.id, unlisted.id];
     const q = ids.map((id) => `id[]=${id}`).join("&");
-    const anon = await call(a, null, "GET", `/api/v1/statuses?${q}`);
+    const anon = await callJson(a, null, "GET", `/api/v1/statuses?${q}`);
     assert.deepEqual(anon.body.map((s: any) => s.id), [pub.id, unlisted.id]);
-    const asMentioned = await call(a, mentioned, "GET", `/api/v1/statuses?${q}`);
+    const asMentioned = await callJson(a, mentioned, "GET", `/api/v1/statuses?${q}`);
     assert.deepEqual(asMentioned.body.map((s: any) => s.id), [dm.id, pub.id, priv.id, unlisted.id]);
     const many = Array.from({ length: 41 }, (_, i) => `id[]=${i + 1}`).join("&");
-    assert.equal((await call(a, null, "GET", `/api/v1/statuses?${many}`)).status, 422);
+    assert.equal((await callJson(a, null, "GET", `/api/v1/statuses?${many}`)).status, 422);
 
     // Context: hidden statuses drop out, their visible replies stay.
-    const ctxAnon = await call(a, null, "GET", `/api/v1/statuses/${pub.id}/context`);
+    const ctxAnon = await callJson(a, null, "GET", `/api/v1/statuses/${pub.id}/context`);
     assert.deepEqual(ctxAnon.body.ancestors, []);
     assert.deepEqual(ctxAnon.body.descendants.map((s: any) => s.id), [r1.id, r3.id]);
-    const ctxFollower = await call(a, follower, "GET", `/api/v1/statuses/${pub.id}/context`);
+    const ctxFollower = await callJson(a, follower, "GET", `/api/v1/statuses/${pub.id}/context`);
     assert.deepEqual(ctxFollower.body.descendants.map((s: any) => s.id), [r1.id, r2.id, r3.id]);
-    const up = await call(a, follower, "GET", `/api/v1/statuses/${r3.id}/context`);
+    const up = await callJson(a, follower, "GET", `/api/v1/statuses/${r3.id}/context`);
     assert.deepEqual(up.body.ancestors.map((s: any) => s.id), [pub.id, r1.id, r2.id]);
     assert.equal(
-      (await call(a, outsider, "GET", `/api/v1/statuses/${priv.id}/context`)).status,
+      (await callJson(a, outsider, "GET", `/api/v1/statuses/${priv.id}/context`)).status,
       404,
     );
-    assert.equal((await call(a, null, "GET", `/api/v1/statuses/${dm.id}/history`)).status, 404);
+    assert.equal((await callJson(a, null, "GET", `/api/v1/statuses/${dm.id}/history`)).status, 404);
 
     // HTML pages and the ActivityPub object: only public and unlisted, anonymously.
     const page = await a.request(`/@alice/${pub.id}`);
@@ -135,15 +141,15 @@ test("visibility: private and direct are 404 to outsiders everywhere, visible to
     });
     assert.equal(await canSee(null, boost), false);
     assert.equal(await canSee(outsider, boost), false);
-    const seen = await call(a, mentioned, "GET", `/api/v1/statuses/${boost}`);
+    const seen = await callJson(a, mentioned, "GET", `/api/v1/statuses/${boost}`);
     assert.equal(seen.status, 200);
     assert.equal(seen.body.reblog.id, dm.id);
     assert.equal(seen.body.content, "");
 
     // Deleted: 404 in the API, 410 for the page and the object.
-    const del = await call(a, alice, "DELETE", `/api/v1/statuses/${unlisted.id}`);
+    const del = await callJson(a, alice, "DELETE", `/api/v1/statuses/${unlisted.id}`);
     assert.equal(del.status, 200);
-    assert.equal((await call(a, alice, "GET", `/api/v1/statuses/${unlisted.id}`)).status, 404);
+    assert.equal((await callJson(a, alice, "GET", `/api/v1/statuses/${unlisted.id}`)).status, 404);
     const gone = await a.request(`/users/alice/statuses/${unlisted.id}`, { headers: AP });
     assert.equal(gone.status, 410);
     assert.equal((await gone.json()).type, "Tombstone");
@@ -163,12 +169,16 @@ test("edit, history, source, delete with redraft text, and scopes", async () => 
     const reader = await createUser(a, "reader", { scopes: ["read"] });
     const db = a.rookery.ctx.database.db;
     const m1 = await mediaRow(a, alice);
-    const s = await post(a, alice, { status: "first #one", media_ids: [m1], spoiler_text: "" });
-    const history0 = await call(a, null, "GET", `/api/v1/statuses/${s.id}/history`);
+    const s = await postStatus(a, alice, {
+      status: "first #one",
+      media_ids: [m1],
+      spoiler_text: "",
+    });
+    const history0 = await callJson(a, null, "GET", `/api/v1/statuses/${s.id}/history`);
     assert.equal(history0.body.length, 1);
     assert.equal(history0.body[0].content, s.content);
 
-    const edited = await call(a, alice, "PUT", `/api/v1/statuses/${s.id}`, {
+    const edited = await callJson(a, alice, "PUT", `/api/v1/statuses/${s.id}`, {
       status: "second @bob #two",
       spoiler_text: "cw",
       language: "fr",
@@ -184,7 +194,7 @@ test("edit, history, source, delete with redraft text, and scopes", async () => 
     assert.deepEqual(edited.body.mentions.map((m: any) => m.id), [bob.id]);
     assert.equal(edited.body.media_attachments[0].description, "new words");
     assert.deepEqual(edited.body.media_attachments[0].meta.focus, { x: 0.5, y: -0.5 });
-    const history = await call(a, null, "GET", `/api/v1/statuses/${s.id}/history`);
+    const history = await callJson(a, null, "GET", `/api/v1/statuses/${s.id}/history`);
     assert.equal(history.body.length, 2);
     assert.match(history.body[0].content, /first/);
     assert.match(history.body[1].content, /second/);
@@ -192,70 +202,76 @@ test("edit, history, source, delete with redraft text, and scopes", async () => 
     assert.equal(history.body[0].account.id, alice.id);
     assert.equal(history.body[0].media_attachments.length, 1);
     assert.equal((await db.select().from(statusEdits)).length, 2);
-    const source = await call(a, alice, "GET", `/api/v1/statuses/${s.id}/source`);
+    const source = await callJson(a, alice, "GET", `/api/v1/statuses/${s.id}/source`);
     assert.deepEqual(source.body, { id: s.id, text: "second @bob #two", spoiler_text: "cw" });
-    assert.equal((await call(a, null, "GET", `/api/v1/statuses/${s.id}/source`)).status, 401);
+    assert.equal((await callJson(a, null, "GET", `/api/v1/statuses/${s.id}/source`)).status, 401);
     // Editing someone else's status, or with bad input.
     assert.equal(
-      (await call(a, bob, "PUT", `/api/v1/statuses/${s.id}`, { status: "x" })).status,
+      (await callJson(a, bob, "PUT", `/api/v1/statuses/${s.id}`, { status: "x" })).status,
       404,
     );
-    const blank = await call(a, alice, "PUT", `/api/v1/statuses/${s.id}`, {
+    const blank = await callJson(a, alice, "PUT", `/api/v1/statuses/${s.id}`, {
       status: "",
       media_ids: [],
     });
     assert.equal(blank.status, 422);
     assert.equal(blank.body.error, "Validation failed: Text can't be blank");
-    const p = await post(a, alice, {
+    const p = await postStatus(a, alice, {
       status: "poll",
       poll: { options: ["a", "b"], expires_in: 600 },
     });
-    const repoll = await call(a, alice, "PUT", `/api/v1/statuses/${p.id}`, {
+    const repoll = await callJson(a, alice, "PUT", `/api/v1/statuses/${p.id}`, {
       status: "poll 2",
       poll: { options: ["c", "d", "e"], expires_in: 900 },
     });
     assert.deepEqual(repoll.body.poll.options.map((o: any) => o.title), ["c", "d", "e"]);
-    const pollHistory = await call(a, alice, "GET", `/api/v1/statuses/${p.id}/history`);
+    const pollHistory = await callJson(a, alice, "GET", `/api/v1/statuses/${p.id}/history`);
     assert.deepEqual(pollHistory.body[0].poll, { options: [{ title: "a" }, { title: "b" }] });
 
     // Delete: own only; the answer carries the source text, media and poll for redraft.
-    const reply = await post(a, bob, { status: "reply", in_reply_to_id: s.id });
-    assert.equal((await call(a, alice, "DELETE", `/api/v1/statuses/${reply.id}`)).status, 404);
+    const reply = await postStatus(a, bob, { status: "reply", in_reply_to_id: s.id });
+    assert.equal((await callJson(a, alice, "DELETE", `/api/v1/statuses/${reply.id}`)).status, 404);
     const [before] = await db.select().from(accounts).where(eq(accounts.id, bob.id));
-    const gone = await call(a, bob, "DELETE", `/api/v1/statuses/${reply.id}`);
+    const gone = await callJson(a, bob, "DELETE", `/api/v1/statuses/${reply.id}`);
     assert.equal(gone.status, 200);
     assert.equal(gone.body.text, "reply");
     const [after] = await db.select().from(accounts).where(eq(accounts.id, bob.id));
     assert.equal(after.statusesCount, before.statusesCount - 1);
     const [parent] = await db.select().from(statuses).where(eq(statuses.id, s.id));
     assert.equal(parent.repliesCount, 0);
-    assert.equal((await call(a, bob, "DELETE", `/api/v1/statuses/${reply.id}`)).status, 404);
-    const redraft = await call(a, alice, "DELETE", `/api/v1/statuses/${s.id}`);
+    assert.equal((await callJson(a, bob, "DELETE", `/api/v1/statuses/${reply.id}`)).status, 404);
+    const redraft = await callJson(a, alice, "DELETE", `/api/v1/statuses/${s.id}`);
     assert.equal(redraft.body.text, "second @bob #two");
     assert.equal(redraft.body.media_attachments[0].id, m1);
     // The media may be attached again (redraft) …
-    assert.ok((await post(a, alice, { status: "again", media_ids: [m1] })).id);
+    assert.ok((await postStatus(a, alice, { status: "again", media_ids: [m1] })).id);
     // … unless delete_media removed them.
     const m2 = await mediaRow(a, alice);
-    const withMedia = await post(a, alice, { media_ids: [m2] });
-    await call(a, alice, "DELETE", `/api/v1/statuses/${withMedia.id}?delete_media=true`);
+    const withMedia = await postStatus(a, alice, { media_ids: [m2] });
+    await callJson(a, alice, "DELETE", `/api/v1/statuses/${withMedia.id}?delete_media=true`);
     assert.equal(
       (await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, m2))).length,
       0,
     );
-    const pollGone = await call(a, alice, "DELETE", `/api/v1/statuses/${p.id}`);
+    const pollGone = await callJson(a, alice, "DELETE", `/api/v1/statuses/${p.id}`);
     assert.deepEqual(pollGone.body.poll.options.map((o: any) => o.title), ["c", "d", "e"]);
 
     // Scopes: write needs write:statuses and a user; reads take read:statuses when a token comes.
-    const readOnly = await call(a, reader, "POST", "/api/v1/statuses", { status: "x" });
+    const readOnly = await callJson(a, reader, "POST", "/api/v1/statuses", { status: "x" });
     assert.equal(readOnly.status, 403);
-    assert.equal((await call(a, null, "POST", "/api/v1/statuses", { status: "x" })).status, 401);
-    const other = await post(a, bob, { status: "public" });
-    assert.equal((await call(a, reader, "GET", `/api/v1/statuses/${other.id}`)).status, 200);
+    assert.equal(
+      (await callJson(a, null, "POST", "/api/v1/statuses", { status: "x" })).status,
+      401,
+    );
+    const other = await postStatus(a, bob, { status: "public" });
+    assert.equal((await callJson(a, reader, "GET", `/api/v1/statuses/${other.id}`)).status, 200);
     const writer = await createUser(a, "writer", { scopes: ["write"] });
-    assert.equal((await call(a, writer, "GET", `/api/v1/statuses/${other.id}`)).status, 403);
-    assert.equal((await call(a, writer, "POST", "/api/v1/statuses", { status: "ok" })).status, 200);
-    assert.equal((await call(a, writer, "DELETE", `/api/v1/statuses/${other.id}`)).status, 404);
+    assert.equal((await callJson(a, writer, "GET", `/api/v1/statuses/${other.id}`)).status, 403);
+    assert.equal(
+      (await callJson(a, writer, "POST", "/api/v1/statuses", { status: "ok" })).status,
+      200,
+    );
+    assert.equal((await callJson(a, writer, "DELETE", `/api/v1/statuses/${other.id}`)).status, 404);
   } finally {
     await a.close({ destroy: true });
   }

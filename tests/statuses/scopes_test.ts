@@ -5,13 +5,14 @@
  */
 import { startInstance, test } from "../harness.ts";
 import { assertScopeMatrix, scopeFixtures, type ScopeRow } from "../oauth/scope_matrix.ts";
-import { createUser, post } from "./helpers.ts";
+import { postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
 
 test("scope matrix: statuses", async (t) => {
   const instance = await startInstance();
   try {
     const author = await createUser(instance, "matrix_author");
-    const status = await post(instance, author, { status: "matrix" });
+    const status = await postStatus(instance, author, { status: "matrix" });
     const json = { headers: { "Content-Type": "application/json" } };
     const rows: ScopeRow[] = [
       {
