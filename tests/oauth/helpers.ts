@@ -4,12 +4,10 @@
  * registration and PKCE pairs.
  */
 import assert from "node:assert/strict";
-import { eq } from "drizzle-orm";
-import { createLocalAccount } from "../../actors/accounts.ts";
 import { s256 } from "../../actors/oauth.ts";
 import { randomSecret } from "../../actors/tokens.ts";
-import { users } from "../../db/schema.ts";
 import { json, type TestInstance } from "../harness.ts";
+import { createAccount } from "../fixtures/users.ts";
 
 export const PASSWORD = "correct horse battery staple";
 
@@ -71,24 +69,19 @@ export function formFields(html: string, action: string): Record<string, string>
 /** The login states a user can be in. */
 export type UserState = "ok" | "unconfirmed" | "pending" | "disabled";
 
-/** Creates a local user in a given state; returns its ids. */
+/** Creates a local user (password {@link PASSWORD}, no token) in a given state; returns its ids. */
 export async function createUser(
   instance: TestInstance,
   username: string,
   state: UserState = "ok",
 ) {
-  const db = instance.rookery.ctx.database.db;
-  const { account, user } = await createLocalAccount(db, instance.origin, {
-    username,
-    email: `${username}@example.com`,
+  const { id, userId } = await createAccount(instance, username, {
     password: PASSWORD,
     confirmed: state !== "unconfirmed",
     approved: state !== "pending",
+    disabled: state === "disabled",
   });
-  if (state === "disabled") {
-    await db.update(users).set({ disabled: true }).where(eq(users.id, user.id));
-  }
-  return { accountId: account.id, userId: user.id, username };
+  return { accountId: id, userId, username };
 }
 
 /** A registered app as POST /api/v1/apps returns it. */
