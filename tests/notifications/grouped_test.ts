@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
-import { fixtures, links } from "./helpers.ts";
+import { links } from "../fixtures/api.ts";
+import { fixtures } from "./helpers.ts";
 import { markers } from "../../db/schema.ts";
 
 test("grouped notifications: groups, partial avatars, paging, show, dismiss, unread_count", async () => {

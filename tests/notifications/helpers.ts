@@ -4,43 +4,24 @@
  * yet), and notify() called the way those commands call it.
  */
 import { eq } from "drizzle-orm";
-import { createLocalAccount } from "../../actors/accounts.ts";
-import { createAccessToken, createApplication } from "../../actors/tokens.ts";
 import { type NewNotification, notify } from "../../actors/notifications/notify.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, mentions, statuses } from "../../db/schema.ts";
-import { json, type TestInstance } from "../harness.ts";
+import type { TestInstance } from "../harness.ts";
+import { type ApiResult, type Caller, callJson } from "../fixtures/api.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
 
-export interface TestUser {
-  id: string;
-  userId: string;
-  username: string;
-  token: string;
-}
+// tests/notification_policy takes these from here along with `fixtures`.
+export { links } from "../fixtures/api.ts";
+export type { TestUser } from "../fixtures/users.ts";
 
 /** Tools bound to one instance. */
 export function fixtures(instance: TestInstance) {
   const { db } = instance.rookery.ctx.database;
 
   /** A confirmed local account with a token (default scopes read write follow). */
-  async function user(username: string, scopes = ["read", "write", "follow"]): Promise<TestUser> {
-    const { account, user } = await createLocalAccount(db, instance.origin, {
-      username,
-      email: `${username}@example.com`,
-      password: "correct horse battery",
-      confirmed: true,
-    });
-    const { application } = await createApplication(db, {
-      name: "notification tests",
-      redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
-      scopes,
-    });
-    const { token } = await createAccessToken(db, {
-      applicationId: application.id,
-      userId: user.id,
-      scopes,
-    });
-    return { id: account.id, userId: user.id, username, token };
+  function user(username: string, scopes?: string[]): Promise<TestUser> {
+    return createUser(instance, username, { scopes });
   }
 
   /** A remote account row (as federation would store it). */
@@ -85,23 +66,14 @@ export function fixtures(instance: TestInstance) {
     return await db.transaction((tx) => notify(tx, notification));
   }
 
-  /** Calls the API as `who`; a body object is sent as JSON. */
-  async function call<T = any>(
-    who: TestUser | string | null,
+  /** Calls the API as `who` (a user, a bare token or null); a body object is sent as JSON. */
+  function call<T = any>(
+    who: Caller,
     method: string,
     path: string,
     body?: Record<string, unknown>,
-  ): Promise<{ status: number; body: T; headers: Headers }> {
-    const headers: Record<string, string> = {};
-    const token = typeof who === "string" ? who : who?.token;
-    if (token) headers.Authorization = `Bearer ${token}`;
-    if (body) headers["Content-Type"] = "application/json";
-    const res = await instance.request(path, {
-      method,
-      headers,
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, headers: res.headers, body: await json<T>(res) };
+  ): Promise<ApiResult<T>> {
+    return callJson<T>(instance, who, method, path, body);
   }
 
   /** Marks an account as locked. */
@@ -110,14 +82,4 @@ export function fixtures(instance: TestInstance) {
   }
 
   return { db, user, remote, status, notifyNow, call, lock };
-}
-
-/** The URLs of a Link header by rel. */
-export function links(header: string | null): Record<string, URL> {
-  const out: Record<string, URL> = {};
-  for (const part of (header ?? "").split(",")) {
-    const m = part.match(/<([^>]+)>;\s*rel="([^"]+)"/);
-    if (m) out[m[2]] = new URL(m[1]);
-  }
-  return out;
 }

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
-import { fixtures, links } from "./helpers.ts";
+import { links } from "../fixtures/api.ts";
+import { fixtures } from "./helpers.ts";
 import { assertScopeMatrix, scopeFixtures } from "../oauth/scope_matrix.ts";
 import { newId } from "../../db/ids.ts";
 import { blocks, markers, statuses } from "../../db/schema.ts";
