@@ -10,7 +10,8 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
-import { fixtures, links, type TestUser } from "../notifications/helpers.ts";
+import { links } from "../fixtures/api.ts";
+import { fixtures, type TestUser } from "../notifications/helpers.ts";
 import { accounts, follows } from "../../db/schema.ts";
 
 test("notification requests: filter, accept, dismiss, drop, other conditions, paging", async (t) => {
@@ -20,13 +21,7 @@ test("notification requests: filter, accept, dismiss, drop, other conditions, pa
     const [alice, bob, carol, dave] = await Promise.all(
       ["alice", "bob", "carol", "dave"].map((n) => f.user(n)),
     );
-    const ok = async (who: TestUser, method: string, path: string, body?: any) => {
-      const res = await f.call(who, method, path, body);
-      assert.equal(res.status, 200, `${method} ${path}: ${JSON.stringify(res.body)}`);
-      return res.body;
-    };
-    const post = (who: TestUser, status: string, extra: Record<string, unknown> = {}) =>
-      ok(who, "POST", "/api/v1/statuses", { status, ...extra });
+    const { ok, post } = f;
     const dm = (who: TestUser, status: string, extra: Record<string, unknown> = {}) =>
       post(who, status, { visibility: "direct", ...extra });
     const notes = async (who: TestUser, query = ""): Promise<string[]> =>

@@ -8,11 +8,10 @@ import { type NewNotification, notify } from "../../actors/notifications/notify.
 import { newId } from "../../db/ids.ts";
 import { accounts, mentions, statuses } from "../../db/schema.ts";
 import type { TestInstance } from "../harness.ts";
-import { type ApiResult, type Caller, callJson } from "../fixtures/api.ts";
+import { type ApiResult, type Caller, callJson, ok as okApi, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 
-// tests/notification_policy takes these from here along with `fixtures`.
-export { links } from "../fixtures/api.ts";
+// tests/notification_policy takes the type from here along with `fixtures`.
 export type { TestUser } from "../fixtures/users.ts";
 
 /** Tools bound to one instance. */
@@ -76,10 +75,25 @@ export function fixtures(instance: TestInstance) {
     return callJson<T>(instance, who, method, path, body);
   }
 
+  /** Like {@link call}, failing unless the answer is 200; returns the body. */
+  function ok<T = any>(
+    who: Caller,
+    method: string,
+    path: string,
+    body?: Record<string, unknown>,
+  ): Promise<T> {
+    return okApi<T>(instance, who, method, path, body);
+  }
+
+  /** Posts a status as `who` (text and extra parameters) through the API; returns its JSON. */
+  function post(who: Caller, status: string, extra: Record<string, unknown> = {}): Promise<any> {
+    return postStatus(instance, who, status, extra);
+  }
+
   /** Marks an account as locked. */
   async function lock(accountId: string): Promise<void> {
     await db.update(accounts).set({ locked: true }).where(eq(accounts.id, accountId));
   }
 
-  return { db, user, remote, status, notifyNow, call, lock };
+  return { db, user, remote, status, notifyNow, call, ok, post, lock };
 }
