@@ -10,6 +10,8 @@
  *   filtered again), turns their filtered notifications into ordinary ones
  *   and removes the request — all at once, where Mastodon uses a worker
  *   (so /requests/merged is always true here).
+ *   The direct messages it held back join the recipient's conversations
+ *   then (../conversations.ts keeps them out until this).
  * - Dismissing deletes the sender's filtered notifications (Mastodon's
  *   FilteredNotificationCleanupWorker) and marks the request dismissed: it
  *   leaves the list and the summary. A later filtered mention from the same
@@ -23,6 +25,7 @@ import type { Executor } from "../../db/connection.ts";
 import { isId, newId } from "../../db/ids.ts";
 import { notificationPermissions, notificationRequests, notifications } from "../../db/schema.ts";
 import { NotFoundError } from "../errors.ts";
+import { addAcceptedToConversations } from "../conversations.ts";
 
 /** Types whose filtered notifications open a request (they carry a message). */
 export const REQUEST_TYPES: ReadonlySet<string> = new Set(["mention", "quote"]);
@@ -87,6 +90,7 @@ function filteredFrom(accountId: string, fromAccountId: string) {
 async function acceptOne(tx: Executor, accountId: string, request: { id: string; from: string }) {
   await tx.insert(notificationPermissions).values({ accountId, fromAccountId: request.from })
     .onConflictDoNothing();
+  await addAcceptedToConversations(tx, accountId, request.from);
   await tx.update(notifications).set({ filtered: false })
     .where(filteredFrom(accountId, request.from));
   await tx.delete(notificationRequests).where(eq(notificationRequests.id, request.id));

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { DB_KIND, startInstance, test } from "../harness.ts";
 import { MarkerConflictError, saveMarkers, writeMarker } from "../../actors/markers.ts";
-import { api, createUser, links, ok, pathOf, post } from "./helpers.ts";
+import { api, createUser, follow, links, ok, pathOf, post } from "./helpers.ts";
 
 test("markers: get, set, versions, validation, 409 on a stale update", async () => {
   const instance = await startInstance();
@@ -123,6 +123,12 @@ test("conversations: participants, unread, read, remove, paging, deleted statuse
     const [alice, bob, carol, dave] = await Promise.all(
       ["alice", "bob", "carol", "dave"].map((n) => createUser(instance, n)),
     );
+    // Everyone follows those who write to them first: a stranger's direct message is
+    // held back by the notification policy, and out of the conversations, until the
+    // request is accepted (tests/notification_policy/conversations_test.ts).
+    await follow(instance, bob, alice);
+    await follow(instance, carol, alice);
+    await follow(instance, alice, dave);
     const first = await post(instance, alice, "@bob @carol hi both", { visibility: "direct" });
     const bobs = await ok<any[]>(instance, bob, "GET", "/api/v1/conversations");
     assert.equal(bobs.length, 1);
