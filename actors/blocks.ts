@@ -20,6 +20,7 @@ import {
 } from "./follow_rows.ts";
 import type { BlockSnapshot, FollowSnapshot } from "./outbox/relationships.ts";
 import { removeAuthorFromHome } from "./timelines/fanout.ts";
+import { forgetRequestsFrom } from "./notifications/requests.ts";
 
 function selfError(action: string): ValidationError {
   return new ValidationError({
@@ -77,6 +78,8 @@ export async function block(
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, targetId), eq(endorsements.targetAccountId, accountId)),
     );
+    // The blocked account's notification request goes, with what it held.
+    await forgetRequestsFrom(tx, accountId, targetId);
     // Neither side keeps the other's posts in its home timeline.
     await removeAuthorFromHome(tx, accountId, targetId);
     await removeAuthorFromHome(tx, targetId, accountId);

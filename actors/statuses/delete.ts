@@ -5,7 +5,8 @@
  *   object answers 410 Tombstone), so the redraft answer can still be built.
  * - Counters go back: the parent's replies, the quoted status's quotes, the
  *   author's statuses; boosts of the status are deleted with it (and their
- *   authors' counters go back too); pins go; feeds forget it.
+ *   authors' counters go back too); pins go; feeds forget it; notification
+ *   requests that held a filtered mention or quote of it are recounted.
  * - Media are detached so a redraft can attach them again, or removed for
  *   good with `delete_media`.
  */
@@ -14,6 +15,7 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { accounts, mediaAttachments, quotes, statuses, statusPins } from "../../db/schema.ts";
 import { removeFromFeeds } from "../timelines/fanout.ts";
+import { recountRequestsOfStatus } from "../notifications/requests.ts";
 import { deliver } from "./deliveries.ts";
 import { ownStatus } from "./edit.ts";
 import type { StatusRow } from "./create.ts";
@@ -75,6 +77,7 @@ export async function deleteStatus(
     }
     await removeFromFeeds(tx, status.id);
     for (const b of boosts) await removeFromFeeds(tx, b.id);
+    await recountRequestsOfStatus(tx, status.id);
   });
   await deliver(ctx, "statusDeleted", status.id);
   return status;
