@@ -65,6 +65,23 @@ function webUrl(value: URL | string | null | undefined): string | null {
   }
 }
 
+/**
+ * The day an actor says its account was created (`published`), as Mastodon
+ * takes it for a remote account's created_at: the UTC date, at midnight (the
+ * precision Mastodon and Rookery publish). Null when absent, before 1970
+ * (nonsense) or in the future (the age it implies would be a lie), so the
+ * row keeps the time we first saw the actor.
+ */
+export function publishedDay(
+  published: { epochMilliseconds: number } | null | undefined,
+  now = Date.now(),
+): Date | null {
+  const ms = published?.epochMilliseconds;
+  if (ms == null || !Number.isFinite(ms) || ms < 0 || ms > now) return null;
+  const day = new Date(ms);
+  return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()));
+}
+
 /** The URL of an Image (or Link) property, without fetching anything. */
 function imageUrl(image: Image | null): string | null {
   if (!image) return null;
@@ -117,6 +134,7 @@ export async function actorColumns(
   const key = await actor.getPublicKey(options).catch(() => null);
   const keyOwned = key?.ownerId == null || key.ownerId.href === id.href;
   const url = actor.url instanceof Link ? actor.url.href : actor.url;
+  const createdAt = publishedDay(actor.published);
   const username = plainText(actor.preferredUsername?.toString(), 255) ||
     decodeURIComponent(id.pathname.split("/").filter(Boolean).pop() ?? "") || id.host;
   return {
@@ -144,6 +162,8 @@ export async function actorColumns(
     publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
     publicKeyId: key?.id && keyOwned ? key.id.href : null,
     suspendedAt: actor.suspended ? new Date() : null,
+    // Without a usable `published`, a new row keeps its default (now) and a stored one its own.
+    ...(createdAt ? { createdAt } : {}),
     fetchedAt: new Date(),
     updatedAt: new Date(),
   };
