@@ -4,16 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { json, startInstance, test } from "../harness.ts";
-import { createUser, ok, post } from "../timelines/helpers.ts";
+import { ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
 import { AP_ACCEPT } from "./helpers.ts";
 
 test("featured collection: pinned public posts as Notes, private pins left out", async () => {
   const a = await startInstance();
   try {
     const alice = await createUser(a, "alice");
-    const older = await post(a, alice, "first pin");
-    const hidden = await post(a, alice, "followers only", { visibility: "private" });
-    const newer = await post(a, alice, "second pin", { visibility: "unlisted" });
+    const older = await postStatus(a, alice, "first pin");
+    const hidden = await postStatus(a, alice, "followers only", { visibility: "private" });
+    const newer = await postStatus(a, alice, "second pin", { visibility: "unlisted" });
     for (const s of [older, hidden, newer]) {
       await ok(a, alice, "POST", `/api/v1/statuses/${s.id}/pin`);
     }

@@ -8,7 +8,9 @@ import { startInstance, test } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
 import { mediaAttachments } from "../../db/schema.ts";
 import { HOME_FEED_LIMIT, trimHomeFeed } from "../../actors/timelines/fanout.ts";
-import { api, createUser, follow, ids, links, ok, pathOf, post } from "./helpers.ts";
+import { callJson, ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { follow, ids, links, pathOf } from "./helpers.ts";
 
 test("account statuses: filters, pins, tags, paging, blocks, hostile ids", async () => {
   const instance = await startInstance();
@@ -17,9 +19,9 @@ test("account statuses: filters, pins, tags, paging, blocks, hostile ids", async
       ["alice", "bob", "carol"].map((n) => createUser(instance, n)),
     );
     const { db } = instance.rookery.ctx.database;
-    const bobPost = await post(instance, bob, "bob's");
-    const plain = await post(instance, alice, "plain #tea");
-    const media = await post(instance, alice, "with a picture");
+    const bobPost = await postStatus(instance, bob, "bob's");
+    const plain = await postStatus(instance, alice, "plain #tea");
+    const media = await postStatus(instance, alice, "with a picture");
     await db.insert(mediaAttachments).values({
       id: newId(),
       accountId: alice.id,
@@ -27,8 +29,8 @@ test("account statuses: filters, pins, tags, paging, blocks, hostile ids", async
       type: "image",
       remoteUrl: "https://example.com/p.png",
     });
-    const reply = await post(instance, alice, "@bob reply", { in_reply_to_id: bobPost.id });
-    const thread = await post(instance, alice, "thread", { in_reply_to_id: plain.id });
+    const reply = await postStatus(instance, alice, "@bob reply", { in_reply_to_id: bobPost.id });
+    const thread = await postStatus(instance, alice, "thread", { in_reply_to_id: plain.id });
     const boost = await ok(instance, alice, "POST", `/api/v1/statuses/${bobPost.id}/reblog`);
     await ok(instance, alice, "POST", `/api/v1/statuses/${media.id}/pin`);
     const path = `/api/v1/accounts/${alice.id}/statuses`;
@@ -56,7 +58,7 @@ test("account statuses: filters, pins, tags, paging, blocks, hostile ids", async
     const [shownBoost] = await ok<any[]>(instance, null, "GET", `${path}?limit=1`);
     assert.equal(shownBoost.reblog.id, bobPost.id);
 
-    const page = await api<any[]>(instance, null, "GET", `${path}?limit=2`);
+    const page = await callJson<any[]>(instance, null, "GET", `${path}?limit=2`);
     assert.equal(page.body.length, 2);
     const next = links(page.headers).next!;
     assert.match(next, /max_id=/);
@@ -66,7 +68,7 @@ test("account statuses: filters, pins, tags, paging, blocks, hostile ids", async
     );
 
     // A boost of something the viewer may not see is not shown either.
-    const carolPrivate = await post(instance, carol, "private", { visibility: "private" });
+    const carolPrivate = await postStatus(instance, carol, "private", { visibility: "private" });
     await follow(instance, alice, carol);
     await ok(instance, carol, "POST", `/api/v1/statuses/${carolPrivate.id}/reblog`);
     assert.equal((await ids(instance, bob, `/api/v1/accounts/${carol.id}/statuses`)).length, 0);
@@ -76,10 +78,10 @@ test("account statuses: filters, pins, tags, paging, blocks, hostile ids", async
     assert.deepEqual(await ids(instance, bob, path), []);
 
     for (const bad of ["/api/v1/accounts/99999999/statuses", "/api/v1/accounts/abc/statuses"]) {
-      assert.equal((await api(instance, null, "GET", bad)).status, 404, bad);
+      assert.equal((await callJson(instance, null, "GET", bad)).status, 404, bad);
     }
-    const writer = await createUser(instance, "writer", ["write"]);
-    assert.equal((await api(instance, writer, "GET", path)).status, 403);
+    const writer = await createUser(instance, "writer", { scopes: ["write"] });
+    assert.equal((await callJson(instance, writer, "GET", path)).status, 403);
   } finally {
     await instance.close({ destroy: true });
   }

@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
-import { createUser, follow, ids, ok, post } from "./helpers.ts";
+import { ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { follow, ids } from "./helpers.ts";
 
 const HOME = "/api/v1/timelines/home?limit=40";
 
@@ -22,11 +24,11 @@ test("fan-out: followers, visibility, mutes, blocks, replies, languages", async 
     await follow(instance, hank, alice, { languages: ["fr"] });
     await ok(instance, dave, "POST", `/api/v1/accounts/${alice.id}/mute`);
 
-    const hello = await post(instance, alice, "hello world", { language: "en" });
-    const secret = await post(instance, alice, "followers only", { visibility: "private" });
-    const dmBob = await post(instance, alice, "@bob psst", { visibility: "direct" });
-    const dmCarol = await post(instance, alice, "@carol psst", { visibility: "direct" });
-    const french = await post(instance, alice, "bonjour", { language: "fr" });
+    const hello = await postStatus(instance, alice, "hello world", { language: "en" });
+    const secret = await postStatus(instance, alice, "followers only", { visibility: "private" });
+    const dmBob = await postStatus(instance, alice, "@bob psst", { visibility: "direct" });
+    const dmCarol = await postStatus(instance, alice, "@carol psst", { visibility: "direct" });
+    const french = await postStatus(instance, alice, "bonjour", { language: "fr" });
 
     const aliceHome = await ids(instance, alice, HOME);
     for (const s of [hello, secret, dmBob, dmCarol, french]) {
@@ -44,22 +46,26 @@ test("fan-out: followers, visibility, mutes, blocks, replies, languages", async 
     // Blocking after the fact hides what is already in the feed, and nothing new arrives.
     assert.ok((await ids(instance, erin, HOME)).includes(hello.id));
     await ok(instance, erin, "POST", `/api/v1/accounts/${alice.id}/block`);
-    await post(instance, alice, "after the block");
+    await postStatus(instance, alice, "after the block");
     assert.deepEqual(await ids(instance, erin, HOME), []);
 
     // Replies: shown to a follower only when the follower also follows the one replied to.
-    const frankPost = await post(instance, frank, "frank here");
-    const toFrank = await post(instance, alice, "@frank hi", { in_reply_to_id: frankPost.id });
-    const thread = await post(instance, alice, "more", { in_reply_to_id: hello.id });
+    const frankPost = await postStatus(instance, frank, "frank here");
+    const toFrank = await postStatus(instance, alice, "@frank hi", {
+      in_reply_to_id: frankPost.id,
+    });
+    const thread = await postStatus(instance, alice, "more", { in_reply_to_id: hello.id });
     let home = await ids(instance, bob, HOME);
     assert.ok(!home.includes(toFrank.id), "reply to someone bob does not follow");
     assert.ok(home.includes(thread.id), "a self-reply (thread) is shown");
     await follow(instance, bob, frank);
-    const toFrank2 = await post(instance, alice, "@frank again", { in_reply_to_id: frankPost.id });
+    const toFrank2 = await postStatus(instance, alice, "@frank again", {
+      in_reply_to_id: frankPost.id,
+    });
     home = await ids(instance, bob, HOME);
     assert.ok(home.includes(toFrank2.id), "reply to someone bob follows");
-    const bobPost = await post(instance, bob, "bob asks");
-    const aliceToBob = await post(instance, alice, "@bob re", { in_reply_to_id: bobPost.id });
+    const bobPost = await postStatus(instance, bob, "bob asks");
+    const aliceToBob = await postStatus(instance, alice, "@bob re", { in_reply_to_id: bobPost.id });
     assert.ok((await ids(instance, bob, HOME)).includes(aliceToBob.id), "a reply to bob himself");
   } finally {
     await instance.close({ destroy: true });
@@ -77,7 +83,7 @@ test("fan-out: boosts, show_reblogs, followed hashtags, exclusive lists", async 
     await follow(instance, gina, carol, { reblogs: false });
     await follow(instance, alice, carol);
 
-    const original = await post(instance, alice, "boost me");
+    const original = await postStatus(instance, alice, "boost me");
     const boost = await ok(instance, carol, "POST", `/api/v1/statuses/${original.id}/reblog`);
     let home = await ids(instance, bob, HOME);
     assert.ok(home.includes(original.id), "bob has the original");
@@ -85,7 +91,7 @@ test("fan-out: boosts, show_reblogs, followed hashtags, exclusive lists", async 
     assert.ok(!(await ids(instance, alice, HOME)).includes(boost.id), "your own status boosted");
     assert.ok(!(await ids(instance, gina, HOME)).includes(boost.id), "show_reblogs false");
 
-    const ivanPost = await post(instance, ivan, "from ivan");
+    const ivanPost = await postStatus(instance, ivan, "from ivan");
     const boost2 = await ok(instance, carol, "POST", `/api/v1/statuses/${ivanPost.id}/reblog`);
     const boost3 = await ok(instance, alice, "POST", `/api/v1/statuses/${ivanPost.id}/reblog`);
     home = await ids(instance, bob, HOME);
@@ -98,8 +104,8 @@ test("fan-out: boosts, show_reblogs, followed hashtags, exclusive lists", async 
 
     // Followed hashtags bring public statuses of strangers home; not unlisted ones.
     await ok(instance, gina, "POST", "/api/v1/tags/rookery/follow");
-    const tagged = await post(instance, ivan, "hello #Rookery");
-    const quiet = await post(instance, ivan, "quiet #rookery", { visibility: "unlisted" });
+    const tagged = await postStatus(instance, ivan, "hello #Rookery");
+    const quiet = await postStatus(instance, ivan, "quiet #rookery", { visibility: "unlisted" });
     home = await ids(instance, gina, HOME);
     assert.ok(home.includes(tagged.id) && !home.includes(quiet.id));
 
@@ -111,7 +117,7 @@ test("fan-out: boosts, show_reblogs, followed hashtags, exclusive lists", async 
     await ok(instance, bob, "POST", `/api/v1/lists/${list.id}/accounts`, {
       account_ids: [alice.id],
     });
-    const listed = await post(instance, alice, "for the list");
+    const listed = await postStatus(instance, alice, "for the list");
     home = await ids(instance, bob, HOME);
     assert.ok(!home.includes(listed.id), "an exclusive list member's post stays out of home");
     const listIds = await ids(instance, bob, `/api/v1/timelines/list/${list.id}`);
@@ -121,7 +127,7 @@ test("fan-out: boosts, show_reblogs, followed hashtags, exclusive lists", async 
     await ok(instance, bob, "POST", `/api/v1/lists/${normal.id}/accounts`, {
       account_ids: [carol.id],
     });
-    const carolPost = await post(instance, carol, "carol in a normal list");
+    const carolPost = await postStatus(instance, carol, "carol in a normal list");
     assert.ok((await ids(instance, bob, HOME)).includes(carolPost.id));
     assert.ok(
       (await ids(instance, bob, `/api/v1/timelines/list/${normal.id}`)).includes(carolPost.id),
@@ -129,12 +135,14 @@ test("fan-out: boosts, show_reblogs, followed hashtags, exclusive lists", async 
 
     // Replies policy of lists: none keeps replies to others out, followed lets them in.
     await ok(instance, bob, "PUT", `/api/v1/lists/${normal.id}`, { replies_policy: "none" });
-    const reply = await post(instance, carol, "@alice yes", { in_reply_to_id: original.id });
+    const reply = await postStatus(instance, carol, "@alice yes", { in_reply_to_id: original.id });
     assert.ok(
       !(await ids(instance, bob, `/api/v1/timelines/list/${normal.id}`)).includes(reply.id),
     );
     await ok(instance, bob, "PUT", `/api/v1/lists/${normal.id}`, { replies_policy: "followed" });
-    const reply2 = await post(instance, carol, "@alice sure", { in_reply_to_id: original.id });
+    const reply2 = await postStatus(instance, carol, "@alice sure", {
+      in_reply_to_id: original.id,
+    });
     assert.ok(
       (await ids(instance, bob, `/api/v1/timelines/list/${normal.id}`)).includes(reply2.id),
     );

@@ -9,7 +9,9 @@ import { startInstance, test } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, previewCards, statusPreviewCards } from "../../db/schema.ts";
 import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
-import { api, createUser, ids, post } from "./helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { ids } from "./helpers.ts";
 
 test("link timeline: url= up to the cards' limit, longer is 422", async () => {
   const instance = await startInstance();
@@ -17,7 +19,7 @@ test("link timeline: url= up to the cards' limit, longer is 422", async () => {
     const { db } = instance.rookery.ctx.database;
     const alice = await createUser(instance, "alice");
     await db.update(accounts).set({ discoverable: true }).where(eq(accounts.id, alice.id));
-    const status = await post(instance, alice, "a long link");
+    const status = await postStatus(instance, alice, "a long link");
     const base = "https://news.example/story?q=";
     const longest = base + "a".repeat(MAX_LINK_BYTES - base.length);
     assert.equal(new TextEncoder().encode(longest).length, MAX_LINK_BYTES);
@@ -29,7 +31,7 @@ test("link timeline: url= up to the cards' limit, longer is 422", async () => {
     assert.deepEqual(await ids(instance, null, path(longest)), [status.id]);
     // Past the old 2,048 limit, matching nothing: an empty page, not an error.
     assert.deepEqual(await ids(instance, null, path(longest.slice(0, 2_049))), []);
-    const tooLong = await api(instance, null, "GET", path(longest + "a"));
+    const tooLong = await callJson(instance, null, "GET", path(longest + "a"));
     assert.equal(tooLong.status, 422);
     assert.equal(
       tooLong.body.error,

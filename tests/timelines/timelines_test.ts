@@ -10,7 +10,9 @@ import { startInstance, test } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
 import { mediaAttachments, previewCards, statusPreviewCards } from "../../db/schema.ts";
 import { waitForRebuild } from "../../actors/timelines/regenerate.ts";
-import { api, createUser, follow, ids, links, ok, pathOf, post } from "./helpers.ts";
+import { callJson, ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { follow, ids, links, pathOf } from "./helpers.ts";
 
 test("home timeline: paging, Link headers, limits, 206 while a feed is rebuilt", async () => {
   const instance = await startInstance();
@@ -21,17 +23,17 @@ test("home timeline: paging, Link headers, limits, 206 while a feed is rebuilt",
     ]);
     await follow(instance, bob, alice);
     const posted: string[] = [];
-    for (let i = 0; i < 5; i++) posted.push((await post(instance, alice, `post ${i}`)).id);
+    for (let i = 0; i < 5; i++) posted.push((await postStatus(instance, alice, `post ${i}`)).id);
     const newestFirst = [...posted].reverse();
 
-    const first = await api<any[]>(instance, bob, "GET", "/api/v1/timelines/home?limit=2");
+    const first = await callJson<any[]>(instance, bob, "GET", "/api/v1/timelines/home?limit=2");
     assert.equal(first.status, 200);
     assert.deepEqual(first.body.map((s) => s.id), newestFirst.slice(0, 2));
     const l = links(first.headers);
     assert.match(l.next!, /max_id=/);
     assert.match(l.prev!, /min_id=/);
     assert.match(l.next!, /limit=2/);
-    const second = await api<any[]>(instance, bob, "GET", pathOf(l.next!));
+    const second = await callJson<any[]>(instance, bob, "GET", pathOf(l.next!));
     assert.deepEqual(second.body.map((s) => s.id), newestFirst.slice(2, 4));
     const newer = await ids(instance, bob, `/api/v1/timelines/home?min_id=${posted[1]}&limit=2`);
     assert.deepEqual(newer, [posted[3], posted[2]], "min_id pages forward, newest first");
@@ -39,30 +41,35 @@ test("home timeline: paging, Link headers, limits, 206 while a feed is rebuilt",
     assert.deepEqual(since, [posted[4], posted[3]], "since_id gives the newest");
     const capped = await ids(instance, bob, "/api/v1/timelines/home?limit=400");
     assert.equal(capped.length, 5);
-    const empty = await api(instance, bob, "GET", `/api/v1/timelines/home?max_id=${posted[0]}`);
+    const empty = await callJson(
+      instance,
+      bob,
+      "GET",
+      `/api/v1/timelines/home?max_id=${posted[0]}`,
+    );
     assert.equal(empty.status, 200);
     assert.equal(empty.headers.get("link"), null, "an empty page has no Link header");
 
     // A feed missing entirely (older data set): 206 while it is rebuilt, then 200.
     const { database } = instance.rookery.ctx;
     await database.db.execute(sql`DELETE FROM home_feed WHERE account_id = ${bob.id}::bigint`);
-    const regenerating = await api<any[]>(instance, bob, "GET", "/api/v1/timelines/home");
+    const regenerating = await callJson<any[]>(instance, bob, "GET", "/api/v1/timelines/home");
     assert.equal(regenerating.status, 206);
     assert.ok(Array.isArray(regenerating.body));
     await waitForRebuild(bob.id);
-    const rebuilt = await api<any[]>(instance, bob, "GET", "/api/v1/timelines/home");
+    const rebuilt = await callJson<any[]>(instance, bob, "GET", "/api/v1/timelines/home");
     assert.equal(rebuilt.status, 200);
     assert.deepEqual(rebuilt.body.map((s) => s.id), newestFirst);
 
     // A quiet feed is not a missing one: no followed posts, no 206.
     const carol = await createUser(instance, "carol");
     await follow(instance, carol, bob);
-    assert.equal((await api(instance, carol, "GET", "/api/v1/timelines/home")).status, 200);
+    assert.equal((await callJson(instance, carol, "GET", "/api/v1/timelines/home")).status, 200);
 
     // Scopes and tokens.
-    assert.equal((await api(instance, null, "GET", "/api/v1/timelines/home")).status, 401);
-    const writer = await createUser(instance, "writer", ["write"]);
-    assert.equal((await api(instance, writer, "GET", "/api/v1/timelines/home")).status, 403);
+    assert.equal((await callJson(instance, null, "GET", "/api/v1/timelines/home")).status, 401);
+    const writer = await createUser(instance, "writer", { scopes: ["write"] });
+    assert.equal((await callJson(instance, writer, "GET", "/api/v1/timelines/home")).status, 403);
   } finally {
     await instance.close({ destroy: true });
   }
@@ -75,16 +82,18 @@ test("public, tag, link and list timelines; nothing private leaks", async () => 
       ["alice", "bob", "carol"].map((n) => createUser(instance, n)),
     );
     const { db } = instance.rookery.ctx.database;
-    const pub = await post(instance, alice, "public #cats #dogs");
-    const catsOnly = await post(instance, alice, "only #cats");
-    const dogsOnly = await post(instance, bob, "only #dogs");
-    const unlisted = await post(instance, alice, "unlisted #cats", { visibility: "unlisted" });
-    const priv = await post(instance, alice, "private #cats", { visibility: "private" });
-    const direct = await post(instance, alice, "@bob direct #cats", { visibility: "direct" });
-    const replyToBob = await post(instance, alice, "@bob answer #cats", {
+    const pub = await postStatus(instance, alice, "public #cats #dogs");
+    const catsOnly = await postStatus(instance, alice, "only #cats");
+    const dogsOnly = await postStatus(instance, bob, "only #dogs");
+    const unlisted = await postStatus(instance, alice, "unlisted #cats", {
+      visibility: "unlisted",
+    });
+    const priv = await postStatus(instance, alice, "private #cats", { visibility: "private" });
+    const direct = await postStatus(instance, alice, "@bob direct #cats", { visibility: "direct" });
+    const replyToBob = await postStatus(instance, alice, "@bob answer #cats", {
       in_reply_to_id: dogsOnly.id,
     });
-    const selfReply = await post(instance, alice, "thread", { in_reply_to_id: pub.id });
+    const selfReply = await postStatus(instance, alice, "thread", { in_reply_to_id: pub.id });
     const boost = await ok(instance, bob, "POST", `/api/v1/statuses/${pub.id}/reblog`);
     await db.insert(mediaAttachments).values({
       id: newId(),
@@ -127,9 +136,12 @@ test("public, tag, link and list timelines; nothing private leaks", async () => 
     assert.deepEqual(await tag("none[]=dogs"), [replyToBob.id, catsOnly.id]);
     assert.deepEqual(await tag("all[]=nosuchtag"), []);
     assert.deepEqual(await tag("only_media=1"), [catsOnly.id]);
-    const taggedPage = await api(instance, null, "GET", "/api/v1/timelines/tag/CATS?limit=1");
+    const taggedPage = await callJson(instance, null, "GET", "/api/v1/timelines/tag/CATS?limit=1");
     assert.match(links(taggedPage.headers).next!, /max_id=/);
-    assert.equal((await api(instance, null, "GET", "/api/v1/timelines/tag/nosuchtag")).status, 404);
+    assert.equal(
+      (await callJson(instance, null, "GET", "/api/v1/timelines/tag/nosuchtag")).status,
+      404,
+    );
 
     // Muting hides an author from the public kinds of timeline too.
     await ok(instance, carol, "POST", `/api/v1/accounts/${bob.id}/mute`);
@@ -150,7 +162,7 @@ test("public, tag, link and list timelines; nothing private leaks", async () => 
     // List timelines belong to their owner.
     const list = await ok(instance, bob, "POST", "/api/v1/lists", { title: "L" });
     assert.equal(
-      (await api(instance, bob, "GET", `/api/v1/timelines/list/${list.id}`)).status,
+      (await callJson(instance, bob, "GET", `/api/v1/timelines/list/${list.id}`)).status,
       200,
     );
     for (
@@ -160,7 +172,7 @@ test("public, tag, link and list timelines; nothing private leaks", async () => 
         "/api/v1/timelines/list/x",
       ]
     ) {
-      assert.equal((await api(instance, carol, "GET", path)).status, 404);
+      assert.equal((await callJson(instance, carol, "GET", path)).status, 404);
     }
 
     // The deprecated direct timeline.
@@ -175,7 +187,7 @@ test("public preview off: anonymous requests get 401, app tokens may read", asyn
   const instance = await startInstance({ env: { PUBLIC_PREVIEW: "false" } });
   try {
     const alice = await createUser(instance, "alice");
-    await post(instance, alice, "hello #cats");
+    await postStatus(instance, alice, "hello #cats");
     for (
       const path of [
         "/api/v1/timelines/public",
@@ -183,13 +195,13 @@ test("public preview off: anonymous requests get 401, app tokens may read", asyn
         "/api/v1/timelines/link?url=x",
       ]
     ) {
-      const res = await api(instance, null, "GET", path);
+      const res = await callJson(instance, null, "GET", path);
       assert.equal(res.status, 401);
       assert.equal(res.body.error, "This API requires an authenticated user");
-      assert.equal((await api(instance, alice, "GET", path)).status, 200);
+      assert.equal((await callJson(instance, alice, "GET", path)).status, 200);
     }
-    const noRead = await createUser(instance, "noread", ["write"]);
-    assert.equal((await api(instance, noRead, "GET", "/api/v1/timelines/public")).status, 403);
+    const noRead = await createUser(instance, "noread", { scopes: ["write"] });
+    assert.equal((await callJson(instance, noRead, "GET", "/api/v1/timelines/public")).status, 403);
   } finally {
     await instance.close({ destroy: true });
   }
