@@ -4,16 +4,7 @@
  */
 import type { TestInstance } from "../harness.ts";
 import { ok } from "../fixtures/api.ts";
-import { createUser as createFixtureUser, type TestUser } from "../fixtures/users.ts";
-
-// markers_conversations_test.ts is being changed by another engineer and still
-// imports these from here; it moves to tests/fixtures like the other files once committed.
-export { callJson as api, ok, postStatus as post } from "../fixtures/api.ts";
-export type { TestUser } from "../fixtures/users.ts";
-/** {@link createFixtureUser} with the scopes as third argument. */
-export function createUser(instance: TestInstance, username: string, scopes?: string[]) {
-  return createFixtureUser(instance, username, { scopes });
-}
+import type { TestUser } from "../fixtures/users.ts";
 
 /** `a` follows `b` (options: reblogs, languages…). */
 export async function follow(

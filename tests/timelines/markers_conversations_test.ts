@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import { DB_KIND, startInstance, test } from "../harness.ts";
 import { MarkerConflictError, saveMarkers, writeMarker } from "../../actors/markers.ts";
-import { api, createUser, follow, links, ok, pathOf, post } from "./helpers.ts";
+import { callJson, ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { follow, links, pathOf } from "./helpers.ts";
 
 test("markers: get, set, versions, validation, 409 on a stale update", async () => {
   const instance = await startInstance();
@@ -38,15 +40,15 @@ test("markers: get, set, versions, validation, 409 on a stale update", async () 
     assert.deepEqual(Object.keys(got).sort(), ["home", "notifications"]);
     assert.equal(got.home.last_read_id, "101");
 
-    const blank = await api(instance, alice, "POST", "/api/v1/markers", { home: {} });
+    const blank = await callJson(instance, alice, "POST", "/api/v1/markers", { home: {} });
     assert.equal(blank.status, 422);
     assert.equal(blank.body.error, "Validation failed: Last read can't be blank");
-    const huge = await api(instance, alice, "POST", "/api/v1/markers", {
+    const huge = await callJson(instance, alice, "POST", "/api/v1/markers", {
       home: { last_read_id: "9".repeat(1000) },
     });
     assert.equal(huge.status, 422);
     assert.equal(
-      (await api(instance, alice, "POST", "/api/v1/markers", { home: "x" })).status,
+      (await callJson(instance, alice, "POST", "/api/v1/markers", { home: "x" })).status,
       422,
     );
 
@@ -65,7 +67,7 @@ test("markers: get, set, versions, validation, 409 on a stale update", async () 
     const before = (await ok(instance, alice, "GET", "/api/v1/markers?timeline[]=home")).home;
     const answers = await Promise.all(
       ["300", "301"].map((id) =>
-        api(instance, alice, "POST", "/api/v1/markers", { home: { last_read_id: id } })
+        callJson(instance, alice, "POST", "/api/v1/markers", { home: { last_read_id: id } })
       ),
     );
     for (const a of answers) {
@@ -84,7 +86,7 @@ test("markers: get, set, versions, validation, 409 on a stale update", async () 
       const request = pg.begin(async (tx) => {
         await tx`UPDATE markers SET version = version + 1, last_read_id = '400'
           WHERE user_id = ${alice.userId} AND timeline = 'home'`;
-        const pending = api(instance, alice, "POST", "/api/v1/markers", {
+        const pending = callJson(instance, alice, "POST", "/api/v1/markers", {
           home: { last_read_id: "401" },
         });
         for (let i = 0; i < 200; i++) {
@@ -105,10 +107,10 @@ test("markers: get, set, versions, validation, 409 on a stale update", async () 
 
     const saved = await saveMarkers(database.db, alice.userId, { notifications: "8" });
     assert.equal(saved[0].version, 1);
-    const reader = await createUser(instance, "reader", ["read:statuses"]);
-    assert.equal((await api(instance, reader, "GET", "/api/v1/markers")).status, 200);
+    const reader = await createUser(instance, "reader", { scopes: ["read:statuses"] });
+    assert.equal((await callJson(instance, reader, "GET", "/api/v1/markers")).status, 200);
     assert.equal(
-      (await api(instance, reader, "POST", "/api/v1/markers", { home: { last_read_id: "1" } }))
+      (await callJson(instance, reader, "POST", "/api/v1/markers", { home: { last_read_id: "1" } }))
         .status,
       403,
     );
@@ -129,7 +131,9 @@ test("conversations: participants, unread, read, remove, paging, deleted statuse
     await follow(instance, bob, alice);
     await follow(instance, carol, alice);
     await follow(instance, alice, dave);
-    const first = await post(instance, alice, "@bob @carol hi both", { visibility: "direct" });
+    const first = await postStatus(instance, alice, "@bob @carol hi both", {
+      visibility: "direct",
+    });
     const bobs = await ok<any[]>(instance, bob, "GET", "/api/v1/conversations");
     assert.equal(bobs.length, 1);
     assert.equal(bobs[0].unread, true);
@@ -146,7 +150,7 @@ test("conversations: participants, unread, read, remove, paging, deleted statuse
     );
     assert.deepEqual(await ok(instance, dave, "GET", "/api/v1/conversations"), []);
 
-    const reply = await post(instance, bob, "@alice @carol hello", {
+    const reply = await postStatus(instance, bob, "@alice @carol hello", {
       visibility: "direct",
       in_reply_to_id: first.id,
     });
@@ -168,7 +172,7 @@ test("conversations: participants, unread, read, remove, paging, deleted statuse
         ["POST", "/api/v1/conversations/abc/read"],
       ]
     ) {
-      assert.equal((await api(instance, dave, method, path)).status, 404, `${method} ${path}`);
+      assert.equal((await callJson(instance, dave, method, path)).status, 404, `${method} ${path}`);
     }
 
     // Deleting the latest status moves the conversation back to the one before.
@@ -178,9 +182,9 @@ test("conversations: participants, unread, read, remove, paging, deleted statuse
 
     // Paging by latest status, with Link headers.
     for (let i = 0; i < 3; i++) {
-      await post(instance, dave, `@alice note ${i}`, { visibility: "direct" });
+      await postStatus(instance, dave, `@alice note ${i}`, { visibility: "direct" });
     }
-    const page = await api<any[]>(instance, alice, "GET", "/api/v1/conversations?limit=2");
+    const page = await callJson<any[]>(instance, alice, "GET", "/api/v1/conversations?limit=2");
     assert.equal(page.body.length, 2);
     const next = links(page.headers).next!;
     assert.match(next, /max_id=/);
@@ -200,8 +204,8 @@ test("conversations: participants, unread, read, remove, paging, deleted statuse
       {},
     );
     assert.deepEqual(await ok(instance, carol, "GET", "/api/v1/conversations"), []);
-    const writer = await createUser(instance, "writer", ["write:statuses"]);
-    assert.equal((await api(instance, writer, "GET", "/api/v1/conversations")).status, 403);
+    const writer = await createUser(instance, "writer", { scopes: ["write:statuses"] });
+    assert.equal((await callJson(instance, writer, "GET", "/api/v1/conversations")).status, 403);
   } finally {
     await instance.close({ destroy: true });
   }
