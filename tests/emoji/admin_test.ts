@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createTestDatabase, startInstance, test, TEST_DATABASE_URL } from "../harness.ts";
-import { callJson } from "../relationships/helpers.ts";
+import { callJson } from "../fixtures/api.ts";
 import { bigPng, fetchImage, gifImage, pngImage } from "./helpers.ts";
 
 const CLI = new URL("../../admin/cli.ts", import.meta.url).pathname;

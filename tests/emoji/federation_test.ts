@@ -8,16 +8,10 @@ import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { test } from "../harness.ts";
 import { customEmojis } from "../../db/schema.ts";
-import {
-  arrived,
-  callJson,
-  closeAll,
-  createUser,
-  eventually,
-  follow,
-  post,
-  startPair,
-} from "../federation_statuses/helpers.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
+import { arrived, closeAll, followRemote, startPair } from "../fixtures/federation.ts";
+import { createUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
 import { addEmoji, fetchImage, gifImage } from "./helpers.ts";
 
 test("emoji federate: statuses, edits and profiles seen on the other server", async () => {
@@ -27,9 +21,9 @@ test("emoji federate: statuses, edits and profiles seen on the other server", as
     await addEmoji(a, "blue_gif", { image: await gifImage() });
     const alice = await createUser(a, "alice");
     const bob = await createUser(b, "bob");
-    const aliceOnB = await follow(b, bob, a, alice);
+    const aliceOnB = await followRemote(b, bob, a, alice);
 
-    const status = await post(a, alice, { status: "Hello :blobcat: world" });
+    const status = await postStatus(a, alice, { status: "Hello :blobcat: world" });
     const onB = await arrived(b, status.uri, "status with emoji");
     const shown = await callJson(b, bob, "GET", `/api/v1/statuses/${onB.id}`);
     assert.equal(shown.status, 200);

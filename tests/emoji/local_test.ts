@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { json, startInstance, test } from "../harness.ts";
-import { callJson, createUser } from "../relationships/helpers.ts";
+import { callJson } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
 import { addEmoji, fetchImage, gifImage, pngImage } from "./helpers.ts";
 import { removeLocalEmoji } from "../../actors/emoji/manage.ts";
 
