@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { TestInstance } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
+import { eventually } from "../fixtures/wait.ts";
 import type { TestUser } from "../fixtures/users.ts";
 
 export const OG_PAGE = `<!doctype html><html><head>
@@ -100,21 +101,6 @@ export function startPageServer(): Promise<PageServer> {
   }));
 }
 
-/** Waits (at most `ms`) for `check` to return a value other than undefined. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (true) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** GET /api/v1/statuses/:id as `user`. */
 export async function getStatus(instance: TestInstance, user: TestUser, id: string) {
   return (await callJson(instance, user, "GET", `/api/v1/statuses/${id}`)).body;
@@ -127,18 +113,18 @@ export function waitForCard(
   id: string,
   ok: (card: any) => boolean = (card) => card != null,
 ): Promise<any> {
-  return waitFor(`the card of ${id}`, async () => {
+  return eventually(`the card of ${id}`, async () => {
     const { card } = await getStatus(instance, user, id);
     return ok(card) ? card : undefined;
-  });
+  }, 15_000);
 }
 
 /** Waits until no preview-card job is queued or running. */
 export function jobsDrained(instance: TestInstance): Promise<true> {
-  return waitFor("the card jobs to finish", async () => {
+  return eventually("the card jobs to finish", async () => {
     const [row] = await instance.rookery.ctx.database.rows<{ n: number }>(
       sql`SELECT count(*)::int AS n FROM federation_queue WHERE message->>'type' = 'rookery:job'`,
     );
     return row.n === 0 ? true : undefined;
-  });
+  }, 15_000);
 }

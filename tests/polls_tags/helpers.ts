@@ -1,7 +1,7 @@
 /**
  * Shared set-up for the poll, scheduled status and tag tests: statuses and
- * tags written directly, raw SQL, and a bounded wait (users and API calls
- * come from tests/fixtures).
+ * tags written directly, and raw SQL (users, API calls and waits come from
+ * tests/fixtures).
  */
 import { sql } from "drizzle-orm";
 import { idFromTime, newId } from "../../db/ids.ts";
@@ -58,21 +58,6 @@ export async function insertStatus(
     });
   }
   return { statusId: id, pollId };
-}
-
-/** Polls `check` until it returns a value other than undefined, for at most `ms`. */
-export async function waitFor<T>(
-  check: () => Promise<T | undefined>,
-  ms = 30_000,
-  label = "condition",
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`Timed out waiting for ${label}`);
 }
 
 /** Runs raw SQL on the instance's database. */

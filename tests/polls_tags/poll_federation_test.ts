@@ -10,7 +10,7 @@ import { accounts, follows, polls, statuses } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
-import { waitFor } from "./helpers.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 test("votes in remote polls and Update(Question) reach the remote side", async () => {
   const received: Record<string, any>[] = [];
@@ -60,10 +60,10 @@ test("votes in remote polls and Update(Question) reach the remote side", async (
     });
     assert.equal(voted.status, 200);
     assert.deepEqual(voted.body.options.map((o: { votes_count: number }) => o.votes_count), [3, 5]);
-    const create = await waitFor(
+    const create = await eventually(
+      "the vote",
       () => Promise.resolve(received.find((a) => a.type === "Create")),
       30_000,
-      "the vote",
     );
     assert.equal(create.actor, `${instance.origin}/users/alice`);
     assert.equal(create.object.type, "Note");
@@ -83,14 +83,14 @@ test("votes in remote polls and Update(Question) reach the remote side", async (
     await callJson(instance, carol, "POST", `/api/v1/polls/${posted.body.poll.id}/votes`, {
       choices: [0],
     });
-    const update = await waitFor(
+    const update = await eventually(
+      "the Update(Question)",
       () =>
         Promise.resolve(received.find((a) =>
           a.type === "Update" && a.object?.type === "Question" &&
           a.object?.votersCount === 1
         )),
       30_000,
-      "the Update(Question)",
     );
     assert.equal(update.object.id, posted.body.uri);
     const options = update.object.oneOf;

@@ -10,7 +10,7 @@ import { notifications, polls } from "../../db/schema.ts";
 import { closeDuePolls } from "../../actors/polls/close.ts";
 import { call, callJson } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
-import { waitFor } from "./helpers.ts";
+import { eventually } from "../fixtures/wait.ts";
 import type { TestInstance } from "../harness.ts";
 
 async function postPoll(
@@ -194,14 +194,10 @@ test("polls close on time: closed_at, poll notifications to author and local vot
       .where(eq(polls.id, p.pollId));
 
     // The worker (started by the instance) closes it within its period.
-    const closedAt = await waitFor(
-      async () => {
-        const [row] = await db.select().from(polls).where(eq(polls.id, p.pollId));
-        return row.closedAt ?? undefined;
-      },
-      30_000,
-      "the poll to close",
-    );
+    const closedAt = await eventually("the poll to close", async () => {
+      const [row] = await db.select().from(polls).where(eq(polls.id, p.pollId));
+      return row.closedAt ?? undefined;
+    }, 30_000);
     assert.ok(closedAt.getTime() <= Date.now());
     const [open] = await db.select().from(polls).where(eq(polls.id, other.pollId));
     assert.equal(open.closedAt, null);

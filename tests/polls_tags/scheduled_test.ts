@@ -14,7 +14,7 @@ import { publishDueScheduledStatuses } from "../../actors/scheduled_statuses.ts"
 import { callJson } from "../fixtures/api.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
-import { waitFor } from "./helpers.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 const MINUTE = 60_000;
 
@@ -202,14 +202,10 @@ test("the worker publishes due statuses on time, with media and polls, once", as
     await makeDue(instance, pic.id);
     await makeDue(instance, poll.id);
 
-    const published = await waitFor(
-      async () => {
-        const rows = await statusesOf(instance, alice.id);
-        return rows.length >= 2 ? rows : undefined;
-      },
-      30_000,
-      "the scheduled statuses to be published",
-    );
+    const published = await eventually("the scheduled statuses to be published", async () => {
+      const rows = await statusesOf(instance, alice.id);
+      return rows.length >= 2 ? rows : undefined;
+    }, 30_000);
     assert.equal(published.length, 2);
     const picStatus = published.find((s) => s.text === "scheduled #picture")!;
     assert.equal(picStatus.visibility, "unlisted");
@@ -275,14 +271,10 @@ test("scheduled statuses survive a restart and are published by the next worker"
 
     const second = await startInstance({ dataDir, databaseUrl: pg?.url });
     try {
-      const rows = await waitFor(
-        async () => {
-          const r = await statusesOf(second, alice.id);
-          return r.length ? r : undefined;
-        },
-        30_000,
-        "publication after the restart",
-      );
+      const rows = await eventually("publication after the restart", async () => {
+        const r = await statusesOf(second, alice.id);
+        return r.length ? r : undefined;
+      }, 30_000);
       assert.equal(rows.length, 1);
       assert.equal(rows[0].text, "after restart");
       const [{ n }] = await second.rookery.ctx.database.rows<{ n: string }>(
