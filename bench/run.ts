@@ -4,7 +4,8 @@
  * loopback, and prints one table.
  *
  * Scenarios:
- * - home timeline (`limit=40`) at a fixed offered rate: p50/p99 latency;
+ * - home timeline (`limit=40`) at a fixed offered rate: p50/p99 latency,
+ *   from an open-loop generator that spaces requests evenly (bench/paced.ts);
  * - home timeline at full speed: maximum throughput;
  * - status creation by an account with 100 local followers: throughput.
  *
@@ -17,6 +18,7 @@ import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
 import { DEFAULT_SEED, seed, type Seeded } from "./seed.ts";
 import { startBenchPostgres } from "./postgres.ts";
+import { paced } from "./paced.ts";
 import postgres from "postgres";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -110,7 +112,7 @@ async function scenarios(database: string, url: string, tokens: Seeded): Promise
   rows.push({
     database,
     scenario: `home limit=40 @ ${RATE}/s`,
-    ...await cannon({ ...home, connections: 16, overallRate: RATE }),
+    ...await paced({ ...home, rate: RATE, seconds: SECONDS }),
   });
   log(`${database}: home timeline, full speed`);
   rows.push({

@@ -6,7 +6,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { type SQL } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { drizzle as drizzlePostgres, PostgresJsSession } from "drizzle-orm/postgres-js";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema.ts";
@@ -51,6 +51,7 @@ export interface OpenOptions {
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   let database: Database;
   if (options.databaseUrl) {
+    prepareEveryQuery();
     const pg = postgres(options.databaseUrl, {
       max: options.poolSize ?? 10,
       onnotice: () => {},
@@ -107,6 +108,35 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
   return database;
 }
+
+/**
+ * Makes every drizzle query on PostgreSQL a named prepared statement.
+ *
+ * drizzle-orm's postgres.js session asks for a prepared statement only when
+ * a query is built with `.prepare(name)`; every other query goes out
+ * unnamed, and postgres.js then sends Parse and Describe, waits for the
+ * parameter types, and sends Bind and Execute: two round trips, a parse and
+ * a fresh plan every time. Posting a status runs about twenty such queries,
+ * so this was a large part of its cost on both sides. Named, a query is
+ * parsed and planned once per connection (postgres.js keeps them by text and
+ * re-prepares after a schema change) and costs one round trip after that.
+ * The patch is on the session class because drizzle makes a new session
+ * object for each transaction.
+ */
+function prepareEveryQuery(): void {
+  const proto = PostgresJsSession.prototype as unknown as {
+    prepareQuery(...args: unknown[]): unknown;
+    [patched]?: true;
+  };
+  if (proto[patched]) return;
+  const original = proto.prepareQuery;
+  proto.prepareQuery = function (query, fields, name, ...rest) {
+    // The name itself is unused by the driver; it only switches preparing on.
+    return original.call(this, query, fields, name ?? "auto", ...rest);
+  };
+  proto[patched] = true;
+}
+const patched = Symbol("rookery.prepareEveryQuery");
 
 /** Dumps a migrated PGlite database, to be passed as `template` later. */
 export async function dumpTemplate(database: Database): Promise<Blob> {
