@@ -21,7 +21,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, statuses, users } from "../../db/schema.ts";
+import { accounts, homeFeed, statuses, users } from "../../db/schema.ts";
 import { fanOutStatus, removeFromFeeds } from "../timelines/fanout.ts";
 import { notify } from "../notifications/notify.ts";
 import { resolveSettings } from "../user_settings.ts";
@@ -169,6 +169,9 @@ export async function unreblog(
  */
 export async function removeBoost(tx: Executor, boost: StatusRow): Promise<void> {
   await removeFromFeeds(tx, boost.id);
+  // home_feed has no foreign keys (db/schema/statuses.ts): entries left in
+  // feeds of accounts that no longer follow the booster go by status id.
+  await tx.delete(homeFeed).where(eq(homeFeed.statusId, boost.id));
   await tx.delete(statuses).where(eq(statuses.id, boost.id));
   if (boost.reblogOfId) {
     await tx.update(statuses)
