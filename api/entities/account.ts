@@ -111,8 +111,7 @@ export function acctOf(account: Pick<AccountRow, "username" | "domain">): string
 
 /** Mastodon rounds account creation down to midnight UTC (privacy). */
 function midnight(date: Date): string {
-  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()))
-    .toISOString();
+  return `${date.toISOString().slice(0, 10)}T00:00:00.000Z`;
 }
 
 /** Suspended and deleted accounts show no profile content. */

@@ -154,7 +154,13 @@ function build(
       quote = { state: q.state, quoted_status: quoted ? build(quoted, viewer, h, 1) : null };
     }
   }
-  const json: StatusJson = {
+  const app = !boosted && row.local && row.applicationId
+    ? h.applications.get(row.applicationId)
+    : undefined;
+  // Built in Mastodon's key order, so answers read like Mastodon's. The
+  // object is made once with its keys in place: copying it into order
+  // afterwards cost about 5% of a timeline request.
+  const json = {
     id: row.id,
     created_at: row.createdAt.toISOString(),
     in_reply_to_id: boosted ? null : row.inReplyToId,
@@ -170,8 +176,21 @@ function build(
     favourites_count: boosted ? 0 : row.favouritesCount,
     quotes_count: boosted ? 0 : row.quotesCount,
     edited_at: boosted ? null : row.editedAt?.toISOString() ?? null,
+    ...(viewer
+      ? {
+        favourited: h.favourited.has(proper.id),
+        reblogged: h.reblogged.has(proper.id),
+        muted: proper.conversationId != null && h.mutedConversations.has(proper.conversationId),
+        bookmarked: h.bookmarked.has(proper.id),
+        ...(row.accountId === viewer.accountId && !boosted && PINNABLE.has(row.visibility)
+          ? { pinned: h.pinned.has(row.id) }
+          : {}),
+      }
+      : {}),
     content: boosted ? "" : row.content,
+    ...(viewer ? { filtered: [] } : {}),
     reblog,
+    ...(app ? { application: app } : {}),
     account,
     media_attachments: boosted ? [] : h.media.get(row.id) ?? [],
     mentions: boosted ? [] : h.mentions.get(row.id) ?? [],
@@ -188,70 +207,12 @@ function build(
         emojisUsedIn(h.emojis.get(row.id), poll.options),
       )
       : null,
-  };
-  const app = !boosted && row.local && row.applicationId
-    ? h.applications.get(row.applicationId)
-    : undefined;
-  if (app) json.application = app;
-  if (viewer) {
-    json.favourited = h.favourited.has(proper.id);
-    json.reblogged = h.reblogged.has(proper.id);
-    json.muted = proper.conversationId != null && h.mutedConversations.has(proper.conversationId);
-    json.bookmarked = h.bookmarked.has(proper.id);
-    if (
-      row.accountId === viewer.accountId && !boosted &&
-      ["public", "unlisted", "private"].includes(row.visibility)
-    ) {
-      json.pinned = h.pinned.has(row.id);
-    }
-    json.filtered = [];
-  }
-  return orderKeys(json);
+  } as StatusJson;
+  return json;
 }
 
-/** Mastodon's key order, so answers read like Mastodon's. */
-const KEY_ORDER: (keyof StatusJson)[] = [
-  "id",
-  "created_at",
-  "in_reply_to_id",
-  "in_reply_to_account_id",
-  "sensitive",
-  "spoiler_text",
-  "visibility",
-  "language",
-  "uri",
-  "url",
-  "replies_count",
-  "reblogs_count",
-  "favourites_count",
-  "quotes_count",
-  "edited_at",
-  "favourited",
-  "reblogged",
-  "muted",
-  "bookmarked",
-  "pinned",
-  "content",
-  "text",
-  "filtered",
-  "reblog",
-  "application",
-  "account",
-  "media_attachments",
-  "mentions",
-  "tags",
-  "emojis",
-  "quote",
-  "quote_approval",
-  "card",
-  "poll",
-];
-
-function orderKeys(json: StatusJson): StatusJson {
-  const out: Record<string, unknown> = {};
-  for (const key of KEY_ORDER) if (key in json) out[key] = json[key];
-  return out as unknown as StatusJson;
-}
+/** Visibilities whose statuses can be pinned (and so carry `pinned`). */
+const PINNABLE = new Set(["public", "unlisted", "private"]);
 
 /**
  * Serializes a page of statuses for a viewer (null: anonymous), in the order
