@@ -8,6 +8,7 @@ import { getLogger } from "@logtape/logtape";
 import { getXForwardedRequest } from "x-forwarded-fetch";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
+import { startEntityCache } from "./api/entities/entity_cache.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
@@ -52,6 +53,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     template: options.pgliteTemplate,
     poolSize: options.poolSize ?? config.dbPoolSize,
   });
+  await startEntityCache(database);
   const partial = { config, database } as AppContext;
   const { federation, maintain } = buildFederation(partial);
   partial.federation = federation;

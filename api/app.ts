@@ -10,6 +10,7 @@
  * 3. Fedify, for everything that is not an API path.
  * 4. Routes.
  */
+import { markWrite } from "./entities/entity_cache.ts";
 import { Hono } from "hono";
 import type { AppContext } from "../context.ts";
 import type { ApiEnv } from "./env.ts";
@@ -54,6 +55,8 @@ import { accountStatusesRoutes } from "./routes/account_statuses.ts";
 import { markerRoutes } from "./routes/markers.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /** Paths that never belong to Fedify; skipping it there keeps the API path short. */
 function isApiPath(path: string): boolean {
   return path.startsWith("/api/") || path.startsWith("/oauth/") || path === "/health";
@@ -67,7 +70,15 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     c.set("ctx", ctx);
     c.set("token", null);
     c.set("user", null);
-    await next();
+    // A request that may write marks the entity cache before and after, so
+    // this process's next read sees its own writes (entity_cache.ts).
+    const writes = !READ_METHODS.has(c.req.method);
+    if (writes) markWrite(ctx.database);
+    try {
+      await next();
+    } finally {
+      if (writes) markWrite(ctx.database);
+    }
   });
   app.use(cors());
   app.use("/api/*", authenticate());

@@ -12,6 +12,7 @@
  * {@link enqueueJob}); the handlers call actors/. Syncs of remote actors'
  * featured collections are queued by federation/featured_sync.ts.
  */
+import { markWrite } from "../api/entities/entity_cache.ts";
 import type {
   MessageQueue,
   MessageQueueDepth,
@@ -90,12 +91,16 @@ export class JobQueue implements MessageQueue {
   ): Promise<void> {
     const signal = options?.signal;
     return this.#inner.listen(async (message) => {
-      if (!isJobMessage(message)) return await handler(message);
       try {
+        if (!isJobMessage(message)) return await handler(message);
         await runJob(this.#ctx as AppContext, message, signal);
       } catch (error) {
+        if (!isJobMessage(message)) throw error;
         if (signal?.aborted) return;
         logger.warn("Job {job} failed: {error}", { job: message.job, error });
+      } finally {
+        // Jobs write; this process's next read waits for their cache invalidations.
+        markWrite(this.#ctx.database);
       }
     }, options);
   }

@@ -1,0 +1,260 @@
+/**
+ * The per-process cache of what every viewer sees alike in a Status or an
+ * Account: the status row and its media, mentions, tags, emoji, poll,
+ * application and card; the Account entity. Timelines show the same
+ * statuses and authors over and over, and loading them was most of a
+ * timeline request's database work. What differs per viewer (favourited,
+ * reblogged, bookmarked, pins, muted threads, poll votes, quote visibility)
+ * is always read fresh (status_hydration.ts).
+ *
+ * Invalidation: triggers on every table those entities are built from
+ * (migration 0005) send the changed entity's key on the `rookery_entities`
+ * channel, and PostgreSQL delivers it to every listening process at commit.
+ * This module listens and evicts. Three races are handled:
+ * - A load that read the old row, finishing after the invalidation arrived:
+ *   entries are stored only if no invalidation for their key (or for all)
+ *   arrived since the load began ({@link EntityCache.begin}).
+ * - A read right after this process's own write, before the notification
+ *   came back (PostgreSQL only; PGlite delivers before the commit returns):
+ *   writes mark the cache dirty ({@link EntityCache.wrote}) and the next
+ *   read first sends a marker notification and waits for it. Notifications
+ *   arrive in commit order, so everything committed before is then applied.
+ * - A lost listening connection: postgres.js reconnects and listens again;
+ *   the cache is emptied then, since notifications may have been missed.
+ * Writes in other processes are seen when their notification arrives, a
+ * few milliseconds later (as with Mastodon's caches).
+ */
+import type { Database } from "../../db/connection.ts";
+import type { Account } from "./account.ts";
+import type { StatusBundle } from "./status_content.ts";
+
+const CHANNEL = "rookery_entities";
+/** Entries kept per kind; the oldest go first beyond this. */
+const MAX_ENTRIES = 10_000;
+/** Invalidations remembered for loads in flight. */
+const RECENT = 4_096;
+/** How long a read waits for its own writes' notifications before giving up on the cache. */
+const SYNC_TIMEOUT_MS = 2_000;
+
+/** A bounded map that forgets its oldest entries first. */
+class Bounded<V> {
+  readonly #map = new Map<string, V>();
+  get(key: string): V | undefined {
+    return this.#map.get(key);
+  }
+  set(key: string, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > MAX_ENTRIES) {
+      this.#map.delete(this.#map.keys().next().value!);
+    }
+  }
+  delete(key: string): void {
+    this.#map.delete(key);
+  }
+  clear(): void {
+    this.#map.clear();
+  }
+  get size(): number {
+    return this.#map.size;
+  }
+}
+
+export class EntityCache {
+  readonly statuses = new Bounded<StatusBundle>();
+  readonly accounts = new Bounded<Account>();
+  /** Which cached statuses show each preview card (cards are shared). */
+  readonly #cardUsers = new Map<string, Set<string>>();
+  /** Count of invalidations received; loads compare against it. */
+  #epoch = 0;
+  /** The last {@link RECENT} invalidated keys, oldest first, with their epochs. */
+  #recent: { epoch: number; key: string }[] = [];
+  #listening = false;
+  #dirty = false;
+  #syncs = 0;
+  #pending: Promise<void> | null = null;
+  /** Tells this process's markers from other processes'. */
+  readonly #nonce = crypto.randomUUID();
+  readonly #waiting = new Map<string, () => void>();
+  readonly #notify: ((payload: string) => Promise<void>) | null;
+
+  constructor(notify: ((payload: string) => Promise<void>) | null) {
+    this.#notify = notify;
+  }
+
+  /** Whether the cache may be used: false until listening (and after a failure to). */
+  get enabled(): boolean {
+    return this.#listening;
+  }
+
+  /** Called once listening (again): anything cached before may have been missed. */
+  listening(): void {
+    this.clear();
+    this.#listening = true;
+  }
+
+  /** Empties every cache. */
+  clear(): void {
+    this.statuses.clear();
+    this.accounts.clear();
+    this.#cardUsers.clear();
+    this.#record("*");
+  }
+
+  /** Applies one notification payload. */
+  received(payload: string): void {
+    if (payload.startsWith("sync:")) {
+      this.#waiting.get(payload)?.();
+      return;
+    }
+    this.#record(payload);
+    if (payload === "*") {
+      this.statuses.clear();
+      this.accounts.clear();
+      this.#cardUsers.clear();
+      return;
+    }
+    const id = payload.slice(1);
+    switch (payload[0]) {
+      case "s":
+        this.statuses.delete(id);
+        break;
+      case "a":
+        this.accounts.delete(id);
+        break;
+      case "c":
+        for (const statusId of this.#cardUsers.get(id) ?? []) this.statuses.delete(statusId);
+        this.#cardUsers.delete(id);
+        break;
+    }
+  }
+
+  #record(key: string): void {
+    this.#epoch++;
+    this.#recent.push({ epoch: this.#epoch, key });
+    if (this.#recent.length > RECENT * 2) this.#recent = this.#recent.slice(-RECENT);
+  }
+
+  /** Marks that this process wrote: the next read first waits for its notifications. */
+  wrote(): void {
+    this.#dirty = true;
+  }
+
+  /**
+   * Before a read: waits until the notifications of this process's own
+   * committed writes have arrived (see the module comment). Returns the
+   * epoch to pass to {@link store} for what the read then loads.
+   */
+  async begin(): Promise<number> {
+    // Readers arriving while a wait is under way share it; a write marked
+    // after that wait began needs another (at most one more per read).
+    for (let round = 0; round < 2 && (this.#dirty || this.#pending); round++) {
+      if (!this.#pending) {
+        this.#dirty = false;
+        this.#pending = this.#sync().finally(() => this.#pending = null);
+      }
+      await this.#pending;
+    }
+    return this.#epoch;
+  }
+
+  async #sync(): Promise<void> {
+    if (!this.#notify || !this.#listening) return;
+    const marker = `sync:${this.#nonce}:${++this.#syncs}`;
+    const arrived = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
+      this.#waiting.set(marker, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    try {
+      await this.#notify(marker);
+      if (!await arrived) this.clear();
+    } catch {
+      this.clear();
+    } finally {
+      this.#waiting.delete(marker);
+    }
+  }
+
+  /** Whether entries loaded since `epoch` under these keys are still current. */
+  fresh(epoch: number, key: string): boolean {
+    if (!this.#listening) return false;
+    if (epoch === this.#epoch) return true;
+    const recent = this.#recent;
+    if (recent.length === 0 || recent[0].epoch > epoch + 1) return false;
+    for (let i = recent.length - 1; i >= 0 && recent[i].epoch > epoch; i--) {
+      const k = recent[i].key;
+      if (k === key || k === "*") return false;
+    }
+    return true;
+  }
+
+  /** Stores a status bundle loaded since `epoch`, unless it changed meanwhile. */
+  storeStatus(epoch: number, bundle: StatusBundle): void {
+    if (!this.fresh(epoch, `s${bundle.row.id}`)) return;
+    if (bundle.cardId) {
+      if (!this.fresh(epoch, `c${bundle.cardId}`)) return;
+      let users = this.#cardUsers.get(bundle.cardId);
+      if (!users) this.#cardUsers.set(bundle.cardId, users = new Set());
+      users.add(bundle.row.id);
+    }
+    this.statuses.set(bundle.row.id, bundle);
+  }
+
+  /** Stores an Account entity loaded since `epoch`, unless it changed meanwhile. */
+  storeAccount(epoch: number, account: Account): void {
+    // A moved account shows its new account inside; keyed by one id only,
+    // it could go stale, so it is not kept.
+    if (account.moved) return;
+    if (this.fresh(epoch, `a${account.id}`)) this.accounts.set(account.id, account);
+  }
+}
+
+const caches = new WeakMap<Database, EntityCache>();
+
+/**
+ * The cache of a database handle, listening from the first call on (the
+ * server starts it with {@link startEntityCache}). Until the listen is
+ * confirmed it is disabled and every read loads from the database.
+ */
+export function entityCache(database: Database): EntityCache {
+  return caches.get(database) ?? start(database).cache;
+}
+
+/** Starts listening for invalidations; resolves once they are heard (or listening failed). */
+export async function startEntityCache(database: Database): Promise<EntityCache> {
+  const existing = caches.get(database);
+  if (existing) return existing;
+  const { cache, listening } = start(database);
+  await listening;
+  return cache;
+}
+
+function start(database: Database): { cache: EntityCache; listening: Promise<void> } {
+  let cache: EntityCache;
+  let listening: Promise<unknown>;
+  if (database.pg) {
+    const pg = database.pg;
+    cache = new EntityCache(async (payload) => {
+      await pg.notify(CHANNEL, payload);
+    });
+    const c = cache;
+    listening = pg.listen(CHANNEL, (payload) => c.received(payload), () => c.listening());
+  } else {
+    cache = new EntityCache(null);
+    const c = cache;
+    // PGlite runs listeners before the committing query returns.
+    listening = database.pglite!.listen(CHANNEL, (payload) => c.received(payload))
+      .then(() => c.listening());
+  }
+  caches.set(database, cache);
+  // Not listening, the cache stays disabled: reads go to the database.
+  return { cache, listening: listening.then(() => {}, () => {}) };
+}
+
+/** Marks a write by this process on the database's cache, if it has one. */
+export function markWrite(database: Database): void {
+  caches.get(database)?.wrote();
+}
