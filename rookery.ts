@@ -3,6 +3,7 @@
  * depending on the role, the queue worker. main.ts runs it; tests run it too,
  * in-process, so they exercise exactly what production runs.
  */
+import { pruneCardFailures } from "./actors/cards/stored.ts";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
 import { getXForwardedRequest } from "x-forwarded-fetch";
@@ -89,7 +90,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
         if (!abort.signal.aborted) logger.error("Queue worker stopped: {error}", { error });
       });
       const run = () =>
-        maintain().catch((error) => logger.warn("Maintenance failed: {error}", { error }));
+        Promise.all([maintain(), pruneCardFailures(ctx.database.db)])
+          .catch((error) => logger.warn("Maintenance failed: {error}", { error }));
       timers.push(setInterval(run, 10 * 60_000));
       // Database scans: polls that ended, scheduled statuses that are due.
       jobs.push(startPollExpiry(ctx), startScheduledStatusPublisher(ctx));

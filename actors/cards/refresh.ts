@@ -5,10 +5,11 @@
  * 1. the status is read again; without media and poll (and, when remote,
  *    without a content warning) its first link that is not a mention, a
  *    hashtag or the quoted post is chosen (links.ts);
- * 2. a stored card for that URL younger than two weeks is reused; otherwise
- *    the page is fetched (fetch_page.ts: SSRF guard, deadline, size cap)
- *    and read (opengraph.ts); a page without a title gives no card, and a
- *    stale card is kept when the page cannot be had;
+ * 2. a stored card for that URL younger than two weeks is reused; otherwise,
+ *    unless the page failed within the last minutes (stored.ts), it is
+ *    fetched (fetch_page.ts: SSRF guard, deadline, size cap) and read
+ *    (opengraph.ts); a page without a title gives no card (and is recorded
+ *    as failed), and a stale card is kept when the page cannot be had;
  * 3. the card is upserted by URL (the link as the status has it) and the
  *    status linked to it, replacing any other card; with no card the link
  *    is removed.
@@ -34,11 +35,9 @@ import { fetchHtmlPage } from "./fetch_page.ts";
 import { firstCardLink } from "./links.ts";
 import { extractCard, type ExtractedCard } from "./opengraph.ts";
 import { mayHaveCard } from "./request.ts";
+import { CARD_STALE_MS, failedRecently, recordCardFailure } from "./stored.ts";
 
 const logger = getLogger(["rookery", "cards"]);
-
-/** A stored card older than this is fetched again (Mastodon: two weeks). */
-export const CARD_STALE_MS = 14 * 24 * 60 * 60_000;
 
 type StatusRow = typeof statuses.$inferSelect;
 type CardRow = typeof previewCards.$inferSelect;
@@ -150,9 +149,13 @@ export async function refreshLinkCard(
     : null;
   if (!link) return await linkCard(ctx, status, null);
   let [card] = await db.select().from(previewCards).where(eq(previewCards.url, link));
-  if (!card || Date.now() - card.updatedAt.getTime() > CARD_STALE_MS) {
+  if (
+    (!card || Date.now() - card.updatedAt.getTime() > CARD_STALE_MS) &&
+    !await failedRecently(db, link)
+  ) {
     const fetched = await fetchCard(ctx, link, signal);
     if (fetched) card = await storeCard(ctx, link, fetched);
+    else if (!signal?.aborted) await recordCardFailure(db, link);
   }
   await linkCard(ctx, status, card?.id ?? null);
 }

@@ -10,6 +10,11 @@
  * link that may get a card; the worker decides exactly (it also knows the
  * mentioned accounts). An edit that leaves no such link, or adds media or a
  * poll, unlinks the card at once.
+ *
+ * A new local status without a quote needs no worker when its link is
+ * already known (stored.ts): its HTML is our formatter's, whose mention and
+ * hashtag links are marked, so the link chosen here is exact, and
+ * {@link linkKnownCard} links a fresh card inside the posting transaction.
  */
 import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -17,6 +22,8 @@ import type { AppContext } from "../../context.ts";
 import { statuses, statusPreviewCards } from "../../db/schema.ts";
 import type { LinkCardJobs } from "../outbox/cards.ts";
 import { firstCardLink } from "./links.ts";
+import { linkStoredCard } from "./stored.ts";
+import type { Executor } from "../../db/connection.ts";
 
 const logger = getLogger(["rookery", "cards"]);
 
@@ -36,6 +43,26 @@ export interface LinkCardRequest {
   hasMedia: boolean;
   /** An edit: a card that no longer applies is removed. */
   edited?: boolean;
+  /** {@link linkKnownCard} already settled the card: nothing to queue. */
+  settled?: boolean;
+}
+
+/**
+ * For a new local status without a quote, in its posting transaction: links
+ * the stored card of its link when that settles it (a fresh card, or a
+ * recent failure), and answers whether it did. Any other status answers
+ * false and goes to the worker.
+ */
+export async function linkKnownCard(
+  tx: Executor,
+  origin: string,
+  status: StatusRow,
+  hasMedia: boolean,
+): Promise<boolean> {
+  if (!status.local || status.quotedStatusId != null) return false;
+  if (!mayHaveCard(status, hasMedia)) return true;
+  const link = firstCardLink(status.content, { origin });
+  return link == null || await linkStoredCard(tx, status.id, link);
 }
 
 /**
@@ -48,6 +75,7 @@ export async function requestLinkCard(
   status: StatusRow,
   request: LinkCardRequest,
 ): Promise<void> {
+  if (request.settled) return;
   try {
     const link = mayHaveCard(status, request.hasMedia)
       ? firstCardLink(status.content, { origin: ctx.config.origin })

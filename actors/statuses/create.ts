@@ -61,7 +61,7 @@ import {
 } from "./validation.ts";
 import { deliver } from "./deliveries.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
-import { requestLinkCard } from "../cards/request.ts";
+import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 type AccountRow = typeof accounts.$inferSelect;
@@ -417,8 +417,11 @@ export async function createStatus(
   }
   const p = input.local ? await prepareLocal(ctx, input) : await prepareRemote(ctx, input);
   let status: StatusRow;
+  let cardSettled: boolean;
   try {
-    status = await db.transaction(async (tx) => await write(tx, input, p));
+    ({ status, cardSettled } = await db.transaction(async (tx) =>
+      await write(tx, ctx.config.origin, input, p)
+    ));
   } catch (error) {
     if (error instanceof Duplicate) {
       const [row] = await db.select().from(statuses).where(eq(statuses.id, error.statusId));
@@ -429,15 +432,23 @@ export async function createStatus(
   if (input.local) await deliver(ctx, "statusCreated", status.id);
   await requestLinkCard(ctx, status, {
     hasMedia: input.local ? (input.mediaIds?.length ?? 0) > 0 : (input.media?.length ?? 0) > 0,
+    settled: cardSettled,
   });
   return status;
 }
 
+/** The transaction's result: the row, and whether its preview card is settled. */
+interface Written {
+  status: StatusRow;
+  cardSettled: boolean;
+}
+
 async function write(
   tx: Executor,
+  origin: string,
   input: CreateStatusInput,
   p: Prepared,
-): Promise<StatusRow> {
+): Promise<Written> {
   if (input.local && input.idempotencyKey) {
     const earlier = await claimIdempotencyKey(tx, input.accountId, input.idempotencyKey, p.id);
     if (earlier) throw new Duplicate(earlier);
@@ -545,6 +556,7 @@ async function write(
         .where(eq(statuses.id, p.quoted.id));
     }
   }
+  const cardSettled = await linkKnownCard(tx, origin, status, media.length > 0);
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);
@@ -574,5 +586,5 @@ async function write(
       : sql`${accounts.statusesCount} + 1`,
     lastStatusAt: p.createdAt,
   }).where(eq(accounts.id, input.accountId));
-  return status;
+  return { status, cardSettled };
 }

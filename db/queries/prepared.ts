@@ -52,12 +52,12 @@ interface RawSession {
  * send it unnamed, so a big INSERT … SELECT (the fan-out) was planned anew
  * on every post, which cost more than running it.
  */
-export async function executePrepared(
+export async function executePrepared<T = Record<string, unknown>>(
   db: Executor,
   key: string,
   build: () => SQL,
   values: Record<string, unknown>,
-): Promise<void> {
+): Promise<T[]> {
   const raw = db as unknown as RawSession;
   let query = builtRaw.get(key);
   if (query === undefined) {
@@ -69,5 +69,7 @@ export async function executePrepared(
     `raw:${key}`,
     () => raw.session.prepareQuery(query, undefined, key, false),
   );
-  await statement.execute(values);
+  // postgres.js answers the rows (an array); PGlite a result with `rows`.
+  const result = await statement.execute(values) as T[] | { rows: T[] };
+  return Array.isArray(result) ? result : result.rows;
 }

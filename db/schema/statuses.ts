@@ -400,6 +400,17 @@ export const previewCards = pgTable("preview_cards", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
+/**
+ * Links whose page gave no card when last fetched (unreachable, not HTML, no
+ * title). Posts with such a link within CARD_FAILURE_TTL_MS (actors/cards)
+ * queue no fetch, so a dead or hostile site is not asked again for every
+ * post that links it; rows past that age are pruned by the worker.
+ */
+export const previewCardFailures = pgTable("preview_card_failures", {
+  url: text("url").primaryKey(),
+  failedAt: ts("failed_at").notNull().defaultNow(),
+});
+
 export const statusPreviewCards = pgTable("statuses_preview_cards", {
   statusId: id("status_id").notNull().references(() => statuses.id, { onDelete: "cascade" }),
   previewCardId: id("preview_card_id").notNull().references(() => previewCards.id, {

@@ -5,7 +5,7 @@
  * which statuses and links get one hold, for local and remote statuses.
  */
 import assert from "node:assert/strict";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { mediaRow } from "../fixtures/media.ts";
@@ -16,6 +16,7 @@ import { createStatus } from "../../actors/statuses/create.ts";
 import { editRemoteStatus } from "../../actors/statuses/edit_remote.ts";
 import { sanitizeHtml } from "../../federation/sanitize.ts";
 import { ROOKERY_VERSION } from "../../version.ts";
+import { pruneCardFailures } from "../../actors/cards/stored.ts";
 import { getStatus, jobsDrained, startPageServer, waitForCard } from "./helpers.ts";
 
 test("statuses get the card of their first link; the link timeline lists them", async () => {
@@ -63,8 +64,10 @@ test("statuses get the card of their first link; the link timeline lists them", 
     assert.equal(fetch.userAgent, `Rookery/${ROOKERY_VERSION} (+${instance.origin}/) Bot`);
     assert.match(fetch.accept, /text\/html/);
 
-    // A second status with the same link reuses the stored card.
+    // A second status with the same link reuses the stored card, linked in
+    // the posting request itself.
     const second = await postStatus(instance, bob, { status: `${base}/og is good` });
+    assert.equal(second.card?.title, "Fish & Chips");
     assert.equal((await waitForCard(instance, bob, second.id)).title, "Fish & Chips");
     assert.equal(pages.count("/og"), 1);
     assert.deepEqual(await linkIds(`${base}/og`), [second.id, first.id]);
@@ -129,6 +132,59 @@ test("statuses get the card of their first link; the link timeline lists them", 
     assert.equal(polled.status, 200);
     assert.equal((await getStatus(instance, alice, plain.id)).card, null);
     assert.deepEqual(await linkIds(`${base}/plain`), []);
+  } finally {
+    await instance.close({ destroy: true });
+    await pages.close();
+  }
+});
+
+test("a page that gave no card is not fetched again for ten minutes; a stale card is kept meanwhile", async () => {
+  const pages = await startPageServer();
+  const instance = await startInstance();
+  try {
+    const { base } = pages;
+    const alice = await createUser(instance, "alice");
+    const db = instance.rookery.ctx.database;
+    const post = async (status: string) => {
+      const s = await postStatus(instance, alice, { status });
+      await jobsDrained(instance);
+      return s;
+    };
+
+    // The first post's job fetches the page and records the failure; the
+    // next posts within the period queue nothing and fetch nothing.
+    const first = await post(`${base}/missing`);
+    assert.equal(pages.count("/missing"), 1);
+    const [failure] = await db.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM preview_card_failures WHERE url = ${`${base}/missing`}`,
+    );
+    assert.equal(failure.n, 1);
+    await post(`again ${base}/missing`);
+    await post(`and again ${base}/missing`);
+    assert.equal(pages.count("/missing"), 1);
+    assert.equal((await getStatus(instance, alice, first.id)).card, null);
+
+    // Once the period is over, the page is asked again.
+    await db.rows(sql`UPDATE preview_card_failures SET failed_at = now() - interval '11 minutes'`);
+    await post(`later ${base}/missing`);
+    assert.equal(pages.count("/missing"), 2);
+
+    // A stale card whose page now fails is kept, and linked at once.
+    const og = await post(`${base}/og`);
+    assert.equal((await waitForCard(instance, alice, og.id)).title, "Fish & Chips");
+    await db.rows(sql`UPDATE preview_cards SET updated_at = now() - interval '15 days'`);
+    await db.rows(sql`INSERT INTO preview_card_failures (url) VALUES (${`${base}/og`})`);
+    const stale = await post(`still ${base}/og`);
+    assert.equal(stale.card?.title, "Fish & Chips");
+    assert.equal(pages.count("/og"), 1);
+
+    // The worker's maintenance prunes failures past the period.
+    await db.rows(sql`UPDATE preview_card_failures SET failed_at = now() - interval '11 minutes'`);
+    await pruneCardFailures(db.db);
+    const [left] = await db.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM preview_card_failures`,
+    );
+    assert.equal(left.n, 0);
   } finally {
     await instance.close({ destroy: true });
     await pages.close();
