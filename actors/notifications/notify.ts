@@ -31,6 +31,7 @@ import {
 import { recordInRequest } from "./requests.ts";
 import { nextGroupKey } from "./group_key.ts";
 import { KNOWN_TYPES } from "../../db/queries/notifications.ts";
+import { preparedQuery } from "../../db/queries/prepared.ts";
 
 /** A notification type (the list lives with the queries: db/ must not import actors/). */
 export type NotificationType = (typeof KNOWN_TYPES)[number];
@@ -79,12 +80,13 @@ const targetFields = {
 
 /** The status shown for `statusId` (a boost resolves to the boosted status), or null. */
 async function loadTarget(db: Executor, statusId: string): Promise<Target | null> {
-  const [row] = await db.select({ ...targetFields, reblogOfId: statuses.reblogOfId })
-    .from(statuses).where(eq(statuses.id, statusId)).limit(1);
-  if (!row) return null;
-  if (!row.reblogOfId) return row;
-  const [original] = await db.select(targetFields)
-    .from(statuses).where(eq(statuses.id, row.reblogOfId)).limit(1);
+  const byId = (id: string) =>
+    preparedQuery(db, "notification_target", (db) =>
+      db.select({ ...targetFields, reblogOfId: statuses.reblogOfId })
+        .from(statuses).where(eq(statuses.id, sql.placeholder("id"))).limit(1)).execute({ id });
+  const [row] = await byId(statusId);
+  if (!row?.reblogOfId) return row ?? null;
+  const [original] = await byId(row.reblogOfId);
   return original ?? null;
 }
 
@@ -163,6 +165,7 @@ export async function notifyMany(
   event: { type: NotificationType; fromAccountId: string; statusId: string },
   recipientIds: readonly string[],
 ): Promise<string[]> {
+  if (recipientIds.length === 0) return [];
   const target = await loadTarget(tx, event.statusId);
   if (!target) return [];
   const screened = await screenRecipients(tx, recipientIds, {
@@ -225,13 +228,14 @@ export async function notifySubscribers(
 ): Promise<string[]> {
   if (status.reblogOfId || status.visibility === "direct") return [];
   if (status.inReplyToAccountId && status.inReplyToAccountId !== status.accountId) return [];
-  const subscribers = await tx.select({ id: follows.accountId }).from(follows)
-    .innerJoin(accounts, eq(accounts.id, follows.accountId))
-    .where(and(
-      eq(follows.targetAccountId, status.accountId),
-      eq(follows.notify, true),
-      isNull(accounts.domain),
-    ));
+  const subscribers = await preparedQuery(tx, "status_subscribers", (db) =>
+    db.select({ id: follows.accountId }).from(follows)
+      .innerJoin(accounts, eq(accounts.id, follows.accountId))
+      .where(and(
+        eq(follows.targetAccountId, sql.placeholder("id")),
+        eq(follows.notify, true),
+        isNull(accounts.domain),
+      ))).execute({ id: status.accountId });
   return await notifyMany(
     tx,
     { type: "status", fromAccountId: status.accountId, statusId: status.id },

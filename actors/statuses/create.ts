@@ -43,6 +43,7 @@ import {
   users,
 } from "../../db/schema.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
+import { preparedQuery } from "../../db/queries/prepared.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
 import { notify, notifySubscribers } from "../notifications/notify.ts";
 import { countInFeaturedTags } from "../featured_tags.ts";
@@ -169,8 +170,10 @@ interface Prepared {
 }
 
 async function loadAuthor(db: Executor, accountId: string) {
-  const [row] = await db.select({ account: accounts, settings: users.settings }).from(accounts)
-    .leftJoin(users, eq(users.accountId, accounts.id)).where(eq(accounts.id, accountId)).limit(1);
+  const [row] = await preparedQuery(db, "status_author", (db) =>
+    db.select({ account: accounts, settings: users.settings }).from(accounts)
+      .leftJoin(users, eq(users.accountId, accounts.id))
+      .where(eq(accounts.id, sql.placeholder("id"))).limit(1)).execute({ id: accountId });
   if (!row || row.account.deletedAt || row.account.suspendedAt) {
     throw new StatusError(404, "Record not found");
   }
@@ -437,6 +440,34 @@ export async function createStatus(
   return status;
 }
 
+/** The columns a new status row is written with (each a placeholder of the prepared INSERT). */
+const INSERTED_COLUMNS = [
+  "id",
+  "uri",
+  "url",
+  "accountId",
+  "local",
+  "visibility",
+  "content",
+  "text",
+  "spoilerText",
+  "sensitive",
+  "language",
+  "inReplyToId",
+  "inReplyToAccountId",
+  "inReplyToUri",
+  "conversationId",
+  "applicationId",
+  "pollId",
+  "quotedStatusId",
+  "quoteApprovalPolicy",
+  "createdAt",
+] as const;
+type InsertedColumn = (typeof INSERTED_COLUMNS)[number];
+const INSERT_PLACEHOLDERS = Object.fromEntries(
+  INSERTED_COLUMNS.map((c) => [c, sql.placeholder(c)]),
+) as unknown as typeof statuses.$inferInsert;
+
 /** The transaction's result: the row, and whether its preview card is settled. */
 interface Written {
   status: StatusRow;
@@ -471,14 +502,18 @@ async function write(
     conversationId = c.id;
   }
   if (!conversationId) {
-    const [c] = await tx.insert(conversations).values({ id: newId() }).returning();
-    conversationId = c.id;
+    conversationId = newId();
+    await preparedQuery(tx, "new_conversation", (db) =>
+      db.insert(conversations).values({ id: sql.placeholder("id") })).execute({
+        id: conversationId,
+      });
     if (p.parent) {
       await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, p.parent.id));
     }
   }
   const pollId = input.poll ? newId() : null;
-  const [status] = await tx.insert(statuses).values({
+  const [status] = await preparedQuery(tx, "insert_status", (db) =>
+    db.insert(statuses).values(INSERT_PLACEHOLDERS).returning()).execute({
     id: p.id,
     uri: p.uri,
     url: p.url,
@@ -499,7 +534,7 @@ async function write(
     quotedStatusId: p.quoted?.id ?? null,
     quoteApprovalPolicy: p.quotePolicy,
     createdAt: p.createdAt,
-  }).returning();
+  } satisfies Record<InsertedColumn, unknown>);
 
   // The status row was inserted just above: nothing to replace or compare.
   await setMentions(tx, status.id, p.mentioned, true);
@@ -580,11 +615,14 @@ async function write(
   // Last, just before COMMIT: this UPDATE locks the author's row until the
   // transaction ends, so an author's concurrent posts wait for each other
   // only for the commit, not for the fan-out and notifications as well.
-  await tx.update(accounts).set({
-    statusesCount: p.visibility === "direct"
-      ? accounts.statusesCount
-      : sql`${accounts.statusesCount} + 1`,
-    lastStatusAt: p.createdAt,
-  }).where(eq(accounts.id, input.accountId));
+  await preparedQuery(tx, "count_new_status", (db) =>
+    db.update(accounts).set({
+      statusesCount: sql`${accounts.statusesCount} + ${sql.placeholder("counted")}::int`,
+      lastStatusAt: sql`${sql.placeholder("at")}::timestamptz`,
+    }).where(eq(accounts.id, sql.placeholder("id")))).execute({
+      counted: p.visibility === "direct" ? 0 : 1,
+      at: p.createdAt.toISOString(),
+      id: input.accountId,
+    });
   return { status, cardSettled };
 }

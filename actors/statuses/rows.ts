@@ -17,6 +17,7 @@ import {
 import { notify } from "../notifications/notify.ts";
 import type { PollInput } from "./validation.ts";
 import { StatusError } from "./errors.ts";
+import { executePrepared } from "../../db/queries/prepared.ts";
 
 export type MediaRow = typeof mediaAttachments.$inferSelect;
 export type PollRow = typeof polls.$inferSelect;
@@ -45,11 +46,21 @@ export async function setStatusTags(
   fresh = false,
 ) {
   if (!fresh) await tx.delete(statusTags).where(eq(statusTags.statusId, statusId));
-  const ids = await upsertTags(tx, names);
-  if (ids.length) {
-    await tx.insert(statusTags).values(ids.map((tagId) => ({ statusId, tagId })))
-      .onConflictDoNothing();
-  }
+  if (names.length === 0) return;
+  // Most hashtags exist already: link those in one prepared statement, and
+  // create tags only when some are missing (then link again). Creating
+  // first and selecting after, in two statements, is what sees a tag another
+  // transaction created meanwhile.
+  const lowered = [...new Set(names.map((n) => n.toLowerCase()))];
+  const link = () =>
+    executePrepared(tx, "link_status_tags", () =>
+      sql`INSERT INTO statuses_tags (status_id, tag_id)
+        SELECT ${sql.placeholder("status")}::bigint, id FROM tags
+          WHERE lower(name) = ANY(${sql.placeholder("names")}::text[])
+        ON CONFLICT DO NOTHING RETURNING tag_id`, { status: statusId, names: lowered });
+  if ((await link()).length === lowered.length) return;
+  await upsertTags(tx, names);
+  await link();
 }
 
 /**

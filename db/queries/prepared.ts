@@ -33,6 +33,73 @@ export function prepared<T>(db: Executor, key: string, build: () => T): T {
   return query;
 }
 
+/** What a prepared drizzle query is made of, captured from its first build. */
+interface QueryShape {
+  query: { sql: string; params: unknown[] };
+  fields: unknown;
+  arrayMode: boolean;
+  mapper: unknown;
+  joins: unknown;
+}
+
+/** The drizzle internals a prepared query is rebuilt from (both drivers have them). */
+interface PreparedInternals {
+  queryString: string;
+  params: unknown[];
+  fields: unknown;
+  _isResponseInArrayMode: boolean;
+  customResultMapper: unknown;
+  joinsNotNullableMap?: unknown;
+}
+
+const shapes = new Map<string, QueryShape>();
+
+/**
+ * A drizzle query builder with `sql.placeholder(…)` for every value, built
+ * once per process and prepared on `db` (the Db or a transaction). It is
+ * {@link prepared} for queries that also run inside transactions: a new
+ * transaction gets a new handle, so `prepared` would build the query again
+ * for each one, and building (drizzle walks every column and chunk) was
+ * most of the server's CPU when posting. The first build's SQL text,
+ * parameter slots and result mapping are kept, and each handle gets a
+ * prepared query made from them by its own session, exactly as drizzle's
+ * `.prepare()` would make it.
+ */
+export function preparedQuery<Q extends { prepare(name: string): unknown }>(
+  db: Executor,
+  key: string,
+  build: (db: Executor) => Q,
+): ReturnType<Q["prepare"]> {
+  return prepared(db, `query:${key}`, () => {
+    const shape = shapes.get(key);
+    if (!shape) {
+      const query = build(db).prepare(key) as PreparedInternals;
+      shapes.set(key, {
+        query: { sql: query.queryString, params: query.params },
+        fields: query.fields,
+        arrayMode: query._isResponseInArrayMode,
+        mapper: query.customResultMapper,
+        joins: query.joinsNotNullableMap,
+      });
+      return query;
+    }
+    const session = (db as unknown as {
+      session: {
+        prepareQuery(
+          query: QueryShape["query"],
+          fields: unknown,
+          name: string,
+          arrayMode: boolean,
+          mapper: unknown,
+        ): PreparedInternals;
+      };
+    }).session;
+    const query = session.prepareQuery(shape.query, shape.fields, key, shape.arrayMode, shape.mapper);
+    if (shape.joins !== undefined) query.joinsNotNullableMap = shape.joins;
+    return query;
+  }) as ReturnType<Q["prepare"]>;
+}
+
 /** The SQL text and parameter slots of raw statements, built once per process. */
 const builtRaw = new Map<string, unknown>();
 

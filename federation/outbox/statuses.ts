@@ -31,10 +31,11 @@ import {
   Tombstone,
   Update,
 } from "@fedify/vocab";
-import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, follows, mentions, quotes, statuses } from "../../db/schema.ts";
+import { preparedQuery } from "../../db/queries/prepared.ts";
 import type { StatusFederationDeliveries } from "../../actors/outbox/statuses.ts";
 import { instanceContext } from "../lookup.ts";
 import { buildNote, loadNoteData } from "../objects/note.ts";
@@ -75,10 +76,10 @@ async function loadLocal(
   app: AppContext,
   statusId: string,
 ): Promise<{ status: StatusRow; author: AccountRow } | null> {
-  const db = app.database.db;
-  const [row] = await db.select({ status: statuses, author: accounts }).from(statuses)
-    .innerJoin(accounts, eq(accounts.id, statuses.accountId))
-    .where(eq(statuses.id, statusId)).limit(1);
+  const [row] = await preparedQuery(app.database.db, "outbox_local_status", (db) =>
+    db.select({ status: statuses, author: accounts }).from(statuses)
+      .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+      .where(eq(statuses.id, sql.placeholder("id"))).limit(1)).execute({ id: statusId });
   if (!row || !row.status.local || row.status.reblogOfId || row.author.domain != null) return null;
   return row;
 }
@@ -100,14 +101,18 @@ async function audience(
 ): Promise<Recipient[]> {
   const db = app.database.db;
   const recipients: Recipient[] = [];
-  const mentioned = await db.select(inboxColumns).from(mentions)
-    .innerJoin(accounts, eq(accounts.id, mentions.accountId))
-    .where(and(eq(mentions.statusId, status.id), remoteLive));
+  const mentioned = await preparedQuery(db, "outbox_mentioned_inboxes", (db) =>
+    db.select(inboxColumns).from(mentions)
+      .innerJoin(accounts, eq(accounts.id, mentions.accountId))
+      .where(and(eq(mentions.statusId, sql.placeholder("id")), remoteLive)))
+    .execute({ id: status.id });
   recipients.push(...mentioned.map(recipientOf));
   if (status.visibility === "direct") return recipients;
-  const followers = await db.select(inboxColumns).from(follows)
-    .innerJoin(accounts, eq(accounts.id, follows.accountId))
-    .where(and(eq(follows.targetAccountId, status.accountId), remoteLive));
+  const followers = await preparedQuery(db, "outbox_follower_inboxes", (db) =>
+    db.select(inboxColumns).from(follows)
+      .innerJoin(accounts, eq(accounts.id, follows.accountId))
+      .where(and(eq(follows.targetAccountId, sql.placeholder("id")), remoteLive)))
+    .execute({ id: status.accountId });
   recipients.push(...followers.map(recipientOf));
   recipients.push(...await remoteAuthorOf(app, status.inReplyToId));
   recipients.push(...await remoteAuthorOf(app, status.quotedStatusId));
