@@ -81,9 +81,13 @@ const targetFields = {
 /** The status shown for `statusId` (a boost resolves to the boosted status), or null. */
 async function loadTarget(db: Executor, statusId: string): Promise<Target | null> {
   const byId = (id: string) =>
-    preparedQuery(db, "notification_target", (db) =>
-      db.select({ ...targetFields, reblogOfId: statuses.reblogOfId })
-        .from(statuses).where(eq(statuses.id, sql.placeholder("id"))).limit(1)).execute({ id });
+    preparedQuery(
+      db,
+      "notification_target",
+      (db) =>
+        db.select({ ...targetFields, reblogOfId: statuses.reblogOfId })
+          .from(statuses).where(eq(statuses.id, sql.placeholder("id"))).limit(1),
+    ).execute({ id });
   const [row] = await byId(statusId);
   if (!row?.reblogOfId) return row ?? null;
   const [original] = await byId(row.reblogOfId);
@@ -228,14 +232,18 @@ export async function notifySubscribers(
 ): Promise<string[]> {
   if (status.reblogOfId || status.visibility === "direct") return [];
   if (status.inReplyToAccountId && status.inReplyToAccountId !== status.accountId) return [];
-  const subscribers = await preparedQuery(tx, "status_subscribers", (db) =>
-    db.select({ id: follows.accountId }).from(follows)
-      .innerJoin(accounts, eq(accounts.id, follows.accountId))
-      .where(and(
-        eq(follows.targetAccountId, sql.placeholder("id")),
-        eq(follows.notify, true),
-        isNull(accounts.domain),
-      ))).execute({ id: status.accountId });
+  const subscribers = await preparedQuery(
+    tx,
+    "status_subscribers",
+    (db) =>
+      db.select({ id: follows.accountId }).from(follows)
+        .innerJoin(accounts, eq(accounts.id, follows.accountId))
+        .where(and(
+          eq(follows.targetAccountId, sql.placeholder("id")),
+          eq(follows.notify, true),
+          isNull(accounts.domain),
+        )),
+  ).execute({ id: status.accountId });
   return await notifyMany(
     tx,
     { type: "status", fromAccountId: status.accountId, statusId: status.id },

@@ -170,10 +170,14 @@ interface Prepared {
 }
 
 async function loadAuthor(db: Executor, accountId: string) {
-  const [row] = await preparedQuery(db, "status_author", (db) =>
-    db.select({ account: accounts, settings: users.settings }).from(accounts)
-      .leftJoin(users, eq(users.accountId, accounts.id))
-      .where(eq(accounts.id, sql.placeholder("id"))).limit(1)).execute({ id: accountId });
+  const [row] = await preparedQuery(
+    db,
+    "status_author",
+    (db) =>
+      db.select({ account: accounts, settings: users.settings }).from(accounts)
+        .leftJoin(users, eq(users.accountId, accounts.id))
+        .where(eq(accounts.id, sql.placeholder("id"))).limit(1),
+  ).execute({ id: accountId });
   if (!row || row.account.deletedAt || row.account.suspendedAt) {
     throw new StatusError(404, "Record not found");
   }
@@ -503,38 +507,46 @@ async function write(
   }
   if (!conversationId) {
     conversationId = newId();
-    await preparedQuery(tx, "new_conversation", (db) =>
-      db.insert(conversations).values({ id: sql.placeholder("id") })).execute({
-        id: conversationId,
-      });
+    await preparedQuery(
+      tx,
+      "new_conversation",
+      (db) => db.insert(conversations).values({ id: sql.placeholder("id") }),
+    ).execute({
+      id: conversationId,
+    });
     if (p.parent) {
       await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, p.parent.id));
     }
   }
   const pollId = input.poll ? newId() : null;
-  const [status] = await preparedQuery(tx, "insert_status", (db) =>
-    db.insert(statuses).values(INSERT_PLACEHOLDERS).returning()).execute({
-    id: p.id,
-    uri: p.uri,
-    url: p.url,
-    accountId: input.accountId,
-    local: input.local,
-    visibility: p.visibility,
-    content: p.content,
-    text: p.text,
-    spoilerText: input.spoilerText ?? "",
-    sensitive: (input.sensitive ?? false) || (input.spoilerText ?? "") !== "",
-    language: p.language,
-    inReplyToId: p.parent?.id ?? null,
-    inReplyToAccountId: p.parent?.accountId ?? null,
-    inReplyToUri: p.parent?.uri ?? (!input.local ? input.inReplyToUri ?? null : null),
-    conversationId,
-    applicationId: input.local ? input.applicationId ?? null : null,
-    pollId,
-    quotedStatusId: p.quoted?.id ?? null,
-    quoteApprovalPolicy: p.quotePolicy,
-    createdAt: p.createdAt,
-  } satisfies Record<InsertedColumn, unknown>);
+  const [status] = await preparedQuery(
+    tx,
+    "insert_status",
+    (db) => db.insert(statuses).values(INSERT_PLACEHOLDERS).returning(),
+  ).execute(
+    {
+      id: p.id,
+      uri: p.uri,
+      url: p.url,
+      accountId: input.accountId,
+      local: input.local,
+      visibility: p.visibility,
+      content: p.content,
+      text: p.text,
+      spoilerText: input.spoilerText ?? "",
+      sensitive: (input.sensitive ?? false) || (input.spoilerText ?? "") !== "",
+      language: p.language,
+      inReplyToId: p.parent?.id ?? null,
+      inReplyToAccountId: p.parent?.accountId ?? null,
+      inReplyToUri: p.parent?.uri ?? (!input.local ? input.inReplyToUri ?? null : null),
+      conversationId,
+      applicationId: input.local ? input.applicationId ?? null : null,
+      pollId,
+      quotedStatusId: p.quoted?.id ?? null,
+      quoteApprovalPolicy: p.quotePolicy,
+      createdAt: p.createdAt,
+    } satisfies Record<InsertedColumn, unknown>,
+  );
 
   // The status row was inserted just above: nothing to replace or compare.
   await setMentions(tx, status.id, p.mentioned, true);

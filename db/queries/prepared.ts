@@ -94,7 +94,13 @@ export function preparedQuery<Q extends { prepare(name: string): unknown }>(
         ): PreparedInternals;
       };
     }).session;
-    const query = session.prepareQuery(shape.query, shape.fields, key, shape.arrayMode, shape.mapper);
+    const query = session.prepareQuery(
+      shape.query,
+      shape.fields,
+      key,
+      shape.arrayMode,
+      shape.mapper,
+    );
     if (shape.joins !== undefined) query.joinsNotNullableMap = shape.joins;
     return query;
   }) as ReturnType<Q["prepare"]>;

@@ -76,10 +76,14 @@ async function loadLocal(
   app: AppContext,
   statusId: string,
 ): Promise<{ status: StatusRow; author: AccountRow } | null> {
-  const [row] = await preparedQuery(app.database.db, "outbox_local_status", (db) =>
-    db.select({ status: statuses, author: accounts }).from(statuses)
-      .innerJoin(accounts, eq(accounts.id, statuses.accountId))
-      .where(eq(statuses.id, sql.placeholder("id"))).limit(1)).execute({ id: statusId });
+  const [row] = await preparedQuery(
+    app.database.db,
+    "outbox_local_status",
+    (db) =>
+      db.select({ status: statuses, author: accounts }).from(statuses)
+        .innerJoin(accounts, eq(accounts.id, statuses.accountId))
+        .where(eq(statuses.id, sql.placeholder("id"))).limit(1),
+  ).execute({ id: statusId });
   if (!row || !row.status.local || row.status.reblogOfId || row.author.domain != null) return null;
   return row;
 }
@@ -101,17 +105,25 @@ async function audience(
 ): Promise<Recipient[]> {
   const db = app.database.db;
   const recipients: Recipient[] = [];
-  const mentioned = await preparedQuery(db, "outbox_mentioned_inboxes", (db) =>
-    db.select(inboxColumns).from(mentions)
-      .innerJoin(accounts, eq(accounts.id, mentions.accountId))
-      .where(and(eq(mentions.statusId, sql.placeholder("id")), remoteLive)))
+  const mentioned = await preparedQuery(
+    db,
+    "outbox_mentioned_inboxes",
+    (db) =>
+      db.select(inboxColumns).from(mentions)
+        .innerJoin(accounts, eq(accounts.id, mentions.accountId))
+        .where(and(eq(mentions.statusId, sql.placeholder("id")), remoteLive)),
+  )
     .execute({ id: status.id });
   recipients.push(...mentioned.map(recipientOf));
   if (status.visibility === "direct") return recipients;
-  const followers = await preparedQuery(db, "outbox_follower_inboxes", (db) =>
-    db.select(inboxColumns).from(follows)
-      .innerJoin(accounts, eq(accounts.id, follows.accountId))
-      .where(and(eq(follows.targetAccountId, sql.placeholder("id")), remoteLive)))
+  const followers = await preparedQuery(
+    db,
+    "outbox_follower_inboxes",
+    (db) =>
+      db.select(inboxColumns).from(follows)
+        .innerJoin(accounts, eq(accounts.id, follows.accountId))
+        .where(and(eq(follows.targetAccountId, sql.placeholder("id")), remoteLive)),
+  )
     .execute({ id: status.accountId });
   recipients.push(...followers.map(recipientOf));
   recipients.push(...await remoteAuthorOf(app, status.inReplyToId));
