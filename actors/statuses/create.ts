@@ -27,7 +27,7 @@
  *   transaction, so concurrent duplicates wait for the first and reuse it.
  * - statuses_count counts every status but direct ones, as Mastodon.
  */
-import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { idFromTime, newId } from "../../db/ids.ts";
@@ -35,7 +35,6 @@ import {
   accounts,
   conversations,
   follows,
-  idempotencyKeys,
   mediaAttachments,
   polls,
   quotes,
@@ -63,12 +62,12 @@ import {
 import { deliver } from "./deliveries.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
+import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
+
+export { IDEMPOTENCY_TTL_MS } from "./idempotency.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 type AccountRow = typeof accounts.$inferSelect;
-
-/** Idempotency keys are honoured this long (Mastodon keeps them an hour). */
-export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000;
 
 /** What a local author asks to post. */
 export interface LocalStatusInput {
@@ -355,46 +354,6 @@ async function linkStatusEmojis(tx: Executor, input: CreateStatusInput, status: 
       replace: false,
     });
   }
-}
-
-/**
- * Claims an idempotency key in the transaction. Returns the status an
- * earlier request with the same key created, or null when this request is
- * the first (the key then points at `statusId`).
- */
-async function claimIdempotencyKey(
-  tx: Executor,
-  accountId: string,
-  key: string,
-  statusId: string,
-): Promise<string | null> {
-  await tx.delete(idempotencyKeys).where(and(
-    eq(idempotencyKeys.accountId, accountId),
-    eq(idempotencyKeys.key, key),
-    lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS)),
-  ));
-  const inserted = await tx.insert(idempotencyKeys).values({ accountId, key, statusId })
-    .onConflictDoNothing().returning({ key: idempotencyKeys.key });
-  if (inserted.length) return null;
-  const [row] = await tx.select().from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key)));
-  return row?.statusId ?? null;
-}
-
-/** The status an earlier request with this key created, if it is still fresh. */
-export async function findIdempotentStatus(
-  db: Executor,
-  accountId: string,
-  key: string,
-): Promise<StatusRow | null> {
-  const [row] = await db.select({ status: statuses }).from(idempotencyKeys)
-    .innerJoin(statuses, eq(statuses.id, idempotencyKeys.statusId))
-    .where(and(
-      eq(idempotencyKeys.accountId, accountId),
-      eq(idempotencyKeys.key, key),
-      gte(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS)),
-    )).limit(1);
-  return row?.status ?? null;
 }
 
 /** Signals that the transaction should end and answer an earlier status. */
