@@ -1,14 +1,15 @@
 /**
  * The per-process cache of what every viewer sees alike in a Status or an
  * Account: the status row and its media, mentions, tags, emoji, poll,
- * application and card; the Account entity. Timelines show the same
+ * application and card; the Account entity. It also keeps the live access
+ * tokens that read requests present (api/middleware/auth.ts). Timelines show the same
  * statuses and authors over and over, and loading them was most of a
  * timeline request's database work. What differs per viewer (favourited,
  * reblogged, bookmarked, pins, muted threads, poll votes, quote visibility)
  * is always read fresh (status_hydration.ts).
  *
  * Invalidation: triggers on every table those entities are built from
- * (migration 0005) send the changed entity's key on the `rookery_entities`
+ * (migrations 0005 and 0008) send the changed entity's key on the `rookery_entities`
  * channel, and PostgreSQL delivers it to every listening process at commit.
  * This module listens and evicts. Three races are handled:
  * - A load that read the old row, finishing after the invalidation arrived:
@@ -27,6 +28,7 @@
 import type { Database } from "../../db/connection.ts";
 import type { Account } from "./account.ts";
 import type { StatusBundle } from "./status_content.ts";
+import type { AuthToken, AuthUser } from "../middleware/auth.ts";
 
 const CHANNEL = "rookery_entities";
 /** Entries kept per kind; the oldest go first beyond this. */
@@ -60,9 +62,78 @@ class Bounded<V> {
   }
 }
 
+/** A live access token as the auth middleware found it, with its user. */
+export interface CachedToken {
+  tokenId: string;
+  /** The user's account (tokens of apps have none). */
+  accountId: string | null;
+  found: { token: AuthToken; user: AuthUser | null };
+}
+
+/**
+ * Tokens by the hash of their secret, with the reverse maps invalidation
+ * needs: a token row's notification names its id, a user's names the
+ * account. Bounded like the other kinds; evictions keep the maps in step.
+ */
+class TokenCache {
+  readonly #byHash = new Map<string, CachedToken>();
+  readonly #hashById = new Map<string, string>();
+  readonly #hashesByAccount = new Map<string, Set<string>>();
+
+  get(hash: string): CachedToken | undefined {
+    return this.#byHash.get(hash);
+  }
+
+  set(hash: string, entry: CachedToken): void {
+    this.delete(hash);
+    this.#byHash.set(hash, entry);
+    this.#hashById.set(entry.tokenId, hash);
+    if (entry.accountId) {
+      let hashes = this.#hashesByAccount.get(entry.accountId);
+      if (!hashes) this.#hashesByAccount.set(entry.accountId, hashes = new Set());
+      hashes.add(hash);
+    }
+    if (this.#byHash.size > MAX_ENTRIES) this.delete(this.#byHash.keys().next().value!);
+  }
+
+  delete(hash: string): void {
+    const entry = this.#byHash.get(hash);
+    if (!entry) return;
+    this.#byHash.delete(hash);
+    this.#hashById.delete(entry.tokenId);
+    if (entry.accountId) {
+      const hashes = this.#hashesByAccount.get(entry.accountId);
+      hashes?.delete(hash);
+      if (hashes?.size === 0) this.#hashesByAccount.delete(entry.accountId);
+    }
+  }
+
+  /** Forgets the token with this id. */
+  deleteToken(tokenId: string): void {
+    const hash = this.#hashById.get(tokenId);
+    if (hash) this.delete(hash);
+  }
+
+  /** Forgets every token of this account's user. */
+  deleteAccount(accountId: string): void {
+    for (const hash of [...this.#hashesByAccount.get(accountId) ?? []]) this.delete(hash);
+  }
+
+  clear(): void {
+    this.#byHash.clear();
+    this.#hashById.clear();
+    this.#hashesByAccount.clear();
+  }
+
+  get size(): number {
+    return this.#byHash.size;
+  }
+}
+
 export class EntityCache {
   readonly statuses = new Bounded<StatusBundle>();
   readonly accounts = new Bounded<Account>();
+  readonly tokens = new TokenCache();
   /** Which cached statuses show each preview card (cards are shared). */
   readonly #cardUsers = new Map<string, Set<string>>();
   /** Count of invalidations received; loads compare against it. */
@@ -97,6 +168,7 @@ export class EntityCache {
   clear(): void {
     this.statuses.clear();
     this.accounts.clear();
+    this.tokens.clear();
     this.#cardUsers.clear();
     this.#record("*");
   }
@@ -111,6 +183,7 @@ export class EntityCache {
     if (payload === "*") {
       this.statuses.clear();
       this.accounts.clear();
+      this.tokens.clear();
       this.#cardUsers.clear();
       return;
     }
@@ -121,6 +194,10 @@ export class EntityCache {
         break;
       case "a":
         this.accounts.delete(id);
+        this.tokens.deleteAccount(id);
+        break;
+      case "t":
+        this.tokens.deleteToken(id);
         break;
       case "c":
         for (const statusId of this.#cardUsers.get(id) ?? []) this.statuses.delete(statusId);
@@ -201,6 +278,13 @@ export class EntityCache {
       users.add(bundle.row.id);
     }
     this.statuses.set(bundle.row.id, bundle);
+  }
+
+  /** Stores a live token looked up since `epoch`, unless it or its user changed meanwhile. */
+  storeToken(epoch: number, hash: string, entry: CachedToken): void {
+    if (!this.fresh(epoch, `t${entry.tokenId}`)) return;
+    if (entry.accountId && !this.fresh(epoch, `a${entry.accountId}`)) return;
+    this.tokens.set(hash, entry);
   }
 
   /** Stores an Account entity loaded since `epoch`, unless it changed meanwhile. */

@@ -1,6 +1,7 @@
 /**
  * Resolves the request's OAuth bearer token once, with one query that also
- * brings the token's user, and exposes them as `c.var.token` / `c.var.user`.
+ * brings the token's user (or from the entity cache, for read requests),
+ * and exposes them as `c.var.token` / `c.var.user`.
  *
  * It enforces nothing: a missing, unknown or revoked token simply leaves both
  * null (the request is then anonymous and rate-limited per IP). Scope checks
@@ -16,7 +17,8 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { hashSecret } from "../../actors/tokens.ts";
 import { loginActivity, oauthAccessTokens, users } from "../../db/schema.ts";
-import type { Executor } from "../../db/connection.ts";
+import type { Database, Executor } from "../../db/connection.ts";
+import { entityCache } from "../entities/entity_cache.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 
 const logger = getLogger(["rookery", "http", "auth"]);
@@ -54,11 +56,45 @@ export function bearerToken(request: Request): string | null {
   return fromQuery || null;
 }
 
-/** Finds a live token and its user in one query. */
-export async function lookupToken(
-  db: Executor,
+/** A live token and its user. */
+export interface FoundToken {
+  token: AuthToken;
+  user: AuthUser | null;
+}
+
+/**
+ * The live token a request presents. Read requests (GET, HEAD) take it
+ * from the entity cache when it is there: a revoked token, or a change to
+ * its user, evicts it through the cache's invalidation (migration 0008),
+ * and the cache first applies this process's own earlier writes. Other
+ * requests always ask the database, so nothing that writes can run on a
+ * token another process revoked a moment ago.
+ */
+export async function findToken(
+  database: Database,
   token: string,
-): Promise<{ token: AuthToken; user: AuthUser | null } | null> {
+  read: boolean,
+): Promise<FoundToken | null> {
+  const hash = await hashSecret(token);
+  if (!read) return await lookupToken(database.db, hash);
+  const cache = entityCache(database);
+  const epoch = await cache.begin();
+  if (!cache.enabled) return await lookupToken(database.db, hash);
+  const hit = cache.tokens.get(hash);
+  if (hit) return hit.found;
+  const found = await lookupToken(database.db, hash);
+  if (found) {
+    cache.storeToken(epoch, hash, {
+      tokenId: found.token.id,
+      accountId: found.user?.accountId ?? null,
+      found,
+    });
+  }
+  return found;
+}
+
+/** Finds a live token (by the hash of its secret) and its user in one query. */
+export async function lookupToken(db: Executor, hash: string): Promise<FoundToken | null> {
   // Built once per database handle (every request runs it).
   const query = prepared(db, "lookup_token", () =>
     db.select({
@@ -76,7 +112,7 @@ export async function lookupToken(
       .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
       .where(eq(oauthAccessTokens.tokenHash, sql.placeholder("hash")))
       .limit(1).prepare("lookup_token"));
-  const [row] = await query.execute({ hash: await hashSecret(token) });
+  const [row] = await query.execute({ hash });
   if (!row || row.revokedAt) return null;
   const authToken: AuthToken = {
     id: row.id,
@@ -157,7 +193,8 @@ export function authenticate(): MiddlewareHandler<ApiEnv> {
     const plain = bearerToken(c.req.raw);
     if (plain) {
       const { database } = c.get("ctx");
-      const found = await lookupToken(database.db, plain);
+      const method = c.req.method;
+      const found = await findToken(database, plain, method === "GET" || method === "HEAD");
       if (found) {
         c.set("token", found.token);
         c.set("user", found.user);

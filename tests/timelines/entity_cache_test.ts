@@ -97,6 +97,50 @@ test("entity cache: a request's own writes show in the next read at once", async
   }
 });
 
+test("entity cache: a token revoked or a user disabled behind our back stops at the next read", async () => {
+  const instance = await startInstance();
+  try {
+    const alice = await createUser(instance, "alice");
+    const bob = await createUser(instance, "bob");
+    const { database } = instance.rookery.ctx;
+    const cache = entityCache(database);
+    const verify = (user: typeof alice) =>
+      instance.request("/api/v1/accounts/verify_credentials", {
+        headers: { authorization: `Bearer ${user.token}` },
+      }).then(async (res) => {
+        await res.body?.cancel();
+        return res.status;
+      });
+    // The first request records the user's activity (a users row change,
+    // which evicts); the second is cached.
+    for (let i = 0; i < 2; i++) {
+      assert.equal(await verify(alice), 200);
+      assert.equal(await verify(bob), 200);
+    }
+    assert.equal(cache.tokens.size, 2, "both tokens are cached");
+
+    await database.db.execute(sql`UPDATE oauth_access_tokens SET revoked_at = now()
+      WHERE user_id = (SELECT id FROM users WHERE account_id = ${alice.id}::bigint)`);
+    await database.db.execute(sql`UPDATE users SET disabled = true
+      WHERE account_id = ${bob.id}::bigint`);
+    await eventually("the revoked token to fail", async () => await verify(alice) === 401, 5_000);
+    await eventually(
+      "the disabled user to be refused",
+      async () => await verify(bob) === 403,
+      5_000,
+    );
+
+    // Through a request, at once: the next read sees the token gone.
+    const carol = await createUser(instance, "carol");
+    assert.equal(await verify(carol), 200);
+    await database.db.execute(sql`DELETE FROM oauth_access_tokens
+      WHERE user_id = (SELECT id FROM users WHERE account_id = ${carol.id}::bigint)`);
+    await eventually("the deleted token to fail", async () => await verify(carol) === 401, 5_000);
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
+
 if (DB_KIND === "postgres") {
   test("entity cache: a write in another process shows in this one", async () => {
     const first = await startInstance();
