@@ -26,7 +26,13 @@ import type { Account, CustomEmoji } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
-import { hydrate, type Hydration, statusRows, unique } from "./status_hydration.ts";
+import {
+  hydrate,
+  type Hydration,
+  statusRows,
+  unique,
+  type ViewerRows,
+} from "./status_hydration.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -221,9 +227,10 @@ export async function serializeStatuses(
   ctx: AppContext,
   rows: readonly StatusRow[],
   viewer: Viewer,
+  viewerRows?: ViewerRows,
 ): Promise<StatusJson[]> {
   if (rows.length === 0) return [];
-  const h = await hydrate(ctx, [...rows], viewer);
+  const h = await hydrate(ctx, [...rows], viewer, viewerRows);
   return rows.map((r) => build(r, viewer, h, 0)).filter((s): s is StatusJson => s != null);
 }
 

@@ -9,7 +9,7 @@
  * bookmarks, pins, muted threads and poll votes, and which authors they
  * follow (for quote approval). A warm page costs that one statement.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { statuses } from "../../db/schema.ts";
@@ -63,7 +63,7 @@ export async function statusRows(db: Executor, ids: string[]): Promise<StatusRow
 const IDS = sql.placeholder("ids");
 
 /** What the viewer statement brings back. */
-interface ViewerRows {
+export interface ViewerRows {
   quotes: { statusId: string; state: string; quotedStatusId: string | null }[] | null;
   visibleQuoted: string[] | null;
   favourited?: string[] | null;
@@ -83,9 +83,25 @@ interface ViewerRows {
  * get the quotes only.
  */
 function viewerQuery(db: Executor, signedIn: boolean) {
+  const ids = sql`(${sql.placeholder("ids")}::bigint[] || ${sql.placeholder("boosted")}::bigint[])`;
+  const { ctes, select, columns } = viewerParts(signedIn, ids);
+  const fields = Object.fromEntries(
+    Object.entries(columns).map(([prop, column]) => [prop, sql.raw(`h.${column.name}`)]),
+  );
+  const name = signedIn ? "status_viewer" : "status_viewer_anonymous";
+  return db.select(fields).from(sql`(WITH ${ctes} SELECT ${select}) AS h`).prepare(name);
+}
+
+/**
+ * The parts of the viewer statement, for the statuses `ids` (a bigint[]
+ * expression: the shown ids and the ids they boost) and the viewer
+ * placeholder `viewer`: its CTEs, its one row's select list, and the
+ * columns of that row (property → column name and SQL type). A page query
+ * can run it in the same statement (status_page.ts).
+ */
+export function viewerParts(signedIn: boolean, ids: SQL) {
   const viewer = signedIn ? sql.placeholder("viewer") : null;
   const v = sql`${viewer}::bigint`;
-  const ids = sql`(${sql.placeholder("ids")}::bigint[] || ${sql.placeholder("boosted")}::bigint[])`;
   const flags = signedIn
     ? sql`,
     ARRAY(SELECT h.id::text FROM hs h WHERE EXISTS (SELECT 1 FROM favourites f
@@ -106,7 +122,7 @@ function viewerQuery(db: Executor, signedIn: boolean) {
       FROM poll_votes pv WHERE pv.account_id = ${v}
         AND pv.poll_id IN (SELECT poll_id FROM hs WHERE poll_id IS NOT NULL)) AS votes`
     : sql``;
-  const statement = sql`(WITH
+  const ctes = sql`
     hq AS (SELECT status_id, state, quoted_status_id FROM quotes WHERE status_id = ANY(${ids})),
     hv AS (SELECT statuses.id FROM statuses
       WHERE statuses.id IN (SELECT quoted_status_id FROM hq WHERE state = 'accepted')
@@ -116,25 +132,23 @@ function viewerQuery(db: Executor, signedIn: boolean) {
       ? sql`, hs AS (SELECT id, account_id, poll_id, conversation_id, quote_approval_policy
       FROM statuses WHERE id IN (SELECT unnest(${ids}) UNION ALL SELECT id FROM hv))`
       : sql``
-  }
-    SELECT
+  }`;
+  const select = sql`
     (SELECT json_agg(json_build_object('statusId', status_id::text, 'state', state,
       'quotedStatusId', quoted_status_id::text)) FROM hq) AS quotes,
     ARRAY(SELECT id::text FROM hv) AS visible_quoted
-    ${flags}) AS h`;
-  const f = (name: string) => sql.raw(`h.${name}`);
-  const fields: Record<string, ReturnType<typeof f>> = {
-    quotes: f("quotes"),
-    visibleQuoted: f("visible_quoted"),
+    ${flags}`;
+  const columns: Record<string, { name: string; type: string }> = {
+    quotes: { name: "quotes", type: "json" },
+    visibleQuoted: { name: "visible_quoted", type: "text[]" },
   };
   if (signedIn) {
     for (const name of ["favourited", "reblogged", "bookmarked", "pinned", "muted", "followed"]) {
-      fields[name] = f(name);
+      columns[name] = { name, type: "text[]" };
     }
-    fields.votes = f("votes");
+    columns.votes = { name: "votes", type: "json" };
   }
-  const name = signedIn ? "status_viewer" : "status_viewer_anonymous";
-  return db.select(fields).from(statement).prepare(name);
+  return { ctes, select, columns };
 }
 
 /** Loads everything a page of statuses shows for the viewer. */
@@ -142,6 +156,7 @@ export async function hydrate(
   ctx: AppContext,
   rows: StatusRow[],
   viewer: Viewer,
+  viewerRows?: ViewerRows,
 ): Promise<Hydration> {
   const db = ctx.database.db;
   const cache = entityCache(ctx.database);
@@ -151,16 +166,16 @@ export async function hydrate(
   const shown = new Map(rows.map((r) => [r.id, r]));
   const boostedIds = unique(rows.map((r) => r.reblogOfId)).filter((id) => !shown.has(id));
   const signedIn = viewer != null;
-  const query = prepared(
+  // A page read with status_page.ts brought these in its own statement.
+  const fresh = viewerRows ?? (await prepared(
     db,
     signedIn ? "status_viewer" : "status_viewer_anonymous",
     () => viewerQuery(db, signedIn),
-  );
-  const [fresh] = await query.execute({
+  ).execute({
     ids: [...shown.keys()],
     boosted: boostedIds,
     ...(viewer ? { viewer: viewer.accountId } : {}),
-  }) as unknown as ViewerRows[];
+  }) as unknown as ViewerRows[])[0];
   const visibleQuoted = new Set(fresh.visibleQuoted ?? []);
 
   // Bundles from the cache; the rest, with missing authors, from the database.

@@ -33,11 +33,14 @@ import { readBoolean, readString, readStringArray } from "../readers.ts";
 import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
 import { checkToken, requireUser } from "../middleware/scopes.ts";
 import { serializeStatuses } from "../entities/status.ts";
+import { readPageWithViewer } from "../entities/status_page.ts";
+import type { ViewerRows } from "../entities/status_hydration.ts";
 import { isId } from "../../db/ids.ts";
 import {
   directTimeline,
   homeFeedIsEmpty,
-  homeTimeline,
+  homePageQuery,
+  homePageValues,
   linkTimeline,
   listTimeline,
   publicTimeline,
@@ -63,9 +66,15 @@ async function answerPage(
   c: Context<ApiEnv>,
   rows: StatusRow[],
   status: 200 | 206 = 200,
+  viewerRows?: ViewerRows,
 ): Promise<Response> {
   const viewer = viewerAccountId(c);
-  const json = await serializeStatuses(c.get("ctx"), rows, viewer ? { accountId: viewer } : null);
+  const json = await serializeStatuses(
+    c.get("ctx"),
+    rows,
+    viewer ? { accountId: viewer } : null,
+    viewerRows,
+  );
   // Cursors come from the rows read, so a status the serializer skips never breaks paging.
   setPaginationHeaders(c, rows, (row) => row.id);
   return c.json(json, status);
@@ -103,8 +112,13 @@ export function timelineRoutes(): Hono<ApiEnv> {
     const { database } = c.get("ctx");
     const me = viewerAccountId(c)!;
     const page = readPageParams(await params(c), PAGE_SIZES.timelines);
-    const rows = await homeTimeline(database.db, me, page);
-    if (rows.length > 0) return await answerPage(c, rows);
+    // The page and the viewer's flags on it in one statement (status_page.ts).
+    const { rows, viewerRows } = await readPageWithViewer(
+      database.db,
+      homePageQuery(database.db, page),
+      homePageValues(me, page),
+    );
+    if (rows.length > 0) return await answerPage(c, rows, 200, viewerRows);
     // An empty page: the end of the feed, or a feed that was never built.
     if (isRebuilding(me)) return await answerPage(c, rows, 206);
     if (await homeFeedIsEmpty(database.db, me) && await rebuildHomeFeedIfMissing(database, me)) {

@@ -34,7 +34,6 @@ import {
   tags,
 } from "../schema.ts";
 import { visibleStatusFilter } from "./visibility.ts";
-import { prepared } from "./prepared.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
@@ -112,16 +111,19 @@ function placeholderBounds(name: string, page: Page): { key: string; bounds: Pag
   return { key, bounds };
 }
 
-/** One page of an account's home feed. */
-export async function homeTimeline(db: Executor, accountId: string, page: Page) {
+/**
+ * The home page query for a page shape, with placeholders for the viewer
+ * (`viewer`), the bounds it sets and `limit`: its key and SQL (the columns
+ * of `statuses`; a min_id page reads upwards, and the reader orders the
+ * rows newest first). api/entities/status_page.ts runs it together with
+ * the viewer statement, built once per page shape.
+ */
+export function homePageQuery(db: Executor, page: Page) {
   const { key, bounds } = placeholderBounds("home_timeline", page);
   const w = pageWindow(homeFeed.statusId, bounds);
-  // Built once per page shape (db/queries/prepared.ts) and a server-side
-  // prepared statement per connection: building the visibility filter and
-  // planning it cost more than running the range scan.
-  const query = prepared(db, key, () => {
-    const viewer = sql.placeholder("viewer");
-    return db.select(STATUS_COLUMNS).from(homeFeed)
+  const viewer = sql.placeholder("viewer");
+  const build = () =>
+    db.select(STATUS_COLUMNS).from(homeFeed)
       .innerJoin(statuses, eq(statuses.id, homeFeed.statusId))
       .where(and(
         eq(homeFeed.accountId, viewer),
@@ -129,17 +131,19 @@ export async function homeTimeline(db: Executor, accountId: string, page: Page) 
         visibleStatusFilter(viewer),
         notMutedBy(viewer),
       ))
-      .orderBy(w.order).limit(sql.placeholder("limit"))
-      .prepare("home_timeline");
-  });
-  const rows = await query.execute({
+      .orderBy(w.order).limit(sql.placeholder("limit")).getSQL();
+  return { key, build };
+}
+
+/** The values of {@link homePageQuery}'s placeholders. */
+export function homePageValues(accountId: string, page: Page) {
+  return {
     viewer: accountId,
     maxId: page.maxId,
     sinceId: page.sinceId,
     minId: page.minId,
     limit: page.limit,
-  });
-  return finish(rows, w.reverse);
+  };
 }
 
 /** Whether the account's home feed has any entry at all. */
