@@ -21,7 +21,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, homeFeed, statuses, users } from "../../db/schema.ts";
+import { accounts, statuses, users } from "../../db/schema.ts";
 import { fanOutStatus, removeFromFeeds } from "../timelines/fanout.ts";
 import { notify } from "../notifications/notify.ts";
 import { resolveSettings } from "../user_settings.ts";
@@ -168,10 +168,11 @@ export async function unreblog(
  * Also used when a remote Undo(Announce) arrives.
  */
 export async function removeBoost(tx: Executor, boost: StatusRow): Promise<void> {
+  // The feeds of the booster and its followers. home_feed has no foreign
+  // keys (db/schema/statuses.ts); an entry in a feed whose owner stopped
+  // following without the usual unmerge shows nothing once the row is gone
+  // (readers join statuses), and is trimmed with the feed.
   await removeFromFeeds(tx, boost.id);
-  // home_feed has no foreign keys (db/schema/statuses.ts): entries left in
-  // feeds of accounts that no longer follow the booster go by status id.
-  await tx.delete(homeFeed).where(eq(homeFeed.statusId, boost.id));
   await tx.delete(statuses).where(eq(statuses.id, boost.id));
   if (boost.reblogOfId) {
     await tx.update(statuses)

@@ -153,8 +153,9 @@ export async function trimHomeFeed(
  * owners that can hold the status: the local followers of the author and of
  * each booster, the authors and boosters themselves, followers of its tags,
  * the accounts it mentions, and the lists containing any of those authors.
- * (An index on home_feed(status_id) would let this be one exact delete; the
- * readers also drop deleted statuses through the visibility filter.)
+ * (home_feed has no index by status alone, which would make this one exact
+ * delete but cost every fan-out; the readers also drop deleted statuses
+ * through the visibility filter.)
  */
 export async function removeFromFeeds(tx: Executor, statusId: string): Promise<void> {
   await tx.execute(sql`WITH gone AS (

@@ -51,9 +51,11 @@ function ownRules(viewer: string | Placeholder | null, alias: StatusAlias): SQL 
     WHERE vm.status_id = ${s}.id AND vm.account_id = ${v})`;
   const follower = sql`EXISTS (SELECT 1 FROM follows vf
     WHERE vf.account_id = ${v} AND vf.target_account_id = ${s}.account_id)`;
+  // The mention check is written once for private and direct alike: each
+  // EXISTS is a subplan PostgreSQL sets up at every execution.
   const audience = sql`(${s}.visibility IN ('public', 'unlisted')
-    OR (${s}.visibility = 'private' AND (${follower} OR ${mentioned}))
-    OR (${s}.visibility = 'direct' AND ${mentioned}))`;
+    OR (${s}.visibility = 'private' AND ${follower})
+    OR (${s}.visibility IN ('private', 'direct') AND ${mentioned}))`;
   const notBlocked = sql`NOT EXISTS (SELECT 1 FROM blocks vb
       WHERE vb.account_id = ${v} AND vb.target_account_id = ${s}.account_id)
     AND NOT EXISTS (SELECT 1 FROM blocks vb

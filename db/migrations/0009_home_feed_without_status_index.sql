@@ -1,0 +1,1 @@
+DROP INDEX "home_feed_status_idx";
