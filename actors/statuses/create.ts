@@ -512,7 +512,7 @@ async function write(
   await setStatusTags(tx, status.id, p.tagNames, true);
   await linkStatusEmojis(tx, input, status);
   if (input.local) {
-    await countInFeaturedTags(tx, status, 1);
+    if (p.tagNames.length) await countInFeaturedTags(tx, status, 1);
     if (media.length) await attachMedia(tx, status.id, media.map((m) => m.id));
     if (input.poll) await insertPoll(tx, input.accountId, status.id, input.poll, { id: pollId! });
   } else {

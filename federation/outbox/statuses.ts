@@ -105,27 +105,31 @@ async function audience(
 ): Promise<Recipient[]> {
   const db = app.database.db;
   const recipients: Recipient[] = [];
-  const mentioned = await preparedQuery(
+  // The mentioned accounts and (unless direct) the author's followers, in
+  // one statement: every post asks, and most have no remote recipient.
+  const mentionedAndFollowers = await preparedQuery(
     db,
-    "outbox_mentioned_inboxes",
+    "outbox_status_inboxes",
     (db) =>
       db.select(inboxColumns).from(mentions)
         .innerJoin(accounts, eq(accounts.id, mentions.accountId))
-        .where(and(eq(mentions.statusId, sql.placeholder("id")), remoteLive)),
-  )
-    .execute({ id: status.id });
-  recipients.push(...mentioned.map(recipientOf));
+        .where(and(eq(mentions.statusId, sql.placeholder("id")), remoteLive))
+        .unionAll(
+          db.select(inboxColumns).from(follows)
+            .innerJoin(accounts, eq(accounts.id, follows.accountId))
+            .where(and(
+              eq(follows.targetAccountId, sql.placeholder("author")),
+              sql`${sql.placeholder("followers")}::boolean`,
+              remoteLive,
+            )),
+        ),
+  ).execute({
+    id: status.id,
+    author: status.accountId,
+    followers: status.visibility !== "direct",
+  });
+  recipients.push(...mentionedAndFollowers.map(recipientOf));
   if (status.visibility === "direct") return recipients;
-  const followers = await preparedQuery(
-    db,
-    "outbox_follower_inboxes",
-    (db) =>
-      db.select(inboxColumns).from(follows)
-        .innerJoin(accounts, eq(accounts.id, follows.accountId))
-        .where(and(eq(follows.targetAccountId, sql.placeholder("id")), remoteLive)),
-  )
-    .execute({ id: status.accountId });
-  recipients.push(...followers.map(recipientOf));
   recipients.push(...await remoteAuthorOf(app, status.inReplyToId));
   recipients.push(...await remoteAuthorOf(app, status.quotedStatusId));
   if (options.boosters) {
