@@ -1,7 +1,8 @@
 /**
  * Home and list timelines are filled on write: when a status is created (or
- * boosted), one INSERT … SELECT per feed kind puts it into the feeds of
- * everyone who should see it, inside the creating transaction. The rules
+ * boosted), one statement (an INSERT … SELECT per feed kind, and the trims)
+ * puts it into the feeds of everyone who should see it, inside the creating
+ * transaction. The rules
  * (blocks, mutes, replies, boosts, languages, exclusive lists) live in
  * feed_filters.ts and are shared with regeneration and list back-fill.
  *
@@ -52,12 +53,16 @@ export const TRIM_PROBABILITY = 0.02;
  * deadlock (seen under the posting benchmark). A skipped row goes at a
  * later trim, if the other transaction did not take it.
  */
-export function trimInserted(table: "home_feed" | "list_feed", key: "account_id" | "list_id") {
+export function trimInserted(
+  table: "home_feed" | "list_feed",
+  key: "account_id" | "list_id",
+  inserted = "inserted",
+) {
   const t = sql.raw(table);
   const k = sql.raw(key);
   return sql`DELETE FROM ${t} h
     WHERE (h.${k}, h.status_id) IN (SELECT o.${k}, o.status_id FROM ${t} o
-      JOIN (SELECT DISTINCT ${k} AS owner FROM inserted
+      JOIN (SELECT DISTINCT ${k} AS owner FROM ${sql.raw(inserted)}
         WHERE random() < ${sql.raw(String(TRIM_PROBABILITY))}) t ON o.${k} = t.owner
       WHERE o.status_id < (SELECT x.status_id FROM ${t} x
         WHERE x.${k} = t.owner ORDER BY x.status_id DESC
@@ -70,13 +75,14 @@ const STATUS = sql.placeholder("status");
 
 /**
  * Inserts a new status (or boost) into the home and list feeds that should
- * show it. Both statements are prepared (their text is the same for every
- * status), so PostgreSQL plans them once per connection.
+ * show it, and trims the feeds it touched, in ONE prepared statement (its
+ * text is the same for every status, so PostgreSQL plans it once per
+ * connection): data-modifying CTEs all run, whether the final statement
+ * reads them or not.
  */
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
   if (status.deletedAt) return;
-  const values = { status: status.id };
-  await executePrepared(tx, "fan_out_home", () =>
+  await executePrepared(tx, "fan_out", () =>
     sql`WITH s AS (
       SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
     ),
@@ -105,14 +111,8 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
         WHERE ${boostIsNewInHome(sql`c.receiver`)} AND ${HOME_RULES}
       ON CONFLICT DO NOTHING
       RETURNING account_id
-    )
-    ${trimInserted("home_feed", "account_id")}`, values);
-
-  await executePrepared(tx, "fan_out_lists", () =>
-    sql`WITH s AS (
-      SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
     ),
-    inserted AS (
+    list_inserted AS (
       INSERT INTO list_feed (list_id, status_id)
       SELECT DISTINCT l.id, s.id
         FROM s JOIN list_accounts la ON la.account_id = s.account_id
@@ -122,8 +122,9 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
         WHERE ${LIST_RULES} AND ${BOOST_IS_NEW_IN_LIST}
       ON CONFLICT DO NOTHING
       RETURNING list_id
-    )
-    ${trimInserted("list_feed", "list_id")}`, values);
+    ),
+    list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")})
+    ${trimInserted("home_feed", "account_id")}`, { status: status.id });
 
   if (status.visibility === "direct" && status.reblogOfId == null) {
     await addToConversations(tx, status);

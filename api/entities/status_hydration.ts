@@ -76,6 +76,31 @@ export interface ViewerRows {
 }
 
 /**
+ * What the viewer statement answers for a status its author created in the
+ * current request, when it is neither a reply nor a quote (undefined for
+ * any other): nothing at all. No one has favourited, boosted, bookmarked or
+ * pinned it yet, its poll has no votes, its conversation is new (so not
+ * muted), and it shows no quote. The answer to POST /api/v1/statuses saves
+ * the statement.
+ */
+export function newOwnStatusViewerRows(row: StatusRow, viewerId: string): ViewerRows | undefined {
+  if (row.accountId !== viewerId || row.inReplyToId || row.quotedStatusId || row.reblogOfId) {
+    return undefined;
+  }
+  return {
+    quotes: [],
+    visibleQuoted: [],
+    favourited: [],
+    reblogged: [],
+    bookmarked: [],
+    pinned: [],
+    muted: [],
+    followed: [],
+    votes: [],
+  };
+}
+
+/**
  * The one statement of what a page shows that depends on the viewer: given
  * the page's ids, the ids it boosts and the viewer, the quotes, which
  * quoted statuses the viewer may see (the one visibility module's filter),

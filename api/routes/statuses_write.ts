@@ -30,6 +30,7 @@ import {
 } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeStatuses } from "../entities/status.ts";
+import { newOwnStatusViewerRows } from "../entities/status_hydration.ts";
 import { serializeScheduledStatuses } from "../entities/scheduled_status.ts";
 import { isId } from "../../db/ids.ts";
 import { createStatus, type LocalStatusInput } from "../../actors/statuses/create.ts";
@@ -137,7 +138,11 @@ export function statusWriteRoutes(): Hono<ApiEnv> {
         return c.json(json);
       }
       const status = await createStatus(ctx, input);
-      const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
+      // Without a key the status is new (a key may answer an earlier one,
+      // which may have been favourited since): nothing about it depends on
+      // the viewer yet.
+      const viewerRows = key ? undefined : newOwnStatusViewerRows(status, me(c));
+      const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) }, viewerRows);
       return c.json(json);
     } catch (error) {
       throw statusError(error);
