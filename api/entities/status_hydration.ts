@@ -15,7 +15,7 @@ import type { Executor } from "../../db/connection.ts";
 import { statuses } from "../../db/schema.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
-import { visibleStatusFilter } from "../../db/queries/visibility.ts";
+import { visibleOriginalFilter } from "../../db/queries/visibility.ts";
 import type { Account } from "./account.ts";
 import { entityCache } from "./entity_cache.ts";
 import { loadContent, type StatusBundle } from "./status_content.ts";
@@ -151,7 +151,7 @@ export function viewerParts(signedIn: boolean, ids: SQL) {
     hq AS (SELECT status_id, state, quoted_status_id FROM quotes WHERE status_id = ANY(${ids})),
     hv AS (SELECT statuses.id FROM statuses
       WHERE statuses.id IN (SELECT quoted_status_id FROM hq WHERE state = 'accepted')
-        AND ${visibleStatusFilter(viewer)})
+        AND ${visibleOriginalFilter(viewer)})
     ${
     signedIn
       ? sql`, hs AS (SELECT id, account_id, poll_id, conversation_id, quote_approval_policy

@@ -84,6 +84,18 @@ export function visibleStatusFilter(
   return sql`(${ownRules(viewerAccountId, alias)} AND ${boosted})`;
 }
 
+/**
+ * {@link visibleStatusFilter} for rows that must be originals (a quoted
+ * status): a boost never passes, so the boost check (a second copy of the
+ * rules, which PostgreSQL sets up at every execution) is left out.
+ */
+export function visibleOriginalFilter(
+  viewerAccountId: string | Placeholder | null,
+  alias: StatusAlias = "statuses",
+): SQL {
+  return sql`(${ident(alias)}.reblog_of_id IS NULL AND ${ownRules(viewerAccountId, alias)})`;
+}
+
 /** Whether the viewer (null: anonymous) may see the status. */
 export async function canSeeStatus(
   db: Executor,
