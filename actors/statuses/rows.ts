@@ -23,16 +23,12 @@ export type MediaRow = typeof mediaAttachments.$inferSelect;
 export type PollRow = typeof polls.$inferSelect;
 
 /**
- * The tags rows of `names`, created when missing. Names match
+ * Creates the tags of `names` that do not exist yet. Names match
  * case-insensitively; a new tag keeps the spelling first seen.
  */
-export async function upsertTags(tx: Executor, names: string[]): Promise<string[]> {
-  if (names.length === 0) return [];
+async function createMissingTags(tx: Executor, names: string[]): Promise<void> {
   await tx.insert(tags).values(names.map((name) => ({ id: newId(), name })))
     .onConflictDoNothing();
-  const rows = await tx.select({ id: tags.id }).from(tags)
-    .where(inArray(sql`lower(${tags.name})`, names.map((n) => n.toLowerCase())));
-  return rows.map((r) => r.id);
 }
 
 /**
@@ -59,7 +55,7 @@ export async function setStatusTags(
           WHERE lower(name) = ANY(${sql.placeholder("names")}::text[])
         ON CONFLICT DO NOTHING RETURNING tag_id`, { status: statusId, names: lowered });
   if ((await link()).length === lowered.length) return;
-  await upsertTags(tx, names);
+  await createMissingTags(tx, names);
   await link();
 }
 
