@@ -10,6 +10,7 @@ import { newId } from "../db/ids.ts";
 import { accountDomainBlocks, accounts, followRequests, follows } from "../db/schema.ts";
 import { NotFoundError, ValidationError } from "./errors.ts";
 import { deliver, removeFollows, removeRequests } from "./follow_rows.ts";
+import { removeDomainFromHome } from "./timelines/fanout.ts";
 import type { FollowSnapshot } from "./outbox/relationships.ts";
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -85,6 +86,8 @@ export async function blockDomain(app: AppContext, accountId: string, domain: st
         ),
       ),
     ];
+    // Its accounts' posts leave the home timeline (read without the rules again).
+    await removeDomainFromHome(tx, accountId, normalized);
     return { undone, rejected };
   });
   for (const s of severed.undone) {

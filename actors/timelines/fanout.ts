@@ -185,16 +185,46 @@ export async function removeFromFeeds(tx: Executor, statusId: string): Promise<v
 }
 
 /**
- * Takes an author's statuses and boosts out of one account's home feed
- * (Mastodon's unmerge on unfollow, block and mute), for the relationship
- * commands to call inside their transaction.
+ * Takes an author out of one account's home feed (Mastodon's unmerge on
+ * unfollow, and its clear_from_home on block and mute), for the
+ * relationship commands to call inside their transaction: the author's
+ * statuses and boosts, and others' boosts of the author's statuses. With
+ * `mentions` (the blocker's side of a block), statuses mentioning the
+ * author go too, as fan-out leaves them out (feed_filters.ts). The home
+ * timeline does not check these rules again when read (visibility.ts,
+ * feedEntryFilter), so each must take its entries out here.
  */
 export async function removeAuthorFromHome(
   tx: Executor,
   accountId: string,
   authorId: string,
+  options: { mentions?: boolean } = {},
 ): Promise<void> {
-  await tx.execute(sql`DELETE FROM home_feed h USING statuses s
-    WHERE h.account_id = ${accountId}::bigint AND s.id = h.status_id
-      AND s.account_id = ${authorId}::bigint`);
+  const mentioned = options.mentions
+    ? sql`OR EXISTS (SELECT 1 FROM mentions m WHERE m.account_id = ${authorId}::bigint
+        AND m.status_id = coalesce(h.reblog_of_id, h.status_id))`
+    : sql``;
+  await tx.execute(sql`DELETE FROM home_feed h
+    WHERE h.account_id = ${accountId}::bigint AND (
+      EXISTS (SELECT 1 FROM statuses s WHERE s.id = h.status_id
+        AND s.account_id = ${authorId}::bigint)
+      OR EXISTS (SELECT 1 FROM statuses o WHERE o.id = h.reblog_of_id
+        AND o.account_id = ${authorId}::bigint)
+      ${mentioned})`);
+}
+
+/**
+ * Takes the statuses of a domain's accounts, and boosts of them, out of one
+ * account's home feed, when that account blocks the domain.
+ */
+export async function removeDomainFromHome(
+  tx: Executor,
+  accountId: string,
+  domain: string,
+): Promise<void> {
+  await tx.execute(sql`DELETE FROM home_feed h
+    WHERE h.account_id = ${accountId}::bigint AND EXISTS (
+      SELECT 1 FROM statuses s JOIN accounts a ON a.id = s.account_id
+      WHERE s.id IN (h.status_id, h.reblog_of_id)
+        AND a.domain IS NOT NULL AND lower(a.domain) = lower(${domain}))`);
 }

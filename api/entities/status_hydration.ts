@@ -108,8 +108,9 @@ export function newOwnStatusViewerRows(row: StatusRow, viewerId: string): Viewer
  * get the quotes only.
  */
 function viewerQuery(db: Executor, signedIn: boolean) {
-  const ids = sql`(${sql.placeholder("ids")}::bigint[] || ${sql.placeholder("boosted")}::bigint[])`;
-  const { ctes, select, columns } = viewerParts(signedIn, ids);
+  const { ctes, select, columns } = viewerParts(signedIn, {
+    ids: sql`(${sql.placeholder("ids")}::bigint[] || ${sql.placeholder("boosted")}::bigint[])`,
+  });
   const fields = Object.fromEntries(
     Object.entries(columns).map(([prop, column]) => [prop, sql.raw(`h.${column.name}`)]),
   );
@@ -117,29 +118,50 @@ function viewerQuery(db: Executor, signedIn: boolean) {
   return db.select(fields).from(sql`(WITH ${ctes} SELECT ${select}) AS h`).prepare(name);
 }
 
+/** The columns of a shown status the viewer statement reads. */
+const SHOWN_COLUMNS = sql.raw("id, account_id, poll_id, conversation_id, quote_approval_policy");
+
 /**
- * The parts of the viewer statement, for the statuses `ids` (a bigint[]
- * expression: the shown ids and the ids they boost) and the viewer
- * placeholder `viewer`: its CTEs, its one row's select list, and the
- * columns of that row (property → column name and SQL type). A page query
- * can run it in the same statement (status_page.ts).
+ * Where the viewer statement finds the statuses shown:
+ * - `ids`: a bigint[] expression of the shown ids and the ids they boost;
+ * - `page`: the name of a CTE of the same statement holding the page's
+ *   `statuses` rows (status_page.ts). Its rows are read from it, not looked
+ *   up again; only the statuses they boost and the quoted ones are.
  */
-export function viewerParts(signedIn: boolean, ids: SQL) {
+export type ViewerSource = { ids: SQL } | { page: string };
+
+/**
+ * The parts of the viewer statement for the viewer placeholder `viewer`:
+ * its CTEs, its one row's select list, and the columns of that row
+ * (property → column name and SQL type).
+ *
+ * Each flag is one index scan of the viewer's rows (`account_id = viewer
+ * AND status_id = ANY(shown)`), not a probe per shown status: PostgreSQL
+ * runs a subplan per row with an executor round each, and the per-row form
+ * cost the home timeline a third of its statement.
+ */
+export function viewerParts(signedIn: boolean, source: ViewerSource) {
   const viewer = signedIn ? sql.placeholder("viewer") : null;
   const v = sql`${viewer}::bigint`;
+  const page = "page" in source ? sql.raw(source.page) : null;
+  const ids = page
+    ? sql`(ARRAY(SELECT id FROM ${page})
+      || ARRAY(SELECT reblog_of_id FROM ${page} WHERE reblog_of_id IS NOT NULL))`
+    : (source as { ids: SQL }).ids;
+  const shownIds = sql`ANY(ARRAY(SELECT id FROM hs))`;
   const flags = signedIn
     ? sql`,
-    ARRAY(SELECT h.id::text FROM hs h WHERE EXISTS (SELECT 1 FROM favourites f
-      WHERE f.account_id = ${v} AND f.status_id = h.id)) AS favourited,
-    ARRAY(SELECT h.id::text FROM hs h WHERE EXISTS (SELECT 1 FROM statuses r
-      WHERE r.reblog_of_id = h.id AND r.account_id = ${v} AND r.deleted_at IS NULL)) AS reblogged,
-    ARRAY(SELECT h.id::text FROM hs h WHERE EXISTS (SELECT 1 FROM bookmarks b
-      WHERE b.account_id = ${v} AND b.status_id = h.id)) AS bookmarked,
-    ARRAY(SELECT h.id::text FROM hs h WHERE h.account_id = ${v} AND EXISTS (SELECT 1
-      FROM status_pins p WHERE p.account_id = ${v} AND p.status_id = h.id)) AS pinned,
-    ARRAY(SELECT DISTINCT h.conversation_id::text FROM hs h WHERE EXISTS (SELECT 1
-      FROM conversation_mutes m WHERE m.account_id = ${v}
-        AND m.conversation_id = h.conversation_id)) AS muted,
+    ARRAY(SELECT f.status_id::text FROM favourites f
+      WHERE f.account_id = ${v} AND f.status_id = ${shownIds}) AS favourited,
+    ARRAY(SELECT r.reblog_of_id::text FROM statuses r WHERE r.reblog_of_id = ${shownIds}
+      AND r.account_id = ${v} AND r.deleted_at IS NULL) AS reblogged,
+    ARRAY(SELECT b.status_id::text FROM bookmarks b
+      WHERE b.account_id = ${v} AND b.status_id = ${shownIds}) AS bookmarked,
+    ARRAY(SELECT p.status_id::text FROM status_pins p
+      WHERE p.account_id = ${v} AND p.status_id = ${shownIds}) AS pinned,
+    ARRAY(SELECT m.conversation_id::text FROM conversation_mutes m WHERE m.account_id = ${v}
+      AND m.conversation_id = ANY(ARRAY(SELECT conversation_id FROM hs
+        WHERE conversation_id IS NOT NULL))) AS muted,
     ARRAY(SELECT DISTINCT h.account_id::text FROM hs h
       WHERE h.quote_approval_policy = 'followers' AND EXISTS (SELECT 1 FROM follows f
         WHERE f.account_id = ${v} AND f.target_account_id = h.account_id)) AS followed,
@@ -147,17 +169,21 @@ export function viewerParts(signedIn: boolean, ids: SQL) {
       FROM poll_votes pv WHERE pv.account_id = ${v}
         AND pv.poll_id IN (SELECT poll_id FROM hs WHERE poll_id IS NOT NULL)) AS votes`
     : sql``;
+  // The shown statuses: the page's rows as they are, then what they boost
+  // and quote (or, without a page, every id looked up).
+  const shown = page
+    ? sql`SELECT ${SHOWN_COLUMNS} FROM ${page}
+      UNION ALL SELECT ${SHOWN_COLUMNS} FROM statuses WHERE id IN (
+        SELECT reblog_of_id FROM ${page} WHERE reblog_of_id IS NOT NULL
+        UNION ALL SELECT id FROM hv)`
+    : sql`SELECT ${SHOWN_COLUMNS} FROM statuses
+      WHERE id IN (SELECT unnest(${ids}) UNION ALL SELECT id FROM hv)`;
   const ctes = sql`
     hq AS (SELECT status_id, state, quoted_status_id FROM quotes WHERE status_id = ANY(${ids})),
     hv AS (SELECT statuses.id FROM statuses
       WHERE statuses.id IN (SELECT quoted_status_id FROM hq WHERE state = 'accepted')
         AND ${visibleOriginalFilter(viewer)})
-    ${
-    signedIn
-      ? sql`, hs AS (SELECT id, account_id, poll_id, conversation_id, quote_approval_policy
-      FROM statuses WHERE id IN (SELECT unnest(${ids}) UNION ALL SELECT id FROM hv))`
-      : sql``
-  }`;
+    ${signedIn ? sql`, hs AS (${shown})` : sql``}`;
   const select = sql`
     (SELECT json_agg(json_build_object('statusId', status_id::text, 'state', state,
       'quotedStatusId', quoted_status_id::text)) FROM hq) AS quotes,

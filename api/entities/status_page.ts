@@ -27,9 +27,8 @@ const COLUMNS = Object.entries(getTableColumns(statuses)).map(([prop, column]) =
   date: column.columnType === "PgTimestamp",
 }));
 
-/** The page's ids and the ids its boosts show, for the viewer statement. */
-const PAGE_IDS: SQL = sql`(ARRAY(SELECT id FROM page)
-  || ARRAY(SELECT reblog_of_id FROM page WHERE reblog_of_id IS NOT NULL))`;
+/** The viewer statement reads the page from its CTE. */
+const SOURCE = { page: "page" } as const;
 
 /** The viewer row's columns (built on first use). */
 let viewerColumns: Record<string, { name: string; type: string }> | undefined;
@@ -79,7 +78,7 @@ export async function readPageWithViewer(
     db,
     `page_viewer:${query.key}`,
     () => {
-      const { ctes, select, columns } = viewerParts(true, PAGE_IDS);
+      const { ctes, select, columns } = viewerParts(true, SOURCE);
       const pageNulls = sql.raw(COLUMNS.map((c) => `NULL::${c.type} AS "${c.name}"`).join(", "));
       const viewerNulls = sql.raw(
         Object.values(columns).map((c) => `NULL::${c.type}`).join(", "),
@@ -91,7 +90,7 @@ export async function readPageWithViewer(
     },
     values,
   );
-  const columns = viewerColumns ??= viewerParts(true, PAGE_IDS).columns;
+  const columns = viewerColumns ??= viewerParts(true, SOURCE).columns;
   let viewerRow: Record<string, unknown> = {};
   const rows: StatusRow[] = [];
   for (const r of raw) {

@@ -7,8 +7,9 @@
  *
  * Each returns the rows of one page, newest first, in one query; callers
  * hydrate the page with one batch serialization. Every status query applies
- * the visibility module's filter as well, so a feed entry that became
- * invisible (deleted, blocked, no longer followed) never shows.
+ * the visibility module's filter, except the home feed's: its entries are
+ * filtered on write and taken out when they stop being visible, so it reads
+ * them with the module's feedEntryFilter (deleted and suspended only).
  */
 import {
   and,
@@ -33,7 +34,7 @@ import {
   statuses,
   tags,
 } from "../schema.ts";
-import { visibleStatusFilter } from "./visibility.ts";
+import { feedEntryFilter, visibleStatusFilter } from "./visibility.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
@@ -128,8 +129,8 @@ export function homePageQuery(db: Executor, page: Page) {
       .where(and(
         eq(homeFeed.accountId, viewer),
         w.where,
-        visibleStatusFilter(viewer),
-        notMutedBy(viewer),
+        // Filled on write; see feedEntryFilter for what is checked again.
+        feedEntryFilter(),
       ))
       .orderBy(w.order).limit(sql.placeholder("limit")).getSQL();
   return { key, build };
