@@ -26,7 +26,7 @@ test("fan-out trim: keeps the newest entries and skips rows another transaction 
         ))[0].n,
       );
     // `inserted` stands for the rows a fan-out just wrote: 3,000 of them make
-    // the per-row sampling (2%) pick bob with certainty for any practical purpose.
+    // the per-row sampling (TRIM_PROBABILITY) pick bob with certainty for any practical purpose.
     const trim = sql`WITH inserted AS (
         SELECT ${bob.id}::bigint AS account_id FROM generate_series(1, 3000))
       ${trimInserted("home_feed", "account_id")}`;
