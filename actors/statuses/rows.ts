@@ -7,6 +7,7 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import {
   accounts,
+  homeFeed,
   mediaAttachments,
   mentions,
   polls,
@@ -79,6 +80,14 @@ export async function setMentions(
     await tx.delete(mentions).where(
       and(eq(mentions.statusId, statusId), inArray(mentions.accountId, gone)),
     );
+    // A direct status reached only the followers it mentioned; one no longer
+    // mentioned may not see it, and home timelines are read without the
+    // visibility rules (db/queries/visibility.ts, feedEntryFilter).
+    await tx.delete(homeFeed).where(and(
+      eq(homeFeed.statusId, statusId),
+      inArray(homeFeed.accountId, gone),
+      sql`EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId}::bigint AND visibility = 'direct')`,
+    ));
   }
   const added = accountIds.filter((id) => !had.has(id));
   if (added.length) {

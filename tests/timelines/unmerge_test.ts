@@ -117,3 +117,29 @@ test("blocking a domain takes its accounts' posts, and boosts of them, out of ho
     await closeAll(a, b);
   }
 });
+
+test("a direct status edited to drop a mention leaves that follower's home", async () => {
+  const instance = await startInstance();
+  try {
+    const reader = await createUser(instance, "reader");
+    const author = await createUser(instance, "author");
+    await follow(instance, reader, author);
+    const dm = await postStatus(instance, author, {
+      status: `@${reader.username} just us`,
+      visibility: "direct",
+    });
+    const home = () => ids(instance, reader, "/api/v1/timelines/home");
+    assert.deepEqual(await home(), [dm.id]);
+    const edited = await callJson(instance, author, "PUT", `/api/v1/statuses/${dm.id}`, {
+      status: "just me now",
+    });
+    assert.equal(edited.status, 200);
+    assert.deepEqual(await home(), []);
+    assert.equal(
+      (await callJson(instance, reader, "GET", `/api/v1/statuses/${dm.id}`)).status,
+      404,
+    );
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
