@@ -3,7 +3,9 @@
  * REST API, the ActivityPub object dispatcher, timelines, notifications,
  * streaming, push) filters with {@link visibleStatusFilter} or asks
  * {@link canSeeStatus}; a status a viewer may not see is answered exactly
- * like a missing one (404).
+ * like a missing one (404). The home timeline is the one exception, by
+ * design: its feed is filled under these rules and kept in step with them,
+ * and it is read with {@link feedEntryFilter}.
  *
  * The rules, following Mastodon's StatusPolicy#show?:
  * - Deleted statuses are never visible, nor are statuses of deleted or
@@ -106,8 +108,10 @@ export function visibleOriginalFilter(
  * hide an entry from its owner takes the entry out in the same transaction:
  * unfollowing or being removed as a follower, blocking either way, muting,
  * blocking a domain (actors/timelines/fanout.ts, removeAuthorFromHome and
- * removeDomainFromHome) and deleting a status (removeFromFeeds). This is
- * Mastodon's model too; it reads home feeds without a per-viewer check.
+ * removeDomainFromHome), deleting a status (removeFromFeeds) and editing a
+ * direct status to drop a mention (actors/statuses/rows.ts, setMentions).
+ * Tests: tests/timelines/unmerge_test.ts and fanout_test.ts. This is Mastodon's
+ * model too; it reads home feeds without a per-viewer check.
  * What the write side cannot take back cheaply is checked here: statuses
  * marked deleted with their account, and suspension, which can be undone.
  * Reading the whole rule set for each of forty rows cost the home timeline
