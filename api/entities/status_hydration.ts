@@ -144,10 +144,8 @@ export function viewerParts(signedIn: boolean, source: ViewerSource) {
   const viewer = signedIn ? sql.placeholder("viewer") : null;
   const v = sql`${viewer}::bigint`;
   const page = "page" in source ? sql.raw(source.page) : null;
-  const ids = page
-    ? sql`(ARRAY(SELECT id FROM ${page})
-      || ARRAY(SELECT reblog_of_id FROM ${page} WHERE reblog_of_id IS NOT NULL))`
-    : (source as { ids: SQL }).ids;
+  const ids = "ids" in source ? source.ids : sql`(ARRAY(SELECT id FROM ${page})
+      || ARRAY(SELECT reblog_of_id FROM ${page} WHERE reblog_of_id IS NOT NULL))`;
   const shownIds = sql`ANY(ARRAY(SELECT id FROM hs))`;
   const flags = signedIn
     ? sql`,

@@ -124,9 +124,8 @@ export function feedEntryFilter(alias: StatusAlias = "statuses"): SQL {
       AND va.deleted_at IS NULL AND va.suspended_at IS NULL)`;
   return sql`(${s}.deleted_at IS NULL AND ${usable(sql`${s}.account_id`)}
     AND (${s}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses fo
-      JOIN accounts fa ON fa.id = fo.account_id
       WHERE fo.id = ${s}.reblog_of_id AND fo.deleted_at IS NULL
-        AND fa.deleted_at IS NULL AND fa.suspended_at IS NULL)))`;
+        AND ${usable(sql`fo.account_id`)})))`;
 }
 
 /** Whether the viewer (null: anonymous) may see the status. */
