@@ -12,6 +12,7 @@ import type { AppContext } from "./context.ts";
 import { startEntityCache } from "./api/entities/entity_cache.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
+import { isInboxDelivery } from "./federation/inbox_guard.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
@@ -56,7 +57,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   });
   await startEntityCache(database);
   const partial = { config, database } as AppContext;
-  const { federation, maintain } = buildFederation(partial);
+  const { federation, maintain, guardInbox } = buildFederation(partial);
   partial.federation = federation;
   partial.outbox = createOutbox(partial);
   const ctx = partial;
@@ -80,6 +81,11 @@ export async function createRookery(config: Config, options: CreateOptions = {})
         (request.headers.has("x-forwarded-proto") || request.headers.has("x-forwarded-host"))
       ) {
         request = await getXForwardedRequest(request);
+      }
+      if (isInboxDelivery(request)) {
+        const checked = await guardInbox(request);
+        if (checked instanceof Response) return checked;
+        request = checked;
       }
       return await app.fetch(request, info ? { info } : undefined);
     },

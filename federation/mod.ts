@@ -8,33 +8,63 @@ import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
 import { ROOKERY_VERSION } from "../version.ts";
 import { jobQueueFor } from "./jobs.ts";
+import { createDocumentLoaders } from "./document_loader.ts";
+import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
+import { installOutboundDeadline } from "./outbound_deadline.ts";
+import { getUserAgent } from "@fedify/vocab-runtime";
+
+/** Where Fedify caches verified public keys (shared with the inbox guard). */
+export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as const;
 
 export interface FederationSetup {
   federation: Federation<AppContext>;
   /** Periodic clean-up of the store; run by worker processes. */
   maintain(): Promise<void>;
+  /** Checks a delivery to an inbox before Fedify sees it (inbox_guard.ts). */
+  guardInbox(request: Request): Promise<Request | Response>;
 }
 
 export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
   const { config, database } = ctx;
+  installOutboundDeadline();
   const stores = createStores(database);
   const { kv, maintain } = stores;
   // Rookery's own background jobs (link previews) ride on the same queue.
   const queue = jobQueueFor(ctx, stores.queue);
+  const userAgent = { software: `Rookery/${ROOKERY_VERSION}`, url: new URL(config.origin) };
+  const loaders = createDocumentLoaders({
+    kv,
+    allowPrivateAddress: config.allowPrivateAddress,
+    userAgent: getUserAgent(userAgent),
+  });
   const federation = createFederation<AppContext>({
     kv,
     queue,
     // The web role only enqueues; worker processes call startQueue().
     manuallyStartQueue: true,
     origin: config.origin,
-    allowPrivateAddress: config.allowPrivateAddress,
+    // Our loaders: deadlines, size and content-type limits, the two-way key
+    // check (document_loader.ts). Keys verified before those checks existed
+    // are not reused: they live under a new prefix.
+    ...loaders,
+    kvPrefixes: { publicKey: PUBLIC_KEY_CACHE_PREFIX },
     // Some widely deployed servers verify only draft-cavage and answer 202
     // before verifying, so a second knock never happens: lead with cavage.
     firstKnock: "draft-cavage-http-signatures-12",
-    // Mastodon accepts signatures dated up to 12 hours back.
-    signatureTimeWindow: { hours: 12 },
-    userAgent: { software: `Rookery/${ROOKERY_VERSION}`, url: new URL(config.origin) },
+    // Mastodon accepts signatures dated up to 12 hours back (the inbox
+    // guard refuses those dated more than an hour ahead).
+    signatureTimeWindow: SIGNATURE_MAX_AGE,
   });
+  // Fedify refuses these two options beside custom loaders (it expects the
+  // loaders to decide them), but its WebFinger, NodeInfo and lookup helpers
+  // read them from the federation object: set them there.
+  Object.assign(federation, { allowPrivateAddress: config.allowPrivateAddress, userAgent });
   registerDispatchers(federation);
-  return { federation, maintain };
+  const guardInbox = createInboxGuard({
+    kv,
+    keyCachePrefix: PUBLIC_KEY_CACHE_PREFIX,
+    documentLoader: loaders.documentLoaderFactory(),
+    contextLoader: loaders.contextLoaderFactory(),
+  });
+  return { federation, maintain, guardInbox };
 }

@@ -1,0 +1,302 @@
+/**
+ * How Rookery fetches ActivityPub documents from other servers: the document
+ * loaders Fedify uses for actors, objects, keys and collections (plain and
+ * signed by a local actor), and the context loader that JSON-LD processing
+ * uses. They replace Fedify's built-in loaders because those trust too much
+ * of what a hostile server sends:
+ *
+ * - **Deadline and size.** One deadline of 10 s covers the whole load,
+ *   redirects and body included (a server that never answers, or trickles a
+ *   byte a second, cannot hold a worker); at most 5 redirects; at most 1 MiB
+ *   of body, then the load fails without reading further.
+ * - **SSRF.** Every hop is checked by Fedify's `validatePublicUrl` (no
+ *   loopback, private, link-local or otherwise reserved address) unless
+ *   ALLOW_PRIVATE_ADDRESS is set; so a public URL cannot redirect inwards.
+ * - **Content type.** Only `application/activity+json`, or
+ *   `application/ld+json` with the ActivityStreams profile, is a document
+ *   (Mastodon's rule): a `text/plain` or HTML answer is refused.
+ * - **Origin.** A document whose `id` is on another origin than the URL it
+ *   was finally served from is refused: a server speaks only for itself.
+ * - **Shape.** The limits of json_limits.ts, before any JSON-LD work.
+ * - **Keys.** A standalone key document counts only when its owner's actor
+ *   document, fetched from the owner's own origin, lists that key; a key
+ *   embedded in an actor must name that actor as its owner. (Mastodon's
+ *   two-way check. Fedify alone accepts a key that merely names its owner,
+ *   which let anyone sign as any remote actor.)
+ * - **Contexts.** Remote `@context` URLs are never fetched: the contexts
+ *   Fedify bundles are used, and any other URL resolves to an empty context
+ *   (its terms are then read from the raw JSON, as Mastodon reads them).
+ *
+ * Loaded documents are cached in the key–value store for five minutes, as
+ * Fedify's built-in loader does, after these checks.
+ */
+import { kvCache, type KvKey, type KvStore, signRequest } from "@fedify/fedify";
+import {
+  type DocumentLoader,
+  type DocumentLoaderOptions,
+  FetchError,
+  preloadedContexts,
+  type RemoteDocument,
+  validatePublicUrl,
+} from "@fedify/vocab-runtime";
+import { getLogger } from "@logtape/logtape";
+import { jsonShapeProblem } from "./json_limits.ts";
+
+const logger = getLogger(["rookery", "federation", "fetch"]);
+
+/** The whole load, redirects and body included. */
+export const FETCH_DEADLINE_MS = 10_000;
+/** Redirects followed at most. */
+export const FETCH_MAX_REDIRECTS = 5;
+/** Bytes of a document read at most. */
+export const FETCH_MAX_BYTES = 1024 * 1024;
+
+/** Where loaded documents are cached (not Fedify's prefix: entries cached before these checks are not trusted). */
+export const DOCUMENT_CACHE_PREFIX: KvKey = ["_fedify", "remoteDocument", "checked"];
+
+const ACCEPT =
+  'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
+const AS_PROFILE = "https://www.w3.org/ns/activitystreams";
+const KEY_TYPES = new Set(["Key", "CryptographicKey", "Multikey", "sec:Key"]);
+
+export interface LoaderSettings {
+  kv: KvStore;
+  allowPrivateAddress: boolean;
+  userAgent: string;
+}
+
+/** A local actor's RSA key, for fetches from servers that require signed GETs. */
+export interface SigningIdentity {
+  keyId: URL;
+  privateKey: CryptoKey;
+}
+
+/** The three loader factories createFederation takes. */
+export function createDocumentLoaders(settings: LoaderSettings) {
+  return {
+    documentLoaderFactory: () => checkedLoader(settings, null),
+    authenticatedDocumentLoaderFactory: (identity: SigningIdentity) =>
+      checkedLoader(settings, identity),
+    contextLoaderFactory: () => contextLoader,
+  };
+}
+
+/** Bundled contexts only; any other context URL is an empty context. */
+export const contextLoader: DocumentLoader = (url) => {
+  const bundled = (preloadedContexts as Record<string, unknown>)[url];
+  if (bundled === undefined) {
+    logger.debug("Context {url} is not bundled; it is read as empty, never fetched.", { url });
+  }
+  return Promise.resolve({
+    contextUrl: null,
+    document: bundled ?? { "@context": {} },
+    documentUrl: url,
+  });
+};
+
+function checkedLoader(settings: LoaderSettings, identity: SigningIdentity | null): DocumentLoader {
+  const load: DocumentLoader = async (url, options) => {
+    const document = await fetchDocument(url, settings, identity, options);
+    await confirmKeyOwnership(document, cached, options);
+    return document;
+  };
+  // Signed fetches may return what the signer alone may see: never cache them.
+  const cached = identity
+    ? load
+    : kvCache({ loader: load, kv: settings.kv, prefix: DOCUMENT_CACHE_PREFIX });
+  return cached;
+}
+
+/** Fetches one document with the deadline, redirect, size, type and origin rules above. */
+async function fetchDocument(
+  url: string,
+  settings: LoaderSettings,
+  identity: SigningIdentity | null,
+  options?: DocumentLoaderOptions,
+): Promise<RemoteDocument> {
+  const bundled = (preloadedContexts as Record<string, unknown>)[url];
+  if (bundled !== undefined) return { contextUrl: null, document: bundled, documentUrl: url };
+  const deadline = AbortSignal.timeout(FETCH_DEADLINE_MS);
+  const signal = options?.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  let current = url;
+  for (let hop = 0;; hop++) {
+    const target = new URL(current);
+    if (target.protocol !== "https:" && target.protocol !== "http:") {
+      throw new FetchError(current, `Unsupported protocol ${target.protocol}`);
+    }
+    if (!settings.allowPrivateAddress) await validatePublicUrl(current);
+    const response = await send(current, settings, identity, signal);
+    const location = response.headers.get("location");
+    if (response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel();
+      if (hop >= FETCH_MAX_REDIRECTS) {
+        throw new FetchError(url, `More than ${FETCH_MAX_REDIRECTS} redirects`);
+      }
+      current = new URL(location, current).href;
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new FetchError(current, `HTTP ${response.status}: ${current}`, response);
+    }
+    if (!isActivityPubType(response.headers.get("content-type"))) {
+      await response.body?.cancel();
+      throw new FetchError(
+        current,
+        `Not an ActivityPub document (${response.headers.get("content-type")})`,
+      );
+    }
+    const text = await readText(response, current);
+    let document: unknown;
+    try {
+      document = JSON.parse(text);
+    } catch {
+      throw new FetchError(current, "The document is not JSON");
+    }
+    const problem = jsonShapeProblem(document);
+    if (problem) throw new FetchError(current, `Refused document: ${problem}`);
+    const id = (document as Record<string, unknown>).id;
+    if (typeof id === "string" && originOf(id) !== target.origin) {
+      throw new FetchError(current, `The document's id ${id} is not on ${target.origin}`);
+    }
+    return { contextUrl: null, document, documentUrl: current };
+  }
+}
+
+/** One GET; signed draft-cavage first (what most peers verify), RFC 9421 if that is refused. */
+async function send(
+  url: string,
+  settings: LoaderSettings,
+  identity: SigningIdentity | null,
+  signal: AbortSignal,
+): Promise<Response> {
+  const request = () =>
+    new Request(url, { headers: { Accept: ACCEPT, "User-Agent": settings.userAgent } });
+  if (!identity) return await fetch(request(), { redirect: "manual", signal });
+  let response: Response | null = null;
+  for (const spec of ["draft-cavage-http-signatures-12", "rfc9421"] as const) {
+    await response?.body?.cancel();
+    const signed = await signRequest(request(), identity.privateKey, identity.keyId, { spec });
+    response = await fetch(signed, { redirect: "manual", signal });
+    if (response.status !== 401 && response.status !== 403) break;
+  }
+  return response!;
+}
+
+/** Mastodon's rule: activity+json, or ld+json whose profile names ActivityStreams. */
+export function isActivityPubType(header: string | null): boolean {
+  if (!header) return false;
+  const [type, ...params] = header.split(";").map((part) => part.trim());
+  const mime = type.toLowerCase();
+  if (mime === "application/activity+json") return true;
+  if (mime !== "application/ld+json") return false;
+  return params.some((param) => {
+    const match = /^profile\s*=\s*"?([^"]*)"?$/i.exec(param);
+    return match != null && match[1].split(/\s+/).includes(AS_PROFILE);
+  });
+}
+
+/** The body as text, refusing it past {@link FETCH_MAX_BYTES} without reading the rest. */
+async function readText(response: Response, url: string): Promise<string> {
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > FETCH_MAX_BYTES) {
+    await response.body?.cancel();
+    throw new FetchError(url, `The document is larger than ${FETCH_MAX_BYTES} bytes`);
+  }
+  if (!response.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > FETCH_MAX_BYTES) {
+      throw new FetchError(url, `The document is larger than ${FETCH_MAX_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses a document that would let a key speak for someone who never
+ * published it: a standalone key whose owner does not list it, or a key
+ * embedded in an actor that names someone else as its owner.
+ */
+async function confirmKeyOwnership(
+  remote: RemoteDocument,
+  load: DocumentLoader,
+  options?: DocumentLoaderOptions,
+): Promise<void> {
+  const document = remote.document as Record<string, unknown>;
+  const keyId = typeof document.id === "string" ? document.id : remote.documentUrl;
+  if (isKeyDocument(document)) {
+    const owner = ownerOf(document);
+    if (!owner) throw new FetchError(remote.documentUrl, "A key without an owner");
+    const ownerDocument = (await load(owner, options)).document as Record<string, unknown>;
+    if (ownerDocument.id !== owner || !listedKeyIds(ownerDocument).includes(keyId)) {
+      throw new FetchError(remote.documentUrl, `The key's owner ${owner} does not list ${keyId}`);
+    }
+    return;
+  }
+  for (const key of embeddedKeys(document)) {
+    const owner = ownerOf(key);
+    if (owner != null && owner !== document.id) {
+      throw new FetchError(
+        remote.documentUrl,
+        `An embedded key names ${owner} as its owner, not ${String(document.id)}`,
+      );
+    }
+  }
+}
+
+function isKeyDocument(document: Record<string, unknown>): boolean {
+  const types = asArray(document.type);
+  if (types.some((type) => typeof type === "string" && KEY_TYPES.has(type))) return true;
+  return types.length === 0 &&
+    ("publicKeyPem" in document || "publicKeyMultibase" in document);
+}
+
+function ownerOf(key: Record<string, unknown>): string | null {
+  const owner = key.owner ?? key.controller;
+  if (typeof owner === "string") return owner;
+  if (owner && typeof owner === "object" && typeof (owner as { id?: unknown }).id === "string") {
+    return (owner as { id: string }).id;
+  }
+  return null;
+}
+
+/** The keys an actor document embeds (`publicKey` and `assertionMethod`). */
+function embeddedKeys(document: Record<string, unknown>): Record<string, unknown>[] {
+  return [...asArray(document.publicKey), ...asArray(document.assertionMethod)]
+    .filter((key): key is Record<string, unknown> => key !== null && typeof key === "object");
+}
+
+/** The ids of the keys an actor document lists, embedded or by reference. */
+function listedKeyIds(document: Record<string, unknown>): string[] {
+  return [...asArray(document.publicKey), ...asArray(document.assertionMethod)]
+    .map((key) =>
+      typeof key === "string"
+        ? key
+        : key && typeof key === "object"
+        ? (key as { id?: unknown }).id
+        : null
+    )
+    .filter((id): id is string => typeof id === "string");
+}
+
+function asArray(value: unknown): unknown[] {
+  return value == null ? [] : Array.isArray(value) ? value : [value];
+}

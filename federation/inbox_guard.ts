@@ -1,0 +1,175 @@
+/**
+ * The inbox entrance: what every POST to an inbox passes before Fedify
+ * parses it. Fedify reads the whole body, parses it as JSON and may run
+ * JSON-LD over it (Linked Data signatures, integrity proofs) before it
+ * checks the HTTP signature, so an unsigned 8 MB body of 100,000 tags cost
+ * seconds of CPU before the 401. Here, cheapest check first:
+ *
+ * 1. no HTTP signature header → 401, body unread;
+ * 2. a body over 1 MiB → 413, read no further;
+ * 3. a signature dated more than an hour ahead → 401 (Fedify's window is
+ *    the same both ways; Mastodon's twelve hours apply to the past only);
+ * 4. not a JSON object, or beyond the limits of json_limits.ts → 400;
+ * 5. the HTTP signature verified (with the checked key loader of
+ *    document_loader.ts, which caches the key for Fedify's own check) → 401
+ *    when it fails.
+ *
+ * What passes goes on to Fedify as a fresh request with the same bytes.
+ */
+import { type KeyCache, type KvKey, type KvStore, verifyRequestDetailed } from "@fedify/fedify";
+import { CryptographicKey, Multikey } from "@fedify/vocab";
+import type { DocumentLoader } from "@fedify/vocab-runtime";
+import { getLogger } from "@logtape/logtape";
+import { jsonShapeProblem } from "./json_limits.ts";
+
+const logger = getLogger(["rookery", "federation", "inbox"]);
+
+/** Inbox bodies read at most (Mastodon refuses larger ones too). */
+export const INBOX_MAX_BYTES = 1024 * 1024;
+/** How far ahead of our clock a signature may be dated. */
+export const MAX_FUTURE_SKEW_MS = 60 * 60 * 1000;
+/** How far back (Mastodon's window). */
+export const SIGNATURE_MAX_AGE = { hours: 12 } as const;
+
+const INBOX_PATH = /^\/(?:users\/[^/]+\/)?inbox$/;
+
+export interface InboxGuardOptions {
+  kv: KvStore;
+  /** Where Fedify caches public keys: the guard fills the same entries. */
+  keyCachePrefix: KvKey;
+  documentLoader: DocumentLoader;
+  contextLoader: DocumentLoader;
+}
+
+/** Whether `request` is a delivery to one of our inboxes. */
+export function isInboxDelivery(request: Request): boolean {
+  return request.method === "POST" && INBOX_PATH.test(new URL(request.url).pathname);
+}
+
+/**
+ * Returns the refusal for a delivery that fails one of the checks above,
+ * or the request to hand to Fedify (its body already read and checked).
+ */
+export function createInboxGuard(options: InboxGuardOptions) {
+  const keyCache = sharedKeyCache(options);
+  return async (request: Request): Promise<Request | Response> => {
+    const headers = request.headers;
+    if (!headers.has("signature") && !headers.has("signature-input")) {
+      await request.body?.cancel();
+      return refuse(401, "Request is not signed");
+    }
+    const bytes = await readCapped(request);
+    if (!bytes) return refuse(413, `Request body is larger than ${INBOX_MAX_BYTES} bytes`);
+    if (signedInTheFuture(headers)) return refuse(401, "Signature is dated in the future");
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    } catch {
+      return refuse(400, "Request body is not UTF-8 JSON");
+    }
+    const problem = jsonShapeProblem(json);
+    if (problem) return refuse(400, `Activity refused: ${problem}`);
+    const forwarded = new Request(request.url, { method: "POST", headers, body: bytes });
+    const verification = await verifyRequestDetailed(forwarded.clone(), {
+      documentLoader: options.documentLoader,
+      contextLoader: options.contextLoader,
+      timeWindow: SIGNATURE_MAX_AGE,
+      keyCache,
+    });
+    if (!verification.verified) {
+      logger.info("Refused a delivery to {path}: {reason}.", {
+        path: new URL(request.url).pathname,
+        reason: verification.reason.type,
+      });
+      return refuse(401, "Signature could not be verified");
+    }
+    return forwarded;
+  };
+}
+
+function refuse(status: number, message: string): Response {
+  return new Response(JSON.stringify({ error: message }), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8" },
+  });
+}
+
+/** The body, or null once it passes {@link INBOX_MAX_BYTES} (the rest is not read). */
+async function readCapped(request: Request): Promise<Uint8Array<ArrayBuffer> | null> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > INBOX_MAX_BYTES) {
+    await request.body?.cancel();
+    return null;
+  }
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > INBOX_MAX_BYTES) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** A `Date` header, or an RFC 9421 `created` parameter, more than an hour ahead. */
+function signedInTheFuture(headers: Headers): boolean {
+  const limit = Date.now() + MAX_FUTURE_SKEW_MS;
+  const date = headers.get("date");
+  if (date && Date.parse(date) > limit) return true;
+  for (const match of (headers.get("signature-input") ?? "").matchAll(/;created=(\d+)/g)) {
+    if (Number(match[1]) * 1000 > limit) return true;
+  }
+  return false;
+}
+
+/**
+ * A key cache over the same entries as Fedify's own (same prefix, same
+ * serialisation), so the key the guard fetched is not fetched again when
+ * Fedify verifies the request after it.
+ */
+function sharedKeyCache(options: InboxGuardOptions): KeyCache {
+  const { kv, keyCachePrefix: prefix } = options;
+  const jsonLdOptions = {
+    documentLoader: options.documentLoader,
+    contextLoader: options.contextLoader,
+  };
+  return {
+    async get(keyId) {
+      const stored = await kv.get([...prefix, keyId.href]);
+      if (stored === undefined || stored === null) return stored as null | undefined;
+      try {
+        return await CryptographicKey.fromJsonLd(stored, jsonLdOptions);
+      } catch {
+        try {
+          return await Multikey.fromJsonLd(stored, jsonLdOptions);
+        } catch {
+          return undefined;
+        }
+      }
+    },
+    async set(keyId, key) {
+      if (key == null) {
+        // Fedify remembers failures for ten minutes; a forged request must
+        // not make a real key unavailable for longer than that.
+        await kv.set([...prefix, keyId.href], null, {
+          ttl: Temporal.Duration.from({ minutes: 10 }),
+        });
+        return;
+      }
+      await kv.set([...prefix, keyId.href], await key.toJsonLd(jsonLdOptions));
+    },
+  };
+}
