@@ -63,7 +63,9 @@ function isApiPath(path: string): boolean {
 }
 
 export function createApp(ctx: AppContext): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
+  // Not strict: Rails ignores a trailing slash, and clients rely on it
+  // (Mastodon.py 1.x calls `/api/v1/instance/` and `/api/v1/conversations/`).
+  const app = new Hono<ApiEnv>({ strict: false });
   installErrorHandlers(app);
 
   app.use(async (c, next) => {

@@ -31,7 +31,7 @@ export const MAX_FUTURE_SKEW_MS = 60 * 60 * 1000;
 /** How far back (Mastodon's window). */
 export const SIGNATURE_MAX_AGE = { hours: 12 } as const;
 
-const INBOX_PATH = /^\/(?:users\/[^/]+\/)?inbox$/;
+const INBOX_PATH = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
 
 export interface InboxGuardOptions {
   kv: KvStore;

@@ -43,6 +43,8 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     // The web role only enqueues; worker processes call startQueue().
     manuallyStartQueue: true,
     origin: config.origin,
+    // As the API: `/users/alice/` is `/users/alice` (Rails ignores the slash too).
+    trailingSlashInsensitive: true,
     // Our loaders: deadlines, size and content-type limits, the two-way key
     // check (document_loader.ts). Keys verified before those checks existed
     // are not reused: they live under a new prefix.
