@@ -8,6 +8,7 @@ import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
 import { ROOKERY_VERSION } from "../version.ts";
 import { jobQueueFor } from "./jobs.ts";
+import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
 
 export interface FederationSetup {
   federation: Federation<AppContext>;
@@ -26,6 +27,8 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     queue,
     // The web role only enqueues; worker processes call startQueue().
     manuallyStartQueue: true,
+    // A peer back from an outage gets its held deliveries within minutes.
+    circuitBreaker: CIRCUIT_BREAKER_OPTIONS,
     origin: config.origin,
     allowPrivateAddress: config.allowPrivateAddress,
     // Some widely deployed servers verify only draft-cavage and answer 202
