@@ -245,6 +245,11 @@ export class InvalidGrantError extends Error {}
  * expiry, redirect URI, PKCE) happens before the code is spent, so a client
  * that got one detail wrong cannot burn someone else's code; spending it is a
  * conditional UPDATE, so of two concurrent exchanges only one wins.
+ *
+ * A code presented after it was spent means it leaked (or was intercepted):
+ * the request is refused and the token issued from the first exchange is
+ * revoked, as RFC 6749 4.1.2 asks and Doorkeeper does. The same holds for the
+ * loser of two concurrent exchanges.
  */
 export async function redeemAuthorizationCode(
   db: Executor,
@@ -257,8 +262,13 @@ export async function redeemAuthorizationCode(
 ) {
   const [grant] = await db.select().from(oauthAuthorizationCodes)
     .where(eq(oauthAuthorizationCodes.codeHash, await hashSecret(input.code))).limit(1);
-  if (!grant || grant.applicationId !== input.application.id) throw new InvalidGrantError();
-  if (grant.usedAt || grant.expiresAt.getTime() <= Date.now()) throw new InvalidGrantError();
+  if (!grant) throw new InvalidGrantError();
+  if (grant.usedAt) {
+    await revokeTokenIssuedFrom(db, grant.id);
+    throw new InvalidGrantError();
+  }
+  if (grant.applicationId !== input.application.id) throw new InvalidGrantError();
+  if (grant.expiresAt.getTime() <= Date.now()) throw new InvalidGrantError();
   if (grant.redirectUri !== input.redirectUri) throw new InvalidGrantError();
   if (grant.codeChallenge) {
     if (!input.codeVerifier) throw new InvalidGrantError();
@@ -266,21 +276,37 @@ export async function redeemAuthorizationCode(
       throw new InvalidGrantError();
     }
   }
-  return await db.transaction(async (tx) => {
-    const spent = await tx.update(oauthAuthorizationCodes).set({ usedAt: sql`now()` })
-      .where(and(
-        eq(oauthAuthorizationCodes.id, grant.id),
-        isNull(oauthAuthorizationCodes.usedAt),
-        sql`${oauthAuthorizationCodes.expiresAt} > now()`,
-      ))
-      .returning({ id: oauthAuthorizationCodes.id });
-    if (spent.length === 0) throw new InvalidGrantError();
-    return await createAccessToken(tx, {
-      applicationId: grant.applicationId,
-      userId: grant.userId,
-      scopes: grant.scopes,
+  try {
+    return await db.transaction(async (tx) => {
+      const issued = await createAccessToken(tx, {
+        applicationId: grant.applicationId,
+        userId: grant.userId,
+        scopes: grant.scopes,
+      });
+      // Spending the code records the token it bought; losing the race rolls the token back.
+      const spent = await tx.update(oauthAuthorizationCodes)
+        .set({ usedAt: sql`now()`, accessTokenId: issued.row.id })
+        .where(and(
+          eq(oauthAuthorizationCodes.id, grant.id),
+          isNull(oauthAuthorizationCodes.usedAt),
+          sql`${oauthAuthorizationCodes.expiresAt} > now()`,
+        ))
+        .returning({ id: oauthAuthorizationCodes.id });
+      if (spent.length === 0) throw new InvalidGrantError();
+      return issued;
     });
-  });
+  } catch (error) {
+    // Lost to a concurrent exchange (or expired meanwhile, when there is nothing to revoke).
+    if (error instanceof InvalidGrantError) await revokeTokenIssuedFrom(db, grant.id);
+    throw error;
+  }
+}
+
+/** Revokes the token an authorization code was exchanged for, if it has one. */
+async function revokeTokenIssuedFrom(db: Executor, codeId: string): Promise<void> {
+  await db.update(oauthAccessTokens).set({ revokedAt: sql`coalesce(revoked_at, now())` })
+    .where(sql`oauth_access_tokens.id = (SELECT c.access_token_id
+      FROM oauth_authorization_codes c WHERE c.id = ${codeId})`);
 }
 
 /** Issues an app token (no user) for the client credentials grant. */

@@ -231,6 +231,13 @@ export const oauthAuthorizationCodes = pgTable("oauth_authorization_codes", {
   codeChallenge: text("code_challenge"),
   expiresAt: ts("expires_at").notNull(),
   usedAt: ts("used_at"),
+  /**
+   * The token this code was exchanged for: presenting the code again revokes
+   * it (RFC 6749 4.1.2), since a second use means the code leaked.
+   */
+  accessTokenId: id("access_token_id").references(() => oauthAccessTokens.id, {
+    onDelete: "set null",
+  }),
   createdAt: ts("created_at").notNull().defaultNow(),
 });
 

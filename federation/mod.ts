@@ -8,6 +8,7 @@ import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
 import { ROOKERY_VERSION } from "../version.ts";
 import { jobQueueFor } from "./jobs.ts";
+import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
 import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundDeadline } from "./outbound_deadline.ts";
@@ -42,6 +43,8 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     queue,
     // The web role only enqueues; worker processes call startQueue().
     manuallyStartQueue: true,
+    // A peer back from an outage gets its held deliveries within minutes.
+    circuitBreaker: CIRCUIT_BREAKER_OPTIONS,
     origin: config.origin,
     // As the API: `/users/alice/` is `/users/alice` (Rails ignores the slash too).
     trailingSlashInsensitive: true,

@@ -86,12 +86,38 @@ function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n");
 }
 
+/**
+ * The longest URL that is still a link: twitter-text's MAX_URL_LENGTH, which
+ * Mastodon's formatter and length validator inherit from its extractor. A
+ * longer one stays plain text: it is not linked and counts at its full length,
+ * so nobody packs kilobytes of "URL" into a 500-character status.
+ */
+export const MAX_URL_LENGTH = 4096;
+
+/**
+ * A URL's length as twitter-text measures it against {@link MAX_URL_LENGTH}:
+ * in code points, with the host as IDNA sends it (punycode only lengthens).
+ */
+export function urlLength(url: string): number {
+  const length = [...url].length;
+  const written = /^https?:\/\/(?:[^/?#@\s]*@)?([^/?#:\s]+)/i.exec(url)?.[1];
+  if (!written) return length;
+  let ascii: string;
+  try {
+    ascii = new URL(url).hostname;
+  } catch {
+    return length;
+  }
+  return length + Math.max(0, ascii.length - [...written].length);
+}
+
 /** The links, mentions and hashtags of a text, in order, without overlaps. */
 function extractEntities(text: string): Entity[] {
   const entities: Entity[] = [];
   for (const link of linkify.find(text, "url")) {
     // Only explicit http(s) links, as Mastodon (bare domains stay text).
     if (!/^https?:\/\//i.test(link.value)) continue;
+    if (urlLength(link.value) > MAX_URL_LENGTH) continue;
     entities.push({ kind: "url", start: link.start, end: link.end, url: link.value });
   }
   const overlapsLink = (start: number, end: number) =>
@@ -135,15 +161,16 @@ export const CHARACTERS_PER_URL = 23;
 
 /**
  * The length of a text as Mastodon's length validators count it: in code
- * points, each http(s) link as {@link CHARACTERS_PER_URL}, and mentions of
- * remote accounts without their domain.
+ * points, each http(s) link as `perUrl` ({@link CHARACTERS_PER_URL} unless
+ * configured otherwise; a "link" over {@link MAX_URL_LENGTH} is text and
+ * counts in full), and mentions of remote accounts without their domain.
  */
-export function countableLength(text: string): number {
+export function countableLength(text: string, perUrl = CHARACTERS_PER_URL): number {
   const source = normalizeNewlines(text);
   let length = [...source].length;
   for (const entity of extractEntities(source)) {
     const written = [...source.slice(entity.start, entity.end)].length;
-    if (entity.kind === "url") length += CHARACTERS_PER_URL - written;
+    if (entity.kind === "url") length += perUrl - written;
     else if (entity.kind === "mention" && entity.name.domain) {
       length -= [...entity.name.domain].length + 1;
     }

@@ -23,14 +23,13 @@ export interface PollInput {
 
 /**
  * Length as Mastodon's StatusLengthValidator counts it: the text and the
- * content warning together, links as `charactersReservedPerUrl`, remote
- * mentions by username only.
+ * content warning together, links as `charactersReservedPerUrl` (up to
+ * twitter-text's 4,096 characters; a longer URL is no link and counts in
+ * full), remote mentions by username only.
  */
 export function statusLength(config: Config, text: string, spoilerText: string): number {
-  const perUrl = config.limits.charactersReservedPerUrl;
-  // countableLength counts links as 23; adjust when the configuration differs.
-  const urls = (text.match(/https?:\/\/\S+/gi) ?? []).length;
-  return countableLength(text) + (perUrl - 23) * urls + [...spoilerText].length;
+  return countableLength(text, config.limits.charactersReservedPerUrl) +
+    [...spoilerText].length;
 }
 
 /** Refuses blank or overlong text (blank is fine with media or a poll). */

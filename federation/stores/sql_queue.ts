@@ -25,8 +25,16 @@ import type { Database } from "../../db/connection.ts";
 
 const logger = getLogger(["rookery", "queue"]);
 
+/**
+ * How long a claimed message is held. The worker renews the lease every third
+ * of it while the handler runs, so a long delivery keeps its claim (only two
+ * failed renewals in a row could lose it); a worker that dies stops renewing,
+ * and another takes the message at most this long after.
+ */
+export const DEFAULT_LEASE_MS = 60_000;
+
 export interface SqlMessageQueueOptions {
-  /** How long a claimed message is held before another worker may retry it. */
+  /** How long a claimed message is held before another worker may retry it ({@link DEFAULT_LEASE_MS}). */
   leaseMs?: number;
   /** Longest wait between polls when nothing wakes the worker. */
   pollMs?: number;
@@ -60,7 +68,7 @@ export class SqlMessageQueue implements MessageQueue {
 
   constructor(database: Database, options: SqlMessageQueueOptions = {}) {
     this.#database = database;
-    this.#leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#pollMs = options.pollMs ?? 1_000;
     this.#concurrency = options.concurrency ?? 8;
     this.#releaseLeasesOnStart = options.releaseLeasesOnStart ?? false;
@@ -165,7 +173,12 @@ export class SqlMessageQueue implements MessageQueue {
             const renew = setInterval(() => {
               this.#database.rows(sql`UPDATE federation_queue
                 SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
-                WHERE id = ${id}`).catch(() => {});
+                WHERE id = ${id}`).catch((error) =>
+                logger.warn("Could not renew the lease of queued message {id}: {error}", {
+                  id,
+                  error,
+                })
+              );
             }, Math.max(1_000, this.#leaseMs / 3));
             try {
               await handler(message);
