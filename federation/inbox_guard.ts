@@ -8,13 +8,21 @@
  * 1. no HTTP signature header → 401, body unread;
  * 2. a body over 1 MiB → 413, read no further;
  * 3. a signature dated more than an hour ahead → 401 (Fedify's window is
- *    the same both ways; Mastodon's twelve hours apply to the past only);
+ *    the same both ways; Mastodon's twelve hours apply to the past only),
+ *    or one that does not cover the target, host, date and digest → 401;
  * 4. not a JSON object, or beyond the limits of json_limits.ts → 400;
- * 5. the HTTP signature verified (with the checked key loader of
- *    document_loader.ts, which caches the key for Fedify's own check) → 401
- *    when it fails.
+ * 5. the HTTP signature verified with the checked key loader of
+ *    document_loader.ts (a key counts only when its owner publishes it)
+ *    → 401 when it fails;
+ * 6. the signer is the activity's actor → passed on as received. Otherwise
+ *    the activity is relayed (inbox forwarding, a relay): a Create goes on
+ *    with its object reduced to its id, so the listener fetches the object
+ *    from its own server; anything else → 401. A Linked Data signature is
+ *    never the reason to trust an activity: an old one can be replayed.
  *
- * What passes goes on to Fedify as a fresh request with the same bytes.
+ * This is the only authentication of deliveries: Fedify is told to skip
+ * its own (`skipSignatureVerification` in mod.ts), and rookery.ts sends
+ * every inbox POST through here.
  */
 import { type KeyCache, type KvKey, type KvStore, verifyRequestDetailed } from "@fedify/fedify";
 import { CryptographicKey, Multikey } from "@fedify/vocab";
@@ -61,6 +69,8 @@ export function createInboxGuard(options: InboxGuardOptions) {
     const bytes = await readCapped(request);
     if (!bytes) return refuse(413, `Request body is larger than ${INBOX_MAX_BYTES} bytes`);
     if (signedInTheFuture(headers)) return refuse(401, "Signature is dated in the future");
+    const weakness = uncoveredParts(headers);
+    if (weakness) return refuse(401, `Signature must cover ${weakness}`);
     let json: unknown;
     try {
       json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -69,8 +79,8 @@ export function createInboxGuard(options: InboxGuardOptions) {
     }
     const problem = jsonShapeProblem(json);
     if (problem) return refuse(400, `Activity refused: ${problem}`);
-    const forwarded = new Request(request.url, { method: "POST", headers, body: bytes });
-    const verification = await verifyRequestDetailed(forwarded.clone(), {
+    const signed = new Request(request.url, { method: "POST", headers, body: bytes });
+    const verification = await verifyRequestDetailed(signed, {
       documentLoader: options.documentLoader,
       contextLoader: options.contextLoader,
       timeWindow: SIGNATURE_MAX_AGE,
@@ -83,8 +93,34 @@ export function createInboxGuard(options: InboxGuardOptions) {
       });
       return refuse(401, "Signature could not be verified");
     }
-    return forwarded;
+    const activity = json as Record<string, unknown>;
+    const signer = verification.key.ownerId?.href ??
+      (verification.key as { controllerId?: URL | null }).controllerId?.href;
+    if (signer != null && signer === idOf(activity.actor)) {
+      return new Request(request.url, { method: "POST", headers, body: bytes });
+    }
+    // Someone relays another actor's activity (inbox forwarding, relays).
+    // Its Linked Data signature is not enough (an old one can be replayed):
+    // a Create is kept as a pointer, so its object is fetched from its own
+    // server; anything else is refused.
+    const objectId = idOf(activity.object);
+    if (activity.type !== "Create" || objectId == null) {
+      return refuse(401, "The signer and the actor do not match");
+    }
+    const { signature: _signature, proof: _proof, ...relayed } = activity;
+    const body = JSON.stringify({ ...relayed, object: objectId });
+    return new Request(request.url, { method: "POST", headers, body });
   };
+}
+
+/** The id of an activity's actor or object, given as a string or an embedded object. */
+function idOf(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const id = (value as { id?: unknown }).id;
+    return typeof id === "string" ? id : null;
+  }
+  return null;
 }
 
 function refuse(status: number, message: string): Response {
@@ -122,6 +158,34 @@ async function readCapped(request: Request): Promise<Uint8Array<ArrayBuffer> | n
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/**
+ * What a delivery's signature leaves out of what Mastodon requires it to
+ * cover: the method and target, the host, the date and the body's digest
+ * (otherwise a signature over one request could be reused on another host,
+ * or on another body). Null when it covers all of it.
+ */
+function uncoveredParts(headers: Headers): string | null {
+  const input = headers.get("signature-input");
+  if (input) {
+    // RFC 9421: every signature's covered components, e.g. sig1=("@method" "@target-uri" …);…
+    for (const match of input.matchAll(/=\(([^)]*)\)/g)) {
+      const covered = new Set([...match[1].matchAll(/"([^"]+)"/g)].map((m) => m[1].toLowerCase()));
+      const target = covered.has("@target-uri") ||
+        (covered.has("@authority") && covered.has("@path"));
+      if (!covered.has("@method") || !target) return "the method and target URI";
+      if (!covered.has("content-digest")) return "the content digest";
+    }
+    return null;
+  }
+  const list = /(?:^|,)\s*headers\s*=\s*"([^"]*)"/i.exec(headers.get("signature") ?? "")?.[1];
+  const covered = new Set((list ?? "date").toLowerCase().split(/\s+/));
+  if (!covered.has("(request-target)")) return "(request-target)";
+  if (!covered.has("host")) return "host";
+  if (!covered.has("date") && !covered.has("(created)")) return "date";
+  if (!covered.has("digest")) return "digest";
+  return null;
 }
 
 /** A `Date` header, or an RFC 9421 `created` parameter, more than an hour ahead. */

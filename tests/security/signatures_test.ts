@@ -93,9 +93,24 @@ test("signatures: only the key an actor publishes speaks for it", async (t) => {
     });
 
     await t.step("a real key of actor A cannot sign for actor B", async () => {
-      const create = note(victim, "signed by the attacker");
       const keyId = `${attacker}#main-key`;
-      assert.equal(await status(await attackerHost.deliver(inbox, create, { keyId, send })), 401);
+      // Not the signer's own activity: refused, unless it is a Create, which
+      // is taken as relayed and read from the victim's server (which has no
+      // such note, so nothing is stored).
+      const rename = {
+        "@context": AS,
+        id: `${attacker}#rename-2`,
+        type: "Update",
+        actor: victim,
+        object: { id: victim, type: "Person", name: "Renamed by the attacker" },
+      };
+      assert.equal(await status(await attackerHost.deliver(inbox, rename, { keyId, send })), 401);
+      const create = note(victim, "signed by the attacker");
+      assert.equal(await status(await attackerHost.deliver(inbox, create, { keyId, send })), 202);
+      const mine = note(attacker, "the attacker's own post");
+      assert.equal(await status(await attackerHost.deliver(inbox, mine, { keyId, send })), 202);
+      await eventually("the attacker's own post", () => storedStatus(rookery, mine.object.id));
+      assert.equal(await storedStatus(rookery, create.object.id), undefined);
     });
 
     await t.step("the victim's own key is accepted (cavage and RFC 9421)", async () => {
