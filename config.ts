@@ -39,6 +39,8 @@ export interface Config {
   };
   /** Lets federation reach loopback and private addresses (tests, development). */
   allowPrivateAddress: boolean;
+  /** Deadline in milliseconds of each outbound request, body and redirects included. */
+  fetchTimeoutMs: number;
   rateLimits: boolean;
   /**
    * Whether anonymous visitors may read the public, hashtag and link
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       from: (env.SMTP_FROM ?? "").trim() || `notifications@${originUrl.hostname}`,
     },
     allowPrivateAddress: readBool(env, "ALLOW_PRIVATE_ADDRESS", false),
+    fetchTimeoutMs: readInt(env, "FETCH_TIMEOUT", 10, 1, 60) * 1000,
     rateLimits: rateLimitsRaw === "on" ? true : rateLimitsRaw === "off" ? false : (() => {
       throw new ConfigError("RATE_LIMITS must be on or off");
     })(),

@@ -5,7 +5,8 @@
  * uses. They replace Fedify's built-in loaders because those trust too much
  * of what a hostile server sends:
  *
- * - **Deadline and size.** One deadline of 10 s covers the whole load,
+ * - **Deadline and size.** One deadline (FETCH_TIMEOUT, 10 s at most)
+ *   covers the whole load,
  *   redirects and body included (a server that never answers, or trickles a
  *   byte a second, cannot hold a worker); at most 5 redirects; at most 1 MiB
  *   of body, then the load fails without reading further.
@@ -44,8 +45,6 @@ import { jsonShapeProblem } from "./json_limits.ts";
 
 const logger = getLogger(["rookery", "federation", "fetch"]);
 
-/** The whole load, redirects and body included. */
-export const FETCH_DEADLINE_MS = 10_000;
 /** Redirects followed at most. */
 export const FETCH_MAX_REDIRECTS = 5;
 /** Bytes of a document read at most. */
@@ -63,6 +62,8 @@ export interface LoaderSettings {
   kv: KvStore;
   allowPrivateAddress: boolean;
   userAgent: string;
+  /** The whole load, redirects and body included. */
+  timeoutMs: number;
 }
 
 /** A local actor's RSA key, for fetches from servers that require signed GETs. */
@@ -116,7 +117,7 @@ async function fetchDocument(
 ): Promise<RemoteDocument> {
   const bundled = (preloadedContexts as Record<string, unknown>)[url];
   if (bundled !== undefined) return { contextUrl: null, document: bundled, documentUrl: url };
-  const deadline = AbortSignal.timeout(FETCH_DEADLINE_MS);
+  const deadline = AbortSignal.timeout(settings.timeoutMs);
   const signal = options?.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let current = url;
   for (let hop = 0;; hop++) {

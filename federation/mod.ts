@@ -27,7 +27,7 @@ export interface FederationSetup {
 
 export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
   const { config, database } = ctx;
-  installOutboundDeadline();
+  installOutboundDeadline(config.fetchTimeoutMs);
   const stores = createStores(database);
   const { kv, maintain } = stores;
   // Rookery's own background jobs (link previews) ride on the same queue.
@@ -37,6 +37,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     kv,
     allowPrivateAddress: config.allowPrivateAddress,
     userAgent: getUserAgent(userAgent),
+    timeoutMs: config.fetchTimeoutMs,
   });
   const federation = createFederation<AppContext>({
     kv,

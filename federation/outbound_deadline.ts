@@ -7,25 +7,27 @@
  *
  * So the process's `fetch` is wrapped once: a request that is ours (it
  * carries an HTTP signature, or our User-Agent) is aborted after
- * {@link OUTBOUND_DEADLINE_MS}, body included; the caller's own signal still
+ * FETCH_TIMEOUT (10 s at most), body included; the caller's own signal still
  * applies. Documents are fetched by document_loader.ts, which has the same
  * deadline of its own; link previews by actors/cards/fetch_page.ts.
  */
 
-/** The whole exchange of one outbound request. */
-export const OUTBOUND_DEADLINE_MS = 10_000;
-
 let installed = false;
+let deadlineMs = 10_000;
 
-/** Wraps `globalThis.fetch` (once per process). */
-export function installOutboundDeadline(): void {
+/**
+ * Wraps `globalThis.fetch` (once per process) so that our requests end after
+ * `timeoutMs` (FETCH_TIMEOUT); a later call only changes the deadline.
+ */
+export function installOutboundDeadline(timeoutMs: number): void {
+  deadlineMs = timeoutMs;
   if (installed) return;
   installed = true;
   const original = globalThis.fetch;
   globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     if (!isOurs(request.headers)) return original(request);
-    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(OUTBOUND_DEADLINE_MS)]);
+    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(deadlineMs)]);
     return original(request, { signal });
   };
 }

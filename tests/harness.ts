@@ -136,6 +136,9 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     DATA_DIR: dataDir,
     RATE_LIMITS: "off",
     ALLOW_PRIVATE_ADDRESS: "true",
+    // Instances on a loaded test machine can take longer than production's
+    // 10 s to answer each other; the deadline tests set it back to 10.
+    FETCH_TIMEOUT: "30",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   });

@@ -26,7 +26,8 @@ async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
 }
 
 test("inbox limits: refused before the work, never a 500", async (t) => {
-  const rookery = await startInstance();
+  // The production deadline: 10 s for every outbound request.
+  const rookery = await startInstance({ env: { FETCH_TIMEOUT: "10" } });
   const peer = await startFakePeer();
   const send = (request: Request) => rookery.request(request.url, request);
   const inbox = `${rookery.origin}/inbox`;
