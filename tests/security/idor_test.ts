@@ -5,7 +5,8 @@
  * of an id that does not exist (same status, same body), so nobody can tell
  * a hidden status from a missing one. Alice's media, list, scheduled status
  * and a poll in her private status are 404s to Bob, with nothing of them in
- * the body, and nothing he sends changes them.
+ * the body, and nothing he sends changes them; nor can he edit or delete
+ * her public status.
  */
 import assert from "node:assert/strict";
 import { startInstance, test, type TestInstance } from "../harness.ts";
@@ -166,7 +167,10 @@ test("idor: hidden statuses and another user's objects answer like missing ones"
         status: "later secret",
         scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
       });
+      const open = await postStatus(a, alice, { status: "public words", visibility: "public" });
       const probes: [string, string, Record<string, unknown>?][] = [
+        ["PUT", `/api/v1/statuses/${open.id}`, { status: "bob was here" }],
+        ["DELETE", `/api/v1/statuses/${open.id}`],
         ["GET", `/api/v1/media/${media}`],
         ["PUT", `/api/v1/media/${media}`, { description: "bob was here" }],
         ["DELETE", `/api/v1/media/${media}`],
@@ -191,6 +195,8 @@ test("idor: hidden statuses and another user's objects answer like missing ones"
         assert.deepEqual(Object.keys(got.body), ["error"], `${method} ${path}`);
       }
       // Nothing Bob sent changed them.
+      const still0 = await ok(a, alice, "GET", `/api/v1/statuses/${open.id}`);
+      assert.equal(still0.content, "<p>public words</p>");
       assert.equal((await ok(a, alice, "GET", `/api/v1/media/${media}`)).description, "a picture");
       assert.equal((await ok(a, alice, "GET", `/api/v1/lists/${list.id}`)).title, "alice's list");
       assert.deepEqual(await ok(a, alice, "GET", `/api/v1/lists/${list.id}/accounts`), []);
