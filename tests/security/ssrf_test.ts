@@ -7,8 +7,9 @@
  * single one fails the test, whatever the protocol spoken.
  *
  * Paths covered: account search with resolve (handles and URLs), mentions
- * resolved when posting, link previews (cards), and the keyId and actor of
- * an inbox delivery. Rookery keeps remote media as remote URLs (it fetches
+ * resolved when posting, link previews (cards, including a name that is
+ * rebound to loopback between check and connect), and the keyId and actor
+ * of an inbox delivery. Rookery keeps remote media as remote URLs (it fetches
  * none), so there is no media fetch to guard.
  */
 import assert from "node:assert/strict";
@@ -16,6 +17,8 @@ import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { getStatus, jobsDrained } from "../cards/helpers.ts";
+import { dnsResolver } from "../../actors/net/public_fetch.ts";
+import { fetchHtmlPage } from "../../actors/cards/fetch_page.ts";
 
 /** A TCP listener that counts connections and closes them at once. */
 interface Trap {
@@ -66,6 +69,12 @@ function hostileHosts(port: number): string[] {
     `0.0.0.0:${port}`,
     `2130706433:${port}`,
     `0177.0.0.1:${port}`,
+    `0x7f.1:${port}`,
+    `127.1:${port}`,
+    `LOCALHOST.:${port}`,
+    `app.localhost:${port}`,
+    `[::]:${port}`,
+    `[0:0:0:0:0:0:0:1]:${port}`,
   ];
 }
 
@@ -149,6 +158,33 @@ test("ssrf: no private or loopback address is ever connected to", async (t) => {
         assert.ok(res.status >= 400 && res.status < 500, `${url}: ${res.status}`);
       }
       await jobsDrained(a);
+      assert.equal(connections(traps), 0);
+    });
+    await t.step("DNS rebinding: the connection goes to the address checked", async () => {
+      // This machine's own name resolves to loopback through /etc/hosts; our
+      // resolver answers a public address once. A fetch that resolved the
+      // name again to connect would reach the trap.
+      const name = Deno.hostname();
+      let lookups = 0;
+      const original = dnsResolver.lookup;
+      dnsResolver.lookup = () => {
+        lookups++;
+        return Promise.resolve(
+          lookups === 1
+            ? [{ address: "1.1.1.1", family: 4 }]
+            : [{ address: "127.0.0.1", family: 4 }],
+        );
+      };
+      try {
+        await fetchHtmlPage(`http://${name}:${port}/page`, {
+          userAgent: "test",
+          allowPrivateAddress: false,
+          timeoutMs: 1500,
+        }).catch(() => null);
+      } finally {
+        dnsResolver.lookup = original;
+      }
+      assert.equal(lookups, 1);
       assert.equal(connections(traps), 0);
     });
   } finally {
