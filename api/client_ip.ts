@@ -51,3 +51,40 @@ export function clientIp(c: Context<ApiEnv>): string {
   }
   return chain[0];
 }
+
+/** The eight 16-bit groups of an IPv6 address, or null when it is not one. */
+function ipv6Groups(ip: string): number[] | null {
+  let s = ip.toLowerCase().replace(/%.*$/, "");
+  const v4Tail = /:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (v4Tail) {
+    const b = v4Tail.slice(1).map(Number);
+    if (b.some((n) => n > 255)) return null;
+    s = s.slice(0, v4Tail.index + 1) + ((b[0] << 8) | b[1]).toString(16) + ":" +
+      ((b[2] << 8) | b[3]).toString(16);
+  }
+  const halves = s.split("::");
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === "" ? [] : part.split(":"));
+  const head = parse(halves[0]);
+  const tail = halves.length === 2 ? parse(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  const parts = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail];
+  if (!parts.every((p) => /^[0-9a-f]{1,4}$/.test(p))) return null;
+  return parts.map((p) => parseInt(p, 16));
+}
+
+/**
+ * What per-IP rate limits count against: an IPv4 address as it is (also when
+ * written IPv4-mapped, `::ffff:a.b.c.d`), and for IPv6 its /64 network. One
+ * subscriber usually gets a whole /64 and can pick any address in it, so
+ * counting single IPv6 addresses would give an abuser 2^64 buckets.
+ */
+export function rateLimitSubject(ip: string): string {
+  const groups = ip.includes(":") ? ipv6Groups(ip) : null;
+  if (!groups) return ip;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6] >> 8, groups[6] & 255, groups[7] >> 8, groups[7] & 255].join(".");
+  }
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+}

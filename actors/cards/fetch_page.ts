@@ -2,9 +2,10 @@
  * Fetching the HTML page behind a link, for its preview card, with the care
  * every outbound fetch needs (DESIGN.md: the SSRF guard):
  *
- * - only http and https, each hop checked by Fedify's guard
- *   (`validatePublicUrl`: no loopback, private, link-local or otherwise
- *   reserved address, after DNS) unless ALLOW_PRIVATE_ADDRESS is set;
+ * - only http and https, each hop fetched through actors/net/public_fetch.ts
+ *   (no loopback, private, link-local or otherwise reserved address, the
+ *   connection pinned to the addresses checked) unless ALLOW_PRIVATE_ADDRESS
+ *   is set;
  * - redirects followed by hand (so every hop is checked), at most a few;
  * - one deadline for the whole exchange, redirects and body included;
  * - only a 200 `text/html` answer is read (Mastodon's rule), and at most
@@ -12,7 +13,7 @@
  *   truncated body);
  * - the text is decoded with the charset the headers or the page declare.
  */
-import { validatePublicUrl } from "@fedify/vocab-runtime";
+import { publicFetch, RefusedAddressError } from "../net/public_fetch.ts";
 
 export interface PageFetchOptions {
   userAgent: string;
@@ -56,12 +57,7 @@ export async function fetchHtmlPage(
   const maxRedirects = options.maxRedirects ?? PAGE_MAX_REDIRECTS;
   let current = url;
   for (let hop = 0;; hop++) {
-    await checkTarget(current, options.allowPrivateAddress);
-    const response = await fetch(current, {
-      redirect: "manual",
-      signal,
-      headers: { "Accept": "text/html", "User-Agent": options.userAgent },
-    });
+    const response = await fetchHop(current, options, signal);
     if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
       await response.body?.cancel();
       if (hop >= maxRedirects) throw new PageFetchError(`More than ${maxRedirects} redirects`);
@@ -78,7 +74,12 @@ export async function fetchHtmlPage(
   }
 }
 
-async function checkTarget(url: string, allowPrivateAddress: boolean): Promise<void> {
+/** One request, without following redirects, through the guard unless private addresses are allowed. */
+async function fetchHop(
+  url: string,
+  options: PageFetchOptions,
+  signal: AbortSignal,
+): Promise<Response> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -88,11 +89,17 @@ async function checkTarget(url: string, allowPrivateAddress: boolean): Promise<v
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new PageFetchError(`Unsupported protocol: ${parsed.protocol}`);
   }
-  if (allowPrivateAddress) return;
+  const headers = { "Accept": "text/html", "User-Agent": options.userAgent };
+  if (options.allowPrivateAddress) {
+    return await fetch(parsed, { redirect: "manual", signal, headers });
+  }
   try {
-    await validatePublicUrl(url);
+    return await publicFetch(parsed, { headers, signal });
   } catch (error) {
-    throw new PageFetchError(`Refused address: ${url}`, { cause: error });
+    if (error instanceof RefusedAddressError) {
+      throw new PageFetchError(`Refused address: ${url}`, { cause: error });
+    }
+    throw error;
   }
 }
 

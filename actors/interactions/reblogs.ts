@@ -38,6 +38,9 @@ import {
   visibleStatus,
 } from "./target.ts";
 
+/** Clock skew allowed to a remote boost's `published` (as for remote posts, federation/fetch_status.ts). */
+const FUTURE_TOLERANCE_MS = 60_000;
+
 /** The visibilities a boost may have. */
 export const REBLOG_VISIBILITIES = ["public", "unlisted", "private"] as const;
 
@@ -90,7 +93,12 @@ export async function reblog(
       : await boostVisibility(tx, account, options.visibility);
     const id = newId();
     const uri = options.remote?.uri ?? `${account.uri}/statuses/${id}/activity`;
-    const now = options.remote?.published ?? new Date();
+    // A remote boost keeps its own date, unless it claims to come from the
+    // future (it would top "last posted" and date sorts): then it is now.
+    const published = options.remote?.published;
+    const now = published && published.getTime() <= Date.now() + FUTURE_TOLERANCE_MS
+      ? published
+      : new Date();
     const [boost] = await tx.insert(statuses).values({
       id,
       uri,

@@ -16,7 +16,7 @@ import { eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { hashSecret } from "../../actors/tokens.ts";
-import { loginActivity, oauthAccessTokens, users } from "../../db/schema.ts";
+import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/schema.ts";
 import type { Database, Executor } from "../../db/connection.ts";
 import { entityCache } from "../entities/entity_cache.ts";
 import { prepared } from "../../db/queries/prepared.ts";
@@ -108,8 +108,10 @@ export async function lookupToken(db: Executor, hash: string): Promise<FoundToke
       disabled: users.disabled,
       approved: users.approved,
       confirmedAt: users.confirmedAt,
+      suspendedAt: accounts.suspendedAt,
     }).from(oauthAccessTokens)
       .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
+      .leftJoin(accounts, eq(accounts.id, users.accountId))
       .where(eq(oauthAccessTokens.tokenHash, sql.placeholder("hash")))
       .limit(1).prepare("lookup_token"));
   const [row] = await query.execute({ hash });
@@ -127,7 +129,8 @@ export async function lookupToken(db: Executor, hash: string): Promise<FoundToke
       id: row.userId,
       accountId: row.accountId,
       role: row.role ?? "user",
-      disabled: row.disabled ?? false,
+      // Mastodon's `functional?`: a suspended account's login is disabled too.
+      disabled: (row.disabled ?? false) || row.suspendedAt != null,
       approved: row.approved ?? true,
       confirmed: row.confirmedAt != null,
     },

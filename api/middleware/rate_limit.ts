@@ -5,10 +5,12 @@
  * | bucket            | key            | limit             | applies to                                   |
  * |-------------------|----------------|-------------------|----------------------------------------------|
  * | account           | account id     | 300 / 5 min       | every request with a user token              |
- * | ip                | client IP      | 300 / 5 min       | every request without a user token           |
+ * | ip                | client IP (*)  | 300 / 5 min       | every request without a user token           |
  * | media             | account id     | 30 / 30 min       | POST /api/v1/media, POST /api/v2/media        |
  * | status deletions  | account id     | 30 / 30 min       | DELETE /api/v1/statuses/:id, POST …/unreblog  |
- * | sign-ups          | client IP      | 5 / 30 min        | POST /api/v1/accounts                         |
+ * | sign-ups          | client IP (*)  | 5 / 30 min        | POST /api/v1/accounts                         |
+ *
+ * (*) an IPv6 client counts with its whole /64 (`rateLimitSubject`).
  *
  * As in Mastodon (Rack::Attack), a request with a user token counts against
  * its account instead of its IP, so people sharing an address (a campus, a
@@ -24,7 +26,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
-import { clientIp } from "../client_ip.ts";
+import { clientIp, rateLimitSubject } from "../client_ip.ts";
 import type { Database } from "../../db/connection.ts";
 import { setResponseHeaders } from "./headers.ts";
 
@@ -182,7 +184,12 @@ export function rateLimit(): MiddlewareHandler<ApiEnv> {
       return await next();
     }
     const user = c.get("user") ?? null;
-    const buckets = bucketsFor(c.req.method, c.req.path, user?.accountId ?? null, clientIp(c));
+    const buckets = bucketsFor(
+      c.req.method,
+      c.req.path,
+      user?.accountId ?? null,
+      rateLimitSubject(clientIp(c)),
+    );
     const now = rateLimitClock.now();
     let states: BucketState[];
     try {

@@ -59,14 +59,16 @@ export function statusPageRoutes(): Hono<ApiEnv> {
         ? tombstone(c, status.uri, status.deletedAt)
         : c.html(renderDeletedStatusPage(config.instance.title), 410);
     }
+    // A hidden status answers exactly as a missing one, whichever side says so.
+    const notFound = () => c.json({ error: "Record not found" }, 404);
     if (ap) {
-      if (!status) return c.json({ error: "Record not found" }, 404);
+      if (!status) return notFound();
       const request = new Request(new URL(new URL(status.uri).pathname, config.origin), {
         headers: c.req.raw.headers,
       });
       return await ctx.federation.fetch(request, {
         contextData: ctx,
-        onNotFound: () => new Response("Not Found", { status: 404 }),
+        onNotFound: notFound,
         onNotAcceptable: () => new Response("Not Acceptable", { status: 406 }),
       });
     }
@@ -87,11 +89,15 @@ export function statusPageRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/users/:username/statuses/:id{[0-9]{1,19}}", async (c) => {
-    const { config } = c.get("ctx");
+    const { config, database } = c.get("ctx");
     c.header("Vary", "Accept");
     const { account, status } = await lookup(c, c.req.param("username"), c.req.param("id"));
     if (status?.deletedAt) return tombstone(c, status.uri, status.deletedAt);
-    if (!account || !status || prefersActivityPub(c.req.header("Accept"))) {
+    // Redirecting only to pages anyone may see keeps a hidden status a 404.
+    if (
+      !account || !status || prefersActivityPub(c.req.header("Accept")) ||
+      !await canSeeStatus(database.db, null, status)
+    ) {
       return c.json({ error: "Record not found" }, 404);
     }
     return c.redirect(`${config.origin}/@${account.username}/${status.id}`, 302);
