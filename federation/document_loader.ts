@@ -10,9 +10,11 @@
  *   redirects and body included (a server that never answers, or trickles a
  *   byte a second, cannot hold a worker); at most 5 redirects; at most 1 MiB
  *   of body, then the load fails without reading further.
- * - **SSRF.** Every hop is checked by Fedify's `validatePublicUrl` (no
- *   loopback, private, link-local or otherwise reserved address) unless
- *   ALLOW_PRIVATE_ADDRESS is set; so a public URL cannot redirect inwards.
+ * - **SSRF.** Every hop goes through actors/net/public_fetch.ts (no
+ *   loopback, private, link-local or otherwise reserved address; the name
+ *   resolved once and the connection pinned to the checked addresses, so
+ *   DNS rebinding cannot move it) unless ALLOW_PRIVATE_ADDRESS is set; so a
+ *   public URL cannot redirect inwards either.
  * - **Content type.** Only `application/activity+json`, or
  *   `application/ld+json` with the ActivityStreams profile, is a document
  *   (Mastodon's rule): a `text/plain` or HTML answer is refused.
@@ -38,8 +40,8 @@ import {
   FetchError,
   preloadedContexts,
   type RemoteDocument,
-  validatePublicUrl,
 } from "@fedify/vocab-runtime";
+import { publicFetch } from "../actors/net/public_fetch.ts";
 import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem } from "./json_limits.ts";
 
@@ -125,7 +127,6 @@ async function fetchDocument(
     if (target.protocol !== "https:" && target.protocol !== "http:") {
       throw new FetchError(current, `Unsupported protocol ${target.protocol}`);
     }
-    if (!settings.allowPrivateAddress) await validatePublicUrl(current);
     const response = await send(current, settings, identity, signal);
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
@@ -173,12 +174,18 @@ async function send(
 ): Promise<Response> {
   const request = () =>
     new Request(url, { headers: { Accept: ACCEPT, "User-Agent": settings.userAgent } });
-  if (!identity) return await fetch(request(), { redirect: "manual", signal });
+  // Unless private addresses are allowed, connect only to the addresses
+  // checked as public (one DNS answer, so rebinding cannot move it).
+  const dispatch = (request: Request) =>
+    settings.allowPrivateAddress
+      ? fetch(request, { redirect: "manual", signal })
+      : publicFetch(new URL(request.url), { headers: Object.fromEntries(request.headers), signal });
+  if (!identity) return await dispatch(request());
   let response: Response | null = null;
   for (const spec of ["draft-cavage-http-signatures-12", "rfc9421"] as const) {
     await response?.body?.cancel();
     const signed = await signRequest(request(), identity.privateKey, identity.keyId, { spec });
-    response = await fetch(signed, { redirect: "manual", signal });
+    response = await dispatch(signed);
     if (response.status !== 401 && response.status !== 403) break;
   }
   return response!;
