@@ -12,7 +12,8 @@
  *   TEST_DATABASE_URL, else a throwaway one from this machine's binaries
  *   (as `deno task bench` does);
  * - FUZZ_ROUTES: a regular expression over route labels (`POST /inbox`);
- * - FUZZ_CONCURRENCY (default 1), FUZZ_SLOW_MS (default 1000).
+ * - FUZZ_CONCURRENCY (default 1), FUZZ_SLOW_MS (default 1000);
+ * - FUZZ_LOG: the server's log level (`error` shows the stack of a 500; default off).
  */
 import { startBenchPostgres } from "../bench/postgres.ts";
 import type { Failure } from "./runner.ts";
@@ -29,6 +30,7 @@ const replay = setting("FUZZ_REPLAY");
 const routes = setting("FUZZ_ROUTES");
 const concurrency = Number(setting("FUZZ_CONCURRENCY") ?? 1);
 const slowMs = Number(setting("FUZZ_SLOW_MS") ?? 1000);
+const logLevel = setting("FUZZ_LOG");
 const db = setting("FUZZ_DB") ?? (Deno.env.get("TEST_DATABASE_URL") ? "postgres" : "pglite");
 
 if (db === "both") {
@@ -61,6 +63,11 @@ if (db === "postgres" && !Deno.env.get("TEST_DATABASE_URL")) {
   Deno.env.delete("TEST_DATABASE_URL");
 }
 
+if (logLevel) {
+  const { setupLogging } = await import("../logging.ts");
+  await setupLogging({ level: logLevel as "error" });
+}
+
 // Imported after the database is chosen: the harness reads it at import.
 const { startTarget } = await import("./target.ts");
 const { formatFailure, formatHistogram, runFuzz } = await import("./runner.ts");
@@ -70,6 +77,14 @@ const indices = replay?.split(",").map((s) => Number(s.trim()));
 log(`seed ${seed}, ${indices ? `replaying ${indices.join(", ")}` : `${count} inputs`}`);
 const target = await startTarget();
 const started = performance.now();
+// Ctrl-C (or SIGTERM) stops sending and still prints the figures so far.
+const stop = new AbortController();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    log("stopping: the inputs in flight finish, then the figures");
+    stop.abort();
+  });
+}
 let printed = 0;
 const result = await runFuzz(target, {
   seed,
@@ -79,6 +94,7 @@ const result = await runFuzz(target, {
   concurrency,
   filter: routes ? new RegExp(routes) : undefined,
   verbose: !!indices,
+  signal: stop.signal,
   onFailure(f: Failure) {
     if (printed++ < 200) console.log(formatFailure(f));
   },

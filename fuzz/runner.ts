@@ -73,6 +73,8 @@ export interface RunOptions {
   onProgress?: (done: number) => void;
   /** Print each request and answer (replay). */
   verbose?: boolean;
+  /** Stops sending when aborted (the inputs in flight finish); the result covers what was sent. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -193,13 +195,14 @@ export async function runFuzz(target: FuzzTarget, options: RunOptions): Promise<
       // Objects are made again between batches, never while requests fly.
       const batchEnd = Math.min(indices.length, next + refreshEvery);
       const workers = Array.from({ length: concurrency }, async () => {
-        while (next < batchEnd) {
+        while (next < batchEnd && !options.signal?.aborted) {
           const index = indices[next++];
           await one(index);
           if (++done % 1000 === 0) options.onProgress?.(done);
         }
       });
       await Promise.all(workers);
+      if (options.signal?.aborted) break;
       if (next < indices.length) await refreshObjects(target);
     }
   } finally {
