@@ -4,7 +4,8 @@
  * fails on any 5xx, failed connection, crash or answer slower than a second.
  *
  * Settings (environment, or the same as flags: `--seed=1 --count=1000`):
- * - FUZZ_SEED (default: random, printed), FUZZ_COUNT (default 100,000);
+ * - FUZZ_SEED (default: random, printed), FUZZ_COUNT (default 100,000),
+ *   FUZZ_START (first index, default 0: a long run continues where it stopped);
  * - FUZZ_REPLAY=12,345: send only these inputs of the seed, printing each
  *   request and answer;
  * - FUZZ_DB: `pglite`, `postgres` or `both` (default: postgres when
@@ -26,6 +27,7 @@ function setting(name: string): string | undefined {
 
 const seed = Number(setting("FUZZ_SEED") ?? Math.floor(Math.random() * 2 ** 31));
 const count = Number(setting("FUZZ_COUNT") ?? 100_000);
+const first = Number(setting("FUZZ_START") ?? 0);
 const replay = setting("FUZZ_REPLAY");
 const routes = setting("FUZZ_ROUTES");
 const concurrency = Number(setting("FUZZ_CONCURRENCY") ?? 1);
@@ -73,8 +75,9 @@ const { startTarget } = await import("./target.ts");
 const { formatFailure, formatHistogram, runFuzz } = await import("./runner.ts");
 
 const log = (m: string) => console.error(`[fuzz ${db}] ${m}`);
-const indices = replay?.split(",").map((s) => Number(s.trim()));
-log(`seed ${seed}, ${indices ? `replaying ${indices.join(", ")}` : `${count} inputs`}`);
+const indices = replay?.split(",").map((s) => Number(s.trim())) ??
+  (first ? Array.from({ length: count }, (_, i) => first + i) : undefined);
+log(`seed ${seed}, ${replay ? `replaying ${replay}` : `${count} inputs from index ${first}`}`);
 const target = await startTarget();
 const started = performance.now();
 // Ctrl-C (or SIGTERM) stops sending and still prints the figures so far.
@@ -93,7 +96,7 @@ const result = await runFuzz(target, {
   slowMs,
   concurrency,
   filter: routes ? new RegExp(routes) : undefined,
-  verbose: !!indices,
+  verbose: !!replay,
   signal: stop.signal,
   onFailure(f: Failure) {
     if (printed++ < 200) console.log(formatFailure(f));
