@@ -66,7 +66,58 @@ export async function parseRequest(request: Request, maxBodyBytes: number): Prom
 
 /** Parses a query string (with or without the leading `?`) with Rails-style keys. */
 export function parseQueryString(search: string): Params {
-  return buildParams(new URLSearchParams(search).entries());
+  return buildParams(formEntries(search.startsWith("?") ? search.slice(1) : search));
+}
+
+/**
+ * The `[name, value]` pairs of an urlencoded string, as URLSearchParams
+ * decodes them, but one at a time: buildParams stops at its key limit, so a
+ * megabyte of `a[]=1&…` is refused after 1,000 pairs instead of being
+ * decoded whole first (URLSearchParams took ~1 s on 700 KB of pairs).
+ */
+export function* formEntries(text: string): Generator<[string, string]> {
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("&", start);
+    if (end === -1) end = text.length;
+    if (end > start) {
+      const pair = text.slice(start, end);
+      const eq = pair.indexOf("=");
+      yield eq === -1
+        ? [formDecode(pair), ""]
+        : [formDecode(pair.slice(0, eq)), formDecode(pair.slice(eq + 1))];
+    }
+    start = end + 1;
+  }
+}
+
+const utf8 = new TextEncoder();
+const utf8Lenient = new TextDecoder();
+
+/** application/x-www-form-urlencoded decoding: `+` is a space, bad escapes stay, bad UTF-8 → U+FFFD. */
+function formDecode(raw: string): string {
+  const text = raw.includes("+") ? raw.replaceAll("+", " ") : raw;
+  if (!text.includes("%")) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // A stray `%` or bytes that are not UTF-8: decode byte by byte as the URL standard does.
+    const bytes = utf8.encode(text);
+    const out = new Uint8Array(bytes.length);
+    let n = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      const hex = bytes[i] === 0x25 && i + 2 < bytes.length
+        ? String.fromCharCode(bytes[i + 1], bytes[i + 2])
+        : "";
+      if (/^[0-9a-fA-F]{2}$/.test(hex)) {
+        out[n++] = parseInt(hex, 16);
+        i += 2;
+      } else {
+        out[n++] = bytes[i];
+      }
+    }
+    return utf8Lenient.decode(out.subarray(0, n));
+  }
 }
 
 /** Parses a body according to its content type; unknown types give `{}`. */
@@ -82,7 +133,7 @@ export async function parseBody(request: Request, maxBodyBytes: number): Promise
   }
   const bytes = await readLimited(request, maxBodyBytes);
   if (isJson) return parseJsonBody(bytes);
-  if (isForm) return buildParams(new URLSearchParams(new TextDecoder().decode(bytes)).entries());
+  if (isForm) return buildParams(formEntries(new TextDecoder().decode(bytes)));
   let form: FormData;
   try {
     form = await new Response(bytes, {

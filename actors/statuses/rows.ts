@@ -4,7 +4,7 @@
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { newId } from "../../db/ids.ts";
+import { isId, newId } from "../../db/ids.ts";
 import {
   accounts,
   homeFeed,
@@ -112,8 +112,12 @@ export async function ownMedia(
   scheduledStatusId: string | null = null,
 ): Promise<MediaRow[]> {
   if (ids.length === 0) return [];
-  const rows = await tx.select().from(mediaAttachments)
-    .where(inArray(mediaAttachments.id, [...new Set(ids)]));
+  // Only well-formed ids go to the query (a bigint column refuses the rest);
+  // the others are refused below like any id that is not the author's.
+  const wellFormed = [...new Set(ids)].filter(isId);
+  const rows = wellFormed.length
+    ? await tx.select().from(mediaAttachments).where(inArray(mediaAttachments.id, wellFormed))
+    : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
   const bad = ids.filter((id) => {
     const row = byId.get(id);

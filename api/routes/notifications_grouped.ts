@@ -52,6 +52,15 @@ import { readNotificationFilter, viewerOf } from "./notifications.ts";
 /** Longest group key we look up (real keys are well under it). */
 const MAX_GROUP_KEY_LENGTH = 200;
 
+/**
+ * Whether `key` can be a group key: ours are letters, digits, `_`, `.` and `-`
+ * (`favourite-123-456`, `admin.sign_up-789`, `ungrouped-123`). Anything else (a NUL, which
+ * PostgreSQL text cannot hold, or a 50 KB string) names no group.
+ */
+function isGroupKey(key: string): boolean {
+  return key.length <= MAX_GROUP_KEY_LENGTH && /^[\w.-]+$/.test(key);
+}
+
 /** grouped_types[]: the types that group (unknown ones dropped); omitted → the default. */
 function readGroupedTypes(p: Params): string[] {
   const given = readStringArray(p, "grouped_types");
@@ -159,7 +168,7 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
 
   app.get(`${base}/:group_key`, read, async (c) => {
     const key = c.req.param("group_key");
-    if (key.length > MAX_GROUP_KEY_LENGTH) throw new ApiError(404, "Record not found");
+    if (!isGroupKey(key)) throw new ApiError(404, "Record not found");
     const ctx: AppContext = c.get("ctx");
     const { db } = ctx.database;
     const viewer = viewerOf(c);
@@ -178,7 +187,7 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
 
   app.post(`${base}/:group_key/dismiss`, write, async (c) => {
     const key = c.req.param("group_key");
-    if (key.length <= MAX_GROUP_KEY_LENGTH) {
+    if (isGroupKey(key)) {
       await dismissGroup(c.get("ctx").database.db, viewerOf(c), key);
     }
     return c.json({});
