@@ -11,7 +11,7 @@
  * 4. Routes.
  */
 import { markWrite } from "./entities/entity_cache.ts";
-import { Hono } from "hono";
+import { type Context, Hono, type Next } from "hono";
 import type { AppContext } from "../context.ts";
 import type { ApiEnv } from "./env.ts";
 import { apiError, installErrorHandlers } from "./errors.ts";
@@ -62,6 +62,13 @@ function isApiPath(path: string): boolean {
   return path.startsWith("/api/") || path.startsWith("/oauth/") || path === "/health";
 }
 
+/** Errors that parsing a malformed activity throws (jsonld.*, TypeError, RangeError, SyntaxError). */
+function isUnreadableActivity(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return /^jsonld\./.test(error.name) || error instanceof TypeError ||
+    error instanceof RangeError || error instanceof SyntaxError;
+}
+
 export function createApp(ctx: AppContext): Hono<ApiEnv> {
   // Not strict: Rails ignores a trailing slash, and clients rely on it
   // (Mastodon.py 1.x calls `/api/v1/instance/` and `/api/v1/conversations/`).
@@ -89,7 +96,22 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
 
   app.use(async (c, next) => {
     if (isApiPath(c.req.path)) return await next();
-    return await ctx.federation.fetch(c.req.raw, {
+    try {
+      return await fedifyFetch(c, next);
+    } catch (error) {
+      // A delivery that JSON-LD or Fedify's vocabulary cannot read (the
+      // inbox guard refuses the usual shapes first): the sender's mistake,
+      // not ours. Listeners run later, from the queue, so nothing of ours
+      // throws these here.
+      if (c.req.method === "POST" && isUnreadableActivity(error)) {
+        return c.json({ error: "Invalid activity" }, 400);
+      }
+      throw error;
+    }
+  });
+
+  const fedifyFetch = async (c: Context<ApiEnv>, next: Next) =>
+    await ctx.federation.fetch(c.req.raw, {
       contextData: ctx,
       onNotFound: async () => {
         await next();
@@ -105,7 +127,6 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
         });
       },
     });
-  });
 
   app.route("/", healthRoutes());
   app.route("/", instanceRoutes());

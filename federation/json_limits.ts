@@ -23,8 +23,9 @@ export const MAX_CONTEXT_TERMS = 512;
 
 /**
  * Returns why `value` is not an acceptable ActivityPub document, or null when
- * it is: it must be a JSON object within the limits above, and its
- * `@context`, when present, a string, an object or an array of those.
+ * it is: it must be a JSON object within the limits above, its `@context`,
+ * when present, a string, an object or an array of those, and every `id`
+ * a string and every `type` a string or an array of strings.
  * Iterative, so no input can exhaust the stack.
  */
 export function jsonShapeProblem(value: unknown): string | null {
@@ -45,7 +46,19 @@ export function jsonShapeProblem(value: unknown): string | null {
       for (const item of current) stack.push([item, depth + 1]);
     } else {
       for (const key in current) {
-        stack.push([(current as Record<string, unknown>)[key], depth + 1]);
+        const value = (current as Record<string, unknown>)[key];
+        // JSON-LD refuses these deep inside its expansion, with an error
+        // that is not a parse error: a 500 unless caught here.
+        if ((key === "id" || key === "@id") && typeof value !== "string") {
+          return `an ${key} that is not a string`;
+        }
+        if (
+          (key === "type" || key === "@type") && typeof value !== "string" &&
+          !(Array.isArray(value) && value.every((item) => typeof item === "string"))
+        ) {
+          return `a ${key} that is not a string`;
+        }
+        stack.push([value, depth + 1]);
       }
     }
   }

@@ -89,6 +89,25 @@ export async function startTarget(): Promise<FuzzTarget> {
   await apiCall(instance, user.token, "PATCH", "/api/v1/accounts/update_credentials", {
     display_name: "fuzz",
   });
+  // The first signed delivery fetches and parses the signer's key (then
+  // cached): also a cold start, paid once here.
+  const warmBody = new TextEncoder().encode(JSON.stringify({
+    "@context": "https://www.w3.org/ns/activitystreams",
+    id: `${signer.actor}#warm-up`,
+    type: "Like",
+    actor: signer.actor,
+    object: `${instance.origin}/users/${other.username}`,
+  }));
+  const warm = await signer.sign(
+    new Request(`${instance.origin}/inbox`, {
+      method: "POST",
+      headers: { "Content-Type": "application/activity+json" },
+      body: warmBody,
+    }),
+    warmBody,
+    false,
+  );
+  await (await fetch(warm)).body?.cancel();
   gen.ids.account = [user.id, other.id, signerUser.id];
   gen.ids.username = [...gen.usernames];
   await refreshObjects(target);
