@@ -27,12 +27,14 @@ function invalidDomain(blank = false): ValidationError {
 
 /**
  * Normalizes a domain as Mastodon does (trimmed, lower case, trailing slash
- * dropped, IDN to punycode; a port is kept, as our account domains keep it).
+ * and trailing dot dropped, IDN to punycode; a port is kept, as our account
+ * domains keep it).
  *
  * @throws ValidationError when blank or not a domain name
  */
 export function normalizeDomain(input: string): string {
-  const raw = input.trim().replace(/\/$/, "");
+  // `EXAMPLE.com.` (the fully qualified spelling) is `example.com`.
+  const raw = input.trim().replace(/\/$/, "").replace(/\.$/, "");
   if (raw === "") throw invalidDomain(true);
   if (raw.length > 253 + 6 || /[\s/@?#\\]/.test(raw)) throw invalidDomain();
   let host: string;
