@@ -73,6 +73,29 @@ test("origins: a server speaks only for itself and its own signatures", async (t
       assert.equal(await status(res), 401);
       // The same signature over the unchanged body passes: the refusal was the change.
       assert.equal(await status(await send(signed)), 202);
+      // RFC 9421: the Content-Digest no longer matches the body.
+      const rfcBody = JSON.stringify(createOf(attacker, noteOf(attacker, "signed words")));
+      let captured: Request | null = null;
+      await attackerHost.deliver(inbox, null, {
+        keyId: attackerKey,
+        spec: "rfc9421",
+        raw: rfcBody,
+        send: (request) => {
+          captured = request;
+          return Promise.resolve(new Response(null, { status: 202 }));
+        },
+      });
+      const rfcSigned = captured! as Request;
+      assert.ok(rfcSigned.headers.has("content-digest"));
+      const rfcChanged = rfcBody.replace("signed words", "changed words");
+      const rfcRes = await send(
+        new Request(rfcSigned.url, {
+          method: "POST",
+          headers: rfcSigned.headers,
+          body: rfcChanged,
+        }),
+      );
+      assert.equal(await status(rfcRes), 401);
     });
 
     await t.step("a signature that does not cover the digest or the host is refused", async () => {
