@@ -4,7 +4,7 @@
  */
 import ISO6391 from "iso-639-1";
 import type { Config } from "../../config.ts";
-import { countableLength } from "../formatting/text_to_html.ts";
+import { countableLength, MAX_URL_LENGTH } from "../formatting/text_to_html.ts";
 import { invalid } from "./errors.ts";
 
 export const VISIBILITIES = ["public", "unlisted", "private", "direct"] as const;
@@ -41,7 +41,12 @@ export function checkText(
 ): void {
   if (text.trim() === "" && !hasMediaOrPoll) throw invalid("Text can't be blank");
   const max = config.limits.maxStatusCharacters;
-  if (statusLength(config, text, spoilerText) > max) {
+  // No text longer than this can fit, however many of its characters are
+  // links (each counts `perUrl` up to MAX_URL_LENGTH long): refuse it before
+  // parsing, which costs time in proportion to its length.
+  const perUrl = config.limits.charactersReservedPerUrl;
+  const ceiling = max + Math.ceil(max / Math.max(1, perUrl)) * MAX_URL_LENGTH;
+  if (text.length + spoilerText.length > ceiling || statusLength(config, text, spoilerText) > max) {
     throw invalid(`Text character limit of ${max} exceeded`);
   }
 }

@@ -59,6 +59,26 @@ test("security: URLs over 4,096 characters count in full toward the 500 limit", 
       assert.ok((await postStatus(a, alice, many)).id);
     });
 
+    await t.step("100 KB of hashtags, mentions, @, # or <a is refused at once", async () => {
+      // Each cost seconds of CPU before (entity overlap checks grew with
+      // the square of their number); the bound is loose on purpose.
+      for (const unit of ["#a ", "@a ", "@a@b ", "@", "#", "<a", "#a http://x.y/#a "]) {
+        const text = unit.repeat(Math.ceil(100_000 / unit.length));
+        const started = performance.now();
+        await refused(text);
+        const ms = performance.now() - started;
+        assert.ok(ms < 1000, `${JSON.stringify(unit)} refused after ${ms} ms`);
+      }
+      // Under the length that is refused unread (about 90 KB): parsed, and still quick.
+      for (const unit of ["#a ", "@a ", "#a http://x.y/#a "]) {
+        const text = unit.repeat(Math.floor(85_000 / unit.length));
+        const started = performance.now();
+        await refused(text);
+        const ms = performance.now() - started;
+        assert.ok(ms < 1000, `85 KB of ${JSON.stringify(unit)} refused after ${ms} ms`);
+      }
+    });
+
     await t.step("editing applies the same rule", async () => {
       const { id } = await postStatus(a, alice, "short");
       const res = await callJson(a, alice, "PUT", `/api/v1/statuses/${id}`, {
