@@ -42,6 +42,7 @@ import {
   type RemoteDocument,
 } from "@fedify/vocab-runtime";
 import { publicFetch } from "../actors/net/public_fetch.ts";
+import { readUpTo } from "../actors/net/read_body.ts";
 import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem } from "./json_limits.ts";
 
@@ -212,21 +213,8 @@ async function readText(response: Response, url: string): Promise<string> {
     throw new FetchError(url, `The document is larger than ${FETCH_MAX_BYTES} bytes`);
   }
   if (!response.body) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    if (size > FETCH_MAX_BYTES) {
-      throw new FetchError(url, `The document is larger than ${FETCH_MAX_BYTES} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const { bytes, truncated } = await readUpTo(response.body, FETCH_MAX_BYTES);
+  if (truncated) throw new FetchError(url, `The document is larger than ${FETCH_MAX_BYTES} bytes`);
   return new TextDecoder().decode(bytes);
 }
 

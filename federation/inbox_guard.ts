@@ -29,6 +29,7 @@ import { CryptographicKey, Multikey } from "@fedify/vocab";
 import type { DocumentLoader } from "@fedify/vocab-runtime";
 import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem } from "./json_limits.ts";
+import { readUpTo } from "../actors/net/read_body.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -138,26 +139,8 @@ async function readCapped(request: Request): Promise<Uint8Array<ArrayBuffer> | n
     return null;
   }
   if (!request.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > INBOX_MAX_BYTES) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  const { bytes, truncated } = await readUpTo(request.body, INBOX_MAX_BYTES);
+  return truncated ? null : bytes;
 }
 
 /**

@@ -14,6 +14,7 @@
  * - the text is decoded with the charset the headers or the page declare.
  */
 import { publicFetch, RefusedAddressError } from "../net/public_fetch.ts";
+import { readUpTo } from "../net/read_body.ts";
 
 export interface PageFetchOptions {
   userAgent: string;
@@ -69,7 +70,7 @@ export async function fetchHtmlPage(
       await response.body?.cancel();
       return null;
     }
-    const bytes = await readAtMost(response.body, options.maxBytes ?? PAGE_MAX_BYTES);
+    const { bytes } = await readUpTo(response.body, options.maxBytes ?? PAGE_MAX_BYTES);
     return { url: current, html: decode(bytes, charsetOf(type)) };
   }
 }
@@ -113,30 +114,6 @@ function charsetOf(contentType: string): string | null {
 }
 
 /** Reads up to `max` bytes of a body, then stops the download. */
-async function readAtMost(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const part = value.length > max - size ? value.subarray(0, max - size) : value;
-      chunks.push(part);
-      size += part.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
-
 /** The charset a page declares in its first bytes (`<meta charset>` or http-equiv). */
 function declaredCharset(bytes: Uint8Array): string | null {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 2048));
