@@ -101,7 +101,12 @@ export const contextLoader: DocumentLoader = (url) => {
 function checkedLoader(settings: LoaderSettings, identity: SigningIdentity | null): DocumentLoader {
   const load: DocumentLoader = async (url, options) => {
     const document = await fetchDocument(url, settings, identity, options);
-    await confirmKeyOwnership(document, cached, options);
+    // The owner is fetched directly, not through this loader: a key whose
+    // "owner" is another key (and so on) must not make us recurse.
+    await confirmKeyOwnership(
+      document,
+      (owner) => fetchDocument(owner, settings, identity, options),
+    );
     return document;
   };
   // Signed fetches may return what the signer alone may see: never cache them.
@@ -233,16 +238,18 @@ function originOf(url: string): string | null {
  */
 async function confirmKeyOwnership(
   remote: RemoteDocument,
-  load: DocumentLoader,
-  options?: DocumentLoaderOptions,
+  fetchOwner: (url: string) => Promise<RemoteDocument>,
 ): Promise<void> {
   const document = remote.document as Record<string, unknown>;
   const keyId = typeof document.id === "string" ? document.id : remote.documentUrl;
   if (isKeyDocument(document)) {
     const owner = ownerOf(document);
     if (!owner) throw new FetchError(remote.documentUrl, "A key without an owner");
-    const ownerDocument = (await load(owner, options)).document as Record<string, unknown>;
-    if (ownerDocument.id !== owner || !listedKeyIds(ownerDocument).includes(keyId)) {
+    const ownerDocument = (await fetchOwner(owner)).document as Record<string, unknown>;
+    if (
+      isKeyDocument(ownerDocument) || ownerDocument.id !== owner ||
+      !listedKeyIds(ownerDocument).includes(keyId)
+    ) {
       throw new FetchError(remote.documentUrl, `The key's owner ${owner} does not list ${keyId}`);
     }
     return;

@@ -75,6 +75,24 @@ test("signatures: only the key an actor publishes speaks for it", async (t) => {
       assert.equal(await storedStatus(rookery, create.object.id), undefined);
     });
 
+    await t.step("keys that name each other as owner are refused without a loop", async () => {
+      const keyA = `${attackerHost.origin}/key-a`;
+      const keyB = `${attackerHost.origin}/key-b`;
+      const keyDoc = (id: string, owner: string) => ({
+        "@context": [AS, "https://w3id.org/security/v1"],
+        id,
+        type: "CryptographicKey",
+        owner,
+        publicKeyPem: attackerHost.publicKeyPem,
+      });
+      attackerHost.serve("/key-a", keyDoc(keyA, keyB));
+      attackerHost.serve("/key-b", keyDoc(keyB, keyA));
+      const res = await attackerHost.deliver(inbox, note(victim), { keyId: keyA, send });
+      assert.equal(await status(res), 401);
+      assert.ok(attackerHost.hits("/key-a") <= 2, `${attackerHost.hits("/key-a")} fetches`);
+      assert.ok(attackerHost.hits("/key-b") <= 2, `${attackerHost.hits("/key-b")} fetches`);
+    });
+
     await t.step("a key embedded in another actor that names the victim is refused", async () => {
       attackerHost.serve("/users/decoy", {
         "@context": [AS, "https://w3id.org/security/v1"],
