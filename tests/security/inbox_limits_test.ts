@@ -6,17 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
-import { startFakePeer } from "../fixtures/fake_peer.ts";
+import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
 import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const PUBLIC = `${AS}#Public`;
-
-async function status(res: Response): Promise<number> {
-  await res.body?.cancel();
-  return res.status;
-}
 
 /** Milliseconds `run` took. */
 async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {

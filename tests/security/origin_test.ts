@@ -9,17 +9,12 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { statuses } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
-import { startFakePeer } from "../fixtures/fake_peer.ts";
+import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const PUBLIC = `${AS}#Public`;
-
-async function status(res: Response): Promise<number> {
-  await res.body?.cancel();
-  return res.status;
-}
 
 test("origins: a server speaks only for itself and its own signatures", async (t) => {
   const rookery = await startInstance();

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
-import { startFakePeer } from "../fixtures/fake_peer.ts";
+import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -26,11 +26,6 @@ function note(actor: string, content = "words") {
     to: [PUBLIC],
     object: { id, type: "Note", attributedTo: actor, to: [PUBLIC], content },
   };
-}
-
-async function status(res: Response): Promise<number> {
-  await res.body?.cancel();
-  return res.status;
 }
 
 test("signatures: only the key an actor publishes speaks for it", async (t) => {
