@@ -11,7 +11,7 @@ import { jobQueueFor } from "./jobs.ts";
 import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
 import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
-import { installOutboundDeadline } from "./outbound_deadline.ts";
+import { installOutboundFetch } from "./outbound_fetch.ts";
 import { getUserAgent } from "@fedify/vocab-runtime";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
@@ -27,7 +27,10 @@ export interface FederationSetup {
 
 export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
   const { config, database } = ctx;
-  installOutboundDeadline(config.fetchTimeoutMs);
+  installOutboundFetch({
+    timeoutMs: config.fetchTimeoutMs,
+    allowPrivateAddress: config.allowPrivateAddress,
+  });
   const stores = createStores(database);
   const { kv, maintain } = stores;
   // Rookery's own background jobs (link previews) ride on the same queue.

@@ -1,7 +1,8 @@
 /**
- * Outbound GETs that cannot be steered into this machine or its network
- * (DESIGN.md: the SSRF guard), for what actors/ fetches itself (link
- * previews today; remote media or push endpoints when they come).
+ * Outbound requests that cannot be steered into this machine or its network
+ * (DESIGN.md: the SSRF guard): link previews, fetched documents, and every
+ * request Fedify makes for us (deliveries, WebFinger, NodeInfo; see
+ * federation/outbound_fetch.ts).
  *
  * - Only http and https. A host named `localhost` (or under `.localhost`) is
  *   refused by name; an IP literal, however spelt (the URL parser has made
@@ -37,11 +38,21 @@ export const dnsResolver = {
   lookup: (hostname: string): Promise<ResolvedAddress[]> => lookup(hostname, { all: true }),
 };
 
+/**
+ * Which addresses count as public. Tests that need a whole exchange over
+ * the pinned path replace `isPublic` to let one loopback peer through.
+ */
+export const addressPolicy = {
+  isPublic: (address: string, family: number): boolean =>
+    family === 4
+      ? isValidPublicIPv4Address(address)
+      : family === 6 && isValidPublicIPv6Address(address),
+};
+
 function assertPublic(address: string, family: number): void {
-  const ok = family === 4
-    ? isValidPublicIPv4Address(address)
-    : family === 6 && isValidPublicIPv6Address(address);
-  if (!ok) throw new RefusedAddressError(`Private or reserved address: ${address}`);
+  if (!addressPolicy.isPublic(address, family)) {
+    throw new RefusedAddressError(`Private or reserved address: ${address}`);
+  }
 }
 
 /**
@@ -77,23 +88,30 @@ export async function publicAddresses(url: URL): Promise<ResolvedAddress[]> {
 
 /** What {@link publicFetch} sends. */
 export interface PublicFetchInit {
+  /** GET unless said otherwise (deliveries are POSTs). */
+  method?: string;
   headers: Record<string, string>;
+  /** The whole body, for a POST; sent with its Content-Length. */
+  body?: Uint8Array | null;
   signal: AbortSignal;
 }
 
 /**
- * GETs `url` from one of its checked public addresses. Redirects are not
- * followed (the caller checks each hop with this function again). The
+ * Requests `url` from one of its checked public addresses. Redirects are
+ * not followed (the caller checks each hop with this function again). The
  * answer is a web Response whose body streams from the socket.
  */
 export async function publicFetch(url: URL, init: PublicFetchInit): Promise<Response> {
   const addresses = await publicAddresses(url);
   init.signal.throwIfAborted();
   const client = url.protocol === "https:" ? https : http;
+  const body = init.body ?? null;
+  const headers = { ...init.headers };
+  if (body) headers["content-length"] = String(body.byteLength);
   return await new Promise<Response>((resolve, reject) => {
     const request = client.request(url, {
-      method: "GET",
-      headers: init.headers,
+      method: init.method ?? "GET",
+      headers,
       // Connect to what was checked, never to a second answer of the resolver.
       lookup: ((_host, options, callback) => {
         if (options?.all) callback(null, addresses);
@@ -104,17 +122,18 @@ export async function publicFetch(url: URL, init: PublicFetchInit): Promise<Resp
       const stop = () => response.destroy(init.signal.reason);
       init.signal.addEventListener("abort", stop, { once: true });
       response.on("close", () => init.signal.removeEventListener("abort", stop));
-      const headers = new Headers();
+      const answer = new Headers();
       for (const [key, value] of Object.entries(response.headers)) {
         for (const one of Array.isArray(value) ? value : value == null ? [] : [value]) {
-          headers.append(key, one);
+          answer.append(key, one);
         }
       }
       const status = response.statusCode ?? 502;
-      const body = [204, 205, 304].includes(status)
+      const stream = [204, 205, 304].includes(status) || init.method === "HEAD"
         ? null
         : Readable.toWeb(response) as ReadableStream<Uint8Array>;
-      resolve(new Response(body, { status, headers }));
+      if (!stream) response.resume();
+      resolve(new Response(stream, { status, headers: answer }));
     });
     const abort = () => request.destroy(init.signal.reason);
     init.signal.addEventListener("abort", abort, { once: true });
@@ -123,6 +142,6 @@ export async function publicFetch(url: URL, init: PublicFetchInit): Promise<Resp
       init.signal.removeEventListener("abort", abort);
       reject(error);
     });
-    request.end();
+    request.end(body ?? undefined);
   });
 }
