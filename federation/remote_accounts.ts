@@ -139,7 +139,9 @@ export async function actorColumns(
     decodeURIComponent(id.pathname.split("/").filter(Boolean).pop() ?? "") || id.host;
   return {
     username: username.replace(/[\s@]/g, "_"),
-    domain: id.host.toLowerCase(),
+    // `example.com.` (the fully qualified spelling) is `example.com`, as a
+    // domain block names it (actors/domain_blocks.ts normalizeDomain).
+    domain: id.hostname.replace(/\.$/, "") + (id.port ? `:${id.port}` : ""),
     uri: id.href,
     url: webUrl(url ?? null),
     actorType: actorTypeOf(actor),

@@ -78,6 +78,38 @@ test("pinned connections for Fedify's own requests", async (t) => {
       },
     );
 
+    await t.step(
+      "an actor id spelt with a trailing dot is stored under the bare domain",
+      async () => {
+        // The peer's documents name it `peer.….test.:port`; accounts of that
+        // domain must carry the same domain a block or a handle names.
+        const dotted = await startFakePeer({ hostname: `${PEER_NAME}.` });
+        try {
+          const carol = dotted.publishActor("carol");
+          const alice = await createUser(a, "alice2");
+          const found = await callJson(
+            a,
+            alice,
+            "GET",
+            `/api/v1/accounts/search?resolve=true&q=${encodeURIComponent(carol)}`,
+          );
+          assert.equal(found.body.length, 1);
+          const port = new URL(dotted.origin).port;
+          assert.equal(found.body[0].acct, `carol@${PEER_NAME}:${port}`);
+          const byHandle = await callJson(
+            a,
+            alice,
+            "GET",
+            `/api/v1/accounts/lookup?acct=${encodeURIComponent(`carol@${PEER_NAME}:${port}`)}`,
+          );
+          assert.equal(byHandle.status, 200);
+          assert.equal(byHandle.body.id, found.body[0].id);
+        } finally {
+          await dotted.close();
+        }
+      },
+    );
+
     await t.step("a name rebound to loopback after the check is never connected to", async () => {
       const trap = Deno.listen({ hostname: "127.0.0.1", port: 0 });
       let connections = 0;
