@@ -44,7 +44,7 @@ import {
 import { publicFetch } from "../actors/net/public_fetch.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
 import { getLogger } from "@logtape/logtape";
-import { jsonShapeProblem } from "./json_limits.ts";
+import { jsonShapeProblem, wellFormedJson } from "./json_limits.ts";
 
 const logger = getLogger(["rookery", "federation", "fetch"]);
 
@@ -167,7 +167,7 @@ async function fetchDocument(
     if (typeof id === "string" && originOf(id) !== target.origin) {
       throw new FetchError(current, `The document's id ${id} is not on ${target.origin}`);
     }
-    return { contextUrl: null, document, documentUrl: current };
+    return { contextUrl: null, document: wellFormedJson(document), documentUrl: current };
   }
 }
 

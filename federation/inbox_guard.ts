@@ -28,7 +28,7 @@ import { type KeyCache, type KvKey, type KvStore, verifyRequestDetailed } from "
 import { CryptographicKey, Multikey } from "@fedify/vocab";
 import type { DocumentLoader } from "@fedify/vocab-runtime";
 import { getLogger } from "@logtape/logtape";
-import { jsonShapeProblem } from "./json_limits.ts";
+import { jsonShapeProblem, wellFormedJson } from "./json_limits.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
@@ -94,11 +94,13 @@ export function createInboxGuard(options: InboxGuardOptions) {
       });
       return refuse(401, "Signature could not be verified");
     }
-    const activity = json as Record<string, unknown>;
+    const activity = wellFormedJson(json) as Record<string, unknown>;
     const signer = verification.key.ownerId?.href ??
       (verification.key as { controllerId?: URL | null }).controllerId?.href;
     if (signer != null && signer === idOf(activity.actor)) {
-      return new Request(request.url, { method: "POST", headers, body: bytes });
+      // The body as signed, unless half an emoji had to be repaired.
+      const body = activity === json ? bytes : JSON.stringify(activity);
+      return new Request(request.url, { method: "POST", headers, body });
     }
     // Someone relays another actor's activity (inbox forwarding, relays).
     // Its Linked Data signature is not enough (an old one can be replayed):

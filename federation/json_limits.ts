@@ -84,3 +84,44 @@ function contextShapeProblem(context: unknown): string | null {
   }
   return null;
 }
+
+/**
+ * `value` with every lone UTF-16 surrogate in its strings and keys replaced
+ * by U+FFFD and every NUL removed; `value` itself when there is none (the
+ * common case). JSON may escape half of a pair (`"\udfff"`, what a peer
+ * that cut an emoji in two sends) or a NUL (`"\u0000"`), and JSON.parse
+ * accepts both, but PostgreSQL refuses them in `jsonb` and `text`, so the
+ * queued activity or stored document failed with a 500. Repairing them keeps
+ * the post. Call it after {@link jsonShapeProblem}, which bounds the depth
+ * of the recursion.
+ */
+export function wellFormedJson(value: unknown): unknown {
+  return isClean(value) ? value : repair(value);
+}
+
+function isCleanString(text: string): boolean {
+  return text.isWellFormed() && !text.includes("\0");
+}
+
+function cleanString(text: string): string {
+  return text.toWellFormed().replaceAll("\0", "");
+}
+
+function isClean(value: unknown): boolean {
+  if (typeof value === "string") return isCleanString(value);
+  if (value === null || typeof value !== "object") return true;
+  if (Array.isArray(value)) return value.every(isClean);
+  for (const key in value) {
+    if (!isCleanString(key) || !isClean((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function repair(value: unknown): unknown {
+  if (typeof value === "string") return cleanString(value);
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(repair);
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[cleanString(key)] = repair(item);
+  return copy;
+}

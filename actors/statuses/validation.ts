@@ -27,8 +27,13 @@ export interface PollInput {
  * twitter-text's 4,096 characters; a longer URL is no link and counts in
  * full), remote mentions by username only.
  */
-export function statusLength(config: Config, text: string, spoilerText: string): number {
-  return countableLength(text, config.limits.charactersReservedPerUrl) +
+export function statusLength(
+  config: Config,
+  text: string,
+  spoilerText: string,
+  stopAbove = Infinity,
+): number {
+  return countableLength(text, config.limits.charactersReservedPerUrl, stopAbove) +
     [...spoilerText].length;
 }
 
@@ -46,7 +51,9 @@ export function checkText(
   // parsing, which costs time in proportion to its length.
   const perUrl = config.limits.charactersReservedPerUrl;
   const ceiling = max + Math.ceil(max / Math.max(1, perUrl)) * MAX_URL_LENGTH;
-  if (text.length + spoilerText.length > ceiling || statusLength(config, text, spoilerText) > max) {
+  if (
+    text.length + spoilerText.length > ceiling || statusLength(config, text, spoilerText, max) > max
+  ) {
     throw invalid(`Text character limit of ${max} exceeded`);
   }
 }

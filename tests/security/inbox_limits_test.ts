@@ -5,6 +5,7 @@
  * stalls or trickles cannot hold a request or a delivery past the deadline.
  */
 import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -174,6 +175,47 @@ test("inbox limits: refused before the work, never a 500", async (t) => {
         assert.equal(peer.hits("/final"), 0);
       },
     );
+
+    await t.step("half an emoji or a NUL is repaired, delivered or fetched", async () => {
+      // JSON may escape a lone surrogate or a NUL; PostgreSQL refuses both
+      // in jsonb and text, which made the delivery a 500.
+      const contentOf = async (uri: string) => {
+        const rows = await rookery.rookery.ctx.database.rows<{ content: string }>(
+          sql`SELECT content FROM statuses WHERE uri = ${uri}`,
+        );
+        return rows[0]?.content;
+      };
+      const delivered = create({ content: "a\udfffb\u0000c", "\ud800key": "x" });
+      const raw = JSON.stringify(delivered);
+      assert.ok(raw.includes("\\udfff") && raw.includes("\\u0000"));
+      assert.equal(await status(await peer.deliver(inbox, null, { keyId, send, raw })), 202);
+      const stored = await eventually(
+        "the delivered note stored",
+        () => contentOf(delivered.object.id),
+      );
+      assert.match(stored, /a\ufffdbc/);
+      // The same in a document we fetch: an Announce of a note on the peer.
+      const noteId = `${actor}/notes/fetched`;
+      peer.serve("/users/sender/notes/fetched", {
+        "@context": AS,
+        id: noteId,
+        type: "Note",
+        attributedTo: actor,
+        to: [PUBLIC],
+        content: "d\udc00e\u0000f",
+      });
+      const announce = {
+        "@context": AS,
+        id: `${actor}/announces/1`,
+        type: "Announce",
+        actor,
+        to: [PUBLIC],
+        object: noteId,
+      };
+      assert.equal(await status(await peer.deliver(inbox, announce, { keyId, send })), 202);
+      const fetched = await eventually("the announced note fetched", () => contentOf(noteId));
+      assert.match(fetched, /d\ufffdef/);
+    });
 
     await t.step(
       "a delivery to an inbox that never answers is abandoned at the deadline",
