@@ -79,10 +79,14 @@ export async function startTarget(): Promise<FuzzTarget> {
   // A new server makes its instance actor's RSA-4096 keys in the background:
   // seconds of CPU that the first profile update waited for (and counted as a
   // slow answer). Serving the actor waits for them, as bench/run.ts does.
-  const actor = await instance.request("/actor", {
-    headers: { accept: "application/activity+json" },
-  });
-  await actor.body?.cancel();
+  // Each user's key pair is made the first time its actor is served (or its
+  // inbox gets a delivery): up to 2 s of RSA key generation, once per user.
+  for (const path of ["/actor", ...[user, other].map((u) => `/users/${u.username}`)]) {
+    const actor = await instance.request(path, {
+      headers: { accept: "application/activity+json" },
+    });
+    await actor.body?.cancel();
+  }
   // The first Update of a profile after start takes seconds (Fedify's first
   // sendActivity, federation/outbox/accounts.ts), whatever the body: a cold
   // start, paid here once rather than blamed on the input that meets it.
