@@ -120,6 +120,16 @@ export async function storeProfileImage(
   return `${origin}${MEDIA_URL_PREFIX}/${relative.join("/")}`;
 }
 
+/**
+ * The public URL of a stored media file: a path under the media root is
+ * served at /system/…; a remote URL (media we link, not store) stays as it is.
+ */
+export function mediaFileUrl(origin: string, path: string | null): string | null {
+  if (!path) return null;
+  if (/^https?:\/\//i.test(path)) return path;
+  return `${origin}${MEDIA_URL_PREFIX}/${path.replace(/^\/+/, "")}`;
+}
+
 /** Stored file path under the media root for one of our media URLs; null when it is not one. */
 export function storedPathOf(origin: string, url: string | null): string[] | null {
   if (!url?.startsWith(`${origin}${MEDIA_URL_PREFIX}/`)) return null;

@@ -10,7 +10,7 @@
  * 3. Fedify, for everything that is not an API path.
  * 4. Routes.
  */
-import { markWrite } from "./entities/entity_cache.ts";
+import { markWrite } from "../db/write_marks.ts";
 import { type Context, Hono, type Next } from "hono";
 import type { AppContext } from "../context.ts";
 import type { ApiEnv } from "./env.ts";

@@ -9,7 +9,7 @@ import { Endpoints, Image, Person, PropertyValue, Service, Tombstone } from "@fe
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import { accountCustomEmojis, customEmojis } from "../db/schema.ts";
-import { accountMayHaveEmoji } from "../api/entities/account.ts";
+import { mayHaveEmoji } from "../actors/emoji/shortcodes.ts";
 import { emojiTag } from "./objects/emoji.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
 import { isInstanceActorHandle } from "./instance_actor.ts";
@@ -76,7 +76,11 @@ export async function buildLocalActor(
   const identifier = account.username;
   const { origin } = ctx.data.config;
   const keys = await ctx.getActorKeyPairs(identifier);
-  const emojis = accountMayHaveEmoji(account)
+  const emojis = mayHaveEmoji([
+      account.displayName,
+      account.note,
+      ...account.fields.flatMap((f) => [f.name, f.value]),
+    ])
     ? await ctx.data.database.db.select({ emoji: customEmojis }).from(accountCustomEmojis)
       .innerJoin(customEmojis, eq(customEmojis.id, accountCustomEmojis.customEmojiId))
       .where(and(eq(accountCustomEmojis.accountId, account.id), eq(customEmojis.disabled, false)))

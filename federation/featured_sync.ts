@@ -34,6 +34,7 @@ import {
 } from "./fetch_status.ts";
 import { isStatusObject } from "./objects/remote_status.ts";
 import { enqueueJob } from "./jobs.ts";
+import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "featured"]);
 
@@ -68,14 +69,6 @@ export async function scheduleFeaturedSync(app: AppContext, accountId: string): 
 /** Runs the queued sync of one account (the job handler). */
 export async function runFeaturedSync(app: AppContext, accountId: string): Promise<void> {
   await insideSync.run(true, () => syncFeaturedCollection(app, accountId));
-}
-
-function sameOrigin(a: URL | string, b: URL | string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
 }
 
 /** A document loader that never fetches: only embedded items are read. */

@@ -24,6 +24,7 @@ import { StatusError } from "../actors/statuses/errors.ts";
 import { lookupRemote } from "./lookup.ts";
 import { accountForActorUri, type AccountRow } from "./remote_accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "./objects/remote_status.ts";
+import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "statuses"]);
 
@@ -35,14 +36,6 @@ export async function findStatusByUri(app: AppContext, uri: string): Promise<Sta
   const [row] = await app.database.db.select().from(statuses)
     .where(and(eq(statuses.uri, uri), isNull(statuses.deletedAt))).limit(1);
   return row ?? null;
-}
-
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -21,20 +21,13 @@ import { NotFoundError, ValidationError } from "../actors/errors.ts";
 import { pin, unpin } from "../actors/interactions/pins.ts";
 import { accountForActorUri, type AccountRow } from "./remote_accounts.ts";
 import { findStatusByUri, resolveRemoteStatus } from "./fetch_status.ts";
+import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "pins"]);
 
 /** Registers Add and Remove. */
 export function registerPinListeners(listeners: InboxListenerSetters<AppContext>): void {
   listeners.on(Add, onAdd).on(Remove, onRemove);
-}
-
-function sameOrigin(a: URL | string, b: URL | string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -57,6 +57,7 @@ import {
   handleStampDelete,
   onQuoteRequest,
 } from "./inbox_quotes.ts";
+import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -84,14 +85,6 @@ async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
   const account = await accountForActorUri(ctx, activity.actorId).catch(() => null);
   if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return null;
   return account;
-}
-
-function sameOrigin(a: URL | string, b: URL | string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
 }
 
 /**

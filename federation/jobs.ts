@@ -12,7 +12,7 @@
  * {@link enqueueJob}); the handlers call actors/. Syncs of remote actors'
  * featured collections are queued by federation/featured_sync.ts.
  */
-import { markWrite } from "../api/entities/entity_cache.ts";
+import { markWrite } from "../db/write_marks.ts";
 import type {
   MessageQueue,
   MessageQueueDepth,

@@ -29,9 +29,10 @@ import { newId } from "../db/ids.ts";
 import { accounts } from "../db/schema.ts";
 import { instanceContext, lookupRemote } from "./lookup.ts";
 import { scheduleFeaturedSync } from "./featured_sync.ts";
-import { plainText, sanitizeHtml } from "./sanitize.ts";
+import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
+import { webUrl } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -50,19 +51,6 @@ function isFedifyContext(ctx: AppContext | Context<AppContext>): ctx is Context<
 
 function appOf(ctx: AppContext | Context<AppContext>): AppContext {
   return isFedifyContext(ctx) ? ctx.data : ctx;
-}
-
-/** An http(s) URL as a string, bounded; anything else is null. */
-function webUrl(value: URL | string | null | undefined): string | null {
-  if (value == null) return null;
-  const href = typeof value === "string" ? value : value.href;
-  if (href.length > LIMITS.url) return null;
-  try {
-    const url = new URL(href);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -10,6 +10,7 @@
  * and passed in, so the same text always gives the same HTML.
  */
 import * as linkify from "linkifyjs";
+import { escapeHtml } from "./escape_html.ts";
 
 /** A resolved mention target. */
 export interface MentionTarget {
@@ -78,12 +79,6 @@ export function mentionKey(name: MentionName): string {
   return name.domain
     ? `${name.username.toLowerCase()}@${name.domain}`
     : name.username.toLowerCase();
-}
-
-/** Escapes text for HTML (text nodes and double-quoted attributes). */
-export function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
 function normalizeNewlines(text: string): string {

@@ -26,6 +26,7 @@
  * few milliseconds later (as with Mastodon's caches).
  */
 import type { Database } from "../../db/connection.ts";
+import { onWrite } from "../../db/write_marks.ts";
 import type { Account } from "./account.ts";
 import type { StatusBundle } from "./status_content.ts";
 import type { AuthToken, AuthUser } from "../middleware/auth.ts";
@@ -334,11 +335,7 @@ function start(database: Database): { cache: EntityCache; listening: Promise<voi
       .then(() => c.listening());
   }
   caches.set(database, cache);
+  onWrite(database, () => cache.wrote());
   // Not listening, the cache stays disabled: reads go to the database.
   return { cache, listening: listening.then(() => {}, () => {}) };
-}
-
-/** Marks a write by this process on the database's cache, if it has one. */
-export function markWrite(database: Database): void {
-  caches.get(database)?.wrote();
 }

@@ -9,6 +9,7 @@ import { MASTODON_API_VERSION, SOURCE_URL, VERSION_STRING } from "../../version.
 import type { Account } from "./account.ts";
 import { DEFAULT_THUMBNAIL_PATH, ICON_SIZES, iconPath } from "../routes/static_images.ts";
 import { ACCEPTED_MIME_TYPES } from "../../actors/media/formats.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 
 /** A server rule. */
 export interface Rule {
@@ -188,10 +189,6 @@ export function extendedDescription(text: string) {
   return { updated_at: null, content: text.trim() === "" ? "" : plainTextToHtml(text) };
 }
 
-function escapeHtml(s: string): string {
-  return s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
-}
 
 /**
  * The configured text as HTML: text that already looks like HTML is passed

@@ -11,7 +11,7 @@ import { prepared } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { mediaAttachments } from "../../db/schema.ts";
-import { MEDIA_URL_PREFIX } from "../../actors/profile_media.ts";
+import { mediaFileUrl } from "../../actors/profile_media.ts";
 
 export type MediaAttachmentRow = typeof mediaAttachments.$inferSelect;
 
@@ -30,9 +30,7 @@ export interface MediaAttachmentJson {
 }
 
 function fileUrl(config: Pick<Config, "origin">, path: string | null): string | null {
-  if (!path) return null;
-  if (/^https?:\/\//i.test(path)) return path;
-  return `${config.origin}${MEDIA_URL_PREFIX}/${path.replace(/^\/+/, "")}`;
+  return mediaFileUrl(config.origin, path);
 }
 
 /** Serializes one attachment row. */

@@ -1,85 +1,21 @@
 /**
- * Building blocks of the server-rendered HTML pages: escaping, a render-time
- * allow-list for stored HTML, and the page shell.
+ * Building blocks of the server-rendered HTML pages: escaping, stored HTML
+ * through the one sanitizer, and the page shell.
  */
 
-/** Escapes text for an HTML text node or a double-quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
-}
-
-/** Tags kept from stored HTML (Mastodon's allow-list); others are dropped, their text kept. */
-const ALLOWED_TAGS = new Set([
-  "p",
-  "br",
-  "span",
-  "a",
-  "del",
-  "pre",
-  "code",
-  "em",
-  "strong",
-  "b",
-  "i",
-  "u",
-  "ul",
-  "ol",
-  "li",
-  "blockquote",
-]);
-const VOID_TAGS = new Set(["br"]);
-const ALLOWED_CLASS = /^(h-\S+|u-\S+|p-\S+|mention|hashtag|invisible|ellipsis)$/;
+export { escapeHtml } from "../../actors/formatting/escape_html.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
+import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 
 /**
- * Re-serializes stored HTML (a bio, a profile field value) keeping only the
- * allowed tags and safe attributes. Bios are sanitized when stored; this is
- * the second line of defence, so a page never renders a script even if a
- * row was written by something that forgot.
+ * Stored HTML (a bio, a profile field value, a status) as a page shows it:
+ * through the same allow-list it was stored with. Local texts are rendered
+ * by us and remote ones sanitised when stored; this is the second line of
+ * defence, so a page never renders a script even if a row was written by
+ * something that forgot.
  */
 export function safeHtml(html: string): string {
-  let out = "";
-  let last = 0;
-  const tagPattern = /<(\/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
-  for (const match of html.matchAll(tagPattern)) {
-    out += safeText(html.slice(last, match.index));
-    last = match.index + match[0].length;
-    const [, closing, rawName, rawAttributes] = match;
-    const name = rawName.toLowerCase();
-    if (!ALLOWED_TAGS.has(name)) continue;
-    if (closing) {
-      if (!VOID_TAGS.has(name)) out += `</${name}>`;
-      continue;
-    }
-    out += `<${name}${safeAttributes(name, rawAttributes)}>`;
-  }
-  return out + safeText(html.slice(last));
-}
-
-/** Text between tags is already HTML (entities stay); only markup characters are neutralized. */
-function safeText(text: string): string {
-  return text.replaceAll("<", "&lt;").replaceAll(">", "&gt;");
-}
-
-function safeAttributes(tag: string, raw: string): string {
-  let out = "";
-  const attributePattern = /([a-zA-Z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g;
-  for (const match of raw.matchAll(attributePattern)) {
-    const name = match[1].toLowerCase();
-    const value = match[2] ?? match[3] ?? match[4] ?? "";
-    if (name === "href" && tag === "a" && /^https?:\/\//i.test(value.trim())) {
-      out += ` href="${attributeValue(value.trim())}"`;
-    } else if (name === "class") {
-      const classes = value.split(/\s+/).filter((c) => ALLOWED_CLASS.test(c));
-      if (classes.length) out += ` class="${attributeValue(classes.join(" "))}"`;
-    }
-  }
-  if (tag === "a") out += ` rel="nofollow noopener noreferrer" target="_blank"`;
-  return out;
-}
-
-function attributeValue(value: string): string {
-  return value.replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  return sanitizeHtml(html);
 }
 
 export interface PageOptions {

@@ -18,6 +18,7 @@ import { customEmojis } from "../../db/schema.ts";
 import { storedFileUrl } from "../../actors/media/storage.ts";
 import { MAX_EMOJIS_PER_OBJECT, validShortcode } from "../../actors/emoji/shortcodes.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
+import { webUrl } from "../trust.ts";
 
 /** Path of a local emoji's ActivityPub object (its `uri`). */
 export const EMOJI_PATH = "/emojis/{id}";
@@ -37,18 +38,6 @@ export function emojiTag(origin: string, row: EmojiRow): Emoji | null {
     updated: Temporal.Instant.fromEpochMilliseconds(row.updatedAt.getTime()),
     icon: new Image({ mediaType: row.contentType, url: new URL(url) }),
   });
-}
-
-/** An http(s) URL of reasonable length as a string, or null. */
-function webUrl(value: URL | string | null | undefined): string | null {
-  if (value == null) return null;
-  try {
-    const url = new URL(typeof value === "string" ? value : value.href);
-    if (url.href.length > 2_048) return null;
-    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
-  } catch {
-    return null;
-  }
 }
 
 /** A document loader that never fetches: only embedded values are read. */

@@ -44,8 +44,8 @@ import {
 import { anyId } from "../../db/queries/any_id.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { withNoteExtras } from "./note_extras.ts";
-import { mediaAttachmentEntity } from "../../api/entities/media_attachment.ts";
-import { statusMayHaveEmoji } from "../../api/entities/custom_emoji.ts";
+import { mediaFileUrl } from "../../actors/profile_media.ts";
+import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { emojiTag } from "./emoji.ts";
 
 /** Path template of local statuses (their uri). */
@@ -92,7 +92,9 @@ export async function loadNotesData(
   if (rows.length === 0) return result;
   const ids = rows.map((s) => s.id);
   const pollIds = rows.flatMap((s) => s.pollId ? [s.pollId] : []);
-  const emojiIds = rows.filter(statusMayHaveEmoji).map((s) => s.id);
+  // A poll's options are not on the row: a status with one may have emoji.
+  const emojiIds = rows.filter((s) => s.pollId != null || mayHaveEmoji([s.content, s.spoilerText]))
+    .map((s) => s.id);
   const [authors, mentioned, tagRows, media, pollRows, quoteRows, emojis] = await Promise.all([
     db.select({ id: accounts.id, username: accounts.username, uri: accounts.uri })
       .from(accounts).where(anyId(accounts.id, [...new Set(rows.map((s) => s.accountId))])),
@@ -178,11 +180,14 @@ export function buildNote(
     ...data.emojis.map((e) => emojiTag(origin, e)).filter((e) => e != null),
   ];
   const attachments = data.media.map((m) => {
-    const entity = mediaAttachmentEntity(ctx.data.config, m);
+    // As the API's attachment `url`: none while processing, else ours or the remote one.
+    const url = m.state === "processing"
+      ? null
+      : mediaFileUrl(ctx.data.config.origin, m.filePath) ?? m.remoteUrl;
     const original = (m.meta as { original?: { width?: number; height?: number } }).original;
     return new Document({
       mediaType: m.contentType ?? undefined,
-      url: entity.url ? new URL(entity.url) : entity.remote_url ? new URL(entity.remote_url) : null,
+      url: url ? new URL(url) : null,
       name: m.description ?? null,
       width: original?.width ?? null,
       height: original?.height ?? null,

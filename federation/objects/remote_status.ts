@@ -33,10 +33,12 @@ import {
 } from "@fedify/vocab";
 import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
 import type { Visibility } from "../../actors/statuses/validation.ts";
-import { plainText, sanitizeHtml } from "../sanitize.ts";
+import { plainText, sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { readEmojiTag } from "./emoji.ts";
+import { webUrl } from "../trust.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 
 /** The object types stored as statuses; the first two as they are, the rest converted. */
 const STATUS_TYPES = [Note, Question, Article, Page, Image, Video, Audio, Event] as const;
@@ -74,18 +76,6 @@ export function visibilityFromAudience(
   const all = [...object.toIds, ...object.ccIds].map((u) => u.href);
   if (followersUrl && all.includes(followersUrl)) return "private";
   return "direct";
-}
-
-/** An http(s) URL as a string, or null. */
-export function webUrl(value: URL | string | null | undefined): string | null {
-  if (value == null) return null;
-  try {
-    const url = new URL(typeof value === "string" ? value : value.href);
-    if (url.href.length > 2_048) return null;
-    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The first http(s) URL of a `url` property (an IRI or a Link). */
@@ -346,9 +336,4 @@ export async function parseStatusObject(
     name: name ? plainText(name, 500) : null,
     hasContent: (rawContent ?? "").trim() !== "",
   };
-}
-
-function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;");
 }

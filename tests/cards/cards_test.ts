@@ -14,7 +14,7 @@ import { newId } from "../../db/ids.ts";
 import { accounts } from "../../db/schema.ts";
 import { createStatus } from "../../actors/statuses/create.ts";
 import { editRemoteStatus } from "../../actors/statuses/edit_remote.ts";
-import { sanitizeHtml } from "../../federation/sanitize.ts";
+import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import { ROOKERY_VERSION } from "../../version.ts";
 import { pruneCardFailures } from "../../actors/cards/stored.ts";
 import { getStatus, jobsDrained, startPageServer, waitForCard } from "./helpers.ts";

@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import process from "node:process";
-import { sanitizeHtml } from "../../federation/sanitize.ts";
+import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import { json, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { arrived, closeAll, followRemote, postSigned, startPair } from "../fixtures/federation.ts";

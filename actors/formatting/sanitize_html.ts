@@ -1,9 +1,11 @@
 /**
- * The one HTML sanitizer for remote content: Mastodon's allow-list
- * (app/lib/sanitize_config.rb, MASTODON_STRICT) applied before anything from
- * another server is stored. Profile notes, field values and, later, status
- * content all go through {@link sanitizeHtml}; plain-text values (display
- * names, field names) through {@link plainText}.
+ * The one HTML sanitizer: Mastodon's allow-list (app/lib/sanitize_config.rb,
+ * MASTODON_STRICT), through sanitize-html. Remote content goes through it
+ * before it is stored (profile notes, field values, status content), and the
+ * HTML pages pass stored HTML through it again when they render it
+ * (api/pages/html.ts), so both sides keep exactly the same tags and
+ * attributes. Plain-text values (display names, field names) go through
+ * {@link plainText}.
  */
 // @deno-types="@types/sanitize-html"
 import sanitize from "sanitize-html";
