@@ -1,6 +1,6 @@
 /** The Hono environment: what the server passes in, and what middleware sets per request. */
 import type { AppContext } from "../context.ts";
-import type { AuthToken, AuthUser } from "./middleware/auth.ts";
+import type { AuthToken, AuthUser } from "./auth_types.ts";
 
 export interface ApiEnv {
   Bindings: {

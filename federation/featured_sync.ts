@@ -10,14 +10,13 @@
  * the collection are stored from it; the others are fetched (signed, with
  * their parents as federation/fetch_status.ts bounds them).
  *
- * It runs as a queued job ({@link scheduleFeaturedSync}; federation/jobs.ts),
+ * It runs as a queued job (scheduled by federation/featured_schedule.ts),
  * never on the request path nor inside the inbox listener that learned of
  * the actor; syncs of one account run one at a time, and the actors a sync
  * discovers (authors of replied-to posts) do not start syncs of their own,
  * so one sync never spreads into a crawl. A sync that cannot fetch the collection leaves the pins as they are;
  * a pin an Add makes while the collection is read stays.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { Collection, type Object as APObject } from "@fedify/vocab";
 import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -33,7 +32,7 @@ import {
   storeRemoteStatus,
 } from "./fetch_status.ts";
 import { isStatusObject } from "./objects/remote_status.ts";
-import { enqueueJob } from "./jobs.ts";
+import { duringSync } from "./featured_schedule.ts";
 import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "featured"]);
@@ -41,34 +40,9 @@ const logger = getLogger(["rookery", "federation", "featured"]);
 /** Items of a featured collection read at most (Mastodon accounts pin at most 5). */
 export const MAX_FEATURED_ITEMS = 20;
 
-/** Set while a sync runs: actors it discovers do not schedule syncs themselves. */
-const insideSync = new AsyncLocalStorage<true>();
-
-/**
- * Queues a sync of the remote account's pins from its featured collection
- * (a job on the federation queue, run by a worker: federation/jobs.ts).
- * Does nothing when called from inside another sync. Never throws: the
- * caller's own work is done, and a sync that is not queued waits for the
- * next refresh of the actor.
- */
-export async function scheduleFeaturedSync(app: AppContext, accountId: string): Promise<void> {
-  if (insideSync.getStore()) return;
-  try {
-    // One sync of an account at a time, in order.
-    await enqueueJob(app, { job: "featured_collection", accountId }, {
-      orderingKey: `featured:${accountId}`,
-    });
-  } catch (error) {
-    logger.warn("Could not queue the featured collection sync of {accountId}: {error}", {
-      accountId,
-      error,
-    });
-  }
-}
-
-/** Runs the queued sync of one account (the job handler). */
+/** Runs the queued sync of one account (the job handler, federation/job_handlers.ts). */
 export async function runFeaturedSync(app: AppContext, accountId: string): Promise<void> {
-  await insideSync.run(true, () => syncFeaturedCollection(app, accountId));
+  await duringSync(() => syncFeaturedCollection(app, accountId));
 }
 
 /** A document loader that never fetches: only embedded items are read. */

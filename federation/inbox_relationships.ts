@@ -45,7 +45,7 @@ import {
   unfollow,
 } from "../actors/follows.ts";
 import { block, unblock } from "../actors/blocks.ts";
-import { scheduleFeaturedSync } from "./featured_sync.ts";
+import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { accountForActorUri, type AccountRow, upsertRemoteActor } from "./remote_accounts.ts";
 

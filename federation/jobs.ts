@@ -9,7 +9,7 @@
  * fails is logged and dropped, as Mastodon's link crawler does (no retry).
  *
  * Commands reach this through ctx.outbox (federation/outbox/cards.ts calls
- * {@link enqueueJob}); the handlers call actors/. Syncs of remote actors'
+ * {@link enqueueJob}); the handlers (federation/job_handlers.ts) call actors/. Syncs of remote actors'
  * featured collections are queued by federation/featured_sync.ts.
  */
 import { markWrite } from "../db/write_marks.ts";
@@ -21,8 +21,6 @@ import type {
 } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
-import { refreshLinkCard } from "../actors/cards/refresh.ts";
-import { runFeaturedSync } from "./featured_sync.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
 
@@ -36,15 +34,8 @@ export type Job =
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 
-/** Runs one job; `signal` is aborted when the worker stops. */
-async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): Promise<void> {
-  switch (job.job) {
-    case "link_card":
-      return await refreshLinkCard(ctx, job.statusId, signal);
-    case "featured_collection":
-      return await runFeaturedSync(ctx, job.accountId);
-  }
-}
+/** What runs a job (federation/job_handlers.ts); given when the queue is built. */
+export type JobRunner = (ctx: AppContext, job: Job, signal?: AbortSignal) => Promise<void>;
 
 function isJobMessage(message: unknown): message is JobMessage {
   return typeof message === "object" && message != null &&
@@ -55,11 +46,13 @@ function isJobMessage(message: unknown): message is JobMessage {
 export class JobQueue implements MessageQueue {
   readonly #inner: MessageQueue;
   readonly #ctx: Omit<AppContext, "federation">;
+  readonly #run: JobRunner;
 
   /** `ctx` is the process's context (completed after the federation is built). */
-  constructor(inner: MessageQueue, ctx: Omit<AppContext, "federation">) {
+  constructor(inner: MessageQueue, ctx: Omit<AppContext, "federation">, run: JobRunner) {
     this.#inner = inner;
     this.#ctx = ctx;
+    this.#run = run;
   }
 
   get nativeRetrial(): boolean | undefined {
@@ -93,7 +86,7 @@ export class JobQueue implements MessageQueue {
     return this.#inner.listen(async (message) => {
       try {
         if (!isJobMessage(message)) return await handler(message);
-        await runJob(this.#ctx as AppContext, message, signal);
+        await this.#run(this.#ctx as AppContext, message, signal);
       } catch (error) {
         if (!isJobMessage(message)) throw error;
         if (signal?.aborted) return;
@@ -112,8 +105,9 @@ const queues = new WeakMap<object, JobQueue>();
 export function jobQueueFor(
   ctx: Omit<AppContext, "federation">,
   inner: MessageQueue,
+  run: JobRunner,
 ): JobQueue {
-  const queue = new JobQueue(inner, ctx);
+  const queue = new JobQueue(inner, ctx, run);
   queues.set(ctx, queue);
   return queue;
 }

@@ -8,6 +8,7 @@ import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
 import { ROOKERY_VERSION } from "../version.ts";
 import { jobQueueFor } from "./jobs.ts";
+import { runJob } from "./job_handlers.ts";
 import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
 import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
@@ -34,7 +35,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
   const stores = createStores(database);
   const { kv, maintain } = stores;
   // Rookery's own background jobs (link previews) ride on the same queue.
-  const queue = jobQueueFor(ctx, stores.queue);
+  const queue = jobQueueFor(ctx, stores.queue, runJob);
   const userAgent = { software: `Rookery/${ROOKERY_VERSION}`, url: new URL(config.origin) };
   const loaders = createDocumentLoaders({
     kv,

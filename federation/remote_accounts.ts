@@ -28,7 +28,7 @@ import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
 import { accounts } from "../db/schema.ts";
 import { instanceContext, lookupRemote } from "./lookup.ts";
-import { scheduleFeaturedSync } from "./featured_sync.ts";
+import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";

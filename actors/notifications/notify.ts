@@ -30,26 +30,10 @@ import {
 } from "./policy.ts";
 import { recordInRequest } from "./requests.ts";
 import { nextGroupKey } from "./group_key.ts";
-import { KNOWN_TYPES } from "../../db/queries/notifications.ts";
+import type { NotificationType } from "./types.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 
-/** A notification type (the list lives with the queries: db/ must not import actors/). */
-export type NotificationType = (typeof KNOWN_TYPES)[number];
-
-/** Every type, in Mastodon's order. */
-export const NOTIFICATION_TYPES: readonly NotificationType[] = KNOWN_TYPES;
-
-/** Types that carry a status (Mastodon's NotificationSerializer#status_type?). */
-export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
-  "favourite",
-  "reblog",
-  "status",
-  "mention",
-  "poll",
-  "update",
-  "quote",
-  "quoted_update",
-]);
+export { NOTIFICATION_TYPES, type NotificationType, STATUS_TYPES } from "./types.ts";
 
 export interface NewNotification {
   type: NotificationType;

@@ -29,7 +29,7 @@ import type { Database } from "../../db/connection.ts";
 import { onWrite } from "../../db/write_marks.ts";
 import type { Account } from "./account.ts";
 import type { StatusBundle } from "./status_content.ts";
-import type { AuthToken, AuthUser } from "../middleware/auth.ts";
+import type { AuthToken, AuthUser } from "../auth_types.ts";
 
 const CHANNEL = "rookery_entities";
 /** Entries kept per kind; the oldest go first beyond this. */

@@ -20,28 +20,11 @@ import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/sche
 import type { Database, Executor } from "../../db/connection.ts";
 import { entityCache } from "../entities/entity_cache.ts";
 import { prepared } from "../../db/queries/prepared.ts";
+import type { AuthToken, AuthUser } from "../auth_types.ts";
+
+export type { AuthToken, AuthUser };
 
 const logger = getLogger(["rookery", "http", "auth"]);
-
-/** The valid access token of a request. */
-export interface AuthToken {
-  id: string;
-  applicationId: string | null;
-  /** Null for app (client credentials) tokens. */
-  userId: string | null;
-  scopes: string[];
-}
-
-/** The user a token belongs to. */
-export interface AuthUser {
-  id: string;
-  accountId: string;
-  /** owner, admin, moderator or user. */
-  role: string;
-  disabled: boolean;
-  approved: boolean;
-  confirmed: boolean;
-}
 
 /** The token sent with a request: `Authorization: Bearer …`, or `access_token` in the query. */
 export function bearerToken(request: Request): string | null {

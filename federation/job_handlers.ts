@@ -1,0 +1,20 @@
+/**
+ * What each of Rookery's own jobs does (the queue that carries them is
+ * federation/jobs.ts). Apart from the queue so that modules which queue jobs
+ * (featured_schedule.ts, outbox/cards.ts) do not import the handlers, which
+ * import half the server.
+ */
+import type { AppContext } from "../context.ts";
+import { refreshLinkCard } from "../actors/cards/refresh.ts";
+import { runFeaturedSync } from "./featured_sync.ts";
+import type { Job } from "./jobs.ts";
+
+/** Runs one job; `signal` is aborted when the worker stops. */
+export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): Promise<void> {
+  switch (job.job) {
+    case "link_card":
+      return await refreshLinkCard(ctx, job.statusId, signal);
+    case "featured_collection":
+      return await runFeaturedSync(ctx, job.accountId);
+  }
+}
