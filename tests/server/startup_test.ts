@@ -4,6 +4,7 @@
  * ROLE selects what the process runs; SIGTERM stops it cleanly.
  */
 import assert from "node:assert/strict";
+import { TextLineStream } from "../fixtures/lines.ts";
 import { openDatabase } from "../../db/connection.ts";
 import { createLocalAccount } from "../../actors/accounts.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
@@ -22,16 +23,47 @@ interface Server {
   stop(): Promise<Deno.CommandStatus>;
 }
 
+/** Resolves once the process logs `line` (a worker says when its queue runs). */
+async function logged(stream: ReadableStream<Uint8Array>, line: string): Promise<void> {
+  const lines = stream.pipeThrough(new TextDecoderStream()).pipeThrough(new TextLineStream());
+  const reader = lines.getReader();
+  const deadline = setTimeout(() => reader.cancel(), 60_000);
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the process never logged "${line}"`);
+      if (value.includes(line)) break;
+    }
+  } finally {
+    clearTimeout(deadline);
+  }
+  // Keep draining, so the child never blocks on a full pipe.
+  (async () => {
+    try {
+      while (!(await reader.read()).done) { /* drain */ }
+    } catch { /* closed */ }
+  })();
+}
+
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = freePort();
   const origin = `http://localhost:${port}`;
+  const worker = env.ROLE === "worker";
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN],
-    env: { PORT: String(port), BIND: "127.0.0.1", LOG_LEVEL: "warning", ...env },
-    stdout: "null",
+    env: {
+      PORT: String(port),
+      BIND: "127.0.0.1",
+      // A worker serves nothing to poll: its log says when it is running.
+      LOG_LEVEL: worker ? "info" : "warning",
+      ...env,
+    },
+    stdout: worker ? "piped" : "null",
     stderr: "inherit",
   }).spawn();
-  if (env.ROLE !== "worker") {
+  if (worker) {
+    await logged(child.stdout, "Starting the queue worker.");
+  } else {
     const deadline = Date.now() + 60_000;
     while (true) {
       try {
@@ -118,8 +150,9 @@ test("main.ts starts with zero configuration, keeps data and keys across restart
 test("ROLE=worker serves no HTTP; ROLE=web serves HTTP", async () => {
   const store = await storage();
   try {
+    // startServer returns once the worker logs that its queue runs: had it
+    // opened a port, that happens before.
     const worker = await startServer({ ...store.env, ROLE: "worker" });
-    await new Promise((r) => setTimeout(r, 3_000));
     await assert.rejects(fetch(`${worker.origin}/health`), "a worker does not listen");
     assert.equal((await worker.stop()).code, 0);
 
