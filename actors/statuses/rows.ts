@@ -154,6 +154,42 @@ export async function attachMedia(tx: Executor, statusId: string, ids: string[])
   }
 }
 
+/** A remote attachment as federation/ read it (only a link: nothing is downloaded). */
+export interface RemoteMediaInput {
+  remoteUrl: string;
+  type: string;
+  contentType?: string | null;
+  description?: string | null;
+  blurhash?: string | null;
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * Stores the attachments of a remote status, in their order, in one
+ * statement; returns their ids in that order.
+ */
+export async function insertRemoteMedia(
+  tx: Executor,
+  accountId: string,
+  statusId: string,
+  media: readonly RemoteMediaInput[],
+): Promise<string[]> {
+  if (media.length === 0) return [];
+  const ids = media.map(() => newId());
+  await tx.insert(mediaAttachments).values(media.map((m, i) => ({
+    id: ids[i],
+    accountId,
+    statusId,
+    type: m.type,
+    remoteUrl: m.remoteUrl,
+    contentType: m.contentType ?? null,
+    description: m.description ?? null,
+    blurhash: m.blurhash ?? null,
+    meta: m.meta ?? {},
+  })));
+  return ids;
+}
+
 /** Creates a poll for a status. */
 export async function insertPoll(
   tx: Executor,
