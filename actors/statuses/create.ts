@@ -7,7 +7,7 @@
  * accounts and tags federation/ already resolved. Both end in one
  * transaction that writes the status, its mentions, tags, media links, poll
  * and quote, bumps the counters, fills the feeds (fanOutStatus) and records
- * notifications (notify). A local status is then handed to the outbox.
+ * notifications (notifyMentions, notify). A local status is then handed to the outbox.
  *
  * Decisions (Mastodon's PostStatusService unless said otherwise):
  * - A reply must be to a status the author may see (404 otherwise, with
@@ -43,7 +43,7 @@ import {
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
-import { notify, notifySubscribers } from "../notifications/notify.ts";
+import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
 import { countInFeaturedTags } from "../featured_tags.ts";
 import { resolveSettings } from "../user_settings.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
@@ -562,15 +562,9 @@ async function write(
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);
-  for (const accountId of p.mentioned) {
-    if (!p.localMentioned.has(accountId)) continue;
-    await notify(tx, {
-      type: "mention",
-      accountId,
-      fromAccountId: input.accountId,
-      statusId: status.id,
-    });
-  }
+  // The mentioned local accounts, all at once (the rules and policies are
+  // screened in one query, the notifications inserted in one statement).
+  await notifyMentions(tx, status, p.mentioned.filter((id) => p.localMentioned.has(id)));
   if (p.quoted && p.quoted.local && p.quoted.accountId !== input.accountId) {
     await notify(tx, {
       type: "quote",

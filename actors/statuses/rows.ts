@@ -15,7 +15,7 @@ import {
   statusTags,
   tags,
 } from "../../db/schema.ts";
-import { notify } from "../notifications/notify.ts";
+import { notifyMany } from "../notifications/notify.ts";
 import type { PollInput } from "./validation.ts";
 import { StatusError } from "./errors.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
@@ -222,14 +222,8 @@ export async function notifyEdit(
   status: { id: string; accountId: string },
   newlyMentionedLocalIds: readonly string[],
 ): Promise<void> {
-  for (const accountId of newlyMentionedLocalIds) {
-    await notify(tx, {
-      type: "mention",
-      accountId,
-      fromAccountId: status.accountId,
-      statusId: status.id,
-    });
-  }
+  const event = { fromAccountId: status.accountId, statusId: status.id };
+  await notifyMany(tx, { type: "mention", ...event }, newlyMentionedLocalIds);
   const boosters = await tx.selectDistinct({ id: statuses.accountId }).from(statuses)
     .innerJoin(accounts, eq(accounts.id, statuses.accountId))
     .where(and(
@@ -237,13 +231,6 @@ export async function notifyEdit(
       isNull(statuses.deletedAt),
       isNull(accounts.domain),
     ));
-  // notify() drops the author's own boost (no self-notifications).
-  for (const b of boosters) {
-    await notify(tx, {
-      type: "update",
-      accountId: b.id,
-      fromAccountId: status.accountId,
-      statusId: status.id,
-    });
-  }
+  // The rules drop the author's own boost (no self-notifications).
+  await notifyMany(tx, { type: "update", ...event }, boosters.map((b) => b.id));
 }
