@@ -121,7 +121,7 @@ export async function storeRemoteStatus(
       language: parsed.language,
       inReplyToId: parent?.id ?? null,
       inReplyToUri: parsed.inReplyToUri,
-      conversationUri: parsed.conversationUri,
+      conversationUri: threadOf(parsed, parent),
       mentionedAccountIds: mentioned,
       tagNames: parsed.tagNames,
       emojis: parsed.emojis,
@@ -150,6 +150,17 @@ export async function storeRemoteStatus(
     }
     throw error;
   }
+}
+
+/**
+ * The `context` a status may be filed under: none for a reply whose parent
+ * we have (it joins the parent's thread, whatever it claims), and only a
+ * thread its own server names, never one of another server (or ours): a
+ * server cannot put its posts into threads it does not own.
+ */
+function threadOf(parsed: ParsedStatus, parent: StatusRow | null): string | null {
+  if (parent || !parsed.conversationUri) return null;
+  return sameOrigin(parsed.conversationUri, parsed.uri) ? parsed.conversationUri : null;
 }
 
 /**

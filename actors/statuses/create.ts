@@ -7,7 +7,7 @@
  * accounts and tags federation/ already resolved. Both end in one
  * transaction that writes the status, its mentions, tags, media links, poll
  * and quote, bumps the counters, fills the feeds (fanOutStatus) and records
- * notifications (notify). A local status is then handed to the outbox.
+ * notifications (notifyMentions, notify). A local status is then handed to the outbox.
  *
  * Decisions (Mastodon's PostStatusService unless said otherwise):
  * - A reply must be to a status the author may see (404 otherwise, with
@@ -27,7 +27,7 @@
  *   transaction, so concurrent duplicates wait for the first and reuse it.
  * - statuses_count counts every status but direct ones, as Mastodon.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { idFromTime, newId } from "../../db/ids.ts";
@@ -35,7 +35,6 @@ import {
   accounts,
   conversations,
   follows,
-  mediaAttachments,
   polls,
   quotes,
   statuses,
@@ -44,17 +43,23 @@ import {
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
-import { notify, notifySubscribers } from "../notifications/notify.ts";
+import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
 import { countInFeaturedTags } from "../featured_tags.ts";
 import { resolveSettings } from "../user_settings.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
 import { invalid, QUOTE_NOT_FOUND, REPLY_NOT_FOUND, StatusError } from "./errors.ts";
-import { attachMedia, insertPoll, ownMedia, setMentions, setStatusTags } from "./rows.ts";
 import {
-  checkLanguage,
-  checkPoll,
-  checkText,
+  attachMedia,
+  insertPoll,
+  insertRemoteMedia,
+  ownMedia,
+  type RemoteMediaInput,
+  setMentions,
+  setStatusTags,
+} from "./rows.ts";
+import {
+  checkStatusInput,
   type PollInput,
   type QuotePolicyValue,
   type Visibility,
@@ -95,15 +100,7 @@ export interface LocalStatusInput {
   resolveRemoteAccount?: RemoteAccountResolver;
 }
 
-/** A remote attachment as federation/ read it. */
-export interface RemoteMediaInput {
-  remoteUrl: string;
-  type: string;
-  contentType?: string | null;
-  description?: string | null;
-  blurhash?: string | null;
-  meta?: Record<string, unknown>;
-}
+export type { RemoteMediaInput } from "./rows.ts";
 
 /** A status that arrived from another server, already sanitized and resolved. */
 export interface RemoteStatusInput {
@@ -119,7 +116,10 @@ export interface RemoteStatusInput {
   language?: string | null;
   inReplyToId?: string | null;
   inReplyToUri?: string | null;
-  /** The thread's `context` IRI, when the other server sends one. */
+  /**
+   * The thread's `context` IRI, when the other server sends one and owns it
+   * (federation/ checks that). Used only when the status has no stored parent.
+   */
   conversationUri?: string | null;
   mentionedAccountIds?: string[];
   tagNames?: string[];
@@ -230,18 +230,14 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
   const mediaIds = input.mediaIds ?? [];
   const text = input.text ?? "";
   const spoilerText = input.spoilerText ?? "";
-  if (mediaIds.length > config.limits.maxMediaAttachments) {
-    throw new StatusError(
-      422,
-      `Cannot attach more than ${config.limits.maxMediaAttachments} files`,
-    );
-  }
-  if (input.poll && mediaIds.length) {
-    throw invalid("Polls cannot be combined with media attachments");
-  }
-  if (input.poll) checkPoll(config, input.poll);
-  checkText(config, text, spoilerText, mediaIds.length > 0 || input.poll != null);
-  const language = input.language != null ? checkLanguage(input.language) : prefs.defaultLanguage;
+  const language = checkStatusInput(config, {
+    text,
+    spoilerText,
+    mediaCount: mediaIds.length,
+    poll: input.poll,
+    hasPoll: input.poll != null,
+    language: input.language,
+  }) ?? prefs.defaultLanguage;
   let visibility: Visibility = input.visibility ?? prefs.defaultPrivacy;
 
   let parent: StatusRow | null = null;
@@ -456,8 +452,23 @@ async function write(
       input.scheduledStatusId ?? null,
     )
     : [];
-  let conversationId = p.parent?.conversationId ?? null;
-  if (!conversationId && !input.local && input.conversationUri) {
+  // The parent first, counted only if it is still there: a delete of it in
+  // progress is waited for, one that committed since it was read (or a
+  // deleted parent a remote reply names) leaves it out, and its row stays
+  // locked until this commits, so a delete that comes next waits for the reply.
+  let parent = p.parent;
+  if (parent) {
+    const [live] = await tx.update(statuses)
+      .set({ repliesCount: sql`${statuses.repliesCount} + 1` })
+      .where(and(eq(statuses.id, parent.id), isNull(statuses.deletedAt)))
+      .returning({ conversationId: statuses.conversationId });
+    if (!live && input.local) throw new StatusError(404, REPLY_NOT_FOUND);
+    parent = live ? { ...parent, conversationId: live.conversationId } : null;
+  }
+  // A reply joins its parent's conversation and only that one; only a
+  // remote status without a stored parent goes by its `context`.
+  let conversationId = parent?.conversationId ?? null;
+  if (!parent && !input.local && input.conversationUri) {
     await tx.insert(conversations).values({ id: newId(), uri: input.conversationUri })
       .onConflictDoNothing();
     const [c] = await tx.select({ id: conversations.id }).from(conversations)
@@ -473,8 +484,8 @@ async function write(
     ).execute({
       id: conversationId,
     });
-    if (p.parent) {
-      await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, p.parent.id));
+    if (parent) {
+      await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, parent.id));
     }
   }
   const pollId = input.poll ? newId() : null;
@@ -495,9 +506,10 @@ async function write(
       spoilerText: input.spoilerText ?? "",
       sensitive: (input.sensitive ?? false) || (input.spoilerText ?? "") !== "",
       language: p.language,
-      inReplyToId: p.parent?.id ?? null,
-      inReplyToAccountId: p.parent?.accountId ?? null,
-      inReplyToUri: p.parent?.uri ?? (!input.local ? input.inReplyToUri ?? null : null),
+      inReplyToId: parent?.id ?? null,
+      inReplyToAccountId: parent?.accountId ?? null,
+      inReplyToUri: parent?.uri ??
+        (!input.local ? input.inReplyToUri ?? p.parent?.uri ?? null : null),
       conversationId,
       applicationId: input.local ? input.applicationId ?? null : null,
       pollId,
@@ -516,19 +528,7 @@ async function write(
     if (media.length) await attachMedia(tx, status.id, media.map((m) => m.id));
     if (input.poll) await insertPoll(tx, input.accountId, status.id, input.poll, { id: pollId! });
   } else {
-    if (input.media?.length) {
-      await tx.insert(mediaAttachments).values(input.media.map((m) => ({
-        id: newId(),
-        accountId: input.accountId,
-        statusId: status.id,
-        type: m.type,
-        remoteUrl: m.remoteUrl,
-        contentType: m.contentType ?? null,
-        description: m.description ?? null,
-        blurhash: m.blurhash ?? null,
-        meta: m.meta ?? {},
-      })));
-    }
+    await insertRemoteMedia(tx, input.accountId, status.id, input.media ?? []);
     if (input.poll) {
       await tx.insert(polls).values({
         id: pollId!,
@@ -543,10 +543,6 @@ async function write(
         expiresAt: input.poll.expiresAt,
       });
     }
-  }
-  if (p.parent) {
-    await tx.update(statuses).set({ repliesCount: sql`${statuses.repliesCount} + 1` })
-      .where(eq(statuses.id, p.parent.id));
   }
   if (p.quoted) {
     await tx.insert(quotes).values({
@@ -566,15 +562,9 @@ async function write(
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);
-  for (const accountId of p.mentioned) {
-    if (!p.localMentioned.has(accountId)) continue;
-    await notify(tx, {
-      type: "mention",
-      accountId,
-      fromAccountId: input.accountId,
-      statusId: status.id,
-    });
-  }
+  // The mentioned local accounts, all at once (the rules and policies are
+  // screened in one query, the notifications inserted in one statement).
+  await notifyMentions(tx, status, p.mentioned.filter((id) => p.localMentioned.has(id)));
   if (p.quoted && p.quoted.local && p.quoted.accountId !== input.accountId) {
     await notify(tx, {
       type: "quote",

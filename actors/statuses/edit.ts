@@ -14,9 +14,17 @@
 import { refreshFeaturedTagStats } from "../featured_tags.ts";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { mediaAttachments, polls, statusEdits, statuses, statusTags } from "../../db/schema.ts";
+import {
+  type accounts,
+  mediaAttachments,
+  polls,
+  statusEdits,
+  statuses,
+  statusTags,
+} from "../../db/schema.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
 import { invalid, StatusError } from "./errors.ts";
 import {
@@ -27,11 +35,13 @@ import {
   setMentions,
   setStatusTags,
 } from "./rows.ts";
-import { checkLanguage, checkPoll, checkText, type PollInput } from "./validation.ts";
+import { checkStatusInput, type PollInput } from "./validation.ts";
 import { deliver } from "./deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 import type { StatusRow } from "./create.ts";
+
+type AccountRow = typeof accounts.$inferSelect;
 
 /** A description or focus change of one attachment. */
 export interface MediaAttributeInput {
@@ -57,9 +67,19 @@ export interface EditStatusInput {
   resolveRemoteAccount?: RemoteAccountResolver;
 }
 
-/** The row of one's own live, non-boost status, or 404. */
-export async function ownStatus(db: Executor, accountId: string, id: string): Promise<StatusRow> {
-  const [row] = await db.select().from(statuses).where(eq(statuses.id, id));
+/**
+ * The row of one's own live, non-boost status, or 404. With `lock` (inside
+ * a transaction), the row is locked until the transaction ends, so a
+ * concurrent edit or delete of it waits, and what is read is what is changed.
+ */
+export async function ownStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<StatusRow> {
+  const query = db.select().from(statuses).where(eq(statuses.id, id));
+  const [row] = options.lock ? await query.for("update") : await query;
   if (!row || row.deletedAt || row.accountId !== accountId || row.reblogOfId) {
     throw new StatusError(404, "Record not found");
   }
@@ -87,54 +107,87 @@ async function pollOptions(db: Executor, pollId: string | null): Promise<string[
   return row?.options ?? null;
 }
 
-/** Edits a status and returns the updated row. */
-export async function editStatus(ctx: AppContext, input: EditStatusInput): Promise<StatusRow> {
-  const { config } = ctx;
-  const db = ctx.database.db;
-  const status = await ownStatus(db, input.accountId, input.statusId);
+/** The new version of `status` that `input` asks for, checked (422 otherwise). */
+async function planEdit(db: Executor, config: Config, input: EditStatusInput, status: StatusRow) {
   const text = input.text ?? status.text ?? "";
   const spoilerText = input.spoilerText ?? status.spoilerText;
   const mediaIds = input.mediaIds ?? await currentMediaIds(db, status.id);
-  const oldOptions = await pollOptions(db, status.pollId);
-  const poll = input.poll;
-  const willHavePoll = poll === undefined ? status.pollId != null : poll != null;
-  if (mediaIds.length > config.limits.maxMediaAttachments) {
-    throw new StatusError(
-      422,
-      `Cannot attach more than ${config.limits.maxMediaAttachments} files`,
-    );
-  }
-  if (willHavePoll && mediaIds.length) {
-    throw invalid("Polls cannot be combined with media attachments");
-  }
-  if (poll) checkPoll(config, poll);
-  checkText(config, text, spoilerText, mediaIds.length > 0 || willHavePoll);
-  const language = input.language === undefined
-    ? status.language
-    : input.language === null
-    ? null
-    : checkLanguage(input.language);
+  const checked = checkStatusInput(config, {
+    text,
+    spoilerText,
+    mediaCount: mediaIds.length,
+    poll: input.poll,
+    hasPoll: input.poll === undefined ? status.pollId != null : input.poll != null,
+    language: input.language,
+  });
   const focusById = new Map<string, { x: number; y: number }>();
   for (const attr of input.mediaAttributes ?? []) {
     if (attr.focus != null && attr.focus !== "") focusById.set(attr.id, parseFocus(attr.focus));
   }
+  return {
+    text,
+    spoilerText,
+    mediaIds,
+    language: input.language === undefined ? status.language : checked ?? null,
+    focusById,
+  };
+}
 
-  const mentioned = await resolveMentionAccounts(
+/**
+ * Edits a status and returns the updated row.
+ *
+ * The status is read twice: first without a lock, to refuse bad input early
+ * and to look up remote accounts the new text mentions (WebFinger, a
+ * fetch: no lock may wait for the network); then locked, inside the
+ * transaction, where the new version is built from the row as it is now.
+ * So two edits at once apply one after the other (one original version, the
+ * edits in order), and an edit that comes after a delete answers 404 and
+ * sends nothing.
+ */
+export async function editStatus(ctx: AppContext, input: EditStatusInput): Promise<StatusRow> {
+  const { config } = ctx;
+  const db = ctx.database.db;
+  const seen = await ownStatus(db, input.accountId, input.statusId);
+  const early = await planEdit(db, config, input, seen);
+  // Remote handles resolved now are answered from here inside the transaction.
+  const looked = new Map<string, AccountRow | null>();
+  const mentionedEarly = await resolveMentionAccounts(
     db,
     config.domain,
-    text,
-    input.resolveRemoteAccount,
+    early.text,
+    input.resolveRemoteAccount
+      ? async (handle) => {
+        const row = await input.resolveRemoteAccount!(handle);
+        looked.set(handle.toLowerCase(), row);
+        return row;
+      }
+      : undefined,
   );
-  const composed = composeText(config.origin, text, mentioned);
-  let content = composed.content;
-  const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
-  if (status.quotedStatusId && quoteInline) content = quoteInline + content;
-  const localMentioned = new Set(
-    [...mentioned.values()].filter((a) => a.domain == null).map((a) => a.id),
-  );
-  const now = new Date();
+  const remembered = (handle: string) => Promise.resolve(looked.get(handle.toLowerCase()) ?? null);
 
-  const updated = await db.transaction(async (tx) => {
+  const { updated, hasMedia } = await db.transaction(async (tx) => {
+    const status = await ownStatus(tx, input.accountId, input.statusId, { lock: true });
+    const { text, spoilerText, mediaIds, language, focusById } = await planEdit(
+      tx,
+      config,
+      input,
+      status,
+    );
+    const oldOptions = await pollOptions(tx, status.pollId);
+    const poll = input.poll;
+    // The text differs from the early read only when another edit changed it meanwhile.
+    const mentioned = text === early.text
+      ? mentionedEarly
+      : await resolveMentionAccounts(tx, config.domain, text, remembered);
+    const composed = composeText(config.origin, text, mentioned);
+    let content = composed.content;
+    const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
+    if (status.quotedStatusId && quoteInline) content = quoteInline + content;
+    const localMentioned = new Set(
+      [...mentioned.values()].filter((a) => a.domain == null).map((a) => a.id),
+    );
+    const now = new Date();
+
     await ownMedia(tx, input.accountId, mediaIds, status.id);
     const earlier = await tx.select({ id: statusEdits.id }).from(statusEdits)
       .where(eq(statusEdits.statusId, status.id)).limit(1);
@@ -228,9 +281,9 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       ...new Set([...before, ...after].map((r) => r.tagId)),
     ]);
     await notifyEdit(tx, status, added.filter((id) => localMentioned.has(id)));
-    return row;
+    return { updated: row, hasMedia: mediaIds.length > 0 };
   });
   await deliver(ctx, "statusUpdated", updated.id);
-  await requestLinkCard(ctx, updated, { hasMedia: mediaIds.length > 0, edited: true });
+  await requestLinkCard(ctx, updated, { hasMedia, edited: true });
   return updated;
 }

@@ -17,7 +17,7 @@ import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema.ts";
-import { notifyEdit, setMentions, setStatusTags } from "./rows.ts";
+import { insertRemoteMedia, notifyEdit, setMentions, setStatusTags } from "./rows.ts";
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { StatusError } from "./errors.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
@@ -51,9 +51,18 @@ export interface RemoteEditInput {
   editedAt: Date;
 }
 
-/** The remote author's live status, or 404 (someone else's status is never edited). */
-async function remoteStatus(db: Executor, accountId: string, id: string): Promise<StatusRow> {
-  const [row] = await db.select().from(statuses).where(eq(statuses.id, id));
+/**
+ * The remote author's live status, or 404 (someone else's status is never
+ * edited). With `lock` (in a transaction) the row stays locked until it ends.
+ */
+async function remoteStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<StatusRow> {
+  const query = db.select().from(statuses).where(eq(statuses.id, id));
+  const [row] = options.lock ? await query.for("update") : await query;
   if (!row || row.deletedAt || row.local || row.accountId !== accountId || row.reblogOfId) {
     throw new StatusError(404, "Record not found");
   }
@@ -92,14 +101,24 @@ async function remoteMediaIds(tx: Executor, statusId: string): Promise<string[]>
   return rows.map((r) => r.id);
 }
 
-/** Applies a new version of a remote status and returns the updated row. */
+/**
+ * Applies a new version of a remote status and returns the updated row.
+ *
+ * The row is locked and read inside the transaction: a Delete handled
+ * meanwhile (another worker, another process) makes this a 404, and of two
+ * Updates handled at once only a version newer than the stored one applies
+ * (an older one that comes second changes nothing), so the history keeps
+ * one original version and the edits in order.
+ */
 export async function editRemoteStatus(
   ctx: AppContext,
   input: RemoteEditInput,
 ): Promise<StatusRow> {
   const db = ctx.database.db;
-  const status = await remoteStatus(db, input.accountId, input.statusId);
+  await remoteStatus(db, input.accountId, input.statusId);
   const updated = await db.transaction(async (tx) => {
+    const status = await remoteStatus(tx, input.accountId, input.statusId, { lock: true });
+    if (input.editedAt <= (status.editedAt ?? status.createdAt)) return null;
     const [oldPoll] = status.pollId
       ? await tx.select().from(polls).where(eq(polls.id, status.pollId))
       : [];
@@ -122,22 +141,7 @@ export async function editRemoteStatus(
     // Remote attachments are only links: the new list replaces the old one.
     await tx.update(mediaAttachments).set({ statusId: null })
       .where(eq(mediaAttachments.statusId, status.id));
-    const mediaIds: string[] = [];
-    for (const m of input.media) {
-      const id = newId();
-      mediaIds.push(id);
-      await tx.insert(mediaAttachments).values({
-        id,
-        accountId: status.accountId,
-        statusId: status.id,
-        type: m.type,
-        remoteUrl: m.remoteUrl,
-        contentType: m.contentType ?? null,
-        description: m.description ?? null,
-        blurhash: m.blurhash ?? null,
-        meta: m.meta ?? {},
-      });
-    }
+    const mediaIds = await insertRemoteMedia(tx, status.accountId, status.id, input.media);
     let pollId = status.pollId;
     const sameOptions = oldPoll && input.poll &&
       JSON.stringify(oldPoll.options) === JSON.stringify(input.poll.options);
@@ -206,6 +210,7 @@ export async function editRemoteStatus(
     await notifyEdit(tx, status, localAdded.map((a) => a.id));
     return row;
   });
+  if (!updated) return await remoteStatus(db, input.accountId, input.statusId);
   await requestLinkCard(ctx, updated, { hasMedia: input.media.length > 0, edited: true });
   return updated;
 }

@@ -15,7 +15,7 @@ import {
   statusTags,
   tags,
 } from "../../db/schema.ts";
-import { notify } from "../notifications/notify.ts";
+import { notifyMany } from "../notifications/notify.ts";
 import type { PollInput } from "./validation.ts";
 import { StatusError } from "./errors.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
@@ -154,6 +154,42 @@ export async function attachMedia(tx: Executor, statusId: string, ids: string[])
   }
 }
 
+/** A remote attachment as federation/ read it (only a link: nothing is downloaded). */
+export interface RemoteMediaInput {
+  remoteUrl: string;
+  type: string;
+  contentType?: string | null;
+  description?: string | null;
+  blurhash?: string | null;
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * Stores the attachments of a remote status, in their order, in one
+ * statement; returns their ids in that order.
+ */
+export async function insertRemoteMedia(
+  tx: Executor,
+  accountId: string,
+  statusId: string,
+  media: readonly RemoteMediaInput[],
+): Promise<string[]> {
+  if (media.length === 0) return [];
+  const ids = media.map(() => newId());
+  await tx.insert(mediaAttachments).values(media.map((m, i) => ({
+    id: ids[i],
+    accountId,
+    statusId,
+    type: m.type,
+    remoteUrl: m.remoteUrl,
+    contentType: m.contentType ?? null,
+    description: m.description ?? null,
+    blurhash: m.blurhash ?? null,
+    meta: m.meta ?? {},
+  })));
+  return ids;
+}
+
 /** Creates a poll for a status. */
 export async function insertPoll(
   tx: Executor,
@@ -186,14 +222,8 @@ export async function notifyEdit(
   status: { id: string; accountId: string },
   newlyMentionedLocalIds: readonly string[],
 ): Promise<void> {
-  for (const accountId of newlyMentionedLocalIds) {
-    await notify(tx, {
-      type: "mention",
-      accountId,
-      fromAccountId: status.accountId,
-      statusId: status.id,
-    });
-  }
+  const event = { fromAccountId: status.accountId, statusId: status.id };
+  await notifyMany(tx, { type: "mention", ...event }, newlyMentionedLocalIds);
   const boosters = await tx.selectDistinct({ id: statuses.accountId }).from(statuses)
     .innerJoin(accounts, eq(accounts.id, statuses.accountId))
     .where(and(
@@ -201,13 +231,6 @@ export async function notifyEdit(
       isNull(statuses.deletedAt),
       isNull(accounts.domain),
     ));
-  // notify() drops the author's own boost (no self-notifications).
-  for (const b of boosters) {
-    await notify(tx, {
-      type: "update",
-      accountId: b.id,
-      fromAccountId: status.accountId,
-      statusId: status.id,
-    });
-  }
+  // The rules drop the author's own boost (no self-notifications).
+  await notifyMany(tx, { type: "update", ...event }, boosters.map((b) => b.id));
 }

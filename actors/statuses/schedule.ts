@@ -15,9 +15,9 @@ import { newId } from "../../db/ids.ts";
 import { idempotencyKeys, mediaAttachments, scheduledStatuses } from "../../db/schema.ts";
 import type { LocalStatusInput } from "./create.ts";
 import { IDEMPOTENCY_TTL_MS } from "./create.ts";
-import { invalid, StatusError } from "./errors.ts";
+import { invalid } from "./errors.ts";
 import { ownMedia } from "./rows.ts";
-import { checkLanguage, checkPoll, checkText, type Visibility } from "./validation.ts";
+import { checkStatusInput, type Visibility } from "./validation.ts";
 
 export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;
 
@@ -66,18 +66,14 @@ export async function scheduleStatus(
   const db = ctx.database.db;
   checkScheduledAt(scheduledAt);
   const mediaIds = input.mediaIds ?? [];
-  if (mediaIds.length > config.limits.maxMediaAttachments) {
-    throw new StatusError(
-      422,
-      `Cannot attach more than ${config.limits.maxMediaAttachments} files`,
-    );
-  }
-  if (input.poll && mediaIds.length) {
-    throw invalid("Polls cannot be combined with media attachments");
-  }
-  if (input.poll) checkPoll(config, input.poll);
-  checkText(config, input.text, input.spoilerText ?? "", mediaIds.length > 0 || input.poll != null);
-  const language = input.language != null ? checkLanguage(input.language) : null;
+  const language = checkStatusInput(config, {
+    text: input.text,
+    spoilerText: input.spoilerText ?? "",
+    mediaCount: mediaIds.length,
+    poll: input.poll,
+    hasPoll: input.poll != null,
+    language: input.language,
+  }) ?? null;
   const params: ScheduledParams = {
     text: input.text,
     poll: input.poll

@@ -1,11 +1,12 @@
 /**
  * The input rules shared by posting, scheduling and editing: text length,
- * poll shape, language and visibility. Messages follow Mastodon's.
+ * attachments, poll shape, language and visibility, checked by
+ * {@link checkStatusInput} for all three. Messages follow Mastodon's.
  */
 import ISO6391 from "iso-639-1";
 import type { Config } from "../../config.ts";
 import { countableLength, MAX_URL_LENGTH } from "../formatting/text_to_html.ts";
-import { invalid } from "./errors.ts";
+import { invalid, StatusError } from "./errors.ts";
 
 export const VISIBILITIES = ["public", "unlisted", "private", "direct"] as const;
 export type Visibility = typeof VISIBILITIES[number];
@@ -56,6 +57,42 @@ export function checkText(
   ) {
     throw invalid(`Text character limit of ${max} exceeded`);
   }
+}
+
+/** What every status input is checked for, whether posted, scheduled or edited. */
+export interface StatusContentInput {
+  text: string;
+  spoilerText: string;
+  /** How many attachments the status will have. */
+  mediaCount: number;
+  /** A poll to set (checked); null or absent when none is given. */
+  poll?: PollInput | null;
+  /** Whether the status will have a poll: a new one, or one an edit keeps. */
+  hasPoll: boolean;
+  /** A language code to check; null or absent is passed through. */
+  language?: string | null;
+}
+
+/**
+ * The checks posting, scheduling and editing share, in Mastodon's order:
+ * the number of attachments, a poll with media, the poll, the text and the
+ * language. Throws a 422 {@link StatusError}; returns the language
+ * normalized (or as given when null or absent).
+ */
+export function checkStatusInput(
+  config: Config,
+  input: StatusContentInput,
+): string | null | undefined {
+  const { maxMediaAttachments } = config.limits;
+  if (input.mediaCount > maxMediaAttachments) {
+    throw new StatusError(422, `Cannot attach more than ${maxMediaAttachments} files`);
+  }
+  if (input.hasPoll && input.mediaCount > 0) {
+    throw invalid("Polls cannot be combined with media attachments");
+  }
+  if (input.poll) checkPoll(config, input.poll);
+  checkText(config, input.text, input.spoilerText, input.mediaCount > 0 || input.hasPoll);
+  return input.language == null ? input.language : checkLanguage(input.language);
 }
 
 /** Refuses polls outside the configured bounds (Mastodon's PollValidator). */
