@@ -144,16 +144,20 @@ export class RateLimitCounter {
       for (const trip of trips) {
         const count = granted.get(trip.key);
         if (count !== undefined) {
-          this.#states.set(trip.key, {
-            rule: trip.rule,
-            resetAt: trip.resetAt.getTime(),
-            known: count,
-            unused: trip.want - 1,
-          });
+          // Concurrent requests of this process may have leased too: their
+          // unused quota adds up, it must not be forgotten (it would be lost
+          // to every process until the window ends).
+          const held = this.#states.get(trip.key);
+          const state = held?.resetAt === trip.resetAt.getTime()
+            ? held
+            : { rule: trip.rule, resetAt: trip.resetAt.getTime(), known: 0, unused: 0 };
+          state.known = Math.max(state.known, count);
+          state.unused += trip.want - 1;
+          this.#states.set(trip.key, state);
           results.set(trip.key, {
             rule: trip.rule,
             subject: "",
-            count: count - (trip.want - 1),
+            count: Math.min(trip.rule.limit, state.known - state.unused),
             resetAt: trip.resetAt,
           });
         } else if (trip.want > 1) {
@@ -162,12 +166,8 @@ export class RateLimitCounter {
           retry.push({ ...trip, waited: true });
           wait = true;
         } else {
-          this.#states.set(trip.key, {
-            rule: trip.rule,
-            resetAt: trip.resetAt.getTime(),
-            known: trip.rule.limit,
-            unused: 0,
-          });
+          const held = this.#states.get(trip.key);
+          if (held?.resetAt === trip.resetAt.getTime()) held.known = trip.rule.limit;
           results.set(trip.key, {
             rule: trip.rule,
             subject: "",
