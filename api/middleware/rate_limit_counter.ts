@@ -106,6 +106,8 @@ function keyOf(bucket: Bucket): string {
 export class RateLimitCounter {
   readonly #database: Database;
   readonly #states = new Map<string, KeyState>();
+  /** Trips under way, by key: concurrent requests wait for them, not trip too. */
+  readonly #inflight = new Map<string, Promise<void>>();
   #poller: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
   /** Statements that wrote counter rows: for tests and the benchmark. */
@@ -117,8 +119,17 @@ export class RateLimitCounter {
 
   /** Counts one request in every bucket and returns their states. */
   async count(buckets: Bucket[], now: Date): Promise<BucketState[]> {
+    // Without this, 32 concurrent requests of one client that find no quota
+    // left would each reserve a lease of their own.
+    for (;;) {
+      const pending = buckets.map(keyOf).filter((key) =>
+        this.#inflight.has(key) && !((this.#states.get(key)?.unused ?? 0) > 0)
+      );
+      if (pending.length === 0) break;
+      await Promise.all(pending.map((key) => this.#inflight.get(key)));
+    }
     const results = new Map<string, BucketState>();
-    let trips: Trip[] = [];
+    const trips: Trip[] = [];
     for (const bucket of buckets) {
       const key = keyOf(bucket);
       const resetAt = windowEnd(bucket.rule, now);
@@ -135,6 +146,24 @@ export class RateLimitCounter {
         trips.push({ key, rule: bucket.rule, want, resetAt });
       }
     }
+    const answer = () => buckets.map((b) => ({ ...results.get(keyOf(b))!, subject: b.subject }));
+    if (trips.length === 0) return answer();
+    let done = () => {};
+    const inflight = new Promise<void>((resolve) => done = resolve);
+    const mine = trips.map((t) => t.key);
+    for (const key of mine) this.#inflight.set(key, inflight);
+    try {
+      await this.#travel(trips, results);
+    } finally {
+      for (const key of mine) if (this.#inflight.get(key) === inflight) this.#inflight.delete(key);
+      done();
+    }
+    this.#schedulePoll();
+    return answer();
+  }
+
+  /** Asks the database for the grants the local quota could not give. */
+  async #travel(trips: Trip[], results: Map<string, BucketState>): Promise<void> {
     // A lease refused for want of room is asked again as a single request;
     // a single request refused waits once for leases to come back.
     while (trips.length > 0) {
@@ -179,8 +208,6 @@ export class RateLimitCounter {
       if (wait) await new Promise((resolve) => setTimeout(resolve, REFUSAL_WAIT_MS));
       trips = retry;
     }
-    this.#schedulePoll();
-    return buckets.map((b) => ({ ...results.get(keyOf(b))!, subject: b.subject }));
   }
 
   /**
