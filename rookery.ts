@@ -17,6 +17,7 @@ import { createOutbox } from "./federation/outbox/mod.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
+import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
 import type { PeriodicJob } from "./actors/polls/periodic.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
@@ -108,6 +109,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       for (const t of timers) clearInterval(t);
       await Promise.all(jobs.map((job) => job.stop()));
       if (worker) await worker;
+      // Quota this process reserved but did not use goes back to the others.
+      await closeRateLimitCounter(database);
       if (!options.database) await database.close();
     },
   };

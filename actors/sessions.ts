@@ -107,6 +107,33 @@ export type PasswordCheck =
   | { ok: false; reason: "invalid" }
   | { ok: false; reason: "refused"; message: string };
 
+/** The condition that finds a login (e-mail address or local username), or null if none can match. */
+function loginCondition(login: string) {
+  const name = normalLogin(login);
+  // A NUL would make PostgreSQL refuse the query: such a login is simply unknown.
+  if (!name || name.length > 320 || hasControlCharacters(name)) return null;
+  return name.includes("@")
+    ? sql`lower(${users.email}) = ${name}`
+    : and(isNull(accounts.domain), sql`lower(${accounts.username}) = ${name}`);
+}
+
+/** A login as typed, in the form it is looked up by. */
+export function normalLogin(login: string): string {
+  return login.trim().replace(/^@/, "").toLowerCase();
+}
+
+/**
+ * Whose password a sign-in attempt with this login would test: the user's id,
+ * or null when no user has that e-mail address or username.
+ */
+export async function findLoginUser(db: Executor, login: string): Promise<string | null> {
+  const condition = loginCondition(login);
+  if (!condition) return null;
+  const [row] = await db.select({ id: users.id }).from(users)
+    .innerJoin(accounts, eq(accounts.id, users.accountId)).where(condition).limit(1);
+  return row ? String(row.id) : null;
+}
+
 /**
  * Checks an e-mail address or username and a password. Unknown logins and
  * wrong passwords give the same answer (and take as long); only after the
@@ -117,13 +144,9 @@ export async function checkPassword(
   login: string,
   password: string,
 ): Promise<PasswordCheck> {
-  const name = login.trim().replace(/^@/, "");
+  const condition = loginCondition(login);
   let row: (UserRow & { passwordHash: string }) | undefined;
-  // A NUL would make PostgreSQL refuse the query: such a login is simply unknown.
-  if (name && name.length <= 320 && !hasControlCharacters(name)) {
-    const condition = name.includes("@")
-      ? sql`lower(${users.email}) = ${name.toLowerCase()}`
-      : and(isNull(accounts.domain), sql`lower(${accounts.username}) = ${name.toLowerCase()}`);
+  if (condition) {
     [row] = await db.select(userColumns).from(users)
       .innerJoin(accounts, eq(accounts.id, users.accountId)).where(condition).limit(1);
   }

@@ -7,12 +7,17 @@
  * - home timeline (`limit=40`) at a fixed offered rate: p50/p99 latency,
  *   from an open-loop generator that spaces requests evenly (bench/paced.ts);
  * - home timeline at full speed: maximum throughput;
- * - status creation by an account with 100 local followers: throughput.
+ * - status creation by an account with 100 local followers: throughput;
+ * - on PostgreSQL, a cheap API call with rate limits on, from many clients
+ *   far from their limits (each address makes 200 requests, behind a
+ *   trusted proxy): throughput, and rows written to the counter table per
+ *   request (pg_stat_user_tables), which is the limiter's whole cost there.
  *
  * Environment: BENCH_DB (`pglite`, `postgres` or `both`, default both),
  * BENCH_STATUSES (default 1,000,000), BENCH_SECONDS per scenario (default 20),
  * BENCH_RATE for the fixed-rate run (default 200 requests/s),
- * BENCH_DATABASE_URL to use an existing PostgreSQL server.
+ * BENCH_DATABASE_URL to use an existing PostgreSQL server, BENCH_ONLY=limits
+ * to run the rate limit scenario alone.
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
@@ -26,6 +31,7 @@ const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
 const RATE = Number(Deno.env.get("BENCH_RATE") ?? 200);
 const STATUSES = Number(Deno.env.get("BENCH_STATUSES") ?? DEFAULT_SEED.statuses);
 const WHICH = Deno.env.get("BENCH_DB") ?? "both";
+const ONLY = Deno.env.get("BENCH_ONLY");
 
 interface Row {
   database: string;
@@ -34,6 +40,8 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** Rows written to rate_limit_counters per request, where measured. */
+  writesPerRequest?: number;
 }
 
 function freePort(): number {
@@ -53,12 +61,12 @@ async function startServer(env: Record<string, string>) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN],
     env: {
-      ...env,
       PORT: String(port),
       BIND: "127.0.0.1",
       ORIGIN: origin,
       RATE_LIMITS: "off",
       LOG_LEVEL: "error",
+      ...env,
     },
     stdout: "null",
     stderr: "inherit",
@@ -150,6 +158,60 @@ async function scenarios(database: string, url: string, tokens: Seeded): Promise
   return rows;
 }
 
+/** Each client address makes this many requests: far from the 300 limit. */
+const REQUESTS_PER_ADDRESS = 200;
+
+/** Rows inserted or updated in rate_limit_counters so far (statistics lag ~1 s). */
+async function counterWrites(sql: postgres.Sql): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1500));
+  const [row] = await sql`SELECT n_tup_ins + n_tup_upd AS n FROM pg_stat_user_tables
+    WHERE relname = 'rate_limit_counters'`;
+  return Number(row?.n ?? 0);
+}
+
+/** A cheap API call with rate limits on, from many addresses: throughput and writes. */
+async function rateLimitScenario(
+  env: Record<string, string>,
+  databaseUrl: string,
+): Promise<Row> {
+  const server = await startServer({ ...env, RATE_LIMITS: "on", TRUST_PROXY: "true" });
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    let sent = 0;
+    // Public addresses, each used for REQUESTS_PER_ADDRESS requests in turn.
+    const address = () => {
+      const n = Math.floor(sent++ / REQUESTS_PER_ADDRESS);
+      return `11.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+    };
+    const target = {
+      url: `${server.url}/api/v1/instance/translation_languages`,
+      connections: 32,
+      requests: [{
+        setupRequest: (req: { headers?: Record<string, string> }) => ({
+          ...req,
+          headers: { ...req.headers, "x-forwarded-for": address() },
+        }),
+      }],
+    };
+    await autocannon({ ...target, duration: 3 }); // warm up
+    const before = await counterWrites(sql);
+    const result = await autocannon({ ...target, duration: SECONDS });
+    const written = await counterWrites(sql) - before;
+    return {
+      database: "PostgreSQL",
+      scenario: "API call, rate limits on, 200 req/address max",
+      requestsPerSecond: Math.round(result.requests.average),
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.timeouts + result.non2xx,
+      writesPerRequest: Math.round(written / result.requests.total * 1000) / 1000,
+    };
+  } finally {
+    await sql.end();
+    await server.stop();
+  }
+}
+
 async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
   const dataDir = await Deno.makeTempDir({ prefix: "rookery-bench-" });
   try {
@@ -198,13 +260,21 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     });
     await database.close();
     log(`postgres: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
-    const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: url.toString() });
-    try {
-      const rows = await scenarios("PostgreSQL", server.url, tokens);
-      return { rows, rss: rssMiB(server.pid) };
-    } finally {
-      await server.stop();
+    const env = { DATA_DIR: dataDir, DATABASE_URL: url.toString() };
+    const rows: Row[] = [];
+    let rss = 0;
+    if (ONLY !== "limits") {
+      const server = await startServer(env);
+      try {
+        rows.push(...await scenarios("PostgreSQL", server.url, tokens));
+        rss = rssMiB(server.pid);
+      } finally {
+        await server.stop();
+      }
     }
+    log("postgres: API calls with rate limits on, full speed");
+    rows.push(await rateLimitScenario(env, url.toString()));
+    return { rows, rss };
   } finally {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
     await admin.end();
@@ -218,7 +288,7 @@ if (WHICH === "both" || WHICH === "postgres") {
   const r = await benchPostgres();
   if (r) results.push({ ...r, database: "PostgreSQL" });
 }
-if (WHICH === "both" || WHICH === "pglite") {
+if ((WHICH === "both" || WHICH === "pglite") && ONLY !== "limits") {
   results.push({ ...await benchPglite(), database: "PGlite" });
 }
 
@@ -226,12 +296,16 @@ console.log(
   `\nRookery benchmark: ${STATUSES.toLocaleString("en")} statuses, ` +
     `${DEFAULT_SEED.accounts} accounts, ${SECONDS} s per scenario, ${navigator.hardwareConcurrency} cores\n`,
 );
-console.log("| database | scenario | requests/s | p50 ms | p99 ms | errors |");
-console.log("|---|---|---:|---:|---:|---:|");
+console.log(
+  "| database | scenario | requests/s | p50 ms | p99 ms | errors | counter writes/request |",
+);
+console.log("|---|---|---:|---:|---:|---:|---:|");
 for (const { rows } of results) {
   for (const r of rows) {
     console.log(
-      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} |`,
+      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${
+        r.writesPerRequest ?? ""
+      } |`,
     );
   }
 }

@@ -9,6 +9,8 @@
  * | media             | account id     | 30 / 30 min       | POST /api/v1/media, POST /api/v2/media        |
  * | status deletions  | account id     | 30 / 30 min       | DELETE /api/v1/statuses/:id, POST …/unreblog  |
  * | sign-ups          | client IP (*)  | 5 / 30 min        | POST /api/v1/accounts                         |
+ * | sign-in attempts  | client IP (*)  | 25 / 5 min        | POST /auth/sign_in, whatever the outcome      |
+ * | sign-in account   | account/login  | 25 / 1 hour       | POST /auth/sign_in (counted by the route)     |
  *
  * (*) an IPv6 client counts with its whole /64 (`rateLimitSubject`).
  *
@@ -18,9 +20,11 @@
  * per IP. Windows are aligned on the Unix epoch, as Rack::Attack's are, so
  * every process agrees on them without coordination.
  *
- * Every applicable bucket is incremented by a single INSERT … ON CONFLICT DO
- * UPDATE … RETURNING: one round trip per request. The headers describe the
- * bucket closest to its limit; past any limit the answer is 429.
+ * Counting is rate_limit_counter.ts: exact at the limit across processes,
+ * and far from it one write per lease of requests rather than per request.
+ * The headers describe the bucket closest to its limit; past any limit the
+ * answer is 429 with Mastodon's body (an HTML page to a browser's sign-in
+ * form) and Retry-After.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { sql } from "drizzle-orm";
@@ -28,38 +32,32 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { clientIp, rateLimitSubject } from "../client_ip.ts";
 import type { Database } from "../../db/connection.ts";
+import { authPage } from "../pages/oauth_pages.ts";
 import { setResponseHeaders } from "./headers.ts";
+import {
+  type Bucket,
+  type BucketState,
+  type RateLimit,
+  rateLimitCounter,
+} from "./rate_limit_counter.ts";
+
+export type { Bucket, BucketState, RateLimit } from "./rate_limit_counter.ts";
+export { windowEnd } from "./rate_limit_counter.ts";
 
 const logger = getLogger(["rookery", "http", "rate-limit"]);
 
-/** One limit: at most `limit` requests per `periodSeconds`. */
-export interface RateLimit {
-  readonly name: string;
-  readonly limit: number;
-  readonly periodSeconds: number;
-}
-
-/** The limits of the API spec's Limits table. */
+/** The limits of the API spec's Limits table, and Mastodon's sign-in throttles. */
 export const RATE_LIMITS = {
   account: { name: "account", limit: 300, periodSeconds: 5 * 60 },
   ip: { name: "ip", limit: 300, periodSeconds: 5 * 60 },
   media: { name: "media", limit: 30, periodSeconds: 30 * 60 },
   statusDeletions: { name: "status_deletions", limit: 30, periodSeconds: 30 * 60 },
   signUps: { name: "sign_ups", limit: 5, periodSeconds: 30 * 60 },
+  /** Rack::Attack's throttle_login_attempts/ip. */
+  signInIp: { name: "sign_in_ip", limit: 25, periodSeconds: 5 * 60 },
+  /** Rack::Attack's throttle_login_attempts/email. */
+  signInAccount: { name: "sign_in_account", limit: 25, periodSeconds: 60 * 60 },
 } as const satisfies Record<string, RateLimit>;
-
-/** A bucket a request counts against. */
-export interface Bucket {
-  rule: RateLimit;
-  /** Who is counted (account id or IP). */
-  subject: string;
-}
-
-/** The state of a bucket after counting a request. */
-export interface BucketState extends Bucket {
-  count: number;
-  resetAt: Date;
-}
 
 /** Whether a path is rate limited at all (the API, OAuth and sign-in; not federation or pages). */
 export function isRateLimitedPath(path: string): boolean {
@@ -70,6 +68,7 @@ const MEDIA_PATH = /^\/api\/v[12]\/media\/?$/;
 const STATUS_DELETE_PATH = /^\/api\/v1\/statuses\/[^/]+\/?$/;
 const UNREBLOG_PATH = /^\/api\/v1\/statuses\/[^/]+\/unreblog\/?$/;
 const SIGN_UP_PATH = /^\/api\/v1\/accounts\/?$/;
+const SIGN_IN_PATH = /^\/auth\/sign_in\/?$/;
 
 /** The buckets one request counts against. */
 export function bucketsFor(
@@ -96,44 +95,21 @@ export function bucketsFor(
   if (method === "POST" && SIGN_UP_PATH.test(path)) {
     buckets.push({ rule: RATE_LIMITS.signUps, subject: ip });
   }
+  // Every attempt counts, failed or not, as Rack::Attack counts them.
+  if (method === "POST" && SIGN_IN_PATH.test(path)) {
+    buckets.push({ rule: RATE_LIMITS.signInIp, subject: ip });
+  }
   return buckets;
 }
 
-/** End of the epoch-aligned window that contains `now`. */
-export function windowEnd(rule: RateLimit, now: Date): Date {
-  const periodMs = rule.periodSeconds * 1000;
-  return new Date((Math.floor(now.getTime() / periodMs) + 1) * periodMs);
-}
-
-function keyOf(bucket: Bucket): string {
-  return `${bucket.rule.name}:${bucket.subject}`;
-}
-
-/** Counts one request in every bucket, in one statement, and returns their states. */
+/** Counts one request in every bucket and returns their states. */
 export async function countRequest(
   database: Database,
   buckets: Bucket[],
   now = new Date(),
 ): Promise<BucketState[]> {
   if (buckets.length === 0) return [];
-  const values = sql.join(
-    buckets.map((b) => sql`(${keyOf(b)}, 1, ${windowEnd(b.rule, now).toISOString()}::timestamptz)`),
-    sql`, `,
-  );
-  // A stored window that ends before the current one is over: start again at 1.
-  const rows = await database.rows<{ key: string; count: number | string; reset_at: unknown }>(
-    sql`INSERT INTO rate_limit_counters (key, count, reset_at) VALUES ${values}
-      ON CONFLICT (key) DO UPDATE SET
-        count = CASE WHEN rate_limit_counters.reset_at < excluded.reset_at
-          THEN 1 ELSE rate_limit_counters.count + 1 END,
-        reset_at = GREATEST(rate_limit_counters.reset_at, excluded.reset_at)
-      RETURNING key, count, reset_at`,
-  );
-  const byKey = new Map(rows.map((r) => [r.key, r]));
-  return buckets.map((b) => {
-    const row = byKey.get(keyOf(b))!;
-    return { ...b, count: Number(row.count), resetAt: new Date(row.reset_at as string | Date) };
-  });
+  return await rateLimitCounter(database).count(buckets, now);
 }
 
 /** The bucket closest to its limit (fewest requests left). */
@@ -148,6 +124,38 @@ export function rateLimitHeaders(state: BucketState): Record<string, string> {
     "X-RateLimit-Remaining": String(Math.max(0, state.rule.limit - state.count)),
     "X-RateLimit-Reset": state.resetAt.toISOString(),
   };
+}
+
+/** The headers of a 429: the X-RateLimit-* ones and Retry-After, in seconds. */
+export function refusalHeaders(state: BucketState, now: Date): Record<string, string> {
+  const seconds = Math.max(1, Math.ceil((state.resetAt.getTime() - now.getTime()) / 1000));
+  return { ...rateLimitHeaders(state), "Retry-After": String(seconds) };
+}
+
+/** Mastodon's words for a 429 (errors.429). */
+export const TOO_MANY_REQUESTS = "Too many requests";
+
+/** Whether a request comes from a browser page (a form) rather than a client app. */
+export function wantsHtml(c: Context<ApiEnv>): boolean {
+  return /\btext\/html\b/.test(c.req.header("accept") ?? "");
+}
+
+/** A 429 in Mastodon's shape; a page for a browser's sign-in form. */
+export function tooManyRequests(
+  c: Context<ApiEnv>,
+  state: BucketState,
+  now: Date,
+): Response {
+  const headers = refusalHeaders(state, now);
+  if (c.req.path.startsWith("/auth/") && wantsHtml(c)) {
+    const page = authPage({
+      title: TOO_MANY_REQUESTS,
+      instanceTitle: c.get("ctx").config.instance.title,
+      body: "<p>Too many sign-in attempts. Please wait a few minutes and try again.</p>",
+    });
+    return c.html(page, 429, { ...headers, "Cache-Control": "no-store" });
+  }
+  return c.json({ error: TOO_MANY_REQUESTS }, 429, headers);
 }
 
 /**
@@ -201,12 +209,8 @@ export function rateLimit(): MiddlewareHandler<ApiEnv> {
     }
     maybePurge(database, now.getTime());
     const exceeded = states.filter((s) => s.count > s.rule.limit);
-    const shown = exceeded.length ? tightest(exceeded) : tightest(states);
-    const headers = rateLimitHeaders(shown);
-    if (exceeded.length) {
-      return c.json({ error: "Too many requests" }, 429, headers);
-    }
+    if (exceeded.length) return tooManyRequests(c, tightest(exceeded), now);
     await next();
-    setResponseHeaders(c, headers);
+    setResponseHeaders(c, rateLimitHeaders(tightest(states)));
   };
 }

@@ -30,7 +30,7 @@ import {
 export function showSignIn(
   c: Context<ApiEnv>,
   request: AuthorizeRequest,
-  options: { error?: string; login?: string; status?: 200 | 401 | 403 } = {},
+  options: { error?: string; login?: string; status?: 200 | 401 | 403 | 429 } = {},
 ): Response {
   const { config } = c.get("ctx");
   return sendPage(

@@ -6,16 +6,35 @@
  * - POST /auth/sign_out: ends the session and goes back to the request.
  *
  * The form carries a double-submit token (cookie + field) so another site
- * cannot sign a browser into an account of its choosing. Attempts are
- * rate-limited per IP by the rate-limit middleware (/auth/* paths).
+ * cannot sign a browser into an account of its choosing. As in Mastodon,
+ * attempts are limited to 25 per 5 minutes per IP (the rate-limit
+ * middleware, whatever the outcome) and 25 per hour per account (here: the
+ * account a login names, or the login itself when it names nobody, so that
+ * spreading guesses over many addresses does not help).
  */
 import { Hono } from "hono";
+import { getLogger } from "@logtape/logtape";
 import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { type Params, params } from "../params.ts";
 import { clientIp } from "../client_ip.ts";
 import { constantTimeEqual } from "../../actors/oauth.ts";
-import { checkPassword, createWebSession, deleteWebSession } from "../../actors/sessions.ts";
+import {
+  checkPassword,
+  createWebSession,
+  deleteWebSession,
+  findLoginUser,
+  normalLogin,
+} from "../../actors/sessions.ts";
+import {
+  type BucketState,
+  countRequest,
+  RATE_LIMITS,
+  rateLimitClock,
+  refusalHeaders,
+  tooManyRequests,
+  wantsHtml,
+} from "../middleware/rate_limit.ts";
 import {
   authorizeUrl,
   currentSession,
@@ -35,6 +54,33 @@ export const EXPIRED_FORM = "Your session expired. Please sign in again to conti
 function field(p: Params, key: string, max: number): string {
   const value = p[key];
   return typeof value === "string" ? value.slice(0, max) : "";
+}
+
+const logger = getLogger(["rookery", "http", "rate-limit"]);
+
+/** Shown when the account's sign-in attempts are over the limit. */
+export const TOO_MANY_ATTEMPTS = "Too many sign-in attempts. Please wait and try again later.";
+
+/**
+ * Counts an attempt against the account it names; the bucket's state when
+ * that account is over its limit, else null. Fails open, as the middleware does.
+ */
+async function overAccountLimit(c: Context<ApiEnv>, login: string): Promise<BucketState | null> {
+  const { config, database } = c.get("ctx");
+  if (!config.rateLimits || !normalLogin(login)) return null;
+  try {
+    const userId = await findLoginUser(database.db, login);
+    const subject = userId ? `user:${userId}` : `login:${normalLogin(login)}`;
+    const [state] = await countRequest(
+      database,
+      [{ rule: RATE_LIMITS.signInAccount, subject }],
+      rateLimitClock.now(),
+    );
+    return state.count > state.rule.limit ? state : null;
+  } catch (error) {
+    logger.warn("Could not count a sign-in attempt: {error}", { error });
+    return null;
+  }
 }
 
 async function safeParams(c: Context<ApiEnv>): Promise<Params | null> {
@@ -60,6 +106,14 @@ export function signInRoutes(): Hono<ApiEnv> {
     const presented = field(p, "authenticity_token", 200);
     if (!cookie || !presented || !constantTimeEqual(cookie, presented)) {
       return showSignIn(c, request, { error: EXPIRED_FORM, login, status: 403 });
+    }
+    // Counted before the password is tested, so the 26th guess tests nothing.
+    const over = await overAccountLimit(c, login);
+    if (over) {
+      const now = rateLimitClock.now();
+      if (!wantsHtml(c)) return tooManyRequests(c, over, now);
+      for (const [name, value] of Object.entries(refusalHeaders(over, now))) c.header(name, value);
+      return showSignIn(c, request, { error: TOO_MANY_ATTEMPTS, login, status: 429 });
     }
     const db = c.get("ctx").database.db;
     const result = await checkPassword(db, login, field(p, "password", 1000));

@@ -1,0 +1,108 @@
+/**
+ * Two web processes (main.ts, ROLE=web) on one PostgreSQL database share the
+ * rate limits exactly: of 330 requests from one client, spread at random
+ * over both and sent ten at a time, exactly 300 are admitted, although each
+ * process admits most of its share from quota it leased ahead without a
+ * write (counted here by a trigger on the counter table).
+ */
+import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../db/connection.ts";
+import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const CHEAP = "/api/v1/instance/translation_languages";
+const WINDOW_MS = 5 * 60 * 1000;
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+async function startWeb(env: Record<string, string>) {
+  const port = freePort();
+  const origin = `http://localhost:${port}`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: { PORT: String(port), BIND: "127.0.0.1", LOG_LEVEL: "warning", ROLE: "web", ...env },
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const deadline = Date.now() + 60_000;
+  while (true) {
+    try {
+      const res = await fetch(`${origin}/health`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error("server did not start");
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    origin,
+    async stop() {
+      child.kill("SIGTERM");
+      return await child.status;
+    },
+  };
+}
+
+if (DB_KIND === "postgres") {
+  test("rate limits: two ROLE=web processes admit exactly 300 of 330 requests", async () => {
+    const pg = await createTestDatabase();
+    const dataDir = await Deno.makeTempDir({ prefix: "rookery-limits-" });
+    const env = { DATABASE_URL: pg.url, DATA_DIR: dataDir, RATE_LIMITS: "on", TRUST_PROXY: "true" };
+    const first = await startWeb(env);
+    const second = await startWeb(env);
+    const direct = await openDatabase({ databaseUrl: pg.url, pgliteDir: "", migrate: false });
+    try {
+      await direct.rows(sql`CREATE TABLE test_counter_writes (at timestamptz DEFAULT now())`);
+      await direct.rows(sql.raw(`CREATE FUNCTION test_count_counter_write() RETURNS trigger
+        LANGUAGE plpgsql AS $$ BEGIN INSERT INTO test_counter_writes DEFAULT VALUES; RETURN NULL; END $$`));
+      await direct.rows(sql`CREATE TRIGGER test_count_counter_writes
+        AFTER INSERT OR UPDATE ON rate_limit_counters
+        FOR EACH ROW EXECUTE FUNCTION test_count_counter_write()`);
+      // The servers' clock is the real one: start well inside a 5-minute window.
+      const left = WINDOW_MS - Date.now() % WINDOW_MS;
+      if (left < 60_000) await new Promise((r) => setTimeout(r, left + 500));
+
+      const statuses: number[] = [];
+      for (let batch = 0; batch < 33; batch++) {
+        const results = await Promise.all(Array.from({ length: 10 }, async () => {
+          const server = Math.random() < 0.5 ? first : second;
+          const res = await fetch(`${server.origin}${CHEAP}`, {
+            headers: { "x-forwarded-for": "198.51.100.77" },
+          });
+          await res.body?.cancel();
+          return res.status;
+        }));
+        statuses.push(...results);
+      }
+      assert.equal(statuses.filter((s) => s === 200).length, 300, statuses.join(","));
+      assert.equal(statuses.filter((s) => s === 429).length, 30);
+      for (const server of [first, second]) {
+        const res = await fetch(`${server.origin}${CHEAP}`, {
+          headers: { "x-forwarded-for": "198.51.100.77" },
+        });
+        await res.body?.cancel();
+        assert.equal(res.status, 429);
+      }
+      const [row] = await direct.rows<{ n: number | string }>(
+        sql`SELECT count(*) AS n FROM test_counter_writes`,
+      );
+      // The old limiter wrote once per request: 332.
+      assert.ok(Number(row.n) < 100, `${row.n} counter writes for 332 requests`);
+    } finally {
+      await direct.close();
+      assert.equal((await first.stop()).code, 0);
+      assert.equal((await second.stop()).code, 0);
+      await pg.drop();
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  });
+}
