@@ -6,7 +6,8 @@
  * 1. CORS first, so every answer below it (Fedify's WebFinger and NodeInfo,
  *    429s, errors) carries the headers, and preflights stop here.
  * 2. Authentication, then rate limits (per-account buckets need the token's
- *    user), on the API and OAuth paths only.
+ *    user), on the API and OAuth paths only; in authorized-fetch mode the
+ *    API then refuses requests without a user (middleware/require_user.ts).
  * 3. Fedify, for everything that is not an API path.
  * 4. Routes.
  */
@@ -18,6 +19,8 @@ import { apiError, installErrorHandlers } from "./errors.ts";
 import { cors } from "./middleware/cors.ts";
 import { authenticate } from "./middleware/auth.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
+import { requireUserInAuthorizedFetch } from "./middleware/require_user.ts";
+import { unauthorizedFetch } from "../federation/authorized_fetch.ts";
 import { instanceRoutes } from "./routes/instance.ts";
 import { customEmojiRoutes } from "./routes/custom_emojis.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -93,6 +96,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.use("/api/*", authenticate());
   app.use("/oauth/*", authenticate());
   app.use(rateLimit());
+  app.use("/api/*", requireUserInAuthorizedFetch());
 
   app.use(async (c, next) => {
     if (isApiPath(c.req.path)) return await next();
@@ -113,6 +117,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const fedifyFetch = async (c: Context<ApiEnv>, next: Next) =>
     await ctx.federation.fetch(c.req.raw, {
       contextData: ctx,
+      // Authorized fetch refused an object or a collection (federation/authorized_fetch.ts).
+      onUnauthorized: unauthorizedFetch,
       onNotFound: async () => {
         await next();
         return c.res;
