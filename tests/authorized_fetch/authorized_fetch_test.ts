@@ -262,6 +262,24 @@ test("authorized fetch: signed peers federate, unsigned readers get the key only
         assert.match(get.signature ?? "", new RegExp(`keyId="${a.origin}/actor#main-key"`));
       }
     });
+
+    await t.step("two servers in that mode follow and read each other", async () => {
+      // Each verifies the other's user keys from the key-only actor documents.
+      const c = await startInstance({ tls: true, env: { AUTHORIZED_FETCH: "true" } });
+      try {
+        const carl = await createUser(c, "carl");
+        const aliceOnC = await followRemote(c, carl, a, alice);
+        const account = await ok(c, carl, "GET", `/api/v1/accounts/${aliceOnC}`);
+        assert.equal(account.display_name, "Alice of A");
+        const posted = await postStatus(a, alice, "From one secure server to another");
+        await arrived(c, posted.uri, "alice's post on C");
+        const carlsPost = await postStatus(c, carl, "C's own post");
+        const row = await resolveRemoteStatus(instanceContext(a.rookery.ctx), carlsPost.uri);
+        assert.ok(row, "A fetched carl's status from C");
+      } finally {
+        await closeAll(c);
+      }
+    });
   } finally {
     await closeAll(a, b);
   }
