@@ -243,9 +243,27 @@ test("authorized fetch: signed peers federate, unsigned readers get the key only
         // A signed-in user reads them.
         assert.equal((await call(a, alice, "GET", path)).status, 200, `${path} as alice`);
       }
-      // What a client needs before signing in stays open.
+      // What a client needs before signing in stays open: the instance,
+      // registering an app, and checking the app's token.
       assert.equal((await call(a, null, "GET", "/api/v1/instance")).status, 200);
       assert.equal((await call(a, null, "GET", "/api/v2/instance")).status, 200);
+      const app = await ok(a, null, "POST", "/api/v1/apps", {
+        client_name: "reader",
+        redirect_uris: "urn:ietf:wg:oauth:2.0:oob",
+        scopes: "read",
+      });
+      const grant = await ok(a, null, "POST", "/oauth/token", {
+        grant_type: "client_credentials",
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        scope: "read",
+      });
+      const appToken = grant.access_token;
+      assert.equal((await call(a, appToken, "GET", "/api/v1/apps/verify_credentials")).status, 200);
+      // An app token is not a user: statuses stay closed to it.
+      const asApp = await callJson(a, appToken, "GET", `/api/v1/statuses/${carolPost.id}`);
+      assert.equal(asApp.status, 401);
+      assert.deepEqual(asApp.body, { error: API_ERROR });
       // B is not in that mode: its API answers anonymous readers.
       assert.equal((await call(b, null, "GET", "/api/v1/timelines/public")).status, 200);
     });
