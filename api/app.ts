@@ -72,6 +72,21 @@ function isUnreadableActivity(error: unknown): boolean {
     error instanceof RangeError || error instanceof SyntaxError;
 }
 
+/** The response with `Signature` added to its Vary header (copied when its headers are immutable). */
+function varyBySignature(res: Response): Response {
+  const vary = res.headers.get("vary");
+  if (vary && /\bsignature\b/i.test(vary)) return res;
+  const value = vary ? `${vary}, Signature` : "Signature";
+  try {
+    res.headers.set("Vary", value);
+    return res;
+  } catch {
+    const headers = new Headers(res.headers);
+    headers.set("Vary", value);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
+}
+
 export function createApp(ctx: AppContext): Hono<ApiEnv> {
   // Not strict: Rails ignores a trailing slash, and clients rely on it
   // (Mastodon.py 1.x calls `/api/v1/instance/` and `/api/v1/conversations/`).
@@ -101,7 +116,13 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.use(async (c, next) => {
     if (isApiPath(c.req.path)) return await next();
     try {
-      return await fedifyFetch(c, next);
+      const res = await fedifyFetch(c, next);
+      // Signed and unsigned readers get different answers (a 401, the
+      // key-only actor): a shared cache must keep them apart, as Mastodon asks.
+      if (ctx.config.authorizedFetch && res.headers.get("content-type")?.includes("json")) {
+        return varyBySignature(res);
+      }
+      return res;
     } catch (error) {
       // A delivery that JSON-LD or Fedify's vocabulary cannot read (the
       // inbox guard refuses the usual shapes first): the sender's mistake,

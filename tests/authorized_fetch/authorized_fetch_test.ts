@@ -194,6 +194,8 @@ test("authorized fetch: signed peers federate, unsigned readers get the key only
 
     await t.step("the actor documents stay fetchable unsigned, with their key", async () => {
       const res = await plainGet(`${a.origin}/users/alice`);
+      // Signed and unsigned readers get different documents: caches must not mix them.
+      assert.match(res.headers.get("vary") ?? "", /Signature/);
       const actor = await expectStatus(res, 200, "unsigned actor");
       assert.equal(actor.id, `${a.origin}/users/alice`);
       assert.equal(actor.preferredUsername, "alice");
