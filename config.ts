@@ -49,6 +49,12 @@ export interface Config {
   publicPreview: boolean;
   /** Trust X-Forwarded-For/-Proto/-Host (set when behind a reverse proxy). */
   trustProxy: boolean;
+  /**
+   * Mastodon's authorized fetch (secure mode): ActivityPub objects and
+   * collections only for signed requests, actor documents unsigned only with
+   * their key, and the Mastodon API only for signed-in users.
+   */
+  authorizedFetch: boolean;
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -164,6 +170,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       throw new ConfigError("RATE_LIMITS must be on or off");
     })(),
     trustProxy: readBool(env, "TRUST_PROXY", false),
+    authorizedFetch: readBool(env, "AUTHORIZED_FETCH", false),
     publicPreview: readBool(env, "PUBLIC_PREVIEW", true),
     logLevel: readEnum(
       env,

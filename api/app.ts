@@ -6,7 +6,8 @@
  * 1. CORS first, so every answer below it (Fedify's WebFinger and NodeInfo,
  *    429s, errors) carries the headers, and preflights stop here.
  * 2. Authentication, then rate limits (per-account buckets need the token's
- *    user), on the API and OAuth paths only.
+ *    user), on the API and OAuth paths only; in authorized-fetch mode the
+ *    API then refuses requests without a user (middleware/require_user.ts).
  * 3. Fedify, for everything that is not an API path.
  * 4. Routes.
  */
@@ -18,6 +19,8 @@ import { apiError, installErrorHandlers } from "./errors.ts";
 import { cors } from "./middleware/cors.ts";
 import { authenticate } from "./middleware/auth.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
+import { requireUserInAuthorizedFetch } from "./middleware/require_user.ts";
+import { unauthorizedFetch } from "../federation/authorized_fetch.ts";
 import { instanceRoutes } from "./routes/instance.ts";
 import { customEmojiRoutes } from "./routes/custom_emojis.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -69,6 +72,21 @@ function isUnreadableActivity(error: unknown): boolean {
     error instanceof RangeError || error instanceof SyntaxError;
 }
 
+/** The response with `Signature` added to its Vary header (copied when its headers are immutable). */
+function varyBySignature(res: Response): Response {
+  const vary = res.headers.get("vary");
+  if (vary && /\bsignature\b/i.test(vary)) return res;
+  const value = vary ? `${vary}, Signature` : "Signature";
+  try {
+    res.headers.set("Vary", value);
+    return res;
+  } catch {
+    const headers = new Headers(res.headers);
+    headers.set("Vary", value);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
+}
+
 export function createApp(ctx: AppContext): Hono<ApiEnv> {
   // Not strict: Rails ignores a trailing slash, and clients rely on it
   // (Mastodon.py 1.x calls `/api/v1/instance/` and `/api/v1/conversations/`).
@@ -93,11 +111,18 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.use("/api/*", authenticate());
   app.use("/oauth/*", authenticate());
   app.use(rateLimit());
+  app.use("/api/*", requireUserInAuthorizedFetch());
 
   app.use(async (c, next) => {
     if (isApiPath(c.req.path)) return await next();
     try {
-      return await fedifyFetch(c, next);
+      const res = await fedifyFetch(c, next);
+      // Signed and unsigned readers get different answers (a 401, the
+      // key-only actor): a shared cache must keep them apart, as Mastodon asks.
+      if (ctx.config.authorizedFetch && res.headers.get("content-type")?.includes("json")) {
+        return varyBySignature(res);
+      }
+      return res;
     } catch (error) {
       // A delivery that JSON-LD or Fedify's vocabulary cannot read (the
       // inbox guard refuses the usual shapes first): the sender's mistake,
@@ -113,6 +138,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const fedifyFetch = async (c: Context<ApiEnv>, next: Next) =>
     await ctx.federation.fetch(c.req.raw, {
       contextData: ctx,
+      // Authorized fetch refused an object or a collection (federation/authorized_fetch.ts).
+      onUnauthorized: unauthorizedFetch,
       onNotFound: async () => {
         await next();
         return c.res;

@@ -14,6 +14,7 @@ import { emojiTag } from "./objects/emoji.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
 import { isInstanceActorHandle } from "./instance_actor.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
+import { signedFetcher } from "./authorized_fetch.ts";
 import {
   findLocalAccount,
   findLocalAccountByIdentifier,
@@ -62,7 +63,43 @@ async function dispatchActor(ctx: RequestContext<AppContext>, identifier: string
       deleted: toInstant(account.deletedAt),
     });
   }
+  if (ctx.data.config.authorizedFetch && isFetchOfActor(ctx, identifier)) {
+    if (!await signedFetcher(ctx)) return await buildKeyOnlyActor(ctx, account);
+  }
   return await buildLocalActor(ctx, account);
+}
+
+/**
+ * Whether the dispatcher answers a GET of the actor document itself (not
+ * WebFinger, nor an inbox checking that its owner exists).
+ */
+function isFetchOfActor(ctx: RequestContext<AppContext>, identifier: string): boolean {
+  const method = ctx.request.method;
+  if (method !== "GET" && method !== "HEAD") return false;
+  return ctx.url.pathname.replace(/\/$/, "") === ctx.getActorUri(identifier).pathname;
+}
+
+/**
+ * The actor as an unsigned reader sees it in authorized-fetch mode: what a
+ * peer needs to verify our signatures and reach the inbox, nothing of the
+ * profile (Mastodon's `restrict_fields_to`: id, type, preferredUsername,
+ * inbox, publicKey, endpoints). The Ed25519 key goes with the RSA one.
+ */
+async function buildKeyOnlyActor(
+  ctx: Context<AppContext>,
+  account: LocalAccount,
+): Promise<Person | Service> {
+  const identifier = account.username;
+  const keys = await ctx.getActorKeyPairs(identifier);
+  const values = {
+    id: ctx.getActorUri(identifier),
+    preferredUsername: account.username,
+    inbox: ctx.getInboxUri(identifier),
+    endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
+    publicKey: keys[0]?.cryptographicKey,
+    assertionMethods: keys.map((key) => key.multikey),
+  };
+  return account.actorType === "Service" ? new Service(values) : new Person(values);
 }
 
 /**

@@ -13,6 +13,7 @@ import { and, count, desc, eq, lt } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
 import { accounts, follows } from "../db/schema.ts";
+import { authorizeFetch } from "./authorized_fetch.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { cutPage, FIRST_PAGE, PAGE_SIZE, parseCursor } from "./pagination.ts";
 
@@ -45,7 +46,8 @@ export function registerFollowCollections(federation: Federation<AppContext>): v
       const account = await liveAccount(ctx, identifier);
       // Null makes Fedify call the dispatcher without a cursor: 404 or totalItems only.
       return account && !account.hideCollections ? FIRST_PAGE : null;
-    });
+    })
+    .authorize(authorizeFetch);
 
   federation
     .setFollowingDispatcher("/users/{identifier}/following", async (ctx, identifier, cursor) => {
@@ -66,7 +68,8 @@ export function registerFollowCollections(federation: Federation<AppContext>): v
     .setFirstCursor(async (ctx, identifier) => {
       const account = await liveAccount(ctx, identifier);
       return account && !account.hideCollections ? FIRST_PAGE : null;
-    });
+    })
+    .authorize(authorizeFetch);
 }
 
 /** A local account that is not deleted (a deleted one has no collections). */

@@ -70,7 +70,7 @@ export function createInboxGuard(options: InboxGuardOptions) {
     const bytes = await readCapped(request);
     if (!bytes) return refuse(413, `Request body is larger than ${INBOX_MAX_BYTES} bytes`);
     if (signedInTheFuture(headers)) return refuse(401, "Signature is dated in the future");
-    const weakness = uncoveredParts(headers);
+    const weakness = uncoveredParts(headers, { digest: true });
     if (weakness) return refuse(401, `Signature must cover ${weakness}`);
     let json: unknown;
     try {
@@ -146,12 +146,13 @@ async function readCapped(request: Request): Promise<Uint8Array<ArrayBuffer> | n
 }
 
 /**
- * What a delivery's signature leaves out of what Mastodon requires it to
- * cover: the method and target, the host, the date and the body's digest
- * (otherwise a signature over one request could be reused on another host,
- * or on another body). Null when it covers all of it.
+ * What a signature leaves out of what Mastodon requires it to cover: the
+ * method and target, the host, the date and, for a delivery, the body's
+ * digest (otherwise a signature over one request could be reused on another
+ * host, another path, or another body). Null when it covers all of it.
+ * Signed GETs (authorized_fetch.ts) are checked without the digest.
  */
-function uncoveredParts(headers: Headers): string | null {
+export function uncoveredParts(headers: Headers, need: { digest: boolean }): string | null {
   const input = headers.get("signature-input");
   if (input) {
     // RFC 9421: every signature's covered components, e.g. sig1=("@method" "@target-uri" …);…
@@ -160,7 +161,7 @@ function uncoveredParts(headers: Headers): string | null {
       const target = covered.has("@target-uri") ||
         (covered.has("@authority") && covered.has("@path"));
       if (!covered.has("@method") || !target) return "the method and target URI";
-      if (!covered.has("content-digest")) return "the content digest";
+      if (need.digest && !covered.has("content-digest")) return "the content digest";
     }
     return null;
   }
@@ -169,12 +170,12 @@ function uncoveredParts(headers: Headers): string | null {
   if (!covered.has("(request-target)")) return "(request-target)";
   if (!covered.has("host")) return "host";
   if (!covered.has("date") && !covered.has("(created)")) return "date";
-  if (!covered.has("digest")) return "digest";
+  if (need.digest && !covered.has("digest")) return "digest";
   return null;
 }
 
 /** A `Date` header, or an RFC 9421 `created` parameter, more than an hour ahead. */
-function signedInTheFuture(headers: Headers): boolean {
+export function signedInTheFuture(headers: Headers): boolean {
   const limit = Date.now() + MAX_FUTURE_SKEW_MS;
   const date = headers.get("date");
   if (date && Date.parse(date) > limit) return true;

@@ -19,6 +19,7 @@ import type { Executor } from "../db/connection.ts";
 import { anyId } from "../db/queries/any_id.ts";
 import { visibleStatusFilter } from "../db/queries/visibility.ts";
 import { accounts, statuses } from "../db/schema.ts";
+import { authorizeFetch } from "./authorized_fetch.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { buildNotes } from "./objects/note_batch.ts";
@@ -57,7 +58,8 @@ export function registerOutboxCollection(federation: Federation<AppContext>): vo
     .setFirstCursor(async (ctx, identifier) => {
       if (identifier === INSTANCE_ACTOR) return FIRST_PAGE;
       return await liveAccount(ctx, identifier) ? FIRST_PAGE : null;
-    });
+    })
+    .authorize(authorizeFetch);
 }
 
 async function liveAccount(ctx: RequestContext<AppContext>, identifier: string) {

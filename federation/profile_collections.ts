@@ -13,6 +13,7 @@ import { featuredTagsOf } from "../db/queries/accounts.ts";
 import { statuses, statusPins } from "../db/schema.ts";
 import { buildNotes } from "./objects/note_batch.ts";
 import type { AppContext } from "../context.ts";
+import { authorizeFetch } from "./authorized_fetch.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 
 /** Registers the featured and featured tags dispatchers. */
@@ -29,7 +30,7 @@ export function registerProfileCollections(federation: Federation<AppContext>): 
   ).setCounter(async (ctx, identifier) => {
     const account = await liveAccount(ctx, identifier);
     return account ? (await pinnedStatuses(ctx, account.id)).length : null;
-  });
+  }).authorize(authorizeFetch);
 
   federation.setFeaturedTagsDispatcher(
     "/users/{identifier}/collections/tags",
@@ -49,7 +50,7 @@ export function registerProfileCollections(federation: Federation<AppContext>): 
   ).setCounter(async (ctx, identifier) => {
     const account = await liveAccount(ctx, identifier);
     return account ? (await featuredTagsOf(ctx.data.database, account.id)).length : null;
-  });
+  }).authorize(authorizeFetch);
 }
 
 /** Pins that anyone may see (public and unlisted), newest pin first; at most a handful. */

@@ -27,7 +27,7 @@ import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
 import { accounts } from "../db/schema.ts";
-import { instanceContext, lookupRemote } from "./lookup.ts";
+import { instanceContext, instanceDocumentLoader, lookupRemote } from "./lookup.ts";
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
@@ -176,7 +176,10 @@ export async function upsertRemoteActor(
       .where(eq(accounts.uri, actor.id.href)).limit(1);
     return local ?? null;
   }
-  const loader = isFedifyContext(ctx) ? ctx.documentLoader : undefined;
+  // What the actor only links to (a key, an icon) is fetched signed by the
+  // instance actor, as every fetch of ours: peers in authorized-fetch mode
+  // refuse unsigned GETs (and without a loader Fedify would use its own).
+  const loader = await instanceDocumentLoader(isFedifyContext(ctx) ? ctx : instanceContext(app));
   const columns = await actorColumns(actor, loader);
   const emojis = await readEmojiTags(actor);
   const db = app.database.db;

@@ -9,6 +9,10 @@
  *
  * Only what an anonymous viewer may see is shown (public and unlisted); a
  * private, direct or missing status is the same 404.
+ *
+ * In authorized-fetch mode the ActivityPub answers here (the Note at its
+ * page URL, a Tombstone) need a signed request, as at the id
+ * (federation/authorized_fetch.ts); the HTML pages stay public.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -16,6 +20,8 @@ import type { ApiEnv } from "../env.ts";
 import { prefersActivityPub } from "./pages.ts";
 import { findLocalAccount } from "../../federation/local_actors.ts";
 import { findLocalStatus } from "../../federation/objects/note.ts";
+import { authorizeFetch, unauthorizedFetch } from "../../federation/authorized_fetch.ts";
+import { Note } from "@fedify/vocab";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import {
   renderDeletedStatusPage,
@@ -31,7 +37,20 @@ async function lookup(c: Context<ApiEnv>, username: string, id: string) {
   return { account, status };
 }
 
-function tombstone(c: Context<ApiEnv>, uri: string, deletedAt: Date): Response {
+/** Whether authorized fetch lets this request read `username`'s statuses as ActivityPub. */
+async function mayFetch(c: Context<ApiEnv>, username: string): Promise<boolean> {
+  const ctx = c.get("ctx");
+  if (!ctx.config.authorizedFetch) return true;
+  return await authorizeFetch(ctx.federation.createContext(c.req.raw, ctx), username);
+}
+
+async function tombstone(
+  c: Context<ApiEnv>,
+  username: string,
+  uri: string,
+  deletedAt: Date,
+): Promise<Response> {
+  if (!await mayFetch(c, username)) return unauthorizedFetch();
   return c.body(
     JSON.stringify({
       "@context": "https://www.w3.org/ns/activitystreams",
@@ -56,20 +75,23 @@ export function statusPageRoutes(): Hono<ApiEnv> {
     const ap = prefersActivityPub(c.req.header("Accept"));
     if (status?.deletedAt) {
       return ap
-        ? tombstone(c, status.uri, status.deletedAt)
+        ? await tombstone(c, account!.username, status.uri, status.deletedAt)
         : c.html(renderDeletedStatusPage(config.instance.title), 410);
     }
     // A hidden status answers exactly as a missing one, whichever side says so.
     const notFound = () => c.json({ error: "Record not found" }, 404);
     if (ap) {
-      if (!status) return notFound();
-      const request = new Request(new URL(new URL(status.uri).pathname, config.origin), {
-        headers: c.req.raw.headers,
-      });
-      return await ctx.federation.fetch(request, {
-        contextData: ctx,
-        onNotFound: notFound,
-        onNotAcceptable: () => new Response("Not Acceptable", { status: 406 }),
+      if (!status || !account) return notFound();
+      // The Note exactly as at its id, from the object dispatcher, with this
+      // request as it came: its signature covers this URL, not the id's.
+      const fedCtx = ctx.federation.createContext(c.req.raw, ctx);
+      const values = { identifier: account.username, id: status.id };
+      const note = await fedCtx.getObject(Note, values);
+      if (!note) return notFound();
+      if (!await authorizeFetch(fedCtx, account.username)) return unauthorizedFetch();
+      return c.body(JSON.stringify(await note.toJsonLd(fedCtx)), 200, {
+        "Content-Type": "application/activity+json",
+        Vary: "Accept",
       });
     }
     if (
@@ -92,10 +114,16 @@ export function statusPageRoutes(): Hono<ApiEnv> {
     const { config, database } = c.get("ctx");
     c.header("Vary", "Accept");
     const { account, status } = await lookup(c, c.req.param("username"), c.req.param("id"));
-    if (status?.deletedAt) return tombstone(c, status.uri, status.deletedAt);
+    if (status?.deletedAt) {
+      return await tombstone(c, account!.username, status.uri, status.deletedAt);
+    }
+    // Unsigned, a hidden or missing status is refused as a public one is:
+    // a 404 here would tell which ids are public.
+    const ap = prefersActivityPub(c.req.header("Accept"));
+    if (ap && !await mayFetch(c, c.req.param("username"))) return unauthorizedFetch();
     // Redirecting only to pages anyone may see keeps a hidden status a 404.
     if (
-      !account || !status || prefersActivityPub(c.req.header("Accept")) ||
+      !account || !status || ap ||
       !await canSeeStatus(database.db, null, status)
     ) {
       return c.json({ error: "Record not found" }, 404);

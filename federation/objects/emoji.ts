@@ -15,6 +15,7 @@ import { Emoji, Image, Link, type Object as APObject } from "@fedify/vocab";
 import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { customEmojis } from "../../db/schema.ts";
+import { authorizeFetch } from "../authorized_fetch.ts";
 import { storedFileUrl } from "../../actors/media/storage.ts";
 import { MAX_EMOJIS_PER_OBJECT, validShortcode } from "../../actors/emoji/shortcodes.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
@@ -90,5 +91,5 @@ export function registerEmojiDispatcher(federation: Federation<AppContext>): voi
       eq(customEmojis.disabled, false),
     ));
     return row ? emojiTag(ctx.data.config.origin, row) : null;
-  });
+  }).authorize((ctx) => authorizeFetch(ctx, null));
 }

@@ -47,6 +47,7 @@ import { withNoteExtras } from "./note_extras.ts";
 import { mediaFileUrl } from "../../actors/profile_media.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { emojiTag } from "./emoji.ts";
+import { authorizeFetch, signedFetcher } from "../authorized_fetch.ts";
 
 /** Path template of local statuses (their uri). */
 export const NOTE_PATH = "/users/{identifier}/statuses/{id}";
@@ -229,20 +230,16 @@ export function buildNote(
   return new Note(props);
 }
 
-/** The account of whoever signed the request, if we know it (else anonymous). */
+/**
+ * The account of whoever signed the request, if we know it (else anonymous).
+ * The signature is checked once per request, as authorized fetch checks it.
+ */
 async function fetcherAccountId(ctx: RequestContext<AppContext>): Promise<string | null> {
-  if (!ctx.request.headers.has("signature") && !ctx.request.headers.has("signature-input")) {
-    return null;
-  }
-  try {
-    const owner = await ctx.getSignedKeyOwner();
-    if (!owner?.id) return null;
-    const [row] = await ctx.data.database.db.select({ id: accounts.id }).from(accounts)
-      .where(and(eq(accounts.uri, owner.id.href), isNull(accounts.deletedAt)));
-    return row?.id ?? null;
-  } catch {
-    return null;
-  }
+  const signer = await signedFetcher(ctx);
+  if (!signer) return null;
+  const [row] = await ctx.data.database.db.select({ id: accounts.id }).from(accounts)
+    .where(and(eq(accounts.uri, signer.actorId.href), isNull(accounts.deletedAt)));
+  return row?.id ?? null;
 }
 
 /** The local, not deleted status behind a Note URL's parameters, or null. */
@@ -276,5 +273,5 @@ export function registerNoteDispatcher(federation: Federation<AppContext>): void
     // A Question is served at the same path; Fedify only checks it is an Object.
     // Thread, quote policy and quote (note_extras.ts), as deliveries send them.
     return await withNoteExtras(ctx, status, buildNote(ctx, status, data)) as Note;
-  });
+  }).authorize((ctx, values) => authorizeFetch(ctx, values.identifier));
 }

@@ -12,6 +12,7 @@ import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { accounts, quotes, statuses } from "../../db/schema.ts";
 import { quoteStampUri } from "./note_extras.ts";
+import { authorizeFetch } from "../authorized_fetch.ts";
 
 /** Path template of our stamps. */
 export const QUOTE_AUTHORIZATION_PATH = "/users/{identifier}/quote_authorizations/{id}";
@@ -36,5 +37,5 @@ export function registerQuoteAuthorizationDispatcher(federation: Federation<AppC
       interactingObject: new URL(quoting.uri),
       interactionTarget: new URL(row.quotedUri),
     });
-  });
+  }).authorize((ctx, values) => authorizeFetch(ctx, values.identifier));
 }
