@@ -189,7 +189,6 @@ export function extendedDescription(text: string) {
   return { updated_at: null, content: text.trim() === "" ? "" : plainTextToHtml(text) };
 }
 
-
 /**
  * The configured text as HTML: text that already looks like HTML is passed
  * through (the operator wrote it), plain text becomes escaped paragraphs.
