@@ -22,18 +22,21 @@
  * Limits (Mastodon's ScheduledStatus validations): at least five minutes
  * ahead, at most 300 scheduled per account and 25 per UTC day.
  */
-import { and, count, eq, lte, notInArray, sql } from "drizzle-orm";
+import { and, eq, lte, notInArray } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import type { Database, Db, Executor } from "../db/connection.ts";
 import { mediaAttachments, scheduledStatuses } from "../db/schema.ts";
 import { createStatus } from "./statuses/create.ts";
-import { invalid, StatusError } from "./statuses/errors.ts";
-import {
-  inputFromScheduledParams,
-  MIN_SCHEDULE_AHEAD_MS,
-  SCHEDULED_TOO_EARLY,
-} from "./statuses/schedule.ts";
+import { StatusError } from "./statuses/errors.ts";
+import { inputFromScheduledParams } from "./statuses/schedule.ts";
+import { checkScheduleLimits } from "./statuses/schedule_limits.ts";
+
+export {
+  checkScheduleLimits,
+  SCHEDULED_DAILY_LIMIT,
+  SCHEDULED_TOTAL_LIMIT,
+} from "./statuses/schedule_limits.ts";
 import { NotFoundError } from "./errors.ts";
 import { type PeriodicJob, runEvery } from "./polls/periodic.ts";
 
@@ -41,53 +44,8 @@ const logger = getLogger(["rookery", "scheduled_statuses"]);
 
 export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;
 
-/** Mastodon's ScheduledStatus::TOTAL_LIMIT. */
-export const SCHEDULED_TOTAL_LIMIT = 300;
-/** Mastodon's ScheduledStatus::DAILY_LIMIT (per UTC day of `scheduled_at`). */
-export const SCHEDULED_DAILY_LIMIT = 25;
 /** How often the worker looks for due scheduled statuses. */
 export const SCHEDULED_PUBLISH_INTERVAL_MS = 5_000;
-
-/**
- * Refuses a scheduled time less than five minutes ahead, or one past the
- * account's total or daily limit, with Mastodon's messages (collected into
- * one 422 {@link StatusError}). `excludeId` leaves the row being rescheduled
- * out of the counts. Call it inside the transaction that writes the row: it
- * locks the account row so concurrent schedulings cannot both squeeze in.
- */
-export async function checkScheduleLimits(
-  tx: Executor,
-  accountId: string,
-  scheduledAt: Date,
-  options: { excludeId?: string; now?: Date } = {},
-): Promise<void> {
-  const now = options.now ?? new Date();
-  const reasons: string[] = [];
-  if (!(scheduledAt.getTime() - now.getTime() >= MIN_SCHEDULE_AHEAD_MS)) {
-    reasons.push(SCHEDULED_TOO_EARLY);
-  }
-  await tx.execute(sql`SELECT id FROM accounts WHERE id = ${accountId}::bigint FOR UPDATE`);
-  const mine = and(
-    eq(scheduledStatuses.accountId, accountId),
-    options.excludeId ? sql`${scheduledStatuses.id} <> ${options.excludeId}::bigint` : undefined,
-  );
-  const [{ total, sameDay }] = await tx.select({
-    total: count(),
-    sameDay: sql<
-      number
-    >`count(*) FILTER (WHERE (${scheduledStatuses.scheduledAt} AT TIME ZONE 'UTC')::date
-      = (${scheduledAt.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date)`.mapWith(Number),
-  }).from(scheduledStatuses).where(mine);
-  if (total >= SCHEDULED_TOTAL_LIMIT) {
-    reasons.push(`You have exceeded the limit of ${SCHEDULED_TOTAL_LIMIT} scheduled posts`);
-  }
-  if (sameDay >= SCHEDULED_DAILY_LIMIT) {
-    reasons.push(
-      `You have exceeded the limit of ${SCHEDULED_DAILY_LIMIT} scheduled posts for today`,
-    );
-  }
-  if (reasons.length) throw invalid(reasons.join(", "));
-}
 
 /** One of the account's scheduled statuses; someone else's is not found. */
 export async function findScheduledStatus(

@@ -8,7 +8,13 @@
  * scheduler, which turns `params` back into a post with
  * {@link inputFromScheduledParams} and calls createStatus.
  */
-import { checkScheduleLimits } from "../scheduled_statuses.ts";
+import {
+  checkScheduleLimits,
+  MIN_SCHEDULE_AHEAD_MS,
+  SCHEDULED_TOO_EARLY,
+} from "./schedule_limits.ts";
+
+export { MIN_SCHEDULE_AHEAD_MS, SCHEDULED_TOO_EARLY } from "./schedule_limits.ts";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
@@ -20,9 +26,6 @@ import { ownMedia } from "./rows.ts";
 import { checkStatusInput, type Visibility } from "./validation.ts";
 
 export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;
-
-/** A scheduled time must be at least this far ahead (Mastodon: 5 minutes). */
-export const MIN_SCHEDULE_AHEAD_MS = 5 * 60 * 1000;
 
 /** The stored and answered `params` of a scheduled status (unset values are null). */
 export interface ScheduledParams {
@@ -42,9 +45,6 @@ export interface ScheduledParams {
   quote_approval_policy: string | null;
   with_rate_limit: boolean;
 }
-
-/** The message Mastodon answers for a time that is too close or past. */
-export const SCHEDULED_TOO_EARLY = "Scheduled at The scheduled date must be in the future";
 
 /** Refuses times less than five minutes ahead. */
 export function checkScheduledAt(at: Date, now = new Date()): void {
