@@ -144,8 +144,9 @@ test("non-images, corrupt and oversized files are refused with 422 and change no
     let stored = 0;
     try {
       for await (const _ of Deno.readDir(`${instance.dataDir}/media/accounts/avatars`)) stored++;
-    } catch {
-      // No folder: nothing was stored.
+    } catch (error) {
+      // No folder: nothing was stored. Anything else is a failure.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
     assert.equal(stored, 0, "no file is left behind");
   } finally {
@@ -174,8 +175,28 @@ test("images over the size limit are refused", async () => {
 test("the media route serves only stored names", async () => {
   const instance = await startInstance();
   try {
+    // The positive control: a stored avatar is served, so the 404s below
+    // are the route refusing, not the route missing.
+    const { token } = await localUser(instance, "served");
+    const uploaded = await updateCredentials(
+      instance,
+      token,
+      upload("avatar", await image("png", 40, 40), "image/png"),
+    );
+    const account = await json(uploaded);
+    assert.equal(uploaded.status, 200, JSON.stringify(account));
+    const stored = new URL(account.avatar);
+    const served = await instance.request(stored.pathname);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers.get("content-type"), "image/png");
+    await served.body?.cancel();
+    const storedName = stored.pathname.split("/").pop()!;
     for (
       const path of [
+        // The stored file under another account, kind or extension.
+        stored.pathname.replace(/\/[^/]+\/[^/]+$/, `/1/${storedName}`),
+        stored.pathname.replace("/avatars/", "/headers/"),
+        stored.pathname.replace(/\.png$/, ".exe"),
         "/system/accounts/avatars/1/../../../db",
         "/system/accounts/avatars/1/%2e%2e%2f%2e%2e%2fconfig.png",
         "/system/accounts/avatars/..%2F..%2F/0123456789abcdef0123456789abcdef.png",
