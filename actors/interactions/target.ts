@@ -5,7 +5,6 @@
  * queueing deliveries after commit.
  */
 import { eq, sql } from "drizzle-orm";
-import { getLogger } from "@logtape/logtape";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, statuses } from "../../db/schema.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
@@ -13,7 +12,6 @@ import { NotFoundError } from "../errors.ts";
 
 export { NotPermittedError } from "../follow_rows.ts";
 
-const logger = getLogger(["rookery", "actors", "interactions"]);
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;
@@ -71,14 +69,3 @@ export async function lockFor(tx: Executor, key: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 }
 
-/**
- * Runs a delivery after commit. A failure to enqueue is logged, not thrown:
- * the change is committed and the user's request succeeded.
- */
-export async function deliverLater(what: string, send: () => Promise<void>): Promise<void> {
-  try {
-    await send();
-  } catch (error) {
-    logger.error("Could not queue {what}: {error}", { what, error });
-  }
-}

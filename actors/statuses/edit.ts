@@ -28,7 +28,7 @@ import {
   setStatusTags,
 } from "./rows.ts";
 import { checkLanguage, checkPoll, checkText, type PollInput } from "./validation.ts";
-import { deliver } from "./deliveries.ts";
+import { recordDelivery } from "../deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 import type { StatusRow } from "./create.ts";
@@ -228,9 +228,12 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       ...new Set([...before, ...after].map((r) => r.tagId)),
     ]);
     await notifyEdit(tx, status, added.filter((id) => localMentioned.has(id)));
+    await recordDelivery(tx, "statusUpdated", row.id, newId());
+    await requestLinkCard(tx, ctx.config.origin, row, {
+      hasMedia: mediaIds.length > 0,
+      edited: true,
+    });
     return row;
   });
-  await deliver(ctx, "statusUpdated", updated.id);
-  await requestLinkCard(ctx, updated, { hasMedia: mediaIds.length > 0, edited: true });
   return updated;
 }

@@ -204,8 +204,11 @@ export async function editRemoteStatus(
         .where(and(inArray(accounts.id, added), isNull(accounts.domain)))
       : [];
     await notifyEdit(tx, status, localAdded.map((a) => a.id));
+    await requestLinkCard(tx, ctx.config.origin, row, {
+      hasMedia: input.media.length > 0,
+      edited: true,
+    });
     return row;
   });
-  await requestLinkCard(ctx, updated, { hasMedia: input.media.length > 0, edited: true });
   return updated;
 }
