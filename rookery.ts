@@ -65,7 +65,10 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const ctx = partial;
   // The fast path starts now, in every process that writes; the sweep runs
   // with the worker.
-  const outboxRelay = createOutboxRelay(database, createOutbox(ctx));
+  const outboxRelay = createOutboxRelay(database, createOutbox(ctx), {
+    // PGlite has one owner process: a lease found at start is a dead one's.
+    releaseLeasesOnStart: database.kind === "pglite",
+  });
   const app = createApp(ctx);
   // The instance actor signs every outgoing fetch: make its keys before the first one.
   getKeyPairs(database, INSTANCE_KEY_OWNER).catch((error) =>

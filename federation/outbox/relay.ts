@@ -15,7 +15,10 @@
  *   backoff) or a process without a worker left behind.
  * Claims set a lease (locked_until) with FOR UPDATE SKIP LOCKED, as the
  * queue does (federation/stores/sql_queue.ts), so two processes never relay
- * the same intent at once; a relay that dies leaves it to the next sweep.
+ * the same intent at once. The lease is short and renewed while a batch is
+ * relayed, so what a process that died held is taken again within
+ * {@link LEASE_MS}; on PGlite, whose single owner process is the only relay,
+ * leases left over are released at start.
  */
 import { sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -25,8 +28,8 @@ import { OUTBOX_CHANNEL, PROCESS_TOKEN } from "../../actors/deliveries.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "relay"]);
 
-/** How long a claimed intent is held; relaying one only builds and enqueues. */
-const LEASE_MS = 60_000;
+/** How long a claim holds; renewed every third of it while the batch is relayed. */
+export const LEASE_MS = 15_000;
 /** Intents claimed at once. */
 const BATCH = 50;
 /** Longest wait between sweeps when nothing falls due sooner. */
@@ -66,13 +69,22 @@ async function call(outbox: Outbox, intent: IntentRow): Promise<void> {
 export function createOutboxRelay(
   database: Database,
   outbox: Outbox,
-  options: { fastPath?: boolean } = {},
+  options: { fastPath?: boolean; releaseLeasesOnStart?: boolean } = {},
 ): OutboxRelay {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
   let sweepTimer: ReturnType<typeof setTimeout> | null = null;
+  let sweepAt = 0;
   let sweeping = false;
+
+  /** Brings the next sweep forward to at most `ms` from now (a retry fell due sooner). */
+  function sweepWithin(ms: number): void {
+    if (!sweeping || stopped || !sweepTimer || sweepAt <= Date.now() + ms) return;
+    clearTimeout(sweepTimer);
+    sweepAt = Date.now() + ms;
+    sweepTimer = setTimeout(sweep, ms);
+  }
 
   async function claim(): Promise<IntentRow[]> {
     return await database.rows<IntentRow>(sql`
@@ -91,34 +103,57 @@ export function createOutboxRelay(
     while (!stopped) {
       const claimed = (await claim()).sort((x, y) => (BigInt(x.id) < BigInt(y.id) ? -1 : 1));
       if (claimed.length === 0) return;
-      for (let i = 0; i < claimed.length; i++) {
-        const intent = claimed[i];
-        try {
-          await call(outbox, intent);
-        } catch (error) {
-          // Keep the order of what follows (a Delete must not overtake its
-          // Create): release the rest of the batch and retry this one later.
-          const attempts = intent.attempts + 1;
-          const backoff = Math.min(MAX_BACKOFF_S, 2 ** attempts);
-          logger.warn(
-            "Could not relay {method} (intent {id}, attempt {attempts}); retrying in {backoff} s: {error}",
-            { method: intent.method, id: intent.id, attempts, backoff, error },
-          );
-          await database.rows(sql`UPDATE outbox_intents
-            SET attempts = ${attempts}, locked_until = NULL,
-              next_attempt_at = now() + ${backoff} * interval '1 second'
-            WHERE id = ${intent.id}`);
-          const rest = claimed.slice(i + 1).map((r) => sql`${r.id}::bigint`);
-          if (rest.length) {
-            await database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
-              WHERE id IN (${sql.join(rest, sql`, `)})`);
-          }
-          return;
-        }
-        await database.rows(sql`DELETE FROM outbox_intents WHERE id = ${intent.id}`);
+      let next = 0;
+      // A large fan-out can take a while: keep the rest of the batch ours.
+      const renew = setInterval(() => {
+        const held = claimed.slice(next).map((r) => sql`${r.id}::bigint`);
+        if (held.length === 0) return;
+        database.rows(sql`UPDATE outbox_intents
+          SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond'
+          WHERE id IN (${sql.join(held, sql`, `)})`).catch((error) =>
+          logger.warn("Could not renew outbox leases: {error}", { error })
+        );
+      }, LEASE_MS / 3);
+      try {
+        if (!await relayBatch(claimed, (i) => next = i)) return;
+      } finally {
+        clearInterval(renew);
       }
       if (claimed.length < BATCH) return;
     }
+  }
+
+  /** Relays a claimed batch in order; false when one failed (the rest was released). */
+  async function relayBatch(claimed: IntentRow[], at: (i: number) => void): Promise<boolean> {
+    for (let i = 0; i < claimed.length; i++) {
+      at(i);
+      const intent = claimed[i];
+      try {
+        await call(outbox, intent);
+      } catch (error) {
+        // Keep the order of what follows (a Delete must not overtake its
+        // Create): release the rest of the batch and retry this one later.
+        const attempts = intent.attempts + 1;
+        const backoff = Math.min(MAX_BACKOFF_S, 2 ** attempts);
+        logger.warn(
+          "Could not relay {method} (intent {id}, attempt {attempts}); retrying in {backoff} s: {error}",
+          { method: intent.method, id: intent.id, attempts, backoff, error },
+        );
+        await database.rows(sql`UPDATE outbox_intents
+            SET attempts = ${attempts}, locked_until = NULL,
+              next_attempt_at = now() + ${backoff} * interval '1 second'
+            WHERE id = ${intent.id}`);
+        sweepWithin(backoff * 1000);
+        const rest = claimed.slice(i + 1).map((r) => sql`${r.id}::bigint`);
+        if (rest.length) {
+          await database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
+              WHERE id IN (${sql.join(rest, sql`, `)})`);
+        }
+        return false;
+      }
+      await database.rows(sql`DELETE FROM outbox_intents WHERE id = ${intent.id}`);
+    }
+    return true;
   }
 
   function relay(): Promise<void> {
@@ -157,10 +192,17 @@ export function createOutboxRelay(
     if (stopped) return;
     await relay();
     const wait = await nextDue().catch(() => SWEEP_MS);
-    if (!stopped) sweepTimer = setTimeout(sweep, wait);
+    if (stopped) return;
+    sweepAt = Date.now() + wait;
+    sweepTimer = setTimeout(sweep, wait);
   }
 
   let unlisten: (() => Promise<void>) | null = null;
+  // Leases a dead owner left (PGlite only: this process is the only relay).
+  const released = options.releaseLeasesOnStart
+    ? database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
+        WHERE locked_until IS NOT NULL`).then(() => {}, () => {})
+    : Promise.resolve();
   if (options.fastPath !== false) {
     const onNotify = (payload: string) => {
       if (payload === PROCESS_TOKEN && !stopped) relay();
@@ -168,7 +210,7 @@ export function createOutboxRelay(
     const listening = database.pg
       ? database.pg.listen(OUTBOX_CHANNEL, onNotify).then((l) => () => l.unlisten())
       : database.pglite!.listen(OUTBOX_CHANNEL, onNotify).then((u) => () => u());
-    listening.then((u) => {
+    released.then(() => listening).then((u) => {
       unlisten = u;
       // Intents written before the listener was ready are this process's too.
       if (!stopped) relay();
@@ -180,7 +222,7 @@ export function createOutboxRelay(
     startSweep() {
       if (sweeping) return;
       sweeping = true;
-      sweep();
+      released.then(sweep);
     },
     async stop() {
       stopped = true;
