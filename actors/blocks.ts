@@ -11,13 +11,7 @@ import { newId } from "../db/ids.ts";
 import { blocks, endorsements, followRequests, follows } from "../db/schema.ts";
 import { ValidationError } from "./errors.ts";
 import { recordDelivery } from "./deliveries.ts";
-import {
-  isLocal,
-  pairOf,
-  removeFollows,
-  removeRequests,
-  requirePair,
-} from "./follow_rows.ts";
+import { isLocal, pairOf, removeFollows, removeRequests, requirePair } from "./follow_rows.ts";
 import type { BlockSnapshot, FollowSnapshot } from "./outbox/relationships.ts";
 import { removeAuthorFromHome } from "./timelines/fanout.ts";
 import { forgetRequestsFrom } from "./notifications/requests.ts";

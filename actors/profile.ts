@@ -33,7 +33,6 @@ import {
   type UserSettings,
 } from "./user_settings.ts";
 
-
 /** Mastodon's limits on profile text. */
 export const PROFILE_LIMITS = {
   displayName: 30,
@@ -330,4 +329,3 @@ export async function removeProfileImage(
   if (previous == null) return;
   await removeStoredImage(config.dataDir, config.origin, previous);
 }
-

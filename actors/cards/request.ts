@@ -73,7 +73,9 @@ export async function requestLinkCard(
   request: LinkCardRequest,
 ): Promise<void> {
   if (request.settled) return;
-  const link = mayHaveCard(status, request.hasMedia) ? firstCardLink(status.content, { origin }) : null;
+  const link = mayHaveCard(status, request.hasMedia)
+    ? firstCardLink(status.content, { origin })
+    : null;
   if (link) {
     await recordDelivery(tx, "linkCardRequested", status.id);
   } else if (request.edited) {

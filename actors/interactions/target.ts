@@ -12,7 +12,6 @@ import { NotFoundError } from "../errors.ts";
 
 export { NotPermittedError } from "../follow_rows.ts";
 
-
 export type StatusRow = typeof statuses.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;
 
@@ -68,4 +67,3 @@ export async function actingAccount(tx: Executor, accountId: string): Promise<Ac
 export async function lockFor(tx: Executor, key: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 }
-

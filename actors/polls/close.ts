@@ -19,7 +19,6 @@ import { recordDelivery } from "../deliveries.ts";
 import { newId } from "../../db/ids.ts";
 import { type PeriodicJob, runEvery } from "./periodic.ts";
 
-
 /** How many polls one transaction closes. */
 const BATCH = 100;
 /** How often the worker looks for polls to close. */

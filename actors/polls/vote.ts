@@ -31,7 +31,6 @@ import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { NotFoundError } from "../errors.ts";
 import { recordDelivery } from "../deliveries.ts";
 
-
 export type PollRow = typeof polls.$inferSelect;
 
 /** Mastodon's messages for refused votes. */
