@@ -207,7 +207,7 @@ export async function deleteLocalAccount(
       statusesCount: 0,
     }).where(eq(accounts.id, account.id));
     await tx.delete(users).where(eq(users.id, user.id));
-    await recordDelivery(tx, "accountDeleted", account.id, recipients);
+    if (recipients.length) await recordDelivery(tx, "accountDeleted", account.id, recipients);
     return {
       accountId: account.id,
       username: account.username,
