@@ -62,14 +62,11 @@ async function call(outbox: Outbox, intent: IntentRow): Promise<void> {
   await method.apply(outbox, args);
 }
 
-/**
- * Creates the relay of a process and starts its fast path (listening for
- * its own intents). `options.fastPath: false` leaves everything to sweeps.
- */
+/** Creates the relay of a process and starts its fast path (listening for its own intents). */
 export function createOutboxRelay(
   database: Database,
   outbox: Outbox,
-  options: { fastPath?: boolean; releaseLeasesOnStart?: boolean } = {},
+  options: { releaseLeasesOnStart?: boolean } = {},
 ): OutboxRelay {
   let running: Promise<void> | null = null;
   let again = false;
@@ -77,6 +74,7 @@ export function createOutboxRelay(
   let sweepTimer: ReturnType<typeof setTimeout> | null = null;
   let sweepAt = 0;
   let sweeping = false;
+  let stopListening: (() => Promise<void>) | null = null;
 
   /** Brings the next sweep forward to at most `ms` from now (a retry fell due sooner). */
   function sweepWithin(ms: number): void {
@@ -197,25 +195,23 @@ export function createOutboxRelay(
     sweepTimer = setTimeout(sweep, wait);
   }
 
-  let unlisten: (() => Promise<void>) | null = null;
   // Leases a dead owner left (PGlite only: this process is the only relay).
   const released = options.releaseLeasesOnStart
     ? database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
         WHERE locked_until IS NOT NULL`).then(() => {}, () => {})
     : Promise.resolve();
-  if (options.fastPath !== false) {
-    const onNotify = (payload: string) => {
-      if (payload === PROCESS_TOKEN && !stopped) relay();
-    };
-    const listening = database.pg
-      ? database.pg.listen(OUTBOX_CHANNEL, onNotify).then((l) => () => l.unlisten())
-      : database.pglite!.listen(OUTBOX_CHANNEL, onNotify).then((u) => () => u());
-    released.then(() => listening).then((u) => {
-      unlisten = u;
-      // Intents written before the listener was ready are this process's too.
-      if (!stopped) relay();
-    }, (error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
-  }
+  const onNotify = (payload: string) => {
+    if (payload === PROCESS_TOKEN && !stopped) relay();
+  };
+  const listen = database.pg
+    ? database.pg.listen(OUTBOX_CHANNEL, onNotify).then((l) => () => l.unlisten())
+    : database.pglite!.listen(OUTBOX_CHANNEL, onNotify).then((u) => () => u());
+  const listening = released.then(() => listen).then(async (unlisten) => {
+    if (stopped) return await unlisten();
+    stopListening = unlisten;
+    // Intents written before the listener was ready are this process's too.
+    relay();
+  }).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
 
   return {
     relay,
@@ -227,8 +223,12 @@ export function createOutboxRelay(
     async stop() {
       stopped = true;
       if (sweepTimer) clearTimeout(sweepTimer);
+      // A listen still being set up is closed when it completes (bounded wait).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([listening, new Promise((r) => timer = setTimeout(r, 5_000))]);
+      clearTimeout(timer);
       await running;
-      await unlisten?.().catch(() => {});
+      await stopListening?.().catch(() => {});
     },
   };
 }
