@@ -6,7 +6,7 @@
  * anything is written; the account and its settings change in one
  * transaction; images written for a change that then fails are deleted, and
  * replaced images are deleted only after the commit. Followers' servers get
- * an Update of the actor once the change has committed.
+ * an Update of the actor, recorded in the same transaction (actors/deliveries.ts).
  */
 import { eq } from "drizzle-orm";
 import ISO6391 from "iso-639-1";

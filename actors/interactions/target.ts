@@ -1,8 +1,8 @@
 /**
  * What the interaction commands share: finding the status acted on (only
  * when the actor may see it, else "Record not found"), following a boost to
- * the boosted status, serializing concurrent commands on the same pair, and
- * queueing deliveries after commit.
+ * the boosted status, and serializing concurrent commands on the same pair.
+ * (Each command records its deliveries in its transaction: actors/deliveries.ts.)
  */
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
