@@ -14,6 +14,7 @@ import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { isInboxDelivery } from "./federation/inbox_guard.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
+import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
@@ -26,6 +27,8 @@ const logger = getLogger(["rookery"]);
 
 export interface Rookery {
   readonly ctx: AppContext;
+  /** Relays the delivery intents commands record (federation/outbox/relay.ts). */
+  readonly outboxRelay: OutboxRelay;
   /** The HTTP handler (Fedify first, then the Mastodon API and pages). */
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts the queue worker and periodic maintenance. */
@@ -60,8 +63,13 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const partial = { config, database } as AppContext;
   const { federation, maintain, guardInbox } = buildFederation(partial);
   partial.federation = federation;
-  partial.outbox = createOutbox(partial);
   const ctx = partial;
+  // The fast path starts now, in every process that writes; the sweep runs
+  // with the worker.
+  const outboxRelay = createOutboxRelay(database, createOutbox(ctx), {
+    // PGlite has one owner process: a lease found at start is a dead one's.
+    releaseLeasesOnStart: database.kind === "pglite",
+  });
   const app = createApp(ctx);
   // The instance actor signs every outgoing fetch: make its keys before the first one.
   getKeyPairs(database, INSTANCE_KEY_OWNER).catch((error) =>
@@ -74,6 +82,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
 
   return {
     ctx,
+    outboxRelay,
     async fetch(request, info) {
       // Behind a TLS-terminating proxy, signatures cover the public URL
       // (RFC 9421 @target-uri includes the scheme): rebuild it first.
@@ -102,12 +111,15 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       timers.push(setInterval(run, 10 * 60_000));
       // Database scans: polls that ended, scheduled statuses that are due.
       jobs.push(startPollExpiry(ctx), startScheduledStatusPublisher(ctx));
+      // Intents a crash, a failed enqueue or a process without a worker left.
+      outboxRelay.startSweep();
       timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
     async close() {
       abort.abort();
       for (const t of timers) clearInterval(t);
       await Promise.all(jobs.map((job) => job.stop()));
+      await outboxRelay.stop();
       if (worker) await worker;
       // Quota this process reserved but did not use goes back to the others.
       await closeRateLimitCounter(database);

@@ -10,14 +10,8 @@ import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
 import { blocks, endorsements, followRequests, follows } from "../db/schema.ts";
 import { ValidationError } from "./errors.ts";
-import {
-  deliver,
-  isLocal,
-  pairOf,
-  removeFollows,
-  removeRequests,
-  requirePair,
-} from "./follow_rows.ts";
+import { recordDelivery } from "./deliveries.ts";
+import { isLocal, pairOf, removeFollows, removeRequests, requirePair } from "./follow_rows.ts";
 import type { BlockSnapshot, FollowSnapshot } from "./outbox/relationships.ts";
 import { removeAuthorFromHome } from "./timelines/fanout.ts";
 import { forgetRequestsFrom } from "./notifications/requests.ts";
@@ -28,7 +22,7 @@ function selfError(action: string): ValidationError {
   });
 }
 
-/** What a block removed between two accounts, for the deliveries after commit. */
+/** What a block removed between two accounts, whose deliveries it records. */
 interface Severed {
   /** Follows and requests from the local side to the remote one (Undo). */
   undone: FollowSnapshot[];
@@ -49,7 +43,7 @@ export async function block(
   remote?: { uri: string },
 ): Promise<void> {
   if (accountId === targetId) throw selfError("block");
-  const done = await app.database.db.transaction(async (tx) => {
+  await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, accountId, targetId);
     const id = newId();
     const uri = remote?.uri ?? `${account.uri}#blocks/${id}`;
@@ -93,34 +87,28 @@ export async function block(
     const announce: BlockSnapshot | null = inserted && isLocal(account) && !isLocal(target)
       ? { id: inserted.id, uri: inserted.uri, accountId, targetAccountId: targetId }
       : null;
-    return { severed, announce };
+    for (const s of severed.undone) await recordDelivery(tx, "followUndone", s);
+    for (const s of severed.rejected) await recordDelivery(tx, "followRejected", s);
+    if (announce) await recordDelivery(tx, "blocked", announce);
   });
-  for (const s of done.severed.undone) {
-    await deliver(app, "Undo(Follow)", () => app.outbox.followUndone(s));
-  }
-  for (const s of done.severed.rejected) {
-    await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(s));
-  }
-  if (done.announce) await deliver(app, "Block", () => app.outbox.blocked(done.announce!));
 }
 
 /** `accountId` lifts its block of `targetId` (a remote target is sent Undo(Block)). */
 export async function unblock(app: AppContext, accountId: string, targetId: string) {
-  const undone = await app.database.db.transaction(async (tx) => {
+  await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, accountId, targetId);
     const [removed] = await tx.delete(blocks).where(
       and(eq(blocks.accountId, accountId), eq(blocks.targetAccountId, targetId)),
     ).returning();
-    if (!removed || !isLocal(account) || isLocal(target)) return null;
+    if (!removed || !isLocal(account) || isLocal(target)) return;
     const snapshot: BlockSnapshot = {
       id: removed.id,
       uri: removed.uri,
       accountId,
       targetAccountId: targetId,
     };
-    return snapshot;
+    await recordDelivery(tx, "blockUndone", snapshot);
   });
-  if (undone) await deliver(app, "Undo(Block)", () => app.outbox.blockUndone(undone));
 }
 
 export { selfError };

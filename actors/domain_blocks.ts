@@ -9,7 +9,8 @@ import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
 import { accountDomainBlocks, accounts, followRequests, follows } from "../db/schema.ts";
 import { NotFoundError, ValidationError } from "./errors.ts";
-import { deliver, removeFollows, removeRequests } from "./follow_rows.ts";
+import { removeFollows, removeRequests } from "./follow_rows.ts";
+import { recordDelivery } from "./deliveries.ts";
 import { removeDomainFromHome } from "./timelines/fanout.ts";
 import type { FollowSnapshot } from "./outbox/relationships.ts";
 
@@ -54,7 +55,7 @@ export function normalizeDomain(input: string): string {
 /** `accountId` blocks `domain` (normalized; blocking again is not an error). Returns it. */
 export async function blockDomain(app: AppContext, accountId: string, domain: string) {
   const normalized = normalizeDomain(domain);
-  const severed = await app.database.db.transaction(async (tx) => {
+  await app.database.db.transaction(async (tx) => {
     const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId));
     if (!account || account.deletedAt || account.domain != null) throw new NotFoundError();
     if (normalized === new URL(app.config.origin).host) throw invalidDomain();
@@ -90,14 +91,9 @@ export async function blockDomain(app: AppContext, accountId: string, domain: st
     ];
     // Its accounts' posts leave the home timeline (read without the rules again).
     await removeDomainFromHome(tx, accountId, normalized);
-    return { undone, rejected };
+    for (const s of undone) await recordDelivery(tx, "followUndone", s);
+    for (const s of rejected) await recordDelivery(tx, "followRejected", s);
   });
-  for (const s of severed.undone) {
-    await deliver(app, "Undo(Follow)", () => app.outbox.followUndone(s));
-  }
-  for (const s of severed.rejected) {
-    await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(s));
-  }
   return normalized;
 }
 

@@ -1,22 +1,18 @@
 /**
  * Row-level pieces shared by the relationship commands (follows, blocks,
  * domain blocks, account deletion): loading the accounts involved, writing
- * and removing follows with their counters, and handing snapshots to the
- * outbox after commit.
+ * and removing follows with their counters, and the snapshots the commands
+ * record for the outbox (actors/deliveries.ts).
  *
  * Counters move only by rows actually inserted or deleted (the unique pair
  * indexes decide), so concurrent commands never double-count.
  */
 import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
-import { getLogger } from "@logtape/logtape";
-import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
 import { isId, newId } from "../db/ids.ts";
 import { accountDomainBlocks, accounts, blocks, followRequests, follows } from "../db/schema.ts";
 import { NotFoundError } from "./errors.ts";
 import type { FollowSnapshot } from "./outbox/relationships.ts";
-
-const logger = getLogger(["rookery", "actors", "relationships"]);
 
 /** An accounts row. */
 export type AccountRow = typeof accounts.$inferSelect;
@@ -193,22 +189,6 @@ export function pairOf(
 /** Rows of a pair table in either direction between `a` and `b`. */
 export function eitherWay(table: typeof follows | typeof followRequests, a: string, b: string) {
   return or(pairOf(table, a, b), pairOf(table, b, a));
-}
-
-/**
- * Runs deliveries after commit. A failure to enqueue is logged, not thrown:
- * the change is committed and the user's request succeeded.
- */
-export async function deliver(
-  _app: AppContext,
-  what: string,
-  send: () => Promise<void>,
-): Promise<void> {
-  try {
-    await send();
-  } catch (error) {
-    logger.error("Could not queue {what}: {error}", { what, error });
-  }
 }
 
 /** Whether an account is local. */

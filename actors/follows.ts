@@ -7,7 +7,7 @@
  * Which deliveries happen follows from where each side lives: the outbox
  * only sends from a local account to a remote one.
  *
- * Each command is one transaction; deliveries are queued after commit.
+ * Each command is one transaction, which also records its deliveries.
  */
 import { and, eq, or } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
@@ -16,9 +16,9 @@ import { newId } from "../db/ids.ts";
 import { accounts, blocks, followRequests, follows, mutes } from "../db/schema.ts";
 import { accountNotes, endorsements } from "../db/schema.ts";
 import { NotFoundError } from "./errors.ts";
+import { recordDelivery } from "./deliveries.ts";
 import {
   blockedEitherWay,
-  deliver,
   type FollowOptions,
   isLocal,
   NotPermittedError,
@@ -69,7 +69,7 @@ export async function follow(
   remote?: RemoteFollow,
 ): Promise<FollowOutcome> {
   if (followerId === targetId) throw new SelfFollowError();
-  const result = await app.database.db.transaction(async (tx) => {
+  const outcome = await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, followerId, targetId);
     if (target.suspendedAt) throw new NotFoundError();
     if (!isLocal(account) && !isLocal(target)) throw new NotFoundError();
@@ -81,7 +81,9 @@ export async function follow(
         accountId: followerId,
         targetAccountId: targetId,
       };
-      return { outcome: null, accept: null, request: null, refused };
+      // Committed (nothing else is written), though the caller is refused.
+      await recordDelivery(tx, "followRejected", refused);
+      return null;
     }
     const [existing] = await tx.select({ id: follows.id }).from(follows)
       .where(pairOf(follows, followerId, targetId)).limit(1);
@@ -90,28 +92,20 @@ export async function follow(
       // Notifications (issue 4): a new follow of a local account tells its owner.
       if (created) await notifyFollow(tx, followerId, targetId);
       // A remote follower (re)sending Follow is (re)told it was accepted, as Mastodon does.
-      const accept: FollowSnapshot | null = isLocal(account) ? null : snapshotOf(row);
+      if (!isLocal(account)) await recordDelivery(tx, "followAccepted", snapshotOf(row));
       // A follow makes any pending request for the same pair moot.
       await removeRequests(tx, pairOf(followRequests, followerId, targetId));
-      return { outcome: "following" as const, accept, request: null, refused: null };
+      return "following" as const;
     }
     const request = await writeRequest(tx, account.uri, followerId, targetId, options, uri);
     // Notifications (issue 4): a new request to a locked local account tells its owner.
     if (request.created) await notifyFollowRequest(tx, followerId, targetId);
-    return {
-      outcome: "requested" as const,
-      accept: null,
-      request: request.created && isLocal(account) && !isLocal(target) ? request.snapshot : null,
-      refused: null,
-    };
+    if (request.created && isLocal(account) && !isLocal(target)) {
+      await recordDelivery(tx, "followRequested", request.snapshot);
+    }
+    return "requested" as const;
   });
-  const { outcome, accept, request, refused } = result;
-  if (refused || !outcome) {
-    if (refused) await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(refused));
-    throw new NotPermittedError();
-  }
-  if (accept) await deliver(app, "Accept(Follow)", () => app.outbox.followAccepted(accept));
-  if (request) await deliver(app, "Follow", () => app.outbox.followRequested(request));
+  if (!outcome) throw new NotPermittedError();
   return outcome;
 }
 
@@ -170,7 +164,7 @@ async function writeRequest(
  * A remote target is sent Undo(Follow). Not following is not an error.
  */
 export async function unfollow(app: AppContext, followerId: string, targetId: string) {
-  const removed = await app.database.db.transaction(async (tx) => {
+  await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, followerId, targetId);
     const gone = [
       ...await removeFollows(tx, pairOf(follows, followerId, targetId)),
@@ -188,9 +182,9 @@ export async function unfollow(app: AppContext, followerId: string, targetId: st
     );
     // Unmerge: the unfollowed account's posts leave the home timeline.
     await removeAuthorFromHome(tx, followerId, targetId);
-    return isLocal(account) && !isLocal(target) ? gone : [];
+    if (!isLocal(account) || isLocal(target)) return;
+    for (const s of gone) await recordDelivery(tx, "followUndone", s);
   });
-  for (const s of removed) await deliver(app, "Undo(Follow)", () => app.outbox.followUndone(s));
 }
 
 /**
@@ -198,16 +192,16 @@ export async function unfollow(app: AppContext, followerId: string, targetId: st
  * sent Reject(Follow), which Mastodon and others treat as "you no longer follow").
  */
 export async function removeFromFollowers(app: AppContext, accountId: string, followerId: string) {
-  const removed = await app.database.db.transaction(async (tx) => {
+  await app.database.db.transaction(async (tx) => {
     const { account, target: follower } = await requirePair(tx, accountId, followerId);
     const gone = await removeFollows(tx, pairOf(follows, followerId, accountId));
     await removeAuthorFromHome(tx, followerId, accountId);
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, accountId)),
     );
-    return isLocal(account) && !isLocal(follower) ? gone : [];
+    if (!isLocal(account) || isLocal(follower)) return;
+    for (const s of gone) await recordDelivery(tx, "followRejected", s);
   });
-  for (const s of removed) await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(s));
 }
 
 /**
@@ -222,7 +216,7 @@ export async function authorizeFollowRequest(
   accountId: string,
   requesterId: string,
 ): Promise<void> {
-  const accepted = await app.database.db.transaction(async (tx) => {
+  await app.database.db.transaction(async (tx) => {
     const { account, target: requester } = await requirePair(tx, accountId, requesterId);
     const [request] = await tx.delete(followRequests)
       .where(pairOf(followRequests, requesterId, accountId)).returning();
@@ -238,9 +232,10 @@ export async function authorizeFollowRequest(
       notify: request.notify,
       languages: request.languages,
     }, request.uri);
-    return isLocal(account) && !isLocal(requester) ? snapshotOf(row) : null;
+    if (isLocal(account) && !isLocal(requester)) {
+      await recordDelivery(tx, "followAccepted", snapshotOf(row));
+    }
   });
-  if (accepted) await deliver(app, "Accept(Follow)", () => app.outbox.followAccepted(accepted));
 }
 
 /**
@@ -255,7 +250,7 @@ export async function rejectFollowRequest(
   accountId: string,
   requesterId: string,
 ): Promise<void> {
-  const rejected = await app.database.db.transaction(async (tx) => {
+  await app.database.db.transaction(async (tx) => {
     const { account, target: requester } = await requirePair(tx, accountId, requesterId);
     const [request] = await removeRequests(tx, pairOf(followRequests, requesterId, accountId));
     if (!request) throw new NotFoundError();
@@ -265,9 +260,10 @@ export async function rejectFollowRequest(
       accountId,
       fromAccountId: requesterId,
     });
-    return isLocal(account) && !isLocal(requester) ? request : null;
+    if (isLocal(account) && !isLocal(requester)) {
+      await recordDelivery(tx, "followRejected", request);
+    }
   });
-  if (rejected) await deliver(app, "Reject(Follow)", () => app.outbox.followRejected(rejected));
 }
 
 /**

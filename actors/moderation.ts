@@ -13,7 +13,7 @@ import { accounts, follows, oauthAccessTokens, statuses, users } from "../db/sch
 import { findLocalUser, ROLES, type UserRole } from "./accounts.ts";
 import { NotFoundError, Problems } from "./errors.ts";
 import { generatePassword, hashPassword } from "./passwords.ts";
-import type { Outbox } from "./outbox.ts";
+import { recordDelivery } from "./deliveries.ts";
 import type { DeletionRecipient } from "./outbox/relationships.ts";
 
 type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
@@ -161,18 +161,15 @@ export interface AccountDeletion {
  * history. Follows in both directions are removed and the other side's
  * counters corrected; the account's statuses are marked deleted.
  *
- * Federation: once the transaction has committed, the caller hands the
- * returned account id to the outbox (a Delete(Person) entry in
- * AccountDeliveries, actors/outbox/accounts.ts) so the former followers'
- * servers hear of it. After commit, so a rolled-back deletion is never
- * announced; the follows are gone by then, so the deletion result carries
- * the remote accounts to notify (`recipients`). Given an `outbox`, this
- * function queues that Delete(Person) itself after the commit.
+ * Federation: the transaction records the Delete(Person) (`accountDeleted`,
+ * actors/outbox/relationships.ts) so the former followers' servers hear of
+ * it, with the remote accounts to notify (`recipients`) captured before the
+ * follows went; a rolled-back deletion takes it along. Without a running
+ * server it waits in the database for the next worker's relay.
  */
 export async function deleteLocalAccount(
   db: Executor,
   username: string,
-  options: { outbox?: Pick<Outbox, "accountDeleted"> } = {},
 ): Promise<AccountDeletion> {
   const deletion = await db.transaction(async (tx) => {
     const { account, user } = await requireLocalUser(tx, username);
@@ -210,6 +207,7 @@ export async function deleteLocalAccount(
       statusesCount: 0,
     }).where(eq(accounts.id, account.id));
     await tx.delete(users).where(eq(users.id, user.id));
+    if (recipients.length) await recordDelivery(tx, "accountDeleted", account.id, recipients);
     return {
       accountId: account.id,
       username: account.username,
@@ -217,9 +215,6 @@ export async function deleteLocalAccount(
       recipients,
     };
   });
-  if (options.outbox) {
-    await options.outbox.accountDeleted(deletion.accountId, deletion.recipients).catch(() => {});
-  }
   return deletion;
 }
 

@@ -1,10 +1,14 @@
 /**
  * The small interface through which commands ask federation/ to deliver.
  *
- * Commands in actors/ know nothing of ActivityStreams: after their writes
- * commit they call, for example, `ctx.outbox.accountUpdated(id)`, and the
- * implementation in federation/outbox/ builds the activity from the stored
- * rows and queues it. Each area declares its part in actors/outbox/*.ts.
+ * Commands in actors/ know nothing of ActivityStreams, and never call this
+ * directly: they record an intent in their own transaction, for example
+ * `recordDelivery(tx, "accountUpdated", id, newId())` (actors/deliveries.ts),
+ * and the relay (federation/outbox/relay.ts) calls the method after commit.
+ * The implementation in federation/outbox/ builds the activity from the
+ * stored rows and queues it. Each area declares its part in
+ * actors/outbox/*.ts; every method is required, so a missing one is a type
+ * error, and arguments must survive JSON (they are stored with the intent).
  */
 import type { AccountDeliveries } from "./outbox/accounts.ts";
 import type { RelationshipDeliveries } from "./outbox/relationships.ts";

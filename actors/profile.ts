@@ -6,14 +6,15 @@
  * anything is written; the account and its settings change in one
  * transaction; images written for a change that then fails are deleted, and
  * replaced images are deleted only after the commit. Followers' servers get
- * an Update of the actor once the change has committed.
+ * an Update of the actor, recorded in the same transaction (actors/deliveries.ts).
  */
 import { eq } from "drizzle-orm";
 import ISO6391 from "iso-639-1";
-import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { accounts, users } from "../db/schema.ts";
 import { NotFoundError, Problems } from "./errors.ts";
+import { recordDelivery } from "./deliveries.ts";
+import { newId } from "../db/ids.ts";
 import { resolveMentions } from "./formatting/mentions.ts";
 import { linkLocalEmojis } from "./emoji/links.ts";
 import { countableLength, textToHtml } from "./formatting/text_to_html.ts";
@@ -31,8 +32,6 @@ import {
   QUOTE_POLICY_VALUES,
   type UserSettings,
 } from "./user_settings.ts";
-
-const logger = getLogger(["rookery", "profile"]);
 
 /** Mastodon's limits on profile text. */
 export const PROFILE_LIMITS = {
@@ -234,7 +233,6 @@ export async function updateProfile(
   }
 
   let replaced: (string | null)[] = [];
-  let accountChanged = false;
   try {
     await database.db.transaction(async (tx) => {
       const [row] = await tx.select({ account: accounts, settings: users.settings })
@@ -281,9 +279,9 @@ export async function updateProfile(
         settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
       }
       if (Object.keys(changes).length > 0) {
-        accountChanged = true;
         await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
           .where(eq(accounts.id, accountId));
+        await recordDelivery(tx, "accountUpdated", accountId, newId());
       }
       if (values.displayName != null || values.note != null || values.fields) {
         // The custom emoji of the profile as it now reads (display name, note, fields).
@@ -307,7 +305,6 @@ export async function updateProfile(
     throw error;
   }
   for (const url of replaced) await removeStoredImage(config.dataDir, config.origin, url);
-  if (accountChanged) await announceProfile(ctx, accountId);
 }
 
 /** Removes the avatar or header (`DELETE /api/v1/profile/{avatar,header}`); idempotent. */
@@ -326,21 +323,9 @@ export async function removeProfileImage(
     if (url == null) return null;
     await tx.update(accounts).set({ [column]: null, updatedAt: new Date() })
       .where(eq(accounts.id, accountId));
+    await recordDelivery(tx, "accountUpdated", accountId, newId());
     return url;
   });
   if (previous == null) return;
   await removeStoredImage(config.dataDir, config.origin, previous);
-  await announceProfile(ctx, accountId);
-}
-
-/** Asks for the Update delivery; a failure to queue must not fail the committed change. */
-async function announceProfile(ctx: AppContext, accountId: string): Promise<void> {
-  try {
-    await ctx.outbox.accountUpdated(accountId);
-  } catch (error) {
-    logger.error("Could not queue the Update of account {accountId}: {error}", {
-      accountId,
-      error,
-    });
-  }
 }

@@ -19,6 +19,7 @@ import { createLocalAccount, validateNewAccount } from "./accounts.ts";
 import { issueConfirmationToken, sendConfirmationMail } from "./email_confirmation.ts";
 import { Problems, ValidationError } from "./errors.ts";
 import { createAccessToken } from "./tokens.ts";
+import { recordDelivery } from "./deliveries.ts";
 import { getLogger } from "@logtape/logtape";
 
 const logger = getLogger(["rookery", "registration"]);
@@ -177,6 +178,9 @@ export async function registerAccount(
       userId: user.id,
       scopes: app.scopes,
     });
+    // Key pairs are made by the relay, after commit: the answer does not
+    // wait for RSA key generation.
+    await recordDelivery(tx, "accountCreated", account.id);
     return { token, row, user, account, confirmationToken };
   });
   if (result.confirmationToken) {
@@ -194,10 +198,6 @@ export async function registerAccount(
       });
     }
   }
-  // Key pairs in the background: the answer does not wait for RSA key generation.
-  ctx.outbox.accountCreated(result.account.id).catch((error) =>
-    logger.warn("Could not make the key pairs of a new account: {error}", { error })
-  );
   return {
     accessToken: result.token,
     token: { scopes: result.row.scopes, createdAt: result.row.createdAt },

@@ -11,9 +11,9 @@
  * handing it a context whose database is our transaction makes that a
  * savepoint inside ours, so the delete and the post commit together: a crash
  * at any point either leaves the row (published on the next run) or the
- * status, never both, never neither. Deliveries createStatus asks of the
- * outbox are held back and sent after the commit, so no peer hears of a
- * status that could still roll back.
+ * status, never both, never neither. The deliveries createStatus records
+ * (actors/deliveries.ts) are in that transaction too, so no peer hears of a
+ * status that could still roll back, and none is lost.
  *
  * A scheduled status that can no longer be posted (its author was deleted,
  * its media or quote is gone, the text breaks a new limit) is dropped, as
@@ -92,30 +92,15 @@ export async function cancelScheduledStatus(db: Db, accountId: string, id: strin
 
 /**
  * The context createStatus runs in when publishing: its database is our
- * transaction (so its own transaction becomes a savepoint in ours) and its
- * outbox calls wait in `deferred` until we committed.
+ * transaction (so its own transaction becomes a savepoint in ours).
  */
-function transactionalContext(
-  ctx: AppContext,
-  tx: Executor,
-  deferred: (() => Promise<unknown>)[],
-): AppContext {
+function transactionalContext(ctx: AppContext, tx: Executor): AppContext {
   const database: Database = {
     ...ctx.database,
     db: tx as unknown as Db,
     rows: (query, executor = tx) => ctx.database.rows(query, executor),
   };
-  const outbox = new Proxy(ctx.outbox, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        deferred.push(() => value.apply(target, args));
-        return Promise.resolve();
-      };
-    },
-  });
-  return { ...ctx, database, outbox };
+  return { ...ctx, database };
 }
 
 type Outcome = "published" | "dropped" | "skipped" | "none";
@@ -126,7 +111,6 @@ async function publishOne(
   now: Date,
   skip: Set<string>,
 ): Promise<Outcome> {
-  const deferred: (() => Promise<unknown>)[] = [];
   let claimed: ScheduledStatusRow | null = null;
   try {
     const published = await ctx.database.db.transaction(async (tx) => {
@@ -139,7 +123,7 @@ async function publishOne(
         .for("update", { skipLocked: true });
       if (!row) return false;
       claimed = row;
-      await createStatus(transactionalContext(ctx, tx, deferred), inputFromScheduledParams(row));
+      await createStatus(transactionalContext(ctx, tx), inputFromScheduledParams(row));
       await tx.delete(scheduledStatuses).where(eq(scheduledStatuses.id, row.id));
       return true;
     });
@@ -159,13 +143,6 @@ async function publishOne(
     });
     await cancelScheduledStatus(ctx.database.db, row.accountId, row.id).catch(() => {});
     return "dropped";
-  }
-  for (const send of deferred) {
-    try {
-      await send();
-    } catch (error) {
-      logger.warn("Could not queue a delivery of a scheduled status: {error}", { error });
-    }
   }
   return "published";
 }

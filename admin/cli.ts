@@ -41,8 +41,8 @@ async function runDirect(
     return failure(`cannot open the database: ${(error as Error).message ?? error}`);
   }
   try {
-    const { database, outbox } = rookery.ctx;
-    const result = await run({ db: database.db, config, outbox });
+    const { database } = rookery.ctx;
+    const result = await run({ db: database.db, config });
     return { ...result, stderr: notice + result.stderr };
   } finally {
     await rookery.close().catch(() => {});

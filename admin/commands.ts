@@ -29,7 +29,7 @@ import { generatePassword } from "../actors/passwords.ts";
 import { type ArgSpec, parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
 import { USAGE } from "./help.ts";
 import { ALL_SCOPES, parseScopes } from "../actors/scopes.ts";
-import type { Outbox } from "../actors/outbox.ts";
+import { recordDelivery } from "../actors/deliveries.ts";
 import { formatDate, printable, table } from "./format.ts";
 import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 
@@ -44,8 +44,6 @@ export interface CommandResult {
 export interface AdminEnv {
   db: Db;
   config: Config;
-  /** Queues deliveries (Delete of a deleted account): the server's, or one over the database. */
-  outbox?: Outbox;
 }
 
 /** The application that owns tokens minted here; found again by name and empty redirect URIs. */
@@ -99,7 +97,7 @@ const COMMANDS: Record<string, Command> = {
       "allow-reserved": "boolean",
       bot: "boolean",
     },
-    async run({ db, config, outbox }, args) {
+    async run({ db, config }, args) {
       const role = args.strings.role ?? "user";
       if (!ROLES.includes(role as UserRole)) {
         throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
@@ -119,8 +117,9 @@ const COMMANDS: Record<string, Command> = {
         allowReserved: args.flags.has("allow-reserved"),
         bot: args.flags.has("bot"),
       });
-      // Key pairs now, so the account's first federated action does not wait for them.
-      await outbox?.accountCreated(account.id);
+      // Key pairs soon (the relay makes them), so the account's first
+      // federated action does not wait for them.
+      await recordDelivery(db, "accountCreated", account.id);
       const lines = [
         `Created @${account.username} (${printable(user.email)}): role ${user.role}, ` +
         `${confirmed ? "confirmed" : "unconfirmed"}, ${
@@ -187,10 +186,10 @@ const COMMANDS: Record<string, Command> = {
   "account delete": {
     usage: "account delete <username>",
     ...username,
-    async run({ db, outbox }, args) {
-      // The Delete(Person) to the account's remote contacts is queued after the commit;
-      // without a running server it waits in the database queue for the next worker.
-      const deletion = await deleteLocalAccount(db, args.positionals.username, { outbox });
+    async run({ db }, args) {
+      // The Delete(Person) to the account's remote contacts is recorded with the
+      // deletion; without a running server it waits for the next worker's relay.
+      const deletion = await deleteLocalAccount(db, args.positionals.username);
       return `Deleted @${deletion.username} (removed ${
         plural(deletion.removedFollows, "follow")
       }). The username stays taken.`;

@@ -126,7 +126,6 @@ async function serve(ctx: AppContext, conn: Deno.UnixConn): Promise<void> {
       result = await runAdminCommand({
         db: ctx.database.db,
         config: ctx.config,
-        outbox: ctx.outbox,
       }, argv);
       // The command words only: arguments may hold passwords.
       logger.info("Admin command {command} finished with exit code {code}.", {

@@ -214,6 +214,28 @@ export const federationQueue = pgTable("federation_queue", {
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [index("federation_queue_run_idx").on(t.runAt)]);
 
+/**
+ * Deliveries a command promised, written in the same transaction as the
+ * change they announce (the transactional outbox). A relay
+ * (federation/outbox/relay.ts) hands each to the federation outbox, which
+ * queues the activity on federation_queue, and then deletes it; what a
+ * crash or a failed enqueue leaves behind is retried with backoff.
+ */
+export const outboxIntents = pgTable("outbox_intents", {
+  id: id("id").primaryKey(),
+  /** The Outbox method to call (actors/outbox.ts). */
+  method: text("method").notNull(),
+  /** Its arguments, as the command recorded them. */
+  args: jsonb("args").notNull(),
+  /** Failed relays so far (decides the backoff). */
+  attempts: integer("attempts").notNull().default(0),
+  /** Not relayed before this time (backoff after a failure). */
+  nextAttemptAt: ts("next_attempt_at").notNull().defaultNow(),
+  /** Set while a relay holds the intent; past it, another may take it. */
+  lockedUntil: ts("locked_until"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [index("outbox_intents_next_attempt_idx").on(t.nextAttemptAt)]);
+
 /** Hands each starting process a distinct tag for its snowflake ids. */
 export const processTags = pgSequence("process_tags", { startWith: 0, minValue: 0 });
 

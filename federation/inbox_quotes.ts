@@ -114,13 +114,12 @@ export async function handleQuoteAnswer(
   if (accepted && (!stamp || new URL(stamp).origin !== new URL(row.quotedAuthor).origin)) {
     return true;
   }
-  const updated = await recordQuoteAnswer(ctx.data, {
+  // An acceptance also records the Update of the quote post, with its stamp.
+  await recordQuoteAnswer(ctx.data, {
     quoteId: row.quote.id,
     accepted,
     approvalUri: stamp,
   });
-  // The quote post now carries its stamp: peers learn it from an Update.
-  if (updated && accepted) await ctx.data.outbox.statusUpdated(row.quote.statusId);
   return true;
 }
 

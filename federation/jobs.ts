@@ -8,8 +8,9 @@
  * their handler instead of to Fedify (which would ignore them). A job that
  * fails is logged and dropped, as Mastodon's link crawler does (no retry).
  *
- * Commands reach this through ctx.outbox (federation/outbox/cards.ts calls
- * {@link enqueueJob}); the handlers (federation/job_handlers.ts) call actors/. Syncs of remote actors'
+ * Commands reach this through a recorded intent that the outbox relay hands
+ * to federation/outbox/cards.ts, which calls {@link enqueueJob}; the handlers
+ * (federation/job_handlers.ts) call actors/. Syncs of remote actors'
  * featured collections are queued by federation/featured_sync.ts.
  */
 import { markWrite } from "../db/write_marks.ts";

@@ -122,7 +122,7 @@ async function activitiesOf(
         accountId: account.id,
         reblogOfId: original.status.id,
         visibility: status.visibility,
-        createdAt: status.createdAt,
+        createdAt: status.createdAt.toISOString(),
       },
       account,
       original.status,

@@ -68,6 +68,8 @@ export interface InstanceOptions {
   listen?: boolean;
   /** Serve over TLS with the test certificate (implies listen). */
   tls?: boolean;
+  /** Listen on this loopback port (default: any free one); a restart keeps its origin. */
+  port?: number;
   /** Keep data here (PGlite files, keys); default: a fresh temporary directory. */
   dataDir?: string;
   /** Reuse a PostgreSQL database URL (for restart tests); default: a fresh one. */
@@ -114,7 +116,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     };
     const { promise, resolve } = Promise.withResolvers<number>();
     const common = {
-      port: 0,
+      port: options.port ?? 0,
       hostname: "127.0.0.1",
       onListen: ({ port }: { port: number }) => resolve(port),
     };

@@ -1,8 +1,9 @@
 /**
  * When a status asks for a preview card. The status commands (posting,
- * editing, and their remote counterparts) call {@link requestLinkCard} after
- * their transaction commits; nothing is fetched here: a job is queued
- * (ctx.outbox.linkCardRequested) and a worker runs actors/cards/refresh.ts.
+ * editing, and their remote counterparts) call {@link requestLinkCard} inside
+ * their transaction; nothing is fetched here: the job is recorded as an
+ * intent with the status (`linkCardRequested`, actors/deliveries.ts), the
+ * relay queues it after commit, and a worker runs actors/cards/refresh.ts.
  *
  * A status may have a card when it has no media and no poll (Mastodon shows
  * one or the other) and, when remote, no content warning (Mastodon does not
@@ -17,15 +18,11 @@
  * {@link linkKnownCard} links a fresh card inside the posting transaction.
  */
 import { eq } from "drizzle-orm";
-import { getLogger } from "@logtape/logtape";
-import type { AppContext } from "../../context.ts";
 import { statuses, statusPreviewCards } from "../../db/schema.ts";
-import type { LinkCardJobs } from "../outbox/cards.ts";
+import { recordDelivery } from "../deliveries.ts";
 import { firstCardLink } from "./links.ts";
 import { linkStoredCard } from "./stored.ts";
 import type { Executor } from "../../db/connection.ts";
-
-const logger = getLogger(["rookery", "cards"]);
 
 type StatusRow = typeof statuses.$inferSelect;
 
@@ -66,31 +63,22 @@ export async function linkKnownCard(
 }
 
 /**
- * Queues the fetch of a status's preview card when it may have one; after an
- * edit that leaves none, removes the card. Failures are logged, never thrown:
- * the status is already written.
+ * In the status's transaction: records the fetch of its preview card when it
+ * may have one; after an edit that leaves none, removes the card.
  */
 export async function requestLinkCard(
-  ctx: AppContext,
+  tx: Executor,
+  origin: string,
   status: StatusRow,
   request: LinkCardRequest,
 ): Promise<void> {
   if (request.settled) return;
-  try {
-    const link = mayHaveCard(status, request.hasMedia)
-      ? firstCardLink(status.content, { origin: ctx.config.origin })
-      : null;
-    if (link) {
-      const jobs = ctx.outbox as Partial<LinkCardJobs>;
-      await jobs.linkCardRequested?.(status.id);
-    } else if (request.edited) {
-      await ctx.database.db.delete(statusPreviewCards)
-        .where(eq(statusPreviewCards.statusId, status.id));
-    }
-  } catch (error) {
-    logger.warn("Could not request the preview card of {statusId}: {error}", {
-      statusId: status.id,
-      error,
-    });
+  const link = mayHaveCard(status, request.hasMedia)
+    ? firstCardLink(status.content, { origin })
+    : null;
+  if (link) {
+    await recordDelivery(tx, "linkCardRequested", status.id);
+  } else if (request.edited) {
+    await tx.delete(statusPreviewCards).where(eq(statusPreviewCards.statusId, status.id));
   }
 }

@@ -4,7 +4,7 @@
  * of a boost is a favourite of the boosted status.
  *
  * Each command is one transaction (the row, the counter on the status and
- * the notification); the Like or Undo(Like) is queued after commit.
+ * the notification); the Like or Undo(Like) is recorded with it.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
@@ -12,7 +12,8 @@ import { newId } from "../../db/ids.ts";
 import { favourites, statuses } from "../../db/schema.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
-import { actingAccount, deliverLater, type StatusRow, visibleOriginal } from "./target.ts";
+import { actingAccount, type StatusRow, visibleOriginal } from "./target.ts";
+import { recordDelivery } from "../deliveries.ts";
 
 /** What a remote Like carries that a local favourite does not. */
 export interface RemoteFavourite {
@@ -32,7 +33,7 @@ export async function favourite(
   statusId: string,
   remote?: RemoteFavourite,
 ): Promise<StatusRow> {
-  const { status, created } = await app.database.db.transaction(async (tx) => {
+  const status = await app.database.db.transaction(async (tx) => {
     const account = await actingAccount(tx, accountId);
     const status = await visibleOriginal(tx, accountId, statusId);
     const id = newId();
@@ -43,7 +44,7 @@ export async function favourite(
       // Fragment ids on the actor: unique, ours, never dereferenced (Mastodon's shape).
       uri: remote?.uri ?? (account.domain == null ? `${account.uri}#likes/${id}` : null),
     }).onConflictDoNothing().returning();
-    if (!row) return { status, created: null };
+    if (!row) return status;
     const [counted] = await tx.update(statuses)
       .set({ favouritesCount: sql`${statuses.favouritesCount} + 1` })
       .where(eq(statuses.id, status.id)).returning();
@@ -53,9 +54,9 @@ export async function favourite(
       fromAccountId: accountId,
       statusId: status.id,
     });
-    return { status: counted, created: snapshotOf(row) };
+    if (account.domain == null) await recordDelivery(tx, "statusFavourited", snapshotOf(row));
+    return counted;
   });
-  if (created) await deliverLater("Like", () => app.outbox.statusFavourited(created));
   return status;
 }
 
@@ -72,13 +73,13 @@ export async function unfavourite(
   accountId: string,
   statusId: string,
 ): Promise<StatusRow> {
-  const { status, removed } = await app.database.db.transaction(async (tx) => {
+  return await app.database.db.transaction(async (tx) => {
     const [target] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
     const originalId = target?.reblogOfId ?? statusId;
     const [row] = await tx.delete(favourites)
       .where(and(eq(favourites.accountId, accountId), eq(favourites.statusId, originalId)))
       .returning();
-    if (!row) return { status: await visibleOriginal(tx, accountId, statusId), removed: null };
+    if (!row) return await visibleOriginal(tx, accountId, statusId);
     const [status] = await tx.update(statuses)
       .set({ favouritesCount: sql`GREATEST(${statuses.favouritesCount} - 1, 0)` })
       .where(eq(statuses.id, originalId)).returning();
@@ -88,10 +89,10 @@ export async function unfavourite(
       fromAccountId: accountId,
       statusId: status.id,
     });
-    return { status, removed: snapshotOf(row) };
+    // A remote account's Undo arrives here too; the outbox sends only ours.
+    await recordDelivery(tx, "statusUnfavourited", snapshotOf(row));
+    return status;
   });
-  if (removed) await deliverLater("Undo(Like)", () => app.outbox.statusUnfavourited(removed));
-  return status;
 }
 
 function snapshotOf(row: typeof favourites.$inferSelect): FavouriteSnapshot {

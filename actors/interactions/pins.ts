@@ -6,7 +6,7 @@
  * rule is reported, joined, as Mastodon does (422 "Validation failed: …").
  *
  * Pinning again is not an error (the status stays pinned, limit unchecked).
- * Add and Remove go to the followers after commit.
+ * Add and Remove to the followers are recorded with the change.
  */
 import { and, count, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
@@ -14,7 +14,8 @@ import { newId } from "../../db/ids.ts";
 import { statusPins } from "../../db/schema.ts";
 import { Problems } from "../errors.ts";
 import type { PinSnapshot } from "../outbox/interactions.ts";
-import { actingAccount, deliverLater, lockFor, type StatusRow, visibleStatus } from "./target.ts";
+import { actingAccount, lockFor, type StatusRow, visibleStatus } from "./target.ts";
+import { recordDelivery } from "../deliveries.ts";
 
 /** Mastodon's messages (statuses.pin_errors). */
 export const PIN_ERRORS = {
@@ -35,7 +36,7 @@ export async function pin(
   accountId: string,
   statusId: string,
 ): Promise<StatusRow> {
-  const { status, created } = await app.database.db.transaction(async (tx) => {
+  return await app.database.db.transaction(async (tx) => {
     const account = await actingAccount(tx, accountId);
     const status = await visibleStatus(tx, accountId, statusId);
     // Two pins at once must not both slip under the limit.
@@ -43,7 +44,7 @@ export async function pin(
     const [existing] = await tx.select({ id: statusPins.id }).from(statusPins)
       .where(and(eq(statusPins.accountId, accountId), eq(statusPins.statusId, status.id)))
       .limit(1);
-    if (existing) return { status, created: null };
+    if (existing) return status;
     const problems = new Problems();
     if (status.reblogOfId != null) problems.add("base", "ERR_INVALID", PIN_ERRORS.reblog);
     if (status.accountId !== accountId) problems.add("base", "ERR_INVALID", PIN_ERRORS.ownership);
@@ -62,10 +63,10 @@ export async function pin(
       statusId: status.id,
     })
       .returning();
-    return { status, created: snapshotOf(row) };
+    // A remote account's Add arrives here too; the outbox sends only ours.
+    await recordDelivery(tx, "statusPinned", snapshotOf(row));
+    return status;
   });
-  if (created) await deliverLater("Add", () => app.outbox.statusPinned(created));
-  return status;
 }
 
 /**
@@ -78,15 +79,14 @@ export async function unpin(
   accountId: string,
   statusId: string,
 ): Promise<StatusRow> {
-  const { status, removed } = await app.database.db.transaction(async (tx) => {
+  return await app.database.db.transaction(async (tx) => {
     const status = await visibleStatus(tx, accountId, statusId);
     const [row] = await tx.delete(statusPins)
       .where(and(eq(statusPins.accountId, accountId), eq(statusPins.statusId, status.id)))
       .returning();
-    return { status, removed: row ? snapshotOf(row) : null };
+    if (row) await recordDelivery(tx, "statusUnpinned", snapshotOf(row));
+    return status;
   });
-  if (removed) await deliverLater("Remove", () => app.outbox.statusUnpinned(removed));
-  return status;
 }
 
 function snapshotOf(row: typeof statusPins.$inferSelect): PinSnapshot {

@@ -8,7 +8,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { quotes, statuses } from "../../db/schema.ts";
 import { NotFoundError } from "../errors.ts";
-import { deliverLater, NotPermittedError, type StatusRow, visibleStatus } from "./target.ts";
+import { NotPermittedError, type StatusRow, visibleStatus } from "./target.ts";
+import { recordDelivery } from "../deliveries.ts";
 
 /**
  * `accountId` revokes the quote of `quotedStatusId` by `quotingStatusId`.
@@ -23,7 +24,7 @@ export async function revokeQuote(
   quotedStatusId: string,
   quotingStatusId: string,
 ): Promise<StatusRow> {
-  const { quoting, revoked } = await app.database.db.transaction(async (tx) => {
+  return await app.database.db.transaction(async (tx) => {
     const quoted = await visibleStatus(tx, accountId, quotedStatusId);
     const [quote] = await tx.select().from(quotes).where(and(
       eq(quotes.quotedStatusId, quoted.id),
@@ -41,17 +42,15 @@ export async function revokeQuote(
     }
     const [quoting] = await tx.select().from(statuses).where(eq(statuses.id, quotingStatusId));
     if (!quoting) throw new NotFoundError();
-    return { quoting, revoked: quote.state === "accepted" ? quote : null };
+    // A remote quote loses its stamp: Delete of the stamp (federation/outbox/statuses.ts).
+    if (quote.state === "accepted") {
+      await recordDelivery(tx, "quoteRevoked", {
+        id: quote.id,
+        quotedStatusId: quote.quotedStatusId!,
+        statusId: quote.statusId,
+        approvalUri: quote.approvalUri,
+      });
+    }
+    return quoting;
   });
-  // A remote quote loses its stamp: Delete of the stamp (federation/outbox/statuses.ts).
-  if (revoked) {
-    await deliverLater("Delete(QuoteAuthorization)", () =>
-      app.outbox.quoteRevoked({
-        id: revoked.id,
-        quotedStatusId: revoked.quotedStatusId!,
-        statusId: revoked.statusId,
-        approvalUri: revoked.approvalUri,
-      }));
-  }
-  return quoting;
 }

@@ -15,7 +15,7 @@
  *   status by one account are serialized, so there is never a second one.
  *
  * Each command is one transaction (the boost row, counters, feeds, the
- * notification); the Announce or Undo(Announce) is queued after commit.
+ * notification); the Announce or Undo(Announce) is recorded with it.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
@@ -26,11 +26,11 @@ import { fanOutStatus, removeFromFeeds } from "../timelines/fanout.ts";
 import { notify } from "../notifications/notify.ts";
 import { resolveSettings } from "../user_settings.ts";
 import { Problems } from "../errors.ts";
+import { recordDelivery } from "../deliveries.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
 import {
   type AccountRow,
   actingAccount,
-  deliverLater,
   lockFor,
   NotPermittedError,
   originalOf,
@@ -126,12 +126,9 @@ export async function reblog(
       fromAccountId: accountId,
       statusId: boost.id,
     });
+    if (boost.local) await recordDelivery(tx, "statusReblogged", snapshotOf(boost));
     return { boost, original, created: true };
   });
-  if (result.created && result.boost.local) {
-    const snapshot = snapshotOf(result.boost);
-    await deliverLater("Announce", () => app.outbox.statusReblogged(snapshot));
-  }
   return result;
 }
 
@@ -147,7 +144,7 @@ export async function unreblog(
   accountId: string,
   statusId: string,
 ): Promise<StatusRow> {
-  const { status, removed } = await app.database.db.transaction(async (tx) => {
+  return await app.database.db.transaction(async (tx) => {
     const [named] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
     const originalId = named?.reblogOfId != null && named.accountId === accountId
       ? named.reblogOfId
@@ -158,16 +155,12 @@ export async function unreblog(
       eq(statuses.reblogOfId, originalId),
       isNull(statuses.deletedAt),
     )).limit(1);
-    if (!boost) return { status: await visibleStatus(tx, accountId, statusId), removed: null };
+    if (!boost) return await visibleStatus(tx, accountId, statusId);
     await removeBoost(tx, boost);
+    if (boost.local) await recordDelivery(tx, "statusUnreblogged", snapshotOf(boost));
     const [status] = await tx.select().from(statuses).where(eq(statuses.id, originalId));
-    return { status, removed: boost };
+    return status;
   });
-  if (removed?.local) {
-    const snapshot = snapshotOf(removed);
-    await deliverLater("Undo(Announce)", () => app.outbox.statusUnreblogged(snapshot));
-  }
-  return status;
 }
 
 /**
@@ -222,6 +215,6 @@ function snapshotOf(boost: StatusRow): ReblogSnapshot {
     accountId: boost.accountId,
     reblogOfId: boost.reblogOfId!,
     visibility: boost.visibility,
-    createdAt: boost.createdAt,
+    createdAt: boost.createdAt.toISOString(),
   };
 }

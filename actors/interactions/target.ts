@@ -1,19 +1,16 @@
 /**
  * What the interaction commands share: finding the status acted on (only
  * when the actor may see it, else "Record not found"), following a boost to
- * the boosted status, serializing concurrent commands on the same pair, and
- * queueing deliveries after commit.
+ * the boosted status, and serializing concurrent commands on the same pair.
+ * (Each command records its deliveries in its transaction: actors/deliveries.ts.)
  */
 import { eq, sql } from "drizzle-orm";
-import { getLogger } from "@logtape/logtape";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, statuses } from "../../db/schema.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { NotFoundError } from "../errors.ts";
 
 export { NotPermittedError } from "../follow_rows.ts";
-
-const logger = getLogger(["rookery", "actors", "interactions"]);
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;
@@ -69,16 +66,4 @@ export async function actingAccount(tx: Executor, accountId: string): Promise<Ac
  */
 export async function lockFor(tx: Executor, key: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
-}
-
-/**
- * Runs a delivery after commit. A failure to enqueue is logged, not thrown:
- * the change is committed and the user's request succeeded.
- */
-export async function deliverLater(what: string, send: () => Promise<void>): Promise<void> {
-  try {
-    await send();
-  } catch (error) {
-    logger.error("Could not queue {what}: {error}", { what, error });
-  }
 }

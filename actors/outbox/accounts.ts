@@ -2,10 +2,10 @@
 export interface AccountDeliveries {
   /**
    * The profile of a local account changed (name, bio, fields, images,
-   * flags): its followers' servers get an Update of the actor. Call after
-   * the change has committed; it only queues, so it returns quickly.
+   * flags): its followers' servers get an Update of the actor. `updateId`
+   * (fresh, recorded with the intent) names the activity.
    */
-  accountUpdated(accountId: string): Promise<void>;
+  accountUpdated(accountId: string, updateId: string): Promise<void>;
   /**
    * A local account was created: its key pairs are made now rather than on
    * its first federated action (RSA key generation takes a few hundred ms).

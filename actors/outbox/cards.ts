@@ -1,6 +1,6 @@
 /**
- * Background work about preview cards. Status commands call this after
- * their writes commit (actors/cards/request.ts decides when); the
+ * Background work about preview cards. Status commands record it in their
+ * transaction, like a delivery (actors/cards/request.ts decides when); the
  * implementation (federation/outbox/cards.ts) queues a job on the durable
  * queue the workers run, so a link is never fetched inside a request.
  */

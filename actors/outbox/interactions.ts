@@ -2,9 +2,10 @@
  * Deliveries about interactions with statuses: favourites (Like), boosts
  * (Announce), their undoing, and pins (Add/Remove to the featured collection).
  *
- * Commands hand over snapshots of what they wrote or removed, after the
- * transaction committed: an undone favourite or boost no longer exists in the
- * database, and a rolled-back change must never be announced. The
+ * Commands record snapshots of what they wrote or removed, in the same
+ * transaction (recordDelivery): an undone favourite or boost no longer exists
+ * in the database by the time the intent is relayed, and a rolled-back
+ * change takes its intent with it. Snapshots are stored as JSON. The
  * implementation (federation/outbox/interactions.ts) delivers only from local
  * accounts; anything else is a no-op, so commands never need to check.
  */
@@ -33,7 +34,8 @@ export interface ReblogSnapshot {
   reblogOfId: string;
   /** public, unlisted or private: decides the Announce's addressing. */
   visibility: string;
-  createdAt: Date;
+  /** ISO 8601 (snapshots are stored as JSON). */
+  createdAt: string;
 }
 
 /** A pinned status, as it was when the command ran. */

@@ -1,5 +1,5 @@
 /**
- * Deliveries about polls. Commands call these after their writes commit:
+ * Deliveries about polls, recorded by the commands in their transaction:
  * - {@link PollDeliveries.pollVoted}: a local account voted in a remote
  *   poll; each chosen option goes to the poll's author as Create(Note
  *   {name: option, inReplyTo: the Question}), as Mastodon sends votes.
@@ -22,6 +22,9 @@ export interface PollVoteSnapshot {
 export interface PollDeliveries {
   /** Votes of a local account in a remote poll, to the poll's author. */
   pollVoted(vote: PollVoteSnapshot): Promise<void>;
-  /** Update(Question) of a local poll, built from the stored rows. */
-  pollUpdated(pollId: string): Promise<void>;
+  /**
+   * Update(Question) of a local poll, built from the stored rows;
+   * `updateId` (fresh, recorded with the intent) names the activity.
+   */
+  pollUpdated(pollId: string, updateId: string): Promise<void>;
 }

@@ -3,9 +3,9 @@
  * block, undo) and the Delete of a local account, which goes to the servers
  * of the accounts it was related to.
  *
- * Commands hand over snapshots of the rows they wrote or removed, after the
- * transaction committed: a removed row can no longer be read, and a
- * rolled-back change must never be announced. The implementation
+ * Commands record snapshots of the rows they wrote or removed, in the same
+ * transaction (recordDelivery): a removed row can no longer be read when the
+ * intent is relayed, and a rolled-back change takes its intent with it. The implementation
  * (federation/outbox/relationships.ts) delivers only what crosses servers:
  * a local sender and a remote recipient; anything else is a no-op.
  */

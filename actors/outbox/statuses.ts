@@ -2,15 +2,13 @@
  * Deliveries about local statuses themselves: Create, Update and Delete of
  * the Note (or Question), and the quote approval exchange (FEP-044f).
  *
- * The three status deliveries are those the status commands already call
- * through actors/statuses/deliveries.ts (`statusCreated`, `statusUpdated`,
- * `statusDeleted`, after their transaction commits); the implementation
- * (federation/outbox/statuses.ts) builds everything from the stored rows. A
+ * The status commands record these with recordDelivery (actors/deliveries.ts)
+ * in their transaction; the implementation (federation/outbox/statuses.ts)
+ * builds everything from the stored rows when the intent is relayed. A
  * deleted status keeps its row (marked deleted) and its mentions, so the
  * Delete reaches the same audience as the Create. Remote statuses are
  * ignored, so commands never need to check.
  */
-import type { StatusDeliveries } from "../statuses/deliveries.ts";
 
 /** A quote whose approval was withdrawn, as it was when the command ran. */
 export interface QuoteRevocationSnapshot {
@@ -25,7 +23,17 @@ export interface QuoteRevocationSnapshot {
 }
 
 /** Deliveries about local statuses. */
-export interface StatusFederationDeliveries extends StatusDeliveries {
+export interface StatusFederationDeliveries {
+  /** A local status was posted: Create(Note) to its audience. */
+  statusCreated(statusId: string): Promise<void>;
+  /**
+   * A local status was edited (or its quote approved): Update(Note).
+   * `updateId` (a fresh id, recorded with the intent) names the activity, so
+   * a relayed-twice Update carries the same id and receivers drop the copy.
+   */
+  statusUpdated(statusId: string, updateId: string): Promise<void>;
+  /** A local status was deleted (the row is kept, marked deleted): Delete(Note). */
+  statusDeleted(statusId: string): Promise<void>;
   /** Delete of a QuoteAuthorization stamp, to the quoting status's author and followers. */
   quoteRevoked(quote: QuoteRevocationSnapshot): Promise<void>;
 }

@@ -4,21 +4,20 @@
  * has passed and whose end was not processed yet (`closed_at` null, the
  * partial index polls_open_idx), and in one transaction per batch sets
  * `closed_at` and notifies, with `poll`, the author when local and every
- * local voter, as Mastodon's PollExpirationNotifyWorker. After the commit a
- * local poll's final results go out as Update(Question).
+ * local voter, as Mastodon's PollExpirationNotifyWorker; the same
+ * transaction records the Update(Question) of a local poll's final results.
  *
  * Rows are claimed with FOR UPDATE SKIP LOCKED, so several workers sharing
  * one PostgreSQL database never process a poll twice; a crash before the
  * commit leaves the poll open for the next run.
  */
 import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
-import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, polls, pollVotes, statuses } from "../../db/schema.ts";
 import { notify } from "../notifications/notify.ts";
+import { recordDelivery } from "../deliveries.ts";
+import { newId } from "../../db/ids.ts";
 import { type PeriodicJob, runEvery } from "./periodic.ts";
-
-const logger = getLogger(["rookery", "polls"]);
 
 /** How many polls one transaction closes. */
 const BATCH = 100;
@@ -33,23 +32,13 @@ export async function closeDuePolls(ctx: AppContext, now = new Date()): Promise<
   let total = 0;
   while (true) {
     const closed = await closeBatch(ctx, now);
-    total += closed.length;
-    for (const pollId of closed) {
-      try {
-        await ctx.outbox.pollUpdated(pollId);
-      } catch (error) {
-        logger.warn("Could not queue the final results of {poll}: {error}", {
-          poll: pollId,
-          error,
-        });
-      }
-    }
-    if (closed.length < BATCH) return total;
+    total += closed;
+    if (closed < BATCH) return total;
   }
 }
 
-/** Closes one batch; returns the ids of the closed local polls whose results should go out. */
-async function closeBatch(ctx: AppContext, now: Date): Promise<string[]> {
+/** Closes one batch, recording the final results of local polls; returns how many closed. */
+async function closeBatch(ctx: AppContext, now: Date): Promise<number> {
   return await ctx.database.db.transaction(async (tx) => {
     const due = await tx.select({
       id: polls.id,
@@ -58,7 +47,7 @@ async function closeBatch(ctx: AppContext, now: Date): Promise<string[]> {
     }).from(polls)
       .where(and(isNull(polls.closedAt), lte(polls.expiresAt, now)))
       .orderBy(polls.expiresAt).limit(BATCH).for("update", { skipLocked: true });
-    if (due.length === 0) return [];
+    if (due.length === 0) return 0;
     const ids = due.map((p) => p.id);
     await tx.update(polls).set({ closedAt: now }).where(inArray(polls.id, ids));
 
@@ -93,7 +82,10 @@ async function closeBatch(ctx: AppContext, now: Date): Promise<string[]> {
         }
       }
     }
-    return due.filter((p) => localAuthor.has(p.id)).map((p) => p.id);
+    for (const poll of due) {
+      if (localAuthor.has(poll.id)) await recordDelivery(tx, "pollUpdated", poll.id, newId());
+    }
+    return due.length;
   });
 }
 

@@ -4,10 +4,10 @@
  *
  * One transaction per vote locks the poll row (SELECT … FOR UPDATE), checks
  * the rules, writes the poll_votes rows and updates tallies, votes_count and
- * voters_count together, so concurrent votes never lose a count. After the
- * commit, a vote in a remote poll is delivered to its author
- * (`ctx.outbox.pollVoted`) and a local poll's new results go to the
- * author's followers (`ctx.outbox.pollUpdated`).
+ * voters_count together, so concurrent votes never lose a count. The same
+ * transaction records the deliveries: a vote in a remote poll goes to its
+ * author (`pollVoted`) and a local poll's new results to the author's
+ * followers (`pollUpdated`).
  *
  * The rules and messages are Mastodon's VoteValidator and PollPolicy:
  * - the status must be visible to the voter (404 otherwise);
@@ -23,15 +23,13 @@
  *   multiple-choice polls).
  */
 import { and, eq, sql } from "drizzle-orm";
-import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, blocks, polls, pollVotes } from "../../db/schema.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { NotFoundError } from "../errors.ts";
-
-const logger = getLogger(["rookery", "polls"]);
+import { recordDelivery } from "../deliveries.ts";
 
 export type PollRow = typeof polls.$inferSelect;
 
@@ -118,20 +116,20 @@ async function writeVotes(
   return { poll: updated, votes };
 }
 
-/** Hands the vote to federation/ once committed; a failure to queue is logged. */
+/** Records, with the vote, what federation/ is to deliver about it. */
 async function deliverVote(
-  ctx: AppContext,
+  tx: Executor,
   locked: Locked,
   votes: { id: string; choice: number }[],
 ): Promise<void> {
-  try {
-    if (!locked.authorLocal && locked.voter.domain == null) {
-      await ctx.outbox.pollVoted({ pollId: locked.poll.id, accountId: locked.voter.id, votes });
-    } else if (locked.authorLocal) {
-      await ctx.outbox.pollUpdated(locked.poll.id);
-    }
-  } catch (error) {
-    logger.warn("Could not queue the vote in {poll}: {error}", { poll: locked.poll.id, error });
+  if (!locked.authorLocal && locked.voter.domain == null) {
+    await recordDelivery(tx, "pollVoted", {
+      pollId: locked.poll.id,
+      accountId: locked.voter.id,
+      votes,
+    });
+  } else if (locked.authorLocal) {
+    await recordDelivery(tx, "pollUpdated", locked.poll.id, newId());
   }
 }
 
@@ -141,7 +139,7 @@ async function deliverVote(
  */
 export async function votePoll(ctx: AppContext, input: VoteInput): Promise<PollRow> {
   const now = new Date();
-  const { locked, poll, votes } = await ctx.database.db.transaction(async (tx) => {
+  return await ctx.database.db.transaction(async (tx) => {
     const locked = await lockPoll(tx, input.accountId, input.pollId);
     const { poll, voter, previous } = locked;
     const reasons: string[] = [];
@@ -163,10 +161,9 @@ export async function votePoll(ctx: AppContext, input: VoteInput): Promise<PollR
       input.choices,
       (id) => voter.domain == null && !locked.authorLocal ? `${voter.uri}#votes/${id}` : null,
     );
-    return { locked, ...written };
+    await deliverVote(tx, locked, written.votes);
+    return written.poll;
   });
-  await deliverVote(ctx, locked, votes);
-  return poll;
 }
 
 /** A vote that arrived from another server: one option, with the activity's IRI. */
@@ -184,7 +181,7 @@ export interface RemoteVoteInput {
  */
 export async function recordRemoteVote(ctx: AppContext, input: RemoteVoteInput): Promise<PollRow> {
   const now = new Date();
-  const { locked, poll, votes } = await ctx.database.db.transaction(async (tx) => {
+  return await ctx.database.db.transaction(async (tx) => {
     const locked = await lockPoll(tx, input.accountId, input.pollId);
     const { poll, previous } = locked;
     const reasons: string[] = [];
@@ -202,8 +199,7 @@ export async function recordRemoteVote(ctx: AppContext, input: RemoteVoteInput):
     }
     if (reasons.length) throw new VoteRefusedError(422, reasons);
     const written = await writeVotes(tx, locked, [input.choice], () => input.uri);
-    return { locked, ...written };
+    await deliverVote(tx, locked, written.votes);
+    return written.poll;
   });
-  await deliverVote(ctx, locked, votes);
-  return poll;
 }

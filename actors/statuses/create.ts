@@ -7,7 +7,9 @@
  * accounts and tags federation/ already resolved. Both end in one
  * transaction that writes the status, its mentions, tags, media links, poll
  * and quote, bumps the counters, fills the feeds (fanOutStatus) and records
- * notifications (notifyMentions, notify). A local status is then handed to the outbox.
+ * notifications (notifyMentions, notify), and for a local status records the
+ * Create for the relay (recordDelivery), so the delivery exists exactly when
+ * the status does.
  *
  * Decisions (Mastodon's PostStatusService unless said otherwise):
  * - A reply must be to a status the author may see (404 otherwise, with
@@ -64,7 +66,7 @@ import {
   type QuotePolicyValue,
   type Visibility,
 } from "./validation.ts";
-import { deliver } from "./deliveries.ts";
+import { recordDelivery } from "../deliveries.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
@@ -379,11 +381,8 @@ export async function createStatus(
   }
   const p = input.local ? await prepareLocal(ctx, input) : await prepareRemote(ctx, input);
   let status: StatusRow;
-  let cardSettled: boolean;
   try {
-    ({ status, cardSettled } = await db.transaction(async (tx) =>
-      await write(tx, ctx.config.origin, input, p)
-    ));
+    status = await db.transaction(async (tx) => await write(tx, ctx.config.origin, input, p));
   } catch (error) {
     if (error instanceof Duplicate) {
       const [row] = await db.select().from(statuses).where(eq(statuses.id, error.statusId));
@@ -391,11 +390,6 @@ export async function createStatus(
     }
     throw error;
   }
-  if (input.local) await deliver(ctx, "statusCreated", status.id);
-  await requestLinkCard(ctx, status, {
-    hasMedia: input.local ? (input.mediaIds?.length ?? 0) > 0 : (input.media?.length ?? 0) > 0,
-    settled: cardSettled,
-  });
   return status;
 }
 
@@ -427,18 +421,12 @@ const INSERT_PLACEHOLDERS = Object.fromEntries(
   INSERTED_COLUMNS.map((c) => [c, sql.placeholder(c)]),
 ) as unknown as typeof statuses.$inferInsert;
 
-/** The transaction's result: the row, and whether its preview card is settled. */
-interface Written {
-  status: StatusRow;
-  cardSettled: boolean;
-}
-
 async function write(
   tx: Executor,
   origin: string,
   input: CreateStatusInput,
   p: Prepared,
-): Promise<Written> {
+): Promise<StatusRow> {
   if (input.local && input.idempotencyKey) {
     const earlier = await claimIdempotencyKey(tx, input.accountId, input.idempotencyKey, p.id);
     if (earlier) throw new Duplicate(earlier);
@@ -559,6 +547,9 @@ async function write(
     }
   }
   const cardSettled = await linkKnownCard(tx, origin, status, media.length > 0);
+  // The Create and the card job are promised with the status itself.
+  if (input.local) await recordDelivery(tx, "statusCreated", status.id);
+  await requestLinkCard(tx, origin, status, { hasMedia: media.length > 0, settled: cardSettled });
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);
@@ -585,5 +576,5 @@ async function write(
       at: p.createdAt.toISOString(),
       id: input.accountId,
     });
-  return { status, cardSettled };
+  return status;
 }

@@ -16,7 +16,7 @@ import type { AppContext } from "../../context.ts";
 import { accounts, mediaAttachments, quotes, statuses, statusPins } from "../../db/schema.ts";
 import { removeFromFeeds } from "../timelines/fanout.ts";
 import { recountRequestsOfStatus } from "../notifications/requests.ts";
-import { deliver } from "./deliveries.ts";
+import { recordDelivery } from "../deliveries.ts";
 import { ownStatus } from "./edit.ts";
 import type { StatusRow } from "./create.ts";
 
@@ -78,7 +78,7 @@ export async function deleteStatus(
     await removeFromFeeds(tx, status.id);
     for (const b of boosts) await removeFromFeeds(tx, b.id);
     await recountRequestsOfStatus(tx, status.id);
+    if (status.local) await recordDelivery(tx, "statusDeleted", status.id);
   });
-  await deliver(ctx, "statusDeleted", status.id);
   return status;
 }

@@ -36,7 +36,7 @@ import {
   setStatusTags,
 } from "./rows.ts";
 import { checkStatusInput, type PollInput } from "./validation.ts";
-import { deliver } from "./deliveries.ts";
+import { recordDelivery } from "../deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 import type { StatusRow } from "./create.ts";
@@ -165,7 +165,7 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
   );
   const remembered = (handle: string) => Promise.resolve(looked.get(handle.toLowerCase()) ?? null);
 
-  const { updated, hasMedia } = await db.transaction(async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     const status = await ownStatus(tx, input.accountId, input.statusId, { lock: true });
     const { text, spoilerText, mediaIds, language, focusById } = await planEdit(
       tx,
@@ -281,9 +281,12 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       ...new Set([...before, ...after].map((r) => r.tagId)),
     ]);
     await notifyEdit(tx, status, added.filter((id) => localMentioned.has(id)));
-    return { updated: row, hasMedia: mediaIds.length > 0 };
+    await recordDelivery(tx, "statusUpdated", row.id, newId());
+    await requestLinkCard(tx, ctx.config.origin, row, {
+      hasMedia: mediaIds.length > 0,
+      edited: true,
+    });
+    return row;
   });
-  await deliver(ctx, "statusUpdated", updated.id);
-  await requestLinkCard(ctx, updated, { hasMedia, edited: true });
   return updated;
 }

@@ -208,9 +208,12 @@ export async function editRemoteStatus(
         .where(and(inArray(accounts.id, added), isNull(accounts.domain)))
       : [];
     await notifyEdit(tx, status, localAdded.map((a) => a.id));
+    await requestLinkCard(tx, ctx.config.origin, row, {
+      hasMedia: input.media.length > 0,
+      edited: true,
+    });
     return row;
   });
   if (!updated) return await remoteStatus(db, input.accountId, input.statusId);
-  await requestLinkCard(ctx, updated, { hasMedia: input.media.length > 0, edited: true });
   return updated;
 }

@@ -13,6 +13,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { follows, quotes, statuses } from "../../db/schema.ts";
 import { notify } from "../notifications/notify.ts";
+import { recordDelivery } from "../deliveries.ts";
+import { newId } from "../../db/ids.ts";
 
 export type QuoteRow = typeof quotes.$inferSelect;
 
@@ -94,6 +96,9 @@ export async function recordQuoteAnswer(
         await tx.update(statuses).set({ quotesCount: sql`${statuses.quotesCount} + 1` })
           .where(eq(statuses.id, quote.quotedStatusId));
       }
+      // Our quote post now carries its stamp: peers learn it from an Update
+      // (the outbox ignores a quoting status that is not ours).
+      await recordDelivery(tx, "statusUpdated", quote.statusId, newId());
       return row;
     }
     if (quote.state === "rejected" || quote.state === "revoked") return null;

@@ -16,7 +16,7 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
     async accountCreated(accountId) {
       await getKeyPairs(ctx.database, accountId);
     },
-    async accountUpdated(accountId) {
+    async accountUpdated(accountId, updateId) {
       const [account] = await ctx.database.db.select().from(accounts)
         .where(eq(accounts.id, accountId)).limit(1);
       // Remote and deleted accounts have no profile of ours to announce.
@@ -24,9 +24,10 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       const fedCtx = instanceContext(ctx);
       const actor = await buildLocalActor(fedCtx, account);
       const identifier = account.username;
-      // Mastodon's id shape: the actor, a fragment and the time of the change.
+      // Mastodon's id shape (the actor and a fragment), named by the intent:
+      // a relayed-twice Update keeps its id, so receivers drop the copy.
       const update = new Update({
-        id: new URL(`${actor.id!.href}#updates/${account.updatedAt.getTime()}`),
+        id: new URL(`${actor.id!.href}#updates/${updateId}`),
         actor: actor.id,
         to: PUBLIC_COLLECTION,
         object: actor,

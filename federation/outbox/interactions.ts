@@ -136,7 +136,7 @@ export function announceOf(
     id: new URL(reblog.uri),
     actor: new URL(sender.uri),
     object: new URL(status.uri),
-    published: toInstant(reblog.createdAt),
+    published: toInstant(new Date(reblog.createdAt)),
     ...addressing,
   });
 }

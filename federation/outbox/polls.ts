@@ -193,7 +193,7 @@ export function pollDeliveries(app: AppContext): PollDeliveries {
       }
       logger.debug("Queued {n} vote(s) in {poll}.", { n: vote.votes.length, poll: question.href });
     },
-    async pollUpdated(pollId) {
+    async pollUpdated(pollId, updateId) {
       const rows = await loadQuestionRows(app, pollId);
       if (!rows || rows.author.domain != null || rows.status.deletedAt) return;
       const recipients = await updateAudience(app, rows);
@@ -201,7 +201,8 @@ export function pollDeliveries(app: AppContext): PollDeliveries {
       const ctx = instanceContext(app);
       const question = buildQuestion(ctx, rows);
       const update = new Update({
-        id: new URL(`${rows.status.uri}#updates/${Date.now()}`),
+        // Named by the intent, so a relayed-twice Update is recognised as one.
+        id: new URL(`${rows.status.uri}#updates/${updateId}`),
         actor: new URL(rows.author.uri),
         object: question,
         tos: question.toIds,

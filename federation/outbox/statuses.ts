@@ -224,16 +224,19 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       await requestQuoteApproval(app, ctx, status, author);
       logger.debug("Queued Create {id}.", { id: status.uri });
     },
-    async statusUpdated(statusId) {
+    async statusUpdated(statusId, updateId) {
       const loaded = await loadLocal(app, statusId);
       if (!loaded || loaded.status.deletedAt) return;
       const { status, author } = loaded;
       const ctx = context();
       const note = await noteOf(ctx, status);
       if (!note) return;
-      const updated = status.editedAt ?? new Date();
+      const updated = status.editedAt ?? status.createdAt;
       const update = new Update({
-        id: new URL(`${status.uri}#updates/${updated.getTime()}`),
+        // Named by the intent, not by the time of sending: a relayed-twice
+        // Update keeps its id (receivers drop the copy), and an Update that
+        // is no edit (an approved quote) still differs from the last edit's.
+        id: new URL(`${status.uri}#updates/${updateId}`),
         actor: new URL(author.uri),
         object: note,
         tos: note.toIds,

@@ -119,11 +119,12 @@ export function waitForCard(
   }, 15_000);
 }
 
-/** Waits until no preview-card job is queued or running. */
+/** Waits until no preview-card job is recorded (not yet relayed), queued or running. */
 export function jobsDrained(instance: TestInstance): Promise<true> {
   return eventually("the card jobs to finish", async () => {
     const [row] = await instance.rookery.ctx.database.rows<{ n: number }>(
-      sql`SELECT count(*)::int AS n FROM federation_queue WHERE message->>'type' = 'rookery:job'`,
+      sql`SELECT (SELECT count(*) FROM federation_queue WHERE message->>'type' = 'rookery:job')::int
+        + (SELECT count(*) FROM outbox_intents WHERE method = 'linkCardRequested')::int AS n`,
     );
     return row.n === 0 ? true : undefined;
   }, 15_000);

@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
 import { deleteLocalAccount } from "../../actors/moderation.ts";
+import { recordDelivery } from "../../actors/deliveries.ts";
+import { newId } from "../../db/ids.ts";
 import { test, type TestInstance } from "../harness.ts";
 import { callJson, relationship } from "../fixtures/api.ts";
 import { closeAll, remoteId, startPair } from "../fixtures/federation.ts";
@@ -135,7 +137,7 @@ test("Update(Person) refreshes the stored account; a deletion reaches followers 
       note: "<p>new bio</p>",
       updatedAt: new Date(),
     }).where(eq(accounts.id, dave.id));
-    await b.rookery.ctx.outbox.accountUpdated(dave.id);
+    await recordDelivery(db, "accountUpdated", dave.id, newId());
     await eventually(
       "the Update on A",
       async () => (await accountRow(a, daveOnA)).displayName === "Dave Renamed",
@@ -143,7 +145,7 @@ test("Update(Person) refreshes the stored account; a deletion reaches followers 
     assert.equal((await accountRow(a, daveOnA)).note, "<p>new bio</p>");
 
     // Dave is deleted by B's operator: A hears of it and forgets the follow.
-    const deletion = await deleteLocalAccount(db, "dave", { outbox: b.rookery.ctx.outbox });
+    const deletion = await deleteLocalAccount(db, "dave");
     assert.equal(deletion.recipients.length, 1);
     await eventually("the Delete on A", async () => (await accountRow(a, daveOnA)).deletedAt);
     // A deleted account has no relationship to show any more.

@@ -1,0 +1,234 @@
+/**
+ * The relay of the transactional outbox: hands the intents commands recorded
+ * (actors/deliveries.ts) to the Outbox, which builds each activity from the
+ * stored rows and queues it on Fedify's queue, then deletes the intent.
+ *
+ * Delivery is at least once: an intent is deleted only after its method
+ * returned, so a crash after the enqueue and before the delete relays it
+ * again; activity ids are stable (built from stored rows and recorded ids),
+ * so receivers drop the copy. Two paths run it:
+ * - the fast path: every process listens for the NOTIFY an intent sends at
+ *   commit and relays at once when the intent is its own (PROCESS_TOKEN),
+ *   so deliveries are not delayed;
+ * - the sweep: worker processes relay at start-up, and then whenever an
+ *   intent falls due, whatever a crash, a failed enqueue (retried with
+ *   backoff) or a process without a worker left behind.
+ * Claims set a lease (locked_until) with FOR UPDATE SKIP LOCKED, as the
+ * queue does (federation/stores/sql_queue.ts), so two processes never relay
+ * the same intent at once. The lease is short and renewed while a batch is
+ * relayed, so what a process that died held is taken again within
+ * {@link LEASE_MS}; on PGlite, whose single owner process is the only relay,
+ * leases left over are released at start.
+ */
+import { sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { Database } from "../../db/connection.ts";
+import type { Outbox } from "../../actors/outbox.ts";
+import { OUTBOX_CHANNEL, PROCESS_TOKEN } from "../../actors/deliveries.ts";
+
+const logger = getLogger(["rookery", "federation", "outbox", "relay"]);
+
+/** How long a claim holds; renewed every third of it while the batch is relayed. */
+export const LEASE_MS = 15_000;
+/** Intents claimed at once. */
+const BATCH = 50;
+/** Longest wait between sweeps when nothing falls due sooner. */
+const SWEEP_MS = 30_000;
+/** Backoff after a failure: 2 s, 4 s, 8 s… up to this. */
+const MAX_BACKOFF_S = 600;
+
+interface IntentRow {
+  id: string;
+  method: string;
+  args: unknown;
+  attempts: number;
+}
+
+export interface OutboxRelay {
+  /** Relays what is due now; resolves when this pass is done. */
+  relay(): Promise<void>;
+  /** Runs the sweep (worker processes): now, then whenever an intent falls due. */
+  startSweep(): void;
+  stop(): Promise<void>;
+}
+
+/** Calls the Outbox method an intent names, with its recorded arguments. */
+async function call(outbox: Outbox, intent: IntentRow): Promise<void> {
+  if (!Object.hasOwn(outbox, intent.method)) {
+    throw new Error(`Unknown outbox method ${intent.method}`);
+  }
+  const method = outbox[intent.method as keyof Outbox] as (...args: unknown[]) => Promise<void>;
+  const args = Array.isArray(intent.args) ? intent.args : [];
+  await method.apply(outbox, args);
+}
+
+/** Creates the relay of a process and starts its fast path (listening for its own intents). */
+export function createOutboxRelay(
+  database: Database,
+  outbox: Outbox,
+  options: { releaseLeasesOnStart?: boolean } = {},
+): OutboxRelay {
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let sweepTimer: ReturnType<typeof setTimeout> | null = null;
+  let sweepAt = 0;
+  let sweeping = false;
+  let stopListening: (() => Promise<void>) | null = null;
+
+  /** Brings the next sweep forward to at most `ms` from now (a retry fell due sooner). */
+  function sweepWithin(ms: number): void {
+    if (!sweeping || stopped || !sweepTimer || sweepAt <= Date.now() + ms) return;
+    clearTimeout(sweepTimer);
+    sweepAt = Date.now() + ms;
+    sweepTimer = setTimeout(sweep, ms);
+  }
+
+  async function claim(): Promise<IntentRow[]> {
+    return await database.rows<IntentRow>(sql`
+      UPDATE outbox_intents SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond'
+      WHERE id IN (
+        SELECT id FROM outbox_intents
+        WHERE next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY id
+        LIMIT ${BATCH}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id::text AS id, method, args, attempts`);
+  }
+
+  /** One pass: claims and relays batches until none is left or one fails. */
+  async function pass(): Promise<void> {
+    while (!stopped) {
+      const claimed = (await claim()).sort((x, y) => (BigInt(x.id) < BigInt(y.id) ? -1 : 1));
+      if (claimed.length === 0) return;
+      let next = 0;
+      // A large fan-out can take a while: keep the rest of the batch ours.
+      const renew = setInterval(() => {
+        const held = claimed.slice(next).map((r) => sql`${r.id}::bigint`);
+        if (held.length === 0) return;
+        database.rows(sql`UPDATE outbox_intents
+          SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond'
+          WHERE id IN (${sql.join(held, sql`, `)})`).catch((error) =>
+          logger.warn("Could not renew outbox leases: {error}", { error })
+        );
+      }, LEASE_MS / 3);
+      try {
+        if (!await relayBatch(claimed, (i) => next = i)) return;
+      } finally {
+        clearInterval(renew);
+      }
+      if (claimed.length < BATCH) return;
+    }
+  }
+
+  /** Relays a claimed batch in order; false when one failed (the rest was released). */
+  async function relayBatch(claimed: IntentRow[], at: (i: number) => void): Promise<boolean> {
+    for (let i = 0; i < claimed.length; i++) {
+      at(i);
+      const intent = claimed[i];
+      try {
+        await call(outbox, intent);
+      } catch (error) {
+        // Keep the order of what follows (a Delete must not overtake its
+        // Create): release the rest of the batch and retry this one later.
+        const attempts = intent.attempts + 1;
+        const backoff = Math.min(MAX_BACKOFF_S, 2 ** attempts);
+        logger.warn(
+          "Could not relay {method} (intent {id}, attempt {attempts}); retrying in {backoff} s: {error}",
+          { method: intent.method, id: intent.id, attempts, backoff, error },
+        );
+        await database.rows(sql`UPDATE outbox_intents
+            SET attempts = ${attempts}, locked_until = NULL,
+              next_attempt_at = now() + ${backoff} * interval '1 second'
+            WHERE id = ${intent.id}`);
+        sweepWithin(backoff * 1000);
+        const rest = claimed.slice(i + 1).map((r) => sql`${r.id}::bigint`);
+        if (rest.length) {
+          await database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
+              WHERE id IN (${sql.join(rest, sql`, `)})`);
+        }
+        return false;
+      }
+      await database.rows(sql`DELETE FROM outbox_intents WHERE id = ${intent.id}`);
+    }
+    return true;
+  }
+
+  function relay(): Promise<void> {
+    if (running) {
+      // A pass is under way; the intent just committed may have been missed.
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (error) {
+          if (!stopped) logger.warn("Outbox relay failed: {error}", { error });
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  /** Milliseconds until the next intent falls due (or its lease ends), capped. */
+  async function nextDue(): Promise<number> {
+    const [row] = await database.rows<{ ms: number | null }>(sql`
+      SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(locked_until,
+        next_attempt_at)) - now())) * 1000)::float8 AS ms
+      FROM outbox_intents`);
+    if (row?.ms == null) return SWEEP_MS;
+    return Math.min(SWEEP_MS, Math.max(100, Math.ceil(row.ms)));
+  }
+
+  async function sweep(): Promise<void> {
+    sweepTimer = null;
+    if (stopped) return;
+    await relay();
+    const wait = await nextDue().catch(() => SWEEP_MS);
+    if (stopped) return;
+    sweepAt = Date.now() + wait;
+    sweepTimer = setTimeout(sweep, wait);
+  }
+
+  // Leases a dead owner left (PGlite only: this process is the only relay).
+  const released = options.releaseLeasesOnStart
+    ? database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
+        WHERE locked_until IS NOT NULL`).then(() => {}, () => {})
+    : Promise.resolve();
+  const onNotify = (payload: string) => {
+    if (payload === PROCESS_TOKEN && !stopped) relay();
+  };
+  const listen = database.pg
+    ? database.pg.listen(OUTBOX_CHANNEL, onNotify).then((l) => () => l.unlisten())
+    : database.pglite!.listen(OUTBOX_CHANNEL, onNotify).then((u) => () => u());
+  const listening = released.then(() => listen).then(async (unlisten) => {
+    if (stopped) return await unlisten();
+    stopListening = unlisten;
+    // Intents written before the listener was ready are this process's too.
+    relay();
+  }).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
+
+  return {
+    relay,
+    startSweep() {
+      if (sweeping) return;
+      sweeping = true;
+      released.then(sweep);
+    },
+    async stop() {
+      stopped = true;
+      if (sweepTimer) clearTimeout(sweepTimer);
+      // A listen still being set up is closed when it completes (bounded wait).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([listening, new Promise((r) => timer = setTimeout(r, 5_000))]);
+      clearTimeout(timer);
+      await running;
+      await stopListening?.().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * A process that dies between the commit of a post and the enqueue of its
+ * Create loses nothing: the restarted instance relays the intent at start and
+ * the follower's server gets the post. The instance runs in a child process
+ * (tests/fixtures/outbox_child.ts) that exits the moment the Create reaches
+ * the queue, and is then started again on the same data and port.
+ */
+import assert from "node:assert/strict";
+import { and, eq, like } from "drizzle-orm";
+import { statuses } from "../../db/schema.ts";
+import { TextLineStream } from "../fixtures/lines.ts";
+import { createTestDatabase, DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
+import { closeAll, followRemote, remoteId } from "../fixtures/federation.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
+import { eventually } from "../fixtures/wait.ts";
+
+const CHILD = new URL("../fixtures/outbox_child.ts", import.meta.url).pathname;
+const CA = new URL("../fixtures/tls/ca.pem", import.meta.url).pathname;
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+interface Child {
+  /** Resolves with the first line that starts with `prefix`. */
+  waitFor(prefix: string, timeoutMs?: number): Promise<string>;
+  readonly status: Promise<Deno.CommandStatus>;
+  kill(): Promise<void>;
+}
+
+function spawn(env: Record<string, string>): Child {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--cert", CA, CHILD],
+    env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = process.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
+    new TextLineStream(),
+  ).getReader();
+  return {
+    status: process.status,
+    async waitFor(prefix, timeoutMs = 120_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (true) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`timed out waiting for "${prefix}"`)),
+            Math.max(0, deadline - Date.now()),
+          );
+        });
+        try {
+          const { value, done } = await Promise.race([lines.read(), timeout]);
+          if (done) throw new Error(`child ended before printing "${prefix}"`);
+          if (value.startsWith(prefix)) return value;
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+    },
+    async kill() {
+      try {
+        process.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await process.status;
+      await lines.cancel().catch(() => {});
+    },
+  };
+}
+
+/** What the parent needs of the child instance to federate with it through fixtures. */
+function childInstance(port: number): TestInstance {
+  const origin = `https://localhost:${port}`;
+  return {
+    origin,
+    domain: new URL(origin).host,
+    request: (path: string, init?: RequestInit) => fetch(new URL(path, origin), init),
+  } as unknown as TestInstance;
+}
+
+test("a post whose process died between commit and enqueue is delivered after restart", async () => {
+  const b = await startInstance({ tls: true });
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-outbox-" });
+  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
+  const port = freePort();
+  const env = {
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    ...(pg ? { DATABASE_URL: pg.url } : {}),
+  };
+  const children: Child[] = [];
+  try {
+    const first = spawn({ ...env, USERS: "alice", CRASH_ON_CREATE: "1" });
+    children.push(first);
+    const [alice] = JSON.parse((await first.waitFor("users ")).slice(6)) as TestUser[];
+    await first.waitFor("ready");
+    const a = childInstance(port);
+    const bob = await createUser(b, "bob");
+    await followRemote(b, bob, a, alice);
+
+    // The post commits; the process dies as its Create is handed to the queue.
+    const text = `survives a crash ${crypto.randomUUID()}`;
+    await a.request("/api/v1/statuses", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${alice.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ status: text }),
+    }).then((res) => res.body?.cancel(), () => {/* the process died first */});
+    assert.equal((await first.status).code, 137, "died at the enqueue of the Create");
+
+    const aliceOnB = await remoteId(b, a, alice);
+    const onB = () =>
+      b.rookery.ctx.database.db.select().from(statuses)
+        .where(and(eq(statuses.accountId, aliceOnB), like(statuses.content, `%${text}%`)));
+    assert.deepEqual(await onB(), [], "nothing left before the crash");
+
+    const second = spawn(env);
+    children.push(second);
+    await second.waitFor("ready");
+    const [row] = await eventually(
+      "the post on B after the restart",
+      async () => (await onB()).length ? await onB() : null,
+      60_000,
+    );
+    assert.ok(row.uri.startsWith(a.origin));
+  } finally {
+    for (const child of children) await child.kill();
+    await closeAll(b);
+    await pg?.drop();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+});
