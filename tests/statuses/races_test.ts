@@ -9,28 +9,30 @@
  * few times, which on PostgreSQL runs both transactions side by side.
  */
 import assert from "node:assert/strict";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { statusEdits, statuses } from "../../db/schema.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { holdTransactionOf } from "../fixtures/gate.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 
-/** Records the status deliveries the commands ask for, in order. */
-function recordDeliveries(instance: TestInstance): string[] {
-  const calls: string[] = [];
-  const outbox = instance.rookery.ctx.outbox as unknown as Record<
-    string,
-    (id: string) => Promise<void>
-  >;
-  for (const name of ["statusUpdated", "statusDeleted"]) {
-    const original = outbox[name];
-    outbox[name] = function (this: unknown, id: string) {
-      calls.push(`${name} ${id}`);
-      return original.call(this, id);
-    };
-  }
-  return calls;
+/**
+ * Records the status deliveries the commands ask for, in order: every
+ * intent written to outbox_intents (actors/deliveries.ts), kept by a
+ * trigger after the relay deletes it.
+ */
+async function recordDeliveries(instance: TestInstance): Promise<() => Promise<string[]>> {
+  const { rows } = instance.rookery.ctx.database;
+  await rows(sql`CREATE TABLE test_intent_log (n serial, method text, status_id text)`);
+  await rows(sql`CREATE FUNCTION test_log_intent() RETURNS trigger LANGUAGE plpgsql
+    AS $$ BEGIN INSERT INTO test_intent_log (method, status_id)
+      VALUES (NEW.method, NEW.args->>0); RETURN NEW; END $$`);
+  await rows(sql`CREATE TRIGGER test_log_intent AFTER INSERT ON outbox_intents
+    FOR EACH ROW EXECUTE FUNCTION test_log_intent()`);
+  return async () =>
+    (await rows<{ call: string }>(sql`SELECT method || ' ' || status_id AS call
+      FROM test_intent_log WHERE method IN ('statusUpdated', 'statusDeleted') ORDER BY n`))
+      .map((r) => r.call);
 }
 
 /** Checks the history of `id` against the status as it is shown, and returns its texts. */
@@ -106,7 +108,7 @@ test("an edit racing a delete: the edit before the delete, or 404 and no Update"
   const a = await startInstance();
   try {
     const alice = await createUser(a, "alice");
-    const deliveries = recordDeliveries(a);
+    const deliveries = await recordDeliveries(a);
     const db = a.rookery.ctx.database.db;
     const s = await postStatus(a, alice, "to be deleted");
 
@@ -128,7 +130,10 @@ test("an edit racing a delete: the edit before the delete, or 404 and no Update"
       (await db.select().from(statusEdits).where(eq(statusEdits.statusId, s.id))).length,
       0,
     );
-    assert.deepEqual(deliveries.filter((d) => d.endsWith(s.id)), [`statusDeleted ${s.id}`]);
+    assert.deepEqual(
+      (await deliveries()).filter((d) => d.endsWith(s.id)),
+      [`statusDeleted ${s.id}`],
+    );
 
     // By chance: an edit and a delete sent together, a few times.
     for (let round = 0; round < 6; round++) {
@@ -141,7 +146,7 @@ test("an edit racing a delete: the edit before the delete, or 404 and no Update"
       const [r] = await db.select().from(statuses).where(eq(statuses.id, t.id));
       assert.ok(r.deletedAt);
       const edits = await db.select().from(statusEdits).where(eq(statusEdits.statusId, t.id));
-      const mine = deliveries.filter((d) => d.endsWith(` ${t.id}`));
+      const mine = (await deliveries()).filter((d) => d.endsWith(` ${t.id}`));
       if (put.status === 200) {
         // The edit came first: its version is the last one.
         assert.equal(r.text, `edited ${round}`);
