@@ -30,6 +30,15 @@ async function runs(program: string): Promise<boolean> {
   }
 }
 
+/**
+ * Makes this process act as if ffmpeg were (or were not) installed; null goes
+ * back to asking the machine. Tests use it to run the no-ffmpeg path on a
+ * machine that has ffmpeg (CI installs it).
+ */
+export function assumeFfmpeg(value: boolean | null): void {
+  available = value == null ? null : Promise.resolve(value);
+}
+
 /** Whether both `ffmpeg` and `ffprobe` run here (checked once per process). */
 export function ffmpegAvailable(): Promise<boolean> {
   available ??= Promise.all([runs("ffmpeg"), runs("ffprobe")]).then(([a, b]) => {
