@@ -15,7 +15,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { id, ts } from "./columns.ts";
-import { accounts } from "../schema.ts";
+import { accounts } from "./core.ts";
 import { statuses } from "./statuses.ts";
 
 /** Custom emoji: local ones uploaded by an admin, remote ones learnt from Emoji tags. */

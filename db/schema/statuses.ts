@@ -19,7 +19,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { id, ts } from "./columns.ts";
-import { accounts, oauthApplications, tags, users } from "../schema.ts";
+import { accounts, oauthApplications, tags, users } from "./core.ts";
 
 /** Statuses, local and remote; a boost is a status with reblog_of_id set. */
 export const statuses = pgTable("statuses", {

@@ -1,0 +1,362 @@
+/**
+ * The core tables: accounts, users, OAuth, follows, tags and the other
+ * tables the status and extra tables refer to (db/schema/statuses.ts,
+ * db/schema/extras.ts import from here; nothing here imports them).
+ */
+import { sql } from "drizzle-orm";
+import { id, ts } from "./columns.ts";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/** Every account the server knows: local ones (domain null) and remote ones. */
+export const accounts = pgTable("accounts", {
+  id: id("id").primaryKey(),
+  username: text("username").notNull(),
+  /** Null for local accounts. */
+  domain: text("domain"),
+  /** ActivityPub actor IRI. */
+  uri: text("uri").notNull().unique(),
+  /** Human-facing profile URL. */
+  url: text("url"),
+  /** Person, Service (bots), Group, Application (instance actors elsewhere). */
+  actorType: text("actor_type").notNull().default("Person"),
+  displayName: text("display_name").notNull().default(""),
+  /** Profile bio as sanitized HTML. */
+  note: text("note").notNull().default(""),
+  /** Profile fields: [{name, value (HTML), verified_at}]. */
+  fields: jsonb("fields").$type<{ name: string; value: string; verified_at: string | null }[]>()
+    .notNull().default(sql`'[]'::jsonb`),
+  locked: boolean("locked").notNull().default(false),
+  discoverable: boolean("discoverable").notNull().default(true),
+  indexable: boolean("indexable").notNull().default(true),
+  hideCollections: boolean("hide_collections").notNull().default(false),
+  memorial: boolean("memorial").notNull().default(false),
+  attributionDomains: jsonb("attribution_domains").$type<string[]>().notNull()
+    .default(sql`'[]'::jsonb`),
+  avatarUrl: text("avatar_url"),
+  headerUrl: text("header_url"),
+  inboxUrl: text("inbox_url"),
+  sharedInboxUrl: text("shared_inbox_url"),
+  outboxUrl: text("outbox_url"),
+  followersUrl: text("followers_url"),
+  followingUrl: text("following_url"),
+  featuredUrl: text("featured_url"),
+  featuredTagsUrl: text("featured_tags_url"),
+  /** PEM of a remote actor's RSA key (local keys live in key_pairs). */
+  publicKeyPem: text("public_key_pem"),
+  publicKeyId: text("public_key_id"),
+  followersCount: integer("followers_count").notNull().default(0),
+  followingCount: integer("following_count").notNull().default(0),
+  statusesCount: integer("statuses_count").notNull().default(0),
+  lastStatusAt: ts("last_status_at"),
+  movedToAccountId: id("moved_to_account_id"),
+  suspendedAt: ts("suspended_at"),
+  /** Set when the account was deleted: the row stays as a tombstone (410, name kept). */
+  deletedAt: ts("deleted_at"),
+  /** When a remote account was last fetched. */
+  fetchedAt: ts("fetched_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("accounts_handle_idx").on(
+    sql`lower(${t.username})`,
+    sql`lower(coalesce(${t.domain}, ''))`,
+  ),
+  index("accounts_domain_idx").on(t.domain),
+]);
+
+/** Sign-in records of local accounts. */
+export const users = pgTable("users", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().unique().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  email: text("email").notNull(),
+  /** argon2id hash. */
+  passwordHash: text("password_hash").notNull(),
+  /** owner, admin, moderator or user. */
+  role: text("role").notNull().default("user"),
+  confirmedAt: ts("confirmed_at"),
+  approved: boolean("approved").notNull().default(true),
+  disabled: boolean("disabled").notNull().default(false),
+  locale: text("locale").notNull().default("en"),
+  /** Why the person wants to join (approval mode). */
+  reason: text("reason"),
+  /** Posting and reading preferences, keyed like Mastodon's preferences. */
+  settings: jsonb("settings").$type<Record<string, unknown>>().notNull().default(
+    sql`'{}'::jsonb`,
+  ),
+  lastSignInAt: ts("last_sign_in_at"),
+  /** SHA-256 of the pending email-confirmation token. */
+  confirmationTokenHash: text("confirmation_token_hash"),
+  confirmationSentAt: ts("confirmation_sent_at"),
+  /** A new address waiting for confirmation (email change). */
+  unconfirmedEmail: text("unconfirmed_email"),
+  /** Date of birth given at registration when a minimum age is set (YYYY-MM-DD). */
+  dateOfBirth: text("date_of_birth"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("users_email_idx").on(sql`lower(${t.email})`)]);
+
+/** Key pairs of local actors; owner is an account id or 'instance'. */
+export const keyPairs = pgTable("key_pairs", {
+  owner: text("owner").notNull(),
+  /** 'RSASSA-PKCS1-v1_5' or 'Ed25519'. */
+  algorithm: text("algorithm").notNull(),
+  privateKey: jsonb("private_key").$type<JsonWebKey>().notNull(),
+  publicKey: jsonb("public_key").$type<JsonWebKey>().notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.owner, t.algorithm] })]);
+
+/** OAuth client applications. */
+export const oauthApplications = pgTable("oauth_applications", {
+  id: id("id").primaryKey(),
+  name: text("name").notNull(),
+  website: text("website"),
+  redirectUris: jsonb("redirect_uris").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  scopes: jsonb("scopes").$type<string[]>().notNull().default(sql`'["read"]'::jsonb`),
+  clientId: text("client_id").notNull().unique(),
+  /** SHA-256 of the client secret, hex. */
+  clientSecretHash: text("client_secret_hash").notNull(),
+  /** The user that registered the app, when created by one. */
+  ownerUserId: id("owner_user_id"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** Access tokens; only their SHA-256 is stored. */
+export const oauthAccessTokens = pgTable("oauth_access_tokens", {
+  id: id("id").primaryKey(),
+  tokenHash: text("token_hash").notNull().unique(),
+  applicationId: id("application_id").references(() => oauthApplications.id, {
+    onDelete: "cascade",
+  }),
+  /** Null for app (client credentials) tokens. */
+  userId: id("user_id").references(() => users.id, { onDelete: "cascade" }),
+  scopes: jsonb("scopes").$type<string[]>().notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  lastUsedAt: ts("last_used_at"),
+  revokedAt: ts("revoked_at"),
+}, (t) => [index("oauth_access_tokens_user_idx").on(t.userId)]);
+
+/** Accepted follows (pending requests live elsewhere). */
+export const follows = pgTable("follows", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  /** The Follow activity's IRI. */
+  uri: text("uri"),
+  showReblogs: boolean("show_reblogs").notNull().default(true),
+  notify: boolean("notify").notNull().default(false),
+  languages: jsonb("languages").$type<string[] | null>(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("follows_pair_idx").on(t.accountId, t.targetAccountId),
+  index("follows_target_idx").on(t.targetAccountId, t.id),
+  index("follows_account_idx").on(t.accountId, t.id),
+]);
+
+/** Which weeks each user was active, for /api/v1/instance/activity logins. */
+export const loginActivity = pgTable(
+  "login_activity",
+  {
+    userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** Monday 00:00 UTC of the week. */
+    week: timestamp("week", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.week] }), index("login_activity_week_idx").on(t.week)],
+);
+
+/** Server rules shown in the instance API and at sign-up. */
+export const instanceRules = pgTable("instance_rules", {
+  id: id("id").primaryKey(),
+  text: text("text").notNull(),
+  hint: text("hint").notNull().default(""),
+  position: integer("position").notNull().default(0),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** Fixed-window request counters shared by every process. */
+export const rateLimitCounters = pgTable("rate_limit_counters", {
+  key: text("key").primaryKey(),
+  count: integer("count").notNull(),
+  resetAt: ts("reset_at").notNull(),
+}, (t) => [index("rate_limit_counters_reset_idx").on(t.resetAt)]);
+
+/** Fedify's key–value store on PGlite (PostgreSQL uses @fedify/postgres). */
+export const federationKv = pgTable("federation_kv", {
+  key: text("key").primaryKey(),
+  value: jsonb("value"),
+  expiresAt: ts("expires_at"),
+});
+
+/** Fedify's message queue on PGlite: durable, leased, retried after a crash. */
+export const federationQueue = pgTable("federation_queue", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  message: jsonb("message").notNull(),
+  orderingKey: text("ordering_key"),
+  runAt: ts("run_at").notNull().defaultNow(),
+  /** Set while a worker holds the message; past it, another may take it. */
+  lockedUntil: ts("locked_until"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [index("federation_queue_run_idx").on(t.runAt)]);
+
+/**
+ * Deliveries a command promised, written in the same transaction as the
+ * change they announce (the transactional outbox). A relay
+ * (federation/outbox/relay.ts) hands each to the federation outbox, which
+ * queues the activity on federation_queue, and then deletes it; what a
+ * crash or a failed enqueue leaves behind is retried with backoff.
+ */
+export const outboxIntents = pgTable("outbox_intents", {
+  id: id("id").primaryKey(),
+  /** The Outbox method to call (actors/outbox.ts). */
+  method: text("method").notNull(),
+  /** Its arguments, as the command recorded them. */
+  args: jsonb("args").notNull(),
+  /** Failed relays so far (decides the backoff). */
+  attempts: integer("attempts").notNull().default(0),
+  /** Not relayed before this time (backoff after a failure). */
+  nextAttemptAt: ts("next_attempt_at").notNull().defaultNow(),
+  /** Set while a relay holds the intent; past it, another may take it. */
+  lockedUntil: ts("locked_until"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [index("outbox_intents_next_attempt_idx").on(t.nextAttemptAt)]);
+
+/** Hands each starting process a distinct tag for its snowflake ids. */
+export const processTags = pgSequence("process_tags", { startWith: 0, minValue: 0 });
+
+/** One-time OAuth authorization codes (stored hashed; single use; short-lived). */
+export const oauthAuthorizationCodes = pgTable("oauth_authorization_codes", {
+  id: id("id").primaryKey(),
+  codeHash: text("code_hash").notNull().unique(),
+  applicationId: id("application_id").notNull().references(() => oauthApplications.id, {
+    onDelete: "cascade",
+  }),
+  userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  redirectUri: text("redirect_uri").notNull(),
+  scopes: jsonb("scopes").$type<string[]>().notNull(),
+  /** PKCE S256 challenge, when the client sent one. */
+  codeChallenge: text("code_challenge"),
+  expiresAt: ts("expires_at").notNull(),
+  usedAt: ts("used_at"),
+  /**
+   * The token this code was exchanged for: presenting the code again revokes
+   * it (RFC 6749 4.1.2), since a second use means the code leaked.
+   */
+  accessTokenId: id("access_token_id").references(() => oauthAccessTokens.id, {
+    onDelete: "set null",
+  }),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** Browser sign-in sessions for the OAuth pages (cookie holds the secret; we keep its hash). */
+export const webSessions = pgTable("web_sessions", {
+  id: id("id").primaryKey(),
+  tokenHash: text("token_hash").notNull().unique(),
+  userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** Random per-session value that forms on the OAuth pages must echo. */
+  csrfToken: text("csrf_token").notNull(),
+  userAgent: text("user_agent"),
+  ip: text("ip"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+});
+
+/** Follow requests waiting for the target's answer (locked accounts, remote follows). */
+export const followRequests = pgTable("follow_requests", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  uri: text("uri"),
+  showReblogs: boolean("show_reblogs").notNull().default(true),
+  notify: boolean("notify").notNull().default(false),
+  languages: jsonb("languages").$type<string[] | null>(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("follow_requests_pair_idx").on(t.accountId, t.targetAccountId),
+  index("follow_requests_target_idx").on(t.targetAccountId, t.id),
+]);
+
+export const blocks = pgTable("blocks", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  /** The Block activity's IRI. */
+  uri: text("uri"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex("blocks_pair_idx").on(t.accountId, t.targetAccountId),
+  index("blocks_target_idx").on(t.targetAccountId),
+]);
+
+export const mutes = pgTable("mutes", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  hideNotifications: boolean("hide_notifications").notNull().default(true),
+  expiresAt: ts("expires_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("mutes_pair_idx").on(t.accountId, t.targetAccountId)]);
+
+/** Private notes one account keeps about another. */
+export const accountNotes = pgTable("account_notes", {
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  comment: text("comment").notNull(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.accountId, t.targetAccountId] })]);
+
+/** Accounts featured ("endorsed") on a profile. */
+export const endorsements = pgTable("endorsements", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("endorsements_pair_idx").on(t.accountId, t.targetAccountId)]);
+
+/** Domains a user has blocked for themselves. */
+export const accountDomainBlocks = pgTable("account_domain_blocks", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  domain: text("domain").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("account_domain_blocks_pair_idx").on(t.accountId, t.domain)]);
+
+/** Hashtags. Names are stored as first seen; lookups are case-insensitive. */
+export const tags = pgTable("tags", {
+  id: id("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("tags_name_idx").on(sql`lower(${t.name})`)]);
+
+/** Hashtags featured on a profile. */
+export const featuredTags = pgTable("featured_tags", {
+  id: id("id").primaryKey(),
+  accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  tagId: id("tag_id").notNull().references(() => tags.id, { onDelete: "cascade" }),
+  statusesCount: integer("statuses_count").notNull().default(0),
+  lastStatusAt: ts("last_status_at"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("featured_tags_pair_idx").on(t.accountId, t.tagId)]);
