@@ -86,6 +86,33 @@ function normalizeNewlines(text: string): string {
 }
 
 /**
+ * A text parsed once: what a command holds while it checks the length,
+ * resolves the mentions, records the hashtags and renders the HTML of one
+ * status, so the text is scanned once for all of them. The entities are
+ * found on first use: the cheap length bounds (in {@link countableLength})
+ * come first, so a text refused by them is never parsed.
+ */
+export class ParsedText {
+  /** The text, newlines normalized. */
+  readonly source: string;
+  #entities: Entity[] | null = null;
+
+  constructor(text: string) {
+    this.source = normalizeNewlines(text);
+  }
+
+  /** Links, mentions and hashtags, in order, without overlaps. */
+  get entities(): readonly Entity[] {
+    return this.#entities ??= extractEntities(this.source);
+  }
+}
+
+/** `text` parsed (once: a parsed text is returned as it is). */
+export function parseText(text: string | ParsedText): ParsedText {
+  return text instanceof ParsedText ? text : new ParsedText(text);
+}
+
+/**
  * The longest URL that is still a link: twitter-text's MAX_URL_LENGTH, which
  * Mastodon's formatter and length validator inherit from its extractor. A
  * longer one stays plain text: it is not linked and counts at its full length,
@@ -214,17 +241,16 @@ function overlapCheck(sorted: Entity[]): (start: number, end: number) => boolean
 }
 
 /** The mentions written in a text (to resolve before {@link textToHtml}). */
-export function extractMentions(text: string): MentionName[] {
-  return extractEntities(normalizeNewlines(text), false).flatMap((e) =>
-    e.kind === "mention" ? [e.name] : []
-  );
+export function extractMentions(text: string | ParsedText): MentionName[] {
+  const entities = text instanceof ParsedText
+    ? text.entities
+    : extractEntities(normalizeNewlines(text), false);
+  return entities.flatMap((e) => e.kind === "mention" ? [e.name] : []);
 }
 
 /** The hashtags written in a text, as typed (without `#`). */
-export function extractHashtags(text: string): string[] {
-  return extractEntities(normalizeNewlines(text)).flatMap((e) =>
-    e.kind === "hashtag" ? [e.tag] : []
-  );
+export function extractHashtags(text: string | ParsedText): string[] {
+  return parseText(text).entities.flatMap((e) => e.kind === "hashtag" ? [e.tag] : []);
 }
 
 /** Characters a link counts for in length limits, whatever its real length (Mastodon's rule). */
@@ -254,11 +280,11 @@ function wordLeast(word: string, perUrl: number): number {
  * links cost it 50 ms.
  */
 export function countableLength(
-  text: string,
+  text: string | ParsedText,
   perUrl = CHARACTERS_PER_URL,
   stopAbove = Infinity,
 ): number {
-  const source = normalizeNewlines(text);
+  const source = text instanceof ParsedText ? text.source : normalizeNewlines(text);
   if (Number.isFinite(stopAbove)) {
     let least = 0;
     for (const [, word] of urlRuns(source)) {
@@ -267,6 +293,17 @@ export function countableLength(
     }
   }
   let length = codePoints(source);
+  if (text instanceof ParsedText) {
+    // Parsed already (or about to be, for rendering): count from its entities.
+    for (const entity of text.entities) {
+      if (entity.kind === "url") length += perUrl - codePoints(entity.url);
+      else if (entity.kind === "mention" && entity.name.domain) {
+        // The domain as written (lower-casing can change its length).
+        length -= codePoints(entity.text.slice(entity.text.indexOf("@", 1))); // with its "@"
+      }
+    }
+    return length;
+  }
   const links = findLinks(source);
   for (const link of links) length += perUrl - codePoints((link as { url: string }).url);
   // Remote mentions, found as extractEntities finds them, without building
@@ -323,12 +360,13 @@ function paragraphs(html: string): string {
 }
 
 /** Renders plain text as Mastodon-style HTML; blank text gives "". */
-export function textToHtml(text: string, options: TextToHtmlOptions): string {
-  const source = normalizeNewlines(text);
+export function textToHtml(text: string | ParsedText, options: TextToHtmlOptions): string {
+  const parsed = parseText(text);
+  const source = parsed.source;
   if (source.trim() === "") return "";
   let html = "";
   let last = 0;
-  for (const entity of extractEntities(source)) {
+  for (const entity of parsed.entities) {
     html += escapeHtml(source.slice(last, entity.start));
     last = entity.end;
     if (entity.kind === "url") {

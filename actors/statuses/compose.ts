@@ -1,6 +1,7 @@
 /**
  * Turns what a local author typed into what is stored: HTML through the
- * shared formatter, the accounts mentioned and the hashtags used.
+ * shared formatter, the accounts mentioned and the hashtags used, all from
+ * one parse of the text (text_to_html.ts ParsedText).
  *
  * Mentions of local accounts and of remote accounts this server already
  * knows resolve from the database in one query; other remote mentions are
@@ -17,6 +18,8 @@ import {
   mentionKey,
   type MentionName,
   type MentionTarget,
+  type ParsedText,
+  parseText,
   textToHtml,
 } from "../formatting/text_to_html.ts";
 
@@ -48,9 +51,10 @@ function sameHandle(row: AccountRow, name: MentionName, local: boolean): boolean
 export async function resolveMentionAccounts(
   db: Executor,
   localDomain: string,
-  text: string,
+  input: string | ParsedText,
   resolver?: RemoteAccountResolver,
 ): Promise<Map<string, AccountRow>> {
+  const text = parseText(input);
   const local = localDomain.toLowerCase();
   const wanted = new Map<string, MentionName>();
   for (const name of extractMentions(text)) {
@@ -91,9 +95,10 @@ export async function resolveMentionAccounts(
 /** Renders a local author's text with its resolved mentions. */
 export function composeText(
   origin: string,
-  text: string,
+  input: string | ParsedText,
   mentioned: Map<string, AccountRow>,
 ): ComposedText {
+  const text = parseText(input);
   const targets = new Map<string, MentionTarget>();
   for (const [key, row] of mentioned) {
     targets.set(key, { url: row.url ?? row.uri, display: row.username });

@@ -70,6 +70,7 @@ import { recordDelivery } from "../deliveries.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
+import { parseText } from "../formatting/text_to_html.ts";
 
 export { IDEMPOTENCY_TTL_MS } from "./idempotency.ts";
 
@@ -231,9 +232,12 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
   const prefs = resolveSettings(settings, account);
   const mediaIds = input.mediaIds ?? [];
   const text = input.text ?? "";
+  // Parsed once: the length check, the mentions, the hashtags and the HTML
+  // all read this parse.
+  const parsed = parseText(text);
   const spoilerText = input.spoilerText ?? "";
   const language = checkStatusInput(config, {
-    text,
+    text: parsed,
     spoilerText,
     mediaCount: mediaIds.length,
     poll: input.poll,
@@ -252,10 +256,10 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
   const mentionRows = await resolveMentionAccounts(
     db,
     config.domain,
-    text,
+    parsed,
     input.resolveRemoteAccount,
   );
-  const composed = composeText(config.origin, text, mentionRows);
+  const composed = composeText(config.origin, parsed, mentionRows);
   const byId = new Map<string, AccountRow>([...mentionRows.values()].map((a) => [a.id, a]));
 
   let quoted: StatusRow | null = null;

@@ -40,6 +40,7 @@ import { recordDelivery } from "../deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 import type { StatusRow } from "./create.ts";
+import { parseText } from "../formatting/text_to_html.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 
@@ -110,10 +111,12 @@ async function pollOptions(db: Executor, pollId: string | null): Promise<string[
 /** The new version of `status` that `input` asks for, checked (422 otherwise). */
 async function planEdit(db: Executor, config: Config, input: EditStatusInput, status: StatusRow) {
   const text = input.text ?? status.text ?? "";
+  // Parsed once: the length check, the mentions and the HTML all read it.
+  const parsed = parseText(text);
   const spoilerText = input.spoilerText ?? status.spoilerText;
   const mediaIds = input.mediaIds ?? await currentMediaIds(db, status.id);
   const checked = checkStatusInput(config, {
-    text,
+    text: parsed,
     spoilerText,
     mediaCount: mediaIds.length,
     poll: input.poll,
@@ -126,6 +129,7 @@ async function planEdit(db: Executor, config: Config, input: EditStatusInput, st
   }
   return {
     text,
+    parsed,
     spoilerText,
     mediaIds,
     language: input.language === undefined ? status.language : checked ?? null,
@@ -154,7 +158,7 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
   const mentionedEarly = await resolveMentionAccounts(
     db,
     config.domain,
-    early.text,
+    early.parsed,
     input.resolveRemoteAccount
       ? async (handle) => {
         const row = await input.resolveRemoteAccount!(handle);
@@ -167,19 +171,22 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
 
   const updated = await db.transaction(async (tx) => {
     const status = await ownStatus(tx, input.accountId, input.statusId, { lock: true });
-    const { text, spoilerText, mediaIds, language, focusById } = await planEdit(
+    const planned = await planEdit(
       tx,
       config,
       input,
       status,
     );
+    const { text, spoilerText, mediaIds, language, focusById } = planned;
+    // The same text as the early read: its parse is reused.
+    const parsed = text === early.text ? early.parsed : planned.parsed;
     const oldOptions = await pollOptions(tx, status.pollId);
     const poll = input.poll;
     // The text differs from the early read only when another edit changed it meanwhile.
     const mentioned = text === early.text
       ? mentionedEarly
-      : await resolveMentionAccounts(tx, config.domain, text, remembered);
-    const composed = composeText(config.origin, text, mentioned);
+      : await resolveMentionAccounts(tx, config.domain, parsed, remembered);
+    const composed = composeText(config.origin, parsed, mentioned);
     let content = composed.content;
     const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
     if (status.quotedStatusId && quoteInline) content = quoteInline + content;

@@ -5,7 +5,12 @@
  */
 import ISO6391 from "iso-639-1";
 import type { Config } from "../../config.ts";
-import { countableLength, MAX_URL_LENGTH } from "../formatting/text_to_html.ts";
+import {
+  countableLength,
+  MAX_URL_LENGTH,
+  type ParsedText,
+  parseText,
+} from "../formatting/text_to_html.ts";
 import { invalid, StatusError } from "./errors.ts";
 
 export const VISIBILITIES = ["public", "unlisted", "private", "direct"] as const;
@@ -30,7 +35,7 @@ export interface PollInput {
  */
 export function statusLength(
   config: Config,
-  text: string,
+  text: string | ParsedText,
   spoilerText: string,
   stopAbove = Infinity,
 ): number {
@@ -41,10 +46,14 @@ export function statusLength(
 /** Refuses blank or overlong text (blank is fine with media or a poll). */
 export function checkText(
   config: Config,
-  text: string,
+  input: string | ParsedText,
   spoilerText: string,
   hasMediaOrPoll: boolean,
 ): void {
+  // A parsed text is checked from its entities: the command renders the
+  // same parse afterwards (one scan of the text in all).
+  const parsed = parseText(input);
+  const text = parsed.source;
   if (text.trim() === "" && !hasMediaOrPoll) throw invalid("Text can't be blank");
   const max = config.limits.maxStatusCharacters;
   // No text longer than this can fit, however many of its characters are
@@ -53,7 +62,8 @@ export function checkText(
   const perUrl = config.limits.charactersReservedPerUrl;
   const ceiling = max + Math.ceil(max / Math.max(1, perUrl)) * MAX_URL_LENGTH;
   if (
-    text.length + spoilerText.length > ceiling || statusLength(config, text, spoilerText, max) > max
+    text.length + spoilerText.length > ceiling ||
+    statusLength(config, parsed, spoilerText, max) > max
   ) {
     throw invalid(`Text character limit of ${max} exceeded`);
   }
@@ -61,7 +71,8 @@ export function checkText(
 
 /** What every status input is checked for, whether posted, scheduled or edited. */
 export interface StatusContentInput {
-  text: string;
+  /** The text; parsed (text_to_html.ts parseText) when the command renders it too. */
+  text: string | ParsedText;
   spoilerText: string;
   /** How many attachments the status will have. */
   mediaCount: number;

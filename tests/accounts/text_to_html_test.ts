@@ -5,6 +5,7 @@ import {
   extractHashtags,
   extractMentions,
   type MentionTarget,
+  parseText,
   textToHtml,
 } from "../../actors/formatting/text_to_html.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
@@ -83,4 +84,28 @@ Deno.test("counts links as 23 characters and remote mentions without their domai
 Deno.test("reads our HTML back as text", () => {
   const html = textToHtml("a & b\nhttps://example.com/x\n\n#tag", { origin, multiline: true });
   assert.equal(htmlToText(html), "a & b\nhttps://example.com/x\n\n#tag");
+});
+
+Deno.test("one parse gives the same length, mentions, hashtags and HTML as each scan alone", () => {
+  const texts = [
+    "hi @alice and @bob@example.com, see https://example.com/a_very/long/path?x=1 #tag #Tag",
+    "@Bob@EXAMPLE.com #ünïcode http://x.y/#frag #a http://x.y/#a",
+    "(https://example.com/x) @a@b.c@d #x_y ＃full",
+    "no entities at all\n\nsecond paragraph",
+    "@İstanbul@İSTANBUL.example and @x@xn--bcher-kva.example",
+  ];
+  for (const text of texts) {
+    const parsed = parseText(text);
+    assert.equal(countableLength(parsed), countableLength(text), text);
+    assert.equal(countableLength(parsed, 23, 500), countableLength(text, 23, 500), text);
+    assert.deepEqual(extractMentions(parsed), extractMentions(text), text);
+    assert.deepEqual(extractHashtags(parsed), extractHashtags(text), text);
+    assert.equal(
+      textToHtml(parsed, { origin, multiline: true }),
+      textToHtml(text, { origin, multiline: true }),
+      text,
+    );
+    // The parse is kept: the same entities, not a second scan.
+    assert.equal(parsed.entities, parsed.entities);
+  }
 });
