@@ -29,6 +29,7 @@ import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from 
 import { invalid, StatusError } from "./errors.ts";
 import {
   attachMedia,
+  authoredStatus,
   insertPoll,
   notifyEdit,
   ownMedia,
@@ -68,23 +69,14 @@ export interface EditStatusInput {
   resolveRemoteAccount?: RemoteAccountResolver;
 }
 
-/**
- * The row of one's own live, non-boost status, or 404. With `lock` (inside
- * a transaction), the row is locked until the transaction ends, so a
- * concurrent edit or delete of it waits, and what is read is what is changed.
- */
-export async function ownStatus(
+/** One's own live, non-boost status, or 404 (see {@link authoredStatus}). */
+export function ownStatus(
   db: Executor,
   accountId: string,
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<StatusRow> {
-  const query = db.select().from(statuses).where(eq(statuses.id, id));
-  const [row] = options.lock ? await query.for("update") : await query;
-  if (!row || row.deletedAt || row.accountId !== accountId || row.reblogOfId) {
-    throw new StatusError(404, "Record not found");
-  }
-  return row;
+  return authoredStatus(db, accountId, id, options);
 }
 
 function parseFocus(focus: string): { x: number; y: number } {

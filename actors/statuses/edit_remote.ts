@@ -17,7 +17,13 @@ import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema.ts";
-import { insertRemoteMedia, notifyEdit, setMentions, setStatusTags } from "./rows.ts";
+import {
+  authoredStatus,
+  insertRemoteMedia,
+  notifyEdit,
+  setMentions,
+  setStatusTags,
+} from "./rows.ts";
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { StatusError } from "./errors.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
@@ -51,22 +57,14 @@ export interface RemoteEditInput {
   editedAt: Date;
 }
 
-/**
- * The remote author's live status, or 404 (someone else's status is never
- * edited). With `lock` (in a transaction) the row stays locked until it ends.
- */
-async function remoteStatus(
+/** The remote author's live status, or 404 (see {@link authoredStatus}). */
+function remoteStatus(
   db: Executor,
   accountId: string,
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<StatusRow> {
-  const query = db.select().from(statuses).where(eq(statuses.id, id));
-  const [row] = options.lock ? await query.for("update") : await query;
-  if (!row || row.deletedAt || row.local || row.accountId !== accountId || row.reblogOfId) {
-    throw new StatusError(404, "Record not found");
-  }
-  return row;
+  return authoredStatus(db, accountId, id, { ...options, remote: true });
 }
 
 /** Replaces the results of a remote poll (options unchanged). */

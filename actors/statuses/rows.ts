@@ -234,3 +234,27 @@ export async function notifyEdit(
   // The rules drop the author's own boost (no self-notifications).
   await notifyMany(tx, { type: "update", ...event }, boosters.map((b) => b.id));
 }
+
+/**
+ * The author's live, non-boost status, or 404 (anyone else's status is never
+ * edited or deleted through it). With `lock` (inside a transaction) the row
+ * stays locked until the transaction ends, so a concurrent edit or delete of
+ * it waits, and what is read is what is changed. With `remote`, a local
+ * status is not found either: a peer edits only its own.
+ */
+export async function authoredStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+  options: { lock?: boolean; remote?: boolean } = {},
+): Promise<typeof statuses.$inferSelect> {
+  const query = db.select().from(statuses).where(eq(statuses.id, id));
+  const [row] = options.lock ? await query.for("update") : await query;
+  if (
+    !row || row.deletedAt || row.accountId !== accountId || row.reblogOfId ||
+    (options.remote && row.local)
+  ) {
+    throw new StatusError(404, "Record not found");
+  }
+  return row;
+}
