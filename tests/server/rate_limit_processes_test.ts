@@ -9,48 +9,12 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { startServer } from "../fixtures/server_process.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const startWeb = (env: Record<string, string>) => startServer({ ROLE: "web", ...env });
+
 const CHEAP = "/api/v1/instance/translation_languages";
 const WINDOW_MS = 5 * 60 * 1000;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-async function startWeb(env: Record<string, string>) {
-  const port = freePort();
-  const origin = `http://localhost:${port}`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    env: { PORT: String(port), BIND: "127.0.0.1", LOG_LEVEL: "warning", ROLE: "web", ...env },
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  const deadline = Date.now() + 60_000;
-  while (true) {
-    try {
-      const res = await fetch(`${origin}/health`);
-      await res.body?.cancel();
-      if (res.ok) break;
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error("server did not start");
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    origin,
-    async stop() {
-      child.kill("SIGTERM");
-      return await child.status;
-    },
-  };
-}
 
 if (DB_KIND === "postgres") {
   test("rate limits: two ROLE=web processes admit exactly 300 of 330 requests", async () => {

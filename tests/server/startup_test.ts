@@ -4,88 +4,10 @@
  * ROLE selects what the process runs; SIGTERM stops it cleanly.
  */
 import assert from "node:assert/strict";
-import { TextLineStream } from "../fixtures/lines.ts";
+import { MAIN, startServer } from "../fixtures/server_process.ts";
 import { openDatabase } from "../../db/connection.ts";
 import { createLocalAccount } from "../../actors/accounts.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-interface Server {
-  origin: string;
-  stop(): Promise<Deno.CommandStatus>;
-}
-
-/** Resolves once the process logs `line` (a worker says when its queue runs). */
-async function logged(stream: ReadableStream<Uint8Array>, line: string): Promise<void> {
-  const lines = stream.pipeThrough(new TextDecoderStream()).pipeThrough(new TextLineStream());
-  const reader = lines.getReader();
-  const deadline = setTimeout(() => reader.cancel(), 60_000);
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the process never logged "${line}"`);
-      if (value.includes(line)) break;
-    }
-  } finally {
-    clearTimeout(deadline);
-  }
-  // Keep draining, so the child never blocks on a full pipe.
-  (async () => {
-    try {
-      while (!(await reader.read()).done) { /* drain */ }
-    } catch { /* closed */ }
-  })();
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const port = freePort();
-  const origin = `http://localhost:${port}`;
-  const worker = env.ROLE === "worker";
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    env: {
-      PORT: String(port),
-      BIND: "127.0.0.1",
-      // A worker serves nothing to poll: its log says when it is running.
-      LOG_LEVEL: worker ? "info" : "warning",
-      ...env,
-    },
-    stdout: worker ? "piped" : "null",
-    stderr: "inherit",
-  }).spawn();
-  if (worker) {
-    await logged(child.stdout, "Starting the queue worker.");
-  } else {
-    const deadline = Date.now() + 60_000;
-    while (true) {
-      try {
-        const res = await fetch(`${origin}/health`);
-        await res.body?.cancel();
-        if (res.ok) break;
-      } catch { /* not listening yet */ }
-      if (Date.now() > deadline) {
-        child.kill("SIGKILL");
-        throw new Error("server did not start");
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  return {
-    origin,
-    async stop() {
-      child.kill("SIGTERM");
-      return await child.status;
-    },
-  };
-}
 
 async function storage() {
   const dataDir = await Deno.makeTempDir({ prefix: "rookery-start-" });
