@@ -26,7 +26,7 @@ import {
   statusTags,
 } from "../../db/schema.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
-import { invalid, StatusError } from "./errors.ts";
+import { invalid } from "./errors.ts";
 import {
   attachMedia,
   authoredStatus,

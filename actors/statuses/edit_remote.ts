@@ -25,7 +25,6 @@ import {
   setStatusTags,
 } from "./rows.ts";
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
-import { StatusError } from "./errors.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 
