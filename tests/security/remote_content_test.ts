@@ -65,24 +65,25 @@ test("remote content: hostile HTML sanitised; future dates do not jump the queue
     const malloryId = await followRemote(a, alice, b, mallory);
     const malloryUri = `${b.origin}/users/mallory`;
     const inbox = `${a.origin}/inbox`;
-
-    await t.step("status content and summary", async () => {
-      const noteId = `${malloryUri}/statuses/hostile-1`;
-      const status = await postSigned(b, mallory, inbox, {
+    /** Mallory's Create of a public Note `slug` with `fields`, delivered signed to A. */
+    const createNote = (slug: string, fields: Record<string, unknown>) => {
+      const noteId = `${malloryUri}/statuses/${slug}`;
+      return postSigned(b, mallory, inbox, {
         id: `${noteId}/activity`,
         type: "Create",
         actor: malloryUri,
         to: [PUBLIC],
-        object: {
-          id: noteId,
-          type: "Note",
-          attributedTo: malloryUri,
-          to: [PUBLIC],
-          published: new Date().toISOString(),
-          summary: HOSTILE,
-          content: HOSTILE,
-          sensitive: true,
-        },
+        object: { id: noteId, type: "Note", attributedTo: malloryUri, to: [PUBLIC], ...fields },
+      });
+    };
+
+    await t.step("status content and summary", async () => {
+      const noteId = `${malloryUri}/statuses/hostile-1`;
+      const status = await createNote("hostile-1", {
+        published: new Date().toISOString(),
+        summary: HOSTILE,
+        content: HOSTILE,
+        sensitive: true,
       });
       assert.equal(status, 202);
       const row = await arrived(a, noteId);
@@ -105,19 +106,7 @@ test("remote content: hostile HTML sanitised; future dates do not jump the queue
       // costs up to 15 µs a tag, and 100 KB of links took 50 to 170 ms.
       const noteId = `${malloryUri}/statuses/hostile-tags`;
       const flood = `<p>start ${"<a href=x>".repeat(9_000)}<script>alert(1)</script> end</p>`;
-      const status = await postSigned(b, mallory, inbox, {
-        id: `${noteId}/activity`,
-        type: "Create",
-        actor: malloryUri,
-        to: [PUBLIC],
-        object: {
-          id: noteId,
-          type: "Note",
-          attributedTo: malloryUri,
-          to: [PUBLIC],
-          content: flood,
-        },
-      });
+      const status = await createNote("hostile-tags", { content: flood });
       assert.equal(status, 202);
       const row = await arrived(a, noteId);
       const shown = await ok(a, alice, "GET", `/api/v1/statuses/${row.id}`);
