@@ -144,7 +144,8 @@ async function find(c: Context<ApiEnv>, req: SearchRequest): Promise<Found> {
   const { q, viewerId, type } = req;
   if (req.resolve && /^https?:\/\//i.test(q)) return await urlResults(c, req);
   const wants = (kind: Kind) => type === undefined || type === kind;
-  const bareHandle = /^@?[^\s@]+(?:@[^\s@]+)?$/.test(q) && q.includes("@");
+  // `@user`, `user@host`, `@user@host`; not `from:user@host`, which is an operator.
+  const bareHandle = /^@?[^\s@:]+@[^\s@]+$|^@[^\s@:]+$/.test(q);
   const [accounts, statuses, hashtags] = await Promise.all([
     wants("accounts") && !(q.startsWith("#") || (q.includes("@") && q.includes(" ")))
       ? findAccountIds(ctx, {

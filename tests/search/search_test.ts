@@ -213,6 +213,13 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
     await t.step("from:, has:, is:, language:", async () => {
       assert.deepEqual(await found(alice, "fox from:bob"), [bobFox.id]);
       assert.deepEqual(await found(alice, "fox from:@bob@localhost:8080"), [bobFox.id]);
+      // An operator alone is not a handle: statuses are searched. bob's unlisted and
+      // followers-only posts are not alice's to find; the direct one mentions her.
+      assert.deepEqual(await found(alice, "from:bob@localhost:8080"), [
+        bobFox.id,
+        direct.id,
+        pub.id,
+      ]);
       assert.deepEqual(await found(alice, "fox -from:bob"), aliceFoxes);
       assert.deepEqual(await found(alice, "fox from:me"), aliceFoxes);
       assert.deepEqual(await found(alice, "fox from:nobody"), []);
