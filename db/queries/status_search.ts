@@ -40,6 +40,8 @@ export interface StatusSearch {
   minId: string | null;
   limit: number;
   offset: number;
+  /** Index rows read newest first before the GIN step (default {@link RECENT_WINDOW}). */
+  recentWindow?: number;
 }
 
 /** The tsquery of the text terms, or null when the query has none. */
@@ -91,20 +93,45 @@ function apply<T>(filters: Filter<T>[], condition: (value: T) => SQL): SQL[] {
 /** Conditions on the status row `s` and the index row `ss`, other than the text. */
 function rowConditions(search: StatusSearch): SQL[] {
   const { parsed } = search;
-  const out: SQL[] = [
-    ...apply(search.fromIds, (id) => sql`ss.account_id = ${id}::bigint`),
+  return [
+    ...authorConditions(search),
     ...apply(parsed.has, hasCondition),
     ...apply(parsed.is, isCondition),
     ...apply(parsed.language, (code) => sql`lower(coalesce(s.language, '')) = ${code}`),
+    ...idBounds(search),
   ];
+}
+
+/** `from:` and `account_id`, on the index row alone (its account index can serve them). */
+function authorConditions(search: StatusSearch): SQL[] {
+  const out = apply(search.fromIds, (id) => sql`ss.account_id = ${id}::bigint`);
   if (search.accountId) out.push(sql`ss.account_id = ${search.accountId}::bigint`);
-  // Status ids are time-ordered: date bounds are id bounds, which the indexes use.
-  if (parsed.before) out.push(sql`ss.status_id < ${minIdAt(parsed.before)}::bigint`);
-  if (parsed.after) out.push(sql`ss.status_id >= ${minIdAt(parsed.after)}::bigint`);
-  if (search.maxId) out.push(sql`ss.status_id < ${search.maxId}::bigint`);
-  if (search.minId) out.push(sql`ss.status_id > ${search.minId}::bigint`);
   return out;
 }
+
+/**
+ * The id range the search covers (the paging cursors and the date
+ * operators), as conditions on `column`.
+ */
+function idBounds(search: StatusSearch, column = "ss.status_id"): SQL[] {
+  const { parsed } = search;
+  const c = sql.raw(column);
+  const out: SQL[] = [];
+  // Status ids are time-ordered: date bounds are id bounds, which the indexes use.
+  if (parsed.before) out.push(sql`${c} < ${minIdAt(parsed.before)}::bigint`);
+  if (parsed.after) out.push(sql`${c} >= ${minIdAt(parsed.after)}::bigint`);
+  if (search.maxId) out.push(sql`${c} < ${search.maxId}::bigint`);
+  if (search.minId) out.push(sql`${c} > ${search.minId}::bigint`);
+  return out;
+}
+
+/**
+ * How many index rows, newest first, the public part reads before it turns
+ * to the GIN index: a word that fills a page within them is frequent, and
+ * reading on is the fastest way; one that does not is rare (under one in
+ * 200 statuses for a page of 20), and the GIN index finds it at once.
+ */
+export const RECENT_WINDOW = 4000;
 
 /** The parts of the union the scope asks for. */
 function parts(scope: SearchScope): { library: boolean; public: boolean } {
@@ -121,48 +148,102 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   const order = forward ? sql`ASC` : sql`DESC`;
   const window = search.limit + search.offset;
   const text = textQuery(search.parsed);
-  const common = sql.join([
-    ...(text ? [sql`ss.document @@ (${text})`] : []),
+  const rest = sql.join([
     ...rowConditions(search),
     visibleOriginalFilter(search.viewerId, "s"),
     sql`NOT EXISTS (SELECT 1 FROM mutes smu WHERE smu.account_id = ${v}
       AND smu.target_account_id = s.account_id
       AND (smu.expires_at IS NULL OR smu.expires_at > now()))`,
   ], sql` AND `);
-  const branch = (source: SQL, where: SQL) =>
-    sql`(SELECT ss.status_id AS id FROM ${source}
+  const matches = text ? sql`ss.document @@ (${text})` : sql`TRUE`;
+  const common = sql`${matches} AND ${rest}`;
+  const branch = (where: SQL, match: SQL) =>
+    sql`(SELECT ss.status_id AS id FROM status_search ss
       JOIN statuses s ON s.id = ss.status_id
-      WHERE ${where} AND ${common}
+      WHERE ${where} AND ${match} AND ${rest}
       ORDER BY ss.status_id ${order} LIMIT ${window})`;
+  /** The id range as one condition on `column` (a constant, never input). */
+  const inRange = (column: string) => {
+    const bounds = idBounds(search, column);
+    return bounds.length ? sql.join(bounds, sql` AND `) : sql`TRUE`;
+  };
+  /**
+   * Candidate ids (a subquery yielding `id` in page order) checked one by
+   * one against `conditions`, in that order, until the page is full. OFFSET
+   * 0 keeps both subqueries from being flattened into a join PostgreSQL
+   * would plan from its guesses (merging with the whole index read
+   * backwards, or checking every candidate before sorting).
+   */
+  const probe = (candidates: SQL, conditions: SQL) =>
+    sql`(SELECT c.id FROM (${candidates} OFFSET 0) c
+      CROSS JOIN LATERAL (SELECT 1 FROM status_search ss JOIN statuses s ON s.id = ss.status_id
+        WHERE ss.status_id = c.id AND ${conditions} OFFSET 0) hit
+      ORDER BY c.id ${order} LIMIT ${window})`;
   const want = parts(search.parsed.scope);
   const branches: SQL[] = [];
   if (want.library) {
-    branches.push(branch(sql`status_search ss`, sql`ss.account_id = ${v}`));
-    branches.push(branch(
-      sql`(SELECT status_id FROM mentions WHERE account_id = ${v}
-        UNION SELECT status_id FROM favourites WHERE account_id = ${v}
-        UNION SELECT status_id FROM bookmarks WHERE account_id = ${v}
-        UNION SELECT reblog_of_id FROM statuses WHERE account_id = ${v}
-          AND reblog_of_id IS NOT NULL) lib
-        JOIN status_search ss ON ss.status_id = lib.status_id`,
-      sql`TRUE`,
+    // One's own statuses: through (account_id, status_id), intersected with
+    // the GIN index for rare words.
+    branches.push(branch(sql`ss.account_id = ${v}`, matches));
+    // The interacted-with statuses: few, probed newest first.
+    branches.push(probe(
+      sql`SELECT status_id AS id FROM (
+          SELECT status_id FROM mentions WHERE account_id = ${v}
+          UNION SELECT status_id FROM favourites WHERE account_id = ${v}
+          UNION SELECT status_id FROM bookmarks WHERE account_id = ${v}
+          UNION SELECT reblog_of_id FROM statuses WHERE account_id = ${v}
+            AND reblog_of_id IS NOT NULL) ids
+        WHERE ${inRange("status_id")}
+        ORDER BY status_id ${order}`,
+      common,
     ));
   }
+  let ctes = sql``;
   if (want.public) {
-    branches.push(branch(
-      sql`status_search ss`,
-      sql`ss.public AND EXISTS (SELECT 1 FROM accounts ia
-        WHERE ia.id = ss.account_id AND ia.indexable)`,
+    // Public statuses of indexable accounts, in two steps whose cost does not
+    // hang on PostgreSQL's guess of how common the words are (its statistics
+    // keep only the commonest words; any other word is guessed at 0.5% of
+    // statuses, and a guess too high for a rare word had it read the whole
+    // index backwards: 0.6 s over a million statuses):
+    // 1. the newest RECENT_WINDOW index rows in range, newest first, until
+    //    the page is full;
+    // 2. only when that did not fill it, the rest of the range through the
+    //    GIN index (`+ 0` keeps PostgreSQL from reading the primary key,
+    //    backwards or as a bitmap of the whole range).
+    const recentRows = sql`(SELECT * FROM status_search ss WHERE ${inRange("ss.status_id")}
+      ORDER BY ss.status_id ${order} LIMIT ${search.recentWindow ?? RECENT_WINDOW})`;
+    const indexable = sql`ss.public AND EXISTS (SELECT 1 FROM accounts ia
+      WHERE ia.id = ss.account_id AND ia.indexable)`;
+    ctes = sql`WITH recent AS MATERIALIZED (
+        SELECT ss.status_id AS id FROM ${recentRows} ss JOIN statuses s ON s.id = ss.status_id
+        WHERE ${indexable} AND ${common}
+        ORDER BY ss.status_id ${order} LIMIT ${window}),
+      edge AS MATERIALIZED (
+        SELECT ${forward ? sql`max` : sql`min`}(w.status_id) AS id FROM ${recentRows} w)`;
+    branches.push(sql`(SELECT id FROM recent)`);
+    // The GIN index's matches are sorted first, then checked newest first.
+    branches.push(probe(
+      sql`SELECT ss.status_id + 0 AS id FROM status_search ss
+        WHERE (SELECT count(*) FROM recent) < ${window}
+          AND ss.status_id + 0 ${forward ? sql`>` : sql`<`} (SELECT id FROM edge)
+          AND ${inRange("ss.status_id")} AND ss.public AND ${matches}
+          ${sql.join(authorConditions(search).map((c) => sql`AND ${c}`), sql` `)}
+        ORDER BY 1 ${order}`,
+      sql`${indexable} AND ${rest}`,
     ));
   }
-  const query = sql`SELECT id::text AS id FROM (${sql.join(branches, sql` UNION `)}) found
+  const query = sql`${ctes} SELECT id FROM (${sql.join(branches, sql` UNION `)}) found
     ORDER BY id ${order} LIMIT ${search.limit} OFFSET ${search.offset}`;
-  // Planned for its own values: whether the GIN index or the primary key
-  // read backwards is the faster way depends on how common the words are,
-  // which a generic plan (the connection's default, db/connection.ts)
-  // cannot know.
+  // Planned for its own values: for one's own statuses, whether to
+  // intersect with the GIN index depends on how common the words are, which
+  // a generic plan (the connection's default, db/connection.ts) cannot see.
   const rows = await database.db.transaction(async (tx) => {
     await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
+    // Workers cost more to start than these small reads take; and the GIN
+    // step's estimate (a plan for the rare case, most often skipped) is
+    // high enough to switch JIT compilation on, which took seconds.
+    await tx.execute(sql`SET LOCAL max_parallel_workers_per_gather = 0`);
+    await tx.execute(sql`SET LOCAL jit = off`);
     return await database.rows<{ id: string }>(query, tx);
   });
   const ids = rows.map((r) => String(r.id));

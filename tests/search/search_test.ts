@@ -17,6 +17,8 @@ import {
 } from "../../db/schema.ts";
 import { type Caller, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser, type TestUser } from "../fixtures/users.ts";
+import { parseSearch } from "../../db/queries/search_query.ts";
+import { searchStatuses } from "../../db/queries/status_search.ts";
 
 const DAY_MS = 86_400_000;
 const day = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
@@ -287,6 +289,53 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
         await found(alice, "fox", "&max_id=not-an-id&limit=1"),
         allFoxes.slice(0, 1),
       );
+    });
+
+    await t.step("the GIN step finds what the newest rows do not hold", async () => {
+      // The public part reads the newest index rows first and turns to the GIN
+      // index for the rest; with a window of one or a few rows, every query
+      // must find what it finds with the default window.
+      const queries = [
+        "fox",
+        "pancake",
+        '"red fox"',
+        "fox -red",
+        "fox from:bob",
+        "fox has:media",
+        "unindexed",
+        "quick",
+        "nothing-like-this",
+      ];
+      const viewers = [alice, dave];
+      for (const viewer of viewers) {
+        for (const q of queries) {
+          for (const page of [{}, { maxId: allFoxes[2] }, { minId: allFoxes[8] }]) {
+            const run = async (recentWindow?: number) => {
+              const parsed = parseSearch(q);
+              return await searchStatuses(instance.rookery.ctx.database, {
+                parsed,
+                fromIds: parsed.from.map((f) => ({ value: bob.id, negated: f.negated })),
+                accountId: null,
+                viewerId: viewer.id,
+                maxId: null,
+                minId: null,
+                ...page,
+                limit: 3,
+                offset: 0,
+                recentWindow,
+              });
+            };
+            const expected = await run();
+            for (const window of [1, 2, 5]) {
+              assert.deepEqual(
+                await run(window),
+                expected,
+                `${q} ${JSON.stringify(page)} ${window}`,
+              );
+            }
+          }
+        }
+      }
     });
 
     await t.step("limit defaults to 20 and stops at 40", async () => {
