@@ -34,7 +34,7 @@ import { clampLimit, PAGE_SIZES, readPageParams } from "../pagination.ts";
 import { loadAccountEntities } from "../entities/account.ts";
 import { serializeStatusIds } from "../entities/status.ts";
 import { serializeTags } from "../entities/tag.ts";
-import { findAccountIds, MAX_QUERY_LENGTH, readOffset } from "./accounts_search.ts";
+import { findAccountIds, MAX_QUERY_LENGTH, readOffset, splitQuery } from "./accounts_search.ts";
 import { scopesIfToken, viewerAccountId } from "./accounts_access.ts";
 import { isId } from "../../db/ids.ts";
 import {
@@ -46,7 +46,6 @@ import { searchTags } from "../../db/queries/tags.ts";
 import { type Filter, parseSearch } from "../../db/queries/search_query.ts";
 import { searchStatuses } from "../../db/queries/status_search.ts";
 import { resolveUrl } from "../../federation/resolve_url.ts";
-import { splitQuery } from "./accounts_search.ts";
 
 type Kind = "accounts" | "statuses" | "hashtags";
 const KINDS: readonly Kind[] = ["accounts", "statuses", "hashtags"];

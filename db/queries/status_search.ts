@@ -13,14 +13,16 @@
  * (db/queries/visibility.ts), minus authors they mute. `in:library` and
  * `in:public` keep one of the two parts.
  *
- * The query is a union of three small queries, each ordered by status id
- * and cut at the page's end, so each stops early:
+ * The query is a union of small queries, each ordered by status id and cut
+ * at the page's end, so each stops early:
  * 1. the user's own statuses, through (account_id, status_id);
- * 2. the statuses they interacted with: a union of short id lists;
- * 3. public indexable statuses: the GIN index for rare words, or the
- *    primary key read backwards with the match as a filter for frequent
- *    ones (PostgreSQL chooses from the words' statistics, which is why the
- *    statement is planned for its own values, see {@link searchStatuses}).
+ * 2. the statuses they interacted with: a union of short id lists, probed
+ *    newest first;
+ * 3. public statuses of indexable accounts: the newest index rows first,
+ *    then, only when those do not fill the page, the GIN index (see
+ *    {@link RECENT_WINDOW}). The cost of this part never rests on
+ *    PostgreSQL's guess of how common a word is, which is poor for all but
+ *    the commonest words.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../connection.ts";
@@ -157,11 +159,6 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   ], sql` AND `);
   const matches = text ? sql`ss.document @@ (${text})` : sql`TRUE`;
   const common = sql`${matches} AND ${rest}`;
-  const branch = (where: SQL, match: SQL) =>
-    sql`(SELECT ss.status_id AS id FROM status_search ss
-      JOIN statuses s ON s.id = ss.status_id
-      WHERE ${where} AND ${match} AND ${rest}
-      ORDER BY ss.status_id ${order} LIMIT ${window})`;
   /** The id range as one condition on `column` (a constant, never input). */
   const inRange = (column: string) => {
     const bounds = idBounds(search, column);
@@ -184,7 +181,10 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   if (want.library) {
     // One's own statuses: through (account_id, status_id), intersected with
     // the GIN index for rare words.
-    branches.push(branch(sql`ss.account_id = ${v}`, matches));
+    branches.push(sql`(SELECT ss.status_id AS id FROM status_search ss
+      JOIN statuses s ON s.id = ss.status_id
+      WHERE ss.account_id = ${v} AND ${common}
+      ORDER BY ss.status_id ${order} LIMIT ${window})`);
     // The interacted-with statuses: few, probed newest first.
     branches.push(probe(
       sql`SELECT status_id AS id FROM (
