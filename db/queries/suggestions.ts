@@ -83,7 +83,7 @@ export async function suggestionsFor(
         UNION SELECT ft.tag_id FROM featured_tags ft WHERE ft.account_id IN (
           SELECT rf.target_account_id FROM follows rf WHERE rf.account_id = ${v}
           ORDER BY rf.id DESC LIMIT 10)),
-      similar AS (
+      similar_profiles AS (
         SELECT ft.account_id AS id, count(*) AS n FROM featured_tags ft
         WHERE ft.tag_id IN (SELECT tag_id FROM my_tags)
         GROUP BY 1 ORDER BY 2 DESC LIMIT ${PER_SOURCE}),
@@ -96,7 +96,7 @@ export async function suggestionsFor(
         SELECT id, 'featured' AS source, 3::float8 AS score FROM featured
         UNION ALL SELECT id, 'most_followed', 1 + ln(n::float8) FROM most_followed
         UNION ALL SELECT id, 'most_interactions', 1 + ln(n::float8) FROM most_interactions
-        UNION ALL SELECT id, 'similar_to_recently_followed', 1 + ln(n::float8) FROM similar
+        UNION ALL SELECT id, 'similar_to_recently_followed', 1 + ln(n::float8) FROM similar_profiles
         UNION ALL SELECT id, 'friends_of_friends', 1 + ln(n::float8) FROM friends)
     SELECT c.id::text AS id, array_agg(c.source ORDER BY c.source) AS sources
     FROM candidates c JOIN accounts a ON a.id = c.id
