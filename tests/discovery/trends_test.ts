@@ -257,6 +257,21 @@ test("trends: TRENDS_REVIEW lists only allowed items; the worker refreshes", asy
     assert.match(unknown.stderr, /No tag #nosuchtag/);
     expectCode(await cli(target, "trends", "allow", "planet", "x"), 1);
     expectCode(await cli(target, "trends", "allow", "status", "not-an-id"), 1);
+
+    // Staff featuring accounts in follow suggestions, by the same command line.
+    const featured = await cli(target, "suggestions", "feature", "@REV0");
+    expectCode(featured, 0);
+    assert.match(featured.stdout, /Featured @rev0 in follow suggestions/);
+    assert.match((await cli(target, "suggestions", "feature", "rev0")).stdout, /already/);
+    assert.match((await cli(target, "suggestions", "list")).stdout, /@rev0\s+yes/);
+    const viewer = await createUser(server, "viewer");
+    const suggested = await ok<any[]>(server, viewer, "GET", "/api/v2/suggestions");
+    assert.deepEqual(suggested.map((s) => [s.account.username, s.source]), [["rev0", "staff"]]);
+    expectCode(await cli(target, "suggestions", "unfeature", "rev0"), 0);
+    assert.deepEqual(await ok(server, viewer, "GET", "/api/v2/suggestions"), []);
+    const nobody = await cli(target, "suggestions", "feature", "nobody@nowhere.example");
+    expectCode(nobody, 1);
+    assert.match(nobody.stderr, /No account @nobody@nowhere.example/);
   } finally {
     await server.close({ destroy: true });
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
