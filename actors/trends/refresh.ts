@@ -23,7 +23,7 @@ import {
 import { type PeriodicJob, runEvery } from "../polls/periodic.ts";
 
 /** Arbitrary, constant: "rookery trends" (migrations use another key). */
-const LOCK_KEY = 7_205_211_999;
+export const TRENDS_LOCK_KEY = 7_205_211_999;
 /** The best this many items of each kind are kept; no client pages further. */
 export const MAX_TRENDS_PER_KIND = 1_000;
 /** Rows per INSERT statement. */
@@ -52,10 +52,10 @@ export async function refreshTrends(
   const now = options.now ?? new Date();
   return await database.db.transaction(async (tx) => {
     if (options.wait) {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${TRENDS_LOCK_KEY})`);
     } else {
       const [lock] = await database.rows<{ locked: boolean }>(
-        sql`SELECT pg_try_advisory_xact_lock(${LOCK_KEY}) AS locked`,
+        sql`SELECT pg_try_advisory_xact_lock(${TRENDS_LOCK_KEY}) AS locked`,
         tx,
       );
       if (!lock?.locked) return null;

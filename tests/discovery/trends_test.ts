@@ -15,7 +15,7 @@ import { createAccount, createUser, type TestAccount } from "../fixtures/users.t
 import { eventually } from "../fixtures/wait.ts";
 import { cli, expectCode } from "../admin/cli.ts";
 import { links, pathOf } from "../timelines/helpers.ts";
-import { refreshTrends } from "../../actors/trends/refresh.ts";
+import { refreshTrends, TRENDS_LOCK_KEY } from "../../actors/trends/refresh.ts";
 import { reviewTrend } from "../../actors/trends/review.ts";
 import { accounts } from "../../db/schema.ts";
 import { hoursAgo, insertCard, insertPost, insertRemoteAccount } from "./helpers.ts";
@@ -190,6 +190,31 @@ test("trends: decay, eligibility, viewer filters, paging, links, review", async 
       assert.equal(body[0].history.length, 7);
       assert.equal(body[0].history[0].uses, "4");
       assert.equal(body[0].history[0].accounts, "3");
+    });
+
+    await t.step("one process computes at a time (PostgreSQL)", async () => {
+      const pg = server.rookery.ctx.database.pg;
+      if (!pg) return; // PGlite has one process and one connection
+      // Another process's refresh, as PostgreSQL sees it: the lock held in an open transaction.
+      const other = await pg.reserve();
+      try {
+        await other`BEGIN`;
+        await other`SELECT pg_advisory_xact_lock(${TRENDS_LOCK_KEY})`;
+        assert.equal(
+          await refreshTrends(server.rookery.ctx.database),
+          null,
+          "a periodic run skips",
+        );
+        let waited = false;
+        const waiting = refresh(server).then((r) => (waited = true, r));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(waited, false, "a waiting run waits");
+        await other`COMMIT`;
+        assert.equal((await waiting)?.tag, 3);
+      } finally {
+        other.release();
+      }
+      assert.deepEqual(await names(server), ["Fresh5", "old6", "fresh3"]);
     });
 
     await t.step("a rejected item is never listed, even without review", async () => {
