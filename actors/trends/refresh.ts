@@ -11,7 +11,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import type { Database } from "../../db/connection.ts";
+import type { Database, Executor } from "../../db/connection.ts";
 import { trendScores } from "../../db/schema.ts";
 import {
   scoreLinks,
@@ -44,12 +44,29 @@ function best(scores: TrendScore[]): TrendScore[] {
   return scores.sort((a, b) => b.score - a.score).slice(0, MAX_TRENDS_PER_KIND);
 }
 
+/** Every kind's scores at `now`, best first (the scans run one after the other). */
+async function computeScores(
+  database: Database,
+  now: Date,
+  executor?: Executor,
+): Promise<[TrendKind, TrendScore[]][]> {
+  return [
+    ["tag", best(await scoreTags(database, now, executor))],
+    ["status", best(await scoreStatuses(database, now, executor))],
+    ["link", best(await scoreLinks(database, now, executor))],
+  ];
+}
+
 /** Recomputes all trend scores at once. */
 export async function refreshTrends(
   database: Database,
   options: RefreshOptions = {},
 ): Promise<RefreshResult> {
   const now = options.now ?? new Date();
+  // PGlite's one connection serves the whole process and a transaction holds
+  // it: score first, so requests wait only for the short write. PGlite has
+  // one process, so nobody else refreshes in between.
+  const early = database.kind === "pglite" ? await computeScores(database, now) : null;
   return await database.db.transaction(async (tx) => {
     if (options.wait) {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${TRENDS_LOCK_KEY})`);
@@ -60,12 +77,8 @@ export async function refreshTrends(
       );
       if (!lock?.locked) return null;
     }
-    // One connection: the three scans run one after the other.
-    const byKind: [TrendKind, TrendScore[]][] = [
-      ["tag", best(await scoreTags(database, now, tx))],
-      ["status", best(await scoreStatuses(database, now, tx))],
-      ["link", best(await scoreLinks(database, now, tx))],
-    ];
+    // On PostgreSQL the scans run under the lock, so two workers never do the work twice.
+    const byKind = early ?? await computeScores(database, now, tx);
     await tx.delete(trendScores);
     const rows = byKind.flatMap(([kind, scores]) =>
       scores.map((s) => ({
