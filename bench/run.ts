@@ -19,7 +19,8 @@
  * BENCH_DATABASE_URL to use an existing PostgreSQL server, BENCH_ONLY=limits
  * to run the rate limit scenario alone, BENCH_ONLY=search for the status
  * search scenario alone (bench/search.ts: statuses with words, p50/p95/p99
- * of GET /api/v2/search per query; BENCH_DB=postgres BENCH_ONLY=search).
+ * of GET /api/v2/search per query; BENCH_DB=postgres BENCH_ONLY=search;
+ * BENCH_SEARCH_CLIENTS clients back to back, default 1).
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
@@ -36,6 +37,8 @@ const STATUSES = Number(Deno.env.get("BENCH_STATUSES") ?? DEFAULT_SEED.statuses)
 const WHICH = Deno.env.get("BENCH_DB") ?? "both";
 const ONLY = Deno.env.get("BENCH_ONLY");
 const SEARCH = ONLY === "search";
+/** Clients searching back to back in the search scenario (one user's latency by default). */
+const SEARCH_CLIENTS = Number(Deno.env.get("BENCH_SEARCH_CLIENTS") ?? 1);
 /** The search scenario's figures, per database. */
 const searchResults: { database: string; rows: SearchResult[] }[] = [];
 
@@ -54,7 +57,10 @@ async function seedFor(database: Awaited<ReturnType<typeof openDatabase>>): Prom
 /** The search scenario against a running server. */
 async function runSearch(database: string, url: string, tokens: Seeded): Promise<void> {
   log(`${database}: status search, ${SECONDS} s`);
-  searchResults.push({ database, rows: await searchScenario(url, tokens.viewerToken, SECONDS) });
+  searchResults.push({
+    database,
+    rows: await searchScenario(url, tokens.viewerToken, SECONDS, SEARCH_CLIENTS),
+  });
 }
 
 interface Row {

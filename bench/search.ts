@@ -10,9 +10,9 @@
  * - the viewer (`bench0`) has favourited and bookmarked 1,000 statuses each
  *   and wrote its own thousand.
  *
- * Load: a few clients back to back (closed loop), each cycling through the
- * query mix below, for BENCH_SECONDS; latencies per request, p50/p95/p99
- * overall and per query.
+ * Load: `clients` back to back (closed loop; one by default, a user's
+ * latency), each cycling through the query mix below, for BENCH_SECONDS;
+ * latencies per request, p50/p95/p99 overall and per query.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/connection.ts";
@@ -107,7 +107,7 @@ export async function searchScenario(
   url: string,
   token: string,
   seconds: number,
-  clients = 4,
+  clients = 1,
 ): Promise<SearchResult[]> {
   const names = Object.keys(SEARCH_QUERIES);
   const samples = new Map<string, number[]>(names.map((n) => [n, []]));

@@ -179,12 +179,16 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   const want = parts(search.parsed.scope);
   const branches: SQL[] = [];
   if (want.library) {
-    // One's own statuses: through (account_id, status_id), intersected with
-    // the GIN index for rare words.
-    branches.push(sql`(SELECT ss.status_id AS id FROM status_search ss
-      JOIN statuses s ON s.id = ss.status_id
-      WHERE ss.account_id = ${v} AND ${common}
-      ORDER BY ss.status_id ${order} LIMIT ${window})`);
+    // One's own statuses, newest first through (account_id, status_id),
+    // each matched in turn: the cost is bounded by the user's own statuses,
+    // whatever the words (intersecting with the GIN index instead builds,
+    // for a frequent word, a bitmap of everyone's statuses with it).
+    branches.push(probe(
+      sql`SELECT ss.status_id AS id FROM status_search ss
+        WHERE ss.account_id = ${v} AND ${inRange("ss.status_id")}
+        ORDER BY ss.status_id ${order}`,
+      common,
+    ));
     // The interacted-with statuses: few, probed newest first.
     branches.push(probe(
       sql`SELECT status_id AS id FROM (
@@ -234,14 +238,13 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   }
   const query = sql`${ctes} SELECT id FROM (${sql.join(branches, sql` UNION `)}) found
     ORDER BY id ${order} LIMIT ${search.limit} OFFSET ${search.offset}`;
-  // Planned for its own values: for one's own statuses, whether to
-  // intersect with the GIN index depends on how common the words are, which
-  // a generic plan (the connection's default, db/connection.ts) cannot see.
+  // No part's plan depends on how common the words are, so the statement
+  // is prepared once per connection and its generic plan reused (planning
+  // this statement costs more than running it). Workers cost more to start
+  // than these small reads take; and the GIN step's estimate (a plan for
+  // the rare case, most often skipped) is high enough to switch JIT
+  // compilation on, which took seconds.
   const rows = await database.db.transaction(async (tx) => {
-    await tx.execute(sql`SET LOCAL plan_cache_mode = force_custom_plan`);
-    // Workers cost more to start than these small reads take; and the GIN
-    // step's estimate (a plan for the rare case, most often skipped) is
-    // high enough to switch JIT compilation on, which took seconds.
     await tx.execute(sql`SET LOCAL max_parallel_workers_per_gather = 0`);
     await tx.execute(sql`SET LOCAL jit = off`);
     return await database.rows<{ id: string }>(query, tx);
