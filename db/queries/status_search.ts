@@ -28,7 +28,14 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../connection.ts";
 import { minIdAt } from "../ids.ts";
 import { visibleOriginalFilter } from "./visibility.ts";
-import type { Filter, HasValue, IsValue, ParsedSearch, SearchScope } from "./search_query.ts";
+import {
+  type Filter,
+  hasPositiveText,
+  type HasValue,
+  type IsValue,
+  type ParsedSearch,
+  type SearchScope,
+} from "./search_query.ts";
 
 /** A status search, with `from:` handles already turned into account ids. */
 export interface StatusSearch {
@@ -44,6 +51,8 @@ export interface StatusSearch {
   offset: number;
   /** Index rows read newest first before the GIN step (default {@link RECENT_WINDOW}). */
   recentWindow?: number;
+  /** Library statuses checked newest first before the GIN step (default {@link LIBRARY_WINDOW}). */
+  libraryWindow?: number;
 }
 
 /** The tsquery of the text terms, or null when the query has none. */
@@ -135,6 +144,12 @@ function idBounds(search: StatusSearch, column = "ss.status_id"): SQL[] {
  */
 export const RECENT_WINDOW = 4000;
 
+/**
+ * The same for the user's own and interacted-with statuses: how many of the
+ * newest are checked one by one before the GIN index is asked.
+ */
+export const LIBRARY_WINDOW = 400;
+
 /** The parts of the union the scope asks for. */
 function parts(scope: SearchScope): { library: boolean; public: boolean } {
   return { library: scope !== "public", public: scope !== "library" };
@@ -178,65 +193,112 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
       ORDER BY c.id ${order} LIMIT ${window})`;
   const want = parts(search.parsed.scope);
   const branches: SQL[] = [];
+  const ctes: SQL[] = [];
+  // The GIN index serves only a query with words or phrases to find.
+  const gin = hasPositiveText(search.parsed);
+  const older = forward ? sql`>` : sql`<`;
+  const edgeOf = forward ? sql`max` : sql`min`;
+  const authors = sql.join(authorConditions(search).map((c) => sql` AND ${c}`), sql``);
+  // Each part reads its newest rows first, then, for a query with words and
+  // only when those did not fill the page, asks the GIN index for the rest
+  // (`+ 0` keeps PostgreSQL from reading the primary key instead, backwards
+  // or as a bitmap of the whole range). So a part's cost never rests on
+  // PostgreSQL's guess of how common the words are: its statistics keep
+  // only the commonest words and guess any other at 0.5% of statuses, and a
+  // guess too high for a rare word had it read the whole index backwards
+  // (0.6 s over a million statuses). A frequent word fills the page within
+  // the newest rows; a rare one is found at once by the GIN index.
   if (want.library) {
-    // One's own statuses, newest first through (account_id, status_id),
-    // each matched in turn: the cost is bounded by the user's own statuses,
-    // whatever the words (intersecting with the GIN index instead builds,
-    // for a frequent word, a bitmap of everyone's statuses with it).
-    branches.push(probe(
-      sql`SELECT ss.status_id AS id FROM status_search ss
-        WHERE ss.account_id = ${v} AND ${inRange("ss.status_id")}
-        ORDER BY ss.status_id ${order}`,
-      common,
-    ));
-    // The interacted-with statuses: few, probed newest first.
-    branches.push(probe(
-      sql`SELECT status_id AS id FROM (
-          SELECT status_id FROM mentions WHERE account_id = ${v}
-          UNION SELECT status_id FROM favourites WHERE account_id = ${v}
-          UNION SELECT status_id FROM bookmarks WHERE account_id = ${v}
-          UNION SELECT reblog_of_id FROM statuses WHERE account_id = ${v}
-            AND reblog_of_id IS NOT NULL) ids
-        WHERE ${inRange("status_id")}
-        ORDER BY status_id ${order}`,
-      common,
-    ));
+    // The user's own statuses and those they interacted with.
+    const mine = (column: string, from: SQL) =>
+      sql`(SELECT ${sql.raw(column)} AS id FROM ${from} AND ${inRange(column)}
+        ORDER BY 1 ${order}${gin ? sql` LIMIT ${search.libraryWindow ?? LIBRARY_WINDOW}` : sql``})`;
+    const interactedParts = [
+      mine("status_id", sql`mentions WHERE account_id = ${v}`),
+      mine("status_id", sql`favourites WHERE account_id = ${v}`),
+      mine("status_id", sql`bookmarks WHERE account_id = ${v}`),
+      mine("reblog_of_id", sql`statuses WHERE account_id = ${v} AND reblog_of_id IS NOT NULL`),
+    ];
+    const libraryIds = sql.join([
+      mine("ss.status_id", sql`status_search ss WHERE ss.account_id = ${v}`),
+      ...interactedParts,
+    ], sql` UNION `);
+    // All of them, without the window's cut.
+    const interactedIds = sql`SELECT status_id AS id FROM mentions WHERE account_id = ${v}
+      UNION SELECT status_id FROM favourites WHERE account_id = ${v}
+      UNION SELECT status_id FROM bookmarks WHERE account_id = ${v}
+      UNION SELECT reblog_of_id FROM statuses WHERE account_id = ${v}
+        AND reblog_of_id IS NOT NULL`;
+    if (!gin) {
+      branches.push(probe(sql`SELECT id FROM (${libraryIds}) ids ORDER BY id ${order}`, common));
+    } else {
+      const size = search.libraryWindow ?? LIBRARY_WINDOW;
+      ctes.push(sql`library_window AS MATERIALIZED (
+        SELECT id FROM (${libraryIds}) ids ORDER BY id ${order} LIMIT ${size})`);
+      ctes.push(
+        sql`library_recent AS MATERIALIZED ${
+          probe(sql`SELECT id FROM library_window ORDER BY id ${order}`, common)
+        }`,
+      );
+      ctes.push(sql`library_edge AS MATERIALIZED (
+        SELECT ${edgeOf}(id) AS id, count(*) AS n FROM library_window)`);
+      branches.push(sql`(SELECT id FROM library_recent)`);
+      const more = sql`(SELECT count(*) FROM library_recent) < ${window}
+        AND (SELECT n FROM library_edge) = ${size}`;
+      // Older own statuses: the GIN index intersected with (account_id, status_id).
+      branches.push(probe(
+        sql`SELECT ss.status_id + 0 AS id FROM status_search ss
+          WHERE ${more} AND ss.account_id = ${v}
+            AND ss.status_id + 0 ${older} (SELECT id FROM library_edge)
+            AND ${inRange("ss.status_id")} AND ${matches}${authors}
+          ORDER BY 1 ${order}`,
+        common,
+      ));
+      // Older interacted-with statuses: few, each checked in turn.
+      branches.push(probe(
+        sql`SELECT id FROM (${interactedIds}) ids
+          WHERE ${more} AND id ${older} (SELECT id FROM library_edge)
+          ORDER BY id ${order}`,
+        common,
+      ));
+    }
   }
-  let ctes = sql``;
   if (want.public) {
-    // Public statuses of indexable accounts, in two steps whose cost does not
-    // hang on PostgreSQL's guess of how common the words are (its statistics
-    // keep only the commonest words; any other word is guessed at 0.5% of
-    // statuses, and a guess too high for a rare word had it read the whole
-    // index backwards: 0.6 s over a million statuses):
-    // 1. the newest RECENT_WINDOW index rows in range, newest first, until
-    //    the page is full;
-    // 2. only when that did not fill it, the rest of the range through the
-    //    GIN index (`+ 0` keeps PostgreSQL from reading the primary key,
-    //    backwards or as a bitmap of the whole range).
-    const recentRows = sql`(SELECT * FROM status_search ss WHERE ${inRange("ss.status_id")}
-      ORDER BY ss.status_id ${order} LIMIT ${search.recentWindow ?? RECENT_WINDOW})`;
+    // Public statuses of indexable accounts.
     const indexable = sql`ss.public AND EXISTS (SELECT 1 FROM accounts ia
       WHERE ia.id = ss.account_id AND ia.indexable)`;
-    ctes = sql`WITH recent AS MATERIALIZED (
+    if (!gin) {
+      // Without words, the newest first until the page is full.
+      branches.push(probe(
+        sql`SELECT ss.status_id AS id FROM status_search ss
+          WHERE ${inRange("ss.status_id")} AND ss.public${authors}
+          ORDER BY ss.status_id ${order}`,
+        sql`${indexable} AND ${rest}`,
+      ));
+    } else {
+      const recentRows = sql`(SELECT * FROM status_search ss WHERE ${inRange("ss.status_id")}
+        ORDER BY ss.status_id ${order} LIMIT ${search.recentWindow ?? RECENT_WINDOW})`;
+      ctes.push(sql`recent AS MATERIALIZED (
         SELECT ss.status_id AS id FROM ${recentRows} ss JOIN statuses s ON s.id = ss.status_id
         WHERE ${indexable} AND ${common}
-        ORDER BY ss.status_id ${order} LIMIT ${window}),
-      edge AS MATERIALIZED (
-        SELECT ${forward ? sql`max` : sql`min`}(w.status_id) AS id FROM ${recentRows} w)`;
-    branches.push(sql`(SELECT id FROM recent)`);
-    // The GIN index's matches are sorted first, then checked newest first.
-    branches.push(probe(
-      sql`SELECT ss.status_id + 0 AS id FROM status_search ss
-        WHERE (SELECT count(*) FROM recent) < ${window}
-          AND ss.status_id + 0 ${forward ? sql`>` : sql`<`} (SELECT id FROM edge)
-          AND ${inRange("ss.status_id")} AND ss.public AND ${matches}
-          ${sql.join(authorConditions(search).map((c) => sql`AND ${c}`), sql` `)}
-        ORDER BY 1 ${order}`,
-      sql`${indexable} AND ${rest}`,
-    ));
+        ORDER BY ss.status_id ${order} LIMIT ${window})`);
+      ctes.push(
+        sql`edge AS MATERIALIZED (SELECT ${edgeOf}(w.status_id) AS id FROM ${recentRows} w)`,
+      );
+      branches.push(sql`(SELECT id FROM recent)`);
+      // The GIN index's matches are sorted first, then checked newest first.
+      branches.push(probe(
+        sql`SELECT ss.status_id + 0 AS id FROM status_search ss
+          WHERE (SELECT count(*) FROM recent) < ${window}
+            AND ss.status_id + 0 ${older} (SELECT id FROM edge)
+            AND ${inRange("ss.status_id")} AND ss.public AND ${matches}${authors}
+          ORDER BY 1 ${order}`,
+        sql`${indexable} AND ${rest}`,
+      ));
+    }
   }
-  const query = sql`${ctes} SELECT id FROM (${sql.join(branches, sql` UNION `)}) found
+  const withs = ctes.length ? sql`WITH ${sql.join(ctes, sql`, `)}` : sql``;
+  const query = sql`${withs} SELECT id FROM (${sql.join(branches, sql` UNION `)}) found
     ORDER BY id ${order} LIMIT ${search.limit} OFFSET ${search.offset}`;
   // No part's plan depends on how common the words are, so the statement
   // is prepared once per connection and its generic plan reused (planning

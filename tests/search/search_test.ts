@@ -292,9 +292,9 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
     });
 
     await t.step("the GIN step finds what the newest rows do not hold", async () => {
-      // The public part reads the newest index rows first and turns to the GIN
-      // index for the rest; with a window of one or a few rows, every query
-      // must find what it finds with the default window.
+      // Each part reads its newest rows first and turns to the GIN index for
+      // the rest; with a window of one or a few rows, every query must find
+      // what it finds with the default windows.
       const queries = [
         "fox",
         "pancake",
@@ -305,6 +305,9 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
         "unindexed",
         "quick",
         "nothing-like-this",
+        "has:poll",
+        "-red",
+        "from:bob",
       ];
       const viewers = [alice, dave];
       for (const viewer of viewers) {
@@ -323,6 +326,7 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
                 limit: 3,
                 offset: 0,
                 recentWindow,
+                libraryWindow: recentWindow,
               });
             };
             const expected = await run();
