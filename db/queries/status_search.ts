@@ -113,6 +113,11 @@ function rowConditions(search: StatusSearch): SQL[] {
   ];
 }
 
+/** The one author the search is restricted to (a `from:` or `account_id`), if any. */
+function oneAuthor(search: StatusSearch): string | null {
+  return search.accountId ?? search.fromIds.find((f) => !f.negated)?.value ?? null;
+}
+
 /** `from:` and `account_id`, on the index row alone (its account index can serve them). */
 function authorConditions(search: StatusSearch): SQL[] {
   const out = apply(search.fromIds, (id) => sql`ss.account_id = ${id}::bigint`);
@@ -267,7 +272,18 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
     // Public statuses of indexable accounts.
     const indexable = sql`ss.public AND EXISTS (SELECT 1 FROM accounts ia
       WHERE ia.id = ss.account_id AND ia.indexable)`;
-    if (!gin) {
+    const author = oneAuthor(search);
+    if (author) {
+      // One author (`from:` or `account_id`): their statuses, newest first
+      // through (account_id, status_id), each checked in turn; bounded by
+      // that author's statuses, whatever the words.
+      branches.push(probe(
+        sql`SELECT ss.status_id AS id FROM status_search ss
+          WHERE ss.account_id = ${author}::bigint AND ${inRange("ss.status_id")}
+          ORDER BY ss.status_id ${order}`,
+        sql`${indexable} AND ${common}`,
+      ));
+    } else if (!gin) {
       // Without words, the newest first until the page is full.
       branches.push(probe(
         sql`SELECT ss.status_id AS id FROM status_search ss

@@ -248,6 +248,27 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
       assert.deepEqual(await found(alice, "fox language:fr"), [french.id]);
       assert.deepEqual(await found(alice, "fox language:FR"), [french.id]);
       assert.ok(!(await found(alice, "fox -language:fr")).includes(french.id));
+      // The other kinds of has:.
+      const audio = await postStatus(instance, alice, "owl song");
+      await db.insert(mediaAttachments).values({
+        id: newId(),
+        accountId: alice.id,
+        statusId: audio.id,
+        type: "audio",
+        remoteUrl: "https://example.com/owl.mp3",
+      });
+      const embed = await postStatus(instance, alice, "owl clip https://video.example/owl");
+      const videoCard = newId();
+      await db.insert(previewCards).values({
+        id: videoCard,
+        url: "https://video.example/owl",
+        type: "video",
+      });
+      await db.insert(statusPreviewCards).values({ statusId: embed.id, previewCardId: videoCard });
+      assert.deepEqual(await found(alice, "owl has:audio"), [audio.id]);
+      assert.deepEqual(await found(alice, "owl has:embed"), [embed.id]);
+      assert.deepEqual(await found(alice, "owl has:link"), [embed.id]);
+      assert.deepEqual(await found(alice, "owl -has:embed"), [audio.id]);
       // Operators alone, without words.
       assert.deepEqual(await found(alice, "has:poll"), [poll.id]);
       // An unknown operator is searched as words.
