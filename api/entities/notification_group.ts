@@ -85,6 +85,8 @@ export async function serializeNotificationGroups(
     ctx,
     groups.map((g) => isStatusType(g.row.type) ? g.row.statusId : null),
     viewerAccountId,
+    // A group whose status a hide filter matches is left out, as in v1.
+    { context: "notifications" },
   );
 
   const notificationGroups: NotificationGroupJson[] = [];
