@@ -63,7 +63,8 @@ export function checkAction(problems: Problems, action: string): void {
 
 /** Adds Mastodon's complaints about a keyword, under `field`. */
 export function checkKeyword(problems: Problems, keyword: string, field = "keyword"): void {
-  const prefix = field === "keyword" ? "" : "keyword ";
+  // Nested keywords read as Rails says them: "Keywords keyword can't be blank".
+  const prefix = field === "keywords" ? "keyword " : "";
   if (keyword.trim() === "") problems.add(field, "ERR_BLANK", `${prefix}can't be blank`);
   else if ([...keyword].length > MAX_KEYWORD_LENGTH) {
     problems.add(
