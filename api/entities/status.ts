@@ -27,6 +27,7 @@ import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
 import type { FilterResultJson } from "./filter_result.ts";
+import type { CompiledFilter } from "../../actors/filters/match.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
 import {
   hydrate,
@@ -251,10 +252,30 @@ export async function serializeStatuses(
         json.filtered = results;
         if (json.reblog) json.reblog.filtered = results;
       }
+      filterQuoted(json.reblog ?? json, h, viewer.accountId, compiled, filters);
     }
     out.push(json);
   }
   return out;
+}
+
+/**
+ * A quoted status shown inside another lists its own matches in `filtered`
+ * and is never left out: the client decides how to show a quote whose
+ * filter says hide (Mastodon's web client collapses it).
+ */
+function filterQuoted(
+  json: StatusJson,
+  h: Hydration,
+  viewerId: string,
+  compiled: readonly CompiledFilter[],
+  filters: FilterOptions,
+): void {
+  const quoted = json.quote && "quoted_status" in json.quote ? json.quote.quoted_status : null;
+  const row = quoted ? h.statuses.get(quoted.id) : undefined;
+  if (!quoted || !row) return;
+  const { results } = applyFilters(row, h, viewerId, compiled, { ...filters, keep: row.id });
+  if (results.length > 0) quoted.filtered = results;
 }
 
 /** Serializes one status (see {@link serializeStatuses}); null if it cannot be shown. */

@@ -216,6 +216,8 @@ test("filters apply per action and context", async (t) => {
       );
       const one = await ok(a, alice, "GET", `/api/v1/notifications/${rows[0].id}`);
       assert.deepEqual(summary(one.status.filtered), ["notif hide:hide:prune:-"]);
+      const group = await ok(a, alice, "GET", `/api/v2/notifications/${one.group_key}`);
+      assert.deepEqual(summary(group.statuses[0].filtered), ["notif hide:hide:prune:-"]);
     });
 
     await t.step("threads: hide removes from the context, not the status asked for", async () => {
@@ -258,6 +260,19 @@ test("filters apply per action and context", async (t) => {
       const boost = await ok(a, carol, "POST", `/api/v1/statuses/${plain.id}/reblog`);
       const wrapper = (await home()).find((s) => s.id === boost.id);
       assert.deepEqual(summary(wrapper.filtered), [`home warn:warn:-:${plain.id}`]);
+    });
+
+    await t.step("a quoted status lists its own matches and is never left out", async () => {
+      const quoted = await postStatus(a, dave, "durian, quoted");
+      const quote = await postStatus(a, bob, {
+        status: "look at that",
+        quoted_status_id: quoted.id,
+      });
+      const shown = (await home()).find((s) => s.id === quote.id);
+      assert.ok(shown, "the quoting status is shown");
+      assert.deepEqual(shown.filtered, []);
+      assert.equal(shown.quote.quoted_status.id, quoted.id);
+      assert.deepEqual(summary(shown.quote.quoted_status.filtered), ["home hide:hide:durian:-"]);
     });
 
     await t.step("outside any context every match is listed and nothing hidden", async () => {
