@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
+import { PgPreparedQuery } from "drizzle-orm/pg-core";
 import { DB_KIND, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
@@ -31,6 +32,24 @@ async function homeStatus(a: TestInstance, who: TestUser, id: string) {
   return (await ok<any[]>(a, who, "GET", "/api/v1/timelines/home")).find((s) => s.id === id);
 }
 
+/** Runs `run`, counting the statements that read the filter tables meanwhile. */
+async function filterStatementsDuring(run: () => Promise<any>) {
+  const proto = PgPreparedQuery.prototype as unknown as {
+    queryWithCache: (...args: unknown[]) => Promise<unknown>;
+  };
+  const original = proto.queryWithCache;
+  let statements = 0;
+  proto.queryWithCache = function (this: unknown, ...args: unknown[]) {
+    if (String(args[0]).includes("custom_filter")) statements++;
+    return original.apply(this, args);
+  };
+  try {
+    return { ...(await run()), statements };
+  } finally {
+    proto.queryWithCache = original;
+  }
+}
+
 test("filter cache: filled by reads, emptied by any change to a filter", async () => {
   const a = await startInstance({ worker: false });
   try {
@@ -38,6 +57,9 @@ test("filter cache: filled by reads, emptied by any change to a filter", async (
     const { database } = a.rookery.ctx;
     assert.equal((await homeStatus(a, alice, status.id)).filtered[0].filter.id, filter.id);
     assert.equal(entityCache(database).filters.get(alice.id)?.length, 1, "cached");
+    const read = await filterStatementsDuring(() => homeStatus(a, alice, status.id));
+    assert.equal(read.filtered.length, 1);
+    assert.equal(read.statements, 0, "a warm read asks the database nothing about filters");
 
     // Changes no route of ours made: the triggers still evict.
     await database.db.execute(sql`UPDATE custom_filters SET action = 'hide'
