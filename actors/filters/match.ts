@@ -59,19 +59,32 @@ export function keywordSource(keyword: string, wholeWord: boolean): string {
   return `${start}${escaped}${end}`;
 }
 
+/** A keyword's expression, or null if it cannot be built (then it never matches). */
+function compileKeyword(keyword: string, wholeWord: boolean): RegExp | null {
+  try {
+    return new RegExp(keywordSource(keyword, wholeWord), "iu");
+  } catch {
+    // Escaped text always compiles; this only guards every timeline of the
+    // owner against a keyword stored by other means (hand-written SQL).
+    return null;
+  }
+}
+
 /** Compiles an account's filters for matching. */
 export function compileFilters(list: readonly FilterWithRules[]): CompiledFilter[] {
   return list.map(({ filter, keywords, statuses }) => {
-    const sources = keywords.map((k) => keywordSource(k.keyword, k.wholeWord));
+    const compiled = keywords.flatMap((k) => {
+      const regex = compileKeyword(k.keyword, k.wholeWord);
+      return regex ? [{ keyword: k.keyword, regex }] : [];
+    });
     return {
       filter,
       contexts: new Set(filter.context),
       expiresAt: filter.expiresAt ? filter.expiresAt.getTime() : null,
-      any: sources.length > 0 ? new RegExp(sources.join("|"), "iu") : null,
-      keywords: keywords.map((k, i) => ({
-        keyword: k.keyword,
-        regex: new RegExp(sources[i], "iu"),
-      })),
+      any: compiled.length > 0
+        ? new RegExp(compiled.map((k) => k.regex.source).join("|"), "iu")
+        : null,
+      keywords: compiled,
       statusIds: new Set(statuses.map((s) => s.statusId)),
     };
   });
