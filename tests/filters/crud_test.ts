@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
 import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
-import { MAX_KEYWORD_LENGTH, MAX_KEYWORDS_PER_FILTER } from "../../actors/filters/rules.ts";
+import {
+  MAX_FILTERS,
+  MAX_KEYWORD_LENGTH,
+  MAX_KEYWORDS_PER_FILTER,
+} from "../../actors/filters/rules.ts";
+import { customFilters } from "../../db/schema.ts";
+import { newId } from "../../db/ids.ts";
 
 test("filters: v2 and v1 CRUD, validation, ownership and scopes", async (t) => {
   const a = await startInstance({ worker: false });
@@ -339,6 +345,33 @@ test("filters: v2 and v1 CRUD, validation, ownership and scopes", async (t) => {
         (await call(a, alice, "GET", `/api/v2/filters/keywords/${keywordIds[0]}`)).status,
         404,
       );
+    });
+
+    await t.step("at most MAX_FILTERS filters per account", async () => {
+      const hoarder = await createUser(a, "hoarder");
+      await a.rookery.ctx.database.db.insert(customFilters).values(
+        Array.from({ length: MAX_FILTERS }, () => ({
+          id: newId(),
+          accountId: hoarder.id,
+          title: "many",
+          context: ["home"],
+        })),
+      );
+      const res = await callJson(a, hoarder, "POST", "/api/v2/filters", {
+        title: "one more",
+        context: ["home"],
+      });
+      assert.equal(res.status, 422);
+      assert.equal(
+        res.body.error,
+        `Validation failed: You have reached the maximum of ${MAX_FILTERS} filters`,
+      );
+      const v1 = await callJson(a, hoarder, "POST", "/api/v1/filters", {
+        phrase: "one more",
+        context: ["home"],
+      });
+      assert.equal(v1.status, 422);
+      assert.equal((await ok(a, hoarder, "GET", "/api/v2/filters")).length, MAX_FILTERS);
     });
 
     await t.step("scopes: read:filters reads, write:filters writes, no token is 401", async () => {
