@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, validationFailed } from "../errors.ts";
 import type { Params } from "../params.ts";
 import { readBoolean, readInt, readObjectList, readString, readStringArray } from "../readers.ts";
 import { withValidation } from "../validation_errors.ts";
@@ -67,11 +67,8 @@ function readKeywordAttributes(p: Params): KeywordAttributes[] | undefined {
   const items = readObjectList(p, "keywords_attributes");
   if (!items) return undefined;
   if (items.length > MAX_KEYWORDS_PER_FILTER * 2) {
-    throw new ApiError(
-      422,
-      `Validation failed: Keywords attributes has too many items (maximum is ${
-        MAX_KEYWORDS_PER_FILTER * 2
-      })`,
+    throw validationFailed(
+      `Keywords attributes has too many items (maximum is ${MAX_KEYWORDS_PER_FILTER * 2})`,
     );
   }
   return items.map((item) => {
