@@ -63,7 +63,7 @@ test("filters apply per action and context", async (t) => {
       });
     const homeWarn = await filter("home warn", ["home"], "warn", ["kiwi", "picture"]);
     await filter("home hide", ["home"], "hide", ["durian"]);
-    await filter("blur", ["home", "public"], "blur", ["mango"]);
+    await filter("blur", ["home", "public", "notifications", "thread"], "blur", ["mango"]);
     await filter("public warn", ["public"], "warn", ["papaya"]);
     await filter("public hide", ["public"], "hide", ["lychee"]);
     await filter("notif warn", ["notifications"], "warn", ["plum"]);
@@ -184,6 +184,7 @@ test("filters apply per action and context", async (t) => {
     await t.step("notifications (v1 and grouped): the notifications context", async () => {
       const warned = await postStatus(a, bob, "@alice plum pudding");
       const hidden = await postStatus(a, bob, "@alice prune juice");
+      const blurred = await postStatus(a, bob, "@alice mango lassi");
       const other = await postStatus(a, bob, "@alice kiwi and papaya");
       const v1 = await eventually("the mentions", async () => {
         const list = await ok<any[]>(a, alice, "GET", "/api/v1/notifications?types[]=mention");
@@ -194,6 +195,7 @@ test("filters apply per action and context", async (t) => {
         "notif warn:warn:plum:-",
       ]);
       assert.equal(byStatus.has(hidden.id), false, "hide leaves the notification out");
+      assert.deepEqual(summary(byStatus.get(blurred.id).status.filtered), ["blur:blur:mango:-"]);
       assert.deepEqual(byStatus.get(other.id).status.filtered, [], "other contexts do not count");
 
       const grouped = await ok(a, alice, "GET", "/api/v2/notifications?types[]=mention");
@@ -202,6 +204,7 @@ test("filters apply per action and context", async (t) => {
         "notif warn:warn:plum:-",
       ]);
       assert.equal(statuses.has(hidden.id), false);
+      assert.deepEqual(summary((statuses.get(blurred.id) as any).filtered), ["blur:blur:mango:-"]);
       assert.ok(
         !grouped.notification_groups.some((g: any) => g.status_id === hidden.id),
         "nor any group of it",
@@ -225,6 +228,7 @@ test("filters apply per action and context", async (t) => {
       const guava = await postStatus(a, dave, "guava reply", { in_reply_to_id: root.id });
       const fig = await postStatus(a, dave, "fig reply", { in_reply_to_id: root.id });
       const kiwi = await postStatus(a, dave, "kiwi reply", { in_reply_to_id: guava.id });
+      await postStatus(a, dave, "mango reply", { in_reply_to_id: root.id });
       const context = await ok(a, alice, "GET", `/api/v1/statuses/${root.id}/context`);
       const ids = context.descendants.map((s: any) => s.id);
       assert.ok(!ids.includes(guava.id), "thread hide");
@@ -232,6 +236,7 @@ test("filters apply per action and context", async (t) => {
       const down = byText(context.descendants);
       assert.deepEqual(summary(down.get("fig reply").filtered), ["thread warn:warn:fig:-"]);
       assert.deepEqual(down.get("kiwi reply").filtered, [], "a home filter does not apply");
+      assert.deepEqual(summary(down.get("mango reply").filtered), ["blur:blur:mango:-"]);
 
       const asked = await ok(a, alice, "GET", `/api/v1/statuses/${guava.id}`);
       assert.deepEqual(summary(asked.filtered), ["thread hide:hide:guava:-"]);
