@@ -57,6 +57,7 @@ import { listRoutes } from "./routes/lists.ts";
 import { accountStatusesRoutes } from "./routes/account_statuses.ts";
 import { markerRoutes } from "./routes/markers.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
+import { discoveryRoutes } from "./routes/discovery.ts";
 import { filterRoutes } from "./routes/filters.ts";
 import { v1FilterRoutes } from "./routes/filters_v1.ts";
 
@@ -192,6 +193,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", accountStatusesRoutes());
   app.route("/", markerRoutes());
   app.route("/", conversationRoutes());
+  app.route("/", discoveryRoutes());
   app.route("/", filterRoutes());
   app.route("/", v1FilterRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
