@@ -20,6 +20,7 @@ import {
   expiryFrom,
   limitReached,
   MAX_FILTERS,
+  MAX_KEYWORDS_PER_ACCOUNT,
   MAX_KEYWORDS_PER_FILTER,
   normalizeContexts,
 } from "./rules.ts";
@@ -156,10 +157,32 @@ async function applyKeywords(
     // Rails answers a nested id that is not the filter's with RecordNotFound.
     if (done.length === 0) throw new NotFoundError();
   }
-  const [{ n }] = await tx.select({ n: count() }).from(customFilterKeywords)
-    .where(eq(customFilterKeywords.customFilterId, filter.id));
-  if (n > MAX_KEYWORDS_PER_FILTER) {
+  await checkKeywordCaps(tx, filter);
+}
+
+/**
+ * Serializes an account's writes that add filters or keywords, so the caps
+ * hold under concurrent requests (taken after any filter row lock: no path
+ * locks a filter while holding its account).
+ */
+export async function lockAccount(tx: Executor, accountId: string): Promise<void> {
+  await tx.execute(sql`SELECT 1 FROM accounts WHERE id = ${accountId}::bigint FOR UPDATE`);
+}
+
+/** After keywords were added: the filter's and the account's keyword caps (rules.ts). */
+export async function checkKeywordCaps(tx: Executor, filter: FilterRow): Promise<void> {
+  const [{ inFilter, inAccount }] = await tx.select({
+    inFilter: sql<
+      number
+    >`count(*) FILTER (WHERE ${customFilterKeywords.customFilterId} = ${filter.id}::bigint)`
+      .mapWith(Number),
+    inAccount: count(),
+  }).from(customFilterKeywords).where(eq(customFilterKeywords.accountId, filter.accountId));
+  if (inFilter > MAX_KEYWORDS_PER_FILTER) {
     limitReached(`A filter may hold at most ${MAX_KEYWORDS_PER_FILTER} keywords`);
+  }
+  if (inAccount > MAX_KEYWORDS_PER_ACCOUNT) {
+    limitReached(`You have reached the maximum of ${MAX_KEYWORDS_PER_ACCOUNT} filter keywords`);
   }
 }
 
@@ -171,8 +194,7 @@ export async function createFilter(
 ): Promise<FilterWithRules> {
   const contexts = validate(input, true)!;
   return await db.transaction(async (tx) => {
-    // Serializes one account's creations, so the cap holds.
-    await tx.execute(sql`SELECT 1 FROM accounts WHERE id = ${accountId}::bigint FOR UPDATE`);
+    await lockAccount(tx, accountId);
     const [{ n }] = await tx.select({ n: count() }).from(customFilters)
       .where(eq(customFilters.accountId, accountId));
     if (n >= MAX_FILTERS) limitReached(`You have reached the maximum of ${MAX_FILTERS} filters`);
@@ -199,6 +221,7 @@ export async function updateFilter(
   const contexts = validate(input, false);
   return await db.transaction(async (tx) => {
     let filter = await findOwnFilterRow(tx, accountId, filterId, true);
+    if (input.keywords?.length) await lockAccount(tx, accountId);
     const changes: Partial<typeof customFilters.$inferInsert> = {};
     if (input.title !== undefined) changes.title = input.title.trim();
     if (contexts !== undefined) changes.context = contexts;

@@ -3,13 +3,18 @@
  * /api/v2/filters/keywords/:id). A keyword id of another account's filter is
  * NotFoundError, like an unknown one.
  */
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
 import { customFilterKeywords } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { NotFoundError, Problems } from "../errors.ts";
-import { checkKeyword, limitReached, MAX_KEYWORDS_PER_FILTER } from "./rules.ts";
-import { type FilterKeywordRow, findOwnFilterRow } from "./filters.ts";
+import { checkKeyword } from "./rules.ts";
+import {
+  checkKeywordCaps,
+  type FilterKeywordRow,
+  findOwnFilterRow,
+  lockAccount,
+} from "./filters.ts";
 
 /** What adding or changing a keyword sets; undefined leaves it as it is. */
 export interface KeywordInput {
@@ -43,13 +48,8 @@ export async function addKeyword(
 ): Promise<FilterKeywordRow> {
   validate(input, true);
   return await db.transaction(async (tx) => {
-    // The filter's row lock serializes additions, so the cap holds.
     const filter = await findOwnFilterRow(tx, accountId, filterId, true);
-    const [{ n }] = await tx.select({ n: count() }).from(customFilterKeywords)
-      .where(eq(customFilterKeywords.customFilterId, filter.id));
-    if (n >= MAX_KEYWORDS_PER_FILTER) {
-      limitReached(`A filter may hold at most ${MAX_KEYWORDS_PER_FILTER} keywords`);
-    }
+    await lockAccount(tx, accountId);
     const [row] = await tx.insert(customFilterKeywords).values({
       id: newId(),
       customFilterId: filter.id,
@@ -57,6 +57,8 @@ export async function addKeyword(
       keyword: input.keyword!,
       wholeWord: input.wholeWord ?? true,
     }).returning();
+    // Over a cap, the error rolls the insert back.
+    await checkKeywordCaps(tx, filter);
     return row;
   });
 }

@@ -17,9 +17,11 @@ export type FilterAction = typeof FILTER_ACTIONS[number];
 export const MAX_TITLE_LENGTH = 256;
 export const MAX_KEYWORD_LENGTH = 512;
 
-/** Ours (Mastodon has none): filters per account, keywords and statuses per filter. */
+/** Ours (Mastodon has none): filters per account, keywords and statuses per filter and account. */
 export const MAX_FILTERS = 100;
 export const MAX_KEYWORDS_PER_FILTER = 100;
+/** Every keyword is tried on every status the owner reads: about 5 ms per page at this cap. */
+export const MAX_KEYWORDS_PER_ACCOUNT = 1_000;
 export const MAX_STATUSES_PER_FILTER = 1_000;
 
 /** The longest expiry accepted, in seconds (about 68 years: a timestamp that cannot overflow). */

@@ -36,6 +36,7 @@ ALTER TABLE "custom_filter_statuses" ADD CONSTRAINT "custom_filter_statuses_cust
 ALTER TABLE "custom_filter_statuses" ADD CONSTRAINT "custom_filter_statuses_status_id_statuses_id_fk" FOREIGN KEY ("status_id") REFERENCES "public"."statuses"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "custom_filters_account_idx" ON "custom_filters" USING btree ("account_id","id");--> statement-breakpoint
 CREATE INDEX "custom_filter_keywords_filter_idx" ON "custom_filter_keywords" USING btree ("custom_filter_id","id");--> statement-breakpoint
+CREATE INDEX "custom_filter_keywords_account_idx" ON "custom_filter_keywords" USING btree ("account_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "custom_filter_statuses_pair_idx" ON "custom_filter_statuses" USING btree ("custom_filter_id","status_id");--> statement-breakpoint
 CREATE INDEX "custom_filter_statuses_status_idx" ON "custom_filter_statuses" USING btree ("status_id");--> statement-breakpoint
 -- The per-process cache of each account's filters (api/entities/entity_cache.ts)

@@ -37,7 +37,10 @@ export const customFilterKeywords = pgTable("custom_filter_keywords", {
   wholeWord: boolean("whole_word").notNull().default(true),
   createdAt: ts("created_at").notNull().defaultNow(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
-}, (t) => [index("custom_filter_keywords_filter_idx").on(t.customFilterId, t.id)]);
+}, (t) => [
+  index("custom_filter_keywords_filter_idx").on(t.customFilterId, t.id),
+  index("custom_filter_keywords_account_idx").on(t.accountId),
+]);
 
 export const customFilterStatuses = pgTable("custom_filter_statuses", {
   id: id("id").primaryKey(),

@@ -10,9 +10,10 @@ import { createUser } from "../fixtures/users.ts";
 import {
   MAX_FILTERS,
   MAX_KEYWORD_LENGTH,
+  MAX_KEYWORDS_PER_ACCOUNT,
   MAX_KEYWORDS_PER_FILTER,
 } from "../../actors/filters/rules.ts";
-import { customFilters } from "../../db/schema.ts";
+import { customFilterKeywords, customFilters } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 
 test("filters: v2 and v1 CRUD, validation, ownership and scopes", async (t) => {
@@ -372,6 +373,48 @@ test("filters: v2 and v1 CRUD, validation, ownership and scopes", async (t) => {
       });
       assert.equal(v1.status, 422);
       assert.equal((await ok(a, hoarder, "GET", "/api/v2/filters")).length, MAX_FILTERS);
+    });
+
+    await t.step("at most MAX_KEYWORDS_PER_ACCOUNT keywords per account", async () => {
+      const wordy = await createUser(a, "wordy");
+      const { db } = a.rookery.ctx.database;
+      const filters = Array.from(
+        { length: MAX_KEYWORDS_PER_ACCOUNT / 10 },
+        () => ({ id: newId(), accountId: wordy.id, title: "words", context: ["home"] }),
+      );
+      await db.insert(customFilters).values(filters);
+      await db.insert(customFilterKeywords).values(
+        filters.flatMap((f) =>
+          Array.from({ length: 10 }, (_, i) => ({
+            id: newId(),
+            customFilterId: f.id,
+            accountId: wordy.id,
+            keyword: `w${i}`,
+          }))
+        ),
+      );
+      const error =
+        `Validation failed: You have reached the maximum of ${MAX_KEYWORDS_PER_ACCOUNT} filter keywords`;
+      const one = await callJson(a, wordy, "POST", `/api/v2/filters/${filters[0].id}/keywords`, {
+        keyword: "one more",
+      });
+      assert.equal(one.status, 422);
+      assert.equal(one.body.error, error);
+      const nested = await callJson(a, wordy, "PUT", `/api/v2/filters/${filters[1].id}`, {
+        title: "renamed",
+        keywords_attributes: [{ keyword: "one more" }],
+      });
+      assert.equal(nested.status, 422);
+      assert.equal(nested.body.error, error);
+      assert.equal(
+        (await ok(a, wordy, "GET", `/api/v2/filters/${filters[1].id}`)).title,
+        "words",
+        "nothing of the refused update was written",
+      );
+      // Removing one makes room again.
+      const [first] = await ok(a, wordy, "GET", `/api/v2/filters/${filters[0].id}/keywords`);
+      await ok(a, wordy, "DELETE", `/api/v2/filters/keywords/${first.id}`);
+      await ok(a, wordy, "POST", `/api/v2/filters/${filters[0].id}/keywords`, { keyword: "fits" });
     });
 
     await t.step("scopes: read:filters reads, write:filters writes, no token is 401", async () => {
