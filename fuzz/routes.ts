@@ -33,6 +33,8 @@ const STATUS_FIELDS = [
   "quote_approval_policy",
   "media_attributes",
 ];
+const FILTER_FIELDS = ["title", "context", "filter_action", "expires_in", "keywords_attributes"];
+const V1_FILTER_FIELDS = ["phrase", "context", "irreversible", "whole_word", "expires_in"];
 const PROFILE_FIELDS = [
   "display_name",
   "note",
@@ -166,6 +168,17 @@ export const API_ROUTES: FuzzRoute[] = [
   api("DELETE", "/api/v1/lists/{list}"),
   api("POST", "/api/v1/lists/{list}/accounts", ["account_ids"]),
   api("DELETE", "/api/v1/lists/{list}/accounts", ["account_ids"]),
+  api("POST", "/api/v2/filters", FILTER_FIELDS),
+  api("PUT", "/api/v2/filters/{filter}", FILTER_FIELDS),
+  api("DELETE", "/api/v2/filters/{filter}"),
+  api("POST", "/api/v2/filters/{filter}/keywords", ["keyword", "whole_word"]),
+  api("PUT", "/api/v2/filters/keywords/{filter_keyword}", ["keyword", "whole_word"]),
+  api("DELETE", "/api/v2/filters/keywords/{filter_keyword}"),
+  api("POST", "/api/v2/filters/{filter}/statuses", ["status_id"]),
+  api("DELETE", "/api/v2/filters/statuses/{filter_status}"),
+  api("POST", "/api/v1/filters", V1_FILTER_FIELDS),
+  api("PUT", "/api/v1/filters/{filter_keyword}", V1_FILTER_FIELDS),
+  api("DELETE", "/api/v1/filters/{filter_keyword}"),
   api("POST", "/api/v1/markers", ["home", "notifications", "last_read_id"]),
   api("POST", "/api/v2/media", ["file", "thumbnail", "description", "focus"]),
   api("POST", "/api/v1/media", ["file", "thumbnail", "description", "focus"]),

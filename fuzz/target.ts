@@ -149,6 +149,23 @@ export async function refreshObjects(target: FuzzTarget): Promise<void> {
   keep(ids, "status", mention?.id);
   const list = await apiCall(instance, t, "POST", "/api/v1/lists", { title: "fuzz" });
   keep(ids, "list", list?.id);
+  const filter = await apiCall(instance, t, "POST", "/api/v2/filters", {
+    title: "fuzz",
+    context: ["home"],
+    keywords_attributes: [{ keyword: "fuzz" }],
+  });
+  keep(ids, "filter", filter?.id);
+  keep(ids, "filter_keyword", filter?.keywords?.[0]?.id);
+  const filterStatus = await apiCall(
+    instance,
+    t,
+    "POST",
+    `/api/v2/filters/${filter?.id}/statuses`,
+    {
+      status_id: poll?.id,
+    },
+  );
+  keep(ids, "filter_status", filterStatus?.id);
   const form = new FormData();
   form.set("file", new File([PNG_1X1], "a.png", { type: "image/png" }));
   const media = await apiCall(instance, t, "POST", "/api/v1/media", form);

@@ -180,7 +180,9 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
       ? { id: row.id, key: row.groupKey!, grouped: true }
       : { id: row.id, key: `ungrouped-${row.id}`, grouped: false };
     const inputs = await groupInputs(db, viewer, [head], null);
-    const result = await serializeNotificationGroups(ctx, inputs, viewer);
+    const result = await serializeNotificationGroups(ctx, inputs, viewer, {
+      keepStatus: row.statusId ?? undefined,
+    });
     if (result.notification_groups.length === 0) throw new ApiError(404, "Record not found");
     return c.json(result);
   });
