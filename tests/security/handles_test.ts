@@ -36,13 +36,21 @@ type Jrd = { subject: string; self: string };
 
 /** A WebFinger endpoint on `peer` answering from a table; it counts questions per resource. */
 function serveWebFinger(peer: FakePeer) {
-  const table = new Map<string, Jrd | "error">();
+  const table = new Map<string, Jrd | "error" | "huge" | "garbage">();
   const asked = new Map<string, number>();
   peer.route("/.well-known/webfinger", (request) => {
     const resource = new URL(request.url).searchParams.get("resource") ?? "";
     asked.set(resource, (asked.get(resource) ?? 0) + 1);
     const entry = table.get(resource);
     if (entry === "error") return new Response("down", { status: 500 });
+    if (entry === "garbage") return new Response("<html>not a JRD", { status: 200 });
+    if (entry === "huge") {
+      // A JRD that never ends: it must be cut off, not read (or parsed) whole.
+      const links = Array.from({ length: 20_000 }, (_, i) => ({ rel: "x", href: `${i}` }));
+      return new Response(JSON.stringify({ subject: resource, links }), {
+        headers: { "Content-Type": "application/jrd+json" },
+      });
+    }
     if (!entry) return new Response("not found", { status: 404 });
     return new Response(
       JSON.stringify({
@@ -53,8 +61,8 @@ function serveWebFinger(peer: FakePeer) {
     );
   });
   return {
-    /** `acct:user@domain` answers with `jrd` (or a 500). */
-    set: (acct: string, jrd: Jrd | "error") => table.set(`acct:${acct}`, jrd),
+    /** `acct:user@domain` answers with `jrd` (or a 500, an oversized or a malformed answer). */
+    set: (acct: string, jrd: Jrd | "error" | "huge" | "garbage") => table.set(`acct:${acct}`, jrd),
     asked: (acct: string) => asked.get(`acct:${acct}`) ?? 0,
   };
 }
@@ -230,7 +238,7 @@ test("remote handles are confirmed by WebFinger", async (t) => {
     });
 
     await t.step(
-      "an unreachable WebFinger does not stop an actor, nor its deliveries",
+      "an unreachable, oversized or malformed WebFinger stops neither an actor nor its deliveries",
       async () => {
         const gus = evil.publishActor("gus");
         evilWf.set(`gus@${EVIL}`, "error");
@@ -248,6 +256,15 @@ test("remote handles are confirmed by WebFinger", async (t) => {
         const row = await rowOf(gus);
         assert.equal(`${row.username}@${row.domain}`, `gus@${EVIL}`);
         assert.equal(evilWf.asked(`gus@${EVIL}`), 1);
+
+        // Oversized and malformed answers confirm nothing and break nothing.
+        for (const [name, answer] of [["hal", "huge"], ["ida", "garbage"]] as const) {
+          const actor = evil.publishActor(name);
+          evilWf.set(`${name}@${EVIL}`, answer);
+          const [found] = await resolve(actor);
+          assert.equal(found?.acct, `${name}@${EVIL}`);
+          assert.equal(evilWf.asked(`${name}@${EVIL}`), 1);
+        }
       },
     );
 
