@@ -13,7 +13,9 @@
  *   cannot take over a stored account's row, URI and key; the same move
  *   with WebFinger's word (the account was re-created) does.
  * - A self link pointing elsewhere, a subject on a domain that does not
- *   confirm, two subjects naming each other, an unreachable WebFinger.
+ *   confirm, two subjects naming each other, an unreachable, oversized or
+ *   malformed WebFinger answer.
+ * - A renamed actor keeps its handle until WebFinger confirms the new one.
  * - Confirmations are cached: a second store asks nobody; a day later it does.
  */
 import assert from "node:assert/strict";
@@ -265,6 +267,27 @@ test("remote handles are confirmed by WebFinger", async (t) => {
           assert.equal(found?.acct, `${name}@${EVIL}`);
           assert.equal(evilWf.asked(`${name}@${EVIL}`), 1);
         }
+      },
+    );
+
+    await t.step(
+      "a renamed actor keeps its handle until WebFinger confirms the new one",
+      async () => {
+        const ctx = r.rookery.ctx;
+        const kim = ap.publishActor("kim");
+        apWf.set(`kim@${AP}`, { subject: `acct:kim@${AP}`, self: kim });
+        const [found] = await resolve(kim);
+        assert.equal(found?.acct, `kim@${AP}`);
+        ap.publishActor("kim", { preferredUsername: "kimberly" });
+        const renamed = await lookupRemote(instanceContext(ctx), kim);
+        assert.ok(isActor(renamed));
+        const kept = await upsertRemoteActor(ctx, renamed);
+        assert.equal(`${kept?.username}@${kept?.domain}`, `kim@${AP}`, "no confirmation yet");
+        assert.equal(apWf.asked(`kimberly@${AP}`), 1, "the new name was asked at once");
+        apWf.set(`kimberly@${AP}`, { subject: `acct:kimberly@${AP}`, self: kim });
+        const moved = await upsertRemoteActor(ctx, renamed);
+        assert.equal(moved?.id, found.id);
+        assert.equal(`${moved?.username}@${moved?.domain}`, `kimberly@${AP}`);
       },
     );
 
