@@ -8,7 +8,9 @@
  * first answer may name another domain (a split domain: actors on
  * ap.example, handles @user@example); that subject is asked in turn and
  * must confirm itself and point back to the actor too. Nothing else is
- * followed, so two subjects naming each other cost two requests.
+ * followed, so two subjects naming each other cost two requests. An actor
+ * that states its handle (FEP-2c59's `webfinger` property, which Mastodon
+ * 4.6 prefers) is asked there first, under the same rule.
  *
  * A row changes its handle, or takes another actor's URI and key, only on
  * such a confirmation (remote_accounts.ts). Confirmations are cached on
@@ -17,7 +19,7 @@
  * delivery, and never stops its deliveries.
  */
 import type { AppContext } from "../context.ts";
-import { fetchWebFinger, webFingerScheme } from "./webfinger_client.ts";
+import { fetchWebFinger, parseAcct, webFingerScheme } from "./webfinger_client.ts";
 
 /** A confirmed handle is checked again after this long. */
 export const WEBFINGER_RECHECK_MS = 24 * 60 * 60 * 1000;
@@ -28,6 +30,13 @@ export interface Handle {
   domain: string;
 }
 
+/** The handle an actor document states (FEP-2c59 `webfinger`), from its JSON; null when none. */
+export function statedHandle(json: unknown): Handle | null {
+  if (!json || typeof json !== "object") return null;
+  const value = (json as Record<string, unknown>).webfinger;
+  return typeof value === "string" && value.length <= 1_024 ? parseAcct(value) : null;
+}
+
 /** Same handle, compared as Mastodon does (case-insensitively). */
 export function sameHandle(a: Handle, b: Handle): boolean {
   return a.username.toLowerCase() === b.username.toLowerCase() &&
@@ -35,9 +44,10 @@ export function sameHandle(a: Handle, b: Handle): boolean {
 }
 
 /**
- * The handle WebFinger confirms for the actor `actorUri`, starting from the
- * one its document suggests (`preferredUsername@actor host`); null when no
- * handle is confirmed (WebFinger unreachable, no link back to the actor).
+ * The handle WebFinger confirms for the actor `actorUri`: the one its
+ * document states (`stated`), if its domain confirms it; else starting from
+ * the one it suggests (`preferredUsername@actor host`); null when no handle
+ * is confirmed (WebFinger unreachable, no link back to the actor).
  *
  * When the host's answer points back to the actor but names a subject on
  * another domain that answers otherwise (someone else's actor, another
@@ -50,8 +60,15 @@ export async function confirmHandle(
   app: AppContext,
   actorUri: string,
   suggested: Handle,
+  stated: Handle | null = null,
 ): Promise<Handle | null> {
   const ownDomain = app.config.domain.toLowerCase();
+  if (stated && !sameHandle(stated, suggested) && stated.domain !== ownDomain) {
+    const answer = await fetchWebFinger(app, stated, webFingerScheme(app));
+    if (answer?.subject && sameHandle(answer.subject, stated) && answer.self === actorUri) {
+      return answer.subject;
+    }
+  }
   const first = await fetchWebFinger(app, suggested, webFingerScheme(app, actorUri));
   if (!first || first.self !== actorUri) return null;
   const subject = first.subject;

@@ -34,7 +34,14 @@ import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
 import { webUrl } from "./trust.ts";
-import { actorUriOfHandle, confirmHandle, type Handle, WEBFINGER_RECHECK_MS } from "./handles.ts";
+import {
+  actorUriOfHandle,
+  confirmHandle,
+  type Handle,
+  sameHandle,
+  statedHandle,
+  WEBFINGER_RECHECK_MS,
+} from "./handles.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -190,7 +197,7 @@ export async function upsertRemoteActor(
   const columns = await actorColumns(actor, loader);
   const emojis = await readEmojiTags(actor);
   // WebFinger is asked before the transaction opens: no row lock waits on the network.
-  const naming = await decideHandle(app, columns);
+  const naming = await decideHandle(app, columns, statedHandle(await actor.toJsonLd().catch(() => null)));
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
     try {
@@ -216,6 +223,7 @@ interface Naming {
 async function decideHandle(
   app: AppContext,
   columns: Omit<typeof accounts.$inferInsert, "id">,
+  stated: Handle | null,
 ): Promise<Naming> {
   const suggested = { username: columns.username, domain: columns.domain! };
   const [stored] = await app.database.db.select({
@@ -229,11 +237,13 @@ async function decideHandle(
   if (known) {
     const checked = stored.lastWebfingeredAt?.getTime();
     const fresh = checked != null && Date.now() - checked < WEBFINGER_RECHECK_MS;
-    const renamed = known.username.toLowerCase() !== suggested.username.toLowerCase();
+    const renamed = stated
+      ? !sameHandle(known, stated)
+      : known.username.toLowerCase() !== suggested.username.toLowerCase();
     if (fresh && !renamed) return { handle: known, confirmed: false, checkedAt: null };
   }
   const checkedAt = new Date();
-  const confirmed = await confirmHandle(app, columns.uri, suggested);
+  const confirmed = await confirmHandle(app, columns.uri, suggested, stated);
   if (confirmed) return { handle: confirmed, confirmed: true, checkedAt };
   return { handle: known ?? suggested, confirmed: false, checkedAt };
 }

@@ -15,6 +15,7 @@
  * - A self link pointing elsewhere, a subject on a domain that does not
  *   confirm, two subjects naming each other, an unreachable, oversized or
  *   malformed WebFinger answer.
+ * - A handle the actor states (FEP-2c59 `webfinger`) counts once confirmed.
  * - A renamed actor keeps its handle until WebFinger confirms the new one.
  * - Confirmations are cached: a second store asks nobody; a day later it does.
  */
@@ -267,6 +268,21 @@ test("remote handles are confirmed by WebFinger", async (t) => {
           assert.equal(found?.acct, `${name}@${EVIL}`);
           assert.equal(evilWf.asked(`${name}@${EVIL}`), 1);
         }
+      },
+    );
+
+    await t.step(
+      "a handle the actor states (FEP-2c59) counts once its domain confirms it",
+      async () => {
+        const lee = ap.publishActor("lee", { webfinger: `lee@${HOME}` });
+        homeWf.set(`lee@${HOME}`, { subject: `acct:lee@${HOME}`, self: lee });
+        assert.equal((await resolve(lee))[0]?.acct, `lee@${HOME}`);
+        assert.equal(apWf.asked(`lee@${AP}`), 0, "the actor's host was not needed");
+        // Stating someone else's handle gets nothing: home names its own alice.
+        const max = evil.publishActor("max", { webfinger: `alice@${HOME}` });
+        evilWf.set(`max@${EVIL}`, { subject: `acct:max@${EVIL}`, self: max });
+        assert.equal((await resolve(max))[0]?.acct, `max@${EVIL}`);
+        assert.equal((await rowOf(alice)).domain, HOME);
       },
     );
 
