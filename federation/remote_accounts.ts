@@ -197,7 +197,11 @@ export async function upsertRemoteActor(
   const columns = await actorColumns(actor, loader);
   const emojis = await readEmojiTags(actor);
   // WebFinger is asked before the transaction opens: no row lock waits on the network.
-  const naming = await decideHandle(app, columns, statedHandle(await actor.toJsonLd().catch(() => null)));
+  const naming = await decideHandle(
+    app,
+    columns,
+    statedHandle(await actor.toJsonLd().catch(() => null)),
+  );
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
     try {
