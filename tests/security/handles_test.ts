@@ -15,6 +15,7 @@
  * - A self link pointing elsewhere, a subject on a domain that does not
  *   confirm, two subjects naming each other, an unreachable, oversized or
  *   malformed WebFinger answer.
+ * - WebFinger redirects are followed, 3 at most.
  * - A handle the actor states (FEP-2c59 `webfinger`) counts once confirmed.
  * - A renamed actor keeps its handle until WebFinger confirms the new one.
  * - Confirmations are cached: a second store asks nobody; a day later it does.
@@ -36,10 +37,12 @@ const AS = "https://www.w3.org/ns/activitystreams";
 
 /** What a peer's WebFinger answers for a resource: a subject and a self link. */
 type Jrd = { subject: string; self: string };
+/** Or: a 500, an oversized or malformed answer, or a redirect to a URL. */
+type Answer = Jrd | "error" | "huge" | "garbage" | { redirect: string };
 
 /** A WebFinger endpoint on `peer` answering from a table; it counts questions per resource. */
 function serveWebFinger(peer: FakePeer) {
-  const table = new Map<string, Jrd | "error" | "huge" | "garbage">();
+  const table = new Map<string, Answer>();
   const asked = new Map<string, number>();
   peer.route("/.well-known/webfinger", (request) => {
     const resource = new URL(request.url).searchParams.get("resource") ?? "";
@@ -47,6 +50,9 @@ function serveWebFinger(peer: FakePeer) {
     const entry = table.get(resource);
     if (entry === "error") return new Response("down", { status: 500 });
     if (entry === "garbage") return new Response("<html>not a JRD", { status: 200 });
+    if (typeof entry === "object" && "redirect" in entry) {
+      return new Response(null, { status: 302, headers: { Location: entry.redirect } });
+    }
     if (entry === "huge") {
       // A JRD that never ends: it must be cut off, not read (or parsed) whole.
       const links = Array.from({ length: 20_000 }, (_, i) => ({ rel: "x", href: `${i}` }));
@@ -64,8 +70,8 @@ function serveWebFinger(peer: FakePeer) {
     );
   });
   return {
-    /** `acct:user@domain` answers with `jrd` (or a 500, an oversized or a malformed answer). */
-    set: (acct: string, jrd: Jrd | "error" | "huge" | "garbage") => table.set(`acct:${acct}`, jrd),
+    /** `acct:user@domain` answers with `answer`. */
+    set: (acct: string, answer: Answer) => table.set(`acct:${acct}`, answer),
     asked: (acct: string) => asked.get(`acct:${acct}`) ?? 0,
   };
 }
@@ -270,6 +276,22 @@ test("remote handles are confirmed by WebFinger", async (t) => {
         }
       },
     );
+
+    await t.step("redirects are followed, a few at most", async () => {
+      const ned = ap.publishActor("ned");
+      const wf = (origin: string, acct: string) =>
+        `${origin}/.well-known/webfinger?resource=${encodeURIComponent(`acct:${acct}`)}`;
+      // ap sends its WebFinger to home, which names the split-domain handle.
+      apWf.set(`ned@${AP}`, { redirect: wf(home.origin, `ned@${AP}`) });
+      homeWf.set(`ned@${AP}`, { subject: `acct:ned@${HOME}`, self: ned });
+      homeWf.set(`ned@${HOME}`, { subject: `acct:ned@${HOME}`, self: ned });
+      assert.equal((await resolve(ned))[0]?.acct, `ned@${HOME}`);
+      // A redirect loop ends after 3 hops; the actor is still stored.
+      const oz = ap.publishActor("oz");
+      apWf.set(`oz@${AP}`, { redirect: wf(ap.origin, `oz@${AP}`) });
+      assert.equal((await resolve(oz))[0]?.acct, `oz@${AP}`);
+      assert.equal(apWf.asked(`oz@${AP}`), 4);
+    });
 
     await t.step(
       "a handle the actor states (FEP-2c59) counts once its domain confirms it",
