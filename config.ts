@@ -55,6 +55,12 @@ export interface Config {
    * their key, and the Mastodon API only for signed-in users.
    */
   authorizedFetch: boolean;
+  trends: {
+    /** Only items a moderator allowed are listed (TRENDS_REVIEW). */
+    review: boolean;
+    /** How often the worker recomputes trend scores, in milliseconds (TRENDS_INTERVAL). */
+    intervalMs: number;
+  };
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -172,6 +178,10 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     trustProxy: readBool(env, "TRUST_PROXY", false),
     authorizedFetch: readBool(env, "AUTHORIZED_FETCH", false),
     publicPreview: readBool(env, "PUBLIC_PREVIEW", true),
+    trends: {
+      review: readBool(env, "TRENDS_REVIEW", false),
+      intervalMs: readInt(env, "TRENDS_INTERVAL", 60, 1, 3600) * 1000,
+    },
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

@@ -22,6 +22,7 @@ import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
 import type { PeriodicJob } from "./actors/polls/periodic.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
+import { startTrendsRefresh } from "./actors/trends/refresh.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -111,6 +112,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       timers.push(setInterval(run, 10 * 60_000));
       // Database scans: polls that ended, scheduled statuses that are due.
       jobs.push(startPollExpiry(ctx), startScheduledStatusPublisher(ctx));
+      // Trend scores, recomputed every TRENDS_INTERVAL (one worker at a time).
+      jobs.push(startTrendsRefresh(ctx));
       // Intents a crash, a failed enqueue or a process without a worker left.
       outboxRelay.startSweep();
       timers.push(...startMediaMaintenance(ctx, abort.signal));

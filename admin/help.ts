@@ -61,6 +61,20 @@ Custom emoji
   emoji remove <shortcode>        Removes a local emoji and its files; posts
                                   that used it keep the :shortcode: text.
 
+Trends and suggestions
+  trends pending [--json]         Lists what trends now without a review:
+                                  kind, id, accounts, score, tag/URI/URL.
+  trends allow <tag|status|link> <name, status id or URL>
+      Allows a trending item. With TRENDS_REVIEW=true only allowed items
+      are listed in /api/v1/trends/*.
+  trends reject <tag|status|link> <name, status id or URL>
+      Rejects an item: it is never listed, whatever TRENDS_REVIEW says.
+  suggestions feature <username or user@domain>
+      Features an account in everyone's follow suggestions (if it is
+      discoverable).
+  suggestions unfeature <username or user@domain>
+  suggestions list                Lists the featured accounts.
+
   help                            Shows this text.
 
 Usernames may be written with or without a leading @. Quote values that

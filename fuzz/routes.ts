@@ -197,6 +197,7 @@ export const API_ROUTES: FuzzRoute[] = [
   api("POST", "/api/v1/tags/{tag}/unfollow"),
   api("POST", "/api/v1/tags/{tag}/feature"),
   api("POST", "/api/v1/tags/{tag}/unfeature"),
+  api("DELETE", "/api/v1/suggestions/{account}"),
 ];
 
 const ACTIVITY_FIELDS = [

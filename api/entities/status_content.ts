@@ -49,7 +49,8 @@ export interface StatusBundle {
 type PreviewCardRow = typeof previewCards.$inferSelect;
 type CustomEmojiRow = typeof customEmojis.$inferSelect;
 
-function cardEntity(row: PreviewCardRow): PreviewCardJson {
+/** The PreviewCard entity of a stored card (also the base of a trending link). */
+export function cardEntity(row: PreviewCardRow): PreviewCardJson {
   return {
     url: row.url,
     title: row.title,

@@ -1,0 +1,119 @@
+/**
+ * Moderators' review of trending items (TRENDS_REVIEW): allow or reject a
+ * tag, a status or a link, and list what trends without a decision yet.
+ * The admin command line calls these until the admin API exists.
+ *
+ * With review off, everything that trends is listed unless rejected; with
+ * review on, only what was allowed (db/queries/trends.ts, reviewCondition).
+ */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
+import { previewCards, statuses, tags, trendReviews, trendScores } from "../../db/schema.ts";
+import { isId } from "../../db/ids.ts";
+import { findTagByName } from "../../db/queries/tags.ts";
+import { TREND_KINDS, type TrendKind } from "../../db/queries/trends.ts";
+import { NotFoundError, ValidationError } from "../errors.ts";
+
+/** A moderator's decision. */
+export type TrendReviewState = "allowed" | "rejected";
+
+/** What a review named, found. */
+export interface ReviewedItem {
+  kind: TrendKind;
+  targetId: string;
+  /** The tag's name, the status's URI or the link's URL. */
+  label: string;
+}
+
+/** Reads a kind as typed on the command line. */
+export function parseTrendKind(raw: string): TrendKind {
+  const word = raw.trim().toLowerCase();
+  const kind = { tags: "tag", statuses: "status", links: "link" }[word] ?? word;
+  if ((TREND_KINDS as readonly string[]).includes(kind)) return kind as TrendKind;
+  throw new ValidationError({
+    kind: [{ error: "ERR_INCLUSION", description: "must be tag, status or link" }],
+  });
+}
+
+/** Finds the item a moderator names: a tag by name, a status by id, a link by its URL. */
+async function findItem(db: Executor, kind: TrendKind, target: string): Promise<ReviewedItem> {
+  if (kind === "tag") {
+    const tag = await findTagByName(db, target);
+    if (!tag) throw new NotFoundError(`No tag #${target.replace(/^#/, "")}`);
+    return { kind, targetId: tag.id, label: `#${tag.name}` };
+  }
+  if (kind === "status") {
+    const [row] = isId(target)
+      ? await db.select({ id: statuses.id, uri: statuses.uri }).from(statuses)
+        .where(and(eq(statuses.id, target), isNull(statuses.deletedAt))).limit(1)
+      : [];
+    if (!row) throw new NotFoundError(`No status ${target}`);
+    return { kind, targetId: row.id, label: row.uri };
+  }
+  const [card] = await db.select({ id: previewCards.id, url: previewCards.url })
+    .from(previewCards).where(eq(previewCards.url, target)).limit(1);
+  if (!card) throw new NotFoundError(`No link preview for ${target}`);
+  return { kind, targetId: card.id, label: card.url };
+}
+
+/** Records a moderator's decision on an item (replacing an earlier one). */
+export async function reviewTrend(
+  db: Executor,
+  kind: TrendKind,
+  target: string,
+  state: TrendReviewState,
+): Promise<ReviewedItem> {
+  const item = await findItem(db, kind, target);
+  await db.insert(trendReviews).values({ kind, targetId: item.targetId, state })
+    .onConflictDoUpdate({
+      target: [trendReviews.kind, trendReviews.targetId],
+      set: { state, reviewedAt: sql`now()` },
+    });
+  return item;
+}
+
+/** A trending item no moderator has decided on. */
+export interface PendingTrend extends ReviewedItem {
+  score: number;
+  /** Distinct accounts (tags, links) or interactions (statuses). */
+  accounts: number;
+}
+
+/** What trends now without a review, best first within each kind. */
+export async function pendingTrends(db: Executor): Promise<PendingTrend[]> {
+  const rows = await db.select({
+    kind: trendScores.kind,
+    targetId: trendScores.targetId,
+    score: trendScores.score,
+    accounts: trendScores.accounts,
+    tag: tags.name,
+    statusUri: statuses.uri,
+    url: previewCards.url,
+  }).from(trendScores)
+    .leftJoin(
+      trendReviews,
+      and(
+        eq(trendReviews.kind, trendScores.kind),
+        eq(trendReviews.targetId, trendScores.targetId),
+      ),
+    )
+    .leftJoin(tags, and(eq(trendScores.kind, "tag"), eq(tags.id, trendScores.targetId)))
+    .leftJoin(statuses, and(eq(trendScores.kind, "status"), eq(statuses.id, trendScores.targetId)))
+    .leftJoin(
+      previewCards,
+      and(eq(trendScores.kind, "link"), eq(previewCards.id, trendScores.targetId)),
+    )
+    .where(isNull(trendReviews.state))
+    .orderBy(trendScores.kind, sql`${trendScores.score} DESC`);
+  return rows.flatMap((r) => {
+    const label = r.tag != null ? `#${r.tag}` : r.statusUri ?? r.url;
+    if (label == null) return []; // the target went away since the last refresh
+    return [{
+      kind: r.kind as TrendKind,
+      targetId: r.targetId,
+      label,
+      score: r.score,
+      accounts: r.accounts,
+    }];
+  });
+}
