@@ -57,6 +57,7 @@ import { listRoutes } from "./routes/lists.ts";
 import { accountStatusesRoutes } from "./routes/account_statuses.ts";
 import { markerRoutes } from "./routes/markers.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
+import { announcementRoutes } from "./routes/announcements.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -190,6 +191,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", accountStatusesRoutes());
   app.route("/", markerRoutes());
   app.route("/", conversationRoutes());
+  app.route("/", announcementRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());

@@ -8,3 +8,4 @@
 export * from "./schema/core.ts";
 export * from "./schema/statuses.ts";
 export * from "./schema/extras.ts";
+export * from "./schema/announcements.ts";
