@@ -58,6 +58,7 @@ import { accountStatusesRoutes } from "./routes/account_statuses.ts";
 import { markerRoutes } from "./routes/markers.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { announcementRoutes } from "./routes/announcements.ts";
+import { oembedRoutes } from "./routes/oembed.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -193,6 +194,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", conversationRoutes());
   app.route("/", announcementRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
+  app.route("/", oembedRoutes());
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());
 
