@@ -18,7 +18,7 @@ test("oEmbed and the embed page", async (t) => {
     const alice = await createUser(instance, "alice", {
       account: { displayName: "Alice <script>alert(1)</script>" },
     });
-    const mallory = await createUser(instance, "mallory");
+    await createUser(instance, "mallory"); // the direct post mentions her
     const media = await mediaRow(instance, alice);
     const post = await postStatus(instance, alice, "Hello <b>world</b> #embed", {
       visibility: "public",
