@@ -60,6 +60,8 @@ import { conversationRoutes } from "./routes/conversations.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { filterRoutes } from "./routes/filters.ts";
 import { v1FilterRoutes } from "./routes/filters_v1.ts";
+import { announcementRoutes } from "./routes/announcements.ts";
+import { oembedRoutes } from "./routes/oembed.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -196,7 +198,9 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", discoveryRoutes());
   app.route("/", filterRoutes());
   app.route("/", v1FilterRoutes());
+  app.route("/", announcementRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
+  app.route("/", oembedRoutes());
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());
 

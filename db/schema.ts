@@ -10,3 +10,4 @@ export * from "./schema/statuses.ts";
 export * from "./schema/extras.ts";
 export * from "./schema/discovery.ts";
 export * from "./schema/filters.ts";
+export * from "./schema/announcements.ts";

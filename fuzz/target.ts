@@ -7,6 +7,7 @@
  * now and then, since the fuzzer deletes some of them.
  */
 import { ALL_SCOPES } from "../actors/scopes.ts";
+import { createAnnouncement } from "../actors/announcements/manage.ts";
 import { startInstance, type TestInstance } from "../tests/harness.ts";
 import { createUser, type TestUser } from "../tests/fixtures/users.ts";
 import { localSigner, type Signer } from "./signing.ts";
@@ -188,4 +189,9 @@ export async function refreshObjects(target: FuzzTarget): Promise<void> {
   const conversations = await apiCall(instance, t, "GET", "/api/v1/conversations?limit=3");
   for (const c of conversations ?? []) keep(ids, "conversation", c.id);
   keep(ids, "notification_request", other.id);
+  // Announcements are written by administrators, not through the API.
+  const { database, config } = instance.rookery.ctx;
+  const announcement = await createAnnouncement(database.db, config, { text: "fuzz news" });
+  keep(ids, "announcement", announcement.id);
+  keep(ids, "reaction", "👍");
 }
