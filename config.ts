@@ -73,6 +73,12 @@ export interface Config {
     contactUsername: string | null;
     thumbnailUrl: string | null;
     languages: string[];
+    /**
+     * Files with the privacy policy and the terms of service (Markdown, or
+     * HTML when the name ends in .html), read when asked for; null: none.
+     */
+    privacyPolicyFile: string | null;
+    termsOfServiceFile: string | null;
   };
   limits: {
     maxStatusCharacters: number;
@@ -198,6 +204,8 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       contactUsername: (env.CONTACT_USERNAME ?? "").trim() || null,
       thumbnailUrl: (env.INSTANCE_THUMBNAIL_URL ?? "").trim() || null,
       languages: languages.length ? languages : ["en"],
+      privacyPolicyFile: (env.PRIVACY_POLICY_FILE ?? "").trim() || null,
+      termsOfServiceFile: (env.TERMS_OF_SERVICE_FILE ?? "").trim() || null,
     },
     limits: {
       maxStatusCharacters: readInt(env, "MAX_STATUS_CHARACTERS", 500, 1, 100_000),

@@ -207,18 +207,21 @@ export async function removeFromConversations(tx: Executor, statusId: string): P
     WHERE account_id IN ${owners} AND last_status_id IS NULL`);
 }
 
-/** The conversation `id` of `accountId`, or NotFoundError. */
-async function ownConversation(db: Executor, accountId: string, id: string) {
-  const [row] = await db.select().from(accountConversations)
-    .where(and(eq(accountConversations.id, id), eq(accountConversations.accountId, accountId)));
-  if (!row) throw new NotFoundError();
-  return row;
-}
-
 /** Marks one of the account's conversations as read and returns it. */
 export async function markConversationRead(db: Db, accountId: string, id: string) {
-  await ownConversation(db, accountId, id);
-  const [row] = await db.update(accountConversations).set({ unread: false })
+  return await setConversationUnread(db, accountId, id, false);
+}
+
+/**
+ * Marks one of the account's conversations as unread again (Mastodon's
+ * undocumented POST /api/v1/conversations/:id/unread) and returns it.
+ */
+export async function markConversationUnread(db: Db, accountId: string, id: string) {
+  return await setConversationUnread(db, accountId, id, true);
+}
+
+async function setConversationUnread(db: Db, accountId: string, id: string, unread: boolean) {
+  const [row] = await db.update(accountConversations).set({ unread })
     .where(and(eq(accountConversations.id, id), eq(accountConversations.accountId, accountId)))
     .returning();
   if (!row) throw new NotFoundError();

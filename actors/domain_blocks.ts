@@ -4,7 +4,7 @@
  * the user's view, the user's follows of them end (Undo(Follow)) and their
  * follows of the user end (Reject(Follow)), with counters corrected.
  */
-import { and, eq, inArray, or } from "drizzle-orm";
+import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import { newId } from "../db/ids.ts";
 import { accountDomainBlocks, accounts, followRequests, follows } from "../db/schema.ts";
@@ -50,6 +50,29 @@ export function normalizeDomain(input: string): string {
   const labels = name.split(".");
   if (name.length > 253 || !labels.every((l) => LABEL.test(l))) throw invalidDomain();
   return port ? `${name}:${port}` : name;
+}
+
+/**
+ * What blocking `domain` would cost `accountId` (Mastodon 4.3's domain block
+ * preview): how many of its accounts the user follows, and how many follow
+ * the user. Pending requests are not counted, as in Mastodon.
+ *
+ * @throws ValidationError when the domain is blank or invalid
+ */
+export async function domainBlockPreview(
+  app: AppContext,
+  accountId: string,
+  domain: string,
+): Promise<{ following: number; followers: number }> {
+  const normalized = normalizeDomain(domain);
+  const [row] = await app.database.rows<{ following: string | number; followers: string | number }>(
+    sql`SELECT
+      (SELECT count(*) FROM follows f JOIN accounts a ON a.id = f.target_account_id
+        WHERE f.account_id = ${accountId}::bigint AND a.domain = ${normalized}) AS following,
+      (SELECT count(*) FROM follows f JOIN accounts a ON a.id = f.account_id
+        WHERE f.target_account_id = ${accountId}::bigint AND a.domain = ${normalized}) AS followers`,
+  );
+  return { following: Number(row.following), followers: Number(row.followers) };
 }
 
 /** `accountId` blocks `domain` (normalized; blocking again is not an error). Returns it. */

@@ -68,6 +68,19 @@ export async function listsOf(db: Db, accountId: string): Promise<ListRow[]> {
   return await db.select().from(lists).where(eq(lists.accountId, accountId)).orderBy(asc(lists.id));
 }
 
+/** The account's lists that contain `memberId`, oldest first (GET /api/v1/accounts/:id/lists). */
+export async function listsContaining(
+  db: Db,
+  accountId: string,
+  memberId: string,
+): Promise<ListRow[]> {
+  return await db.select({ list: lists }).from(lists)
+    .innerJoin(listAccounts, eq(listAccounts.listId, lists.id))
+    .where(and(eq(lists.accountId, accountId), eq(listAccounts.accountId, memberId)))
+    .orderBy(asc(lists.id))
+    .then((rows) => rows.map((r) => r.list));
+}
+
 /** Creates a list. */
 export async function createList(db: Db, accountId: string, input: ListInput): Promise<ListRow> {
   validate(input, true);

@@ -33,6 +33,7 @@ import { recordDelivery } from "../actors/deliveries.ts";
 import { formatDate, printable, table } from "./format.ts";
 import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";
+import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
 
 /** What a command printed and how it ended; also the admin socket's response. */
 export interface CommandResult {
@@ -271,6 +272,7 @@ const COMMANDS: Record<string, Command> = {
   },
   ...EMOJI_COMMANDS,
   ...DISCOVERY_COMMANDS,
+  ...ANNOUNCEMENT_COMMANDS,
 };
 
 /** The application for CLI tokens, created on first use with every scope. */

@@ -74,6 +74,22 @@ Trends and suggestions
       discoverable).
   suggestions unfeature <username or user@domain>
   suggestions list                Lists the featured accounts.
+Announcements
+  announcement create --text <text> [--starts-at <time> --ends-at <time>]
+                      [--all-day] [--unpublished]
+      Creates an announcement, shown by apps to every signed-in user until
+      it ends or is unpublished. The text is written as a post: links,
+      @mentions of known accounts and #hashtags become links, :shortcode:
+      shows a custom emoji. --starts-at and --ends-at (both or neither) give
+      the time of the event it announces, as 2025-06-01 or
+      2025-06-01T18:00 (UTC unless a zone such as +02:00 is given); once
+      --ends-at has passed it is no longer shown. --all-day shows them as
+      dates. --unpublished keeps it hidden until "announcement publish".
+  announcement list [--json]      Lists announcements, newest first, with
+                                  their ids and state.
+  announcement publish <id>       Shows an unpublished announcement.
+  announcement unpublish <id>     Hides it again (reactions are kept).
+  announcement delete <id>        Deletes it with its reactions.
 
   help                            Shows this text.
 

@@ -58,6 +58,10 @@ import { accountStatusesRoutes } from "./routes/account_statuses.ts";
 import { markerRoutes } from "./routes/markers.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
+import { filterRoutes } from "./routes/filters.ts";
+import { v1FilterRoutes } from "./routes/filters_v1.ts";
+import { announcementRoutes } from "./routes/announcements.ts";
+import { oembedRoutes } from "./routes/oembed.ts";
 import { searchRoutes } from "./routes/search.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -193,8 +197,12 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", markerRoutes());
   app.route("/", conversationRoutes());
   app.route("/", discoveryRoutes());
+  app.route("/", filterRoutes());
+  app.route("/", v1FilterRoutes());
+  app.route("/", announcementRoutes());
   app.route("/", searchRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
+  app.route("/", oembedRoutes());
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());
 

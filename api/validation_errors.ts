@@ -10,7 +10,10 @@ import { humanizeKey } from "./readers.ts";
 /** The 422 for a ValidationError. */
 export function validationErrorResponse(error: ValidationError): ApiError {
   const reasons = Object.entries(error.details).flatMap(([field, entries]) =>
-    entries.map((entry) => `${humanizeKey(field)} ${entry.description}`)
+    // Errors on the whole record (Rails' `base`) read as their message alone.
+    entries.map((entry) =>
+      field === "base" ? entry.description : `${humanizeKey(field)} ${entry.description}`
+    )
   );
   return validationFailed(reasons.join(", "), { details: error.details });
 }

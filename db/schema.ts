@@ -9,3 +9,5 @@ export * from "./schema/core.ts";
 export * from "./schema/statuses.ts";
 export * from "./schema/extras.ts";
 export * from "./schema/discovery.ts";
+export * from "./schema/filters.ts";
+export * from "./schema/announcements.ts";

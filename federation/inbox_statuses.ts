@@ -38,6 +38,7 @@ import { NotPermittedError } from "../actors/follow_rows.ts";
 import { StatusError } from "../actors/statuses/errors.ts";
 import { deleteStatus } from "../actors/statuses/delete.ts";
 import { editRemoteStatus, refreshRemotePoll } from "../actors/statuses/edit_remote.ts";
+import { applyRemoteQuotePolicy } from "../actors/statuses/interaction_policy.ts";
 import { favourite, unfavourite } from "../actors/interactions/favourites.ts";
 import { reblog, unreblog } from "../actors/interactions/reblogs.ts";
 import { recordRemoteVote, VoteRefusedError } from "../actors/polls/vote.ts";
@@ -236,6 +237,8 @@ export async function handleStatusUpdate(
     quotingStatusId: status.id,
     stampUri: parsed.quoteAuthorizationUri,
   });
+  // Who may quote changes with or without an edit (Mastodon's implicit update).
+  await applyRemoteQuotePolicy(ctx.data.database.db, sender.id, status.id, parsed.quotePolicy);
   // Mastodon: only an Update with a newer `updated` is an edit; otherwise it
   // only refreshes a poll's results (an Update of a Question after votes).
   const edited = parsed.updated != null && parsed.updated > (status.editedAt ?? status.createdAt);

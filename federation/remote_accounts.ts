@@ -6,7 +6,8 @@
  * Mastodon's allow-list, plain-text values are reduced to text and bounded,
  * URLs must be http(s), and a row is only ever matched by the actor's own id
  * (Fedify's lookup refuses documents whose id is on another origin than the
- * URL they were fetched from).
+ * URL they were fetched from), or by a handle that WebFinger on the handle's
+ * domain confirms for that id (handles.ts).
  */
 import type { Context } from "@fedify/fedify";
 import {
@@ -33,6 +34,14 @@ import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
 import { webUrl } from "./trust.ts";
+import {
+  actorUriOfHandle,
+  confirmHandle,
+  type Handle,
+  sameHandle,
+  statedHandle,
+  WEBFINGER_RECHECK_MS,
+} from "./handles.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -161,9 +170,14 @@ export async function actorColumns(
 
 /**
  * Stores or refreshes a remote actor as an accounts row and returns it.
- * Matched by actor id; a stored account with the same handle but an older id
- * (the remote account was re-created) takes the new id. Local actors are
- * never overwritten: their row is returned as it is.
+ * Matched by actor id. Its handle is the one WebFinger confirms (handles.ts),
+ * asked when the row is new, when the actor's name changed, or when the
+ * last check is a day old; without a confirmation a stored row keeps its
+ * handle and a new one takes `preferredUsername@actor host`. A stored
+ * account with the same handle but another id (the remote account was
+ * re-created) takes the new id and key only when WebFinger on the handle's
+ * domain now points to the new id; otherwise the actor is not stored
+ * (null). Local actors are never overwritten: their row is returned as it is.
  */
 export async function upsertRemoteActor(
   ctx: AppContext | Context<AppContext>,
@@ -182,10 +196,16 @@ export async function upsertRemoteActor(
   const loader = await instanceDocumentLoader(isFedifyContext(ctx) ? ctx : instanceContext(app));
   const columns = await actorColumns(actor, loader);
   const emojis = await readEmojiTags(actor);
+  // WebFinger is asked before the transaction opens: no row lock waits on the network.
+  const naming = await decideHandle(
+    app,
+    columns,
+    statedHandle(await actor.toJsonLd().catch(() => null)),
+  );
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
     try {
-      return await db.transaction((tx) => writeRemoteAccount(tx, columns, emojis));
+      return await db.transaction((tx) => writeRemoteAccount(tx, columns, naming, emojis));
     } catch (error) {
       // Two deliveries about one new actor at once: the second sees the first's row.
       if (attempt === 0 && isUniqueViolation(error)) continue;
@@ -194,23 +214,81 @@ export async function upsertRemoteActor(
   }
 }
 
+/** The handle a write gives the actor's row, decided before the transaction. */
+interface Naming {
+  handle: Handle;
+  /** WebFinger on the handle's domain has just pointed it to this actor. */
+  confirmed: boolean;
+  /** When WebFinger was asked (to store on the row); null when it was not. */
+  checkedAt: Date | null;
+}
+
+/** The handle of the actor whose document gave `columns` (see upsertRemoteActor). */
+async function decideHandle(
+  app: AppContext,
+  columns: Omit<typeof accounts.$inferInsert, "id">,
+  stated: Handle | null,
+): Promise<Naming> {
+  const suggested = { username: columns.username, domain: columns.domain! };
+  const [stored] = await app.database.db.select({
+    username: accounts.username,
+    domain: accounts.domain,
+    lastWebfingeredAt: accounts.lastWebfingeredAt,
+  }).from(accounts).where(eq(accounts.uri, columns.uri)).limit(1);
+  const known = stored?.domain != null
+    ? { username: stored.username, domain: stored.domain }
+    : null;
+  if (known) {
+    const checked = stored.lastWebfingeredAt?.getTime();
+    const fresh = checked != null && Date.now() - checked < WEBFINGER_RECHECK_MS;
+    const renamed = stated
+      ? !sameHandle(known, stated)
+      : known.username.toLowerCase() !== suggested.username.toLowerCase();
+    if (fresh && !renamed) return { handle: known, confirmed: false, checkedAt: null };
+  }
+  const checkedAt = new Date();
+  const confirmed = await confirmHandle(app, columns.uri, suggested, stated);
+  if (confirmed) return { handle: confirmed, confirmed: true, checkedAt };
+  return { handle: known ?? suggested, confirmed: false, checkedAt };
+}
+
 async function writeRemoteAccount(
   tx: Executor,
   columns: Omit<typeof accounts.$inferInsert, "id">,
+  naming: Naming,
   emojis: RemoteEmojiInput[],
-): Promise<AccountRow> {
-  const [existing] = await tx.select().from(accounts).where(or(
-    eq(accounts.uri, columns.uri),
-    and(
-      sql`lower(${accounts.username}) = ${columns.username.toLowerCase()}`,
-      sql`lower(${accounts.domain}) = ${columns.domain!}`,
-    ),
-  )).orderBy(sql`${accounts.uri} = ${columns.uri} DESC`).limit(1);
+): Promise<AccountRow | null> {
+  const { handle, confirmed, checkedAt } = naming;
+  const [byUri] = await tx.select().from(accounts).where(eq(accounts.uri, columns.uri)).limit(1);
+  const [byHandle] = await tx.select().from(accounts).where(and(
+    sql`lower(${accounts.username}) = ${handle.username.toLowerCase()}`,
+    sql`lower(${accounts.domain}) = ${handle.domain.toLowerCase()}`,
+  )).limit(1);
+  let existing = byUri;
+  if (!existing && byHandle) {
+    // Another actor holds the handle: this one takes the row (and its
+    // followers) only with WebFinger's word that the handle is now its.
+    if (!confirmed) {
+      logger.warn("Not stored: {uri} claims the handle {username}@{domain} of {other}", {
+        uri: columns.uri,
+        username: handle.username,
+        domain: handle.domain,
+        other: byHandle.uri,
+      });
+      return null;
+    }
+    existing = byHandle;
+  }
+  const { suspendedAt, publicKeyPem, publicKeyId, username: _u, domain: _d, ...rest } = columns;
+  const checked = checkedAt ? { lastWebfingeredAt: checkedAt } : {};
   if (existing) {
     if (existing.domain == null) return existing;
-    const { suspendedAt, publicKeyPem, publicKeyId, ...rest } = columns;
+    // A handle another row holds is not taken from it: the row keeps its own.
+    const renamed = byHandle && byHandle.id !== existing.id ? {} : handle;
     const [row] = await tx.update(accounts).set({
       ...rest,
+      ...renamed,
+      ...checked,
       // A document without a key (a stripped Update) does not erase the one we know.
       ...(publicKeyPem ? { publicKeyPem, publicKeyId } : {}),
       // Keep the first suspension time; lift it when the actor is no longer suspended.
@@ -219,7 +297,8 @@ async function writeRemoteAccount(
     await linkProfileEmojis(tx, row, emojis, true);
     return row;
   }
-  const [row] = await tx.insert(accounts).values({ id: newId(), ...columns }).returning();
+  const [row] = await tx.insert(accounts)
+    .values({ id: newId(), ...columns, ...handle, ...checked }).returning();
   await linkProfileEmojis(tx, row, emojis, false);
   return row;
 }
@@ -309,8 +388,11 @@ export async function resolveRemoteAccount(
     if (parsed.domain === new URL(ctx.config.origin).host.toLowerCase()) return null;
   }
   const fedCtx = instanceContext(ctx);
+  // A handle goes through our WebFinger client (handles.ts), which speaks
+  // http to peers when our own ORIGIN is http; Fedify's is https only.
   const target = stored?.uri ??
-    (parsed.kind === "handle" ? `acct:${parsed.username}@${parsed.domain}` : parsed.url);
+    (parsed.kind === "handle" ? await actorUriOfHandle(ctx, parsed) : parsed.url);
+  if (!target) return stored;
   const object = await lookupRemote(fedCtx, target);
   if (!isActor(object)) return stored;
   return await storeFetchedActor(ctx, object) ?? stored;

@@ -7,6 +7,7 @@
  * now and then, since the fuzzer deletes some of them.
  */
 import { ALL_SCOPES } from "../actors/scopes.ts";
+import { createAnnouncement } from "../actors/announcements/manage.ts";
 import { startInstance, type TestInstance } from "../tests/harness.ts";
 import { createUser, type TestUser } from "../tests/fixtures/users.ts";
 import { localSigner, type Signer } from "./signing.ts";
@@ -149,6 +150,23 @@ export async function refreshObjects(target: FuzzTarget): Promise<void> {
   keep(ids, "status", mention?.id);
   const list = await apiCall(instance, t, "POST", "/api/v1/lists", { title: "fuzz" });
   keep(ids, "list", list?.id);
+  const filter = await apiCall(instance, t, "POST", "/api/v2/filters", {
+    title: "fuzz",
+    context: ["home"],
+    keywords_attributes: [{ keyword: "fuzz" }],
+  });
+  keep(ids, "filter", filter?.id);
+  keep(ids, "filter_keyword", filter?.keywords?.[0]?.id);
+  const filterStatus = await apiCall(
+    instance,
+    t,
+    "POST",
+    `/api/v2/filters/${filter?.id}/statuses`,
+    {
+      status_id: poll?.id,
+    },
+  );
+  keep(ids, "filter_status", filterStatus?.id);
   const form = new FormData();
   form.set("file", new File([PNG_1X1], "a.png", { type: "image/png" }));
   const media = await apiCall(instance, t, "POST", "/api/v1/media", form);
@@ -171,4 +189,9 @@ export async function refreshObjects(target: FuzzTarget): Promise<void> {
   const conversations = await apiCall(instance, t, "GET", "/api/v1/conversations?limit=3");
   for (const c of conversations ?? []) keep(ids, "conversation", c.id);
   keep(ids, "notification_request", other.id);
+  // Announcements are written by administrators, not through the API.
+  const { database, config } = instance.rookery.ctx;
+  const announcement = await createAnnouncement(database.db, config, { text: "fuzz news" });
+  keep(ids, "announcement", announcement.id);
+  keep(ids, "reaction", "👍");
 }

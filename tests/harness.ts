@@ -68,6 +68,11 @@ export interface InstanceOptions {
   listen?: boolean;
   /** Serve over TLS with the test certificate (implies listen). */
   tls?: boolean;
+  /**
+   * The name in the origin (default localhost); 127.0.0.1 gives handles such
+   * as `bella@127.0.0.1:4001` (plain-http federation tests use both).
+   */
+  originHost?: "localhost" | "127.0.0.1";
   /** Listen on this loopback port (default: any free one); a restart keeps its origin. */
   port?: number;
   /** Keep data here (PGlite files, keys); default: a fresh temporary directory. */
@@ -130,7 +135,8 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     port = await promise;
   }
   const scheme = options.tls ? "https" : "http";
-  const origin = listen ? `${scheme}://localhost:${port}` : "http://localhost:8080";
+  const host = options.originHost ?? "localhost";
+  const origin = listen ? `${scheme}://${host}:${port}` : `http://${host}:8080`;
   const useMemory = options.memory ?? (options.dataDir == null);
   const config = loadConfig({
     PORT: String(port || 8080),

@@ -37,6 +37,7 @@ export async function resolveMentions(
       : and(sameName, sql`lower(${accounts.domain}) = ${domain}`)!;
   });
   const rows = await db.select({
+    id: accounts.id,
     username: accounts.username,
     domain: accounts.domain,
     uri: accounts.uri,
@@ -49,7 +50,7 @@ export async function resolveMentions(
       !r.deletedAt && r.username.toLowerCase() === name.username.toLowerCase() &&
       (isLocal ? r.domain == null : r.domain?.toLowerCase() === name.domain)
     );
-    if (row) result.set(key, { url: row.url ?? row.uri, display: row.username });
+    if (row) result.set(key, { url: row.url ?? row.uri, display: row.username, accountId: row.id });
   }
   return result;
 }

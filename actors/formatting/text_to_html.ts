@@ -18,6 +18,8 @@ export interface MentionTarget {
   url: string;
   /** What is shown after the `@` (Mastodon shows the bare username). */
   display: string;
+  /** The account, when the target was resolved from the database (announcements list it). */
+  accountId?: string;
 }
 
 /** A mention as written: username and, for `@user@domain`, the domain (lower case). */

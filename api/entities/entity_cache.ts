@@ -2,15 +2,16 @@
  * The per-process cache of what every viewer sees alike in a Status or an
  * Account: the status row and its media, mentions, tags, emoji, poll,
  * application and card; the Account entity. It also keeps the live access
- * tokens that read requests present (api/middleware/auth.ts). Timelines show the same
+ * tokens that read requests present (api/middleware/auth.ts), and each
+ * account's compiled filters (status_filters.ts). Timelines show the same
  * statuses and authors over and over, and loading them was most of a
  * timeline request's database work. What differs per viewer (favourited,
  * reblogged, bookmarked, pins, muted threads, poll votes, quote visibility)
  * is always read fresh (status_hydration.ts).
  *
  * Invalidation: triggers on every table those entities are built from
- * (migrations 0005 and 0008) send the changed entity's key on the `rookery_entities`
- * channel, and PostgreSQL delivers it to every listening process at commit.
+ * (migrations 0005, 0008 and 0013) send the changed entity's key on the
+ * `rookery_entities` channel, and PostgreSQL delivers it to every listening process at commit.
  * This module listens and evicts. Three races are handled:
  * - A load that read the old row, finishing after the invalidation arrived:
  *   entries are stored only if no invalidation for their key (or for all)
@@ -30,6 +31,7 @@ import { onWrite } from "../../db/write_marks.ts";
 import type { Account } from "./account.ts";
 import type { StatusBundle } from "./status_content.ts";
 import type { AuthToken, AuthUser } from "../auth_types.ts";
+import type { CompiledFilter } from "../../actors/filters/match.ts";
 
 const CHANNEL = "rookery_entities";
 /** Entries kept per kind; the oldest go first beyond this. */
@@ -135,6 +137,8 @@ export class EntityCache {
   readonly statuses = new Bounded<StatusBundle>();
   readonly accounts = new Bounded<Account>();
   readonly tokens = new TokenCache();
+  /** Each account's filters, compiled (status_filters.ts); key f<account id> (migration 0013). */
+  readonly filters = new Bounded<CompiledFilter[]>();
   /** Which cached statuses show each preview card (cards are shared). */
   readonly #cardUsers = new Map<string, Set<string>>();
   /** Count of invalidations received; loads compare against it. */
@@ -170,6 +174,7 @@ export class EntityCache {
     this.statuses.clear();
     this.accounts.clear();
     this.tokens.clear();
+    this.filters.clear();
     this.#cardUsers.clear();
     this.#record("*");
   }
@@ -185,6 +190,7 @@ export class EntityCache {
       this.statuses.clear();
       this.accounts.clear();
       this.tokens.clear();
+      this.filters.clear();
       this.#cardUsers.clear();
       return;
     }
@@ -199,6 +205,9 @@ export class EntityCache {
         break;
       case "t":
         this.tokens.deleteToken(id);
+        break;
+      case "f":
+        this.filters.delete(id);
         break;
       case "c":
         for (const statusId of this.#cardUsers.get(id) ?? []) this.statuses.delete(statusId);
@@ -286,6 +295,11 @@ export class EntityCache {
     if (!this.fresh(epoch, `t${entry.tokenId}`)) return;
     if (entry.accountId && !this.fresh(epoch, `a${entry.accountId}`)) return;
     this.tokens.set(hash, entry);
+  }
+
+  /** Stores an account's compiled filters loaded since `epoch`, unless they changed meanwhile. */
+  storeFilters(epoch: number, accountId: string, filters: CompiledFilter[]): void {
+    if (this.fresh(epoch, `f${accountId}`)) this.filters.set(accountId, filters);
   }
 
   /** Stores an Account entity loaded since `epoch`, unless it changed meanwhile. */

@@ -103,8 +103,13 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
         streaming: streamingUrl(config.origin),
         status: null,
         about: `${config.origin}/about`,
-        privacy_policy: null,
-        terms_of_service: null,
+        // The pages of instance_documents.ts, when the operator configured the file.
+        privacy_policy: config.instance.privacyPolicyFile
+          ? `${config.origin}/privacy-policy`
+          : null,
+        terms_of_service: config.instance.termsOfServiceFile
+          ? `${config.origin}/terms-of-service`
+          : null,
       },
       accounts: {
         max_featured_tags: config.limits.maxFeaturedTags,

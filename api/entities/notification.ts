@@ -15,6 +15,7 @@ import type { NotificationRow } from "../../db/queries/notifications.ts";
 import { type NotificationType, STATUS_TYPES } from "../../actors/notifications/notify.ts";
 import { type Account, loadAccountEntities } from "./account.ts";
 import { serializeStatusIds, type StatusJson } from "./status.ts";
+import type { FilterOptions } from "./status_filters.ts";
 
 /** The Notification entity. */
 export interface NotificationJson {
@@ -36,22 +37,33 @@ export function visibleGroupKey(row: Pick<NotificationRow, "id" | "groupKey">): 
   return row.groupKey ?? `ungrouped-${row.id}`;
 }
 
-/** Serializes statuses by id for a viewer, keyed by id (one batch). */
+/**
+ * Serializes statuses by id for a viewer, keyed by id (one batch), with the
+ * viewer's filters as `filters` says: a status a `hide` filter leaves out is
+ * missing from the map, and so its notification from the page.
+ */
 export async function statusesById(
   ctx: AppContext,
   ids: readonly (string | null)[],
   viewerAccountId: string,
+  filters: FilterOptions = {},
 ): Promise<Map<string, StatusJson>> {
   const wanted = [...new Set(ids.filter((id): id is string => id != null))];
-  const list = await serializeStatusIds(ctx, wanted, { accountId: viewerAccountId });
+  const list = await serializeStatusIds(ctx, wanted, { accountId: viewerAccountId }, filters);
   return new Map(list.map((s) => [s.id, s]));
 }
 
-/** Serializes a page of notifications of `viewerAccountId`, in the order given. */
+/**
+ * Serializes a page of notifications of `viewerAccountId`, in the order
+ * given. The viewer's notifications filters apply: a notification whose
+ * status a `hide` filter matches is left out (unless that status is
+ * `filters.keep`).
+ */
 export async function serializeNotifications(
   ctx: AppContext,
   rows: readonly NotificationRow[],
   viewerAccountId: string,
+  filters: FilterOptions = { context: "notifications" },
 ): Promise<NotificationJson[]> {
   if (rows.length === 0) return [];
   const accountList = await loadAccountEntities(
@@ -64,6 +76,7 @@ export async function serializeNotifications(
     ctx,
     rows.map((r) => isStatusType(r.type) ? r.statusId : null),
     viewerAccountId,
+    filters,
   );
   const out: NotificationJson[] = [];
   for (const row of rows) {

@@ -76,7 +76,7 @@ export async function serializeNotificationGroups(
   ctx: AppContext,
   groups: readonly GroupInput[],
   viewerAccountId: string,
-  options: { partialAvatars?: boolean } = {},
+  options: { partialAvatars?: boolean; keepStatus?: string } = {},
 ): Promise<GroupedNotificationsJson> {
   const samples = groups.map((g) => g.data ? g.data.sampleAccountIds : [g.row.fromAccountId]);
   const accountList = await loadAccountEntities(ctx.database.db, ctx.config, samples.flat());
@@ -85,6 +85,9 @@ export async function serializeNotificationGroups(
     ctx,
     groups.map((g) => isStatusType(g.row.type) ? g.row.statusId : null),
     viewerAccountId,
+    // A group whose status a hide filter matches is left out, as in v1
+    // (except the status of a group asked for by its key).
+    { context: "notifications", keep: options.keepStatus },
   );
 
   const notificationGroups: NotificationGroupJson[] = [];

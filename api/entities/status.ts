@@ -26,6 +26,9 @@ import type { Account, CustomEmoji } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
+import type { FilterResultJson } from "./filter_result.ts";
+import type { CompiledFilter } from "../../actors/filters/match.ts";
+import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
 import {
   hydrate,
   type Hydration,
@@ -106,7 +109,7 @@ export interface StatusJson {
   pinned?: boolean;
   content: string;
   text?: string | null;
-  filtered?: unknown[];
+  filtered?: FilterResultJson[];
   reblog: StatusJson | null;
   application?: { name: string; website: string | null };
   account: Account;
@@ -221,17 +224,58 @@ const PINNABLE = new Set(["public", "unlisted", "private"]);
 /**
  * Serializes a page of statuses for a viewer (null: anonymous), in the order
  * given. Rows whose author (or boosted status) cannot be loaded are skipped;
- * callers filter visibility before (see db/queries/visibility.ts).
+ * callers filter visibility before (see db/queries/visibility.ts). The
+ * viewer's filters apply as `filters` says (status_filters.ts): rows a
+ * `hide` filter of that context matches are left out, the others carry
+ * their matches in `filtered`.
  */
 export async function serializeStatuses(
   ctx: AppContext,
   rows: readonly StatusRow[],
   viewer: Viewer,
   viewerRows?: ViewerRows,
+  filters: FilterOptions = {},
 ): Promise<StatusJson[]> {
   if (rows.length === 0) return [];
-  const h = await hydrate(ctx, [...rows], viewer, viewerRows);
-  return rows.map((r) => build(r, viewer, h, 0)).filter((s): s is StatusJson => s != null);
+  const [h, compiled] = await Promise.all([
+    hydrate(ctx, [...rows], viewer, viewerRows),
+    viewer ? viewerFilters(ctx, viewer.accountId) : [],
+  ]);
+  const out: StatusJson[] = [];
+  for (const row of rows) {
+    const json = build(row, viewer, h, 0);
+    if (!json) continue;
+    if (viewer && compiled.length > 0) {
+      const { results, hidden } = applyFilters(row, h, viewer.accountId, compiled, filters);
+      if (hidden) continue;
+      if (results.length > 0) {
+        json.filtered = results;
+        if (json.reblog) json.reblog.filtered = results;
+      }
+      filterQuoted(json.reblog ?? json, h, viewer.accountId, compiled, filters);
+    }
+    out.push(json);
+  }
+  return out;
+}
+
+/**
+ * A quoted status shown inside another lists its own matches in `filtered`
+ * and is never left out: the client decides how to show a quote whose
+ * filter says hide (Mastodon's web client collapses it).
+ */
+function filterQuoted(
+  json: StatusJson,
+  h: Hydration,
+  viewerId: string,
+  compiled: readonly CompiledFilter[],
+  filters: FilterOptions,
+): void {
+  const quoted = json.quote && "quoted_status" in json.quote ? json.quote.quoted_status : null;
+  const row = quoted ? h.statuses.get(quoted.id) : undefined;
+  if (!quoted || !row) return;
+  const { results } = applyFilters(row, h, viewerId, compiled, { ...filters, keep: row.id });
+  if (results.length > 0) quoted.filtered = results;
 }
 
 /** Serializes one status (see {@link serializeStatuses}); null if it cannot be shown. */
@@ -239,8 +283,9 @@ export async function serializeStatus(
   ctx: AppContext,
   row: StatusRow,
   viewer: Viewer,
+  filters: FilterOptions = {},
 ): Promise<StatusJson | null> {
-  const [json] = await serializeStatuses(ctx, [row], viewer);
+  const [json] = await serializeStatuses(ctx, [row], viewer, undefined, filters);
   return json ?? null;
 }
 
@@ -249,6 +294,7 @@ export async function serializeStatusIds(
   ctx: AppContext,
   ids: readonly string[],
   viewer: Viewer,
+  filters: FilterOptions = {},
 ): Promise<StatusJson[]> {
   const rows = await statusRows(ctx.database.db, unique(ids));
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -256,5 +302,7 @@ export async function serializeStatusIds(
     ctx,
     ids.map((id) => byId.get(id)).filter((r): r is StatusRow => r != null),
     viewer,
+    undefined,
+    filters,
   );
 }

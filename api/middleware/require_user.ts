@@ -22,6 +22,8 @@ function openWithoutUser(method: string, path: string): boolean {
   const p = path.replace(/\/$/, "");
   if (/^\/api\/v[12]\/instance(\/|$)/.test(p)) return true;
   if (p === "/api/v1/custom_emojis") return true;
+  // Public statuses for embedding, and the peers list's search (as /instance/peers).
+  if (p === "/api/oembed" || p === "/api/v1/peers/search") return true;
   if (p === "/api/v1/apps/verify_credentials") return true;
   if (method === "POST" && (p === "/api/v1/apps" || p === "/api/v1/accounts")) return true;
   return false;

@@ -16,6 +16,8 @@ export interface StatusPageInput {
   /** Host (with port when not default): the account's domain. */
   domain: string;
   instanceTitle: string;
+  /** The oEmbed URL of the page (public statuses). */
+  oembedUrl?: string;
 }
 
 function plain(html: string): string {
@@ -26,7 +28,7 @@ function plain(html: string): string {
 
 /** Renders a status that anyone may see (public or unlisted, not deleted). */
 export function renderStatusPage(
-  { status, account, domain, instanceTitle }: StatusPageInput,
+  { status, account, domain, instanceTitle, oembedUrl }: StatusPageInput,
 ): string {
   const handle = `@${account.username}@${domain}`;
   const name = account.displayName || account.username;
@@ -48,6 +50,10 @@ ${summary}
     title: `${name}: "${description.slice(0, 60)}" - ${instanceTitle}`,
     head: [
       `<link rel="alternate" type="application/activity+json" href="${escapeHtml(status.uri)}">`,
+      // oEmbed discovery (routes/oembed.ts), as Mastodon's status pages have it.
+      oembedUrl
+        ? `<link rel="alternate" type="application/json+oembed" href="${escapeHtml(oembedUrl)}">`
+        : "",
       status.url ? `<link rel="canonical" href="${escapeHtml(status.url)}">` : "",
       `<meta name="description" content="${escapeHtml(description.slice(0, 300))}">`,
     ].join("\n"),

@@ -45,7 +45,13 @@ export function accountStatusesRoutes(): Hono<ApiEnv> {
         pinned: readBoolean(p, "pinned") ?? false,
         taggedId,
       }, page);
-      const json = await serializeStatuses(ctx, rows, viewer ? { accountId: viewer } : null);
+      const json = await serializeStatuses(
+        ctx,
+        rows,
+        viewer ? { accountId: viewer } : null,
+        undefined,
+        { context: "account" },
+      );
       setPaginationHeaders(c, rows, (row) => row.id);
       return c.json(json);
     },

@@ -3,7 +3,10 @@
  * - GET /api/v1/accounts/:id (public) → Account
  * - GET /api/v1/accounts?id[]= (public, at most 40 ids) → Account[] in the order asked
  * - GET /api/v1/accounts/lookup?acct= (public, no WebFinger) → Account
- * - GET /api/v1/accounts/:id/lists (user + read:lists) → List[]
+ * - GET /api/v1/accounts/:id/lists (user + read:lists) → List[]: the caller's lists
+ *   that contain the account
+ * - GET /api/v1/accounts/:id/identity_proofs (user + read:accounts) → [] (Mastodon
+ *   removed identity proofs in 3.5 and answers an empty array since)
  * plus the lists and search of accounts_lists.ts and accounts_search.ts.
  *
  * `:id` is constrained to digits so that the literal paths other route groups
@@ -31,7 +34,9 @@ import {
   filterViewableAccountIds,
   findViewableAccountByHandle,
 } from "../../db/queries/accounts.ts";
-import { accountFromPath, NOT_FOUND, scopesIfToken } from "./accounts_access.ts";
+import { accountFromPath, NOT_FOUND, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
+import { listEntity } from "../entities/list.ts";
+import { listsContaining } from "../../actors/lists.ts";
 import { accountListRoutes } from "./accounts_lists.ts";
 import { accountSearchRoutes } from "./accounts_search.ts";
 
@@ -100,11 +105,19 @@ export function accountRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/accounts/:id{[0-9]+}/lists", requireUser("read:lists"), async (c) => {
-    await accountFromPath(c);
-    // Lists do not exist yet, so no list of the caller contains the account;
-    // `[]` is exactly what Mastodon answers for an account in none of them.
-    return c.json([]);
+    const account = await accountFromPath(c);
+    const rows = await listsContaining(c.get("ctx").database.db, viewerAccountId(c)!, account.id);
+    return c.json(rows.map(listEntity));
   });
+
+  app.get(
+    "/api/v1/accounts/:id{[0-9]+}/identity_proofs",
+    requireUser("read:accounts"),
+    async (c) => {
+      await accountFromPath(c);
+      return c.json([]);
+    },
+  );
 
   return app;
 }

@@ -3,6 +3,8 @@
  * - GET /api/v1/conversations (read:statuses) → Conversation[] by latest
  *   status, 20 by default and 40 at most, Link headers (cursors are status ids)
  * - POST /api/v1/conversations/:id/read (write:conversations) → Conversation
+ * - POST /api/v1/conversations/:id/unread (write:conversations, Mastodon 4.2,
+ *   undocumented) → Conversation with unread true
  * - DELETE /api/v1/conversations/:id (write:conversations) → {}
  * Another account's conversation is 404 "Record not found", like a missing one.
  */
@@ -15,7 +17,11 @@ import { requireUser } from "../middleware/scopes.ts";
 import { serializeConversations } from "../entities/conversation.ts";
 import { isId } from "../../db/ids.ts";
 import { conversationsPage } from "../../db/queries/timelines.ts";
-import { markConversationRead, removeConversation } from "../../actors/conversations.ts";
+import {
+  markConversationRead,
+  markConversationUnread,
+  removeConversation,
+} from "../../actors/conversations.ts";
 import { NotFoundError } from "../../actors/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 
@@ -49,15 +55,26 @@ export function conversationRoutes(): Hono<ApiEnv> {
     return c.json(await serializeConversations(ctx, rows, me));
   });
 
-  app.post("/api/v1/conversations/:id/read", requireUser("write:conversations"), async (c) => {
-    const ctx = c.get("ctx");
-    const me = viewerAccountId(c)!;
-    const id = conversationId(c);
-    const row = await orNotFound(() => markConversationRead(ctx.database.db, me, id));
-    const [json] = await serializeConversations(ctx, [row], me);
-    if (!json) throw new ApiError(404, NOT_FOUND);
-    return c.json(json);
-  });
+  for (
+    const [action, mark] of [["read", markConversationRead], [
+      "unread",
+      markConversationUnread,
+    ]] as const
+  ) {
+    app.post(
+      `/api/v1/conversations/:id/${action}`,
+      requireUser("write:conversations"),
+      async (c) => {
+        const ctx = c.get("ctx");
+        const me = viewerAccountId(c)!;
+        const id = conversationId(c);
+        const row = await orNotFound(() => mark(ctx.database.db, me, id));
+        const [json] = await serializeConversations(ctx, [row], me);
+        if (!json) throw new ApiError(404, NOT_FOUND);
+        return c.json(json);
+      },
+    );
+  }
 
   app.delete("/api/v1/conversations/:id", requireUser("write:conversations"), async (c) => {
     const me = viewerAccountId(c)!;

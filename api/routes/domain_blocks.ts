@@ -3,6 +3,8 @@
  * - GET /api/v1/domain_blocks → string[] (Link paging by row id; 100 by default, 200 at most)
  * - POST /api/v1/domain_blocks (domain) → {}
  * - DELETE /api/v1/domain_blocks (domain, in the body or the query) → {}
+ * - GET /api/v1/domain_blocks/preview?domain= (write:blocks, Mastodon 4.3) →
+ *   {following_count, followers_count}: the follows a block would end
  * Domains are normalized (lower case, punycode); a blank or invalid one is a 422.
  */
 import { Hono } from "hono";
@@ -13,7 +15,7 @@ import { PAGE_SIZES, readPageParams } from "../pagination.ts";
 import { readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { accountDomainBlocks } from "../../db/schema.ts";
-import { blockDomain, unblockDomain } from "../../actors/domain_blocks.ts";
+import { blockDomain, domainBlockPreview, unblockDomain } from "../../actors/domain_blocks.ts";
 import { me, relationshipError } from "./relationships.ts";
 import { linkRelationPage, pageWindow } from "./relation_pages.ts";
 
@@ -38,6 +40,15 @@ export function domainBlockRoutes(): Hono<ApiEnv> {
   });
 
   const writeBlocks = requireUser("write:blocks", "follow");
+  app.get("/api/v1/domain_blocks/preview", writeBlocks, async (c) => {
+    const domain = readString(await params(c), "domain", { maxLength: MAX_DOMAIN_INPUT }) ?? "";
+    try {
+      const counts = await domainBlockPreview(c.get("ctx"), me(c), domain);
+      return c.json({ following_count: counts.following, followers_count: counts.followers });
+    } catch (error) {
+      throw relationshipError(error);
+    }
+  });
   app.post("/api/v1/domain_blocks", writeBlocks, async (c) => {
     const domain = readString(await params(c), "domain", { maxLength: MAX_DOMAIN_INPUT }) ?? "";
     try {

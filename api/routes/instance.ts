@@ -5,9 +5,10 @@
  * Decisions where Mastodon depends on settings we do not have yet:
  * - /peers and /activity are public (Mastodon's default settings).
  * - /domain_blocks answers `[]`: the server has no domain blocks to hide.
- * - /privacy_policy and /terms_of_service answer 404 "Record not found":
- *   none is configured, and Mastodon's built-in default privacy policy makes
- *   promises (IP retention, 2FA…) that would not be true here.
+ * - /privacy_policy and /terms_of_service come from the operator's files
+ *   (instance_documents.ts), 404 when none is configured.
+ * - /peers/search (also at Mastodon's own path, /api/v1/peers/search): up to
+ *   10 known domains starting with `q`, public like /peers.
  * - /translation_languages is `{}`: translation is disabled.
  */
 import { Hono } from "hono";
@@ -27,7 +28,9 @@ import {
 } from "../entities/instance.ts";
 import type { AppContext } from "../../context.ts";
 import { weekStart } from "../middleware/auth.ts";
-import { apiError } from "../errors.ts";
+import { params } from "../params.ts";
+import { readString } from "../readers.ts";
+import { instanceDocumentRoutes } from "./instance_documents.ts";
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -124,6 +127,24 @@ export async function loadPeers(database: Database): Promise<string[]> {
   return rows.map((r) => r.domain);
 }
 
+/** How many domains /peers/search answers (Mastodon's limit). */
+const PEER_SEARCH_LIMIT = 10;
+
+/**
+ * Known remote domains that start with `q` (trimmed, lower case), sorted; []
+ * for a blank or overlong `q`. LIKE's wildcards in `q` match themselves.
+ */
+export async function searchPeers(database: Database, q: string): Promise<string[]> {
+  const prefix = q.trim().toLowerCase().replace(/\/$/, "");
+  if (prefix === "" || prefix.length > 253) return [];
+  const pattern = prefix.replace(/[\\%_]/g, (ch) => `\\${ch}`) + "%";
+  const rows = await database.rows<{ domain: string }>(sql`
+    SELECT DISTINCT lower(domain) AS domain FROM accounts
+    WHERE domain IS NOT NULL AND lower(domain) LIKE ${pattern}
+    ORDER BY 1 LIMIT ${PEER_SEARCH_LIMIT}`);
+  return rows.map((r) => r.domain);
+}
+
 /** ISO 639-1 languages with their English names. */
 export function languageList(): { code: string; name: string }[] {
   return ISO6391.getAllCodes().map((code) => ({ code, name: ISO6391.getName(code) }));
@@ -158,9 +179,13 @@ export function instanceRoutes(): Hono<ApiEnv> {
   app.get("/api/v1/instance/translation_languages", (c) => c.json({}));
   app.get("/api/v1/instance/languages", (c) => c.json(languageList()));
   app.get("/api/v1/instance/domain_blocks", (c) => c.json([]));
-  app.get("/api/v1/instance/privacy_policy", (c) => apiError(c, 404, "Record not found"));
-  app.get("/api/v1/instance/terms_of_service", (c) => apiError(c, 404, "Record not found"));
-  app.get("/api/v1/instance/terms_of_service/:date", (c) => apiError(c, 404, "Record not found"));
+  app.route("/", instanceDocumentRoutes());
+  for (const path of ["/api/v1/instance/peers/search", "/api/v1/peers/search"]) {
+    app.get(path, async (c) => {
+      const q = readString(await params(c), "q", { allowBlank: true }) ?? "";
+      return c.json(await searchPeers(c.get("ctx").database, q));
+    });
+  }
 
   return app;
 }

@@ -89,7 +89,11 @@ export function notificationRoutes(): Hono<ApiEnv> {
     if (!isId(id)) throw new ApiError(404, "Record not found");
     const ctx = c.get("ctx");
     const rows = await notificationsByIds(ctx.database.db, viewerOf(c), [id]);
-    const [json] = await serializeNotifications(ctx, rows, viewerOf(c));
+    // Asked for by id, it is shown even when a hide filter matches its status.
+    const [json] = await serializeNotifications(ctx, rows, viewerOf(c), {
+      context: "notifications",
+      keep: rows[0]?.statusId ?? undefined,
+    });
     if (!json) throw new ApiError(404, "Record not found");
     return c.json(json);
   });

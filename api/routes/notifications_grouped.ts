@@ -9,6 +9,9 @@
  * - GET …/notifications/unread_count (read:notifications) → {count} of
  *   groups newer than the notifications marker, limit 100 (max 1000)
  * - GET …/notifications/:group_key (read:notifications) → the result with one group
+ * - GET …/notifications/:group_key/accounts (read:notifications, 4.3) → Account[]:
+ *   who caused the group's notifications, newest first, each once; 40 by
+ *   default, 80 at most, Link paging by notification id
  * - POST …/notifications/:group_key/dismiss (write:notifications) → {}
  * - POST …/notifications/clear (write:notifications) → {} (routed, undocumented)
  * (…/notifications/policy lives in ./notification_policy.ts, mounted before these.)
@@ -31,11 +34,13 @@ import {
   setPaginationHeaders,
 } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
+import { loadAccountEntities } from "../entities/account.ts";
 import { type GroupInput, serializeNotificationGroups } from "../entities/notification_group.ts";
 import {
   countUnreadGroups,
   DEFAULT_GROUPED_TYPES,
   type GroupHead,
+  groupMembers,
   KNOWN_TYPES,
   loadGroupsData,
   newestInGroup,
@@ -180,9 +185,26 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
       ? { id: row.id, key: row.groupKey!, grouped: true }
       : { id: row.id, key: `ungrouped-${row.id}`, grouped: false };
     const inputs = await groupInputs(db, viewer, [head], null);
-    const result = await serializeNotificationGroups(ctx, inputs, viewer);
+    const result = await serializeNotificationGroups(ctx, inputs, viewer, {
+      keepStatus: row.statusId ?? undefined,
+    });
     if (result.notification_groups.length === 0) throw new ApiError(404, "Record not found");
     return c.json(result);
+  });
+
+  app.get(`${base}/:group_key/accounts`, read, async (c) => {
+    const key = c.req.param("group_key");
+    if (!isGroupKey(key)) throw new ApiError(404, "Record not found");
+    const ctx: AppContext = c.get("ctx");
+    const page = readPageParams(await params(c), PAGE_SIZES.accounts);
+    const rows = await groupMembers(ctx.database.db, viewerOf(c), key, page);
+    // An unknown group (or someone else's) is a 404; a later page past the end is [].
+    if (rows.length === 0 && page.maxId == null && page.minId == null && page.sinceId == null) {
+      throw new ApiError(404, "Record not found");
+    }
+    setPaginationHeaders(c, rows, (row) => row.id);
+    const ids = [...new Set(rows.map((row) => row.fromAccountId))];
+    return c.json(await loadAccountEntities(ctx.database.db, ctx.config, ids));
   });
 
   app.post(`${base}/:group_key/dismiss`, write, async (c) => {

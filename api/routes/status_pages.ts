@@ -106,6 +106,9 @@ export function statusPageRoutes(): Hono<ApiEnv> {
         account,
         domain: config.domain,
         instanceTitle: config.instance.title,
+        oembedUrl: `${config.origin}/api/oembed?url=${
+          encodeURIComponent(`${config.origin}/@${account.username}/${status.id}`)
+        }`,
       }),
     );
   });

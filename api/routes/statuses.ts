@@ -138,7 +138,11 @@ export function statusReadRoutes(): Hono<ApiEnv> {
 
   app.get("/api/v1/statuses/:id{[0-9]+}", readStatuses, async (c) => {
     const status = await visibleStatusFromPath(c);
-    const [json] = await serializeStatuses(c.get("ctx"), [status], viewerOf(c));
+    // Shown in its thread: filters apply, but a hide filter never hides the status asked for.
+    const [json] = await serializeStatuses(c.get("ctx"), [status], viewerOf(c), undefined, {
+      context: "thread",
+      keep: status.id,
+    });
     if (!json) throw new ApiError(404, NOT_FOUND);
     return c.json(json);
   });
@@ -159,8 +163,15 @@ export function statusReadRoutes(): Hono<ApiEnv> {
       limits.descendants,
       limits.depth,
     );
-    const all = await serializeStatuses(ctx, [...up, ...down], viewer);
-    return c.json({ ancestors: all.slice(0, up.length), descendants: all.slice(up.length) });
+    // A hide filter of the thread context leaves statuses out: split by id, not by position.
+    const all = await serializeStatuses(ctx, [...up, ...down], viewer, undefined, {
+      context: "thread",
+    });
+    const above = new Set(up.map((s) => s.id));
+    return c.json({
+      ancestors: all.filter((s) => above.has(s.id)),
+      descendants: all.filter((s) => !above.has(s.id)),
+    });
   });
 
   app.get("/api/v1/statuses/:id{[0-9]+}/history", readStatuses, async (c) => {

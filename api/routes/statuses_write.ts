@@ -1,6 +1,8 @@
 /**
  * Writing statuses: POST /api/v1/statuses (post or schedule), PUT
- * /api/v1/statuses/:id (edit) and DELETE /api/v1/statuses/:id.
+ * /api/v1/statuses/:id (edit), DELETE /api/v1/statuses/:id, and PUT (or
+ * PATCH) /api/v1/statuses/:id/interaction_policy (Mastodon 4.5:
+ * `quote_approval_policy` of one's own status, not an edit; → Status).
  *
  * Routes only read parameters; every rule lives in actors/statuses/. Their
  * StatusError carries Mastodon's status and message.
@@ -37,6 +39,7 @@ import { createStatus, type LocalStatusInput } from "../../actors/statuses/creat
 import { scheduleStatus } from "../../actors/statuses/schedule.ts";
 import { editStatus, type MediaAttributeInput, ownStatus } from "../../actors/statuses/edit.ts";
 import { deleteStatus } from "../../actors/statuses/delete.ts";
+import { setQuotePolicy } from "../../actors/statuses/interaction_policy.ts";
 import { QUOTE_NOT_FOUND, REPLY_NOT_FOUND, StatusError } from "../../actors/statuses/errors.ts";
 import {
   checkQuotePolicy,
@@ -182,6 +185,24 @@ export function statusWriteRoutes(): Hono<ApiEnv> {
       throw statusError(error);
     }
   });
+
+  app.on(
+    ["PUT", "PATCH"],
+    "/api/v1/statuses/:id{[0-9]+}/interaction_policy",
+    writeStatuses,
+    async (c) => {
+      const ctx = c.get("ctx");
+      const id = pathId(c);
+      const policy = readString(await params(c), "quote_approval_policy") ?? "";
+      try {
+        const status = await setQuotePolicy(ctx.database.db, me(c), id, checkQuotePolicy(policy));
+        const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
+        return c.json(json);
+      } catch (error) {
+        throw statusError(error);
+      }
+    },
+  );
 
   app.delete("/api/v1/statuses/:id{[0-9]+}", writeStatuses, async (c) => {
     const ctx = c.get("ctx");

@@ -54,6 +54,7 @@ import { findOwnList } from "../../actors/lists.ts";
 import { NotFoundError } from "../../actors/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
+import type { FilterContext } from "../../actors/filters/rules.ts";
 
 /** How many names each of any[], all[] and none[] contributes. */
 export const TAGS_PER_MODE = 4;
@@ -61,10 +62,14 @@ export const TAGS_PER_MODE = 4;
 /** Mastodon's answer when a feed needs a signed-in (or at least identified) client. */
 const AUTH_REQUIRED = "This API requires an authenticated user";
 
-/** Serializes a page of statuses for the request's viewer and sets its Link header. */
+/**
+ * Serializes a page of statuses for the request's viewer, with the viewer's
+ * filters of `context` (none for the direct timeline), and sets its Link header.
+ */
 async function answerPage(
   c: Context<ApiEnv>,
   rows: StatusRow[],
+  context: FilterContext | undefined,
   status: 200 | 206 = 200,
   viewerRows?: ViewerRows,
 ): Promise<Response> {
@@ -74,8 +79,10 @@ async function answerPage(
     rows,
     viewer ? { accountId: viewer } : null,
     viewerRows,
+    { context },
   );
-  // Cursors come from the rows read, so a status the serializer skips never breaks paging.
+  // Cursors come from the rows read, so a status the serializer skips (or a
+  // filter hides) never breaks paging.
   setPaginationHeaders(c, rows, (row) => row.id);
   return c.json(json, status);
 }
@@ -118,20 +125,20 @@ export function timelineRoutes(): Hono<ApiEnv> {
       homePageQuery(database.db, page),
       homePageValues(me, page),
     );
-    if (rows.length > 0) return await answerPage(c, rows, 200, viewerRows);
+    if (rows.length > 0) return await answerPage(c, rows, "home", 200, viewerRows);
     // An empty page: the end of the feed, or a feed that was never built.
-    if (isRebuilding(me)) return await answerPage(c, rows, 206);
+    if (isRebuilding(me)) return await answerPage(c, rows, "home", 206);
     if (await homeFeedIsEmpty(database.db, me) && await rebuildHomeFeedIfMissing(database, me)) {
-      return await answerPage(c, rows, 206);
+      return await answerPage(c, rows, "home", 206);
     }
-    return await answerPage(c, rows);
+    return await answerPage(c, rows, "home");
   });
 
   app.get("/api/v1/timelines/public", publicFeedAccess(), async (c) => {
     const { db } = c.get("ctx").database;
     const page = readPageParams(await params(c), PAGE_SIZES.timelines);
     const rows = await publicTimeline(db, viewerAccountId(c), await publicOptions(c), page);
-    return await answerPage(c, rows);
+    return await answerPage(c, rows, "public");
   });
 
   app.get("/api/v1/timelines/tag/:hashtag", publicFeedAccess(), async (c) => {
@@ -158,7 +165,7 @@ export function timelineRoutes(): Hono<ApiEnv> {
       await publicOptions(c),
       page,
     );
-    return await answerPage(c, rows);
+    return await answerPage(c, rows, "public");
   });
 
   app.get("/api/v1/timelines/link", publicFeedAccess(), async (c) => {
@@ -168,7 +175,7 @@ export function timelineRoutes(): Hono<ApiEnv> {
     const url = readString(p, "url", { maxLength: MAX_LINK_BYTES });
     if (!url) return c.json([]);
     const rows = await linkTimeline(db, viewerAccountId(c), url, await publicOptions(c), page);
-    return await answerPage(c, rows);
+    return await answerPage(c, rows, "public");
   });
 
   app.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), async (c) => {
@@ -183,13 +190,13 @@ export function timelineRoutes(): Hono<ApiEnv> {
       throw error;
     }
     const page = readPageParams(await params(c), PAGE_SIZES.timelines);
-    return await answerPage(c, await listTimeline(db, listId, me, page));
+    return await answerPage(c, await listTimeline(db, listId, me, page), "home");
   });
 
   app.get("/api/v1/timelines/direct", requireUser("read:statuses"), async (c) => {
     const { db } = c.get("ctx").database;
     const page = readPageParams(await params(c), PAGE_SIZES.timelines);
-    return await answerPage(c, await directTimeline(db, viewerAccountId(c)!, page));
+    return await answerPage(c, await directTimeline(db, viewerAccountId(c)!, page), undefined);
   });
 
   return app;

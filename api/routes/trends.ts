@@ -55,7 +55,12 @@ export function trendRoutes(): Hono<ApiEnv> {
     const viewer = viewerAccountId(c);
     const rows = await trendingStatuses(ctx.database.db, viewer, ctx.config.trends.review, page);
     setOffsetLinks(c, page.offset, page.limit, rows.length);
-    return c.json(await serializeStatuses(ctx, rows, viewer ? { accountId: viewer } : null));
+    // Explore shows statuses in the public context of filters, as Mastodon's web client does.
+    return c.json(
+      await serializeStatuses(ctx, rows, viewer ? { accountId: viewer } : null, undefined, {
+        context: "public",
+      }),
+    );
   });
 
   app.get("/api/v1/trends/links", async (c) => {

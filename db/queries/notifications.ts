@@ -167,6 +167,27 @@ export async function newestInGroup(
   return row ?? null;
 }
 
+/**
+ * The browsable notifications of `viewer` in a group, newest first, paged by
+ * notification id (for GET /api/v2/notifications/:group_key/accounts).
+ */
+export async function groupMembers(
+  db: Executor,
+  viewer: string,
+  groupKey: string,
+  page: IdWindow,
+): Promise<NotificationRow[]> {
+  const forward = page.minId != null && page.sinceId == null;
+  const rows = await selectRows(db).where(and(
+    browsable(viewer, { includeFiltered: true }),
+    groupCondition(groupKey),
+    page.maxId ? lt(n.id, page.maxId) : undefined,
+    page.sinceId ? gt(n.id, page.sinceId) : undefined,
+    page.minId ? gt(n.id, page.minId) : undefined,
+  )).orderBy(forward ? asc(n.id) : desc(n.id)).limit(page.limit);
+  return forward ? rows.reverse() : rows;
+}
+
 /** Which notifications a group key names (Mastodon's Notification.by_group_key). */
 export function groupCondition(groupKey: string): SQL {
   if (groupKey.startsWith("ungrouped-")) {

@@ -66,6 +66,11 @@ export const accounts = pgTable("accounts", {
   deletedAt: ts("deleted_at"),
   /** When a remote account was last fetched. */
   fetchedAt: ts("fetched_at"),
+  /**
+   * When the handle of a remote account was last checked with WebFinger
+   * (federation/handles.ts); null when never. Checked again after a day.
+   */
+  lastWebfingeredAt: ts("last_webfingered_at"),
   createdAt: ts("created_at").notNull().defaultNow(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 }, (t) => [

@@ -203,6 +203,47 @@ test("idor: hidden statuses and another user's objects answer like missing ones"
       const still = await ok(a, alice, "GET", `/api/v1/scheduled_statuses/${scheduled.id}`);
       assert.equal(still.scheduled_at, scheduled.scheduled_at);
     });
+
+    await t.step("another user's filters, keywords and filtered statuses", async () => {
+      const filter = await ok(a, alice, "POST", "/api/v2/filters", {
+        title: "alice's filter",
+        context: ["home"],
+        keywords_attributes: [{ keyword: "secret" }],
+      });
+      const open = await postStatus(a, alice, { status: "filter me", visibility: "public" });
+      const entry = await ok(a, alice, "POST", `/api/v2/filters/${filter.id}/statuses`, {
+        status_id: open.id,
+      });
+      const keyword = filter.keywords[0].id;
+      const probes: [string, string, Record<string, unknown>?][] = [
+        ["GET", `/api/v2/filters/${filter.id}`],
+        ["PUT", `/api/v2/filters/${filter.id}`, { title: "bob was here" }],
+        ["DELETE", `/api/v2/filters/${filter.id}`],
+        ["GET", `/api/v2/filters/${filter.id}/keywords`],
+        ["POST", `/api/v2/filters/${filter.id}/keywords`, { keyword: "bob" }],
+        ["GET", `/api/v2/filters/${filter.id}/statuses`],
+        ["POST", `/api/v2/filters/${filter.id}/statuses`, { status_id: open.id }],
+        ["GET", `/api/v2/filters/keywords/${keyword}`],
+        ["PUT", `/api/v2/filters/keywords/${keyword}`, { keyword: "bob" }],
+        ["DELETE", `/api/v2/filters/keywords/${keyword}`],
+        ["GET", `/api/v2/filters/statuses/${entry.id}`],
+        ["DELETE", `/api/v2/filters/statuses/${entry.id}`],
+        ["GET", `/api/v1/filters/${keyword}`],
+        ["PUT", `/api/v1/filters/${keyword}`, { phrase: "bob" }],
+        ["DELETE", `/api/v1/filters/${keyword}`],
+      ];
+      for (const [method, path, body] of probes) {
+        const got = await callJson(a, bob, method, path, body);
+        const missingPath = path.replace(/\/\d+(\/|$)/, `/${MISSING}$1`);
+        const want = await callJson(a, bob, method, missingPath, body);
+        assert.equal(got.status, 404, `${method} ${path}`);
+        assert.deepEqual(got.body, want.body, `${method} ${path}`);
+      }
+      const still = await ok(a, alice, "GET", `/api/v2/filters/${filter.id}`);
+      assert.equal(still.title, "alice's filter");
+      assert.deepEqual(still.keywords, filter.keywords);
+      assert.deepEqual(still.statuses, [entry]);
+    });
   } finally {
     await a.close({ destroy: true });
   }

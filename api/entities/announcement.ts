@@ -1,0 +1,163 @@
+/**
+ * The Announcement entity: `{id, content, starts_at, ends_at, all_day,
+ * published_at, updated_at, read, mentions, statuses, tags, emojis,
+ * reactions}`, for a list of announcements in one batch (one query per kind:
+ * dismissals, reactions, mentioned accounts, linked statuses, emoji).
+ *
+ * - `mentions` are `{id, username, url, acct}`, `statuses` `{id, url}` and
+ *   `tags` `{name, url}`, as Mastodon's AnnouncementSerializer; a mentioned
+ *   account or linked status that is gone since is left out.
+ * - `reactions` are `{name, count, me}` in the order they were first used,
+ *   plus `url` and `static_url` for a custom emoji (absent for Unicode ones).
+ */
+import { and, inArray, isNull, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import {
+  accounts,
+  announcementMutes,
+  announcementReactions,
+  customEmojis,
+  statuses,
+} from "../../db/schema.ts";
+import type { AnnouncementRow } from "../../actors/announcements/manage.ts";
+import { scanShortcodes } from "../../actors/emoji/shortcodes.ts";
+import { type CustomEmoji, customEmojiEntity } from "./custom_emoji.ts";
+
+export interface AnnouncementReactionJson {
+  name: string;
+  count: number;
+  me: boolean;
+  url?: string;
+  static_url?: string;
+}
+
+export interface AnnouncementJson {
+  id: string;
+  content: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  all_day: boolean;
+  published_at: string | null;
+  updated_at: string;
+  read: boolean;
+  mentions: { id: string; username: string; url: string; acct: string }[];
+  statuses: { id: string; url: string }[];
+  tags: { name: string; url: string }[];
+  emojis: CustomEmoji[];
+  reactions: AnnouncementReactionJson[];
+}
+
+/** Serializes announcements as `viewer` (an account id) sees them. */
+export async function serializeAnnouncements(
+  ctx: AppContext,
+  rows: readonly AnnouncementRow[],
+  viewer: string,
+): Promise<AnnouncementJson[]> {
+  if (rows.length === 0) return [];
+  const { db } = ctx.database;
+  const { origin } = ctx.config;
+  const ids = rows.map((r) => r.id);
+  const accountIds = [...new Set(rows.flatMap((r) => r.mentionAccountIds))];
+  const statusIds = [...new Set(rows.flatMap((r) => r.statusIds))];
+  const shortcodes = scanShortcodes(rows.map((r) => r.text));
+
+  const [read, reactions, mentioned, linked, emojiRows] = await Promise.all([
+    db.select({ id: announcementMutes.announcementId }).from(announcementMutes)
+      .where(and(
+        inArray(announcementMutes.announcementId, ids),
+        sql`${announcementMutes.accountId} = ${viewer}::bigint`,
+      )),
+    db.select({
+      announcementId: announcementReactions.announcementId,
+      name: announcementReactions.name,
+      customEmojiId: announcementReactions.customEmojiId,
+      count: sql<number>`count(*)`.mapWith(Number),
+      me: sql<boolean>`bool_or(${announcementReactions.accountId} = ${viewer}::bigint)`,
+    }).from(announcementReactions)
+      .where(inArray(announcementReactions.announcementId, ids))
+      .groupBy(
+        announcementReactions.announcementId,
+        announcementReactions.name,
+        announcementReactions.customEmojiId,
+      )
+      .orderBy(sql`min(${announcementReactions.createdAt})`, sql`min(${announcementReactions.id})`),
+    accountIds.length === 0 ? [] : db.select({
+      id: accounts.id,
+      username: accounts.username,
+      domain: accounts.domain,
+      url: accounts.url,
+      uri: accounts.uri,
+    }).from(accounts).where(and(inArray(accounts.id, accountIds), isNull(accounts.deletedAt))),
+    statusIds.length === 0
+      ? []
+      : db.select({ id: statuses.id, url: statuses.url, uri: statuses.uri }).from(statuses)
+        .where(and(
+          inArray(statuses.id, statusIds),
+          isNull(statuses.deletedAt),
+          inArray(statuses.visibility, ["public", "unlisted"]),
+        )),
+    // Emoji in the text, and those reacted with (by row id).
+    db.select().from(customEmojis).where(and(
+      isNull(customEmojis.domain),
+      sql`${customEmojis.disabled} = false`,
+      shortcodes.length
+        ? sql`(${inArray(customEmojis.shortcode, shortcodes)} OR ${customEmojis.id} IN (
+            SELECT custom_emoji_id FROM announcement_reactions
+            WHERE announcement_id IN (${sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `)})))`
+        : sql`${customEmojis.id} IN (
+            SELECT custom_emoji_id FROM announcement_reactions
+            WHERE announcement_id IN (${sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `)}))`,
+    )),
+  ]);
+
+  const readIds = new Set(read.map((r) => r.id));
+  const accountsById = new Map(mentioned.map((a) => [a.id, a]));
+  const statusesById = new Map(linked.map((s) => [s.id, s]));
+  const emojiById = new Map(emojiRows.map((e) => [e.id, e]));
+  const emojiByCode = new Map(emojiRows.map((e) => [e.shortcode, e]));
+
+  return rows.map((row) => {
+    const codes = new Set(scanShortcodes([row.text]));
+    return {
+      id: row.id,
+      content: row.content,
+      starts_at: row.startsAt?.toISOString() ?? null,
+      ends_at: row.endsAt?.toISOString() ?? null,
+      all_day: row.allDay,
+      published_at: row.publishedAt?.toISOString() ?? null,
+      updated_at: row.updatedAt.toISOString(),
+      read: readIds.has(row.id),
+      mentions: row.mentionAccountIds.flatMap((id) => {
+        const a = accountsById.get(id);
+        if (!a) return [];
+        return [{
+          id: a.id,
+          username: a.username,
+          url: a.url ?? a.uri,
+          acct: a.domain ? `${a.username}@${a.domain}` : a.username,
+        }];
+      }),
+      statuses: row.statusIds.flatMap((id) => {
+        const s = statusesById.get(id);
+        return s ? [{ id: s.id, url: s.url ?? s.uri }] : [];
+      }),
+      tags: row.tagNames.map((name) => ({
+        name,
+        url: `${origin}/tags/${encodeURIComponent(name.toLowerCase())}`,
+      })),
+      emojis: [...codes].flatMap((code) => {
+        const e = emojiByCode.get(code);
+        const entity = e ? customEmojiEntity(origin, e) : null;
+        return entity ? [entity] : [];
+      }),
+      reactions: reactions.filter((r) => r.announcementId === row.id).flatMap((r) => {
+        const out: AnnouncementReactionJson = { name: r.name, count: r.count, me: r.me };
+        if (r.customEmojiId == null) return [out];
+        const e = emojiById.get(r.customEmojiId);
+        const entity = e ? customEmojiEntity(origin, e) : null;
+        if (!entity) return [];
+        return [{ ...out, url: entity.url, static_url: entity.static_url }];
+      }),
+    };
+  });
+}

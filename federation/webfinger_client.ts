@@ -1,0 +1,156 @@
+/**
+ * Asking another server's WebFinger about a handle (`acct:user@domain`).
+ * Fedify's own client always speaks https; this one picks the scheme the
+ * way Mastodon does when HTTPS is off, so two servers on plain http (one
+ * machine, development, tests) can find each other:
+ *
+ * - https whenever our ORIGIN is https: a handle is never looked up over
+ *   plain http then, and a redirect may never go from https to http;
+ * - with an http ORIGIN, the scheme of the peer when we know it (the
+ *   actor's own URL), else http; a redirect to https is followed.
+ *
+ * The same edge rules as the document loader: one deadline for the whole
+ * lookup, at most 3 redirects, at most 64 KiB of JRD, and (unless
+ * ALLOW_PRIVATE_ADDRESS) connections only to checked public addresses
+ * through actors/net/public_fetch.ts. Failures are null, never thrown.
+ */
+import { getLogger } from "@logtape/logtape";
+import { getUserAgent } from "@fedify/vocab-runtime";
+import type { AppContext } from "../context.ts";
+import { publicFetch } from "../actors/net/public_fetch.ts";
+import { readUpTo } from "../actors/net/read_body.ts";
+import { ROOKERY_VERSION } from "../version.ts";
+
+const logger = getLogger(["rookery", "federation", "webfinger"]);
+
+/** Redirects of one WebFinger request followed at most. */
+const MAX_REDIRECTS = 3;
+/** Bytes of a JRD read at most (Mastodon's are well under 2 KiB). */
+const MAX_JRD_BYTES = 64 * 1024;
+
+/** What a JRD says that matters to us. */
+export interface WebFingerAnswer {
+  /** The subject as `{username, domain}` when it is an `acct:` URI; null otherwise. */
+  subject: { username: string; domain: string } | null;
+  /** The `self` link of an ActivityPub type, as given. */
+  self: string | null;
+}
+
+/** The scheme to ask `domain`'s WebFinger with (see the module comment). */
+export function webFingerScheme(app: AppContext, peerUrl?: string): "https:" | "http:" {
+  if (new URL(app.config.origin).protocol === "https:") return "https:";
+  if (peerUrl) {
+    try {
+      if (new URL(peerUrl).protocol === "https:") return "https:";
+    } catch {
+      // not a URL: the default below
+    }
+  }
+  return "http:";
+}
+
+/**
+ * `user@host[:port]` split and normalised (the domain lower-cased, without
+ * a trailing dot); null when it is not a valid handle.
+ */
+export function parseAcct(value: string): { username: string; domain: string } | null {
+  const match = /^(?:acct:)?@?([^@\s/:?#]+)@([^@\s/?#]+)$/i.exec(value.trim());
+  if (!match || match[1].length > 255) return null;
+  const domain = match[2].toLowerCase().replace(/\.(?=:\d+$|$)/, "");
+  try {
+    if (new URL(`https://${domain}/`).host !== domain) return null;
+  } catch {
+    return null;
+  }
+  return { username: match[1], domain };
+}
+
+/**
+ * Asks `domain`'s WebFinger about `acct:username@domain`. Null when the
+ * server cannot be reached, answers an error, or the answer is not a JRD.
+ */
+export async function fetchWebFinger(
+  app: AppContext,
+  handle: { username: string; domain: string },
+  scheme: "https:" | "http:",
+): Promise<WebFingerAnswer | null> {
+  const resource = `acct:${handle.username}@${handle.domain}`;
+  const deadline = AbortSignal.timeout(app.config.fetchTimeoutMs);
+  const strict = new URL(app.config.origin).protocol === "https:";
+  let url: URL;
+  try {
+    url = new URL(`${scheme}//${handle.domain}/.well-known/webfinger`);
+  } catch {
+    return null;
+  }
+  url.searchParams.set("resource", resource);
+  try {
+    for (let hop = 0;; hop++) {
+      const response = await send(app, url, deadline);
+      const location = response.headers.get("location");
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel();
+        const next = new URL(location, url);
+        if (hop >= MAX_REDIRECTS) throw new Error("too many redirects");
+        if (next.protocol !== "https:" && (next.protocol !== "http:" || strict)) {
+          throw new Error(`refused redirect to ${next.protocol}`);
+        }
+        if (url.protocol === "https:" && next.protocol === "http:") {
+          throw new Error("refused redirect from https to http");
+        }
+        url = next;
+        continue;
+      }
+      if (!response.ok || !response.body) {
+        await response.body?.cancel();
+        throw new Error(`HTTP ${response.status}`);
+      }
+      const { bytes, truncated } = await readUpTo(response.body, MAX_JRD_BYTES);
+      if (truncated) throw new Error(`JRD larger than ${MAX_JRD_BYTES} bytes`);
+      return readJrd(JSON.parse(new TextDecoder().decode(bytes)));
+    }
+  } catch (error) {
+    logger.info("WebFinger {resource} on {url} failed: {error}", {
+      resource,
+      url: url.href,
+      error: String(error),
+    });
+    return null;
+  }
+}
+
+async function send(app: AppContext, url: URL, signal: AbortSignal): Promise<Response> {
+  const headers = {
+    Accept: "application/jrd+json, application/json",
+    "User-Agent": getUserAgent({
+      software: `Rookery/${ROOKERY_VERSION}`,
+      url: new URL(app.config.origin),
+    }),
+  };
+  return app.config.allowPrivateAddress
+    ? await fetch(url, { headers, redirect: "manual", signal })
+    : await publicFetch(url, { headers, signal });
+}
+
+const AP_TYPES = new Set([
+  "application/activity+json",
+  'application/ld+json; profile="https://www.w3.org/ns/activitystreams"',
+]);
+
+/** The subject and the ActivityPub `self` link of a JRD; null when it is not one. */
+function readJrd(json: unknown): WebFingerAnswer | null {
+  if (!json || typeof json !== "object" || Array.isArray(json)) return null;
+  const { subject, links } = json as { subject?: unknown; links?: unknown };
+  if (typeof subject !== "string") return null;
+  let self: string | null = null;
+  for (const link of Array.isArray(links) ? links.slice(0, 100) : []) {
+    if (!link || typeof link !== "object") continue;
+    const { rel, type, href } = link as Record<string, unknown>;
+    if (rel !== "self" || typeof href !== "string") continue;
+    if (typeof type === "string" && AP_TYPES.has(type.replace(/\s*;\s*/g, "; "))) {
+      self = href;
+      break;
+    }
+  }
+  return { subject: parseAcct(subject), self };
+}
