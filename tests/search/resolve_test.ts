@@ -1,19 +1,40 @@
 /**
- * GET /api/v2/search with resolve=true between two instances over https:
+ * GET /api/v2/search with resolve=true between two instances, over https and
+ * over plain http:
  * a handle through WebFinger, an actor URL, a status's page URL and IRI
  * fetched and stored, and the full-text index following the remote status
  * through its edit and its delete.
  */
 import assert from "node:assert/strict";
-import { test } from "../harness.ts";
+import { startInstance, test, type TestInstance } from "../harness.ts";
 import { type Caller, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { closeAll, followRemote, startPair } from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 
-test("search resolve=true: handle, actor URL, status URL and IRI; remote edits and deletes", async (t) => {
+test("search resolve=true over https: handle, actor URL, status URL and IRI; remote edits and deletes", async (t) => {
   const { a, b } = await startPair();
   try {
+    await resolveBetween(t, a, b);
+  } finally {
+    await closeAll(b, a);
+  }
+});
+
+test("search resolve=true over plain http: the same between two http servers", async (t) => {
+  const a = await startInstance({ listen: true });
+  const b = await startInstance({ listen: true, originHost: "127.0.0.1" });
+  try {
+    assert.match(a.origin, /^http:/);
+    await resolveBetween(t, a, b);
+  } finally {
+    await closeAll(b, a);
+  }
+});
+
+/** B resolves A's user and post, and follows the post's edit and delete in its index. */
+async function resolveBetween(t: Deno.TestContext, a: TestInstance, b: TestInstance) {
+  {
     const alice = await createUser(a, "alice");
     const [bob, carol] = await Promise.all([createUser(b, "bob"), createUser(b, "carol")]);
     const onB = (who: Caller, query: string) => callJson(b, who, "GET", `/api/v2/search?${query}`);
@@ -100,7 +121,5 @@ test("search resolve=true: handle, actor URL, status URL and IRI; remote edits a
       await ok(a, alice, "DELETE", `/api/v1/statuses/${otter.id}`);
       await eventually("the delete indexed on B", async () => (await words("beaver")).length === 0);
     });
-  } finally {
-    await closeAll(b, a);
   }
-});
+}
