@@ -43,7 +43,7 @@ import {
 } from "../../db/queries/accounts.ts";
 import { visibleStatusIds } from "../../db/queries/visibility.ts";
 import { searchTags } from "../../db/queries/tags.ts";
-import { type Filter, parseSearch } from "../../db/queries/search_query.ts";
+import { asksNothing, type Filter, parseSearch } from "../../db/queries/search_query.ts";
 import { searchStatuses } from "../../db/queries/status_search.ts";
 import { resolveUrl } from "../../federation/resolve_url.ts";
 
@@ -159,6 +159,7 @@ async function find(c: Context<ApiEnv>, req: SearchRequest): Promise<Found> {
     wants("statuses") && viewerId != null && !bareHandle
       ? (async () => {
         const parsed = parseSearch(q);
+        if (asksNothing(parsed)) return [];
         return await searchStatuses(ctx.database, {
           parsed,
           fromIds: await fromIds(c, parsed.from, viewerId),

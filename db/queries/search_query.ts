@@ -181,3 +181,10 @@ function later(a: Date | null, b: Date): Date {
 export function hasPositiveText(parsed: ParsedSearch): boolean {
   return parsed.terms.some((t) => !t.negated);
 }
+
+/** Whether the query asks nothing at all (only punctuation or empty quotes): it finds nothing. */
+export function asksNothing(parsed: ParsedSearch): boolean {
+  return parsed.terms.length === 0 && parsed.from.length === 0 && parsed.has.length === 0 &&
+    parsed.is.length === 0 && parsed.language.length === 0 && parsed.before == null &&
+    parsed.after == null && parsed.scope === "all";
+}

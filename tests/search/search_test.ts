@@ -210,6 +210,10 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
       assert.deepEqual(await found(alice, 'quick -"red fox"'), [foxReversed.id]);
       assert.deepEqual(await found(alice, "français"), [french.id]);
       assert.deepEqual(await found(alice, "nothing-like-this"), []);
+      // A query that asks nothing finds nothing (not every status).
+      for (const q of ['"', '""', "-", "!!!", "- + -"]) {
+        assert.deepEqual(await found(alice, q), [], q);
+      }
     });
 
     await t.step("from:, has:, is:, language:", async () => {
