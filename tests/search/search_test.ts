@@ -395,6 +395,9 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
       const handle = await search(alice, `q=${encodeURIComponent("@bob@localhost:8080")}`);
       assert.deepEqual(handle.body.statuses, []);
       assert.deepEqual(handle.body.accounts.map((a: { id: string }) => a.id), [bob.id]);
+      // A trailing slash is the same route.
+      const slash = await callJson(instance, alice, "GET", "/api/v2/search/?q=fox&limit=1");
+      assert.deepEqual(slash.body.statuses.map((s: { id: string }) => s.id), [bobFox.id]);
       // v1: the same search, hashtags as names.
       const v1 = await callJson(instance, alice, "GET", "/api/v1/search?q=fox&limit=1");
       assert.equal(v1.status, 200);
