@@ -25,6 +25,7 @@
  *    the commonest words.
  */
 import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { Database } from "../connection.ts";
 import { minIdAt } from "../ids.ts";
 import { visibleOriginalFilter } from "./visibility.ts";
@@ -316,17 +317,37 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   const withs = ctes.length ? sql`WITH ${sql.join(ctes, sql`, `)}` : sql``;
   const query = sql`${withs} SELECT id FROM (${sql.join(branches, sql` UNION `)}) found
     ORDER BY id ${order} LIMIT ${search.limit} OFFSET ${search.offset}`;
-  // No part's plan depends on how common the words are, so the statement
-  // is prepared once per connection and its generic plan reused (planning
-  // this statement costs more than running it). Workers cost more to start
-  // than these small reads take; and the GIN step's estimate (a plan for
-  // the rare case, most often skipped) is high enough to switch JIT
-  // compilation on, which took seconds.
-  const rows = await database.db.transaction(async (tx) => {
-    await tx.execute(sql`SET LOCAL max_parallel_workers_per_gather = 0`);
-    await tx.execute(sql`SET LOCAL jit = off`);
-    return await database.rows<{ id: string }>(query, tx);
-  });
+  const rows = await runSearch(database, query);
   const ids = rows.map((r) => String(r.id));
   return forward ? ids.reverse() : ids;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Runs the search statement with parallel workers and JIT off: workers cost
+ * more to start than these small reads take, and a GIN step's estimate (a
+ * plan for the rare case, most often skipped) is high enough to switch JIT
+ * compilation on, which took seconds.
+ *
+ * On PostgreSQL the statement is not prepared, unlike every other query
+ * (db/connection.ts): its text varies with the words and operators of the
+ * query, so each distinct query would leave a prepared statement and its
+ * plan on the connection for its lifetime, as many as a client cares to
+ * send. No part's plan depends on how common the words are, so planning
+ * it afresh each time (a few milliseconds) changes nothing else.
+ */
+async function runSearch(database: Database, query: SQL): Promise<{ id: string }[]> {
+  const settings = "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off";
+  if (database.pg) {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return await database.pg.begin(async (tx) => {
+      await tx.unsafe(settings);
+      return await tx.unsafe<{ id: string }[]>(text, params as never[], { prepare: false });
+    });
+  }
+  return await database.db.transaction(async (tx) => {
+    for (const setting of settings.split("; ")) await tx.execute(sql.raw(setting));
+    return await database.rows<{ id: string }>(query, tx);
+  });
 }
