@@ -15,14 +15,15 @@
  *
  * The query is a union of small queries, each ordered by status id and cut
  * at the page's end, so each stops early:
- * 1. the user's own statuses, through (account_id, status_id);
- * 2. the statuses they interacted with: a union of short id lists, probed
- *    newest first;
- * 3. public statuses of indexable accounts: the newest index rows first,
- *    then, only when those do not fill the page, the GIN index (see
- *    {@link RECENT_WINDOW}). The cost of this part never rests on
- *    PostgreSQL's guess of how common a word is, which is poor for all but
- *    the commonest words.
+ * 1. the user's library (own statuses and interacted-with ones): the newest
+ *    {@link LIBRARY_WINDOW} checked one by one, then, only when they do not
+ *    fill the page, the GIN index for older own statuses and the remaining
+ *    interacted-with ids;
+ * 2. public statuses of indexable accounts: the newest {@link RECENT_WINDOW}
+ *    index rows, then, only when they do not fill the page, the GIN index;
+ *    with one author (`from:`, `account_id`), that author's statuses.
+ * No part's cost rests on PostgreSQL's guess of how common a word is, which
+ * is poor for all but the commonest words.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
