@@ -22,6 +22,7 @@ import { answerQuoteRequest, recordQuoteAnswer } from "../actors/statuses/quote_
 import { accountForActorUri } from "./remote_accounts.ts";
 import { findStatusByUri, resolveRemoteStatus } from "./fetch_status.ts";
 import { quoteStampUri } from "./objects/note_extras.ts";
+import { FetchBudget } from "./fetch_budget.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "quotes"]);
 
@@ -44,7 +45,11 @@ export async function onQuoteRequest(
   const db = ctx.data.database.db;
   const [author] = await db.select().from(accounts).where(eq(accounts.id, quoted.accountId));
   if (!author) return;
-  const quoting = await resolveRemoteStatus(ctx, request.instrumentId.href);
+  const quoting = await resolveRemoteStatus(
+    ctx,
+    request.instrumentId.href,
+    FetchBudget.of(ctx.data),
+  );
   let accepted = false;
   let stamp: string | null = null;
   if (quoting && quoting.accountId === sender.id) {

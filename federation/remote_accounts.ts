@@ -33,6 +33,7 @@ import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
 import { webUrl } from "./trust.ts";
+import type { FetchBudget } from "./fetch_budget.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -163,11 +164,13 @@ export async function actorColumns(
  * Stores or refreshes a remote actor as an accounts row and returns it.
  * Matched by actor id; a stored account with the same handle but an older id
  * (the remote account was re-created) takes the new id. Local actors are
- * never overwritten: their row is returned as it is.
+ * never overwritten: their row is returned as it is. What the actor only
+ * links to is fetched within `budget` when one is given.
  */
 export async function upsertRemoteActor(
   ctx: AppContext | Context<AppContext>,
   actor: Actor,
+  budget?: FetchBudget,
 ): Promise<AccountRow | null> {
   if (!actor.id) return null;
   const app = appOf(ctx);
@@ -180,7 +183,7 @@ export async function upsertRemoteActor(
   // instance actor, as every fetch of ours: peers in authorized-fetch mode
   // refuse unsigned GETs (and without a loader Fedify would use its own).
   const loader = await instanceDocumentLoader(isFedifyContext(ctx) ? ctx : instanceContext(app));
-  const columns = await actorColumns(actor, loader);
+  const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader);
   const emojis = await readEmojiTags(actor);
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
@@ -327,18 +330,19 @@ export async function resolveRemoteAccount(
 /**
  * The stored account of an actor IRI, fetching and storing it when unknown
  * (inbox listeners use this for the activity's actor). Null when it cannot
- * be fetched.
+ * be fetched (or `budget`, when given, is spent).
  */
 export async function accountForActorUri(
   ctx: Context<AppContext>,
   uri: URL,
+  budget?: FetchBudget,
 ): Promise<AccountRow | null> {
   const db = ctx.data.database.db;
   const [row] = await db.select().from(accounts).where(eq(accounts.uri, uri.href)).limit(1);
   if (row) return row;
-  const object = await lookupRemote(ctx, uri.href);
+  const object = await lookupRemote(ctx, uri.href, budget);
   if (!isActor(object) || object.id?.href !== uri.href) return null;
-  const stored = await upsertRemoteActor(ctx, object);
+  const stored = await upsertRemoteActor(ctx, object, budget);
   // A new actor: its pins follow, in the background (featured_sync.ts).
   if (stored?.domain != null) await scheduleFeaturedSync(ctx.data, stored.id);
   return stored;
