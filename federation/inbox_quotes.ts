@@ -2,8 +2,9 @@
  * The quote approval exchange (FEP-044f, Mastodon 4.5), inbound:
  * - QuoteRequest for one of our posts: the quote post (the instrument) is
  *   stored if needed, the policy decides (actors/statuses/quote_approval.ts)
- *   and we answer Accept with a QuoteAuthorization stamp as `result`, or
- *   Reject;
+ *   and records our answer, Accept with a QuoteAuthorization stamp as
+ *   `result` or Reject, which the outbox delivers
+ *   (federation/outbox/statuses.ts);
  * - Accept or Reject of a QuoteRequest we sent: the quote is marked
  *   accepted (with the stamp's IRI) or rejected, and an accepted quote post
  *   is sent again (Update) carrying its `quoteAuthorization`;
@@ -13,7 +14,7 @@
  * author can ask.
  */
 import type { InboxContext } from "@fedify/fedify";
-import { Accept, type Activity, type QuoteRequest, Reject } from "@fedify/vocab";
+import { Accept, type Activity, type QuoteRequest, type Reject } from "@fedify/vocab";
 import { and, eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
@@ -50,45 +51,17 @@ export async function onQuoteRequest(
     request.instrumentId.href,
     FetchBudget.of(ctx.data),
   );
-  let accepted = false;
-  let stamp: string | null = null;
-  if (quoting && quoting.accountId === sender.id) {
-    const decision = await answerQuoteRequest(ctx.data, {
-      quotingStatusId: quoting.id,
+  // The decision and its Accept or Reject, in one transaction (the outbox relays the answer).
+  await answerQuoteRequest(ctx.data, {
+    quotingStatusId: quoting && quoting.accountId === sender.id ? quoting.id : null,
+    stampUri: (id) => quoteStampUri(author.uri, id),
+    request: {
+      requestUri: request.id.href,
+      requesterId: sender.id,
       quotedStatusId: quoted.id,
-      stampUri: (id) => quoteStampUri(author.uri, id),
-    });
-    accepted = decision.accepted;
-    stamp = decision.quote?.approvalUri ?? null;
-    if (decision.quote) {
-      await db.update(quotes).set({ activityUri: request.id.href })
-        .where(eq(quotes.id, decision.quote.id));
-    }
-  }
-  const answer = accepted && stamp
-    ? new Accept({
-      id: new URL(`${stamp}#accept`),
-      actor: new URL(author.uri),
-      object: request,
-      result: new URL(stamp),
-      to: new URL(sender.uri),
-    })
-    : new Reject({
-      id: new URL(`${author.uri}#quote_rejections/${encodeURIComponent(request.id.href)}`),
-      actor: new URL(author.uri),
-      object: request,
-      to: new URL(sender.uri),
-    });
-  await ctx.sendActivity(
-    { identifier: author.username },
-    {
-      id: new URL(sender.uri),
-      inboxId: new URL(sender.inboxUrl!),
-      endpoints: sender.sharedInboxUrl ? { sharedInbox: new URL(sender.sharedInboxUrl) } : null,
+      instrumentUri: request.instrumentId.href,
     },
-    answer,
-    { preferSharedInbox: true },
-  );
+  });
 }
 
 /**

@@ -85,14 +85,15 @@ async function ignoringRefusals(what: string, run: () => Promise<unknown>): Prom
   }
 }
 
-/** The stored remote account of the activity's actor; null if local, unknown or gone. */
-async function remoteSender(
-  ctx: InboxContext<AppContext>,
-  activity: Activity,
-  budget?: FetchBudget,
-) {
+/**
+ * The stored remote account of the activity's actor; null if local, unknown
+ * or gone. Not taken from the activity's fetch budget: its signature was
+ * just verified with the actor's key, and without the actor nothing else
+ * of the activity is used.
+ */
+async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
   if (!activity.actorId) return null;
-  const account = await accountForActorUri(ctx, activity.actorId, budget).catch(() => null);
+  const account = await accountForActorUri(ctx, activity.actorId).catch(() => null);
   if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return null;
   return account;
 }
@@ -135,7 +136,7 @@ async function rawObjectOf(activity: Activity): Promise<unknown> {
 /** Create of a Note, Question or converted type; a vote when it answers one of our polls. */
 export async function onCreate(ctx: InboxContext<AppContext>, create: Create): Promise<void> {
   const budget = FetchBudget.of(ctx.data);
-  const sender = await remoteSender(ctx, create, budget);
+  const sender = await remoteSender(ctx, create);
   if (!sender) return;
   const object = await objectOf(ctx, create, budget);
   if (!isStatusObject(object) || !object.id) return;
@@ -224,7 +225,7 @@ export async function handleStatusUpdate(
   update: Update,
 ): Promise<boolean> {
   const budget = FetchBudget.of(ctx.data);
-  const sender = await remoteSender(ctx, update, budget);
+  const sender = await remoteSender(ctx, update);
   if (!sender) return false;
   const object = await objectOf(ctx, update, budget);
   if (!isStatusObject(object) || !object.id) return false;
@@ -317,7 +318,7 @@ function boostVisibility(announce: Announce): string {
 /** Announce: the sender boosts a status (fetched when unknown). */
 export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announce) {
   const budget = FetchBudget.of(ctx.data);
-  const sender = await remoteSender(ctx, announce, budget);
+  const sender = await remoteSender(ctx, announce);
   if (!sender || !announce.id || !announce.objectId) return;
   if (!sameOrigin(announce.id, sender.uri)) return;
   const [known] = await ctx.data.database.db.select({ id: statuses.id }).from(statuses)
