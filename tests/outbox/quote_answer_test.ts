@@ -122,9 +122,9 @@ test("a QuoteRequest's answer is an outbox intent that is relayed until it arriv
 
         await rows(sql`DROP TRIGGER test_refuse_outgoing ON federation_queue`);
         await rows(sql`DROP FUNCTION test_refuse_outgoing()`);
-        const [accept] = await eventually("the Accept at the peer", async () => {
+        const [accept] = await eventually("the Accept at the peer", () => {
           const answers = answersTo(requestId);
-          return answers.length ? answers : null;
+          return Promise.resolve(answers.length ? answers : null);
         }, 30_000);
         assert.equal(accept.type, "Accept");
         assert.equal(accept.actor, `${rookery.origin}/users/alice`);
@@ -143,9 +143,9 @@ test("a QuoteRequest's answer is an outbox intent that is relayed until it arriv
     await t.step("a request whose quote post is not the requester's gets a Reject", async () => {
       const someoneElse = peer.publishActor("someone");
       const requestId = await ask(quotePost(someoneElse));
-      const [reject] = await eventually("the Reject at the peer", async () => {
+      const [reject] = await eventually("the Reject at the peer", () => {
         const answers = answersTo(requestId);
-        return answers.length ? answers : null;
+        return Promise.resolve(answers.length ? answers : null);
       }, 30_000);
       assert.equal(reject.type, "Reject");
       assert.equal(reject.actor, `${rookery.origin}/users/alice`);
