@@ -25,7 +25,7 @@ import { accounts, statuses } from "../db/schema.ts";
 import { createStatus, type StatusRow } from "../actors/statuses/create.ts";
 import { StatusError } from "../actors/statuses/errors.ts";
 import { lookupRemote } from "./lookup.ts";
-import { accountForActorUri, type AccountRow } from "./remote_accounts.ts";
+import { accountForActorUri, type AccountRow, isUniqueViolation } from "./remote_accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "./objects/remote_status.ts";
 import { sameOrigin } from "./trust.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
@@ -170,6 +170,8 @@ export async function storeRemoteStatus(
       logger.info("Refused the remote status {uri}: {error}", { uri: parsed.uri, error });
       return null;
     }
+    // Stored meanwhile by another worker (a delivery, or a job fetching the same parent).
+    if (isUniqueViolation(error)) return await findStatusByUri(app, parsed.uri);
     throw error;
   }
 }

@@ -239,7 +239,8 @@ async function linkProfileEmojis(
   await linkRemoteEmojis(tx, { accountId: row.id }, row.domain, emojis, texts, { replace });
 }
 
-function isUniqueViolation(error: unknown): boolean {
+/** Whether `error` (or its cause) is PostgreSQL's unique violation (two writers of one new row). */
+export function isUniqueViolation(error: unknown): boolean {
   for (let e: any = error; e; e = e.cause) if (e.code === "23505") return true;
   return false;
 }
