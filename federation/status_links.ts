@@ -28,6 +28,25 @@ import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "status-links"]);
 
+/** How long a parent asked for from a thread view is not asked for again (by this process). */
+const ASK_AGAIN_MS = 10 * 60_000;
+/** Parents asked for lately, oldest first; bounded. */
+const askedAt = new Map<string, number>();
+
+/**
+ * Whether `uri` was asked for lately; notes it otherwise. A peer that stalls
+ * or fails then costs a thread's viewers one wait per ten minutes, not one
+ * per view.
+ */
+function askedLately(uri: string): boolean {
+  const at = askedAt.get(uri);
+  if (at != null && Date.now() - at < ASK_AGAIN_MS) return true;
+  askedAt.delete(uri);
+  if (askedAt.size >= 10_000) askedAt.delete(askedAt.keys().next().value!);
+  askedAt.set(uri, Date.now());
+  return false;
+}
+
 /** The job: fetches the missing parent and quoted post of a stored remote status, and links them. */
 export async function fetchStatusLinks(
   app: AppContext,
@@ -64,8 +83,9 @@ export async function fetchStatusLinks(
  * Fetches (within a budget) and links the parent missing at the top of the
  * stored thread of `statusId`: a remote status that names a parent we do not
  * have. A parent we have (stored since) is linked without a fetch; a deleted
- * or local one is not fetched. Returns whether a parent was linked. Never
- * throws: the thread is shown as it is when this fails.
+ * or local one is not fetched, nor one this process asked for in the last
+ * ten minutes. Returns whether a parent was linked. Never throws: the thread
+ * is shown as it is when this fails.
  */
 export async function fetchMissingAncestor(app: AppContext, statusId: string): Promise<boolean> {
   try {
@@ -85,6 +105,7 @@ export async function fetchMissingAncestor(app: AppContext, statusId: string): P
     // Stored since (and not linked): link it. Deleted: there is nothing to fetch.
     const [stored] = await app.database.db.select({ id: statuses.id }).from(statuses)
       .where(eq(statuses.uri, uri)).limit(1);
+    if (!stored && askedLately(uri)) return false;
     const parent = stored
       ? await findStatusByUri(app, uri)
       : await resolveRemoteStatus(instanceContext(app), uri, FetchBudget.of(app), 1);

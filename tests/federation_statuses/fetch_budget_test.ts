@@ -13,7 +13,8 @@
  *   (FETCH_BUDGET_SECONDS), not for the whole FETCH_TIMEOUT; the parent it
  *   held back arrives later through the job.
  * - Opening the thread (context) as a signed-in user fetches the parent
- *   missing at its top; an anonymous visitor fetches nothing.
+ *   missing at its top (once per ten minutes when it cannot be had); an
+ *   anonymous visitor fetches nothing.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
@@ -245,6 +246,23 @@ test("an inbound activity fetches within its budget; the rest comes later", asyn
       const thread = await db.select({ id: statuses.id }).from(statuses)
         .where(eq(statuses.conversationId, p6.conversationId!));
       assert.ok(thread.length >= 7, "the reply and its parents share p6's conversation");
+
+      // A parent that cannot be had is asked for once per ten minutes, not at every view.
+      const orphan = note("orphan", poster, { inReplyTo: uri("gone") });
+      await deliverCreate(orphan);
+      const orphanRow = await eventually("the orphan", () => storedStatus(rookery, orphan.id));
+      const gone = peer.hits("/notes/gone");
+      for (let view = 0; view < 2; view++) {
+        const viewed = await callJson(
+          rookery,
+          alice,
+          "GET",
+          `/api/v1/statuses/${orphanRow.id}/context`,
+        );
+        assert.equal(viewed.status, 200);
+        assert.deepEqual(viewed.body.ancestors, []);
+      }
+      assert.equal(peer.hits("/notes/gone"), gone + 1);
     });
   } finally {
     await rookery.close({ destroy: true });
