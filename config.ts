@@ -41,6 +41,8 @@ export interface Config {
   allowPrivateAddress: boolean;
   /** Deadline in milliseconds of each outbound request, body and redirects included. */
   fetchTimeoutMs: number;
+  /** What one inbound activity may fetch (federation/fetch_budget.ts): documents, and milliseconds. */
+  fetchBudget: { count: number; ms: number };
   rateLimits: boolean;
   /**
    * Whether anonymous visitors may read the public, hashtag and link
@@ -178,6 +180,10 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     },
     allowPrivateAddress: readBool(env, "ALLOW_PRIVATE_ADDRESS", false),
     fetchTimeoutMs: readInt(env, "FETCH_TIMEOUT", 10, 1, 60) * 1000,
+    fetchBudget: {
+      count: readInt(env, "FETCH_BUDGET", 8, 1, 100),
+      ms: readInt(env, "FETCH_BUDGET_SECONDS", 10, 1, 120) * 1000,
+    },
     rateLimits: rateLimitsRaw === "on" ? true : rateLimitsRaw === "off" ? false : (() => {
       throw new ConfigError("RATE_LIMITS must be on or off");
     })(),

@@ -16,6 +16,7 @@ import type { InteractionDeliveries } from "./outbox/interactions.ts";
 import type { PollDeliveries } from "./outbox/polls.ts";
 import type { StatusFederationDeliveries } from "./outbox/statuses.ts";
 import type { LinkCardJobs } from "./outbox/cards.ts";
+import type { StatusLinkJobs } from "./outbox/status_links.ts";
 
 export interface Outbox
   extends
@@ -24,4 +25,5 @@ export interface Outbox
     InteractionDeliveries,
     PollDeliveries,
     StatusFederationDeliveries,
-    LinkCardJobs {}
+    LinkCardJobs,
+    StatusLinkJobs {}

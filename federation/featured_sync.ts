@@ -25,6 +25,7 @@ import { accounts } from "../db/schema.ts";
 import { replaceRemotePins } from "../actors/interactions/remote_pins.ts";
 import { NotFoundError } from "../actors/errors.ts";
 import { instanceContext, instanceDocumentLoader, lookupRemote } from "./lookup.ts";
+import { FetchBudget } from "./fetch_budget.ts";
 import {
   findStatusByUri,
   rawJson,
@@ -114,12 +115,15 @@ async function statusOf(
 ) {
   const known = await findStatusByUri(ctx.data, iri);
   if (known) return known;
+  // Each pinned post has a budget of its own, as if it had been delivered.
+  const budget = FetchBudget.of(ctx.data);
   if (isStatusObject(object)) {
     return await storeRemoteStatus(ctx, object, {
       depth: 0,
       raw: await rawJson(object),
       expectedActor: actorUri,
+      budget,
     });
   }
-  return await resolveRemoteStatus(ctx, iri);
+  return await resolveRemoteStatus(ctx, iri, budget);
 }

@@ -5,8 +5,11 @@
  * {@link resolveRemoteStatus} finds a status by IRI, fetching it with a
  * signed GET (the instance actor's key, so servers in secure mode answer)
  * when we do not have it. Parents and quoted posts are followed the same way
- * up to {@link MAX_DEPTH} levels, so a long thread costs a bounded number of
- * requests and a loop of replies ends.
+ * up to {@link MAX_DEPTH} levels, so a loop of replies ends. Every fetch
+ * (statuses and their authors) is taken from the caller's
+ * {@link FetchBudget}: a parent or quoted post the budget refused is left
+ * out of the status and recorded with it (`missingLinks`), and a job fetches
+ * and links it later (federation/status_links.ts).
  *
  * Trust: an object is stored only when its id and its author live on the
  * same server (Fedify's lookup already refuses a document whose id is on
@@ -22,9 +25,11 @@ import { accounts, statuses } from "../db/schema.ts";
 import { createStatus, type StatusRow } from "../actors/statuses/create.ts";
 import { StatusError } from "../actors/statuses/errors.ts";
 import { lookupRemote } from "./lookup.ts";
-import { accountForActorUri, type AccountRow } from "./remote_accounts.ts";
+import { accountForActorUri, type AccountRow, isUniqueViolation } from "./remote_accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "./objects/remote_status.ts";
 import { sameOrigin } from "./trust.ts";
+import type { FetchBudget } from "./fetch_budget.ts";
+import type { MissingLinks } from "../actors/outbox/status_links.ts";
 
 const logger = getLogger(["rookery", "federation", "statuses"]);
 
@@ -39,25 +44,27 @@ export async function findStatusByUri(app: AppContext, uri: string): Promise<Sta
 }
 
 /**
- * The stored status with IRI `uri`, fetched and stored when unknown. Local
- * IRIs are never fetched. Returns null when it cannot be found, fetched,
- * trusted or stored; never throws for what other servers send.
+ * The stored status with IRI `uri`, fetched and stored when unknown, within
+ * `budget`. Local IRIs are never fetched. Returns null when it cannot be
+ * found, fetched (the budget is spent), trusted or stored; never throws for
+ * what other servers send.
  */
 export async function resolveRemoteStatus(
   ctx: Context<AppContext>,
   uri: string,
+  budget: FetchBudget,
   depth = 0,
 ): Promise<StatusRow | null> {
   const known = await findStatusByUri(ctx.data, uri);
   if (known) return known;
   if (sameOrigin(uri, ctx.data.config.origin) || depth > MAX_DEPTH) return null;
-  const object = await lookupRemote(ctx, uri);
+  const object = await lookupRemote(ctx, uri, budget);
   if (!isStatusObject(object) || !object.id) return null;
   if (object.id.href !== uri) {
     const again = await findStatusByUri(ctx.data, object.id.href);
     if (again) return again;
   }
-  return await storeRemoteStatus(ctx, object, { depth, raw: await rawJson(object) });
+  return await storeRemoteStatus(ctx, object, { depth, raw: await rawJson(object), budget });
 }
 
 /** The JSON an object was parsed from, when Fedify kept it (top-level documents). */
@@ -77,6 +84,8 @@ export interface StoreOptions {
   raw?: unknown;
   /** The actor that delivered it: the object must be theirs. */
   expectedActor?: string;
+  /** What the status, its author, parents and quoted posts may still fetch. */
+  budget: FetchBudget;
 }
 
 /**
@@ -91,7 +100,8 @@ export async function storeRemoteStatus(
   options: StoreOptions,
 ): Promise<StatusRow | null> {
   const app = ctx.data;
-  const author = await trustedAuthor(ctx, object, options.expectedActor);
+  const { budget } = options;
+  const author = await trustedAuthor(ctx, object, budget, options.expectedActor);
   if (!author) return null;
   const parsed = await parseStatusObject(object, {
     followersUrl: author.followersUrl,
@@ -101,11 +111,22 @@ export async function storeRemoteStatus(
   if (!parsed) return null;
   const known = await findStatusByUri(app, parsed.uri);
   if (known) return known;
+  const depth = options.depth + 1;
   const parent = parsed.inReplyToUri
-    ? await resolveRemoteStatus(ctx, parsed.inReplyToUri, options.depth + 1)
+    ? await budget.watch(() => resolveRemoteStatus(ctx, parsed.inReplyToUri!, budget, depth))
     : null;
-  const quoted = parsed.quoteUri
-    ? await resolveRemoteStatus(ctx, parsed.quoteUri, options.depth + 1)
+  const quote = parsed.quoteUri
+    ? await budget.watch(() => resolveRemoteStatus(ctx, parsed.quoteUri!, budget, depth))
+    : null;
+  const quoted = quote?.value ?? null;
+  // What the budget refused is fetched later, at the level it would have had.
+  const missingLinks: MissingLinks | null = parent?.refused || quote?.refused
+    ? {
+      parent: parent?.refused ?? false,
+      quoteUri: quote?.refused ? parsed.quoteUri : null,
+      stampUri: quote?.refused ? parsed.quoteAuthorizationUri : null,
+      depth,
+    }
     : null;
   const mentioned = await mentionedAccounts(app, parsed);
   try {
@@ -119,9 +140,9 @@ export async function storeRemoteStatus(
       sensitive: parsed.sensitive,
       visibility: parsed.visibility,
       language: parsed.language,
-      inReplyToId: parent?.id ?? null,
+      inReplyToId: parent?.value?.id ?? null,
       inReplyToUri: parsed.inReplyToUri,
-      conversationUri: threadOf(parsed, parent),
+      conversationUri: threadOf(parsed, parent?.value ?? null),
       mentionedAccountIds: mentioned,
       tagNames: parsed.tagNames,
       emojis: parsed.emojis,
@@ -137,17 +158,20 @@ export async function storeRemoteStatus(
         }
         : null,
       quotedStatusId: quoted && quoted.visibility !== "direct" ? quoted.id : null,
-      quoteState: quoteStateOf(parsed, quoted),
+      quoteState: quoteStateOf(parsed.quoteAuthorizationUri, quoted),
       quoteApprovalPolicy: parsed.quotePolicy,
       createdAt: parsed.published && parsed.published.getTime() <= Date.now() + 60_000
         ? parsed.published
         : undefined,
+      missingLinks,
     });
   } catch (error) {
     if (error instanceof StatusError) {
       logger.info("Refused the remote status {uri}: {error}", { uri: parsed.uri, error });
       return null;
     }
+    // Stored meanwhile by another worker (a delivery, or a job fetching the same parent).
+    if (isUniqueViolation(error)) return await findStatusByUri(app, parsed.uri);
     throw error;
   }
 }
@@ -168,10 +192,13 @@ function threadOf(parsed: ParsedStatus, parent: StatusRow | null): string | null
  * quoted post's server; a quote of one of ours waits for the QuoteRequest
  * that the quoting server sends next (federation/inbox_quotes.ts answers it).
  */
-function quoteStateOf(parsed: ParsedStatus, quoted: StatusRow | null): string | undefined {
+export function quoteStateOf(
+  stampUri: string | null,
+  quoted: StatusRow | null,
+): string | undefined {
   if (!quoted) return undefined;
-  if (quoted.accountId && parsed.quoteAuthorizationUri && !quoted.local) {
-    return sameOrigin(parsed.quoteAuthorizationUri, quoted.uri) ? "accepted" : "pending";
+  if (quoted.accountId && stampUri && !quoted.local) {
+    return sameOrigin(stampUri, quoted.uri) ? "accepted" : "pending";
   }
   return "pending";
 }
@@ -180,6 +207,7 @@ function quoteStateOf(parsed: ParsedStatus, quoted: StatusRow | null): string | 
 async function trustedAuthor(
   ctx: Context<AppContext>,
   object: APObject,
+  budget: FetchBudget,
   expectedActor?: string,
 ): Promise<AccountRow | null> {
   const authorUri = object.attributionId;
@@ -194,7 +222,7 @@ async function trustedAuthor(
   }
   if (!sameOrigin(authorUri.href, object.id.href)) return null;
   if (sameOrigin(authorUri.href, ctx.data.config.origin)) return null;
-  const author = await accountForActorUri(ctx, authorUri).catch(() => null);
+  const author = await accountForActorUri(ctx, authorUri, budget).catch(() => null);
   if (!author || author.domain == null || author.deletedAt || author.suspendedAt) return null;
   return author;
 }

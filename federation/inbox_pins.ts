@@ -21,6 +21,7 @@ import { NotFoundError, ValidationError } from "../actors/errors.ts";
 import { pin, unpin } from "../actors/interactions/pins.ts";
 import { accountForActorUri, type AccountRow } from "./remote_accounts.ts";
 import { findStatusByUri, resolveRemoteStatus } from "./fetch_status.ts";
+import { FetchBudget } from "./fetch_budget.ts";
 import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "pins"]);
@@ -70,7 +71,7 @@ async function onAdd(ctx: InboxContext<AppContext>, add: Add): Promise<void> {
   if (!change) return;
   const { sender, objectUri } = change;
   // Not a status (a Hashtag, an actor…) or not fetchable: resolve gives null.
-  const status = await resolveRemoteStatus(ctx, objectUri);
+  const status = await resolveRemoteStatus(ctx, objectUri, FetchBudget.of(ctx.data));
   if (!status || status.accountId !== sender.id) {
     ignored(add, "its object is not a status by the sender");
     return;

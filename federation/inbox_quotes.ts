@@ -2,8 +2,9 @@
  * The quote approval exchange (FEP-044f, Mastodon 4.5), inbound:
  * - QuoteRequest for one of our posts: the quote post (the instrument) is
  *   stored if needed, the policy decides (actors/statuses/quote_approval.ts)
- *   and we answer Accept with a QuoteAuthorization stamp as `result`, or
- *   Reject;
+ *   and records our answer, Accept with a QuoteAuthorization stamp as
+ *   `result` or Reject, which the outbox delivers
+ *   (federation/outbox/statuses.ts);
  * - Accept or Reject of a QuoteRequest we sent: the quote is marked
  *   accepted (with the stamp's IRI) or rejected, and an accepted quote post
  *   is sent again (Update) carrying its `quoteAuthorization`;
@@ -13,7 +14,7 @@
  * author can ask.
  */
 import type { InboxContext } from "@fedify/fedify";
-import { Accept, type Activity, type QuoteRequest, Reject } from "@fedify/vocab";
+import { Accept, type Activity, type QuoteRequest, type Reject } from "@fedify/vocab";
 import { and, eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
@@ -22,6 +23,7 @@ import { answerQuoteRequest, recordQuoteAnswer } from "../actors/statuses/quote_
 import { accountForActorUri } from "./remote_accounts.ts";
 import { findStatusByUri, resolveRemoteStatus } from "./fetch_status.ts";
 import { quoteStampUri } from "./objects/note_extras.ts";
+import { FetchBudget } from "./fetch_budget.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "quotes"]);
 
@@ -44,46 +46,22 @@ export async function onQuoteRequest(
   const db = ctx.data.database.db;
   const [author] = await db.select().from(accounts).where(eq(accounts.id, quoted.accountId));
   if (!author) return;
-  const quoting = await resolveRemoteStatus(ctx, request.instrumentId.href);
-  let accepted = false;
-  let stamp: string | null = null;
-  if (quoting && quoting.accountId === sender.id) {
-    const decision = await answerQuoteRequest(ctx.data, {
-      quotingStatusId: quoting.id,
-      quotedStatusId: quoted.id,
-      stampUri: (id) => quoteStampUri(author.uri, id),
-    });
-    accepted = decision.accepted;
-    stamp = decision.quote?.approvalUri ?? null;
-    if (decision.quote) {
-      await db.update(quotes).set({ activityUri: request.id.href })
-        .where(eq(quotes.id, decision.quote.id));
-    }
-  }
-  const answer = accepted && stamp
-    ? new Accept({
-      id: new URL(`${stamp}#accept`),
-      actor: new URL(author.uri),
-      object: request,
-      result: new URL(stamp),
-      to: new URL(sender.uri),
-    })
-    : new Reject({
-      id: new URL(`${author.uri}#quote_rejections/${encodeURIComponent(request.id.href)}`),
-      actor: new URL(author.uri),
-      object: request,
-      to: new URL(sender.uri),
-    });
-  await ctx.sendActivity(
-    { identifier: author.username },
-    {
-      id: new URL(sender.uri),
-      inboxId: new URL(sender.inboxUrl!),
-      endpoints: sender.sharedInboxUrl ? { sharedInbox: new URL(sender.sharedInboxUrl) } : null,
-    },
-    answer,
-    { preferSharedInbox: true },
+  const quoting = await resolveRemoteStatus(
+    ctx,
+    request.instrumentId.href,
+    FetchBudget.of(ctx.data),
   );
+  // The decision and its Accept or Reject, in one transaction (the outbox relays the answer).
+  await answerQuoteRequest(ctx.data, {
+    quotingStatusId: quoting && quoting.accountId === sender.id ? quoting.id : null,
+    stampUri: (id) => quoteStampUri(author.uri, id),
+    request: {
+      requestUri: request.id.href,
+      requesterId: sender.id,
+      quotedStatusId: quoted.id,
+      instrumentUri: request.instrumentId.href,
+    },
+  });
 }
 
 /**

@@ -12,6 +12,10 @@
  * ignored. Embedded objects are never trusted for more than their id when
  * the id lives on another server than the sender.
  *
+ * Each activity gets one fetch budget (federation/fetch_budget.ts) for
+ * everything it makes us fetch: its object, the object's author, parents and
+ * quoted posts; what is over budget is fetched later by a job.
+ *
  * Update, Delete and Undo are shared with the relationship listeners (one
  * listener per class in Fedify): inbox.ts calls these handlers when the
  * relationship ones return false.
@@ -59,6 +63,8 @@ import {
   onQuoteRequest,
 } from "./inbox_quotes.ts";
 import { sameOrigin } from "./trust.ts";
+import { FetchBudget } from "./fetch_budget.ts";
+import { lookupRemote } from "./lookup.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -80,7 +86,12 @@ async function ignoringRefusals(what: string, run: () => Promise<unknown>): Prom
   }
 }
 
-/** The stored remote account of the activity's actor; null if local, unknown or gone. */
+/**
+ * The stored remote account of the activity's actor; null if local, unknown
+ * or gone. Not taken from the activity's fetch budget: its signature was
+ * just verified with the actor's key, and without the actor nothing else
+ * of the activity is used.
+ */
 async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
   if (!activity.actorId) return null;
   const account = await accountForActorUri(ctx, activity.actorId).catch(() => null);
@@ -90,26 +101,24 @@ async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
 
 /**
  * The activity's object: the embedded one when it comes from the sender's
- * server, else fetched by id (signed). Null when it cannot be had.
+ * server, else fetched by id (signed), within `budget`. Null when it cannot be had.
  */
 async function objectOf(
   ctx: InboxContext<AppContext>,
   activity: Activity,
+  budget: FetchBudget,
 ): Promise<APObject | null> {
   const id = activity.objectId;
   const sender = activity.actorId;
   if (!sender) return null;
   try {
     const object = await activity.getObject({
-      documentLoader: ctx.documentLoader,
+      documentLoader: budget.wrap(ctx.documentLoader),
       suppressError: true,
     });
     if (object?.id && sameOrigin(object.id, sender)) return object;
     if (!id && !object?.id) return null;
-    const fetched = await ctx.lookupObject((id ?? object!.id!).href, {
-      documentLoader: ctx.documentLoader,
-    });
-    return fetched;
+    return await lookupRemote(ctx, (id ?? object!.id!).href, budget);
   } catch (error) {
     logger.info("Could not read the object of {id}: {error}", { id: activity.id?.href, error });
     return null;
@@ -127,9 +136,10 @@ async function rawObjectOf(activity: Activity): Promise<unknown> {
 
 /** Create of a Note, Question or converted type; a vote when it answers one of our polls. */
 export async function onCreate(ctx: InboxContext<AppContext>, create: Create): Promise<void> {
+  const budget = FetchBudget.of(ctx.data);
   const sender = await remoteSender(ctx, create);
   if (!sender) return;
-  const object = await objectOf(ctx, create);
+  const object = await objectOf(ctx, create, budget);
   if (!isStatusObject(object) || !object.id) return;
   if (object.attributionId?.href !== sender.uri || !sameOrigin(object.id, sender.uri)) {
     logger.warn("Ignored a Create by {actor} of {object} attributed to {author}", {
@@ -144,6 +154,7 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     depth: 0,
     raw: await rawObjectOf(create),
     expectedActor: sender.uri,
+    budget,
   });
   if (status) await forwardReply(ctx, sender, status);
 }
@@ -214,9 +225,10 @@ export async function handleStatusUpdate(
   ctx: InboxContext<AppContext>,
   update: Update,
 ): Promise<boolean> {
+  const budget = FetchBudget.of(ctx.data);
   const sender = await remoteSender(ctx, update);
   if (!sender) return false;
-  const object = await objectOf(ctx, update);
+  const object = await objectOf(ctx, update, budget);
   if (!isStatusObject(object) || !object.id) return false;
   const status = await findStatusByUri(ctx.data, object.id.href);
   if (!status) return true; // Not a status we have: nothing to update.
@@ -308,13 +320,14 @@ function boostVisibility(announce: Announce): string {
 
 /** Announce: the sender boosts a status (fetched when unknown). */
 export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announce) {
+  const budget = FetchBudget.of(ctx.data);
   const sender = await remoteSender(ctx, announce);
   if (!sender || !announce.id || !announce.objectId) return;
   if (!sameOrigin(announce.id, sender.uri)) return;
   const [known] = await ctx.data.database.db.select({ id: statuses.id }).from(statuses)
     .where(eq(statuses.uri, announce.id.href));
   if (known) return;
-  const status = await resolveRemoteStatus(ctx, announce.objectId.href);
+  const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
   await ignoringRefusals("Announce", () =>
     reblog(ctx.data, sender.id, status.id, {

@@ -7,6 +7,7 @@
 import type { AppContext } from "../context.ts";
 import { refreshLinkCard } from "../actors/cards/refresh.ts";
 import { runFeaturedSync } from "./featured_sync.ts";
+import { fetchStatusLinks } from "./status_links.ts";
 import type { Job } from "./jobs.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
@@ -16,5 +17,7 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await refreshLinkCard(ctx, job.statusId, signal);
     case "featured_collection":
       return await runFeaturedSync(ctx, job.accountId);
+    case "status_links":
+      return await fetchStatusLinks(ctx, job.statusId, job.missing);
   }
 }

@@ -11,7 +11,8 @@
  * Commands reach this through a recorded intent that the outbox relay hands
  * to federation/outbox/cards.ts, which calls {@link enqueueJob}; the handlers
  * (federation/job_handlers.ts) call actors/. Syncs of remote actors'
- * featured collections are queued by federation/featured_sync.ts.
+ * featured collections are queued by federation/featured_sync.ts; fetches
+ * over an activity's budget by federation/outbox/status_links.ts.
  */
 import { markWrite } from "../db/write_marks.ts";
 import type {
@@ -22,6 +23,7 @@ import type {
 } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
+import type { MissingLinks } from "../actors/outbox/status_links.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
 
@@ -31,7 +33,8 @@ export const JOB_MESSAGE_TYPE = "rookery:job";
 /** Every job and its data. */
 export type Job =
   | { job: "link_card"; statusId: string }
-  | { job: "featured_collection"; accountId: string };
+  | { job: "featured_collection"; accountId: string }
+  | { job: "status_links"; statusId: string; missing: MissingLinks };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 

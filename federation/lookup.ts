@@ -3,10 +3,11 @@
  * actor, so servers in secure mode (authorized fetch) answer them.
  */
 import type { Context } from "@fedify/fedify";
-import type { DocumentLoader, Object as APObject } from "@fedify/vocab";
+import { type DocumentLoader, Object as APObject } from "@fedify/vocab";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
+import type { FetchBudget } from "./fetch_budget.ts";
 
 const logger = getLogger(["rookery", "federation", "lookup"]);
 
@@ -24,12 +25,19 @@ export async function instanceDocumentLoader(ctx: Context<AppContext>): Promise<
  * Resolves a handle (`@user@host`, `acct:user@host`) through WebFinger, or a
  * URL directly, and fetches the object with a signed GET. Returns null when
  * it cannot be found, fetched or parsed; input from users never throws here.
+ *
+ * With a `budget` (federation/fetch_budget.ts) only a URL is fetched, once,
+ * taken from the budget: no WebFinger fallback when it fails (Fedify's
+ * lookup would ask WebFinger about the URL, a second request the budget
+ * could not count), and nothing at all once the budget is spent.
  */
 export async function lookupRemote(
   ctx: Context<AppContext>,
   handleOrUrl: string,
+  budget?: FetchBudget,
 ): Promise<APObject | null> {
   try {
+    if (budget) return await fetchObject(ctx, handleOrUrl, budget);
     return await ctx.lookupObject(handleOrUrl, {
       documentLoader: await instanceDocumentLoader(ctx),
     });
@@ -37,4 +45,23 @@ export async function lookupRemote(
     logger.info("Lookup of {query} failed: {error}", { query: handleOrUrl, error });
     return null;
   }
+}
+
+/** One budgeted, signed fetch of the document at `url`, parsed; null when it is not an object. */
+async function fetchObject(
+  ctx: Context<AppContext>,
+  url: string,
+  budget: FetchBudget,
+): Promise<APObject | null> {
+  if (!/^https?:\/\//i.test(url)) return null;
+  const loader = budget.wrap(await instanceDocumentLoader(ctx));
+  const remote = await loader(url);
+  const object = await APObject.fromJsonLd(remote.document, {
+    documentLoader: loader,
+    contextLoader: ctx.contextLoader,
+    baseUrl: new URL(remote.documentUrl),
+  });
+  // The loader refuses an id on another origin already; Fedify's lookup checks it again.
+  if (object.id && object.id.origin !== new URL(remote.documentUrl).origin) return null;
+  return object;
 }

@@ -42,6 +42,7 @@ import {
   statedHandle,
   WEBFINGER_RECHECK_MS,
 } from "./handles.ts";
+import type { FetchBudget } from "./fetch_budget.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -178,10 +179,12 @@ export async function actorColumns(
  * re-created) takes the new id and key only when WebFinger on the handle's
  * domain now points to the new id; otherwise the actor is not stored
  * (null). Local actors are never overwritten: their row is returned as it is.
+ * What the actor only links to is fetched within `budget` when one is given.
  */
 export async function upsertRemoteActor(
   ctx: AppContext | Context<AppContext>,
   actor: Actor,
+  budget?: FetchBudget,
 ): Promise<AccountRow | null> {
   if (!actor.id) return null;
   const app = appOf(ctx);
@@ -194,7 +197,7 @@ export async function upsertRemoteActor(
   // instance actor, as every fetch of ours: peers in authorized-fetch mode
   // refuse unsigned GETs (and without a loader Fedify would use its own).
   const loader = await instanceDocumentLoader(isFedifyContext(ctx) ? ctx : instanceContext(app));
-  const columns = await actorColumns(actor, loader);
+  const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader);
   const emojis = await readEmojiTags(actor);
   // WebFinger is asked before the transaction opens: no row lock waits on the network.
   const naming = await decideHandle(
@@ -315,7 +318,8 @@ async function linkProfileEmojis(
   await linkRemoteEmojis(tx, { accountId: row.id }, row.domain, emojis, texts, { replace });
 }
 
-function isUniqueViolation(error: unknown): boolean {
+/** Whether `error` (or its cause) is PostgreSQL's unique violation (two writers of one new row). */
+export function isUniqueViolation(error: unknown): boolean {
   for (let e: any = error; e; e = e.cause) if (e.code === "23505") return true;
   return false;
 }
@@ -420,18 +424,19 @@ export async function storeFetchedActor(
 /**
  * The stored account of an actor IRI, fetching and storing it when unknown
  * (inbox listeners use this for the activity's actor). Null when it cannot
- * be fetched.
+ * be fetched (or `budget`, when given, is spent).
  */
 export async function accountForActorUri(
   ctx: Context<AppContext>,
   uri: URL,
+  budget?: FetchBudget,
 ): Promise<AccountRow | null> {
   const db = ctx.data.database.db;
   const [row] = await db.select().from(accounts).where(eq(accounts.uri, uri.href)).limit(1);
   if (row) return row;
-  const object = await lookupRemote(ctx, uri.href);
+  const object = await lookupRemote(ctx, uri.href, budget);
   if (!isActor(object) || object.id?.href !== uri.href) return null;
-  const stored = await upsertRemoteActor(ctx, object);
+  const stored = await upsertRemoteActor(ctx, object, budget);
   // A new actor: its pins follow, in the background (featured_sync.ts).
   if (stored?.domain != null) await scheduleFeaturedSync(ctx.data, stored.id);
   return stored;

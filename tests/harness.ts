@@ -147,6 +147,8 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     // Instances on a loaded test machine can take longer than production's
     // 10 s to answer each other; the deadline tests set it back to 10.
     FETCH_TIMEOUT: "30",
+    // The same for the fetch budget of an inbound activity (10 s in production).
+    FETCH_BUDGET_SECONDS: "60",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   });

@@ -22,6 +22,20 @@ export interface QuoteRevocationSnapshot {
   approvalUri: string | null;
 }
 
+/** The answer to a remote account's QuoteRequest for a local status (FEP-044f). */
+export interface QuoteRequestAnswer {
+  /** The QuoteRequest's IRI, quoted back in the answer. */
+  requestUri: string;
+  /** Who asked (a remote account): the answer goes to them. */
+  requesterId: string;
+  /** The local status they asked to quote; its author answers. */
+  quotedStatusId: string;
+  /** Their quote post (the request's instrument). */
+  instrumentUri: string;
+  /** The QuoteAuthorization stamp's IRI when accepted (Accept); null for a Reject. */
+  stampUri: string | null;
+}
+
 /** Deliveries about local statuses. */
 export interface StatusFederationDeliveries {
   /** A local status was posted: Create(Note) to its audience. */
@@ -34,6 +48,8 @@ export interface StatusFederationDeliveries {
   statusUpdated(statusId: string, updateId: string): Promise<void>;
   /** A local status was deleted (the row is kept, marked deleted): Delete(Note). */
   statusDeleted(statusId: string): Promise<void>;
+  /** Accept (with the stamp as `result`) or Reject of a remote QuoteRequest, to the requester. */
+  quoteRequestAnswered(answer: QuoteRequestAnswer): Promise<void>;
   /** Delete of a QuoteAuthorization stamp, to the quoting status's author and followers. */
   quoteRevoked(quote: QuoteRevocationSnapshot): Promise<void>;
 }

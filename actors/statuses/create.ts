@@ -67,6 +67,7 @@ import {
   type Visibility,
 } from "./validation.ts";
 import { recordDelivery } from "../deliveries.ts";
+import type { MissingLinks } from "../outbox/status_links.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
@@ -142,6 +143,8 @@ export interface RemoteStatusInput {
   /** Emoji tags of the object (kept when the text uses them). */
   emojis?: RemoteEmojiInput[];
   createdAt?: Date;
+  /** The parent or quoted post it names that were not fetched (over budget): fetched later. */
+  missingLinks?: MissingLinks | null;
 }
 
 export type CreateStatusInput = LocalStatusInput | RemoteStatusInput;
@@ -553,6 +556,9 @@ async function write(
   const cardSettled = await linkKnownCard(tx, origin, status, media.length > 0);
   // The Create and the card job are promised with the status itself.
   if (input.local) await recordDelivery(tx, "statusCreated", status.id);
+  if (!input.local && input.missingLinks) {
+    await recordDelivery(tx, "statusLinksRequested", status.id, input.missingLinks);
+  }
   await requestLinkCard(tx, origin, status, { hasMedia: media.length > 0, settled: cardSettled });
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.

@@ -3,7 +3,7 @@
  * - a remote account asks to quote one of our posts (QuoteRequest): the
  *   quoted post's policy decides ({@link answerQuoteRequest}); an accepted
  *   quote counts in `quotes_count`, gets its stamp IRI and notifies the
- *   author;
+ *   author; the Accept (or Reject) is recorded for delivery with the decision;
  * - the other server answers our request, or sends the quote post again
  *   with its stamp ({@link recordQuoteAnswer}).
  * Each is one transaction over the quotes row (locked), so a repeated
@@ -15,6 +15,8 @@ import { follows, quotes, statuses } from "../../db/schema.ts";
 import { notify } from "../notifications/notify.ts";
 import { recordDelivery } from "../deliveries.ts";
 import { newId } from "../../db/ids.ts";
+import type { Executor } from "../../db/connection.ts";
+import type { QuoteRequestAnswer } from "../outbox/statuses.ts";
 
 export type QuoteRow = typeof quotes.$inferSelect;
 
@@ -26,52 +28,79 @@ export type QuoteDecision = { accepted: true; quote: QuoteRow } | {
 
 /**
  * Answers a remote account's request to quote a local status with the
- * status that quotes it. The policy: public → accepted; followers →
- * accepted when the quoting account follows the author; otherwise (and for
- * private or direct posts) rejected. `stampUri` names the approval.
+ * status that quotes it (`quotingStatusId`, null when the request's quote
+ * post could not be had or is not the requester's: a Reject). The policy:
+ * public → accepted; followers → accepted when the quoting account follows
+ * the author; otherwise (and for private or direct posts) rejected.
+ * `stampUri` names the approval. The answer (Accept or Reject) is recorded
+ * for delivery in the same transaction as the decision.
  */
 export async function answerQuoteRequest(
   ctx: AppContext,
-  input: { quotingStatusId: string; quotedStatusId: string; stampUri: (quoteId: string) => string },
+  input: {
+    quotingStatusId: string | null;
+    stampUri: (quoteId: string) => string;
+    request: Omit<QuoteRequestAnswer, "stampUri">;
+  },
 ): Promise<QuoteDecision> {
   return await ctx.database.db.transaction(async (tx) => {
-    const [quote] = await tx.select().from(quotes).where(and(
-      eq(quotes.statusId, input.quotingStatusId),
-      eq(quotes.quotedStatusId, input.quotedStatusId),
-    )).for("update");
-    const [quoted] = await tx.select().from(statuses)
-      .where(eq(statuses.id, input.quotedStatusId));
-    if (!quote || !quoted || quoted.deletedAt || !quoted.local) {
-      return { accepted: false, quote: quote ?? null };
+    const decision = input.quotingStatusId
+      ? await decide(tx, input.quotingStatusId, input.request.quotedStatusId, input.stampUri)
+      : { accepted: false as const, quote: null };
+    if (decision.quote) {
+      // Our answer quotes the request's id; its Accept or Reject is matched by it.
+      await tx.update(quotes).set({ activityUri: input.request.requestUri })
+        .where(eq(quotes.id, decision.quote.id));
     }
-    if (quote.state === "accepted") return { accepted: true, quote };
-    let allowed = quoted.visibility !== "private" && quoted.visibility !== "direct" &&
-      (quoted.quoteApprovalPolicy === "public" || quote.accountId === quoted.accountId);
-    if (!allowed && quoted.quoteApprovalPolicy === "followers") {
-      const [f] = await tx.select({ id: follows.id }).from(follows).where(and(
-        eq(follows.accountId, quote.accountId),
-        eq(follows.targetAccountId, quoted.accountId),
-      )).limit(1);
-      allowed = f != null && quoted.visibility !== "private" && quoted.visibility !== "direct";
-    }
-    if (!allowed || quote.state === "revoked") {
-      const [row] = await tx.update(quotes).set({ state: "rejected" })
-        .where(eq(quotes.id, quote.id)).returning();
-      return { accepted: false, quote: row };
-    }
-    const [row] = await tx.update(quotes)
-      .set({ state: "accepted", approvalUri: input.stampUri(quote.id) })
-      .where(eq(quotes.id, quote.id)).returning();
-    await tx.update(statuses).set({ quotesCount: sql`${statuses.quotesCount} + 1` })
-      .where(eq(statuses.id, quoted.id));
-    await notify(tx, {
-      type: "quote",
-      accountId: quoted.accountId,
-      fromAccountId: quote.accountId,
-      statusId: quote.statusId,
+    await recordDelivery(tx, "quoteRequestAnswered", {
+      ...input.request,
+      stampUri: decision.accepted ? decision.quote.approvalUri : null,
     });
-    return { accepted: true, quote: row };
+    return decision;
   });
+}
+
+async function decide(
+  tx: Executor,
+  quotingStatusId: string,
+  quotedStatusId: string,
+  stampUri: (quoteId: string) => string,
+): Promise<QuoteDecision> {
+  const [quote] = await tx.select().from(quotes).where(and(
+    eq(quotes.statusId, quotingStatusId),
+    eq(quotes.quotedStatusId, quotedStatusId),
+  )).for("update");
+  const [quoted] = await tx.select().from(statuses).where(eq(statuses.id, quotedStatusId));
+  if (!quote || !quoted || quoted.deletedAt || !quoted.local) {
+    return { accepted: false, quote: quote ?? null };
+  }
+  if (quote.state === "accepted") return { accepted: true, quote };
+  let allowed = quoted.visibility !== "private" && quoted.visibility !== "direct" &&
+    (quoted.quoteApprovalPolicy === "public" || quote.accountId === quoted.accountId);
+  if (!allowed && quoted.quoteApprovalPolicy === "followers") {
+    const [f] = await tx.select({ id: follows.id }).from(follows).where(and(
+      eq(follows.accountId, quote.accountId),
+      eq(follows.targetAccountId, quoted.accountId),
+    )).limit(1);
+    allowed = f != null && quoted.visibility !== "private" && quoted.visibility !== "direct";
+  }
+  if (!allowed || quote.state === "revoked") {
+    const [row] = await tx.update(quotes).set({ state: "rejected" })
+      .where(eq(quotes.id, quote.id)).returning();
+    return { accepted: false, quote: row };
+  }
+  const [row] = await tx.update(quotes)
+    .set({ state: "accepted", approvalUri: stampUri(quote.id) })
+    .where(eq(quotes.id, quote.id)).returning();
+  await tx.update(statuses).set({ quotesCount: sql`${statuses.quotesCount} + 1` })
+    .where(eq(statuses.id, quoted.id));
+  await notify(tx, {
+    type: "quote",
+    accountId: quoted.accountId,
+    fromAccountId: quote.accountId,
+    statusId: quote.statusId,
+  });
+  return { accepted: true, quote: row };
 }
 
 /**

@@ -13,6 +13,9 @@
  * - Context: anonymous callers get at most 40 ancestors (the nearest) and 60
  *   descendants within 20 levels; signed-in ones up to 4,096 each. Replies
  *   the viewer may not see are left out, their visible replies stay.
+ * - Context asked by a signed-in user: a remote parent missing at the top of
+ *   the thread (over the fetch budget of the activity that brought the
+ *   status) is fetched then, within a budget (federation/status_links.ts).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -30,6 +33,7 @@ import { findVisibleStatus, visibleStatusFilter } from "../../db/queries/visibil
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { statuses } from "../../db/schema.ts";
 import type { Database } from "../../db/connection.ts";
+import { fetchMissingAncestor } from "../../federation/status_links.ts";
 
 /** `GET /api/v1/statuses?id[]=` answers at most this many ids. */
 export const MAX_STATUS_IDS = 40;
@@ -154,7 +158,10 @@ export function statusReadRoutes(): Hono<ApiEnv> {
     const limits = viewer ? CONTEXT_LIMITS.signedIn : CONTEXT_LIMITS.anonymous;
     const viewerId = viewer?.accountId ?? null;
     // The thread of a boost is the boosted status's thread.
-    const [proper] = status.reblogOfId ? await byIds(ctx.database, [status.reblogOfId]) : [status];
+    let [proper] = status.reblogOfId ? await byIds(ctx.database, [status.reblogOfId]) : [status];
+    if (viewer && await fetchMissingAncestor(ctx, proper.id)) {
+      [proper] = await byIds(ctx.database, [proper.id]);
+    }
     const up = await ancestors(ctx.database, proper, viewerId, limits.ancestors);
     const down = await descendants(
       ctx.database,

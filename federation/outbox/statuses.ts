@@ -16,10 +16,12 @@
  * A deleted status keeps its row and its mentions, so the Delete goes to
  * the same audience as the Create. Quote posts of remote posts are followed
  * by a QuoteRequest to the quoted author (FEP-044f); revoking a stamp we
- * issued sends Delete of the stamp.
+ * issued sends Delete of the stamp; a remote QuoteRequest for one of ours
+ * is answered with Accept (the stamp as `result`) or Reject.
  */
 import type { Context } from "@fedify/fedify";
 import {
+  Accept,
   type Activity,
   Create,
   Delete,
@@ -28,6 +30,7 @@ import {
   QuoteAuthorization,
   QuoteRequest,
   type Recipient,
+  Reject,
   Tombstone,
   Update,
 } from "@fedify/vocab";
@@ -260,6 +263,39 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
         ccs: note?.ccIds ?? [],
       });
       await send(ctx, author, await audience(app, status, { boosters: true }), del, status.uri);
+    },
+    async quoteRequestAnswered(answer) {
+      const loaded = await loadLocal(app, answer.quotedStatusId);
+      if (!loaded) return;
+      const { status, author } = loaded;
+      const [requester] = await app.database.db.select().from(accounts)
+        .where(and(eq(accounts.id, answer.requesterId), remoteLive));
+      if (!requester) return;
+      const recipient = recipientOf(requester);
+      // The request as it came, by ids: what the requester matches our answer on.
+      const request = new QuoteRequest({
+        id: new URL(answer.requestUri),
+        actor: new URL(requester.uri),
+        object: new URL(status.uri),
+        instrument: new URL(answer.instrumentUri),
+      });
+      const activity = answer.stampUri
+        ? new Accept({
+          id: new URL(`${answer.stampUri}#accept`),
+          actor: new URL(author.uri),
+          object: request,
+          result: new URL(answer.stampUri),
+          to: recipient.id!,
+        })
+        : new Reject({
+          id: new URL(
+            `${author.uri}#quote_rejections/${encodeURIComponent(answer.requestUri)}`,
+          ),
+          actor: new URL(author.uri),
+          object: request,
+          to: recipient.id!,
+        });
+      await send(context(), author, [recipient], activity, answer.requestUri);
     },
     async quoteRevoked(quote) {
       const loaded = await loadLocal(app, quote.quotedStatusId);

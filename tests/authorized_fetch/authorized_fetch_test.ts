@@ -8,6 +8,7 @@ import { signRequest } from "@fedify/fedify";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "../../federation/keys.ts";
 import { instanceContext } from "../../federation/lookup.ts";
 import { resolveRemoteStatus } from "../../federation/fetch_status.ts";
+import { FetchBudget } from "../../federation/fetch_budget.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { arrived, closeAll, followRemote, startPair } from "../fixtures/federation.ts";
 import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
@@ -111,7 +112,11 @@ test("authorized fetch: signed peers federate, unsigned readers get the key only
     const carolPost = await postStatus(a, carol, "Nobody on B follows carol #secure");
 
     await t.step("B fetches A's status by URL, signed", async () => {
-      const row = await resolveRemoteStatus(instanceContext(b.rookery.ctx), carolPost.uri);
+      const row = await resolveRemoteStatus(
+        instanceContext(b.rookery.ctx),
+        carolPost.uri,
+        FetchBudget.of(b.rookery.ctx),
+      );
       assert.ok(row, "B fetched carol's status from A");
       assert.match(row.content, /Nobody on B follows carol/);
       const res = await signedGet(b, carolPost.uri);
@@ -272,7 +277,11 @@ test("authorized fetch: signed peers federate, unsigned readers get the key only
 
     await t.step("A in that mode fetches from B with signed requests", async () => {
       const bobPost = await postStatus(b, bob, "A fetches this from B");
-      const row = await resolveRemoteStatus(instanceContext(a.rookery.ctx), bobPost.uri);
+      const row = await resolveRemoteStatus(
+        instanceContext(a.rookery.ctx),
+        bobPost.uri,
+        FetchBudget.of(a.rookery.ctx),
+      );
       assert.ok(row, "A fetched bob's status");
       assert.match(row.content, /A fetches this from B/);
       const path = new URL(bobPost.uri).pathname;
@@ -294,7 +303,11 @@ test("authorized fetch: signed peers federate, unsigned readers get the key only
         const posted = await postStatus(a, alice, "From one secure server to another");
         await arrived(c, posted.uri, "alice's post on C");
         const carlsPost = await postStatus(c, carl, "C's own post");
-        const row = await resolveRemoteStatus(instanceContext(a.rookery.ctx), carlsPost.uri);
+        const row = await resolveRemoteStatus(
+          instanceContext(a.rookery.ctx),
+          carlsPost.uri,
+          FetchBudget.of(a.rookery.ctx),
+        );
         assert.ok(row, "A fetched carl's status from C");
       } finally {
         await closeAll(c);

@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { resolveRemoteStatus } from "../../federation/fetch_status.ts";
+import { FetchBudget } from "../../federation/fetch_budget.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { arrived, closeAll, followRemote, storedStatus } from "../fixtures/federation.ts";
@@ -70,7 +71,11 @@ test("a public reply to a local post is forwarded to the author's followers; pri
 
     // Carol does not follow alice: C learns of the post by looking it up, as a search would.
     const cContext = c.rookery.ctx.federation.createContext(new URL(c.origin), c.rookery.ctx);
-    const originalOnC = await resolveRemoteStatus(cContext, original.uri);
+    const originalOnC = await resolveRemoteStatus(
+      cContext,
+      original.uri,
+      FetchBudget.of(cContext.data),
+    );
     assert.ok(originalOnC, "C resolved alice's post");
 
     const mention = `@alice@${a.domain}`;

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { and, eq, like } from "drizzle-orm";
 import { statuses } from "../../db/schema.ts";
-import { TextLineStream } from "../fixtures/lines.ts";
+import { type ChildScript, freePort, spawnScript } from "../fixtures/server_process.ts";
 import { createTestDatabase, DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
 import { closeAll, followRemote, remoteId } from "../fixtures/federation.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
@@ -16,61 +16,6 @@ import { eventually } from "../fixtures/wait.ts";
 
 const CHILD = new URL("../fixtures/outbox_child.ts", import.meta.url).pathname;
 const CA = new URL("../fixtures/tls/ca.pem", import.meta.url).pathname;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-interface Child {
-  /** Resolves with the first line that starts with `prefix`. */
-  waitFor(prefix: string, timeoutMs?: number): Promise<string>;
-  readonly status: Promise<Deno.CommandStatus>;
-  kill(): Promise<void>;
-}
-
-function spawn(env: Record<string, string>): Child {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--cert", CA, CHILD],
-    env,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = process.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
-    new TextLineStream(),
-  ).getReader();
-  return {
-    status: process.status,
-    async waitFor(prefix, timeoutMs = 120_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (true) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`timed out waiting for "${prefix}"`)),
-            Math.max(0, deadline - Date.now()),
-          );
-        });
-        try {
-          const { value, done } = await Promise.race([lines.read(), timeout]);
-          if (done) throw new Error(`child ended before printing "${prefix}"`);
-          if (value.startsWith(prefix)) return value;
-        } finally {
-          clearTimeout(timer);
-        }
-      }
-    },
-    async kill() {
-      try {
-        process.kill("SIGKILL");
-      } catch { /* already gone */ }
-      await process.status;
-      await lines.cancel().catch(() => {});
-    },
-  };
-}
 
 /** What the parent needs of the child instance to federate with it through fixtures. */
 function childInstance(port: number): TestInstance {
@@ -92,7 +37,8 @@ test("a post whose process died between commit and enqueue is delivered after re
     DATA_DIR: dataDir,
     ...(pg ? { DATABASE_URL: pg.url } : {}),
   };
-  const children: Child[] = [];
+  const children: ChildScript[] = [];
+  const spawn = (env: Record<string, string>) => spawnScript(CHILD, { env, cert: CA });
   try {
     const first = spawn({ ...env, USERS: "alice", CRASH_ON_CREATE: "1" });
     children.push(first);

@@ -4,56 +4,13 @@
  * processes, really killed with SIGKILL, on the real database.
  */
 import assert from "node:assert/strict";
-import { TextLineStream } from "../fixtures/lines.ts";
+import { type ChildScript, spawnScript } from "../fixtures/server_process.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
 
 const CHILD = new URL("../fixtures/queue_child.ts", import.meta.url).pathname;
 
-interface Child {
-  /** Resolves with the first line that starts with `prefix`. */
-  waitFor(prefix: string, timeoutMs?: number): Promise<string>;
-  kill(): Promise<void>;
-}
-
-function spawn(args: string[], env: Record<string, string>): Child {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CHILD, ...args],
-    env,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = process.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
-    new TextLineStream(),
-  ).getReader();
-  return {
-    async waitFor(prefix, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`timed out waiting for "${prefix}"`)),
-            deadline - Date.now(),
-          );
-        });
-        try {
-          const { value, done } = await Promise.race([lines.read(), timeout]);
-          if (done) throw new Error(`child ended before printing "${prefix}"`);
-          if (value.startsWith(prefix)) return value;
-        } finally {
-          clearTimeout(timer);
-        }
-      }
-      throw new Error(`timed out waiting for "${prefix}"`);
-    },
-    async kill() {
-      try {
-        process.kill("SIGKILL");
-      } catch { /* already gone */ }
-      await process.status;
-      await lines.cancel().catch(() => {});
-    },
-  };
+function spawn(args: string[], env: Record<string, string>): ChildScript {
+  return spawnScript(CHILD, { args, env });
 }
 
 async function databaseEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
