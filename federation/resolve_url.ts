@@ -19,6 +19,7 @@ import type { AppContext } from "../context.ts";
 import { statuses } from "../db/schema.ts";
 import type { StatusRow } from "../actors/statuses/create.ts";
 import { instanceContext, lookupRemote } from "./lookup.ts";
+import { FetchBudget } from "./fetch_budget.ts";
 import {
   type AccountRow,
   findStoredAccount,
@@ -63,7 +64,10 @@ export async function resolveUrl(app: AppContext, query: string): Promise<Resolv
   if (sameOrigin(url, app.config.origin)) return null;
 
   const ctx = instanceContext(app);
-  const object = await lookupRemote(ctx, url);
+  // The request, with the status's author, parents and quoted posts, fetches
+  // within one budget (fetch_budget.ts), as an inbound activity does.
+  const budget = FetchBudget.of(app);
+  const object = await lookupRemote(ctx, url, budget);
   if (!object?.id) return null;
   if (isActor(object)) {
     const account = await storeFetchedActor(app, object);
@@ -73,6 +77,10 @@ export async function resolveUrl(app: AppContext, query: string): Promise<Resolv
   // A page URL fetched as ActivityPub gives the object's own id, which we may know.
   const known = await findStatusByUri(app, object.id.href);
   if (known) return known.reblogOfId ? null : { kind: "status", status: known };
-  const stored = await storeRemoteStatus(ctx, object, { depth: 0, raw: await rawJson(object) });
+  const stored = await storeRemoteStatus(ctx, object, {
+    depth: 0,
+    raw: await rawJson(object),
+    budget,
+  });
   return stored ? { kind: "status", status: stored } : null;
 }
