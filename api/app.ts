@@ -62,6 +62,7 @@ import { filterRoutes } from "./routes/filters.ts";
 import { v1FilterRoutes } from "./routes/filters_v1.ts";
 import { announcementRoutes } from "./routes/announcements.ts";
 import { oembedRoutes } from "./routes/oembed.ts";
+import { searchRoutes } from "./routes/search.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -199,6 +200,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", filterRoutes());
   app.route("/", v1FilterRoutes());
   app.route("/", announcementRoutes());
+  app.route("/", searchRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   app.route("/", statusPageRoutes());

@@ -17,7 +17,10 @@
  * BENCH_STATUSES (default 1,000,000), BENCH_SECONDS per scenario (default 20),
  * BENCH_RATE for the fixed-rate run (default 200 requests/s),
  * BENCH_DATABASE_URL to use an existing PostgreSQL server, BENCH_ONLY=limits
- * to run the rate limit scenario alone.
+ * to run the rate limit scenario alone, BENCH_ONLY=search for the status
+ * search scenario alone (bench/search.ts: statuses with words, p50/p95/p99
+ * of GET /api/v2/search per query; BENCH_DB=postgres BENCH_ONLY=search;
+ * BENCH_SEARCH_CLIENTS clients back to back, default 1).
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
@@ -25,6 +28,7 @@ import { DEFAULT_SEED, seed, type Seeded } from "./seed.ts";
 import { startBenchPostgres } from "./postgres.ts";
 import { paced } from "./paced.ts";
 import postgres from "postgres";
+import { type SearchResult, searchScenario, seedSearchLibrary } from "./search.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
@@ -32,6 +36,32 @@ const RATE = Number(Deno.env.get("BENCH_RATE") ?? 200);
 const STATUSES = Number(Deno.env.get("BENCH_STATUSES") ?? DEFAULT_SEED.statuses);
 const WHICH = Deno.env.get("BENCH_DB") ?? "both";
 const ONLY = Deno.env.get("BENCH_ONLY");
+const SEARCH = ONLY === "search";
+/** Clients searching back to back in the search scenario (one user's latency by default). */
+const SEARCH_CLIENTS = Number(Deno.env.get("BENCH_SEARCH_CLIENTS") ?? 1);
+/** The search scenario's figures, per database. */
+const searchResults: { database: string; rows: SearchResult[] }[] = [];
+
+/** Seeds `database` for the chosen scenarios. */
+async function seedFor(database: Awaited<ReturnType<typeof openDatabase>>): Promise<Seeded> {
+  const tokens = await seed(database, {
+    ...DEFAULT_SEED,
+    statuses: STATUSES,
+    origin: "http://localhost",
+    searchable: SEARCH,
+  });
+  if (SEARCH) await seedSearchLibrary(database);
+  return tokens;
+}
+
+/** The search scenario against a running server. */
+async function runSearch(database: string, url: string, tokens: Seeded): Promise<void> {
+  log(`${database}: status search, ${SECONDS} s`);
+  searchResults.push({
+    database,
+    rows: await searchScenario(url, tokens.viewerToken, SECONDS, SEARCH_CLIENTS),
+  });
+}
 
 interface Row {
   database: string;
@@ -218,15 +248,15 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
     log(`pglite: seeding ${STATUSES} statuses`);
     const started = performance.now();
     const database = await openDatabase({ databaseUrl: null, pgliteDir: `${dataDir}/db` });
-    const tokens = await seed(database, {
-      ...DEFAULT_SEED,
-      statuses: STATUSES,
-      origin: "http://localhost",
-    });
+    const tokens = await seedFor(database);
     await database.close();
     log(`pglite: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
     const server = await startServer({ DATA_DIR: dataDir });
     try {
+      if (SEARCH) {
+        await runSearch("PGlite", server.url, tokens);
+        return { rows: [], rss: rssMiB(server.pid) };
+      }
       const rows = await scenarios("PGlite", server.url, tokens);
       return { rows, rss: rssMiB(server.pid) };
     } finally {
@@ -253,11 +283,7 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     log(`postgres: seeding ${STATUSES} statuses`);
     const started = performance.now();
     const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: "" });
-    const tokens = await seed(database, {
-      ...DEFAULT_SEED,
-      statuses: STATUSES,
-      origin: "http://localhost",
-    });
+    const tokens = await seedFor(database);
     await database.close();
     log(`postgres: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
     const env = { DATA_DIR: dataDir, DATABASE_URL: url.toString() };
@@ -266,14 +292,17 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     if (ONLY !== "limits") {
       const server = await startServer(env);
       try {
-        rows.push(...await scenarios("PostgreSQL", server.url, tokens));
+        if (SEARCH) await runSearch("PostgreSQL", server.url, tokens);
+        else rows.push(...await scenarios("PostgreSQL", server.url, tokens));
         rss = rssMiB(server.pid);
       } finally {
         await server.stop();
       }
     }
-    log("postgres: API calls with rate limits on, full speed");
-    rows.push(await rateLimitScenario(env, url.toString()));
+    if (!SEARCH) {
+      log("postgres: API calls with rate limits on, full speed");
+      rows.push(await rateLimitScenario(env, url.toString()));
+    }
     return { rows, rss };
   } finally {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
@@ -307,6 +336,14 @@ for (const { rows } of results) {
         r.writesPerRequest ?? ""
       } |`,
     );
+  }
+}
+for (const { database, rows } of searchResults) {
+  console.log(`\nStatus search (GET /api/v2/search?type=statuses&limit=20), ${database}:\n`);
+  console.log("| query | requests | p50 ms | p95 ms | p99 ms | errors |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const r of rows) {
+    console.log(`| ${r.query} | ${r.requests} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.errors} |`);
   }
 }
 console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");

@@ -16,6 +16,7 @@ import { hashPassword } from "../actors/passwords.ts";
 import { createAccessToken, createApplication } from "../actors/tokens.ts";
 import { ALL_SCOPES } from "../actors/scopes.ts";
 import { HOME_FEED_LIMIT } from "../actors/timelines/fanout.ts";
+import { searchableContent } from "./search.ts";
 
 export interface SeedOptions {
   origin: string;
@@ -25,6 +26,11 @@ export interface SeedOptions {
   followed: number;
   /** How many local followers the poster has. */
   posterFollowers: number;
+  /**
+   * Statuses with words to search (bench/search.ts) and one in ten
+   * followers-only, instead of the one repeated sentence.
+   */
+  searchable?: boolean;
 }
 
 export const DEFAULT_SEED: Omit<SeedOptions, "origin"> = {
@@ -70,6 +76,15 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
       'bench' || i || '@bench.example', ${passwordHash}, 'user', now(), true
     FROM generate_series(0, ${n - 1}::int) AS i`);
 
+  const content = options.searchable
+    ? searchableContent(sql`g`)
+    : sql`'<p>Benchmark status number ' || g || ', with a little text to carry.</p>'`;
+  const text = options.searchable
+    ? sql`NULL`
+    : sql`'Benchmark status number ' || g || ', with a little text to carry.'`;
+  const visibility = options.searchable
+    ? sql`CASE WHEN g % 10 = 5 THEN 'private' ELSE 'public' END`
+    : sql`'public'`;
   // Statuses in chunks, so PGlite's memory stays bounded.
   const chunk = 100_000;
   for (let start = 0; start < options.statuses; start += chunk) {
@@ -81,9 +96,8 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
         ${origin} || '/users/bench' || (g % ${n}) || '/statuses/' ||
           ((${statusStartMs}::bigint + g * 1000) << 16),
         ${origin} || '/@bench' || (g % ${n}) || '/' || ((${statusStartMs}::bigint + g * 1000) << 16),
-        ${accountBase}::bigint + ((g % ${n}) << 16), true, 'public',
-        '<p>Benchmark status number ' || g || ', with a little text to carry.</p>',
-        'Benchmark status number ' || g || ', with a little text to carry.',
+        ${accountBase}::bigint + ((g % ${n}) << 16), true, ${visibility},
+        ${content}, ${text},
         to_timestamp((${statusStartMs}::bigint + g * 1000) / 1000.0)
       FROM generate_series(${start}::bigint, ${end}::bigint) AS g`);
   }

@@ -399,14 +399,25 @@ export async function resolveRemoteAccount(
   if (!target) return stored;
   const object = await lookupRemote(fedCtx, target);
   if (!isActor(object)) return stored;
+  return await storeFetchedActor(ctx, object) ?? stored;
+}
+
+/**
+ * Stores (or refreshes) an actor fetched for a user's query, and schedules
+ * the sync of its pins. Null when it cannot be stored; never throws.
+ */
+export async function storeFetchedActor(
+  ctx: AppContext,
+  object: Parameters<typeof upsertRemoteActor>[1],
+): Promise<AccountRow | null> {
   try {
     const row = await upsertRemoteActor(ctx, object);
     // Stored or refreshed: its pins follow, in the background (featured_sync.ts).
     if (row?.domain != null) await scheduleFeaturedSync(ctx, row.id);
-    return row ?? stored;
+    return row ?? null;
   } catch (error) {
     logger.warn("Could not store the actor {uri}: {error}", { uri: object.id?.href, error });
-    return stored;
+    return null;
   }
 }
 

@@ -16,6 +16,7 @@
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
+import type { AppContext } from "../../context.ts";
 import { type Params, params } from "../params.ts";
 import { readBoolean, readString } from "../readers.ts";
 import { clampLimit, PAGE_SIZES } from "../pagination.ts";
@@ -26,12 +27,12 @@ import { parseAccountQuery, resolveRemoteAccount } from "../../federation/remote
 import { viewerAccountId } from "./accounts_access.ts";
 
 /** Longer queries are cut: no handle or display name is anywhere near this long. */
-const MAX_QUERY_LENGTH = 512;
+export const MAX_QUERY_LENGTH = 512;
 /** Offsets past this find nothing worth the scan. */
 const MAX_OFFSET = 10_000;
 
 /** `offset` as Mastodon's `to_i` would read it, bounded. */
-function readOffset(p: Params): number {
+export function readOffset(p: Params): number {
   const raw = p.offset;
   const n = typeof raw === "number" ? raw : typeof raw === "string" ? parseInt(raw, 10) : 0;
   if (!Number.isFinite(n) || n < 0) return 0;
@@ -50,44 +51,67 @@ export function splitQuery(q: string): { username: string; domain: string | null
   return { username, domain: domain === "" ? null : domain };
 }
 
+/** An account search as both search routes ask it. */
+export interface AccountQuery {
+  q: string;
+  limit: number;
+  offset: number;
+  /** WebFinger for a `user@host` or profile URL not known yet. */
+  resolve: boolean;
+  /** Only accounts the viewer follows (nothing for an anonymous viewer). */
+  following: boolean;
+  /** The signed-in viewer, or null. */
+  viewerId: string | null;
+}
+
+/**
+ * The ids of the accounts a query finds, best first: the matching, ranking
+ * and resolving described above. Shared by this route and GET /api/v2/search.
+ */
+export async function findAccountIds(ctx: AppContext, query: AccountQuery): Promise<string[]> {
+  const { config, database } = ctx;
+  const parts = splitQuery(query.q);
+  if (!parts) return [];
+  if (query.following && query.viewerId == null) return [];
+  const localDomain = config.domain.toLowerCase();
+  const isLocal = parts.domain == null || parts.domain === localDomain;
+  let resolvedId: string | null = null;
+  // Only the first page asks the network: later pages are the same query.
+  if (query.resolve && query.offset === 0) {
+    const parsed = parseAccountQuery(query.q);
+    if (parsed && (parsed.kind === "url" || parsed.domain !== localDomain)) {
+      resolvedId = (await resolveRemoteAccount(ctx, query.q))?.id ?? null;
+    }
+  }
+  return await searchAccounts(database, {
+    username: parts.username,
+    domain: parts.domain,
+    localDomainMatches: parts.domain != null && localDomain.startsWith(parts.domain),
+    exact: { username: parts.username, domain: isLocal ? null : parts.domain },
+    resolvedId,
+    viewerId: query.viewerId,
+    following: query.following,
+    limit: query.limit,
+    offset: query.offset,
+  });
+}
+
 /** The search route, mounted by accounts.ts. */
 export function accountSearchRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get("/api/v1/accounts/search", requireUser("read:accounts"), async (c) => {
     const ctx = c.get("ctx");
-    const { config, database } = ctx;
     const p = await params(c);
-    const q = (readString(p, "q") ?? "").slice(0, MAX_QUERY_LENGTH);
-    const limit = clampLimit(p.limit, PAGE_SIZES.accounts);
-    const offset = readOffset(p);
-    const resolve = readBoolean(p, "resolve") ?? false;
-    const following = readBoolean(p, "following") ?? false;
-    const parts = splitQuery(q);
-    if (!parts) return c.json([]);
-
-    const localDomain = config.domain.toLowerCase();
-    const isLocal = parts.domain == null || parts.domain === localDomain;
-    let resolvedId: string | null = null;
-    // Only the first page asks the network: later pages are the same query.
-    if (resolve && offset === 0) {
-      const parsed = parseAccountQuery(q);
-      if (parsed && (parsed.kind === "url" || parsed.domain !== localDomain)) {
-        resolvedId = (await resolveRemoteAccount(ctx, q))?.id ?? null;
-      }
-    }
-    const ids = await searchAccounts(database, {
-      username: parts.username,
-      domain: parts.domain,
-      localDomainMatches: parts.domain != null && localDomain.startsWith(parts.domain),
-      exact: { username: parts.username, domain: isLocal ? null : parts.domain },
-      resolvedId,
+    const ids = await findAccountIds(ctx, {
+      q: (readString(p, "q") ?? "").slice(0, MAX_QUERY_LENGTH),
+      limit: clampLimit(p.limit, PAGE_SIZES.accounts),
+      offset: readOffset(p),
+      resolve: readBoolean(p, "resolve") ?? false,
+      following: readBoolean(p, "following") ?? false,
       viewerId: viewerAccountId(c)!,
-      following,
-      limit,
-      offset,
     });
-    return c.json(await loadAccountEntities(database.db, config, ids));
+    return c.json(await loadAccountEntities(ctx.database.db, ctx.config, ids));
   });
 
   return app;

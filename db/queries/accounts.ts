@@ -319,7 +319,8 @@ export interface AccountSearch {
   exact: { username: string; domain: string | null } | null;
   /** An account resolved through WebFinger for this query; it ranks first. */
   resolvedId: string | null;
-  viewerId: string;
+  /** The signed-in viewer; null for an anonymous search. */
+  viewerId: string | null;
   /** Only accounts the viewer follows. */
   following: boolean;
   limit: number;
@@ -359,14 +360,14 @@ export async function searchAccounts(
     ? sql`(lower(a.username) = ${search.exact.username.toLowerCase()}
         AND lower(coalesce(a.domain, '')) = ${(search.exact.domain ?? "").toLowerCase()})`
     : null;
-  const followed = sql`EXISTS (SELECT 1 FROM follows f
+  const followed = search.viewerId == null ? null : sql`EXISTS (SELECT 1 FROM follows f
     WHERE f.account_id = ${search.viewerId}::bigint AND f.target_account_id = a.id)`;
   // PostgreSQL refuses constants in ORDER BY: absent terms are left out.
   const order = [
     resolved && sql`${resolved} DESC`,
     exact && sql`${exact} DESC`,
     sql`lower(a.username) = ${search.username.toLowerCase()} DESC`,
-    sql`${followed} DESC`,
+    followed && sql`${followed} DESC`,
     sql`a.followers_count DESC`,
     sql`a.id ASC`,
   ].filter((term): term is SQL => term != null);
@@ -374,7 +375,7 @@ export async function searchAccounts(
     SELECT a.id FROM accounts a
     WHERE (${resolved ?? sql`FALSE`} OR ${matches})
       AND ${listableAccount()} AND ${visibleToViewer(search.viewerId)}
-      AND ${search.following ? followed : sql`TRUE`}
+      AND ${search.following ? followed ?? sql`FALSE` : sql`TRUE`}
     ORDER BY ${sql.join(order, sql`, `)}
     LIMIT ${search.limit} OFFSET ${search.offset}`);
   return rows.map((r) => String(r.id));

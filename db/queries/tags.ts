@@ -152,3 +152,34 @@ export async function tagHistories(
   }
   return out;
 }
+
+/** What a hashtag search asks (GET /api/v2/search). */
+export interface TagSearch {
+  /** The query, with or without `#`. */
+  q: string;
+  limit: number;
+  offset: number;
+  /**
+   * Mastodon's `exclude_unreviewed`: only reviewed tags, and the tag named
+   * exactly. We have no tag review, so only the exact tag remains.
+   */
+  exactOnly: boolean;
+}
+
+/**
+ * Tags whose name starts with the query (case-insensitive), shortest name
+ * first, then alphabetically, as Mastodon's Tag.search_for orders them.
+ */
+export async function searchTags(database: Database, search: TagSearch): Promise<TagRow[]> {
+  const name = normalizeTagName(search.q.trim()).toLowerCase();
+  if (name === "" || /\s/u.test(name)) return [];
+  const escaped = name.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+  const match = search.exactOnly
+    ? sql`lower(name) = ${name}`
+    : sql`lower(name) LIKE ${`${escaped}%`} ESCAPE '\\'`;
+  const rows = await database.rows<{ id: string | number; name: string; created_at: string }>(
+    sql`SELECT id, name, created_at FROM tags WHERE ${match}
+      ORDER BY length(name), lower(name), id LIMIT ${search.limit} OFFSET ${search.offset}`,
+  );
+  return rows.map((r) => ({ id: String(r.id), name: r.name, createdAt: new Date(r.created_at) }));
+}

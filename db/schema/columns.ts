@@ -7,3 +7,8 @@ export const id = customType<{ data: string; driverData: string }>({
   fromDriver: (value) => String(value),
 });
 export const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** A text-search vector, written only by the database (see statusSearch). */
+export const tsvector = customType<{ data: string; driverData: string }>({
+  dataType: () => "tsvector",
+});

@@ -18,7 +18,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { id, ts } from "./columns.ts";
+import { id, ts, tsvector } from "./columns.ts";
 import { accounts, oauthApplications, tags, users } from "./core.ts";
 
 /** Statuses, local and remote; a boost is a status with reblog_of_id set. */
@@ -71,6 +71,24 @@ export const statuses = pgTable("statuses", {
   index("statuses_reblog_idx").on(t.reblogOfId, t.accountId),
   index("statuses_conversation_idx").on(t.conversationId),
   index("statuses_quoted_idx").on(t.quotedStatusId),
+]);
+
+/**
+ * The full-text index of statuses (db/queries/status_search.ts): one row per
+ * status that is neither deleted nor a boost, kept in step by triggers on
+ * `statuses` (migration 0012), never written by the application. `public`
+ * copies the status's visibility (it never changes) so that the public part
+ * of a search needs no join to rule out the rest.
+ */
+export const statusSearch = pgTable("status_search", {
+  statusId: id("status_id").primaryKey().references(() => statuses.id, { onDelete: "cascade" }),
+  accountId: id("account_id").notNull(),
+  public: boolean("public").notNull(),
+  /** The status's text and content warning, in the 'simple' configuration. */
+  document: tsvector("document").notNull(),
+}, (t) => [
+  index("status_search_document_idx").using("gin", t.document),
+  index("status_search_account_idx").on(t.accountId, t.statusId),
 ]);
 
 /** Earlier versions of edited statuses (the first edit stores the original too). */
