@@ -40,6 +40,26 @@ export function getKeyPairs(database: Database, owner: string): Promise<CryptoKe
   return loading;
 }
 
+/**
+ * RSA keys are 2048 bits, as Mastodon makes them, not Fedify's default of
+ * 4096: making a 4096-bit key takes 2 to 20 seconds of CPU on a small
+ * machine (an actor's first WebFinger answer waited on it), 2048 bits well
+ * under one, and every peer verifies either.
+ */
+function generateKeyPair(algorithm: typeof KEY_ALGORITHMS[number]): Promise<CryptoKeyPair> {
+  if (algorithm !== "RSASSA-PKCS1-v1_5") return generateCryptoKeyPair(algorithm);
+  return crypto.subtle.generateKey(
+    {
+      name: "RSASSA-PKCS1-v1_5",
+      modulusLength: 2048,
+      publicExponent: new Uint8Array([1, 0, 1]),
+      hash: "SHA-256",
+    },
+    true,
+    ["sign", "verify"],
+  );
+}
+
 async function loadOrCreate(database: Database, owner: string): Promise<CryptoKeyPair[]> {
   const { db } = database;
   const read = () => db.select().from(keyPairs).where(eq(keyPairs.owner, owner));
@@ -47,7 +67,7 @@ async function loadOrCreate(database: Database, owner: string): Promise<CryptoKe
   const missing = KEY_ALGORITHMS.filter((alg) => !rows.some((row) => row.algorithm === alg));
   if (missing.length > 0) {
     const values = await Promise.all(missing.map(async (algorithm) => {
-      const pair = await generateCryptoKeyPair(algorithm);
+      const pair = await generateKeyPair(algorithm);
       return {
         owner,
         algorithm,

@@ -77,11 +77,11 @@ export async function startTarget(): Promise<FuzzTarget> {
     gen,
     close: () => instance.close({ destroy: true }),
   };
-  // A new server makes its instance actor's RSA-4096 keys in the background:
+  // A new server makes its instance actor's RSA keys in the background:
   // seconds of CPU that the first profile update waited for (and counted as a
   // slow answer). Serving the actor waits for them, as bench/run.ts does.
   // Each user's key pair is made the first time its actor is served (or its
-  // inbox gets a delivery): up to 2 s of RSA key generation, once per user.
+  // inbox gets a delivery): RSA key generation, once per user.
   for (const path of ["/actor", ...[user, other].map((u) => `/users/${u.username}`)]) {
     const actor = await instance.request(path, {
       headers: { accept: "application/activity+json" },

@@ -74,6 +74,8 @@ test("the actor document of a local account, field by field", async () => {
     assert.equal(actor.publicKey.owner, id);
     const key = createPublicKey(actor.publicKey.publicKeyPem);
     assert.equal(key.asymmetricKeyType, "rsa");
+    // Mastodon's size: a 4096-bit key took seconds to make on first use.
+    assert.equal(key.asymmetricKeyDetails?.modulusLength, 2048);
     const multikeys = many(actor.assertionMethod);
     assert.equal(multikeys.length, 2);
     for (const [i, mk] of multikeys.entries()) {
