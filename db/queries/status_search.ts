@@ -23,7 +23,11 @@
  *    index rows, then, only when they do not fill the page, the GIN index;
  *    with one author (`from:`, `account_id`), that author's statuses.
  * No part's cost rests on PostgreSQL's guess of how common a word is, which
- * is poor for all but the commonest words.
+ * is poor for all but the commonest words, with one exception: when that
+ * guess is low ({@link GIN_FIRST_ROWS}: words each common but rarely
+ * together, or words the statistics do not list), the GIN index is asked
+ * first and once, for all parts. An exclusion (`-word`) is only a filter on a GIN step's
+ * matches, never part of the index read.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
@@ -55,6 +59,11 @@ export interface StatusSearch {
   recentWindow?: number;
   /** Library statuses checked newest first before the GIN step (default {@link LIBRARY_WINDOW}). */
   libraryWindow?: number;
+  /**
+   * Ask the GIN index first, skipping the newest rows (default: when
+   * PostgreSQL's statistics put the words' matches at or under {@link GIN_FIRST_ROWS}).
+   */
+  ginFirst?: boolean;
 }
 
 /** The tsquery of the text terms, or null when the query has none. */
@@ -66,6 +75,21 @@ function textQuery(parsed: ParsedSearch): SQL | null {
     return t.negated ? sql`(!! ${q})` : q;
   });
   return parts.length ? sql.join(parts, sql` && `) : null;
+}
+
+/**
+ * The condition a GIN step reads the index with: the words and phrases to
+ * find, and any exclusion only as a check of the rows they match. Given
+ * `word -the`, the index would otherwise read the posting list of `the`
+ * too (most of the table) to rule its statuses out; the call form of `@@`
+ * (ts_match_vq) is one the index cannot serve, so it stays a filter.
+ */
+function ginCondition(parsed: ParsedSearch): SQL {
+  const full = textQuery(parsed);
+  const positive = textQuery({ ...parsed, terms: parsed.terms.filter((t) => !t.negated) });
+  if (!full || !positive) return full ? sql`ss.document @@ (${full})` : sql`TRUE`;
+  if (!parsed.terms.some((t) => t.negated)) return sql`ss.document @@ (${full})`;
+  return sql`ss.document @@ (${positive}) AND ts_match_vq(ss.document, ${full})`;
 }
 
 function hasCondition(value: HasValue): SQL {
@@ -157,6 +181,39 @@ export const RECENT_WINDOW = 4000;
  */
 export const LIBRARY_WINDOW = 400;
 
+/**
+ * At or below this many matches, as PostgreSQL estimates them, the GIN index
+ * is asked first: reading a few thousand matches costs less than the newest
+ * rows' windows (measured over a million statuses: a word in 1% of them,
+ * 13,000 matches, is faster through the windows). The estimate is trusted
+ * only this far. It is good for words among the statistics' most common
+ * elements, where it is this low for several words each common but rarely
+ * together (it is the product of their frequencies). A word the statistics
+ * do not list is guessed at 0.5% of statuses (5,000 over a million) or half
+ * the least common listed word's frequency, whichever is lower; not being
+ * listed, it is rarer than the listed words (as far as the sample shows),
+ * so its matches stay near that bound. Words more correlated than the
+ * product assumes cost at most the GIN matches of the rarest of them.
+ */
+export const GIN_FIRST_ROWS = 5000;
+
+/** PostgreSQL's estimate of the statuses `condition` (on `ss`) matches. */
+async function estimateRows(database: Database, condition: SQL): Promise<number> {
+  const query = sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM status_search ss WHERE ${condition}`;
+  // Not prepared, for the reason runSearch gives.
+  const rows = database.pg
+    ? await database.pg.unsafe(
+      dialect.sqlToQuery(query).sql,
+      dialect.sqlToQuery(query).params as never[],
+      { prepare: false },
+    )
+    : await database.rows<Record<string, unknown>>(query);
+  const plan = Object.values(rows[0] ?? {})[0];
+  const parsed = typeof plan === "string" ? JSON.parse(plan) : plan;
+  const estimate = Number(parsed?.[0]?.Plan?.["Plan Rows"]);
+  return Number.isFinite(estimate) ? estimate : Infinity;
+}
+
 /** The parts of the union the scope asks for. */
 function parts(scope: SearchScope): { library: boolean; public: boolean } {
   return { library: scope !== "public", public: scope !== "library" };
@@ -180,6 +237,15 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
       AND (smu.expires_at IS NULL OR smu.expires_at > now()))`,
   ], sql` AND `);
   const matches = text ? sql`ss.document @@ (${text})` : sql`TRUE`;
+  const ginMatches = ginCondition(search.parsed);
+  // The GIN index serves only a query with words or phrases to find.
+  const gin = hasPositiveText(search.parsed);
+  const ginFirst = gin && (search.ginFirst ??
+    (await estimateRows(database, ginMatches)) <= GIN_FIRST_ROWS);
+  // Asking the GIN index first is a window of one row (the steps below
+  // need an edge to continue from).
+  const recentWindow = ginFirst ? 1 : search.recentWindow ?? RECENT_WINDOW;
+  const libraryWindow = ginFirst ? 1 : search.libraryWindow ?? LIBRARY_WINDOW;
   const common = sql`${matches} AND ${rest}`;
   /** The id range as one condition on `column` (a constant, never input). */
   const inRange = (column: string) => {
@@ -201,8 +267,14 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   const want = parts(search.parsed.scope);
   const branches: SQL[] = [];
   const ctes: SQL[] = [];
-  // The GIN index serves only a query with words or phrases to find.
-  const gin = hasPositiveText(search.parsed);
+  // Asked first, the GIN index is read once for all the parts' GIN steps.
+  const ginSource = ginFirst ? sql`gin_matches ss` : sql`status_search ss`;
+  const ginCond = ginFirst ? sql`TRUE` : ginMatches;
+  if (ginFirst) {
+    ctes.push(sql`gin_matches AS MATERIALIZED (
+      SELECT ss.status_id, ss.account_id, ss.public FROM status_search ss
+      WHERE ${ginMatches} AND ${inRange("ss.status_id")})`);
+  }
   const older = forward ? sql`>` : sql`<`;
   const edgeOf = forward ? sql`max` : sql`min`;
   const authors = sql.join(authorConditions(search).map((c) => sql` AND ${c}`), sql``);
@@ -219,7 +291,7 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
     // The user's own statuses and those they interacted with.
     const mine = (column: string, from: SQL) =>
       sql`(SELECT ${sql.raw(column)} AS id FROM ${from} AND ${inRange(column)}
-        ORDER BY 1 ${order}${gin ? sql` LIMIT ${search.libraryWindow ?? LIBRARY_WINDOW}` : sql``})`;
+        ORDER BY 1 ${order}${gin ? sql` LIMIT ${libraryWindow}` : sql``})`;
     const interactedParts = [
       mine("status_id", sql`mentions WHERE account_id = ${v}`),
       mine("status_id", sql`favourites WHERE account_id = ${v}`),
@@ -239,7 +311,7 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
     if (!gin) {
       branches.push(probe(sql`SELECT id FROM (${libraryIds}) ids ORDER BY id ${order}`, common));
     } else {
-      const size = search.libraryWindow ?? LIBRARY_WINDOW;
+      const size = libraryWindow;
       ctes.push(sql`library_window AS MATERIALIZED (
         SELECT id FROM (${libraryIds}) ids ORDER BY id ${order} LIMIT ${size})`);
       ctes.push(
@@ -254,18 +326,25 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
         AND (SELECT n FROM library_edge) = ${size}`;
       // Older own statuses: the GIN index intersected with (account_id, status_id).
       branches.push(probe(
-        sql`SELECT ss.status_id + 0 AS id FROM status_search ss
+        sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
           WHERE ${more} AND ss.account_id = ${v}
             AND ss.status_id + 0 ${older} (SELECT id FROM library_edge)
-            AND ${inRange("ss.status_id")} AND ${matches}${authors}
+            AND ${inRange("ss.status_id")} AND ${ginCond}${authors}
           ORDER BY 1 ${order}`,
         common,
       ));
-      // Older interacted-with statuses: few, each checked in turn.
+      // Older interacted-with statuses: each checked in turn, or, when the
+      // GIN index is asked first (its matches are few), its matches among them.
       branches.push(probe(
-        sql`SELECT id FROM (${interactedIds}) ids
-          WHERE ${more} AND id ${older} (SELECT id FROM library_edge)
-          ORDER BY id ${order}`,
+        ginFirst
+          ? sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
+            WHERE ${more} AND ss.status_id + 0 ${older} (SELECT id FROM library_edge)
+              AND ${inRange("ss.status_id")} AND ${ginCond}
+              AND ss.status_id + 0 IN (${interactedIds})
+            ORDER BY 1 ${order}`
+          : sql`SELECT id FROM (${interactedIds}) ids
+            WHERE ${more} AND id ${older} (SELECT id FROM library_edge)
+            ORDER BY id ${order}`,
         common,
       ));
     }
@@ -295,7 +374,7 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
       ));
     } else {
       const recentRows = sql`(SELECT * FROM status_search ss WHERE ${inRange("ss.status_id")}
-        ORDER BY ss.status_id ${order} LIMIT ${search.recentWindow ?? RECENT_WINDOW})`;
+        ORDER BY ss.status_id ${order} LIMIT ${recentWindow})`;
       ctes.push(sql`recent AS MATERIALIZED (
         SELECT ss.status_id AS id FROM ${recentRows} ss JOIN statuses s ON s.id = ss.status_id
         WHERE ${indexable} AND ${common}
@@ -306,10 +385,10 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
       branches.push(sql`(SELECT id FROM recent)`);
       // The GIN index's matches are sorted first, then checked newest first.
       branches.push(probe(
-        sql`SELECT ss.status_id + 0 AS id FROM status_search ss
+        sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
           WHERE (SELECT count(*) FROM recent) < ${window}
             AND ss.status_id + 0 ${older} (SELECT id FROM edge)
-            AND ${inRange("ss.status_id")} AND ss.public AND ${matches}${authors}
+            AND ${inRange("ss.status_id")} AND ss.public AND ${ginCond}${authors}
           ORDER BY 1 ${order}`,
         sql`${indexable} AND ${rest}`,
       ));
@@ -335,7 +414,8 @@ const dialect = new PgDialect();
  * (db/connection.ts): its text varies with the words and operators of the
  * query, so each distinct query would leave a prepared statement and its
  * plan on the connection for its lifetime, as many as a client cares to
- * send. No part's plan depends on how common the words are, so planning
+ * send. The plan does not depend on how common the words are (the GIN-first
+ * choice is made before, in the query text), so planning
  * it afresh each time (a few milliseconds) changes nothing else.
  */
 async function runSearch(database: Database, query: SQL): Promise<{ id: string }[]> {
