@@ -11,6 +11,7 @@
  * awaits confirmation.
  */
 import { Hono } from "hono";
+import { markWrite } from "../../db/write_marks.ts";
 import { asc, eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { params } from "../params.ts";
@@ -91,7 +92,12 @@ export function emailConfirmationRoutes(): Hono<ApiEnv> {
   app.get(CONFIRMATION_PATH, async (c) => {
     const { config, database } = c.get("ctx");
     const token = c.req.query("confirmation_token") ?? "";
+    // A GET that writes: mark it as the app marks other methods, so that this
+    // process's cached token stops refusing the user at once, not only when
+    // the database's change notification arrives.
+    markWrite(database);
     const result = await confirmEmail(database.db, token);
+    markWrite(database);
     const { status, body } = confirmationPage(result, config.instance.title);
     c.header("Cache-Control", "no-store");
     c.header("Referrer-Policy", "no-referrer");
