@@ -100,57 +100,73 @@ function startOfUtcDay(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 }
 
+/** The join tables that tie statuses to what has a daily history. */
+const HISTORY_SOURCES = {
+  tag: { table: "statuses_tags", column: "tag_id" },
+  card: { table: "statuses_preview_cards", column: "preview_card_id" },
+} as const;
+
 /**
- * The last {@link HISTORY_DAYS} days of use of each tag, newest day first,
- * from public, undeleted statuses (boosts excluded), in one grouped query.
- * Status ids are time-ordered, so the time window is an id range on the
- * (tag_id, status_id) index.
+ * The last {@link HISTORY_DAYS} days of use of each tag (or preview card),
+ * newest day first, from public, undeleted statuses (boosts excluded), in
+ * one grouped query. Status ids are time-ordered, so the time window is an
+ * id range on the join table's (target, status_id) index.
  */
-export async function tagHistories(
+export async function dailyHistories(
   database: Database,
-  tagIds: readonly string[],
+  kind: keyof typeof HISTORY_SOURCES,
+  targetIds: readonly string[],
   now = new Date(),
   executor?: Executor,
 ): Promise<Map<string, TagHistoryDay[]>> {
-  const ids = [...new Set(tagIds)];
+  const ids = [...new Set(targetIds)];
   const today = startOfUtcDay(now);
   const days = Array.from(
     { length: HISTORY_DAYS },
     (_, i) => new Date(today.getTime() - i * 86_400_000),
   );
   const since = days[days.length - 1];
-  const counts = new Map<string, { uses: number; accounts: number }>();
+  const counts = new Map<string, { uses: string; accounts: string }>();
   if (ids.length) {
+    // Both names come from HISTORY_SOURCES, never from a request.
+    const table = sql.raw(HISTORY_SOURCES[kind].table);
+    const column = sql.raw(HISTORY_SOURCES[kind].column);
     const idList: SQL = sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `);
     const rows = await database.rows<
-      { tag_id: string; day: string; uses: string; accounts: string }
+      { target_id: string; day: string; uses: string; accounts: string }
     >(
-      sql`SELECT st.tag_id::text AS tag_id,
+      sql`SELECT j.${column}::text AS target_id,
           (extract(epoch FROM date_trunc('day', s.created_at AT TIME ZONE 'UTC')))::bigint::text AS day,
           count(*)::text AS uses, count(DISTINCT s.account_id)::text AS accounts
-        FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
-        WHERE st.tag_id IN (${idList}) AND st.status_id >= ${minIdAt(since)}::bigint
+        FROM ${table} j JOIN statuses s ON s.id = j.status_id
+        WHERE j.${column} IN (${idList}) AND j.status_id >= ${minIdAt(since)}::bigint
           AND s.created_at >= ${since.toISOString()}::timestamptz
           AND s.visibility = 'public' AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
         GROUP BY 1, 2`,
       executor,
     );
     for (const r of rows) {
-      counts.set(`${r.tag_id}:${r.day}`, { uses: Number(r.uses), accounts: Number(r.accounts) });
+      counts.set(`${r.target_id}:${r.day}`, { uses: r.uses, accounts: r.accounts });
     }
   }
-  const out = new Map<string, TagHistoryDay[]>();
-  for (const id of ids) {
-    out.set(
-      id,
-      days.map((d) => {
-        const day = String(d.getTime() / 1000);
-        const c = counts.get(`${id}:${day}`);
-        return { day, uses: String(c?.uses ?? 0), accounts: String(c?.accounts ?? 0) };
-      }),
-    );
-  }
-  return out;
+  return new Map(ids.map((id) => [
+    id,
+    days.map((d) => {
+      const day = String(d.getTime() / 1000);
+      const c = counts.get(`${id}:${day}`);
+      return { day, uses: c?.uses ?? "0", accounts: c?.accounts ?? "0" };
+    }),
+  ]));
+}
+
+/** The last {@link HISTORY_DAYS} days of use of each tag, newest day first. */
+export function tagHistories(
+  database: Database,
+  tagIds: readonly string[],
+  now = new Date(),
+  executor?: Executor,
+): Promise<Map<string, TagHistoryDay[]>> {
+  return dailyHistories(database, "tag", tagIds, now, executor);
 }
 
 /** What a hashtag search asks (GET /api/v2/search). */

@@ -23,7 +23,7 @@ import { and, desc, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Database, Executor } from "../connection.ts";
 import { statuses } from "../schema.ts";
 import { minIdAt } from "../ids.ts";
-import { HISTORY_DAYS, type TagHistoryDay } from "./tags.ts";
+import { dailyHistories, type TagHistoryDay } from "./tags.ts";
 import { notMutedBy, type StatusRow } from "./timelines.ts";
 import { visibleStatusFilter } from "./visibility.ts";
 
@@ -191,43 +191,13 @@ export async function trendingCardIds(
   return rows.map((r) => r.id);
 }
 
-/** The last {@link HISTORY_DAYS} days of posts with each card, newest day first. */
-export async function cardHistories(
+/** The last days of posts with each card (HISTORY_DAYS, tags.ts), newest day first. */
+export function cardHistories(
   database: Database,
   cardIds: readonly string[],
   now = new Date(),
 ): Promise<Map<string, TagHistoryDay[]>> {
-  const ids = [...new Set(cardIds)];
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const days = Array.from({ length: HISTORY_DAYS }, (_, i) => new Date(today - i * 86_400_000));
-  const since = days[days.length - 1];
-  const counts = new Map<string, { uses: string; accounts: string }>();
-  if (ids.length) {
-    const idList = sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `);
-    const rows = await database.rows<
-      { card_id: string; day: string; uses: string; accounts: string }
-    >(
-      sql`SELECT spc.preview_card_id::text AS card_id,
-          (extract(epoch FROM date_trunc('day', s.created_at AT TIME ZONE 'UTC')))::bigint::text AS day,
-          count(*)::text AS uses, count(DISTINCT s.account_id)::text AS accounts
-        FROM statuses_preview_cards spc JOIN statuses s ON s.id = spc.status_id
-        WHERE spc.preview_card_id IN (${idList}) AND s.id >= ${minIdAt(since)}::bigint
-          AND s.created_at >= ${since.toISOString()}::timestamptz
-          AND s.visibility = 'public' AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
-        GROUP BY 1, 2`,
-    );
-    for (const r of rows) {
-      counts.set(`${r.card_id}:${r.day}`, { uses: r.uses, accounts: r.accounts });
-    }
-  }
-  return new Map(ids.map((id) => [
-    id,
-    days.map((d) => {
-      const day = String(d.getTime() / 1000);
-      const c = counts.get(`${id}:${day}`);
-      return { day, uses: c?.uses ?? "0", accounts: c?.accounts ?? "0" };
-    }),
-  ]));
+  return dailyHistories(database, "card", cardIds, now);
 }
 
 /**
