@@ -2,7 +2,7 @@
  * The `announcement` admin commands: announcements shown by apps above the
  * home timeline (actors/announcements/manage.ts).
  */
-import type { Command } from "./commands.ts";
+import type { Command } from "./command.ts";
 import { UsageError } from "./args.ts";
 import { formatDate, printable, table } from "./format.ts";
 import {

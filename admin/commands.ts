@@ -6,7 +6,6 @@
  */
 import { resolve } from "node:path";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Config } from "../config.ts";
 import type { Db, Executor } from "../db/connection.ts";
 import { oauthApplications } from "../db/schema.ts";
 import { createLocalAccount, ROLES, type UserRole } from "../actors/accounts.ts";
@@ -26,7 +25,7 @@ import {
 import { addRule, listRules, removeRule } from "../actors/rules.ts";
 import { createAccessToken, createApplication } from "../actors/tokens.ts";
 import { generatePassword } from "../actors/passwords.ts";
-import { type ArgSpec, parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
+import { parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
 import { USAGE } from "./help.ts";
 import { ALL_SCOPES, parseScopes } from "../actors/scopes.ts";
 import { recordDelivery } from "../actors/deliveries.ts";
@@ -34,38 +33,11 @@ import { formatDate, printable, table } from "./format.ts";
 import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";
 import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
-
-/** What a command printed and how it ended; also the admin socket's response. */
-export interface CommandResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** What a command runs against: the server's (or the CLI's own) database and configuration. */
-export interface AdminEnv {
-  db: Db;
-  config: Config;
-}
+import type { AdminEnv, Command, CommandResult } from "./command.ts";
+export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
 
 /** The application that owns tokens minted here; found again by name and empty redirect URIs. */
 export const ADMIN_APP_NAME = "Rookery admin CLI";
-
-/** What a command prints: stdout alone, or both streams. */
-export type Output = string | { stdout: string; stderr?: string };
-
-/** One admin command: its arguments, synopsis and what it does. */
-export interface Command extends ArgSpec {
-  /** The command's synopsis, shown after a usage error. */
-  usage: string;
-  /**
-   * Positionals naming files on the operator's machine: the command line
-   * makes them absolute before a running server (with its own working
-   * directory) reads them.
-   */
-  paths?: string[];
-  run(env: AdminEnv, args: ParsedArgs): Promise<Output>;
-}
 
 const username = { positionals: ["username"], options: {} };
 

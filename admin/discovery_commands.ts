@@ -3,7 +3,7 @@
  * trending items (TRENDS_REVIEW) and the accounts staff feature in follow
  * suggestions, until the admin API offers both.
  */
-import type { Command } from "./commands.ts";
+import type { Command } from "./command.ts";
 import { formatDate, printable, table } from "./format.ts";
 import {
   parseTrendKind,

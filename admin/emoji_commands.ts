@@ -4,7 +4,7 @@
  * itself, or by the running server, which gets an absolute path (see
  * `withAbsolutePaths` in commands.ts).
  */
-import type { Command } from "./commands.ts";
+import type { Command } from "./command.ts";
 import { formatDate, printable, table } from "./format.ts";
 import { NotFoundError } from "../actors/errors.ts";
 import { EMOJI_SIZE_LIMIT } from "../actors/emoji/images.ts";
