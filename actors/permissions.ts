@@ -6,8 +6,8 @@
  * the "everyone" role's as Mastodon's `computed_permissions` does.
  *
  * Every moderation check asks {@link hasPermission}: the admin API, admin
- * notifications (`admin.report` needs manage_reports, `admin.sign_up`
- * manage_users) and push alerts. SQL that picks staff by role uses
+ * notifications and push alerts (`admin.report` needs manage_reports,
+ * `admin.sign_up` manage_users: {@link mayReceiveNotification}). SQL that picks staff by role uses
  * {@link rolesWith}, so the table below stays the only definition.
  */
 import type { UserRole } from "./accounts.ts";
@@ -116,4 +116,23 @@ export function rolesWith(permission: Permission): UserRole[] {
 /** Whether `name` is one of Mastodon's permission names. */
 export function isPermission(name: string): name is Permission {
   return Object.hasOwn(PERMISSION_FLAGS, name);
+}
+
+/**
+ * The permission each staff notification type needs (Mastodon's
+ * NotifyService and push alerts ask the same): who may be sent, or
+ * subscribe to, `admin.report` and `admin.sign_up`.
+ */
+export const ADMIN_NOTIFICATION_PERMISSIONS = {
+  "admin.report": "manage_reports",
+  "admin.sign_up": "manage_users",
+} as const satisfies Record<string, Permission>;
+
+/**
+ * Whether a user of `role` may receive notifications (or push alerts) of
+ * `type`; true for every type that is not a staff one.
+ */
+export function mayReceiveNotification(role: string, type: string): boolean {
+  const needed = (ADMIN_NOTIFICATION_PERMISSIONS as Record<string, Permission>)[type];
+  return needed === undefined || hasPermission(role, needed);
 }

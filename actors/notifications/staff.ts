@@ -9,7 +9,7 @@
 import { and, eq, inArray, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, users } from "../../db/schema.ts";
-import { type Permission, rolesWith } from "../permissions.ts";
+import { ADMIN_NOTIFICATION_PERMISSIONS, type Permission, rolesWith } from "../permissions.ts";
 import { notify } from "./notify.ts";
 
 /** The account ids of the functional local users holding `permission`. */
@@ -40,7 +40,7 @@ export async function notifyStaffOfReport(
   report: { id: string; fromAccountId: string; targetAccountId: string },
 ): Promise<string[]> {
   const notified: string[] = [];
-  for (const staffId of await staffWith(tx, "manage_reports")) {
+  for (const staffId of await staffWith(tx, ADMIN_NOTIFICATION_PERMISSIONS["admin.report"])) {
     if (staffId === report.targetAccountId) continue;
     const id = await notify(tx, {
       type: "admin.report",
@@ -56,7 +56,7 @@ export async function notifyStaffOfReport(
 /** `admin.sign_up` to the account managers (manage_users) for a new local account. */
 export async function notifyStaffOfSignUp(tx: Executor, accountId: string): Promise<string[]> {
   const notified: string[] = [];
-  for (const staffId of await staffWith(tx, "manage_users")) {
+  for (const staffId of await staffWith(tx, ADMIN_NOTIFICATION_PERMISSIONS["admin.sign_up"])) {
     const id = await notify(tx, {
       type: "admin.sign_up",
       accountId: staffId,

@@ -10,7 +10,12 @@ import assert from "node:assert/strict";
 import { and, count, eq } from "drizzle-orm";
 import { accounts, notifications, reports, users } from "../../db/schema.ts";
 import { addRule } from "../../actors/rules.ts";
-import { hasPermission, rolePermissions, rolesWith } from "../../actors/permissions.ts";
+import {
+  hasPermission,
+  mayReceiveNotification,
+  rolePermissions,
+  rolesWith,
+} from "../../actors/permissions.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
@@ -53,6 +58,11 @@ test("role permissions follow Mastodon's default roles", () => {
   // invite_users | view_dashboard | view_audit_log | view_feeds | manage_users | manage_reports | manage_taxonomies
   assert.equal(Number(rolePermissions("moderator")), 65536 + 8 + 4 + 1048576 + 1024 + 16 + 256);
   assert.equal(rolePermissions("user"), "65536");
+  assert.equal(mayReceiveNotification("moderator", "admin.report"), true);
+  assert.equal(mayReceiveNotification("moderator", "admin.sign_up"), true);
+  assert.equal(mayReceiveNotification("user", "admin.report"), false);
+  assert.equal(mayReceiveNotification("user", "admin.sign_up"), false);
+  assert.equal(mayReceiveNotification("user", "mention"), true);
 });
 
 test("POST /api/v1/reports", async (t) => {
