@@ -8,8 +8,9 @@
  *   `find` raises); the comment is at most 1,000 characters; `rule_ids`
  *   force the category to `violation`, which needs rules of this instance;
  *   `forward` on a remote target records a Flag delivery (actors/outbox/reports.ts).
- * - {@link receiveFlag}: a Flag from another server naming local accounts
- *   (federation/inbox_reports.ts). One report per named account, keyed by
+ * - {@link receiveFlag}: a Flag from another server naming local accounts,
+ *   or remote ones whose reported statuses reply to ours
+ *   (federation/inbox_reports.ts). One report per such account, keyed by
  *   the activity id, so a replayed Flag is stored once.
  *
  * Either way the report, its staff notifications (`admin.report`, unless the
@@ -212,47 +213,56 @@ export async function fileReport(
   });
 }
 
-/** A Flag from another server, reduced to what it names here. */
+/** A Flag from another server, reduced to the stored rows it names. */
 export interface ReceivedFlag {
   /** The remote account that sent it (the reporter as Mastodon records it). */
   senderId: string;
   /** The activity's id (null when it had none: then it cannot be told from a replay). */
   uri: string | null;
-  /** Local accounts the Flag names. */
+  /** Accounts the Flag names, local or remote. */
   targetAccountIds: readonly string[];
-  /** Local statuses it names (each is kept with its author's report). */
+  /** Statuses it names, local or remote (each is kept with its author's report). */
   statusIds: readonly string[];
   comment: string;
 }
 
 /**
- * Stores the reports a received Flag makes: one per named local account
- * that is not suspended, with the named statuses that account wrote. A
- * replay of the same activity adds nothing. Returns the new reports.
+ * Stores the reports a received Flag makes, as Mastodon's Flag handler: one
+ * per named account that is not suspended and is either local, or remote
+ * with a named status replying to a local account (a report forwarded here
+ * because it concerns our users), with the named statuses that account
+ * wrote. A replay of the same activity adds nothing. Returns the new reports.
  */
 export async function receiveFlag(app: AppContext, flag: ReceivedFlag): Promise<ReportRow[]> {
-  const targetIds = unique(flag.targetAccountIds).filter(isId);
-  if (targetIds.length === 0) return [];
+  const named = unique(flag.targetAccountIds).filter(isId).slice(0, REPORT_LIST_MAX);
+  if (named.length === 0) return [];
   const comment = [...flag.comment].slice(0, REMOTE_COMMENT_MAX).join("");
   return await app.database.db.transaction(async (tx) => {
-    const targets = await tx.select({ id: accounts.id }).from(accounts).where(and(
-      inArray(accounts.id, targetIds),
-      isNull(accounts.domain),
-      isNull(accounts.deletedAt),
-      isNull(accounts.suspendedAt),
-    ));
+    const candidates = await tx.select({ id: accounts.id, domain: accounts.domain })
+      .from(accounts).where(and(
+        inArray(accounts.id, named),
+        ne(accounts.id, flag.senderId),
+        isNull(accounts.deletedAt),
+        isNull(accounts.suspendedAt),
+      ));
     const wanted = unique(flag.statusIds).filter(isId).slice(0, REPORT_LIST_MAX);
-    const named = wanted.length
-      ? await tx.select({ id: statuses.id, accountId: statuses.accountId }).from(statuses)
-        .where(inArray(statuses.id, wanted))
+    const namedStatuses = wanted.length
+      ? await tx.select({
+        id: statuses.id,
+        accountId: statuses.accountId,
+        answersLocal: sql<boolean>`EXISTS (SELECT 1 FROM accounts ra
+          WHERE ra.id = ${statuses.inReplyToAccountId} AND ra.domain IS NULL)`,
+      }).from(statuses).where(inArray(statuses.id, wanted))
       : [];
     const created: ReportRow[] = [];
-    for (const target of targets) {
+    for (const target of candidates) {
+      const own = namedStatuses.filter((s) => s.accountId === target.id);
+      if (target.domain != null && !own.some((s) => s.answersLocal)) continue;
       const [report] = await tx.insert(reports).values({
         id: newId(),
         accountId: flag.senderId,
         targetAccountId: target.id,
-        statusIds: named.filter((s) => s.accountId === target.id).map((s) => s.id),
+        statusIds: own.map((s) => s.id),
         comment,
         category: "other",
         uri: flag.uri,

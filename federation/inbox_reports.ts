@@ -4,15 +4,17 @@
  * its instance actor; other servers send it from the reporting user. Either
  * way the sender (a remote actor, stored like any other) is the reporter.
  *
- * `object` lists accounts and statuses. Each named local account gets one
- * report carrying the named local statuses it wrote; statuses of accounts
- * the Flag does not name, remote objects and unknown IRIs are ignored, so a
- * Flag naming nothing local stores nothing. The activity's id (kept only
- * when it is on the sender's server) makes a replay a no-op.
+ * `object` lists accounts and statuses, which are looked up here by IRI;
+ * which of them make reports is decided by `receiveFlag` (actors/reports.ts):
+ * named local accounts, and named remote accounts whose named statuses reply
+ * to local accounts (a report forwarded to us because it concerns our
+ * users). Unknown IRIs are ignored, so a Flag naming nothing of ours stores
+ * nothing. The activity's id (kept only when it is on the sender's server)
+ * makes a replay a no-op.
  */
 import type { InboxContext, InboxListenerSetters } from "@fedify/fedify";
 import { Flag } from "@fedify/vocab";
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { accounts, statuses } from "../db/schema.ts";
@@ -38,19 +40,12 @@ async function onFlag(ctx: InboxContext<AppContext>, flag: Flag): Promise<void> 
   if (uris.length === 0) return;
   const { db } = ctx.data.database;
   // By IRI, the form Mastodon and the others send (both columns are indexed).
+  // Which of them count is the command's rule (local accounts, or remote
+  // ones whose named statuses answer ours).
   const [named, namedStatuses] = await Promise.all([
-    db.select({ id: accounts.id }).from(accounts)
-      .where(and(isNull(accounts.domain), inArray(accounts.uri, uris))),
-    db.select({ id: statuses.id }).from(statuses)
-      .where(and(eq(statuses.local, true), inArray(statuses.uri, uris))),
+    db.select({ id: accounts.id }).from(accounts).where(inArray(accounts.uri, uris)),
+    db.select({ id: statuses.id }).from(statuses).where(inArray(statuses.uri, uris)),
   ]);
-  if (named.length === 0) {
-    logger.info("Ignored Flag {id} from {actor}: it names no local account.", {
-      id: flag.id?.href,
-      actor: sender.uri,
-    });
-    return;
-  }
   const content = flag.content?.toString() ?? "";
   const uri = flag.id && sameOrigin(flag.id, sender.uri) ? flag.id.href : null;
   const created = await receiveFlag(ctx.data, {
@@ -60,6 +55,13 @@ async function onFlag(ctx: InboxContext<AppContext>, flag: Flag): Promise<void> 
     statusIds: namedStatuses.map((s) => s.id),
     comment: content,
   });
+  if (created.length === 0) {
+    logger.info("Ignored Flag {id} from {actor}: nothing of ours to report, or a replay.", {
+      id: flag.id?.href,
+      actor: sender.uri,
+    });
+    return;
+  }
   logger.info("Flag {id} from {actor}: {count} new report(s).", {
     id: flag.id?.href,
     actor: sender.uri,

@@ -2,18 +2,26 @@
  * Reports across two instances over https, through real signed deliveries:
  * a report with `forward` on A arrives on B as a report (a Flag from A's
  * instance actor naming the account and the statuses, the comment as
- * content) and B's moderator is told; a replayed Flag is stored once; a Flag
- * sent by a user rather than an instance actor works too; a Flag naming
- * nothing local on B is ignored.
+ * content) and B's moderator is told; `forward_to_domains` reaches a third
+ * server whose user the reported reply answers, where it becomes a report
+ * too; a replayed Flag is stored once; a Flag sent by a user rather than an
+ * instance actor works too; a Flag naming nothing local on B is ignored.
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { accounts, reports, users } from "../../db/schema.ts";
 import { recordDelivery } from "../../actors/deliveries.ts";
 import { receiveFlag } from "../../actors/reports.ts";
-import { test, type TestInstance } from "../harness.ts";
+import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
-import { arrived, closeAll, followRemote, postSigned, startPair } from "../fixtures/federation.ts";
+import {
+  arrived,
+  closeAll,
+  followRemote,
+  postSigned,
+  startPair,
+  storedStatus,
+} from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 
@@ -130,6 +138,48 @@ test("reports cross servers as Flags", async (t) => {
       // B's moderator was told once: bob's first report is still open.
       const list = await callJson(b, mod, "GET", "/api/v1/notifications?types[]=admin.report");
       assert.equal(list.body.length, 1);
+    });
+
+    await t.step("forward_to_domains reaches the server of the account replied to", async () => {
+      const c = await startInstance({ tls: true });
+      try {
+        const carol = await createUser(c, "carol");
+        await followRemote(b, bob, c, carol);
+        const original = await postStatus(c, carol, "an innocent question");
+        const originalOnB = await arrived(b, original.uri);
+        const reply = await postStatus(b, bob, `@carol@${c.domain} a rude answer`, {
+          in_reply_to_id: originalOnB.id,
+        });
+        const replyOnC = await arrived(c, reply.uri);
+        const replyOnA = await arrived(a, reply.uri);
+        // A knows whom the reply answers (it fetched the parent from C).
+        await eventually("carol stored on A", async () => {
+          const row = await storedStatus(a, reply.uri);
+          return row?.inReplyToAccountId;
+        });
+        const res = await callJson(a, alice, "POST", "/api/v1/reports", {
+          account_id: bobOnA,
+          status_ids: [replyOnA.id],
+          comment: "rude to carol",
+          forward: true,
+          forward_to_domains: [c.domain.toUpperCase()],
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.body.forwarded, false, "bob's own server was not asked for");
+        const [onC] = await eventually("the report on C", async () => {
+          const rows = await reportsOn(c, replyOnC.accountId);
+          return rows.length ? rows : null;
+        });
+        assert.equal(onC.uri, `${a.origin}/actor#reports/${res.body.id}`);
+        assert.deepEqual(onC.statusIds, [replyOnC.id]);
+        assert.equal(onC.comment, "rude to carol");
+        assert.equal(onC.accountId, await accountIdByUri(c, `${a.origin}/actor`));
+        // Carol's server has no moderator: the report waits for the admin API.
+        const onB = await reportsOn(b, bob.id);
+        assert.ok(onB.every((r) => r.uri !== onC.uri), "B was not sent this one");
+      } finally {
+        await c.close({ destroy: true });
+      }
     });
 
     await t.step("a report without forward stays home", async () => {
