@@ -20,6 +20,7 @@ import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { appToken, signUp, signUpForm } from "../accounts/helpers.ts";
+import { insertRemoteAccount } from "../discovery/helpers.ts";
 
 async function setRole(instance: TestInstance, user: TestUser, role: string): Promise<void> {
   await instance.rookery.ctx.database.db.update(users).set({ role })
@@ -310,6 +311,38 @@ test("POST /api/v1/reports", async (t) => {
       });
       assert.equal(self.status, 200);
       assert.equal(self.body.target_account.id, dave.id);
+    });
+
+    await t.step("forward on a remote account: its domains are checked and kept", async () => {
+      const remote = await insertRemoteAccount(instance, "faraway", "remote.example", {
+        inboxUrl: "https://remote.example/users/faraway/inbox",
+      });
+      const before = await reportCount(instance);
+      const bad = await callJson(instance, alice, "POST", "/api/v1/reports", {
+        account_id: remote,
+        forward: true,
+        forward_to_domains: ["remote.example", "not a domain/at all"],
+      });
+      assert.equal(bad.status, 422);
+      assert.equal(bad.body.error, "Validation failed: Forward to domains is invalid");
+      assert.equal(await reportCount(instance), before);
+      // Without forward, the domains are not even looked at.
+      const unforwarded = await callJson(instance, alice, "POST", "/api/v1/reports", {
+        account_id: remote,
+        forward_to_domains: ["not a domain/at all"],
+      });
+      assert.equal(unforwarded.status, 200);
+      assert.equal(unforwarded.body.forwarded, false);
+      // Only another server asked for: not forwarded to the account's own.
+      const elsewhere = await callJson(instance, alice, "POST", "/api/v1/reports", {
+        account_id: remote,
+        forward: "1",
+        forward_to_domains: ["Other.Example."],
+      });
+      assert.equal(elsewhere.status, 200);
+      assert.equal(elsewhere.body.forwarded, false);
+      const [row] = await db.select().from(reports).where(eq(reports.id, elsewhere.body.id));
+      assert.deepEqual(row.forwardToDomains, ["other.example"]);
     });
 
     await t.step("admin.sign_up reaches account managers on registration", async () => {
