@@ -48,3 +48,25 @@ export const reports = pgTable("reports", {
   // A replayed Flag names the same target again: one report per activity and target.
   uniqueIndex("reports_uri_target_idx").on(t.uri, t.targetAccountId),
 ]);
+
+/**
+ * The audit log (Mastodon's Admin::ActionLog): one row per staff action,
+ * whether taken through the admin API, the admin pages or the admin command
+ * line (then `accountId` is null: the operator of the machine).
+ */
+export const adminActionLogs = pgTable("admin_action_logs", {
+  id: id("id").primaryKey(),
+  /** The staff member who acted; null for the command line or a deleted account. */
+  accountId: id("account_id").references(() => accounts.id, { onDelete: "set null" }),
+  /** What was done: suspend, resolve, create, destroy, … (Mastodon's action names). */
+  action: text("action").notNull(),
+  /** What it was done to: Account, Report, DomainBlock, … (Mastodon's type names). */
+  targetType: text("target_type").notNull(),
+  targetId: text("target_id"),
+  /** A readable name of the target as it was then (a handle, a domain). */
+  humanIdentifier: text("human_identifier"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [
+  index("admin_action_logs_account_idx").on(t.accountId, t.id),
+  index("admin_action_logs_target_idx").on(t.targetType, t.targetId),
+]);
