@@ -11,3 +11,4 @@ export * from "./schema/extras.ts";
 export * from "./schema/discovery.ts";
 export * from "./schema/filters.ts";
 export * from "./schema/announcements.ts";
+export * from "./schema/push.ts";
