@@ -15,7 +15,9 @@ import { eventually } from "../fixtures/wait.ts";
 import { sendPush } from "../../actors/push/send.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
 import {
+  arrival,
   decrypt,
+  moreThan,
   pushesDrained,
   type PushService,
   startPushService,
@@ -41,12 +43,12 @@ test("web push delivery", async (t) => {
       .configuration.vapid.public_key as string;
 
     /** Subscribes `token` to `path` of the push service. */
-    async function subscribe(
+    const subscribe = async (
       token: string,
       path: string,
       standard: boolean,
       data: Record<string, unknown>,
-    ): Promise<UaKeys> {
+    ): Promise<UaKeys> => {
       const keys = uaKeys();
       const res = await callJson(instance, token, "POST", PATH, {
         subscription: {
@@ -58,17 +60,13 @@ test("web push delivery", async (t) => {
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       return keys;
-    }
+    };
 
     /** The id of alice's newest notification. */
-    async function newestNotification(): Promise<any> {
-      const list = await ok(instance, alice, "GET", "/api/v1/notifications?limit=1");
-      return list[0];
-    }
+    const newestNotification = async (): Promise<any> =>
+      (await ok(instance, alice, "GET", "/api/v1/notifications?limit=1"))[0];
 
-    async function mention(from: TestUser, text: string) {
-      return await postStatus(instance, from, `@alice ${text}`);
-    }
+    const mention = (from: TestUser, text: string) => postStatus(instance, from, `@alice ${text}`);
 
     const tokenStd = await createToken(instance, alice.userId, PUSH_SCOPES);
     const tokenLegacy = await createToken(instance, alice.userId, PUSH_SCOPES);
@@ -79,8 +77,8 @@ test("web push delivery", async (t) => {
 
     await t.step("a mention reaches both subscriptions, each encrypted its way", async () => {
       await mention(bob, "Hello <b>there</b> & welcome");
-      const s = await eventually("the standard push", async () => service.on("/std")[0]);
-      const l = await eventually("the legacy push", async () => service.on("/legacy")[0]);
+      const s = await arrival(service, "/std");
+      const l = await arrival(service, "/legacy");
       const notification = await newestNotification();
       assert.equal(notification.type, "mention");
       const bobAccount = await ok(instance, alice, "GET", `/api/v1/accounts/${bob.id}`);
@@ -121,10 +119,7 @@ test("web push delivery", async (t) => {
         account: { note: "<p>I like birds &amp; bees</p>" },
       });
       await ok(instance, dave, "POST", `/api/v1/accounts/${alice.id}/follow`);
-      const follow = await eventually(
-        "the follow push",
-        async () => service.on("/legacy")[1],
-      );
+      const follow = await arrival(service, "/legacy", 1);
       const payload = decrypt(follow, legacy);
       assert.equal(payload.notification_type, "follow");
       assert.equal(payload.title, "dave is now following you");
@@ -132,7 +127,7 @@ test("web push delivery", async (t) => {
       assert.equal(follow.headers.get("urgency"), "normal");
 
       await mention(bob, "word ".repeat(60));
-      const long = await eventually("the long push", async () => service.on("/legacy")[2]);
+      const long = await arrival(service, "/legacy", 2);
       const body = decrypt(long, legacy).body as string;
       assert.equal([...body].length, 140);
       assert.ok(body.endsWith("..."));
@@ -147,7 +142,7 @@ test("web push delivery", async (t) => {
       const before = { std: service.on("/std").length, legacy: service.on("/legacy").length };
       await mention(bob, "again");
       // The legacy subscription still wants mentions: it proves the push went out.
-      await eventually("the legacy push", async () => service.on("/legacy").length > before.legacy);
+      await moreThan(service, "/legacy", before.legacy);
       await pushesDrained(instance);
       assert.equal(service.on("/std").length, before.std);
     });
@@ -164,10 +159,7 @@ test("web push delivery", async (t) => {
       await pushesDrained(instance);
       assert.equal(service.on("/legacy").length, before);
       await mention(bob, "from a followee");
-      const pushed = await eventually(
-        "the followee's push",
-        async () => service.on("/legacy")[before],
-      );
+      const pushed = await arrival(service, "/legacy", before);
       assert.equal(decrypt(pushed, legacy).title, "You were mentioned by Bob Example");
       assert.equal(service.on("/legacy").length, before + 1);
     });
@@ -193,10 +185,8 @@ test("web push delivery", async (t) => {
       );
       const keys = await subscribe(token, "/flaky", false, { alerts: { mention: true } });
       await mention(bob, "second time lucky");
-      const [first, second] = await eventually(
-        "the retry",
-        async () => service.on("/flaky").length >= 2 ? service.on("/flaky") : null,
-      );
+      const first = await arrival(service, "/flaky", 0);
+      const second = await arrival(service, "/flaky", 1);
       assert.equal(decrypt(second, keys).notification_id, decrypt(first, keys).notification_id);
       await pushesDrained(instance);
       assert.equal(service.on("/flaky").length, 2);

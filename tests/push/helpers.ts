@@ -83,6 +83,22 @@ export function startPushService(): Promise<PushService> {
   }));
 }
 
+/** Waits for the `index`-th message (from 0) on `path`. */
+export function arrival(service: PushService, path: string, index = 0): Promise<Received> {
+  return eventually(
+    `push #${index + 1} on ${path}`,
+    () => Promise.resolve(service.on(path)[index]),
+  );
+}
+
+/** Waits until `path` has received more than `count` messages. */
+export function moreThan(service: PushService, path: string, count: number): Promise<true> {
+  return eventually(
+    `more than ${count} pushes on ${path}`,
+    () => Promise.resolve(service.on(path).length > count || undefined),
+  );
+}
+
 /** Decrypts a received message with the subscription's private key, whichever encoding it used. */
 export function decrypt(message: Received, keys: UaKeys): any {
   const encoding = message.headers.get("content-encoding");
