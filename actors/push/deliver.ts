@@ -16,7 +16,7 @@ import { sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { type PushPolicy, roleMayReceive } from "./alerts.ts";
-import { pushPayload, urgencyOf } from "./payload.ts";
+import { payloadJson, pushPayload, urgencyOf } from "./payload.ts";
 import { sendPush } from "./send.ts";
 import { dropExpiredSubscription } from "./subscriptions.ts";
 import { vapidKeys } from "./vapid.ts";
@@ -186,7 +186,7 @@ export async function deliverPush(
         auth: subscription.key_auth,
         standard: subscription.standard,
       },
-      JSON.stringify(payload),
+      payloadJson(payload),
       {
         vapid,
         subject: vapidSubject(ctx),

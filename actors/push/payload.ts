@@ -17,6 +17,7 @@ export const BODY_LENGTH = 140;
 export interface PushPayload {
   access_token: string;
   preferred_locale: string;
+  /** Digits; written as a JSON number (see {@link payloadJson}). */
   notification_id: string;
   notification_type: string;
   icon: string;
@@ -70,9 +71,12 @@ export function truncate(text: string, length = BODY_LENGTH): string {
   return chars.slice(0, length - 3).join("") + "...";
 }
 
+/** A display name longer than this is cut in the title (push services refuse bodies over 4 KiB). */
+const NAME_LENGTH = 100;
+
 /** The payload for one subscription. */
 export function pushPayload(origin: string, facts: PayloadFacts): PushPayload {
-  const name = facts.sender.displayName.trim() || facts.sender.username;
+  const name = truncate(facts.sender.displayName.trim() || facts.sender.username, NAME_LENGTH);
   const status = facts.status;
   const source = status?.spoilerText ||
     (status ? status.text ?? htmlToText(status.content) : htmlToText(facts.sender.note));
@@ -85,6 +89,20 @@ export function pushPayload(origin: string, facts: PayloadFacts): PushPayload {
     title: (TITLES[facts.type] ?? ((n: string) => `New notification from ${n}`))(name),
     body: truncate(htmlToText(source)),
   };
+}
+
+/**
+ * The payload as JSON. Mastodon sends `notification_id` as a number (apps
+ * with typed decoders expect one); our ids are 64-bit, beyond what a
+ * JavaScript number holds, so the digits are written into the text as they
+ * are rather than through a number.
+ */
+export function payloadJson(payload: PushPayload): string {
+  const { access_token, preferred_locale, notification_id, ...rest } = payload;
+  if (!/^\d{1,20}$/.test(notification_id)) throw new Error("Not a notification id");
+  const head = JSON.stringify({ access_token, preferred_locale });
+  const tail = JSON.stringify(rest);
+  return `${head.slice(0, -1)},"notification_id":${notification_id},${tail.slice(1)}`;
 }
 
 /**

@@ -164,6 +164,31 @@ test("web push delivery", async (t) => {
       assert.equal(service.on("/legacy").length, before + 1);
     });
 
+    await t.step("a notification held back by the notification policy is not pushed", async () => {
+      const policy = await callJson(instance, alice, "PUT", "/api/v2/notifications/policy", {
+        for_not_following: "filter",
+      });
+      assert.equal(policy.status, 200);
+      await ok(instance, tokenLegacy, "PUT", PATH, { data: { alerts: { mention: true } } });
+      const before = service.on("/legacy").length;
+      await mention(carol, "filtered, I hope");
+      await pushesDrained(instance);
+      assert.equal(service.on("/legacy").length, before);
+      // The policy let it through as a filtered notification: it exists, it is just not pushed.
+      const filtered = await ok(
+        instance,
+        alice,
+        "GET",
+        `/api/v1/notifications?include_filtered=true&account_id=${carol.id}`,
+      );
+      assert.ok(filtered.some((n: any) => n.status?.content.includes("filtered, I hope")));
+      await mention(bob, "not filtered");
+      await arrival(service, "/legacy", before);
+      await callJson(instance, alice, "PUT", "/api/v2/notifications/policy", {
+        for_not_following: "accept",
+      });
+    });
+
     await t.step("a 410 from the push service deletes the subscription", async () => {
       const token = await createToken(instance, alice.userId, PUSH_SCOPES);
       service.answer("/gone", () => ({ status: 410 }));

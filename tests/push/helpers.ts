@@ -99,7 +99,10 @@ export function moreThan(service: PushService, path: string, count: number): Pro
   );
 }
 
-/** Decrypts a received message with the subscription's private key, whichever encoding it used. */
+/**
+ * Decrypts a received message with the subscription's private key,
+ * whichever encoding it used, and parses it ({@link readPayload}).
+ */
 export function decrypt(message: Received, keys: UaKeys): any {
   const encoding = message.headers.get("content-encoding");
   const body = Buffer.from(message.body);
@@ -124,7 +127,20 @@ export function decrypt(message: Received, keys: UaKeys): any {
   } else {
     throw new Error(`Unexpected Content-Encoding ${encoding}`);
   }
-  return JSON.parse(plain.toString("utf8"));
+  return readPayload(plain.toString("utf8"));
+}
+
+/**
+ * Parses a payload, checking that `notification_id` is a JSON number (as
+ * Mastodon sends it) and reading its digits exactly (a 64-bit id does not
+ * survive a JavaScript number).
+ */
+export function readPayload(text: string): any {
+  const number = /"notification_id":(\d+)[,}]/.exec(text);
+  if (!number) throw new Error(`notification_id is not a number in ${text}`);
+  return JSON.parse(
+    text.replace(`"notification_id":${number[1]}`, `"notification_id":"${number[1]}"`),
+  );
 }
 
 function base64UrlBytes(text: string): Uint8Array<ArrayBuffer> {
