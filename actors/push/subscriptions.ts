@@ -15,7 +15,7 @@ import type { Db, Executor } from "../../db/connection.ts";
 import { oauthAccessTokens, webPushSubscriptions } from "../../db/schema.ts";
 import { NotFoundError, Problems } from "../errors.ts";
 import { allowedAlerts, PUSH_POLICIES, type PushPolicy } from "./alerts.ts";
-import { decodeBase64Any, toBase64Url } from "./vapid.ts";
+import { decodeBase64Any, toBase64Url } from "../encoding.ts";
 
 export type PushSubscriptionRow = typeof webPushSubscriptions.$inferSelect;
 

@@ -11,6 +11,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
 import { keyPairs } from "../../db/schema.ts";
+import { decodeBase64Any, toBase64Url } from "../encoding.ts";
 
 const OWNER = "vapid";
 const ALGORITHM = "ECDSA-P256";
@@ -71,27 +72,8 @@ async function loadOrCreate(database: Database): Promise<VapidKeys> {
   return { publicKey, privateKey: d, serverKey: publicKey + "=" };
 }
 
-/** Decodes base64 or base64url, padded or not; null when it is neither. */
-export function decodeBase64Any(text: string): Uint8Array | null {
-  const normal = text.trim().replaceAll("-", "+").replaceAll("_", "/").replace(/=+$/, "");
-  if (!/^[A-Za-z0-9+/]*$/.test(normal) || normal.length % 4 === 1) return null;
-  try {
-    const binary = atob(normal + "=".repeat((4 - normal.length % 4) % 4));
-    return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
-
 function fromBase64Url(text: string): Uint8Array {
   const bytes = decodeBase64Any(text);
   if (!bytes) throw new Error("Not base64url");
   return bytes;
-}
-
-/** base64url without padding. */
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }

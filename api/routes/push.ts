@@ -10,7 +10,7 @@
  * - DELETE → {} (also when there was none).
  * Delivery is actors/push/deliver.ts.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
@@ -30,7 +30,6 @@ import {
   unsubscribe,
   updateSubscriptionData,
 } from "../../actors/push/subscriptions.ts";
-import type { Context } from "hono";
 
 const PATH = "/api/v1/push/subscription";
 
