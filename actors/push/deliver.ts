@@ -19,7 +19,7 @@ import { type PushPolicy, roleMayReceive } from "./alerts.ts";
 import { payloadJson, pushPayload, urgencyOf } from "./payload.ts";
 import { sendPush } from "./send.ts";
 import { dropExpiredSubscription } from "./subscriptions.ts";
-import { vapidKeys } from "./vapid.ts";
+import { type VapidKeys, vapidKeys } from "./vapid.ts";
 
 const logger = getLogger(["rookery", "push"]);
 
@@ -27,6 +27,8 @@ const logger = getLogger(["rookery", "push"]);
 export const MAX_ATTEMPTS = 5;
 /** Backoff without Retry-After: 30 s, 2 min, 8 min, 32 min. */
 const BASE_BACKOFF_MS = 30_000;
+/** The shortest wait before a retry (a `Retry-After: 0` must not spin). */
+const MIN_RETRY_MS = 1_000;
 /** A Retry-After is honoured up to this; beyond it the message would be stale. */
 const MAX_RETRY_AFTER_MS = 6 * 60 * 60 * 1000;
 
@@ -156,81 +158,104 @@ export async function deliverPush(
     : { followed: false, follower: false };
   const vapid = await vapidKeys(ctx.database);
   const attempt = retry.attempt ?? 1;
-  const retries: PushRetry[] = [];
-  for (const subscription of wanted) {
-    if (subscription.policy === "followed" && !follows.followed) continue;
-    if (subscription.policy === "follower" && !follows.follower) continue;
-    const payload = pushPayload(ctx.config.origin, {
-      accessToken: subscription.access_token,
-      locale: subscription.locale,
-      notificationId: notification.id,
-      type: notification.type,
-      sender: {
-        username: notification.username,
-        displayName: notification.display_name,
-        avatarUrl: notification.avatar_url,
-        note: notification.note,
-      },
-      status: notification.status_id
-        ? {
-          spoilerText: notification.spoiler_text ?? "",
-          text: notification.text,
-          content: notification.content ?? "",
-        }
-        : null,
-    });
-    const outcome = await sendPush(
-      {
-        endpoint: subscription.endpoint,
-        p256dh: subscription.key_p256dh,
-        auth: subscription.key_auth,
-        standard: subscription.standard,
-      },
-      payloadJson(payload),
-      {
-        vapid,
-        subject: vapidSubject(ctx),
-        urgency: urgencyOf(notification.type),
-        allowPrivateAddress: ctx.config.allowPrivateAddress,
-        timeoutMs: ctx.config.fetchTimeoutMs,
-        origin: ctx.config.origin,
-      },
-    );
-    const where = { subscription: subscription.id, notification: notification.id };
-    switch (outcome.kind) {
-      case "sent":
-        break;
-      case "gone":
-        logger.info("Push subscription {subscription} is gone (HTTP {status}); deleted", {
-          ...where,
-          status: outcome.status,
+  const allowed = wanted.filter((s) =>
+    (s.policy !== "followed" || follows.followed) && (s.policy !== "follower" || follows.follower)
+  );
+  // Each subscription on its own: a slow or broken push service delays no other.
+  const retries = await Promise.all(
+    allowed.map((subscription) =>
+      pushTo(ctx, notification, subscription, vapid, attempt).catch((error) => {
+        logger.warn("Push of notification {notification} to {subscription} failed: {error}", {
+          notification: notification.id,
+          subscription: subscription.id,
+          error,
         });
-        await dropExpiredSubscription(ctx.database.db, subscription);
-        break;
-      case "dropped":
-        logger.warn("Push of notification {notification} to {subscription} dropped: {reason}", {
-          ...where,
-          reason: outcome.reason,
-        });
-        break;
-      case "retry": {
-        if (attempt >= MAX_ATTEMPTS) {
-          logger.warn(
-            "Push of notification {notification} to {subscription} failed {attempt} times: {reason}",
-            { ...where, attempt, reason: outcome.reason },
-          );
-          break;
-        }
-        const backoff = BASE_BACKOFF_MS * 4 ** (attempt - 1);
-        const delayMs = Math.min(outcome.retryAfterMs ?? backoff, MAX_RETRY_AFTER_MS);
-        logger.info(
-          "Push of notification {notification} to {subscription} will be retried in {delayMs} ms: {reason}",
-          { ...where, delayMs, reason: outcome.reason },
-        );
-        retries.push({ subscriptionId: subscription.id, attempt: attempt + 1, delayMs });
-        break;
+        return null;
+      })
+    ),
+  );
+  return retries.filter((r): r is PushRetry => r != null);
+}
+
+/** Sends one notification to one subscription; returns the retry to queue, if any. */
+async function pushTo(
+  ctx: Pick<AppContext, "config" | "database">,
+  notification: NotificationFacts,
+  subscription: SubscriptionFacts,
+  vapid: VapidKeys,
+  attempt: number,
+): Promise<PushRetry | null> {
+  const payload = pushPayload(ctx.config.origin, {
+    accessToken: subscription.access_token,
+    locale: subscription.locale,
+    notificationId: notification.id,
+    type: notification.type,
+    sender: {
+      username: notification.username,
+      displayName: notification.display_name,
+      avatarUrl: notification.avatar_url,
+      note: notification.note,
+    },
+    status: notification.status_id
+      ? {
+        spoilerText: notification.spoiler_text ?? "",
+        text: notification.text,
+        content: notification.content ?? "",
       }
+      : null,
+  });
+  const outcome = await sendPush(
+    {
+      endpoint: subscription.endpoint,
+      p256dh: subscription.key_p256dh,
+      auth: subscription.key_auth,
+      standard: subscription.standard,
+    },
+    payloadJson(payload),
+    {
+      vapid,
+      subject: vapidSubject(ctx),
+      urgency: urgencyOf(notification.type),
+      allowPrivateAddress: ctx.config.allowPrivateAddress,
+      timeoutMs: ctx.config.fetchTimeoutMs,
+      origin: ctx.config.origin,
+    },
+  );
+  const where = { subscription: subscription.id, notification: notification.id };
+  switch (outcome.kind) {
+    case "sent":
+      return null;
+    case "gone":
+      logger.info("Push subscription {subscription} is gone (HTTP {status}); deleted", {
+        ...where,
+        status: outcome.status,
+      });
+      await dropExpiredSubscription(ctx.database.db, subscription);
+      return null;
+    case "dropped":
+      logger.warn("Push of notification {notification} to {subscription} dropped: {reason}", {
+        ...where,
+        reason: outcome.reason,
+      });
+      return null;
+    case "retry": {
+      if (attempt >= MAX_ATTEMPTS) {
+        logger.warn(
+          "Push of notification {notification} to {subscription} failed {attempt} times: {reason}",
+          { ...where, attempt, reason: outcome.reason },
+        );
+        return null;
+      }
+      const backoff = BASE_BACKOFF_MS * 4 ** (attempt - 1);
+      const delayMs = Math.min(
+        Math.max(outcome.retryAfterMs ?? backoff, MIN_RETRY_MS),
+        MAX_RETRY_AFTER_MS,
+      );
+      logger.info(
+        "Push of notification {notification} to {subscription} will be retried in {delayMs} ms: {reason}",
+        { ...where, delayMs, reason: outcome.reason },
+      );
+      return { subscriptionId: subscription.id, attempt: attempt + 1, delayMs };
     }
   }
-  return retries;
 }
