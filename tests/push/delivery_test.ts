@@ -13,6 +13,7 @@ import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { sendPush } from "../../actors/push/send.ts";
+import { MAX_ATTEMPTS } from "../../actors/push/deliver.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
 import {
   arrival,
@@ -216,6 +217,25 @@ test("web push delivery", async (t) => {
       await pushesDrained(instance);
       assert.equal(service.on("/flaky").length, 2);
       assert.equal((await callJson(instance, token, "GET", PATH)).status, 200);
+    });
+
+    await t.step("retries are bounded; another 4xx is dropped without a retry", async () => {
+      const down = await createToken(instance, alice.userId, PUSH_SCOPES);
+      const bad = await createToken(instance, alice.userId, PUSH_SCOPES);
+      service.answer("/down", () => ({ status: 503, headers: { "Retry-After": "0" } }));
+      service.answer("/bad", () => ({ status: 400 }));
+      await subscribe(down, "/down", true, { alerts: { mention: true } });
+      await subscribe(bad, "/bad", true, { alerts: { mention: true } });
+      await mention(bob, "is anyone up?");
+      await arrival(service, "/down", 4);
+      await pushesDrained(instance);
+      assert.equal(service.on("/down").length, MAX_ATTEMPTS);
+      assert.equal(service.on("/bad").length, 1);
+      // Neither answer says the subscription is gone.
+      assert.equal((await callJson(instance, down, "GET", PATH)).status, 200);
+      assert.equal((await callJson(instance, bad, "GET", PATH)).status, 200);
+      await ok(instance, down, "DELETE", PATH);
+      await ok(instance, bad, "DELETE", PATH);
     });
 
     await t.step("without ALLOW_PRIVATE_ADDRESS a loopback push service is refused", async () => {
