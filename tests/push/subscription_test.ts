@@ -10,8 +10,8 @@ import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { call, callJson } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
-import { oauthAccessTokens, users, webPushSubscriptions } from "../../db/schema.ts";
-import { hashSecret } from "../../actors/tokens.ts";
+import { users, webPushSubscriptions } from "../../db/schema.ts";
+import { createAccessToken, createApplication } from "../../actors/tokens.ts";
 import { uaKeys } from "./helpers.ts";
 
 const PATH = "/api/v1/push/subscription";
@@ -293,15 +293,33 @@ test("push subscription API", async (t) => {
       assert.equal(res.status, 200);
     });
 
-    await t.step("revoking the token deletes its subscription", async () => {
-      const token = await createToken(instance, alice.userId, PUSH_SCOPES);
+    await t.step("revoking the token (POST /oauth/revoke) deletes its subscription", async () => {
+      const { application, clientSecret } = await createApplication(db, {
+        name: "revoker",
+        redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
+        scopes: PUSH_SCOPES,
+      });
+      const { token } = await createAccessToken(db, {
+        applicationId: application.id,
+        userId: alice.userId,
+        scopes: PUSH_SCOPES,
+      });
       assert.equal((await callJson(instance, token, "POST", PATH, valid())).status, 200);
       const before = await db.select().from(webPushSubscriptions);
-      // Revoked as every revoking command does it (the row stays, revoked_at set).
-      await db.update(oauthAccessTokens).set({ revokedAt: new Date() })
-        .where(eq(oauthAccessTokens.tokenHash, await hashSecret(token)));
+      const revoked = await instance.request("/oauth/revoke", {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          client_id: application.clientId,
+          client_secret: clientSecret,
+          token,
+        }).toString(),
+      });
+      assert.equal(revoked.status, 200);
+      await revoked.body?.cancel();
       const after = await db.select().from(webPushSubscriptions);
       assert.equal(after.length, before.length - 1);
+      assert.ok(!after.some((row) => row.accessToken === token));
       assert.equal((await callJson(instance, token, "GET", PATH)).status, 401);
     });
   } finally {
