@@ -38,6 +38,7 @@ import {
 } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "../conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
+import { publishStreamEvent } from "../streaming/bus.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -89,7 +90,7 @@ const STATUS = sql.placeholder("status");
  */
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
   if (status.deletedAt) return;
-  await executePrepared(tx, "fan_out", () =>
+  const receivers = await executePrepared<{ kind: string; id: string }>(tx, "fan_out", () =>
     sql`WITH s AS (
       SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
     ),
@@ -129,8 +130,16 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
       ON CONFLICT DO NOTHING
       RETURNING list_id
     ),
-    list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")})
-    ${trimInserted("home_feed", "account_id")}`, { status: status.id });
+    list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),
+    home_trimmed AS (${trimInserted("home_feed", "account_id")})
+    SELECT 'h' AS kind, account_id::text AS id FROM inserted
+    UNION ALL SELECT 'l', list_id::text FROM list_inserted`, { status: status.id });
+
+  // The streams show what fan-out decided: the feeds this status entered.
+  const home: string[] = [];
+  const lists: string[] = [];
+  for (const r of receivers) (r.kind === "h" ? home : lists).push(String(r.id));
+  await publishStreamEvent(tx, { event: "update", statusId: status.id, home, lists });
 
   if (status.visibility === "direct" && status.reblogOfId == null) {
     await addToConversations(tx, status);

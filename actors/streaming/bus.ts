@@ -1,0 +1,224 @@
+/**
+ * The streaming bus: how a command tells every process's open streams that
+ * something happened.
+ *
+ * A command publishes {@link StreamEvent}s inside its own transaction with
+ * {@link publishStreamEvents}. They travel as `NOTIFY` on one channel, which
+ * PostgreSQL delivers at commit (a rolled-back write announces nothing) to
+ * every listening connection: the process that wrote and any other process on
+ * the same PostgreSQL (web, worker, the admin command). PGlite delivers them
+ * in-process the same way. An event whose JSON is too long for a NOTIFY
+ * payload (8000 bytes) is stored in `stream_events` and only its id is
+ * notified ("by reference"); listeners read it back.
+ *
+ * Events name what changed and who is concerned, never a rendered entity:
+ * each process renders the payload per viewer when it sends (the API's
+ * serializers, with the viewer's visibility, blocks, mutes and filters).
+ * Who receives a status on `user` and `list` streams is what fan-out decided
+ * (the rows it inserted), not a second computation.
+ */
+import { sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { Database, Executor } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+
+const logger = getLogger(["rookery", "streaming"]);
+
+/** The NOTIFY channel of the bus. */
+export const STREAM_CHANNEL = "rookery_stream";
+
+/**
+ * The longest payload sent inline. PostgreSQL's limit is 8000 bytes; the
+ * margin keeps clear of it whatever the encoding adds.
+ */
+const INLINE_LIMIT = 7000;
+
+/** The prefix of a notified reference to a `stream_events` row. */
+const REFERENCE = "@";
+
+/** How long a stored event is kept for listeners to read it. */
+const KEEP_STORED = "10 minutes";
+
+/** One change the streams may show. Ids are strings, as everywhere. */
+export type StreamEvent =
+  /**
+   * A new status or boost. `home`: the local accounts whose home feed fan-out
+   * put it in; `lists`: the lists it entered. Public and hashtag streams
+   * decide from the status itself.
+   */
+  | { event: "update"; statusId: string; home: string[]; lists: string[] }
+  /** An edited status: the home feeds and lists that hold it. */
+  | { event: "status.update"; statusId: string; home: string[]; lists: string[] }
+  /** A deleted status (or boost): the home feeds and lists that held it. */
+  | { event: "delete"; statusId: string; home: string[]; lists: string[] }
+  /** A new notification (not a filtered one) for a local account. */
+  | { event: "notification"; accountId: string; notificationId: string }
+  /** A direct conversation of a local account changed (a new status in it). */
+  | { event: "conversation"; accountId: string; conversationId: string }
+  /** The account's filters changed. */
+  | { event: "filters_changed"; accountId: string }
+  /** An announcement was published or changed (everyone's `user` stream). */
+  | { event: "announcement"; announcementId: string }
+  /** A reaction to an announcement was added or removed. */
+  | { event: "announcement.reaction"; announcementId: string; name: string; count: number }
+  /** An announcement was unpublished or deleted. */
+  | { event: "announcement.delete"; announcementId: string }
+  /** Accepted notification requests were merged into the notifications. */
+  | { event: "notifications_merged"; accountId: string };
+
+/**
+ * Publishes events in `tx`; they reach listeners when it commits, in the
+ * order given. One statement for all inline events (a fan-out may notify
+ * many accounts), one per stored event.
+ */
+export async function publishStreamEvents(
+  tx: Executor,
+  events: readonly StreamEvent[],
+): Promise<void> {
+  const inline: string[] = [];
+  for (const event of events) {
+    const text = JSON.stringify(event);
+    // Bytes, not UTF-16 units: a payload of emoji is longer than it looks.
+    if (text.length * 3 <= INLINE_LIMIT || byteLength(text) <= INLINE_LIMIT) {
+      inline.push(text);
+      continue;
+    }
+    if (inline.length > 0) await notifyAll(tx, inline.splice(0));
+    await tx.execute(sql`WITH stored AS (
+        INSERT INTO stream_events (id, payload) VALUES (${newId()}, ${text}::jsonb) RETURNING id)
+      SELECT pg_notify(${STREAM_CHANNEL}, ${REFERENCE} || id::text) FROM stored`);
+    // Stored events are read within milliseconds; prune old ones now and then
+    // (rows another transaction is pruning are skipped, not waited for).
+    if (Math.random() < 0.05) {
+      await tx.execute(sql`DELETE FROM stream_events WHERE id IN (
+        SELECT id FROM stream_events WHERE created_at < now() - ${KEEP_STORED}::interval
+        FOR UPDATE SKIP LOCKED)`);
+    }
+  }
+  if (inline.length > 0) await notifyAll(tx, inline);
+}
+
+/** Publishes one event in `tx` (see {@link publishStreamEvents}). */
+export async function publishStreamEvent(tx: Executor, event: StreamEvent): Promise<void> {
+  await publishStreamEvents(tx, [event]);
+}
+
+async function notifyAll(tx: Executor, payloads: string[]): Promise<void> {
+  if (payloads.length === 1) {
+    await tx.execute(sql`SELECT pg_notify(${STREAM_CHANNEL}, ${payloads[0]})`);
+    return;
+  }
+  // WITH ORDINALITY keeps the order: listeners see events as published.
+  await tx.execute(sql`SELECT pg_notify(${STREAM_CHANNEL}, p.payload)
+    FROM unnest(${`{${payloads.map(arrayElement).join(",")}}`}::text[])
+      WITH ORDINALITY AS p(payload, n) ORDER BY p.n`);
+}
+
+/** One element of a PostgreSQL array literal, quoted and escaped. */
+function arrayElement(text: string): string {
+  return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** Receives every event published on the database, in commit order. */
+export type StreamListener = (event: StreamEvent) => void;
+
+interface Hub {
+  listeners: Set<StreamListener>;
+  /** Resolves once the LISTEN is in place (or failed). */
+  ready: Promise<void>;
+  /** Events are handled one after another, so a stored one keeps its place. */
+  queue: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const hubs = new WeakMap<Database, Hub>();
+
+/**
+ * Calls `listener` for every event published on `database` (by any process,
+ * on PostgreSQL) from now on. Resolves once listening; the function it
+ * resolves to stops this listener. One LISTEN per database and process,
+ * however many listeners.
+ */
+export async function listenToStream(
+  database: Database,
+  listener: StreamListener,
+): Promise<() => void> {
+  const hub = hubs.get(database) ?? startHub(database);
+  hub.listeners.add(listener);
+  await hub.ready;
+  return () => {
+    hub.listeners.delete(listener);
+  };
+}
+
+/** Stops the database's LISTEN (the process is closing). */
+export async function stopStreamBus(database: Database): Promise<void> {
+  const hub = hubs.get(database);
+  if (!hub) return;
+  hubs.delete(database);
+  hub.listeners.clear();
+  await hub.stop();
+}
+
+function startHub(database: Database): Hub {
+  const hub: Hub = {
+    listeners: new Set(),
+    ready: Promise.resolve(),
+    queue: Promise.resolve(),
+    stop: () => Promise.resolve(),
+  };
+  hubs.set(database, hub);
+  const received = (payload: string) => {
+    hub.queue = hub.queue.then(() => dispatch(database, hub, payload));
+  };
+  if (database.pg) {
+    const listening = database.pg.listen(STREAM_CHANNEL, received);
+    hub.ready = listening.then(() => {}, (error) => {
+      logger.error("Could not listen for streaming events: {error}", { error });
+    });
+    hub.stop = async () => {
+      const { unlisten } = await listening;
+      await unlisten();
+    };
+  } else {
+    const listening = database.pglite!.listen(STREAM_CHANNEL, received);
+    hub.ready = listening.then(() => {}, (error) => {
+      logger.error("Could not listen for streaming events: {error}", { error });
+    });
+    hub.stop = async () => {
+      const unlisten = await listening;
+      await unlisten();
+    };
+  }
+  return hub;
+}
+
+async function dispatch(database: Database, hub: Hub, payload: string): Promise<void> {
+  let event: StreamEvent;
+  try {
+    if (payload.startsWith(REFERENCE)) {
+      const [row] = await database.rows<{ payload: unknown }>(
+        sql`SELECT payload FROM stream_events WHERE id = ${payload.slice(1)}::bigint`,
+      );
+      if (!row) return; // pruned: nobody can still be waiting for it
+      event =
+        (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as StreamEvent;
+    } else {
+      event = JSON.parse(payload) as StreamEvent;
+    }
+  } catch (error) {
+    logger.warn("Dropped an unreadable streaming event: {error}", { error });
+    return;
+  }
+  for (const listener of hub.listeners) {
+    try {
+      listener(event);
+    } catch (error) {
+      logger.warn("A streaming listener failed: {error}", { error });
+    }
+  }
+}
