@@ -18,6 +18,7 @@ import type { StatusFederationDeliveries } from "./outbox/statuses.ts";
 import type { LinkCardJobs } from "./outbox/cards.ts";
 import type { StatusLinkJobs } from "./outbox/status_links.ts";
 import type { ReportDeliveries } from "./outbox/reports.ts";
+import type { PushJobs } from "./outbox/push.ts";
 
 export interface Outbox
   extends
@@ -28,4 +29,5 @@ export interface Outbox
     StatusFederationDeliveries,
     LinkCardJobs,
     StatusLinkJobs,
-    ReportDeliveries {}
+    ReportDeliveries,
+    PushJobs {}

@@ -11,6 +11,7 @@ import { statusDeliveries } from "./statuses.ts";
 import { linkCardJobs } from "./cards.ts";
 import { statusLinkJobs } from "./status_links.ts";
 import { reportDeliveries } from "./reports.ts";
+import { pushJobs } from "./push.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -22,5 +23,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...linkCardJobs(ctx),
     ...statusLinkJobs(ctx),
     ...reportDeliveries(ctx),
+    ...pushJobs(ctx),
   };
 }
