@@ -193,8 +193,9 @@ export interface FeedRemoval {
  * the accounts it mentions, and the lists containing any of those authors.
  * (home_feed has no index by status alone, which would make this one exact
  * delete but cost every fan-out; the readers also drop deleted statuses
- * through the visibility filter.) One statement deletes from both feeds and
- * returns what it deleted.
+ * through the visibility filter; a tag follower's entry whose tag an edit
+ * removed is not found, and left to them.) One statement deletes from both
+ * feeds and returns what it deleted.
  */
 export async function removeFromFeeds(tx: Executor, statusId: string): Promise<FeedRemoval[]> {
   const rows = await tx.execute(sql`WITH gone AS (
