@@ -68,6 +68,7 @@ async function drain(): Promise<StreamEvent[]> {
 }
 
 const sorted = (ids: readonly string[]) => [...ids].sort();
+const byJson = (a: unknown, b: unknown) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1;
 const idsOf = (...users: TestUser[]) => sorted(users.map((u) => u.id));
 
 /** An event with its id lists sorted, for comparisons. */
@@ -211,6 +212,28 @@ test("streaming producers: each command publishes what changed and who holds it"
       assert.deepEqual((await drain()).map(normal), [{ ...normal(boostUpdate), event: "delete" }]);
       await ok(main, bob, "POST", `/api/v1/statuses/${post.id}/unreblog`);
       assert.deepEqual(await drain(), [], "an unreblog that undoes nothing");
+    });
+
+    await t.step("delete: a mute or block clears the author from one's home", async () => {
+      const home = async (who: TestUser) =>
+        (await ok(main, who, "GET", "/api/v1/timelines/home")).map((s: any) => s.id as string);
+      const held = await home(erin);
+      assert.ok(held.length > 0);
+      await ok(main, erin, "POST", `/api/v1/accounts/${alice.id}/mute`);
+      assert.deepEqual(
+        (await drain()).map(normal).sort(byJson),
+        sorted(held).map((statusId) => ({ event: "delete", statusId, home: [erin.id], lists: [] })),
+      );
+      assert.deepEqual(await home(erin), []);
+      await ok(main, erin, "POST", `/api/v1/accounts/${alice.id}/mute`);
+      assert.deepEqual(await drain(), [], "muted already: nothing left to clear");
+
+      const post = await postStatus(main, bob, "bob here", { visibility: "public" });
+      await drain();
+      await ok(main, ivan, "POST", `/api/v1/accounts/${bob.id}/block`);
+      assert.deepEqual(await drain(), [
+        { event: "delete", statusId: post.id, home: [ivan.id], lists: [] },
+      ]);
     });
 
     await t.step("conversation: new direct statuses, read, a deleted last status", async () => {
