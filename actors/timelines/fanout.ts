@@ -329,6 +329,7 @@ export async function removeAuthorFromHome(
       statusId: String(r.status_id),
       home: [accountId],
       lists: [],
+      feedsOnly: true,
     })),
   );
 }

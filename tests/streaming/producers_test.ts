@@ -222,7 +222,13 @@ test("streaming producers: each command publishes what changed and who holds it"
       await ok(main, erin, "POST", `/api/v1/accounts/${alice.id}/mute`);
       assert.deepEqual(
         (await drain()).map(normal).sort(byJson),
-        sorted(held).map((statusId) => ({ event: "delete", statusId, home: [erin.id], lists: [] })),
+        sorted(held).map((statusId) => ({
+          event: "delete",
+          statusId,
+          home: [erin.id],
+          lists: [],
+          feedsOnly: true,
+        })),
       );
       assert.deepEqual(await home(erin), []);
       await ok(main, erin, "POST", `/api/v1/accounts/${alice.id}/mute`);
@@ -232,7 +238,7 @@ test("streaming producers: each command publishes what changed and who holds it"
       await drain();
       await ok(main, ivan, "POST", `/api/v1/accounts/${bob.id}/block`);
       assert.deepEqual(await drain(), [
-        { event: "delete", statusId: post.id, home: [ivan.id], lists: [] },
+        { event: "delete", statusId: post.id, home: [ivan.id], lists: [], feedsOnly: true },
       ]);
     });
 
