@@ -159,6 +159,15 @@ test("streaming producers: each command publishes what changed and who holds it"
         event: "status.update",
       }]);
 
+      // A vote changes counts, but Mastodon streams nothing for it.
+      const poll = await postStatus(main, alice, "which?", {
+        visibility: "public",
+        poll: { options: ["this", "that"], expires_in: 3600 },
+      });
+      await drain();
+      await ok(main, bob, "POST", `/api/v1/polls/${poll.poll.id}/votes`, { choices: [0] });
+      assert.deepEqual(await drain(), []);
+
       // Someone else's status: 404, nothing published.
       const res = await call(main, bob, "PUT", `/api/v1/statuses/${hello.id}`, { status: "mine" });
       assert.equal(res.status, 404);
