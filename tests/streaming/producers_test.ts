@@ -159,6 +159,23 @@ test("streaming producers: each command publishes what changed and who holds it"
         event: "status.update",
       }]);
 
+      // A revoked quote shows differently: the quote post's feeds hear of it, once.
+      const quoted = await postStatus(main, alice, "quote me", { visibility: "public" });
+      const quoting = await postStatus(main, bob, "quoting", {
+        visibility: "public",
+        quoted_status_id: quoted.id,
+      });
+      const quoteUpdate = only(await drain(), "update").find((e) => e.statusId === quoting.id)!;
+      assert.ok(quoteUpdate.home.includes(ivan.id));
+      const revoke = `/api/v1/statuses/${quoted.id}/quotes/${quoting.id}/revoke`;
+      await ok(main, alice, "POST", revoke);
+      assert.deepEqual((await drain()).map(normal), [{
+        ...normal(quoteUpdate),
+        event: "status.update",
+      }]);
+      await ok(main, alice, "POST", revoke);
+      assert.deepEqual(await drain(), [], "revoked already");
+
       // A vote changes counts, but Mastodon streams nothing for it.
       const poll = await postStatus(main, alice, "which?", {
         visibility: "public",
@@ -243,12 +260,21 @@ test("streaming producers: each command publishes what changed and who holds it"
       await ok(main, erin, "POST", `/api/v1/accounts/${alice.id}/mute`);
       assert.deepEqual(await drain(), [], "muted already: nothing left to clear");
 
-      const post = await postStatus(main, bob, "bob here", { visibility: "public" });
+      await postStatus(main, bob, "bob here", { visibility: "public" });
       await drain();
+      const ivans = await home(ivan); // all bob's: ivan follows only him
+      assert.ok(ivans.length > 0);
       await ok(main, ivan, "POST", `/api/v1/accounts/${bob.id}/block`);
-      assert.deepEqual(await drain(), [
-        { event: "delete", statusId: post.id, home: [ivan.id], lists: [], feedsOnly: true },
-      ]);
+      assert.deepEqual(
+        (await drain()).map(normal).sort(byJson),
+        sorted(ivans).map((statusId) => ({
+          event: "delete",
+          statusId,
+          home: [ivan.id],
+          lists: [],
+          feedsOnly: true,
+        })),
+      );
     });
 
     await t.step("conversation: new direct statuses, read, a deleted last status", async () => {
