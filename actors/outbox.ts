@@ -17,6 +17,7 @@ import type { PollDeliveries } from "./outbox/polls.ts";
 import type { StatusFederationDeliveries } from "./outbox/statuses.ts";
 import type { LinkCardJobs } from "./outbox/cards.ts";
 import type { StatusLinkJobs } from "./outbox/status_links.ts";
+import type { ReportDeliveries } from "./outbox/reports.ts";
 
 export interface Outbox
   extends
@@ -26,4 +27,5 @@ export interface Outbox
     PollDeliveries,
     StatusFederationDeliveries,
     LinkCardJobs,
-    StatusLinkJobs {}
+    StatusLinkJobs,
+    ReportDeliveries {}

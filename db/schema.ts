@@ -12,3 +12,4 @@ export * from "./schema/discovery.ts";
 export * from "./schema/filters.ts";
 export * from "./schema/announcements.ts";
 export * from "./schema/streaming.ts";
+export * from "./schema/moderation.ts";

@@ -47,6 +47,8 @@ export interface NewNotification {
   /** The account that caused it. */
   fromAccountId: string;
   statusId?: string | null;
+  /** The report (admin.report). */
+  reportId?: string | null;
 }
 
 /** The status a notification is about, as the rules and group keys need it. */
@@ -142,6 +144,7 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     fromAccountId,
     type,
     statusId,
+    reportId: notification.reportId ?? null,
     filtered,
     groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });

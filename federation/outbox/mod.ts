@@ -10,6 +10,7 @@ import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
 import { linkCardJobs } from "./cards.ts";
 import { statusLinkJobs } from "./status_links.ts";
+import { reportDeliveries } from "./reports.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -20,5 +21,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...statusDeliveries(ctx),
     ...linkCardJobs(ctx),
     ...statusLinkJobs(ctx),
+    ...reportDeliveries(ctx),
   };
 }
