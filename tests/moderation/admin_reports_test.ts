@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
+import { PgPreparedQuery } from "drizzle-orm/pg-core";
 import { reports, users } from "../../db/schema.ts";
 import { addRule } from "../../actors/rules.ts";
 import { listAdminActions } from "../../actors/audit_log.ts";
@@ -36,6 +37,25 @@ function links(headers: Headers): Record<string, string> {
 /** A JSON body for writes; reads send none (fetch refuses a GET with a body). */
 function bodyFor(method: string, body: Record<string, unknown>) {
   return method === "GET" ? undefined : body;
+}
+
+/** How many SQL statements `run` sends (every drizzle query goes through queryWithCache). */
+async function statementsDuring(run: () => Promise<unknown>): Promise<number> {
+  const proto = PgPreparedQuery.prototype as unknown as {
+    queryWithCache: (...args: unknown[]) => Promise<unknown>;
+  };
+  const original = proto.queryWithCache;
+  let count = 0;
+  proto.queryWithCache = function (this: unknown, ...args: unknown[]) {
+    count++;
+    return original.apply(this, args);
+  };
+  try {
+    await run();
+  } finally {
+    proto.queryWithCache = original;
+  }
+  return count;
 }
 
 function ids(list: { id: string }[]): string[] {
@@ -382,12 +402,13 @@ test("admin reports API and report commands", async (t) => {
             ["POST", `${base}/reopen`],
           ]
         ) {
+          // A body that would be refused does not make an unknown report a 422.
           const res = await callJson(
             instance,
             mod,
             method,
             path,
-            bodyFor(method, { category: "spam" }),
+            bodyFor(method, { category: "nonsense", rule_ids: { a: 1 } }),
           );
           assert.equal(res.status, 404, `${method} ${path}`);
           assert.deepEqual(res.body, { error: "Record not found" });
@@ -433,6 +454,39 @@ test("admin reports API and report commands", async (t) => {
       const badLimit = await cli(target, "report", "list", "--limit", "0");
       expectCode(badLimit, 2);
       assert.equal((await auditOf(r5)).length, 1);
+    });
+
+    await t.step("a page of reports costs the same statements for 1 report as for 6", async () => {
+      // Six more open reports, each with its own reporter, target, status, rule and assignee.
+      const people = [alice, bob, carol, mod, boss, owner];
+      for (const [i, who] of people.entries()) {
+        const about = people[(i + 1) % people.length];
+        const post = await postStatus(instance, about, `evidence ${i}`);
+        const id = await file(who, {
+          account_id: about.id,
+          status_ids: [post.id],
+          rule_ids: [i % 2 ? rule1.id : rule2.id],
+        });
+        await ok(
+          instance,
+          [mod, boss, owner][i % 3],
+          "POST",
+          `/api/v1/admin/reports/${id}/assign_to_self`,
+        );
+      }
+      const page = (limit: number) => async () => {
+        const res = await callJson(instance, boss, "GET", `/api/v1/admin/reports?limit=${limit}`);
+        assert.equal(res.status, 200);
+        assert.equal(res.body.length, limit);
+        assert.ok(res.body.every((r: any) => r.statuses.length === 1 && r.rules.length === 1));
+        assert.ok(res.body.every((r: any) => r.assigned_account != null));
+      };
+      // Caches warm alike for both, then the same statements whatever the page holds.
+      await page(6)();
+      await page(1)();
+      const one = await statementsDuring(page(1));
+      const six = await statementsDuring(page(6));
+      assert.ok(six <= one, `1 report: ${one} statements, 6 reports: ${six}`);
     });
   } finally {
     await instance.close({ destroy: true });

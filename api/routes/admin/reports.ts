@@ -82,12 +82,14 @@ export function adminReportRoutes(): Hono<ApiEnv> {
   });
 
   app.put("/api/v1/admin/reports/:id", write, async (c) => {
+    const db = c.get("ctx").database.db;
+    // An unknown report is a 404 whatever the body, as Mastodon finds the report first.
+    await command(() => requireReport(db, c.req.param("id")));
     const p = await params(c);
     const changes = {
       category: readString(p, "category", { maxLength: 64 }),
       ruleIds: readStringArray(p, "rule_ids", { maxItems: REPORT_LIST_MAX }),
     };
-    const db = c.get("ctx").database.db;
     return await one(
       c,
       await command(() => updateReport(db, staffId(c), c.req.param("id"), changes)),
