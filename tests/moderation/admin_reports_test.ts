@@ -417,6 +417,55 @@ test("admin reports API and report commands", async (t) => {
       assert.equal((await listAdminActions(db)).length, before);
     });
 
+    await t.step(
+      "hostile bodies and queries: a clear 4xx or a harmless 200, never a 5xx",
+      async () => {
+        const path = `/api/v1/admin/reports/${r3}`;
+        const bodies: Record<string, unknown>[] = [
+          { category: ["spam"] },
+          { category: 5 },
+          { category: null },
+          { category: "SPAM" },
+          { category: " spam " },
+          { rule_ids: "1" },
+          { rule_ids: [null] },
+          { rule_ids: [{ id: rule1.id }] },
+          { rule_ids: { "0": rule1.id }, category: "violation" },
+          { rule_ids: [rule1.id, rule1.id], category: "violation" },
+          { rule_ids: ["9".repeat(400)], category: "violation" },
+          { category: "violation", rule_ids: [rule1.id], extra: { deep: [[[1]]] } },
+        ];
+        for (const body of bodies) {
+          const res = await callJson(instance, mod, "PUT", path, body);
+          assert.ok([200, 422].includes(res.status), `${JSON.stringify(body)}: ${res.status}`);
+        }
+        const [row] = await db.select().from(reports).where(eq(reports.id, r3));
+        assert.equal(row.category, "violation");
+        assert.deepEqual(row.ruleIds, [rule1.id], "duplicates cited once");
+        const broken = await instance.request(path, {
+          method: "PUT",
+          headers: { Authorization: `Bearer ${mod.token}`, "Content-Type": "application/json" },
+          body: '{"category": "spam",',
+        });
+        assert.ok(broken.status >= 400 && broken.status < 500, String(broken.status));
+        await broken.body?.cancel();
+        for (
+          const query of [
+            "?resolved[]=true",
+            "?account_id[]=1",
+            "?limit=-3",
+            "?max_id=abc&min_id=%00",
+            `?account_id=${"1".repeat(500)}`,
+          ]
+        ) {
+          const res = await callJson(instance, mod, "GET", `/api/v1/admin/reports${query}`);
+          assert.ok(res.status < 500, `${query}: ${res.status}`);
+        }
+        // Put r3 back as it was for the steps below.
+        await ok(instance, mod, "PUT", path, { category: "spam", rule_ids: [] });
+      },
+    );
+
     await t.step("report list and resolve from the command line", async () => {
       const open = await cli(target, "report", "list");
       expectCode(open, 0);
