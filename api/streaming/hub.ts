@@ -32,8 +32,8 @@ import {
 
 const logger = getLogger(["rookery", "streaming"]);
 
-/** How often held tokens are checked against the database. */
-export const TOKEN_CHECK_MS = 1_000;
+/** How often held tokens are checked against the database (a revoked token's streams close within a second). */
+export const TOKEN_CHECK_MS = 500;
 
 export class StreamHub {
   readonly #ctx: AppContext;

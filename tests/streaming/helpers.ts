@@ -62,6 +62,11 @@ export class WsClient {
     return client;
   }
 
+  /** Forgets what arrived so far. */
+  clear(): void {
+    this.inbox.items.length = 0;
+  }
+
   send(message: unknown): void {
     this.socket.send(JSON.stringify(message));
   }
