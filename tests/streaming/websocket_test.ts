@@ -240,6 +240,14 @@ test("WebSocket streams", async (t) => {
       ws.send({ type: "subscribe", stream: "hashtag", tag: "x".repeat(300) });
       assert.equal((await ws.nextError()).status, 400);
 
+      // A flood of requests is refused past a small queue, not queued without end.
+      for (let i = 0; i < 100; i++) ws.send({ type: "subscribe", stream: "list", list: "123" });
+      const answers = [];
+      for (let i = 0; i < 100; i++) answers.push(await ws.nextError());
+      const refused = answers.filter((a) => a.status === 429).length;
+      assert.ok(refused > 0 && refused < 100, `${refused} refused`);
+      assert.ok(answers.every((a) => a.status === 429 || a.status === 401));
+
       const notesOnly = await createToken(instance, bob.userId, ["read:notifications"]);
       const limited = await connect(`/api/v1/streaming?stream=user&access_token=${notesOnly}`);
       assert.deepEqual(await limited.nextError(), {
