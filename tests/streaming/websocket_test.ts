@@ -205,8 +205,22 @@ test("WebSocket streams", async (t) => {
       await postStatus(instance, bob, "A reply", { in_reply_to_id: status.id });
       await postStatus(instance, alice, "Unlisted", { visibility: "unlisted" });
       await ws.nothing("update");
+      // Edits and deletes of what the stream showed follow it there.
+      await ok(instance, alice, "PUT", `/api/v1/statuses/${status.id}`, {
+        status: "Public hello, edited",
+      });
+      const edited = await ws.next("status.update", "public");
+      assert.match(JSON.parse(edited.payload!).content, /edited/);
+      await ws.next("status.update", "public:local");
+      await ok(instance, alice, "DELETE", `/api/v1/statuses/${status.id}`);
+      assert.equal((await ws.next("delete", "public")).payload, status.id);
+      await ws.next("delete", "public:local");
+      await ws.nothing("delete", 200);
       // A self-reply is shown (a thread), as Mastodon.
-      const thread = await postStatus(instance, alice, "Thread 2/2", { in_reply_to_id: status.id });
+      const first = await postStatus(instance, alice, "Thread 1/2");
+      await ws.next("update", "public");
+      await ws.next("update", "public:local");
+      const thread = await postStatus(instance, alice, "Thread 2/2", { in_reply_to_id: first.id });
       assert.equal(JSON.parse((await ws.next("update", "public")).payload!).id, thread.id);
       await ws.next("update", "public:local");
       await ws.nothing("update");
