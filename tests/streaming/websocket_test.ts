@@ -326,6 +326,14 @@ test("WebSocket streams", async (t) => {
       assert.equal(ws.socket.protocol, bob.token);
       const status = await postStatus(instance, alice, "Via protocol");
       assert.equal(JSON.parse((await ws.next("update", "user")).payload!).id, status.id);
+      // And in the Authorization header.
+      const byHeader = await WsClient.open(instance, "/api/v1/streaming?stream=user", undefined, {
+        Authorization: `Bearer ${bob.token}`,
+      });
+      open.push(byHeader);
+      assert.equal(byHeader.socket.protocol, "");
+      const second = await postStatus(instance, alice, "Via header");
+      assert.equal(JSON.parse((await byHeader.next("update", "user")).payload!).id, second.id);
     });
 
     await t.step("sockets opened while held tokens are checked stay open", async () => {
