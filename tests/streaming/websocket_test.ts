@@ -13,6 +13,10 @@ import postgres from "postgres";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
 import { hashSecret } from "../../actors/tokens.ts";
+import { publishStreamEvent } from "../../actors/streaming/bus.ts";
+import { newId } from "../../db/ids.ts";
+import { statuses } from "../../db/schema.ts";
+import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { WsClient } from "./helpers.ts";
 
 test("WebSocket streams", async (t) => {
@@ -242,6 +246,42 @@ test("WebSocket streams", async (t) => {
       const status = await postStatus(instance, alice, "Visible #news");
       assert.equal(JSON.parse((await ws.next("update", "public")).payload!).id, status.id);
       assert.equal(JSON.parse((await ws.next("update", "hashtag")).payload!).id, status.id);
+    });
+
+    await t.step("public:remote, and nothing from a domain the viewer blocks", async () => {
+      const { db } = instance.rookery.ctx.database;
+      const remoteId = await insertRemoteAccount(instance, "rita", "remote.example");
+      const [jack, kate] = [await createUser(instance, "jack"), await createUser(instance, "kate")];
+      await ok(instance, kate, "POST", "/api/v1/domain_blocks", { domain: "remote.example" });
+      const jackWs = await connect(
+        `/api/v1/streaming?stream=public:remote&access_token=${jack.token}`,
+      );
+      const kateWs = await connect(`/api/v1/streaming?stream=public&access_token=${kate.token}`);
+      kateWs.send({ type: "subscribe", stream: "public:remote" });
+      await new Promise((r) => setTimeout(r, 200));
+      // As an inbox delivery would store it and fan it out.
+      const id = newId();
+      await db.transaction(async (tx) => {
+        await tx.insert(statuses).values({
+          id,
+          uri: `https://remote.example/users/rita/statuses/${id}`,
+          accountId: remoteId,
+          local: false,
+          visibility: "public",
+          content: "<p>From afar</p>",
+        });
+        await publishStreamEvent(tx, { event: "update", statusId: id, home: [], lists: [] });
+      });
+      const frame = await jackWs.next("update", "public:remote");
+      assert.deepEqual(
+        JSON.parse(frame.payload!),
+        await ok(instance, jack, "GET", `/api/v1/statuses/${id}`),
+      );
+      await kateWs.nothing("update");
+      // A local post does not go to public:remote.
+      await postStatus(instance, alice, "Local news");
+      await kateWs.next("update", "public");
+      await jackWs.nothing("update");
     });
 
     await t.step("refused subscriptions are answered on the socket", async () => {
