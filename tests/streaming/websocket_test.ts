@@ -346,13 +346,20 @@ test("WebSocket streams", async (t) => {
       await assert.rejects(() =>
         WsClient.open(instance, "/api/v1/streaming?stream=user&access_token=nope")
       );
-      // A plain GET names no channel.
+      // A plain GET: 404, as Mastodon's web host sharing its host with streaming.
       const plain = await callJson(instance, bob, "GET", "/api/v1/streaming");
       assert.deepEqual(plain, {
-        status: 400,
+        status: 404,
         headers: plain.headers,
-        body: { error: "Unknown channel requested" },
+        body: { error: "Record not found" },
       });
+      // Without a token: 401 before the upgrade, unless for public streams.
+      res = await upgrade("?stream=user");
+      assert.equal(res.status, 401);
+      assert.deepEqual(await res.json(), { error: "Missing access token" });
+      res = await upgrade("?stream=list&list=1");
+      assert.equal(res.status, 401);
+      await res.body?.cancel();
       // Anonymous: public streams only (the public preview is on by default).
       const anon = await connect("/api/v1/streaming?stream=public");
       anon.send({ type: "subscribe", stream: "user" });
