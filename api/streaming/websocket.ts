@@ -172,18 +172,15 @@ export function openWebSocket(
     idleTimeout: IDLE_TIMEOUT_S,
     ...(credentials.protocol ? { protocol: credentials.protocol } : {}),
   });
+  // Read now: the open handler keeps three strings, not the request's URL.
   const query = new URL(request.url).searchParams;
+  const stream = query.get("stream");
+  const params = { tag: query.get("tag") ?? undefined, list: query.get("list") ?? undefined };
   const conn = new WebSocketConnection(socket, credentials, hub, ctx);
   socket.onopen = () => {
     if (hub.closed) return conn.close();
     hub.add(conn);
-    const stream = query.get("stream");
-    if (stream) {
-      conn.subscribe(stream, {
-        tag: query.get("tag") ?? undefined,
-        list: query.get("list") ?? undefined,
-      });
-    }
+    if (stream) conn.subscribe(stream, params);
   };
   socket.onmessage = (event) => conn.received(event.data);
   socket.onclose = () => hub.remove(conn);
