@@ -57,11 +57,15 @@ test("WebSocket streams", async (t) => {
       const ivan = await createUser(instance, "ivan");
       const status = await postStatus(instance, ivan, "Ivan writes");
       await ok(instance, bob, "POST", `/api/v1/statuses/${status.id}/favourite`);
+      await ok(instance, bob, "POST", `/api/v1/statuses/${status.id}/bookmark`);
+      await ok(instance, bob, "POST", `/api/v1/statuses/${status.id}/mute`);
       await ok(instance, alice, "POST", `/api/v1/statuses/${status.id}/reblog`);
       const frame = await bobWs.next("update", "user");
       const payload = JSON.parse(frame.payload!);
       assert.equal(payload.reblog.id, status.id);
       assert.equal(payload.reblog.favourited, true);
+      assert.equal(payload.reblog.bookmarked, true);
+      assert.equal(payload.reblog.muted, true);
       const rest = await ok(instance, bob, "GET", `/api/v1/statuses/${payload.id}`);
       assert.deepEqual(payload, rest);
     });
