@@ -17,7 +17,7 @@ import type { ApiEnv } from "../env.ts";
 import { readBoolean } from "../readers.ts";
 import { checkSubscription, type StreamCredentials, streamCredentials } from "./auth.ts";
 import { streamHub } from "./hub.ts";
-import { openWebSocket } from "./websocket.ts";
+import { initialSubscription, openWebSocket } from "./websocket.ts";
 import { openEventStream } from "./sse.ts";
 import {
   isPublicStream,
@@ -75,9 +75,10 @@ export function streamingRoutes(): Hono<ApiEnv> {
     if (!credentials.accountId && !anonymousMayOpen(c, ctx.config.publicPreview)) {
       return c.json({ error: STREAM_ERRORS.missingToken }, 401);
     }
+    const initial = await initialSubscription(ctx, credentials, new URL(c.req.url).searchParams);
     const hub = await streamHub(ctx);
     if (hub.closed) return c.json({ error: "Service Unavailable" }, 503);
-    return openWebSocket(ctx, hub, c.req.raw, credentials);
+    return openWebSocket(ctx, hub, c.req.raw, credentials, initial);
   });
 
   app.get("/api/v1/streaming/*", async (c) => {

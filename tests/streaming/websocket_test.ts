@@ -173,9 +173,7 @@ test("WebSocket streams", async (t) => {
       const ws = await connect(
         `/api/v1/streaming?stream=list&list=${list.id}&access_token=${bob.token}`,
       );
-      // The list's ownership is checked once the socket is open (no answer
-      // says when it is done, as in Mastodon): give it a moment.
-      await new Promise((r) => setTimeout(r, 200));
+      // The URL's list was checked before the upgrade: subscribed at once.
       const status = await postStatus(instance, alice, "For the list");
       const frame = await ws.next("update", "list");
       assert.deepEqual(frame.stream, ["list", list.id]);
