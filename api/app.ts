@@ -42,6 +42,7 @@ import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./routes/domain_blocks.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { adminReportRoutes } from "./routes/admin/reports.ts";
+import { adminMetricsRoutes } from "./routes/admin/metrics.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
@@ -185,6 +186,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", domainBlockRoutes());
   app.route("/", reportRoutes());
   app.route("/", adminReportRoutes());
+  app.route("/", adminMetricsRoutes());
   app.route("/", statusReadRoutes());
   app.route("/", statusWriteRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".
