@@ -43,6 +43,8 @@ import { domainBlockRoutes } from "./routes/domain_blocks.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { adminReportRoutes } from "./routes/admin/reports.ts";
 import { adminMetricsRoutes } from "./routes/admin/metrics.ts";
+import { adminTagRoutes } from "./routes/admin/tags.ts";
+import { adminTrendRoutes } from "./routes/admin/trends.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
@@ -187,6 +189,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", reportRoutes());
   app.route("/", adminReportRoutes());
   app.route("/", adminMetricsRoutes());
+  app.route("/", adminTagRoutes());
+  app.route("/", adminTrendRoutes());
   app.route("/", statusReadRoutes());
   app.route("/", statusWriteRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".

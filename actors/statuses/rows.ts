@@ -44,6 +44,8 @@ export async function setStatusTags(
 ) {
   if (!fresh) await tx.delete(statusTags).where(eq(statusTags.statusId, statusId));
   if (names.length === 0) return;
+  // Tags staff made unusable are not linked, so such a status stays out of
+  // the tag's timeline, trends and figures (the text keeps the word).
   // Most hashtags exist already: link those in one prepared statement, and
   // create tags only when some are missing (then link again). Creating
   // first and selecting after, in two statements, is what sees a tag another
@@ -53,7 +55,7 @@ export async function setStatusTags(
     executePrepared(tx, "link_status_tags", () =>
       sql`INSERT INTO statuses_tags (status_id, tag_id)
         SELECT ${sql.placeholder("status")}::bigint, id FROM tags
-          WHERE lower(name) = ANY(${sql.placeholder("names")}::text[])
+          WHERE lower(name) = ANY(${sql.placeholder("names")}::text[]) AND usable
         ON CONFLICT DO NOTHING RETURNING tag_id`, { status: statusId, names: lowered });
   if ((await link()).length === lowered.length) return;
   await createMissingTags(tx, names);

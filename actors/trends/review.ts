@@ -1,18 +1,20 @@
 /**
  * Moderators' review of trending items (TRENDS_REVIEW): allow or reject a
  * tag, a status or a link, and list what trends without a decision yet.
- * The admin command line calls these until the admin API exists.
+ * The admin command line and the admin API (api/routes/admin/trends.ts,
+ * actors/moderation/tags.ts) record decisions here.
  *
  * With review off, everything that trends is listed unless rejected; with
  * review on, only what was allowed (db/queries/trends.ts, reviewCondition).
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { previewCards, statuses, tags, trendReviews, trendScores } from "../../db/schema.ts";
 import { isId } from "../../db/ids.ts";
 import { findTagByName } from "../../db/queries/tags.ts";
 import { TREND_KINDS, type TrendKind } from "../../db/queries/trends.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
+import { recordAdminAction } from "../audit_log.ts";
 
 /** A moderator's decision. */
 export type TrendReviewState = "allowed" | "rejected";
@@ -64,12 +66,35 @@ export async function reviewTrend(
   state: TrendReviewState,
 ): Promise<ReviewedItem> {
   const item = await findItem(db, kind, target);
-  await db.insert(trendReviews).values({ kind, targetId: item.targetId, state })
+  await setTrendReview(db, kind, item.targetId, state);
+  return item;
+}
+
+/** Records a decision on an item known by id (the admin API, inside its transaction). */
+export async function setTrendReview(
+  db: Executor,
+  kind: TrendKind,
+  targetId: string,
+  state: TrendReviewState,
+): Promise<void> {
+  await db.insert(trendReviews).values({ kind, targetId, state })
     .onConflictDoUpdate({
       target: [trendReviews.kind, trendReviews.targetId],
       set: { state, reviewedAt: sql`now()` },
     });
-  return item;
+}
+
+/** The decisions on items of one kind, by target id (absent: no decision yet). */
+export async function trendReviewStates(
+  db: Executor,
+  kind: TrendKind,
+  targetIds: readonly string[],
+): Promise<Map<string, TrendReviewState>> {
+  if (targetIds.length === 0) return new Map();
+  const rows = await db.select({ targetId: trendReviews.targetId, state: trendReviews.state })
+    .from(trendReviews)
+    .where(and(eq(trendReviews.kind, kind), inArray(trendReviews.targetId, [...targetIds])));
+  return new Map(rows.map((r) => [r.targetId, r.state as TrendReviewState]));
 }
 
 /** A trending item no moderator has decided on. */
@@ -116,4 +141,48 @@ export async function pendingTrends(db: Executor): Promise<PendingTrend[]> {
       accounts: r.accounts,
     }];
   });
+}
+
+/**
+ * A staff member's approve or reject from the admin API: the item must
+ * exist (a live status, a known card, a tag), and the decision and its audit
+ * row are written together.
+ *
+ * @throws NotFoundError for an unknown or malformed id
+ */
+export async function reviewTrendItem(
+  db: Executor,
+  actor: string | null,
+  kind: TrendKind,
+  targetId: string,
+  state: TrendReviewState,
+): Promise<void> {
+  if (!isId(targetId)) throw new NotFoundError("Record not found");
+  await db.transaction(async (tx) => {
+    const label = await labelOf(tx, kind, targetId);
+    if (label === null) throw new NotFoundError("Record not found");
+    await setTrendReview(tx, kind, targetId, state);
+    await recordAdminAction(tx, {
+      accountId: actor,
+      action: state === "allowed" ? "approve" : "reject",
+      targetType: { tag: "Tag", status: "Status", link: "PreviewCard" }[kind],
+      targetId,
+      humanIdentifier: label,
+    });
+  });
+}
+
+async function labelOf(db: Executor, kind: TrendKind, id: string): Promise<string | null> {
+  if (kind === "tag") {
+    const [row] = await db.select({ name: tags.name }).from(tags).where(eq(tags.id, id));
+    return row ? `#${row.name}` : null;
+  }
+  if (kind === "status") {
+    const [row] = await db.select({ uri: statuses.uri }).from(statuses)
+      .where(and(eq(statuses.id, id), isNull(statuses.deletedAt)));
+    return row?.uri ?? null;
+  }
+  const [row] = await db.select({ url: previewCards.url }).from(previewCards)
+    .where(eq(previewCards.id, id));
+  return row?.url ?? null;
 }

@@ -193,9 +193,24 @@ export async function searchTags(database: Database, search: TagSearch): Promise
   const match = search.exactOnly
     ? sql`lower(name) = ${name}`
     : sql`lower(name) LIKE ${`${escaped}%`} ESCAPE '\\'`;
-  const rows = await database.rows<{ id: string | number; name: string; created_at: string }>(
-    sql`SELECT id, name, created_at FROM tags WHERE ${match}
+  const rows = await database.rows<
+    {
+      id: string | number;
+      name: string;
+      created_at: string;
+      display_name: string | null;
+      usable: boolean;
+    }
+  >(
+    sql`SELECT id, name, created_at, display_name, usable FROM tags WHERE ${match} AND listable
       ORDER BY length(name), lower(name), id LIMIT ${search.limit} OFFSET ${search.offset}`,
   );
-  return rows.map((r) => ({ id: String(r.id), name: r.name, createdAt: new Date(r.created_at) }));
+  return rows.map((r) => ({
+    id: String(r.id),
+    name: r.name,
+    createdAt: new Date(r.created_at),
+    displayName: r.display_name,
+    usable: r.usable,
+    listable: true,
+  }));
 }

@@ -221,3 +221,16 @@ export async function trendingStatuses(
     .orderBy(sql`${score} DESC`, desc(statuses.id))
     .offset(page.offset).limit(page.limit);
 }
+
+/** Every current trend of one kind, reviewed or not, best first (the admin API). */
+export async function allTrendIds(
+  database: Database,
+  kind: TrendKind,
+  page: TrendPage,
+): Promise<string[]> {
+  const rows = await database.rows<{ id: string }>(
+    sql`SELECT t.target_id::text AS id FROM trend_scores t WHERE t.kind = ${kind}
+      ORDER BY t.score DESC, t.target_id DESC OFFSET ${page.offset} LIMIT ${page.limit}`,
+  );
+  return rows.map((r) => r.id);
+}

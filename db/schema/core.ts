@@ -364,6 +364,12 @@ export const accountDomainBlocks = pgTable("account_domain_blocks", {
 export const tags = pgTable("tags", {
   id: id("id").primaryKey(),
   name: text("name").notNull(),
+  /** Staff's capitalization of the name (same letters, any case); null: the name. */
+  displayName: text("display_name"),
+  /** False: staff barred it; new statuses are not linked to it (actors/statuses/rows.ts). */
+  usable: boolean("usable").notNull().default(true),
+  /** False: left out of hashtag search. */
+  listable: boolean("listable").notNull().default(true),
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [uniqueIndex("tags_name_idx").on(sql`lower(${t.name})`)]);
 
