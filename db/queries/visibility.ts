@@ -20,6 +20,11 @@
  * - A boost is visible only when the boosted status is visible too.
  * - An anonymous viewer sees public and unlisted statuses only.
  *
+ * Limited (silenced) authors are a separate, narrower rule for the lists
+ * where strangers discover posts — public, hashtag and link timelines,
+ * trends, search: {@link notLimitedFilter} keeps their statuses for the
+ * author and the author's followers only, as Mastodon's limit does.
+ *
  * The filter is a WHERE fragment over a `statuses` row (by default the table
  * itself; pass an alias when the query names it otherwise). Each relation is
  * its own EXISTS so each uses its own index.
@@ -96,6 +101,24 @@ export function visibleOriginalFilter(
   alias: StatusAlias = "statuses",
 ): SQL {
   return sql`(${ident(alias)}.reblog_of_id IS NULL AND ${ownRules(viewerAccountId, alias)})`;
+}
+
+/**
+ * For discovery lists (public, hashtag and link timelines, trends, search):
+ * statuses of accounts a moderator limited (silenced) are kept only for the
+ * author and the author's followers; everyone else does not find them.
+ */
+export function notLimitedFilter(
+  viewerAccountId: string | Placeholder | null,
+  alias: StatusAlias = "statuses",
+): SQL {
+  const s = ident(alias);
+  const limited = sql`EXISTS (SELECT 1 FROM accounts la WHERE la.id = ${s}.account_id
+    AND la.silenced_at IS NOT NULL)`;
+  if (viewerAccountId == null) return sql`NOT ${limited}`;
+  const v = sql`${viewerAccountId}::bigint`;
+  return sql`(NOT ${limited} OR ${s}.account_id = ${v} OR EXISTS (SELECT 1 FROM follows lf
+    WHERE lf.account_id = ${v} AND lf.target_account_id = ${s}.account_id))`;
 }
 
 /**
