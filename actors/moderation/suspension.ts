@@ -35,6 +35,7 @@ import {
 } from "../../db/schema.ts";
 import { recordDelivery } from "../deliveries.ts";
 import { deleteLocalAccount } from "../moderation.ts";
+import { type PeriodicJob, runEvery } from "../polls/periodic.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 
@@ -161,4 +162,19 @@ export async function purgeExpiredSuspensions(db: Executor, graceDays: number): 
     });
   }
   return purged;
+}
+
+/** How often the worker looks for suspensions past the grace period. */
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Starts the worker's periodic purge of suspensions past SUSPENSION_GRACE_DAYS. */
+export function startSuspensionPurge(
+  database: { db: Executor },
+  graceDays: number,
+): PeriodicJob {
+  return runEvery(
+    "suspension-purge",
+    PURGE_INTERVAL_MS,
+    () => purgeExpiredSuspensions(database.db, graceDays),
+  );
 }
