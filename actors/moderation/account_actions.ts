@@ -394,3 +394,28 @@ async function mailWarning(
     // The action stands; the mail relay's trouble is logged by the mailer.
   }
 }
+
+/**
+ * The id of the account a handle names: `user` (local) or `user@domain`
+ * (remote, as stored); a leading "@" is ignored. NotFoundError otherwise.
+ */
+export async function accountIdByHandle(db: Executor, handle: string): Promise<string> {
+  const name = handle.trim().replace(/^@/, "");
+  const at = name.indexOf("@");
+  const username = at < 0 ? name : name.slice(0, at);
+  const domain = at < 0 ? null : name.slice(at + 1);
+  if (!username || username.length > 200 || (domain != null && !domain)) {
+    throw new NotFoundError(`No account named @${name.slice(0, 60).replace(/[^\x20-\x7e]/g, "?")}`);
+  }
+  const [row] = await db.select({ id: accounts.id }).from(accounts).where(and(
+    sql`lower(${accounts.username}) = ${username.toLowerCase()}`,
+    domain == null
+      ? isNull(accounts.domain)
+      : sql`lower(${accounts.domain}) = ${domain.toLowerCase()}`,
+    isNull(accounts.deletedAt),
+  )).limit(1);
+  if (!row) {
+    throw new NotFoundError(`No account named @${name.slice(0, 60).replace(/[^\x20-\x7e]/g, "?")}`);
+  }
+  return row.id;
+}
