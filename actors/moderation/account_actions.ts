@@ -332,7 +332,7 @@ export async function performAction(
   return outcome;
 }
 
-/** Resolves the report given, or for a real action every unresolved report on the account. */
+/** Resolves the reports an action settles (see below), each with its audit row. */
 async function resolveReports(
   tx: Executor,
   moderator: Moderator,
@@ -345,10 +345,10 @@ async function resolveReports(
     isNull(reports.actionTakenAt),
     eq(reports.targetAccountId, target.account.id),
   );
+  // `none` resolves the report given (other reports may hold news); a real
+  // action resolves every open report on the account, as Mastodon does.
   const which = type === "none"
     ? (report ? and(eq(reports.id, report.id), isNull(reports.actionTakenAt)) : sql`false`)
-    : report && report.targetAccountId !== target.account.id
-    ? sql`(${unresolved} OR (${reports.id} = ${report.id} AND ${reports.actionTakenAt} IS NULL))`
     : unresolved;
   const rows = await tx.update(reports).set({
     actionTakenAt: now,

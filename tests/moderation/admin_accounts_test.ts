@@ -229,6 +229,8 @@ test("admin accounts API", async (t) => {
         comment: "rude",
       });
       assert.equal(filed.status, 200);
+      const other = await post(alice, "/api/v1/reports", { account_id: dave.id, comment: "also" });
+      assert.equal(other.status, 200);
       const warningsBefore = (await db.select({ n: count() }).from(accountWarnings))[0].n;
       const mailsBefore = (await mailFiles(instance)).length;
       const refusals: [Record<string, unknown>, number][] = [
@@ -267,6 +269,9 @@ test("admin accounts API", async (t) => {
       const [report] = await db.select().from(reports).where(eq(reports.id, filed.body.id));
       assert.ok(report.actionTakenAt, "the report is resolved");
       assert.equal(report.actionTakenByAccountId, mod.id);
+      const [second] = await db.select().from(reports).where(eq(reports.id, other.body.id));
+      assert.ok(second.actionTakenAt, "a real action resolves every open report on the account");
+      assert.equal((await auditOf(other.body.id, "resolve")).length, 1);
       const [warning] = await db.select().from(accountWarnings)
         .where(eq(accountWarnings.targetAccountId, dave.id));
       assert.equal(warning.action, "silence");
@@ -504,6 +509,7 @@ test("admin accounts API", async (t) => {
     });
 
     await t.step("hostile ids and parameters", async () => {
+      const ivyId = (await createUser(instance, "quinn")).id;
       for (const id of ["abc", "99999999", "1e5", "-1", "9".repeat(30)]) {
         assert.equal((await get(mod, `/api/v1/admin/accounts/${id}`)).status, 404, id);
         assert.equal(
@@ -528,6 +534,51 @@ test("admin accounts API", async (t) => {
       await res.body?.cancel();
       const weird = await get(mod, "/api/v2/admin/accounts?role_ids[a]=1&ip=::1/999");
       assert.ok(weird.status < 500, String(weird.status));
+      // Every write route with odd values in every field it reads: never a 5xx.
+      const odd: unknown[] = [
+        null,
+        true,
+        0,
+        -1,
+        1e308,
+        "",
+        " ",
+        "0",
+        "none",
+        "suspend",
+        "x".repeat(10_000),
+        ["silence"],
+        { type: "silence" },
+        "\u0000",
+        "9".repeat(25),
+        "1e3",
+        "../../etc",
+      ];
+      const fields = ["type", "report_id", "warning_preset_id", "text", "send_email_notification"];
+      const routes = [
+        "action",
+        "approve",
+        "reject",
+        "enable",
+        "unsilence",
+        "unsuspend",
+        "unsensitive",
+      ];
+      let sent = 0;
+      for (const route of routes) {
+        for (const value of odd) {
+          const field = fields[sent % fields.length];
+          const body = JSON.stringify({ [field]: value, type: sent % 3 ? value : "none" });
+          const res = await instance.request(`/api/v1/admin/accounts/${ivyId}/${route}`, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${mod.token}`, "Content-Type": "application/json" },
+            body,
+          });
+          assert.ok(res.status < 500, `${route} ${body.slice(0, 60)}: ${res.status}`);
+          await res.body?.cancel();
+          sent++;
+        }
+      }
       const logs = await listAdminActions(db, { limit: 1000 });
       assert.ok(logs.length > 10);
     });
