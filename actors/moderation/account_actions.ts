@@ -11,6 +11,7 @@
  *   (Mastodon's `UserRole#overrides?`): NotAllowedError (403);
  * - unsuspending an account another server suspended, or deleting the
  *   data of one that is not suspended by us: NotAllowedError;
+ * - approving, rejecting or enabling a remote account: NotAllowedError;
  * - approving or rejecting an account that is not pending, disabling a
  *   remote account, an unknown action type: ValidationError (422);
  * - unknown and deleted accounts, unknown reports: NotFoundError (404).
@@ -125,9 +126,16 @@ async function command(
   });
 }
 
-function requirePending(target: Target): UserRow {
-  if (!target.user || target.user.approved) invalid("base", "This account is not pending approval");
+/** approve, reject and enable apply to local users only (Mastodon: 403 otherwise). */
+function requireLocalUser(target: Target): UserRow {
+  if (!target.user) throw new NotAllowedError();
   return target.user;
+}
+
+function requirePending(target: Target): UserRow {
+  const user = requireLocalUser(target);
+  if (user.approved) invalid("base", "This account is not pending approval");
+  return user;
 }
 
 /** Approves a pending sign-up. */
@@ -155,8 +163,8 @@ export function rejectAccount(db: Executor, moderator: Moderator, id: string): P
 /** Lifts a disable. */
 export function enableAccount(db: Executor, moderator: Moderator, id: string): Promise<string> {
   return command(db, moderator, id, async (tx, target) => {
-    if (!target.user) invalid("base", "Remote accounts cannot be enabled");
-    await tx.update(users).set({ disabled: false }).where(eq(users.id, target.user.id));
+    const user = requireLocalUser(target);
+    await tx.update(users).set({ disabled: false }).where(eq(users.id, user.id));
     await audit(tx, moderator, "enable", target, "User");
   });
 }

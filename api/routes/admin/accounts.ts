@@ -3,7 +3,8 @@
  * Api::V2::Admin::AccountsController). Every route: a staff token with the
  * admin scope and a role holding manage_users (requireStaff).
  *
- * - GET /api/v1/admin/accounts (admin:read:accounts): local, remote,
+ * - GET /api/v1/admin/accounts (admin:read:accounts), by default the active
+ *   local accounts as in Mastodon (so `by_domain` needs `remote`): local, remote,
  *   by_domain, active, pending, disabled, silenced, suspended, sensitized,
  *   username, display_name, email, ip, staff; max_id, since_id, min_id,
  *   limit (100, at most 200) → Admin::Account[] with a Link header.
@@ -104,9 +105,9 @@ function rolesOfIds(ids: readonly string[]): string[] {
   return ids.map((id) => byId.get(id)).filter((r): r is string => r != null);
 }
 
+/** v1 lists active local accounts unless told otherwise (Mastodon's defaults). */
 function v1Filter(p: Params): AdminAccountFilter {
-  const filter = commonFilter(p);
-  if (readBoolean(p, "local")) filter.origin = "local";
+  const filter: AdminAccountFilter = { ...commonFilter(p), origin: "local", status: "active" };
   if (readBoolean(p, "remote")) filter.origin = "remote";
   for (const status of ACCOUNT_STATUSES) {
     if (readBoolean(p, status)) filter.status = status;
