@@ -189,3 +189,16 @@ export async function findVisibleStatus(
     .where(and(eq(statuses.id, id), visibleStatusFilter(viewerAccountId))).limit(1);
   return row ?? null;
 }
+
+/**
+ * Whether the media attachment `id` belongs to a suspended or deleted
+ * account: its files are then not served (Mastodon makes them private), and
+ * come back when a suspension is lifted.
+ */
+export async function isMediaOfHiddenAccount(db: Executor, id: string): Promise<boolean> {
+  const rows = await db.execute(sql`SELECT 1 FROM media_attachments m
+    JOIN accounts a ON a.id = m.account_id
+    WHERE m.id = ${id}::bigint AND (a.suspended_at IS NOT NULL OR a.deleted_at IS NOT NULL)`);
+  const list = Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows;
+  return list.length > 0;
+}

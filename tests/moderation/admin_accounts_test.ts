@@ -30,6 +30,7 @@ import { createUser, type TestUser } from "../fixtures/users.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { mailFiles } from "../accounts/helpers.ts";
 import { eventually } from "../fixtures/wait.ts";
+import { form, image, upload } from "../media/helpers.ts";
 
 const STAFF_SCOPES = ["read", "write", "follow", "admin:read", "admin:write"];
 const NOT_ALLOWED = { error: "This action is not allowed" };
@@ -381,7 +382,23 @@ test("admin accounts API", async (t) => {
 
     await t.step("suspend a local account: hidden at once, restored by unsuspend", async () => {
       const frank = await createUser(instance, "frank");
-      const status = await postStatus(instance, frank, "before the fall");
+      const uploaded = await upload(
+        instance,
+        frank.token,
+        form({ bytes: await image("png", 40, 30), type: "image/png" }),
+      );
+      assert.equal(uploaded.status, 200);
+      const media = await uploaded.json();
+      const file = () =>
+        instance.request(media.url).then(async (r) => {
+          await r.body?.cancel();
+          return r.status;
+        });
+      assert.equal(await file(), 200);
+      const status = await postStatus(instance, frank, {
+        status: "before the fall",
+        media_ids: [media.id],
+      });
       assert.equal((await post(alice, `/api/v1/accounts/${frank.id}/follow`)).status, 200);
       const res = await post(mod, `/api/v1/admin/accounts/${frank.id}/action`, {
         type: "suspend",
@@ -409,6 +426,7 @@ test("admin accounts API", async (t) => {
       assert.ok([404, 410].includes(object.status), `status object: ${object.status}`);
       await object.body?.cancel();
       assert.equal((await auditOf(frank.id, "suspend")).length, 1);
+      assert.equal(await file(), 404, "its media files are not served");
       // Follows are kept for unsuspend.
       const kept = await db.select().from(follows).where(eq(follows.targetAccountId, frank.id));
       assert.equal(kept.length, 1);
@@ -419,6 +437,7 @@ test("admin accounts API", async (t) => {
       assert.equal((await get(alice, `/api/v1/statuses/${status.id}`)).status, 200);
       assert.equal((await instance.request("/users/frank/outbox", ap)).status, 200);
       assert.equal((await auditOf(frank.id, "unsuspend")).length, 1);
+      assert.equal(await file(), 200);
       // Not suspended: nothing to lift.
       assert.equal((await post(mod, `/api/v1/admin/accounts/${frank.id}/unsuspend`)).status, 403);
     });
