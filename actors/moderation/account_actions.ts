@@ -23,7 +23,7 @@ import { accounts, accountWarnings, keyPairs, reports, users } from "../../db/sc
 import type { Config } from "../../config.ts";
 import { recordAdminAction } from "../audit_log.ts";
 import { NotFoundError, Problems } from "../errors.ts";
-import { hasPermission } from "../permissions.ts";
+import { hasPermission, outranks } from "../permissions.ts";
 import { sendMail } from "../mailer.ts";
 import { purgeAccountData, suspendAccount, unsuspendAccount } from "./suspension.ts";
 
@@ -62,8 +62,6 @@ function acctOfRow(account: Pick<AccountRow, "username" | "domain">): string {
   return account.domain ? `${account.username}@${account.domain}` : account.username;
 }
 
-const ROLE_RANK: Record<string, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
-
 /** Loads and locks the target account; NotFoundError for unknown or deleted ones. */
 async function lockTarget(tx: Executor, id: string): Promise<Target> {
   if (!isId(id)) throw new NotFoundError();
@@ -81,7 +79,7 @@ function mayActOn(moderator: Moderator, target: Target): boolean {
   if (moderator.accountId == null) return true;
   if (!hasPermission(moderator.role, "manage_users")) return false;
   if (!target.user) return true;
-  return (ROLE_RANK[moderator.role] ?? 0) > (ROLE_RANK[target.user.role] ?? 0);
+  return outranks(moderator.role, target.user.role);
 }
 
 function requireMayActOn(moderator: Moderator, target: Target): void {
