@@ -42,7 +42,11 @@ type AccountRow = typeof accounts.$inferSelect;
 /** Sets the suspension and does what comes with it, in `tx`. */
 export async function suspendAccount(tx: Executor, account: AccountRow): Promise<void> {
   const now = new Date();
-  await tx.update(accounts).set({ suspendedAt: now, suspensionOrigin: "local", updatedAt: now })
+  // Suspending again does not restart the grace period.
+  const since = account.suspensionOrigin === "local" && account.suspendedAt
+    ? account.suspendedAt
+    : now;
+  await tx.update(accounts).set({ suspendedAt: since, suspensionOrigin: "local", updatedAt: now })
     .where(eq(accounts.id, account.id));
   if (account.domain == null) {
     const [user] = await tx.select({ id: users.id }).from(users)

@@ -225,6 +225,14 @@ test("account moderation as readers see it", async (t) => {
       }
       await db.update(accounts).set({ suspendedAt: new Date(Date.now() - 31 * 86_400_000) })
         .where(eq(accounts.id, hal.id));
+      // Suspending again does not restart the grace period.
+      assert.equal(
+        (await post(admin, `/api/v1/admin/accounts/${hal.id}/action`, {
+          type: "suspend",
+          send_email_notification: false,
+        })).status,
+        200,
+      );
       assert.equal(await purgeExpiredSuspensions(db, 30), 1);
       assert.ok((await accountRow(hal.id)).deletedAt, "past the grace period: purged");
       assert.equal((await accountRow(ivy.id)).deletedAt, null, "within it: kept");
