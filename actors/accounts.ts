@@ -63,8 +63,6 @@ export interface NewLocalAccount {
   bot?: boolean;
   /** Reserved names are allowed for the operator's own accounts. */
   allowReserved?: boolean;
-  /** The application that registered it through the API (shown to staff). */
-  createdByApplicationId?: string | null;
 }
 
 export interface LocalUrls {
@@ -162,7 +160,6 @@ export async function createLocalAccount(
       approved: input.approved ?? true,
       locale: input.locale ?? "en",
       reason: input.reason ?? null,
-      createdByApplicationId: input.createdByApplicationId ?? null,
     }).returning();
     return { account, user };
   }).catch((error) => {

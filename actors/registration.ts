@@ -169,7 +169,6 @@ export async function registerAccount(
       approved: config.registrations !== "approval",
       locale: input.locale || "en",
       reason: input.reason?.trim() || null,
-      createdByApplicationId: input.applicationId,
     });
     const dateOfBirth = config.minAge != null ? storedDateOfBirth(input.dateOfBirth) : null;
     if (dateOfBirth) {

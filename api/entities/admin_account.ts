@@ -5,10 +5,9 @@
  *
  * Remote accounts have no user: like Mastodon (whose user-delegated
  * attributes are nil then) their email, confirmed, approved, disabled,
- * locale and role are null. `created_by_application_id` (the app that
- * registered the account through the API) and `invited_by_account_id` are
- * left out when there is nothing to say, as Mastodon leaves them out
- * (Rookery has no invites).
+ * locale and role are null. `created_by_application_id` and
+ * `invited_by_account_id` are left out when there is nothing to say, as
+ * Mastodon leaves them out (Rookery has no invites).
  *
  * {@link loadAdminAccounts} serializes any number of accounts in a fixed
  * number of queries (the accounts with their users, their sign-in IPs, and
@@ -72,7 +71,6 @@ export interface AdminUserRow {
   locale: string;
   reason: string | null;
   createdAt: Date;
-  createdByApplicationId?: string | null;
 }
 
 /** How many distinct addresses one account shows (Mastodon lists a user's recent ones). */
@@ -104,9 +102,6 @@ export function adminAccountEntity(
     suspended: row.suspendedAt != null,
     sensitized: row.sensitizedAt != null,
     account,
-    ...(user?.createdByApplicationId
-      ? { created_by_application_id: user.createdByApplicationId }
-      : {}),
   };
 }
 
@@ -162,7 +157,6 @@ export async function loadAdminAccounts(
         locale: users.locale,
         reason: users.reason,
         createdAt: users.createdAt,
-        createdByApplicationId: users.createdByApplicationId,
       },
     }).from(accounts).leftJoin(users, eq(users.accountId, accounts.id))
       .where(anyId(accounts.id, unique)),

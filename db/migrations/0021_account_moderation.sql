@@ -1,8 +1,6 @@
 ALTER TABLE "accounts" ADD COLUMN "silenced_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "accounts" ADD COLUMN "sensitized_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "accounts" ADD COLUMN "suspension_origin" text;--> statement-breakpoint
-ALTER TABLE "users" ADD COLUMN "created_by_application_id" bigint;--> statement-breakpoint
-ALTER TABLE "users" ADD CONSTRAINT "users_created_by_application_id_oauth_applications_id_fk" FOREIGN KEY ("created_by_application_id") REFERENCES "public"."oauth_applications"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE TABLE "account_warnings" (
 	"id" bigint PRIMARY KEY NOT NULL,
 	"account_id" bigint,

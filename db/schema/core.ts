@@ -6,7 +6,6 @@
 import { sql } from "drizzle-orm";
 import { id, ts } from "./columns.ts";
 import {
-  type AnyPgColumn,
   bigint,
   boolean,
   index,
@@ -119,11 +118,6 @@ export const users = pgTable("users", {
   unconfirmedEmail: text("unconfirmed_email"),
   /** Date of birth given at registration when a minimum age is set (YYYY-MM-DD). */
   dateOfBirth: text("date_of_birth"),
-  /** The application that registered the account through the API (Admin::Account shows it). */
-  createdByApplicationId: id("created_by_application_id").references(
-    (): AnyPgColumn => oauthApplications.id,
-    { onDelete: "set null" },
-  ),
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [uniqueIndex("users_email_idx").on(sql`lower(${t.email})`)]);
 

@@ -7,19 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
-import {
-  accounts,
-  accountWarnings,
-  oauthApplications,
-  reports,
-  webSessions,
-} from "../../db/schema.ts";
+import { accountWarnings, reports, webSessions } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { listAdminActions } from "../../actors/audit_log.ts";
 import { test } from "../harness.ts";
 import { call, callJson, links, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
-import { appToken, mailFiles, signUp, signUpForm } from "../accounts/helpers.ts";
+import { mailFiles } from "../accounts/helpers.ts";
 import { NOT_ALLOWED, startAdminFixture } from "./admin_fixture.ts";
 
 test("admin accounts API", async (t) => {
@@ -260,21 +254,6 @@ test("admin accounts API", async (t) => {
         .where(eq(accountWarnings.targetAccountId, alice.id));
       assert.equal(noneWarning.action, "none");
       assert.equal((await auditOf(noneWarning.id, "create")).length, 1);
-    });
-
-    await t.step("an account registered through the API names its application", async () => {
-      const app = await appToken(instance);
-      const res = await signUp(instance, app.token, signUpForm("ursula"));
-      assert.equal(res.status, 200);
-      await res.body?.cancel();
-      const [row] = await db.select({ id: accounts.id }).from(accounts)
-        .where(eq(accounts.username, "ursula"));
-      const [application] = await db.select({ id: oauthApplications.id }).from(oauthApplications)
-        .where(eq(oauthApplications.clientId, app.clientId));
-      const entity = (await get(mod, `/api/v1/admin/accounts/${row.id}`)).body;
-      assert.equal(entity.created_by_application_id, application.id);
-      const made = (await get(mod, `/api/v1/admin/accounts/${alice.id}`)).body;
-      assert.equal("created_by_application_id" in made, false, "absent when not known");
     });
 
     await t.step("hostile ids and parameters", async () => {
