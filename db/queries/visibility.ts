@@ -117,7 +117,7 @@ export function visibleOriginalFilter(
  * author and the author's followers; everyone else does not find them.
  */
 export function notLimitedFilter(
-  viewerAccountId: string | Placeholder | null,
+  viewerAccountId: ViewerRef,
   alias: StatusAlias = "statuses",
 ): SQL {
   const s = ident(alias);
@@ -157,6 +157,24 @@ export function feedEntryFilter(alias: StatusAlias = "statuses"): SQL {
     AND (${s}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses fo
       WHERE fo.id = ${s}.reblog_of_id AND fo.deleted_at IS NULL
         AND ${usable(sql`fo.account_id`)})))`;
+}
+
+/**
+ * Whether the viewer (null: anonymous) may find the status in a discovery
+ * list such as a public stream: they may see it, and its author is not
+ * limited, or is followed by them (see {@link notLimitedFilter}).
+ */
+export async function canSeeInPublic(
+  db: Executor,
+  viewerAccountId: string | null,
+  status: { id: string },
+): Promise<boolean> {
+  const rows = await db.select({ id: statuses.id }).from(statuses).where(and(
+    eq(statuses.id, status.id),
+    visibleStatusFilter(viewerAccountId),
+    notLimitedFilter(viewerAccountId),
+  )).limit(1);
+  return rows.length > 0;
 }
 
 /** Whether the viewer (null: anonymous) may see the status. */

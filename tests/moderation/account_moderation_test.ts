@@ -12,12 +12,13 @@ import { accounts, follows, statuses, users } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
-import { test } from "../harness.ts";
+import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { form, image, upload } from "../media/helpers.ts";
-import { startAdminFixture } from "./admin_fixture.ts";
+import { staff, startAdminFixture } from "./admin_fixture.ts";
+import { SseClient } from "../streaming/helpers.ts";
 
 test("account moderation as readers see it", async (t) => {
   const f = await startAdminFixture();
@@ -265,6 +266,55 @@ test("account moderation as readers see it", async (t) => {
       assert.equal(missing.stderr.includes("\u0007"), false);
     });
   } finally {
+    await instance.close({ destroy: true });
+  }
+});
+
+test("limited accounts on public streams: only their followers", async () => {
+  const instance = await startInstance({ listen: true });
+  const open: SseClient[] = [];
+  try {
+    const mod = await staff(instance, "mona", "moderator");
+    const dave = await createUser(instance, "dave");
+    const alice = await createUser(instance, "alice");
+    const bob = await createUser(instance, "bob");
+    assert.equal(
+      (await callJson(instance, alice, "POST", `/api/v1/accounts/${dave.id}/follow`)).status,
+      200,
+    );
+    const limit = await callJson(
+      instance,
+      mod,
+      "POST",
+      `/api/v1/admin/accounts/${dave.id}/action`,
+      {
+        type: "silence",
+        send_email_notification: false,
+      },
+    );
+    assert.equal(limit.status, 200);
+    const connect = async (token?: string) => {
+      const client = await SseClient.open(instance, "/api/v1/streaming/public", token);
+      open.push(client);
+      return client;
+    };
+    const anonymous = await connect();
+    const stranger = await connect(bob.token);
+    const follower = await connect(alice.token);
+    const limited = await postStatus(instance, dave, "limited, on the public stream?");
+    assert.equal(JSON.parse((await follower.next("update")).data).id, limited.id);
+    // A later post everyone gets: once it is there, the limited one would have been too.
+    const normal = await postStatus(instance, alice, "an ordinary post");
+    for (const sse of [anonymous, stranger]) {
+      assert.equal(JSON.parse((await sse.next("update")).data).id, normal.id);
+      assert.equal(
+        sse.inbox.items.some((e) => e.data.includes(limited.id)),
+        false,
+        "the limited post is not streamed to strangers",
+      );
+    }
+  } finally {
+    for (const client of open) await client.close();
     await instance.close({ destroy: true });
   }
 });
