@@ -77,7 +77,9 @@ function validate(input: IpBlockInput, creating: boolean, now: Date) {
     } else values.severity = severity;
   }
   if (input.comment !== undefined) {
-    if ([...input.comment].length > IP_BLOCK_COMMENT_MAX) {
+    // PostgreSQL text cannot hold NUL.
+    if (input.comment.includes("\0")) problems.add("comment", "ERR_INVALID", "is invalid");
+    else if ([...input.comment].length > IP_BLOCK_COMMENT_MAX) {
       problems.add(
         "comment",
         "ERR_TOO_LONG",
@@ -151,6 +153,12 @@ export async function createIpBlock(
   return row;
 }
 
+function isUniqueViolation(error: unknown): boolean {
+  // deno-lint-ignore no-explicit-any
+  for (let e: any = error; e; e = e.cause) if (e.code === "23505") return true;
+  return false;
+}
+
 /** Changes a live block, with its audit row. NotFoundError, ValidationError. */
 export async function updateIpBlock(
   database: Database,
@@ -173,6 +181,10 @@ export async function updateIpBlock(
       humanIdentifier: ipBlockNetwork(row),
     });
     return row;
+  }).catch((error) => {
+    // Another request took the network between our check and our write.
+    if (isUniqueViolation(error)) taken().throwIfAny();
+    throw error;
   });
   invalidateIpBlocks(database);
   return row;

@@ -619,6 +619,81 @@ test("access blocks", async (t) => {
       await odd.body?.cancel();
     });
 
+    await t.step("IP blocks: update moves, renews and clears the expiry", async () => {
+      const created = await callJson(instance, admin, "POST", ipPath, {
+        ip: "172.31.0.0/16",
+        severity: "no_access",
+        expires_in: 3600,
+      });
+      assert.equal(created.status, 200);
+      assert.ok(created.body.expires_at);
+      const cleared = await callJson(instance, admin, "PUT", `${ipPath}/${created.body.id}`, {
+        expires_in: "",
+      });
+      assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+      assert.equal(cleared.body.expires_at, null);
+      assert.equal(cleared.body.severity, "no_access", "what was not sent stays");
+      const moved = await callJson(instance, admin, "PUT", `${ipPath}/${created.body.id}`, {
+        ip: "fd00:1::/48",
+      });
+      assert.equal(moved.body.ip, "fd00:1::/48");
+      const clash = await callJson(instance, admin, "PUT", `${ipPath}/${created.body.id}`, {
+        ip: "198.51.100.9/24",
+      });
+      assert.equal(clash.status, 422);
+      assert.equal(clash.body.error, "Validation failed: Ip has already been taken");
+      const unchanged = await callJson(instance, admin, "GET", `${ipPath}/${created.body.id}`);
+      assert.equal(unchanged.body.ip, "fd00:1::/48", "a refused update writes nothing");
+      const del = await callJson(instance, admin, "DELETE", `${ipPath}/${created.body.id}`);
+      assert.equal(del.status, 200);
+    });
+
+    await t.step("admin routes: junk values never give a 5xx", async () => {
+      const junk: unknown[] = [
+        null,
+        true,
+        0,
+        -1,
+        1e308,
+        "",
+        "\u0000",
+        "a\u0000b",
+        "💥".repeat(500),
+        "x".repeat(20_000),
+        ["a", "b"],
+        { nested: { deeper: ["x"] } },
+        "../../etc/passwd",
+        "' OR 1=1 --",
+      ];
+      const routes: [string, string, string[]][] = [
+        ["POST", "/api/v1/admin/email_domain_blocks", ["domain", "allow_with_approval"]],
+        ["POST", ipPath, ["ip", "severity", "comment", "expires_in"]],
+        ["PUT", `${ipPath}/{id}`, ["ip", "severity", "comment", "expires_in"]],
+        ["POST", "/api/v1/admin/canonical_email_blocks", ["email", "canonical_email_hash"]],
+        ["POST", "/api/v1/admin/canonical_email_blocks/test", ["email"]],
+      ];
+      const target = await callJson(instance, admin, "POST", ipPath, {
+        ip: "10.200.0.0/16",
+        severity: "sign_up_block",
+      });
+      for (const [method, template, fields] of routes) {
+        const path = template.replace("{id}", target.body.id);
+        for (const field of fields) {
+          for (const value of junk) {
+            const body: Record<string, unknown> = { ip: "10.201.0.1", severity: "sign_up_block" };
+            body[field] = value;
+            const res = await call(instance, admin, method, path, body);
+            assert.ok(res.status < 500, `${method} ${path} ${field}=${JSON.stringify(value)}`);
+            await res.body?.cancel();
+            if (res.status === 200 && path === ipPath) {
+              // A block that was accepted is removed again, so the next one can be made.
+              await db.delete(ipBlocks).where(eq(ipBlocks.ip, "10.201.0.1"));
+            }
+          }
+        }
+      }
+    });
+
     await t.step("IP blocks: a long list pages at 200 and still matches", async () => {
       const rows: (typeof ipBlocks.$inferInsert)[] = Array.from({ length: 500 }, (_, i) => ({
         id: newId(),
