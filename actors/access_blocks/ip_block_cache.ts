@@ -136,7 +136,18 @@ export async function ipBlockSeverities(
   return found;
 }
 
-/** Whether `ip` may not connect at all (a live no_access block covers it). */
+/** 127.0.0.0/8 and ::1: the machine itself. */
+function isLoopback(address: { version: 4 | 6; address: bigint }): boolean {
+  return address.version === 4 ? address.address >> 24n === 127n : address.address === 1n;
+}
+
+/**
+ * Whether `ip` may not connect at all (a live no_access block covers it).
+ * The machine itself never is, whatever the blocks say: Mastodon safelists
+ * localhost before its blocklist, so an operator cannot lock themselves out.
+ */
 export async function isNoAccess(database: Database, ip: string): Promise<boolean> {
+  const address = parseAddress(ip);
+  if (!address || isLoopback(address)) return false;
   return (await ipBlockSeverities(database, ip)).has("no_access");
 }

@@ -521,6 +521,18 @@ test("access blocks", async (t) => {
       assert.equal(allowed.status, 303, "the same form from elsewhere signs in");
       await allowed.body?.cancel();
 
+      // The machine itself is never locked out (Mastodon safelists localhost).
+      const local = await callJson(instance, admin, "POST", ipPath, {
+        ip: "127.0.0.0/8",
+        severity: "no_access",
+      });
+      assert.equal(local.status, 200);
+      const fromLoopback = await call(instance, null, "GET", "/api/v1/instance");
+      assert.equal(fromLoopback.status, 200, "the TCP peer 127.0.0.1 still gets in");
+      await fromLoopback.body?.cancel();
+      const removedLocal = await callJson(instance, admin, "DELETE", `${ipPath}/${local.body.id}`);
+      assert.equal(removedLocal.status, 200);
+
       // A changed severity applies at once.
       const updated = await callJson(instance, admin, "PUT", `${ipPath}/${created.body.id}`, {
         severity: "sign_up_block",
