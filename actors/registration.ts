@@ -29,7 +29,11 @@ import { createAccessToken } from "./tokens.ts";
 import { recordDelivery } from "./deliveries.ts";
 import { notifyStaffOfSignUp } from "./notifications/staff.ts";
 import { getLogger } from "@logtape/logtape";
-import { checkSignUpAccess, type SignUpAccess } from "./access_blocks/sign_up.ts";
+import {
+  checkSignUpEmail,
+  type SignUpAccess,
+  signUpNeedsApprovalFrom,
+} from "./access_blocks/sign_up.ts";
 import { recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
 
 const logger = getLogger(["rookery", "registration"]);
@@ -148,10 +152,7 @@ async function validateRegistration(
     }
   }
   checkSignUpFields(ctx, input, problems);
-  const access = await checkSignUpAccess(ctx.database, db, {
-    email: input.email ?? "",
-    ip: input.ip ?? "unknown",
-  }, problems);
+  const access = await checkSignUpEmail(db, input.email ?? "", problems);
   matched.push(...access.matchedDomainBlockIds);
   problems.throwIfAny();
   return access;
@@ -193,6 +194,8 @@ export async function registerAccount(
   const { config, database } = ctx;
   const needsConfirmation = config.requireEmailConfirmation;
   const matchedBlocks: string[] = [];
+  // Before the transaction (see signUpNeedsApprovalFrom).
+  const ipNeedsApproval = await signUpNeedsApprovalFrom(database, input.ip ?? "unknown");
   const result = await database.db.transaction(async (tx) => {
     const access = await validateRegistration(ctx, tx, input, matchedBlocks);
     const [app] = await tx.select({ scopes: oauthApplications.scopes }).from(oauthApplications)
@@ -203,7 +206,8 @@ export async function registerAccount(
       email: input.email!,
       password: input.password!,
       confirmed: !needsConfirmation,
-      approved: config.registrations !== "approval" && !access.requiresApproval,
+      approved: config.registrations !== "approval" && !access.requiresApproval &&
+        !ipNeedsApproval,
       locale: input.locale || "en",
       reason: input.reason?.trim() || null,
     });

@@ -22,7 +22,17 @@ export async function signUpForbiddenFrom(database: Database, ip: string): Promi
   return severities.has("sign_up_block") || severities.has("no_access");
 }
 
-/** What the blocks say about one sign-up that is not refused outright. */
+/**
+ * Whether sign-ups from `ip` must wait for approval. Ask it before the
+ * registration's transaction: the IP block cache may have to load from the
+ * database, and on PGlite (one connection) a query outside an open
+ * transaction waits for it to end.
+ */
+export async function signUpNeedsApprovalFrom(database: Database, ip: string): Promise<boolean> {
+  return (await ipBlockSeverities(database, ip)).has("sign_up_requires_approval");
+}
+
+/** What the e-mail blocks say about one sign-up. */
 export interface SignUpAccess {
   /** The account must wait for staff approval. */
   requiresApproval: boolean;
@@ -31,21 +41,18 @@ export interface SignUpAccess {
 }
 
 /**
- * Checks a sign-up's address and client address against the blocks, adding
- * the e-mail problems to `problems` (the form's other problems come along).
+ * Checks a sign-up's address against the e-mail blocks, in `db` (the
+ * registration's transaction), adding the e-mail problems to `problems`
+ * (the form's other problems come along).
  */
-export async function checkSignUpAccess(
-  database: Database,
+export async function checkSignUpEmail(
   db: Executor,
-  sign: { email: string; ip: string },
+  email: string,
   problems: Problems,
 ): Promise<SignUpAccess> {
   const access: SignUpAccess = { requiresApproval: false, matchedDomainBlockIds: [] };
-  if ((await ipBlockSeverities(database, sign.ip)).has("sign_up_requires_approval")) {
-    access.requiresApproval = true;
-  }
-  if (sign.email.trim() === "") return access;
-  const domainBlocks = await emailDomainBlocksFor(db, sign.email);
+  if (email.trim() === "") return access;
+  const domainBlocks = await emailDomainBlocksFor(db, email);
   access.matchedDomainBlockIds = domainBlocks.map((b) => b.id);
   if (domainBlocks.some((b) => !b.allowWithApproval)) {
     problems.add("email", "ERR_BLOCKED", "uses a disallowed e-mail provider");
@@ -53,7 +60,7 @@ export async function checkSignUpAccess(
     access.requiresApproval = true;
   }
   const taken = problems.details.email?.some((e) => e.error === "ERR_TAKEN");
-  if (!taken && (await canonicalEmailBlocksFor(db, sign.email)).length) {
+  if (!taken && (await canonicalEmailBlocksFor(db, email)).length) {
     problems.add("email", "ERR_TAKEN", "has already been taken");
   }
   return access;
