@@ -67,6 +67,7 @@ import { v1FilterRoutes } from "./routes/filters_v1.ts";
 import { announcementRoutes } from "./routes/announcements.ts";
 import { oembedRoutes } from "./routes/oembed.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { streamingRoutes } from "./streaming/routes.ts";
 import { pushRoutes } from "./routes/push.ts";
 import { adminEmailDomainBlockRoutes } from "./routes/admin/email_domain_blocks.ts";
 import { adminIpBlockRoutes } from "./routes/admin/ip_blocks.ts";
@@ -212,6 +213,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", v1FilterRoutes());
   app.route("/", announcementRoutes());
   app.route("/", searchRoutes());
+  app.route("/", streamingRoutes());
   app.route("/", pushRoutes());
   app.route("/", adminEmailDomainBlockRoutes());
   app.route("/", adminIpBlockRoutes());
