@@ -21,7 +21,7 @@ import type { AppContext } from "../../context.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
 import { accountConversations, announcements } from "../../db/schema.ts";
 import { isId } from "../../db/ids.ts";
-import { canSeeStatus } from "../../db/queries/visibility.ts";
+import { canSeeInPublic } from "../../db/queries/visibility.ts";
 import { notificationsByIds } from "../../db/queries/notifications.ts";
 import { viewerFlags, viewersSeeingInPublic } from "../../db/queries/stream_viewers.ts";
 import { activeAnnouncement } from "../../actors/announcements/manage.ts";
@@ -210,7 +210,7 @@ export async function deliverStatus(
     const anonymous = publicTargets.some((t) => t.conn.accountId == null);
     const [allowed, anonymousMay] = await Promise.all([
       viewersSeeingInPublic(ctx.database, row.id, signedIn),
-      anonymous ? canSeeStatus(ctx.database.db, null, row) : false,
+      anonymous ? canSeeInPublic(ctx.database.db, null, row) : false,
     ]);
     publicTargets = publicTargets.filter((t) =>
       t.conn.accountId == null ? anonymousMay : allowed.has(t.conn.accountId)

@@ -8,7 +8,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "../connection.ts";
-import { visibleOriginalFilter, visibleStatusFilter } from "./visibility.ts";
+import { notLimitedFilter, visibleOriginalFilter, visibleStatusFilter } from "./visibility.ts";
 import { notMutedBy } from "./timelines.ts";
 
 /** One bigint[] parameter of snowflake ids. */
@@ -19,7 +19,7 @@ function idArray(ids: readonly string[]) {
 /**
  * The viewers (account ids) among `viewerIds` to whom a public or hashtag
  * stream shows `statusId`: they may see it (visibility.ts: blocks either
- * way, domain blocks), mute neither its author nor the author it boosts
+ * way, domain blocks; a limited author only to its followers), mute neither its author nor the author it boosts
  * (timelines.ts, as the public timelines), and block or mute none of the
  * accounts it mentions (Mastodon's streaming server drops those too).
  */
@@ -33,7 +33,7 @@ export async function viewersSeeingInPublic(
   const rows = await database.rows<{ id: string }>(sql`SELECT v.id::text AS id
     FROM unnest(${idArray(viewerIds)}) AS v(id)
     WHERE EXISTS (SELECT 1 FROM statuses WHERE statuses.id = ${statusId}::bigint
-      AND ${visibleStatusFilter(v)} AND ${notMutedBy(v)}
+      AND ${visibleStatusFilter(v)} AND ${notLimitedFilter(v)} AND ${notMutedBy(v)}
       AND NOT EXISTS (SELECT 1 FROM mentions sm JOIN blocks sb
         ON sb.target_account_id = sm.account_id AND sb.account_id = v.id
         WHERE sm.status_id = statuses.id)

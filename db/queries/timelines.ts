@@ -34,7 +34,7 @@ import {
   statuses,
   tags,
 } from "../schema.ts";
-import { feedEntryFilter, visibleStatusFilter } from "./visibility.ts";
+import { feedEntryFilter, notLimitedFilter, visibleStatusFilter } from "./visibility.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
@@ -187,6 +187,7 @@ function publicConditions(viewer: string | null, options: PublicTimelineOptions)
     sql`${statuses.visibility} = 'public' AND ${statuses.deletedAt} IS NULL
       AND ${statuses.reblogOfId} IS NULL`,
     visibleStatusFilter(viewer),
+    notLimitedFilter(viewer),
     notMutedBy(viewer),
   ];
   if (options.local && !options.remote) parts.push(eq(statuses.local, true));
