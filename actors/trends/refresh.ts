@@ -14,6 +14,7 @@ import type { AppContext } from "../../context.ts";
 import type { Database, Executor } from "../../db/connection.ts";
 import { trendScores } from "../../db/schema.ts";
 import {
+  addTrendPublishers,
   scoreLinks,
   scoreStatuses,
   scoreTags,
@@ -92,6 +93,7 @@ export async function refreshTrends(
     for (let i = 0; i < rows.length; i += INSERT_BATCH) {
       await tx.insert(trendScores).values(rows.slice(i, i + INSERT_BATCH));
     }
+    await addTrendPublishers(tx);
     return Object.fromEntries(byKind.map(([kind, s]) => [kind, s.length])) as Record<
       TrendKind,
       number

@@ -9,7 +9,14 @@
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { previewCards, statuses, tags, trendReviews, trendScores } from "../../db/schema.ts";
+import {
+  previewCards,
+  statuses,
+  tags,
+  trendPublishers,
+  trendReviews,
+  trendScores,
+} from "../../db/schema.ts";
 import { isId } from "../../db/ids.ts";
 import { findTagByName } from "../../db/queries/tags.ts";
 import { TREND_KINDS, type TrendKind } from "../../db/queries/trends.ts";
@@ -18,6 +25,9 @@ import { recordAdminAction } from "../audit_log.ts";
 
 /** A moderator's decision. */
 export type TrendReviewState = "allowed" | "rejected";
+
+/** What a decision is about: a trending item, or a link publisher (trend_publishers). */
+export type ReviewKind = TrendKind | "publisher";
 
 /** What a review named, found. */
 export interface ReviewedItem {
@@ -73,7 +83,7 @@ export async function reviewTrend(
 /** Records a decision on an item known by id (the admin API, inside its transaction). */
 export async function setTrendReview(
   db: Executor,
-  kind: TrendKind,
+  kind: ReviewKind,
   targetId: string,
   state: TrendReviewState,
 ): Promise<void> {
@@ -87,7 +97,7 @@ export async function setTrendReview(
 /** The decisions on items of one kind, by target id (absent: no decision yet). */
 export async function trendReviewStates(
   db: Executor,
-  kind: TrendKind,
+  kind: ReviewKind,
   targetIds: readonly string[],
 ): Promise<Map<string, TrendReviewState>> {
   if (targetIds.length === 0) return new Map();
@@ -153,7 +163,7 @@ export async function pendingTrends(db: Executor): Promise<PendingTrend[]> {
 export async function reviewTrendItem(
   db: Executor,
   actor: string | null,
-  kind: TrendKind,
+  kind: ReviewKind,
   targetId: string,
   state: TrendReviewState,
 ): Promise<void> {
@@ -165,14 +175,24 @@ export async function reviewTrendItem(
     await recordAdminAction(tx, {
       accountId: actor,
       action: state === "allowed" ? "approve" : "reject",
-      targetType: { tag: "Tag", status: "Status", link: "PreviewCard" }[kind],
+      targetType: {
+        tag: "Tag",
+        status: "Status",
+        link: "PreviewCard",
+        publisher: "PreviewCardProvider",
+      }[kind],
       targetId,
       humanIdentifier: label,
     });
   });
 }
 
-async function labelOf(db: Executor, kind: TrendKind, id: string): Promise<string | null> {
+async function labelOf(db: Executor, kind: ReviewKind, id: string): Promise<string | null> {
+  if (kind === "publisher") {
+    const [row] = await db.select({ domain: trendPublishers.domain }).from(trendPublishers)
+      .where(eq(trendPublishers.id, id));
+    return row?.domain ?? null;
+  }
   if (kind === "tag") {
     const [row] = await db.select({ name: tags.name }).from(tags).where(eq(tags.id, id));
     return row ? `#${row.name}` : null;
@@ -185,4 +205,42 @@ async function labelOf(db: Executor, kind: TrendKind, id: string): Promise<strin
   const [row] = await db.select({ url: previewCards.url }).from(previewCards)
     .where(eq(previewCards.id, id));
   return row?.url ?? null;
+}
+
+/** A link publisher with its decision (Admin::Trends::Links::PreviewCardProvider). */
+export interface PublisherRow {
+  id: string;
+  domain: string;
+  state: TrendReviewState | null;
+  reviewedAt: Date | null;
+  createdAt: Date;
+}
+
+/** Publishers by id, newest first, with max_id/since_id/min_id paging. */
+export async function listPublishers(
+  db: Executor,
+  page: { maxId: string | null; sinceId: string | null; minId: string | null; limit: number },
+  ids?: readonly string[],
+): Promise<PublisherRow[]> {
+  const lower = page.minId ?? page.sinceId;
+  const rows = await db.select({
+    id: trendPublishers.id,
+    domain: trendPublishers.domain,
+    createdAt: trendPublishers.createdAt,
+    state: trendReviews.state,
+    reviewedAt: trendReviews.reviewedAt,
+  }).from(trendPublishers)
+    .leftJoin(
+      trendReviews,
+      and(eq(trendReviews.kind, "publisher"), eq(trendReviews.targetId, trendPublishers.id)),
+    )
+    .where(and(
+      ids ? inArray(trendPublishers.id, [...ids]) : undefined,
+      page.maxId ? sql`${trendPublishers.id} < ${page.maxId}::bigint` : undefined,
+      lower ? sql`${trendPublishers.id} > ${lower}::bigint` : undefined,
+    ))
+    .orderBy(page.minId ? trendPublishers.id : sql`${trendPublishers.id} DESC`)
+    .limit(page.limit);
+  if (page.minId) rows.reverse();
+  return rows.map((r) => ({ ...r, state: r.state as TrendReviewState | null }));
 }

@@ -157,11 +157,44 @@ export interface TrendPage {
   limit: number;
 }
 
-/** The listed target ids of one kind, best first (the reads add their own filters). */
+/**
+ * The publisher (site) of a preview card joined as `alias`: its URL's host,
+ * lowercased (Mastodon's PreviewCardProvider domain).
+ */
+export function cardDomain(alias: string): SQL {
+  return sql`lower(substring(${sql.raw(alias)}.url
+    from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^:/?#]+)'))`;
+}
+
+/**
+ * The listed target ids of one kind, best first (the reads add their own
+ * filters). A link without a decision of its own takes its publisher's, as
+ * Mastodon's PreviewCard#trendable? falls back to its provider.
+ */
 export function listedTrends(kind: TrendKind, review: boolean): SQL {
+  if (kind === "link") {
+    return sql`SELECT t.target_id, t.score FROM trend_scores t
+      JOIN preview_cards pc ON pc.id = t.target_id
+      LEFT JOIN trend_publishers p ON p.domain = ${cardDomain("pc")}
+      LEFT JOIN trend_reviews pr ON pr.kind = 'publisher' AND pr.target_id = p.id
+      LEFT JOIN trend_reviews own ON own.kind = t.kind AND own.target_id = t.target_id
+      CROSS JOIN LATERAL (SELECT coalesce(own.state, pr.state) AS state) r
+      WHERE t.kind = 'link' AND ${reviewCondition(review)}`;
+  }
   return sql`SELECT t.target_id, t.score FROM trend_scores t
     LEFT JOIN trend_reviews r ON r.kind = t.kind AND r.target_id = t.target_id
     WHERE t.kind = ${kind} AND ${reviewCondition(review)}`;
+}
+
+/** Adds the publishers of the trending links not known yet (inside the refresh). */
+export async function addTrendPublishers(executor: Executor): Promise<void> {
+  await executor.execute(sql`INSERT INTO trend_publishers (id, domain)
+    SELECT min(pc.id), x.domain FROM trend_scores t
+      JOIN preview_cards pc ON pc.id = t.target_id
+      CROSS JOIN LATERAL (SELECT ${cardDomain("pc")} AS domain) x
+     WHERE t.kind = 'link' AND x.domain IS NOT NULL
+     GROUP BY x.domain
+    ON CONFLICT DO NOTHING`);
 }
 
 /** Trending tags, best first. */

@@ -7,7 +7,15 @@
  * so they carry no foreign key: readers join the target and a vanished one
  * simply drops out until the next refresh replaces the rows.
  */
-import { doublePrecision, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import {
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { id, ts } from "./columns.ts";
 import { accounts } from "./core.ts";
 
@@ -34,6 +42,18 @@ export const trendReviews = pgTable("trend_reviews", {
   state: text("state").notNull(),
   reviewedAt: ts("reviewed_at").notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.kind, t.targetId] })]);
+
+/**
+ * The sites trending links come from (Mastodon's PreviewCardProvider): one
+ * row per domain, added by the trends refresh, so staff can approve or
+ * reject a whole publisher (its review is a `trend_reviews` row of kind
+ * "publisher"). The id is the first trending card's id from that domain.
+ */
+export const trendPublishers = pgTable("trend_publishers", {
+  id: id("id").primaryKey(),
+  domain: text("domain").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [uniqueIndex("trend_publishers_domain_idx").on(t.domain)]);
 
 /** Accounts staff feature in everyone's follow suggestions. */
 export const suggestionFeatures = pgTable("suggestion_features", {

@@ -4,6 +4,7 @@
  * approve/reject of tags, statuses and links honoured by the public trends,
  * Admin::Tag updates whose flags take effect (usable: not linked in new
  * statuses; listable: out of hashtag search; trendable: out of trends),
+ * link publishers (a link without its own decision follows its site's),
  * audit rows, the role matrix, unknown ids and bad bodies.
  */
 import assert from "node:assert/strict";
@@ -69,6 +70,52 @@ test("admin trends and admin tags", async (t) => {
         links.map((l: any) => [l.id, l.url, l.requires_review]),
         [[cardId, "https://news.example/story", true]],
       );
+    });
+
+    let publisherId = "";
+    await t.step("publishers: a link without its own decision follows its site's", async () => {
+      const list = await ok(instance, mod, "GET", "/api/v1/admin/trends/links/publishers");
+      assert.deepEqual(list.map((p: any) => [p.domain, p.trendable, p.requires_review]), [
+        ["news.example", true, true],
+      ]);
+      publisherId = list[0].id;
+      const publicLinks = async () =>
+        (await ok(instance, null, "GET", "/api/v1/trends/links")).map((l: any) => l.url);
+      assert.deepEqual(await publicLinks(), ["https://news.example/story"]);
+      const rejected = await ok(
+        instance,
+        mod,
+        "POST",
+        `/api/v1/admin/trends/links/publishers/${publisherId}/reject`,
+      );
+      assert.deepEqual([rejected.domain, rejected.trendable, rejected.requires_review], [
+        "news.example",
+        false,
+        false,
+      ]);
+      assert.deepEqual(await publicLinks(), []);
+      await ok(
+        instance,
+        mod,
+        "POST",
+        `/api/v1/admin/trends/links/publishers/${publisherId}/approve`,
+      );
+      assert.deepEqual(await publicLinks(), ["https://news.example/story"]);
+      assert.deepEqual(await audit("PreviewCardProvider", publisherId), [
+        ["approve", mod.id],
+        ["reject", mod.id],
+      ]);
+      // A refresh keeps the publisher (and its decision).
+      await refreshTrends(instance.rookery.ctx.database, { wait: true });
+      const again = await ok(instance, mod, "GET", "/api/v1/admin/trends/links/publishers");
+      assert.deepEqual(again.map((p: any) => [p.id, p.requires_review]), [[publisherId, false]]);
+      const unknown = await callJson(
+        instance,
+        mod,
+        "POST",
+        "/api/v1/admin/trends/links/publishers/123/approve",
+      );
+      assert.equal(unknown.status, 404);
     });
 
     await t.step("reject and approve: public trends follow, audit rows", async () => {
@@ -205,6 +252,8 @@ test("admin trends and admin tags", async (t) => {
         ["POST", `/api/v1/admin/trends/tags/${tagId}/approve`],
         ["POST", `/api/v1/admin/trends/statuses/${hotStatus}/approve`],
         ["POST", `/api/v1/admin/trends/links/${cardId}/approve`],
+        ["GET", "/api/v1/admin/trends/links/publishers"],
+        ["POST", `/api/v1/admin/trends/links/publishers/${publisherId}/approve`],
       ];
       for (const [method, path] of routes) {
         const body = method === "GET" ? undefined : {};

@@ -8,14 +8,23 @@
  * - POST …/{tags,statuses,links}/:id/{approve,reject} (admin:write) → the item
  * Decisions go through the one review module (actors/trends/review.ts) with
  * an audit row; the public trends honour them (db/queries/trends.ts).
- * Not done: links/publishers (we keep no publisher review).
+ * - GET /api/v1/admin/trends/links/publishers (admin:read) → the sites of
+ *   trending links (Mastodon's PreviewCardProvider), newest first, Link paging
+ * - POST …/links/publishers/:id/{approve,reject} (admin:write): a link with no
+ *   decision of its own follows its publisher's
  */
 import { type Context, Hono } from "hono";
 import { inArray } from "drizzle-orm";
 import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
 import { params } from "../../params.ts";
-import { clampLimit, PAGE_SIZES, type PageSize } from "../../pagination.ts";
+import {
+  clampLimit,
+  PAGE_SIZES,
+  type PageSize,
+  readPageParams,
+  setPaginationHeaders,
+} from "../../pagination.ts";
 import { readOffset, setOffsetLinks } from "../../offset_pagination.ts";
 import { requireStaff } from "../../middleware/staff.ts";
 import { serializeStatuses } from "../../entities/status.ts";
@@ -25,6 +34,8 @@ import { previewCards, statuses } from "../../../db/schema.ts";
 import { allTrendIds, type TrendKind, type TrendPage } from "../../../db/queries/trends.ts";
 import { requireTag, tagsByIds } from "../../../actors/moderation/tags.ts";
 import {
+  listPublishers,
+  type PublisherRow,
   reviewTrendItem,
   type TrendReviewState,
   trendReviewStates,
@@ -82,6 +93,36 @@ export function adminTrendRoutes(): Hono<ApiEnv> {
   app.get("/api/v1/admin/trends/links", read, async (c) => {
     return c.json(await linksJson(c, await list(c, "link", PAGE_SIZES.trends)));
   });
+
+  // A publisher trends when approved, or undecided while trends need no review.
+  const publisherJson = (p: PublisherRow, review: boolean) => ({
+    id: p.id,
+    domain: p.domain,
+    trendable: p.state === "allowed" || (p.state === null && !review),
+    reviewed_at: p.reviewedAt?.toISOString() ?? null,
+    requested_review_at: null,
+    requires_review: p.state === null,
+  });
+  app.get("/api/v1/admin/trends/links/publishers", read, async (c) => {
+    const page = readPageParams(await params(c), PAGE_SIZES.admin);
+    const rows = await listPublishers(c.get("ctx").database.db, page);
+    setPaginationHeaders(c, rows, (r) => r.id, { hasMore: rows.length >= page.limit });
+    const review = c.get("ctx").config.trends.review;
+    return c.json(rows.map((r) => publisherJson(r, review)));
+  });
+  for (const [verb, state] of Object.entries({ approve: "allowed", reject: "rejected" } as const)) {
+    app.post(`/api/v1/admin/trends/links/publishers/:id/${verb}`, write, async (c) => {
+      const id = c.req.param("id");
+      const db = c.get("ctx").database.db;
+      await tagCommand(() => reviewTrendItem(db, c.get("user")!.accountId, "publisher", id, state));
+      const [row] = await listPublishers(
+        db,
+        { maxId: null, sinceId: null, minId: null, limit: 1 },
+        [id],
+      );
+      return c.json(publisherJson(row, c.get("ctx").config.trends.review));
+    });
+  }
 
   const kinds: Record<string, TrendKind> = { tags: "tag", statuses: "status", links: "link" };
   const decisions: Record<string, TrendReviewState> = { approve: "allowed", reject: "rejected" };
