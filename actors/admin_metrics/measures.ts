@@ -76,7 +76,7 @@ export const MEASURES: Record<string, MeasureDef> = {
   },
   resolved_reports: {
     aggregate: "count",
-    // Reports are few next to statuses; action_taken_at has no index of its own.
+    // Read through reports_action_taken_at_idx (migration 0025).
     events: (w) =>
       sql`SELECT r.action_taken_at AS at FROM reports r
           WHERE ${timeRange(sql`r.action_taken_at`, w)}`,

@@ -8,3 +8,5 @@ CREATE TABLE "trend_publishers" (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX "trend_publishers_domain_idx" ON "trend_publishers" USING btree ("domain");
+--> statement-breakpoint
+CREATE INDEX "reports_action_taken_at_idx" ON "reports" USING btree ("action_taken_at") WHERE "reports"."action_taken_at" IS NOT NULL;

@@ -4,6 +4,7 @@
  * from another server as a `Flag`, then handled by staff through the admin
  * API and tools (action_taken_at, assigned_account_id, action_taken_by).
  */
+import { sql } from "drizzle-orm";
 import { boolean, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { id, ts } from "./columns.ts";
 import { accounts } from "./core.ts";
@@ -47,6 +48,10 @@ export const reports = pgTable("reports", {
   index("reports_account_idx").on(t.accountId),
   // A replayed Flag names the same target again: one report per activity and target.
   uniqueIndex("reports_uri_target_idx").on(t.uri, t.targetAccountId),
+  // The dashboard's resolved_reports counts resolutions by day.
+  index("reports_action_taken_at_idx").on(t.actionTakenAt).where(
+    sql`${t.actionTakenAt} IS NOT NULL`,
+  ),
 ]);
 
 /**
