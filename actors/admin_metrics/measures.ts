@@ -32,9 +32,6 @@ interface MeasureDef {
   events: (w: Window, arg: string) => SQL;
 }
 
-const localStatus = (alias: string) =>
-  sql`JOIN statuses ${sql.raw(alias)} ON ${sql.raw(alias)}.id = `;
-
 /** The accounts of a remote domain, as an id list for `IN (…)`. */
 const domainAccounts = (domain: string) => sql`(SELECT id FROM accounts WHERE domain = ${domain})`;
 
@@ -61,13 +58,13 @@ export const MEASURES: Record<string, MeasureDef> = {
   interactions: {
     aggregate: "count",
     events: (w) =>
-      sql`SELECT f.created_at AS at FROM favourites f ${localStatus("t")}f.status_id AND t.local
+      sql`SELECT f.created_at AS at FROM favourites f JOIN statuses t ON t.id = f.status_id AND t.local
           WHERE ${idRange(sql`f.id`, w)}
         UNION ALL
-        SELECT b.created_at FROM statuses b ${localStatus("t")}b.reblog_of_id AND t.local
+        SELECT b.created_at FROM statuses b JOIN statuses t ON t.id = b.reblog_of_id AND t.local
           WHERE ${idRange(sql`b.id`, w)} AND b.deleted_at IS NULL
         UNION ALL
-        SELECT r.created_at FROM statuses r ${localStatus("t")}r.in_reply_to_id AND t.local
+        SELECT r.created_at FROM statuses r JOIN statuses t ON t.id = r.in_reply_to_id AND t.local
           WHERE ${idRange(sql`r.id`, w)} AND r.deleted_at IS NULL`,
   },
   opened_reports: {
