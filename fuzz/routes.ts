@@ -226,6 +226,9 @@ export const API_ROUTES: FuzzRoute[] = [
   api("POST", "/api/v1/tags/{tag}/feature"),
   api("POST", "/api/v1/tags/{tag}/unfeature"),
   api("DELETE", "/api/v1/suggestions/{account}"),
+  api("POST", "/api/v1/push/subscription", ["subscription", "data", "policy"]),
+  api("PUT", "/api/v1/push/subscription", ["data", "policy"]),
+  api("DELETE", "/api/v1/push/subscription"),
 ];
 
 const ACTIVITY_FIELDS = [

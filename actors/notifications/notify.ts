@@ -6,7 +6,8 @@
  * notification policy (accept, filter or drop strangers) in ./policy.ts, with
  * filtered messages gathered in requests by ./requests.ts; group keys for the
  * v2 API in ./group_key.ts. A filtered notification has no group key (as in
- * Mastodon): it stays apart even once accepted.
+ * Mastodon): it stays apart even once accepted. The Web Push of the others is
+ * requested in the same transaction (../push/request.ts).
  *
  * Which status a notification carries, by type:
  * - mention, status, update, quote, quoted_update, poll: the status concerned;
@@ -32,6 +33,7 @@ import { recordInRequest } from "./requests.ts";
 import { nextGroupKey } from "./group_key.ts";
 import type { NotificationType } from "./types.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
+import { requestPush } from "../push/request.ts";
 
 export { NOTIFICATION_TYPES, type NotificationType, STATUS_TYPES } from "./types.ts";
 
@@ -144,6 +146,7 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });
   if (filtered) await recordInRequest(tx, { type, accountId, fromAccountId, statusId });
+  await requestPush(tx, [{ id, accountId, filtered }]);
   return id;
 }
 
@@ -165,7 +168,7 @@ export async function notifyMany(
     status: target,
   });
   if (screened.length === 0) return [];
-  await tx.insert(notifications).values(screened.map(({ accountId, verdict }) => ({
+  const rows = screened.map(({ accountId, verdict }) => ({
     id: newId(),
     accountId,
     fromAccountId: event.fromAccountId,
@@ -173,7 +176,9 @@ export async function notifyMany(
     statusId: event.statusId,
     filtered: verdict === "filter",
     groupKey: null,
-  })));
+  }));
+  await tx.insert(notifications).values(rows);
+  await requestPush(tx, rows);
   for (const { accountId, verdict } of screened) {
     if (verdict !== "filter") continue;
     await recordInRequest(tx, { ...event, accountId });

@@ -90,8 +90,11 @@ const STATUS = sql.placeholder("status");
  */
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
   if (status.deletedAt) return;
-  const receivers = await executePrepared<{ kind: string; id: string }>(tx, "fan_out", () =>
-    sql`WITH s AS (
+  const receivers = await executePrepared<{ kind: string; id: string }>(
+    tx,
+    "fan_out",
+    () =>
+      sql`WITH s AS (
       SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
     ),
     c AS (
@@ -133,7 +136,9 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
     list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),
     home_trimmed AS (${trimInserted("home_feed", "account_id")})
     SELECT 'h' AS kind, account_id::text AS id FROM inserted
-    UNION ALL SELECT 'l', list_id::text FROM list_inserted`, { status: status.id });
+    UNION ALL SELECT 'l', list_id::text FROM list_inserted`,
+    { status: status.id },
+  );
 
   // The streams show what fan-out decided: the feeds this status entered.
   const home: string[] = [];
