@@ -22,6 +22,9 @@ import { rateLimit } from "./middleware/rate_limit.ts";
 import { requireUserInAuthorizedFetch } from "./middleware/require_user.ts";
 import { unauthorizedFetch } from "../federation/authorized_fetch.ts";
 import { instanceRoutes } from "./routes/instance.ts";
+import { instanceDomainBlockRoutes } from "./routes/instance_domain_blocks.ts";
+import { adminDomainBlockRoutes } from "./routes/admin/domain_blocks.ts";
+import { adminDomainAllowRoutes } from "./routes/admin/domain_allows.ts";
 import { customEmojiRoutes } from "./routes/custom_emojis.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { staticImageRoutes } from "./routes/static_images.ts";
@@ -165,6 +168,9 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
 
   app.route("/", healthRoutes());
   app.route("/", instanceRoutes());
+  app.route("/", instanceDomainBlockRoutes());
+  app.route("/", adminDomainBlockRoutes());
+  app.route("/", adminDomainAllowRoutes());
   app.route("/", customEmojiRoutes());
   app.route("/", staticImageRoutes());
   app.route("/", appRoutes());

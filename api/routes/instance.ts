@@ -185,7 +185,6 @@ export function instanceRoutes(): Hono<ApiEnv> {
   );
   app.get("/api/v1/instance/translation_languages", (c) => c.json({}));
   app.get("/api/v1/instance/languages", (c) => c.json(languageList()));
-  app.get("/api/v1/instance/domain_blocks", (c) => c.json([]));
   app.route("/", instanceDocumentRoutes());
   for (const path of ["/api/v1/instance/peers/search", "/api/v1/peers/search"]) {
     app.get(path, async (c) => {

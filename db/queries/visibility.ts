@@ -20,6 +20,10 @@
  * - A boost is visible only when the boosted status is visible too.
  * - An anonymous viewer sees public and unlisted statuses only.
  *
+ * Public places (public and hashtag timelines, search) add one rule:
+ * statuses of limited (silenced) authors only for their followers,
+ * {@link notLimitedFor} (db/queries/limited_accounts.ts).
+ *
  * The filter is a WHERE fragment over a `statuses` row (by default the table
  * itself; pass an alias when the query names it otherwise). Each relation is
  * its own EXISTS so each uses its own index.
@@ -28,6 +32,8 @@ import { and, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { anyId } from "./any_id.ts";
 import type { Executor } from "../connection.ts";
 import { statuses } from "../schema.ts";
+
+export { authorIsLimited, notLimitedFor } from "./limited_accounts.ts";
 
 /** Names a `statuses` row may go by in a query; always a constant, never input. */
 export type StatusAlias = "statuses" | "s" | "st" | "r" | "o" | "q";
