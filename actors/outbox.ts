@@ -17,11 +17,8 @@ import type { PollDeliveries } from "./outbox/polls.ts";
 import type { StatusFederationDeliveries } from "./outbox/statuses.ts";
 import type { LinkCardJobs } from "./outbox/cards.ts";
 import type { StatusLinkJobs } from "./outbox/status_links.ts";
-<<<<<<< HEAD
 import type { ReportDeliveries } from "./outbox/reports.ts";
-=======
 import type { PushJobs } from "./outbox/push.ts";
->>>>>>> wip-push
 
 export interface Outbox
   extends
@@ -32,8 +29,5 @@ export interface Outbox
     StatusFederationDeliveries,
     LinkCardJobs,
     StatusLinkJobs,
-<<<<<<< HEAD
-    ReportDeliveries {}
-=======
+    ReportDeliveries,
     PushJobs {}
->>>>>>> wip-push

@@ -16,12 +16,17 @@
  *   boost: the notification then goes away with the boost (unreblog), as in
  *   Mastodon. Readers always show the boosted status, and the group key
  *   names the boosted status either way.
+ *
+ * Each new notification that is not filtered is published to the streams
+ * (`notification`) in the same transaction; filtered ones reach them only
+ * once accepted, as `notifications_merged` (./requests.ts).
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, follows, notifications, statuses } from "../../db/schema.ts";
 import { keepNotificationFor, type NotificationCause } from "./rules.ts";
+import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
 import {
   answeredAccounts,
   decide,
@@ -145,6 +150,9 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     filtered,
     groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });
+  if (!filtered) {
+    await publishStreamEvent(tx, { event: "notification", accountId, notificationId: id });
+  }
   if (filtered) await recordInRequest(tx, { type, accountId, fromAccountId, statusId });
   await requestPush(tx, [{ id, accountId, filtered }]);
   return id;
@@ -183,6 +191,14 @@ export async function notifyMany(
     if (verdict !== "filter") continue;
     await recordInRequest(tx, { ...event, accountId });
   }
+  await publishStreamEvents(
+    tx,
+    rows.filter((n) => !n.filtered).map((n) => ({
+      event: "notification",
+      accountId: n.accountId,
+      notificationId: n.id,
+    })),
+  );
   return screened.map((s) => s.accountId);
 }
 

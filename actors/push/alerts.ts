@@ -3,6 +3,7 @@
  * type Mastodon pushes) and the policy on senders. Shared by the
  * subscription commands and the delivery.
  */
+import { mayReceiveNotification } from "../permissions.ts";
 
 /** Every alert, in the order the entity lists them. */
 export const PUSH_ALERTS = [
@@ -26,15 +27,11 @@ export const PUSH_POLICIES = ["all", "followed", "follower", "none"] as const;
 export type PushPolicy = typeof PUSH_POLICIES[number];
 
 /**
- * Roles that may see the admin notifications. Mastodon's default
- * moderator, admin and owner roles all hold manage_users (admin.sign_up)
- * and manage_reports (admin.report); plain users hold neither.
+ * Whether a user of `role` may receive `alert`: a staff alert needs the
+ * permission its notification needs (actors/permissions.ts).
  */
-const STAFF_ROLES = new Set(["owner", "admin", "moderator"]);
-
-/** Whether a user of `role` may receive `alert`. */
 export function roleMayReceive(role: string, alert: string): boolean {
-  return !alert.startsWith("admin.") || STAFF_ROLES.has(role);
+  return mayReceiveNotification(role, alert);
 }
 
 /**

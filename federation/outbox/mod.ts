@@ -10,11 +10,8 @@ import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
 import { linkCardJobs } from "./cards.ts";
 import { statusLinkJobs } from "./status_links.ts";
-<<<<<<< HEAD
 import { reportDeliveries } from "./reports.ts";
-=======
 import { pushJobs } from "./push.ts";
->>>>>>> wip-push
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -25,10 +22,7 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...statusDeliveries(ctx),
     ...linkCardJobs(ctx),
     ...statusLinkJobs(ctx),
-<<<<<<< HEAD
     ...reportDeliveries(ctx),
-=======
     ...pushJobs(ctx),
->>>>>>> wip-push
   };
 }
