@@ -15,8 +15,7 @@
  * it is read through db/queries/limited_accounts.ts.
  */
 import { and, asc, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
-import type { AppContext } from "../context.ts";
-import type { Executor } from "../db/connection.ts";
+import type { Database, Db, Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
 import { domainAllows, domainBlocks, followRequests, follows } from "../db/schema.ts";
 import { recordAdminAction } from "./audit_log.ts";
@@ -51,6 +50,17 @@ export class ExistingDomainBlockError extends Error {
   constructor(readonly existing: DomainBlockRow) {
     super(`You have already imposed stricter limits on ${existing.domain}.`);
   }
+}
+
+/**
+ * Where a command writes: the database, and when the caller has it the
+ * process's handle, so this process forgets its copy of the rules at once
+ * (the admin command line has only `db`; the triggers' notification
+ * reaches the server's processes all the same).
+ */
+export interface Target {
+  db: Db;
+  database?: Database;
 }
 
 /** Who acts: a staff account, or null for the admin command line. */
@@ -137,7 +147,7 @@ async function unsuspendAccounts(tx: Executor, block: DomainBlockRow): Promise<v
  * block, or a parent's block is at least as strict.
  */
 export async function createDomainBlock(
-  app: AppContext,
+  target: Target,
   actor: Actor,
   domainInput: string,
   input: DomainBlockInput,
@@ -159,7 +169,7 @@ export async function createDomainBlock(
     rejectMedia: input.rejectMedia ?? false,
     rejectReports: input.rejectReports ?? false,
   };
-  const block = await app.database.db.transaction(async (tx) => {
+  const block = await target.db.transaction(async (tx) => {
     // One block per domain even with two admins at once.
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('domain_blocks'))`);
     const existing = await ruleFor(tx, domain);
@@ -182,13 +192,13 @@ export async function createDomainBlock(
     });
     return row;
   });
-  forgetDomainRules(app.database);
+  if (target.database) forgetDomainRules(target.database);
   return block;
 }
 
 /** Changes a block (not its domain); a change of severity applies at once. */
 export async function updateDomainBlock(
-  app: AppContext,
+  target: Target,
   actor: Actor,
   id: string,
   input: DomainBlockInput,
@@ -196,7 +206,7 @@ export async function updateDomainBlock(
   const problems = new Problems();
   checkInput(input, problems);
   problems.throwIfAny();
-  const block = await app.database.db.transaction(async (tx) => {
+  const block = await target.db.transaction(async (tx) => {
     const before = await lockBlock(tx, id);
     const [row] = await tx.update(domainBlocks)
       .set({ ...columnsOf(input), updatedAt: new Date() })
@@ -215,17 +225,17 @@ export async function updateDomainBlock(
     });
     return row;
   });
-  forgetDomainRules(app.database);
+  if (target.database) forgetDomainRules(target.database);
   return block;
 }
 
 /** Lifts a block; accounts it suspended are unsuspended. */
 export async function removeDomainBlock(
-  app: AppContext,
+  target: Target,
   actor: Actor,
   id: string,
 ): Promise<DomainBlockRow> {
-  const block = await app.database.db.transaction(async (tx) => {
+  const block = await target.db.transaction(async (tx) => {
     const row = await lockBlock(tx, id);
     if (row.severity === "suspend") await unsuspendAccounts(tx, row);
     await tx.delete(domainBlocks).where(eq(domainBlocks.id, row.id));
@@ -238,7 +248,7 @@ export async function removeDomainBlock(
     });
     return row;
   });
-  forgetDomainRules(app.database);
+  if (target.database) forgetDomainRules(target.database);
   return block;
 }
 
@@ -313,12 +323,12 @@ export async function publicDomainBlocks(db: Executor): Promise<DomainBlockRow[]
  * allow, unchanged and without a second audit row, as Mastodon does.
  */
 export async function createDomainAllow(
-  app: AppContext,
+  target: Target,
   actor: Actor,
   domainInput: string,
 ): Promise<DomainAllowRow> {
   const domain = normalizeDomain(domainInput);
-  const allow = await app.database.db.transaction(async (tx) => {
+  const allow = await target.db.transaction(async (tx) => {
     const [row] = await tx.insert(domainAllows).values({ id: newId(), domain })
       .onConflictDoNothing().returning();
     if (!row) {
@@ -335,18 +345,18 @@ export async function createDomainAllow(
     });
     return row;
   });
-  forgetDomainRules(app.database);
+  if (target.database) forgetDomainRules(target.database);
   return allow;
 }
 
 /** Removes an allow; the domain stops federating when FEDERATION_MODE=allowlist. */
 export async function removeDomainAllow(
-  app: AppContext,
+  target: Target,
   actor: Actor,
   id: string,
 ): Promise<DomainAllowRow> {
   if (!isId(id)) throw new NotFoundError();
-  const allow = await app.database.db.transaction(async (tx) => {
+  const allow = await target.db.transaction(async (tx) => {
     const [row] = await tx.delete(domainAllows).where(eq(domainAllows.id, id)).returning();
     if (!row) throw new NotFoundError();
     await recordAdminAction(tx, {
@@ -358,7 +368,7 @@ export async function removeDomainAllow(
     });
     return row;
   });
-  forgetDomainRules(app.database);
+  if (target.database) forgetDomainRules(target.database);
   return allow;
 }
 

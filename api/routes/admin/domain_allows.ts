@@ -9,7 +9,7 @@
  * - DELETE /api/v1/admin/domain_allows/:id → {}.
  * The allow-list matters when FEDERATION_MODE=allowlist (actors/domain_rules.ts).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
 import { params } from "../../params.ts";
@@ -24,10 +24,16 @@ import {
   findDomainAllow,
   listDomainAllows,
   removeDomainAllow,
+  type Target,
 } from "../../../actors/instance_domain_blocks.ts";
 
 const READ = requireStaff("manage_federation", "admin:read:domain_allows");
 const WRITE = requireStaff("manage_federation", "admin:write:domain_allows");
+
+function target(c: Context<ApiEnv>): Target {
+  const { database } = c.get("ctx");
+  return { db: database.db, database };
+}
 
 export function adminDomainAllowRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -53,14 +59,14 @@ export function adminDomainAllowRoutes(): Hono<ApiEnv> {
     const p = await params(c);
     const domain = readString(p, "domain", { allowBlank: true, maxLength: 300 }) ?? "";
     const row = await withValidation(() =>
-      createDomainAllow(c.get("ctx"), c.get("user")!.accountId, domain)
+      createDomainAllow(target(c), c.get("user")!.accountId, domain)
     );
     return c.json(serializeAdminDomainAllow(row));
   });
 
   app.delete("/api/v1/admin/domain_allows/:id", WRITE, async (c) => {
     try {
-      await removeDomainAllow(c.get("ctx"), c.get("user")!.accountId, c.req.param("id"));
+      await removeDomainAllow(target(c), c.get("user")!.accountId, c.req.param("id"));
     } catch (error) {
       if (error instanceof NotFoundError) throw new ApiError(404, "Record not found");
       throw error;

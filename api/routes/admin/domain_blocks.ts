@@ -13,7 +13,7 @@
  * - DELETE /api/v1/admin/domain_blocks/:id → {} (the block is lifted).
  * The commands are actors/instance_domain_blocks.ts; each writes an audit row.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
 import { params, type Params } from "../../params.ts";
@@ -32,6 +32,7 @@ import {
   listDomainBlocks,
   removeDomainBlock,
   updateDomainBlock,
+  type Target,
 } from "../../../actors/instance_domain_blocks.ts";
 
 const READ = requireStaff("manage_federation", "admin:read:domain_blocks");
@@ -61,6 +62,11 @@ async function notFoundAs404<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+function target(c: Context<ApiEnv>): Target {
+  const { database } = c.get("ctx");
+  return { db: database.db, database };
+}
+
 export function adminDomainBlockRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
@@ -84,7 +90,7 @@ export function adminDomainBlockRoutes(): Hono<ApiEnv> {
     const input = readInput(p);
     try {
       const row = await withValidation(() =>
-        createDomainBlock(c.get("ctx"), c.get("user")!.accountId, domain, input)
+        createDomainBlock(target(c), c.get("user")!.accountId, domain, input)
       );
       return c.json(serializeAdminDomainBlock(row));
     } catch (error) {
@@ -100,7 +106,7 @@ export function adminDomainBlockRoutes(): Hono<ApiEnv> {
     const input = readInput(await params(c));
     const row = await notFoundAs404(() =>
       withValidation(() =>
-        updateDomainBlock(c.get("ctx"), c.get("user")!.accountId, c.req.param("id"), input)
+        updateDomainBlock(target(c), c.get("user")!.accountId, c.req.param("id"), input)
       )
     );
     return c.json(serializeAdminDomainBlock(row));
@@ -108,7 +114,7 @@ export function adminDomainBlockRoutes(): Hono<ApiEnv> {
 
   app.delete("/api/v1/admin/domain_blocks/:id", WRITE, async (c) => {
     await notFoundAs404(() =>
-      removeDomainBlock(c.get("ctx"), c.get("user")!.accountId, c.req.param("id"))
+      removeDomainBlock(target(c), c.get("user")!.accountId, c.req.param("id"))
     );
     return c.json({});
   });
