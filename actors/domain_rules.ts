@@ -126,7 +126,9 @@ async function loadRules(database: Database): Promise<Rules> {
     database.db.select({ domain: domainAllows.domain }).from(domainAllows),
   ]);
   return {
-    blocks: new Map(blockRows.map((r) => [r.domain, { ...r, severity: r.severity as DomainSeverity }])),
+    blocks: new Map(
+      blockRows.map((r) => [r.domain, { ...r, severity: r.severity as DomainSeverity }]),
+    ),
     allows: new Set(allowRows.map((r) => r.domain)),
   };
 }

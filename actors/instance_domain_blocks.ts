@@ -70,10 +70,12 @@ function checkInput(input: DomainBlockInput, problems: Problems): void {
   if (input.severity !== undefined && !SEVERITIES.includes(input.severity as DomainSeverity)) {
     problems.add("severity", "ERR_INCLUSION", "is not included in the list");
   }
-  for (const [field, value] of [
-    ["private_comment", input.privateComment],
-    ["public_comment", input.publicComment],
-  ] as const) {
+  for (
+    const [field, value] of [
+      ["private_comment", input.privateComment],
+      ["public_comment", input.publicComment],
+    ] as const
+  ) {
     if (value != null && value.length > COMMENT_MAX) {
       problems.add(field, "ERR_TOO_LONG", `is too long (maximum is ${COMMENT_MAX} characters)`);
     }
@@ -314,8 +316,10 @@ export function listDomainBlocks(db: Executor, page: IdPage): Promise<DomainBloc
 export async function publicDomainBlocks(db: Executor): Promise<DomainBlockRow[]> {
   return await db.select().from(domainBlocks)
     .where(sql`${domainBlocks.severity} IN ('silence', 'suspend')`)
-    .orderBy(sql`CASE ${domainBlocks.severity} WHEN 'suspend' THEN 0 ELSE 1 END`,
-      asc(domainBlocks.domain));
+    .orderBy(
+      sql`CASE ${domainBlocks.severity} WHEN 'suspend' THEN 0 ELSE 1 END`,
+      asc(domainBlocks.domain),
+    );
 }
 
 /**

@@ -20,9 +20,8 @@ export function domainDigest(domain: string): string {
 export function obfuscatedDomain(domain: string): string {
   const chars = [...domain];
   const visible = Math.floor(chars.length / 4);
-  return chars.map((chr, i) =>
-    i > visible && i < chars.length - visible && chr !== "." ? "*" : chr
-  ).join("");
+  return chars.map((chr, i) => i > visible && i < chars.length - visible && chr !== "." ? "*" : chr)
+    .join("");
 }
 
 export function serializeDomainBlock(row: DomainBlockRow, withComment: boolean) {

@@ -16,7 +16,7 @@
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
-import { params, type Params } from "../../params.ts";
+import { type Params, params } from "../../params.ts";
 import { readBoolean, readString } from "../../readers.ts";
 import { requireStaff } from "../../middleware/staff.ts";
 import { withValidation } from "../../validation_errors.ts";
@@ -31,8 +31,8 @@ import {
   findDomainBlock,
   listDomainBlocks,
   removeDomainBlock,
-  updateDomainBlock,
   type Target,
+  updateDomainBlock,
 } from "../../../actors/instance_domain_blocks.ts";
 
 const READ = requireStaff("manage_federation", "admin:read:domain_blocks");
