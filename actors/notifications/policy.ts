@@ -10,8 +10,9 @@
  * - new_accounts: the sender's account is younger than 30 days (and not followed);
  * - private_mentions: a direct mention from someone not followed that does
  *   not answer a direct status of the recipient that mentioned the sender;
- * - limited_accounts: the sender was limited by a moderator (silenced) and
- *   is not followed. Rookery has no limiting yet, so this never holds.
+ * - limited_accounts: the sender was limited by a moderator (silenced; today:
+ *   its server is silenced by an instance domain block,
+ *   db/queries/limited_accounts.ts) and is not followed.
  *
  * Drop wins over filter. Only the types Mastodon marks filterable are
  * screened (mention, reblog, follow, follow_request, favourite, quote);
@@ -25,6 +26,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { notificationPolicies } from "../../db/schema.ts";
 import { Problems } from "../errors.ts";
+import { authorIsLimited } from "../../db/queries/limited_accounts.ts";
 
 /** What a policy does with one kind of sender. */
 export const POLICY_VALUES = ["accept", "filter", "drop"] as const;
@@ -177,6 +179,7 @@ export function policyColumns(cause: ScreenedCause) {
       JOIN accounts ps ON ps.id = pu.account_id
       WHERE pu.account_id = ${from} AND ps.domain IS NULL)`,
     recipientRole: sql<string | null>`(SELECT pu.role FROM users pu WHERE pu.account_id = r.id)`,
+    senderLimited: sql<boolean>`${authorIsLimited(from)}`,
   };
 }
 
@@ -193,6 +196,7 @@ export interface PolicyFacts {
   senderIsNew: boolean;
   senderRole: string | null;
   recipientRole: string | null;
+  senderLimited: boolean;
 }
 
 const ROLE_RANK: Record<string, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
@@ -248,7 +252,10 @@ export function decide(cause: ScreenedCause, facts: PolicyFacts, answered: boole
   }
   const notFollowing = !facts.following;
   const held: [PolicyValue, boolean][] = [
-    [asValue(facts.forLimitedAccounts, DEFAULT_POLICY.forLimitedAccounts), false],
+    [
+      asValue(facts.forLimitedAccounts, DEFAULT_POLICY.forLimitedAccounts),
+      facts.senderLimited && notFollowing,
+    ],
     [asValue(facts.forNotFollowing, DEFAULT_POLICY.forNotFollowing), notFollowing],
     [asValue(facts.forNotFollowers, DEFAULT_POLICY.forNotFollowers), !facts.followedLongEnough],
     [

@@ -87,6 +87,25 @@ test("domain blocks across instances: silence, suspend, unblock", async (t) => {
         const seen = await timelineIds(a, who, "/api/v1/timelines/public");
         assert.ok(!seen.includes(row.id) && !seen.includes(beforeRow.id), "limited");
       }
+      // A mention of a non-follower is held by the default for_limited_accounts policy.
+      const mention = await postStatus(b, bob, `@carol@${a.domain} hello from a silenced server`);
+      const mentionRow = await arrived(a, mention.uri);
+      const held = await eventually("the filtered mention", async () => {
+        const res = await callJson(
+          a,
+          carol,
+          "GET",
+          "/api/v1/notifications?types[]=mention&include_filtered=true",
+        );
+        return (res.body as { status?: { id: string } }[])
+          .find((n) => n.status?.id === mentionRow.id);
+      });
+      assert.ok(held);
+      const shown = await callJson(a, carol, "GET", "/api/v1/notifications?types[]=mention");
+      assert.ok(
+        !(shown.body as { status?: { id: string } }[]).some((n) => n.status?.id === mentionRow.id),
+        "not in the default list",
+      );
     });
 
     await t.step("suspend: follows end, statuses hidden, nothing in or out", async () => {
