@@ -130,6 +130,10 @@ export async function loadActivity(database: Database, now = new Date()) {
 export async function loadPeers(database: Database): Promise<string[]> {
   const rows = await database.rows<{ domain: string }>(sql`
     SELECT DISTINCT lower(domain) AS domain FROM accounts WHERE domain IS NOT NULL
+      -- Silenced and suspended servers are not advertised (Mastodon's Instance.searchable).
+      AND NOT EXISTS (SELECT 1 FROM domain_blocks pb
+        WHERE pb.domain = ANY(rookery_domain_variants(accounts.domain))
+          AND pb.severity IN ('silence', 'suspend'))
     ORDER BY 1`);
   return rows.map((r) => r.domain);
 }

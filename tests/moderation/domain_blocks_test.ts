@@ -487,6 +487,12 @@ test("instance domain blocks: admin API, public list, silence, suspend, CLI", as
           }
         }
         assert.deepEqual(await searchIds(user), [finePost]);
+        const peers = await callJson(instance, null, "GET", "/api/v1/instance/peers");
+        assert.ok(peers.body.includes("notsilenced.example"));
+        assert.ok(
+          !peers.body.includes("silenced.example") && !peers.body.includes("a.silenced.example"),
+          "silenced servers are not advertised",
+        );
         // A follower still sees the account they follow (not its subdomain neighbour).
         for (const seen of [await publicIds(follower), await tagIds(follower)]) {
           assert.ok(seen.includes(loudPost) && !seen.includes(subPost));
