@@ -14,12 +14,16 @@ import { type SQL, sql } from "drizzle-orm";
 /**
  * True when the account whose id is `accountId` (an SQL expression, e.g.
  * `sql\`s.account_id\``) is limited. Local accounts never match the domain
- * rule. One indexed lookup into domain_blocks per row, none when the table
- * is empty.
+ * rule. One indexed lookup into domain_blocks per row, none when no server
+ * is silenced.
  */
 export function authorIsLimited(accountId: SQL): SQL {
-  return sql`EXISTS (SELECT 1 FROM accounts la WHERE la.id = ${accountId}
-    AND la.domain IS NOT NULL AND ${domainIsSilenced(sql`la.domain`)})`;
+  // The first EXISTS names no row of the outer query: PostgreSQL runs it
+  // once per statement (an InitPlan), and AND stops there when no server is
+  // silenced, so the usual case costs nothing per row.
+  return sql`(EXISTS (SELECT 1 FROM domain_blocks lds WHERE lds.severity = 'silence')
+    AND EXISTS (SELECT 1 FROM accounts la WHERE la.id = ${accountId}
+      AND la.domain IS NOT NULL AND ${domainIsSilenced(sql`la.domain`)}))`;
 }
 
 /** True when the most specific instance domain block covering `domain` silences it. */
