@@ -120,16 +120,32 @@ function accountsUnder(domain: string): SQL {
     AND ${domain} = ANY(rookery_domain_variants(accounts.domain))`;
 }
 
+/** {@link accountsUnder} for an `accounts` row named `a`. */
+function accountsUnderAlias(domain: string): SQL {
+  return sql`a.domain IS NOT NULL AND ${domain} = ANY(rookery_domain_variants(a.domain))`;
+}
+
 /** Suspends the domain's live accounts with the block's time; ends follows both ways. */
 async function suspendAccounts(tx: Executor, block: DomainBlockRow): Promise<void> {
   await tx.execute(sql`UPDATE accounts
     SET suspended_at = (SELECT created_at FROM domain_blocks WHERE id = ${block.id}::bigint)
     WHERE ${accountsUnder(block.domain)} AND suspended_at IS NULL`);
   const remote = sql`(SELECT id FROM accounts WHERE ${accountsUnder(block.domain)})`;
-  await removeFollows(
+  const ended = await removeFollows(
     tx,
     sql`(${follows.accountId} IN ${remote} OR ${follows.targetAccountId} IN ${remote})`,
   );
+  // Their posts leave the home feeds of those who followed them (as
+  // Mastodon unmerges them), so lifting the block does not bring them back
+  // there. Each feed is bounded; only former followers' are read.
+  const followers = [...new Set(ended.map((f) => f.accountId))];
+  if (followers.length) {
+    await tx.execute(sql`DELETE FROM home_feed h
+      WHERE h.account_id IN (SELECT id FROM accounts WHERE domain IS NULL
+          AND id = ANY(${`{${followers.join(",")}}`}::bigint[]))
+        AND EXISTS (SELECT 1 FROM statuses s JOIN accounts a ON a.id = s.account_id
+          WHERE s.id IN (h.status_id, h.reblog_of_id) AND ${accountsUnderAlias(block.domain)})`);
+  }
   await removeRequests(
     tx,
     sql`(${followRequests.accountId} IN ${remote} OR ${followRequests.targetAccountId} IN ${remote})`,

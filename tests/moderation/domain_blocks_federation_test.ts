@@ -130,12 +130,12 @@ test("domain blocks across instances: silence, suspend, unblock", async (t) => {
         404,
       );
 
-      // Out: alice blocks bob, which would send a Block to b.
-      const blocked = await callJson(a, alice, "POST", `/api/v1/accounts/${bobId}/block`);
+      // Out: carol blocks bob, which would send a Block to b.
+      const blocked = await callJson(a, carol, "POST", `/api/v1/accounts/${bobId}/block`);
       assert.equal(blocked.status, 200, JSON.stringify(blocked.body));
       await drained(a);
       assert.equal(inboxPosts.b.length, sentToB, "no delivery to a suspended domain");
-      await callJson(a, alice, "POST", `/api/v1/accounts/${bobId}/unblock`);
+      await callJson(a, carol, "POST", `/api/v1/accounts/${bobId}/unblock`);
       await drained(a);
       assert.equal(inboxPosts.b.length, sentToB);
 
@@ -157,6 +157,11 @@ test("domain blocks across instances: silence, suspend, unblock", async (t) => {
       );
       assert.ok((await timelineIds(a, carol, "/api/v1/timelines/public")).includes(beforeRow.id));
       assert.equal((await relationship(a, alice, bobId)).following, false);
+      const home = await timelineIds(a, alice, "/api/v1/timelines/home");
+      assert.ok(
+        !home.includes(beforeRow.id),
+        "the suspension took bob's posts out of alice's home",
+      );
     });
   } finally {
     await closeAll(a, b);
