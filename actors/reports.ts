@@ -83,7 +83,7 @@ function categoryOf(input: ReportInput, problems: Problems): ReportCategory {
 }
 
 /** Rule ids that all name rules of this instance, or a problem on `rule_ids`. */
-async function validRuleIds(
+export async function validRuleIds(
   db: Executor,
   ruleIds: string[],
   problems: Problems,

@@ -33,6 +33,7 @@ import { formatDate, printable, table } from "./format.ts";
 import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";
 import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
+import { REPORT_COMMANDS } from "./report_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import type { AdminEnv, Command, CommandResult } from "./command.ts";
 export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
@@ -246,6 +247,7 @@ const COMMANDS: Record<string, Command> = {
   ...EMOJI_COMMANDS,
   ...DISCOVERY_COMMANDS,
   ...ANNOUNCEMENT_COMMANDS,
+  ...REPORT_COMMANDS,
   ...DOMAIN_COMMANDS,
 };
 

@@ -48,6 +48,16 @@ Instance rules
   rule add <text> [--hint <hint>] Appends a rule (at most 300 characters).
   rule remove <id>                Removes a rule.
 
+Reports
+  report list [--resolved] [--limit <n>] [--json]
+      Lists open reports (or, with --resolved, resolved ones), newest first,
+      100 unless --limit says otherwise (at most 1000): id, state (open,
+      assigned, resolved), category, target, reporter, number of statuses,
+      date and the start of the comment.
+  report resolve <id>
+      Marks a report resolved, with no further action. The audit log records
+      it with no account (the operator).
+
 Custom emoji
   emoji add <shortcode> <image file> [--category <name>] [--unlisted]
       Adds a local custom emoji, used in posts and profiles as :shortcode:.

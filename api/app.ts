@@ -44,6 +44,7 @@ import { followRequestRoutes } from "./routes/follow_requests.ts";
 import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./routes/domain_blocks.ts";
 import { reportRoutes } from "./routes/reports.ts";
+import { adminReportRoutes } from "./routes/admin/reports.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
@@ -188,6 +189,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", blockAndMuteRoutes());
   app.route("/", domainBlockRoutes());
   app.route("/", reportRoutes());
+  app.route("/", adminReportRoutes());
   app.route("/", statusReadRoutes());
   app.route("/", statusWriteRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".

@@ -18,6 +18,7 @@ import type { ApiEnv } from "../env.ts";
 import type { Database } from "../../db/connection.ts";
 import { instanceRules } from "../../db/schema.ts";
 import { type Account, loadAccountEntities } from "../entities/account.ts";
+import { ruleEntity } from "../entities/rule.ts";
 import {
   extendedDescription,
   type InstanceFacts,
@@ -39,7 +40,7 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 export async function loadRules(database: Database): Promise<Rule[]> {
   const rows = await database.db.select().from(instanceRules)
     .orderBy(asc(instanceRules.position), asc(instanceRules.id));
-  return rows.map((r) => ({ id: r.id, text: r.text, hint: r.hint, translations: {} }));
+  return rows.map(ruleEntity);
 }
 
 /**

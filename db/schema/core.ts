@@ -62,6 +62,12 @@ export const accounts = pgTable("accounts", {
   lastStatusAt: ts("last_status_at"),
   movedToAccountId: id("moved_to_account_id"),
   suspendedAt: ts("suspended_at"),
+  /** Who suspended it: "local" (our moderators; purged after the grace period) or "remote". */
+  suspensionOrigin: text("suspension_origin"),
+  /** Limited by a moderator: out of public timelines and search for non-followers. */
+  silencedAt: ts("silenced_at"),
+  /** Its media are always shown as sensitive. */
+  sensitizedAt: ts("sensitized_at"),
   /** Set when the account was deleted: the row stays as a tombstone (410, name kept). */
   deletedAt: ts("deleted_at"),
   /** When a remote account was last fetched. */
@@ -79,6 +85,8 @@ export const accounts = pgTable("accounts", {
     sql`lower(coalesce(${t.domain}, ''))`,
   ),
   index("accounts_domain_idx").on(t.domain),
+  // The purge job looks for suspensions past the grace period.
+  index("accounts_suspended_at_idx").on(t.suspendedAt).where(sql`${t.suspendedAt} IS NOT NULL`),
 ]);
 
 /** Sign-in records of local accounts. */

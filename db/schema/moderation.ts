@@ -70,3 +70,24 @@ export const adminActionLogs = pgTable("admin_action_logs", {
   index("admin_action_logs_account_idx").on(t.accountId, t.id),
   index("admin_action_logs_target_idx").on(t.targetType, t.targetId),
 ]);
+
+/**
+ * A moderator's warning or strike against an account (Mastodon's
+ * AccountWarning): written by the admin `action` command when it carries a
+ * text or a report, and shown to the account in the e-mail sent with it.
+ */
+export const accountWarnings = pgTable("account_warnings", {
+  id: id("id").primaryKey(),
+  /** The staff member who acted; null for the command line or a deleted account. */
+  accountId: id("account_id").references(() => accounts.id, { onDelete: "set null" }),
+  targetAccountId: id("target_account_id").notNull().references(() => accounts.id, {
+    onDelete: "cascade",
+  }),
+  /** none, disable, sensitive, silence or suspend. */
+  action: text("action").notNull(),
+  text: text("text").notNull().default(""),
+  reportId: id("report_id").references(() => reports.id, { onDelete: "set null" }),
+  /** Statuses the warning is about (ids, as strings). */
+  statusIds: jsonb("status_ids").$type<string[]>().notNull().default([]),
+  createdAt: ts("created_at").notNull().defaultNow(),
+}, (t) => [index("account_warnings_target_account_idx").on(t.targetAccountId, t.id)]);
