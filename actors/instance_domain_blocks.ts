@@ -128,7 +128,8 @@ function accountsUnderAlias(domain: string): SQL {
 /** Suspends the domain's live accounts with the block's time; ends follows both ways. */
 async function suspendAccounts(tx: Executor, block: DomainBlockRow): Promise<void> {
   await tx.execute(sql`UPDATE accounts
-    SET suspended_at = (SELECT created_at FROM domain_blocks WHERE id = ${block.id}::bigint)
+    SET suspended_at = (SELECT created_at FROM domain_blocks WHERE id = ${block.id}::bigint),
+      suspension_origin = 'local'
     WHERE ${accountsUnder(block.domain)} AND suspended_at IS NULL`);
   const remote = sql`(SELECT id FROM accounts WHERE ${accountsUnder(block.domain)})`;
   const ended = await removeFollows(
@@ -154,7 +155,7 @@ async function suspendAccounts(tx: Executor, block: DomainBlockRow): Promise<voi
 
 /** Lifts what {@link suspendAccounts} did to accounts (the follows stay ended). */
 async function unsuspendAccounts(tx: Executor, block: DomainBlockRow): Promise<void> {
-  await tx.execute(sql`UPDATE accounts SET suspended_at = NULL
+  await tx.execute(sql`UPDATE accounts SET suspended_at = NULL, suspension_origin = NULL
     WHERE ${accountsUnder(block.domain)}
       AND suspended_at = (SELECT created_at FROM domain_blocks WHERE id = ${block.id}::bigint)`);
 }

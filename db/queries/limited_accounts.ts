@@ -1,29 +1,31 @@
 /**
  * "The author is limited": Mastodon's silenced accounts, whose posts stay
  * out of public and hashtag timelines and out of search for those who do
- * not follow them. One SQL predicate that every reader shares.
+ * not follow them, and whose notifications follow the recipient's
+ * for_limited_accounts policy. One SQL predicate that every reader shares.
  *
- * Today an account is limited when its server is silenced by an instance
- * domain block (migration 0023: the most specific block covering the
- * account's domain, as actors/domain_rules.ts decides it in memory). An
- * account-level silence (the admin accounts API) belongs here too, OR-ed
- * into {@link authorIsLimited}, so that every reader picks it up at once.
+ * An account is limited when a moderator silenced it (`accounts.silenced_at`,
+ * migration 0021, set by the admin accounts API), or when its server is
+ * silenced by an instance domain block (migration 0023: the most specific
+ * block covering the account's domain, as actors/domain_rules.ts decides it
+ * in memory).
  */
 import { type SQL, sql } from "drizzle-orm";
 
 /**
  * True when the account whose id is `accountId` (an SQL expression, e.g.
- * `sql\`s.account_id\``) is limited. Local accounts never match the domain
- * rule. One indexed lookup into domain_blocks per row, none when no server
- * is silenced.
+ * `sql\`s.account_id\``) is limited: one primary-key lookup per row, and
+ * an indexed lookup into domain_blocks only for remote accounts while some
+ * server is silenced.
  */
 export function authorIsLimited(accountId: SQL): SQL {
-  // The first EXISTS names no row of the outer query: PostgreSQL runs it
-  // once per statement (an InitPlan), and AND stops there when no server is
-  // silenced, so the usual case costs nothing per row.
-  return sql`(EXISTS (SELECT 1 FROM domain_blocks lds WHERE lds.severity = 'silence')
-    AND EXISTS (SELECT 1 FROM accounts la WHERE la.id = ${accountId}
-      AND la.domain IS NOT NULL AND ${domainIsSilenced(sql`la.domain`)}))`;
+  // The EXISTS over domain_blocks names no row of the outer query:
+  // PostgreSQL runs it once per statement (an InitPlan), and AND stops
+  // there when no server is silenced.
+  return sql`EXISTS (SELECT 1 FROM accounts la WHERE la.id = ${accountId}
+    AND (la.silenced_at IS NOT NULL OR (la.domain IS NOT NULL
+      AND EXISTS (SELECT 1 FROM domain_blocks lds WHERE lds.severity = 'silence')
+      AND ${domainIsSilenced(sql`la.domain`)})))`;
 }
 
 /** True when the most specific instance domain block covering `domain` silences it. */

@@ -503,6 +503,13 @@ test("instance domain blocks: admin API, public list, silence, suspend, CLI", as
           (await callJson(instance, user, "GET", `/api/v1/statuses/${loudPost}`)).status,
           200,
         );
+        // A moderator's silence of one account (migration 0021) is the same limit.
+        const hushed = await insertRemoteAccount(instance, "hushed", "notsilenced.example", {
+          silencedAt: new Date(),
+        });
+        const hushedPost = await remotePost(instance, hushed, "whisperword hushed", ["quiet"]);
+        assert.ok(!(await publicIds(user)).includes(hushedPost));
+        assert.ok(!(await tagIds(null)).includes(hushedPost));
         // Noop lifts the limit at once.
         await callJson(instance, admin, "PUT", `/api/v1/admin/domain_blocks/${block.body.id}`, {
           severity: "noop",
