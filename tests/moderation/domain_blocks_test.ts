@@ -20,11 +20,12 @@ import { listAdminActions } from "../../actors/audit_log.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { writeFollow } from "../../actors/follow_rows.ts";
 import { DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
-import { callJson, links } from "../fixtures/api.ts";
+import { callJson, links, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
+import { SseClient } from "../streaming/helpers.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 const ADMIN_SCOPES = ["read", "write", "follow", "admin:read", "admin:write"];
@@ -82,7 +83,8 @@ async function ids(instance: TestInstance, who: TestUser | null, path: string): 
 }
 
 test("instance domain blocks: admin API, public list, silence, suspend, CLI", async (t) => {
-  const instance = await startInstance();
+  // Listening: the streaming step reads server-sent events over HTTP.
+  const instance = await startInstance({ listen: true });
   const { db } = instance.rookery.ctx.database;
   const config = instance.rookery.ctx.config as {
     -readonly [K in keyof typeof instance.rookery.ctx.config]: unknown;
@@ -734,6 +736,38 @@ test("instance domain blocks: admin API, public list, silence, suspend, CLI", as
       } finally {
         await peer.close();
         await control.close();
+      }
+    });
+
+    await t.step("public streams: a limited author reaches followers only", async () => {
+      const hushed = await createUser(instance, "hushedlocal");
+      const fan = await createUser(instance, "fan");
+      const passerby = await createUser(instance, "passerby");
+      await db.update(accounts).set({ silencedAt: new Date() }).where(eq(accounts.id, hushed.id));
+      assert.equal(
+        (await callJson(instance, fan, "POST", `/api/v1/accounts/${hushed.id}/follow`)).status,
+        200,
+      );
+      const streams = {
+        fan: await SseClient.open(instance, "/api/v1/streaming/public", fan.token),
+        passerby: await SseClient.open(instance, "/api/v1/streaming/public", passerby.token),
+        anonymous: await SseClient.open(instance, "/api/v1/streaming/public"),
+      };
+      try {
+        const limited = await postStatus(instance, hushed, "limited hello");
+        assert.equal(JSON.parse((await streams.fan.next("update")).data).id, limited.id);
+        const open = await postStatus(instance, fan, "open hello");
+        // The others get the open post and never got the limited one.
+        for (const sse of [streams.passerby, streams.anonymous]) {
+          assert.equal(JSON.parse((await sse.next("update")).data).id, open.id);
+          assert.ok(
+            !sse.inbox.items.some((e) =>
+              e.event === "update" && JSON.parse(e.data).id === limited.id
+            ),
+          );
+        }
+      } finally {
+        for (const sse of Object.values(streams)) await sse.close();
       }
     });
   } finally {
