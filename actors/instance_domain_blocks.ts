@@ -153,6 +153,22 @@ async function suspendAccounts(tx: Executor, block: DomainBlockRow): Promise<voi
   );
 }
 
+/**
+ * reject_media on a block (Mastodon's BlockDomainService#clear_media!): what
+ * we kept of the domain's media becomes a link only. Remote files were never
+ * copied here; their avatars and headers are forgotten and their attachments
+ * lose type, blurhash and size, so no client is sent to fetch them as images.
+ */
+async function clearMedia(tx: Executor, block: DomainBlockRow): Promise<void> {
+  await tx.execute(sql`UPDATE accounts SET avatar_url = NULL, header_url = NULL
+    WHERE ${accountsUnder(block.domain)}
+      AND (avatar_url IS NOT NULL OR header_url IS NOT NULL)`);
+  await tx.execute(sql`UPDATE media_attachments SET type = 'unknown', blurhash = NULL,
+      meta = '{}'::jsonb
+    WHERE account_id IN (SELECT id FROM accounts WHERE ${accountsUnder(block.domain)})
+      AND remote_url IS NOT NULL AND file_path IS NULL AND type <> 'unknown'`);
+}
+
 /** Lifts what {@link suspendAccounts} did to accounts (the follows stay ended). */
 async function unsuspendAccounts(tx: Executor, block: DomainBlockRow): Promise<void> {
   await tx.execute(sql`UPDATE accounts SET suspended_at = NULL, suspension_origin = NULL
@@ -202,6 +218,7 @@ export async function createDomainBlock(
       ...wanted,
     }).returning();
     if (row.severity === "suspend") await suspendAccounts(tx, row);
+    if (row.rejectMedia || row.severity === "suspend") await clearMedia(tx, row);
     await recordAdminAction(tx, {
       accountId: actor,
       action: "create",
@@ -234,6 +251,12 @@ export async function updateDomainBlock(
       await unsuspendAccounts(tx, row);
     } else if (before.severity !== "suspend" && row.severity === "suspend") {
       await suspendAccounts(tx, row);
+    }
+    if (
+      (row.rejectMedia && !before.rejectMedia) ||
+      (row.severity === "suspend" && before.severity !== "suspend")
+    ) {
+      await clearMedia(tx, row);
     }
     await recordAdminAction(tx, {
       accountId: actor,

@@ -739,6 +739,39 @@ test("instance domain blocks: admin API, public list, silence, suspend, CLI", as
       }
     });
 
+    await t.step("reject_media on a block clears what was kept of the domain's media", async () => {
+      const pics = await insertRemoteAccount(instance, "pics", "pics.example", {
+        avatarUrl: "https://pics.example/avatar.png",
+        headerUrl: "https://pics.example/header.png",
+      });
+      const post = await remotePost(instance, pics, "a photo");
+      await db.insert(mediaAttachments).values({
+        id: newId(),
+        accountId: pics,
+        statusId: post,
+        type: "image",
+        remoteUrl: "https://pics.example/photo.png",
+        blurhash: "LEHV6nWB2yk8pyo0adR*.7kCMdnj",
+        meta: { original: { width: 10, height: 10 } },
+      });
+      const block = await callJson(instance, admin, "POST", "/api/v1/admin/domain_blocks", {
+        domain: "pics.example",
+        severity: "noop",
+      });
+      const shown = async () =>
+        (await callJson(instance, user, "GET", `/api/v1/statuses/${post}`)).body;
+      assert.equal((await shown()).media_attachments[0].type, "image", "noop keeps media");
+      await callJson(instance, admin, "PUT", `/api/v1/admin/domain_blocks/${block.body.id}`, {
+        reject_media: true,
+      });
+      const media = (await shown()).media_attachments[0];
+      assert.deepEqual([media.type, media.preview_url, media.blurhash], ["unknown", null, null]);
+      assert.equal(media.remote_url, "https://pics.example/photo.png");
+      const [row] = await db.select().from(accounts).where(eq(accounts.id, pics));
+      assert.deepEqual([row.avatarUrl, row.headerUrl], [null, null]);
+      await callJson(instance, admin, "DELETE", `/api/v1/admin/domain_blocks/${block.body.id}`);
+    });
+
     await t.step("public streams: a limited author reaches followers only", async () => {
       const hushed = await createUser(instance, "hushedlocal");
       const fan = await createUser(instance, "fan");
