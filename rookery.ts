@@ -26,6 +26,7 @@ import { startMediaMaintenance } from "./actors/media/processing.ts";
 import { startTrendsRefresh } from "./actors/trends/refresh.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
+import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -123,6 +124,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       jobs.push(startPollExpiry(ctx), startScheduledStatusPublisher(ctx));
       // Trend scores, recomputed every TRENDS_INTERVAL (one worker at a time).
       jobs.push(startTrendsRefresh(ctx));
+      // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
+      jobs.push(startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays));
       // Intents a crash, a failed enqueue or a process without a worker left.
       outboxRelay.startSweep();
       timers.push(...startMediaMaintenance(ctx, abort.signal));

@@ -10,9 +10,9 @@
  * - new_accounts: the sender's account is younger than 30 days (and not followed);
  * - private_mentions: a direct mention from someone not followed that does
  *   not answer a direct status of the recipient that mentioned the sender;
- * - limited_accounts: the sender was limited by a moderator (silenced; today:
- *   its server is silenced by an instance domain block,
- *   db/queries/limited_accounts.ts) and is not followed.
+ * - limited_accounts: the sender is limited (silenced by a moderator,
+ *   accounts.silenced_at, or on a server an instance domain block silences)
+ *   and is not followed.
  *
  * Drop wins over filter. Only the types Mastodon marks filterable are
  * screened (mention, reblog, follow, follow_request, favourite, quote);
@@ -175,11 +175,12 @@ export function policyColumns(cause: ScreenedCause) {
       AND pf.created_at <= now() - ${NEW_FOLLOWER_THRESHOLD})`,
     senderIsNew: sql<boolean>`EXISTS (SELECT 1 FROM accounts ps
       WHERE ps.id = ${from} AND ps.created_at > now() - ${NEW_ACCOUNT_THRESHOLD})`,
+    // A moderator's silence or a silenced server (db/queries/limited_accounts.ts).
+    senderLimited: sql<boolean>`${authorIsLimited(from)}`,
     senderRole: sql<string | null>`(SELECT pu.role FROM users pu
       JOIN accounts ps ON ps.id = pu.account_id
       WHERE pu.account_id = ${from} AND ps.domain IS NULL)`,
     recipientRole: sql<string | null>`(SELECT pu.role FROM users pu WHERE pu.account_id = r.id)`,
-    senderLimited: sql<boolean>`${authorIsLimited(from)}`,
   };
 }
 
@@ -194,9 +195,10 @@ export interface PolicyFacts {
   following: boolean;
   followedLongEnough: boolean;
   senderIsNew: boolean;
+  /** A moderator limited (silenced) the sender. */
+  senderLimited?: boolean;
   senderRole: string | null;
   recipientRole: string | null;
-  senderLimited: boolean;
 }
 
 const ROLE_RANK: Record<string, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
@@ -254,7 +256,7 @@ export function decide(cause: ScreenedCause, facts: PolicyFacts, answered: boole
   const held: [PolicyValue, boolean][] = [
     [
       asValue(facts.forLimitedAccounts, DEFAULT_POLICY.forLimitedAccounts),
-      facts.senderLimited && notFollowing,
+      facts.senderLimited === true && notFollowing,
     ],
     [asValue(facts.forNotFollowing, DEFAULT_POLICY.forNotFollowing), notFollowing],
     [asValue(facts.forNotFollowers, DEFAULT_POLICY.forNotFollowers), !facts.followedLongEnough],

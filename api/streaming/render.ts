@@ -21,12 +21,9 @@ import type { AppContext } from "../../context.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
 import { accountConversations, announcements } from "../../db/schema.ts";
 import { isId } from "../../db/ids.ts";
+import { canSeeInPublic } from "../../db/queries/visibility.ts";
 import { notificationsByIds } from "../../db/queries/notifications.ts";
-import {
-  anonymousSeesInPublic,
-  viewerFlags,
-  viewersSeeingInPublic,
-} from "../../db/queries/stream_viewers.ts";
+import { viewerFlags, viewersSeeingInPublic } from "../../db/queries/stream_viewers.ts";
 import { activeAnnouncement } from "../../actors/announcements/manage.ts";
 import { serializeStatuses, type StatusRow } from "../entities/status.ts";
 import { statusRows, type ViewerRows } from "../entities/status_hydration.ts";
@@ -213,7 +210,7 @@ export async function deliverStatus(
     const anonymous = publicTargets.some((t) => t.conn.accountId == null);
     const [allowed, anonymousMay] = await Promise.all([
       viewersSeeingInPublic(ctx.database, row.id, signedIn),
-      anonymous ? anonymousSeesInPublic(ctx.database, row.id) : false,
+      anonymous ? canSeeInPublic(ctx.database.db, null, row) : false,
     ]);
     publicTargets = publicTargets.filter((t) =>
       t.conn.accountId == null ? anonymousMay : allowed.has(t.conn.accountId)

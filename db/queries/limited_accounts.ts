@@ -8,7 +8,9 @@
  * migration 0021, set by the admin accounts API), or when its server is
  * silenced by an instance domain block (migration 0023: the most specific
  * block covering the account's domain, as actors/domain_rules.ts decides it
- * in memory).
+ * in memory). The readers ask db/queries/visibility.ts's notLimitedFilter
+ * (discovery lists, streams) and the notification policy, both built on
+ * {@link authorIsLimited}.
  */
 import { type SQL, sql } from "drizzle-orm";
 
@@ -33,19 +35,4 @@ export function domainIsSilenced(domain: SQL): SQL {
   return sql`(SELECT ldb.severity FROM domain_blocks ldb
     WHERE ldb.domain = ANY(rookery_domain_variants(${domain}))
     ORDER BY length(ldb.domain) DESC LIMIT 1) = 'silence'`;
-}
-
-/**
- * The filter for a public place (public and hashtag timelines, search):
- * statuses of limited authors only for viewers who follow them (and the
- * authors themselves); never for anonymous viewers. `statusAlias` names the
- * `statuses` row; `viewer` is the viewer's account id, or null.
- */
-export function notLimitedFor(viewer: SQL | string | null, statusAlias: string): SQL {
-  const s = sql.raw(`"${statusAlias}"`);
-  const limited = authorIsLimited(sql`${s}.account_id`);
-  if (viewer == null) return sql`NOT ${limited}`;
-  const v = sql`${viewer}::bigint`;
-  return sql`(${s}.account_id = ${v} OR NOT ${limited} OR EXISTS (SELECT 1 FROM follows lf
-    WHERE lf.account_id = ${v} AND lf.target_account_id = ${s}.account_id))`;
 }

@@ -33,7 +33,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Database } from "../connection.ts";
 import { minIdAt } from "../ids.ts";
-import { authorIsLimited, visibleOriginalFilter } from "./visibility.ts";
+import { notLimitedFilter, visibleOriginalFilter } from "./visibility.ts";
 import {
   type Filter,
   hasPositiveText,
@@ -232,6 +232,7 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   const rest = sql.join([
     ...rowConditions(search),
     visibleOriginalFilter(search.viewerId, "s"),
+    notLimitedFilter(search.viewerId, "s"),
     sql`NOT EXISTS (SELECT 1 FROM mutes smu WHERE smu.account_id = ${v}
       AND smu.target_account_id = s.account_id
       AND (smu.expires_at IS NULL OR smu.expires_at > now()))`,
@@ -351,11 +352,8 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   }
   if (want.public) {
     // Public statuses of indexable accounts.
-    // Limited (silenced) authors are found only by their followers.
     const indexable = sql`ss.public AND EXISTS (SELECT 1 FROM accounts ia
-      WHERE ia.id = ss.account_id AND ia.indexable)
-      AND (NOT ${authorIsLimited(sql`ss.account_id`)} OR EXISTS (SELECT 1 FROM follows lf
-        WHERE lf.account_id = ${v} AND lf.target_account_id = ss.account_id))`;
+      WHERE ia.id = ss.account_id AND ia.indexable)`;
     const author = oneAuthor(search);
     if (author) {
       // One author (`from:` or `account_id`): their statuses, newest first

@@ -8,7 +8,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "../connection.ts";
-import { notLimitedFor, visibleOriginalFilter, visibleStatusFilter } from "./visibility.ts";
+import { notLimitedFilter, visibleOriginalFilter, visibleStatusFilter } from "./visibility.ts";
 import { notMutedBy } from "./timelines.ts";
 
 /** One bigint[] parameter of snowflake ids. */
@@ -19,11 +19,9 @@ function idArray(ids: readonly string[]) {
 /**
  * The viewers (account ids) among `viewerIds` to whom a public or hashtag
  * stream shows `statusId`: they may see it (visibility.ts: blocks either
- * way, domain blocks), mute neither its author nor the author it boosts
+ * way, domain blocks; a limited author only to its followers), mute neither its author nor the author it boosts
  * (timelines.ts, as the public timelines), and block or mute none of the
- * accounts it mentions (Mastodon's streaming server drops those too), and,
- * when its author is limited (silenced), follow that author
- * (limited_accounts.ts, as the public timelines).
+ * accounts it mentions (Mastodon's streaming server drops those too).
  */
 export async function viewersSeeingInPublic(
   database: Database,
@@ -35,7 +33,7 @@ export async function viewersSeeingInPublic(
   const rows = await database.rows<{ id: string }>(sql`SELECT v.id::text AS id
     FROM unnest(${idArray(viewerIds)}) AS v(id)
     WHERE EXISTS (SELECT 1 FROM statuses WHERE statuses.id = ${statusId}::bigint
-      AND ${visibleStatusFilter(v)} AND ${notMutedBy(v)} AND ${notLimitedFor(v, "statuses")}
+      AND ${visibleStatusFilter(v)} AND ${notLimitedFilter(v)} AND ${notMutedBy(v)}
       AND NOT EXISTS (SELECT 1 FROM mentions sm JOIN blocks sb
         ON sb.target_account_id = sm.account_id AND sb.account_id = v.id
         WHERE sm.status_id = statuses.id)
@@ -44,20 +42,6 @@ export async function viewersSeeingInPublic(
           AND (su.expires_at IS NULL OR su.expires_at > now())
         WHERE sm.status_id = statuses.id))`);
   return new Set(rows.map((r) => String(r.id)));
-}
-
-/**
- * Whether an anonymous public or hashtag stream shows `statusId`: what an
- * anonymous viewer may see, by an author who is not limited (silenced).
- */
-export async function anonymousSeesInPublic(
-  database: Database,
-  statusId: string,
-): Promise<boolean> {
-  const rows = await database.rows<{ one: number }>(sql`SELECT 1 AS one FROM statuses
-    WHERE statuses.id = ${statusId}::bigint AND ${visibleStatusFilter(null)}
-      AND ${notLimitedFor(null, "statuses")}`);
-  return rows.length > 0;
 }
 
 /**

@@ -34,7 +34,7 @@ import {
   statuses,
   tags,
 } from "../schema.ts";
-import { feedEntryFilter, notLimitedFor, visibleStatusFilter } from "./visibility.ts";
+import { feedEntryFilter, notLimitedFilter, visibleStatusFilter } from "./visibility.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
@@ -187,9 +187,8 @@ function publicConditions(viewer: string | null, options: PublicTimelineOptions)
     sql`${statuses.visibility} = 'public' AND ${statuses.deletedAt} IS NULL
       AND ${statuses.reblogOfId} IS NULL`,
     visibleStatusFilter(viewer),
+    notLimitedFilter(viewer),
     notMutedBy(viewer),
-    // Silenced (limited) authors: only for their followers.
-    notLimitedFor(viewer, "statuses"),
   ];
   if (options.local && !options.remote) parts.push(eq(statuses.local, true));
   if (options.remote && !options.local) parts.push(eq(statuses.local, false));

@@ -20,9 +20,10 @@
  * - A boost is visible only when the boosted status is visible too.
  * - An anonymous viewer sees public and unlisted statuses only.
  *
- * Public places (public and hashtag timelines, search) add one rule:
- * statuses of limited (silenced) authors only for their followers,
- * {@link notLimitedFor} (db/queries/limited_accounts.ts).
+ * Limited (silenced) authors are a separate, narrower rule for the lists
+ * where strangers discover posts — public, hashtag and link timelines,
+ * trends, search: {@link notLimitedFilter} keeps their statuses for the
+ * author and the author's followers only, as Mastodon's limit does.
  *
  * The filter is a WHERE fragment over a `statuses` row (by default the table
  * itself; pass an alias when the query names it otherwise). Each relation is
@@ -32,8 +33,7 @@ import { and, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { anyId } from "./any_id.ts";
 import type { Executor } from "../connection.ts";
 import { statuses } from "../schema.ts";
-
-export { authorIsLimited, notLimitedFor } from "./limited_accounts.ts";
+import { authorIsLimited } from "./limited_accounts.ts";
 
 /** Names a `statuses` row may go by in a query; always a constant, never input. */
 export type StatusAlias = "statuses" | "s" | "st" | "r" | "o" | "q";
@@ -113,6 +113,26 @@ export function visibleOriginalFilter(
 }
 
 /**
+ * For discovery lists (public, hashtag and link timelines, trends, search):
+ * statuses of limited authors (silenced by a moderator, or on a server an
+ * instance domain block silences: db/queries/limited_accounts.ts) are kept
+ * only for the author and the author's followers; everyone else does not
+ * find them.
+ */
+export function notLimitedFilter(
+  viewerAccountId: ViewerRef,
+  alias: StatusAlias = "statuses",
+): SQL {
+  const s = ident(alias);
+  // A moderator's silence or a silenced server (limited_accounts.ts).
+  const limited = authorIsLimited(sql`${s}.account_id`);
+  if (viewerAccountId == null) return sql`NOT ${limited}`;
+  const v = sql`${viewerAccountId}::bigint`;
+  return sql`(NOT ${limited} OR ${s}.account_id = ${v} OR EXISTS (SELECT 1 FROM follows lf
+    WHERE lf.account_id = ${v} AND lf.target_account_id = ${s}.account_id))`;
+}
+
+/**
  * The read-time check of a home feed entry (`statuses` row, by default the
  * table itself): the status, and the original it boosts, are not deleted,
  * and their authors are neither deleted nor suspended.
@@ -140,6 +160,24 @@ export function feedEntryFilter(alias: StatusAlias = "statuses"): SQL {
     AND (${s}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses fo
       WHERE fo.id = ${s}.reblog_of_id AND fo.deleted_at IS NULL
         AND ${usable(sql`fo.account_id`)})))`;
+}
+
+/**
+ * Whether the viewer (null: anonymous) may find the status in a discovery
+ * list such as a public stream: they may see it, and its author is not
+ * limited, or is followed by them (see {@link notLimitedFilter}).
+ */
+export async function canSeeInPublic(
+  db: Executor,
+  viewerAccountId: string | null,
+  status: { id: string },
+): Promise<boolean> {
+  const rows = await db.select({ id: statuses.id }).from(statuses).where(and(
+    eq(statuses.id, status.id),
+    visibleStatusFilter(viewerAccountId),
+    notLimitedFilter(viewerAccountId),
+  )).limit(1);
+  return rows.length > 0;
 }
 
 /** Whether the viewer (null: anonymous) may see the status. */
@@ -179,4 +217,17 @@ export async function findVisibleStatus(
   const [row] = await db.select().from(statuses)
     .where(and(eq(statuses.id, id), visibleStatusFilter(viewerAccountId))).limit(1);
   return row ?? null;
+}
+
+/**
+ * Whether the media attachment `id` belongs to a suspended or deleted
+ * account: its files are then not served (Mastodon makes them private), and
+ * come back when a suspension is lifted.
+ */
+export async function isMediaOfHiddenAccount(db: Executor, id: string): Promise<boolean> {
+  const rows = await db.execute(sql`SELECT 1 FROM media_attachments m
+    JOIN accounts a ON a.id = m.account_id
+    WHERE m.id = ${id}::bigint AND (a.suspended_at IS NOT NULL OR a.deleted_at IS NOT NULL)`);
+  const list = Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows;
+  return list.length > 0;
 }
