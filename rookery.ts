@@ -23,6 +23,8 @@ import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
 import type { PeriodicJob } from "./actors/polls/periodic.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
 import { startTrendsRefresh } from "./actors/trends/refresh.ts";
+import { closeStreamHub } from "./api/streaming/hub.ts";
+import { stopStreamBus } from "./actors/streaming/bus.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -34,6 +36,11 @@ export interface Rookery {
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts the queue worker and periodic maintenance. */
   startWorker(): void;
+  /**
+   * Closes this process's streaming connections (WebSocket and SSE), so that
+   * an HTTP server shutting down does not wait on them; close() does it too.
+   */
+  closeStreams(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -118,7 +125,12 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       outboxRelay.startSweep();
       timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
+    async closeStreams() {
+      await closeStreamHub(ctx);
+    },
     async close() {
+      await closeStreamHub(ctx);
+      await stopStreamBus(database);
       abort.abort();
       for (const t of timers) clearInterval(t);
       await Promise.all(jobs.map((job) => job.stop()));

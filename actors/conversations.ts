@@ -11,6 +11,9 @@
  * until they accept the sender's notification request
  * ({@link addAcceptedToConversations}); one it drops, or whose request is
  * dismissed, never comes in.
+ *
+ * Every write of a conversation row that keeps it is published to its
+ * owner's streams (`conversation`), in the same transaction.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
@@ -25,6 +28,7 @@ import {
 } from "../db/schema.ts";
 import { newId } from "../db/ids.ts";
 import { NotFoundError } from "./errors.ts";
+import { publishStreamEvents } from "./streaming/bus.ts";
 import {
   answeredAccounts,
   decide,
@@ -104,6 +108,26 @@ export async function addToConversations(tx: Executor, status: StatusRow): Promi
   );
 }
 
+/**
+ * Tells each owner's `direct` stream that these conversations changed, as
+ * Mastodon pushes an AccountConversation whenever it is saved (a new status,
+ * read or unread, a deleted last status); a conversation that goes away is
+ * not announced.
+ */
+async function conversationsChanged(
+  tx: Executor,
+  rows: readonly { id: string; accountId: string }[],
+): Promise<void> {
+  await publishStreamEvents(
+    tx,
+    rows.map((r) => ({
+      event: "conversation",
+      accountId: String(r.accountId),
+      conversationId: String(r.id),
+    })),
+  );
+}
+
 /** Inserts conversation rows, or moves existing ones to a newer status. */
 async function upsertConversations(
   tx: Executor,
@@ -115,7 +139,8 @@ async function upsertConversations(
     unread: boolean;
   }[],
 ): Promise<void> {
-  await tx.insert(accountConversations).values(rows.map((row) => ({ id: newId(), ...row })))
+  const changed = await tx.insert(accountConversations)
+    .values(rows.map((row) => ({ id: newId(), ...row })))
     .onConflictDoUpdate({
       target: [
         accountConversations.accountId,
@@ -128,7 +153,8 @@ async function upsertConversations(
         unread: sql`excluded.unread`,
         updatedAt: sql`now()`,
       },
-    });
+    }).returning({ id: accountConversations.id, accountId: accountConversations.accountId });
+  await conversationsChanged(tx, changed);
 }
 
 /**
@@ -194,7 +220,7 @@ export async function addAcceptedToConversations(
 export async function removeFromConversations(tx: Executor, statusId: string): Promise<void> {
   const owners = sql`(SELECT account_id FROM statuses WHERE id = ${statusId}::bigint
     UNION SELECT account_id FROM mentions WHERE status_id = ${statusId}::bigint)`;
-  await tx.execute(sql`UPDATE account_conversations ac SET last_status_id = (
+  const moved = await tx.execute(sql`UPDATE account_conversations ac SET last_status_id = (
       SELECT max(x.id) FROM statuses x
       WHERE x.conversation_id = ac.conversation_id AND x.visibility = 'direct'
         AND x.deleted_at IS NULL AND x.id <> ${statusId}::bigint AND x.reblog_of_id IS NULL
@@ -202,9 +228,22 @@ export async function removeFromConversations(tx: Executor, statusId: string): P
           WHERE m.status_id = x.id AND m.account_id = ac.account_id))
         AND NOT EXISTS (SELECT 1 FROM notifications fn WHERE fn.status_id = x.id
           AND fn.account_id = ac.account_id AND fn.filtered))
-    WHERE ac.account_id IN ${owners} AND ac.last_status_id = ${statusId}::bigint`);
+    WHERE ac.account_id IN ${owners} AND ac.last_status_id = ${statusId}::bigint
+    RETURNING ac.id::text AS id, ac.account_id::text AS account_id, ac.last_status_id`);
   await tx.execute(sql`DELETE FROM account_conversations
     WHERE account_id IN ${owners} AND last_status_id IS NULL`);
+  const rows = (Array.isArray(moved) ? moved : (moved as unknown as { rows: unknown[] }).rows) as {
+    id: string;
+    account_id: string;
+    last_status_id: string | null;
+  }[];
+  await conversationsChanged(
+    tx,
+    rows.filter((r) => r.last_status_id != null).map((r) => ({
+      id: r.id,
+      accountId: r.account_id,
+    })),
+  );
 }
 
 /** Marks one of the account's conversations as read and returns it. */
@@ -221,11 +260,20 @@ export async function markConversationUnread(db: Db, accountId: string, id: stri
 }
 
 async function setConversationUnread(db: Db, accountId: string, id: string, unread: boolean) {
-  const [row] = await db.update(accountConversations).set({ unread })
-    .where(and(eq(accountConversations.id, id), eq(accountConversations.accountId, accountId)))
-    .returning();
-  if (!row) throw new NotFoundError();
-  return row;
+  return await db.transaction(async (tx) => {
+    const mine = and(
+      eq(accountConversations.id, id),
+      eq(accountConversations.accountId, accountId),
+    );
+    const [row] = await tx.select().from(accountConversations).where(mine).for("update");
+    if (!row) throw new NotFoundError();
+    // Marking it as it already is changes nothing, and announces nothing.
+    if (row.unread === unread) return row;
+    const [updated] = await tx.update(accountConversations).set({ unread }).where(mine)
+      .returning();
+    await conversationsChanged(tx, [updated]);
+    return updated;
+  });
 }
 
 /**

@@ -63,6 +63,7 @@ import { v1FilterRoutes } from "./routes/filters_v1.ts";
 import { announcementRoutes } from "./routes/announcements.ts";
 import { oembedRoutes } from "./routes/oembed.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { streamingRoutes } from "./streaming/routes.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -201,6 +202,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", v1FilterRoutes());
   app.route("/", announcementRoutes());
   app.route("/", searchRoutes());
+  app.route("/", streamingRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   app.route("/", statusPageRoutes());

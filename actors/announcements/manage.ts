@@ -10,6 +10,9 @@
  * - an announcement is published when created unless asked otherwise;
  *   people see published ones until `ends_at` has passed (Mastodon unpublishes
  *   them then), whatever `starts_at` says.
+ * Publishing (at creation or later) is announced to every `user` stream
+ * (`announcement`), unpublishing or deleting a published one too
+ * (`announcement.delete`), in the command's transaction.
  */
 import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Config } from "../../config.ts";
@@ -19,6 +22,7 @@ import { announcements, statuses } from "../../db/schema.ts";
 import { NotFoundError, Problems } from "../errors.ts";
 import { extractHashtags, parseText, textToHtml } from "../formatting/text_to_html.ts";
 import { resolveMentions } from "../formatting/mentions.ts";
+import { publishStreamEvent } from "../streaming/bus.ts";
 
 export type AnnouncementRow = typeof announcements.$inferSelect;
 
@@ -100,24 +104,34 @@ export async function createAnnouncement(
     ));
   const now = new Date();
   const published = input.published ?? true;
-  const [row] = await db.insert(announcements).values({
-    id: newId(),
-    text,
-    content,
-    startsAt: input.startsAt ?? null,
-    endsAt: input.endsAt ?? null,
-    allDay: input.allDay ?? false,
-    published,
-    publishedAt: published ? now : null,
-    mentionAccountIds: [
-      ...new Set([...mentions.values()].flatMap((m) => m.accountId ? [m.accountId] : [])),
-    ],
-    statusIds: linked.filter((id) => visible.some((v) => v.id === id)),
-    tagNames: [...new Set(extractHashtags(parsed))],
-    createdAt: now,
-    updatedAt: now,
-  }).returning();
-  return row;
+  return await db.transaction(async (tx) => {
+    const [row] = await tx.insert(announcements).values({
+      id: newId(),
+      text,
+      content,
+      startsAt: input.startsAt ?? null,
+      endsAt: input.endsAt ?? null,
+      allDay: input.allDay ?? false,
+      published,
+      publishedAt: published ? now : null,
+      mentionAccountIds: [
+        ...new Set([...mentions.values()].flatMap((m) => m.accountId ? [m.accountId] : [])),
+      ],
+      statusIds: linked.filter((id) => visible.some((v) => v.id === id)),
+      tagNames: [...new Set(extractHashtags(parsed))],
+      createdAt: now,
+      updatedAt: now,
+    }).returning();
+    if (shownNow(row)) {
+      await publishStreamEvent(tx, { event: "announcement", announcementId: row.id });
+    }
+    return row;
+  });
+}
+
+/** Whether people see the announcement now (published, not ended). */
+function shownNow(row: AnnouncementRow): boolean {
+  return row.published && (row.endsAt == null || row.endsAt.getTime() > Date.now());
 }
 
 /** Every announcement, newest first (for administrators). */
@@ -140,21 +154,37 @@ export async function setAnnouncementPublished(
 ): Promise<AnnouncementRow> {
   checkId(id);
   const now = new Date();
-  const [row] = await db.update(announcements).set({
-    published,
-    publishedAt: published ? sql`coalesce(${announcements.publishedAt}, now())` : null,
-    updatedAt: now,
-  }).where(eq(announcements.id, id)).returning();
-  if (!row) throw new NotFoundError(`No announcement with id ${id}`);
-  return row;
+  return await db.transaction(async (tx) => {
+    const [before] = await tx.select({ published: announcements.published }).from(announcements)
+      .where(eq(announcements.id, id)).for("update");
+    if (!before) throw new NotFoundError(`No announcement with id ${id}`);
+    const [row] = await tx.update(announcements).set({
+      published,
+      publishedAt: published ? sql`coalesce(${announcements.publishedAt}, now())` : null,
+      updatedAt: now,
+    }).where(eq(announcements.id, id)).returning();
+    // Only a change people can see is announced (publishing twice is not one).
+    if (published && !before.published && shownNow(row)) {
+      await publishStreamEvent(tx, { event: "announcement", announcementId: row.id });
+    } else if (!published && before.published) {
+      await publishStreamEvent(tx, { event: "announcement.delete", announcementId: row.id });
+    }
+    return row;
+  });
 }
 
 /** Deletes an announcement with its dismissals and reactions. */
 export async function deleteAnnouncement(db: Executor, id: string): Promise<AnnouncementRow> {
   checkId(id);
-  const [row] = await db.delete(announcements).where(eq(announcements.id, id)).returning();
-  if (!row) throw new NotFoundError(`No announcement with id ${id}`);
-  return row;
+  return await db.transaction(async (tx) => {
+    const [row] = await tx.delete(announcements).where(eq(announcements.id, id)).returning();
+    if (!row) throw new NotFoundError(`No announcement with id ${id}`);
+    // An unpublished one was never shown: nobody has it to take away.
+    if (row.published) {
+      await publishStreamEvent(tx, { event: "announcement.delete", announcementId: row.id });
+    }
+    return row;
+  });
 }
 
 /** The condition of an announcement people see now: published and not ended. */

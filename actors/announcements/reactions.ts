@@ -10,14 +10,17 @@
  * - reacting twice with the same emoji, or dismissing twice, changes nothing;
  *   removing a reaction one does not have is not an error.
  * Only announcements people see now (published, not ended) can be touched.
+ * A reaction added or removed is announced to every `user` stream with the
+ * new count for its name (`announcement.reaction`).
  */
-import { and, countDistinct, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../../db/connection.ts";
+import { and, count, countDistinct, eq, isNull, sql } from "drizzle-orm";
+import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { announcementMutes, announcementReactions, customEmojis } from "../../db/schema.ts";
 import { ValidationError } from "../errors.ts";
 import { validShortcode } from "../emoji/shortcodes.ts";
 import { findActiveAnnouncement } from "./manage.ts";
+import { publishStreamEvent } from "../streaming/bus.ts";
 
 /** Mastodon's limit of different reactions on one announcement. */
 export const MAX_REACTION_KINDS = 8;
@@ -86,13 +89,31 @@ export async function addAnnouncementReaction(
         });
       }
     }
-    await tx.insert(announcementReactions).values({
+    const added = await tx.insert(announcementReactions).values({
       id: newId(),
       accountId,
       announcementId: id,
       name,
       customEmojiId,
-    }).onConflictDoNothing();
+    }).onConflictDoNothing().returning({ id: announcementReactions.id });
+    if (added.length > 0) await reactionChanged(tx, id, name);
+  });
+}
+
+/**
+ * Tells every `user` stream the new count of reaction `name` (Mastodon's
+ * `announcement.reaction`), in the transaction that changed it.
+ */
+async function reactionChanged(tx: Executor, announcementId: string, name: string) {
+  const [{ n }] = await tx.select({ n: count() }).from(announcementReactions).where(and(
+    eq(announcementReactions.announcementId, announcementId),
+    eq(announcementReactions.name, name),
+  ));
+  await publishStreamEvent(tx, {
+    event: "announcement.reaction",
+    announcementId,
+    name,
+    count: Number(n),
   });
 }
 
@@ -106,9 +127,15 @@ export async function removeAnnouncementReaction(
   await findActiveAnnouncement(db, id);
   // A name no reaction can have (junk, a NUL) has nothing to remove.
   if (!isUnicodeEmoji(name) && !validShortcode(name)) return;
-  await db.delete(announcementReactions).where(and(
-    eq(announcementReactions.announcementId, id),
-    eq(announcementReactions.accountId, accountId),
-    eq(announcementReactions.name, name),
-  ));
+  await db.transaction(async (tx) => {
+    // The announcement's lock orders this count after a concurrent add's.
+    await tx.execute(sql`SELECT id FROM announcements WHERE id = ${id}::bigint FOR UPDATE`);
+    const removed = await tx.delete(announcementReactions).where(and(
+      eq(announcementReactions.announcementId, id),
+      eq(announcementReactions.accountId, accountId),
+      eq(announcementReactions.name, name),
+    )).returning({ id: announcementReactions.id });
+    // Removing what one has not is no change, and announces nothing.
+    if (removed.length > 0) await reactionChanged(tx, id, name);
+  });
 }

@@ -12,6 +12,7 @@ import type { Db, Executor } from "../../db/connection.ts";
 import { customFilterKeywords, customFilters, customFilterStatuses } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { NotFoundError, Problems } from "../errors.ts";
+import { publishStreamEvent } from "../streaming/bus.ts";
 import {
   checkAction,
   checkContexts,
@@ -102,6 +103,15 @@ export async function findOwnFilter(
   return found;
 }
 
+/**
+ * Tells the owner's streams that their filters changed (`filters_changed`),
+ * once per command that wrote filters, keywords or filter statuses, in its
+ * transaction: apps then fetch the filters again.
+ */
+export async function filtersChanged(tx: Executor, accountId: string): Promise<void> {
+  await publishStreamEvent(tx, { event: "filters_changed", accountId });
+}
+
 /** Whether a nested item says nothing at all (Rails' `reject_if: :all_blank`). */
 function allBlank(item: KeywordAttributes): boolean {
   return item.id === undefined && (item.keyword ?? "") === "" && item.wholeWord === undefined;
@@ -123,13 +133,17 @@ function validate(input: FilterInput, creating: boolean): string[] | undefined {
   return contexts;
 }
 
-/** Applies `keywords_attributes` to a filter (inside the caller's transaction). */
+/**
+ * Applies `keywords_attributes` to a filter (inside the caller's
+ * transaction); returns how many keywords it wrote.
+ */
 async function applyKeywords(
   tx: Executor,
   filter: FilterRow,
   items: readonly KeywordAttributes[],
-): Promise<void> {
+): Promise<number> {
   const now = new Date();
+  let written = 0;
   for (const item of items) {
     if (allBlank(item)) continue;
     if (item.id === undefined) {
@@ -141,6 +155,7 @@ async function applyKeywords(
         keyword: item.keyword!,
         wholeWord: item.wholeWord ?? true,
       });
+      written++;
       continue;
     }
     const mine = and(
@@ -156,8 +171,10 @@ async function applyKeywords(
       }).where(mine).returning({ id: customFilterKeywords.id });
     // Rails answers a nested id that is not the filter's with RecordNotFound.
     if (done.length === 0) throw new NotFoundError();
+    written++;
   }
   await checkKeywordCaps(tx, filter);
+  return written;
 }
 
 /**
@@ -207,6 +224,7 @@ export async function createFilter(
       expiresAt: expiryFrom(input.expiresIn ?? null),
     }).returning();
     await applyKeywords(tx, filter, input.keywords ?? []);
+    await filtersChanged(tx, accountId);
     return (await withRules(tx, [filter]))[0];
   });
 }
@@ -231,15 +249,20 @@ export async function updateFilter(
       [filter] = await tx.update(customFilters).set({ ...changes, updatedAt: new Date() })
         .where(eq(customFilters.id, filter.id)).returning();
     }
-    await applyKeywords(tx, filter, input.keywords ?? []);
+    const written = await applyKeywords(tx, filter, input.keywords ?? []);
+    // A request that changes nothing announces nothing.
+    if (Object.keys(changes).length > 0 || written > 0) await filtersChanged(tx, accountId);
     return (await withRules(tx, [filter]))[0];
   });
 }
 
 /** Deletes a filter with its keywords and statuses. */
 export async function deleteFilter(db: Db, accountId: string, filterId: string): Promise<void> {
-  const gone = await db.delete(customFilters)
-    .where(and(eq(customFilters.id, filterId), eq(customFilters.accountId, accountId)))
-    .returning({ id: customFilters.id });
-  if (gone.length === 0) throw new NotFoundError();
+  await db.transaction(async (tx) => {
+    const gone = await tx.delete(customFilters)
+      .where(and(eq(customFilters.id, filterId), eq(customFilters.accountId, accountId)))
+      .returning({ id: customFilters.id });
+    if (gone.length === 0) throw new NotFoundError();
+    await filtersChanged(tx, accountId);
+  });
 }

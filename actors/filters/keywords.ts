@@ -12,6 +12,7 @@ import { checkKeyword } from "./rules.ts";
 import {
   checkKeywordCaps,
   type FilterKeywordRow,
+  filtersChanged,
   findOwnFilterRow,
   lockAccount,
 } from "./filters.ts";
@@ -57,8 +58,9 @@ export async function addKeyword(
       keyword: input.keyword!,
       wholeWord: input.wholeWord ?? true,
     }).returning();
-    // Over a cap, the error rolls the insert back.
+    // Over a cap, the error rolls the insert back (and the event with it).
     await checkKeywordCaps(tx, filter);
+    await filtersChanged(tx, accountId);
     return row;
   });
 }
@@ -85,23 +87,31 @@ export async function updateKeyword(
   input: KeywordInput,
 ): Promise<FilterKeywordRow> {
   validate(input, false);
-  const [row] = await db.update(customFilterKeywords).set({
-    ...(input.keyword !== undefined ? { keyword: input.keyword } : {}),
-    ...(input.wholeWord !== undefined ? { wholeWord: input.wholeWord } : {}),
-    updatedAt: new Date(),
-  }).where(and(
-    eq(customFilterKeywords.id, keywordId),
-    eq(customFilterKeywords.accountId, accountId),
-  )).returning();
-  if (!row) throw new NotFoundError();
-  return row;
+  return await db.transaction(async (tx) => {
+    const [row] = await tx.update(customFilterKeywords).set({
+      ...(input.keyword !== undefined ? { keyword: input.keyword } : {}),
+      ...(input.wholeWord !== undefined ? { wholeWord: input.wholeWord } : {}),
+      updatedAt: new Date(),
+    }).where(and(
+      eq(customFilterKeywords.id, keywordId),
+      eq(customFilterKeywords.accountId, accountId),
+    )).returning();
+    if (!row) throw new NotFoundError();
+    if (input.keyword !== undefined || input.wholeWord !== undefined) {
+      await filtersChanged(tx, accountId);
+    }
+    return row;
+  });
 }
 
 /** Removes one of the account's keywords (its filter stays, as in Mastodon). */
 export async function deleteKeyword(db: Db, accountId: string, keywordId: string): Promise<void> {
-  const gone = await db.delete(customFilterKeywords).where(and(
-    eq(customFilterKeywords.id, keywordId),
-    eq(customFilterKeywords.accountId, accountId),
-  )).returning({ id: customFilterKeywords.id });
-  if (gone.length === 0) throw new NotFoundError();
+  await db.transaction(async (tx) => {
+    const gone = await tx.delete(customFilterKeywords).where(and(
+      eq(customFilterKeywords.id, keywordId),
+      eq(customFilterKeywords.accountId, accountId),
+    )).returning({ id: customFilterKeywords.id });
+    if (gone.length === 0) throw new NotFoundError();
+    await filtersChanged(tx, accountId);
+  });
 }

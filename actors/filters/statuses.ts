@@ -12,7 +12,7 @@ import { newId } from "../../db/ids.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { NotFoundError, Problems } from "../errors.ts";
 import { limitReached, MAX_STATUSES_PER_FILTER } from "./rules.ts";
-import { type FilterStatusRow, findOwnFilterRow } from "./filters.ts";
+import { filtersChanged, type FilterStatusRow, findOwnFilterRow } from "./filters.ts";
 
 /** The statuses of the account's filter, oldest first. */
 export async function filterStatusesOf(
@@ -54,6 +54,7 @@ export async function addFilterStatus(
       problems.add("status", "ERR_TAKEN", "has already been taken");
       problems.throwIfAny();
     }
+    await filtersChanged(tx, accountId);
     return row;
   });
 }
@@ -74,9 +75,12 @@ export async function findOwnFilterStatus(
 
 /** Removes one of the account's filter statuses. */
 export async function deleteFilterStatus(db: Db, accountId: string, id: string): Promise<void> {
-  const gone = await db.delete(customFilterStatuses).where(and(
-    eq(customFilterStatuses.id, id),
-    eq(customFilterStatuses.accountId, accountId),
-  )).returning({ id: customFilterStatuses.id });
-  if (gone.length === 0) throw new NotFoundError();
+  await db.transaction(async (tx) => {
+    const gone = await tx.delete(customFilterStatuses).where(and(
+      eq(customFilterStatuses.id, id),
+      eq(customFilterStatuses.accountId, accountId),
+    )).returning({ id: customFilterStatuses.id });
+    if (gone.length === 0) throw new NotFoundError();
+    await filtersChanged(tx, accountId);
+  });
 }

@@ -19,7 +19,7 @@ import {
   limitReached,
   normalizeContexts,
 } from "./rules.ts";
-import { createFilter, type FilterKeywordRow, type FilterRow } from "./filters.ts";
+import { createFilter, type FilterKeywordRow, type FilterRow, filtersChanged } from "./filters.ts";
 import { deleteKeyword } from "./keywords.ts";
 
 /** A v1 filter: a keyword and its filter. */
@@ -136,6 +136,7 @@ export async function updateV1Filter(
       [filter] = await tx.update(customFilters).set({ ...changes, updatedAt: now })
         .where(eq(customFilters.id, old.id)).returning();
     }
+    if (keyword !== found.keyword || filter !== old) await filtersChanged(tx, accountId);
     return { keyword, filter };
   });
 }

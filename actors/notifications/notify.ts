@@ -6,7 +6,9 @@
  * notification policy (accept, filter or drop strangers) in ./policy.ts, with
  * filtered messages gathered in requests by ./requests.ts; group keys for the
  * v2 API in ./group_key.ts. A filtered notification has no group key (as in
- * Mastodon): it stays apart even once accepted.
+ * Mastodon): it stays apart even once accepted. Each new notification that
+ * is not filtered is published to the streams (`notification`) in the same
+ * transaction.
  *
  * Which status a notification carries, by type:
  * - mention, status, update, quote, quoted_update, poll: the status concerned;
@@ -32,6 +34,7 @@ import { recordInRequest } from "./requests.ts";
 import { nextGroupKey } from "./group_key.ts";
 import type { NotificationType } from "./types.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
+import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
 
 export { NOTIFICATION_TYPES, type NotificationType, STATUS_TYPES } from "./types.ts";
 
@@ -141,6 +144,7 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });
   if (filtered) await recordInRequest(tx, { type, accountId, fromAccountId, statusId });
+  else await publishStreamEvent(tx, { event: "notification", accountId, notificationId: id });
   return id;
 }
 
@@ -162,7 +166,7 @@ export async function notifyMany(
     status: target,
   });
   if (screened.length === 0) return [];
-  await tx.insert(notifications).values(screened.map(({ accountId, verdict }) => ({
+  const rows = screened.map(({ accountId, verdict }) => ({
     id: newId(),
     accountId,
     fromAccountId: event.fromAccountId,
@@ -170,11 +174,21 @@ export async function notifyMany(
     statusId: event.statusId,
     filtered: verdict === "filter",
     groupKey: null,
-  })));
+  }));
+  await tx.insert(notifications).values(rows);
   for (const { accountId, verdict } of screened) {
     if (verdict !== "filter") continue;
     await recordInRequest(tx, { ...event, accountId });
   }
+  // Filtered ones reach streams only once accepted (as notifications_merged).
+  await publishStreamEvents(
+    tx,
+    rows.filter((n) => !n.filtered).map((n) => ({
+      event: "notification",
+      accountId: n.accountId,
+      notificationId: n.id,
+    })),
+  );
   return screened.map((s) => s.accountId);
 }
 

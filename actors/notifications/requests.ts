@@ -9,7 +9,8 @@
  * - Accepting grants the sender a notification permission (they are never
  *   filtered again), turns their filtered notifications into ordinary ones
  *   and removes the request — all at once, where Mastodon uses a worker
- *   (so /requests/merged is always true here).
+ *   (so /requests/merged is always true here); the streams hear
+ *   `notifications_merged` once the accepted ones are in.
  *   The direct messages it held back join the recipient's conversations
  *   then (../conversations.ts keeps them out until this).
  * - Dismissing deletes the sender's filtered notifications (Mastodon's
@@ -31,6 +32,7 @@ import { isId, newId } from "../../db/ids.ts";
 import { notificationPermissions, notificationRequests, notifications } from "../../db/schema.ts";
 import { NotFoundError } from "../errors.ts";
 import { addAcceptedToConversations } from "../conversations.ts";
+import { publishStreamEvent } from "../streaming/bus.ts";
 
 /** Types whose filtered notifications open a request (they carry a message). */
 export const REQUEST_TYPES: ReadonlySet<string> = new Set(["mention", "quote"]);
@@ -128,6 +130,10 @@ export async function acceptRequests(
   const found = await ownRequests(tx, accountId, ids);
   if (options.single && found.length === 0) throw new NotFoundError();
   for (const request of found) await acceptOne(tx, accountId, request);
+  // Once per command, as Mastodon once its last unfilter job is done: apps reload.
+  if (found.length > 0) {
+    await publishStreamEvent(tx, { event: "notifications_merged", accountId });
+  }
 }
 
 /** Dismisses requests of `accountId` by id (see {@link acceptRequests} for `single`). */

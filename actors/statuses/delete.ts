@@ -5,7 +5,8 @@
  *   object answers 410 Tombstone), so the redraft answer can still be built.
  * - Counters go back: the parent's replies, the quoted status's quotes, the
  *   author's statuses; boosts of the status are deleted with it (and their
- *   authors' counters go back too); pins go; feeds forget it; notification
+ *   authors' counters go back too); pins go; feeds forget it (and the streams
+ *   hear a `delete` for it and each boost, from removeFromFeeds); notification
  *   requests that held a filtered mention or quote of it are recounted.
  * - Media are detached so a redraft can attach them again, or removed for
  *   good with `delete_media`.
@@ -75,8 +76,8 @@ export async function deleteStatus(
       await tx.update(mediaAttachments).set({ statusId: null })
         .where(eq(mediaAttachments.statusId, status.id));
     }
+    // Boosts of it too (their feeds, and a `delete` event for each).
     await removeFromFeeds(tx, status.id);
-    for (const b of boosts) await removeFromFeeds(tx, b.id);
     await recountRequestsOfStatus(tx, status.id);
     if (status.local) await recordDelivery(tx, "statusDeleted", status.id);
   });

@@ -40,6 +40,7 @@ import { checkStatusInput, type PollInput } from "./validation.ts";
 import { recordDelivery } from "../deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { publishStatusUpdate } from "../timelines/fanout.ts";
 import type { StatusRow } from "./create.ts";
 import { parseText } from "../formatting/text_to_html.ts";
 
@@ -267,6 +268,9 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       status.id,
       composed.mentionedAccountIds.filter((id) => id !== status.accountId),
     );
+    // The feeds that hold it hear of the edit: asked before the tags change,
+    // as the status entered tag followers' feeds by the tags it had.
+    await publishStatusUpdate(tx, status.id);
     const before = await tx.select({ tagId: statusTags.tagId }).from(statusTags)
       .where(eq(statusTags.statusId, status.id));
     await setStatusTags(tx, status.id, composed.tagNames);

@@ -27,6 +27,7 @@ import {
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { publishStatusUpdate } from "../timelines/fanout.ts";
 
 /** Poll results as the author's server last published them. */
 export interface RemotePollResults {
@@ -189,6 +190,9 @@ export async function editRemoteStatus(
       status.id,
       input.mentionedAccountIds.filter((id) => id !== status.accountId),
     );
+    // The feeds that hold it hear of the edit: asked before the tags change,
+    // as the status entered tag followers' feeds by the tags it had.
+    await publishStatusUpdate(tx, status.id);
     await setStatusTags(tx, status.id, input.tagNames);
     const [author] = await tx.select({ domain: accounts.domain }).from(accounts)
       .where(eq(accounts.id, status.accountId));

@@ -53,7 +53,12 @@ export type StreamEvent =
   | { event: "delete"; statusId: string; home: string[]; lists: string[] }
   /** A new notification (not a filtered one) for a local account. */
   | { event: "notification"; accountId: string; notificationId: string }
-  /** A direct conversation of a local account changed (a new status in it). */
+  /**
+   * A direct conversation of a local account changed: a new status in it, a
+   * held-back one let in (accepted request), its last status deleted, marked
+   * read or unread. `conversationId` is the account_conversations row, the
+   * Conversation entity's id.
+   */
   | { event: "conversation"; accountId: string; conversationId: string }
   /** The account's filters changed. */
   | { event: "filters_changed"; accountId: string }

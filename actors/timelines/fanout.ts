@@ -38,7 +38,7 @@ import {
 } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "../conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
-import { publishStreamEvent } from "../streaming/bus.ts";
+import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -90,8 +90,11 @@ const STATUS = sql.placeholder("status");
  */
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
   if (status.deletedAt) return;
-  const receivers = await executePrepared<{ kind: string; id: string }>(tx, "fan_out", () =>
-    sql`WITH s AS (
+  const receivers = await executePrepared<{ kind: string; id: string }>(
+    tx,
+    "fan_out",
+    () =>
+      sql`WITH s AS (
       SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
     ),
     c AS (
@@ -133,7 +136,9 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
     list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),
     home_trimmed AS (${trimInserted("home_feed", "account_id")})
     SELECT 'h' AS kind, account_id::text AS id FROM inserted
-    UNION ALL SELECT 'l', list_id::text FROM list_inserted`, { status: status.id });
+    UNION ALL SELECT 'l', list_id::text FROM list_inserted`,
+    { status: status.id },
+  );
 
   // The streams show what fan-out decided: the feeds this status entered.
   const home: string[] = [];
@@ -161,9 +166,26 @@ export async function trimHomeFeed(
       LIMIT 1)`);
 }
 
+/** The rows of a raw statement: postgres.js answers an array, PGlite a result with `rows`. */
+function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows;
+}
+
+/** The feeds one status (or boost) was taken out of. */
+export interface FeedRemoval {
+  statusId: string;
+  /** Local accounts whose home feed held it. */
+  home: string[];
+  /** Lists that held it. */
+  lists: string[];
+}
+
 /**
- * Removes a deleted status (and boosts of it) from every feed, and moves the
- * conversations it ended back to their previous status.
+ * Removes a deleted status (and boosts of it) from every feed, moves the
+ * conversations it ended back to their previous status, and publishes a
+ * `delete` event for the status and each boost of it, naming the feeds the
+ * DELETEs took it out of (the streams follow the rows, as for `update`).
+ * Call it once the status (and its boosts) are gone or marked deleted.
  *
  * home_feed and list_feed are keyed by their owner, so the delete names the
  * owners that can hold the status: the local followers of the author and of
@@ -171,10 +193,12 @@ export async function trimHomeFeed(
  * the accounts it mentions, and the lists containing any of those authors.
  * (home_feed has no index by status alone, which would make this one exact
  * delete but cost every fan-out; the readers also drop deleted statuses
- * through the visibility filter.)
+ * through the visibility filter; a tag follower's entry whose tag an edit
+ * removed is not found, and left to them.) One statement deletes from both
+ * feeds and returns what it deleted.
  */
-export async function removeFromFeeds(tx: Executor, statusId: string): Promise<void> {
-  await tx.execute(sql`WITH gone AS (
+export async function removeFromFeeds(tx: Executor, statusId: string): Promise<FeedRemoval[]> {
+  const rows = await tx.execute(sql`WITH gone AS (
       SELECT id, account_id FROM statuses WHERE id = ${statusId}::bigint
       UNION ALL
       SELECT id, account_id FROM statuses WHERE reblog_of_id = ${statusId}::bigint
@@ -185,18 +209,84 @@ export async function removeFromFeeds(tx: Executor, statusId: string): Promise<v
       UNION SELECT tf.account_id FROM statuses_tags st JOIN tag_follows tf ON tf.tag_id = st.tag_id
         WHERE st.status_id = ${statusId}::bigint
       UNION SELECT m.account_id FROM mentions m WHERE m.status_id = ${statusId}::bigint
+    ),
+    home_removed AS (
+      DELETE FROM home_feed h USING owners
+      WHERE h.account_id = owners.account_id
+        AND (h.status_id IN (SELECT id FROM gone) OR h.reblog_of_id = ${statusId}::bigint)
+      RETURNING h.account_id, h.status_id
+    ),
+    list_removed AS (
+      DELETE FROM list_feed lf USING list_accounts la, gone g
+      WHERE la.account_id = g.account_id AND lf.list_id = la.list_id AND lf.status_id = g.id
+      RETURNING lf.list_id, lf.status_id
     )
-    DELETE FROM home_feed h USING owners
-    WHERE h.account_id = owners.account_id
-      AND (h.status_id IN (SELECT id FROM gone) OR h.reblog_of_id = ${statusId}::bigint)`);
-  await tx.execute(sql`WITH gone AS (
-      SELECT id, account_id FROM statuses WHERE id = ${statusId}::bigint
-      UNION ALL
-      SELECT id, account_id FROM statuses WHERE reblog_of_id = ${statusId}::bigint
-    )
-    DELETE FROM list_feed lf USING list_accounts la, gone g
-    WHERE la.account_id = g.account_id AND lf.list_id = la.list_id AND lf.status_id = g.id`);
+    SELECT 's' AS kind, id::text AS status_id, NULL AS owner FROM gone
+    UNION ALL SELECT 'h', status_id::text, account_id::text FROM home_removed
+    UNION ALL SELECT 'l', status_id::text, list_id::text FROM list_removed`);
+  const removals = new Map<string, FeedRemoval>();
+  const removal = (id: string) => {
+    let r = removals.get(id);
+    if (!r) removals.set(id, r = { statusId: id, home: [], lists: [] });
+    return r;
+  };
+  const found = rowsOf<{ kind: string; status_id: string; owner: string | null }>(rows);
+  // The status and its boosts first, in that order; then the feeds.
+  for (const row of found) if (row.kind === "s") removal(String(row.status_id));
+  for (const row of found) {
+    if (row.kind === "s") continue;
+    const r = removal(String(row.status_id));
+    (row.kind === "h" ? r.home : r.lists).push(String(row.owner));
+  }
+  const result = [...removals.values()];
+  await publishStreamEvents(tx, result.map((r) => ({ event: "delete", ...r })));
   await removeFromConversations(tx, statusId);
+  return result;
+}
+
+/**
+ * The feeds that hold a status now: the local accounts whose home feed has
+ * it and the lists that have it, for the `status.update` of an edit. Fan-out
+ * decides who holds a status, so this asks the rows, not the rules: it names
+ * the owners fan-out could have chosen (the author, followers of the author,
+ * followers of its tags, lists of the author) and keeps those whose feed row
+ * exists, each a primary-key lookup (home_feed has no index by status alone,
+ * see removeFromFeeds). Tags an earlier edit removed are not asked.
+ */
+export async function feedsHolding(
+  tx: Executor,
+  statusId: string,
+): Promise<{ home: string[]; lists: string[] }> {
+  const rows = await tx.execute(sql`WITH s AS (
+      SELECT id, account_id FROM statuses WHERE id = ${statusId}::bigint
+    ),
+    owners AS (
+      SELECT account_id FROM s
+      UNION SELECT f.account_id FROM s JOIN follows f ON f.target_account_id = s.account_id
+      UNION SELECT tf.account_id FROM statuses_tags st JOIN tag_follows tf ON tf.tag_id = st.tag_id
+        WHERE st.status_id = ${statusId}::bigint
+    )
+    SELECT 'h' AS kind, h.account_id::text AS id FROM owners o
+      JOIN home_feed h ON h.account_id = o.account_id AND h.status_id = ${statusId}::bigint
+    UNION ALL
+    SELECT 'l', lf.list_id::text FROM s JOIN list_accounts la ON la.account_id = s.account_id
+      JOIN list_feed lf ON lf.list_id = la.list_id AND lf.status_id = s.id`);
+  const home: string[] = [];
+  const lists: string[] = [];
+  for (const r of rowsOf<{ kind: string; id: string }>(rows)) {
+    (r.kind === "h" ? home : lists).push(String(r.id));
+  }
+  return { home, lists };
+}
+
+/**
+ * Publishes `status.update` for an edited status to the feeds that hold it
+ * ({@link feedsHolding}). Call it in the edit's transaction, before the
+ * edit replaces the status's tags (the tags it entered feeds by).
+ */
+export async function publishStatusUpdate(tx: Executor, statusId: string): Promise<void> {
+  const { home, lists } = await feedsHolding(tx, statusId);
+  await publishStreamEvent(tx, { event: "status.update", statusId, home, lists });
 }
 
 /**

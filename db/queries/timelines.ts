@@ -85,7 +85,7 @@ export const HAS_MEDIA = sql`EXISTS (SELECT 1 FROM media_attachments ma
  * The viewer mutes neither the author nor the boosted author (a mute made
  * after the status entered a feed still hides it). TRUE for anonymous viewers.
  */
-export function notMutedBy(viewer: string | Placeholder | null): SQL {
+export function notMutedBy(viewer: string | Placeholder | SQL | null): SQL {
   if (viewer == null) return sql`TRUE`;
   const active = sql`(mu.expires_at IS NULL OR mu.expires_at > now())`;
   return sql`NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer}::bigint

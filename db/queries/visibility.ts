@@ -32,6 +32,14 @@ import { statuses } from "../schema.ts";
 /** Names a `statuses` row may go by in a query; always a constant, never input. */
 export type StatusAlias = "statuses" | "s" | "st" | "r" | "o" | "q";
 
+/**
+ * The viewer as the filters take it: an account id, a placeholder of a
+ * prepared query, or an SQL expression naming a column of the surrounding
+ * query (streaming checks many viewers of one status in one statement,
+ * api/streaming/render.ts), or null for an anonymous viewer.
+ */
+export type ViewerRef = string | Placeholder | SQL | null;
+
 /** Stand-in alias for the boosted status inside the boost check. */
 const ORIGINAL: StatusAlias = "o";
 
@@ -40,7 +48,7 @@ function ident(alias: StatusAlias): SQL {
 }
 
 /** The rules for one status row, without the boost check. */
-function ownRules(viewer: string | Placeholder | null, alias: StatusAlias): SQL {
+function ownRules(viewer: ViewerRef, alias: StatusAlias): SQL {
   const s = ident(alias);
   const authorUsable = sql`EXISTS (SELECT 1 FROM accounts va WHERE va.id = ${s}.account_id
     AND va.deleted_at IS NULL AND va.suspended_at IS NULL)`;
@@ -75,7 +83,7 @@ function ownRules(viewer: string | Placeholder | null, alias: StatusAlias): SQL 
  * for queries built once and executed many times (db/queries/prepared.ts).
  */
 export function visibleStatusFilter(
-  viewerAccountId: string | Placeholder | null,
+  viewerAccountId: ViewerRef,
   alias: StatusAlias = "statuses",
 ): SQL {
   const s = ident(alias);
@@ -92,7 +100,7 @@ export function visibleStatusFilter(
  * rules, which PostgreSQL sets up at every execution) is left out.
  */
 export function visibleOriginalFilter(
-  viewerAccountId: string | Placeholder | null,
+  viewerAccountId: ViewerRef,
   alias: StatusAlias = "statuses",
 ): SQL {
   return sql`(${ident(alias)}.reblog_of_id IS NULL AND ${ownRules(viewerAccountId, alias)})`;

@@ -1,0 +1,175 @@
+/**
+ * `GET /api/v1/streaming` as a WebSocket: Mastodon's multiplexed protocol.
+ * A client subscribes with `?stream=` (and `tag` / `list`) in the URL and
+ * with text frames `{"type":"subscribe"|"unsubscribe","stream":…,"tag"|"list":…}`;
+ * it receives `{"stream":[…],"event":…,"payload":"…"}` frames and, for a
+ * refused subscription, `{"error":…,"status":…}` as Mastodon sends them.
+ *
+ * Keep-alive: Deno pings an idle socket and closes it when no pong comes
+ * back ({@link IDLE_TIMEOUT_S}). A slow client, whose unsent frames pass
+ * {@link MAX_BUFFERED_BYTES}, is dropped rather than buffered without end.
+ */
+import type { AppContext } from "../../context.ts";
+import type { StreamConnection } from "./frames.ts";
+import type { Payload } from "./frames.ts";
+import type { StreamHub } from "./hub.ts";
+import type { StreamCredentials } from "./auth.ts";
+import { checkSubscription } from "./auth.ts";
+import {
+  mayReadNotifications,
+  parseSubscription,
+  sameSubscription,
+  StreamError,
+} from "./streams.ts";
+import type { Subscription } from "./streams.ts";
+
+/** Seconds without traffic before Deno pings, and as long again for the pong. */
+export const IDLE_TIMEOUT_S = 60;
+
+/** Unsent bytes a client may lag behind before it is dropped. */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** Subscriptions one socket may hold (each costs the hub an index entry). */
+export const MAX_SUBSCRIPTIONS = 64;
+
+/** The longest client message read (a subscribe frame is a few dozen bytes). */
+const MAX_MESSAGE_LENGTH = 4096;
+
+/** Close codes: normal; a client too slow to keep up (application-defined range). */
+const CLOSE_NORMAL = 1000;
+const CLOSE_TOO_SLOW = 4000;
+
+export class WebSocketConnection implements StreamConnection {
+  subs: Subscription[] = [];
+  readonly accountId: string | null;
+  readonly tokenId: string | null;
+  readonly notifications: boolean;
+  readonly #socket: WebSocket;
+  readonly #credentials: StreamCredentials;
+  /** Client messages are handled one after another (a list check is async). */
+  #pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    socket: WebSocket,
+    credentials: StreamCredentials,
+    readonly hub: StreamHub,
+    readonly ctx: AppContext,
+  ) {
+    this.#socket = socket;
+    this.#credentials = credentials;
+    this.accountId = credentials.accountId;
+    this.tokenId = credentials.tokenId;
+    this.notifications = mayReadNotifications(credentials.scopes);
+  }
+
+  send(sub: Subscription, payload: Payload): void {
+    const socket = this.#socket;
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.hub.remove(this);
+      this.#close(CLOSE_TOO_SLOW, "Too slow");
+      return;
+    }
+    try {
+      socket.send(payload.websocketFrame(sub));
+    } catch {
+      this.hub.remove(this);
+    }
+  }
+
+  close(): void {
+    this.#close(CLOSE_NORMAL, "");
+  }
+
+  #close(code: number, reason: string): void {
+    try {
+      this.#socket.close(code, reason);
+    } catch { /* already closing */ }
+  }
+
+  #error(error: StreamError): void {
+    if (this.#socket.readyState !== WebSocket.OPEN) return;
+    this.#socket.send(JSON.stringify({ error: error.message, status: error.status }));
+  }
+
+  /** Subscribes (the URL's `stream`, or a subscribe message). */
+  subscribe(stream: unknown, params: { tag?: unknown; list?: unknown }): void {
+    this.#pending = this.#pending.then(async () => {
+      try {
+        const sub = parseSubscription(stream, params);
+        await checkSubscription(this.ctx, this.#credentials, sub);
+        if (this.subs.some((s) => sameSubscription(s, sub))) return;
+        if (this.subs.length >= MAX_SUBSCRIPTIONS) {
+          throw new StreamError(400, "Too many subscriptions");
+        }
+        this.subs = [...this.subs, sub];
+        this.hub.update(this);
+      } catch (error) {
+        if (error instanceof StreamError) this.#error(error);
+        else throw error;
+      }
+    }).catch(() => this.#error(new StreamError(400, "Could not subscribe")));
+  }
+
+  unsubscribe(stream: unknown, params: { tag?: unknown; list?: unknown }): void {
+    this.#pending = this.#pending.then(() => {
+      try {
+        const sub = parseSubscription(stream, params);
+        const kept = this.subs.filter((s) => !sameSubscription(s, sub));
+        if (kept.length === this.subs.length) return;
+        this.subs = kept;
+        this.hub.update(this);
+      } catch (error) {
+        if (error instanceof StreamError) this.#error(error);
+      }
+    });
+  }
+
+  /** A text frame from the client; anything unreadable is ignored, as Mastodon does. */
+  received(data: unknown): void {
+    if (typeof data !== "string" || data.length > MAX_MESSAGE_LENGTH) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (typeof message !== "object" || message == null) return;
+    const { type, stream, tag, list } = message as Record<string, unknown>;
+    if (type === "subscribe") this.subscribe(stream, { tag, list });
+    else if (type === "unsubscribe") this.unsubscribe(stream, { tag, list });
+  }
+}
+
+/**
+ * Upgrades the request (credentials already checked) and registers the
+ * socket with the hub once open. Returns the 101 response.
+ */
+export function openWebSocket(
+  ctx: AppContext,
+  hub: StreamHub,
+  request: Request,
+  credentials: StreamCredentials,
+): Response {
+  const { socket, response } = Deno.upgradeWebSocket(request, {
+    idleTimeout: IDLE_TIMEOUT_S,
+    ...(credentials.protocol ? { protocol: credentials.protocol } : {}),
+  });
+  const query = new URL(request.url).searchParams;
+  const conn = new WebSocketConnection(socket, credentials, hub, ctx);
+  socket.onopen = () => {
+    if (hub.closed) return conn.close();
+    hub.add(conn);
+    const stream = query.get("stream");
+    if (stream) {
+      conn.subscribe(stream, {
+        tag: query.get("tag") ?? undefined,
+        list: query.get("list") ?? undefined,
+      });
+    }
+  };
+  socket.onmessage = (event) => conn.received(event.data);
+  socket.onclose = () => hub.remove(conn);
+  socket.onerror = () => hub.remove(conn);
+  return response;
+}
