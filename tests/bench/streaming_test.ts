@@ -164,3 +164,36 @@ test("the streaming seed: a poster whose followers' read tokens work and whose p
     await a.close({ destroy: true });
   }
 });
+
+test("the streaming scenario against the real server: every post reaches every socket", async () => {
+  const a = await startInstance({ listen: true });
+  try {
+    const seeded = await seedStreaming(a.rookery.ctx.database, a.origin, 20);
+    const result = await streamingScenario({
+      url: `http://127.0.0.1:${new URL(a.origin).port}`,
+      pid: Deno.pid,
+      seeded,
+      posts: 5,
+      intervalMs: 100,
+      // On PostgreSQL, the bench's own LISTEN times each update's NOTIFY.
+      databaseUrl: a.databaseUrl ?? undefined,
+      log: () => {},
+      settleMs: 0,
+      drainMs: 5000,
+    });
+    assert.equal(result.errors, 0);
+    assert.equal(result.missed, 0);
+    assert.equal(result.duplicates, 0);
+    assert.equal(result.deliveries.count, 100);
+    assert(Number.isFinite(result.lastSocket.max));
+    assert(result.firstSocket.p50 <= result.lastSocket.p50);
+    if (a.databaseUrl) {
+      assert.equal(result.notified?.count, 5);
+      assert(result.notified!.p50 <= result.firstSocket.p50);
+    } else {
+      assert.equal(result.notified, null);
+    }
+  } finally {
+    await a.close({ destroy: true });
+  }
+});
