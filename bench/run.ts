@@ -408,12 +408,14 @@ console.log(
   "| database | scenario | requests/s | p50 ms | p99 ms | errors | counter writes/request |",
 );
 console.log("|---|---|---:|---:|---:|---:|---:|");
+/** A latency; a delivery that never came (streaming) makes it Infinity. */
+const ms = (v: number) => Number.isFinite(v) ? String(v) : "never";
 for (const { rows } of results) {
   for (const r of rows) {
     console.log(
-      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${
-        r.writesPerRequest ?? ""
-      } |`,
+      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${ms(r.p50)} | ${
+        ms(r.p99)
+      } | ${r.errors} | ${r.writesPerRequest ?? ""} |`,
     );
   }
 }

@@ -159,6 +159,11 @@ class Sockets {
   duplicates = 0;
   /** Frames of socket 0 where the shortcut and a full parse disagree. */
   misread = 0;
+  /** Error frames (`{"error": …}`, a refused subscription), by text. */
+  readonly refusals = new Map<string, number>();
+  /** Sockets closed while we still wanted them, by close code and reason. */
+  readonly closes = new Map<string, number>();
+  #closing = false;
 
   constructor(readonly size: number) {}
 
@@ -173,7 +178,12 @@ class Sockets {
     ws.onmessage = (e) => {
       const at = performance.now();
       const data = e.data;
-      if (typeof data !== "string" || !data.includes('"event":"update"')) return;
+      if (typeof data !== "string") return;
+      if (data.startsWith('{"error"')) {
+        this.refusals.set(data, (this.refusals.get(data) ?? 0) + 1);
+        return;
+      }
+      if (!data.includes('"event":"update"')) return;
       const id = FIRST_ID.exec(data)?.[1];
       if (index === 0) this.check(data, id);
       if (id) this.arrived(id, index, at);
@@ -193,9 +203,12 @@ class Sockets {
         reject(new Error(`socket ${index}: ${(e as ErrorEvent).message ?? "error"}`));
       };
     }).then(() => {
-      // After opening, a close is recorded by the missing deliveries.
-      ws.onclose = null;
       ws.onerror = null;
+      ws.onclose = (e) => {
+        if (this.#closing) return;
+        const key = `${e.code} ${e.reason || "(no reason)"}`;
+        this.closes.set(key, (this.closes.get(key) ?? 0) + 1);
+      };
     });
   }
 
@@ -246,6 +259,7 @@ class Sockets {
   }
 
   closeAll() {
+    this.#closing = true;
     for (const ws of this.sockets) {
       if (ws && ws.readyState === WebSocket.OPEN) ws.close();
     }
@@ -400,6 +414,15 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
   }
   const silent = sockets.silent();
   if (silent > 0) log(`streaming: ${silent} sockets received no warm-up post`);
+  for (const [text, n] of sockets.refusals) log(`streaming: ${n} sockets were sent ${text}`);
+  for (const [why, n] of sockets.closes) log(`streaming: ${n} sockets were closed: ${why}`);
+  if (silent > 0) {
+    const states = new Map<number, number>();
+    for (const ws of sockets.sockets) {
+      states.set(ws.readyState, (states.get(ws.readyState) ?? 0) + 1);
+    }
+    log(`streaming: socket readyStates ${JSON.stringify([...states])}`);
+  }
   // Idle: let the server's garbage collector settle before reading the RSS.
   await sleep(settleMs);
   const rssOpen = rssKiB(pid);
