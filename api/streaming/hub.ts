@@ -235,8 +235,10 @@ export class StreamHub {
       for (const conn of this.#connections) if (conn.tokenId) held.add(conn.tokenId);
       if (held.size === 0) return;
       const live = await liveTokenIds(this.#ctx.database, [...held]);
+      // Only tokens that were asked about: connections opened during the
+      // query are not in `live` either, and must not be closed for it.
       for (const conn of [...this.#connections]) {
-        if (conn.tokenId && !live.has(conn.tokenId)) {
+        if (conn.tokenId && held.has(conn.tokenId) && !live.has(conn.tokenId)) {
           this.remove(conn);
           conn.close();
         }

@@ -5,11 +5,12 @@
  *
  * Statuses, the costly case, are rendered per event in a constant number
  * of queries whatever the number of viewers:
- * 1. the status row, and its bundle (media, tags) from the entity cache;
+ * 1. at once: the status's bundle (row, media, tags; the entity cache's,
+ *    else one statement), every candidate viewer's flags (favourited,
+ *    reblogged, …) in one statement, and their filters (entity cache, one
+ *    query per table for those missing);
  * 2. for public and hashtag streams, which signed-in viewers may see it
- *    there (blocks, mutes, domain blocks: db/queries/stream_viewers.ts);
- * 3. every viewer's flags (favourited, reblogged, …) in one statement;
- * 4. every viewer's filters (entity cache, one query for those missing).
+ *    there (blocks, mutes, domain blocks: db/queries/stream_viewers.ts).
  * Viewers whose view is identical (same flags, no filters, not an author
  * of what is shown: after a fresh post, nearly all of them) share ONE
  * serialization and so one payload and frame string.
@@ -48,13 +49,16 @@ function contextOf(name: StreamName): FilterContext {
   return name === "user" || name === "list" ? "home" : "public";
 }
 
-/** The status row and its bundle (the entity cache's, else loaded once). */
-async function loadStatus(
-  ctx: AppContext,
-  statusId: string,
-): Promise<{ row: StatusRow; bundle: StatusBundle | undefined } | null> {
-  const [row] = await statusRows(ctx.database.db, [statusId]);
-  if (!row) return null;
+/** The distinct account ids (anonymous connections left out). */
+function unique(ids: (string | null)[]): string[] {
+  return [...new Set(ids.filter((id): id is string => id != null))];
+}
+
+/**
+ * A status's bundle (its row, media, tags…): the entity cache's, else
+ * loaded in one statement and cached (the Status serializer then finds it).
+ */
+async function loadBundle(ctx: AppContext, statusId: string): Promise<StatusBundle | undefined> {
   const cache = entityCache(ctx.database);
   const epoch = await cache.begin();
   let bundle = cache.enabled ? cache.statuses.get(statusId) : undefined;
@@ -63,7 +67,7 @@ async function loadStatus(
     bundle = loaded.statuses[0];
     if (bundle && cache.enabled) cache.storeStatus(epoch, bundle);
   }
-  return { row, bundle };
+  return bundle;
 }
 
 /**
@@ -188,16 +192,21 @@ export async function deliverStatus(
   publicCandidates: Target[],
 ): Promise<void> {
   if (direct.length === 0 && publicCandidates.length === 0) return;
-  const loaded = await loadStatus(ctx, statusId);
-  if (!loaded || loaded.row.deletedAt) return;
-  const { row, bundle } = loaded;
+  // Everything that does not depend on the status's content at once: the
+  // flags and filters of every viewer that may receive it.
+  const candidates = unique([...direct, ...publicCandidates].map((t) => t.conn.accountId));
+  const [bundle, flagRows, filters] = await Promise.all([
+    loadBundle(ctx, statusId),
+    viewerFlags(ctx.database, [statusId], candidates),
+    filtersOfViewers(ctx, candidates),
+  ]);
+  if (!bundle || bundle.row.deletedAt) return;
+  const row = bundle.row;
   let publicTargets = publicCandidates.filter((t) => publicStreamShows(t.sub, row, bundle));
 
   // Who may see it on public streams: one statement for every signed-in viewer.
   if (publicTargets.length > 0) {
-    const signedIn = [
-      ...new Set(publicTargets.map((t) => t.conn.accountId).filter((a) => a != null)),
-    ];
+    const signedIn = unique(publicTargets.map((t) => t.conn.accountId));
     const anonymous = publicTargets.some((t) => t.conn.accountId == null);
     const [allowed, anonymousMay] = await Promise.all([
       viewersSeeingInPublic(ctx.database, row.id, signedIn),
@@ -209,13 +218,6 @@ export async function deliverStatus(
   }
   const targets = [...direct, ...publicTargets];
   if (targets.length === 0) return;
-
-  const viewers = [...new Set(targets.map((t) => t.conn.accountId).filter((a) => a != null))];
-  const shown = row.reblogOfId ? [row.id, row.reblogOfId] : [row.id];
-  const [flagRows, filters] = await Promise.all([
-    viewerFlags(ctx.database, shown, viewers),
-    filtersOfViewers(ctx, viewers),
-  ]);
   const { quotes, byViewer, authors } = viewerRowsOf(flagRows);
   authors.add(row.accountId);
 
@@ -262,10 +264,12 @@ export async function deliverDelete(
   const payload = new Payload("delete", statusId);
   for (const t of direct) t.conn.send(t.sub, payload);
   if (publicCandidates.length === 0) return;
-  const loaded = await loadStatus(ctx, statusId);
-  if (!loaded) return;
+  // A deleted status's row stays (deleted_at set); its bundle may be gone.
+  const [row] = await statusRows(ctx.database.db, [statusId]);
+  if (!row) return;
+  const bundle = await loadBundle(ctx, statusId);
   for (const t of publicCandidates) {
-    if (publicStreamShows(t.sub, loaded.row, loaded.bundle)) t.conn.send(t.sub, payload);
+    if (publicStreamShows(t.sub, row, bundle)) t.conn.send(t.sub, payload);
   }
 }
 

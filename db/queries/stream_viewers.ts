@@ -63,8 +63,8 @@ export interface ViewerFlagRow {
 
 /**
  * What the Status entity shows per viewer (status_hydration.ts's viewer
- * statement), for the shown statuses `statusIds` (a status and the one it
- * boosts) and every viewer in `viewerIds`, in ONE statement. Each part reads
+ * statement), for the shown statuses `statusIds` (with the statuses they
+ * boost and quote) and every viewer in `viewerIds`, in ONE statement. Each part reads
  * from the status side (a new status has no favourites: nothing to read), so
  * the cost follows the rows found, not the number of viewers.
  */
@@ -76,9 +76,12 @@ export async function viewerFlags(
   const ids = idArray(statusIds);
   const viewers = idArray(viewerIds);
   return await database.rows<ViewerFlagRow>(sql`WITH
-    hq AS (SELECT status_id, state, quoted_status_id FROM quotes WHERE status_id = ANY(${ids})),
+    base AS (SELECT id FROM statuses WHERE id = ANY(${ids})
+      UNION SELECT reblog_of_id FROM statuses WHERE id = ANY(${ids}) AND reblog_of_id IS NOT NULL),
+    hq AS (SELECT status_id, state, quoted_status_id FROM quotes
+      WHERE status_id IN (SELECT id FROM base)),
     hs AS (SELECT id, account_id, poll_id, conversation_id, quote_approval_policy FROM statuses
-      WHERE id = ANY(${ids})
+      WHERE id IN (SELECT id FROM base)
         OR id IN (SELECT quoted_status_id FROM hq WHERE state = 'accepted')),
     vw AS (SELECT unnest(${viewers}) AS id)
     SELECT 'f' AS k, f.account_id::text AS v, f.status_id::text AS x FROM favourites f

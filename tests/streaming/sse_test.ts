@@ -175,3 +175,24 @@ test("SSE streams", async (t) => {
     await instance.close({ destroy: true });
   }
 });
+
+test("SSE and WebSocket public streams without the public preview", async () => {
+  const instance = await startInstance({ listen: true, env: { PUBLIC_PREVIEW: "false" } });
+  try {
+    const alice = await createUser(instance, "alice");
+    for (const path of ["/api/v1/streaming/public", "/api/v1/streaming/hashtag?tag=x"]) {
+      const res = await callJson(instance, null, "GET", path);
+      assert.equal(res.status, 401);
+      assert.deepEqual(res.body, { error: "Missing access token" });
+    }
+    const sse = await SseClient.open(instance, "/api/v1/streaming/public", alice.token);
+    try {
+      const status = await postStatus(instance, alice, "Members only");
+      assert.equal(JSON.parse((await sse.next("update")).data).id, status.id);
+    } finally {
+      await sse.close();
+    }
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});

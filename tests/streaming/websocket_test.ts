@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { startInstance, test } from "../harness.ts";
+import { DB_KIND, startInstance, test } from "../harness.ts";
+import postgres from "postgres";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
 import { hashSecret } from "../../actors/tokens.ts";
@@ -303,6 +304,36 @@ test("WebSocket streams", async (t) => {
       assert.equal(ws.socket.protocol, bob.token);
       const status = await postStatus(instance, alice, "Via protocol");
       assert.equal(JSON.parse((await ws.next("update", "user")).payload!).id, status.id);
+    });
+
+    await t.step("sockets opened while held tokens are checked stay open", async () => {
+      // PostgreSQL only: the check's query is held up by a lock while new
+      // sockets open (their tokens come from the cache, without a query).
+      // Their tokens were not asked about, and were once taken for revoked.
+      if (DB_KIND !== "postgres") return;
+      const tokens = await Promise.all(
+        Array.from({ length: 10 }, () => createToken(instance, bob.userId)),
+      );
+      for (const token of tokens) await ok(instance, token, "GET", "/api/v1/lists");
+      const client = postgres(instance.databaseUrl!, { max: 1, onnotice: () => {} });
+      const sockets: WsClient[] = [];
+      try {
+        await client.begin(async (tx) => {
+          await tx`LOCK TABLE oauth_access_tokens IN ACCESS EXCLUSIVE MODE`;
+          await new Promise((r) => setTimeout(r, 700)); // a check is now waiting
+          for (const token of tokens) {
+            sockets.push(await connect(`/api/v1/streaming?stream=user&access_token=${token}`));
+          }
+        });
+      } finally {
+        await client.end();
+      }
+      await new Promise((r) => setTimeout(r, 1200));
+      const status = await postStatus(instance, alice, "To every socket");
+      for (const ws of sockets) {
+        assert.equal(ws.socket.readyState, WebSocket.OPEN);
+        assert.equal(JSON.parse((await ws.next("update", "user")).payload!).id, status.id);
+      }
     });
 
     await t.step("a revoked token's socket is closed within a second", async () => {
