@@ -128,6 +128,13 @@ export interface StreamingResult {
   lastSocket: Summary;
   /** Every (post, socket) delivery. */
   deliveries: Summary;
+  /**
+   * Per post, from its NOTIFY to the first socket (reading the event,
+   * rendering, the first write; PostgreSQL only) and from the first socket
+   * to the last (writing to every socket, and this client reading them).
+   */
+  notifiedToFirst: Summary | null;
+  firstToLast: Summary;
   /** Deliveries that never came (within the wait after the last post). */
   missed: number;
   /** Frames for a status a socket had already received. */
@@ -465,6 +472,8 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
   const first: number[] = [];
   const last: number[] = [];
   const all: number[] = [];
+  const notifiedToFirst: number[] = [];
+  const firstToLast: number[] = [];
   let missed = 0;
   for (const p of posted) {
     answered.push(p.answeredAt - p.sentAt);
@@ -486,6 +495,8 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
     }
     first.push(min);
     last.push(max);
+    if (n !== undefined) notifiedToFirst.push(p.sentAt + min - n);
+    firstToLast.push(max - min);
   }
   const mib = (kib: number) => Math.round(kib / 1024 * 10) / 10;
   return {
@@ -497,6 +508,8 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
     firstSocket: summarize(first),
     lastSocket: summarize(last),
     deliveries: summarize(all),
+    notifiedToFirst: notifiedAt ? summarize(notifiedToFirst) : null,
+    firstToLast: summarize(firstToLast),
     missed,
     duplicates: sockets.duplicates,
     errors,
@@ -528,6 +541,8 @@ export function printStreaming(database: string, r: StreamingResult): void {
   row("update on the first socket", r.firstSocket);
   row(`update on the last of ${r.sockets} sockets`, r.lastSocket);
   row("every delivery", r.deliveries);
+  row("per post: NOTIFY → first socket", r.notifiedToFirst);
+  row("per post: first → last socket", r.firstToLast);
   console.log(
     `\nmissed deliveries ${r.missed}, duplicates ${r.duplicates}, failed posts ${r.errors}; ` +
       `CPU per post: server ${r.serverCpuMsPerPost} ms, bench client ${r.clientCpuMsPerPost} ms; ` +

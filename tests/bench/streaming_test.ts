@@ -90,6 +90,8 @@ Deno.test({
       // The post one socket never got: its time to the last socket is "never".
       assert.equal(result.lastSocket.max, Infinity);
       assert.equal(result.notified, null);
+      assert.equal(result.notifiedToFirst, null);
+      assert.equal(result.firstToLast.count, 5);
       assert(result.rssOpenMiB > 0);
       // Open loop: posts leave every 50 ms although each answer takes 100 ms.
       assert.equal(arrivals.length, 5);
@@ -189,6 +191,7 @@ test("the streaming scenario against the real server: every post reaches every s
     assert(result.firstSocket.p50 <= result.lastSocket.p50);
     if (a.databaseUrl) {
       assert.equal(result.notified?.count, 5);
+      assert.equal(result.notifiedToFirst?.count, 5);
       assert(result.notified!.p50 <= result.firstSocket.p50);
     } else {
       assert.equal(result.notified, null);
