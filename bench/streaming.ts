@@ -10,8 +10,11 @@
  *
  * What is measured:
  * - the server's RSS (/proc/<pid>/status) before the sockets are opened
- *   (after a warm-up of the streaming path on a few sockets) and once all are
- *   open and idle, after a settle: the extra MiB per 1,000 connections;
+ *   (after a warm-up of the streaming path on a few sockets), once all are
+ *   open and subscribed, and once a post has reached them all and they are
+ *   idle again, each after a settle: the extra MiB per 1,000 connections
+ *   (the last is how connections stay: a socket that has sent a frame keeps
+ *   buffers a never-used one has not grown yet);
  * - posts sent open-loop (post i is sent at start + i × interval, whether or
  *   not the earlier ones were answered or delivered): for each, the time
  *   from sending `POST /api/v1/statuses` to its answer, to the NOTIFY on the
@@ -142,9 +145,13 @@ export interface StreamingResult {
   /** Failed posts. */
   errors: number;
   rssBeforeMiB: number;
+  /** All sockets open and subscribed, before any event went to them. */
+  rssIdleMiB: number;
+  /** After the warm-up post(s) reached them, idle again: the connections as they stay. */
   rssOpenMiB: number;
   rssAfterMiB: number;
-  /** (open − before) scaled to 1,000 connections. */
+  /** (idle − before) and (open − before), scaled to 1,000 connections. */
+  extraIdleMiBPer1000: number;
   extraMiBPer1000: number;
   /** Server and bench-process CPU time per measured post, ms. */
   serverCpuMsPerPost: number;
@@ -412,6 +419,9 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
   const openStarted = performance.now();
   await openAll(sockets, url, tokens);
   const openSeconds = (performance.now() - openStarted) / 1000;
+  // The URL's subscription is made just after the upgrade: settled by now.
+  await sleep(settleMs);
+  const rssIdle = rssKiB(pid);
   // Subscribed = has received a post. Sockets that missed one (registered
   // after it) get the next; a few tries.
   for (let i = 0; i < 5; i++) {
@@ -514,8 +524,10 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
     duplicates: sockets.duplicates,
     errors,
     rssBeforeMiB: mib(rssBefore),
+    rssIdleMiB: mib(rssIdle),
     rssOpenMiB: mib(rssOpen),
     rssAfterMiB: mib(rssAfter),
+    extraIdleMiBPer1000: mib((rssIdle - rssBefore) * 1000 / sockets.size),
     extraMiBPer1000: mib((rssOpen - rssBefore) * 1000 / sockets.size),
     serverCpuMsPerPost: Math.round(serverCpuMsPerPost * 10) / 10,
     clientCpuMsPerPost: Math.round(clientCpuMsPerPost * 10) / 10,
@@ -549,8 +561,11 @@ export function printStreaming(database: string, r: StreamingResult): void {
       `load average ${r.loadBefore} → ${r.loadAfter}`,
   );
   console.log(
-    "\n| server RSS before (MiB) | sockets open, idle (MiB) | after the posts (MiB) | extra MiB per 1,000 sockets |",
+    "\n| server RSS (MiB): before the sockets | open, no event yet | open, after a post, idle | after the posts | extra MiB per 1,000 sockets (no event yet / after a post) |",
   );
-  console.log("|---:|---:|---:|---:|");
-  console.log(`| ${r.rssBeforeMiB} | ${r.rssOpenMiB} | ${r.rssAfterMiB} | ${r.extraMiBPer1000} |`);
+  console.log("|---:|---:|---:|---:|---:|");
+  console.log(
+    `| ${r.rssBeforeMiB} | ${r.rssIdleMiB} | ${r.rssOpenMiB} | ${r.rssAfterMiB} | ` +
+      `${r.extraIdleMiBPer1000} / ${r.extraMiBPer1000} |`,
+  );
 }
