@@ -23,8 +23,8 @@ import {
 } from "./streams.ts";
 import type { Subscription } from "./streams.ts";
 
-/** Seconds without traffic before Deno pings, and as long again for the pong. */
-export const IDLE_TIMEOUT_S = 60;
+/** Seconds without traffic before Deno pings (Mastodon pings every 30 s), and the wait for the pong. */
+export const IDLE_TIMEOUT_S = 30;
 
 /** Unsent bytes a client may lag behind before it is dropped. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
