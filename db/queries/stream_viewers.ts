@@ -81,8 +81,10 @@ export async function viewerFlags(
     hq AS (SELECT status_id, state, quoted_status_id FROM quotes
       WHERE status_id IN (SELECT id FROM base)),
     hs AS (SELECT id, account_id, poll_id, conversation_id, quote_approval_policy FROM statuses
-      WHERE id IN (SELECT id FROM base)
-        OR id IN (SELECT quoted_status_id FROM hq WHERE state = 'accepted')),
+      -- One IN over a UNION: two INs joined by OR are planned as a
+      -- sequential scan of statuses (600 ms on a million rows).
+      WHERE id IN (SELECT id FROM base
+        UNION SELECT quoted_status_id FROM hq WHERE state = 'accepted')),
     vw AS (SELECT unnest(${viewers}) AS id)
     SELECT 'f' AS k, f.account_id::text AS v, f.status_id::text AS x FROM favourites f
       WHERE f.status_id IN (SELECT id FROM hs) AND f.account_id IN (SELECT id FROM vw)
