@@ -75,7 +75,7 @@ export async function block(
     // The blocked account's notification request goes, with what it held.
     await forgetRequestsFrom(tx, accountId, targetId);
     // Neither side keeps the other's posts in its home timeline.
-    await removeAuthorFromHome(tx, accountId, targetId, { mentions: true });
+    await removeAuthorFromHome(tx, accountId, targetId, { mentions: true, announce: true });
     await removeAuthorFromHome(tx, targetId, accountId);
     // Only the local side announces anything, and only to a remote side.
     const crosses = isLocal(account) !== isLocal(target);

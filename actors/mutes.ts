@@ -46,7 +46,7 @@ export async function mute(
     await requirePair(tx, accountId, targetId);
     await tx.insert(mutes).values({ id: newId(), accountId, targetAccountId: targetId, ...values })
       .onConflictDoUpdate({ target: [mutes.accountId, mutes.targetAccountId], set: values });
-    await removeAuthorFromHome(tx, accountId, targetId);
+    await removeAuthorFromHome(tx, accountId, targetId, { announce: true });
   });
 }
 

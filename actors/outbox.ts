@@ -17,6 +17,8 @@ import type { PollDeliveries } from "./outbox/polls.ts";
 import type { StatusFederationDeliveries } from "./outbox/statuses.ts";
 import type { LinkCardJobs } from "./outbox/cards.ts";
 import type { StatusLinkJobs } from "./outbox/status_links.ts";
+import type { ReportDeliveries } from "./outbox/reports.ts";
+import type { PushJobs } from "./outbox/push.ts";
 
 export interface Outbox
   extends
@@ -26,4 +28,6 @@ export interface Outbox
     PollDeliveries,
     StatusFederationDeliveries,
     LinkCardJobs,
-    StatusLinkJobs {}
+    StatusLinkJobs,
+    ReportDeliveries,
+    PushJobs {}

@@ -2,8 +2,9 @@
  * Signing up through the API (`POST /api/v1/accounts`), as Mastodon's
  * AppSignUpService: validate everything at once (Mastodon's detail codes),
  * create the account, its user and an access token for the registering
- * application in one transaction, then mail the confirmation link when the
- * server asks for one.
+ * application in one transaction (with `admin.sign_up` for the staff who
+ * manage accounts), then mail the confirmation link when the server asks
+ * for one.
  *
  * The new token carries the application's registered scopes, as Mastodon's
  * AppSignUpService issues it (`scopes: app.scopes`), not the narrower scopes
@@ -20,6 +21,7 @@ import { issueConfirmationToken, sendConfirmationMail } from "./email_confirmati
 import { Problems, ValidationError } from "./errors.ts";
 import { createAccessToken } from "./tokens.ts";
 import { recordDelivery } from "./deliveries.ts";
+import { notifyStaffOfSignUp } from "./notifications/staff.ts";
 import { getLogger } from "@logtape/logtape";
 
 const logger = getLogger(["rookery", "registration"]);
@@ -181,6 +183,8 @@ export async function registerAccount(
     // Key pairs are made by the relay, after commit: the answer does not
     // wait for RSA key generation.
     await recordDelivery(tx, "accountCreated", account.id);
+    // Staff who manage accounts hear of every sign-up (pending ones included).
+    await notifyStaffOfSignUp(tx, account.id);
     return { token, row, user, account, confirmationToken };
   });
   if (result.confirmationToken) {

@@ -40,6 +40,7 @@ import { relationshipRoutes } from "./routes/relationships.ts";
 import { followRequestRoutes } from "./routes/follow_requests.ts";
 import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./routes/domain_blocks.ts";
+import { reportRoutes } from "./routes/reports.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
@@ -64,6 +65,7 @@ import { announcementRoutes } from "./routes/announcements.ts";
 import { oembedRoutes } from "./routes/oembed.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { streamingRoutes } from "./streaming/routes.ts";
+import { pushRoutes } from "./routes/push.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -180,6 +182,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", followRequestRoutes());
   app.route("/", blockAndMuteRoutes());
   app.route("/", domainBlockRoutes());
+  app.route("/", reportRoutes());
   app.route("/", statusReadRoutes());
   app.route("/", statusWriteRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".
@@ -203,6 +206,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", announcementRoutes());
   app.route("/", searchRoutes());
   app.route("/", streamingRoutes());
+  app.route("/", pushRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   app.route("/", statusPageRoutes());

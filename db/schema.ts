@@ -11,4 +11,6 @@ export * from "./schema/extras.ts";
 export * from "./schema/discovery.ts";
 export * from "./schema/filters.ts";
 export * from "./schema/announcements.ts";
+export * from "./schema/push.ts";
 export * from "./schema/streaming.ts";
+export * from "./schema/moderation.ts";

@@ -8,6 +8,7 @@ import type { AppContext } from "../context.ts";
 import { refreshLinkCard } from "../actors/cards/refresh.ts";
 import { runFeaturedSync } from "./featured_sync.ts";
 import { fetchStatusLinks } from "./status_links.ts";
+import { runPushJob } from "./push_jobs.ts";
 import type { Job } from "./jobs.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
@@ -19,5 +20,7 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runFeaturedSync(ctx, job.accountId);
     case "status_links":
       return await fetchStatusLinks(ctx, job.statusId, job.missing);
+    case "web_push":
+      return await runPushJob(ctx, job);
   }
 }

@@ -34,9 +34,17 @@ export const JOB_MESSAGE_TYPE = "rookery:job";
 export type Job =
   | { job: "link_card"; statusId: string }
   | { job: "featured_collection"; accountId: string }
-  | { job: "status_links"; statusId: string; missing: MissingLinks };
+  | { job: "status_links"; statusId: string; missing: MissingLinks }
+  /** A retry names the subscription and the attempt it is. */
+  | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
+
+/** How a job is queued. */
+export interface JobOptions {
+  orderingKey?: string;
+  delayMs?: number;
+}
 
 /** What runs a job (federation/job_handlers.ts); given when the queue is built. */
 export type JobRunner = (ctx: AppContext, job: Job, signal?: AbortSignal) => Promise<void>;
@@ -76,10 +84,18 @@ export class JobQueue implements MessageQueue {
     return this.#inner.getDepth?.() ?? Promise.resolve({ queued: 0 });
   }
 
-  /** Queues a job; jobs with the same `orderingKey` run one at a time, in order. */
-  enqueueJob(job: Job, options?: { orderingKey?: string }): Promise<void> {
+  /**
+   * Queues a job; jobs with the same `orderingKey` run one at a time, in
+   * order; `delayMs` holds it back that long (a retry).
+   */
+  enqueueJob(job: Job, options: JobOptions = {}): Promise<void> {
     const message: JobMessage = { ...job, type: JOB_MESSAGE_TYPE };
-    return this.#inner.enqueue(message, options);
+    return this.#inner.enqueue(message, {
+      orderingKey: options.orderingKey,
+      delay: options.delayMs
+        ? Temporal.Duration.from({ milliseconds: options.delayMs })
+        : undefined,
+    });
   }
 
   listen(
@@ -120,7 +136,7 @@ export function jobQueueFor(
 export async function enqueueJob(
   ctx: AppContext,
   job: Job,
-  options?: { orderingKey?: string },
+  options?: JobOptions,
 ): Promise<void> {
   const queue = queues.get(ctx);
   if (!queue) throw new Error("No job queue for this context");

@@ -159,6 +159,15 @@ export const API_ROUTES: FuzzRoute[] = [
   api("DELETE", "/api/v1/announcements/{announcement}/reactions/{reaction}"),
   api("DELETE", "/api/v1/conversations/{conversation}"),
   api("POST", "/api/v1/domain_blocks", ["domain"]),
+  api("POST", "/api/v1/reports", [
+    "account_id",
+    "status_ids",
+    "comment",
+    "forward",
+    "forward_to_domains",
+    "category",
+    "rule_ids",
+  ]),
   api("DELETE", "/api/v1/domain_blocks", ["domain"]),
   api("POST", "/api/v1/emails/confirmations", ["email"]),
   api("POST", "/api/v1/featured_tags", ["name"]),
@@ -217,6 +226,9 @@ export const API_ROUTES: FuzzRoute[] = [
   api("POST", "/api/v1/tags/{tag}/feature"),
   api("POST", "/api/v1/tags/{tag}/unfeature"),
   api("DELETE", "/api/v1/suggestions/{account}"),
+  api("POST", "/api/v1/push/subscription", ["subscription", "data", "policy"]),
+  api("PUT", "/api/v1/push/subscription", ["data", "policy"]),
+  api("DELETE", "/api/v1/push/subscription"),
 ];
 
 const ACTIVITY_FIELDS = [

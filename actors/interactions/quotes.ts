@@ -10,6 +10,7 @@ import { quotes, statuses } from "../../db/schema.ts";
 import { NotFoundError } from "../errors.ts";
 import { NotPermittedError, type StatusRow, visibleStatus } from "./target.ts";
 import { recordDelivery } from "../deliveries.ts";
+import { publishStatusUpdate } from "../timelines/fanout.ts";
 
 /**
  * `accountId` revokes the quote of `quotedStatusId` by `quotingStatusId`.
@@ -44,6 +45,8 @@ export async function revokeQuote(
     if (!quoting) throw new NotFoundError();
     // A remote quote loses its stamp: Delete of the stamp (federation/outbox/statuses.ts).
     if (quote.state === "accepted") {
+      // The quote post now shows the quote revoked (Mastodon distributes it as an edit).
+      await publishStatusUpdate(tx, quote.statusId);
       await recordDelivery(tx, "quoteRevoked", {
         id: quote.id,
         quotedStatusId: quote.quotedStatusId!,

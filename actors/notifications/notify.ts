@@ -6,9 +6,8 @@
  * notification policy (accept, filter or drop strangers) in ./policy.ts, with
  * filtered messages gathered in requests by ./requests.ts; group keys for the
  * v2 API in ./group_key.ts. A filtered notification has no group key (as in
- * Mastodon): it stays apart even once accepted. Each new notification that
- * is not filtered is published to the streams (`notification`) in the same
- * transaction.
+ * Mastodon): it stays apart even once accepted. The Web Push of the others is
+ * requested in the same transaction (../push/request.ts).
  *
  * Which status a notification carries, by type:
  * - mention, status, update, quote, quoted_update, poll: the status concerned;
@@ -17,12 +16,17 @@
  *   boost: the notification then goes away with the boost (unreblog), as in
  *   Mastodon. Readers always show the boosted status, and the group key
  *   names the boosted status either way.
+ *
+ * Each new notification that is not filtered is published to the streams
+ * (`notification`) in the same transaction; filtered ones reach them only
+ * once accepted, as `notifications_merged` (./requests.ts).
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, follows, notifications, statuses } from "../../db/schema.ts";
 import { keepNotificationFor, type NotificationCause } from "./rules.ts";
+import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
 import {
   answeredAccounts,
   decide,
@@ -34,7 +38,7 @@ import { recordInRequest } from "./requests.ts";
 import { nextGroupKey } from "./group_key.ts";
 import type { NotificationType } from "./types.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
-import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
+import { requestPush } from "../push/request.ts";
 
 export { NOTIFICATION_TYPES, type NotificationType, STATUS_TYPES } from "./types.ts";
 
@@ -45,6 +49,8 @@ export interface NewNotification {
   /** The account that caused it. */
   fromAccountId: string;
   statusId?: string | null;
+  /** The report (admin.report). */
+  reportId?: string | null;
 }
 
 /** The status a notification is about, as the rules and group keys need it. */
@@ -140,11 +146,15 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     fromAccountId,
     type,
     statusId,
+    reportId: notification.reportId ?? null,
     filtered,
     groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });
+  if (!filtered) {
+    await publishStreamEvent(tx, { event: "notification", accountId, notificationId: id });
+  }
   if (filtered) await recordInRequest(tx, { type, accountId, fromAccountId, statusId });
-  else await publishStreamEvent(tx, { event: "notification", accountId, notificationId: id });
+  await requestPush(tx, [{ id, accountId, filtered }]);
   return id;
 }
 
@@ -176,11 +186,11 @@ export async function notifyMany(
     groupKey: null,
   }));
   await tx.insert(notifications).values(rows);
+  await requestPush(tx, rows);
   for (const { accountId, verdict } of screened) {
     if (verdict !== "filter") continue;
     await recordInRequest(tx, { ...event, accountId });
   }
-  // Filtered ones reach streams only once accepted (as notifications_merged).
   await publishStreamEvents(
     tx,
     rows.filter((n) => !n.filtered).map((n) => ({

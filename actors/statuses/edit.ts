@@ -10,6 +10,8 @@
  * - Mentions, hashtags and custom emoji are read again from the new text; newly mentioned
  *   local accounts get a mention notification; local accounts that boosted
  *   the status get an `update` notification.
+ * - The feeds that hold the status hear of it (`status.update`, see
+ *   publishStatusUpdate in ../timelines/fanout.ts).
  */
 import { refreshFeaturedTagStats } from "../featured_tags.ts";
 import { eq } from "drizzle-orm";

@@ -11,6 +11,8 @@
  * by the new list. A poll whose options changed starts over; otherwise only
  * its results (tallies, voters, end) are refreshed, which is all an Update
  * of a Question usually carries (Mastodon's ActivityPub::ProcessStatusUpdateService).
+ * An edit is published to the feeds that hold the status (`status.update`);
+ * refreshed poll results alone are not, as in Mastodon.
  */
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";

@@ -14,6 +14,7 @@ import type { AppContext } from "../../context.ts";
 import { follows, quotes, statuses } from "../../db/schema.ts";
 import { notify } from "../notifications/notify.ts";
 import { recordDelivery } from "../deliveries.ts";
+import { publishStatusUpdate } from "../timelines/fanout.ts";
 import { newId } from "../../db/ids.ts";
 import type { Executor } from "../../db/connection.ts";
 import type { QuoteRequestAnswer } from "../outbox/statuses.ts";
@@ -126,8 +127,10 @@ export async function recordQuoteAnswer(
           .where(eq(statuses.id, quote.quotedStatusId));
       }
       // Our quote post now carries its stamp: peers learn it from an Update
-      // (the outbox ignores a quoting status that is not ours).
+      // (the outbox ignores a quoting status that is not ours), the streams
+      // from a status.update, as Mastodon distributes an accepted quote.
       await recordDelivery(tx, "statusUpdated", quote.statusId, newId());
+      await publishStatusUpdate(tx, quote.statusId);
       return row;
     }
     if (quote.state === "rejected" || quote.state === "revoked") return null;
@@ -138,6 +141,8 @@ export async function recordQuoteAnswer(
       await tx.update(statuses)
         .set({ quotesCount: sql`GREATEST(${statuses.quotesCount} - 1, 0)` })
         .where(eq(statuses.id, quote.quotedStatusId));
+      // A revoked quote shows differently (a pending one refused does not, in Mastodon).
+      await publishStatusUpdate(tx, quote.statusId);
     }
     return row;
   });

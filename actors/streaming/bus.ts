@@ -49,8 +49,13 @@ export type StreamEvent =
   | { event: "update"; statusId: string; home: string[]; lists: string[] }
   /** An edited status: the home feeds and lists that hold it. */
   | { event: "status.update"; statusId: string; home: string[]; lists: string[] }
-  /** A deleted status (or boost): the home feeds and lists that held it. */
-  | { event: "delete"; statusId: string; home: string[]; lists: string[] }
+  /**
+   * A deleted status (or boost): the home feeds and lists that held it.
+   * With `feedsOnly`, the status lives on and only left these feeds (a block
+   * or mute cleared the author from one's home): public and hashtag streams
+   * are not concerned.
+   */
+  | { event: "delete"; statusId: string; home: string[]; lists: string[]; feedsOnly?: true }
   /** A new notification (not a filtered one) for a local account. */
   | { event: "notification"; accountId: string; notificationId: string }
   /**

@@ -298,24 +298,40 @@ export async function publishStatusUpdate(tx: Executor, statusId: string): Promi
  * author go too, as fan-out leaves them out (feed_filters.ts). The home
  * timeline does not check these rules again when read (visibility.ts,
  * feedEntryFilter), so each must take its entries out here.
+ *
+ * With `announce` (block and mute: Mastodon's clear_from_home unpushes each
+ * entry and streams a `delete`; its unmerge on unfollow does not), each entry
+ * taken out is published as a `delete` to that account's home.
  */
 export async function removeAuthorFromHome(
   tx: Executor,
   accountId: string,
   authorId: string,
-  options: { mentions?: boolean } = {},
+  options: { mentions?: boolean; announce?: boolean } = {},
 ): Promise<void> {
   const mentioned = options.mentions
     ? sql`OR EXISTS (SELECT 1 FROM mentions m WHERE m.account_id = ${authorId}::bigint
         AND m.status_id = coalesce(h.reblog_of_id, h.status_id))`
     : sql``;
-  await tx.execute(sql`DELETE FROM home_feed h
+  const removed = await tx.execute(sql`DELETE FROM home_feed h
     WHERE h.account_id = ${accountId}::bigint AND (
       EXISTS (SELECT 1 FROM statuses s WHERE s.id = h.status_id
         AND s.account_id = ${authorId}::bigint)
       OR EXISTS (SELECT 1 FROM statuses o WHERE o.id = h.reblog_of_id
         AND o.account_id = ${authorId}::bigint)
-      ${mentioned})`);
+      ${mentioned})
+    RETURNING h.status_id::text AS status_id`);
+  if (!options.announce) return;
+  await publishStreamEvents(
+    tx,
+    rowsOf<{ status_id: string }>(removed).map((r) => ({
+      event: "delete",
+      statusId: String(r.status_id),
+      home: [accountId],
+      lists: [],
+      feedsOnly: true,
+    })),
+  );
 }
 
 /**

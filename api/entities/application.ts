@@ -1,7 +1,7 @@
 /**
- * Application and CredentialApplication (Mastodon 4.5). `vapid_key` is left
- * out: it is deprecated since 4.3 and Web Push is not implemented yet, so
- * there is no server key to give.
+ * Application and CredentialApplication (Mastodon 4.5). `vapid_key`, though
+ * deprecated since 4.3, is still sent (apps written before 4.3 subscribe to
+ * Web Push with it): the server's key from actors/push/vapid.ts.
  */
 import type { ApplicationRow } from "../../actors/oauth.ts";
 
@@ -14,6 +14,8 @@ export interface Application {
   /** Deprecated: every redirect URI, joined by a newline. */
   redirect_uri: string;
   redirect_uris: string[];
+  /** Deprecated: the server's VAPID public key (also in the instance's configuration). */
+  vapid_key: string;
 }
 
 /** An application as its registrant sees it once, with its credentials. */
@@ -25,7 +27,7 @@ export interface CredentialApplication extends Application {
 }
 
 /** Serializes an application row. */
-export function applicationEntity(row: ApplicationRow): Application {
+export function applicationEntity(row: ApplicationRow, vapidKey: string): Application {
   return {
     id: row.id,
     name: row.name,
@@ -33,6 +35,7 @@ export function applicationEntity(row: ApplicationRow): Application {
     scopes: row.scopes,
     redirect_uri: row.redirectUris.join("\n"),
     redirect_uris: row.redirectUris,
+    vapid_key: vapidKey,
   };
 }
 
@@ -40,9 +43,10 @@ export function applicationEntity(row: ApplicationRow): Application {
 export function credentialApplicationEntity(
   row: ApplicationRow,
   clientSecret: string,
+  vapidKey: string,
 ): CredentialApplication {
   return {
-    ...applicationEntity(row),
+    ...applicationEntity(row, vapidKey),
     client_id: row.clientId,
     client_secret: clientSecret,
     client_secret_expires_at: 0,

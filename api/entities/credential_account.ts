@@ -18,6 +18,7 @@ import {
   ROLE_BADGES,
 } from "./account.ts";
 import { loadAccountEmojis } from "./custom_emoji.ts";
+import { rolePermissions } from "../../actors/permissions.ts";
 
 /** The Role entity of the token's owner. */
 export interface Role {
@@ -49,22 +50,6 @@ export interface CredentialAccount extends Account {
   role: Role;
 }
 
-/** Mastodon's "everyone" role can invite users (UserRole::FLAGS[:invite_users]). */
-const EVERYONE_PERMISSIONS = 1 << 16;
-
-/**
- * Permissions of Mastodon's default roles (db/seeds), each combined with the
- * everyone role's as `computed_permissions` does: owner = administrator;
- * moderator = dashboard, audit log, users, reports, taxonomies; admin adds
- * settings, rules, roles, webhooks, emojis, announcements, appeals, blocks,
- * federation, invites, user access and data deletion.
- */
-const ROLE_PERMISSIONS: Record<string, number> = {
-  owner: 1,
-  admin: 983_036,
-  moderator: 1_308,
-};
-
 /** The Role entity of a user's role (plain users get Mastodon's "everyone" role). */
 export function roleEntity(role: string): Role {
   const badge = ROLE_BADGES[role];
@@ -72,7 +57,7 @@ export function roleEntity(role: string): Role {
     return {
       id: "-99",
       name: "",
-      permissions: String(EVERYONE_PERMISSIONS),
+      permissions: rolePermissions("user"),
       color: "",
       highlighted: false,
     };
@@ -80,7 +65,7 @@ export function roleEntity(role: string): Role {
   return {
     id: badge.id,
     name: badge.name,
-    permissions: String((ROLE_PERMISSIONS[role] ?? 0) | EVERYONE_PERMISSIONS),
+    permissions: rolePermissions(role),
     color: badge.color,
     highlighted: true,
   };

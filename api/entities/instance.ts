@@ -26,6 +26,8 @@ export interface InstanceFacts {
   /** The contact account, or null when there is none. */
   contactAccount: Account | null;
   rules: Rule[];
+  /** The server's VAPID public key (actors/push/vapid.ts), as Mastodon shows it. */
+  vapidKey: string;
 }
 
 /** The V1 entity's extra counts. */
@@ -75,14 +77,7 @@ function pollsConfiguration(config: Config) {
   };
 }
 
-/**
- * GET /api/v2/instance.
- *
- * `configuration.vapid` is left out on purpose: Web Push is not implemented
- * yet and Mastodon always has a real key there; clients treat a missing key
- * as "no push", which is the truth, while an invented one would make them
- * try to subscribe.
- */
+/** GET /api/v2/instance. */
 export function instanceV2(config: Config, facts: InstanceFacts) {
   const mode = config.registrations;
   return {
@@ -111,6 +106,7 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
           ? `${config.origin}/terms-of-service`
           : null,
       },
+      vapid: { public_key: facts.vapidKey },
       accounts: {
         max_featured_tags: config.limits.maxFeaturedTags,
         max_pinned_statuses: config.limits.maxPinnedStatuses,

@@ -9,6 +9,7 @@
  * - `status` is present for status types only; a notification of such a
  *   type whose status cannot be shown is left out of the page.
  * - A notification whose sender cannot be loaded is left out too.
+ * - `report` is present for `admin.report` (the Report entity).
  */
 import type { AppContext } from "../../context.ts";
 import type { NotificationRow } from "../../db/queries/notifications.ts";
@@ -16,6 +17,7 @@ import { type NotificationType, STATUS_TYPES } from "../../actors/notifications/
 import { type Account, loadAccountEntities } from "./account.ts";
 import { serializeStatusIds, type StatusJson } from "./status.ts";
 import type { FilterOptions } from "./status_filters.ts";
+import { type ReportJson, reportsById } from "./report.ts";
 
 /** The Notification entity. */
 export interface NotificationJson {
@@ -25,6 +27,8 @@ export interface NotificationJson {
   group_key: string;
   account: Account;
   status?: StatusJson;
+  /** The report, for `admin.report`. */
+  report?: ReportJson;
 }
 
 /** Whether notifications of this type carry a status. */
@@ -78,6 +82,7 @@ export async function serializeNotifications(
     viewerAccountId,
     filters,
   );
+  const reports = await reportsById(ctx, rows.map((r) => r.reportId));
   const out: NotificationJson[] = [];
   for (const row of rows) {
     const account = accountsById.get(row.fromAccountId);
@@ -93,6 +98,11 @@ export async function serializeNotifications(
       const status = row.statusId ? statuses.get(row.statusId) : undefined;
       if (!status) continue;
       json.status = status;
+    }
+    if (row.type === "admin.report") {
+      const report = row.reportId ? reports.get(row.reportId) : undefined;
+      if (!report) continue;
+      json.report = report;
     }
     out.push(json);
   }

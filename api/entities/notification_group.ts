@@ -18,6 +18,7 @@ import type { Account } from "./account.ts";
 import { loadAccountEntities } from "./account.ts";
 import { isStatusType, statusesById } from "./notification.ts";
 import type { StatusJson } from "./status.ts";
+import { type ReportJson, reportsById } from "./report.ts";
 
 /** One notification group. */
 export interface NotificationGroupJson {
@@ -30,6 +31,8 @@ export interface NotificationGroupJson {
   latest_page_notification_at?: string;
   sample_account_ids: string[];
   status_id?: string;
+  /** The report, for `admin.report`. */
+  report?: ReportJson;
 }
 
 /** An account reduced to its avatar (Mastodon's PartialAccountSerializer). */
@@ -90,6 +93,7 @@ export async function serializeNotificationGroups(
     { context: "notifications", keep: options.keepStatus },
   );
 
+  const reports = await reportsById(ctx, groups.map((g) => g.row.reportId));
   const notificationGroups: NotificationGroupJson[] = [];
   const shownSamples: string[][] = [];
   const shownStatuses = new Map<string, StatusJson>();
@@ -117,6 +121,11 @@ export async function serializeNotificationGroups(
       if (!status) return;
       json.status_id = status.id;
       shownStatuses.set(status.id, status);
+    }
+    if (row.type === "admin.report") {
+      const report = row.reportId ? reports.get(row.reportId) : undefined;
+      if (!report) return;
+      json.report = report;
     }
     notificationGroups.push(json);
     shownSamples.push(sampleIds);

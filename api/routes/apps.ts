@@ -10,6 +10,7 @@ import { type Params, params } from "../params.ts";
 import { readString, readStringArray } from "../readers.ts";
 import { requireApp } from "../middleware/scopes.ts";
 import { applicationEntity, credentialApplicationEntity } from "../entities/application.ts";
+import { vapidKeys } from "../../actors/push/vapid.ts";
 import {
   APP_LIMITS,
   AppValidationError,
@@ -50,7 +51,8 @@ export function appRoutes(): Hono<ApiEnv> {
         redirectUris,
         scopes: scopeList?.join(" "),
       });
-      return c.json(credentialApplicationEntity(application, clientSecret));
+      const { serverKey } = await vapidKeys(c.get("ctx").database);
+      return c.json(credentialApplicationEntity(application, clientSecret, serverKey));
     } catch (error) {
       if (error instanceof AppValidationError) throw validationFailed(error.message);
       throw error;
@@ -61,7 +63,8 @@ export function appRoutes(): Hono<ApiEnv> {
     const token = c.get("token")!;
     const application = await findApplication(c.get("ctx").database.db, token.applicationId!);
     if (!application) return c.json({ error: "The access token is invalid" }, 401);
-    return c.json(applicationEntity(application));
+    const { serverKey } = await vapidKeys(c.get("ctx").database);
+    return c.json(applicationEntity(application, serverKey));
   });
 
   return app;

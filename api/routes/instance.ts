@@ -31,6 +31,7 @@ import { weekStart } from "../middleware/auth.ts";
 import { params } from "../params.ts";
 import { readString } from "../readers.ts";
 import { instanceDocumentRoutes } from "./instance_documents.ts";
+import { vapidKeys } from "../../actors/push/vapid.ts";
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -86,12 +87,18 @@ export async function loadCounts(
 }
 
 async function loadFacts(ctx: AppContext) {
-  const [counts, contactAccount, rules] = await Promise.all([
+  const [counts, contactAccount, rules, vapid] = await Promise.all([
     loadCounts(ctx.database),
     loadContactAccount(ctx),
     loadRules(ctx.database),
+    vapidKeys(ctx.database),
   ]);
-  const facts: InstanceFacts = { activeMonth: counts.activeMonth, contactAccount, rules };
+  const facts: InstanceFacts = {
+    activeMonth: counts.activeMonth,
+    contactAccount,
+    rules,
+    vapidKey: vapid.serverKey,
+  };
   return { facts, counts };
 }
 

@@ -32,6 +32,9 @@ import {
 
 const logger = getLogger(["rookery", "streaming"]);
 
+/** Events waiting for dispatch beyond which new ones are dropped. */
+export const MAX_BACKLOG = 10_000;
+
 /** How often held tokens are checked against the database (a revoked token's streams close within a second). */
 export const TOKEN_CHECK_MS = 500;
 
@@ -42,6 +45,9 @@ export class StreamHub {
   readonly #byList = new Map<string, Set<StreamConnection>>();
   readonly #public = new Set<StreamConnection>();
   #queue: Promise<void> = Promise.resolve();
+  /** Events received and not yet dispatched, and how many were dropped. */
+  #backlog = 0;
+  #dropped = 0;
   #unlisten: (() => void) | null = null;
   #timer: ReturnType<typeof setInterval> | null = null;
   #checking = false;
@@ -54,9 +60,21 @@ export class StreamHub {
   /** Starts listening; resolves once events published from now on will arrive. */
   async start(): Promise<void> {
     this.#unlisten = await listenToStream(this.#ctx.database, (event) => {
+      // A process that cannot keep up drops events rather than queue them
+      // without end (its clients miss them, as after a reconnection).
+      if (this.#backlog >= MAX_BACKLOG) {
+        if (this.#dropped++ % 1000 === 0) {
+          logger.warn("Streaming is behind by {backlog} events; dropping {event}.", {
+            backlog: this.#backlog,
+            event: event.event,
+          });
+        }
+        return;
+      }
+      this.#backlog++;
       this.#queue = this.#queue.then(() => this.#dispatch(event)).catch((error) =>
         deliveryFailed(event.event, error)
-      );
+      ).finally(() => this.#backlog--);
     });
     this.#timer = setInterval(() => this.#checkTokens(), TOKEN_CHECK_MS);
   }

@@ -62,7 +62,7 @@ export interface Subscription {
 
 /** A refusal, as Mastodon's streaming server words it. */
 export class StreamError extends Error {
-  constructor(readonly status: 400 | 401 | 403 | 404, message: string) {
+  constructor(readonly status: 400 | 401 | 403 | 404 | 429, message: string) {
     super(message);
   }
 }

@@ -32,6 +32,9 @@ export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** Subscriptions one socket may hold (each costs the hub an index entry). */
 export const MAX_SUBSCRIPTIONS = 64;
 
+/** Client messages that may wait to be handled (each may ask the database). */
+const MAX_WAITING = 16;
+
 /** The longest client message read (a subscribe frame is a few dozen bytes). */
 const MAX_MESSAGE_LENGTH = 4096;
 
@@ -48,6 +51,8 @@ export class WebSocketConnection implements StreamConnection {
   readonly #credentials: StreamCredentials;
   /** Client messages are handled one after another (a list check is async). */
   #pending: Promise<void> = Promise.resolve();
+  /** How many of them wait: a client sending faster than they are handled is refused. */
+  #waiting = 0;
 
   constructor(
     socket: WebSocket,
@@ -94,7 +99,7 @@ export class WebSocketConnection implements StreamConnection {
 
   /** Subscribes (the URL's `stream`, or a subscribe message). */
   subscribe(stream: unknown, params: { tag?: unknown; list?: unknown }): void {
-    this.#pending = this.#pending.then(async () => {
+    this.#enqueue(async () => {
       try {
         const sub = parseSubscription(stream, params);
         await checkSubscription(this.ctx, this.#credentials, sub);
@@ -108,11 +113,23 @@ export class WebSocketConnection implements StreamConnection {
         if (error instanceof StreamError) this.#error(error);
         else throw error;
       }
-    }).catch(() => this.#error(new StreamError(400, "Could not subscribe")));
+    });
+  }
+
+  /** Runs a client request after the earlier ones; refuses it when too many wait. */
+  #enqueue(task: () => Promise<void> | void): void {
+    if (this.#waiting >= MAX_WAITING) {
+      this.#error(new StreamError(429, "Too many requests"));
+      return;
+    }
+    this.#waiting++;
+    this.#pending = this.#pending.then(task)
+      .catch(() => this.#error(new StreamError(400, "Could not subscribe")))
+      .finally(() => this.#waiting--);
   }
 
   unsubscribe(stream: unknown, params: { tag?: unknown; list?: unknown }): void {
-    this.#pending = this.#pending.then(() => {
+    this.#enqueue(() => {
       try {
         const sub = parseSubscription(stream, params);
         const kept = this.subs.filter((s) => !sameSubscription(s, sub));

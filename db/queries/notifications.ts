@@ -69,6 +69,8 @@ export interface NotificationRow {
   fromAccountId: string;
   /** The status shown (for a boost: the boosted status), or null. */
   statusId: string | null;
+  /** The report of an `admin.report`, or null. */
+  reportId: string | null;
 }
 
 const n = notifications;
@@ -117,6 +119,7 @@ const rowFields = {
   statusId: sql<string | null>`coalesce(${s.reblogOfId}, ${s.id})`.mapWith(
     (v: unknown) => v == null ? null : String(v),
   ),
+  reportId: n.reportId,
 };
 
 function selectRows(db: Executor) {

@@ -113,7 +113,10 @@ export const users = pgTable("users", {
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [uniqueIndex("users_email_idx").on(sql`lower(${t.email})`)]);
 
-/** Key pairs of local actors; owner is an account id or 'instance'. */
+/**
+ * Key pairs of local actors (owner: an account id or 'instance'), and the
+ * Web Push VAPID key (owner 'vapid', actors/push/vapid.ts).
+ */
 export const keyPairs = pgTable("key_pairs", {
   owner: text("owner").notNull(),
   /** 'RSASSA-PKCS1-v1_5' or 'Ed25519'. */

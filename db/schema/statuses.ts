@@ -20,6 +20,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { id, ts, tsvector } from "./columns.ts";
 import { accounts, oauthApplications, tags, users } from "./core.ts";
+import { reports } from "./moderation.ts";
 
 /** Statuses, local and remote; a boost is a status with reblog_of_id set. */
 export const statuses = pgTable("statuses", {
@@ -368,10 +369,13 @@ export const notifications = pgTable("notifications", {
   /** Held back by the notification policy (include_filtered shows them). */
   filtered: boolean("filtered").notNull().default(false),
   createdAt: ts("created_at").notNull().defaultNow(),
+  /** The report an `admin.report` notification is about. */
+  reportId: id("report_id").references(() => reports.id, { onDelete: "cascade" }),
 }, (t) => [
   index("notifications_account_idx").on(t.accountId, t.id),
   index("notifications_group_idx").on(t.accountId, t.groupKey, t.id),
   index("notifications_status_idx").on(t.statusId),
+  index("notifications_report_idx").on(t.reportId),
 ]);
 
 /** Statuses waiting for their time. */

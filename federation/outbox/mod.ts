@@ -10,6 +10,8 @@ import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
 import { linkCardJobs } from "./cards.ts";
 import { statusLinkJobs } from "./status_links.ts";
+import { reportDeliveries } from "./reports.ts";
+import { pushJobs } from "./push.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -20,5 +22,7 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...statusDeliveries(ctx),
     ...linkCardJobs(ctx),
     ...statusLinkJobs(ctx),
+    ...reportDeliveries(ctx),
+    ...pushJobs(ctx),
   };
 }

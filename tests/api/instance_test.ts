@@ -122,6 +122,8 @@ test("instance v2: every 4.5 field, with real counts, rules and the owner as con
           privacy_policy: null,
           terms_of_service: null,
         },
+        // The Web Push key (tests/push checks its shape and that it signs).
+        vapid: { public_key: body.configuration.vapid.public_key },
         accounts: { max_featured_tags: 10, max_pinned_statuses: 5 },
         statuses: {
           max_characters: 500,

@@ -51,9 +51,17 @@ export class WsClient {
   }
 
   /** Opens `path` (relative to the instance) and resolves once open; rejects when refused. */
-  static async open(instance: TestInstance, path: string, protocols?: string[]): Promise<WsClient> {
+  static async open(
+    instance: TestInstance,
+    path: string,
+    protocols?: string[],
+    headers?: Record<string, string>,
+  ): Promise<WsClient> {
     const url = new URL(path, instance.origin.replace(/^http/, "ws"));
-    const socket = new WebSocket(url, protocols);
+    // Deno's client may send headers (a browser cannot: hence the protocol).
+    const socket = headers
+      ? new WebSocket(url, { protocols, headers })
+      : new WebSocket(url, protocols);
     const client = new WsClient(socket);
     await new Promise<void>((resolve, reject) => {
       socket.onopen = () => resolve();

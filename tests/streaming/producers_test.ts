@@ -68,6 +68,7 @@ async function drain(): Promise<StreamEvent[]> {
 }
 
 const sorted = (ids: readonly string[]) => [...ids].sort();
+const byJson = (a: unknown, b: unknown) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1;
 const idsOf = (...users: TestUser[]) => sorted(users.map((u) => u.id));
 
 /** An event with its id lists sorted, for comparisons. */
@@ -158,6 +159,32 @@ test("streaming producers: each command publishes what changed and who holds it"
         event: "status.update",
       }]);
 
+      // A revoked quote shows differently: the quote post's feeds hear of it, once.
+      const quoted = await postStatus(main, alice, "quote me", { visibility: "public" });
+      const quoting = await postStatus(main, bob, "quoting", {
+        visibility: "public",
+        quoted_status_id: quoted.id,
+      });
+      const quoteUpdate = only(await drain(), "update").find((e) => e.statusId === quoting.id)!;
+      assert.ok(quoteUpdate.home.includes(ivan.id));
+      const revoke = `/api/v1/statuses/${quoted.id}/quotes/${quoting.id}/revoke`;
+      await ok(main, alice, "POST", revoke);
+      assert.deepEqual((await drain()).map(normal), [{
+        ...normal(quoteUpdate),
+        event: "status.update",
+      }]);
+      await ok(main, alice, "POST", revoke);
+      assert.deepEqual(await drain(), [], "revoked already");
+
+      // A vote changes counts, but Mastodon streams nothing for it.
+      const poll = await postStatus(main, alice, "which?", {
+        visibility: "public",
+        poll: { options: ["this", "that"], expires_in: 3600 },
+      });
+      await drain();
+      await ok(main, bob, "POST", `/api/v1/polls/${poll.poll.id}/votes`, { choices: [0] });
+      assert.deepEqual(await drain(), []);
+
       // Someone else's status: 404, nothing published.
       const res = await call(main, bob, "PUT", `/api/v1/statuses/${hello.id}`, { status: "mine" });
       assert.equal(res.status, 404);
@@ -211,6 +238,43 @@ test("streaming producers: each command publishes what changed and who holds it"
       assert.deepEqual((await drain()).map(normal), [{ ...normal(boostUpdate), event: "delete" }]);
       await ok(main, bob, "POST", `/api/v1/statuses/${post.id}/unreblog`);
       assert.deepEqual(await drain(), [], "an unreblog that undoes nothing");
+    });
+
+    await t.step("delete: a mute or block clears the author from one's home", async () => {
+      const home = async (who: TestUser) =>
+        (await ok(main, who, "GET", "/api/v1/timelines/home")).map((s: any) => s.id as string);
+      const held = await home(erin);
+      assert.ok(held.length > 0);
+      await ok(main, erin, "POST", `/api/v1/accounts/${alice.id}/mute`);
+      assert.deepEqual(
+        (await drain()).map(normal).sort(byJson),
+        sorted(held).map((statusId) => ({
+          event: "delete",
+          statusId,
+          home: [erin.id],
+          lists: [],
+          feedsOnly: true,
+        })),
+      );
+      assert.deepEqual(await home(erin), []);
+      await ok(main, erin, "POST", `/api/v1/accounts/${alice.id}/mute`);
+      assert.deepEqual(await drain(), [], "muted already: nothing left to clear");
+
+      await postStatus(main, bob, "bob here", { visibility: "public" });
+      await drain();
+      const ivans = await home(ivan); // all bob's: ivan follows only him
+      assert.ok(ivans.length > 0);
+      await ok(main, ivan, "POST", `/api/v1/accounts/${bob.id}/block`);
+      assert.deepEqual(
+        (await drain()).map(normal).sort(byJson),
+        sorted(ivans).map((statusId) => ({
+          event: "delete",
+          statusId,
+          home: [ivan.id],
+          lists: [],
+          feedsOnly: true,
+        })),
+      );
     });
 
     await t.step("conversation: new direct statuses, read, a deleted last status", async () => {

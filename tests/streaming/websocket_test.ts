@@ -13,6 +13,10 @@ import postgres from "postgres";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
 import { hashSecret } from "../../actors/tokens.ts";
+import { publishStreamEvent } from "../../actors/streaming/bus.ts";
+import { newId } from "../../db/ids.ts";
+import { statuses } from "../../db/schema.ts";
+import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { WsClient } from "./helpers.ts";
 
 test("WebSocket streams", async (t) => {
@@ -205,8 +209,22 @@ test("WebSocket streams", async (t) => {
       await postStatus(instance, bob, "A reply", { in_reply_to_id: status.id });
       await postStatus(instance, alice, "Unlisted", { visibility: "unlisted" });
       await ws.nothing("update");
+      // Edits and deletes of what the stream showed follow it there.
+      await ok(instance, alice, "PUT", `/api/v1/statuses/${status.id}`, {
+        status: "Public hello, edited",
+      });
+      const edited = await ws.next("status.update", "public");
+      assert.match(JSON.parse(edited.payload!).content, /edited/);
+      await ws.next("status.update", "public:local");
+      await ok(instance, alice, "DELETE", `/api/v1/statuses/${status.id}`);
+      assert.equal((await ws.next("delete", "public")).payload, status.id);
+      await ws.next("delete", "public:local");
+      await ws.nothing("delete", 200);
       // A self-reply is shown (a thread), as Mastodon.
-      const thread = await postStatus(instance, alice, "Thread 2/2", { in_reply_to_id: status.id });
+      const first = await postStatus(instance, alice, "Thread 1/2");
+      await ws.next("update", "public");
+      await ws.next("update", "public:local");
+      const thread = await postStatus(instance, alice, "Thread 2/2", { in_reply_to_id: first.id });
       assert.equal(JSON.parse((await ws.next("update", "public")).payload!).id, thread.id);
       await ws.next("update", "public:local");
       await ws.nothing("update");
@@ -230,6 +248,42 @@ test("WebSocket streams", async (t) => {
       assert.equal(JSON.parse((await ws.next("update", "hashtag")).payload!).id, status.id);
     });
 
+    await t.step("public:remote, and nothing from a domain the viewer blocks", async () => {
+      const { db } = instance.rookery.ctx.database;
+      const remoteId = await insertRemoteAccount(instance, "rita", "remote.example");
+      const [jack, kate] = [await createUser(instance, "jack"), await createUser(instance, "kate")];
+      await ok(instance, kate, "POST", "/api/v1/domain_blocks", { domain: "remote.example" });
+      const jackWs = await connect(
+        `/api/v1/streaming?stream=public:remote&access_token=${jack.token}`,
+      );
+      const kateWs = await connect(`/api/v1/streaming?stream=public&access_token=${kate.token}`);
+      kateWs.send({ type: "subscribe", stream: "public:remote" });
+      await new Promise((r) => setTimeout(r, 200));
+      // As an inbox delivery would store it and fan it out.
+      const id = newId();
+      await db.transaction(async (tx) => {
+        await tx.insert(statuses).values({
+          id,
+          uri: `https://remote.example/users/rita/statuses/${id}`,
+          accountId: remoteId,
+          local: false,
+          visibility: "public",
+          content: "<p>From afar</p>",
+        });
+        await publishStreamEvent(tx, { event: "update", statusId: id, home: [], lists: [] });
+      });
+      const frame = await jackWs.next("update", "public:remote");
+      assert.deepEqual(
+        JSON.parse(frame.payload!),
+        await ok(instance, jack, "GET", `/api/v1/statuses/${id}`),
+      );
+      await kateWs.nothing("update");
+      // A local post does not go to public:remote.
+      await postStatus(instance, alice, "Local news");
+      await kateWs.next("update", "public");
+      await jackWs.nothing("update");
+    });
+
     await t.step("refused subscriptions are answered on the socket", async () => {
       const ws = await connect(`/api/v1/streaming?access_token=${bob.token}`);
       ws.send({ type: "subscribe", stream: "nonsense" });
@@ -239,6 +293,14 @@ test("WebSocket streams", async (t) => {
       ws.send("not json");
       ws.send({ type: "subscribe", stream: "hashtag", tag: "x".repeat(300) });
       assert.equal((await ws.nextError()).status, 400);
+
+      // A flood of requests is refused past a small queue, not queued without end.
+      for (let i = 0; i < 100; i++) ws.send({ type: "subscribe", stream: "list", list: "123" });
+      const answers = [];
+      for (let i = 0; i < 100; i++) answers.push(await ws.nextError());
+      const refused = answers.filter((a) => a.status === 429).length;
+      assert.ok(refused > 0 && refused < 100, `${refused} refused`);
+      assert.ok(answers.every((a) => a.status === 429 || a.status === 401));
 
       const notesOnly = await createToken(instance, bob.userId, ["read:notifications"]);
       const limited = await connect(`/api/v1/streaming?stream=user&access_token=${notesOnly}`);
@@ -304,6 +366,14 @@ test("WebSocket streams", async (t) => {
       assert.equal(ws.socket.protocol, bob.token);
       const status = await postStatus(instance, alice, "Via protocol");
       assert.equal(JSON.parse((await ws.next("update", "user")).payload!).id, status.id);
+      // And in the Authorization header.
+      const byHeader = await WsClient.open(instance, "/api/v1/streaming?stream=user", undefined, {
+        Authorization: `Bearer ${bob.token}`,
+      });
+      open.push(byHeader);
+      assert.equal(byHeader.socket.protocol, "");
+      const second = await postStatus(instance, alice, "Via header");
+      assert.equal(JSON.parse((await byHeader.next("update", "user")).payload!).id, second.id);
     });
 
     await t.step("sockets opened while held tokens are checked stay open", async () => {

@@ -1,0 +1,51 @@
+/**
+ * What a push subscription may ask for: the alerts (one per notification
+ * type Mastodon pushes) and the policy on senders. Shared by the
+ * subscription commands and the delivery.
+ */
+import { mayReceiveNotification } from "../permissions.ts";
+
+/** Every alert, in the order the entity lists them. */
+export const PUSH_ALERTS = [
+  "mention",
+  "status",
+  "reblog",
+  "follow",
+  "follow_request",
+  "favourite",
+  "poll",
+  "update",
+  "admin.sign_up",
+  "admin.report",
+  "quote",
+  "quoted_update",
+] as const;
+export type PushAlert = typeof PUSH_ALERTS[number];
+
+/** Whose notifications are pushed: everyone's, accounts the user follows, followers, nobody's. */
+export const PUSH_POLICIES = ["all", "followed", "follower", "none"] as const;
+export type PushPolicy = typeof PUSH_POLICIES[number];
+
+/**
+ * Whether a user of `role` may receive `alert`: a staff alert needs the
+ * permission its notification needs (actors/permissions.ts).
+ */
+export function roleMayReceive(role: string, alert: string): boolean {
+  return mayReceiveNotification(role, alert);
+}
+
+/**
+ * The stored alerts: every known alert given as true, except the admin ones
+ * for a role that may not see them. Unknown names are dropped, as
+ * Mastodon's permitted parameters drop them.
+ */
+export function allowedAlerts(
+  given: Readonly<Record<string, boolean>>,
+  role: string,
+): Record<PushAlert, boolean> {
+  const out = {} as Record<PushAlert, boolean>;
+  for (const alert of PUSH_ALERTS) {
+    out[alert] = given[alert] === true && roleMayReceive(role, alert);
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+/**
+ * The server's VAPID key (RFC 8292): one P-256 key pair that signs every
+ * Web Push request and that apps receive as `vapid_key` / `server_key`.
+ *
+ * It is made once and kept in the database (key_pairs, owner `vapid`), so
+ * every process of the server signs with the same key: push services refuse
+ * a subscription's messages signed by any other key than the one the
+ * browser subscribed with. Concurrent first uses, in this process or
+ * another, agree on the stored pair (insert or keep, then read back).
+ */
+import { and, eq } from "drizzle-orm";
+import type { Database } from "../../db/connection.ts";
+import { keyPairs } from "../../db/schema.ts";
+import { decodeBase64Any, toBase64Url } from "../encoding.ts";
+
+const OWNER = "vapid";
+const ALGORITHM = "ECDSA-P256";
+
+/** The key as web-push and the API want it. */
+export interface VapidKeys {
+  /** Uncompressed public point (65 bytes), base64url without padding. */
+  publicKey: string;
+  /** The private scalar (32 bytes), base64url without padding. */
+  privateKey: string;
+  /** The public key as Mastodon shows it (`vapid_key`, `server_key`): base64url with padding. */
+  serverKey: string;
+}
+
+const cache = new WeakMap<Database, Promise<VapidKeys>>();
+
+/** The server's VAPID key, made and stored on first use. */
+export function vapidKeys(database: Database): Promise<VapidKeys> {
+  let keys = cache.get(database);
+  if (!keys) {
+    keys = loadOrCreate(database);
+    cache.set(database, keys);
+    // A failed load (database hiccup) must not be remembered.
+    keys.catch(() => cache.delete(database));
+  }
+  return keys;
+}
+
+async function loadOrCreate(database: Database): Promise<VapidKeys> {
+  const { db } = database;
+  const read = () =>
+    db.select().from(keyPairs)
+      .where(and(eq(keyPairs.owner, OWNER), eq(keyPairs.algorithm, ALGORITHM))).limit(1);
+  let [row] = await read();
+  if (!row) {
+    const pair = await crypto.subtle.generateKey(
+      { name: "ECDSA", namedCurve: "P-256" },
+      true,
+      ["sign", "verify"],
+    ) as CryptoKeyPair;
+    await db.insert(keyPairs).values({
+      owner: OWNER,
+      algorithm: ALGORITHM,
+      privateKey: await crypto.subtle.exportKey("jwk", pair.privateKey),
+      publicKey: await crypto.subtle.exportKey("jwk", pair.publicKey),
+    }).onConflictDoNothing();
+    // Another process may have won the race: everyone uses the stored pair.
+    [row] = await read();
+    if (!row) throw new Error("The VAPID key vanished while being created");
+  }
+  const { x, y, d } = row.privateKey;
+  if (!x || !y || !d) throw new Error("The stored VAPID key is not an EC private key");
+  const point = new Uint8Array(65);
+  point[0] = 4;
+  point.set(fromBase64Url(x), 1);
+  point.set(fromBase64Url(y), 33);
+  const publicKey = toBase64Url(point);
+  return { publicKey, privateKey: d, serverKey: publicKey + "=" };
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const bytes = decodeBase64Any(text);
+  if (!bytes) throw new Error("Not base64url");
+  return bytes;
+}
