@@ -156,6 +156,8 @@ export interface StreamingResult {
   /** Server and bench-process CPU time per measured post, ms. */
   serverCpuMsPerPost: number;
   clientCpuMsPerPost: number;
+  /** Server CPU time per second with the sockets open and no event (heartbeats, token checks). */
+  idleServerCpuMsPerSecond: number;
   /** /proc/loadavg (1 min) before and after the measured posts. */
   loadBefore: number;
   loadAfter: number;
@@ -441,7 +443,11 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
     log(`streaming: socket readyStates ${JSON.stringify([...states])}`);
   }
   // Idle: let the server's garbage collector settle before reading the RSS.
+  const idleCpu = cpuMs(pid);
+  const idleStarted = performance.now();
   await sleep(settleMs);
+  const idleServerCpuMsPerSecond = (cpuMs(pid) - idleCpu) /
+    Math.max(0.001, (performance.now() - idleStarted) / 1000);
   const rssOpen = rssKiB(pid);
 
   const bus = options.databaseUrl ? await listenToBus(options.databaseUrl) : null;
@@ -531,6 +537,7 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
     extraMiBPer1000: mib((rssOpen - rssBefore) * 1000 / sockets.size),
     serverCpuMsPerPost: Math.round(serverCpuMsPerPost * 10) / 10,
     clientCpuMsPerPost: Math.round(clientCpuMsPerPost * 10) / 10,
+    idleServerCpuMsPerSecond: Math.round(idleServerCpuMsPerSecond),
     loadBefore,
     loadAfter,
   };
@@ -558,6 +565,7 @@ export function printStreaming(database: string, r: StreamingResult): void {
   console.log(
     `\nmissed deliveries ${r.missed}, duplicates ${r.duplicates}, failed posts ${r.errors}; ` +
       `CPU per post: server ${r.serverCpuMsPerPost} ms, bench client ${r.clientCpuMsPerPost} ms; ` +
+      `server CPU with the sockets idle: ${r.idleServerCpuMsPerSecond} ms/s; ` +
       `load average ${r.loadBefore} → ${r.loadAfter}`,
   );
   console.log(
