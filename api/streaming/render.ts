@@ -221,12 +221,12 @@ export async function deliverStatus(
   const { quotes, byViewer, authors } = viewerRowsOf(flagRows);
   authors.add(row.accountId);
 
-  // Group identical views; render each group once.
-  const groups = new Map<string, Promise<Payload | null>>();
-  const render = (viewer: string | null, context: FilterContext, rows?: ViewerRows) =>
-    serializeStatuses(ctx, [row], viewer ? { accountId: viewer } : null, rows, { context })
-      .then(([json]) => json ? new Payload(event, JSON.stringify(json)) : null);
-  const payloadFor = (t: Target): Promise<Payload | null> => {
+  // Group identical views; render each group once, then send in one loop.
+  const groups = new Map<
+    string,
+    { viewer: string | null; context: FilterContext; targets: Target[] }
+  >();
+  for (const t of targets) {
     const viewer = t.conn.accountId;
     const context = contextOf(t.sub.name);
     let key: string;
@@ -237,17 +237,24 @@ export async function deliverStatus(
       const own = byViewer.get(viewer);
       key = own ? `rows:${JSON.stringify(own)}` : "plain";
     }
-    let payload = groups.get(key);
-    if (!payload) {
-      const rows = viewer == null ? undefined : { ...(byViewer.get(viewer) ?? emptyRows(null)) };
-      if (rows) rows.quotes = quotes;
-      payload = render(viewer, context, rows);
-      groups.set(key, payload);
-    }
-    return payload;
-  };
-  const pending = targets.map((t) => payloadFor(t).then((p) => p && t.conn.send(t.sub, p)));
-  await Promise.all(pending);
+    const group = groups.get(key);
+    if (group) group.targets.push(t);
+    else groups.set(key, { viewer, context, targets: [t] });
+  }
+  await Promise.all([...groups.values()].map(async ({ viewer, context, targets }) => {
+    const rows = viewer == null ? undefined : { ...(byViewer.get(viewer) ?? emptyRows(null)) };
+    if (rows) rows.quotes = quotes;
+    const [json] = await serializeStatuses(
+      ctx,
+      [row],
+      viewer ? { accountId: viewer } : null,
+      rows,
+      { context },
+    );
+    if (!json) return; // a hide filter, or nothing left to show
+    const payload = new Payload(event, JSON.stringify(json));
+    for (const t of targets) t.conn.send(t.sub, payload);
+  }));
 }
 
 /**

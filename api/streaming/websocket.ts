@@ -92,6 +92,11 @@ export class WebSocketConnection implements StreamConnection {
     } catch { /* already closing */ }
   }
 
+  /** Answers a refused request on the socket. */
+  refuse(error: StreamError): void {
+    this.#error(error);
+  }
+
   #error(error: StreamError): void {
     if (this.#socket.readyState !== WebSocket.OPEN) return;
     this.#socket.send(JSON.stringify({ error: error.message, status: error.status }));
@@ -158,32 +163,55 @@ export class WebSocketConnection implements StreamConnection {
   }
 }
 
+/** The stream named in the URL, checked before the upgrade; null when none was named. */
+export type InitialSubscription = { sub: Subscription } | { error: StreamError } | null;
+
 /**
- * Upgrades the request (credentials already checked) and registers the
- * socket with the hub once open. Returns the 101 response.
+ * Checks the URL's `stream` (and `tag`, `list`) before the upgrade, so the
+ * socket is subscribed the moment it opens (a list's ownership needs a
+ * query). A refusal is sent on the socket once open, as Mastodon does.
+ */
+export async function initialSubscription(
+  ctx: AppContext,
+  credentials: StreamCredentials,
+  query: URLSearchParams,
+): Promise<InitialSubscription> {
+  const stream = query.get("stream");
+  if (!stream) return null;
+  try {
+    const sub = parseSubscription(stream, {
+      tag: query.get("tag") ?? undefined,
+      list: query.get("list") ?? undefined,
+    });
+    await checkSubscription(ctx, credentials, sub);
+    return { sub };
+  } catch (error) {
+    if (error instanceof StreamError) return { error };
+    throw error;
+  }
+}
+
+/**
+ * Upgrades the request (credentials and the URL's stream already checked)
+ * and registers the socket with the hub once open. Returns the 101 response.
  */
 export function openWebSocket(
   ctx: AppContext,
   hub: StreamHub,
   request: Request,
   credentials: StreamCredentials,
+  initial: InitialSubscription,
 ): Response {
   const { socket, response } = Deno.upgradeWebSocket(request, {
     idleTimeout: IDLE_TIMEOUT_S,
     ...(credentials.protocol ? { protocol: credentials.protocol } : {}),
   });
-  const query = new URL(request.url).searchParams;
   const conn = new WebSocketConnection(socket, credentials, hub, ctx);
   socket.onopen = () => {
     if (hub.closed) return conn.close();
+    if (initial && "sub" in initial) conn.subs = [initial.sub];
     hub.add(conn);
-    const stream = query.get("stream");
-    if (stream) {
-      conn.subscribe(stream, {
-        tag: query.get("tag") ?? undefined,
-        list: query.get("list") ?? undefined,
-      });
-    }
+    if (initial && "error" in initial) conn.refuse(initial.error);
   };
   socket.onmessage = (event) => conn.received(event.data);
   socket.onclose = () => hub.remove(conn);

@@ -64,9 +64,13 @@ export interface ViewerFlagRow {
 /**
  * What the Status entity shows per viewer (status_hydration.ts's viewer
  * statement), for the shown statuses `statusIds` (with the statuses they
- * boost and quote) and every viewer in `viewerIds`, in ONE statement. Each part reads
- * from the status side (a new status has no favourites: nothing to read), so
- * the cost follows the rows found, not the number of viewers.
+ * boost and quote) and every viewer in `viewerIds`, in ONE statement. Tables
+ * indexed by status (favourites, boosts, poll votes, follows by target) are
+ * read from the status side, so a new status costs nothing there; those
+ * keyed only by (account, status) (bookmarks, pins, conversation mutes) are
+ * probed once per viewer through that key (LATERAL, kept apart from the
+ * outer query by OFFSET 0): joined as sets, or even flattened from the
+ * LATERAL form, PostgreSQL read all of bookmarks (45 ms for 200,000 rows).
  */
 export async function viewerFlags(
   database: Database,
@@ -91,13 +95,15 @@ export async function viewerFlags(
     UNION ALL SELECT 'r', r.account_id::text, r.reblog_of_id::text FROM statuses r
       WHERE r.reblog_of_id IN (SELECT id FROM hs) AND r.account_id IN (SELECT id FROM vw)
         AND r.deleted_at IS NULL
-    UNION ALL SELECT 'b', b.account_id::text, b.status_id::text FROM bookmarks b
-      WHERE b.status_id IN (SELECT id FROM hs) AND b.account_id IN (SELECT id FROM vw)
-    UNION ALL SELECT 'p', p.account_id::text, p.status_id::text FROM status_pins p
-      WHERE p.status_id IN (SELECT id FROM hs) AND p.account_id IN (SELECT id FROM vw)
-    UNION ALL SELECT 'm', m.account_id::text, m.conversation_id::text FROM conversation_mutes m
-      WHERE m.conversation_id IN (SELECT conversation_id FROM hs)
-        AND m.account_id IN (SELECT id FROM vw)
+    UNION ALL SELECT 'b', vw.id::text, b.status_id::text FROM vw CROSS JOIN LATERAL (
+      SELECT b.status_id FROM bookmarks b
+      WHERE b.account_id = vw.id AND b.status_id = ANY(ARRAY(SELECT id FROM hs)) OFFSET 0) b
+    UNION ALL SELECT 'p', vw.id::text, p.status_id::text FROM vw CROSS JOIN LATERAL (
+      SELECT p.status_id FROM status_pins p
+      WHERE p.account_id = vw.id AND p.status_id = ANY(ARRAY(SELECT id FROM hs)) OFFSET 0) p
+    UNION ALL SELECT 'm', vw.id::text, m.conversation_id::text FROM vw CROSS JOIN LATERAL (
+      SELECT m.conversation_id FROM conversation_mutes m WHERE m.account_id = vw.id
+        AND m.conversation_id = ANY(ARRAY(SELECT conversation_id FROM hs)) OFFSET 0) m
     UNION ALL SELECT 'o', f.account_id::text, f.target_account_id::text FROM follows f
       WHERE f.target_account_id IN (SELECT account_id FROM hs
           WHERE quote_approval_policy = 'followers')

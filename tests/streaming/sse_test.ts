@@ -185,6 +185,15 @@ test("SSE and WebSocket public streams without the public preview", async () => 
       assert.equal(res.status, 401);
       assert.deepEqual(res.body, { error: "Missing access token" });
     }
+    for (const query of ["", "?stream=public"]) {
+      const res = await instance.rookery.fetch(
+        new Request(`${instance.origin}/api/v1/streaming${query}`, {
+          headers: { Upgrade: "websocket", Connection: "Upgrade" },
+        }),
+      );
+      assert.equal(res.status, 401);
+      assert.deepEqual(await res.json(), { error: "Missing access token" });
+    }
     const sse = await SseClient.open(instance, "/api/v1/streaming/public", alice.token);
     try {
       const status = await postStatus(instance, alice, "Members only");

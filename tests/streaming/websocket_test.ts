@@ -57,11 +57,15 @@ test("WebSocket streams", async (t) => {
       const ivan = await createUser(instance, "ivan");
       const status = await postStatus(instance, ivan, "Ivan writes");
       await ok(instance, bob, "POST", `/api/v1/statuses/${status.id}/favourite`);
+      await ok(instance, bob, "POST", `/api/v1/statuses/${status.id}/bookmark`);
+      await ok(instance, bob, "POST", `/api/v1/statuses/${status.id}/mute`);
       await ok(instance, alice, "POST", `/api/v1/statuses/${status.id}/reblog`);
       const frame = await bobWs.next("update", "user");
       const payload = JSON.parse(frame.payload!);
       assert.equal(payload.reblog.id, status.id);
       assert.equal(payload.reblog.favourited, true);
+      assert.equal(payload.reblog.bookmarked, true);
+      assert.equal(payload.reblog.muted, true);
       const rest = await ok(instance, bob, "GET", `/api/v1/statuses/${payload.id}`);
       assert.deepEqual(payload, rest);
     });
@@ -169,6 +173,7 @@ test("WebSocket streams", async (t) => {
       const ws = await connect(
         `/api/v1/streaming?stream=list&list=${list.id}&access_token=${bob.token}`,
       );
+      // The URL's list was checked before the upgrade: subscribed at once.
       const status = await postStatus(instance, alice, "For the list");
       const frame = await ws.next("update", "list");
       assert.deepEqual(frame.stream, ["list", list.id]);
@@ -346,13 +351,20 @@ test("WebSocket streams", async (t) => {
       await assert.rejects(() =>
         WsClient.open(instance, "/api/v1/streaming?stream=user&access_token=nope")
       );
-      // A plain GET names no channel.
+      // A plain GET: 404, as Mastodon's web host sharing its host with streaming.
       const plain = await callJson(instance, bob, "GET", "/api/v1/streaming");
       assert.deepEqual(plain, {
-        status: 400,
+        status: 404,
         headers: plain.headers,
-        body: { error: "Unknown channel requested" },
+        body: { error: "Record not found" },
       });
+      // Without a token: 401 before the upgrade, unless for public streams.
+      res = await upgrade("?stream=user");
+      assert.equal(res.status, 401);
+      assert.deepEqual(await res.json(), { error: "Missing access token" });
+      res = await upgrade("?stream=list&list=1");
+      assert.equal(res.status, 401);
+      await res.body?.cancel();
       // Anonymous: public streams only (the public preview is on by default).
       const anon = await connect("/api/v1/streaming?stream=public");
       anon.send({ type: "subscribe", stream: "user" });
