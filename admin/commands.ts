@@ -34,6 +34,7 @@ import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";
 import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
 import { REPORT_COMMANDS } from "./report_commands.ts";
+import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
 import type { AdminEnv, Command, CommandResult } from "./command.ts";
 export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
 
@@ -247,6 +248,7 @@ const COMMANDS: Record<string, Command> = {
   ...DISCOVERY_COMMANDS,
   ...ANNOUNCEMENT_COMMANDS,
   ...REPORT_COMMANDS,
+  ...MAINTENANCE_COMMANDS,
 };
 
 /** The application for CLI tokens, created on first use with every scope. */

@@ -1,0 +1,263 @@
+/**
+ * Storage maintenance through the admin command line while the server runs
+ * (admin socket): `media remove` drops cached remote files and the API falls
+ * back to the remote URL, `statuses remove-orphans` deletes old remote
+ * statuses nobody here interacted with and keeps the rest, --dry-run changes
+ * nothing, and both print progress on stderr.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { eq, inArray } from "drizzle-orm";
+import { startInstance, test, type TestInstance } from "../harness.ts";
+import {
+  accounts,
+  follows,
+  homeFeed,
+  mediaAttachments,
+  statuses,
+  statusSearch,
+  statusTags,
+  tagFollows,
+  tags,
+} from "../../db/schema.ts";
+import { newId } from "../../db/ids.ts";
+import { storedFileName, writeAttachmentFile } from "../../actors/media/storage.ts";
+import { createUser } from "../fixtures/users.ts";
+import { call, ok, postStatus } from "../fixtures/api.ts";
+import { cli, type CliTarget, expectCode } from "./cli.ts";
+
+const DAY = 86_400_000;
+const OLD = new Date(Date.now() - 200 * DAY);
+const PNG = new Uint8Array(1234).fill(7);
+
+async function remoteAccount(server: TestInstance, username: string): Promise<string> {
+  const [row] = await server.rookery.ctx.database.db.insert(accounts).values({
+    id: newId(),
+    username,
+    domain: "remote.example",
+    uri: `https://remote.example/users/${username}`,
+    fetchedAt: new Date(),
+  }).returning({ id: accounts.id });
+  return row.id;
+}
+
+async function remoteStatus(
+  server: TestInstance,
+  accountId: string,
+  createdAt: Date,
+  content = "<p>hello</p>",
+): Promise<string> {
+  const id = newId();
+  await server.rookery.ctx.database.db.insert(statuses).values({
+    id,
+    uri: `https://remote.example/statuses/${id}`,
+    url: `https://remote.example/@x/${id}`,
+    accountId,
+    local: false,
+    visibility: "public",
+    content,
+    createdAt,
+  });
+  return id;
+}
+
+/** An attachment with a stored original and preview, as a media cache would leave it. */
+async function storedMedia(
+  server: TestInstance,
+  values: { accountId: string; statusId?: string; remoteUrl?: string; createdAt: Date },
+) {
+  const id = newId();
+  const { dataDir } = server.rookery.ctx.config;
+  const filePath = await writeAttachmentFile(dataDir, id, "original", "png", PNG);
+  const previewPath = await writeAttachmentFile(dataDir, id, "small", "png", PNG);
+  await server.rookery.ctx.database.db.insert(mediaAttachments).values({
+    id,
+    accountId: values.accountId,
+    statusId: values.statusId ?? null,
+    type: "image",
+    filePath,
+    previewPath,
+    contentType: "image/png",
+    remoteUrl: values.remoteUrl ?? null,
+    createdAt: values.createdAt,
+  });
+  return {
+    id,
+    files: [storedFileName(dataDir, filePath), storedFileName(dataDir, previewPath)],
+  };
+}
+
+test("admin media remove and statuses remove-orphans", async (t) => {
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-ops-" });
+  const server = await startInstance({ dataDir, memory: false, worker: false, adminSocket: true });
+  const target: CliTarget = { dataDir, databaseUrl: server.databaseUrl };
+  const db = server.rookery.ctx.database.db;
+  try {
+    const alice = await createUser(server, "alice");
+    const bob = await remoteAccount(server, "bob");
+    const carol = await remoteAccount(server, "carol"); // alice follows carol
+    await db.insert(follows).values({ id: newId(), accountId: alice.id, targetAccountId: carol });
+
+    // A local upload, old, on alice's status: never a candidate.
+    const local = await storedMedia(server, { accountId: alice.id, createdAt: OLD });
+    await postStatus(server, alice, "my picture", { media_ids: [local.id] });
+
+    const orphan = await remoteStatus(server, bob, OLD);
+    const orphanMedia = await storedMedia(server, {
+      accountId: bob,
+      statusId: orphan,
+      remoteUrl: "https://remote.example/media/orphan.png",
+      createdAt: OLD,
+    });
+    const favourited = await remoteStatus(server, bob, OLD);
+    const favouritedMedia = await storedMedia(server, {
+      accountId: bob,
+      statusId: favourited,
+      remoteUrl: "https://remote.example/media/kept.png",
+      createdAt: OLD,
+    });
+    const bookmarked = await remoteStatus(server, bob, OLD);
+    const repliedTo = await remoteStatus(server, bob, OLD);
+    const recent = await remoteStatus(server, bob, new Date());
+    const recentMedia = await storedMedia(server, {
+      accountId: bob,
+      statusId: recent,
+      remoteUrl: "https://remote.example/media/recent.png",
+      createdAt: new Date(),
+    });
+    const followed = await remoteStatus(server, carol, OLD);
+    // An old orphan with a recently cached file: remove-orphans removes the file.
+    const orphanWithFile = await remoteStatus(server, bob, OLD);
+    const lateMedia = await storedMedia(server, {
+      accountId: bob,
+      statusId: orphanWithFile,
+      remoteUrl: "https://remote.example/media/late.png",
+      createdAt: new Date(),
+    });
+    // An old orphan in alice's home feed through a followed hashtag.
+    const tagged = await remoteStatus(server, bob, OLD, "<p>#gardening</p>");
+    const [tag] = await db.insert(tags).values({ id: newId(), name: "gardening" })
+      .returning({ id: tags.id });
+    await db.insert(tagFollows).values({ id: newId(), accountId: alice.id, tagId: tag.id });
+    await db.insert(statusTags).values({ statusId: tagged, tagId: tag.id });
+    await db.insert(homeFeed).values({ accountId: alice.id, statusId: tagged });
+
+    await ok(server, alice, "POST", `/api/v1/statuses/${favourited}/favourite`);
+    await ok(server, alice, "POST", `/api/v1/statuses/${bookmarked}/bookmark`);
+    await postStatus(server, alice, "@bob@remote.example indeed", { in_reply_to_id: repliedTo });
+
+    const allFiles = [
+      ...local.files,
+      ...orphanMedia.files,
+      ...favouritedMedia.files,
+      ...recentMedia.files,
+      ...lateMedia.files,
+    ];
+
+    await t.step("bad arguments are usage errors", async () => {
+      expectCode(await cli(target, "media", "remove"), 2);
+      expectCode(await cli(target, "media", "remove", "--older-than", "soon"), 2);
+      expectCode(await cli(target, "statuses", "remove-orphans", "--days", "-3"), 2);
+    });
+
+    await t.step("media remove --dry-run changes nothing", async () => {
+      const run = await cli(target, "media", "remove", "--older-than", "30", "--dry-run");
+      expectCode(run, 0);
+      assert.match(run.stdout, /Would remove 4 files \(4\.8 KB\) of 2 remote attachments/);
+      for (const file of allFiles) assert.ok(existsSync(file), file);
+      const [row] = await db.select().from(mediaAttachments)
+        .where(eq(mediaAttachments.id, favouritedMedia.id));
+      assert.ok(row.filePath && row.previewPath);
+    });
+
+    await t.step("media remove drops old remote files; the API shows the remote URL", async () => {
+      const before = await ok(server, alice, "GET", `/api/v1/statuses/${favourited}`);
+      assert.match(before.media_attachments[0].url, /^http:\/\/localhost.*\/system\//);
+
+      const run = await cli(target, "media", "remove", "--older-than", "30");
+      expectCode(run, 0);
+      assert.match(run.stdout, /Removed 4 files \(4\.8 KB\) of 2 remote attachments/);
+      assert.match(run.stdout, /^removed media_attachments\/files\/.*original-[0-9a-f]{16}\.png$/m);
+      assert.match(run.stderr, /media remove: 2\/2 \(100%\).*done in/);
+
+      for (const file of [...orphanMedia.files, ...favouritedMedia.files]) {
+        assert.ok(!existsSync(file), `${file} still there`);
+      }
+      // The local upload and recent remote files stay.
+      for (const file of [...local.files, ...recentMedia.files, ...lateMedia.files]) {
+        assert.ok(existsSync(file), `${file} was removed`);
+      }
+      const [localRow] = await db.select().from(mediaAttachments)
+        .where(eq(mediaAttachments.id, local.id));
+      assert.ok(localRow.filePath && localRow.previewPath);
+
+      const after = await ok(server, alice, "GET", `/api/v1/statuses/${favourited}`);
+      const media = after.media_attachments[0];
+      assert.equal(media.id, favouritedMedia.id);
+      assert.equal(media.url, "https://remote.example/media/kept.png");
+      assert.equal(media.preview_url, "https://remote.example/media/kept.png");
+      assert.equal(media.remote_url, "https://remote.example/media/kept.png");
+
+      // Nothing left to do: a second run frees nothing.
+      const again = await cli(target, "media", "remove", "--older-than", "30");
+      expectCode(again, 0);
+      assert.match(again.stdout, /Removed 0 files \(0 bytes\) of 0 remote attachments/);
+    });
+
+    const removable = [orphan, orphanWithFile, tagged];
+    const kept = [favourited, bookmarked, repliedTo, recent, followed];
+    const present = async (ids: string[]) =>
+      (await db.select({ id: statuses.id }).from(statuses).where(inArray(statuses.id, ids)))
+        .map((r) => r.id).sort();
+
+    await t.step("statuses remove-orphans --dry-run changes nothing", async () => {
+      const run = await cli(target, "statuses", "remove-orphans", "--dry-run");
+      expectCode(run, 0);
+      assert.match(run.stdout, /Would remove 3 orphan remote statuses older than 90 days/);
+      assert.deepEqual(await present([...removable, ...kept]), [...removable, ...kept].sort());
+      for (const file of lateMedia.files) assert.ok(existsSync(file));
+    });
+
+    await t.step("statuses remove-orphans deletes orphans and keeps the rest", async () => {
+      const searchBefore = await db.select().from(statusSearch)
+        .where(eq(statusSearch.statusId, orphan));
+      assert.equal(searchBefore.length, 1);
+
+      const run = await cli(target, "statuses", "remove-orphans");
+      expectCode(run, 0);
+      assert.match(
+        run.stdout,
+        /Removed 3 orphan remote statuses older than 90 days, with 2 attachments and 2 files \(2\.4 KB\)/,
+      );
+      assert.match(run.stderr, /statuses remove-orphans: \d+\/\d+ \(100%\).*done in/);
+
+      assert.deepEqual(await present(removable), []);
+      assert.deepEqual(await present(kept), [...kept].sort());
+      assert.equal(
+        (await db.select().from(statusSearch).where(inArray(statusSearch.statusId, removable)))
+          .length,
+        0,
+      );
+      assert.equal(
+        (await db.select().from(homeFeed).where(eq(homeFeed.statusId, tagged))).length,
+        0,
+      );
+      assert.equal(
+        (await db.select().from(mediaAttachments)
+          .where(inArray(mediaAttachments.id, [orphanMedia.id, lateMedia.id]))).length,
+        0,
+      );
+      for (const file of lateMedia.files) assert.ok(!existsSync(file), `${file} still there`);
+      for (const file of local.files) assert.ok(existsSync(file));
+      assert.equal((await call(server, alice, "GET", `/api/v1/statuses/${orphan}`)).status, 404);
+      await ok(server, alice, "GET", `/api/v1/statuses/${favourited}`);
+
+      const again = await cli(target, "statuses", "remove-orphans");
+      expectCode(again, 0);
+      assert.match(again.stdout, /Removed 0 orphan remote statuses/);
+    });
+  } finally {
+    await server.close({ destroy: true });
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+});
