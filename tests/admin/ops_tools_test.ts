@@ -11,9 +11,11 @@ import { eq, inArray } from "drizzle-orm";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import {
   accounts,
+  conversations,
   follows,
   homeFeed,
   mediaAttachments,
+  mentions,
   statuses,
   statusSearch,
   statusTags,
@@ -22,6 +24,8 @@ import {
 } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { storedFileName, writeAttachmentFile } from "../../actors/media/storage.ts";
+import { removeOrphanStatuses } from "../../actors/maintenance/orphan_statuses.ts";
+import { describeProgress, progressRenderer } from "../../admin/progress.ts";
 import { createUser } from "../fixtures/users.ts";
 import { call, ok, postStatus } from "../fixtures/api.ts";
 import { cli, type CliTarget, expectCode } from "./cli.ts";
@@ -142,6 +146,27 @@ test("admin media remove and statuses remove-orphans", async (t) => {
     await db.insert(statusTags).values({ statusId: tagged, tagId: tag.id });
     await db.insert(homeFeed).values({ accountId: alice.id, statusId: tagged });
 
+    // Kept for other reasons: boosted by alice, mentioning alice, reported by
+    // her, and a remote reply in a thread where she replied.
+    const boosted = await remoteStatus(server, bob, OLD);
+    const mentioning = await remoteStatus(server, bob, OLD);
+    await db.insert(mentions).values({ id: newId(), statusId: mentioning, accountId: alice.id });
+    const reported = await remoteStatus(server, bob, OLD);
+    const [thread] = await db.insert(conversations).values({ id: newId() })
+      .returning({ id: conversations.id });
+    const threadRoot = await remoteStatus(server, bob, OLD);
+    const dave = await remoteAccount(server, "dave"); // nobody here follows dave
+    const threadSibling = await remoteStatus(server, dave, OLD);
+    await db.update(statuses).set({ conversationId: thread.id })
+      .where(inArray(statuses.id, [threadRoot, threadSibling]));
+    await postStatus(server, alice, "@bob@remote.example me too", { in_reply_to_id: threadRoot });
+    await ok(server, alice, "POST", `/api/v1/statuses/${boosted}/reblog`);
+    await ok(server, alice, "POST", "/api/v1/reports", {
+      account_id: bob,
+      status_ids: [reported],
+      comment: "spam",
+    });
+
     await ok(server, alice, "POST", `/api/v1/statuses/${favourited}/favourite`);
     await ok(server, alice, "POST", `/api/v1/statuses/${bookmarked}/bookmark`);
     await postStatus(server, alice, "@bob@remote.example indeed", { in_reply_to_id: repliedTo });
@@ -205,7 +230,18 @@ test("admin media remove and statuses remove-orphans", async (t) => {
     });
 
     const removable = [orphan, orphanWithFile, tagged];
-    const kept = [favourited, bookmarked, repliedTo, recent, followed];
+    const kept = [
+      favourited,
+      bookmarked,
+      repliedTo,
+      recent,
+      followed,
+      boosted,
+      mentioning,
+      reported,
+      threadRoot,
+      threadSibling,
+    ];
     const present = async (ids: string[]) =>
       (await db.select({ id: statuses.id }).from(statuses).where(inArray(statuses.id, ids)))
         .map((r) => r.id).sort();
@@ -216,6 +252,13 @@ test("admin media remove and statuses remove-orphans", async (t) => {
       assert.match(run.stdout, /Would remove 3 orphan remote statuses older than 90 days/);
       assert.deepEqual(await present([...removable, ...kept]), [...removable, ...kept].sort());
       for (const file of lateMedia.files) assert.ok(existsSync(file));
+      // Batches of two cross batch edges and find the same.
+      const small = await removeOrphanStatuses(db, dataDir, new Date(Date.now() - 90 * DAY), {
+        dryRun: true,
+        batchSize: 2,
+      });
+      assert.deepEqual(small, { statuses: 3, attachments: 2, files: 2, bytes: 2 * PNG.length });
+      assert.deepEqual(await present([...removable, ...kept]), [...removable, ...kept].sort());
     });
 
     await t.step("statuses remove-orphans deletes orphans and keeps the rest", async () => {
@@ -260,4 +303,34 @@ test("admin media remove and statuses remove-orphans", async (t) => {
     await server.close({ destroy: true });
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
+});
+
+test("progress: a redrawn line on a terminal, plain lines otherwise", () => {
+  const state = { label: "job", done: 50, total: 200, elapsedMs: 10_000, finished: false };
+  assert.equal(describeProgress(state), "job: 50/200 (25%), 5/s, ETA 30s");
+  const written: string[] = [];
+  const stream = {
+    writeSync(data: Uint8Array) {
+      written.push(new TextDecoder().decode(data));
+      return data.length;
+    },
+  };
+  const tty = progressRenderer(stream, true);
+  tty(state);
+  tty({ ...state, done: 200, elapsedMs: 20_000, finished: true });
+  assert.equal(written[0], "\rjob: [######..................] 50/200 (25%), 5/s, ETA 30s\x1b[K");
+  assert.equal(
+    written[1],
+    "\rjob: [########################] 200/200 (100%), 10/s, done in 20s\x1b[K\n",
+  );
+
+  written.length = 0;
+  const plain = progressRenderer(stream, false);
+  plain({ ...state, done: 0 });
+  plain(state); // within the interval: not printed
+  plain({ ...state, done: 200, finished: true });
+  assert.deepEqual(written, [
+    "job: 0/200 (0%), -, ETA -\n",
+    "job: 200/200 (100%), 20/s, done in 10s\n",
+  ]);
 });
