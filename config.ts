@@ -63,6 +63,11 @@ export interface Config {
     /** How often the worker recomputes trend scores, in milliseconds (TRENDS_INTERVAL). */
     intervalMs: number;
   };
+  /**
+   * Days a local suspension keeps the account's data before the worker
+   * purges it (SUSPENSION_GRACE_DAYS); unsuspending before then restores it.
+   */
+  suspensionGraceDays: number;
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -194,6 +199,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       review: readBool(env, "TRENDS_REVIEW", false),
       intervalMs: readInt(env, "TRENDS_INTERVAL", 60, 1, 3600) * 1000,
     },
+    suspensionGraceDays: readInt(env, "SUSPENSION_GRACE_DAYS", 30, 0, 3650),
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

@@ -83,6 +83,8 @@ async function main(): Promise<number> {
 
   await stopped;
   logger.info("Shutting down.");
+  // Open streams would keep the server's shutdown waiting.
+  await rookery.closeStreams();
   await server?.shutdown();
   await admin?.close();
   await rookery.close();

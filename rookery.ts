@@ -23,6 +23,9 @@ import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
 import type { PeriodicJob } from "./actors/polls/periodic.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
 import { startTrendsRefresh } from "./actors/trends/refresh.ts";
+import { closeStreamHub } from "./api/streaming/hub.ts";
+import { stopStreamBus } from "./actors/streaming/bus.ts";
+import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -34,6 +37,11 @@ export interface Rookery {
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts the queue worker and periodic maintenance. */
   startWorker(): void;
+  /**
+   * Closes this process's streaming connections (WebSocket and SSE), so that
+   * an HTTP server shutting down does not wait on them; close() does it too.
+   */
+  closeStreams(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -114,11 +122,18 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       jobs.push(startPollExpiry(ctx), startScheduledStatusPublisher(ctx));
       // Trend scores, recomputed every TRENDS_INTERVAL (one worker at a time).
       jobs.push(startTrendsRefresh(ctx));
+      // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
+      jobs.push(startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays));
       // Intents a crash, a failed enqueue or a process without a worker left.
       outboxRelay.startSweep();
       timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
+    async closeStreams() {
+      await closeStreamHub(ctx);
+    },
     async close() {
+      await closeStreamHub(ctx);
+      await stopStreamBus(database);
       abort.abort();
       for (const t of timers) clearInterval(t);
       await Promise.all(jobs.map((job) => job.stop()));

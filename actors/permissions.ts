@@ -113,6 +113,22 @@ export function rolesWith(permission: Permission): UserRole[] {
   return (Object.keys(ROLE_MASKS) as UserRole[]).filter((role) => hasPermission(role, permission));
 }
 
+/** The roles' order, lowest first (Mastodon's role positions). */
+const ROLE_POSITIONS: Readonly<Record<string, number>> = {
+  user: 0,
+  moderator: 1,
+  admin: 2,
+  owner: 3,
+};
+
+/**
+ * Whether a user of `role` may act on a user of `other` (Mastodon's
+ * `UserRole#overrides?`: strictly higher; unknown roles rank as users).
+ */
+export function outranks(role: string, other: string): boolean {
+  return (ROLE_POSITIONS[role] ?? 0) > (ROLE_POSITIONS[other] ?? 0);
+}
+
 /** Whether `name` is one of Mastodon's permission names. */
 export function isPermission(name: string): name is Permission {
   return Object.hasOwn(PERMISSION_FLAGS, name);

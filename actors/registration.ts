@@ -6,6 +6,12 @@
  * manage accounts), then mail the confirmation link when the server asks
  * for one.
  *
+ * The blocks staff set are applied here too (access_blocks/sign_up.ts): a
+ * blocked e-mail domain or canonical address is one more problem of the
+ * form, and a block that only asks for approval leaves the account waiting.
+ * Attempts that met an e-mail domain block are counted after the
+ * transaction, whatever its outcome (the block's history).
+ *
  * The new token carries the application's registered scopes, as Mastodon's
  * AppSignUpService issues it (`scopes: app.scopes`), not the narrower scopes
  * of the app token used to call the endpoint: the client needs read access
@@ -23,6 +29,12 @@ import { createAccessToken } from "./tokens.ts";
 import { recordDelivery } from "./deliveries.ts";
 import { notifyStaffOfSignUp } from "./notifications/staff.ts";
 import { getLogger } from "@logtape/logtape";
+import {
+  checkSignUpEmail,
+  type SignUpAccess,
+  signUpNeedsApprovalFrom,
+} from "./access_blocks/sign_up.ts";
+import { recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
 
 const logger = getLogger(["rookery", "registration"]);
 
@@ -41,6 +53,8 @@ export interface RegistrationInput {
   dateOfBirth?: string;
   /** The application whose token made the request. */
   applicationId: string;
+  /** The client's address, for IP blocks and block history ("unknown" when not known). */
+  ip?: string;
 }
 
 /** A successful registration: the plain token (shown once) and its row. */
@@ -113,12 +127,17 @@ function checkSignUpFields(ctx: AppContext, input: RegistrationInput, problems: 
   }
 }
 
-/** Validates the whole form, account fields included, and throws every problem together. */
+/**
+ * Validates the whole form, account fields and blocks included, and throws
+ * every problem together. `matched` collects the e-mail domain blocks met,
+ * even when the form is refused.
+ */
 async function validateRegistration(
   ctx: AppContext,
   db: Executor,
   input: RegistrationInput,
-): Promise<void> {
+  matched: string[],
+): Promise<SignUpAccess> {
   const problems = new Problems();
   try {
     await validateNewAccount(db, {
@@ -133,7 +152,10 @@ async function validateRegistration(
     }
   }
   checkSignUpFields(ctx, input, problems);
+  const access = await checkSignUpEmail(db, input.email ?? "", problems);
+  matched.push(...access.matchedDomainBlockIds);
   problems.throwIfAny();
+  return access;
 }
 
 /** The date of birth as stored: always `YYYY-MM-DD`. */
@@ -142,6 +164,21 @@ function storedDateOfBirth(value: string | undefined): string | null {
   if (!dob) return null;
   const pad = (n: number, w = 2) => String(n).padStart(w, "0");
   return `${pad(dob.y, 4)}-${pad(dob.m)}-${pad(dob.d)}`;
+}
+
+/** Counts a sign-up attempt in the history of the e-mail domain blocks it met. */
+async function countBlockedAttempt(
+  ctx: AppContext,
+  blockIds: string[],
+  ip: string | undefined,
+): Promise<void> {
+  if (!blockIds.length) return;
+  try {
+    await recordBlockedAttempt(ctx.database.db, blockIds, ip ?? "unknown");
+  } catch (error) {
+    // A counter: the sign-up's own answer matters more.
+    logger.warn("Could not count a blocked sign-up attempt: {error}", { error });
+  }
 }
 
 /**
@@ -156,8 +193,11 @@ export async function registerAccount(
 ): Promise<Registration> {
   const { config, database } = ctx;
   const needsConfirmation = config.requireEmailConfirmation;
+  const matchedBlocks: string[] = [];
+  // Before the transaction (see signUpNeedsApprovalFrom).
+  const ipNeedsApproval = await signUpNeedsApprovalFrom(database, input.ip ?? "unknown");
   const result = await database.db.transaction(async (tx) => {
-    await validateRegistration(ctx, tx, input);
+    const access = await validateRegistration(ctx, tx, input, matchedBlocks);
     const [app] = await tx.select({ scopes: oauthApplications.scopes }).from(oauthApplications)
       .where(eq(oauthApplications.id, input.applicationId)).limit(1);
     if (!app) throw new Error(`Application ${input.applicationId} vanished during sign-up`);
@@ -166,7 +206,8 @@ export async function registerAccount(
       email: input.email!,
       password: input.password!,
       confirmed: !needsConfirmation,
-      approved: config.registrations !== "approval",
+      approved: config.registrations !== "approval" && !access.requiresApproval &&
+        !ipNeedsApproval,
       locale: input.locale || "en",
       reason: input.reason?.trim() || null,
     });
@@ -186,7 +227,7 @@ export async function registerAccount(
     // Staff who manage accounts hear of every sign-up (pending ones included).
     await notifyStaffOfSignUp(tx, account.id);
     return { token, row, user, account, confirmationToken };
-  });
+  }).finally(() => countBlockedAttempt(ctx, matchedBlocks, input.ip));
   if (result.confirmationToken) {
     try {
       await sendConfirmationMail(ctx, {

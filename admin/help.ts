@@ -34,6 +34,14 @@ Accounts
   account delete <username>
       Deletes the account: profile, sign-in, tokens and follows go; the
       username stays taken for good. Cannot be undone.
+  account suspend <username|user@domain>
+      Suspends a local or remote account as the admin API does: hidden at
+      once, its data deleted after SUSPENSION_GRACE_DAYS (default 30).
+  account unsuspend <username|user@domain>   Lifts suspend (what is left).
+  account silence <username|user@domain>
+      Limits the account: its posts leave public timelines and search for
+      non-followers, its notifications to strangers are filtered.
+  account unsilence <username|user@domain>   Lifts silence.
 
 Access tokens
   token create <username> --scopes "<scopes>"

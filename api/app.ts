@@ -5,11 +5,12 @@
  * Middleware order matters:
  * 1. CORS first, so every answer below it (Fedify's WebFinger and NodeInfo,
  *    429s, errors) carries the headers, and preflights stop here.
- * 2. Authentication, then rate limits (per-account buckets need the token's
+ * 2. Addresses under a no_access IP block are refused (middleware/ip_access.ts).
+ * 3. Authentication, then rate limits (per-account buckets need the token's
  *    user), on the API and OAuth paths only; in authorized-fetch mode the
  *    API then refuses requests without a user (middleware/require_user.ts).
- * 3. Fedify, for everything that is not an API path.
- * 4. Routes.
+ * 4. Fedify, for everything that is not an API path.
+ * 5. Routes.
  */
 import { markWrite } from "../db/write_marks.ts";
 import { type Context, Hono, type Next } from "hono";
@@ -19,6 +20,7 @@ import { apiError, installErrorHandlers } from "./errors.ts";
 import { cors } from "./middleware/cors.ts";
 import { authenticate } from "./middleware/auth.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
+import { ipAccess } from "./middleware/ip_access.ts";
 import { requireUserInAuthorizedFetch } from "./middleware/require_user.ts";
 import { unauthorizedFetch } from "../federation/authorized_fetch.ts";
 import { instanceRoutes } from "./routes/instance.ts";
@@ -42,6 +44,7 @@ import { blockAndMuteRoutes } from "./routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./routes/domain_blocks.ts";
 import { reportRoutes } from "./routes/reports.ts";
 import { adminReportRoutes } from "./routes/admin/reports.ts";
+import { adminAccountRoutes } from "./routes/admin/accounts.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
@@ -65,7 +68,11 @@ import { v1FilterRoutes } from "./routes/filters_v1.ts";
 import { announcementRoutes } from "./routes/announcements.ts";
 import { oembedRoutes } from "./routes/oembed.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { streamingRoutes } from "./streaming/routes.ts";
 import { pushRoutes } from "./routes/push.ts";
+import { adminEmailDomainBlockRoutes } from "./routes/admin/email_domain_blocks.ts";
+import { adminIpBlockRoutes } from "./routes/admin/ip_blocks.ts";
+import { adminCanonicalEmailBlockRoutes } from "./routes/admin/canonical_email_blocks.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -117,6 +124,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     }
   });
   app.use(cors());
+  app.use(ipAccess());
   app.use("/api/*", authenticate());
   app.use("/oauth/*", authenticate());
   app.use(rateLimit());
@@ -184,6 +192,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", domainBlockRoutes());
   app.route("/", reportRoutes());
   app.route("/", adminReportRoutes());
+  app.route("/", adminAccountRoutes());
   app.route("/", statusReadRoutes());
   app.route("/", statusWriteRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".
@@ -206,7 +215,11 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", v1FilterRoutes());
   app.route("/", announcementRoutes());
   app.route("/", searchRoutes());
+  app.route("/", streamingRoutes());
   app.route("/", pushRoutes());
+  app.route("/", adminEmailDomainBlockRoutes());
+  app.route("/", adminIpBlockRoutes());
+  app.route("/", adminCanonicalEmailBlockRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   app.route("/", statusPageRoutes());

@@ -14,3 +14,4 @@ export * from "./schema/announcements.ts";
 export * from "./schema/push.ts";
 export * from "./schema/streaming.ts";
 export * from "./schema/moderation.ts";
+export * from "./schema/access_blocks.ts";

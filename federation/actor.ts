@@ -113,7 +113,10 @@ export async function buildLocalActor(
   const identifier = account.username;
   const { origin } = ctx.data.config;
   const keys = await ctx.getActorKeyPairs(identifier);
-  const emojis = mayHaveEmoji([
+  // A suspended account keeps its name, keys and `suspended: true` and shows
+  // no profile (Mastodon's ActorSerializer does the same).
+  const suspended = account.suspendedAt != null;
+  const emojis = !suspended && mayHaveEmoji([
       account.displayName,
       account.note,
       ...account.fields.flatMap((f) => [f.name, f.value]),
@@ -125,8 +128,8 @@ export async function buildLocalActor(
   const values = {
     id: ctx.getActorUri(identifier),
     preferredUsername: account.username,
-    name: account.displayName || null,
-    summary: account.note || null,
+    name: suspended ? null : account.displayName || null,
+    summary: suspended ? null : account.note || null,
     url: new URL(`/@${account.username}`, origin),
     // Mastodon publishes only the day an account was made, not the time.
     published: toInstant(startOfUtcDay(account.createdAt)),
@@ -140,16 +143,16 @@ export async function buildLocalActor(
     // publicKey is RSA only (Mastodon reads just one); both go in assertionMethod.
     publicKey: keys[0]?.cryptographicKey,
     assertionMethods: keys.map((key) => key.multikey),
-    attachments: account.fields.map((field) =>
+    attachments: (suspended ? [] : account.fields).map((field) =>
       new PropertyValue({ name: field.name, value: field.value })
     ),
     // Custom emoji of the display name, note and fields, as Mastodon tags them.
     tags: emojis.map((e) => emojiTag(origin, e.emoji)).filter((e) => e != null),
-    icon: mediaImage(account.avatarUrl, origin),
-    image: mediaImage(account.headerUrl, origin),
-    manuallyApprovesFollowers: account.locked,
-    discoverable: account.discoverable,
-    indexable: account.indexable,
+    icon: suspended ? null : mediaImage(account.avatarUrl, origin),
+    image: suspended ? null : mediaImage(account.headerUrl, origin),
+    manuallyApprovesFollowers: suspended ? false : account.locked,
+    discoverable: suspended ? false : account.discoverable,
+    indexable: suspended ? false : account.indexable,
     memorial: account.memorial || null,
     suspended: account.suspendedAt ? true : null,
   };

@@ -23,6 +23,8 @@ export function registerFollowCollections(federation: Federation<AppContext>): v
     .setFollowersDispatcher("/users/{identifier}/followers", async (ctx, identifier, cursor) => {
       const account = await liveAccount(ctx, identifier);
       if (!account) return null;
+      // A suspended account shows no collections, but its Update still reaches its followers.
+      if (account.suspendedAt && isServingCollection(ctx, "followers", identifier)) return null;
       const db = ctx.data.database.db;
       if (cursor == null) {
         if (isServingCollection(ctx, "followers", identifier) && account.hideCollections) {
@@ -52,7 +54,7 @@ export function registerFollowCollections(federation: Federation<AppContext>): v
   federation
     .setFollowingDispatcher("/users/{identifier}/following", async (ctx, identifier, cursor) => {
       const account = await liveAccount(ctx, identifier);
-      if (!account) return null;
+      if (!account || account.suspendedAt) return null;
       if (account.hideCollections) return { items: [] };
       const parsed = cursor == null ? { before: null } : parseCursor(cursor);
       if (!parsed) return null;

@@ -110,6 +110,9 @@ async function remoteSender(ctx: Context<AppContext>, activity: Activity) {
   if (!activity.actorId) return null;
   const account = await accountForActorUri(ctx, activity.actorId);
   if (!account || account.domain == null || account.deletedAt) return null;
+  // Our moderators suspended it: nothing it sends is taken (its own server's
+  // suspension, "remote", still lets its actor Update lift it).
+  if (account.suspendedAt && account.suspensionOrigin === "local") return null;
   return account;
 }
 

@@ -64,7 +64,8 @@ export function registerOutboxCollection(federation: Federation<AppContext>): vo
 
 async function liveAccount(ctx: RequestContext<AppContext>, identifier: string) {
   const account = await findLocalAccountByIdentifier(ctx.data.database.db, identifier);
-  return account && !account.deletedAt ? account : null;
+  // Suspended accounts show nothing (404) until unsuspended; deleted ones nothing at all.
+  return account && !account.deletedAt && !account.suspendedAt ? account : null;
 }
 
 /** One page (plus one row) of what an anonymous reader may see of the account, newest first. */

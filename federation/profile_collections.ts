@@ -68,5 +68,6 @@ async function pinnedStatuses(ctx: RequestContext<AppContext>, accountId: string
 
 async function liveAccount(ctx: RequestContext<AppContext>, identifier: string) {
   const account = await findLocalAccountByIdentifier(ctx.data.database.db, identifier);
-  return account && !account.deletedAt ? account : null;
+  // Suspended accounts show nothing (404) until unsuspended; deleted ones nothing at all.
+  return account && !account.deletedAt && !account.suspendedAt ? account : null;
 }

@@ -162,6 +162,7 @@ export async function actorColumns(
     publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
     publicKeyId: key?.id && keyOwned ? key.id.href : null,
     suspendedAt: actor.suspended ? new Date() : null,
+    suspensionOrigin: actor.suspended ? "remote" : null,
     // Without a usable `published`, a new row keeps its default (now) and a stored one its own.
     ...(createdAt ? { createdAt } : {}),
     fetchedAt: new Date(),
@@ -282,7 +283,15 @@ async function writeRemoteAccount(
     }
     existing = byHandle;
   }
-  const { suspendedAt, publicKeyPem, publicKeyId, username: _u, domain: _d, ...rest } = columns;
+  const {
+    suspendedAt,
+    suspensionOrigin: _o,
+    publicKeyPem,
+    publicKeyId,
+    username: _u,
+    domain: _d,
+    ...rest
+  } = columns;
   const checked = checkedAt ? { lastWebfingeredAt: checkedAt } : {};
   if (existing) {
     if (existing.domain == null) return existing;
@@ -294,8 +303,12 @@ async function writeRemoteAccount(
       ...checked,
       // A document without a key (a stripped Update) does not erase the one we know.
       ...(publicKeyPem ? { publicKeyPem, publicKeyId } : {}),
-      // Keep the first suspension time; lift it when the actor is no longer suspended.
-      suspendedAt: suspendedAt ? existing.suspendedAt ?? suspendedAt : null,
+      // Keep the first suspension time; lift it when the actor is no longer
+      // suspended, unless our own moderators suspended it (their decision stands).
+      ...(existing.suspensionOrigin === "local" ? {} : {
+        suspendedAt: suspendedAt ? existing.suspendedAt ?? suspendedAt : null,
+        suspensionOrigin: suspendedAt ? existing.suspensionOrigin ?? "remote" : null,
+      }),
     }).where(eq(accounts.id, existing.id)).returning();
     await linkProfileEmojis(tx, row, emojis, true);
     return row;

@@ -179,6 +179,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     },
     async close(closeOptions = {}) {
       await adminSocket?.close();
+      await rookery!.closeStreams();
       await server?.shutdown();
       await rookery!.close();
       if (closeOptions.destroy) {

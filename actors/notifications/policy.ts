@@ -10,8 +10,8 @@
  * - new_accounts: the sender's account is younger than 30 days (and not followed);
  * - private_mentions: a direct mention from someone not followed that does
  *   not answer a direct status of the recipient that mentioned the sender;
- * - limited_accounts: the sender was limited by a moderator (silenced) and
- *   is not followed. Rookery has no limiting yet, so this never holds.
+ * - limited_accounts: the sender was limited by a moderator (silenced,
+ *   accounts.silenced_at) and is not followed.
  *
  * Drop wins over filter. Only the types Mastodon marks filterable are
  * screened (mention, reblog, follow, follow_request, favourite, quote);
@@ -173,6 +173,8 @@ export function policyColumns(cause: ScreenedCause) {
       AND pf.created_at <= now() - ${NEW_FOLLOWER_THRESHOLD})`,
     senderIsNew: sql<boolean>`EXISTS (SELECT 1 FROM accounts ps
       WHERE ps.id = ${from} AND ps.created_at > now() - ${NEW_ACCOUNT_THRESHOLD})`,
+    senderLimited: sql<boolean>`EXISTS (SELECT 1 FROM accounts ps
+      WHERE ps.id = ${from} AND ps.silenced_at IS NOT NULL)`,
     senderRole: sql<string | null>`(SELECT pu.role FROM users pu
       JOIN accounts ps ON ps.id = pu.account_id
       WHERE pu.account_id = ${from} AND ps.domain IS NULL)`,
@@ -191,6 +193,8 @@ export interface PolicyFacts {
   following: boolean;
   followedLongEnough: boolean;
   senderIsNew: boolean;
+  /** A moderator limited (silenced) the sender. */
+  senderLimited?: boolean;
   senderRole: string | null;
   recipientRole: string | null;
 }
@@ -248,7 +252,10 @@ export function decide(cause: ScreenedCause, facts: PolicyFacts, answered: boole
   }
   const notFollowing = !facts.following;
   const held: [PolicyValue, boolean][] = [
-    [asValue(facts.forLimitedAccounts, DEFAULT_POLICY.forLimitedAccounts), false],
+    [
+      asValue(facts.forLimitedAccounts, DEFAULT_POLICY.forLimitedAccounts),
+      facts.senderLimited === true && notFollowing,
+    ],
     [asValue(facts.forNotFollowing, DEFAULT_POLICY.forNotFollowing), notFollowing],
     [asValue(facts.forNotFollowers, DEFAULT_POLICY.forNotFollowers), !facts.followedLongEnough],
     [

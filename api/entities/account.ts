@@ -45,6 +45,7 @@ export const ACCOUNT_ENTITY_COLUMNS = [
   "lastStatusAt",
   "movedToAccountId",
   "suspendedAt",
+  "sensitizedAt",
   "deletedAt",
   "createdAt",
 ] as const satisfies readonly (keyof AccountRow)[];
@@ -61,8 +62,16 @@ export interface AccountRole {
   color: string;
 }
 
+/**
+ * Marks the entity of an account whose media moderators force sensitive
+ * (status.ts reads it). A symbol key: JSON never shows it, the entity cache
+ * keeps it with the entity.
+ */
+export const SENSITIZED: unique symbol = Symbol("sensitized");
+
 /** The Account entity. */
 export interface Account {
+  [SENSITIZED]?: true;
   id: string;
   username: string;
   acct: string;
@@ -180,6 +189,7 @@ export function accountEntity(
   if (moved && !gone) entity.moved = moved;
   if (account.memorial) entity.memorial = true;
   if (gone) entity.suspended = true;
+  if (account.sensitizedAt) entity[SENSITIZED] = true;
   return entity;
 }
 

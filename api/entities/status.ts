@@ -22,7 +22,7 @@
  */
 import type { AppContext } from "../../context.ts";
 import type { statuses } from "../../db/schema.ts";
-import type { Account, CustomEmoji } from "./account.ts";
+import { type Account, type CustomEmoji, SENSITIZED } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
@@ -173,7 +173,10 @@ function build(
     created_at: row.createdAt.toISOString(),
     in_reply_to_id: boosted ? null : row.inReplyToId,
     in_reply_to_account_id: boosted ? null : row.inReplyToAccountId,
-    sensitive: boosted ? false : row.sensitive,
+    // A sensitized author's statuses are sensitive to everyone but the author (as Mastodon).
+    sensitive: boosted
+      ? false
+      : row.sensitive || (account[SENSITIZED] === true && viewer?.accountId !== row.accountId),
     spoiler_text: boosted ? "" : row.spoilerText,
     visibility: row.visibility,
     language: boosted ? null : row.language,

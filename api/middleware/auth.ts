@@ -184,7 +184,10 @@ export function authenticate(): MiddlewareHandler<ApiEnv> {
       if (found) {
         c.set("token", found.token);
         c.set("user", found.user);
-        if (found.user) {
+        // Opening a stream is not API use Mastodon counts (its streaming
+        // server records nothing): skipping it spares a thousand phones
+        // reconnecting at once two writes each.
+        if (found.user && !c.req.path.startsWith("/api/v1/streaming")) {
           try {
             await recordUserActivity(database.db, found.user.id);
           } catch (error) {

@@ -1,6 +1,7 @@
 /**
  * The token owner's own account:
- * - POST /api/v1/accounts (app token + write:accounts) → Token (registration)
+ * - POST /api/v1/accounts (app token + write:accounts) → Token (registration;
+ *   403 when registrations are closed or an IP block refuses the client's sign-ups)
  * - GET /api/v1/accounts/verify_credentials (profile or read:accounts) → CredentialAccount
  * - PATCH|PUT /api/v1/accounts/update_credentials (write:accounts) → CredentialAccount
  * - DELETE /api/v1/profile/avatar, /api/v1/profile/header (write:accounts) → CredentialAccount
@@ -18,6 +19,8 @@ import { loadCredentialAccount } from "../entities/credential_account.ts";
 import { preferencesEntity } from "../entities/preferences.ts";
 import { tokenEntity } from "../entities/token.ts";
 import { registerAccount } from "../../actors/registration.ts";
+import { signUpForbiddenFrom } from "../../actors/access_blocks/sign_up.ts";
+import { clientIp } from "../client_ip.ts";
 import { type ProfileUpdate, removeProfileImage, updateProfile } from "../../actors/profile.ts";
 import { resolveSettings } from "../../actors/user_settings.ts";
 import type { FieldSource } from "../../actors/user_settings.ts";
@@ -106,6 +109,8 @@ export function ownAccountRoutes(): Hono<ApiEnv> {
   app.post("/api/v1/accounts", requireApp("write:accounts"), async (c) => {
     const ctx = c.get("ctx");
     if (ctx.config.registrations === "closed") return c.json({ error: NOT_ALLOWED }, 403);
+    const ip = clientIp(c);
+    if (await signUpForbiddenFrom(ctx.database, ip)) return c.json({ error: NOT_ALLOWED }, 403);
     const p = await params(c);
     const registration = await withValidation(() =>
       registerAccount(ctx, {
@@ -117,6 +122,7 @@ export function ownAccountRoutes(): Hono<ApiEnv> {
         reason: readText(p, "reason"),
         dateOfBirth: readText(p, "date_of_birth"),
         applicationId: c.get("token")!.applicationId!,
+        ip,
       })
     );
     c.header("Cache-Control", "no-store");

@@ -8,6 +8,7 @@
  * store chose (never from the upload), with `nosniff` and a sandboxing CSP.
  * Names are random and never reused, so answers are cached for a year.
  * Single byte ranges are answered (206), as video players and Safari need.
+ * Files of suspended or deleted accounts answer 404 (one primary-key lookup).
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
@@ -18,6 +19,7 @@ import {
   storedContentType,
   storedFileName,
 } from "../../actors/media/storage.ts";
+import { isMediaOfHiddenAccount } from "../../db/queries/visibility.ts";
 
 const PREFIX = `${MEDIA_URL_PREFIX}/${ATTACHMENTS_FOLDER.join("/")}/`;
 
@@ -39,24 +41,31 @@ function parseRange(header: string | null, size: number): { start: number; end: 
 /** A stream of `length` bytes of a file from where it was positioned. */
 function limitedStream(file: Deno.FsFile, length: number): ReadableStream<Uint8Array> {
   let left = length;
+  // A reader may cancel after the last chunk was queued (the file is closed
+  // then, with chunks still unread): the file is closed once.
+  let open = true;
+  const close = () => {
+    if (open) file.close();
+    open = false;
+  };
   return new ReadableStream({
     async pull(controller) {
       const chunk = new Uint8Array(Math.min(64 * 1024, left));
       const read = chunk.length ? await file.read(chunk) : null;
       if (read == null || read === 0) {
-        file.close();
+        close();
         controller.close();
         return;
       }
       left -= read;
       controller.enqueue(chunk.subarray(0, read));
       if (left <= 0) {
-        file.close();
+        close();
         controller.close();
       }
     },
     cancel() {
-      file.close();
+      close();
     },
   });
 }
@@ -68,7 +77,10 @@ export function mediaFileRoutes(): Hono<ApiEnv> {
   app.get(`${PREFIX}*`, async (c) => {
     const segments = c.req.path.slice(MEDIA_URL_PREFIX.length + 1).split("/");
     if (!isSafeAttachmentPath(segments)) return c.text("Not Found", 404);
-    const { config } = c.get("ctx");
+    const { config, database } = c.get("ctx");
+    // The attachment id is spelt by the folder groups (actors/media/storage.ts idPartition).
+    const attachmentId = BigInt(segments.slice(ATTACHMENTS_FOLDER.length, -1).join("")).toString();
+    if (await isMediaOfHiddenAccount(database.db, attachmentId)) return c.text("Not Found", 404);
     const path = segments.join("/");
     let file: Deno.FsFile;
     try {

@@ -336,7 +336,8 @@ export function likePrefix(value: string): string {
  * Account search: prefix match on the username, and on any word of the
  * display name; with `user@domain`, prefix match on both parts. Ordered:
  * the resolved account, the exact handle, an exact username, accounts the
- * viewer follows, then by followers. Returns account ids.
+ * viewer follows, then by followers. Returns account ids. Accounts a
+ * moderator limited are found only by their exact handle, or by followers.
  */
 export async function searchAccounts(
   database: Database,
@@ -375,6 +376,8 @@ export async function searchAccounts(
     SELECT a.id FROM accounts a
     WHERE (${resolved ?? sql`FALSE`} OR ${matches})
       AND ${listableAccount()} AND ${visibleToViewer(search.viewerId)}
+      AND (a.silenced_at IS NULL OR ${resolved ?? sql`FALSE`} OR ${exact ?? sql`FALSE`}
+        OR ${followed ?? sql`FALSE`})
       AND ${search.following ? followed ?? sql`FALSE` : sql`TRUE`}
     ORDER BY ${sql.join(order, sql`, `)}
     LIMIT ${search.limit} OFFSET ${search.offset}`);

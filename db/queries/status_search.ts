@@ -33,7 +33,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Database } from "../connection.ts";
 import { minIdAt } from "../ids.ts";
-import { visibleOriginalFilter } from "./visibility.ts";
+import { notLimitedFilter, visibleOriginalFilter } from "./visibility.ts";
 import {
   type Filter,
   hasPositiveText,
@@ -232,6 +232,7 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   const rest = sql.join([
     ...rowConditions(search),
     visibleOriginalFilter(search.viewerId, "s"),
+    notLimitedFilter(search.viewerId, "s"),
     sql`NOT EXISTS (SELECT 1 FROM mutes smu WHERE smu.account_id = ${v}
       AND smu.target_account_id = s.account_id
       AND (smu.expires_at IS NULL OR smu.expires_at > now()))`,

@@ -34,7 +34,7 @@ import {
   statuses,
   tags,
 } from "../schema.ts";
-import { feedEntryFilter, visibleStatusFilter } from "./visibility.ts";
+import { feedEntryFilter, notLimitedFilter, visibleStatusFilter } from "./visibility.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
@@ -85,7 +85,7 @@ export const HAS_MEDIA = sql`EXISTS (SELECT 1 FROM media_attachments ma
  * The viewer mutes neither the author nor the boosted author (a mute made
  * after the status entered a feed still hides it). TRUE for anonymous viewers.
  */
-export function notMutedBy(viewer: string | Placeholder | null): SQL {
+export function notMutedBy(viewer: string | Placeholder | SQL | null): SQL {
   if (viewer == null) return sql`TRUE`;
   const active = sql`(mu.expires_at IS NULL OR mu.expires_at > now())`;
   return sql`NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = ${viewer}::bigint
@@ -187,6 +187,7 @@ function publicConditions(viewer: string | null, options: PublicTimelineOptions)
     sql`${statuses.visibility} = 'public' AND ${statuses.deletedAt} IS NULL
       AND ${statuses.reblogOfId} IS NULL`,
     visibleStatusFilter(viewer),
+    notLimitedFilter(viewer),
     notMutedBy(viewer),
   ];
   if (options.local && !options.remote) parts.push(eq(statuses.local, true));

@@ -25,7 +25,7 @@ import { statuses } from "../schema.ts";
 import { minIdAt } from "../ids.ts";
 import { dailyHistories, type TagHistoryDay } from "./tags.ts";
 import { notMutedBy, type StatusRow } from "./timelines.ts";
-import { visibleStatusFilter } from "./visibility.ts";
+import { notLimitedFilter, visibleStatusFilter } from "./visibility.ts";
 
 /** The kinds of trending item. */
 export const TREND_KINDS = ["tag", "status", "link"] as const;
@@ -216,6 +216,7 @@ export async function trendingStatuses(
     .where(and(
       sql`${statuses.id} IN (SELECT l.target_id FROM (${listedTrends("status", review)}) l)`,
       visibleStatusFilter(viewer),
+      notLimitedFilter(viewer),
       notMutedBy(viewer),
     ))
     .orderBy(sql`${score} DESC`, desc(statuses.id))

@@ -20,6 +20,11 @@
  * - A boost is visible only when the boosted status is visible too.
  * - An anonymous viewer sees public and unlisted statuses only.
  *
+ * Limited (silenced) authors are a separate, narrower rule for the lists
+ * where strangers discover posts — public, hashtag and link timelines,
+ * trends, search: {@link notLimitedFilter} keeps their statuses for the
+ * author and the author's followers only, as Mastodon's limit does.
+ *
  * The filter is a WHERE fragment over a `statuses` row (by default the table
  * itself; pass an alias when the query names it otherwise). Each relation is
  * its own EXISTS so each uses its own index.
@@ -32,6 +37,14 @@ import { statuses } from "../schema.ts";
 /** Names a `statuses` row may go by in a query; always a constant, never input. */
 export type StatusAlias = "statuses" | "s" | "st" | "r" | "o" | "q";
 
+/**
+ * The viewer as the filters take it: an account id, a placeholder of a
+ * prepared query, or an SQL expression naming a column of the surrounding
+ * query (streaming checks many viewers of one status in one statement,
+ * api/streaming/render.ts), or null for an anonymous viewer.
+ */
+export type ViewerRef = string | Placeholder | SQL | null;
+
 /** Stand-in alias for the boosted status inside the boost check. */
 const ORIGINAL: StatusAlias = "o";
 
@@ -40,7 +53,7 @@ function ident(alias: StatusAlias): SQL {
 }
 
 /** The rules for one status row, without the boost check. */
-function ownRules(viewer: string | Placeholder | null, alias: StatusAlias): SQL {
+function ownRules(viewer: ViewerRef, alias: StatusAlias): SQL {
   const s = ident(alias);
   const authorUsable = sql`EXISTS (SELECT 1 FROM accounts va WHERE va.id = ${s}.account_id
     AND va.deleted_at IS NULL AND va.suspended_at IS NULL)`;
@@ -75,7 +88,7 @@ function ownRules(viewer: string | Placeholder | null, alias: StatusAlias): SQL 
  * for queries built once and executed many times (db/queries/prepared.ts).
  */
 export function visibleStatusFilter(
-  viewerAccountId: string | Placeholder | null,
+  viewerAccountId: ViewerRef,
   alias: StatusAlias = "statuses",
 ): SQL {
   const s = ident(alias);
@@ -92,10 +105,28 @@ export function visibleStatusFilter(
  * rules, which PostgreSQL sets up at every execution) is left out.
  */
 export function visibleOriginalFilter(
-  viewerAccountId: string | Placeholder | null,
+  viewerAccountId: ViewerRef,
   alias: StatusAlias = "statuses",
 ): SQL {
   return sql`(${ident(alias)}.reblog_of_id IS NULL AND ${ownRules(viewerAccountId, alias)})`;
+}
+
+/**
+ * For discovery lists (public, hashtag and link timelines, trends, search):
+ * statuses of accounts a moderator limited (silenced) are kept only for the
+ * author and the author's followers; everyone else does not find them.
+ */
+export function notLimitedFilter(
+  viewerAccountId: ViewerRef,
+  alias: StatusAlias = "statuses",
+): SQL {
+  const s = ident(alias);
+  const limited = sql`EXISTS (SELECT 1 FROM accounts la WHERE la.id = ${s}.account_id
+    AND la.silenced_at IS NOT NULL)`;
+  if (viewerAccountId == null) return sql`NOT ${limited}`;
+  const v = sql`${viewerAccountId}::bigint`;
+  return sql`(NOT ${limited} OR ${s}.account_id = ${v} OR EXISTS (SELECT 1 FROM follows lf
+    WHERE lf.account_id = ${v} AND lf.target_account_id = ${s}.account_id))`;
 }
 
 /**
@@ -126,6 +157,24 @@ export function feedEntryFilter(alias: StatusAlias = "statuses"): SQL {
     AND (${s}.reblog_of_id IS NULL OR EXISTS (SELECT 1 FROM statuses fo
       WHERE fo.id = ${s}.reblog_of_id AND fo.deleted_at IS NULL
         AND ${usable(sql`fo.account_id`)})))`;
+}
+
+/**
+ * Whether the viewer (null: anonymous) may find the status in a discovery
+ * list such as a public stream: they may see it, and its author is not
+ * limited, or is followed by them (see {@link notLimitedFilter}).
+ */
+export async function canSeeInPublic(
+  db: Executor,
+  viewerAccountId: string | null,
+  status: { id: string },
+): Promise<boolean> {
+  const rows = await db.select({ id: statuses.id }).from(statuses).where(and(
+    eq(statuses.id, status.id),
+    visibleStatusFilter(viewerAccountId),
+    notLimitedFilter(viewerAccountId),
+  )).limit(1);
+  return rows.length > 0;
 }
 
 /** Whether the viewer (null: anonymous) may see the status. */
@@ -165,4 +214,17 @@ export async function findVisibleStatus(
   const [row] = await db.select().from(statuses)
     .where(and(eq(statuses.id, id), visibleStatusFilter(viewerAccountId))).limit(1);
   return row ?? null;
+}
+
+/**
+ * Whether the media attachment `id` belongs to a suspended or deleted
+ * account: its files are then not served (Mastodon makes them private), and
+ * come back when a suspension is lifted.
+ */
+export async function isMediaOfHiddenAccount(db: Executor, id: string): Promise<boolean> {
+  const rows = await db.execute(sql`SELECT 1 FROM media_attachments m
+    JOIN accounts a ON a.id = m.account_id
+    WHERE m.id = ${id}::bigint AND (a.suspended_at IS NOT NULL OR a.deleted_at IS NOT NULL)`);
+  const list = Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows;
+  return list.length > 0;
 }

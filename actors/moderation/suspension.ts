@@ -1,0 +1,184 @@
+/**
+ * Suspension, as Mastodon's SuspendAccountService, UnsuspendAccountService
+ * and the account deletion that follows a suspension.
+ *
+ * Suspending only sets `accounts.suspended_at`: every reader already treats
+ * a suspended author as absent (db/queries/visibility.ts for statuses, the
+ * account readers of db/queries/accounts.ts, the auth middleware for its
+ * tokens), so the content disappears at once and comes back on unsuspend,
+ * with the follows kept. What suspension does beyond that:
+ *
+ * - a LOCAL account: its access tokens are revoked and its browser sessions
+ *   end, and its followers' servers get an Update of the actor with
+ *   `suspended: true` (Mastodon's distribute_update_actor!; Mastodon servers
+ *   then suspend the account on their side, remote origin). Unsuspending
+ *   sends the Update without it.
+ * - a REMOTE account: its follows of local accounts are removed with a
+ *   Reject each (Mastodon's reject_remote_follows!: it keeps access on its
+ *   own server, so it must not keep receiving our followers-only posts);
+ *   like Mastodon this is not undone by unsuspending. Its activities are
+ *   refused by the inbox handlers, which ignore suspended senders.
+ *
+ * {@link purgeAccountData} deletes what a suspended account had (Mastodon's
+ * deletion after the grace period, or DELETE /api/v1/admin/accounts/:id).
+ */
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+import {
+  accounts,
+  follows,
+  oauthAccessTokens,
+  statuses,
+  users,
+  webSessions,
+} from "../../db/schema.ts";
+import { recordDelivery } from "../deliveries.ts";
+import { deleteLocalAccount } from "../moderation.ts";
+import { type PeriodicJob, runEvery } from "../polls/periodic.ts";
+
+type AccountRow = typeof accounts.$inferSelect;
+
+/** Sets the suspension and does what comes with it, in `tx`. */
+export async function suspendAccount(tx: Executor, account: AccountRow): Promise<void> {
+  const now = new Date();
+  // Suspending again does not restart the grace period.
+  const since = account.suspensionOrigin === "local" && account.suspendedAt
+    ? account.suspendedAt
+    : now;
+  await tx.update(accounts).set({ suspendedAt: since, suspensionOrigin: "local", updatedAt: now })
+    .where(eq(accounts.id, account.id));
+  if (account.domain == null) {
+    const [user] = await tx.select({ id: users.id }).from(users)
+      .where(eq(users.accountId, account.id));
+    if (user) {
+      await tx.update(oauthAccessTokens).set({ revokedAt: now })
+        .where(and(eq(oauthAccessTokens.userId, user.id), isNull(oauthAccessTokens.revokedAt)));
+      await tx.delete(webSessions).where(eq(webSessions.userId, user.id));
+    }
+    await recordDelivery(tx, "accountUpdated", account.id, newId());
+    return;
+  }
+  await rejectRemoteFollows(tx, account.id);
+}
+
+/** Lifts a suspension (the data left is shown again), in `tx`. */
+export async function unsuspendAccount(tx: Executor, account: AccountRow): Promise<void> {
+  await tx.update(accounts).set({
+    suspendedAt: null,
+    suspensionOrigin: null,
+    updatedAt: new Date(),
+  })
+    .where(eq(accounts.id, account.id));
+  if (account.domain == null && account.deletedAt == null) {
+    await recordDelivery(tx, "accountUpdated", account.id, newId());
+  }
+}
+
+/** Removes a remote account's follows of local accounts, rejecting each over federation. */
+async function rejectRemoteFollows(tx: Executor, accountId: string): Promise<void> {
+  const removed = await tx.delete(follows).where(and(
+    eq(follows.accountId, accountId),
+    sql`${follows.targetAccountId} IN (SELECT id FROM accounts WHERE domain IS NULL)`,
+  )).returning();
+  if (removed.length === 0) return;
+  await tx.update(accounts)
+    .set({ followersCount: sql`greatest(${accounts.followersCount} - 1, 0)` })
+    .where(inArray(accounts.id, removed.map((f) => f.targetAccountId)));
+  await tx.update(accounts)
+    .set({ followingCount: sql`greatest(${accounts.followingCount} - ${removed.length}, 0)` })
+    .where(eq(accounts.id, accountId));
+  for (const follow of removed) {
+    await recordDelivery(tx, "followRejected", {
+      id: follow.id,
+      uri: follow.uri ?? null,
+      accountId: follow.accountId,
+      targetAccountId: follow.targetAccountId,
+    });
+  }
+}
+
+/**
+ * Deletes the data of a suspended account, in `tx`. A local account becomes
+ * the tombstone of an account deletion (actors/moderation.ts
+ * deleteLocalAccount: statuses gone, follows removed, the user row deleted,
+ * a Delete of the actor sent); it stays suspended, so its name is never
+ * given out again. A remote account loses its statuses and follows and its
+ * row becomes a tombstone too (deleted_at), so that it is not fetched back.
+ */
+export async function purgeAccountData(tx: Executor, account: AccountRow): Promise<void> {
+  if (account.domain == null) {
+    const [user] = await tx.select({ id: users.id }).from(users)
+      .where(eq(users.accountId, account.id));
+    if (user) await deleteLocalAccount(tx, account.username);
+    return;
+  }
+  const now = new Date();
+  await tx.update(statuses).set({ deletedAt: now })
+    .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
+  const outgoing = await tx.delete(follows).where(eq(follows.accountId, account.id))
+    .returning({ other: follows.targetAccountId });
+  const incoming = await tx.delete(follows).where(eq(follows.targetAccountId, account.id))
+    .returning({ other: follows.accountId });
+  if (outgoing.length) {
+    await tx.update(accounts)
+      .set({ followersCount: sql`greatest(${accounts.followersCount} - 1, 0)` })
+      .where(inArray(accounts.id, outgoing.map((r) => r.other)));
+  }
+  if (incoming.length) {
+    await tx.update(accounts)
+      .set({ followingCount: sql`greatest(${accounts.followingCount} - 1, 0)` })
+      .where(inArray(accounts.id, incoming.map((r) => r.other)));
+  }
+  await tx.update(accounts).set({
+    followersCount: 0,
+    followingCount: 0,
+    statusesCount: 0,
+    deletedAt: now,
+    updatedAt: now,
+  }).where(eq(accounts.id, account.id));
+}
+
+/**
+ * Purges the accounts our moderators suspended more than `graceDays` ago
+ * (the worker's periodic job). Each account in its own transaction, so one
+ * failure does not hold back the rest. Returns how many were purged.
+ */
+export async function purgeExpiredSuspensions(db: Executor, graceDays: number): Promise<number> {
+  const cutoff = new Date(Date.now() - graceDays * 24 * 60 * 60 * 1000);
+  const due = await db.select({ id: accounts.id }).from(accounts).where(and(
+    lt(accounts.suspendedAt, cutoff),
+    eq(accounts.suspensionOrigin, "local"),
+    isNull(accounts.deletedAt),
+  )).limit(100);
+  let purged = 0;
+  for (const { id } of due) {
+    await db.transaction(async (tx) => {
+      // Unsuspended or purged meanwhile? Then leave it.
+      const [account] = await tx.select().from(accounts)
+        .where(
+          and(eq(accounts.id, id), lt(accounts.suspendedAt, cutoff), isNull(accounts.deletedAt)),
+        )
+        .for("update");
+      if (!account) return;
+      await purgeAccountData(tx, account);
+      purged++;
+    });
+  }
+  return purged;
+}
+
+/** How often the worker looks for suspensions past the grace period. */
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Starts the worker's periodic purge of suspensions past SUSPENSION_GRACE_DAYS. */
+export function startSuspensionPurge(
+  database: { db: Executor },
+  graceDays: number,
+): PeriodicJob {
+  return runEvery(
+    "suspension-purge",
+    PURGE_INTERVAL_MS,
+    () => purgeExpiredSuspensions(database.db, graceDays),
+  );
+}

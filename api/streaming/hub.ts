@@ -1,0 +1,318 @@
+/**
+ * This process's open stream connections and the ONE bus listener that
+ * feeds them: bus (actors/streaming/bus.ts) -> hub (who is concerned) ->
+ * render (per-viewer payloads, render.ts) -> connections.
+ *
+ * The hub keeps connections indexed by what events name: by account (user,
+ * user:notification and direct streams, announcements), by list, and the
+ * set of connections with public or hashtag subscriptions (the status
+ * decides those). Events are handled one after another, so a client sees
+ * them in commit order (an update before its delete).
+ *
+ * Once a second it asks the database, in one query, which of the tokens its
+ * connections hold are still live, and closes the connections of revoked
+ * ones (a token may be revoked by another process).
+ */
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../../context.ts";
+import { listenToStream, type StreamEvent } from "../../actors/streaming/bus.ts";
+import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
+import { Payload, type StreamConnection } from "./frames.ts";
+import { isPublicStream, type StreamName } from "./streams.ts";
+import {
+  deliverAnnouncement,
+  deliverConversation,
+  deliverDelete,
+  deliverNotification,
+  deliverPlain,
+  deliverStatus,
+  deliveryFailed,
+  type Target,
+} from "./render.ts";
+
+const logger = getLogger(["rookery", "streaming"]);
+
+/** Events waiting for dispatch beyond which new ones are dropped. */
+export const MAX_BACKLOG = 10_000;
+
+/** How often held tokens are checked against the database (a revoked token's streams close within a second). */
+export const TOKEN_CHECK_MS = 500;
+
+export class StreamHub {
+  readonly #ctx: AppContext;
+  readonly #connections = new Set<StreamConnection>();
+  readonly #byAccount = new Map<string, Set<StreamConnection>>();
+  readonly #byList = new Map<string, Set<StreamConnection>>();
+  readonly #public = new Set<StreamConnection>();
+  #queue: Promise<void> = Promise.resolve();
+  /** Events received and not yet dispatched, and how many were dropped. */
+  #backlog = 0;
+  #dropped = 0;
+  #unlisten: (() => void) | null = null;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #checking = false;
+  #closed = false;
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Starts listening; resolves once events published from now on will arrive. */
+  async start(): Promise<void> {
+    this.#unlisten = await listenToStream(this.#ctx.database, (event) => {
+      // A process that cannot keep up drops events rather than queue them
+      // without end (its clients miss them, as after a reconnection).
+      if (this.#backlog >= MAX_BACKLOG) {
+        if (this.#dropped++ % 1000 === 0) {
+          logger.warn("Streaming is behind by {backlog} events; dropping {event}.", {
+            backlog: this.#backlog,
+            event: event.event,
+          });
+        }
+        return;
+      }
+      this.#backlog++;
+      this.#queue = this.#queue.then(() => this.#dispatch(event)).catch((error) =>
+        deliveryFailed(event.event, error)
+      ).finally(() => this.#backlog--);
+    });
+    this.#timer = setInterval(() => this.#checkTokens(), TOKEN_CHECK_MS);
+  }
+
+  get size(): number {
+    return this.#connections.size;
+  }
+
+  /** Whether the hub has stopped (the process is closing): new connections are refused. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Registers a new connection. */
+  add(conn: StreamConnection): void {
+    this.#connections.add(conn);
+    if (conn.accountId) addTo(this.#byAccount, conn.accountId, conn);
+    this.#index(conn);
+  }
+
+  /** Re-indexes a connection whose subscriptions changed. */
+  update(conn: StreamConnection): void {
+    if (!this.#connections.has(conn)) return;
+    for (const [listId, set] of this.#byList) {
+      if (set.delete(conn) && set.size === 0) this.#byList.delete(listId);
+    }
+    this.#public.delete(conn);
+    this.#index(conn);
+  }
+
+  #index(conn: StreamConnection): void {
+    for (const sub of conn.subs) {
+      if (sub.list) addTo(this.#byList, sub.list, conn);
+      if (isPublicStream(sub.name)) this.#public.add(conn);
+    }
+  }
+
+  /** Forgets a closed connection. */
+  remove(conn: StreamConnection): void {
+    if (!this.#connections.delete(conn)) return;
+    if (conn.accountId) removeFrom(this.#byAccount, conn.accountId, conn);
+    for (const sub of conn.subs) if (sub.list) removeFrom(this.#byList, sub.list, conn);
+    this.#public.delete(conn);
+  }
+
+  /** The subscriptions named `names` of the connections of these accounts. */
+  #accountTargets(
+    accountIds: Iterable<string>,
+    names: readonly StreamName[],
+    filter?: (conn: StreamConnection, name: StreamName) => boolean,
+  ): Target[] {
+    const out: Target[] = [];
+    for (const id of accountIds) {
+      const set = this.#byAccount.get(id);
+      if (!set) continue;
+      for (const conn of set) {
+        for (const sub of conn.subs) {
+          if (names.includes(sub.name) && (!filter || filter(conn, sub.name))) {
+            out.push({ conn, sub });
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  #listTargets(listIds: readonly string[]): Target[] {
+    const out: Target[] = [];
+    for (const id of listIds) {
+      for (const conn of this.#byList.get(id) ?? []) {
+        for (const sub of conn.subs) if (sub.list === id) out.push({ conn, sub });
+      }
+    }
+    return out;
+  }
+
+  #publicTargets(): Target[] {
+    const out: Target[] = [];
+    for (const conn of this.#public) {
+      for (const sub of conn.subs) if (isPublicStream(sub.name)) out.push({ conn, sub });
+    }
+    return out;
+  }
+
+  async #dispatch(event: StreamEvent): Promise<void> {
+    if (this.#connections.size === 0) return;
+    const ctx = this.#ctx;
+    switch (event.event) {
+      case "update":
+      case "status.update":
+      case "delete": {
+        const direct = [
+          ...this.#accountTargets(event.home ?? [], ["user"]),
+          ...this.#listTargets(event.lists ?? []),
+        ];
+        const candidates = this.#publicTargets();
+        if (event.event === "delete") {
+          await deliverDelete(ctx, event.statusId, direct, candidates);
+        } else {
+          await deliverStatus(ctx, event.event, event.statusId, direct, candidates);
+        }
+        return;
+      }
+      case "notification":
+        await deliverNotification(
+          ctx,
+          event.accountId,
+          event.notificationId,
+          this.#accountTargets(
+            [event.accountId],
+            ["user", "user:notification"],
+            (conn, name) => name !== "user" || conn.notifications,
+          ),
+        );
+        return;
+      case "notifications_merged":
+        // Mastodon's payload is "1".
+        deliverPlain(
+          this.#accountTargets(
+            [event.accountId],
+            ["user", "user:notification"],
+            (conn, name) => name !== "user" || conn.notifications,
+          ),
+          new Payload("notifications_merged", "1"),
+        );
+        return;
+      case "conversation":
+        await deliverConversation(
+          ctx,
+          event.accountId,
+          event.conversationId,
+          this.#accountTargets([event.accountId], ["direct"]),
+        );
+        return;
+      case "filters_changed":
+        deliverPlain(
+          this.#accountTargets([event.accountId], ["user"]),
+          new Payload("filters_changed", undefined),
+        );
+        return;
+      case "announcement":
+        await deliverAnnouncement(
+          ctx,
+          event.announcementId,
+          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+        );
+        return;
+      case "announcement.reaction":
+        deliverPlain(
+          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          new Payload(
+            "announcement.reaction",
+            JSON.stringify({
+              name: event.name,
+              count: event.count,
+              announcement_id: event.announcementId,
+            }),
+          ),
+        );
+        return;
+      case "announcement.delete":
+        deliverPlain(
+          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          new Payload("announcement.delete", event.announcementId),
+        );
+        return;
+    }
+  }
+
+  /** Closes the connections whose token was revoked (or whose user was disabled). */
+  async #checkTokens(): Promise<void> {
+    if (this.#checking || this.#connections.size === 0) return;
+    this.#checking = true;
+    try {
+      const held = new Set<string>();
+      for (const conn of this.#connections) if (conn.tokenId) held.add(conn.tokenId);
+      if (held.size === 0) return;
+      const live = await liveTokenIds(this.#ctx.database, [...held]);
+      // Only tokens that were asked about: connections opened during the
+      // query are not in `live` either, and must not be closed for it.
+      for (const conn of [...this.#connections]) {
+        if (conn.tokenId && held.has(conn.tokenId) && !live.has(conn.tokenId)) {
+          this.remove(conn);
+          conn.close();
+        }
+      }
+    } catch (error) {
+      if (!this.#closed) logger.warn("Could not check streaming tokens: {error}", { error });
+    } finally {
+      this.#checking = false;
+    }
+  }
+
+  /** Stops listening and closes every connection. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#unlisten?.();
+    for (const conn of [...this.#connections]) {
+      this.remove(conn);
+      conn.close();
+    }
+    await this.#queue;
+  }
+}
+
+function addTo(map: Map<string, Set<StreamConnection>>, key: string, conn: StreamConnection) {
+  let set = map.get(key);
+  if (!set) map.set(key, set = new Set());
+  set.add(conn);
+}
+
+function removeFrom(map: Map<string, Set<StreamConnection>>, key: string, conn: StreamConnection) {
+  const set = map.get(key);
+  if (set?.delete(conn) && set.size === 0) map.delete(key);
+}
+
+const hubs = new WeakMap<AppContext, Promise<StreamHub>>();
+
+/** The process's hub for this application, started at the first connection. */
+export function streamHub(ctx: AppContext): Promise<StreamHub> {
+  let hub = hubs.get(ctx);
+  if (!hub) {
+    const created = new StreamHub(ctx);
+    hub = created.start().then(() => created);
+    hubs.set(ctx, hub);
+    // A failed start is retried by the next connection.
+    hub.catch(() => hubs.delete(ctx));
+  }
+  return hub;
+}
+
+/** Closes the hub's connections and its listener (the process is closing). */
+export async function closeStreamHub(ctx: AppContext): Promise<void> {
+  const hub = hubs.get(ctx);
+  if (!hub) return;
+  hubs.delete(ctx);
+  try {
+    await (await hub).close();
+  } catch { /* never started */ }
+}

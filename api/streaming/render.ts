@@ -1,0 +1,351 @@
+/**
+ * Per-viewer payloads of streamed events: THE SAME entities the REST API
+ * returns to each viewer (api/entities/*), under the same rules (the one
+ * visibility module, the viewer's filters of the stream's context).
+ *
+ * Statuses, the costly case, are rendered per event in a constant number
+ * of queries whatever the number of viewers:
+ * 1. at once: the status's bundle (row, media, tags; the entity cache's,
+ *    else one statement), every candidate viewer's flags (favourited,
+ *    reblogged, …) in one statement, and their filters (entity cache, one
+ *    query per table for those missing);
+ * 2. for public and hashtag streams, which signed-in viewers may see it
+ *    there (blocks, mutes, domain blocks: db/queries/stream_viewers.ts).
+ * Viewers whose view is identical (same flags, no filters, not an author
+ * of what is shown: after a fresh post, nearly all of them) share ONE
+ * serialization and so one payload and frame string.
+ */
+import { and, eq, or } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../../context.ts";
+import type { FilterContext } from "../../actors/filters/rules.ts";
+import { accountConversations, announcements } from "../../db/schema.ts";
+import { isId } from "../../db/ids.ts";
+import { canSeeInPublic } from "../../db/queries/visibility.ts";
+import { notificationsByIds } from "../../db/queries/notifications.ts";
+import { viewerFlags, viewersSeeingInPublic } from "../../db/queries/stream_viewers.ts";
+import { activeAnnouncement } from "../../actors/announcements/manage.ts";
+import { serializeStatuses, type StatusRow } from "../entities/status.ts";
+import { statusRows, type ViewerRows } from "../entities/status_hydration.ts";
+import { loadContent, type StatusBundle } from "../entities/status_content.ts";
+import { entityCache } from "../entities/entity_cache.ts";
+import { serializeNotifications } from "../entities/notification.ts";
+import { serializeConversations } from "../entities/conversation.ts";
+import { serializeAnnouncements } from "../entities/announcement.ts";
+import { filtersOfViewers } from "./viewer_filters.ts";
+import { Payload, type StreamConnection } from "./frames.ts";
+import { normalizeTag, type StreamName, type Subscription } from "./streams.ts";
+
+const logger = getLogger(["rookery", "streaming"]);
+
+/** A subscription of a connection that an event goes to. */
+export interface Target {
+  conn: StreamConnection;
+  sub: Subscription;
+}
+
+/** The filter context of a stream (Mastodon: home for user and list, public for the rest). */
+function contextOf(name: StreamName): FilterContext {
+  return name === "user" || name === "list" ? "home" : "public";
+}
+
+/** The distinct account ids (anonymous connections left out). */
+function unique(ids: (string | null)[]): string[] {
+  return [...new Set(ids.filter((id): id is string => id != null))];
+}
+
+/**
+ * A status's bundle (its row, media, tags…): the entity cache's, else
+ * loaded in one statement and cached (the Status serializer then finds it).
+ */
+async function loadBundle(ctx: AppContext, statusId: string): Promise<StatusBundle | undefined> {
+  const cache = entityCache(ctx.database);
+  const epoch = await cache.begin();
+  let bundle = cache.enabled ? cache.statuses.get(statusId) : undefined;
+  if (!bundle) {
+    const loaded = await loadContent(ctx.database.db, ctx.config, [statusId], []);
+    bundle = loaded.statuses[0];
+    if (bundle && cache.enabled) cache.storeStatus(epoch, bundle);
+  }
+  return bundle;
+}
+
+/**
+ * Whether a public or hashtag stream shows this status, as Mastodon's
+ * fan-out decides its public broadcasts: public originals only (no boosts,
+ * nothing unlisted); the public streams leave out replies to other people,
+ * the hashtag streams keep them; local/remote/media as named.
+ */
+export function publicStreamShows(
+  sub: Subscription,
+  row: StatusRow,
+  bundle: StatusBundle | undefined,
+): boolean {
+  if (row.visibility !== "public" || row.reblogOfId) return false;
+  const name = sub.name;
+  if (name.startsWith("hashtag")) {
+    if (name === "hashtag:local" && !row.local) return false;
+    return bundle?.tags.some((t) => normalizeTag(t.name) === sub.tagKey) ?? false;
+  }
+  const replyToOther = (row.inReplyToId != null || row.inReplyToUri != null) &&
+    row.inReplyToAccountId !== row.accountId;
+  if (replyToOther) return false;
+  if (name.startsWith("public:local") && !row.local) return false;
+  if (name.startsWith("public:remote") && row.local) return false;
+  if (name.endsWith(":media") && !(bundle?.media.length)) return false;
+  return true;
+}
+
+/** Builds each viewer's ViewerRows from the flag rows of one statement. */
+function viewerRowsOf(
+  flags: Awaited<ReturnType<typeof viewerFlags>>,
+): { quotes: ViewerRows["quotes"]; byViewer: Map<string, ViewerRows>; authors: Set<string> } {
+  const quotes: NonNullable<ViewerRows["quotes"]> = [];
+  const byViewer = new Map<string, ViewerRows>();
+  const authors = new Set<string>();
+  const of = (viewer: string) => {
+    let rows = byViewer.get(viewer);
+    if (!rows) {
+      rows = {
+        quotes: null,
+        visibleQuoted: [],
+        favourited: [],
+        reblogged: [],
+        bookmarked: [],
+        pinned: [],
+        muted: [],
+        followed: [],
+        votes: [],
+      };
+      byViewer.set(viewer, rows);
+    }
+    return rows;
+  };
+  for (const { k, v, x } of flags) {
+    const viewer = String(v);
+    switch (k) {
+      case "f":
+        of(viewer).favourited!.push(x);
+        break;
+      case "r":
+        of(viewer).reblogged!.push(x);
+        break;
+      case "b":
+        of(viewer).bookmarked!.push(x);
+        break;
+      case "p":
+        of(viewer).pinned!.push(x);
+        break;
+      case "m":
+        of(viewer).muted!.push(x);
+        break;
+      case "o":
+        of(viewer).followed!.push(x);
+        break;
+      case "n": {
+        const [pollId, choice] = x.split(":");
+        of(viewer).votes!.push({ pollId, choice: Number(choice) });
+        break;
+      }
+      case "q":
+        of(viewer).visibleQuoted!.push(x);
+        break;
+      case "Q": {
+        const at = x.indexOf(":");
+        const quoted = x.slice(at + 1);
+        quotes.push({ statusId: viewer, state: x.slice(0, at), quotedStatusId: quoted || null });
+        break;
+      }
+      case "A":
+        authors.add(x);
+        break;
+    }
+  }
+  return { quotes, byViewer, authors };
+}
+
+/** The ViewerRows of a viewer with nothing of its own on the shown statuses. */
+function emptyRows(quotes: ViewerRows["quotes"]): ViewerRows {
+  return {
+    quotes,
+    visibleQuoted: [],
+    favourited: [],
+    reblogged: [],
+    bookmarked: [],
+    pinned: [],
+    muted: [],
+    followed: [],
+    votes: [],
+  };
+}
+
+/**
+ * Delivers `update` or `status.update` of a status: to `direct` targets
+ * (user and list streams: fan-out decided, so no check again) and to the
+ * public and hashtag subscriptions in `publicCandidates` the status fits.
+ */
+export async function deliverStatus(
+  ctx: AppContext,
+  event: "update" | "status.update",
+  statusId: string,
+  direct: Target[],
+  publicCandidates: Target[],
+): Promise<void> {
+  if (direct.length === 0 && publicCandidates.length === 0) return;
+  // Everything that does not depend on the status's content at once: the
+  // flags and filters of every viewer that may receive it.
+  const candidates = unique([...direct, ...publicCandidates].map((t) => t.conn.accountId));
+  const [bundle, flagRows, filters] = await Promise.all([
+    loadBundle(ctx, statusId),
+    viewerFlags(ctx.database, [statusId], candidates),
+    filtersOfViewers(ctx, candidates),
+  ]);
+  if (!bundle || bundle.row.deletedAt) return;
+  const row = bundle.row;
+  let publicTargets = publicCandidates.filter((t) => publicStreamShows(t.sub, row, bundle));
+
+  // Who may see it on public streams: one statement for every signed-in viewer.
+  if (publicTargets.length > 0) {
+    const signedIn = unique(publicTargets.map((t) => t.conn.accountId));
+    const anonymous = publicTargets.some((t) => t.conn.accountId == null);
+    const [allowed, anonymousMay] = await Promise.all([
+      viewersSeeingInPublic(ctx.database, row.id, signedIn),
+      anonymous ? canSeeInPublic(ctx.database.db, null, row) : false,
+    ]);
+    publicTargets = publicTargets.filter((t) =>
+      t.conn.accountId == null ? anonymousMay : allowed.has(t.conn.accountId)
+    );
+  }
+  const targets = [...direct, ...publicTargets];
+  if (targets.length === 0) return;
+  const { quotes, byViewer, authors } = viewerRowsOf(flagRows);
+  authors.add(row.accountId);
+
+  // Group identical views; render each group once, then send in one loop.
+  const groups = new Map<
+    string,
+    { viewer: string | null; context: FilterContext; targets: Target[] }
+  >();
+  for (const t of targets) {
+    const viewer = t.conn.accountId;
+    const context = contextOf(t.sub.name);
+    let key: string;
+    if (viewer == null) key = "anonymous";
+    else if (authors.has(viewer)) key = `self:${viewer}:${context}`;
+    else if ((filters.get(viewer)?.length ?? 0) > 0) key = `filtered:${viewer}:${context}`;
+    else {
+      const own = byViewer.get(viewer);
+      key = own ? `rows:${JSON.stringify(own)}` : "plain";
+    }
+    const group = groups.get(key);
+    if (group) group.targets.push(t);
+    else groups.set(key, { viewer, context, targets: [t] });
+  }
+  await Promise.all([...groups.values()].map(async ({ viewer, context, targets }) => {
+    const rows = viewer == null ? undefined : { ...(byViewer.get(viewer) ?? emptyRows(null)) };
+    if (rows) rows.quotes = quotes;
+    const [json] = await serializeStatuses(
+      ctx,
+      [row],
+      viewer ? { accountId: viewer } : null,
+      rows,
+      { context },
+    );
+    if (!json) return; // a hide filter, or nothing left to show
+    const payload = new Payload(event, JSON.stringify(json));
+    for (const t of targets) t.conn.send(t.sub, payload);
+  }));
+}
+
+/**
+ * Delivers `delete` of a status: its id, the same for everyone (Mastodon
+ * filters no deletes), to the feeds that held it and to the public and
+ * hashtag subscriptions it fitted.
+ */
+export async function deliverDelete(
+  ctx: AppContext,
+  statusId: string,
+  direct: Target[],
+  publicCandidates: Target[],
+): Promise<void> {
+  const payload = new Payload("delete", statusId);
+  for (const t of direct) t.conn.send(t.sub, payload);
+  if (publicCandidates.length === 0) return;
+  // A deleted status's row stays (deleted_at set); its bundle may be gone.
+  const [row] = await statusRows(ctx.database.db, [statusId]);
+  if (!row) return;
+  const bundle = await loadBundle(ctx, statusId);
+  for (const t of publicCandidates) {
+    if (publicStreamShows(t.sub, row, bundle)) t.conn.send(t.sub, payload);
+  }
+}
+
+/** Delivers a notification of `accountId` (the v1 Notification entity, notifications filters). */
+export async function deliverNotification(
+  ctx: AppContext,
+  accountId: string,
+  notificationId: string,
+  targets: Target[],
+): Promise<void> {
+  if (targets.length === 0 || !isId(notificationId)) return;
+  const rows = await notificationsByIds(ctx.database.db, accountId, [notificationId]);
+  const [json] = await serializeNotifications(ctx, rows, accountId);
+  if (!json) return;
+  const payload = new Payload("notification", JSON.stringify(json));
+  for (const t of targets) t.conn.send(t.sub, payload);
+}
+
+/** Delivers a conversation of `accountId` (the Conversation entity). */
+export async function deliverConversation(
+  ctx: AppContext,
+  accountId: string,
+  conversationId: string,
+  targets: Target[],
+): Promise<void> {
+  if (targets.length === 0 || !isId(conversationId)) return;
+  const { db } = ctx.database;
+  // The event may name the account's conversation row or the conversation itself.
+  const [row] = await db.select().from(accountConversations).where(and(
+    eq(accountConversations.accountId, accountId),
+    or(
+      eq(accountConversations.id, conversationId),
+      eq(accountConversations.conversationId, conversationId),
+    ),
+  )).limit(1);
+  if (!row) return;
+  const [json] = await serializeConversations(ctx, [row], accountId);
+  if (!json) return;
+  const payload = new Payload("conversation", JSON.stringify(json));
+  for (const t of targets) t.conn.send(t.sub, payload);
+}
+
+/**
+ * Delivers a published (or changed) announcement to every `user` stream.
+ * Rendered once, for nobody in particular, as Mastodon does (`read` false,
+ * no reaction marked `me`): a client reads its own state from the REST API.
+ */
+export async function deliverAnnouncement(
+  ctx: AppContext,
+  announcementId: string,
+  targets: Target[],
+): Promise<void> {
+  if (targets.length === 0 || !isId(announcementId)) return;
+  const [row] = await ctx.database.db.select().from(announcements)
+    .where(and(eq(announcements.id, announcementId), activeAnnouncement())).limit(1);
+  if (!row) return;
+  // "0" is no account: nothing is read or reacted to by it.
+  const [json] = await serializeAnnouncements(ctx, [row], "0");
+  if (!json) return;
+  const payload = new Payload("announcement", JSON.stringify(json));
+  for (const t of targets) t.conn.send(t.sub, payload);
+}
+
+/** Sends the same payload to every target. */
+export function deliverPlain(targets: Target[], payload: Payload): void {
+  for (const t of targets) t.conn.send(t.sub, payload);
+}
+
+/** Logs a failed delivery (a dispatch must never stop the hub). */
+export function deliveryFailed(event: string, error: unknown): void {
+  logger.warn("Could not stream a {event} event: {error}", { event, error });
+}
