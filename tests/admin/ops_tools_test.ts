@@ -8,7 +8,15 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { eq, inArray } from "drizzle-orm";
-import { startInstance, test, type TestInstance } from "../harness.ts";
+import { join } from "node:path";
+import {
+  createTestDatabase,
+  startInstance,
+  test,
+  TEST_DATABASE_URL,
+  type TestInstance,
+} from "../harness.ts";
+import { openDatabase } from "../../db/connection.ts";
 import {
   accounts,
   conversations,
@@ -333,4 +341,67 @@ test("progress: a redrawn line on a terminal, plain lines otherwise", () => {
     "job: 0/200 (0%), -, ETA -\n",
     "job: 200/200 (100%), 20/s, done in 10s\n",
   ]);
+});
+
+test("statuses remove-orphans without a server opens the database itself", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-ops-direct-" });
+  const database = TEST_DATABASE_URL ? await createTestDatabase() : null;
+  const target: CliTarget = { dataDir, databaseUrl: database?.url ?? null };
+  try {
+    // The first run creates the database; there is nothing to remove yet.
+    const empty = await cli(target, "statuses", "remove-orphans", "--days", "1");
+    expectCode(empty, 0);
+    assert.match(empty.stdout, /Removed 0 orphan remote statuses older than 1 days/);
+
+    const opened = await openDatabase({
+      databaseUrl: target.databaseUrl,
+      pgliteDir: join(dataDir, "db"),
+    });
+    const ids: string[] = [];
+    try {
+      const [bob] = await opened.db.insert(accounts).values({
+        id: newId(),
+        username: "bob",
+        domain: "remote.example",
+        uri: "https://remote.example/users/bob",
+        fetchedAt: new Date(),
+      }).returning({ id: accounts.id });
+      for (let i = 0; i < 3; i++) {
+        const id = newId();
+        ids.push(id);
+        await opened.db.insert(statuses).values({
+          id,
+          uri: `https://remote.example/statuses/${id}`,
+          accountId: bob.id,
+          content: "<p>old</p>",
+          createdAt: OLD,
+        });
+      }
+    } finally {
+      await opened.close();
+    }
+
+    const run = await cli(target, "statuses", "remove-orphans", "--days", "1");
+    expectCode(run, 0);
+    assert.match(run.stdout, /Removed 3 orphan remote statuses older than 1 days/);
+    // Not a terminal: plain lines, the first and the last.
+    assert.match(run.stderr, /^statuses remove-orphans: 0\/3 \(0%\)/m);
+    assert.match(run.stderr, /^statuses remove-orphans: 3\/3 \(100%\), .*done in/m);
+
+    const reopened = await openDatabase({
+      databaseUrl: target.databaseUrl,
+      pgliteDir: join(dataDir, "db"),
+    });
+    try {
+      assert.equal(
+        (await reopened.db.select().from(statuses).where(inArray(statuses.id, ids))).length,
+        0,
+      );
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    await database?.drop();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
 });
