@@ -92,7 +92,9 @@ export async function removeRemoteMediaCache(
               WHERE m.id = ANY(${sql.param(ids)}::bigint[]) AND ${cached(cutoff)}
               FOR UPDATE OF m SKIP LOCKED
             )
-            UPDATE media_attachments m SET file_path = NULL, preview_path = NULL
+            UPDATE media_attachments m SET
+              file_path = CASE WHEN m.file_path ~* '^https?://' THEN m.file_path END,
+              preview_path = CASE WHEN m.preview_path ~* '^https?://' THEN m.preview_path END
             FROM old WHERE m.id = old.id
             RETURNING m.id::text AS id, old.file_path, old.preview_path`),
         )
