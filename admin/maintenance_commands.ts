@@ -8,7 +8,10 @@ import type { Command } from "./command.ts";
 import { UsageError } from "./args.ts";
 import { ProgressTracker } from "./progress.ts";
 import { daysAgo } from "../actors/maintenance/batches.ts";
-import { removeRemoteMediaCache } from "../actors/maintenance/remote_media.ts";
+import {
+  removeDetachedRemoteMedia,
+  removeRemoteMediaCache,
+} from "../actors/maintenance/remote_media.ts";
 import { removeOrphanStatuses } from "../actors/maintenance/orphan_statuses.ts";
 
 /** Files listed one by one at most; beyond that only the totals. */
@@ -84,11 +87,25 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
         },
       });
       tracker?.finish();
+      // Then remote attachments already detached from their statuses (by a
+      // remote Delete or edit): nothing else ever removes them.
+      let mediaTracker: ProgressTracker | undefined;
+      const loose = await removeDetachedRemoteMedia(db, config.dataDir, daysAgo(days), {
+        dryRun,
+        onProgress(examined, total) {
+          mediaTracker ??= new ProgressTracker("detached remote media", total, progress);
+          mediaTracker.tick(examined - mediaTracker.done);
+        },
+      });
+      mediaTracker?.finish();
+      const files = removal.files + loose.files;
       return `${dryRun ? "Would remove" : "Removed"} ${removal.statuses} orphan remote status${
         removal.statuses === 1 ? "" : "es"
       } older than ${days} days, with ${removal.attachments} attachment${
         removal.attachments === 1 ? "" : "s"
-      } and ${removal.files} file${removal.files === 1 ? "" : "s"} (${formatBytes(removal.bytes)})${
+      }, and ${loose.attachments} detached remote attachment${
+        loose.attachments === 1 ? "" : "s"
+      }; ${files} file${files === 1 ? "" : "s"} (${formatBytes(removal.bytes + loose.bytes)})${
         dryRun ? " (dry run: nothing changed)" : ""
       }.`;
     },

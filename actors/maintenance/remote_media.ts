@@ -116,3 +116,75 @@ export async function removeRemoteMediaCache(
   }
   return out;
 }
+
+/** Detached remote attachments: on `m` joined to `a`. */
+function detached(cutoff: Date) {
+  return sql`a.domain IS NOT NULL AND m.remote_url IS NOT NULL
+    AND m.status_id IS NULL AND m.scheduled_status_id IS NULL
+    AND m.created_at < ${cutoff.toISOString()}::timestamptz
+    AND NOT EXISTS (SELECT 1 FROM status_edits e WHERE e.account_id = m.account_id
+      AND e.media_attachment_ids @> jsonb_build_array(m.id::text))`;
+}
+
+/**
+ * Deletes remote attachments that no status holds any more (a remote Delete
+ * or edit detaches them, and the cleanup of unattached uploads only takes
+ * local ones), unless an edit history still shows them; with their stored
+ * files. Same batches and locks as {@link removeRemoteMediaCache}.
+ */
+export async function removeDetachedRemoteMedia(
+  db: Db,
+  dataDir: string,
+  cutoff: Date,
+  options: JobOptions = {},
+): Promise<Omit<MediaRemoval, "paths">> {
+  const batchSize = options.batchSize ?? BATCH_SIZE;
+  const [{ n }] = rowsOf<{ n: number | string }>(
+    await db.execute(sql`SELECT count(*) AS n FROM media_attachments m
+      JOIN accounts a ON a.id = m.account_id WHERE ${detached(cutoff)}`),
+  );
+  const total = Number(n);
+  const out = { attachments: 0, files: 0, bytes: 0 };
+  let examined = 0;
+  let cursor = "0";
+  options.onProgress?.(0, total);
+  while (true) {
+    const ids = rowsOf<{ id: string }>(
+      await db.execute(sql`SELECT m.id::text AS id FROM media_attachments m
+        JOIN accounts a ON a.id = m.account_id
+        WHERE m.id > ${cursor}::bigint AND ${detached(cutoff)}
+        ORDER BY m.id LIMIT ${batchSize}`),
+    ).map((r) => String(r.id));
+    if (ids.length === 0) break;
+    cursor = ids.at(-1)!;
+    type Row = { id: string; file_path: string | null; preview_path: string | null };
+    const rows: Row[] = options.dryRun
+      ? rowsOf(
+        await db.execute(sql`SELECT m.id::text AS id, m.file_path, m.preview_path
+          FROM media_attachments m JOIN accounts a ON a.id = m.account_id
+          WHERE m.id = ANY(${sql.param(ids)}::bigint[]) AND ${detached(cutoff)}`),
+      )
+      : await db.transaction(async (tx) =>
+        rowsOf(
+          await tx.execute(sql`DELETE FROM media_attachments WHERE id IN (
+              SELECT m.id FROM media_attachments m JOIN accounts a ON a.id = m.account_id
+              WHERE m.id = ANY(${sql.param(ids)}::bigint[]) AND ${detached(cutoff)}
+              FOR UPDATE OF m SKIP LOCKED)
+            RETURNING id::text AS id, file_path, preview_path`),
+        )
+      );
+    for (const row of rows) {
+      out.attachments++;
+      for (const path of storedPaths(row)) {
+        const size = await storedFileSize(dataDir, path);
+        if (size === null) continue;
+        if (!options.dryRun) await removeStoredFiles(dataDir, [path]);
+        out.files++;
+        out.bytes += size;
+      }
+    }
+    examined += ids.length;
+    options.onProgress?.(examined, total);
+  }
+  return out;
+}

@@ -24,6 +24,7 @@ import {
   homeFeed,
   mediaAttachments,
   mentions,
+  statusEdits,
   statuses,
   statusSearch,
   statusTags,
@@ -254,10 +255,36 @@ test("admin media remove and statuses remove-orphans", async (t) => {
       (await db.select({ id: statuses.id }).from(statuses).where(inArray(statuses.id, ids)))
         .map((r) => r.id).sort();
 
+    // Remote attachments no status holds (a remote Delete or edit detached
+    // them): removed, unless an edit history still shows one.
+    let detached: Awaited<ReturnType<typeof storedMedia>>;
+    let inHistory: Awaited<ReturnType<typeof storedMedia>>;
+
     await t.step("statuses remove-orphans --dry-run changes nothing", async () => {
+      detached = await storedMedia(server, {
+        accountId: bob,
+        remoteUrl: "https://remote.example/media/detached.png",
+        createdAt: OLD,
+      });
+      inHistory = await storedMedia(server, {
+        accountId: bob,
+        remoteUrl: "https://remote.example/media/history.png",
+        createdAt: OLD,
+      });
+      await db.insert(statusEdits).values({
+        id: newId(),
+        statusId: favourited,
+        accountId: bob,
+        content: "<p>before the edit</p>",
+        mediaAttachmentIds: [inHistory.id],
+      });
       const run = await cli(target, "statuses", "remove-orphans", "--dry-run");
       expectCode(run, 0);
-      assert.match(run.stdout, /Would remove 3 orphan remote statuses older than 90 days/);
+      assert.match(
+        run.stdout,
+        /Would remove 3 orphan remote statuses older than 90 days, with 2 attachments, and 1 detached remote attachment; 4 files \(4\.8 KB\)/,
+      );
+      for (const file of [...detached.files, ...inHistory.files]) assert.ok(existsSync(file));
       assert.deepEqual(await present([...removable, ...kept]), [...removable, ...kept].sort());
       for (const file of lateMedia.files) assert.ok(existsSync(file));
       // Batches of two cross batch edges and find the same.
@@ -278,7 +305,7 @@ test("admin media remove and statuses remove-orphans", async (t) => {
       expectCode(run, 0);
       assert.match(
         run.stdout,
-        /Removed 3 orphan remote statuses older than 90 days, with 2 attachments and 2 files \(2\.4 KB\)/,
+        /Removed 3 orphan remote statuses older than 90 days, with 2 attachments, and 1 detached remote attachment; 4 files \(4\.8 KB\)/,
       );
       assert.match(run.stderr, /statuses remove-orphans: \d+\/\d+ \(100%\).*done in/);
 
@@ -298,7 +325,15 @@ test("admin media remove and statuses remove-orphans", async (t) => {
           .where(inArray(mediaAttachments.id, [orphanMedia.id, lateMedia.id]))).length,
         0,
       );
-      for (const file of lateMedia.files) assert.ok(!existsSync(file), `${file} still there`);
+      for (const file of [...lateMedia.files, ...detached.files]) {
+        assert.ok(!existsSync(file), `${file} still there`);
+      }
+      for (const file of inHistory.files) assert.ok(existsSync(file), `${file} was removed`);
+      assert.deepEqual(
+        (await db.select({ id: mediaAttachments.id }).from(mediaAttachments)
+          .where(inArray(mediaAttachments.id, [detached.id, inHistory.id]))).map((r) => r.id),
+        [inHistory.id],
+      );
       for (const file of local.files) assert.ok(existsSync(file));
       assert.equal((await call(server, alice, "GET", `/api/v1/statuses/${orphan}`)).status, 404);
       await ok(server, alice, "GET", `/api/v1/statuses/${favourited}`);
