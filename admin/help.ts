@@ -77,8 +77,10 @@ Storage maintenance
       account follows the author of, favourited, bookmarked, boosted,
       replied to, quoted, voted in or was mentioned or notified in, that are
       not pinned, boosted, reported or in a thread with a local status; with
-      their media. Works in batches of 500, one transaction each, skipping
-      rows in use, so it is safe while the server runs.
+      their media. Then deletes old remote attachments no status holds any
+      more (unless an edit history shows them). Works in batches of 500, one
+      transaction each, skipping rows in use, so it is safe while the server
+      runs.
   Both show a progress bar on stderr (plain lines when it is not a
   terminal). --dry-run counts what would go and changes nothing.
 
