@@ -20,7 +20,12 @@
  * to run the rate limit scenario alone, BENCH_ONLY=search for the status
  * search scenario alone (bench/search.ts: statuses with words, p50/p95/p99
  * of GET /api/v2/search per query; BENCH_DB=postgres BENCH_ONLY=search;
- * BENCH_SEARCH_CLIENTS clients back to back, default 1).
+ * BENCH_SEARCH_CLIENTS clients back to back, default 1), BENCH_ONLY=streaming
+ * for the streaming scenario alone (bench/streaming.ts: BENCH_STREAM_SOCKETS
+ * `user` sockets, default 1,000, BENCH_STREAM_POSTS posts, default 50,
+ * BENCH_STREAM_INTERVAL ms apart, default 200; time to the last socket, RSS
+ * per 1,000 connections). The streaming scenario is part of the default run
+ * on PostgreSQL (about a minute, on its own server).
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
@@ -29,6 +34,13 @@ import { startBenchPostgres } from "./postgres.ts";
 import { paced } from "./paced.ts";
 import postgres from "postgres";
 import { type SearchResult, searchScenario, seedSearchLibrary } from "./search.ts";
+import {
+  printStreaming,
+  seedStreaming,
+  type StreamingResult,
+  streamingScenario,
+  type StreamingSeed,
+} from "./streaming.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
@@ -41,9 +53,18 @@ const SEARCH = ONLY === "search";
 const SEARCH_CLIENTS = Number(Deno.env.get("BENCH_SEARCH_CLIENTS") ?? 1);
 /** The search scenario's figures, per database. */
 const searchResults: { database: string; rows: SearchResult[] }[] = [];
+const STREAMING = ONLY === "streaming";
+const STREAM_SOCKETS = Number(Deno.env.get("BENCH_STREAM_SOCKETS") ?? 1000);
+const STREAM_POSTS = Number(Deno.env.get("BENCH_STREAM_POSTS") ?? 50);
+const STREAM_INTERVAL = Number(Deno.env.get("BENCH_STREAM_INTERVAL") ?? 200);
+/** The streaming scenario's figures (or why it failed), per database. */
+const streamingResults: { database: string; result: StreamingResult | string }[] = [];
 
-/** Seeds `database` for the chosen scenarios. */
-async function seedFor(database: Awaited<ReturnType<typeof openDatabase>>): Promise<Seeded> {
+/** Seeds `database` for the chosen scenarios; the streaming accounts when `streaming`. */
+async function seedFor(
+  database: Awaited<ReturnType<typeof openDatabase>>,
+  streaming: boolean,
+): Promise<Seeded & { streaming?: StreamingSeed }> {
   const tokens = await seed(database, {
     ...DEFAULT_SEED,
     statuses: STATUSES,
@@ -51,7 +72,50 @@ async function seedFor(database: Awaited<ReturnType<typeof openDatabase>>): Prom
     searchable: SEARCH,
   });
   if (SEARCH) await seedSearchLibrary(database);
-  return tokens;
+  if (!streaming) return tokens;
+  return {
+    ...tokens,
+    streaming: await seedStreaming(database, "http://localhost", STREAM_SOCKETS),
+  };
+}
+
+/**
+ * The streaming scenario against a running server: a table of its own and a
+ * row in the main one (time to the last socket; errors = missed deliveries
+ * and failed posts). A failure (no streaming endpoint, say) is reported, and
+ * the other scenarios' figures still printed.
+ */
+async function runStreaming(
+  database: string,
+  server: { url: string; pid: number },
+  seeded: StreamingSeed,
+  databaseUrl?: string,
+): Promise<Row[]> {
+  log(`${database}: streaming to ${STREAM_SOCKETS} sockets`);
+  try {
+    const result = await streamingScenario({
+      url: server.url,
+      pid: server.pid,
+      seeded,
+      posts: STREAM_POSTS,
+      intervalMs: STREAM_INTERVAL,
+      databaseUrl,
+      log: (message) => log(`${database}: ${message}`),
+    });
+    streamingResults.push({ database, result });
+    return [{
+      database,
+      scenario: `POST status → update on all ${STREAM_SOCKETS} user sockets`,
+      requestsPerSecond: Math.round(1000 / STREAM_INTERVAL),
+      p50: result.lastSocket.p50,
+      p99: result.lastSocket.p99,
+      errors: result.missed + result.errors,
+    }];
+  } catch (error) {
+    log(`${database}: the streaming scenario failed: ${error}`);
+    streamingResults.push({ database, result: String(error) });
+    return [];
+  }
 }
 
 /** The search scenario against a running server. */
@@ -248,7 +312,7 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
     log(`pglite: seeding ${STATUSES} statuses`);
     const started = performance.now();
     const database = await openDatabase({ databaseUrl: null, pgliteDir: `${dataDir}/db` });
-    const tokens = await seedFor(database);
+    const tokens = await seedFor(database, STREAMING);
     await database.close();
     log(`pglite: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
     const server = await startServer({ DATA_DIR: dataDir });
@@ -256,6 +320,10 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
       if (SEARCH) {
         await runSearch("PGlite", server.url, tokens);
         return { rows: [], rss: rssMiB(server.pid) };
+      }
+      if (STREAMING) {
+        const rows = await runStreaming("PGlite", server, tokens.streaming!);
+        return { rows, rss: rssMiB(server.pid) };
       }
       const rows = await scenarios("PGlite", server.url, tokens);
       return { rows, rss: rssMiB(server.pid) };
@@ -283,13 +351,14 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     log(`postgres: seeding ${STATUSES} statuses`);
     const started = performance.now();
     const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: "" });
-    const tokens = await seedFor(database);
+    // Streaming is part of the default run here (not of the limits or search runs).
+    const tokens = await seedFor(database, STREAMING || ONLY === undefined);
     await database.close();
     log(`postgres: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
     const env = { DATA_DIR: dataDir, DATABASE_URL: url.toString() };
     const rows: Row[] = [];
     let rss = 0;
-    if (ONLY !== "limits") {
+    if (ONLY !== "limits" && !STREAMING) {
       const server = await startServer(env);
       try {
         if (SEARCH) await runSearch("PostgreSQL", server.url, tokens);
@@ -299,7 +368,17 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
         await server.stop();
       }
     }
-    if (!SEARCH) {
+    if (tokens.streaming) {
+      // A server of its own: its RSS before the sockets is not the other scenarios'.
+      const server = await startServer(env);
+      try {
+        rows.push(...await runStreaming("PostgreSQL", server, tokens.streaming, url.toString()));
+        if (STREAMING) rss = rssMiB(server.pid);
+      } finally {
+        await server.stop();
+      }
+    }
+    if (!SEARCH && !STREAMING) {
       log("postgres: API calls with rate limits on, full speed");
       rows.push(await rateLimitScenario(env, url.toString()));
     }
@@ -329,12 +408,14 @@ console.log(
   "| database | scenario | requests/s | p50 ms | p99 ms | errors | counter writes/request |",
 );
 console.log("|---|---|---:|---:|---:|---:|---:|");
+/** A latency; a delivery that never came (streaming) makes it Infinity. */
+const ms = (v: number) => Number.isFinite(v) ? String(v) : "never";
 for (const { rows } of results) {
   for (const r of rows) {
     console.log(
-      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${
-        r.writesPerRequest ?? ""
-      } |`,
+      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${ms(r.p50)} | ${
+        ms(r.p99)
+      } | ${r.errors} | ${r.writesPerRequest ?? ""} |`,
     );
   }
 }
@@ -345,6 +426,10 @@ for (const { database, rows } of searchResults) {
   for (const r of rows) {
     console.log(`| ${r.query} | ${r.requests} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.errors} |`);
   }
+}
+for (const { database, result } of streamingResults) {
+  if (typeof result === "string") console.log(`\nStreaming, ${database}: failed: ${result}`);
+  else printStreaming(database, result);
 }
 console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
 for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);

@@ -55,26 +55,14 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
   const accountBase = BigInt(now - 40 * 86_400_000) << 16n;
   const statusStartMs = now - options.statuses * 1000;
 
-  await db.execute(sql`
-    INSERT INTO accounts (id, username, uri, url, inbox_url, shared_inbox_url, outbox_url,
-      followers_url, following_url, featured_url, featured_tags_url, display_name, note,
-      statuses_count, last_status_at, created_at, updated_at)
-    SELECT ${accountBase}::bigint + (i << 16), 'bench' || i,
-      ${origin} || '/users/bench' || i, ${origin} || '/@bench' || i,
-      ${origin} || '/users/bench' || i || '/inbox', ${origin} || '/inbox',
-      ${origin} || '/users/bench' || i || '/outbox',
-      ${origin} || '/users/bench' || i || '/followers',
-      ${origin} || '/users/bench' || i || '/following',
-      ${origin} || '/users/bench' || i || '/collections/featured',
-      ${origin} || '/users/bench' || i || '/collections/tags',
-      'Bench ' || i, '<p>Benchmark account ' || i || '</p>',
-      ${Math.floor(options.statuses / n)}, now(), now(), now()
-    FROM generate_series(0, ${n - 1}::int) AS i`);
-  await db.execute(sql`
-    INSERT INTO users (id, account_id, email, password_hash, role, confirmed_at, approved)
-    SELECT ${accountBase}::bigint + (i << 16) + 1, ${accountBase}::bigint + (i << 16),
-      'bench' || i || '@bench.example', ${passwordHash}, 'user', now(), true
-    FROM generate_series(0, ${n - 1}::int) AS i`);
+  await insertLocalAccounts(database, {
+    origin,
+    base: accountBase,
+    prefix: "bench",
+    count: n,
+    statusesCount: Math.floor(options.statuses / n),
+    passwordHash,
+  });
 
   const content = options.searchable
     ? searchableContent(sql`g`)
@@ -148,4 +136,43 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
       scopes: ["read", "write", "follow"],
     })).token;
   return { viewerToken: await token(0), posterToken: await token(poster) };
+}
+
+/** A range of local accounts for {@link insertLocalAccounts}. */
+export interface LocalAccounts {
+  origin: string;
+  /** Account i has id `base + (i << 16)` (a snowflake i ms after `base`); its user that + 1. */
+  base: bigint;
+  /** Usernames are `prefix` + i. */
+  prefix: string;
+  count: number;
+  statusesCount: number;
+  passwordHash: string;
+}
+
+/** Inserts local accounts 0 … count - 1, each with a confirmed, approved user. */
+export async function insertLocalAccounts(database: Database, a: LocalAccounts): Promise<void> {
+  const { origin, base } = a;
+  const prefix = sql`${a.prefix}::text`;
+  const db = database.db;
+  await db.execute(sql`
+    INSERT INTO accounts (id, username, uri, url, inbox_url, shared_inbox_url, outbox_url,
+      followers_url, following_url, featured_url, featured_tags_url, display_name, note,
+      statuses_count, last_status_at, created_at, updated_at)
+    SELECT ${base}::bigint + (i << 16), ${prefix} || i,
+      ${origin} || '/users/' || ${prefix} || i, ${origin} || '/@' || ${prefix} || i,
+      ${origin} || '/users/' || ${prefix} || i || '/inbox', ${origin} || '/inbox',
+      ${origin} || '/users/' || ${prefix} || i || '/outbox',
+      ${origin} || '/users/' || ${prefix} || i || '/followers',
+      ${origin} || '/users/' || ${prefix} || i || '/following',
+      ${origin} || '/users/' || ${prefix} || i || '/collections/featured',
+      ${origin} || '/users/' || ${prefix} || i || '/collections/tags',
+      'Bench ' || i, '<p>Benchmark account ' || i || '</p>',
+      ${a.statusesCount}, now(), now(), now()
+    FROM generate_series(0, ${a.count - 1}::int) AS i`);
+  await db.execute(sql`
+    INSERT INTO users (id, account_id, email, password_hash, role, confirmed_at, approved)
+    SELECT ${base}::bigint + (i << 16) + 1, ${base}::bigint + (i << 16),
+      ${prefix} || i || '@bench.example', ${a.passwordHash}, 'user', now(), true
+    FROM generate_series(0, ${a.count - 1}::int) AS i`);
 }

@@ -1,0 +1,579 @@
+/**
+ * The `streaming` scenario (`BENCH_ONLY=streaming`; also part of the default
+ * run on PostgreSQL): one poster with 1,000 local followers, each holding a
+ * WebSocket on `/api/v1/streaming?stream=user` to the real server.
+ *
+ * Data, added to the common seed (seed.ts): accounts `stream0` … `stream1000`;
+ * `stream0` is the poster (a `read write follow` token), `stream1` …
+ * `stream1000` follow it and each has a token with only `read`, as a phone
+ * app signed in with the default scope would.
+ *
+ * What is measured:
+ * - the server's RSS (/proc/<pid>/status) before the sockets are opened
+ *   (after a warm-up of the streaming path on a few sockets), once all are
+ *   open and subscribed, and once a post has reached them all and they are
+ *   idle again, each after a settle: the extra MiB per 1,000 connections
+ *   (the last is how connections stay: a socket that has sent a frame keeps
+ *   buffers a never-used one has not grown yet);
+ * - posts sent open-loop (post i is sent at start + i × interval, whether or
+ *   not the earlier ones were answered or delivered): for each, the time
+ *   from sending `POST /api/v1/statuses` to its answer, to the NOTIFY on the
+ *   bus as another listener on the same PostgreSQL sees it (where the time
+ *   goes: committed and announced, vs rendered and sent), to its `update`
+ *   frame on the first socket and on the LAST of the sockets; and every
+ *   single delivery's latency;
+ * - the server's and this process's CPU time per post (/proc/<pid>/stat):
+ *   the client's share of the two cores is part of the figures.
+ *
+ * The client does as little as possible per frame (a timestamp, a substring
+ * test and one regular expression for the status id) so that its own work
+ * delays the frames behind it as little as possible; one socket's frames
+ * are parsed in full to check that shortcut reads them right.
+ */
+import postgres from "postgres";
+import type { Database } from "../db/connection.ts";
+import { hashPassword } from "../actors/passwords.ts";
+import { createAccessToken, createApplication } from "../actors/tokens.ts";
+import { ALL_SCOPES } from "../actors/scopes.ts";
+import { sql } from "drizzle-orm";
+import { percentile } from "./paced.ts";
+import { insertLocalAccounts } from "./seed.ts";
+
+export interface StreamingSeed {
+  posterToken: string;
+  /** One `read` token per follower. */
+  followerTokens: string[];
+}
+
+/** Adds the poster `stream0` and its `followers` followers `stream1` … with their tokens. */
+export async function seedStreaming(
+  database: Database,
+  origin: string,
+  followers: number,
+): Promise<StreamingSeed> {
+  const db = database.db;
+  // A day before the common seed's accounts (seed.ts), so no id collides.
+  const base = BigInt(Date.now() - 41 * 86_400_000) << 16n;
+  await insertLocalAccounts(database, {
+    origin,
+    base,
+    prefix: "stream",
+    count: followers + 1,
+    statusesCount: 0,
+    passwordHash: await hashPassword("benchmark password"),
+  });
+  // Follow ids: the follower's account id + 2 (users take + 1).
+  await db.execute(sql`
+    INSERT INTO follows (id, account_id, target_account_id)
+    SELECT ${base}::bigint + (i << 16) + 2, ${base}::bigint + (i << 16), ${base}::bigint
+    FROM generate_series(1, ${followers}::int) AS i`);
+  await db.execute(sql`UPDATE accounts SET
+      followers_count = CASE WHEN id = ${base}::bigint THEN ${followers}::int ELSE 0 END,
+      following_count = CASE WHEN id = ${base}::bigint THEN 0 ELSE 1 END
+    WHERE id BETWEEN ${base}::bigint AND ${base}::bigint + (${followers}::bigint << 16)`);
+  await db.execute(sql`ANALYZE accounts, users, follows`);
+
+  const { application } = await createApplication(db, {
+    name: "Rookery streaming benchmark",
+    redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
+    scopes: [...ALL_SCOPES],
+  });
+  const userId = (i: number) => String(base + (BigInt(i) << 16n) + 1n);
+  const token = async (i: number, scopes: string[]) =>
+    (await createAccessToken(db, { applicationId: application.id, userId: userId(i), scopes }))
+      .token;
+  const posterToken = await token(0, ["read", "write", "follow"]);
+  const followerTokens: string[] = [];
+  for (let i = 1; i <= followers; i++) followerTokens.push(await token(i, ["read"]));
+  return { posterToken, followerTokens };
+}
+
+export interface StreamingOptions {
+  /** The server, `http://host:port`. */
+  url: string;
+  /** The server's process id, for its RSS and CPU time. */
+  pid: number;
+  seeded: StreamingSeed;
+  /** Posts measured. */
+  posts: number;
+  /** Milliseconds between two posts. */
+  intervalMs: number;
+  /**
+   * The server's PostgreSQL database: the bench listens on the bus channel
+   * too and times each update's NOTIFY. None on PGlite (the bus is in-process).
+   */
+  databaseUrl?: string;
+  log(message: string): void;
+  /** Idle time before each RSS reading (default 5 s: the garbage collector settles). */
+  settleMs?: number;
+  /** How long to wait for deliveries still missing after the last answer (default 10 s). */
+  drainMs?: number;
+}
+
+/** Percentiles of one measure, in ms; Infinity where a delivery never came. */
+export interface Summary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface StreamingResult {
+  sockets: number;
+  posts: number;
+  /** Seconds to open all sockets. */
+  openSeconds: number;
+  postAnswered: Summary;
+  /** From sending the post to its NOTIFY, seen by another listener (PostgreSQL only). */
+  notified: Summary | null;
+  firstSocket: Summary;
+  /** From sending the post to its frame on the last socket (Infinity if one never came). */
+  lastSocket: Summary;
+  /** Every (post, socket) delivery. */
+  deliveries: Summary;
+  /**
+   * Per post, from its NOTIFY to the first socket (reading the event,
+   * rendering, the first write; PostgreSQL only) and from the first socket
+   * to the last (writing to every socket, and this client reading them).
+   */
+  notifiedToFirst: Summary | null;
+  firstToLast: Summary;
+  /** Deliveries that never came (within the wait after the last post). */
+  missed: number;
+  /** Frames for a status a socket had already received. */
+  duplicates: number;
+  /** Failed posts. */
+  errors: number;
+  rssBeforeMiB: number;
+  /** All sockets open and subscribed, before any event went to them. */
+  rssIdleMiB: number;
+  /** After the warm-up post(s) reached them, idle again: the connections as they stay. */
+  rssOpenMiB: number;
+  rssAfterMiB: number;
+  /** (idle − before) and (open − before), scaled to 1,000 connections. */
+  extraIdleMiBPer1000: number;
+  extraMiBPer1000: number;
+  /** Server and bench-process CPU time per measured post, ms. */
+  serverCpuMsPerPost: number;
+  clientCpuMsPerPost: number;
+  /** Server CPU time per second with the sockets open and no event (heartbeats, token checks). */
+  idleServerCpuMsPerSecond: number;
+  /** /proc/loadavg (1 min) before and after the measured posts. */
+  loadBefore: number;
+  loadAfter: number;
+}
+
+/** A status id at the start of an `update` frame's payload (a Status begins with its id). */
+const FIRST_ID = /\\"id\\":\\"(\d+)\\"/;
+
+/** The sockets and what arrived on them: status id → arrival time per socket (NaN: none yet). */
+class Sockets {
+  readonly sockets: WebSocket[] = [];
+  readonly arrivals = new Map<string, Float64Array>();
+  /** Status id → sockets that received it. */
+  private readonly counts = new Map<string, number>();
+  duplicates = 0;
+  /** Frames of socket 0 where the shortcut and a full parse disagree. */
+  misread = 0;
+  /** Error frames (`{"error": …}`, a refused subscription), by text. */
+  readonly refusals = new Map<string, number>();
+  /** Sockets closed while we still wanted them, by close code and reason. */
+  readonly closes = new Map<string, number>();
+  #closing = false;
+
+  constructor(readonly size: number) {}
+
+  /** Opens socket `index` with `token`; resolves once open, rejects if refused. */
+  open(url: string, index: number, token: string): Promise<void> {
+    const ws = new WebSocket(
+      `${url.replace(/^http/, "ws")}/api/v1/streaming?stream=user&access_token=${
+        encodeURIComponent(token)
+      }`,
+    );
+    this.sockets[index] = ws;
+    ws.onmessage = (e) => {
+      const at = performance.now();
+      const data = e.data;
+      if (typeof data !== "string") return;
+      if (data.startsWith('{"error"')) {
+        this.refusals.set(data, (this.refusals.get(data) ?? 0) + 1);
+        return;
+      }
+      if (!data.includes('"event":"update"')) return;
+      const id = FIRST_ID.exec(data)?.[1];
+      if (index === 0) this.check(data, id);
+      if (id) this.arrived(id, index, at);
+    };
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no answer to the upgrade in 30 s")), 30_000);
+      ws.onopen = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      ws.onclose = (e) => {
+        clearTimeout(timer);
+        reject(new Error(`socket ${index} closed (${e.code} ${e.reason || "no reason"})`));
+      };
+      ws.onerror = (e) => {
+        clearTimeout(timer);
+        reject(new Error(`socket ${index}: ${(e as ErrorEvent).message ?? "error"}`));
+      };
+    }).then(() => {
+      ws.onerror = null;
+      ws.onclose = (e) => {
+        if (this.#closing) return;
+        const key = `${e.code} ${e.reason || "(no reason)"}`;
+        this.closes.set(key, (this.closes.get(key) ?? 0) + 1);
+      };
+    });
+  }
+
+  private arrived(id: string, index: number, at: number) {
+    let times = this.arrivals.get(id);
+    if (!times) {
+      times = new Float64Array(this.size).fill(NaN);
+      this.arrivals.set(id, times);
+    }
+    if (Number.isNaN(times[index])) {
+      times[index] = at;
+      this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+    } else {
+      this.duplicates++;
+    }
+  }
+
+  private check(data: string, id: string | undefined) {
+    try {
+      const frame = JSON.parse(data);
+      const ok = frame.event === "update" && Array.isArray(frame.stream) &&
+        frame.stream[0] === "user" && JSON.parse(frame.payload).id === id;
+      if (!ok) this.misread++;
+    } catch {
+      this.misread++;
+    }
+  }
+
+  /** How many sockets have received `id`. */
+  received(id: string): number {
+    return this.counts.get(id) ?? 0;
+  }
+
+  /** Sockets that have received no update at all. */
+  silent(): number {
+    let n = 0;
+    for (let s = 0; s < this.size; s++) {
+      let any = false;
+      for (const times of this.arrivals.values()) {
+        if (!Number.isNaN(times[s])) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) n++;
+    }
+    return n;
+  }
+
+  closeAll() {
+    this.#closing = true;
+    for (const ws of this.sockets) {
+      if (ws && ws.readyState === WebSocket.OPEN) ws.close();
+    }
+  }
+}
+
+/** Opens `tokens.length` sockets, `parallel` handshakes at a time. */
+async function openAll(sockets: Sockets, url: string, tokens: string[], parallel = 50) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(parallel, tokens.length) }, async () => {
+    while (next < tokens.length) {
+      const i = next++;
+      await sockets.open(url, i, tokens[i]);
+    }
+  }));
+}
+
+interface Posted {
+  id: string;
+  sentAt: number;
+  answeredAt: number;
+}
+
+async function post(url: string, token: string, text: string): Promise<Posted> {
+  const sentAt = performance.now();
+  const res = await fetch(`${url}/api/v1/statuses`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ status: text }),
+  });
+  const body = await res.json();
+  const answeredAt = performance.now();
+  if (!res.ok || typeof body.id !== "string") {
+    throw new Error(`POST /api/v1/statuses answered ${res.status} ${JSON.stringify(body)}`);
+  }
+  return { id: body.id, sentAt, answeredAt };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until every socket has `id`, or `ms` pass; true if all did. */
+async function delivered(sockets: Sockets, id: string, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    if (sockets.received(id) === sockets.size) return true;
+    await sleep(10);
+  }
+  return false;
+}
+
+function rssKiB(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+/** User + system CPU time of a process, ms. */
+function cpuMs(pid: number | "self"): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // Fields after the command name (which may hold spaces): utime is the 14th field overall.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+function loadAverage(): number {
+  return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+}
+
+function summarize(samples: number[]): Summary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const round = (ms: number) => Number.isFinite(ms) ? Math.round(ms * 10) / 10 : ms;
+  return {
+    count: sorted.length,
+    p50: round(percentile(sorted, 0.5)),
+    p99: round(percentile(sorted, 0.99)),
+    max: round(sorted.at(-1) ?? 0),
+  };
+}
+
+/** Times of the bus's update events seen by a listener of our own, by status id. */
+async function listenToBus(databaseUrl: string) {
+  const client = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const seen: { at: number; payload: string }[] = [];
+  const { unlisten } = await client.listen("rookery_stream", (payload) => {
+    seen.push({ at: performance.now(), payload });
+  });
+  return {
+    /** Stops listening; resolves the events stored by reference. */
+    async stop(): Promise<Map<string, number>> {
+      await unlisten();
+      const times = new Map<string, number>();
+      try {
+        for (const { at, payload } of seen) {
+          let event: { event?: string; statusId?: string };
+          if (payload.startsWith("@")) {
+            const [row] = await client`SELECT payload FROM stream_events
+              WHERE id = ${payload.slice(1)}::bigint`;
+            if (!row) continue;
+            event = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload;
+          } else {
+            event = JSON.parse(payload);
+          }
+          if (event.event === "update" && event.statusId && !times.has(event.statusId)) {
+            times.set(event.statusId, at);
+          }
+        }
+      } finally {
+        await client.end();
+      }
+      return times;
+    },
+  };
+}
+
+/** Runs the scenario against a server seeded with {@link seedStreaming}. */
+export async function streamingScenario(options: StreamingOptions): Promise<StreamingResult> {
+  const { url, pid, seeded, log } = options;
+  const settleMs = options.settleMs ?? 5000;
+  const tokens = seeded.followerTokens;
+
+  // Warm the streaming path (code, caches, prepared statements) on a few
+  // sockets, so the baseline RSS is a running server's, not a cold one's.
+  const few = new Sockets(Math.min(10, tokens.length));
+  await openAll(few, url, tokens.slice(0, few.size));
+  for (let i = 0; i < 3; i++) {
+    const warm = await post(url, seeded.posterToken, `Streaming warm-up ${i}`);
+    if (!await delivered(few, warm.id, 10_000)) {
+      few.closeAll();
+      throw new Error(
+        `a post reached ${few.received(warm.id)} of ${few.size} warm-up sockets in 10 s`,
+      );
+    }
+  }
+  few.closeAll();
+  await sleep(settleMs);
+  const rssBefore = rssKiB(pid);
+
+  log(`streaming: opening ${tokens.length} sockets`);
+  const sockets = new Sockets(tokens.length);
+  const openStarted = performance.now();
+  await openAll(sockets, url, tokens);
+  const openSeconds = (performance.now() - openStarted) / 1000;
+  // The URL's subscription is made just after the upgrade: settled by now.
+  await sleep(settleMs);
+  const rssIdle = rssKiB(pid);
+  // Subscribed = has received a post. Sockets that missed one (registered
+  // after it) get the next; a few tries.
+  for (let i = 0; i < 5; i++) {
+    const warm = await post(url, seeded.posterToken, `Streaming warm-up, all sockets ${i}`);
+    await delivered(sockets, warm.id, 10_000);
+    if (sockets.silent() === 0) break;
+  }
+  const silent = sockets.silent();
+  if (silent > 0) log(`streaming: ${silent} sockets received no warm-up post`);
+  for (const [text, n] of sockets.refusals) log(`streaming: ${n} sockets were sent ${text}`);
+  for (const [why, n] of sockets.closes) log(`streaming: ${n} sockets were closed: ${why}`);
+  if (silent > 0) {
+    const states = new Map<number, number>();
+    for (const ws of sockets.sockets) {
+      states.set(ws.readyState, (states.get(ws.readyState) ?? 0) + 1);
+    }
+    log(`streaming: socket readyStates ${JSON.stringify([...states])}`);
+  }
+  // Idle: let the server's garbage collector settle before reading the RSS.
+  const idleCpu = cpuMs(pid);
+  const idleStarted = performance.now();
+  await sleep(settleMs);
+  const idleServerCpuMsPerSecond = (cpuMs(pid) - idleCpu) /
+    Math.max(0.001, (performance.now() - idleStarted) / 1000);
+  const rssOpen = rssKiB(pid);
+
+  const bus = options.databaseUrl ? await listenToBus(options.databaseUrl) : null;
+  log(`streaming: ${options.posts} posts, ${options.intervalMs} ms apart`);
+  const loadBefore = loadAverage();
+  const serverCpu = cpuMs(pid);
+  const clientCpu = cpuMs("self");
+  const posted: Posted[] = [];
+  let errors = 0;
+  const pending: Promise<void>[] = [];
+  const start = performance.now() + 10;
+  for (let i = 0; i < options.posts; i++) {
+    await sleep(Math.max(0, start + i * options.intervalMs - performance.now()));
+    pending.push(
+      post(url, seeded.posterToken, `Streaming benchmark post ${i}`).then(
+        (p) => void posted.push(p),
+        () => void errors++,
+      ),
+    );
+  }
+  await Promise.all(pending);
+  const drainUntil = performance.now() + (options.drainMs ?? 10_000);
+  while (
+    performance.now() < drainUntil && posted.some((p) => sockets.received(p.id) < sockets.size)
+  ) await sleep(10);
+  const serverCpuMsPerPost = (cpuMs(pid) - serverCpu) / options.posts;
+  const clientCpuMsPerPost = (cpuMs("self") - clientCpu) / options.posts;
+  const loadAfter = loadAverage();
+  const rssAfter = rssKiB(pid);
+  sockets.closeAll();
+  const notifiedAt = bus ? await bus.stop() : null;
+  if (sockets.misread > 0) {
+    throw new Error(`${sockets.misread} update frames were not read as expected (frame format?)`);
+  }
+
+  const answered: number[] = [];
+  const notified: number[] = [];
+  const first: number[] = [];
+  const last: number[] = [];
+  const all: number[] = [];
+  const notifiedToFirst: number[] = [];
+  const firstToLast: number[] = [];
+  let missed = 0;
+  for (const p of posted) {
+    answered.push(p.answeredAt - p.sentAt);
+    const n = notifiedAt?.get(p.id);
+    if (n !== undefined) notified.push(n - p.sentAt);
+    const times = sockets.arrivals.get(p.id) ?? new Float64Array(sockets.size).fill(NaN);
+    let min = Infinity;
+    let max = -Infinity;
+    for (const t of times) {
+      if (Number.isNaN(t)) {
+        missed++;
+        max = Infinity;
+        continue;
+      }
+      const latency = t - p.sentAt;
+      all.push(latency);
+      if (latency < min) min = latency;
+      if (latency > max) max = latency;
+    }
+    first.push(min);
+    last.push(max);
+    if (n !== undefined) notifiedToFirst.push(p.sentAt + min - n);
+    firstToLast.push(max - min);
+  }
+  const mib = (kib: number) => Math.round(kib / 1024 * 10) / 10;
+  return {
+    sockets: sockets.size,
+    posts: options.posts,
+    openSeconds: Math.round(openSeconds * 10) / 10,
+    postAnswered: summarize(answered),
+    notified: notifiedAt ? summarize(notified) : null,
+    firstSocket: summarize(first),
+    lastSocket: summarize(last),
+    deliveries: summarize(all),
+    notifiedToFirst: notifiedAt ? summarize(notifiedToFirst) : null,
+    firstToLast: summarize(firstToLast),
+    missed,
+    duplicates: sockets.duplicates,
+    errors,
+    rssBeforeMiB: mib(rssBefore),
+    rssIdleMiB: mib(rssIdle),
+    rssOpenMiB: mib(rssOpen),
+    rssAfterMiB: mib(rssAfter),
+    extraIdleMiBPer1000: mib((rssIdle - rssBefore) * 1000 / sockets.size),
+    extraMiBPer1000: mib((rssOpen - rssBefore) * 1000 / sockets.size),
+    serverCpuMsPerPost: Math.round(serverCpuMsPerPost * 10) / 10,
+    clientCpuMsPerPost: Math.round(clientCpuMsPerPost * 10) / 10,
+    idleServerCpuMsPerSecond: Math.round(idleServerCpuMsPerSecond),
+    loadBefore,
+    loadAfter,
+  };
+}
+
+/** Prints one database's streaming figures as Markdown tables. */
+export function printStreaming(database: string, r: StreamingResult): void {
+  const ms = (v: number) => Number.isFinite(v) ? String(v) : "never";
+  console.log(
+    `\nStreaming, ${database}: ${r.sockets.toLocaleString("en")} sockets on \`user\` ` +
+      `(opened in ${r.openSeconds} s), ${r.posts} posts; times from sending the POST:\n`,
+  );
+  console.log("| measure | samples | p50 ms | p99 ms | max ms |");
+  console.log("|---|---:|---:|---:|---:|");
+  const row = (name: string, s: Summary | null) => {
+    if (s) console.log(`| ${name} | ${s.count} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.max)} |`);
+  };
+  row("POST answered", r.postAnswered);
+  row("NOTIFY seen by another listener", r.notified);
+  row("update on the first socket", r.firstSocket);
+  row(`update on the last of ${r.sockets} sockets`, r.lastSocket);
+  row("every delivery", r.deliveries);
+  row("per post: NOTIFY → first socket", r.notifiedToFirst);
+  row("per post: first → last socket", r.firstToLast);
+  console.log(
+    `\nmissed deliveries ${r.missed}, duplicates ${r.duplicates}, failed posts ${r.errors}; ` +
+      `CPU per post: server ${r.serverCpuMsPerPost} ms, bench client ${r.clientCpuMsPerPost} ms; ` +
+      `server CPU with the sockets idle: ${r.idleServerCpuMsPerSecond} ms/s; ` +
+      `load average ${r.loadBefore} → ${r.loadAfter}`,
+  );
+  console.log(
+    "\n| server RSS (MiB): before the sockets | open, no event yet | open, after a post, idle | after the posts | extra MiB per 1,000 sockets (no event yet / after a post) |",
+  );
+  console.log("|---:|---:|---:|---:|---:|");
+  console.log(
+    `| ${r.rssBeforeMiB} | ${r.rssIdleMiB} | ${r.rssOpenMiB} | ${r.rssAfterMiB} | ` +
+      `${r.extraIdleMiBPer1000} / ${r.extraMiBPer1000} |`,
+  );
+}
