@@ -8,6 +8,7 @@
 
 export type Role = "web" | "worker" | "all";
 export type RegistrationMode = "open" | "approval" | "closed";
+export type DomainBlocksAudience = "all" | "users" | "disabled";
 export type LogLevel = "trace" | "debug" | "info" | "warning" | "error" | "fatal";
 
 export interface Config {
@@ -57,6 +58,19 @@ export interface Config {
    * their key, and the Mastodon API only for signed-in users.
    */
   authorizedFetch: boolean;
+  /**
+   * Instance domain blocks (actors/domain_rules.ts): "open" federates with
+   * every server not suspended; "allowlist" only with domains an admin
+   * allowed (Mastodon's limited federation mode). FEDERATION_MODE.
+   */
+  federationMode: "open" | "allowlist";
+  /**
+   * Who GET /api/v1/instance/domain_blocks answers (Mastodon's
+   * show_domain_blocks), and who sees the public comments in it
+   * (show_domain_blocks_rationale): everyone, signed-in users, or nobody (404).
+   */
+  showDomainBlocks: DomainBlocksAudience;
+  showDomainBlocksRationale: DomainBlocksAudience;
   trends: {
     /** Only items a moderator allowed are listed (TRENDS_REVIEW). */
     review: boolean;
@@ -147,6 +161,8 @@ function readSmtpUrl(env: Env): string | null {
   return raw;
 }
 
+const AUDIENCES = ["all", "users", "disabled"] as const;
+
 /** Builds the configuration from an environment (defaults to the process's). */
 export function loadConfig(env: Env = Deno.env.toObject()): Config {
   const port = readInt(env, "PORT", 8080, 0, 65535);
@@ -195,6 +211,9 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     trustProxy: readBool(env, "TRUST_PROXY", false),
     authorizedFetch: readBool(env, "AUTHORIZED_FETCH", false),
     publicPreview: readBool(env, "PUBLIC_PREVIEW", true),
+    federationMode: readEnum(env, "FEDERATION_MODE", ["open", "allowlist"] as const, "open"),
+    showDomainBlocks: readEnum(env, "SHOW_DOMAIN_BLOCKS", AUDIENCES, "disabled"),
+    showDomainBlocksRationale: readEnum(env, "SHOW_DOMAIN_BLOCKS_RATIONALE", AUDIENCES, "disabled"),
     trends: {
       review: readBool(env, "TRENDS_REVIEW", false),
       intervalMs: readInt(env, "TRENDS_INTERVAL", 60, 1, 3600) * 1000,

@@ -10,6 +10,7 @@ import { getXForwardedRequest } from "x-forwarded-fetch";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { startEntityCache } from "./api/entities/entity_cache.ts";
+import { startDomainRules } from "./actors/domain_rules.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { isInboxDelivery } from "./federation/inbox_guard.ts";
@@ -69,6 +70,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     poolSize: options.poolSize ?? config.dbPoolSize,
   });
   await startEntityCache(database);
+  startDomainRules(database);
   const partial = { config, database } as AppContext;
   const { federation, maintain, guardInbox } = buildFederation(partial);
   partial.federation = federation;

@@ -35,6 +35,7 @@ import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";
 import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
 import { REPORT_COMMANDS } from "./report_commands.ts";
 import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
+import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import type { AdminEnv, Command, CommandResult } from "./command.ts";
 export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
@@ -250,6 +251,7 @@ const COMMANDS: Record<string, Command> = {
   ...ANNOUNCEMENT_COMMANDS,
   ...REPORT_COMMANDS,
   ...MAINTENANCE_COMMANDS,
+  ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
 };
 

@@ -126,6 +126,21 @@ Announcements
   announcement publish <id>       Shows an unpublished announcement.
   announcement unpublish <id>     Hides it again (reactions are kept).
   announcement delete <id>        Deletes it with its reactions.
+Blocking servers
+  domain block <domain> [--severity silence|suspend|noop] [--reject-media]
+               [--reject-reports] [--obfuscate] [--public-comment <text>]
+               [--private-comment <text>]
+      Blocks a server and its subdomains (default severity: suspend).
+      suspend: nothing is received from it, delivered to it or fetched from
+      it; its accounts are suspended and follows with them end. silence:
+      its posts stay out of public and hashtag timelines and search for
+      those who do not follow its accounts. noop: only the --reject-* flags.
+      --reject-media keeps its media as links only; --reject-reports ignores
+      its reports. The comments show in the admin API (and, the public one,
+      in /api/v1/instance/domain_blocks per SHOW_DOMAIN_BLOCKS_RATIONALE).
+  domain unblock <domain>         Lifts the block; its suspended accounts
+                                  are restored (follows are not).
+  domain list [--json]            Lists the blocks, newest first.
 
   help                            Shows this text.
 

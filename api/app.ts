@@ -24,6 +24,9 @@ import { ipAccess } from "./middleware/ip_access.ts";
 import { requireUserInAuthorizedFetch } from "./middleware/require_user.ts";
 import { unauthorizedFetch } from "../federation/authorized_fetch.ts";
 import { instanceRoutes } from "./routes/instance.ts";
+import { instanceDomainBlockRoutes } from "./routes/instance_domain_blocks.ts";
+import { adminDomainBlockRoutes } from "./routes/admin/domain_blocks.ts";
+import { adminDomainAllowRoutes } from "./routes/admin/domain_allows.ts";
 import { customEmojiRoutes } from "./routes/custom_emojis.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { staticImageRoutes } from "./routes/static_images.ts";
@@ -174,6 +177,9 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
 
   app.route("/", healthRoutes());
   app.route("/", instanceRoutes());
+  app.route("/", instanceDomainBlockRoutes());
+  app.route("/", adminDomainBlockRoutes());
+  app.route("/", adminDomainAllowRoutes());
   app.route("/", customEmojiRoutes());
   app.route("/", staticImageRoutes());
   app.route("/", appRoutes());

@@ -14,4 +14,5 @@ export * from "./schema/announcements.ts";
 export * from "./schema/push.ts";
 export * from "./schema/streaming.ts";
 export * from "./schema/moderation.ts";
+export * from "./schema/federation_rules.ts";
 export * from "./schema/access_blocks.ts";

@@ -15,9 +15,10 @@
  *    document, from the owner's origin, lists it. Fedify's
  *    `RequestContext.getSignedKey()` fetches the key with the context's
  *    document loader, which is ours, so this check is not bypassed;
- * 3. belongs to a server the owner of what is fetched has not blocked: an
- *    account block of the signer, or a domain block of the signer's domain,
- *    refuses it (there are no instance-wide blocks yet).
+ * 3. belongs to a server we federate with (not suspended by an instance
+ *    domain block, allowed in allowlist mode: actors/domain_rules.ts) and
+ *    that the owner of what is fetched has not blocked: an account block of
+ *    the signer, or a domain block of the signer's domain, refuses it.
  *
  * Anything else is refused with 401. The actor documents stay public
  * (actor.ts serves unsigned readers only the key and what verifying needs),
@@ -31,6 +32,7 @@ import type { AppContext } from "../context.ts";
 import { accountDomainBlocks, accounts, blocks } from "../db/schema.ts";
 import { signedInTheFuture, uncoveredParts } from "./inbox_guard.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
+import { federationRefused } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "authorized-fetch"]);
 
@@ -111,6 +113,7 @@ export async function authorizeFetch(
   if (!ctx.data.config.authorizedFetch) return true;
   const signer = await signedFetcher(ctx);
   if (!signer) return false;
+  if (await federationRefused(ctx.data, signer.domain)) return false;
   if (owner == null) return true;
   return !await ownerBlocks(ctx.data, owner, signer);
 }

@@ -26,6 +26,8 @@
  *   embedded in an actor must name that actor as its owner. (Mastodon's
  *   two-way check. Fedify alone accepts a key that merely names its owner,
  *   which let anyone sign as any remote actor.)
+ * - **Blocked domains.** Nothing is fetched from a server a domain block
+ *   suspends, or (FEDERATION_MODE=allowlist) that is not allowed.
  * - **Contexts.** Remote `@context` URLs are never fetched: the contexts
  *   Fedify bundles are used, and any other URL resolves to an empty context
  *   (its terms are then read from the raw JSON, as Mastodon reads them).
@@ -67,6 +69,12 @@ export interface LoaderSettings {
   userAgent: string;
   /** The whole load, redirects and body included. */
   timeoutMs: number;
+  /**
+   * Whether this server refuses to fetch from the URL's domain (suspended
+   * by a domain block, or not allowed in allowlist mode:
+   * actors/domain_rules.ts); checked at every hop, redirects included.
+   */
+  refusedUrl?: (url: URL) => Promise<boolean>;
 }
 
 /** A local actor's RSA key, for fetches from servers that require signed GETs. */
@@ -113,7 +121,22 @@ function checkedLoader(settings: LoaderSettings, identity: SigningIdentity | nul
   const cached = identity
     ? load
     : kvCache({ loader: load, kv: settings.kv, prefix: DOCUMENT_CACHE_PREFIX });
-  return cached;
+  // Asked before the cache too: a domain blocked a minute ago is not read from it.
+  return async (url, options) => {
+    const bundled = (preloadedContexts as Record<string, unknown>)[url] !== undefined;
+    if (!bundled && settings.refusedUrl && await refusedUrl(settings.refusedUrl, url)) {
+      throw new FetchError(url, `This server does not federate with the domain of ${url}`);
+    }
+    return await cached(url, options);
+  };
+}
+
+async function refusedUrl(check: (url: URL) => Promise<boolean>, url: string): Promise<boolean> {
+  try {
+    return await check(new URL(url));
+  } catch {
+    return false;
+  }
 }
 
 /** Fetches one document with the deadline, redirect, size, type and origin rules above. */
@@ -132,6 +155,9 @@ async function fetchDocument(
     const target = new URL(current);
     if (target.protocol !== "https:" && target.protocol !== "http:") {
       throw new FetchError(current, `Unsupported protocol ${target.protocol}`);
+    }
+    if (await settings.refusedUrl?.(target)) {
+      throw new FetchError(current, `This server does not federate with ${target.host}`);
     }
     const response = await send(current, settings, identity, signal);
     const location = response.headers.get("location");

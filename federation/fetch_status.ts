@@ -30,6 +30,7 @@ import { isStatusObject, type ParsedStatus, parseStatusObject } from "./objects/
 import { sameOrigin } from "./trust.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
 import type { MissingLinks } from "../actors/outbox/status_links.ts";
+import { mediaRejected } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "statuses"]);
 
@@ -107,6 +108,7 @@ export async function storeRemoteStatus(
     followersUrl: author.followersUrl,
     raw: options.raw,
     maxMedia: app.config.limits.maxMediaAttachments,
+    rejectMedia: await mediaRejected(app.database, author.domain),
   });
   if (!parsed) return null;
   const known = await findStatusByUri(app, parsed.uri);

@@ -5,12 +5,16 @@
  * checks the HTTP signature, so an unsigned 8 MB body of 100,000 tags cost
  * seconds of CPU before the 401. Here, cheapest check first:
  *
- * 1. no HTTP signature header → 401, body unread;
+ * 1. no HTTP signature header → 401, body unread; a signing key on a
+ *    server we do not federate with (suspended by a domain block, or not
+ *    allowed in allowlist mode: actors/domain_rules.ts) → 403, body unread;
  * 2. a body over 1 MiB → 413, read no further;
  * 3. a signature dated more than an hour ahead → 401 (Fedify's window is
  *    the same both ways; Mastodon's twelve hours apply to the past only),
  *    or one that does not cover the target, host, date and digest → 401;
- * 4. not a JSON object, or beyond the limits of json_limits.ts → 400;
+ * 4. not a JSON object, or beyond the limits of json_limits.ts → 400; an
+ *    activity whose actor is on a server we do not federate with → 403
+ *    (still before any fetch or signature work);
  * 5. the HTTP signature verified with the checked key loader of
  *    document_loader.ts (a key counts only when its owner publishes it)
  *    → 401 when it fails;
@@ -48,6 +52,8 @@ export interface InboxGuardOptions {
   keyCachePrefix: KvKey;
   documentLoader: DocumentLoader;
   contextLoader: DocumentLoader;
+  /** Whether deliveries from this domain (host with port) are refused (actors/domain_rules.ts). */
+  refusedDomain?: (domain: string) => Promise<boolean>;
 }
 
 /** Whether `request` is a delivery to one of our inboxes. */
@@ -67,6 +73,12 @@ export function createInboxGuard(options: InboxGuardOptions) {
       await request.body?.cancel();
       return refuse(401, "Request is not signed");
     }
+    const refusedDomain = options.refusedDomain ?? (() => Promise.resolve(false));
+    const keyDomain = hostOf(signingKeyId(headers));
+    if (keyDomain != null && await refusedDomain(keyDomain)) {
+      await request.body?.cancel();
+      return refuse(403, "This server does not federate with the sender's domain");
+    }
     const bytes = await readCapped(request);
     if (!bytes) return refuse(413, `Request body is larger than ${INBOX_MAX_BYTES} bytes`);
     if (signedInTheFuture(headers)) return refuse(401, "Signature is dated in the future");
@@ -80,6 +92,10 @@ export function createInboxGuard(options: InboxGuardOptions) {
     }
     const problem = jsonShapeProblem(json);
     if (problem) return refuse(400, `Activity refused: ${problem}`);
+    const actorDomain = hostOf(idOf((json as Record<string, unknown>).actor));
+    if (actorDomain != null && await refusedDomain(actorDomain)) {
+      return refuse(403, "This server does not federate with the actor's domain");
+    }
     const signed = new Request(request.url, { method: "POST", headers, body: bytes });
     const verification = await verifyRequestDetailed(signed, {
       documentLoader: options.documentLoader,
@@ -124,6 +140,24 @@ function idOf(value: unknown): string | null {
     return typeof id === "string" ? id : null;
   }
   return null;
+}
+
+/** The key id a request's signature names (draft-cavage `keyId`, RFC 9421 `keyid`). */
+function signingKeyId(headers: Headers): string | null {
+  const cavage = /(?:^|[,\s])keyId\s*=\s*"([^"]*)"/i.exec(headers.get("signature") ?? "");
+  if (cavage) return cavage[1];
+  const rfc = /;\s*keyid\s*=\s*"([^"]*)"/i.exec(headers.get("signature-input") ?? "");
+  return rfc ? rfc[1] : null;
+}
+
+/** The host (with its port) of a URL, lower case; null when it is not a URL. */
+function hostOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).host.toLowerCase() || null;
+  } catch {
+    return null;
+  }
 }
 
 function refuse(status: number, message: string): Response {

@@ -22,6 +22,7 @@ import { receiveFlag, REPORT_LIST_MAX } from "../actors/reports.ts";
 import { accountForActorUri } from "./remote_accounts.ts";
 import { FetchBudget } from "./fetch_budget.ts";
 import { sameOrigin } from "./trust.ts";
+import { reportsRejected } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "reports"]);
 
@@ -35,6 +36,14 @@ async function onFlag(ctx: InboxContext<AppContext>, flag: Flag): Promise<void> 
   const sender = await accountForActorUri(ctx, flag.actorId, FetchBudget.of(ctx.data))
     .catch(() => null);
   if (!sender || sender.domain == null || sender.deletedAt || sender.suspendedAt) return;
+  // A domain block with reject_reports: its Flags are ignored (Mastodon's rule).
+  if (await reportsRejected(ctx.data.database, sender.domain)) {
+    logger.info("Ignored Flag {id} from {actor}: reports from its domain are rejected.", {
+      id: flag.id?.href,
+      actor: sender.uri,
+    });
+    return;
+  }
   // Objects are IRIs (or embedded objects with ids); a bounded number is read.
   const uris = [...new Set(flag.objectIds.map((u) => u.href))].slice(0, REPORT_LIST_MAX + 1);
   if (uris.length === 0) return;

@@ -65,6 +65,7 @@ import {
 import { sameOrigin } from "./trust.ts";
 import { FetchBudget } from "./fetch_budget.ts";
 import { lookupRemote } from "./lookup.ts";
+import { mediaRejected } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -243,6 +244,7 @@ export async function handleStatusUpdate(
     followersUrl: sender.followersUrl,
     raw: await rawObjectOf(update),
     maxMedia: ctx.data.config.limits.maxMediaAttachments,
+    rejectMedia: await mediaRejected(ctx.data.database, sender.domain),
   });
   if (!parsed) return true;
   await applyQuoteStamp(ctx, {

@@ -23,6 +23,7 @@ import type {
 } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
+import { federationRefusedUrl } from "../actors/domain_rules.ts";
 import type { MissingLinks } from "../actors/outbox/status_links.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
@@ -71,13 +72,37 @@ export class JobQueue implements MessageQueue {
     return this.#inner.nativeRetrial;
   }
 
-  enqueue(message: any, options?: MessageQueueEnqueueOptions): Promise<void> {
-    return this.#inner.enqueue(message, options);
+  async enqueue(message: any, options?: MessageQueueEnqueueOptions): Promise<void> {
+    if (await this.#refusedDelivery(message)) return;
+    return await this.#inner.enqueue(message, options);
   }
 
-  enqueueMany(messages: readonly any[], options?: MessageQueueEnqueueOptions): Promise<void> {
-    if (this.#inner.enqueueMany) return this.#inner.enqueueMany(messages, options);
-    return Promise.all(messages.map((m) => this.#inner.enqueue(m, options))).then(() => {});
+  async enqueueMany(messages: readonly any[], options?: MessageQueueEnqueueOptions): Promise<void> {
+    const kept: any[] = [];
+    for (const message of messages) {
+      if (!await this.#refusedDelivery(message)) kept.push(message);
+    }
+    if (kept.length === 0) return;
+    if (this.#inner.enqueueMany) return await this.#inner.enqueueMany(kept, options);
+    await Promise.all(kept.map((m) => this.#inner.enqueue(m, options)));
+  }
+
+  /**
+   * Whether `message` is a delivery (Fedify's `outbox` message, one per
+   * inbox) to a server we do not federate with: suspended by a domain
+   * block, or not allowed in allowlist mode (actors/domain_rules.ts). Such
+   * deliveries are dropped when queued, and again when their turn comes
+   * (a block made after they were queued, or a retry).
+   */
+  async #refusedDelivery(message: unknown): Promise<boolean> {
+    if (!message || typeof message !== "object") return false;
+    const { type, inbox } = message as { type?: unknown; inbox?: unknown };
+    if (type !== "outbox" || typeof inbox !== "string") return false;
+    if (!await federationRefusedUrl(this.#ctx, inbox)) return false;
+    logger.info("Dropped a delivery to {inbox}: this server does not federate with it.", {
+      inbox,
+    });
+    return true;
   }
 
   getDepth(): Promise<MessageQueueDepth> {
@@ -105,7 +130,10 @@ export class JobQueue implements MessageQueue {
     const signal = options?.signal;
     return this.#inner.listen(async (message) => {
       try {
-        if (!isJobMessage(message)) return await handler(message);
+        if (!isJobMessage(message)) {
+          if (await this.#refusedDelivery(message)) return;
+          return await handler(message);
+        }
         await this.#run(this.#ctx as AppContext, message, signal);
       } catch (error) {
         if (!isJobMessage(message)) throw error;

@@ -8,6 +8,7 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
+import { domainOfUrl, federationRefused } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "lookup"]);
 
@@ -37,6 +38,8 @@ export async function lookupRemote(
   budget?: FetchBudget,
 ): Promise<APObject | null> {
   try {
+    // A handle's or URL's domain we do not federate with is not asked (actors/domain_rules.ts).
+    if (await federationRefused(ctx.data, domainOfQuery(handleOrUrl))) return null;
     if (budget) return await fetchObject(ctx, handleOrUrl, budget);
     return await ctx.lookupObject(handleOrUrl, {
       documentLoader: await instanceDocumentLoader(ctx),
@@ -45,6 +48,14 @@ export async function lookupRemote(
     logger.info("Lookup of {query} failed: {error}", { query: handleOrUrl, error });
     return null;
   }
+}
+
+/** The domain of a handle (`@user@host`, `acct:user@host`) or of a URL; null otherwise. */
+function domainOfQuery(query: string): string | null {
+  const trimmed = query.trim();
+  if (/^https?:\/\//i.test(trimmed)) return domainOfUrl(trimmed);
+  const match = /^(?:acct:)?@?[^@\s]+@([^@\s/]+)$/i.exec(trimmed);
+  return match ? match[1].toLowerCase() : null;
 }
 
 /** One budgeted, signed fetch of the document at `url`, parsed; null when it is not an object. */

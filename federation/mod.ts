@@ -13,6 +13,7 @@ import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
 import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundFetch } from "./outbound_fetch.ts";
+import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
 import { getUserAgent } from "@fedify/vocab-runtime";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
@@ -39,6 +40,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
   const userAgent = { software: `Rookery/${ROOKERY_VERSION}`, url: new URL(config.origin) };
   const loaders = createDocumentLoaders({
     kv,
+    refusedUrl: (url) => federationRefusedUrl(ctx, url),
     allowPrivateAddress: config.allowPrivateAddress,
     userAgent: getUserAgent(userAgent),
     timeoutMs: config.fetchTimeoutMs,
@@ -78,6 +80,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     keyCachePrefix: PUBLIC_KEY_CACHE_PREFIX,
     documentLoader: loaders.documentLoaderFactory(),
     contextLoader: loaders.contextLoaderFactory(),
+    refusedDomain: (domain) => federationRefused(ctx, domain),
   });
   return { federation, maintain, guardInbox };
 }

@@ -43,6 +43,7 @@ import {
   WEBFINGER_RECHECK_MS,
 } from "./handles.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
+import { federationRefused, mediaRejected } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -199,7 +200,12 @@ export async function upsertRemoteActor(
   // refuse unsigned GETs (and without a loader Fedify would use its own).
   const loader = await instanceDocumentLoader(isFedifyContext(ctx) ? ctx : instanceContext(app));
   const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader);
-  const emojis = await readEmojiTags(actor);
+  // A server we do not federate with gets no account here; one whose media
+  // is rejected keeps no avatar, header or emoji (actors/domain_rules.ts).
+  if (await federationRefused(app, columns.domain)) return null;
+  const rejectMedia = await mediaRejected(app.database, columns.domain);
+  if (rejectMedia) Object.assign(columns, { avatarUrl: null, headerUrl: null });
+  const emojis = rejectMedia ? [] : await readEmojiTags(actor);
   // WebFinger is asked before the transaction opens: no row lock waits on the network.
   const naming = await decideHandle(
     app,

@@ -20,6 +20,7 @@ import type { AppContext } from "../context.ts";
 import { publicFetch } from "../actors/net/public_fetch.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
 import { ROOKERY_VERSION } from "../version.ts";
+import { federationRefused } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "webfinger"]);
 
@@ -75,6 +76,8 @@ export async function fetchWebFinger(
   scheme: "https:" | "http:",
 ): Promise<WebFingerAnswer | null> {
   const resource = `acct:${handle.username}@${handle.domain}`;
+  // Nothing is asked of a server we do not federate with (actors/domain_rules.ts).
+  if (await federationRefused(app, handle.domain)) return null;
   const deadline = AbortSignal.timeout(app.config.fetchTimeoutMs);
   const strict = new URL(app.config.origin).protocol === "https:";
   let url: URL;

@@ -33,6 +33,15 @@ const STATUS_FIELDS = [
   "quote_approval_policy",
   "media_attributes",
 ];
+const DOMAIN_BLOCK_FIELDS = [
+  "domain",
+  "severity",
+  "reject_media",
+  "reject_reports",
+  "private_comment",
+  "public_comment",
+  "obfuscate",
+];
 const FILTER_FIELDS = ["title", "context", "filter_action", "expires_in", "keywords_attributes"];
 const V1_FILTER_FIELDS = ["phrase", "context", "irreversible", "whole_word", "expires_in"];
 const PROFILE_FIELDS = [
@@ -169,6 +178,12 @@ export const API_ROUTES: FuzzRoute[] = [
     "rule_ids",
   ]),
   api("DELETE", "/api/v1/domain_blocks", ["domain"]),
+  // Instance domain blocks (staff only: the fuzz user meets the 403).
+  api("POST", "/api/v1/admin/domain_blocks", DOMAIN_BLOCK_FIELDS),
+  api("PUT", "/api/v1/admin/domain_blocks/{domain_block}", DOMAIN_BLOCK_FIELDS),
+  api("DELETE", "/api/v1/admin/domain_blocks/{domain_block}"),
+  api("POST", "/api/v1/admin/domain_allows", ["domain"]),
+  api("DELETE", "/api/v1/admin/domain_allows/{domain_allow}"),
   api("POST", "/api/v1/emails/confirmations", ["email"]),
   api("POST", "/api/v1/featured_tags", ["name"]),
   api("DELETE", "/api/v1/featured_tags/{featured_tag}"),

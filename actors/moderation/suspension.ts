@@ -150,6 +150,12 @@ export async function purgeExpiredSuspensions(db: Executor, graceDays: number): 
     lt(accounts.suspendedAt, cutoff),
     eq(accounts.suspensionOrigin, "local"),
     isNull(accounts.deletedAt),
+    // Not what an instance domain block suspended (it carries the block's
+    // time): lifting the block restores those accounts, as in Mastodon,
+    // where BlockDomainService files no deletion request.
+    sql`NOT EXISTS (SELECT 1 FROM domain_blocks pdb WHERE pdb.severity = 'suspend'
+      AND pdb.created_at = ${accounts.suspendedAt} AND ${accounts.domain} IS NOT NULL
+      AND pdb.domain = ANY(rookery_domain_variants(${accounts.domain})))`,
   )).limit(100);
   let purged = 0;
   for (const { id } of due) {

@@ -10,8 +10,9 @@
  * - new_accounts: the sender's account is younger than 30 days (and not followed);
  * - private_mentions: a direct mention from someone not followed that does
  *   not answer a direct status of the recipient that mentioned the sender;
- * - limited_accounts: the sender was limited by a moderator (silenced,
- *   accounts.silenced_at) and is not followed.
+ * - limited_accounts: the sender is limited (silenced by a moderator,
+ *   accounts.silenced_at, or on a server an instance domain block silences)
+ *   and is not followed.
  *
  * Drop wins over filter. Only the types Mastodon marks filterable are
  * screened (mention, reblog, follow, follow_request, favourite, quote);
@@ -25,6 +26,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { notificationPolicies } from "../../db/schema.ts";
 import { Problems } from "../errors.ts";
+import { authorIsLimited } from "../../db/queries/limited_accounts.ts";
 
 /** What a policy does with one kind of sender. */
 export const POLICY_VALUES = ["accept", "filter", "drop"] as const;
@@ -173,8 +175,8 @@ export function policyColumns(cause: ScreenedCause) {
       AND pf.created_at <= now() - ${NEW_FOLLOWER_THRESHOLD})`,
     senderIsNew: sql<boolean>`EXISTS (SELECT 1 FROM accounts ps
       WHERE ps.id = ${from} AND ps.created_at > now() - ${NEW_ACCOUNT_THRESHOLD})`,
-    senderLimited: sql<boolean>`EXISTS (SELECT 1 FROM accounts ps
-      WHERE ps.id = ${from} AND ps.silenced_at IS NOT NULL)`,
+    // A moderator's silence or a silenced server (db/queries/limited_accounts.ts).
+    senderLimited: sql<boolean>`${authorIsLimited(from)}`,
     senderRole: sql<string | null>`(SELECT pu.role FROM users pu
       JOIN accounts ps ON ps.id = pu.account_id
       WHERE pu.account_id = ${from} AND ps.domain IS NULL)`,

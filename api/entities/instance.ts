@@ -128,7 +128,7 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
         hashtag_feeds: { local: "public", remote: "public" },
         trending_link_feeds: { local: "public", remote: "public" },
       },
-      limited_federation: false,
+      limited_federation: config.federationMode === "allowlist",
     },
     registrations: {
       enabled: mode !== "closed",

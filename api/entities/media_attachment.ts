@@ -42,8 +42,10 @@ export function mediaAttachmentEntity(
   const processing = row.state === "processing";
   const url = processing ? null : local ?? row.remoteUrl ?? null;
   // Without a preview image, only a still image can stand in for itself: a
-  // video or audio file in an <img> shows nothing.
-  const stillImage = row.type === "image" || row.type === "unknown";
+  // video or audio file in an <img> shows nothing. A remote file of unknown
+  // type (or one whose server's media is rejected by a domain block) is
+  // only linked, never shown as a preview.
+  const stillImage = row.type === "image" || (row.type === "unknown" && local != null);
   const preview = fileUrl(config, row.previewPath) ??
     (stillImage ? local ?? row.remoteUrl ?? null : null);
   return {

@@ -131,6 +131,10 @@ export async function loadActivity(database: Database, now = new Date()) {
 export async function loadPeers(database: Database): Promise<string[]> {
   const rows = await database.rows<{ domain: string }>(sql`
     SELECT DISTINCT lower(domain) AS domain FROM accounts WHERE domain IS NOT NULL
+      -- Silenced and suspended servers are not advertised (Mastodon's Instance.searchable).
+      AND NOT EXISTS (SELECT 1 FROM domain_blocks pb
+        WHERE pb.domain = ANY(rookery_domain_variants(accounts.domain))
+          AND pb.severity IN ('silence', 'suspend'))
     ORDER BY 1`);
   return rows.map((r) => r.domain);
 }
@@ -186,7 +190,6 @@ export function instanceRoutes(): Hono<ApiEnv> {
   );
   app.get("/api/v1/instance/translation_languages", (c) => c.json({}));
   app.get("/api/v1/instance/languages", (c) => c.json(languageList()));
-  app.get("/api/v1/instance/domain_blocks", (c) => c.json([]));
   app.route("/", instanceDocumentRoutes());
   for (const path of ["/api/v1/instance/peers/search", "/api/v1/peers/search"]) {
     app.get(path, async (c) => {

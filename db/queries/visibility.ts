@@ -33,6 +33,7 @@ import { and, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { anyId } from "./any_id.ts";
 import type { Executor } from "../connection.ts";
 import { statuses } from "../schema.ts";
+import { authorIsLimited } from "./limited_accounts.ts";
 
 /** Names a `statuses` row may go by in a query; always a constant, never input. */
 export type StatusAlias = "statuses" | "s" | "st" | "r" | "o" | "q";
@@ -113,16 +114,18 @@ export function visibleOriginalFilter(
 
 /**
  * For discovery lists (public, hashtag and link timelines, trends, search):
- * statuses of accounts a moderator limited (silenced) are kept only for the
- * author and the author's followers; everyone else does not find them.
+ * statuses of limited authors (silenced by a moderator, or on a server an
+ * instance domain block silences: db/queries/limited_accounts.ts) are kept
+ * only for the author and the author's followers; everyone else does not
+ * find them.
  */
 export function notLimitedFilter(
   viewerAccountId: ViewerRef,
   alias: StatusAlias = "statuses",
 ): SQL {
   const s = ident(alias);
-  const limited = sql`EXISTS (SELECT 1 FROM accounts la WHERE la.id = ${s}.account_id
-    AND la.silenced_at IS NOT NULL)`;
+  // A moderator's silence or a silenced server (limited_accounts.ts).
+  const limited = authorIsLimited(sql`${s}.account_id`);
   if (viewerAccountId == null) return sql`NOT ${limited}`;
   const v = sql`${viewerAccountId}::bigint`;
   return sql`(NOT ${limited} OR ${s}.account_id = ${v} OR EXISTS (SELECT 1 FROM follows lf

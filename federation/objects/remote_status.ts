@@ -289,10 +289,14 @@ function quotePolicyOf(object: Note | Question | APObject): ParsedStatus["quoteP
  * Reads a status object. `followersUrl` is the author's followers
  * collection (for private visibility); `raw` is the object's JSON when
  * known (for blurhash and focal points). `maxMedia` bounds attachments.
+ * `rejectMedia` (a domain block's reject_media, actors/domain_rules.ts)
+ * keeps attachments as links only (type `unknown`, no blurhash or
+ * dimensions, as Mastodon keeps media it does not download) and leaves
+ * custom emoji out.
  */
 export async function parseStatusObject(
   object: APObject,
-  options: { followersUrl: string | null; raw?: unknown; maxMedia: number },
+  options: { followersUrl: string | null; raw?: unknown; maxMedia: number; rejectMedia?: boolean },
 ): Promise<ParsedStatus | null> {
   const uri = webUrl(object.id);
   if (!uri) return null;
@@ -327,8 +331,10 @@ export async function parseStatusObject(
     mentionUris,
     addressed,
     tagNames,
-    emojis,
-    media: await readMedia(object, options.raw, options.maxMedia),
+    emojis: options.rejectMedia ? [] : emojis,
+    media: (await readMedia(object, options.raw, options.maxMedia)).map((m) =>
+      options.rejectMedia ? { ...m, type: "unknown", blurhash: null, meta: {} } : m
+    ),
     poll: object instanceof Question ? await readPoll(object) : null,
     quotePolicy: quotePolicyOf(object),
     published: toDate(object.published),

@@ -19,6 +19,7 @@ const stranger: PolicyFacts = {
   senderIsNew: true,
   senderRole: "user",
   recipientRole: "user",
+  senderLimited: false,
 };
 const dm: ScreenedCause = {
   type: "mention",
@@ -54,6 +55,16 @@ test("policy verdicts", () => {
       false,
     ),
     "accept",
+  );
+  // Limited senders (a silenced domain): filtered by default, unless followed.
+  assert.equal(decide(publicMention, { ...stranger, senderLimited: true }, false), "filter");
+  assert.equal(
+    decide(publicMention, { ...stranger, senderLimited: true, following: true }, false),
+    "accept",
+  );
+  assert.equal(
+    decide(publicMention, { ...stranger, senderLimited: true, forLimitedAccounts: "drop" }, false),
+    "drop",
   );
   // New accounts count only when not followed.
   const newOnly = { ...stranger, forNewAccounts: "filter", forPrivateMentions: "accept" };
