@@ -18,6 +18,7 @@ import {
   withAbsolutePaths,
 } from "./commands.ts";
 import { adminPaths } from "./socket.ts";
+import { progressRenderer } from "./progress.ts";
 
 function failure(message: string, exitCode = 1): CommandResult {
   return { exitCode, stdout: "", stderr: `Error: ${message}\n` };
@@ -42,7 +43,7 @@ async function runDirect(
   }
   try {
     const { database } = rookery.ctx;
-    const result = await run({ db: database.db, config });
+    const result = await run({ db: database.db, config, progress: progressRenderer() });
     return { ...result, stderr: notice + result.stderr };
   } finally {
     await rookery.close().catch(() => {});
@@ -63,7 +64,11 @@ async function main(argv: string[]): Promise<CommandResult> {
     return failure("DATA_DIR is an in-memory database; there is nothing to administer.");
   }
   const paths = adminPaths(config.dataDir);
-  const answer = await askServer(paths.socket, withAbsolutePaths(argv, Deno.cwd()));
+  const answer = await askServer(
+    paths.socket,
+    withAbsolutePaths(argv, Deno.cwd()),
+    progressRenderer(),
+  );
   if (answer.kind === "answered") return answer.result;
   const pid = await livePid(paths.pid);
   if (pid && !config.databaseUrl) return ownedElsewhere(config, pid);

@@ -3,7 +3,8 @@
  * whether it may open the database itself.
  */
 import type { CommandResult } from "./commands.ts";
-import { readLine, writeAll } from "./socket.ts";
+import type { ProgressSink, ProgressState } from "./progress.ts";
+import { LineReader, writeAll } from "./socket.ts";
 
 /** What asking the server gave: its answer, or why there was none. */
 export type ServerAnswer =
@@ -14,8 +15,12 @@ export type ServerAnswer =
 /** Largest response accepted (a long account list fits many times over). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-/** Sends argv to a running server through its admin socket. */
-export async function askServer(socketPath: string, argv: string[]): Promise<ServerAnswer> {
+/** Sends argv to a running server through its admin socket; progress goes to `onProgress`. */
+export async function askServer(
+  socketPath: string,
+  argv: string[],
+  onProgress?: ProgressSink,
+): Promise<ServerAnswer> {
   let conn: Deno.UnixConn;
   try {
     conn = await Deno.connect({ transport: "unix", path: socketPath });
@@ -31,8 +36,18 @@ export async function askServer(socketPath: string, argv: string[]): Promise<Ser
   }
   try {
     await writeAll(conn, new TextEncoder().encode(JSON.stringify({ argv }) + "\n"));
-    const line = await readLine(conn, MAX_RESPONSE_BYTES);
-    const result = line ? JSON.parse(line) as CommandResult : null;
+    const lines = new LineReader(conn, MAX_RESPONSE_BYTES);
+    let result: CommandResult | null = null;
+    // Progress lines of a long job come first, then the one result line.
+    for (let line = await lines.next(); line !== null; line = await lines.next()) {
+      const message = line ? JSON.parse(line) : null;
+      if (message && typeof message.progress === "object" && message.progress) {
+        onProgress?.(message.progress as ProgressState);
+        continue;
+      }
+      result = message as CommandResult | null;
+      break;
+    }
     if (!result || typeof result.exitCode !== "number") {
       throw new AdminClientError(
         "The server closed the admin connection without an answer; see its log.",

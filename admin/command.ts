@@ -6,6 +6,7 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db/connection.ts";
 import type { ArgSpec, ParsedArgs } from "./args.ts";
+import type { ProgressSink } from "./progress.ts";
 
 /** What a command printed and how it ended; also the admin socket's response. */
 export interface CommandResult {
@@ -18,6 +19,12 @@ export interface CommandResult {
 export interface AdminEnv {
   db: Db;
   config: Config;
+  /**
+   * Where long jobs report their progress (admin/progress.ts): drawn on the
+   * command line's stderr, or sent over the admin socket while the command
+   * runs in the server. Absent: no progress is shown.
+   */
+  progress?: ProgressSink;
 }
 
 /** What a command prints: stdout alone, or both streams. */

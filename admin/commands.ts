@@ -34,6 +34,7 @@ import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";
 import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
 import { REPORT_COMMANDS } from "./report_commands.ts";
+import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import type { AdminEnv, Command, CommandResult } from "./command.ts";
@@ -249,6 +250,7 @@ const COMMANDS: Record<string, Command> = {
   ...DISCOVERY_COMMANDS,
   ...ANNOUNCEMENT_COMMANDS,
   ...REPORT_COMMANDS,
+  ...MAINTENANCE_COMMANDS,
   ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
 };

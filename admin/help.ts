@@ -66,6 +66,24 @@ Reports
       Marks a report resolved, with no further action. The audit log records
       it with no account (the operator).
 
+Storage maintenance
+  media remove --older-than <days> [--dry-run]
+      Removes the stored copies of remote media (attachments of remote
+      accounts) created more than <days> days ago. The attachments stay:
+      the API then shows their remote URL. A local user's media is never
+      touched. Lists the files and prints the files and bytes freed.
+  statuses remove-orphans [--days <days>] [--dry-run]
+      Deletes remote statuses older than <days> (default 90) that no local
+      account follows the author of, favourited, bookmarked, boosted,
+      replied to, quoted, voted in or was mentioned or notified in, that are
+      not pinned, boosted, reported or in a thread with a local status; with
+      their media. Then deletes old remote attachments no status holds any
+      more (unless an edit history shows them). Works in batches of 500, one
+      transaction each, skipping rows in use, so it is safe while the server
+      runs.
+  Both show a progress bar on stderr (plain lines when it is not a
+  terminal). --dry-run counts what would go and changes nothing.
+
 Custom emoji
   emoji add <shortcode> <image file> [--category <name>] [--unlisted]
       Adds a local custom emoji, used in posts and profiles as :shortcode:.

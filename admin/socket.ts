@@ -3,7 +3,9 @@
  * admin command line reaches a running server (PGlite has a single owner).
  *
  * Protocol: the client connects, writes one JSON line `{"argv": [...]}`, and
- * reads one JSON line `{"exitCode", "stdout", "stderr"}`; then both close.
+ * reads JSON lines: any number of `{"progress": {...}}` (a long job's
+ * progress, admin/progress.ts) and then one `{"exitCode", "stdout",
+ * "stderr"}`; then both close.
  * Access control is the file mode (0600): whoever may connect is the server's
  * own user, who could read the database files anyway.
  *
@@ -15,6 +17,7 @@ import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { type CommandResult, runAdminCommand } from "./commands.ts";
+import type { ProgressState } from "./progress.ts";
 
 const logger = getLogger(["rookery", "admin"]);
 
@@ -123,10 +126,20 @@ async function serve(ctx: AppContext, conn: Deno.UnixConn): Promise<void> {
     if (!argv) {
       result = { exitCode: 2, stdout: "", stderr: "Error: malformed admin request\n" };
     } else {
+      // Progress lines go out in order while the command runs; a client that
+      // went away only stops them, not the command.
+      let sending = Promise.resolve();
+      const encoder = new TextEncoder();
+      const progress = (state: ProgressState) => {
+        const data = encoder.encode(JSON.stringify({ progress: state }) + "\n");
+        sending = sending.then(() => writeAll(conn, data)).catch(() => {});
+      };
       result = await runAdminCommand({
         db: ctx.database.db,
         config: ctx.config,
+        progress,
       }, argv);
+      await sending;
       // The command words only: arguments may hold passwords.
       logger.info("Admin command {command} finished with exit code {code}.", {
         command: argv.slice(0, 2).join(" ").slice(0, 60),
@@ -176,6 +189,40 @@ export async function readLine(conn: Deno.Conn, limit: number): Promise<string |
     offset += c.length;
   }
   return new TextDecoder().decode(all);
+}
+
+/**
+ * Reads newline-separated lines from a connection, keeping what follows a
+ * newline for the next call (several lines may arrive in one read).
+ */
+export class LineReader {
+  #pending = new Uint8Array(0);
+  #buffer = new Uint8Array(64 * 1024);
+  constructor(private readonly conn: Deno.Conn, private readonly limit: number) {}
+
+  /** The next line without its newline; null at the end; throws past the limit. */
+  async next(): Promise<string | null> {
+    while (true) {
+      const newline = this.#pending.indexOf(10);
+      if (newline >= 0) {
+        const line = this.#pending.subarray(0, newline);
+        this.#pending = this.#pending.slice(newline + 1);
+        return new TextDecoder().decode(line);
+      }
+      if (this.#pending.length > this.limit) throw new Error("admin socket line too long");
+      const n = await this.conn.read(this.#buffer);
+      if (n === null) {
+        if (this.#pending.length === 0) return null;
+        const rest = this.#pending;
+        this.#pending = new Uint8Array(0);
+        return new TextDecoder().decode(rest);
+      }
+      const joined = new Uint8Array(this.#pending.length + n);
+      joined.set(this.#pending);
+      joined.set(this.#buffer.subarray(0, n), this.#pending.length);
+      this.#pending = joined;
+    }
+  }
 }
 
 /** Writes every byte (a single write may be partial). */

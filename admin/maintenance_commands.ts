@@ -1,0 +1,113 @@
+/**
+ * Storage maintenance from the command line: `media remove` (the remote
+ * media cache) and `statuses remove-orphans` (old remote statuses nobody
+ * here interacted with). The work is in actors/maintenance/; these commands
+ * parse the arguments, draw the progress bar and print what went.
+ */
+import type { Command } from "./command.ts";
+import { UsageError } from "./args.ts";
+import { ProgressTracker } from "./progress.ts";
+import { daysAgo } from "../actors/maintenance/batches.ts";
+import {
+  removeDetachedRemoteMedia,
+  removeRemoteMediaCache,
+} from "../actors/maintenance/remote_media.ts";
+import { removeOrphanStatuses } from "../actors/maintenance/orphan_statuses.ts";
+
+/** Files listed one by one at most; beyond that only the totals. */
+const LIST_MAX = 1000;
+
+function readDays(name: string, value: string | undefined, fallback?: number): number {
+  if (value === undefined) {
+    if (fallback === undefined) throw new UsageError(`Missing --${name} <days>`);
+    return fallback;
+  }
+  const n = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!(n >= 0 && n <= 36_500)) throw new UsageError(`--${name} must be 0 to 36500 days`);
+  return n;
+}
+
+/** "1.5 MB": bytes for people (powers of 1024, as du -h). */
+export function formatBytes(bytes: number): string {
+  const units = ["bytes", "KB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** The commands, merged into the command table. */
+export const MAINTENANCE_COMMANDS: Record<string, Command> = {
+  "media remove": {
+    usage: "media remove --older-than <days> [--dry-run]",
+    positionals: [],
+    options: { "older-than": "string", "dry-run": "boolean" },
+    async run({ db, config, progress }, args) {
+      const days = readDays("older-than", args.strings["older-than"]);
+      const dryRun = args.flags.has("dry-run");
+      let tracker: ProgressTracker | undefined;
+      const removal = await removeRemoteMediaCache(db, config.dataDir, daysAgo(days), {
+        dryRun,
+        onProgress(examined, total) {
+          tracker ??= new ProgressTracker("media remove", total, progress);
+          tracker.tick(examined - tracker.done);
+        },
+      });
+      tracker?.finish();
+      const listed = removal.paths.slice(0, LIST_MAX);
+      const more = removal.paths.length - listed.length;
+      const lines = [
+        ...listed.map((path) => `${dryRun ? "would remove" : "removed"} ${path}`),
+        ...(more > 0 ? [`… and ${more} more`] : []),
+        `${dryRun ? "Would remove" : "Removed"} ${removal.files} file${
+          removal.files === 1 ? "" : "s"
+        } (${formatBytes(removal.bytes)}) of ${removal.attachments} remote attachment${
+          removal.attachments === 1 ? "" : "s"
+        } older than ${days} days${dryRun ? " (dry run: nothing changed)" : ""}.`,
+      ];
+      return lines.join("\n");
+    },
+  },
+  "statuses remove-orphans": {
+    usage: "statuses remove-orphans [--days <days>] [--dry-run]",
+    positionals: [],
+    options: { days: "string", "dry-run": "boolean" },
+    async run({ db, config, progress }, args) {
+      const days = readDays("days", args.strings.days, 90);
+      const dryRun = args.flags.has("dry-run");
+      let tracker: ProgressTracker | undefined;
+      const removal = await removeOrphanStatuses(db, config.dataDir, daysAgo(days), {
+        dryRun,
+        onProgress(examined, total) {
+          tracker ??= new ProgressTracker("statuses remove-orphans", total, progress);
+          tracker.tick(examined - tracker.done);
+        },
+      });
+      tracker?.finish();
+      // Then remote attachments already detached from their statuses (by a
+      // remote Delete or edit): nothing else ever removes them.
+      let mediaTracker: ProgressTracker | undefined;
+      const loose = await removeDetachedRemoteMedia(db, config.dataDir, daysAgo(days), {
+        dryRun,
+        onProgress(examined, total) {
+          mediaTracker ??= new ProgressTracker("detached remote media", total, progress);
+          mediaTracker.tick(examined - mediaTracker.done);
+        },
+      });
+      mediaTracker?.finish();
+      const files = removal.files + loose.files;
+      return `${dryRun ? "Would remove" : "Removed"} ${removal.statuses} orphan remote status${
+        removal.statuses === 1 ? "" : "es"
+      } older than ${days} days, with ${removal.attachments} attachment${
+        removal.attachments === 1 ? "" : "s"
+      }, and ${loose.attachments} detached remote attachment${
+        loose.attachments === 1 ? "" : "s"
+      }; ${files} file${files === 1 ? "" : "s"} (${formatBytes(removal.bytes + loose.bytes)})${
+        dryRun ? " (dry run: nothing changed)" : ""
+      }.`;
+    },
+  },
+};
