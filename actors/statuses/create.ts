@@ -50,7 +50,14 @@ import { countInFeaturedTags } from "../featured_tags.ts";
 import { resolveSettings } from "../user_settings.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
-import { invalid, QUOTE_NOT_FOUND, REPLY_NOT_FOUND, StatusError } from "./errors.ts";
+import {
+  disallowedHashtags,
+  invalid,
+  QUOTE_NOT_FOUND,
+  REPLY_NOT_FOUND,
+  StatusError,
+} from "./errors.ts";
+import { unusableTags } from "../../db/queries/tags.ts";
 import {
   attachMedia,
   insertPoll,
@@ -263,6 +270,8 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
     input.resolveRemoteAccount,
   );
   const composed = composeText(config.origin, parsed, mentionRows);
+  const unusable = await unusableTags(db, composed.tagNames);
+  if (unusable.length) throw disallowedHashtags(unusable);
   const byId = new Map<string, AccountRow>([...mentionRows.values()].map((a) => [a.id, a]));
 
   let quoted: StatusRow | null = null;

@@ -28,7 +28,8 @@ import {
   statusTags,
 } from "../../db/schema.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
-import { invalid } from "./errors.ts";
+import { disallowedHashtags, invalid } from "./errors.ts";
+import { unusableTags } from "../../db/queries/tags.ts";
 import {
   attachMedia,
   authoredStatus,
@@ -182,6 +183,8 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       ? mentionedEarly
       : await resolveMentionAccounts(tx, config.domain, parsed, remembered);
     const composed = composeText(config.origin, parsed, mentioned);
+    const unusable = await unusableTags(tx, composed.tagNames);
+    if (unusable.length) throw disallowedHashtags(unusable);
     let content = composed.content;
     const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
     if (status.quotedStatusId && quoteInline) content = quoteInline + content;

@@ -19,3 +19,12 @@ export function invalid(reason: string): StatusError {
 export const REPLY_NOT_FOUND = "The post you are trying to reply to does not appear to exist.";
 /** The same for quotes. */
 export const QUOTE_NOT_FOUND = "The post you are trying to quote does not appear to exist.";
+
+/**
+ * Mastodon's DisallowedHashtagsValidator: a local status may not use a tag
+ * staff made unusable (Admin::Tag `usable: false`).
+ */
+export function disallowedHashtags(names: readonly string[]): StatusError {
+  const noun = names.length === 1 ? "hashtag" : "hashtags";
+  return invalid(`Text contained the disallowed ${noun}: ${names.join(", ")}`);
+}

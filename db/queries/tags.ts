@@ -7,7 +7,7 @@
  * full-width or composed forms find the same tag, as Mastodon's
  * HashtagNormalizer does.
  */
-import { inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database, Executor } from "../connection.ts";
 import { tags } from "../schema.ts";
 import { minIdAt, newId } from "../ids.ts";
@@ -213,4 +213,13 @@ export async function searchTags(database: Database, search: TagSearch): Promise
     usable: r.usable,
     listable: true,
   }));
+}
+
+/** Of `names`, the tags staff made unusable (their stored names), for the posting check. */
+export async function unusableTags(db: Executor, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const lowered = [...new Set(names.map((n) => n.toLowerCase()))];
+  const rows = await db.select({ name: tags.name }).from(tags)
+    .where(and(inArray(sql`lower(${tags.name})`, lowered), eq(tags.usable, false)));
+  return rows.map((r) => r.name);
 }

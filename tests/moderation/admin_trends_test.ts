@@ -2,8 +2,9 @@
  * The admin trends and hashtag APIs on one instance (no worker: the test
  * refreshes the trends itself): everything trending with requires_review,
  * approve/reject of tags, statuses and links honoured by the public trends,
- * Admin::Tag updates whose flags take effect (usable: not linked in new
- * statuses; listable: out of hashtag search; trendable: out of trends),
+ * Admin::Tag updates whose flags take effect (usable: refused in local
+ * posts and edits, not linked in others; listable: out of hashtag search;
+ * trendable: out of trends),
  * link publishers (a link without its own decision follows its site's),
  * audit rows, the role matrix, unknown ids and bad bodies.
  */
@@ -209,14 +210,24 @@ test("admin trends and admin tags", async (t) => {
       });
       assert.equal(renamed.name, "HOT");
 
-      // usable=false: a new status with the tag is not linked to it.
+      // usable=false: a local status may not use the tag (Mastodon's DisallowedHashtagsValidator).
       const linkedBefore = await ok(instance, null, "GET", "/api/v1/timelines/tag/hot");
       await ok(instance, mod, "PUT", `/api/v1/admin/tags/${tagId}`, { usable: "false" });
-      const post = await postStatus(instance, plain, "still #hot");
+      const refused = await callJson(instance, plain, "POST", "/api/v1/statuses", {
+        status: "still #hot and #fine",
+      });
+      assert.equal(refused.status, 422);
+      assert.deepEqual(refused.body, {
+        error: "Validation failed: Text contained the disallowed hashtag: Hot",
+      });
       const linkedAfter = await ok(instance, null, "GET", "/api/v1/timelines/tag/hot");
       assert.equal(linkedAfter.length, linkedBefore.length);
-      assert.ok(!linkedAfter.some((s: any) => s.id === post.id));
-      assert.deepEqual(post.tags, []);
+      // An edit may not add it either.
+      const own = await postStatus(instance, plain, "nothing tagged");
+      const edit = await callJson(instance, plain, "PUT", `/api/v1/statuses/${own.id}`, {
+        status: "now #HOT",
+      });
+      assert.equal(edit.status, 422);
 
       // listable=false: out of hashtag search.
       const search = async () =>
