@@ -195,3 +195,27 @@ export function eitherWay(table: typeof follows | typeof followRequests, a: stri
 export function isLocal(account: Pick<AccountRow, "domain">): boolean {
   return account.domain == null;
 }
+
+/**
+ * Ends every follow to and from `accountId` (account deletion, a suspension's
+ * purge), moving each other side's counter by the rows really deleted (a pair
+ * is unique, so each other account appears once per direction). Returns how
+ * many follows ended.
+ */
+export async function removeAllFollows(tx: Executor, accountId: string): Promise<number> {
+  const outgoing = await tx.delete(follows).where(eq(follows.accountId, accountId))
+    .returning({ other: follows.targetAccountId });
+  const incoming = await tx.delete(follows).where(eq(follows.targetAccountId, accountId))
+    .returning({ other: follows.accountId });
+  if (outgoing.length) {
+    await tx.update(accounts)
+      .set({ followersCount: sql`greatest(${accounts.followersCount} - 1, 0)` })
+      .where(inArray(accounts.id, outgoing.map((r) => r.other)));
+  }
+  if (incoming.length) {
+    await tx.update(accounts)
+      .set({ followingCount: sql`greatest(${accounts.followingCount} - 1, 0)` })
+      .where(inArray(accounts.id, incoming.map((r) => r.other)));
+  }
+  return outgoing.length + incoming.length;
+}

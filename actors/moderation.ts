@@ -7,13 +7,14 @@
  * Every function takes a username (case-insensitive, an optional leading "@"
  * is ignored) and throws NotFoundError when no live local account has it.
  */
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.ts";
-import { accounts, follows, oauthAccessTokens, statuses, users } from "../db/schema.ts";
+import { accounts, oauthAccessTokens, statuses, users } from "../db/schema.ts";
 import { findLocalUser, ROLES, type UserRole } from "./accounts.ts";
 import { NotFoundError, Problems } from "./errors.ts";
 import { generatePassword, hashPassword } from "./passwords.ts";
 import { recordDelivery } from "./deliveries.ts";
+import { removeAllFollows } from "./follow_rows.ts";
 import type { DeletionRecipient } from "./outbox/relationships.ts";
 
 type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
@@ -176,21 +177,7 @@ export async function deleteLocalAccount(
     // Lock the row so a concurrent delete or follow waits for this one.
     await tx.execute(sql`SELECT id FROM accounts WHERE id = ${account.id} FOR UPDATE`);
     const recipients = await relatedRemoteInboxes(tx, account.id);
-    const outgoing = await tx.delete(follows).where(eq(follows.accountId, account.id))
-      .returning({ other: follows.targetAccountId });
-    const incoming = await tx.delete(follows).where(eq(follows.targetAccountId, account.id))
-      .returning({ other: follows.accountId });
-    // A pair (follower, target) is unique, so each other account appears once per direction.
-    if (outgoing.length) {
-      await tx.update(accounts)
-        .set({ followersCount: sql`greatest(${accounts.followersCount} - 1, 0)` })
-        .where(inArray(accounts.id, outgoing.map((r) => r.other)));
-    }
-    if (incoming.length) {
-      await tx.update(accounts)
-        .set({ followingCount: sql`greatest(${accounts.followingCount} - 1, 0)` })
-        .where(inArray(accounts.id, incoming.map((r) => r.other)));
-    }
+    const removedFollows = await removeAllFollows(tx, account.id);
     const now = new Date();
     await tx.update(statuses).set({ deletedAt: now })
       .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
@@ -211,7 +198,7 @@ export async function deleteLocalAccount(
     return {
       accountId: account.id,
       username: account.username,
-      removedFollows: outgoing.length + incoming.length,
+      removedFollows,
       recipients,
     };
   });

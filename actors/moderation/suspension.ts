@@ -34,6 +34,7 @@ import {
   webSessions,
 } from "../../db/schema.ts";
 import { recordDelivery } from "../deliveries.ts";
+import { removeAllFollows } from "../follow_rows.ts";
 import { deleteLocalAccount } from "../moderation.ts";
 import { type PeriodicJob, runEvery } from "../polls/periodic.ts";
 
@@ -116,20 +117,7 @@ export async function purgeAccountData(tx: Executor, account: AccountRow): Promi
   const now = new Date();
   await tx.update(statuses).set({ deletedAt: now })
     .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
-  const outgoing = await tx.delete(follows).where(eq(follows.accountId, account.id))
-    .returning({ other: follows.targetAccountId });
-  const incoming = await tx.delete(follows).where(eq(follows.targetAccountId, account.id))
-    .returning({ other: follows.accountId });
-  if (outgoing.length) {
-    await tx.update(accounts)
-      .set({ followersCount: sql`greatest(${accounts.followersCount} - 1, 0)` })
-      .where(inArray(accounts.id, outgoing.map((r) => r.other)));
-  }
-  if (incoming.length) {
-    await tx.update(accounts)
-      .set({ followingCount: sql`greatest(${accounts.followingCount} - 1, 0)` })
-      .where(inArray(accounts.id, incoming.map((r) => r.other)));
-  }
+  await removeAllFollows(tx, account.id);
   await tx.update(accounts).set({
     followersCount: 0,
     followingCount: 0,
