@@ -87,8 +87,13 @@ export function newOwnStatusViewerRows(row: StatusRow, viewerId: string): Viewer
   if (row.accountId !== viewerId || row.inReplyToId || row.quotedStatusId || row.reblogOfId) {
     return undefined;
   }
+  return emptyViewerRows([]);
+}
+
+/** ViewerRows of a viewer with nothing of their own on the statuses shown. */
+export function emptyViewerRows(quotes: ViewerRows["quotes"]): ViewerRows {
   return {
-    quotes: [],
+    quotes,
     visibleQuoted: [],
     favourited: [],
     reblogged: [],

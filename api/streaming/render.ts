@@ -26,7 +26,7 @@ import { notificationsByIds } from "../../db/queries/notifications.ts";
 import { viewerFlags, viewersSeeingInPublic } from "../../db/queries/stream_viewers.ts";
 import { activeAnnouncement } from "../../actors/announcements/manage.ts";
 import { serializeStatuses, type StatusRow } from "../entities/status.ts";
-import { statusRows, type ViewerRows } from "../entities/status_hydration.ts";
+import { emptyViewerRows, statusRows, type ViewerRows } from "../entities/status_hydration.ts";
 import { loadContent, type StatusBundle } from "../entities/status_content.ts";
 import { entityCache } from "../entities/entity_cache.ts";
 import { serializeNotifications } from "../entities/notification.ts";
@@ -96,6 +96,19 @@ export function publicStreamShows(
   return true;
 }
 
+/** The flag kinds of viewerFlags that are plain lists of status (or account) ids. */
+const ID_LISTS: Record<
+  string,
+  "favourited" | "reblogged" | "bookmarked" | "pinned" | "muted" | "followed"
+> = {
+  f: "favourited",
+  r: "reblogged",
+  b: "bookmarked",
+  p: "pinned",
+  m: "muted",
+  o: "followed",
+};
+
 /** Builds each viewer's ViewerRows from the flag rows of one statement. */
 function viewerRowsOf(
   flags: Awaited<ReturnType<typeof viewerFlags>>,
@@ -105,43 +118,17 @@ function viewerRowsOf(
   const authors = new Set<string>();
   const of = (viewer: string) => {
     let rows = byViewer.get(viewer);
-    if (!rows) {
-      rows = {
-        quotes: null,
-        visibleQuoted: [],
-        favourited: [],
-        reblogged: [],
-        bookmarked: [],
-        pinned: [],
-        muted: [],
-        followed: [],
-        votes: [],
-      };
-      byViewer.set(viewer, rows);
-    }
+    if (!rows) byViewer.set(viewer, rows = emptyViewerRows(null));
     return rows;
   };
   for (const { k, v, x } of flags) {
     const viewer = String(v);
+    const list = ID_LISTS[k];
+    if (list) {
+      of(viewer)[list]!.push(x);
+      continue;
+    }
     switch (k) {
-      case "f":
-        of(viewer).favourited!.push(x);
-        break;
-      case "r":
-        of(viewer).reblogged!.push(x);
-        break;
-      case "b":
-        of(viewer).bookmarked!.push(x);
-        break;
-      case "p":
-        of(viewer).pinned!.push(x);
-        break;
-      case "m":
-        of(viewer).muted!.push(x);
-        break;
-      case "o":
-        of(viewer).followed!.push(x);
-        break;
       case "n": {
         const [pollId, choice] = x.split(":");
         of(viewer).votes!.push({ pollId, choice: Number(choice) });
@@ -162,21 +149,6 @@ function viewerRowsOf(
     }
   }
   return { quotes, byViewer, authors };
-}
-
-/** The ViewerRows of a viewer with nothing of its own on the shown statuses. */
-function emptyRows(quotes: ViewerRows["quotes"]): ViewerRows {
-  return {
-    quotes,
-    visibleQuoted: [],
-    favourited: [],
-    reblogged: [],
-    bookmarked: [],
-    pinned: [],
-    muted: [],
-    followed: [],
-    votes: [],
-  };
 }
 
 /**
@@ -242,7 +214,9 @@ export async function deliverStatus(
     else groups.set(key, { viewer, context, targets: [t] });
   }
   await Promise.all([...groups.values()].map(async ({ viewer, context, targets }) => {
-    const rows = viewer == null ? undefined : { ...(byViewer.get(viewer) ?? emptyRows(null)) };
+    const rows = viewer == null
+      ? undefined
+      : { ...(byViewer.get(viewer) ?? emptyViewerRows(null)) };
     if (rows) rows.quotes = quotes;
     const [json] = await serializeStatuses(
       ctx,
