@@ -49,6 +49,8 @@ export interface SignedInUser {
   accountId: string;
   username: string;
   email: string;
+  /** The user's role (actors/permissions.ts), for the staff pages. */
+  role: string;
   state: LoginState;
 }
 
@@ -57,6 +59,7 @@ const userColumns = {
   accountId: users.accountId,
   username: accounts.username,
   email: users.email,
+  role: users.role,
   confirmedAt: users.confirmedAt,
   approved: users.approved,
   disabled: users.disabled,
@@ -70,6 +73,7 @@ type UserRow = {
   accountId: string;
   username: string;
   email: string;
+  role: string;
   confirmedAt: Date | null;
   approved: boolean;
   disabled: boolean;
@@ -83,6 +87,7 @@ function toSignedIn(row: UserRow): SignedInUser {
     accountId: row.accountId,
     username: row.username,
     email: row.email,
+    role: row.role,
     state: {
       confirmed: row.confirmedAt != null,
       approved: row.approved,
