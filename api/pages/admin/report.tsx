@@ -1,0 +1,246 @@
+/**
+ * One report in full (Mastodon's admin/reports show): who filed it about
+ * whom, why, the reported posts, who handles it and whether it is settled,
+ * with the forms staff act through: assign, resolve or reopen, change the
+ * category, and take action against the reported account.
+ */
+import type { FC } from "hono/jsx";
+import type { AdminReportJson } from "../../entities/admin_report.ts";
+import type { ReportRow } from "../../../actors/reports.ts";
+import { REPORT_CATEGORIES } from "../../../actors/reports.ts";
+import type { InstanceRule } from "../../../actors/rules.ts";
+import { WARNING_TEXT_MAX } from "../../../actors/moderation/account_actions.ts";
+import { AccountLink, AccountState, StatusCard, Time } from "./components.tsx";
+import { ActionButton, CsrfField } from "./layout.tsx";
+import { queueHref, Reporter } from "./reports.tsx";
+
+/** What the report page shows. */
+export interface ReportView {
+  row: ReportRow;
+  report: AdminReportJson;
+  /** The target's unresolved reports other than this one. */
+  otherOpenReports: number;
+  /** The instance's rules, for the category form. */
+  rules: InstanceRule[];
+}
+
+/** What a form sent, shown again when it is refused. */
+export interface ActionDraft {
+  type?: string;
+  text?: string;
+  sendEmail?: boolean;
+}
+
+/** The actions against an account, in Mastodon's order and words. */
+const ACTION_CHOICES = [
+  { type: "none", label: "Warning", hint: "Send a warning only." },
+  { type: "sensitive", label: "Sensitive", hint: "Mark all of their media as sensitive." },
+  {
+    type: "disable",
+    label: "Freeze",
+    hint: "They can no longer sign in (local accounts only).",
+  },
+  { type: "silence", label: "Limit", hint: "Their posts reach only their followers." },
+  { type: "suspend", label: "Suspend", hint: "Remove the account and its content." },
+] as const;
+
+const CategoryForm: FC<{ view: ReportView; token: string }> = ({ view, token }) => {
+  const cited = new Set(view.row.ruleIds ?? []);
+  return (
+    <form method="post" action={`/admin/reports/${view.row.id}/category`} class="card">
+      <CsrfField token={token} />
+      {/* Always sent (as Rails' hidden field), so unticking every rule clears them. */}
+      <input type="hidden" name="rule_ids[]" value="" />
+      <label for="category">Category</label>
+      <select id="category" name="category">
+        {REPORT_CATEGORIES.map((c) => (
+          <option value={c} selected={c === view.row.category}>{c}</option>
+        ))}
+      </select>
+      {view.rules.length
+        ? (
+          <fieldset>
+            <legend>Rules broken (a violation cites at least one)</legend>
+            {view.rules.map((rule) => (
+              <label class="rule">
+                <input
+                  type="checkbox"
+                  name="rule_ids[]"
+                  value={rule.id}
+                  checked={cited.has(rule.id)}
+                />{" "}
+                {rule.text}
+              </label>
+            ))}
+          </fieldset>
+        )
+        : null}
+      <div class="actions">
+        <button type="submit" class="secondary">Change category</button>
+      </div>
+    </form>
+  );
+};
+
+const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = (
+  { view, token, draft },
+) => (
+  <form method="post" action={`/admin/reports/${view.row.id}/action`} class="card" id="take-action">
+    <CsrfField token={token} />
+    <fieldset>
+      <legend>Take action against @{view.report.target_account.account.acct}</legend>
+      {ACTION_CHOICES.map((choice) => (
+        <label class="choice">
+          <input
+            type="radio"
+            name="type"
+            value={choice.type}
+            checked={(draft.type ?? "none") === choice.type}
+          />{" "}
+          {choice.label} <span class="muted">{choice.hint}</span>
+        </label>
+      ))}
+    </fieldset>
+    <label for="text">Warning text (optional, shown to the account)</label>
+    <textarea id="text" name="text" maxlength={WARNING_TEXT_MAX}>{draft.text ?? ""}</textarea>
+    <label class="choice">
+      <input
+        type="checkbox"
+        name="send_email_notification"
+        value="1"
+        checked={draft.sendEmail ?? true}
+      />{" "}
+      Notify the account by e-mail (local accounts)
+    </label>
+    <div class="actions">
+      <button type="submit" class="danger">Perform action</button>
+    </div>
+    <p class="muted">Any action but a warning resolves every open report on the account.</p>
+  </form>
+);
+
+export const ReportPage: FC<{
+  view: ReportView;
+  token: string;
+  alert?: string | null;
+  draft?: ActionDraft;
+}> = ({ view, token, alert, draft }) => {
+  const { row, report } = view;
+  const target = report.target_account;
+  const base = `/admin/reports/${row.id}`;
+  return (
+    <>
+      {alert ? <p class="alert" role="alert">{alert}</p> : null}
+      <p>
+        <a href={queueHref({ resolved: row.actionTakenAt != null })}>Back to the reports</a>
+      </p>
+      <section class="card">
+        <dl class="report-facts">
+          <dt>Reported account</dt>
+          <dd id="target">
+            <AccountLink account={target} /> (<AccountState account={target} />)
+          </dd>
+          <dt>Reported by</dt>
+          <dd id="reporter">
+            <Reporter report={row} reporter={report.account} />
+          </dd>
+          <dt>Filed</dt>
+          <dd>
+            <Time at={row.createdAt} />
+          </dd>
+          <dt>Category</dt>
+          <dd id="category-value">{row.category}</dd>
+          {report.rules.length
+            ? (
+              <>
+                <dt>Rules cited</dt>
+                <dd>
+                  <ul id="rules">{report.rules.map((r) => <li key={r.id}>{r.text}</li>)}</ul>
+                </dd>
+              </>
+            )
+            : null}
+          <dt>Comment</dt>
+          <dd id="comment" class="comment">
+            {row.comment ? row.comment : <span class="muted">(none)</span>}
+          </dd>
+          <dt>Forwarded</dt>
+          <dd id="forwarded">
+            {row.forwarded
+              ? `yes${
+                row.forwardToDomains.length ? ` (to ${row.forwardToDomains.join(", ")})` : ""
+              }`
+              : "no"}
+          </dd>
+          <dt>Assigned to</dt>
+          <dd id="assigned">
+            {report.assigned_account
+              ? <AccountLink account={report.assigned_account} />
+              : <span class="muted">nobody</span>}
+          </dd>
+          <dt>State</dt>
+          <dd id="state">
+            {row.actionTakenAt
+              ? (
+                <>
+                  resolved <Time at={row.actionTakenAt} />
+                  {report.action_taken_by_account
+                    ? (
+                      <>
+                        {" "}by <AccountLink account={report.action_taken_by_account} />
+                      </>
+                    )
+                    : null}
+                </>
+              )
+              : "unresolved"}
+          </dd>
+          <dt>Other open reports about this account</dt>
+          <dd id="other-open">
+            {view.otherOpenReports > 0
+              ? (
+                <a href={queueHref({ resolved: false, targetAccountId: target.id })}>
+                  {view.otherOpenReports}
+                </a>
+              )
+              : "0"}
+          </dd>
+        </dl>
+        <div class="actions">
+          {report.assigned_account
+            ? (
+              <ActionButton
+                action={`${base}/unassign`}
+                token={token}
+                label="Unassign"
+                variant="secondary"
+              />
+            )
+            : <ActionButton action={`${base}/assign_to_self`} token={token} label="Assign to me" />}
+          {row.actionTakenAt
+            ? (
+              <ActionButton
+                action={`${base}/reopen`}
+                token={token}
+                label="Reopen"
+                variant="secondary"
+              />
+            )
+            : <ActionButton action={`${base}/resolve`} token={token} label="Mark as resolved" />}
+        </div>
+      </section>
+      <h2>Reported posts ({report.statuses.length})</h2>
+      {report.statuses.length
+        ? report.statuses.map((status) => <StatusCard key={status.id} status={status} />)
+        : (
+          <p class="muted">
+            No posts were attached{row.statusIds.length ? " (they are gone)" : ""}.
+          </p>
+        )}
+      <h2>Category</h2>
+      <CategoryForm view={view} token={token} />
+      <h2>Action</h2>
+      <ActionForm view={view} token={token} draft={draft ?? {}} />
+    </>
+  );
+};

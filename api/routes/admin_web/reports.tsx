@@ -1,0 +1,266 @@
+/**
+ * The reports pages (Mastodon's admin/reports), for staff with
+ * manage_reports:
+ * - GET /admin/reports: the queue (unresolved, or `?resolved=1`; about one
+ *   account with `?target_account_id=`), newest first, paged by
+ *   max_id/min_id (`limit` as the API's)
+ * - GET /admin/reports/:id: the report in full, with its forms
+ * - POST /admin/reports/:id/{assign_to_self,unassign,resolve,reopen}
+ * - POST /admin/reports/:id/category (category, rule_ids[])
+ * - POST /admin/reports/:id/action (type, text, send_email_notification):
+ *   an action against the reported account that resolves the report
+ *
+ * Every POST calls the command the admin API calls, with the same actor
+ * (the staff member's account) and so the same audit rows, then redirects
+ * (303) with a notice. A refusal re-renders the report with an alert: 422
+ * for invalid input, 403 where the moderator is outranked; an unknown or
+ * malformed id is a 404 page.
+ */
+import { type Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ApiEnv } from "../../env.ts";
+import { ApiError } from "../../errors.ts";
+import { params } from "../../params.ts";
+import { PAGE_SIZES, readPageParams } from "../../pagination.ts";
+import { readBoolean, readString, readStringArray } from "../../readers.ts";
+import { validationErrorResponse } from "../../validation_errors.ts";
+import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
+import { REPORT_LIST_MAX, type ReportRow } from "../../../actors/reports.ts";
+import {
+  assignReportToSelf,
+  reopenReport,
+  requireReport,
+  resolveReport,
+  unassignReport,
+  updateReport,
+} from "../../../actors/moderation/reports.ts";
+import { NotAllowedError, performAction } from "../../../actors/moderation/account_actions.ts";
+import type { Executor } from "../../../db/connection.ts";
+import { AdminLayout, registerNotices } from "../../pages/admin/layout.tsx";
+import { NotFoundBody } from "../../pages/admin/components.tsx";
+import { queueHref, ReportsQueue } from "../../pages/admin/reports.tsx";
+import { type ActionDraft, ReportPage } from "../../pages/admin/report.tsx";
+import { sendStaffPage, staffPage, staffViewer } from "./session.ts";
+import { loadQueue, loadReportView } from "./report_views.ts";
+
+registerNotices({
+  report_assigned: "The report is assigned to you.",
+  report_unassigned: "The report is no longer assigned.",
+  report_resolved: "The report is resolved.",
+  report_reopened: "The report is open again.",
+  report_updated: "The report's category is changed.",
+  report_action_taken: "The action is taken and the account's open reports are resolved.",
+  report_warning_sent: "The warning is recorded and the report resolved.",
+});
+
+/** The staff member's account, the actor of every command here (as in the API). */
+function staffAccountId(c: Context<ApiEnv>): string {
+  return c.get("staff")!.user.accountId;
+}
+
+/** Renders `body` in the layout of the reports section. */
+async function page(
+  c: Context<ApiEnv>,
+  title: string,
+  body: Child,
+  status: ContentfulStatusCode = 200,
+): Promise<Response> {
+  return await sendStaffPage(
+    c,
+    <AdminLayout
+      title={title}
+      instanceTitle={c.get("ctx").config.instance.title}
+      viewer={staffViewer(c)}
+      section="reports"
+      notice={status === 200 ? c.req.query("notice") : null}
+    >
+      {body}
+    </AdminLayout>,
+    status,
+  );
+}
+
+async function notFound(c: Context<ApiEnv>): Promise<Response> {
+  return await page(
+    c,
+    "Report not found",
+    <NotFoundBody what="report" back="/admin/reports" backLabel="Back to the reports" />,
+    404,
+  );
+}
+
+/** The report page again, with why the form was refused. */
+async function refused(
+  c: Context<ApiEnv>,
+  id: string,
+  status: ContentfulStatusCode,
+  alert: string,
+  draft?: ActionDraft,
+): Promise<Response> {
+  let view;
+  try {
+    view = await loadReportView(c.get("ctx"), staffAccountId(c), id);
+  } catch (error) {
+    if (error instanceof NotFoundError) return await notFound(c);
+    throw error;
+  }
+  return await page(
+    c,
+    `Report #${view.row.id}`,
+    <ReportPage view={view} token={staffViewer(c).csrfToken} alert={alert} draft={draft} />,
+    status,
+  );
+}
+
+/**
+ * Runs a form's command and answers as a page does: a redirect with
+ * `notice` when it went through, else the report again with the refusal
+ * (nothing was written: each command is one transaction).
+ */
+async function submit(
+  c: Context<ApiEnv>,
+  id: string,
+  run: () => Promise<unknown>,
+  done: { to: string; notice: string },
+  draft?: ActionDraft,
+): Promise<Response> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof NotFoundError) return await notFound(c);
+    if (error instanceof ValidationError) {
+      return await refused(c, id, 422, validationErrorResponse(error).message, draft);
+    }
+    if (error instanceof ApiError && error.status === 422) {
+      return await refused(c, id, 422, error.message, draft);
+    }
+    if (error instanceof NotAllowedError) {
+      return await refused(
+        c,
+        id,
+        403,
+        "This action is not allowed: the account's role is not below yours.",
+        draft,
+      );
+    }
+    throw error;
+  }
+  const separator = done.to.includes("?") ? "&" : "?";
+  return c.redirect(`${done.to}${separator}notice=${done.notice}`, 303);
+}
+
+/** The reports pages, mounted at the root of the app. */
+export function reportPages(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const gate = staffPage("manage_reports");
+
+  app.get("/admin/reports", gate, async (c) => {
+    const p = await params(c);
+    const pageParams = readPageParams(p, PAGE_SIZES.admin);
+    const resolved = readBoolean(p, "resolved") ?? false;
+    const rawTarget = typeof p.target_account_id === "string" ? p.target_account_id : "";
+    // Anything but an id names no account: an empty queue, as the API answers.
+    const targetAccountId = rawTarget ? rawTarget.slice(0, 64) : undefined;
+    const filter = { resolved, targetAccountId };
+    const { rows, target } = await loadQueue(c.get("ctx"), filter, pageParams);
+    const limit: Record<string, string> = pageParams.limit === PAGE_SIZES.admin.default
+      ? {}
+      : { limit: String(pageParams.limit) };
+    const paged = pageParams.maxId != null || pageParams.minId != null ||
+      pageParams.sinceId != null;
+    const first = rows[0]?.report.id;
+    const last = rows.at(-1)?.report.id;
+    return await page(
+      c,
+      resolved ? "Resolved reports" : "Reports",
+      <ReportsQueue
+        rows={rows}
+        resolved={resolved}
+        targetAccountId={targetAccountId}
+        target={target}
+        newer={first && paged ? queueHref(filter, { ...limit, min_id: first }) : null}
+        older={last && rows.length >= pageParams.limit
+          ? queueHref(filter, { ...limit, max_id: last })
+          : null}
+      />,
+    );
+  });
+
+  app.get("/admin/reports/:id", gate, async (c) => {
+    let view;
+    try {
+      view = await loadReportView(c.get("ctx"), staffAccountId(c), c.req.param("id"));
+    } catch (error) {
+      if (error instanceof NotFoundError) return await notFound(c);
+      throw error;
+    }
+    return await page(
+      c,
+      `Report #${view.row.id}`,
+      <ReportPage view={view} token={staffViewer(c).csrfToken} />,
+    );
+  });
+
+  const commands: Record<
+    string,
+    { run: (db: Executor, staff: string, id: string) => Promise<ReportRow>; notice: string }
+  > = {
+    assign_to_self: { run: assignReportToSelf, notice: "report_assigned" },
+    unassign: { run: unassignReport, notice: "report_unassigned" },
+    resolve: { run: resolveReport, notice: "report_resolved" },
+    reopen: { run: reopenReport, notice: "report_reopened" },
+  };
+  for (const [name, { run, notice }] of Object.entries(commands)) {
+    app.post(`/admin/reports/:id/${name}`, gate, async (c) => {
+      const id = c.req.param("id");
+      const db = c.get("ctx").database.db;
+      return await submit(c, id, () => run(db, staffAccountId(c), id), {
+        to: `/admin/reports/${id}`,
+        notice,
+      });
+    });
+  }
+
+  app.post("/admin/reports/:id/category", gate, async (c) => {
+    const id = c.req.param("id");
+    const db = c.get("ctx").database.db;
+    return await submit(c, id, async () => {
+      // An unknown report is a 404 whatever the form says, as in the API.
+      await requireReport(db, id);
+      const p = await params(c);
+      const changes = {
+        category: readString(p, "category", { maxLength: 64 }),
+        ruleIds: readStringArray(p, "rule_ids", { maxItems: REPORT_LIST_MAX }),
+      };
+      return await updateReport(db, staffAccountId(c), id, changes);
+    }, { to: `/admin/reports/${id}`, notice: "report_updated" });
+  });
+
+  app.post("/admin/reports/:id/action", gate, async (c) => {
+    const id = c.req.param("id");
+    const ctx = c.get("ctx");
+    const p = await params(c);
+    const type = typeof p.type === "string" ? p.type.slice(0, 64) : "";
+    const text = typeof p.text === "string" ? p.text : "";
+    // An unchecked box sends nothing: no e-mail then (the API's default is to send).
+    const sendEmail = typeof p.send_email_notification === "string" &&
+      (readBoolean(p, "send_email_notification") ?? false);
+    const draft = { type, text: [...text].slice(0, 10_000).join(""), sendEmail };
+    return await submit(c, id, async () => {
+      const report = await requireReport(ctx.database.db, id);
+      const viewer = c.get("staff")!.user;
+      return await performAction(
+        ctx.database.db,
+        ctx.config,
+        { accountId: viewer.accountId, role: viewer.role },
+        report.targetAccountId,
+        { type, reportId: report.id, text, sendEmailNotification: sendEmail },
+      );
+    }, {
+      to: type === "none" ? `/admin/reports/${id}` : "/admin/reports",
+      notice: type === "none" ? "report_warning_sent" : "report_action_taken",
+    }, draft);
+  });
+  return app;
+}
