@@ -87,7 +87,7 @@ browserTest("a moderator handles a report in the browser", async (browser) => {
   includes((await page.textContent("#target"))!, "active");
   includes((await page.textContent("#comment"))!, "This is spam, again and again");
   includes((await page.textContent("#state"))!, "unresolved");
-  const card = `article[data-status-id="${evidence.id}"]`;
+  const card = `section[data-status-id="${evidence.id}"]`;
   includes((await page.textContent(`${card} .content`))!, "Buy <cheap> pills");
   assert.equal((await page.textContent(`${card} .visibility`))!.trim(), "unlisted");
   includes((await page.textContent(`${card} .media`))!, "0 attachments");
@@ -397,6 +397,20 @@ test("reports pages over HTTP: who may, hostile input, refusals", async (t) => {
     assert.equal(detail.status, 200);
     includes(detail.html, "remote.example");
     assert.match(detail.html, /id="other-open"><a [^>]+>1<\/a>/);
+    // About a remote account: no freezing (it has no sign-in here), and a forged one is a 422.
+    const aboutRemote = newId();
+    await db.insert(reports).values({
+      id: aboutRemote,
+      accountId: pat.id,
+      targetAccountId: remote.id,
+    });
+    const remotePage = await get(`/admin/reports/${aboutRemote}`, staff.cookie);
+    includes(remotePage.html, 'value="silence"');
+    assert.ok(!remotePage.html.includes('value="disable"'));
+    const freeze = await post(`/admin/reports/${aboutRemote}/action`, staff, { type: "disable" });
+    assert.equal(freeze.status, 422);
+    includes(freeze.html, "local accounts only");
+    assert.equal((await reportRow(aboutRemote)).actionTakenAt, null);
     const stillOpen = await db.select().from(reports)
       .where(and(eq(reports.targetAccountId, pat.id)));
     assert.equal(stillOpen.length, 2);

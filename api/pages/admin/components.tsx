@@ -78,7 +78,7 @@ function mediaCount(status: StatusJson): string {
  * attachments and a link to the status itself.
  */
 export const StatusCard: FC<{ status: StatusJson }> = ({ status }) => (
-  <article class="card status" data-status-id={status.id}>
+  <section class="card status" data-status-id={status.id}>
     <p class="muted">
       <AccountLink
         account={{
@@ -101,7 +101,7 @@ export const StatusCard: FC<{ status: StatusJson }> = ({ status }) => (
         </ul>
       )
       : null}
-  </article>
+  </section>
 );
 
 /** The body of a page for an unknown or malformed id (the page answers 404). */

@@ -44,10 +44,14 @@ const ACTION_CHOICES = [
   { type: "suspend", label: "Suspend", hint: "Remove the account and its content." },
 ] as const;
 
+/** The facts as a two-column grid (the layout's style sheet has no rule for it). */
+const FACTS_STYLE =
+  "display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1.25rem;margin:0";
+
 const CategoryForm: FC<{ view: ReportView; token: string }> = ({ view, token }) => {
   const cited = new Set(view.row.ruleIds ?? []);
   return (
-    <form method="post" action={`/admin/reports/${view.row.id}/category`} class="card">
+    <form method="post" action={`/admin/reports/${view.row.id}/category`}>
       <CsrfField token={token} />
       {/* Always sent (as Rails' hidden field), so unticking every rule clears them. */}
       <input type="hidden" name="rule_ids[]" value="" />
@@ -84,40 +88,47 @@ const CategoryForm: FC<{ view: ReportView; token: string }> = ({ view, token }) 
 
 const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = (
   { view, token, draft },
-) => (
-  <form method="post" action={`/admin/reports/${view.row.id}/action`} class="card" id="take-action">
-    <CsrfField token={token} />
-    <fieldset>
-      <legend>Take action against @{view.report.target_account.account.acct}</legend>
-      {ACTION_CHOICES.map((choice) => (
-        <label class="choice">
-          <input
-            type="radio"
-            name="type"
-            value={choice.type}
-            checked={(draft.type ?? "none") === choice.type}
-          />{" "}
-          {choice.label} <span class="muted">{choice.hint}</span>
-        </label>
-      ))}
-    </fieldset>
-    <label for="text">Warning text (optional, shown to the account)</label>
-    <textarea id="text" name="text" maxlength={WARNING_TEXT_MAX}>{draft.text ?? ""}</textarea>
-    <label class="choice">
-      <input
-        type="checkbox"
-        name="send_email_notification"
-        value="1"
-        checked={draft.sendEmail ?? true}
-      />{" "}
-      Notify the account by e-mail (local accounts)
-    </label>
-    <div class="actions">
-      <button type="submit" class="danger">Perform action</button>
-    </div>
-    <p class="muted">Any action but a warning resolves every open report on the account.</p>
-  </form>
-);
+) => {
+  const local = view.report.target_account.domain == null;
+  return (
+    <form method="post" action={`/admin/reports/${view.row.id}/action`} id="take-action">
+      <CsrfField token={token} />
+      <fieldset>
+        <legend>Take action against @{view.report.target_account.account.acct}</legend>
+        {ACTION_CHOICES.filter((c) => local || c.type !== "disable").map((choice) => (
+          <label class="choice">
+            <input
+              type="radio"
+              name="type"
+              value={choice.type}
+              checked={(draft.type ?? "none") === choice.type}
+            />{" "}
+            {choice.label} <span class="muted">{choice.hint}</span>
+          </label>
+        ))}
+      </fieldset>
+      <label for="text">Warning text (optional, shown to the account)</label>
+      <textarea id="text" name="text" maxlength={WARNING_TEXT_MAX}>{draft.text ?? ""}</textarea>
+      {local
+        ? (
+          <label class="choice">
+            <input
+              type="checkbox"
+              name="send_email_notification"
+              value="1"
+              checked={draft.sendEmail ?? true}
+            />{" "}
+            Notify the account by e-mail
+          </label>
+        )
+        : <p class="muted">A remote account gets no e-mail.</p>}
+      <div class="actions">
+        <button type="submit" class="danger">Perform action</button>
+      </div>
+      <p class="muted">Any action but a warning resolves every open report on the account.</p>
+    </form>
+  );
+};
 
 export const ReportPage: FC<{
   view: ReportView;
@@ -135,7 +146,7 @@ export const ReportPage: FC<{
         <a href={queueHref({ resolved: row.actionTakenAt != null })}>Back to the reports</a>
       </p>
       <section class="card">
-        <dl class="report-facts">
+        <dl class="report-facts" style={FACTS_STYLE}>
           <dt>Reported account</dt>
           <dd id="target">
             <AccountLink account={target} /> (<AccountState account={target} />)
@@ -238,9 +249,13 @@ export const ReportPage: FC<{
           </p>
         )}
       <h2>Category</h2>
-      <CategoryForm view={view} token={token} />
+      <div class="card">
+        <CategoryForm view={view} token={token} />
+      </div>
       <h2>Action</h2>
-      <ActionForm view={view} token={token} draft={draft ?? {}} />
+      <div class="card">
+        <ActionForm view={view} token={token} draft={draft ?? {}} />
+      </div>
     </>
   );
 };
