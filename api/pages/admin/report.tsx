@@ -4,7 +4,7 @@
  * with the forms staff act through: assign, resolve or reopen, change the
  * category, and take action against the reported account.
  */
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import type { AdminReportJson } from "../../entities/admin_report.ts";
 import type { ReportRow } from "../../../actors/reports.ts";
 import { REPORT_CATEGORIES } from "../../../actors/reports.ts";
@@ -47,6 +47,16 @@ const ACTION_CHOICES = [
 /** The facts as a two-column grid (the layout's style sheet has no rule for it). */
 const FACTS_STYLE =
   "display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1.25rem;margin:0";
+
+/** One fact of the report: a term and its value (`pre` keeps the text's line breaks). */
+const Fact: FC<{ label: string; id?: string; pre?: boolean; children?: Child }> = (
+  { label, id, pre, children },
+) => (
+  <>
+    <dt>{label}</dt>
+    <dd id={id} style={pre ? "margin:0;white-space:pre-wrap" : "margin:0"}>{children}</dd>
+  </>
+);
 
 const CategoryForm: FC<{ view: ReportView; token: string }> = ({ view, token }) => {
   const cited = new Set(view.row.ruleIds ?? []);
@@ -147,50 +157,41 @@ export const ReportPage: FC<{
       </p>
       <section class="card">
         <dl class="report-facts" style={FACTS_STYLE}>
-          <dt>Reported account</dt>
-          <dd id="target">
+          <Fact label="Reported account" id="target">
             <AccountLink account={target} /> (<AccountState account={target} />)
-          </dd>
-          <dt>Reported by</dt>
-          <dd id="reporter">
+          </Fact>
+          <Fact label="Reported by" id="reporter">
             <Reporter report={row} reporter={report.account} />
-          </dd>
-          <dt>Filed</dt>
-          <dd>
+          </Fact>
+          <Fact label="Filed">
             <Time at={row.createdAt} />
-          </dd>
-          <dt>Category</dt>
-          <dd id="category-value">{row.category}</dd>
+          </Fact>
+          <Fact label="Category" id="category-value">{row.category}</Fact>
           {report.rules.length
             ? (
               <>
-                <dt>Rules cited</dt>
-                <dd>
+                <Fact label="Rules cited">
                   <ul id="rules">{report.rules.map((r) => <li key={r.id}>{r.text}</li>)}</ul>
-                </dd>
+                </Fact>
               </>
             )
             : null}
-          <dt>Comment</dt>
-          <dd id="comment" class="comment">
+          <Fact label="Comment" id="comment" pre>
             {row.comment ? row.comment : <span class="muted">(none)</span>}
-          </dd>
-          <dt>Forwarded</dt>
-          <dd id="forwarded">
+          </Fact>
+          <Fact label="Forwarded" id="forwarded">
             {row.forwarded
               ? `yes${
                 row.forwardToDomains.length ? ` (to ${row.forwardToDomains.join(", ")})` : ""
               }`
               : "no"}
-          </dd>
-          <dt>Assigned to</dt>
-          <dd id="assigned">
+          </Fact>
+          <Fact label="Assigned to" id="assigned">
             {report.assigned_account
               ? <AccountLink account={report.assigned_account} />
               : <span class="muted">nobody</span>}
-          </dd>
-          <dt>State</dt>
-          <dd id="state">
+          </Fact>
+          <Fact label="State" id="state">
             {row.actionTakenAt
               ? (
                 <>
@@ -205,9 +206,8 @@ export const ReportPage: FC<{
                 </>
               )
               : "unresolved"}
-          </dd>
-          <dt>Other open reports about this account</dt>
-          <dd id="other-open">
+          </Fact>
+          <Fact label="Other open reports about this account" id="other-open">
             {view.otherOpenReports > 0
               ? (
                 <a href={queueHref({ resolved: false, targetAccountId: target.id })}>
@@ -215,7 +215,7 @@ export const ReportPage: FC<{
                 </a>
               )
               : "0"}
-          </dd>
+          </Fact>
         </dl>
         <div class="actions">
           {report.assigned_account

@@ -22,7 +22,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
 import { params } from "../../params.ts";
-import { PAGE_SIZES, readPageParams } from "../../pagination.ts";
+import { PAGE_SIZES, pageParamsFromQuery } from "../../pagination.ts";
 import { readBoolean, readString, readStringArray } from "../../readers.ts";
 import { validationErrorResponse } from "../../validation_errors.ts";
 import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
@@ -156,10 +156,12 @@ export function reportPages(): Hono<ApiEnv> {
   const gate = staffPage("manage_reports");
 
   app.get("/admin/reports", gate, async (c) => {
-    const p = await params(c);
-    const pageParams = readPageParams(p, PAGE_SIZES.admin);
-    const resolved = readBoolean(p, "resolved") ?? false;
-    const rawTarget = typeof p.target_account_id === "string" ? p.target_account_id : "";
+    // The query string alone, read leniently: a link's odd parameter is a
+    // default, never an error page.
+    const q = new URL(c.req.url).searchParams;
+    const pageParams = pageParamsFromQuery(c, PAGE_SIZES.admin);
+    const resolved = readBoolean({ resolved: q.get("resolved") }, "resolved") ?? false;
+    const rawTarget = q.get("target_account_id") ?? "";
     // Anything but an id names no account: an empty queue, as the API answers.
     const targetAccountId = rawTarget ? rawTarget.slice(0, 64) : undefined;
     const filter = { resolved, targetAccountId };
