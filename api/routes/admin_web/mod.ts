@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { dashboardPages } from "./dashboard.tsx";
+import { accountPages } from "./accounts.tsx";
 import { staffPage } from "./session.ts";
 
 export function adminWebRoutes(): Hono<ApiEnv> {
@@ -17,5 +18,6 @@ export function adminWebRoutes(): Hono<ApiEnv> {
   app.use("/admin", staffPage("view_dashboard"));
   app.use("/admin/*", staffPage("view_dashboard"));
   app.route("/", dashboardPages());
+  app.route("/", accountPages());
   return app;
 }
