@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { dashboardPages } from "./dashboard.tsx";
 import { accountPages } from "./accounts.tsx";
+import { domainBlockPages } from "./domain_blocks.tsx";
 import { staffPage } from "./session.ts";
 
 export function adminWebRoutes(): Hono<ApiEnv> {
@@ -19,5 +20,6 @@ export function adminWebRoutes(): Hono<ApiEnv> {
   app.use("/admin/*", staffPage("view_dashboard"));
   app.route("/", dashboardPages());
   app.route("/", accountPages());
+  app.route("/", domainBlockPages());
   return app;
 }
