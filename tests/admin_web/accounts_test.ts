@@ -15,6 +15,7 @@ import { callJson } from "../fixtures/api.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
+import { mailFiles } from "../accounts/helpers.ts";
 import { signInOverHttp } from "./http_session.ts";
 
 function includes(text: string, part: string): void {
@@ -234,6 +235,29 @@ test("staff account pages over HTTP", async (t) => {
     await noReport.body?.cancel();
   });
 
+  await t.step("a warning by e-mail only when the box is ticked", async () => {
+    const toPat = async () =>
+      (await mailFiles(instance)).filter((m) => m.includes("pat@example.com")).length;
+    const before = await toPat();
+    // Unticked: the box is absent from the form.
+    const quiet = await modPages.post(`/admin/accounts/${pat.id}/action`, {
+      type: "none",
+      text: "First warning",
+    });
+    assert.equal(quiet.status, 303);
+    assert.equal(await toPat(), before);
+    const told = await modPages.post(`/admin/accounts/${pat.id}/action`, {
+      type: "none",
+      text: "Second warning",
+      send_email_notification: "true",
+    });
+    assert.equal(told.status, 303);
+    assert.equal(await toPat(), before + 1);
+    const shown = await page(await modPages.get(`/admin/accounts/${pat.id}`));
+    includes(shown.html, "First warning");
+    includes(shown.html, "Second warning");
+  });
+
   await t.step("limit a remote account, then lift it", async () => {
     const res = await modPages.post(`/admin/accounts/${zed}/action`, {
       type: "silence",
@@ -256,6 +280,10 @@ test("staff account pages over HTTP", async (t) => {
         .map((m) => m[1]);
     };
     assert.deepEqual(await handles(modPages, "origin=remote"), ["@zed@remote.example"]);
+    // A trailing slash is ignored, as everywhere.
+    const slash = await page(await modPages.get("/admin/accounts/?origin=remote"));
+    assert.equal(slash.status, 200);
+    includes(slash.html, "@zed@remote.example");
     const local = await handles(modPages, "origin=local");
     assert.ok(local.includes("@bob") && !local.includes("@zed@remote.example"));
     assert.deepEqual(await handles(modPages, "status=suspended"), ["@bob"]);
@@ -314,12 +342,17 @@ test("staff account pages over HTTP", async (t) => {
     assert.equal(del.status, 303);
     assert.equal(
       del.headers.get("location"),
-      "/admin/accounts?status=suspended&notice=account_data_deleted",
+      `/admin/accounts/${bob.id}?notice=account_data_deleted`,
     );
     assert.equal((await auditRows(bob.id, "destroy")).length, 1);
     assert.notEqual((await accountRow(bob.id)).deletedAt, null);
-    // Gone for the pages too.
-    assert.equal((await adminPages.get(`/admin/accounts/${bob.id}`)).status, 404);
+    // The tombstone is still shown (as the API shows it), with no command left.
+    const tomb = await page(await adminPages.get(`/admin/accounts/${bob.id}`));
+    assert.equal(tomb.status, 200);
+    includes(tomb.html, "data was deleted");
+    assert.ok(!tomb.html.includes("/unsuspend"));
+    const late = await page(await adminPages.post(`/admin/accounts/${bob.id}/unsuspend`));
+    assert.equal(late.status, 404);
   });
 });
 

@@ -234,6 +234,18 @@ test("staff domain block pages over HTTP", async (t) => {
     includes(res.html, "Domain block: kept.example");
     const [row] = await db.select().from(domainBlocks).where(eq(domainBlocks.id, "1000"));
     assert.equal(row.privateComment, null);
+    // A box left unticked on the form means false (the form sends every field).
+    await db.update(domainBlocks).set({ rejectMedia: true, publicComment: "old" })
+      .where(eq(domainBlocks.id, "1000"));
+    const saved = await adminPages.post("/admin/domain_blocks/1000/", {
+      severity: "noop",
+      public_comment: "  ",
+    });
+    assert.equal(saved.status, 303);
+    const [after] = await db.select().from(domainBlocks).where(eq(domainBlocks.id, "1000"));
+    assert.equal(after.severity, "noop");
+    assert.equal(after.rejectMedia, false);
+    assert.equal(after.publicComment, null);
   });
 
   await t.step("allowlist mode: the allowed domains, added and removed", async () => {
@@ -242,6 +254,7 @@ test("staff domain block pages over HTTP", async (t) => {
     try {
       const page = await read(await adminPages.get("/admin/domain_blocks"));
       includes(page.html, "allowlist (limited)");
+      assert.equal((await adminPages.get("/admin/domain_blocks/")).status, 200);
       includes(page.html, 'class="filters allow-form"');
       const add = await adminPages.post("/admin/domain_allows", { domain: "Friends.example" });
       assert.equal(add.status, 303);

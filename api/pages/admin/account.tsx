@@ -214,10 +214,12 @@ export const AccountPage: FC<{
   viewer: AccountPageViewer;
   /** The account's own server suspended it: nothing here lifts that. */
   remoteSuspension: boolean;
+  /** Its data was deleted (a tombstone, kept as Mastodon keeps it): no command applies. */
+  deleted: boolean;
   warnings: AccountWarningRow[];
   reports: ReportRow[];
   form: ActionFormState;
-}> = ({ a, viewer, remoteSuspension, warnings, reports, form }) => (
+}> = ({ a, viewer, remoteSuspension, deleted, warnings, reports, form }) => (
   <>
     <p class="muted">
       {handleOf(a)} ·{" "}
@@ -228,7 +230,9 @@ export const AccountPage: FC<{
     </p>
     <Facts a={a} seesAccess={viewer.seesAccess} />
     <h2>Moderation</h2>
-    {viewer.mayAct
+    {deleted
+      ? <p class="muted deleted">This account's data was deleted; nothing more can be done here.</p>
+      : viewer.mayAct
       ? (
         <>
           <StateButtons a={a} viewer={viewer} remoteSuspension={remoteSuspension} />

@@ -191,7 +191,7 @@ async function accountPage(
     listReports(db, { resolved: false, targetAccountId: id }, { limit: SHOWN }),
     listReports(db, { resolved: true, targetAccountId: id }, { limit: SHOWN }),
   ]);
-  if (!a || !row || row.deletedAt) return await sendNotFound(c, "accounts");
+  if (!a || !row) return await sendNotFound(c, "accounts");
   const session = c.get("staff")!;
   const role = session.user.role;
   const reportId = c.req.query("report_id");
@@ -210,6 +210,7 @@ async function accountPage(
           seesAccess: hasPermission(role, "manage_user_access"),
         }}
         remoteSuspension={row.suspensionOrigin === "remote"}
+        deleted={row.deletedAt != null}
         warnings={warnings}
         reports={[...open, ...resolved]}
         form={refused?.form ?? { reportId: isId(reportId) ? reportId : undefined }}
@@ -304,7 +305,7 @@ export function accountPages(): Hono<ApiEnv> {
         throw new ApiError(422, "Tick the confirmation box to delete the account's data");
       }
       await deleteAccountData(c.get("ctx").database.db, moderatorOf(c), id);
-    }, { after: "/admin/accounts?status=suspended" }); // the account is a tombstone now
+    });
   });
   return app;
 }
