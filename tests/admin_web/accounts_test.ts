@@ -75,13 +75,13 @@ browserTest("a moderator approves a pending sign-up from the dashboard's link", 
   await Promise.all([page.waitForNavigation(), page.click("table.accounts a")]);
   assert.equal(await page.textContent("h1"), "@carol");
   // The reason, escaped, not markup.
-  assert.equal((await page.textContent("[data-fact=reason] dd"))!.trim(), "I knit <b>socks</b>");
+  assert.equal((await page.textContent("[data-fact=reason] td"))!.trim(), "I knit <b>socks</b>");
   assert.equal(await page.$("[data-fact=reason] b"), null);
-  includes((await page.textContent("[data-fact=email] dd"))!, "carol@example.com");
+  includes((await page.textContent("[data-fact=email] td"))!, "carol@example.com");
   await Promise.all([page.waitForNavigation(), page.click("button:has-text('Approve')")]);
   assert.equal(new URL(page.url()).pathname, `/admin/accounts/${carol.id}`);
   includes((await page.textContent("[role=status]"))!, "approved");
-  assert.equal((await page.textContent("[data-fact=state] dd"))!.trim(), "Active");
+  assert.equal((await page.textContent("[data-fact=state] td"))!.trim(), "Active");
   assert.equal((await auditRows(carol.userId, "approve")).length, 1);
   // Approved: carol signs in.
   const session = await signInOverHttp(instance, "carol", "/");
@@ -115,7 +115,7 @@ browserTest("a moderator suspends an account with a warning", async (browser) =>
   await page.uncheck("input[name=send_email_notification]");
   await Promise.all([page.waitForNavigation(), page.click(".action-form button[type=submit]")]);
   includes((await page.textContent("[role=status]"))!, "action was taken");
-  includes((await page.textContent("[data-fact=state] dd"))!, "Suspended");
+  includes((await page.textContent("[data-fact=state] td"))!, "Suspended");
   includes((await page.textContent("table.warnings"))!, "Spam is not welcome here.");
   includes((await page.textContent(`tr[data-report="${reportId}"]`))!, "Resolved");
   // A moderator cannot delete data (an admin's permission): no such form.

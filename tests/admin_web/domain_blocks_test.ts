@@ -197,6 +197,7 @@ test("staff domain block pages over HTTP", async (t) => {
       const res = await read(await adminPages.post("/admin/domain_blocks", { domain, severity }));
       assert.equal(res.status, 422, domain);
       includes(res.html, "You have already imposed stricter limits on kept.example.");
+      includes(res.html, '<a href="/admin/domain_blocks/1000">');
     }
     // A stricter block of a subdomain is allowed.
     const sub = await adminPages.post("/admin/domain_blocks", {

@@ -41,16 +41,16 @@ const ACTION_LABELS: Record<string, string> = {
 const Fact: FC<{ label: string; value: string | number | null | undefined; name?: string }> = (
   { label, value, name },
 ) => (
-  <div data-fact={name}>
-    <dt>{label}</dt>
-    <dd>{value == null || value === "" ? "—" : String(value)}</dd>
-  </div>
+  <tr data-fact={name}>
+    <th scope="row">{label}</th>
+    <td>{value == null || value === "" ? "—" : String(value)}</td>
+  </tr>
 );
 
 const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 16).replace("T", " ") : null);
 
 const Facts: FC<{ a: AdminAccount; seesAccess: boolean }> = ({ a, seesAccess }) => (
-  <dl class="counts facts">
+  <table class="facts">
     <Fact name="display_name" label="Display name" value={a.account.display_name} />
     <Fact name="role" label="Role" value={roleName(a)} />
     <Fact name="state" label="State" value={stateWords(a).join(", ")} />
@@ -72,7 +72,7 @@ const Facts: FC<{ a: AdminAccount; seesAccess: boolean }> = ({ a, seesAccess }) 
     <Fact name="followers" label="Followers" value={a.account.followers_count} />
     <Fact name="following" label="Following" value={a.account.following_count} />
     {seesAccess && !a.domain ? <Fact name="ip" label="Latest IP" value={a.ip} /> : null}
-  </dl>
+  </table>
 );
 
 /** The buttons that lift a state, or decide a sign-up; only those that apply. */

@@ -198,9 +198,11 @@ export const DomainBlocksPage: FC<{
   token: string;
   form: BlockFormState;
   allowDomain?: string;
+  /** The block a refused new one ran into, to edit instead. */
+  existing?: DomainBlockRow;
   newer: string | null;
   older: string | null;
-}> = ({ mode, blocks, allows, token, form, allowDomain, newer, older }) => (
+}> = ({ mode, blocks, allows, token, form, allowDomain, existing, newer, older }) => (
   <>
     <p class="federation-mode">
       Federation mode: <strong>{mode === "allowlist" ? "allowlist (limited)" : "open"}</strong>
@@ -211,6 +213,15 @@ export const DomainBlocksPage: FC<{
     <BlockTable rows={blocks} token={token} />
     <Pagination newer={newer} older={older} />
     <h2>Block a domain</h2>
+    {existing
+      ? (
+        <p class="existing-block">
+          <a href={`/admin/domain_blocks/${existing.id}`}>
+            Edit the existing block of {existing.domain}
+          </a>
+        </p>
+      )
+      : null}
     <BlockForm
       action="/admin/domain_blocks"
       token={token}

@@ -23,6 +23,7 @@ import {
   createDomainAllow,
   createDomainBlock,
   type DomainBlockInput,
+  type DomainBlockRow,
   ExistingDomainBlockError,
   findDomainBlock,
   listDomainAllows,
@@ -108,7 +109,12 @@ function readInput(p: Params): DomainBlockInput {
 /** The list page, with a refused form's values and reason when there is one. */
 async function listPage(
   c: Context<ApiEnv>,
-  refused?: { refusal: Refusal; form?: BlockFormState; allowDomain?: string },
+  refused?: {
+    refusal: Refusal;
+    form?: BlockFormState;
+    allowDomain?: string;
+    existing?: DomainBlockRow;
+  },
 ): Promise<Response> {
   const { config, database } = c.get("ctx");
   const p = await params(c);
@@ -146,6 +152,7 @@ async function listPage(
         token={c.get("staff")!.csrfToken}
         form={refused?.form ?? {}}
         allowDomain={refused?.allowDomain}
+        existing={refused?.existing}
         newer={newer}
         older={older}
       />
@@ -194,7 +201,8 @@ export function domainBlockPages(): Hono<ApiEnv> {
         ? { status: 422, message: error.message }
         : refusalOf(error);
       if (!refusal) throw error;
-      return await listPage(c, { refusal, form: formOf(p) });
+      const existing = error instanceof ExistingDomainBlockError ? error.existing : undefined;
+      return await listPage(c, { refusal, form: formOf(p), existing });
     }
     return redirectWithNotice(c, "/admin/domain_blocks", "domain_block_created");
   });
