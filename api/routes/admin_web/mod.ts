@@ -6,9 +6,9 @@
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
-import { dashboardPages } from "./dashboard.tsx";
 import { accountPages } from "./accounts.tsx";
 import { domainBlockPages } from "./domain_blocks.tsx";
+import { dashboardPages } from "./dashboard.tsx";
 import { staffPage } from "./session.ts";
 
 export function adminWebRoutes(): Hono<ApiEnv> {
@@ -18,8 +18,8 @@ export function adminWebRoutes(): Hono<ApiEnv> {
   // Each page then asks for its own permission.
   app.use("/admin", staffPage("view_dashboard"));
   app.use("/admin/*", staffPage("view_dashboard"));
-  app.route("/", dashboardPages());
   app.route("/", accountPages());
   app.route("/", domainBlockPages());
+  app.route("/", dashboardPages());
   return app;
 }
