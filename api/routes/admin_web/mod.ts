@@ -6,6 +6,8 @@
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
+import { accountPages } from "./accounts.tsx";
+import { domainBlockPages } from "./domain_blocks.tsx";
 import { dashboardPages } from "./dashboard.tsx";
 import { reportPages } from "./reports.tsx";
 import { staffPage } from "./session.ts";
@@ -17,6 +19,8 @@ export function adminWebRoutes(): Hono<ApiEnv> {
   // Each page then asks for its own permission.
   app.use("/admin", staffPage("view_dashboard"));
   app.use("/admin/*", staffPage("view_dashboard"));
+  app.route("/", accountPages());
+  app.route("/", domainBlockPages());
   app.route("/", dashboardPages());
   app.route("/", reportPages());
   return app;

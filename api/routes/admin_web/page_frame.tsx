@@ -1,0 +1,103 @@
+/**
+ * What the accounts and domain blocks pages share: one call that wraps a
+ * page body in the layout and sends it, the 404 page inside the layout, the
+ * redirect after a form post, and the mapping of a command's refusals to a
+ * status and a message for the page's alert (the same refusals the admin
+ * API answers with 403, 404 and 422).
+ */
+import type { Context } from "hono";
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ApiEnv } from "../../env.ts";
+import { ApiError } from "../../errors.ts";
+import { validationErrorResponse } from "../../validation_errors.ts";
+import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
+import { NotAllowedError } from "../../../actors/moderation/account_actions.ts";
+import { AdminLayout, type SectionKey } from "../../pages/admin/layout.tsx";
+import { sendStaffPage, staffViewer } from "./session.ts";
+
+/** A page of the staff area: title, section, body, and an alert when something was refused. */
+export interface FrameOptions {
+  title: string;
+  section: SectionKey;
+  body: Child;
+  alert?: string | null;
+  status?: ContentfulStatusCode;
+}
+
+/** Sends `body` inside the layout (with the `?notice=` of a redirect, if any). */
+export async function sendFramed(c: Context<ApiEnv>, options: FrameOptions): Promise<Response> {
+  const viewer = staffViewer(c);
+  return await sendStaffPage(
+    c,
+    <AdminLayout
+      title={options.title}
+      instanceTitle={c.get("ctx").config.instance.title}
+      viewer={viewer}
+      section={options.section}
+      notice={options.alert ? null : c.req.query("notice")}
+    >
+      {options.alert ? <p class="alert" role="alert">{options.alert}</p> : null}
+      {options.body}
+    </AdminLayout>,
+    options.status ?? 200,
+  );
+}
+
+/** The 404 of an unknown or malformed id, inside the layout. */
+export async function sendNotFound(c: Context<ApiEnv>, section: SectionKey): Promise<Response> {
+  return await sendFramed(c, {
+    title: "Not found",
+    section,
+    status: 404,
+    body: <p>There is nothing here: the record does not exist or is gone.</p>,
+  });
+}
+
+/** The answer to a successful form post: back to `path` with a registered notice key. */
+export function redirectWithNotice(c: Context<ApiEnv>, path: string, notice: string): Response {
+  const sep = path.includes("?") ? "&" : "?";
+  return c.redirect(`${path}${sep}notice=${encodeURIComponent(notice)}`, 303);
+}
+
+/** A refusal to show on the page: the status and the message. */
+export interface Refusal {
+  status: 403 | 404 | 413 | 422 | 400;
+  message: string;
+}
+
+/**
+ * What a command's error means for a page, or null when it is not a refusal
+ * (then it is a real failure and goes on to the server's error handler).
+ */
+export function refusalOf(error: unknown): Refusal | null {
+  if (error instanceof NotAllowedError) return { status: 403, message: error.message };
+  if (error instanceof NotFoundError) return { status: 404, message: error.message };
+  if (error instanceof ValidationError) {
+    return { status: 422, message: validationErrorResponse(error).message };
+  }
+  if (error instanceof ApiError && [400, 403, 404, 413, 422].includes(error.status)) {
+    return { status: error.status as Refusal["status"], message: error.message };
+  }
+  return null;
+}
+
+/** Runs a command; its refusal is returned, anything else is thrown on. */
+export async function attempt(fn: () => Promise<unknown>): Promise<Refusal | null> {
+  try {
+    await fn();
+    return null;
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (!refusal) throw error;
+    return refusal;
+  }
+}
+
+/** `2026-11-26 10:30` (UTC), or an em dash for nothing. */
+export function when(value: Date | string | null | undefined): string {
+  if (value == null) return "—";
+  const date = typeof value === "string" ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return "—";
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
