@@ -212,9 +212,11 @@ export async function registerAccount(
       reason: input.reason?.trim() || null,
     });
     const dateOfBirth = config.minAge != null ? storedDateOfBirth(input.dateOfBirth) : null;
-    if (dateOfBirth) {
-      await tx.update(users).set({ dateOfBirth }).where(eq(users.id, user.id));
-    }
+    // The application is the sign-up's source (the admin `sources` dimension).
+    await tx.update(users).set({
+      createdByApplicationId: input.applicationId,
+      ...(dateOfBirth ? { dateOfBirth } : {}),
+    }).where(eq(users.id, user.id));
     const confirmationToken = needsConfirmation ? await issueConfirmationToken(tx, user.id) : null;
     const { token, row } = await createAccessToken(tx, {
       applicationId: input.applicationId,
