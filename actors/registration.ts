@@ -29,6 +29,7 @@ import { createAccessToken } from "./tokens.ts";
 import { recordDelivery } from "./deliveries.ts";
 import { notifyStaffOfSignUp } from "./notifications/staff.ts";
 import { getLogger } from "@logtape/logtape";
+import { mxHostsOf, systemMxResolver } from "./access_blocks/email_mx.ts";
 import {
   checkSignUpEmail,
   type SignUpAccess,
@@ -137,6 +138,7 @@ async function validateRegistration(
   db: Executor,
   input: RegistrationInput,
   matched: string[],
+  mxHosts: readonly string[],
 ): Promise<SignUpAccess> {
   const problems = new Problems();
   try {
@@ -152,7 +154,7 @@ async function validateRegistration(
     }
   }
   checkSignUpFields(ctx, input, problems);
-  const access = await checkSignUpEmail(db, input.email ?? "", problems);
+  const access = await checkSignUpEmail(db, input.email ?? "", problems, mxHosts);
   matched.push(...access.matchedDomainBlockIds);
   problems.throwIfAny();
   return access;
@@ -196,8 +198,12 @@ export async function registerAccount(
   const matchedBlocks: string[] = [];
   // Before the transaction (see signUpNeedsApprovalFrom).
   const ipNeedsApproval = await signUpNeedsApprovalFrom(database, input.ip ?? "unknown");
+  // DNS is asked before the transaction too: it may take up to MX_TIMEOUT_MS.
+  const mxHosts = config.emailMxCheck
+    ? await mxHostsOf(input.email ?? "", ctx.resolveMx ?? systemMxResolver)
+    : [];
   const result = await database.db.transaction(async (tx) => {
-    const access = await validateRegistration(ctx, tx, input, matchedBlocks);
+    const access = await validateRegistration(ctx, tx, input, matchedBlocks, mxHosts);
     const [app] = await tx.select({ scopes: oauthApplications.scopes }).from(oauthApplications)
       .where(eq(oauthApplications.id, input.applicationId)).limit(1);
     if (!app) throw new Error(`Application ${input.applicationId} vanished during sign-up`);
