@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { userActivityDays, users } from "../../db/schema.ts";
+import { oauthApplications, userActivityDays, users } from "../../db/schema.ts";
 import { createWebSession } from "../../actors/sessions.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, ok } from "../fixtures/api.ts";
@@ -65,11 +65,25 @@ test("active_users and sources", async (t) => {
     });
 
     await t.step("sources: sign-ups by application", async () => {
-      const { token } = await appToken(instance);
+      const { token, clientId } = await appToken(instance);
       for (const name of ["src1", "src2"]) {
         const res = await signUp(instance, token, signUpForm(name));
         assert.equal(res.status, 200, await res.text());
       }
+      // The Admin::Account entity names the application too.
+      const [app] = await db.select().from(oauthApplications)
+        .where(eq(oauthApplications.clientId, clientId));
+      const [src1] = await db.select().from(users).where(eq(users.email, "src1@example.com"));
+      const shown = await callJson(
+        instance,
+        mod,
+        "GET",
+        `/api/v1/admin/accounts/${src1.accountId}`,
+      );
+      assert.equal(shown.status, 200, JSON.stringify(shown.body));
+      assert.equal(shown.body.created_by_application_id, app.id);
+      const plain = await callJson(instance, mod, "GET", `/api/v1/admin/accounts/${mod.id}`);
+      assert.equal("created_by_application_id" in plain.body, false);
       const res = await callJson(instance, mod, "POST", "/api/v1/admin/dimensions", {
         keys: ["sources"],
         start_at: day(),
