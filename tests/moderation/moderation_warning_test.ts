@@ -2,16 +2,19 @@
  * `moderation_warning` notifications (Mastodon 4.3+): a moderator's action
  * on a local account tells the person with a notification carrying the
  * AccountWarning entity, in v1 and grouped v2 notifications and on the
- * user stream, unless the moderator asked not to tell them
- * (send_email_notification=false, as Mastodon's `warnable?`).
+ * user stream, and by Web Push to a subscription with the alert on, unless
+ * the moderator asked not to tell them (send_email_notification=false, as
+ * Mastodon's `warnable?`).
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { notifications } from "../../db/schema.ts";
 import { test } from "../harness.ts";
-import { postStatus } from "../fixtures/api.ts";
+import { callJson, postStatus } from "../fixtures/api.ts";
 import { startAdminFixture } from "./admin_fixture.ts";
 import { SseClient } from "../streaming/helpers.ts";
+import { createToken } from "../fixtures/users.ts";
+import { arrival, decrypt, startPushService, uaKeys } from "../push/helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -20,6 +23,7 @@ test("moderation_warning notifications", async (t) => {
   const f = await startAdminFixture({ listen: true });
   const { instance, db, get, post, mod, alice, bob, dave, zed } = f;
   const open: SseClient[] = [];
+  const service = await startPushService();
   try {
     await t.step("a warning (none) with a report: v1, v2 and the stream", async () => {
       const stream = await SseClient.open(
@@ -124,6 +128,30 @@ test("moderation_warning notifications", async (t) => {
       },
     );
 
+    await t.step("Web Push: the alert, the title and the warning's text", async () => {
+      const token = await createToken(instance, bob.userId, ["read", "push"]);
+      const keys = uaKeys();
+      const sub = await callJson(instance, token, "POST", "/api/v1/push/subscription", {
+        subscription: {
+          endpoint: `${service.origin}/mw`,
+          keys: { p256dh: keys.p256dh, auth: keys.auth },
+          standard: true,
+        },
+        data: { alerts: { moderation_warning: true } },
+      });
+      assert.equal(sub.status, 200, JSON.stringify(sub.body));
+      assert.equal(sub.body.alerts.moderation_warning, true);
+      const acted = await post(mod, `/api/v1/admin/accounts/${bob.id}/action`, {
+        type: "sensitive",
+        text: "Mark your media, please.",
+      });
+      assert.equal(acted.status, 200);
+      const payload = decrypt(await arrival(service, "/mw"), keys);
+      assert.equal(payload.notification_type, "moderation_warning");
+      assert.equal(payload.title, "Your account has received a moderation warning");
+      assert.equal(payload.body, "Mark your media, please.");
+    });
+
     await t.step("remote accounts are not notified; suspension keeps the row", async () => {
       assert.equal(
         (await post(mod, `/api/v1/admin/accounts/${zed}/action`, { type: "silence" })).status,
@@ -143,6 +171,7 @@ test("moderation_warning notifications", async (t) => {
     });
   } finally {
     for (const client of open) await client.close();
+    await service.close();
     await instance.close({ destroy: true });
   }
 });
