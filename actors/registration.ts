@@ -35,7 +35,7 @@ import {
   type SignUpAccess,
   signUpNeedsApprovalFrom,
 } from "./access_blocks/sign_up.ts";
-import { recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
+import { hasEmailDomainBlocks, recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
 
 const logger = getLogger(["rookery", "registration"]);
 
@@ -198,8 +198,9 @@ export async function registerAccount(
   const matchedBlocks: string[] = [];
   // Before the transaction (see signUpNeedsApprovalFrom).
   const ipNeedsApproval = await signUpNeedsApprovalFrom(database, input.ip ?? "unknown");
-  // DNS is asked before the transaction too: it may take up to MX_TIMEOUT_MS.
-  const mxHosts = config.emailMxCheck
+  // DNS is asked before the transaction too: it may take up to MX_TIMEOUT_MS
+  // (and not at all when there is no block its answer could meet).
+  const mxHosts = config.emailMxCheck && await hasEmailDomainBlocks(database.db)
     ? await mxHostsOf(input.email ?? "", ctx.resolveMx ?? systemMxResolver)
     : [];
   const result = await database.db.transaction(async (tx) => {

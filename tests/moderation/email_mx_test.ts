@@ -43,6 +43,10 @@ test("MX-based e-mail domain blocks", async (t) => {
   };
   try {
     await t.step("a blocked MX host (or its parent) refuses the sign-up", async () => {
+      // No block yet: DNS is not asked at all.
+      const first = await f.signUpFrom("203.0.113.9", "first@vanity.example");
+      assert.equal(first.status, 200, await first.text());
+      assert.equal(asked.length, 0);
       const blockId = await block("badmail.example");
       const res = await f.signUpFrom("203.0.113.10", "someone@vanity.example");
       assert.equal(res.status, 422);
