@@ -8,6 +8,8 @@ import { accounts } from "../../db/schema.ts";
 import { buildLocalActor } from "../actor.ts";
 import { instanceContext } from "../lookup.ts";
 import { getKeyPairs } from "../keys.ts";
+import { accountReach } from "../../db/queries/account_reach.ts";
+import { recipientOf } from "./relationships.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
@@ -32,9 +34,18 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
         to: PUBLIC_COLLECTION,
         object: actor,
       });
-      // Fedify enumerates the followers collection and groups by shared inbox.
-      await fedCtx.sendActivity({ identifier }, "followers", update, { preferSharedInbox: true });
-      logger.debug("Queued Update of {actor} for its followers.", { actor: actor.id?.href });
+      // Mastodon's UpdateDistributionWorker sends to AccountReachFinder's
+      // inboxes, not only the followers': a suspension must reach the servers
+      // the account recently mentioned or interacted with too.
+      const reach = await accountReach(ctx.database.db, account.id);
+      if (reach.length === 0) return;
+      await fedCtx.sendActivity({ identifier }, reach.map(recipientOf), update, {
+        preferSharedInbox: true,
+      });
+      logger.debug("Queued Update of {actor} for {count} inboxes.", {
+        actor: actor.id?.href,
+        count: reach.length,
+      });
     },
   };
 }
