@@ -5,7 +5,7 @@ import type { Database } from "../connection.ts";
 export interface DashboardCounts {
   /** Local users whose account is neither suspended nor deleted. */
   users: number;
-  /** Local users seen in the last 30 days (sign-in or API activity). */
+  /** Local users seen in the last 30 days (API or web activity: actors/user_activity.ts). */
   activeUsers: number;
   /** Sign-ups waiting for approval. */
   pendingUsers: number;
@@ -31,8 +31,8 @@ export async function dashboardCounts(
       (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id
         WHERE a.suspended_at IS NULL AND a.deleted_at IS NULL) AS users,
       (SELECT count(*) FROM users u WHERE u.last_sign_in_at >= ${monthAgo}::timestamptz
-        OR EXISTS (SELECT 1 FROM login_activity l
-          WHERE l.user_id = u.id AND l.week >= ${monthAgo}::timestamptz)) AS active_users,
+        OR EXISTS (SELECT 1 FROM user_activity_days d
+          WHERE d.user_id = u.id AND d.day >= ${monthAgo}::timestamptz::date)) AS active_users,
       (SELECT count(*) FROM users u JOIN accounts a ON a.id = u.account_id
         WHERE NOT u.approved AND a.deleted_at IS NULL) AS pending_users,
       (SELECT count(*) FROM reports WHERE action_taken_at IS NULL) AS open_reports,
