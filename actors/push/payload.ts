@@ -39,6 +39,7 @@ const TITLES: Record<string, (name: string) => string> = {
   quoted_update: (name) => `${name} edited a post you have quoted`,
   "admin.sign_up": (name) => `${name} signed up`,
   "admin.report": (name) => `${name} submitted a report`,
+  move: (name) => `${name} has moved`,
 };
 
 /** What the payload is made of. */

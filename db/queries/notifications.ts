@@ -38,6 +38,8 @@ export const KNOWN_TYPES = [
   "quoted_update",
   "admin.sign_up",
   "admin.report",
+  // Someone one follows moved (actors/moves.ts); the account is the one that moved.
+  "move",
 ] as const;
 
 /** Types grouped when a client does not say (`grouped_types[]` omitted). */
