@@ -84,7 +84,7 @@ test("a Move from a plain-context peer: refused without the alias, then follower
     await t.step("a Move whose target does not list the origin changes nothing", async () => {
       await deliver(oldUri, { type: "Move", object: oldUri, target: newUri });
       // The target was fetched (fresh) and found without the alias.
-      await eventually("the target fetched", async () => peer.hits("/users/new") > 0);
+      await eventually("the target fetched", () => Promise.resolve(peer.hits("/users/new") > 0));
       // A later activity of the same actor is handled after the Move (same ordering).
       await deliver(oldUri, {
         type: "Update",
@@ -147,7 +147,10 @@ test("a Move from a plain-context peer: refused without the alias, then follower
         );
       assert.equal(request.notify, true);
       assert.equal(request.showReblogs, false);
-      await eventually("the Follow at the target", async () => peer.hits("/users/new/inbox") > 0);
+      await eventually(
+        "the Follow at the target",
+        () => Promise.resolve(peer.hits("/users/new/inbox") > 0),
+      );
       await eventually(
         "carol unfollowed old",
         async () => !(await relationship(rookery, carol, oldId)).following,
