@@ -13,22 +13,25 @@
  *   target in batches of the job queue ({@link redirectFollowerBatch}):
  *   each follows the target with the options of its follow (a request when
  *   the target is locked), unfollows the origin, and gets a `move`
- *   notification.
+ *   notification; local accounts that blocked or muted the origin block or
+ *   mute the target too, unless they follow it ({@link carryBlocksAndMutesOver}).
  *
  * An `account_moves` row per origin and target makes a repeated Move (or the
  * actor Update that announced the same `movedTo` first) do nothing new.
  */
-import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
-import { accountMoves, accounts, follows } from "../db/schema.ts";
+import { accountMoves, accounts, blocks, follows, mutes } from "../db/schema.ts";
 import { NotFoundError, Problems } from "./errors.ts";
 import { recordDelivery } from "./deliveries.ts";
 import { isLocal, NotPermittedError, requireAccount } from "./follow_rows.ts";
 import { follow, SelfFollowError, unfollow } from "./follows.ts";
 import { notify } from "./notifications/notify.ts";
+import { block } from "./blocks.ts";
+import { mute, muteActive } from "./mutes.ts";
 
 const logger = getLogger(["rookery", "actors", "moves"]);
 
@@ -224,6 +227,8 @@ export async function redirectFollower(
         reblogs: current.showReblogs,
         notify: current.notify,
         languages: current.languages,
+        // The owner of a local target asked for this move (Mastodon's bypass_locked).
+        bypassLocked: true,
       });
     } catch (error) {
       if (
@@ -245,4 +250,51 @@ export async function redirectFollower(
   await db.transaction(async (tx) => {
     await notify(tx, { type: "move", accountId: followerId, fromAccountId: originId });
   });
+}
+
+/** How many carried-over blocks (and mutes) one move makes at most. */
+const MAX_CARRIED = 1_000;
+
+/**
+ * Local accounts that block (or mute) `originId` block (or mute, with the
+ * same notifications choice) `targetId` too, unless they already do or
+ * follow it: Mastodon's MoveWorker carries them over so a move is no way
+ * around a block. Returns how many were carried over.
+ */
+export async function carryBlocksAndMutesOver(
+  app: AppContext,
+  originId: string,
+  targetId: string,
+): Promise<number> {
+  const db = app.database.db;
+  const localAndFree = (column: typeof blocks.accountId | typeof mutes.accountId) =>
+    sql`EXISTS (SELECT 1 FROM accounts l WHERE l.id = ${column} AND l.domain IS NULL
+      AND l.deleted_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.account_id = ${column}
+        AND f.target_account_id = ${targetId})`;
+  const blockers = await db.select({ accountId: blocks.accountId }).from(blocks).where(and(
+    eq(blocks.targetAccountId, originId),
+    localAndFree(blocks.accountId),
+    sql`NOT EXISTS (SELECT 1 FROM blocks b2 WHERE b2.account_id = ${blocks.accountId}
+      AND b2.target_account_id = ${targetId})`,
+  )).limit(MAX_CARRIED);
+  const muters = await db.select({
+    accountId: mutes.accountId,
+    hideNotifications: mutes.hideNotifications,
+  }).from(mutes).where(and(
+    eq(mutes.targetAccountId, originId),
+    muteActive(),
+    localAndFree(mutes.accountId),
+    sql`NOT EXISTS (SELECT 1 FROM mutes m2 WHERE m2.account_id = ${mutes.accountId}
+      AND m2.target_account_id = ${targetId})`,
+  )).limit(MAX_CARRIED);
+  for (const { accountId } of blockers) {
+    if (accountId !== targetId) await block(app, accountId, targetId);
+  }
+  for (const { accountId, hideNotifications } of muters) {
+    if (accountId !== targetId) {
+      await mute(app, accountId, targetId, { notifications: hideNotifications });
+    }
+  }
+  return blockers.length + muters.length;
 }

@@ -14,7 +14,9 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accounts, followRequests, notifications } from "../../db/schema.ts";
+import { accounts, followRequests, follows, notifications } from "../../db/schema.ts";
+import { writeFollow } from "../../actors/follow_rows.ts";
+import { redirectFollowerBatch } from "../../actors/moves.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
@@ -134,6 +136,19 @@ test("a Move from a plain-context peer: refused without the alias, then follower
     });
 
     await t.step("once the target lists the origin, carol is redirected", async () => {
+      // gil blocks old and hal mutes it (keeping its notifications): both carry over.
+      const gil = await createUser(rookery, "gil");
+      const hal = await createUser(rookery, "hal");
+      assert.equal(
+        (await callJson(rookery, gil, "POST", `/api/v1/accounts/${oldId}/block`)).status,
+        200,
+      );
+      assert.equal(
+        (await callJson(rookery, hal, "POST", `/api/v1/accounts/${oldId}/mute`, {
+          notifications: false,
+        })).status,
+        200,
+      );
       await deliver(oldUri, { type: "Move", object: oldUri, target: newUri });
       const newId = await storedId(rookery, newUri);
       // A remote target: a request (with carol's options), the Follow sent to its inbox.
@@ -164,6 +179,15 @@ test("a Move from a plain-context peer: refused without the alias, then follower
       assert.equal(list.body[0].type, "move");
       assert.equal(list.body[0].account.id, oldId);
       assert.equal(list.body[0].account.moved.id, newId);
+      await eventually(
+        "gil blocks new",
+        async () => (await relationship(rookery, gil, newId)).blocking,
+      );
+      const halToNew = await relationship(rookery, hal, newId);
+      assert.equal(halToNew.muting, true);
+      assert.equal(halToNew.muting_notifications, false);
+      // Neither followed old, so neither is told of the move.
+      assert.equal((await moveNotifications(rookery, gil.id)).length, 0);
     });
 
     await t.step("a repeated Move does nothing new", async () => {
@@ -185,6 +209,30 @@ test("a Move from a plain-context peer: refused without the alias, then follower
       });
       assert.equal((await moveNotifications(rookery, carol.id)).length, 1);
     });
+
+    await t.step("followers are redirected a batch at a time", async () => {
+      const ctx = rookery.rookery.ctx;
+      const newId = await storedId(rookery, newUri);
+      const other = await resolveRemoteAccount(ctx, peer.publishActor("other"));
+      assert.ok(other);
+      const erin = await createUser(rookery, "erin");
+      const fay = await createUser(rookery, "fay");
+      for (const who of [erin, fay]) {
+        await db.transaction((tx) => writeFollow(tx, who.id, other.id, {}, null));
+      }
+      const requested = async () =>
+        (await db.select().from(followRequests).where(eq(followRequests.targetAccountId, newId)))
+          .filter((r) => r.accountId === erin.id || r.accountId === fay.id).length;
+      const first = await redirectFollowerBatch(ctx, other.id, newId, null, 1);
+      assert.ok(first);
+      assert.equal(await requested(), 1);
+      const second = await redirectFollowerBatch(ctx, other.id, newId, first, 1);
+      assert.ok(second);
+      assert.equal(await requested(), 2);
+      assert.equal(await redirectFollowerBatch(ctx, other.id, newId, second, 1), null);
+      const left = await db.select().from(follows).where(eq(follows.targetAccountId, other.id));
+      assert.equal(left.length, 0);
+    });
   } finally {
     await peer.close();
     await rookery.close({ destroy: true });
@@ -196,7 +244,11 @@ test("a local account moves to an account on another Rookery that lists it", asy
   try {
     const alice = await createUser(a, "alice");
     const dave = await createUser(a, "dave");
-    const alice2 = await createUser(b, "alice2", { account: { displayName: "Alice, moved" } });
+    // alice2 is locked: her local follower-to-be on B skips the request (the move
+    // was asked for), a remote one (dave on A) asks.
+    const alice2 = await createUser(b, "alice2", {
+      account: { displayName: "Alice, moved", locked: true },
+    });
     const bob = await createUser(b, "bob");
     // Followers: bob on B, dave on A.
     const aliceOnB = await followRemote(b, bob, a, alice);
@@ -258,6 +310,22 @@ test("a local account moves to an account on another Rookery that lists it", asy
 
       // A: dave, alice's local follower, follows alice2 on B once B accepts.
       const alice2OnA = await remoteId(a, b, alice2);
+      await eventually(
+        "dave asked to follow alice2",
+        async () => (await relationship(a, dave, alice2OnA)).requested,
+      );
+      const daveOnB = await storedId(b, `${a.origin}/users/dave`);
+      await eventually("the request on B", async () => {
+        const list = await callJson(b, alice2, "GET", "/api/v1/follow_requests");
+        return list.body.some((x: any) => x.id === daveOnB);
+      });
+      const authorized = await callJson(
+        b,
+        alice2,
+        "POST",
+        `/api/v1/follow_requests/${daveOnB}/authorize`,
+      );
+      assert.equal(authorized.status, 200);
       await eventually(
         "dave follows alice2",
         async () => (await relationship(a, dave, alice2OnA)).following,
