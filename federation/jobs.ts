@@ -36,6 +36,8 @@ export type Job =
   | { job: "link_card"; statusId: string }
   | { job: "featured_collection"; accountId: string }
   | { job: "status_links"; statusId: string; missing: MissingLinks }
+  /** The local followers of a moved account, from the follow after `afterId` (move_followers.ts). */
+  | { job: "move_followers"; originId: string; targetId: string; afterId: string | null }
   /** A retry names the subscription and the attempt it is. */
   | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number };
 

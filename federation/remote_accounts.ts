@@ -106,6 +106,23 @@ async function spkiPem(key: CryptoKey): Promise<string> {
   return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
 }
 
+/** How many `alsoKnownAs` entries of a remote actor are kept (Mastodon keeps them all; bounded here). */
+const MAX_ALIASES = 20;
+
+/**
+ * The actor's `alsoKnownAs` (Fedify's `aliases`) as http(s) IRIs, bounded:
+ * what a Move to this actor is checked against (federation/inbox_move.ts).
+ */
+export function actorAliases(actor: Actor): string[] {
+  const out: string[] = [];
+  for (const alias of actor.aliasIds) {
+    const url = webUrl(alias);
+    if (url && url.length <= LIMITS.url && !out.includes(url)) out.push(url);
+    if (out.length >= MAX_ALIASES) break;
+  }
+  return out;
+}
+
 /** The columns of an accounts row that a remote actor document determines. */
 export async function actorColumns(
   actor: Actor,
@@ -160,6 +177,7 @@ export async function actorColumns(
     followingUrl: webUrl(actor.followingId),
     featuredUrl: webUrl(actor.featuredId),
     featuredTagsUrl: webUrl(actor.featuredTagsId),
+    alsoKnownAs: actorAliases(actor),
     publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
     publicKeyId: key?.id && keyOwned ? key.id.href : null,
     suspendedAt: actor.suspended ? new Date() : null,
