@@ -15,11 +15,10 @@
  * through actors/net/public_fetch.ts. Failures are null, never thrown.
  */
 import { getLogger } from "@logtape/logtape";
-import { getUserAgent } from "@fedify/vocab-runtime";
 import type { AppContext } from "../context.ts";
 import { publicFetch } from "../actors/net/public_fetch.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
-import { ROOKERY_VERSION } from "../version.ts";
+import { productUserAgent } from "../version.ts";
 import { federationRefused } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "webfinger"]);
@@ -125,10 +124,7 @@ export async function fetchWebFinger(
 async function send(app: AppContext, url: URL, signal: AbortSignal): Promise<Response> {
   const headers = {
     Accept: "application/jrd+json, application/json",
-    "User-Agent": getUserAgent({
-      software: `Rookery/${ROOKERY_VERSION}`,
-      url: new URL(app.config.origin),
-    }),
+    "User-Agent": productUserAgent(app.config.origin),
   };
   return app.config.allowPrivateAddress
     ? await fetch(url, { headers, redirect: "manual", signal })
