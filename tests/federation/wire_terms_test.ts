@@ -16,7 +16,7 @@ import { eq } from "drizzle-orm";
 import { mediaAttachments } from "../../db/schema.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
-import { postStatus } from "../fixtures/api.ts";
+import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { eventually } from "../fixtures/wait.ts";
@@ -168,6 +168,25 @@ test("what peers receive: User-Agent, contentMap/summaryMap, blurhash and focalP
       const toot = "http://joinmastodon.org/ns#";
       assert.ok(definesTerm(note["@context"], "blurhash", `${toot}blurhash`));
       assert.ok(definesTerm(note["@context"], "focalPoint", `${toot}focalPoint`));
+    });
+
+    await t.step("the outbox and the featured collection embed the same Note", async () => {
+      await ok(rookery, alice, "POST", `/api/v1/statuses/${statusUri.split("/").pop()}/pin`);
+      const get = async (path: string) =>
+        await (await rookery.request(path, { headers: { Accept: AP_ACCEPT } })).json();
+      const outbox = await get("/users/alice/outbox");
+      const page = await get(outbox.first);
+      const create = [page.orderedItems].flat().find((item: Json) => item.object?.id === statusUri);
+      const featured = await get("/users/alice/collections/featured");
+      const pinned = [featured.orderedItems].flat().find((item: Json) => item.id === statusUri);
+      for (const note of [create?.object, pinned]) {
+        assert.ok(note, "the Note is there");
+        assert.deepEqual(note.contentMap, { fr: note.content });
+        assert.deepEqual(note.summaryMap, { fr: "Salut" });
+        const [attachment] = attachmentsOf(note);
+        assert.equal(attachment.blurhash, "LEHV6nWB2yk8pyo0adR*.7kCMdnj");
+        assert.deepEqual(attachment.focalPoint, [0.5, -0.25]);
+      }
     });
 
     await t.step("no language, no maps", async () => {
