@@ -189,6 +189,34 @@ test("what peers receive: User-Agent, contentMap/summaryMap, blurhash and focalP
       }
     });
 
+    await t.step("the Update of a poll's results keeps the language maps", async () => {
+      const poll = await postStatus(rookery, alice, "Welche Farbe?", {
+        language: "de",
+        poll: { options: ["Rot", "Blau"], expires_in: 3600 },
+      });
+      await delivered("Create", poll.uri);
+      const vote = `${watcher}#votes/1`;
+      const res = await peer.deliver(`${rookery.origin}/users/alice/inbox`, {
+        "@context": AS,
+        id: `${vote}/activity`,
+        type: "Create",
+        actor: watcher,
+        to: `${rookery.origin}/users/alice`,
+        object: {
+          id: vote,
+          type: "Note",
+          name: "Blau",
+          attributedTo: watcher,
+          inReplyTo: poll.uri,
+          to: `${rookery.origin}/users/alice`,
+        },
+      }, { keyId: `${watcher}#main-key`, send });
+      assert.equal(await statusOf(res), 202);
+      const update = await delivered("Update", poll.uri);
+      assert.equal(update.object.type, "Question");
+      assert.deepEqual(update.object.contentMap, { de: update.object.content });
+    });
+
     await t.step("no language, no maps", async () => {
       const status = await postStatus(rookery, alice, "plain words", { language: null });
       const res = await rookery.request(status.uri, { headers: { Accept: AP_ACCEPT } });
