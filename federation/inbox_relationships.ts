@@ -125,9 +125,6 @@ async function localAccount(ctx: Context<AppContext>, uri: URL | null): Promise<
   return account && !account.deletedAt ? account : null;
 }
 
-/** The embedded object of an activity, never fetched (null when only an IRI is given). */
-const embedded = embeddedObject;
-
 async function onFollow(ctx: InboxContext<AppContext>, activity: Follow): Promise<void> {
   if (!activity.id) return;
   const target = await localAccount(ctx, activity.objectId);
@@ -192,7 +189,7 @@ async function answeredFollower(
       }
     }
   }
-  const object = await embedded(answer);
+  const object = await embeddedObject(answer);
   if (!object && objectId) {
     // Only an id that no stored row has (rows from before ids were kept):
     // ours name their follower (`<actor>#follows/<id>`), and the pair decides.
@@ -213,7 +210,7 @@ export async function handleRelationshipUndo(
   ctx: InboxContext<AppContext>,
   undo: Undo,
 ): Promise<boolean> {
-  const object = await embedded(undo);
+  const object = await embeddedObject(undo);
   const sender = await remoteSender(ctx, undo);
   if (!sender) return false;
   if (object instanceof Follow || object instanceof Block) {
@@ -280,7 +277,7 @@ export async function handleActorUpdate(
   ctx: InboxContext<AppContext>,
   update: Update,
 ): Promise<boolean> {
-  const object = await embedded(update);
+  const object = await embeddedObject(update);
   if (!isActor(object)) return false;
   if (!object.id || object.id.href !== update.actorId?.href) {
     logger.warn("Ignored an Update of {object} by {actor}", {
