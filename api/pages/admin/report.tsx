@@ -140,18 +140,17 @@ const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = 
   );
 };
 
+/** The report; a refused form's alert is the frame's (routes/admin_web/page_frame.tsx). */
 export const ReportPage: FC<{
   view: ReportView;
   token: string;
-  alert?: string | null;
   draft?: ActionDraft;
-}> = ({ view, token, alert, draft }) => {
+}> = ({ view, token, draft }) => {
   const { row, report } = view;
   const target = report.target_account;
   const base = `/admin/reports/${row.id}`;
   return (
     <>
-      {alert ? <p class="alert" role="alert">{alert}</p> : null}
       <p>
         <a href={queueHref({ resolved: row.actionTakenAt != null })}>Back to the reports</a>
       </p>

@@ -35,7 +35,6 @@ import {
   approveAccount,
   deleteAccountData,
   enableAccount,
-  type Moderator,
   performAction,
   rejectAccount,
   unsensitiveAccount,
@@ -45,7 +44,7 @@ import {
 import { registerNotices } from "../../pages/admin/layout.tsx";
 import { AccountList, type AccountListQuery, accountListUrl } from "../../pages/admin/accounts.tsx";
 import { AccountPage, type ActionFormState } from "../../pages/admin/account.tsx";
-import { staffPage } from "./session.ts";
+import { staffModerator, staffPage } from "./session.ts";
 import { attempt, redirectWithNotice, refusalOf, sendFramed, sendNotFound } from "./page_frame.tsx";
 
 registerNotices({
@@ -66,11 +65,6 @@ const LIST_PAGE = { default: 40, max: 100 } as const;
 const FILTER_MAX = 320;
 /** How many warnings and reports (of each state) the account page shows. */
 const SHOWN = 20;
-
-function moderatorOf(c: Context<ApiEnv>): Moderator {
-  const { user } = c.get("staff")!;
-  return { accountId: user.accountId, role: user.role };
-}
 
 function textParam(p: Params, key: string): string | undefined {
   const value = readString(p, key, { maxLength: FILTER_MAX })?.trim();
@@ -259,7 +253,7 @@ export function accountPages(): Hono<ApiEnv> {
     app.post(
       `/admin/accounts/:id/${name}`,
       GATE,
-      (c) => runOn(c, notice, (id) => command(c.get("ctx").database.db, moderatorOf(c), id)),
+      (c) => runOn(c, notice, (id) => command(c.get("ctx").database.db, staffModerator(c), id)),
     );
   }
 
@@ -268,7 +262,7 @@ export function accountPages(): Hono<ApiEnv> {
     runOn(
       c,
       "account_rejected",
-      (id) => rejectAccount(c.get("ctx").database.db, moderatorOf(c), id),
+      (id) => rejectAccount(c.get("ctx").database.db, staffModerator(c), id),
       { after: "/admin/accounts?status=pending" },
     ));
 
@@ -287,7 +281,7 @@ export function accountPages(): Hono<ApiEnv> {
       c,
       "account_action",
       (id) =>
-        performAction(ctx.database.db, ctx.config, moderatorOf(c), id, {
+        performAction(ctx.database.db, ctx.config, staffModerator(c), id, {
           type: readString(p, "type", { maxLength: 64 }) ?? "",
           reportId: readString(p, "report_id", { maxLength: 64 }),
           text: readString(p, "text", { allowBlank: true }),
@@ -304,7 +298,7 @@ export function accountPages(): Hono<ApiEnv> {
       if (!readBoolean(p, "confirm")) {
         throw new ApiError(422, "Tick the confirmation box to delete the account's data");
       }
-      await deleteAccountData(c.get("ctx").database.db, moderatorOf(c), id);
+      await deleteAccountData(c.get("ctx").database.db, staffModerator(c), id);
     });
   });
   return app;
