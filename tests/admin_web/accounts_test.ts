@@ -276,7 +276,7 @@ test("staff account pages over HTTP", async (t) => {
     const handles = async (session: typeof modPages, query: string) => {
       const res = await page(await session.get(`/admin/accounts?${query}`));
       assert.equal(res.status, 200, query);
-      return [...res.html.matchAll(/<a href="\/admin\/accounts\/\d+">([^<]+)<\/a>/g)]
+      return [...res.html.matchAll(/<a href="\/admin\/accounts\/\d+"[^>]*>([^<]+)<\/a>/g)]
         .map((m) => m[1]);
     };
     assert.deepEqual(await handles(modPages, "origin=remote"), ["@zed@remote.example"]);

@@ -84,7 +84,7 @@ browserTest("a moderator handles a report in the browser", async (browser) => {
   ]);
   assert.equal(await page.textContent("h1"), `Report #${report.id}`);
   includes((await page.textContent("#target"))!, "@troll");
-  includes((await page.textContent("#target"))!, "active");
+  includes((await page.textContent("#target"))!, "Active");
   includes((await page.textContent("#comment"))!, "This is spam, again and again");
   includes((await page.textContent("#state"))!, "unresolved");
   const card = `section[data-status-id="${evidence.id}"]`;
@@ -143,7 +143,7 @@ browserTest("a moderator handles a report in the browser", async (browser) => {
   ]);
   includes((await page.textContent("#state"))!, "resolved");
   includes((await page.textContent("#state"))!, "@mona");
-  includes((await page.textContent("#target"))!, "silenced");
+  includes((await page.textContent("#target"))!, "Limited");
   await Promise.all([page.waitForNavigation(), page.click("button:has-text('Reopen')")]);
   includes((await page.textContent("#state"))!, "unresolved");
   assert.equal((await reportRow(report.id)).actionTakenAt, null);

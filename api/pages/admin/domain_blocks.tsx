@@ -7,6 +7,7 @@
 import type { FC } from "hono/jsx";
 import type { DomainAllowRow, DomainBlockRow } from "../../../actors/instance_domain_blocks.ts";
 import { ActionButton, CsrfField, Pagination } from "./layout.tsx";
+import { Time } from "./components.tsx";
 
 /** The form's values (as sent, when a post is refused). */
 export interface BlockFormState {
@@ -128,7 +129,9 @@ const BlockTable: FC<{ rows: DomainBlockRow[]; token: string }> = ({ rows, token
             <td>{yes(row.obfuscate)}</td>
             <td>{row.publicComment ?? ""}</td>
             <td>{row.privateComment ?? ""}</td>
-            <td>{row.createdAt.toISOString().slice(0, 10)}</td>
+            <td>
+              <Time at={row.createdAt} day />
+            </td>
             <td>
               <ActionButton
                 action={`/admin/domain_blocks/${row.id}/delete`}
@@ -159,7 +162,9 @@ const Allows: FC<{ rows: DomainAllowRow[]; token: string; domain?: string }> = (
             {rows.map((row) => (
               <tr data-allow={row.domain}>
                 <td>{row.domain}</td>
-                <td>{row.createdAt.toISOString().slice(0, 10)}</td>
+                <td>
+                  <Time at={row.createdAt} day />
+                </td>
                 <td>
                   <ActionButton
                     action={`/admin/domain_allows/${row.id}/delete`}
@@ -238,7 +243,7 @@ export const EditBlockPage: FC<{ row: DomainBlockRow; token: string; form: Block
 ) => (
   <>
     <p class="muted">
-      Blocked since {row.createdAt.toISOString().slice(0, 10)} ·{" "}
+      Blocked since <Time at={row.createdAt} day /> ·{" "}
       <a href="/admin/domain_blocks">all domain blocks</a>
     </p>
     <BlockForm

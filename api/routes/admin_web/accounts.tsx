@@ -43,9 +43,18 @@ import {
 } from "../../../actors/moderation/account_actions.ts";
 import { registerNotices } from "../../pages/admin/layout.tsx";
 import { AccountList, type AccountListQuery, accountListUrl } from "../../pages/admin/accounts.tsx";
-import { AccountPage, type ActionFormState } from "../../pages/admin/account.tsx";
+import { AccountPage } from "../../pages/admin/account.tsx";
+import { type ActionDraft, handleOf } from "../../pages/admin/components.tsx";
 import { staffModerator, staffPage } from "./session.ts";
-import { attempt, redirectWithNotice, refusalOf, sendFramed, sendNotFound } from "./page_frame.tsx";
+import { actionDraftOf, readActionInput } from "./action_form.ts";
+import {
+  attempt,
+  pageLinks,
+  redirectWithNotice,
+  refusalOf,
+  sendFramed,
+  sendNotFound,
+} from "./page_frame.tsx";
 
 registerNotices({
   account_approved: "The account was approved.",
@@ -140,15 +149,12 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
   const page = readPageParams(p, LIST_PAGE);
   const ids = await listAdminAccountIds(database.db, filter, page);
   const rows = await loadAdminAccounts(database.db, config, ids);
-  const paged = page.maxId != null || page.minId != null || page.sinceId != null;
-  // The next pages keep an asked-for page size.
-  const size: Record<string, string> = p.limit !== undefined ? { limit: String(page.limit) } : {};
-  const newer = paged && rows.length
-    ? accountListUrl(query, { ...size, min_id: rows[0].id })
-    : null;
-  const older = rows.length && (ids.length === page.limit || page.minId != null)
-    ? accountListUrl(query, { ...size, max_id: rows.at(-1)!.id })
-    : null;
+  const { newer, older } = pageLinks(
+    page,
+    LIST_PAGE,
+    ids,
+    (cursor) => accountListUrl(query, cursor),
+  );
   return await sendFramed(c, {
     title: "Accounts",
     section: "accounts",
@@ -168,7 +174,7 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
 async function accountPage(
   c: Context<ApiEnv>,
   id: string,
-  refused?: { message: string; status: 403 | 422 | 400 | 413; form?: ActionFormState },
+  refused?: { message: string; status: 403 | 422 | 400 | 413; form?: ActionDraft },
 ): Promise<Response> {
   const { config, database } = c.get("ctx");
   const db = database.db;
@@ -190,7 +196,7 @@ async function accountPage(
   const role = session.user.role;
   const reportId = c.req.query("report_id");
   return await sendFramed(c, {
-    title: a.domain ? `@${a.username}@${a.domain}` : `@${a.username}`,
+    title: `@${handleOf(a)}`,
     section: "accounts",
     alert: refused?.message,
     status: refused?.status,
@@ -221,7 +227,7 @@ async function runOn(
   c: Context<ApiEnv>,
   notice: string,
   fn: (id: string) => Promise<unknown>,
-  options: { form?: ActionFormState; after?: string } = {},
+  options: { form?: ActionDraft; after?: string } = {},
 ): Promise<Response> {
   const id = c.req.param("id") ?? "";
   if (!isId(id)) return await sendNotFound(c, "accounts");
@@ -269,26 +275,11 @@ export function accountPages(): Hono<ApiEnv> {
   app.post("/admin/accounts/:id/action", GATE, async (c) => {
     const p = await params(c);
     const ctx = c.get("ctx");
-    // The form's fields as sent, kept for the page when the action is refused.
-    const raw = (key: string) => (typeof p[key] === "string" ? p[key] as string : undefined);
-    const form: ActionFormState = {
-      type: raw("type"),
-      text: raw("text"),
-      sendEmail: raw("send_email_notification") !== undefined,
-      reportId: raw("report_id"),
-    };
     return await runOn(
       c,
       "account_action",
-      (id) =>
-        performAction(ctx.database.db, ctx.config, staffModerator(c), id, {
-          type: readString(p, "type", { maxLength: 64 }) ?? "",
-          reportId: readString(p, "report_id", { maxLength: 64 }),
-          text: readString(p, "text", { allowBlank: true }),
-          // An unticked box is absent from the form: no e-mail then.
-          sendEmailNotification: readBoolean(p, "send_email_notification") ?? false,
-        }),
-      { form },
+      (id) => performAction(ctx.database.db, ctx.config, staffModerator(c), id, readActionInput(p)),
+      { form: actionDraftOf(p) },
     );
   });
 

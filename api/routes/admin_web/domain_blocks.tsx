@@ -44,6 +44,7 @@ import {
 import { staffModerator, staffPage } from "./session.ts";
 import {
   attempt,
+  pageLinks,
   redirectWithNotice,
   type Refusal,
   refusalOf,
@@ -130,11 +131,12 @@ async function listPage(
       })
       : Promise.resolve(null),
   ]);
-  const paged = page.maxId != null || page.minId != null || page.sinceId != null;
-  const newer = paged && blocks.length ? `/admin/domain_blocks?min_id=${blocks[0].id}` : null;
-  const older = blocks.length && (blocks.length === page.limit || page.minId != null)
-    ? `/admin/domain_blocks?max_id=${blocks.at(-1)!.id}`
-    : null;
+  const { newer, older } = pageLinks(
+    page,
+    LIST_PAGE,
+    blocks.map((b) => b.id),
+    (cursor) => `/admin/domain_blocks?${new URLSearchParams(cursor)}`,
+  );
   return await sendFramed(c, {
     title: "Domain blocks",
     section: "domain_blocks",

@@ -11,6 +11,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
 import { validationErrorResponse } from "../../validation_errors.ts";
+import type { PageParams, PageSize } from "../../pagination.ts";
 import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
 import { NotAllowedError } from "../../../actors/moderation/account_actions.ts";
 import { AdminLayout, type SectionKey, SECTIONS } from "../../pages/admin/layout.tsx";
@@ -80,6 +81,31 @@ export async function sendNotFound(c: Context<ApiEnv>, section: SectionKey): Pro
 export function redirectWithNotice(c: Context<ApiEnv>, path: string, notice: string): Response {
   const sep = path.includes("?") ? "&" : "?";
   return c.redirect(`${path}${sep}notice=${encodeURIComponent(notice)}`, 303);
+}
+
+/**
+ * The Newer/Older links of a page of rows ordered by id, newest first
+ * (`ids` as shown): Newer once the list was paged, Older while the page is
+ * full or after going newer. `href` makes a link from a cursor, which keeps
+ * a page size other than the default.
+ */
+export function pageLinks(
+  page: PageParams,
+  size: PageSize,
+  ids: readonly string[],
+  href: (cursor: Record<string, string>) => string,
+): { newer: string | null; older: string | null } {
+  if (ids.length === 0) return { newer: null, older: null };
+  const limit: Record<string, string> = page.limit === size.default
+    ? {}
+    : { limit: String(page.limit) };
+  const paged = page.maxId != null || page.minId != null || page.sinceId != null;
+  return {
+    newer: paged ? href({ ...limit, min_id: ids[0] }) : null,
+    older: ids.length >= page.limit || page.minId != null
+      ? href({ ...limit, max_id: ids.at(-1)! })
+      : null,
+  };
 }
 
 /** A refusal to show on the page: the status and the message. */

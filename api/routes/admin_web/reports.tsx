@@ -35,11 +35,14 @@ import { performAction } from "../../../actors/moderation/account_actions.ts";
 import type { Executor } from "../../../db/connection.ts";
 import { registerNotices } from "../../pages/admin/layout.tsx";
 import { queueHref, ReportsQueue } from "../../pages/admin/reports.tsx";
-import { type ActionDraft, ReportPage } from "../../pages/admin/report.tsx";
+import { ReportPage } from "../../pages/admin/report.tsx";
+import type { ActionDraft } from "../../pages/admin/components.tsx";
 import { staffModerator, staffPage, staffViewer } from "./session.ts";
 import { loadQueue, loadReportView } from "./report_views.ts";
+import { actionDraftOf, readActionInput } from "./action_form.ts";
 import {
   attempt,
+  pageLinks,
   redirectWithNotice,
   type Refusal,
   sendFramed,
@@ -112,13 +115,12 @@ export function reportPages(): Hono<ApiEnv> {
     const targetAccountId = rawTarget ? rawTarget.slice(0, 64) : undefined;
     const filter = { resolved, targetAccountId };
     const { rows, target } = await loadQueue(c.get("ctx"), filter, pageParams);
-    const limit: Record<string, string> = pageParams.limit === PAGE_SIZES.admin.default
-      ? {}
-      : { limit: String(pageParams.limit) };
-    const paged = pageParams.maxId != null || pageParams.minId != null ||
-      pageParams.sinceId != null;
-    const first = rows[0]?.report.id;
-    const last = rows.at(-1)?.report.id;
+    const { newer, older } = pageLinks(
+      pageParams,
+      PAGE_SIZES.admin,
+      rows.map((r) => r.report.id),
+      (cursor) => queueHref(filter, cursor),
+    );
     return await sendFramed(c, {
       title: resolved ? "Resolved reports" : "Reports",
       section: "reports",
@@ -128,10 +130,8 @@ export function reportPages(): Hono<ApiEnv> {
           resolved={resolved}
           targetAccountId={targetAccountId}
           target={target}
-          newer={first && paged ? queueHref(filter, { ...limit, min_id: first }) : null}
-          older={last && rows.length >= pageParams.limit
-            ? queueHref(filter, { ...limit, max_id: last })
-            : null}
+          newer={newer}
+          older={older}
         />
       ),
     });
@@ -178,12 +178,7 @@ export function reportPages(): Hono<ApiEnv> {
     const id = c.req.param("id");
     const ctx = c.get("ctx");
     const p = await params(c);
-    const type = typeof p.type === "string" ? p.type.slice(0, 64) : "";
-    const text = typeof p.text === "string" ? p.text : "";
-    // An unchecked box sends nothing: no e-mail then (the API's default is to send).
-    const sendEmail = typeof p.send_email_notification === "string" &&
-      (readBoolean(p, "send_email_notification") ?? false);
-    const draft = { type, text: [...text].slice(0, 10_000).join(""), sendEmail };
+    const draft = actionDraftOf(p);
     return await submit(c, id, async () => {
       const report = await requireReport(ctx.database.db, id);
       return await performAction(
@@ -191,11 +186,11 @@ export function reportPages(): Hono<ApiEnv> {
         ctx.config,
         staffModerator(c),
         report.targetAccountId,
-        { type, reportId: report.id, text, sendEmailNotification: sendEmail },
+        { ...readActionInput(p), reportId: report.id },
       );
     }, {
-      to: type === "none" ? `/admin/reports/${id}` : "/admin/reports",
-      notice: type === "none" ? "report_warning_sent" : "report_action_taken",
+      to: draft.type === "none" ? `/admin/reports/${id}` : "/admin/reports",
+      notice: draft.type === "none" ? "report_warning_sent" : "report_action_taken",
     }, draft);
   });
   return app;
