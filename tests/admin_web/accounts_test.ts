@@ -16,11 +16,7 @@ import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { mailFiles } from "../accounts/helpers.ts";
-import { signInOverHttp } from "./http_session.ts";
-
-function includes(text: string, part: string): void {
-  assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in ${JSON.stringify(text)}`);
-}
+import { includes, signInOverHttp } from "./http_session.ts";
 
 const ADMIN_SCOPES = ["read", "write", "admin:read", "admin:write"];
 const instance = await startInstance({ listen: true });
