@@ -1,9 +1,9 @@
 /**
  * What every staff page shares: one call that wraps a page body in the
  * layout and sends it, the 404 page inside the layout, the redirect after a
- * form post, and the mapping of a command's refusals to a status and a
- * message for the page's alert (the same refusals the admin API answers
- * with 403, 404 and 422).
+ * form post, a list's Newer/Older links, and the mapping of a command's
+ * refusals to a status and a message for the page's alert (the same
+ * refusals the admin API answers with 403, 404 and 422).
  */
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
@@ -49,8 +49,8 @@ export async function sendFramed(c: Context<ApiEnv>, options: FrameOptions): Pro
   );
 }
 
-/** What a section's pages are about, for its 404 page. */
-const RECORD_OF: Record<SectionKey, string> = {
+/** What a section's pages are about, for its 404 page ("record" for a section not named here). */
+const RECORD_OF: Partial<Record<SectionKey, string>> = {
   dashboard: "page",
   reports: "report",
   accounts: "account",
@@ -69,7 +69,7 @@ export async function sendNotFound(c: Context<ApiEnv>, section: SectionKey): Pro
     status: 404,
     body: (
       <NotFoundBody
-        what={RECORD_OF[section]}
+        what={RECORD_OF[section] ?? "record"}
         back={list.path}
         backLabel={`Back to the ${list.label.toLowerCase()}`}
       />
