@@ -101,6 +101,13 @@ export const BlockForm: FC<{
 
 const yes = (value: boolean) => (value ? "Yes" : "No");
 
+/** A table row's last cell: the button that lifts the block (or allow) of the row. */
+const RemoveCell: FC<{ action: string; token: string }> = ({ action, token }) => (
+  <td>
+    <ActionButton action={action} token={token} label="Remove" variant="danger" />
+  </td>
+);
+
 const BlockTable: FC<{ rows: DomainBlockRow[]; token: string }> = ({ rows, token }) =>
   rows.length === 0 ? <p class="muted">No domain is blocked.</p> : (
     <table class="domain-blocks">
@@ -132,14 +139,7 @@ const BlockTable: FC<{ rows: DomainBlockRow[]; token: string }> = ({ rows, token
             <td>
               <Time at={row.createdAt} day />
             </td>
-            <td>
-              <ActionButton
-                action={`/admin/domain_blocks/${row.id}/delete`}
-                token={token}
-                label="Remove"
-                variant="danger"
-              />
-            </td>
+            <RemoveCell action={`/admin/domain_blocks/${row.id}/delete`} token={token} />
           </tr>
         ))}
       </tbody>
@@ -165,14 +165,7 @@ const Allows: FC<{ rows: DomainAllowRow[]; token: string; domain?: string }> = (
                 <td>
                   <Time at={row.createdAt} day />
                 </td>
-                <td>
-                  <ActionButton
-                    action={`/admin/domain_allows/${row.id}/delete`}
-                    token={token}
-                    label="Remove"
-                    variant="danger"
-                  />
-                </td>
+                <RemoveCell action={`/admin/domain_allows/${row.id}/delete`} token={token} />
               </tr>
             ))}
           </tbody>
