@@ -51,6 +51,7 @@ import {
   attempt,
   pageLinks,
   redirectWithNotice,
+  type Refusal,
   refusalOf,
   sendFramed,
   sendNotFound,
@@ -174,7 +175,7 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
 async function accountPage(
   c: Context<ApiEnv>,
   id: string,
-  refused?: { message: string; status: 403 | 422 | 400 | 413; form?: ActionDraft },
+  refused?: { refusal: Refusal; form?: ActionDraft },
 ): Promise<Response> {
   const { config, database } = c.get("ctx");
   const db = database.db;
@@ -198,8 +199,8 @@ async function accountPage(
   return await sendFramed(c, {
     title: `@${handleOf(a)}`,
     section: "accounts",
-    alert: refused?.message,
-    status: refused?.status,
+    alert: refused?.refusal.message,
+    status: refused?.refusal.status,
     body: (
       <AccountPage
         a={a}
@@ -232,14 +233,8 @@ async function runOn(
   const id = c.req.param("id") ?? "";
   if (!isId(id)) return await sendNotFound(c, "accounts");
   const refusal = await attempt(() => fn(id));
-  if (refusal) {
-    if (refusal.status === 404) return await sendNotFound(c, "accounts");
-    return await accountPage(c, id, {
-      message: refusal.message,
-      status: refusal.status as 403 | 422 | 400 | 413,
-      form: options.form,
-    });
-  }
+  if (refusal?.status === 404) return await sendNotFound(c, "accounts");
+  if (refusal) return await accountPage(c, id, { refusal, form: options.form });
   return redirectWithNotice(c, options.after ?? `/admin/accounts/${id}`, notice);
 }
 
