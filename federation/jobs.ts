@@ -40,7 +40,9 @@ export type Job =
   /** The local followers of a moved account, from the follow after `afterId` (move_followers.ts). */
   | { job: "move_followers"; originId: string; targetId: string; afterId: string | null }
   /** A retry names the subscription and the attempt it is. */
-  | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number };
+  | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number }
+  /** The next batch of a CSV import from the settings pages (data_import_job.ts). */
+  | { job: "data_import"; importId: string };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 
