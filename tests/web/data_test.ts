@@ -10,7 +10,8 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { dataImports } from "../../db/schema.ts";
+import { accountDomainBlocks, dataImports } from "../../db/schema.ts";
+import { newId } from "../../db/ids.ts";
 import { test, type TestInstance } from "../harness.ts";
 import { callJson, ok, postStatus, relationship } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
@@ -269,6 +270,28 @@ test("settings data: CSV export and import", async (t) => {
       assert.deepEqual(await members(), [carol.id]);
       const gone = await callJson(a, erin, "GET", `/api/v1/lists/${old.id}`);
       assert.equal(gone.status, 404);
+    });
+
+    await t.step("a large export is read in pages; a large import runs in batches", async () => {
+      const frank = await createUser(a, "frank");
+      const db = a.rookery.ctx.database.db;
+      const domains = Array.from(
+        { length: 1201 },
+        (_, i) => `d${String(i).padStart(4, "0")}.example`,
+      );
+      await db.insert(accountDomainBlocks).values(
+        domains.map((domain) => ({ id: newId(), accountId: frank.id, domain })),
+      );
+      const frankSession = await signInOverHttp(a, "frank", "/settings/export");
+      const csv = await download(frankSession, "/settings/exports/domain_blocks.csv");
+      assert.equal(csv, domains.map((d) => `${d}\n`).join(""));
+      // 120 rows: three runs of the job (IMPORT_BATCH = 50), in overwrite mode.
+      const kept = domains.slice(0, 120);
+      const row = await importCsv(a, frankSession, "domain_blocking", "overwrite", kept.join("\n"));
+      assert.deepEqual([row.totalRows, row.processedRows, row.failedRows], [120, 120, 0]);
+      const left = await db.select({ domain: accountDomainBlocks.domain })
+        .from(accountDomainBlocks).where(eq(accountDomainBlocks.accountId, frank.id));
+      assert.deepEqual(left.map((r) => r.domain).sort(), kept);
     });
 
     await t.step("bad files are refused with a reason, never a 500", async () => {
