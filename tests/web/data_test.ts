@@ -9,16 +9,26 @@
  * follows the same accounts (relationships on B).
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { eq } from "drizzle-orm";
 import { accountDomainBlocks, dataImports } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { test, type TestInstance } from "../harness.ts";
 import { callJson, ok, postStatus, relationship } from "../fixtures/api.ts";
-import { createUser, type TestUser } from "../fixtures/users.ts";
+import { createUser, TEST_PASSWORD, type TestUser } from "../fixtures/users.ts";
+import { CHROMIUM_PATH, launchBrowser, signInWithForm } from "../fixtures/browser.ts";
 import { closeAll, startPair } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { type PageSession, signInOverHttp } from "../admin_web/http_session.ts";
+
+const chromiumPresent = (() => {
+  try {
+    return Deno.statSync(CHROMIUM_PATH).isFile;
+  } catch {
+    return false;
+  }
+})();
 
 function includes(text: string, part: string): void {
   assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in ${JSON.stringify(text)}`);
@@ -332,6 +342,43 @@ test("settings data: CSV export and import", async (t) => {
       const mine = await erinSession.get(`/settings/imports/${theirs.id}`);
       assert.equal(mine.status, 200);
       await mine.body?.cancel();
+    });
+
+    await t.step({
+      name: "in Chromium: the upload form runs an import and shows its progress",
+      ignore: !chromiumPresent,
+      fn: async () => {
+        const gina = await createUser(a, "gina");
+        const browser = await launchBrowser();
+        try {
+          const context = await browser.newContext({ ignoreHTTPSErrors: true });
+          const page = await context.newPage();
+          await page.goto(`${a.origin}/settings/import`);
+          await signInWithForm(page, "gina", TEST_PASSWORD);
+          assert.equal(new URL(page.url()).pathname, "/settings/import");
+          await page.selectOption("#import-type", "muting");
+          await page.setInputFiles("#import-data", {
+            name: "muted_accounts.csv",
+            mimeType: "text/csv",
+            buffer: Buffer.from(
+              `Account address,Hide notifications\nbob@${A},false\nghost@${A},true\n`,
+            ),
+          });
+          await page.check("input[name=mode][value=overwrite]");
+          await Promise.all([page.waitForNavigation(), page.click(".import-form button")]);
+          assert.match(new URL(page.url()).pathname, /^\/settings\/imports\/\d+$/);
+          await eventually("the page shows the import finished", async () => {
+            await page.reload();
+            return (await page.textContent("td.state")) === "Finished";
+          }, 60_000);
+          assert.equal(await page.textContent("td.progress"), "2 / 2");
+          assert.equal(await page.textContent("td.failed"), "1");
+          const r = await relationship(a, gina, bob.id);
+          assert.deepEqual([r.muting, r.muting_notifications], [true, false]);
+        } finally {
+          await browser.close();
+        }
+      },
     });
 
     await t.step("follows exported on A, imported on B, are followed from B", async () => {
