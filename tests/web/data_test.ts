@@ -30,6 +30,10 @@ const chromiumPresent = (() => {
   }
 })();
 
+/** Where the browser step saves its screenshots (TEST_ARTIFACTS_DIR, else a temporary directory). */
+const ARTIFACTS = Deno.env.get("TEST_ARTIFACTS_DIR") ??
+  await Deno.makeTempDir({ prefix: "rookery-artifacts-" });
+
 function includes(text: string, part: string): void {
   assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in ${JSON.stringify(text)}`);
 }
@@ -375,6 +379,24 @@ test("settings data: CSV export and import", async (t) => {
           assert.equal(await page.textContent("td.failed"), "1");
           const r = await relationship(a, gina, bob.id);
           assert.deepEqual([r.muting, r.muting_notifications], [true, false]);
+          // Screenshots of each page at phone and desktop width, to look at.
+          const statusPath = new URL(page.url()).pathname;
+          for (
+            const [name, path] of [
+              ["export", "/settings/export"],
+              ["import", "/settings/import"],
+              ["import_status", statusPath],
+            ]
+          ) {
+            for (const [width, height] of [[390, 844], [1280, 800]]) {
+              await page.setViewportSize({ width, height });
+              await page.goto(`${a.origin}${path}`);
+              await page.screenshot({
+                path: `${ARTIFACTS}/settings_${name}_${width}.png`,
+                fullPage: true,
+              });
+            }
+          }
         } finally {
           await browser.close();
         }

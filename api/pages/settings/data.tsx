@@ -14,7 +14,7 @@ const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 header{display:flex;flex-wrap:wrap;gap:1rem;padding:.75rem 1.5rem;background:var(--card);border-bottom:1px solid var(--border)}
-header a{text-decoration:none}header a[aria-current=page]{font-weight:700;text-decoration:underline}
+header a{text-decoration:none;margin-right:1rem}header a[aria-current=page]{font-weight:700;text-decoration:underline}
 main{max-width:48rem;margin:1.5rem auto;padding:0 1rem}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--border)}
