@@ -150,6 +150,10 @@ test("settings data: CSV export and import", async (t) => {
         await download(aliceSession, "/settings/exports/bookmarks.csv"),
         `${post.uri}\n`,
       );
+      // A trailing slash is ignored, as Rails does.
+      const slash = await aliceSession.get("/settings/export/");
+      assert.equal(slash.status, 200);
+      includes(await slash.text(), "<h1>Export</h1>");
       const unknown = await aliceSession.get("/settings/exports/passwords.csv");
       assert.equal(unknown.status, 404);
       await unknown.body?.cancel();
@@ -162,8 +166,11 @@ test("settings data: CSV export and import", async (t) => {
         res.headers.get("location"),
         "/auth/sign_in?redirect_to=%2Fsettings%2Fexports%2Ffollows.csv",
       );
-      const imp = await a.request("/settings/import", { redirect: "manual" });
-      assert.equal(imp.status, 303);
+      for (const path of ["/settings/import", "/settings/import/", "/settings/imports/1"]) {
+        const res = await a.request(path, { redirect: "manual" });
+        assert.equal(res.status, 303, path);
+        await res.body?.cancel();
+      }
       const anonymous = await a.request("/settings/import", {
         method: "POST",
         body: new URLSearchParams({ type: "blocking" }),
