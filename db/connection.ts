@@ -10,6 +10,7 @@ import { drizzle as drizzlePostgres, PostgresJsSession } from "drizzle-orm/postg
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema.ts";
+import { preparedClient } from "./pglite_prepared.ts";
 import { migrate } from "./migrate.ts";
 import { setProcessTag } from "./ids.ts";
 
@@ -82,7 +83,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       parsers: { 20: (value: string) => value },
       ...(options.template ? { loadDataDir: options.template } : {}),
     });
-    const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+    // As on PostgreSQL above: prepared statements keep their generic plan
+    // (db/pglite_prepared.ts prepares every data statement).
+    await pglite.exec("SET plan_cache_mode = force_generic_plan");
+    const client = preparedClient(pglite) as unknown as PGlite;
+    const db = drizzlePglite({ client, schema }) as unknown as Db;
     database = {
       kind: "pglite",
       db,
