@@ -310,6 +310,7 @@ test("settings data: CSV export and import", async (t) => {
       const kept = domains.slice(0, 120);
       const row = await importCsv(a, frankSession, "domain_blocking", "overwrite", kept.join("\n"));
       assert.deepEqual([row.totalRows, row.processedRows, row.failedRows], [120, 120, 0]);
+      assert.deepEqual(row.rows, [], "a finished import drops the file's rows");
       const left = await db.select({ domain: accountDomainBlocks.domain })
         .from(accountDomainBlocks).where(eq(accountDomainBlocks.accountId, frank.id));
       assert.deepEqual(left.map((r) => r.domain).sort(), kept);
