@@ -8,7 +8,7 @@
  *
  * Limits are Mastodon's (Form::Import): 20 MB and 20,000 rows.
  */
-import { and, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, gt, ne } from "drizzle-orm";
 import { parse } from "csv-parse/sync";
 import type { Db } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
@@ -97,7 +97,18 @@ export function parseImportCsv(kind: ImportKind, text: string): string[][] {
   return rows;
 }
 
-/** Records an import of `rows` for the import job; the caller queues the job. */
+/**
+ * Imports one user may have waiting or running at once: each holds up to
+ * 20 MB of rows and a share of the queue. Only those started in the last day
+ * count, so an import left unfinished by a failed job does not lock anyone out.
+ */
+export const MAX_UNFINISHED_IMPORTS = 5;
+
+/**
+ * Records an import of `rows` for the import job; the caller queues the job.
+ *
+ * @throws ImportFileError when the user already has too many imports unfinished
+ */
 export async function createImport(
   db: Db,
   accountId: string,
@@ -105,6 +116,14 @@ export async function createImport(
   mode: ImportMode,
   rows: string[][],
 ): Promise<DataImportRow> {
+  const [{ n }] = await db.select({ n: count() }).from(dataImports).where(and(
+    eq(dataImports.accountId, accountId),
+    ne(dataImports.state, "finished"),
+    gt(dataImports.createdAt, new Date(Date.now() - 24 * 60 * 60 * 1000)),
+  ));
+  if (n >= MAX_UNFINISHED_IMPORTS) {
+    refuse(`You have ${n} imports in progress: wait until one of them finishes`);
+  }
   const [row] = await db.insert(dataImports).values({
     id: newId(),
     accountId,

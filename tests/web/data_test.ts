@@ -336,15 +336,35 @@ test("settings data: CSV export and import", async (t) => {
         includes(text, reason);
         includes(text, 'role="alert"');
       }
-      // Exactly the limit is accepted.
       const res = await upload(a, erinSession, { type: "domain_blocking" }, "x.example\n");
       assert.equal(res.status, 303);
       await res.body?.cancel();
+      // Five imports waiting: a sixth is refused until one finishes.
+      const db = a.rookery.ctx.database.db;
+      const waiting = Array.from({ length: 5 }, () => ({
+        id: newId(),
+        accountId: dave.id,
+        kind: "blocking",
+        mode: "merge",
+        rows: [["x@y.example"]],
+        totalRows: 1,
+      }));
+      await db.insert(dataImports).values(waiting);
+      const daveSession = await signInOverHttp(a, "dave", "/settings/import");
+      const refused = await upload(a, daveSession, { type: "blocking" }, `bob@${A}\n`);
+      assert.equal(refused.status, 422);
+      includes(await refused.text(), "5 imports in progress");
+      await db.update(dataImports).set({ state: "finished" })
+        .where(eq(dataImports.id, waiting[0].id));
+      const accepted = await upload(a, daveSession, { type: "blocking" }, `bob@${A}\n`);
+      assert.equal(accepted.status, 303);
+      await accepted.body?.cancel();
     });
 
     await t.step("someone else's import, or no such id: 404", async () => {
       const db = a.rookery.ctx.database.db;
-      const [theirs] = await db.select().from(dataImports).limit(1);
+      const [theirs] = await db.select().from(dataImports)
+        .where(eq(dataImports.accountId, erin.id)).limit(1);
       for (const id of [theirs.id, "99999999999", "abc"]) {
         const res = await aliceSession.get(`/settings/imports/${id}`);
         assert.equal(res.status, 404);

@@ -139,13 +139,19 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
       throw error;
     }
     const ctx = c.get("ctx");
-    const imp = await createImport(
-      ctx.database.db,
-      settingsSession(c).user.accountId,
-      kind as ImportKind,
-      mode as ImportMode,
-      rows,
-    );
+    let imp;
+    try {
+      imp = await createImport(
+        ctx.database.db,
+        settingsSession(c).user.accountId,
+        kind as ImportKind,
+        mode as ImportMode,
+        rows,
+      );
+    } catch (error) {
+      if (error instanceof ImportFileError) return await refuse(error.message);
+      throw error;
+    }
     await queueDataImport(ctx, imp.id);
     return c.redirect(`/settings/imports/${imp.id}`, 303);
   });
