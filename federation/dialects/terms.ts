@@ -258,12 +258,13 @@ export function readQuoteUri(object: Json): string | null {
 /**
  * The object's web page (`url`), as Mastodon's `url_to_href(url, "text/html")`:
  * a string, or among Links (PeerTube lists its video files there too) the
- * one whose mediaType is text/html, else the first.
+ * one whose mediaType is text/html (or absent), else the first.
  */
 export function readWebUrl(object: Json): string | null {
   const values = list(term(object, "url", NS.as), MAX_TERM_ITEMS);
+  // A Link without a mediaType is a web page (Mastodon's reading).
   const html = values.find((v) =>
-    isJson(v) && str(term(v, "mediaType", NS.as), 100)?.startsWith("text/html")
+    isJson(v) && (str(term(v, "mediaType", NS.as), 100) ?? "text/html").startsWith("text/html")
   );
   for (const value of html ? [html] : values) {
     const href = isJson(value) ? iri(term(value, "href", NS.as) ?? value.url) : iri(value);
