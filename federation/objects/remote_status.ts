@@ -35,7 +35,7 @@ import {
   Video,
 } from "@fedify/vocab";
 import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
-import type { Visibility } from "../../actors/statuses/validation.ts";
+import { checkLanguage, type Visibility } from "../../actors/statuses/validation.ts";
 import { plainText, sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
@@ -101,8 +101,11 @@ function textOf(value: string | LanguageString | null | undefined): string | nul
 
 function languageOf(value: string | LanguageString | null | undefined): string | null {
   if (!(value instanceof LanguageString)) return null;
-  const language = value.locale.language;
-  return /^[a-z]{2,3}$/.test(language) ? language : null;
+  try {
+    return checkLanguage(value.locale.baseName);
+  } catch {
+    return null; // "und", or not ISO 639-1
+  }
 }
 
 /** A document loader that never fetches: only embedded values are read. */
@@ -319,7 +322,8 @@ export async function parseStatusObject(
     content,
     spoilerText: plainText(terms?.summary ?? textOf(object.summary), 1_500),
     sensitive: terms?.sensitive ?? (object as Note).sensitive ?? false,
-    language: terms?.language ?? languageOf(object.content),
+    // Mastodon takes the language from the language maps only (not `@language`).
+    language: terms ? terms.language : languageOf(object.content),
     visibility: visibilityFromAudience(object, options.followersUrl),
     inReplyToUri: webUrl(object.replyTargetId),
     quoteUri: terms?.quoteUri ?? webUrl(note.quoteId ?? note.quoteUrl ?? null),

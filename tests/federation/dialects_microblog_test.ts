@@ -15,7 +15,9 @@ const FAMILIES =
     .split(",");
 
 test("microblogging dialects arrive as Mastodon shows them, with or without their context", async (t) => {
-  const rookery = await startInstance();
+  const rookery = await startInstance({
+    env: { LOG_LEVEL: Deno.env.get("DIALECT_LOG") ?? "error" },
+  });
   try {
     const viewer = await createUser(rookery, "viewer");
     const status = await ok(rookery, viewer, "POST", "/api/v1/statuses", {

@@ -122,7 +122,16 @@ export async function playFamily(
       };
     }
     const actorId = String(fixture.actor.id);
+    const keyId = String((fixture.actor.publicKey as { id: string }).id);
     peer.serve(pathOf(actorId), fixture.actor);
+    // A key with an IRI of its own (GoToSocial's `/main-key`) is served as a key document.
+    if (!keyId.startsWith(`${actorId}#`)) {
+      peer.serve(pathOf(keyId), {
+        "@context": SECURITY,
+        type: "Key",
+        ...fixture.actor.publicKey as object,
+      });
+    }
     peer.route(`${pathOf(actorId)}/inbox`, () => new Response(null, { status: 202 }));
     for (const doc of [...fixture.objects ?? [], ...fixture.collections ?? []]) {
       peer.serve(pathOf(doc.id), doc);
@@ -130,7 +139,7 @@ export async function playFamily(
     const send = (request: Request) => rookery.request(request.url, request);
     const deliver = async (activity: Record<string, unknown>) => {
       const res = await peer.deliver(`${rookery.origin}/inbox`, activity, {
-        keyId: `${actorId}#main-key`,
+        keyId,
         send,
       });
       await res.body?.cancel();
