@@ -47,6 +47,7 @@ import { publicFetch } from "../actors/net/public_fetch.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
 import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem, wellFormedJson } from "./json_limits.ts";
+import { withValidContexts } from "./dialects/contexts.ts";
 
 const logger = getLogger(["rookery", "federation", "fetch"]);
 
@@ -193,7 +194,12 @@ async function fetchDocument(
     if (typeof id === "string" && originOf(id) !== target.origin) {
       throw new FetchError(current, `The document's id ${id} is not on ${target.origin}`);
     }
-    return { contextUrl: null, document: wellFormedJson(document), documentUrl: current };
+    return {
+      contextUrl: null,
+      // Contexts JSON-LD would refuse lose their bad definitions (dialects/contexts.ts).
+      document: withValidContexts(wellFormedJson(document)),
+      documentUrl: current,
+    };
   }
 }
 
