@@ -314,8 +314,9 @@ export function readFields(actor: Json): RawField[] {
   const fields: RawField[] = [];
   for (const item of items(actor, "attachment")) {
     if (!hasType(item, "PropertyValue", NS.schema)) continue;
-    const name = str(term(item, "name", [...NS.as, ...NS.schema]), 1_000);
-    const value = str(term(item, "value", NS.schema), 10_000);
+    // Long values are cut (the caller bounds them again after sanitizing), not dropped.
+    const name = str(term(item, "name", [...NS.as, ...NS.schema]), 1_000_000)?.slice(0, 1_000);
+    const value = str(term(item, "value", NS.schema), 1_000_000)?.slice(0, 10_000);
     if (!name || value == null) continue;
     fields.push({ name, value });
     if (fields.length >= MAX_FIELDS) break;
