@@ -172,7 +172,12 @@ async function fetchDocument(
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new FetchError(current, `HTTP ${response.status}: ${current}`, response);
+      // Fedify clones the error's response (to cache the failure): it gets one
+      // without the body just cancelled, or the clone throws and the inbox
+      // answered a key that is gone (404, 410) with a 500.
+      const status = { status: response.status, statusText: response.statusText };
+      const answer = new Response(null, { ...status, headers: response.headers });
+      throw new FetchError(current, `HTTP ${response.status}: ${current}`, answer);
     }
     if (!isActivityPubType(response.headers.get("content-type"))) {
       await response.body?.cancel();

@@ -180,6 +180,21 @@ test("plain-context documents are read on every inbound path; hostile values are
     });
 
     await t.step(
+      "a delivery signed with a key that is gone (404) is a 401, not a 500",
+      async () => {
+        const res = await peer.deliver(`${rookery.origin}/inbox`, {
+          "@context": AS,
+          id: `${actor}#gone`,
+          type: "Like",
+          actor,
+          object: `${peer.origin}/notes/byref`,
+        }, { keyId: `${peer.origin}/keys/gone`, send });
+        await res.body?.cancel();
+        assert.equal(res.status, 401);
+      },
+    );
+
+    await t.step(
       "hostile values: wrong types and oversized lists are ignored or bounded",
       async () => {
         const hostile = note("hostile", {
