@@ -127,8 +127,8 @@ export async function playFamily(
     // A key with an IRI of its own (GoToSocial's `/main-key`) is served as a key document.
     if (!keyId.startsWith(`${actorId}#`)) {
       peer.serve(pathOf(keyId), {
-        "@context": SECURITY,
-        type: "Key",
+        "@context": [AS, SECURITY],
+        type: "CryptographicKey",
         ...fixture.actor.publicKey as object,
       });
     }
