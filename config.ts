@@ -30,6 +30,8 @@ export interface Config {
   role: Role;
   registrations: RegistrationMode;
   requireEmailConfirmation: boolean;
+  /** Check a sign-up's MX hosts against the e-mail domain blocks (EMAIL_MX_CHECK). */
+  emailMxCheck: boolean;
   /** Minimum age in years to register; null when none is asked (no date of birth needed). */
   minAge: number | null;
   mail: {
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     role: readEnum(env, "ROLE", ["web", "worker", "all"] as const, "all"),
     registrations: readEnum(env, "REGISTRATIONS", ["open", "approval", "closed"] as const, "open"),
     requireEmailConfirmation: readBool(env, "REQUIRE_EMAIL_CONFIRMATION", false),
+    emailMxCheck: readBool(env, "EMAIL_MX_CHECK", true),
     minAge: readInt(env, "MIN_AGE", 0, 0, 150) || null,
     mail: {
       smtpUrl: readSmtpUrl(env),

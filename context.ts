@@ -13,4 +13,9 @@ export interface AppContext {
   readonly database: Database;
   /** Set once the federation is built; Fedify passes this object as its context data. */
   federation: Federation<AppContext>;
+  /**
+   * Looks up an e-mail domain's MX hosts for the sign-up checks
+   * (actors/access_blocks/email_mx.ts); unset: the system resolver. Tests set it.
+   */
+  resolveMx?: (domain: string, signal: AbortSignal) => Promise<string[]>;
 }

@@ -24,6 +24,7 @@ import { type DomainSeverity, forgetDomainRules } from "./domain_rules.ts";
 import { NotFoundError, Problems, ValidationError } from "./errors.ts";
 import { removeFollows, removeRequests } from "./follow_rows.ts";
 import { isId } from "../db/ids.ts";
+import { purgeDomainAccounts } from "./moderation/suspension.ts";
 
 export type DomainBlockRow = typeof domainBlocks.$inferSelect;
 export type DomainAllowRow = typeof domainAllows.$inferSelect;
@@ -393,11 +394,16 @@ export async function createDomainAllow(
   return allow;
 }
 
-/** Removes an allow; the domain stops federating when FEDERATION_MODE=allowlist. */
+/**
+ * Removes an allow; the domain stops federating when FEDERATION_MODE=allowlist.
+ * In that mode (`purge`), the domain's accounts are suspended and their data
+ * purged in the same transaction, as Mastodon's UnallowDomainService does.
+ */
 export async function removeDomainAllow(
   target: Target,
   actor: Actor,
   id: string,
+  options: { purge: boolean } = { purge: false },
 ): Promise<DomainAllowRow> {
   if (!isId(id)) throw new NotFoundError();
   const allow = await target.db.transaction(async (tx) => {
@@ -410,6 +416,7 @@ export async function removeDomainAllow(
       targetId: row.id,
       humanIdentifier: row.domain,
     });
+    if (options.purge) await purgeDomainAccounts(tx, row.domain);
     return row;
   });
   if (target.database) forgetDomainRules(target.database);

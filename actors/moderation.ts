@@ -16,6 +16,7 @@ import { generatePassword, hashPassword } from "./passwords.ts";
 import { recordDelivery } from "./deliveries.ts";
 import { removeAllFollows } from "./follow_rows.ts";
 import type { DeletionRecipient } from "./outbox/relationships.ts";
+import { accountReach } from "../db/queries/account_reach.ts";
 
 type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
 
@@ -163,7 +164,8 @@ export interface AccountDeletion {
  * counters corrected; the account's statuses are marked deleted.
  *
  * Federation: the transaction records the Delete(Person) (`accountDeleted`,
- * actors/outbox/relationships.ts) so the former followers' servers hear of
+ * actors/outbox/relationships.ts) so the servers in the account's reach (followers,
+ * followees, reporters, recently mentioned or interacted with) hear of
  * it, with the remote accounts to notify (`recipients`) captured before the
  * follows went; a rolled-back deletion takes it along. Without a running
  * server it waits in the database for the next worker's relay.
@@ -176,7 +178,9 @@ export async function deleteLocalAccount(
     const { account, user } = await requireLocalUser(tx, username);
     // Lock the row so a concurrent delete or follow waits for this one.
     await tx.execute(sql`SELECT id FROM accounts WHERE id = ${account.id} FOR UPDATE`);
-    const recipients = await relatedRemoteInboxes(tx, account.id);
+    // Everyone whose server holds a copy of the account (db/queries/account_reach.ts),
+    // captured before the follows go.
+    const recipients: DeletionRecipient[] = await accountReach(tx, account.id);
     const removedFollows = await removeAllFollows(tx, account.id);
     const now = new Date();
     await tx.update(statuses).set({ deletedAt: now })
@@ -203,23 +207,4 @@ export async function deleteLocalAccount(
     };
   });
   return deletion;
-}
-
-/** Remote accounts that follow, are followed by, or have a pending request with an account. */
-async function relatedRemoteInboxes(db: Executor, accountId: string): Promise<DeletionRecipient[]> {
-  const rows = await db.execute(sql`
-    SELECT DISTINCT a.uri, a.inbox_url, a.shared_inbox_url FROM accounts a
-    WHERE a.domain IS NOT NULL AND a.inbox_url IS NOT NULL AND a.deleted_at IS NULL AND a.id IN (
-      SELECT target_account_id FROM follows WHERE account_id = ${accountId}
-      UNION SELECT account_id FROM follows WHERE target_account_id = ${accountId}
-      UNION SELECT target_account_id FROM follow_requests WHERE account_id = ${accountId}
-      UNION SELECT account_id FROM follow_requests WHERE target_account_id = ${accountId})`);
-  const list = Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows;
-  return (list as { uri: string; inbox_url: string; shared_inbox_url: string | null }[]).map((
-    r,
-  ) => ({
-    uri: r.uri,
-    inboxUrl: r.inbox_url,
-    sharedInboxUrl: r.shared_inbox_url,
-  }));
 }

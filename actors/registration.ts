@@ -29,12 +29,13 @@ import { createAccessToken } from "./tokens.ts";
 import { recordDelivery } from "./deliveries.ts";
 import { notifyStaffOfSignUp } from "./notifications/staff.ts";
 import { getLogger } from "@logtape/logtape";
+import { mxHostsOf, systemMxResolver } from "./access_blocks/email_mx.ts";
 import {
   checkSignUpEmail,
   type SignUpAccess,
   signUpNeedsApprovalFrom,
 } from "./access_blocks/sign_up.ts";
-import { recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
+import { hasEmailDomainBlocks, recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
 
 const logger = getLogger(["rookery", "registration"]);
 
@@ -137,6 +138,7 @@ async function validateRegistration(
   db: Executor,
   input: RegistrationInput,
   matched: string[],
+  mxHosts: readonly string[],
 ): Promise<SignUpAccess> {
   const problems = new Problems();
   try {
@@ -152,7 +154,7 @@ async function validateRegistration(
     }
   }
   checkSignUpFields(ctx, input, problems);
-  const access = await checkSignUpEmail(db, input.email ?? "", problems);
+  const access = await checkSignUpEmail(db, input.email ?? "", problems, mxHosts);
   matched.push(...access.matchedDomainBlockIds);
   problems.throwIfAny();
   return access;
@@ -196,8 +198,13 @@ export async function registerAccount(
   const matchedBlocks: string[] = [];
   // Before the transaction (see signUpNeedsApprovalFrom).
   const ipNeedsApproval = await signUpNeedsApprovalFrom(database, input.ip ?? "unknown");
+  // DNS is asked before the transaction too: it may take up to MX_TIMEOUT_MS
+  // (and not at all when there is no block its answer could meet).
+  const mxHosts = config.emailMxCheck && await hasEmailDomainBlocks(database.db)
+    ? await mxHostsOf(input.email ?? "", ctx.resolveMx ?? systemMxResolver)
+    : [];
   const result = await database.db.transaction(async (tx) => {
-    const access = await validateRegistration(ctx, tx, input, matchedBlocks);
+    const access = await validateRegistration(ctx, tx, input, matchedBlocks, mxHosts);
     const [app] = await tx.select({ scopes: oauthApplications.scopes }).from(oauthApplications)
       .where(eq(oauthApplications.id, input.applicationId)).limit(1);
     if (!app) throw new Error(`Application ${input.applicationId} vanished during sign-up`);
@@ -212,9 +219,11 @@ export async function registerAccount(
       reason: input.reason?.trim() || null,
     });
     const dateOfBirth = config.minAge != null ? storedDateOfBirth(input.dateOfBirth) : null;
-    if (dateOfBirth) {
-      await tx.update(users).set({ dateOfBirth }).where(eq(users.id, user.id));
-    }
+    // The application is the sign-up's source (the admin `sources` dimension).
+    await tx.update(users).set({
+      createdByApplicationId: input.applicationId,
+      ...(dateOfBirth ? { dateOfBirth } : {}),
+    }).where(eq(users.id, user.id));
     const confirmationToken = needsConfirmation ? await issueConfirmationToken(tx, user.id) : null;
     const { token, row } = await createAccessToken(tx, {
       applicationId: input.applicationId,

@@ -11,6 +11,7 @@ import { accounts, users, webSessions } from "../db/schema.ts";
 import { hasControlCharacters } from "./oauth.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 import { hashSecret, randomSecret } from "./tokens.ts";
+import { recordActiveDay } from "./user_activity.ts";
 
 /** A session unused for this long is over (the cookie lives as long). */
 export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000;
@@ -49,6 +50,8 @@ export interface SignedInUser {
   accountId: string;
   username: string;
   email: string;
+  /** The user's role (actors/permissions.ts), for the staff pages. */
+  role: string;
   state: LoginState;
 }
 
@@ -57,6 +60,7 @@ const userColumns = {
   accountId: users.accountId,
   username: accounts.username,
   email: users.email,
+  role: users.role,
   confirmedAt: users.confirmedAt,
   approved: users.approved,
   disabled: users.disabled,
@@ -70,6 +74,7 @@ type UserRow = {
   accountId: string;
   username: string;
   email: string;
+  role: string;
   confirmedAt: Date | null;
   approved: boolean;
   disabled: boolean;
@@ -83,6 +88,7 @@ function toSignedIn(row: UserRow): SignedInUser {
     accountId: row.accountId,
     username: row.username,
     email: row.email,
+    role: row.role,
     state: {
       confirmed: row.confirmedAt != null,
       approved: row.approved,
@@ -180,6 +186,7 @@ export async function createWebSession(
     userAgent: meta.userAgent?.slice(0, 500) ?? null,
     ip: meta.ip ?? null,
   });
+  await recordActiveDay(db, userId);
   return { secret, csrfToken };
 }
 
@@ -216,6 +223,10 @@ export async function findWebSession(
   if (!row) return null;
   if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
     await db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.id, row.sessionId));
+  }
+  // A visit with a session is activity too (the admin active_users measure).
+  if (!row.disabled && !row.suspendedAt && !row.deletedAt) {
+    await recordActiveDay(db, row.userId, now);
   }
   return { id: row.sessionId, csrfToken: row.csrfToken, user: toSignedIn(row) };
 }

@@ -35,6 +35,7 @@ import { appRoutes } from "./routes/apps.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { authorizeRoutes } from "./routes/oauth_authorize.ts";
 import { signInRoutes } from "./routes/sign_in.ts";
+import { adminWebRoutes } from "./routes/admin_web/mod.ts";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
@@ -119,6 +120,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     c.set("ctx", ctx);
     c.set("token", null);
     c.set("user", null);
+    c.set("staff", null);
     // A request that may write marks the entity cache before and after, so
     // this process's next read sees its own writes (entity_cache.ts).
     const writes = !READ_METHODS.has(c.req.method);
@@ -189,6 +191,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());
   app.route("/", signInRoutes());
+  app.route("/", adminWebRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());

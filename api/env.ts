@@ -1,6 +1,7 @@
 /** The Hono environment: what the server passes in, and what middleware sets per request. */
 import type { AppContext } from "../context.ts";
 import type { AuthToken, AuthUser } from "./auth_types.ts";
+import type { WebSession } from "../actors/sessions.ts";
 
 export interface ApiEnv {
   Bindings: {
@@ -13,5 +14,7 @@ export interface ApiEnv {
     token: AuthToken | null;
     /** The token's user, for user tokens (set by auth). */
     user: AuthUser | null;
+    /** The signed-in staff member's browser session, on the /admin pages (set by staffPage). */
+    staff: WebSession | null;
   };
 }

@@ -16,3 +16,4 @@ export * from "./schema/streaming.ts";
 export * from "./schema/moderation.ts";
 export * from "./schema/federation_rules.ts";
 export * from "./schema/access_blocks.ts";
+export * from "./schema/moves.ts";

@@ -160,6 +160,9 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     pgliteDir: memoryDb ? "memory://" : undefined,
     pgliteTemplate: memoryDb ? await migratedTemplate() : undefined,
   });
+  // Tests never ask the outside DNS: sign-ups find no MX hosts unless a test
+  // injects its own resolver (tests/moderation/email_mx_test.ts).
+  rookery.ctx.resolveMx = () => Promise.resolve([]);
   if (options.worker !== false) rookery.startWorker();
   const adminSocket = options.adminSocket ? await startAdminSocket(rookery.ctx) : null;
   const instance: TestInstance = {

@@ -5,8 +5,8 @@
  * block says `allow_with_approval`. Every matched attempt is counted per day
  * and client address for the entity's seven-day `history`.
  *
- * Mastodon also resolves the MX hosts of a sign-up's domain and checks them
- * against the blocks; that is not done here (see the README).
+ * As Mastodon, the MX hosts of a sign-up's domain are checked against the
+ * blocks too (./email_mx.ts resolves them before the registration).
  */
 import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
@@ -58,25 +58,41 @@ export function normalizeEmailDomain(input: string): string | null {
   return labels.every((l) => label.test(l)) ? ascii : null;
 }
 
+/** A normalized domain and every parent domain, most specific first. */
+function domainAndParents(domain: string): string[] {
+  const labels = domain.split(".");
+  return labels.map((_, i) => labels.slice(i).join("."));
+}
+
 /** The domain of an address and every parent domain, most specific first. */
 export function emailDomainCandidates(email: string): string[] {
   const at = email.lastIndexOf("@");
   if (at < 0) return [];
   const domain = normalizeEmailDomain(email.slice(at + 1));
   if (!domain) return [];
-  const labels = domain.split(".");
-  return labels.map((_, i) => labels.slice(i).join("."));
+  return domainAndParents(domain);
 }
 
-/** The blocks that cover an address's domain (its own or a parent's). */
+/**
+ * The blocks that cover an address's domain (its own or a parent's), or one
+ * of `mxHosts` (normalized names of its mail servers, or a parent of one).
+ */
 export async function emailDomainBlocksFor(
   db: Executor,
   email: string,
+  mxHosts: readonly string[] = [],
 ): Promise<EmailDomainBlockRow[]> {
-  const candidates = emailDomainCandidates(email);
-  if (!candidates.length) return [];
+  const own = emailDomainCandidates(email);
+  if (!own.length) return [];
+  const candidates = [...new Set([...own, ...mxHosts.flatMap(domainAndParents)])];
   return await db.select().from(emailDomainBlocks)
     .where(sql`${emailDomainBlocks.domain} = ANY(${sql.param(candidates)}::text[])`);
+}
+
+/** Whether any e-mail domain block exists (no block: no MX lookup worth making). */
+export async function hasEmailDomainBlocks(db: Executor): Promise<boolean> {
+  const [row] = await db.select({ id: emailDomainBlocks.id }).from(emailDomainBlocks).limit(1);
+  return row != null;
 }
 
 function utcDay(date: Date): string {

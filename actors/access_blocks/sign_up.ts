@@ -4,7 +4,8 @@
  *   middleware refuses earlier anyway) → the sign-up is forbidden (403, as
  *   Mastodon's `allowed_registration?`); `sign_up_requires_approval` → the
  *   account waits for approval;
- * - the address's domain or a parent domain blocked → `email: ERR_BLOCKED`
+ * - the address's domain, a parent domain, or one of its MX hosts (or a
+ *   parent of one) blocked → `email: ERR_BLOCKED`
  *   (BlacklistedEmailValidator's `:blocked`), or, when every matching block
  *   says `allow_with_approval`, the account waits for approval;
  * - the canonical address blocked → `email: ERR_TAKEN` (Mastodon words it
@@ -43,16 +44,18 @@ export interface SignUpAccess {
 /**
  * Checks a sign-up's address against the e-mail blocks, in `db` (the
  * registration's transaction), adding the e-mail problems to `problems`
- * (the form's other problems come along).
+ * (the form's other problems come along). `mxHosts` are the domain's mail
+ * servers, looked up before the transaction (./email_mx.ts).
  */
 export async function checkSignUpEmail(
   db: Executor,
   email: string,
   problems: Problems,
+  mxHosts: readonly string[] = [],
 ): Promise<SignUpAccess> {
   const access: SignUpAccess = { requiresApproval: false, matchedDomainBlockIds: [] };
   if (email.trim() === "") return access;
-  const domainBlocks = await emailDomainBlocksFor(db, email);
+  const domainBlocks = await emailDomainBlocksFor(db, email, mxHosts);
   access.matchedDomainBlockIds = domainBlocks.map((b) => b.id);
   if (domainBlocks.some((b) => !b.allowWithApproval)) {
     problems.add("email", "ERR_BLOCKED", "uses a disallowed e-mail provider");

@@ -82,8 +82,19 @@ export const DIMENSIONS: Record<string, DimensionDef> = {
       ),
   },
   sources: {
-    // We do not record which application a user signed up through: no sources.
-    items: () => Promise.resolve([]),
+    // Sign-ups of the period by the application they came through
+    // (users.created_by_application_id, set by the API's registration);
+    // accounts made without one (the admin command line) are "web", as in
+    // Mastodon, where they come from the website's form.
+    items: (db, w, limit) =>
+      ranked(
+        db,
+        sql`SELECT coalesce(o.name, 'web') AS key, count(*)::text AS value FROM users u
+            LEFT JOIN oauth_applications o ON o.id = u.created_by_application_id
+            WHERE ${idRange(sql`u.id`, w)}
+            GROUP BY coalesce(o.name, 'web') ORDER BY count(*) DESC, 1 LIMIT ${limit}`,
+        (key) => key === "web" ? "Website" : key,
+      ),
   },
   servers: {
     // The servers whose statuses reached us most in the period.

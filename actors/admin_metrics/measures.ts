@@ -7,8 +7,10 @@
  * bounded by the window through an index, aggregated by day in SQL.
  *
  * What counts:
- * - active_users: distinct local accounts that posted (statuses, boosts
- *   included) or favourited in the period.
+ * - active_users: distinct local accounts active in the period, as Mastodon
+ *   counts sign-in activity: the days they used the API or the web pages
+ *   (user_activity_days, actors/user_activity.ts), and, for days before that
+ *   was recorded, the days they posted (statuses, boosts) or favourited.
  * - new_users: users created; interactions: favourites, boosts and replies
  *   received by local statuses (rows that still exist).
  * - opened_reports / resolved_reports: reports filed / resolved.
@@ -44,7 +46,11 @@ export const MEASURES: Record<string, MeasureDef> = {
   active_users: {
     aggregate: "distinct",
     events: (w) =>
-      sql`SELECT s.created_at AS at, s.account_id AS who FROM statuses s
+      sql`SELECT (d.day::timestamp AT TIME ZONE 'UTC') AS at, u.account_id AS who
+          FROM user_activity_days d JOIN users u ON u.id = d.user_id
+          WHERE d.day >= ${day(w.from)}::date AND d.day < ${day(w.to)}::date
+        UNION ALL
+        SELECT s.created_at AS at, s.account_id AS who FROM statuses s
           WHERE ${idRange(sql`s.id`, w)} AND s.local
         UNION ALL
         SELECT f.created_at, f.account_id FROM favourites f

@@ -25,6 +25,7 @@ import { recordAdminAction } from "../audit_log.ts";
 import { NotFoundError, Problems } from "../errors.ts";
 import { hasPermission, outranks } from "../permissions.ts";
 import { sendMail } from "../mailer.ts";
+import { notify } from "../notifications/notify.ts";
 import { purgeAccountData, suspendAccount, unsuspendAccount } from "./suspension.ts";
 
 /** Who acts: a staff member (account and role), or the machine's operator (accountId null). */
@@ -260,8 +261,9 @@ function checkActionInput(input: ActionInput): ActionType {
  * Admin::AccountAction: the action itself, a warning (account_warnings row)
  * with its text, the report resolved (for any type but `none`, every
  * unresolved report on the account, as Mastodon resolves them all), one
- * audit row per change, and, when asked and the account is local, an
- * e-mail telling the person (sent once the transaction has committed).
+ * audit row per change, and, when asked and the account is local, a
+ * `moderation_warning` notification (in the transaction) and an e-mail
+ * (sent once the transaction has committed) telling the person.
  */
 export async function performAction(
   db: Executor,
@@ -325,6 +327,17 @@ export async function performAction(
     }
     const resolved = await resolveReports(tx, moderator, target, report, type);
     const mail = input.sendEmailNotification ?? true;
+    // Mastodon's `warnable?`: the person is told (e-mail and notification)
+    // when the moderator asks for it and the account is local. Its sender is
+    // the person themselves, as Mastodon records it.
+    if (mail && target.user) {
+      await notify(tx, {
+        type: "moderation_warning",
+        accountId: target.account.id,
+        fromAccountId: target.account.id,
+        accountWarningId: warningId,
+      });
+    }
     return {
       accountId: target.account.id,
       warningId,

@@ -128,6 +128,28 @@ export async function purgeAccountData(tx: Executor, account: AccountRow): Promi
 }
 
 /**
+ * Suspends and purges every account of `domain` (exact name, any case),
+ * in `tx`: Mastodon's UnallowDomainService, when a domain leaves the
+ * allow-list in limited federation mode. Each account is locked, marked
+ * suspended by us and purged as {@link purgeAccountData} does (statuses,
+ * follows both ways with their counters, the row a tombstone). Returns how
+ * many accounts were purged.
+ */
+export async function purgeDomainAccounts(tx: Executor, domain: string): Promise<number> {
+  const rows = await tx.select().from(accounts).where(and(
+    sql`lower(${accounts.domain}) = ${domain.toLowerCase()}`,
+    isNull(accounts.deletedAt),
+  )).orderBy(accounts.id).for("update");
+  const now = new Date();
+  for (const account of rows) {
+    await tx.update(accounts).set({ suspendedAt: now, suspensionOrigin: "local", updatedAt: now })
+      .where(eq(accounts.id, account.id));
+    await purgeAccountData(tx, account);
+  }
+  return rows.length;
+}
+
+/**
  * Purges the accounts our moderators suspended more than `graceDays` ago
  * (the worker's periodic job). Each account in its own transaction, so one
  * failure does not hold back the rest. Returns how many were purged.

@@ -51,6 +51,8 @@ export interface NewNotification {
   statusId?: string | null;
   /** The report (admin.report). */
   reportId?: string | null;
+  /** The warning (moderation_warning). */
+  accountWarningId?: string | null;
 }
 
 /** The status a notification is about, as the rules and group keys need it. */
@@ -147,6 +149,7 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     type,
     statusId,
     reportId: notification.reportId ?? null,
+    accountWarningId: notification.accountWarningId ?? null,
     filtered,
     groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });

@@ -5,8 +5,10 @@
  *
  * A notification is dropped when:
  * - the recipient is remote (only local accounts read notifications here),
- *   deleted or suspended;
- * - the recipient caused it (except `poll`: "a poll you created ended");
+ *   deleted or suspended (except `moderation_warning`: the warning that
+ *   comes with a suspension is there to read once it is lifted);
+ * - the recipient caused it (except `poll`: "a poll you created ended", and
+ *   `moderation_warning`, whose sender is the recipient, as in Mastodon);
  * - the recipient blocks the sender;
  * - the recipient mutes the sender with notifications hidden (a mute in force);
  * - the recipient blocked the sender's domain and does not follow the sender;
@@ -30,7 +32,7 @@ export interface NotificationCause {
 }
 
 /** Types that may notify their own author. */
-const SELF_ALLOWED = new Set<NotificationType>(["poll"]);
+const SELF_ALLOWED = new Set<NotificationType>(["poll", "moderation_warning"]);
 
 /**
  * A condition over `recipient` (an SQL expression yielding an account id,
@@ -40,7 +42,9 @@ const SELF_ALLOWED = new Set<NotificationType>(["poll"]);
 export function keepNotificationFor(cause: NotificationCause): SQL {
   const from = sql`${cause.fromAccountId}::bigint`;
   const parts: SQL[] = [
-    sql`r.domain IS NULL AND r.deleted_at IS NULL AND r.suspended_at IS NULL`,
+    cause.type === "moderation_warning"
+      ? sql`r.domain IS NULL AND r.deleted_at IS NULL`
+      : sql`r.domain IS NULL AND r.deleted_at IS NULL AND r.suspended_at IS NULL`,
     sql`NOT EXISTS (SELECT 1 FROM blocks nb WHERE nb.account_id = r.id
       AND nb.target_account_id = ${from})`,
     sql`NOT EXISTS (SELECT 1 FROM mutes nm WHERE nm.account_id = r.id

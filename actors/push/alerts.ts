@@ -19,6 +19,8 @@ export const PUSH_ALERTS = [
   "admin.report",
   "quote",
   "quoted_update",
+  // Mastodon takes every notification type as an alert (Notification::TYPES).
+  "moderation_warning",
 ] as const;
 export type PushAlert = typeof PUSH_ALERTS[number];
 

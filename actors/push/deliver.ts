@@ -61,6 +61,7 @@ interface NotificationFacts {
   text: string | null;
   content: string | null;
   status_gone: boolean;
+  warning_text: string | null;
 }
 
 interface SubscriptionFacts {
@@ -96,11 +97,13 @@ async function loadNotification(
       n.from_account_id::text AS from_account_id, n.status_id::text AS status_id,
       a.username, a.display_name, a.avatar_url, a.note,
       s.spoiler_text, s.text, s.content,
-      (n.status_id IS NOT NULL AND (s.id IS NULL OR s.deleted_at IS NOT NULL)) AS status_gone
+      (n.status_id IS NOT NULL AND (s.id IS NULL OR s.deleted_at IS NOT NULL)) AS status_gone,
+      w.text AS warning_text
     FROM notifications n
     JOIN accounts a ON a.id = n.from_account_id
     LEFT JOIN statuses b ON b.id = n.status_id
     LEFT JOIN statuses s ON s.id = coalesce(b.reblog_of_id, b.id)
+    LEFT JOIN account_warnings w ON w.id = n.account_warning_id
     WHERE n.id = ${id} AND NOT n.filtered`);
   return row ?? null;
 }
@@ -196,6 +199,7 @@ async function pushTo(
       avatarUrl: notification.avatar_url,
       note: notification.note,
     },
+    warningText: notification.warning_text,
     status: notification.status_id
       ? {
         spoilerText: notification.spoiler_text ?? "",

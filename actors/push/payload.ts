@@ -39,6 +39,9 @@ const TITLES: Record<string, (name: string) => string> = {
   quoted_update: (name) => `${name} edited a post you have quoted`,
   "admin.sign_up": (name) => `${name} signed up`,
   "admin.report": (name) => `${name} submitted a report`,
+  // Ours: Mastodon's mailer has no subject for it (its web app's wording).
+  moderation_warning: () => "Your account has received a moderation warning",
+  move: (name) => `${name} has moved`,
 };
 
 /** What the payload is made of. */
@@ -54,6 +57,8 @@ export interface PayloadFacts {
     /** The bio, HTML. */
     note: string;
   };
+  /** A `moderation_warning`'s text: the body instead of the person's own bio. */
+  warningText?: string | null;
   /** The status shown (a boost's original), when the notification has one. */
   status: {
     spoilerText: string;
@@ -78,7 +83,7 @@ const NAME_LENGTH = 100;
 export function pushPayload(origin: string, facts: PayloadFacts): PushPayload {
   const name = truncate(facts.sender.displayName.trim() || facts.sender.username, NAME_LENGTH);
   const status = facts.status;
-  const source = status?.spoilerText ||
+  const source = facts.warningText != null ? facts.warningText : status?.spoilerText ||
     (status ? status.text ?? htmlToText(status.content) : htmlToText(facts.sender.note));
   return {
     access_token: facts.accessToken,

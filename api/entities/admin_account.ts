@@ -5,9 +5,9 @@
  *
  * Remote accounts have no user: like Mastodon (whose user-delegated
  * attributes are nil then) their email, confirmed, approved, disabled,
- * locale and role are null. `created_by_application_id` and
- * `invited_by_account_id` are left out when there is nothing to say, as
- * Mastodon leaves them out (Rookery has no invites).
+ * locale and role are null. `created_by_application_id` (the app a user
+ * registered through) and `invited_by_account_id` are left out when there is
+ * nothing to say, as Mastodon leaves them out (Rookery has no invites).
  *
  * {@link loadAdminAccounts} serializes any number of accounts in a fixed
  * number of queries (the accounts with their users, their sign-in IPs, and
@@ -71,6 +71,8 @@ export interface AdminUserRow {
   locale: string;
   reason: string | null;
   createdAt: Date;
+  /** The application the user registered through (the API's sign-up), if any. */
+  createdByApplicationId?: string | null;
 }
 
 /** How many distinct addresses one account shows (Mastodon lists a user's recent ones). */
@@ -102,6 +104,9 @@ export function adminAccountEntity(
     suspended: row.suspendedAt != null,
     sensitized: row.sensitizedAt != null,
     account,
+    ...(user?.createdByApplicationId
+      ? { created_by_application_id: user.createdByApplicationId }
+      : {}),
   };
 }
 
@@ -157,6 +162,7 @@ export async function loadAdminAccounts(
         locale: users.locale,
         reason: users.reason,
         createdAt: users.createdAt,
+        createdByApplicationId: users.createdByApplicationId,
       },
     }).from(accounts).leftJoin(users, eq(users.accountId, accounts.id))
       .where(anyId(accounts.id, unique)),

@@ -9,7 +9,8 @@
  * - `status` is present for status types only; a notification of such a
  *   type whose status cannot be shown is left out of the page.
  * - A notification whose sender cannot be loaded is left out too.
- * - `report` is present for `admin.report` (the Report entity).
+ * - `report` is present for `admin.report` (the Report entity), and
+ *   `moderation_warning` for `moderation_warning` (the AccountWarning entity).
  */
 import type { AppContext } from "../../context.ts";
 import type { NotificationRow } from "../../db/queries/notifications.ts";
@@ -18,6 +19,7 @@ import { type Account, loadAccountEntities } from "./account.ts";
 import { serializeStatusIds, type StatusJson } from "./status.ts";
 import type { FilterOptions } from "./status_filters.ts";
 import { type ReportJson, reportsById } from "./report.ts";
+import { type AccountWarningJson, accountWarningsById } from "./account_warning.ts";
 
 /** The Notification entity. */
 export interface NotificationJson {
@@ -29,6 +31,8 @@ export interface NotificationJson {
   status?: StatusJson;
   /** The report, for `admin.report`. */
   report?: ReportJson;
+  /** The warning, for `moderation_warning`. */
+  moderation_warning?: AccountWarningJson;
 }
 
 /** Whether notifications of this type carry a status. */
@@ -83,6 +87,7 @@ export async function serializeNotifications(
     filters,
   );
   const reports = await reportsById(ctx, rows.map((r) => r.reportId));
+  const warnings = await accountWarningsById(ctx, rows.map((r) => r.accountWarningId));
   const out: NotificationJson[] = [];
   for (const row of rows) {
     const account = accountsById.get(row.fromAccountId);
@@ -103,6 +108,11 @@ export async function serializeNotifications(
       const report = row.reportId ? reports.get(row.reportId) : undefined;
       if (!report) continue;
       json.report = report;
+    }
+    if (row.type === "moderation_warning") {
+      const warning = row.accountWarningId ? warnings.get(row.accountWarningId) : undefined;
+      if (!warning) continue;
+      json.moderation_warning = warning;
     }
     out.push(json);
   }

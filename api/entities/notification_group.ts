@@ -19,6 +19,7 @@ import { loadAccountEntities } from "./account.ts";
 import { isStatusType, statusesById } from "./notification.ts";
 import type { StatusJson } from "./status.ts";
 import { type ReportJson, reportsById } from "./report.ts";
+import { type AccountWarningJson, accountWarningsById } from "./account_warning.ts";
 
 /** One notification group. */
 export interface NotificationGroupJson {
@@ -33,6 +34,8 @@ export interface NotificationGroupJson {
   status_id?: string;
   /** The report, for `admin.report`. */
   report?: ReportJson;
+  /** The warning, for `moderation_warning`. */
+  moderation_warning?: AccountWarningJson;
 }
 
 /** An account reduced to its avatar (Mastodon's PartialAccountSerializer). */
@@ -94,6 +97,7 @@ export async function serializeNotificationGroups(
   );
 
   const reports = await reportsById(ctx, groups.map((g) => g.row.reportId));
+  const warnings = await accountWarningsById(ctx, groups.map((g) => g.row.accountWarningId));
   const notificationGroups: NotificationGroupJson[] = [];
   const shownSamples: string[][] = [];
   const shownStatuses = new Map<string, StatusJson>();
@@ -126,6 +130,11 @@ export async function serializeNotificationGroups(
       const report = row.reportId ? reports.get(row.reportId) : undefined;
       if (!report) return;
       json.report = report;
+    }
+    if (row.type === "moderation_warning") {
+      const warning = row.accountWarningId ? warnings.get(row.accountWarningId) : undefined;
+      if (!warning) return;
+      json.moderation_warning = warning;
     }
     notificationGroups.push(json);
     shownSamples.push(sampleIds);

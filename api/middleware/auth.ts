@@ -8,14 +8,16 @@
  * belong to the scope middleware that routes declare.
  *
  * It also records activity for the instance statistics: one `login_activity`
- * row per user and week, and `users.last_sign_in_at` at most hourly. Both are
- * memoized in this process so the steady state costs no extra query.
+ * row per user and week, one `user_activity_days` row per user and day
+ * (actors/user_activity.ts), and `users.last_sign_in_at` at most hourly. All
+ * are memoized in this process so the steady state costs no extra query.
  */
 import type { MiddlewareHandler } from "hono";
 import { eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { hashSecret } from "../../actors/tokens.ts";
+import { recordActiveDay, resetActiveDayMemo } from "../../actors/user_activity.ts";
 import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/schema.ts";
 import type { Database, Executor } from "../../db/connection.ts";
 import { entityCache } from "../entities/entity_cache.ts";
@@ -154,6 +156,7 @@ export async function recordUserActivity(
   const needWeek = recordedWeeks.get(userId) !== week;
   const lastSignIn = recordedSignIns.get(userId);
   const needSignIn = lastSignIn == null || now.getTime() - lastSignIn >= SIGN_IN_INTERVAL_MS;
+  await recordActiveDay(db, userId, now);
   if (!needWeek && !needSignIn) return;
   if (needWeek) {
     await db.insert(loginActivity).values({ userId, week: new Date(week) }).onConflictDoNothing();
@@ -169,6 +172,7 @@ export async function recordUserActivity(
 export function resetActivityMemo(): void {
   recordedWeeks.clear();
   recordedSignIns.clear();
+  resetActiveDayMemo();
 }
 
 /** The middleware: sets `token` and `user` (null when absent or invalid). */

@@ -3,7 +3,10 @@
  * - POST /auth/sign_in: login (e-mail address or username) and password,
  *   plus the authorization request being resumed; on success a session
  *   cookie and a redirect back to /oauth/authorize.
- * - POST /auth/sign_out: ends the session and goes back to the request.
+ * - GET /auth/sign_in?redirect_to=/path: the same form outside an OAuth
+ *   request (the staff pages); success goes back to that local path.
+ * - POST /auth/sign_out: ends the session and goes back to the request
+ *   (or to `redirect_to`, or `/`).
  *
  * The form carries a double-submit token (cookie + field) so another site
  * cannot sign a browser into an account of its choosing. As in Mastodon,
@@ -24,8 +27,10 @@ import {
   createWebSession,
   deleteWebSession,
   findLoginUser,
+  loginRefusal,
   normalLogin,
 } from "../../actors/sessions.ts";
+import { renderSignInPage } from "../pages/sign_in.ts";
 import {
   type BucketState,
   countRequest,
@@ -40,8 +45,10 @@ import {
   currentSession,
   endSession,
   errorPage,
+  sendPage,
   setSessionCookie,
   signInCsrfCookie,
+  signInCsrfToken,
   validateAuthorizeRequest,
 } from "./authorize_request.ts";
 import { showSignIn } from "./oauth_authorize.ts";
@@ -83,6 +90,39 @@ async function overAccountLimit(c: Context<ApiEnv>, login: string): Promise<Buck
   }
 }
 
+/**
+ * A path on this server to go back to after signing in, or `/`. Anything
+ * else (another origin, `//host`, a backslash that browsers read as a
+ * slash) would make the sign-in form an open redirect.
+ */
+export function localPath(value: string | undefined): string {
+  if (!value || value.length > 2000) return "/";
+  if (!value.startsWith("/") || value.startsWith("//") || value.includes("\\")) return "/";
+  // Control characters: browsers drop tabs and newlines, so "/\t/host" is "//host".
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) < 0x20) return "/";
+  return value;
+}
+
+/** What a sign-in form shows again after a failed attempt. */
+type SignInShown = { error?: string; login?: string; status?: 200 | 401 | 403 | 429 };
+
+/** The sign-in form outside an OAuth request, going back to `redirectTo`. */
+function showPlainSignIn(c: Context<ApiEnv>, redirectTo: string, options: SignInShown = {}) {
+  const { config } = c.get("ctx");
+  return sendPage(
+    c,
+    renderSignInPage({
+      instanceTitle: config.instance.title,
+      domain: config.domain,
+      fields: { redirect_to: redirectTo },
+      csrfToken: signInCsrfToken(c),
+      error: options.error,
+      login: options.login,
+    }),
+    options.status ?? 200,
+  );
+}
+
 async function safeParams(c: Context<ApiEnv>): Promise<Params | null> {
   try {
     return await params(c);
@@ -95,17 +135,35 @@ async function safeParams(c: Context<ApiEnv>): Promise<Params | null> {
 export function signInRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
+  // A sign-in that is not part of an OAuth request (the staff pages, later
+  // the web pages): the form carries only where to go back to.
+  app.get("/auth/sign_in", async (c) => {
+    const redirectTo = localPath(c.req.query("redirect_to"));
+    const session = await currentSession(c);
+    if (session && !loginRefusal(session.user.state)) return c.redirect(redirectTo, 303);
+    return showPlainSignIn(c, redirectTo);
+  });
+
   app.post("/auth/sign_in", async (c) => {
     const p = await safeParams(c);
     if (!p) return errorPage(c, "invalid_request");
-    const validation = await validateAuthorizeRequest(c, p);
-    if (!validation.ok) return validation.response;
-    const { request } = validation;
+    let show: (options: SignInShown) => Response;
+    let destination: string;
+    if (p.client_id === undefined) {
+      destination = localPath(field(p, "redirect_to", 2000));
+      show = (options) => showPlainSignIn(c, destination, options);
+    } else {
+      const validation = await validateAuthorizeRequest(c, p);
+      if (!validation.ok) return validation.response;
+      const { request } = validation;
+      destination = authorizeUrl(request.fields);
+      show = (options) => showSignIn(c, request, options);
+    }
     const login = field(p, "login", 320);
     const cookie = signInCsrfCookie(c);
     const presented = field(p, "authenticity_token", 200);
     if (!cookie || !presented || !constantTimeEqual(cookie, presented)) {
-      return showSignIn(c, request, { error: EXPIRED_FORM, login, status: 403 });
+      return show({ error: EXPIRED_FORM, login, status: 403 });
     }
     // Counted before the password is tested, so the 26th guess tests nothing.
     const over = await overAccountLimit(c, login);
@@ -113,17 +171,13 @@ export function signInRoutes(): Hono<ApiEnv> {
       const now = rateLimitClock.now();
       if (!wantsHtml(c)) return tooManyRequests(c, over, now);
       for (const [name, value] of Object.entries(refusalHeaders(over, now))) c.header(name, value);
-      return showSignIn(c, request, { error: TOO_MANY_ATTEMPTS, login, status: 429 });
+      return show({ error: TOO_MANY_ATTEMPTS, login, status: 429 });
     }
     const db = c.get("ctx").database.db;
     const result = await checkPassword(db, login, field(p, "password", 1000));
     if (!result.ok) {
       const error = result.reason === "refused" ? result.message : INVALID_LOGIN;
-      return showSignIn(c, request, {
-        error,
-        login,
-        status: result.reason === "refused" ? 403 : 401,
-      });
+      return show({ error, login, status: result.reason === "refused" ? 403 : 401 });
     }
     // A fresh session on every sign-in: an older one (another account, or a
     // value an attacker planted) is ended rather than reused.
@@ -135,7 +189,7 @@ export function signInRoutes(): Hono<ApiEnv> {
     });
     setSessionCookie(c, session.secret);
     c.header("Cache-Control", "no-store");
-    return c.redirect(authorizeUrl(request.fields), 303);
+    return c.redirect(destination, 303);
   });
 
   app.post("/auth/sign_out", async (c) => {
@@ -147,6 +201,7 @@ export function signInRoutes(): Hono<ApiEnv> {
       return errorPage(c, "invalid_request", 403);
     }
     await endSession(c, session);
+    if (p.client_id === undefined) return c.redirect(localPath(field(p, "redirect_to", 2000)), 303);
     const validation = await validateAuthorizeRequest(c, p);
     if (!validation.ok) return c.redirect("/", 303);
     return c.redirect(authorizeUrl(validation.request.fields), 303);

@@ -38,6 +38,9 @@ export const KNOWN_TYPES = [
   "quoted_update",
   "admin.sign_up",
   "admin.report",
+  "moderation_warning",
+  // Someone one follows moved (actors/moves.ts); the account is the one that moved.
+  "move",
 ] as const;
 
 /** Types grouped when a client does not say (`grouped_types[]` omitted). */
@@ -71,6 +74,8 @@ export interface NotificationRow {
   statusId: string | null;
   /** The report of an `admin.report`, or null. */
   reportId: string | null;
+  /** The warning of a `moderation_warning`, or null. */
+  accountWarningId: string | null;
 }
 
 const n = notifications;
@@ -120,6 +125,7 @@ const rowFields = {
     (v: unknown) => v == null ? null : String(v),
   ),
   reportId: n.reportId,
+  accountWarningId: n.accountWarningId,
 };
 
 function selectRows(db: Executor) {

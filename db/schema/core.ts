@@ -8,6 +8,7 @@ import { id, ts } from "./columns.ts";
 import {
   bigint,
   boolean,
+  date,
   index,
   integer,
   jsonb,
@@ -61,6 +62,12 @@ export const accounts = pgTable("accounts", {
   statusesCount: integer("statuses_count").notNull().default(0),
   lastStatusAt: ts("last_status_at"),
   movedToAccountId: id("moved_to_account_id"),
+  /**
+   * Actor IRIs this account says it also is (`alsoKnownAs`): for a local
+   * account the aliases its owner listed, so those accounts may move here;
+   * for a remote one what its actor document lists (actors/moves.ts).
+   */
+  alsoKnownAs: jsonb("also_known_as").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   suspendedAt: ts("suspended_at"),
   /** Who suspended it: "local" (our moderators; purged after the grace period) or "remote". */
   suspensionOrigin: text("suspension_origin"),
@@ -118,6 +125,11 @@ export const users = pgTable("users", {
   unconfirmedEmail: text("unconfirmed_email"),
   /** Date of birth given at registration when a minimum age is set (YYYY-MM-DD). */
   dateOfBirth: text("date_of_birth"),
+  /** The application signed up through (the API); null for the web sign-up page. */
+  createdByApplicationId: id("created_by_application_id").references(
+    () => oauthApplications.id,
+    { onDelete: "set null" },
+  ),
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [uniqueIndex("users_email_idx").on(sql`lower(${t.email})`)]);
 
@@ -192,6 +204,21 @@ export const loginActivity = pgTable(
     week: timestamp("week", { withTimezone: true, mode: "date" }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.week] }), index("login_activity_week_idx").on(t.week)],
+);
+
+/**
+ * The days (UTC) each user used the API or the web pages, for the
+ * `active_users` measure; written at most once per user and day.
+ */
+export const userActivityDays = pgTable(
+  "user_activity_days",
+  {
+    userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+  },
+  (
+    t,
+  ) => [primaryKey({ columns: [t.userId, t.day] }), index("user_activity_days_day_idx").on(t.day)],
 );
 
 /** Server rules shown in the instance API and at sign-up. */

@@ -20,7 +20,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { id, ts, tsvector } from "./columns.ts";
 import { accounts, oauthApplications, tags, users } from "./core.ts";
-import { reports } from "./moderation.ts";
+import { accountWarnings, reports } from "./moderation.ts";
 
 /** Statuses, local and remote; a boost is a status with reblog_of_id set. */
 export const statuses = pgTable("statuses", {
@@ -371,11 +371,16 @@ export const notifications = pgTable("notifications", {
   createdAt: ts("created_at").notNull().defaultNow(),
   /** The report an `admin.report` notification is about. */
   reportId: id("report_id").references(() => reports.id, { onDelete: "cascade" }),
+  /** The warning a `moderation_warning` notification shows. */
+  accountWarningId: id("account_warning_id").references(() => accountWarnings.id, {
+    onDelete: "cascade",
+  }),
 }, (t) => [
   index("notifications_account_idx").on(t.accountId, t.id),
   index("notifications_group_idx").on(t.accountId, t.groupKey, t.id),
   index("notifications_status_idx").on(t.statusId),
   index("notifications_report_idx").on(t.reportId),
+  index("notifications_account_warning_idx").on(t.accountWarningId),
 ]);
 
 /** Statuses waiting for their time. */

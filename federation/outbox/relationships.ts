@@ -52,7 +52,10 @@ async function crossing(
   return { sender, recipient, inbox: recipientOf(recipient) };
 }
 
-function recipientOf(row: Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">): Recipient {
+/** A remote account as Fedify's recipient (its shared inbox preferred when sending). */
+export function recipientOf(
+  row: Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">,
+): Recipient {
   return {
     id: new URL(row.uri),
     inboxId: new URL(row.inboxUrl!),

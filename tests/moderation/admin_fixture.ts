@@ -5,7 +5,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { accounts, adminActionLogs, users } from "../../db/schema.ts";
-import { startInstance, type TestInstance } from "../harness.ts";
+import { type InstanceOptions, startInstance, type TestInstance } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
@@ -22,8 +22,8 @@ export async function staff(instance: TestInstance, name: string, role: string):
 }
 
 /** Starts an instance with the cast; close it with `instance.close({ destroy: true })`. */
-export async function startAdminFixture() {
-  const instance = await startInstance();
+export async function startAdminFixture(options: InstanceOptions = {}) {
+  const instance = await startInstance(options);
   const db = instance.rookery.ctx.database.db;
   const get = (who: TestUser | null, path: string) => callJson(instance, who, "GET", path);
   const post = (who: TestUser | null, path: string, body?: Record<string, unknown>) =>

@@ -208,7 +208,11 @@ test("admin measures, dimensions and retention", async (t) => {
         assert.deepEqual(d.tag_languages, [{ key: "en", human_key: "English", value: "2" }]);
         assert.deepEqual(d.instance_accounts, [{ key: "zed", human_key: "zed", value: "7" }]);
         assert.deepEqual(d.instance_languages, [{ key: "de", human_key: "German", value: "1" }]);
-        assert.deepEqual(d.sources, []);
+        assert.deepEqual(d.sources, [{
+          key: "web",
+          human_key: "Website",
+          value: String(userCount),
+        }]);
         const versions = Object.fromEntries(d.software_versions.map((v) => [v.key, v.value]));
         assert.equal(versions.rookery, ROOKERY_VERSION);
         assert.equal(versions.deno, Deno.version.deno);

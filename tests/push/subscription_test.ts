@@ -97,6 +97,7 @@ test("push subscription API", async (t) => {
         "admin.report": false,
         quote: false,
         quoted_update: false,
+        moderation_warning: false,
       });
       const get = await callJson(instance, alice, "GET", PATH);
       assert.equal(get.status, 200);

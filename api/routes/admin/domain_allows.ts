@@ -6,7 +6,8 @@
  * - GET /api/v1/admin/domain_allows/:id → Admin::DomainAllow, 404 unknown.
  * - POST /api/v1/admin/domain_allows (admin:write:domain_allows): domain;
  *   an already allowed domain answers its existing allow. 422 for a bad domain.
- * - DELETE /api/v1/admin/domain_allows/:id → {}.
+ * - DELETE /api/v1/admin/domain_allows/:id → {}; with FEDERATION_MODE=allowlist
+ *   the domain's accounts are suspended and purged (UnallowDomainService).
  * The allow-list matters when FEDERATION_MODE=allowlist (actors/domain_rules.ts).
  */
 import { type Context, Hono } from "hono";
@@ -66,7 +67,9 @@ export function adminDomainAllowRoutes(): Hono<ApiEnv> {
 
   app.delete("/api/v1/admin/domain_allows/:id", WRITE, async (c) => {
     try {
-      await removeDomainAllow(target(c), c.get("user")!.accountId, c.req.param("id"));
+      await removeDomainAllow(target(c), c.get("user")!.accountId, c.req.param("id"), {
+        purge: c.get("ctx").config.federationMode === "allowlist",
+      });
     } catch (error) {
       if (error instanceof NotFoundError) throw new ApiError(404, "Record not found");
       throw error;
