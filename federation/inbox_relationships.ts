@@ -49,6 +49,7 @@ import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { embeddedObject } from "./activity_object.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { accountForActorUri, type AccountRow, upsertRemoteActor } from "./remote_accounts.ts";
+import { embeddedJson, inboxJson, remember } from "./dialects/received.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "relationships"]);
 
@@ -295,6 +296,8 @@ export async function handleActorUpdate(
     .from(accounts).where(eq(accounts.uri, object.id.href)).limit(1);
   // Profiles nobody here follows or looked up are not worth storing.
   if (!known || known.domain == null || known.deletedAt) return true;
+  // Read from the actor as the sender wrote it (federation/dialects/).
+  remember(object, embeddedJson(inboxJson(ctx, update), "object", object.id.href));
   await upsertRemoteActor(ctx, object);
   // Its pins may have changed too (Mastodon re-reads the featured collection).
   await scheduleFeaturedSync(ctx.data, known.id);

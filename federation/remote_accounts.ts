@@ -8,6 +8,11 @@
  * (Fedify's lookup refuses documents whose id is on another origin than the
  * URL they were fetched from), or by a handle that WebFinger on the handle's
  * domain confirms for that id (handles.ts).
+ *
+ * Mastodon's profile terms (`manuallyApprovesFollowers`, `PropertyValue`
+ * fields, `featured`, `discoverable`, emoji…) are read from the actor's JSON
+ * as received (federation/dialects/), whatever its `@context` says; Fedify's
+ * parse fills in what that JSON is not at hand for.
  */
 import type { Context } from "@fedify/fedify";
 import {
@@ -32,8 +37,11 @@ import { instanceContext, instanceDocumentLoader, lookupRemote } from "./lookup.
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
+import { MAX_EMOJIS_PER_OBJECT } from "../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
 import { webUrl } from "./trust.ts";
+import { type ActorTerms, isJson, readActorTerms } from "./dialects/terms.ts";
+import { receivedJson } from "./dialects/received.ts";
 import {
   confirmHandle,
   type Handle,
@@ -107,6 +115,14 @@ async function spkiPem(key: CryptoKey): Promise<string> {
   return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
 }
 
+/** A profile field as stored: plain name, sanitized HTML value; null when nameless. */
+function fieldOf(name: string | undefined, value: string | undefined) {
+  const plain = plainText(name, LIMITS.fieldName);
+  if (!plain) return null;
+  const html = sanitizeHtml(value?.slice(0, LIMITS.fieldValue * 4));
+  return { name: plain, value: html, verified_at: null };
+}
+
 /** How many `alsoKnownAs` entries of a remote actor are kept (Mastodon keeps them all; bounded here). */
 const MAX_ALIASES = 20;
 
@@ -124,25 +140,28 @@ export function actorAliases(actor: Actor): string[] {
   return out;
 }
 
-/** The columns of an accounts row that a remote actor document determines. */
+/**
+ * The columns of an accounts row that a remote actor document determines;
+ * `terms` are what its JSON as received says (federation/dialects/terms.ts).
+ */
 export async function actorColumns(
   actor: Actor,
   documentLoader?: DocumentLoader,
+  terms: ActorTerms | null = null,
 ): Promise<Omit<typeof accounts.$inferInsert, "id">> {
   const id = actor.id!;
   const options = { documentLoader, suppressError: true };
   const fields: AccountRow["fields"] = [];
+  for (const raw of terms?.fields ?? []) {
+    const field = fieldOf(raw.name, raw.value);
+    if (field && fields.length < LIMITS.fields) fields.push(field);
+  }
   // Embedded PropertyValues only: a field that needs a fetch is not worth one.
-  for await (const item of actor.getAttachments(options)) {
+  for await (const item of fields.length ? [] : actor.getAttachments(options)) {
     if (fields.length >= LIMITS.fields) break;
     if (!(item instanceof PropertyValue)) continue;
-    const name = plainText(item.name?.toString(), LIMITS.fieldName);
-    if (!name) continue;
-    fields.push({
-      name,
-      value: sanitizeHtml(item.value?.toString().slice(0, LIMITS.fieldValue * 4)),
-      verified_at: null,
-    });
+    const field = fieldOf(item.name?.toString(), item.value?.toString());
+    if (field) fields.push(field);
   }
   const [icon, image] = await Promise.all([
     actor.getIcon(options).catch(() => null),
@@ -165,10 +184,11 @@ export async function actorColumns(
     displayName: plainText(actor.name?.toString(), LIMITS.displayName),
     note: sanitizeHtml(actor.summary?.toString()),
     fields,
-    locked: actor.manuallyApprovesFollowers ?? false,
-    discoverable: actor.discoverable ?? false,
-    indexable: actor.indexable ?? false,
-    memorial: actor.memorial ?? false,
+    locked: terms?.manuallyApprovesFollowers ?? actor.manuallyApprovesFollowers ?? false,
+    discoverable: terms?.discoverable ?? actor.discoverable ?? false,
+    indexable: terms?.indexable ?? actor.indexable ?? false,
+    memorial: terms?.memorial ?? actor.memorial ?? false,
+    attributionDomains: terms?.attributionDomains ?? [],
     avatarUrl: imageUrl(icon),
     headerUrl: imageUrl(image),
     inboxUrl: webUrl(actor.inboxId),
@@ -176,9 +196,10 @@ export async function actorColumns(
     outboxUrl: webUrl(actor.outboxId),
     followersUrl: webUrl(actor.followersId),
     followingUrl: webUrl(actor.followingId),
-    featuredUrl: webUrl(actor.featuredId),
-    featuredTagsUrl: webUrl(actor.featuredTagsId),
-    alsoKnownAs: actorAliases(actor),
+    featuredUrl: terms?.featured ?? webUrl(actor.featuredId),
+    featuredTagsUrl: terms?.featuredTags ?? webUrl(actor.featuredTagsId),
+    // `alsoKnownAs` as received (no context defines it for plain-context peers), else Fedify's.
+    alsoKnownAs: terms?.alsoKnownAs.length ? terms.alsoKnownAs : actorAliases(actor),
     publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
     publicKeyId: key?.id && keyOwned ? key.id.href : null,
     suspendedAt: actor.suspended ? new Date() : null,
@@ -218,18 +239,20 @@ export async function upsertRemoteActor(
   // instance actor, as every fetch of ours: peers in authorized-fetch mode
   // refuse unsigned GETs (and without a loader Fedify would use its own).
   const loader = await instanceDocumentLoader(isFedifyContext(ctx) ? ctx : instanceContext(app));
-  const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader);
+  const json = await receivedJson(actor);
+  const terms = isJson(json) ? readActorTerms(json) : null;
+  const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader, terms);
   // A server we do not federate with gets no account here; one whose media
   // is rejected keeps no avatar, header or emoji (actors/domain_rules.ts).
   if (await federationRefused(app, columns.domain)) return null;
   const rejectMedia = await mediaRejected(app.database, columns.domain);
   if (rejectMedia) Object.assign(columns, { avatarUrl: null, headerUrl: null });
-  const emojis = rejectMedia ? [] : await readEmojiTags(actor);
+  const emojis = rejectMedia ? [] : mergeEmojis(terms?.emojis ?? [], await readEmojiTags(actor));
   // WebFinger is asked before the transaction opens: no row lock waits on the network.
   const naming = await decideHandle(
     app,
     columns,
-    statedHandle(await actor.toJsonLd().catch(() => null)),
+    statedHandle(json),
   );
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
@@ -241,6 +264,13 @@ export async function upsertRemoteActor(
       throw error;
     }
   }
+}
+
+/** Emoji of the raw JSON first, then Fedify's, one per shortcode. */
+function mergeEmojis(first: RemoteEmojiInput[], second: RemoteEmojiInput[]) {
+  const all = [...first];
+  for (const e of second) if (!all.some((a) => a.shortcode === e.shortcode)) all.push(e);
+  return all.slice(0, MAX_EMOJIS_PER_OBJECT);
 }
 
 /** The handle a write gives the actor's row, decided before the transaction. */
