@@ -18,6 +18,7 @@ import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { browserTest } from "../fixtures/browser.ts";
+import { signInOverHttp } from "../admin_web/http_session.ts";
 
 function includes(text: string, part: string): void {
   assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in the page`);
@@ -186,6 +187,18 @@ test("public pages over HTTP", async (t) => {
     includes(about.text, "Spam factory");
   });
 
+  await t.step("a signed-in browser is shown its profile and can sign out", async () => {
+    const session = await signInOverHttp(instance, "bob", "/");
+    const landing = await (await session.get("/")).text();
+    includes(landing, "Signed in as <strong>@bob</strong>");
+    includes(landing, 'href="/@bob"');
+    excludes(landing, 'href="/auth/sign_up"');
+    const out = await session.post("/auth/sign_out", { redirect_to: "/" });
+    assert.equal(out.status, 303);
+    await out.body?.cancel();
+    includes(await (await session.get("/")).text(), 'href="/auth/sign_in"');
+  });
+
   await t.step("account feed: RSS 2.0 with the enclosure", async () => {
     const res = await instance.request("/@alice.rss");
     assert.equal(res.status, 200);
@@ -250,14 +263,19 @@ browserTest("public pages in a browser: content, accessibility, screenshots", as
         await tab.screenshot({ path: `${ARTIFACTS}${name}-${width}.png`, fullPage: true });
         if (width === 1280) {
           await tab.addScriptTag({ content: AXE_SOURCE });
-          const violations = await tab.evaluate(async () => {
+          const { violations, passes } = await tab.evaluate(async () => {
             // deno-lint-ignore no-explicit-any
             const result = await (globalThis as any).axe.run();
-            // deno-lint-ignore no-explicit-any
-            return result.violations.filter((v: any) =>
-              v.impact === "serious" || v.impact === "critical"
-            ).map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.html).join(" | ")}`);
+            return {
+              // deno-lint-ignore no-explicit-any
+              violations: result.violations.filter((v: any) =>
+                v.impact === "serious" || v.impact === "critical"
+              ).map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.html).join(" | ")}`),
+              passes: result.passes.length,
+            };
           });
+          // axe really looked (it checks landmarks, contrast, names...).
+          assert.ok(passes > 5, `${path}: axe ran ${passes} checks`);
           assert.deepEqual(violations, [], `${path}: ${violations.join("\n")}`);
         }
         await context.close();

@@ -122,7 +122,10 @@ export const PublicLayout: FC<{
         ? <link rel="alternate" type="application/activity+json" href={meta.activityPub} />
         : null}
       {meta.rss ? <link rel="alternate" type="application/rss+xml" href={meta.rss} /> : null}
-      {(meta.links ?? []).map((l) => <link key={l.href} rel={l.rel} type={l.type} href={l.href} />)}
+      {
+        // deno-lint-ignore jsx-key -- Hono would print a key as an attribute
+        (meta.links ?? []).map((l) => <link rel={l.rel} type={l.type} href={l.href} />)
+      }
       <meta property="og:site_name" content={instanceTitle} />
       <meta property="og:type" content={meta.type ?? "website"} />
       <meta property="og:title" content={title} />

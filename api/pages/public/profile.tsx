@@ -8,7 +8,7 @@ import type { FC } from "hono/jsx";
 import { raw } from "hono/html";
 import type { Account } from "../../entities/account.ts";
 import type { StatusJson } from "../../entities/status.ts";
-import { DisplayName, emojifyHtml, StatusCard } from "./status_card.tsx";
+import { DisplayName, emojifyHtml, emojifyText, StatusCard } from "./status_card.tsx";
 import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
 
 export type ProfileTab = "posts" | "with_replies" | "media";
@@ -83,13 +83,13 @@ export const ProfilePage: FC<ProfilePageProps> = (
             <dl class="fields">
               {account.fields.map((f) => (
                 <>
-                  <dt>{raw(emojifyHtml(f.name, account.emojis))}</dt>
+                  <dt>{raw(emojifyText(f.name, account.emojis))}</dt>
                   <dd class={f.verified_at ? "verified" : undefined}>
                     {raw(withRelMe(emojifyHtml(f.value, account.emojis)))}
                     {f.verified_at
                       ? (
                         <span class="muted">
-                          (verified {f.verified_at.slice(0, 10)})
+                          {` (verified ${f.verified_at.slice(0, 10)})`}
                         </span>
                       )
                       : null}

@@ -76,7 +76,8 @@ const Media: FC<{ status: StatusJson }> = ({ status }) => {
       );
     }
     if (m.type === "audio") {
-      return <audio key={m.id} src={url} controls preload="none" aria-label={alt || "Audio"} />;
+      // deno-lint-ignore jsx-key -- Hono would print a key as an attribute
+      return <audio src={url} controls preload="none" aria-label={alt || "Audio"} />;
     }
     if (m.type === "image") {
       return (
@@ -85,7 +86,8 @@ const Media: FC<{ status: StatusJson }> = ({ status }) => {
         </a>
       );
     }
-    return <a key={m.id} href={url}>{alt || "Attachment"}</a>;
+    // deno-lint-ignore jsx-key -- Hono would print a key as an attribute
+    return <a href={url}>{alt || "Attachment"}</a>;
   });
   const media = <div class="media">{items}</div>;
   // Sensitive media stays folded until the reader opens it, as clients do.
@@ -129,7 +131,9 @@ const Body: FC<{ status: StatusJson }> = ({ status }) => {
 };
 
 /** One post (or boost) in a list or a thread. */
-export const StatusCard: FC<{ status: StatusJson; focus?: boolean }> = ({ status, focus }) => {
+export const StatusCard: FC<{ status: StatusJson; focus?: boolean; inThread?: boolean }> = (
+  { status, focus, inThread },
+) => {
   const shown = status.reblog ?? status;
   const when = new Date(shown.created_at);
   return (
@@ -153,7 +157,7 @@ export const StatusCard: FC<{ status: StatusJson; focus?: boolean }> = ({ status
           <span class="muted">@{shown.account.acct}</span>
         </a>
       </div>
-      {shown.in_reply_to_id && !focus ? <p class="muted">In reply to a post</p> : null}
+      {shown.in_reply_to_id && !inThread ? <p class="muted">In reply to a post</p> : null}
       <Body status={shown} />
       <footer>
         <a class="u-url u-uid" href={pageOf(shown)}>

@@ -45,16 +45,16 @@ export const ThreadPage: FC<ThreadPageProps> = (
       {ancestors.length
         ? (
           <section aria-label="Earlier in the thread">
-            {ancestors.map((s) => <StatusCard key={s.id} status={s} />)}
+            {ancestors.map((s) => <StatusCard key={s.id} status={s} inThread />)}
           </section>
         )
         : null}
-      <StatusCard status={status} focus />
+      <StatusCard status={status} focus inThread />
       {descendants.length
         ? (
           <section aria-labelledby="replies">
             <h2 id="replies">Replies</h2>
-            {descendants.map((s) => <StatusCard key={s.id} status={s} />)}
+            {descendants.map((s) => <StatusCard key={s.id} status={s} inThread />)}
           </section>
         )
         : null}
