@@ -6,11 +6,12 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type Child, jsx } from "hono/jsx";
 import type { ApiEnv } from "../env.ts";
 import { currentSession } from "./authorize_request.ts";
 import { loginRefusal } from "../../actors/sessions.ts";
 import type { PublicViewer } from "../pages/public/layout.tsx";
-import { MessagePage } from "../pages/public/layout.tsx";
+import { MessagePage, SiteDocuments } from "../pages/public/layout.tsx";
 
 /** Posts per page of a profile or a tag, as Mastodon's web pages list them. */
 export const PAGE_LIMIT = 20;
@@ -33,7 +34,14 @@ export async function sendPublicPage(
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
   setPublicPageHeaders(c);
-  const html = await (page as { toString(): string | Promise<string> }).toString();
+  const { instance } = c.get("ctx").config;
+  // The footer links the legal documents only when they are configured.
+  const documents = {
+    privacy: instance.privacyPolicyFile != null,
+    terms: instance.termsOfServiceFile != null,
+  };
+  const wrapped = jsx(SiteDocuments.Provider, { value: documents }, page as Child);
+  const html = await (wrapped as { toString(): string | Promise<string> }).toString();
   return c.html(`<!DOCTYPE html>${html}`, status);
 }
 

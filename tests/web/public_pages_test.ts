@@ -27,6 +27,8 @@ function excludes(text: string, part: string): void {
   assert.ok(!text.includes(part), `did not expect ${JSON.stringify(part)} in the page`);
 }
 
+const PRIVACY_FILE = await Deno.makeTempFile({ suffix: ".md" });
+await Deno.writeTextFile(PRIVACY_FILE, "# Our policy\n\nWe keep **little**.");
 const instance = await startInstance({
   listen: true,
   env: {
@@ -36,6 +38,7 @@ const instance = await startInstance({
     SHOW_DOMAIN_BLOCKS: "all",
     SHOW_DOMAIN_BLOCKS_RATIONALE: "all",
     CONTACT_EMAIL: "staff@knitting.example",
+    PRIVACY_POLICY_FILE: PRIVACY_FILE,
   },
 });
 const db = instance.rookery.ctx.database.db;
@@ -185,6 +188,13 @@ test("public pages over HTTP", async (t) => {
     includes(about.text, "@alice");
     includes(about.text, "spam.example");
     includes(about.text, "Spam factory");
+    // The footer links the privacy policy (configured), not the terms (not configured).
+    includes(about.text, 'href="/privacy-policy"');
+    excludes(about.text, 'href="/terms-of-service"');
+    const policy = await page("/privacy-policy");
+    assert.equal(policy.status, 200);
+    includes(policy.text, "<strong>little</strong>");
+    assert.equal((await page("/terms-of-service")).status, 404);
   });
 
   await t.step("a signed-in browser is shown its profile and can sign out", async () => {
@@ -249,6 +259,7 @@ browserTest("public pages in a browser: content, accessibility, screenshots", as
     ["thread", `/@bob/${bobReply.id}`],
     ["tag", "/tags/knitting"],
     ["not_found", "/@nobody"],
+    ["privacy", "/privacy-policy"],
   ];
   try {
     for (const [name, path] of pages) {

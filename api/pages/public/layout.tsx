@@ -6,7 +6,7 @@
  * value; stored HTML is passed only through {@link StoredHtml}, after the
  * one sanitizer. No script, no external font.
  */
-import type { Child, FC } from "hono/jsx";
+import { type Child, createContext, type FC, useContext } from "hono/jsx";
 import { raw } from "hono/html";
 import { safeHtml } from "../html.ts";
 
@@ -95,6 +95,22 @@ export interface PublicViewer {
   csrfToken: string;
 }
 
+/** Which of the operator's documents exist, for the footer's links (set by the route helper). */
+export const SiteDocuments = createContext({ privacy: false, terms: false });
+
+const Footer: FC<{ instanceTitle: string }> = ({ instanceTitle }) => {
+  const documents = useContext(SiteDocuments);
+  return (
+    <footer>
+      <nav aria-label="Instance">
+        <a href="/about">About {instanceTitle}</a>
+        {documents.privacy ? <a href="/privacy-policy">Privacy policy</a> : null}
+        {documents.terms ? <a href="/terms-of-service">Terms of service</a> : null}
+      </nav>
+    </footer>
+  );
+};
+
 /** Stored HTML (a bio, a post) through the one sanitizer; the only raw output of the pages. */
 export const StoredHtml: FC<{ html: string; class?: string; lang?: string | null }> = (
   props,
@@ -162,13 +178,7 @@ export const PublicLayout: FC<{
         </nav>
       </header>
       <main id="content">{children}</main>
-      <footer>
-        <nav aria-label="Instance">
-          <a href="/about">About {instanceTitle}</a>
-          <a href="/privacy-policy">Privacy policy</a>
-          <a href="/terms-of-service">Terms of service</a>
-        </nav>
-      </footer>
+      <Footer instanceTitle={instanceTitle} />
     </body>
   </html>
 );
