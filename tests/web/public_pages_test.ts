@@ -77,6 +77,8 @@ await postStatus(instance, alice.token, "Thanks, bob!", {
 });
 const bobOwn = await postStatus(instance, bob.token, "The scarf of bob is done");
 await ok(instance, alice.token, "POST", `/api/v1/statuses/${bobOwn.id}/reblog`);
+// Would end a CDATA section early if written as it is.
+await postStatus(instance, bob.token, "Tricky ]]> <![CDATA[ text", { spoiler_text: "cw ]]> too" });
 await postStatus(instance, sam.token, "Spam from sam #knitting");
 await db.update(accounts).set({ suspendedAt: new Date() }).where(eq(accounts.id, sam.id));
 await db.update(accounts).set({ deletedAt: new Date() }).where(eq(accounts.id, gone.id));
@@ -229,6 +231,14 @@ test("public pages over HTTP", async (t) => {
     assert.equal(parsed.rss.channel.title, "Alice Purl");
     assert.equal((await instance.request("/@nobody.rss")).status, 404);
     assert.equal((await instance.request("/@sam.rss")).status, 410);
+  });
+
+  await t.step("a feed stays well-formed whatever the post says", async () => {
+    const xml = await (await instance.request("/@bob.rss")).text();
+    assert.equal(XMLValidator.validate(xml), true);
+    const items = [new XMLParser().parse(xml).rss.channel.item].flat();
+    assert.equal(items.length, 2);
+    assert.ok(items.some((i: any) => String(i.description).includes("Tricky ]]&gt;")));
   });
 
   await t.step("tag feed", async () => {
