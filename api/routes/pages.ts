@@ -125,7 +125,19 @@ async function profilePage(
     excludeReplies: tab === "posts",
     onlyMedia: tab === "media",
   }, { maxId, sinceId: null, minId: null, limit: PAGE_LIMIT });
-  const statuses = await serializeStatuses(ctx, rows, null, undefined, { context: "account" });
+  // Pins head the first page of the posts tab, as on Mastodon's profile.
+  const pinnedRows = tab === "posts" && maxId == null
+    ? await accountStatuses(ctx.database.db, account.id, null, { pinned: true }, {
+      maxId: null,
+      sinceId: null,
+      minId: null,
+      limit: PAGE_LIMIT,
+    })
+    : [];
+  const [statuses, pinned] = await Promise.all([
+    serializeStatuses(ctx, rows, null, undefined, { context: "account" }),
+    serializeStatuses(ctx, pinnedRows, null, undefined, { context: "account" }),
+  ]);
   const path = `/@${account.username}${tab === "posts" ? "" : `/${tab}`}`;
   c.header("Link", `<${account.uri}>; rel="alternate"; type="application/activity+json"`);
   return await sendPublicPage(
@@ -133,6 +145,7 @@ async function profilePage(
     ProfilePage({
       account: entity,
       statuses,
+      pinned,
       tab,
       older: olderLink(path, rows),
       paged: maxId != null,

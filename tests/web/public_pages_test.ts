@@ -77,6 +77,7 @@ await postStatus(instance, alice.token, "Thanks, bob!", {
 });
 const bobOwn = await postStatus(instance, bob.token, "The scarf of bob is done");
 await ok(instance, alice.token, "POST", `/api/v1/statuses/${bobOwn.id}/reblog`);
+await ok(instance, alice.token, "POST", `/api/v1/statuses/${unlisted.id}/pin`);
 // Would end a CDATA section early if written as it is.
 await postStatus(instance, bob.token, "Tricky ]]> <![CDATA[ text", { spoiler_text: "cw ]]> too" });
 await postStatus(instance, sam.token, "Spam from sam #knitting");
@@ -106,6 +107,10 @@ test("public pages over HTTP", async (t) => {
     excludes(text, "Secret followers-only post");
     excludes(text, "secret direct message");
     excludes(text, "Thanks, bob!"); // a reply: on the replies tab only
+    // The pin heads the page, and is listed again in its place.
+    const pinned = text.slice(text.indexOf('<section class="pinned"'));
+    assert.ok(pinned.indexOf("A quiet unlisted note") < pinned.indexOf("Fresh yarn"));
+    assert.equal(text.split("A quiet unlisted note").length - 1, 2);
     includes(text, '<meta property="og:title" content="Alice Purl (@alice@');
     includes(text, '<meta property="og:type" content="profile"');
     includes(text, '<meta name="twitter:card" content="summary"');

@@ -30,6 +30,8 @@ function withRelMe(html: string): string {
 export interface ProfilePageProps {
   account: Account;
   statuses: StatusJson[];
+  /** The account's pinned posts (first page of the posts tab only). */
+  pinned: StatusJson[];
   tab: ProfileTab;
   /** The next (older) page, when there may be one. */
   older: string | null;
@@ -41,7 +43,7 @@ export interface ProfilePageProps {
 }
 
 export const ProfilePage: FC<ProfilePageProps> = (
-  { account, statuses, tab, older, paged, instanceTitle, origin, viewer },
+  { account, statuses, pinned, tab, older, paged, instanceTitle, origin, viewer },
 ) => {
   const handle = `@${account.acct}@${new URL(origin).host}`;
   const base = `/@${account.username}`;
@@ -130,6 +132,14 @@ export const ProfilePage: FC<ProfilePageProps> = (
         ))}
       </nav>
       <h2 class="skip">{current.label}</h2>
+      {pinned.length
+        ? (
+          <section class="pinned" aria-labelledby="pinned">
+            <h3 id="pinned" class="muted">Pinned</h3>
+            {pinned.map((s) => <StatusCard key={s.id} status={s} />)}
+          </section>
+        )
+        : null}
       {statuses.length === 0 ? <p class="muted">No posts here.</p> : null}
       <div class="feed">
         {statuses.map((s) => <StatusCard key={s.id} status={s} />)}
