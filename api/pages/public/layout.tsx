@@ -3,12 +3,10 @@
  * metadata for link previews (OpenGraph, Twitter card), the ActivityPub
  * alternate, `noindex` when the account asked for it, and our own small
  * stylesheet (light and dark, phone-sized first). Hono JSX escapes every
- * value; stored HTML is passed only through {@link StoredHtml}, after the
- * one sanitizer. No script, no external font.
+ * value; users' stored HTML is output raw only in status_card.tsx's emojify
+ * helpers, after the one sanitizer. No script, no external font.
  */
 import { type Child, createContext, type FC, useContext } from "hono/jsx";
-import { raw } from "hono/html";
-import { safeHtml } from "../html.ts";
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1f232b;--bg:#f3f4f8;--card:#fff;--muted:#545a68;--accent:#4f33c2;--border:#cfd3dc}
@@ -110,11 +108,6 @@ const Footer: FC<{ instanceTitle: string }> = ({ instanceTitle }) => {
     </footer>
   );
 };
-
-/** Stored HTML (a bio, a post) through the one sanitizer; the only raw output of the pages. */
-export const StoredHtml: FC<{ html: string; class?: string; lang?: string | null }> = (
-  props,
-) => <div class={props.class} lang={props.lang ?? undefined}>{raw(safeHtml(props.html))}</div>;
 
 /** The page shell of every public page. */
 export const PublicLayout: FC<{
