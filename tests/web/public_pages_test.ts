@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { accounts, domainBlocks, users } from "../../db/schema.ts";
+import { accounts, domainBlocks, statuses, users } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { addRule } from "../../actors/rules.ts";
 import { DB_KIND, startInstance, test } from "../harness.ts";
@@ -19,6 +19,7 @@ import { createUser } from "../fixtures/users.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { browserTest } from "../fixtures/browser.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
+import { insertPost, insertRemoteAccount } from "../discovery/helpers.ts";
 
 function includes(text: string, part: string): void {
   assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in the page`);
@@ -83,6 +84,14 @@ await postStatus(instance, bob.token, "Tricky ]]> <![CDATA[ text", { spoiler_tex
 await postStatus(instance, sam.token, "Spam from sam #knitting");
 await db.update(accounts).set({ suspendedAt: new Date() }).where(eq(accounts.id, sam.id));
 await db.update(accounts).set({ deletedAt: new Date() }).where(eq(accounts.id, gone.id));
+// A remote post with the tag: hashtag pages list local and remote posts.
+const rita = await insertRemoteAccount(instance, "rita", "remote.example");
+const ritaPost = await insertPost(instance, rita, { tags: ["knitting"] });
+await db.update(statuses).set({
+  local: false,
+  content: "<p>Remote knitter here</p>",
+  url: "https://remote.example/@rita/1",
+}).where(eq(statuses.id, ritaPost));
 await addRule(db, { text: "Be kind to beginners", hint: "Everyone drops a stitch." });
 await db.insert(domainBlocks).values({
   id: newId(),
@@ -171,6 +180,7 @@ test("public pages over HTTP", async (t) => {
   await t.step("tag page: public posts with the tag, nothing of a suspended account", async () => {
     const { status, text } = await page("/tags/Knitting");
     assert.equal(status, 200);
+    includes(text, "Remote knitter here");
     includes(text, "Fresh yarn");
     includes(text, "Which needles do you use?");
     excludes(text, "Spam from sam");
@@ -253,8 +263,12 @@ test("public pages over HTTP", async (t) => {
     assert.equal(XMLValidator.validate(xml), true);
     const items = [new XMLParser({ ignoreAttributes: false }).parse(xml).rss.channel.item].flat();
     const descriptions = items.map((i: any) => String(i.description));
-    assert.equal(items.length, 2, JSON.stringify(descriptions));
+    assert.equal(items.length, 3, JSON.stringify(descriptions));
+    assert.ok(descriptions.some((d) => d.includes("Remote knitter here")));
     assert.ok(!descriptions.some((d) => d.includes("Spam from sam")));
+    const localXml = await (await instance.request("/tags/knitting.rss?local=true")).text();
+    const localItems = [new XMLParser().parse(localXml).rss.channel.item].flat();
+    assert.equal(localItems.length, 2);
     assert.equal((await instance.request("/tags/nosuchtag.rss")).status, 404);
   });
 });
@@ -316,7 +330,7 @@ browserTest("public pages in a browser: content, accessibility, screenshots", as
     assert.ok(!texts.some((t) => t.includes("Secret") || t.includes("secret direct")));
     await tab.goto(`${instance.origin}/tags/knitting`);
     const tagged = await tab.$$eval("article.status", (els) => els.map((e) => e.textContent ?? ""));
-    assert.equal(tagged.length, 2);
+    assert.equal(tagged.length, 3);
     assert.ok(!tagged.some((t) => t.includes("Spam from sam")));
     await tab.goto(`${instance.origin}/@bob/${bobReply.id}`);
     assert.ok((await tab.textContent("article.focus"))!.includes("Bamboo, always."));
