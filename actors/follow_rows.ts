@@ -32,6 +32,12 @@ export interface FollowOptions {
   notify?: boolean;
   /** Only these languages in the home timeline; null or empty: all. */
   languages?: string[] | null;
+  /**
+   * Follow a locked local target at once, without a request: only for
+   * followers redirected by a move to a local account (actors/moves.ts), as
+   * Mastodon's `bypass_locked`. Never set from API input.
+   */
+  bypassLocked?: boolean;
 }
 
 /** An account by id, or NotFoundError; deleted accounts count as missing. */

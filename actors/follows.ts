@@ -87,7 +87,7 @@ export async function follow(
     }
     const [existing] = await tx.select({ id: follows.id }).from(follows)
       .where(pairOf(follows, followerId, targetId)).limit(1);
-    if (existing || (isLocal(target) && !target.locked)) {
+    if (existing || (isLocal(target) && (!target.locked || options.bypassLocked))) {
       const { row, created } = await writeFollow(tx, followerId, targetId, options, uri);
       // Notifications (issue 4): a new follow of a local account tells its owner.
       if (created) await notifyFollow(tx, followerId, targetId);

@@ -43,7 +43,12 @@ async function runDirect(
   }
   try {
     const { database } = rookery.ctx;
-    const result = await run({ db: database.db, config, progress: progressRenderer() });
+    const result = await run({
+      db: database.db,
+      config,
+      progress: progressRenderer(),
+      app: rookery.ctx,
+    });
     return { ...result, stderr: notice + result.stderr };
   } finally {
     await rookery.close().catch(() => {});

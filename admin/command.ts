@@ -4,6 +4,7 @@
  * gathers) import these types without importing each other.
  */
 import type { Config } from "../config.ts";
+import type { AppContext } from "../context.ts";
 import type { Db } from "../db/connection.ts";
 import type { ArgSpec, ParsedArgs } from "./args.ts";
 import type { ProgressSink } from "./progress.ts";
@@ -25,6 +26,11 @@ export interface AdminEnv {
    * runs in the server. Absent: no progress is shown.
    */
   progress?: ProgressSink;
+  /**
+   * The process's context, for commands that federate or fetch (account
+   * alias, account move); absent, such a command says it cannot run.
+   */
+  app?: AppContext;
 }
 
 /** What a command prints: stdout alone, or both streams. */

@@ -37,6 +37,7 @@ import { REPORT_COMMANDS } from "./report_commands.ts";
 import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
+import { MOVE_COMMANDS } from "./move_commands.ts";
 import type { AdminEnv, Command, CommandResult } from "./command.ts";
 export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
 
@@ -253,6 +254,7 @@ const COMMANDS: Record<string, Command> = {
   ...MAINTENANCE_COMMANDS,
   ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
+  ...MOVE_COMMANDS,
 };
 
 /** The application for CLI tokens, created on first use with every scope. */

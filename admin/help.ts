@@ -42,6 +42,13 @@ Accounts
       Limits the account: its posts leave public timelines and search for
       non-followers, its notifications to strangers are filtered.
   account unsilence <username|user@domain>   Lifts silence.
+  account alias <username> add|remove <user@domain|url>
+      Lists (or unlists) another account as an alias (alsoKnownAs) of the
+      local account, so that account can move here.
+  account move <username> <user@domain|url>
+      Moves the local account to another that lists it as an alias (fetched
+      fresh): followers everywhere are sent a Move and follow the new
+      account; the account shows "moved" and can no longer post.
 
 Access tokens
   token create <username> --scopes "<scopes>"

@@ -138,6 +138,7 @@ async function serve(ctx: AppContext, conn: Deno.UnixConn): Promise<void> {
         db: ctx.database.db,
         config: ctx.config,
         progress,
+        app: ctx,
       }, argv);
       await sending;
       // The command words only: arguments may hold passwords.

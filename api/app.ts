@@ -39,6 +39,7 @@ import { oauthRoutes } from "./routes/oauth.ts";
 import { authorizeRoutes } from "./routes/oauth_authorize.ts";
 import { signInRoutes } from "./routes/sign_in.ts";
 import { adminWebRoutes } from "./routes/admin_web/mod.ts";
+import { dataSettingsRoutes } from "./routes/settings/data.tsx";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
@@ -195,6 +196,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", authorizeRoutes());
   app.route("/", signInRoutes());
   app.route("/", adminWebRoutes());
+  app.route("/", dataSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());

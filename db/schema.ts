@@ -16,3 +16,5 @@ export * from "./schema/streaming.ts";
 export * from "./schema/moderation.ts";
 export * from "./schema/federation_rules.ts";
 export * from "./schema/access_blocks.ts";
+export * from "./schema/moves.ts";
+export * from "./schema/data_imports.ts";

@@ -8,7 +8,7 @@ import type { Context, Federation, RequestContext } from "@fedify/fedify";
 import { Endpoints, Image, Person, PropertyValue, Service, Tombstone } from "@fedify/vocab";
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
-import { accountCustomEmojis, customEmojis } from "../db/schema.ts";
+import { accountCustomEmojis, accounts, customEmojis } from "../db/schema.ts";
 import { mayHaveEmoji } from "../actors/emoji/shortcodes.ts";
 import { emojiTag } from "./objects/emoji.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
@@ -125,6 +125,7 @@ export async function buildLocalActor(
       .innerJoin(customEmojis, eq(customEmojis.id, accountCustomEmojis.customEmojiId))
       .where(and(eq(accountCustomEmojis.accountId, account.id), eq(customEmojis.disabled, false)))
     : [];
+  const successor = await movedToUri(ctx, account);
   const values = {
     id: ctx.getActorUri(identifier),
     preferredUsername: account.username,
@@ -155,8 +156,19 @@ export async function buildLocalActor(
     indexable: suspended ? false : account.indexable,
     memorial: account.memorial || null,
     suspended: account.suspendedAt ? true : null,
+    // Accounts that may move here, and where this one moved (actors/moves.ts).
+    aliases: account.alsoKnownAs.map((uri) => new URL(uri)),
+    successor,
   };
   return account.actorType === "Service" ? new Service(values) : new Person(values);
+}
+
+/** The actor IRI the account moved to (`movedTo`), or null. */
+async function movedToUri(ctx: Context<AppContext>, account: LocalAccount): Promise<URL | null> {
+  if (!account.movedToAccountId) return null;
+  const [target] = await ctx.data.database.db.select({ uri: accounts.uri }).from(accounts)
+    .where(eq(accounts.id, account.movedToAccountId)).limit(1);
+  return target ? new URL(target.uri) : null;
 }
 
 /** An Image for a stored media URL, with its type when the extension tells it. */

@@ -8,7 +8,7 @@
  * Update/Delete are handled in inbox_relationships.ts; statuses (Create,
  * Update, Delete, Announce, Like, their Undo, votes, quote requests) in
  * inbox_statuses.ts; pins (Add, Remove to a featured collection) in
- * inbox_pins.ts; reports (Flag) in inbox_reports.ts. Other verified activities are logged and acknowledged.
+ * inbox_pins.ts; reports (Flag) in inbox_reports.ts; Move in inbox_move.ts. Other verified activities are logged and acknowledged.
  */
 import type { Federation } from "@fedify/fedify";
 import { Activity } from "@fedify/vocab";
@@ -17,6 +17,7 @@ import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import { registerPinListeners } from "./inbox_pins.ts";
 import { registerReportListeners } from "./inbox_reports.ts";
+import { registerMoveListener } from "./inbox_move.ts";
 import { registerRelationshipListeners } from "./inbox_relationships.ts";
 import { registerStatusListeners, sharedStatusHandlers } from "./inbox_statuses.ts";
 
@@ -38,6 +39,8 @@ export function registerInboxListeners(federation: Federation<AppContext>): void
   registerPinListeners(listeners);
   // Flag (reports from other servers).
   registerReportListeners(listeners);
+  // Move (accounts that move to another).
+  registerMoveListener(listeners);
   listeners
     .on(Activity, (ctx, activity) => {
       logger.info("Received {type} {id} from {actor} (for {recipient}); not handled yet.", {

@@ -63,6 +63,7 @@ import {
   onQuoteRequest,
 } from "./inbox_quotes.ts";
 import { sameOrigin } from "./trust.ts";
+import { embeddedObject } from "./activity_object.ts";
 import { FetchBudget } from "./fetch_budget.ts";
 import { lookupRemote } from "./lookup.ts";
 import { mediaRejected } from "../actors/domain_rules.ts";
@@ -113,10 +114,9 @@ async function objectOf(
   const sender = activity.actorId;
   if (!sender) return null;
   try {
-    const object = await activity.getObject({
-      documentLoader: budget.wrap(ctx.documentLoader),
-      suppressError: true,
-    });
+    // By reference, or embedded by someone else's server: fetched from its origin
+    // (lookupRemote never fetches our own objects).
+    const object = await embeddedObject(activity);
     if (object?.id && sameOrigin(object.id, sender)) return object;
     if (!id && !object?.id) return null;
     return await lookupRemote(ctx, (id ?? object!.id!).href, budget);
@@ -363,10 +363,7 @@ export async function handleStatusUndo(
 ): Promise<boolean> {
   const sender = await remoteSender(ctx, undo);
   if (!sender) return false;
-  const object = await undo.getObject({
-    documentLoader: () => Promise.reject(new Error("not fetched")),
-    suppressError: true,
-  }).catch(() => null);
+  const object = await embeddedObject(undo);
   const db = ctx.data.database.db;
   const objectId = undo.objectId?.href ?? object?.id?.href;
   if (object instanceof Like || object instanceof Announce) {

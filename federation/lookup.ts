@@ -38,6 +38,11 @@ export async function lookupRemote(
   budget?: FetchBudget,
 ): Promise<APObject | null> {
   try {
+    // Our own objects are read from the database by whoever asks, never over HTTP.
+    if (isOwnUrl(ctx.data, handleOrUrl)) {
+      logger.debug("Not fetching {query}: it is on our own origin.", { query: handleOrUrl });
+      return null;
+    }
     // A handle's or URL's domain we do not federate with is not asked (actors/domain_rules.ts).
     if (await federationRefused(ctx.data, domainOfQuery(handleOrUrl))) return null;
     if (budget) return await fetchObject(ctx, handleOrUrl, budget);
@@ -47,6 +52,15 @@ export async function lookupRemote(
   } catch (error) {
     logger.info("Lookup of {query} failed: {error}", { query: handleOrUrl, error });
     return null;
+  }
+}
+
+/** Whether `query` is a URL on our own origin. */
+function isOwnUrl(app: AppContext, query: string): boolean {
+  try {
+    return new URL(query.trim()).origin === app.config.origin;
+  } catch {
+    return false;
   }
 }
 

@@ -35,15 +35,16 @@ import { readEmojiTags } from "./objects/emoji.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
 import { webUrl } from "./trust.ts";
 import {
-  actorUriOfHandle,
   confirmHandle,
   type Handle,
+  logUnresolved,
+  resolveHandle,
   sameHandle,
   statedHandle,
   WEBFINGER_RECHECK_MS,
 } from "./handles.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
-import { federationRefused, mediaRejected } from "../actors/domain_rules.ts";
+import { domainOfUrl, federationRefused, mediaRejected } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -106,6 +107,23 @@ async function spkiPem(key: CryptoKey): Promise<string> {
   return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
 }
 
+/** How many `alsoKnownAs` entries of a remote actor are kept (Mastodon keeps them all; bounded here). */
+const MAX_ALIASES = 20;
+
+/**
+ * The actor's `alsoKnownAs` (Fedify's `aliases`) as http(s) IRIs, bounded:
+ * what a Move to this actor is checked against (federation/inbox_move.ts).
+ */
+export function actorAliases(actor: Actor): string[] {
+  const out: string[] = [];
+  for (const alias of actor.aliasIds) {
+    const url = webUrl(alias);
+    if (url && url.length <= LIMITS.url && !out.includes(url)) out.push(url);
+    if (out.length >= MAX_ALIASES) break;
+  }
+  return out;
+}
+
 /** The columns of an accounts row that a remote actor document determines. */
 export async function actorColumns(
   actor: Actor,
@@ -160,6 +178,7 @@ export async function actorColumns(
     followingUrl: webUrl(actor.followingId),
     featuredUrl: webUrl(actor.featuredId),
     featuredTagsUrl: webUrl(actor.featuredTagsId),
+    alsoKnownAs: actorAliases(actor),
     publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
     publicKeyId: key?.id && keyOwned ? key.id.href : null,
     suspendedAt: actor.suspended ? new Date() : null,
@@ -413,11 +432,33 @@ export async function resolveRemoteAccount(
   const fedCtx = instanceContext(ctx);
   // A handle goes through our WebFinger client (handles.ts), which speaks
   // http to peers when our own ORIGIN is http; Fedify's is https only.
-  const target = stored?.uri ??
-    (parsed.kind === "handle" ? await actorUriOfHandle(ctx, parsed) : parsed.url);
+  let target = stored?.uri ?? (parsed.kind === "url" ? parsed.url : null);
+  if (!target && parsed.kind === "handle") {
+    const resolved = await resolveHandle(ctx, parsed);
+    if ("failure" in resolved) {
+      logUnresolved(query, resolved.failure);
+      return stored;
+    }
+    target = resolved.uri;
+  }
   if (!target) return stored;
+  const domain = domainOfUrl(target);
+  if (!stored && domain && await federationRefused(ctx, domain)) {
+    logUnresolved(query, { reason: "blocked", detail: `${target} is on ${domain}` });
+    return null;
+  }
   const object = await lookupRemote(fedCtx, target);
-  if (!isActor(object)) return stored;
+  if (!isActor(object)) {
+    if (!stored) {
+      logUnresolved(query, {
+        reason: object ? "not_an_actor" : "actor_unavailable",
+        detail: object
+          ? `${target} is a ${object.constructor.name}`
+          : `${target} (see the lookup log)`,
+      });
+    }
+    return stored;
+  }
   return await storeFetchedActor(ctx, object) ?? stored;
 }
 

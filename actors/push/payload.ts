@@ -41,6 +41,7 @@ const TITLES: Record<string, (name: string) => string> = {
   "admin.report": (name) => `${name} submitted a report`,
   // Ours: Mastodon's mailer has no subject for it (its web app's wording).
   moderation_warning: () => "Your account has received a moderation warning",
+  move: (name) => `${name} has moved`,
 };
 
 /** What the payload is made of. */

@@ -17,6 +17,8 @@ export function invalid(reason: string): StatusError {
 
 /** Mastodon's answer for a reply to a status one cannot see. */
 export const REPLY_NOT_FOUND = "The post you are trying to reply to does not appear to exist.";
+/** Mastodon's answer to an account that has moved (its login is no longer functional). */
+export const MOVED_ACCOUNT = "Your login is currently disabled";
 /** The same for quotes. */
 export const QUOTE_NOT_FOUND = "The post you are trying to quote does not appear to exist.";
 

@@ -15,6 +15,7 @@ import {
   accountMayHaveEmoji,
   type AccountRow,
   type CustomEmoji,
+  loadAccountEntities,
   ROLE_BADGES,
 } from "./account.ts";
 import { loadAccountEmojis } from "./custom_emoji.ts";
@@ -93,13 +94,14 @@ export function credentialAccountEntity(
   user: { role: string; settings: Record<string, unknown> },
   followRequestsCount: number,
   emojis: CustomEmoji[] = [],
+  moved: Account | null = null,
 ): CredentialAccount {
   const settings = resolveSettings(user.settings, account);
   const noteSource = user.settings?.note_source != null
     ? settings.noteSource
     : htmlToText(account.note);
   return {
-    ...accountEntity(config, account, user, null, emojis),
+    ...accountEntity(config, account, user, moved, emojis),
     source: {
       privacy: settings.defaultPrivacy,
       sensitive: settings.defaultSensitive,
@@ -143,5 +145,9 @@ export async function loadCredentialAccount(
     { role: row.role, settings: row.settings ?? {} },
     Number(counted?.n ?? 0),
     emojis,
+    // A moved account shows where it went, as every Account does (actors/moves.ts).
+    row.account.movedToAccountId
+      ? (await loadAccountEntities(db, config, [row.account.movedToAccountId]))[0] ?? null
+      : null,
   );
 }

@@ -39,6 +39,8 @@ export const KNOWN_TYPES = [
   "admin.sign_up",
   "admin.report",
   "moderation_warning",
+  // Someone one follows moved (actors/moves.ts); the account is the one that moved.
+  "move",
 ] as const;
 
 /** Types grouped when a client does not say (`grouped_types[]` omitted). */

@@ -62,6 +62,12 @@ export const accounts = pgTable("accounts", {
   statusesCount: integer("statuses_count").notNull().default(0),
   lastStatusAt: ts("last_status_at"),
   movedToAccountId: id("moved_to_account_id"),
+  /**
+   * Actor IRIs this account says it also is (`alsoKnownAs`): for a local
+   * account the aliases its owner listed, so those accounts may move here;
+   * for a remote one what its actor document lists (actors/moves.ts).
+   */
+  alsoKnownAs: jsonb("also_known_as").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   suspendedAt: ts("suspended_at"),
   /** Who suspended it: "local" (our moderators; purged after the grace period) or "remote". */
   suspensionOrigin: text("suspension_origin"),

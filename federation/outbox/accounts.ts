@@ -1,5 +1,5 @@
 /** Delivers activities about local accounts (Update and Delete of a Person). */
-import { PUBLIC_COLLECTION, Update } from "@fedify/vocab";
+import { Move, PUBLIC_COLLECTION, Update } from "@fedify/vocab";
 import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
@@ -10,6 +10,8 @@ import { instanceContext } from "../lookup.ts";
 import { getKeyPairs } from "../keys.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
 import { recipientOf } from "./relationships.ts";
+import { enqueueJob } from "../jobs.ts";
+import { moveFollowersJob } from "../move_followers.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
@@ -45,6 +47,33 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       logger.debug("Queued Update of {actor} for {count} inboxes.", {
         actor: actor.id?.href,
         count: reach.length,
+      });
+    },
+    async accountMoved(accountId, targetId, moveId) {
+      const db = ctx.database.db;
+      const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
+      const [target] = await db.select().from(accounts).where(eq(accounts.id, targetId)).limit(1);
+      if (!account || account.domain != null || account.deletedAt || !target) return;
+      const fedCtx = instanceContext(ctx);
+      const identifier = account.username;
+      const actorUri = fedCtx.getActorUri(identifier);
+      // Mastodon's shape: actor = object = the account, target = the new one, to its followers.
+      const move = new Move({
+        id: new URL(`${actorUri.href}#moves/${moveId}`),
+        actor: actorUri,
+        object: actorUri,
+        target: new URL(target.uri),
+        to: fedCtx.getFollowersUri(identifier),
+      });
+      await fedCtx.sendActivity({ identifier }, "followers", move, { preferSharedInbox: true });
+      logger.info("Queued Move of {actor} to {target} for its followers.", {
+        actor: actorUri.href,
+        target: target.uri,
+      });
+    },
+    async followersMoved(originId, targetId) {
+      await enqueueJob(ctx, moveFollowersJob(originId, targetId, null), {
+        orderingKey: `move:${originId}`,
       });
     },
   };
