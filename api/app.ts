@@ -31,6 +31,9 @@ import { customEmojiRoutes } from "./routes/custom_emojis.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { staticImageRoutes } from "./routes/static_images.ts";
 import { pageRoutes } from "./routes/pages.ts";
+import { feedRoutes } from "./routes/feeds.ts";
+import { instancePageRoutes } from "./routes/instance_pages.ts";
+import { tagPageRoutes } from "./routes/tag_pages.ts";
 import { appRoutes } from "./routes/apps.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { authorizeRoutes } from "./routes/oauth_authorize.ts";
@@ -239,6 +242,10 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminCanonicalEmailBlockRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
+  // Before the pages: `/@name.rss` would otherwise be taken for a profile.
+  app.route("/", feedRoutes());
+  app.route("/", instancePageRoutes());
+  app.route("/", tagPageRoutes());
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());
 

@@ -56,7 +56,7 @@ export function streamingUrl(origin: string): string {
   return origin.replace(/^http/, "ws");
 }
 
-function thumbnailUrl(config: Config): string {
+export function thumbnailUrl(config: Config): string {
   return config.instance.thumbnailUrl ?? `${config.origin}${DEFAULT_THUMBNAIL_PATH}`;
 }
 

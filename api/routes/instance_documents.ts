@@ -30,7 +30,8 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import type { Config } from "../../config.ts";
 import { apiError } from "../errors.ts";
-import { escapeHtml, htmlPage } from "../pages/html.ts";
+import { DocumentPage } from "../pages/public/about.tsx";
+import { publicViewer, sendMessagePage, sendPublicPage } from "./public_page_kit.ts";
 
 const logger = getLogger(["rookery", "http", "instance"]);
 
@@ -123,14 +124,24 @@ export function instanceDocumentRoutes(): Hono<ApiEnv> {
     app.get(path, async (c) => {
       const { config } = c.get("ctx");
       const doc = await loadInstanceDocument(config, kind);
-      if (!doc) return c.text("Not Found", 404);
-      return c.html(htmlPage({
-        title: `${title} - ${config.instance.title}`,
-        body: `<main><h1>${escapeHtml(title)}</h1>
-<p>Last updated ${escapeHtml(day(doc.updatedAt))}</p>
-${doc.content}
-</main>`,
-      }));
+      if (!doc) {
+        return await sendMessagePage(
+          c,
+          404,
+          "Not found",
+          `This server has no ${title.toLowerCase()}.`,
+        );
+      }
+      return await sendPublicPage(
+        c,
+        DocumentPage({
+          instanceTitle: config.instance.title,
+          title,
+          updated: day(doc.updatedAt),
+          content: doc.content,
+          viewer: await publicViewer(c),
+        }),
+      );
     });
   }
 

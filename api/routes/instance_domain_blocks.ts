@@ -13,7 +13,8 @@ import type { DomainBlocksAudience } from "../../config.ts";
 import { serializeDomainBlock } from "../entities/domain_block.ts";
 import { publicDomainBlocks } from "../../actors/instance_domain_blocks.ts";
 
-function shown(audience: DomainBlocksAudience, signedIn: boolean): boolean {
+/** Whether SHOW_DOMAIN_BLOCKS(_RATIONALE) lets this visitor see the list (also the about page). */
+export function domainBlocksShown(audience: DomainBlocksAudience, signedIn: boolean): boolean {
   return audience === "all" || (audience === "users" && signedIn);
 }
 
@@ -22,8 +23,10 @@ export function instanceDomainBlockRoutes(): Hono<ApiEnv> {
   app.get("/api/v1/instance/domain_blocks", async (c) => {
     const { config, database } = c.get("ctx");
     const signedIn = c.get("user") != null;
-    if (!shown(config.showDomainBlocks, signedIn)) throw new ApiError(404, "Record not found");
-    const withComment = shown(config.showDomainBlocksRationale, signedIn);
+    if (!domainBlocksShown(config.showDomainBlocks, signedIn)) {
+      throw new ApiError(404, "Record not found");
+    }
+    const withComment = domainBlocksShown(config.showDomainBlocksRationale, signedIn);
     const rows = await publicDomainBlocks(database.db);
     c.header("Cache-Control", signedIn ? "private, no-store" : "public, max-age=180");
     return c.json(rows.map((row) => serializeDomainBlock(row, withComment)));

@@ -28,7 +28,7 @@ import { params } from "../params.ts";
 import { readString } from "../readers.ts";
 import { escapeHtml } from "../pages/html.ts";
 import { renderStatusEmbed } from "../pages/status_embed.ts";
-import { renderStatusNotFoundPage } from "../pages/status.ts";
+import { sendMessagePage } from "./public_page_kit.ts";
 import { loadMediaByStatus, mediaAttachmentEntity } from "../entities/media_attachment.ts";
 import { findLocalAccount } from "../../federation/local_actors.ts";
 import { findLocalStatus } from "../../federation/objects/note.ts";
@@ -117,7 +117,7 @@ export function oembedRoutes(): Hono<ApiEnv> {
   app.get("/:handle{@[^/]+}/:id{[0-9]{1,19}}/embed", async (c) => {
     const { config, database } = c.get("ctx");
     const found = await publicStatus(c, c.req.param("handle").slice(1), c.req.param("id"));
-    if (!found) return c.html(renderStatusNotFoundPage(config.instance.title), 404);
+    if (!found) return await sendMessagePage(c, 404, "Not found", "There is no such post here.");
     const { account, status } = found;
     const media = (await loadMediaByStatus(database.db, [status.id])).get(status.id) ?? [];
     // Meant to be framed by any site; nothing on it runs or submits.

@@ -7,7 +7,19 @@
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { couldBeUsername, findLocalAccount } from "../../federation/local_actors.ts";
-import { renderGonePage, renderNotFoundPage, renderProfilePage } from "../pages/profile.ts";
+import { loadAccountEntities } from "../entities/account.ts";
+import { serializeStatuses } from "../entities/status.ts";
+import { accountStatuses } from "../../db/queries/timelines.ts";
+import { ProfilePage, type ProfileTab } from "../pages/public/profile.tsx";
+import {
+  maxIdOf,
+  olderLink,
+  PAGE_LIMIT,
+  publicViewer,
+  sendMessagePage,
+  sendPublicPage,
+} from "./public_page_kit.ts";
+import type { Context } from "hono";
 
 const ACTIVITYPUB_TYPES = ["application/activity+json", "application/ld+json"];
 const HTML_TYPES = ["text/html", "application/xhtml+xml"];
@@ -54,14 +66,23 @@ export function pageRoutes(): Hono<ApiEnv> {
         onNotAcceptable: () => new Response("Not Acceptable", { status: 406 }),
       });
     }
-    if (!account) return c.html(renderNotFoundPage(config.instance.title), 404);
-    if (account.deletedAt) {
-      return c.html(renderGonePage(account.username, config.domain, config.instance.title), 410);
-    }
-    c.header("Link", `<${account.uri}>; rel="alternate"; type="application/activity+json"`);
-    return c.html(
-      renderProfilePage({ account, domain: config.domain, instanceTitle: config.instance.title }),
+    return await profilePage(c, account, "posts");
+  });
+
+  app.get("/:handle{@[^/]+}/with_replies", async (c) => {
+    const account = await findLocalAccount(
+      c.get("ctx").database.db,
+      c.req.param("handle").slice(1),
     );
+    return await profilePage(c, account, "with_replies");
+  });
+
+  app.get("/:handle{@[^/]+}/media", async (c) => {
+    const account = await findLocalAccount(
+      c.get("ctx").database.db,
+      c.req.param("handle").slice(1),
+    );
+    return await profilePage(c, account, "media");
   });
 
   // Reached when Fedify found the actor route not acceptable (a browser) or
@@ -76,4 +97,61 @@ export function pageRoutes(): Hono<ApiEnv> {
   });
 
   return app;
+}
+
+/**
+ * The profile page with one tab of the account's posts, as an anonymous
+ * visitor may see them (db/queries/visibility.ts): public and unlisted,
+ * never private or direct, nothing of a suspended account.
+ */
+async function profilePage(
+  c: Context<ApiEnv>,
+  account: Awaited<ReturnType<typeof findLocalAccount>>,
+  tab: ProfileTab,
+): Promise<Response> {
+  const ctx = c.get("ctx");
+  const { config } = ctx;
+  if (!account) return await sendMessagePage(c, 404, "Not found", "There is no such account here.");
+  if (account.deletedAt) {
+    return await sendMessagePage(c, 410, "Gone", "This account has been deleted.");
+  }
+  if (account.suspendedAt) {
+    return await sendMessagePage(c, 410, "Suspended", "This account has been suspended.");
+  }
+  const [entity] = await loadAccountEntities(ctx.database.db, config, [account.id]);
+  if (!entity) return await sendMessagePage(c, 404, "Not found", "There is no such account here.");
+  const maxId = maxIdOf(c);
+  const rows = await accountStatuses(ctx.database.db, account.id, null, {
+    excludeReplies: tab === "posts",
+    onlyMedia: tab === "media",
+  }, { maxId, sinceId: null, minId: null, limit: PAGE_LIMIT });
+  // Pins head the first page of the posts tab, as on Mastodon's profile.
+  const pinnedRows = tab === "posts" && maxId == null
+    ? await accountStatuses(ctx.database.db, account.id, null, { pinned: true }, {
+      maxId: null,
+      sinceId: null,
+      minId: null,
+      limit: PAGE_LIMIT,
+    })
+    : [];
+  const [statuses, pinned] = await Promise.all([
+    serializeStatuses(ctx, rows, null, undefined, { context: "account" }),
+    serializeStatuses(ctx, pinnedRows, null, undefined, { context: "account" }),
+  ]);
+  const path = `/@${account.username}${tab === "posts" ? "" : `/${tab}`}`;
+  c.header("Link", `<${account.uri}>; rel="alternate"; type="application/activity+json"`);
+  return await sendPublicPage(
+    c,
+    ProfilePage({
+      account: entity,
+      statuses,
+      pinned,
+      tab,
+      older: olderLink(path, rows),
+      paged: maxId != null,
+      instanceTitle: config.instance.title,
+      origin: config.origin,
+      viewer: await publicViewer(c),
+    }),
+  );
 }

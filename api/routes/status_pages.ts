@@ -23,11 +23,11 @@ import { findLocalStatus } from "../../federation/objects/note.ts";
 import { authorizeFetch, unauthorizedFetch } from "../../federation/authorized_fetch.ts";
 import { Note } from "@fedify/vocab";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
-import {
-  renderDeletedStatusPage,
-  renderStatusNotFoundPage,
-  renderStatusPage,
-} from "../pages/status.ts";
+import { serializeStatuses } from "../entities/status.ts";
+import { loadAccountEntities } from "../entities/account.ts";
+import { ancestors, CONTEXT_LIMITS, descendants } from "./statuses.ts";
+import { ThreadPage } from "../pages/public/thread.tsx";
+import { publicViewer, sendMessagePage, sendPublicPage } from "./public_page_kit.ts";
 
 async function lookup(c: Context<ApiEnv>, username: string, id: string) {
   const ctx = c.get("ctx");
@@ -76,7 +76,7 @@ export function statusPageRoutes(): Hono<ApiEnv> {
     if (status?.deletedAt) {
       return ap
         ? await tombstone(c, account!.username, status.uri, status.deletedAt)
-        : c.html(renderDeletedStatusPage(config.instance.title), 410);
+        : await sendMessagePage(c, 410, "Gone", "This post has been deleted.");
     }
     // A hidden status answers exactly as a missing one, whichever side says so.
     const notFound = () => c.json({ error: "Record not found" }, 404);
@@ -97,18 +97,36 @@ export function statusPageRoutes(): Hono<ApiEnv> {
     if (
       !account || !status || account.deletedAt || !await canSeeStatus(ctx.database.db, null, status)
     ) {
-      return c.html(renderStatusNotFoundPage(config.instance.title), 404);
+      return await sendMessagePage(c, 404, "Not found", "There is no such post here.");
     }
+    // The thread as an anonymous reader may see it (the API's context, same limits).
+    const limits = CONTEXT_LIMITS.anonymous;
+    const [up, down] = await Promise.all([
+      ancestors(ctx.database, status, null, limits.ancestors),
+      descendants(ctx.database, status, null, limits.descendants, limits.depth),
+    ]);
+    const all = await serializeStatuses(ctx, [status, ...up, ...down], null, undefined, {
+      context: "thread",
+    });
+    const [json] = all;
+    if (!json || json.id !== status.id) {
+      return await sendMessagePage(c, 404, "Not found", "There is no such post here.");
+    }
+    const above = new Set(up.map((s) => s.id));
+    const [author] = await loadAccountEntities(ctx.database.db, config, [account.id]);
     c.header("Link", `<${status.uri}>; rel="alternate"; type="application/activity+json"`);
-    return c.html(
-      renderStatusPage({
-        status,
-        account,
-        domain: config.domain,
+    return await sendPublicPage(
+      c,
+      ThreadPage({
+        status: json,
+        ancestors: all.slice(1).filter((s) => above.has(s.id)),
+        descendants: all.slice(1).filter((s) => !above.has(s.id)),
         instanceTitle: config.instance.title,
         oembedUrl: `${config.origin}/api/oembed?url=${
           encodeURIComponent(`${config.origin}/@${account.username}/${status.id}`)
         }`,
+        noindex: author?.noindex === true,
+        viewer: await publicViewer(c),
       }),
     );
   });

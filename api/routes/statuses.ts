@@ -66,7 +66,7 @@ export async function visibleStatusFromPath(c: Context<ApiEnv>): Promise<StatusR
 }
 
 /** The nearest visible ancestors of a status, oldest first. */
-async function ancestors(
+export async function ancestors(
   database: Database,
   status: StatusRow,
   viewer: string | null,
@@ -87,7 +87,7 @@ async function ancestors(
 }
 
 /** Visible replies of a status, depth first (thread order), within the limits. */
-async function descendants(
+export async function descendants(
   database: Database,
   status: StatusRow,
   viewer: string | null,

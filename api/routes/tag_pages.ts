@@ -1,0 +1,64 @@
+/**
+ * GET /tags/:name: the hashtag's page, public posts local and remote with
+ * the tag, newest first and paged (the hashtag timeline's query, anonymous:
+ * db/queries/timelines.ts tagTimeline). An unknown tag is a 404, as in
+ * Mastodon. The RSS feed is api/routes/feeds.ts.
+ */
+import { Hono } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { serializeStatuses } from "../entities/status.ts";
+import { tagsByName, tagTimeline } from "../../db/queries/timelines.ts";
+import { TagPage } from "../pages/public/tag.tsx";
+import {
+  maxIdOf,
+  olderLink,
+  PAGE_LIMIT,
+  publicViewer,
+  sendMessagePage,
+  sendPublicPage,
+} from "./public_page_kit.ts";
+
+/** Longest tag name looked up (Mastodon's tags are far shorter). */
+const MAX_TAG_LENGTH = 200;
+
+export function tagPageRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get("/tags/:name{[^/.]+}", async (c) => {
+    const ctx = c.get("ctx");
+    const { config } = ctx;
+    const name = c.req.param("name");
+    const tag = name.length <= MAX_TAG_LENGTH
+      ? [...(await tagsByName(ctx.database.db, [name])).values()][0]
+      : undefined;
+    if (!tag) return await sendMessagePage(c, 404, "Not found", "There is no such hashtag here.");
+    const maxId = maxIdOf(c);
+    const rows = await tagTimeline(
+      ctx.database.db,
+      null,
+      { any: [tag.id], all: [], none: [] },
+      {},
+      {
+        maxId,
+        sinceId: null,
+        minId: null,
+        limit: PAGE_LIMIT,
+      },
+    );
+    const statuses = await serializeStatuses(ctx, rows, null, undefined, { context: "public" });
+    return await sendPublicPage(
+      c,
+      TagPage({
+        name: tag.name,
+        statuses,
+        older: olderLink(`/tags/${encodeURIComponent(tag.name)}`, rows),
+        paged: maxId != null,
+        instanceTitle: config.instance.title,
+        origin: config.origin,
+        viewer: await publicViewer(c),
+      }),
+    );
+  });
+
+  return app;
+}
