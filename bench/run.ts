@@ -35,7 +35,10 @@
  * a time, default 32; then BENCH_INBOX_RATE/s, default 200, for
  * BENCH_SECONDS); idle RSS of a fresh server after 100 requests; and, on
  * PGlite, `deno task start` on a fresh data directory to its first answer
- * (BENCH_STARTS runs, default 3) (bench/process.ts).
+ * (BENCH_STARTS runs, default 3) (bench/process.ts). BENCH_ONLY=verify or
+ * BENCH_ONLY=inbound: those alone (with the ceiling, RSS and start-up).
+ * BENCH_SERVER_FLAGS: extra `deno run` flags for the server (`--cpu-prof`);
+ * BENCH_SERVER_MAIN: the main.ts of another checkout (before/after).
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
@@ -45,7 +48,16 @@ import { startBenchPostgres } from "./postgres.ts";
 import { paced } from "./paced.ts";
 import type { Row } from "./rows.ts";
 import { type InboundReport, inboundScenario } from "./inbound.ts";
-import { ceiling, freePort, idleRss, printProcess, rssMiB, startupTimes } from "./process.ts";
+import {
+  ceiling,
+  freePort,
+  fullSpeedGet,
+  idleRss,
+  printProcess,
+  type ProcessFigures,
+  rssMiB,
+  startupTimes,
+} from "./process.ts";
 import postgres from "postgres";
 import { type SearchResult, searchScenario, seedSearchLibrary } from "./search.ts";
 import {
@@ -56,7 +68,8 @@ import {
   type StreamingSeed,
 } from "./streaming.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
+/** The server run; BENCH_SERVER_MAIN: another checkout's main.ts, to compare builds. */
+const MAIN = Deno.env.get("BENCH_SERVER_MAIN") ?? new URL("../main.ts", import.meta.url).pathname;
 /**
  * The V8 flags of `deno task start` (deno.json), so the bench measures the
  * server as operators run it: a 4 MiB young generation. V8's default lets it
@@ -65,6 +78,8 @@ const MAIN = new URL("../main.ts", import.meta.url).pathname;
  * 29–33 MiB with this cap, at the same latency and CPU per post.
  */
 const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
+/** Extra `deno run` flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const SERVER_FLAGS = (Deno.env.get("BENCH_SERVER_FLAGS") ?? "").split(" ").filter(Boolean);
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
 const RATE = Number(Deno.env.get("BENCH_RATE") ?? 200);
 const STATUSES = Number(Deno.env.get("BENCH_STATUSES") ?? DEFAULT_SEED.statuses);
@@ -77,19 +92,13 @@ const SEARCH_CLIENTS = Number(Deno.env.get("BENCH_SEARCH_CLIENTS") ?? 1);
 const searchResults: { database: string; rows: SearchResult[] }[] = [];
 const STREAMING = ONLY === "streaming";
 /** Only the cheap-request, inbound and process figures. */
-const CHEAP = ONLY === "cheap";
+const CHEAP = ONLY === "cheap" || ONLY === "verify" || ONLY === "inbound";
 const INBOX_COUNT = Number(Deno.env.get("BENCH_INBOX_COUNT") ?? 2000);
 const INBOX_CONNECTIONS = Number(Deno.env.get("BENCH_INBOX_CONNECTIONS") ?? 32);
 const INBOX_RATE = Number(Deno.env.get("BENCH_INBOX_RATE") ?? 200);
 const STARTS = Number(Deno.env.get("BENCH_STARTS") ?? 3);
 /** Per database: verify_credentials/s, idle RSS, the inbound report and its exact row count. */
-const processFigures: {
-  database: string;
-  verifyCredentials: number;
-  idleRss: number;
-  inbound?: InboundReport;
-  notesInDatabase?: number;
-}[] = [];
+const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
 const STREAM_SOCKETS = Number(Deno.env.get("BENCH_STREAM_SOCKETS") ?? 1000);
 const STREAM_POSTS = Number(Deno.env.get("BENCH_STREAM_POSTS") ?? 50);
 const STREAM_INTERVAL = Number(Deno.env.get("BENCH_STREAM_INTERVAL") ?? 200);
@@ -171,7 +180,7 @@ async function startServer(env: Record<string, string>) {
   const port = freePort();
   const origin = `http://localhost:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SERVER_V8_FLAGS, MAIN],
+    args: ["run", "-A", SERVER_V8_FLAGS, ...SERVER_FLAGS, MAIN],
     env: {
       PORT: String(port),
       BIND: "127.0.0.1",
@@ -274,15 +283,24 @@ async function cheapScenarios(database: string, url: string, tokens: Seeded): Pr
   const verify = {
     url: `${url}/api/v1/accounts/verify_credentials`,
     headers: { authorization: `Bearer ${tokens.viewerToken}` },
-    connections: 32,
   };
-  await autocannon({ ...verify, duration: 3 }); // warm up
-  log(`${database}: verify_credentials, full speed`);
-  const rows: Row[] = [{
-    database,
-    scenario: "GET verify_credentials max",
-    ...await cannon(verify),
-  }];
+  const rows: Row[] = [];
+  let helloWorld = 0;
+  if (ONLY !== "inbound") {
+    // The ceiling next to the call it is the yardstick for, so both see
+    // the same load on the machine.
+    log(`${database}: hello-world ceiling, full speed`);
+    helloWorld = await ceiling(SECONDS, SERVER_V8_FLAGS);
+    await fullSpeedGet(verify.url, verify.headers, 3); // warm up
+    log(`${database}: verify_credentials, full speed`);
+    const { tool, ...figures } = await fullSpeedGet(verify.url, verify.headers, SECONDS);
+    rows.push({ database, scenario: `GET verify_credentials max (${tool})`, ...figures });
+  }
+  const verifyCredentials = rows[0]?.requestsPerSecond ?? 0;
+  if (ONLY === "verify") {
+    processFigures.push({ database, helloWorld, verifyCredentials, idleRss: 0 });
+    return rows;
+  }
   log(`${database}: signed inbound Create(Note)`);
   const inbound = await inboundScenario({
     url,
@@ -313,7 +331,8 @@ async function cheapScenarios(database: string, url: string, tokens: Seeded): Pr
   });
   processFigures.push({
     database,
-    verifyCredentials: rows[0].requestsPerSecond,
+    helloWorld,
+    verifyCredentials,
     idleRss: 0,
     inbound,
   });
@@ -502,11 +521,6 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
 
 const results: { rows: Row[]; rss: number; database: string }[] = [];
 const processRun = !SEARCH && !STREAMING && ONLY !== "limits";
-let helloWorld = 0;
-if (processRun) {
-  log("hello-world ceiling, full speed");
-  helloWorld = await ceiling(SECONDS, SERVER_V8_FLAGS);
-}
 if (WHICH === "both" || WHICH === "postgres") {
   const r = await benchPostgres();
   if (r) results.push({ ...r, database: "PostgreSQL" });
@@ -555,5 +569,5 @@ for (const { database, result } of streamingResults) {
 }
 console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
 for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);
-if (processRun) printProcess(helloWorld, processFigures, starts);
+if (processRun) printProcess(processFigures, starts);
 Deno.exit(0);
