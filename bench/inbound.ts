@@ -103,6 +103,8 @@ export interface FullSpeedResult {
   acceptedPerSecond: number;
   /** 202 answers per second while sending. */
   answeredPerSecond: number;
+  /** The server process's CPU per stored note, ms (not the database's). */
+  serverCpuMsPerNote?: number;
 }
 
 /**
@@ -218,6 +220,8 @@ export interface InboundOptions {
   /** Offered rate and duration of the fixed-rate run. */
   rate: number;
   seconds: number;
+  /** The server's CPU time so far, ms (/proc/<pid>/stat). */
+  cpuMs(): number;
   log(message: string): void;
 }
 
@@ -258,7 +262,10 @@ export async function inboundScenario(o: InboundOptions): Promise<InboundReport>
     };
     await drain(stored, warm.length);
     o.log(`signing ${o.count} deliveries`);
-    const full = await fullSpeed(await gen.sign(o.count, "max"), o.concurrency, stored);
+    const signedMax = await gen.sign(o.count, "max");
+    const cpuBefore = o.cpuMs();
+    const full = await fullSpeed(signedMax, o.concurrency, stored);
+    full.serverCpuMsPerNote = Math.round((o.cpuMs() - cpuBefore) / full.stored * 100) / 100;
     const paced = Math.round(o.rate * o.seconds);
     o.log(`signing ${paced} deliveries`);
     const signed = await gen.sign(paced, "paced");

@@ -234,9 +234,17 @@ export interface ProcessFigures {
   /** The hello-world ceiling, measured just before verify_credentials. */
   helloWorld: number;
   verifyCredentials: number;
+  /** Server CPU per verify_credentials request, ms. */
+  verifyCpuMs: number;
   idleRss: number;
   inbound?: {
-    fullSpeed: { sent: number; answered202: number; stored: number; acceptedPerSecond: number };
+    fullSpeed: {
+      sent: number;
+      answered202: number;
+      stored: number;
+      acceptedPerSecond: number;
+      serverCpuMsPerNote?: number;
+    };
     fixedRate: { rate: number; sent: number; answered202: number; stored: number; drainMs: number };
     storedTotal: number;
   };
@@ -247,25 +255,30 @@ export interface ProcessFigures {
 export function printProcess(figures: ProcessFigures[], starts: number[]) {
   console.log(
     "\n| database | hello-world ceiling/s | verify_credentials/s | of the ceiling | " +
-      "idle RSS after 100 requests (MiB) |",
+      "server CPU per request (ms) | idle RSS after 100 requests (MiB) |",
   );
-  console.log("|---|---:|---:|---:|---:|");
+  console.log("|---|---:|---:|---:|---:|---:|");
   for (const f of figures) {
     const ratio = f.helloWorld ? (100 * f.verifyCredentials / f.helloWorld).toFixed(2) : "?";
     console.log(
-      `| ${f.database} | ${f.helloWorld} | ${f.verifyCredentials} | ${ratio}% | ${f.idleRss} |`,
+      `| ${f.database} | ${f.helloWorld} | ${f.verifyCredentials} | ${ratio}% | ` +
+        `${f.verifyCpuMs.toFixed(3)} | ${f.idleRss} |`,
     );
   }
   console.log(
-    "\n| database | inbound run | sent | answered 202 | stored | drained after the last send (ms) |",
+    "\n| database | inbound run | sent | answered 202 | stored | drained after the last send (ms) " +
+      "| server CPU per note (ms) |",
   );
-  console.log("|---|---|---:|---:|---:|---:|");
+  console.log("|---|---|---:|---:|---:|---:|---:|");
   for (const f of figures) {
     if (!f.inbound) continue;
     const { fullSpeed: a, fixedRate: b } = f.inbound;
-    console.log(`| ${f.database} | full speed | ${a.sent} | ${a.answered202} | ${a.stored} | |`);
     console.log(
-      `| ${f.database} | ${b.rate}/s | ${b.sent} | ${b.answered202} | ${b.stored} | ${b.drainMs} |`,
+      `| ${f.database} | full speed | ${a.sent} | ${a.answered202} | ${a.stored} | | ` +
+        `${a.serverCpuMsPerNote ?? ""} |`,
+    );
+    console.log(
+      `| ${f.database} | ${b.rate}/s | ${b.sent} | ${b.answered202} | ${b.stored} | ${b.drainMs} | |`,
     );
   }
   for (const f of figures) {

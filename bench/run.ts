@@ -61,6 +61,7 @@ import {
 import postgres from "postgres";
 import { type SearchResult, searchScenario, seedSearchLibrary } from "./search.ts";
 import {
+  cpuMs,
   printStreaming,
   seedStreaming,
   type StreamingResult,
@@ -224,7 +225,11 @@ async function cannon(options: Record<string, unknown>) {
   };
 }
 
-async function scenarios(database: string, url: string, tokens: Seeded): Promise<Row[]> {
+async function scenarios(
+  database: string,
+  { url, pid }: { url: string; pid: number },
+  tokens: Seeded,
+): Promise<Row[]> {
   const home = {
     url: `${url}/api/v1/timelines/home?limit=40`,
     headers: { authorization: `Bearer ${tokens.viewerToken}` },
@@ -236,7 +241,7 @@ async function scenarios(database: string, url: string, tokens: Seeded): Promise
   const actor = await fetch(`${url}/actor`, { headers: { accept: "application/activity+json" } });
   await actor.body?.cancel();
   if (!actor.ok) throw new Error(`the instance actor answered ${actor.status}`);
-  const rows: Row[] = await cheapScenarios(database, url, tokens);
+  const rows: Row[] = await cheapScenarios(database, { url, pid }, tokens);
   if (CHEAP) return rows;
   await autocannon({ ...home, duration: 3, connections: 4 }); // warm caches and plans
   // And the paced generator's own connections and code: its first requests
@@ -279,13 +284,19 @@ async function scenarios(database: string, url: string, tokens: Seeded): Promise
  * speed and at INBOX_RATE/s (bench/inbound.ts). Their figures also go to
  * processFigures for the summary.
  */
-async function cheapScenarios(database: string, url: string, tokens: Seeded): Promise<Row[]> {
+async function cheapScenarios(
+  database: string,
+  { url, pid }: { url: string; pid: number },
+  tokens: Seeded,
+): Promise<Row[]> {
   const verify = {
     url: `${url}/api/v1/accounts/verify_credentials`,
     headers: { authorization: `Bearer ${tokens.viewerToken}` },
   };
   const rows: Row[] = [];
   let helloWorld = 0;
+  /** Server CPU per verify_credentials request, ms: steadier than rates on a busy machine. */
+  let verifyCpuMs = NaN;
   if (ONLY !== "inbound") {
     // The ceiling next to the call it is the yardstick for, so both see
     // the same load on the machine.
@@ -293,12 +304,14 @@ async function cheapScenarios(database: string, url: string, tokens: Seeded): Pr
     helloWorld = await ceiling(SECONDS, SERVER_V8_FLAGS);
     await fullSpeedGet(verify.url, verify.headers, 3); // warm up
     log(`${database}: verify_credentials, full speed`);
+    const cpuBefore = cpuMs(pid);
     const { tool, ...figures } = await fullSpeedGet(verify.url, verify.headers, SECONDS);
+    verifyCpuMs = (cpuMs(pid) - cpuBefore) / (figures.requestsPerSecond * SECONDS);
     rows.push({ database, scenario: `GET verify_credentials max (${tool})`, ...figures });
   }
   const verifyCredentials = rows[0]?.requestsPerSecond ?? 0;
   if (ONLY === "verify") {
-    processFigures.push({ database, helloWorld, verifyCredentials, idleRss: 0 });
+    processFigures.push({ database, helloWorld, verifyCredentials, verifyCpuMs, idleRss: 0 });
     return rows;
   }
   log(`${database}: signed inbound Create(Note)`);
@@ -310,6 +323,7 @@ async function cheapScenarios(database: string, url: string, tokens: Seeded): Pr
     concurrency: INBOX_CONNECTIONS,
     rate: INBOX_RATE,
     seconds: SECONDS,
+    cpuMs: () => cpuMs(pid),
     log: (message) => log(`${database}: inbound: ${message}`),
   });
   const { fullSpeed: full, fixedRate: fixed } = inbound;
@@ -333,6 +347,7 @@ async function cheapScenarios(database: string, url: string, tokens: Seeded): Pr
     database,
     helloWorld,
     verifyCredentials,
+    verifyCpuMs,
     idleRss: 0,
     inbound,
   });
@@ -445,7 +460,7 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
         const rows = await runStreaming("PGlite", server, tokens.streaming!);
         return { rows, rss: rssMiB(server.pid) };
       }
-      const rows = await scenarios("PGlite", server.url, tokens);
+      const rows = await scenarios("PGlite", server, tokens);
       const rss = rssMiB(server.pid);
       await server.stop();
       await checkNotes("PGlite", { databaseUrl: null, pgliteDir: `${dataDir}/db` });
@@ -486,7 +501,7 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
       const server = await startServer(env);
       try {
         if (SEARCH) await runSearch("PostgreSQL", server.url, tokens);
-        else rows.push(...await scenarios("PostgreSQL", server.url, tokens));
+        else rows.push(...await scenarios("PostgreSQL", server, tokens));
         rss = rssMiB(server.pid);
       } finally {
         await server.stop();
