@@ -3,7 +3,8 @@
  * the profile image deletions): the Account of the token's owner, plus the
  * plain-text `source` of what they typed and their `role`.
  */
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
+import { preparedQuery } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, followRequests, users } from "../../db/schema.ts";
@@ -126,14 +127,23 @@ export async function loadCredentialAccount(
   config: Pick<Config, "origin">,
   accountId: string,
 ): Promise<CredentialAccount | null> {
-  const [row] = await db.select({ account: accounts, role: users.role, settings: users.settings })
-    .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
-    .where(eq(accounts.id, accountId)).limit(1);
+  // Both built once (db/queries/prepared.ts): building their SQL text on
+  // every call was half of verify_credentials' CPU on PostgreSQL.
+  const [row] = await preparedQuery(
+    db,
+    "credential_account",
+    (db) =>
+      db.select({ account: accounts, role: users.role, settings: users.settings })
+        .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
+        .where(eq(accounts.id, sql.placeholder("id"))).limit(1),
+  ).execute({ id: accountId });
   if (!row) return null;
-  const pending = db.select({ id: followRequests.id }).from(followRequests)
-    .where(eq(followRequests.targetAccountId, accountId))
-    .limit(FOLLOW_REQUESTS_COUNT_LIMIT).as("pending");
-  const [counted] = await db.select({ n: count() }).from(pending);
+  const [counted] = await preparedQuery(db, "credential_follow_requests", (db) => {
+    const pending = db.select({ id: followRequests.id }).from(followRequests)
+      .where(eq(followRequests.targetAccountId, sql.placeholder("id")))
+      .limit(FOLLOW_REQUESTS_COUNT_LIMIT).as("pending");
+    return db.select({ n: count() }).from(pending);
+  }).execute({ id: accountId });
   const emojis = accountMayHaveEmoji(row.account)
     ? (await loadAccountEmojis(db, config.origin, [accountId])).get(accountId)
     : undefined;
