@@ -18,7 +18,8 @@
  */
 import type { Context } from "@fedify/fedify";
 import type { Object as APObject } from "@fedify/vocab";
-import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { preparedQuery } from "../db/queries/prepared.ts";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { accounts, statuses } from "../db/schema.ts";
@@ -39,8 +40,14 @@ export const MAX_DEPTH = 5;
 
 /** The stored status with this IRI (or URL), deleted ones excluded. */
 export async function findStatusByUri(app: AppContext, uri: string): Promise<StatusRow | null> {
-  const [row] = await app.database.db.select().from(statuses)
-    .where(and(eq(statuses.uri, uri), isNull(statuses.deletedAt))).limit(1);
+  // Built once (db/queries/prepared.ts): every inbound status asks this.
+  const [row] = await preparedQuery(
+    app.database.db,
+    "status_by_uri",
+    (db) =>
+      db.select().from(statuses)
+        .where(and(eq(statuses.uri, sql.placeholder("uri")), isNull(statuses.deletedAt))).limit(1),
+  ).execute({ uri });
   return row ?? null;
 }
 
