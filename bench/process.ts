@@ -188,7 +188,7 @@ function descendants(pid: number): number[] {
  * Milliseconds from spawning `deno task start` (fresh DATA_DIR, PGlite) to
  * its first 200 on GET /health, polled every 10 ms; one figure per run.
  */
-export async function startupTimes(runs: number): Promise<number[]> {
+export async function startupTimes(runs: number, root = ROOT): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const dataDir = await Deno.makeTempDir({ prefix: "rookery-bench-start-" });
@@ -196,7 +196,7 @@ export async function startupTimes(runs: number): Promise<number[]> {
     const started = performance.now();
     const child = new Deno.Command(Deno.execPath(), {
       args: ["task", "start"],
-      cwd: ROOT,
+      cwd: root,
       env: {
         PORT: String(port),
         BIND: "127.0.0.1",

@@ -551,7 +551,7 @@ console.log(
 let starts: number[] = [];
 if (processRun && WHICH !== "postgres") {
   log(`deno task start on a fresh PGlite data directory, ${STARTS} times`);
-  starts = await startupTimes(STARTS);
+  starts = await startupTimes(STARTS, MAIN.replace(/main\.ts$/, ""));
 }
 
 console.log(
