@@ -92,6 +92,8 @@ export interface StoreOptions {
   raw?: unknown;
   /** The actor that delivered it: the object must be theirs. */
   expectedActor?: string;
+  /** That actor's stored account, when the caller has it (saves looking it up again). */
+  sender?: AccountRow;
   /** What the status, its author, parents and quoted posts may still fetch. */
   budget: FetchBudget;
 }
@@ -109,7 +111,7 @@ export async function storeRemoteStatus(
 ): Promise<StatusRow | null> {
   const app = ctx.data;
   const { budget } = options;
-  const author = await trustedAuthor(ctx, object, budget, options.expectedActor);
+  const author = await trustedAuthor(ctx, object, budget, options.expectedActor, options.sender);
   if (!author) return null;
   const parsed = await parseStatusObject(object, {
     followersUrl: author.followersUrl,
@@ -218,6 +220,7 @@ async function trustedAuthor(
   object: APObject,
   budget: FetchBudget,
   expectedActor?: string,
+  sender?: AccountRow,
 ): Promise<AccountRow | null> {
   const authorUri = object.attributionId;
   if (!authorUri || !object.id) return null;
@@ -231,7 +234,9 @@ async function trustedAuthor(
   }
   if (!sameOrigin(authorUri.href, object.id.href)) return null;
   if (sameOrigin(authorUri.href, ctx.data.config.origin)) return null;
-  const author = await accountForActorUri(ctx, authorUri, budget).catch(() => null);
+  const author = sender?.uri === authorUri.href
+    ? sender
+    : await accountForActorUri(ctx, authorUri, budget).catch(() => null);
   if (!author || author.domain == null || author.deletedAt || author.suspendedAt) return null;
   return author;
 }
