@@ -3,6 +3,7 @@
  * under the "fedify" category; ours are under "rookery".
  */
 import { configure, getConsoleSink, getJsonLinesFormatter, reset } from "@logtape/logtape";
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { LogLevel } from "./config.ts";
 
 export interface LoggingOptions {
@@ -15,6 +16,10 @@ export async function setupLogging(options: LoggingOptions): Promise<void> {
   await reset();
   await configure({
     reset: true,
+    // Fedify wraps every request and queued message in withContext(); without
+    // a store LogTape warned, once per call (four lines per inbox delivery),
+    // and the records lacked the request and message ids.
+    contextLocalStorage: new AsyncLocalStorage(),
     sinks: {
       console: options.json
         ? getConsoleSink({ formatter: getJsonLinesFormatter() })

@@ -7,7 +7,7 @@
  * always means the same bytes (and can be cached forever), and a failed
  * profile update can delete what it wrote without touching the old image.
  */
-import sharp from "sharp";
+import { loadSharp } from "./media/sharp.ts";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
 import { encodeHex } from "./encoding.ts";
@@ -71,6 +71,7 @@ export async function processProfileImage(
   if (file.size === 0) throw new ImageRejected(kind, "type");
   const input = new Uint8Array(await file.arrayBuffer());
   let format: string | undefined;
+  const sharp = await loadSharp();
   try {
     format = (await sharp(input, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata()).format;
   } catch {

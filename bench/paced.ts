@@ -18,6 +18,7 @@
 export interface PacedResult {
   requestsPerSecond: number;
   p50: number;
+  p95: number;
   p99: number;
   errors: number;
 }
@@ -28,6 +29,13 @@ export interface PacedOptions {
   /** Requests per second, evenly spaced. */
   rate: number;
   seconds: number;
+  /**
+   * Request i, when each differs (signed deliveries, made before the run so
+   * that making them takes nothing from it); GET `url` otherwise.
+   */
+  request?: (i: number) => { url: string; init: RequestInit };
+  /** Which answers count as success (default any 2xx). */
+  ok?: (status: number) => boolean;
 }
 
 /** The value below which `fraction` of the sorted samples fall. */
@@ -44,11 +52,15 @@ export async function paced(options: PacedOptions): Promise<PacedResult> {
   let errors = 0;
   const inflight = new Set<Promise<void>>();
 
-  const one = async (due: number) => {
+  const ok = options.ok ?? ((status: number) => status >= 200 && status < 300);
+  const one = async (due: number, i: number) => {
     try {
-      const res = await fetch(options.url, { headers: options.headers });
+      const made = options.request?.(i);
+      const res = made
+        ? await fetch(made.url, made.init)
+        : await fetch(options.url, { headers: options.headers });
       await res.arrayBuffer();
-      if (res.ok) latencies.push(performance.now() - due);
+      if (ok(res.status)) latencies.push(performance.now() - due);
       else errors++;
     } catch {
       errors++;
@@ -62,7 +74,7 @@ export async function paced(options: PacedOptions): Promise<PacedResult> {
     // Send everything that is due; if the generator was late, the latency of
     // each late request still counts from its due time.
     while (sent < total && start + sent * interval <= now) {
-      const p = one(start + sent * interval);
+      const p = one(start + sent * interval, sent);
       inflight.add(p);
       p.finally(() => inflight.delete(p));
       sent++;
@@ -77,6 +89,7 @@ export async function paced(options: PacedOptions): Promise<PacedResult> {
   return {
     requestsPerSecond: Math.round(latencies.length / elapsed),
     p50: round(percentile(latencies, 0.5)),
+    p95: round(percentile(latencies, 0.95)),
     p99: round(percentile(latencies, 0.99)),
     errors,
   };

@@ -26,15 +26,42 @@
  * BENCH_STREAM_INTERVAL ms apart, default 200; time to the last socket, RSS
  * per 1,000 connections). The streaming scenario is part of the default run
  * on PostgreSQL (about a minute, on its own server).
+ *
+ * Also on both databases (and alone with BENCH_ONLY=cheap): GET
+ * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
+ * hello-world (bench/hello.ts) measured in the same run, the ratio printed;
+ * signed Create(Note) deliveries from a fake remote server (bench/inbound.ts:
+ * BENCH_INBOX_COUNT at full speed, default 2,000, BENCH_INBOX_CONNECTIONS at
+ * a time, default 32; then BENCH_INBOX_RATE/s, default 200, for
+ * BENCH_SECONDS); idle RSS of a fresh server after 100 requests; and, on
+ * PGlite, `deno task start` on a fresh data directory to its first answer
+ * (BENCH_STARTS runs, default 3) (bench/process.ts). BENCH_ONLY=verify or
+ * BENCH_ONLY=inbound: those alone (with the ceiling, RSS and start-up).
+ * BENCH_SERVER_FLAGS: extra `deno run` flags for the server (`--cpu-prof`);
+ * BENCH_SERVER_MAIN: the main.ts of another checkout (before/after).
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
+import { sql } from "drizzle-orm";
 import { DEFAULT_SEED, seed, type Seeded } from "./seed.ts";
 import { startBenchPostgres } from "./postgres.ts";
 import { paced } from "./paced.ts";
+import type { Row } from "./rows.ts";
+import { type InboundReport, inboundScenario } from "./inbound.ts";
+import {
+  ceiling,
+  freePort,
+  fullSpeedGet,
+  idleRss,
+  printProcess,
+  type ProcessFigures,
+  rssMiB,
+  startupTimes,
+} from "./process.ts";
 import postgres from "postgres";
 import { type SearchResult, searchScenario, seedSearchLibrary } from "./search.ts";
 import {
+  cpuMs,
   printStreaming,
   seedStreaming,
   type StreamingResult,
@@ -42,7 +69,8 @@ import {
   type StreamingSeed,
 } from "./streaming.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
+/** The server run; BENCH_SERVER_MAIN: another checkout's main.ts, to compare builds. */
+const MAIN = Deno.env.get("BENCH_SERVER_MAIN") ?? new URL("../main.ts", import.meta.url).pathname;
 /**
  * The V8 flags of `deno task start` (deno.json), so the bench measures the
  * server as operators run it: a 4 MiB young generation. V8's default lets it
@@ -51,6 +79,8 @@ const MAIN = new URL("../main.ts", import.meta.url).pathname;
  * 29–33 MiB with this cap, at the same latency and CPU per post.
  */
 const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
+/** Extra `deno run` flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const SERVER_FLAGS = (Deno.env.get("BENCH_SERVER_FLAGS") ?? "").split(" ").filter(Boolean);
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
 const RATE = Number(Deno.env.get("BENCH_RATE") ?? 200);
 const STATUSES = Number(Deno.env.get("BENCH_STATUSES") ?? DEFAULT_SEED.statuses);
@@ -62,6 +92,14 @@ const SEARCH_CLIENTS = Number(Deno.env.get("BENCH_SEARCH_CLIENTS") ?? 1);
 /** The search scenario's figures, per database. */
 const searchResults: { database: string; rows: SearchResult[] }[] = [];
 const STREAMING = ONLY === "streaming";
+/** Only the cheap-request, inbound and process figures. */
+const CHEAP = ONLY === "cheap" || ONLY === "verify" || ONLY === "inbound";
+const INBOX_COUNT = Number(Deno.env.get("BENCH_INBOX_COUNT") ?? 2000);
+const INBOX_CONNECTIONS = Number(Deno.env.get("BENCH_INBOX_CONNECTIONS") ?? 32);
+const INBOX_RATE = Number(Deno.env.get("BENCH_INBOX_RATE") ?? 200);
+const STARTS = Number(Deno.env.get("BENCH_STARTS") ?? 3);
+/** Per database: verify_credentials/s, idle RSS, the inbound report and its exact row count. */
+const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
 const STREAM_SOCKETS = Number(Deno.env.get("BENCH_STREAM_SOCKETS") ?? 1000);
 const STREAM_POSTS = Number(Deno.env.get("BENCH_STREAM_POSTS") ?? 50);
 const STREAM_INTERVAL = Number(Deno.env.get("BENCH_STREAM_INTERVAL") ?? 200);
@@ -135,24 +173,6 @@ async function runSearch(database: string, url: string, tokens: Seeded): Promise
   });
 }
 
-interface Row {
-  database: string;
-  scenario: string;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** Rows written to rate_limit_counters per request, where measured. */
-  writesPerRequest?: number;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 function log(message: string) {
   console.error(`[bench] ${message}`);
 }
@@ -161,13 +181,15 @@ async function startServer(env: Record<string, string>) {
   const port = freePort();
   const origin = `http://localhost:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SERVER_V8_FLAGS, MAIN],
+    args: ["run", "-A", SERVER_V8_FLAGS, ...SERVER_FLAGS, MAIN],
     env: {
       PORT: String(port),
       BIND: "127.0.0.1",
       ORIGIN: origin,
       RATE_LIMITS: "off",
       LOG_LEVEL: "error",
+      // The inbound scenario's remote server is on loopback, over http.
+      ALLOW_PRIVATE_ADDRESS: "true",
       ...env,
     },
     stdout: "null",
@@ -185,20 +207,12 @@ async function startServer(env: Record<string, string>) {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
     async stop() {
-      child.kill("SIGTERM");
+      try {
+        child.kill("SIGTERM");
+      } catch { /* stopped already */ }
       await child.status;
     },
   };
-}
-
-function rssMiB(pid: number): number {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    return Math.round(kb / 1024);
-  } catch {
-    return 0;
-  }
 }
 
 async function cannon(options: Record<string, unknown>) {
@@ -211,7 +225,11 @@ async function cannon(options: Record<string, unknown>) {
   };
 }
 
-async function scenarios(database: string, url: string, tokens: Seeded): Promise<Row[]> {
+async function scenarios(
+  database: string,
+  { url, pid }: { url: string; pid: number },
+  tokens: Seeded,
+): Promise<Row[]> {
   const home = {
     url: `${url}/api/v1/timelines/home?limit=40`,
     headers: { authorization: `Bearer ${tokens.viewerToken}` },
@@ -223,12 +241,13 @@ async function scenarios(database: string, url: string, tokens: Seeded): Promise
   const actor = await fetch(`${url}/actor`, { headers: { accept: "application/activity+json" } });
   await actor.body?.cancel();
   if (!actor.ok) throw new Error(`the instance actor answered ${actor.status}`);
+  const rows: Row[] = await cheapScenarios(database, { url, pid }, tokens);
+  if (CHEAP) return rows;
   await autocannon({ ...home, duration: 3, connections: 4 }); // warm caches and plans
   // And the paced generator's own connections and code: its first requests
   // (new sockets, unoptimized fetch paths in this process) took up to
   // 120 ms and, at 3,000 samples, decided the p99 of a quiet server.
   await paced({ ...home, rate: RATE, seconds: 2 });
-  const rows: Row[] = [];
   log(`${database}: home timeline at ${RATE} requests/s`);
   rows.push({
     database,
@@ -258,6 +277,102 @@ async function scenarios(database: string, url: string, tokens: Seeded): Promise
     }),
   });
   return rows;
+}
+
+/**
+ * verify_credentials at full speed and signed inbound Create(Note), full
+ * speed and at INBOX_RATE/s (bench/inbound.ts). Their figures also go to
+ * processFigures for the summary.
+ */
+async function cheapScenarios(
+  database: string,
+  { url, pid }: { url: string; pid: number },
+  tokens: Seeded,
+): Promise<Row[]> {
+  const verify = {
+    url: `${url}/api/v1/accounts/verify_credentials`,
+    headers: { authorization: `Bearer ${tokens.viewerToken}` },
+  };
+  const rows: Row[] = [];
+  let helloWorld = 0;
+  /** Server CPU per verify_credentials request, ms: steadier than rates on a busy machine. */
+  let verifyCpuMs = NaN;
+  if (ONLY !== "inbound") {
+    // The ceiling next to the call it is the yardstick for, so both see
+    // the same load on the machine.
+    log(`${database}: hello-world ceiling, full speed`);
+    helloWorld = await ceiling(SECONDS, SERVER_V8_FLAGS);
+    await fullSpeedGet(verify.url, verify.headers, 3); // warm up
+    log(`${database}: verify_credentials, full speed`);
+    const cpuBefore = cpuMs(pid);
+    const { tool, ...figures } = await fullSpeedGet(verify.url, verify.headers, SECONDS);
+    verifyCpuMs = (cpuMs(pid) - cpuBefore) / (figures.requestsPerSecond * SECONDS);
+    rows.push({ database, scenario: `GET verify_credentials max (${tool})`, ...figures });
+  }
+  const verifyCredentials = rows[0]?.requestsPerSecond ?? 0;
+  if (ONLY === "verify") {
+    processFigures.push({ database, helloWorld, verifyCredentials, verifyCpuMs, idleRss: 0 });
+    return rows;
+  }
+  log(`${database}: signed inbound Create(Note)`);
+  const inbound = await inboundScenario({
+    url,
+    token: tokens.viewerToken,
+    username: "bench0",
+    count: INBOX_COUNT,
+    concurrency: INBOX_CONNECTIONS,
+    rate: INBOX_RATE,
+    seconds: SECONDS,
+    cpuMs: () => cpuMs(pid),
+    log: (message) => log(`${database}: inbound: ${message}`),
+  });
+  const { fullSpeed: full, fixedRate: fixed } = inbound;
+  rows.push({
+    database,
+    scenario: `inbound Create(Note) max (${INBOX_CONNECTIONS} at a time; stored/s)`,
+    requestsPerSecond: full.acceptedPerSecond,
+    p50: NaN,
+    p99: NaN,
+    errors: full.sent - full.stored,
+  }, {
+    database,
+    scenario: `inbound Create(Note) @ ${INBOX_RATE}/s (202 latency)`,
+    requestsPerSecond: Math.round(fixed.stored / SECONDS),
+    p50: fixed.p50,
+    p95: fixed.p95,
+    p99: fixed.p99,
+    errors: fixed.sent - fixed.stored,
+  });
+  processFigures.push({
+    database,
+    helloWorld,
+    verifyCredentials,
+    verifyCpuMs,
+    idleRss: 0,
+    inbound,
+  });
+  return rows;
+}
+
+/** Idle RSS of a fresh server on the same data after 100 requests (bench/process.ts). */
+async function idleRssOf(database: string, env: Record<string, string>, tokens: Seeded) {
+  log(`${database}: idle RSS after 100 requests`);
+  const server = await startServer(env);
+  try {
+    const rss = await idleRss(server.url, server.pid, tokens.viewerToken);
+    const figures = processFigures.find((f) => f.database === database);
+    if (figures) figures.idleRss = rss;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Notes of the inbound scenario stored in `database` (an exact count of rows). */
+async function notesIn(database: Awaited<ReturnType<typeof openDatabase>>, prefix: string) {
+  const [row] = await database.rows<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM statuses WHERE uri LIKE ${prefix + "%"}`,
+  );
+  return Number(row?.n ?? 0);
 }
 
 /** Each client address makes this many requests: far from the 300 limit. */
@@ -314,6 +429,18 @@ async function rateLimitScenario(
   }
 }
 
+/** The exact count of the inbound notes in the database, once its server has stopped. */
+async function checkNotes(database: string, options: Parameters<typeof openDatabase>[0]) {
+  const figures = processFigures.find((f) => f.database === database);
+  if (!figures?.inbound) return;
+  const db = await openDatabase(options);
+  try {
+    figures.notesInDatabase = await notesIn(db, figures.inbound.notePrefix);
+  } finally {
+    await db.close();
+  }
+}
+
 async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
   const dataDir = await Deno.makeTempDir({ prefix: "rookery-bench-" });
   try {
@@ -333,8 +460,12 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
         const rows = await runStreaming("PGlite", server, tokens.streaming!);
         return { rows, rss: rssMiB(server.pid) };
       }
-      const rows = await scenarios("PGlite", server.url, tokens);
-      return { rows, rss: rssMiB(server.pid) };
+      const rows = await scenarios("PGlite", server, tokens);
+      const rss = rssMiB(server.pid);
+      await server.stop();
+      await checkNotes("PGlite", { databaseUrl: null, pgliteDir: `${dataDir}/db` });
+      await idleRssOf("PGlite", { DATA_DIR: dataDir }, tokens);
+      return { rows, rss };
     } finally {
       await server.stop();
     }
@@ -370,10 +501,14 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
       const server = await startServer(env);
       try {
         if (SEARCH) await runSearch("PostgreSQL", server.url, tokens);
-        else rows.push(...await scenarios("PostgreSQL", server.url, tokens));
+        else rows.push(...await scenarios("PostgreSQL", server, tokens));
         rss = rssMiB(server.pid);
       } finally {
         await server.stop();
+      }
+      if (!SEARCH) {
+        await checkNotes("PostgreSQL", { databaseUrl: url.toString(), pgliteDir: "" });
+        await idleRssOf("PostgreSQL", env, tokens);
       }
     }
     if (tokens.streaming) {
@@ -386,7 +521,7 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
         await server.stop();
       }
     }
-    if (!SEARCH && !STREAMING) {
+    if (!SEARCH && !STREAMING && !CHEAP) {
       log("postgres: API calls with rate limits on, full speed");
       rows.push(await rateLimitScenario(env, url.toString()));
     }
@@ -400,6 +535,7 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
 }
 
 const results: { rows: Row[]; rss: number; database: string }[] = [];
+const processRun = !SEARCH && !STREAMING && ONLY !== "limits";
 if (WHICH === "both" || WHICH === "postgres") {
   const r = await benchPostgres();
   if (r) results.push({ ...r, database: "PostgreSQL" });
@@ -412,16 +548,23 @@ console.log(
   `\nRookery benchmark: ${STATUSES.toLocaleString("en")} statuses, ` +
     `${DEFAULT_SEED.accounts} accounts, ${SECONDS} s per scenario, ${navigator.hardwareConcurrency} cores\n`,
 );
+let starts: number[] = [];
+if (processRun && WHICH !== "postgres") {
+  log(`deno task start on a fresh PGlite data directory, ${STARTS} times`);
+  starts = await startupTimes(STARTS, MAIN.replace(/main\.ts$/, ""));
+}
+
 console.log(
-  "| database | scenario | requests/s | p50 ms | p99 ms | errors | counter writes/request |",
+  "| database | scenario | requests/s | p50 ms | p95 ms | p99 ms | errors | counter writes/request |",
 );
-console.log("|---|---|---:|---:|---:|---:|---:|");
-/** A latency; a delivery that never came (streaming) makes it Infinity. */
-const ms = (v: number) => Number.isFinite(v) ? String(v) : "never";
+console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+/** A latency; a delivery that never came (streaming) makes it Infinity; NaN: not measured. */
+const ms = (v: number | undefined) =>
+  v === undefined || Number.isNaN(v) ? "" : Number.isFinite(v) ? String(v) : "never";
 for (const { rows } of results) {
   for (const r of rows) {
     console.log(
-      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${ms(r.p50)} | ${
+      `| ${r.database} | ${r.scenario} | ${r.requestsPerSecond} | ${ms(r.p50)} | ${ms(r.p95)} | ${
         ms(r.p99)
       } | ${r.errors} | ${r.writesPerRequest ?? ""} |`,
     );
@@ -441,4 +584,5 @@ for (const { database, result } of streamingResults) {
 }
 console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
 for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);
+if (processRun) printProcess(processFigures, starts);
 Deno.exit(0);

@@ -335,7 +335,7 @@ function rssKiB(pid: number): number {
 }
 
 /** User + system CPU time of a process, ms. */
-function cpuMs(pid: number | "self"): number {
+export function cpuMs(pid: number | "self"): number {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   // Fields after the command name (which may hold spaces): utime is the 14th field overall.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

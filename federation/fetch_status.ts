@@ -18,7 +18,8 @@
  */
 import type { Context } from "@fedify/fedify";
 import type { Object as APObject } from "@fedify/vocab";
-import { and, eq, inArray, isNull, or } from "drizzle-orm";
+import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { preparedQuery } from "../db/queries/prepared.ts";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { accounts, statuses } from "../db/schema.ts";
@@ -40,8 +41,14 @@ export const MAX_DEPTH = 5;
 
 /** The stored status with this IRI (or URL), deleted ones excluded. */
 export async function findStatusByUri(app: AppContext, uri: string): Promise<StatusRow | null> {
-  const [row] = await app.database.db.select().from(statuses)
-    .where(and(eq(statuses.uri, uri), isNull(statuses.deletedAt))).limit(1);
+  // Built once (db/queries/prepared.ts): every inbound status asks this.
+  const [row] = await preparedQuery(
+    app.database.db,
+    "status_by_uri",
+    (db) =>
+      db.select().from(statuses)
+        .where(and(eq(statuses.uri, sql.placeholder("uri")), isNull(statuses.deletedAt))).limit(1),
+  ).execute({ uri });
   return row ?? null;
 }
 
@@ -82,6 +89,8 @@ export interface StoreOptions {
   raw?: unknown;
   /** The actor that delivered it: the object must be theirs. */
   expectedActor?: string;
+  /** That actor's stored account, when the caller has it (saves looking it up again). */
+  sender?: AccountRow;
   /** What the status, its author, parents and quoted posts may still fetch. */
   budget: FetchBudget;
 }
@@ -99,7 +108,7 @@ export async function storeRemoteStatus(
 ): Promise<StatusRow | null> {
   const app = ctx.data;
   const { budget } = options;
-  const author = await trustedAuthor(ctx, object, budget, options.expectedActor);
+  const author = await trustedAuthor(ctx, object, budget, options.expectedActor, options.sender);
   if (!author) return null;
   const parsed = await parseStatusObject(object, {
     followersUrl: author.followersUrl,
@@ -208,6 +217,7 @@ async function trustedAuthor(
   object: APObject,
   budget: FetchBudget,
   expectedActor?: string,
+  sender?: AccountRow,
 ): Promise<AccountRow | null> {
   const authorUri = object.attributionId;
   if (!authorUri || !object.id) return null;
@@ -221,7 +231,9 @@ async function trustedAuthor(
   }
   if (!sameOrigin(authorUri.href, object.id.href)) return null;
   if (sameOrigin(authorUri.href, ctx.data.config.origin)) return null;
-  const author = await accountForActorUri(ctx, authorUri, budget).catch(() => null);
+  const author = sender?.uri === authorUri.href
+    ? sender
+    : await accountForActorUri(ctx, authorUri, budget).catch(() => null);
   if (!author || author.domain == null || author.deletedAt || author.suspendedAt) return null;
   return author;
 }

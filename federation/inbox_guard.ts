@@ -221,10 +221,22 @@ export function signedInTheFuture(headers: Headers): boolean {
   return false;
 }
 
+/** How long a key read from the store is reused in this process without asking it again. */
+export const KEY_MEMO_MS = 5 * 60 * 1000;
+/** Keys kept in the process memo at most (it is emptied when full). */
+const KEY_MEMO_MAX = 10_000;
+
 /**
  * A key cache over the same entries as Fedify's own (same prefix, same
  * serialisation), so the key the guard fetched is not fetched again when
  * Fedify verifies the request after it.
+ *
+ * In front of the store, a memo of this process's parsed keys: reading the
+ * entry and parsing it as JSON-LD was a database round trip and most of
+ * the guard's CPU on every delivery from a busy peer. It changes no
+ * decision: a key that no longer verifies is fetched afresh by the
+ * verifier, which replaces it here too (`set`), and an entry another
+ * process replaced (a rotated key) is seen within {@link KEY_MEMO_MS}.
  */
 function sharedKeyCache(options: InboxGuardOptions): KeyCache {
   const { kv, keyCachePrefix: prefix } = options;
@@ -232,21 +244,35 @@ function sharedKeyCache(options: InboxGuardOptions): KeyCache {
     documentLoader: options.documentLoader,
     contextLoader: options.contextLoader,
   };
+  const memo = new Map<string, { key: CryptographicKey | Multikey; until: number }>();
+  const parse = async (stored: unknown) => {
+    try {
+      return await CryptographicKey.fromJsonLd(stored, jsonLdOptions);
+    } catch {
+      try {
+        return await Multikey.fromJsonLd(stored, jsonLdOptions);
+      } catch {
+        return undefined;
+      }
+    }
+  };
+  const remember = (keyId: string, key: CryptographicKey | Multikey) => {
+    if (memo.size >= KEY_MEMO_MAX) memo.clear();
+    memo.set(keyId, { key, until: Date.now() + KEY_MEMO_MS });
+  };
   return {
     async get(keyId) {
+      const hit = memo.get(keyId.href);
+      if (hit && hit.until > Date.now()) return hit.key;
+      memo.delete(keyId.href);
       const stored = await kv.get([...prefix, keyId.href]);
       if (stored === undefined || stored === null) return stored as null | undefined;
-      try {
-        return await CryptographicKey.fromJsonLd(stored, jsonLdOptions);
-      } catch {
-        try {
-          return await Multikey.fromJsonLd(stored, jsonLdOptions);
-        } catch {
-          return undefined;
-        }
-      }
+      const key = await parse(stored);
+      if (key) remember(keyId.href, key);
+      return key;
     },
     async set(keyId, key) {
+      memo.delete(keyId.href);
       if (key == null) {
         // Fedify remembers failures for ten minutes; a forged request must
         // not make a real key unavailable for longer than that.
@@ -256,6 +282,7 @@ function sharedKeyCache(options: InboxGuardOptions): KeyCache {
         return;
       }
       await kv.set([...prefix, keyId.href], await key.toJsonLd(jsonLdOptions));
+      remember(keyId.href, key);
     },
   };
 }

@@ -162,6 +162,7 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     depth: 0,
     raw: await rawObjectOf(ctx, create, object),
     expectedActor: sender.uri,
+    sender,
     budget,
   });
   if (status) await forwardReply(ctx, sender, status);

@@ -32,6 +32,7 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
+import { preparedQuery } from "../db/queries/prepared.ts";
 import { accounts } from "../db/schema.ts";
 import { instanceContext, instanceDocumentLoader, lookupRemote } from "./lookup.ts";
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
@@ -521,8 +522,14 @@ export async function accountForActorUri(
   uri: URL,
   budget?: FetchBudget,
 ): Promise<AccountRow | null> {
-  const db = ctx.data.database.db;
-  const [row] = await db.select().from(accounts).where(eq(accounts.uri, uri.href)).limit(1);
+  // Built once (db/queries/prepared.ts): every inbound activity asks this,
+  // a Create twice, and drizzle's building of all the accounts columns cost
+  // more than the lookup.
+  const [row] = await preparedQuery(
+    ctx.data.database.db,
+    "account_by_uri",
+    (db) => db.select().from(accounts).where(eq(accounts.uri, sql.placeholder("uri"))).limit(1),
+  ).execute({ uri: uri.href });
   if (row) return row;
   const object = await lookupRemote(ctx, uri.href, budget);
   if (!isActor(object) || object.id?.href !== uri.href) return null;

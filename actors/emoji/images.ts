@@ -11,7 +11,7 @@
  * client's word; the random part of a name changes with every upload, so a
  * URL always means the same bytes.
  */
-import sharp from "sharp";
+import { loadSharp } from "../media/sharp.ts";
 import { dirname } from "node:path";
 import { getLogger } from "@logtape/logtape";
 import { encodeHex } from "../encoding.ts";
@@ -60,6 +60,7 @@ export async function processEmojiImage(bytes: Uint8Array): Promise<EmojiImage> 
   if (bytes.length >= EMOJI_SIZE_LIMIT) throw new EmojiImageRejected("size");
   if (bytes.length === 0) throw new EmojiImageRejected("type");
   let format: string | undefined;
+  const sharp = await loadSharp();
   try {
     format = (await sharp(bytes, { limitInputPixels: IMAGE_MATRIX_LIMIT }).metadata()).format;
   } catch {

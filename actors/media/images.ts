@@ -4,9 +4,8 @@
  * ("small", about 640×360 pixels), their geometry for `meta`, and the
  * blurhash that clients paint while the preview loads.
  */
-import sharp from "sharp";
+import { loadSharp, type Sharp } from "./sharp.ts";
 
-type Sharp = ReturnType<typeof sharp>;
 type Metadata = Awaited<ReturnType<Sharp["metadata"]>>;
 import { encode as encodeBlurhash } from "blurhash";
 import { IMAGE_MATRIX_LIMIT } from "../profile_media.ts";
@@ -70,6 +69,7 @@ interface Probe {
 
 async function probe(input: Uint8Array): Promise<Probe> {
   let meta: Metadata;
+  const sharp = await loadSharp();
   try {
     meta = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
@@ -107,6 +107,7 @@ async function render(
   extension: EncodedImage["extension"],
   animated: boolean,
 ): Promise<EncodedImage> {
+  const sharp = await loadSharp();
   const pipeline = sharp(input, {
     limitInputPixels: MAX_INPUT_PIXELS,
     failOn: "error",
@@ -125,6 +126,7 @@ async function render(
 
 /** The blurhash (4×4 components, as Mastodon) of an encoded image. */
 export async function blurhashOf(bytes: Uint8Array): Promise<string> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(bytes, { failOn: "error" })
     .resize(32, 32, { fit: "inside" })
     .ensureAlpha()

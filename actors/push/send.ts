@@ -7,9 +7,10 @@
  * SSRF guard (actors/net/public_fetch.ts), so a push endpoint on a private
  * or loopback address is refused unless ALLOW_PRIVATE_ADDRESS is set.
  * `generateRequestDetails` builds headers and body without sending.
+ * web-push is imported on the first message, not at start (about 11 MiB).
  */
 // @ts-types="@types/web-push"
-import webpush from "web-push";
+import type webpushModule from "web-push";
 import { publicFetch, RefusedAddressError } from "../net/public_fetch.ts";
 import { productUserAgent } from "../../version.ts";
 import type { VapidKeys } from "./vapid.ts";
@@ -53,12 +54,18 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
+let loading: Promise<typeof webpushModule> | undefined;
+function loadWebPush(): Promise<typeof webpushModule> {
+  return loading ??= import("web-push").then((module) => module.default as typeof webpushModule);
+}
+
 /** Encrypts and sends `payload` to the subscription. Never throws for the push service's answers. */
 export async function sendPush(
   target: PushTarget,
   payload: string,
   options: SendOptions,
 ): Promise<SendOutcome> {
+  const webpush = await loadWebPush();
   const details = webpush.generateRequestDetails(
     { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
     payload,

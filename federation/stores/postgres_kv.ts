@@ -3,17 +3,54 @@
  * operations that Fedify 2 expects (the published @fedify/postgres predates
  * them; without `cas`, Fedify's delivery circuit breaker may race between
  * workers).
+ *
+ * Expired entries are purged at most once a minute: @fedify/postgres
+ * deletes them after every `set` and `delete` with a statement that scans
+ * the whole table, and Fedify sets an entry (with a TTL) for every inbound
+ * activity, so each delivery scanned every activity id of the last day.
+ * Reads never see an expired entry either way (get, list and cas check
+ * the TTL themselves).
  */
 import type { KvKey, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
 import { PostgresKvStore } from "@fedify/postgres";
 import type postgres from "postgres";
 
+/** How often expired entries are deleted, at most. */
+export const KV_EXPIRY_INTERVAL_MS = 60_000;
+
 export class RookeryPostgresKvStore extends PostgresKvStore {
   readonly #sql: postgres.Sql;
+  #expiredAt = 0;
 
   constructor(sql: postgres.Sql) {
     super(sql);
     this.#sql = sql;
+  }
+
+  /** As @fedify/postgres's `set`, with the purge of expired entries throttled. */
+  override async set(key: KvKey, value: unknown, options?: KvStoreSetOptions): Promise<void> {
+    await this.initialize();
+    const ttl = options?.ttl == null ? null : options.ttl.toString();
+    await this.#sql`
+      INSERT INTO fedify_kv_v2 (key, value, ttl)
+      VALUES (${[...key]}::text[], ${JSON.stringify(value ?? null)}::jsonb, ${ttl})
+      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, ttl = EXCLUDED.ttl`;
+    await this.#expireNowAndThen();
+  }
+
+  /** As @fedify/postgres's `delete`, with the purge of expired entries throttled. */
+  override async delete(key: KvKey): Promise<void> {
+    await this.initialize();
+    await this.#sql`DELETE FROM fedify_kv_v2 WHERE key = ${[...key]}::text[]`;
+    await this.#expireNowAndThen();
+  }
+
+  async #expireNowAndThen(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#expiredAt < KV_EXPIRY_INTERVAL_MS) return;
+    this.#expiredAt = now;
+    await this.#sql`DELETE FROM fedify_kv_v2
+      WHERE ttl IS NOT NULL AND created + ttl < CURRENT_TIMESTAMP`;
   }
 
   async cas(

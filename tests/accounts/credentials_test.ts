@@ -44,6 +44,18 @@ test("verify_credentials: CredentialAccount with source and role; scopes and tok
     assert.equal(anonymous.status, 401);
     await anonymous.body?.cancel();
 
+    // Pending follow requests are counted (a locked account, a request from bob).
+    const db0 = instance.rookery.ctx.database.db;
+    await db0.update(accounts).set({ locked: true }).where(eq(accounts.id, account.id));
+    const follow = await authed(instance, writeOnly, `/api/v1/accounts/${account.id}/follow`, {
+      method: "POST",
+    });
+    assert.equal(follow.status, 200);
+    assert.equal((await json(follow)).requested, true);
+    const locked = await json(await authed(instance, token, "/api/v1/accounts/verify_credentials"));
+    assert.equal(locked.source.follow_requests_count, 1);
+    assert.equal(locked.locked, true);
+
     // Staff see their role.
     const db = instance.rookery.ctx.database.db;
     await db.update(users).set({ role: "admin" }).where(eq(users.accountId, account.id));

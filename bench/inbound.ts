@@ -1,0 +1,283 @@
+/**
+ * The inbound scenario of `deno task bench`: signed deliveries of
+ * Create(Note) from a remote server, as Mastodon sends them.
+ *
+ * The remote server is a fake peer on loopback (tests/fixtures/fake_peer.ts)
+ * that serves its actor and public key (RSA-2048, as Mastodon's) over plain
+ * http; the bench server runs with ALLOW_PRIVATE_ADDRESS=true so it may
+ * fetch them. Each delivery is a POST of a Create of a new public Note
+ * (unique ids) signed draft-cavage style over `(request-target) host date
+ * digest content-type`, Mastodon's list, alternately to the shared inbox
+ * and to a local user's inbox. Signing is done before each run, so the
+ * generator's RSA work takes no CPU from the server while it is measured.
+ *
+ * Two runs:
+ * - full speed: `count` deliveries, `concurrency` at a time; a delivery is
+ *   accepted when it is answered 202 AND its note is stored afterwards
+ *   (the inbox answers before the queue processes it). Accepted/s = notes
+ *   stored / time from the first send to the last note stored;
+ * - fixed rate: deliveries evenly spaced (bench/paced.ts, latency from each
+ *   one's due time to its 202), p50/p95/p99, then the notes counted.
+ *
+ * Notes are counted with `stored()` (the caller's: SQL on PostgreSQL, the
+ * sender's statuses_count through the API where the database is the
+ * server's own, PGlite); the caller checks the exact rows afterwards.
+ */
+import { type FakePeer, startFakePeer } from "../tests/fixtures/fake_peer.ts";
+import { paced } from "./paced.ts";
+
+const AS = "https://www.w3.org/ns/activitystreams";
+/** Mastodon's signed headers for a POST. */
+const COVERED = ["(request-target)", "host", "date", "digest", "content-type"];
+
+export interface Prepared {
+  url: string;
+  init: RequestInit;
+}
+
+export interface InboundPeer {
+  peer: FakePeer;
+  actor: string;
+  /** The prefix of every note id this peer sends. */
+  notePrefix: string;
+  /** `n` signed deliveries, made now; `tag` keeps ids unique across runs. */
+  sign(n: number, tag: string): Promise<Prepared[]>;
+}
+
+/** A fake remote server delivering to `server` (shared inbox and `username`'s inbox). */
+export async function startInboundPeer(server: string, username: string): Promise<InboundPeer> {
+  const peer = await startFakePeer({ rsaBits: 2048 });
+  const actor = peer.publishActor("loadgen", {
+    followers: `${peer.origin}/users/loadgen/followers`,
+  });
+  const notePrefix = `${actor}/notes/`;
+  const inboxes = [`${server}/inbox`, `${server}/users/${username}/inbox`];
+  return {
+    peer,
+    actor,
+    notePrefix,
+    async sign(n, tag) {
+      const out: Prepared[] = [];
+      for (let i = 0; i < n; i++) {
+        const id = `${notePrefix}${tag}-${i}`;
+        const published = new Date().toISOString();
+        const body = JSON.stringify({
+          "@context": AS,
+          id: `${id}/activity`,
+          type: "Create",
+          actor,
+          published,
+          to: [`${AS}#Public`],
+          cc: [`${actor}/followers`],
+          object: {
+            id,
+            type: "Note",
+            attributedTo: actor,
+            published,
+            to: [`${AS}#Public`],
+            cc: [`${actor}/followers`],
+            content: `<p>Inbound benchmark note ${tag} ${i}, with a little text to carry.</p>`,
+          },
+        });
+        const request = await peer.handSigned(
+          inboxes[i % inboxes.length],
+          body,
+          `${actor}#main-key`,
+          COVERED,
+        );
+        out.push({
+          url: request.url,
+          init: { method: "POST", headers: request.headers, body },
+        });
+      }
+      return out;
+    },
+  };
+}
+
+export interface FullSpeedResult {
+  sent: number;
+  answered202: number;
+  stored: number;
+  /** Notes stored per second, from the first send to the last note stored. */
+  acceptedPerSecond: number;
+  /** 202 answers per second while sending. */
+  answeredPerSecond: number;
+  /** The server process's CPU per stored note, ms (not the database's). */
+  serverCpuMsPerNote?: number;
+}
+
+/**
+ * Waits until `stored()` reaches `target` or stops growing for `quietMs`;
+ * returns the last count and when it last grew.
+ */
+async function drain(
+  stored: () => Promise<number>,
+  target: number,
+  quietMs = 10_000,
+): Promise<{ count: number; at: number }> {
+  let count = await stored();
+  let at = performance.now();
+  while (count < target && performance.now() - at < quietMs) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await stored();
+    if (now > count) {
+      count = now;
+      at = performance.now();
+    }
+  }
+  return { count, at };
+}
+
+/** Sends `prepared` with `concurrency` in flight; counts 202s and stored notes. */
+export async function fullSpeed(
+  prepared: Prepared[],
+  concurrency: number,
+  stored: () => Promise<number>,
+): Promise<FullSpeedResult> {
+  const before = await stored();
+  let next = 0;
+  let answered202 = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < prepared.length) {
+      const { url, init } = prepared[next++];
+      try {
+        const res = await fetch(url, init);
+        await res.body?.cancel();
+        if (res.status === 202) answered202++;
+      } catch { /* counted as not answered */ }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const sentIn = (performance.now() - started) / 1000;
+  const { count, at } = await drain(stored, before + answered202);
+  const storedNow = count - before;
+  return {
+    sent: prepared.length,
+    answered202,
+    stored: storedNow,
+    acceptedPerSecond: Math.round(storedNow / ((at - started) / 1000)),
+    answeredPerSecond: Math.round(answered202 / sentIn),
+  };
+}
+
+export interface FixedRateResult {
+  rate: number;
+  sent: number;
+  answered202: number;
+  stored: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  /** Not answered 202. */
+  errors: number;
+  /** From the last send to the last note stored, ms. */
+  drainMs: number;
+}
+
+/** Sends `prepared` evenly at `rate`/s; latency of the 202 answers, then notes counted. */
+export async function fixedRate(
+  prepared: Prepared[],
+  rate: number,
+  stored: () => Promise<number>,
+): Promise<FixedRateResult> {
+  const before = await stored();
+  const result = await paced({
+    url: "",
+    headers: {},
+    rate,
+    seconds: prepared.length / rate,
+    request: (i) => prepared[i],
+    ok: (status) => status === 202,
+  });
+  const sentAt = performance.now();
+  const answered = prepared.length - result.errors;
+  const { count, at } = await drain(stored, before + answered);
+  return {
+    rate,
+    sent: prepared.length,
+    answered202: answered,
+    stored: count - before,
+    p50: result.p50,
+    p95: result.p95,
+    p99: result.p99,
+    errors: result.errors,
+    drainMs: Math.max(0, Math.round(at - sentAt)),
+  };
+}
+
+export interface InboundOptions {
+  /** The server's base URL (http://127.0.0.1:port). */
+  url: string;
+  /** A token that may read accounts (the sender's statuses_count). */
+  token: string;
+  /** The local user whose inbox gets half of the deliveries. */
+  username: string;
+  /** Deliveries in the full-speed run. */
+  count: number;
+  concurrency: number;
+  /** Offered rate and duration of the fixed-rate run. */
+  rate: number;
+  seconds: number;
+  /** The server's CPU time so far, ms (/proc/<pid>/stat). */
+  cpuMs(): number;
+  log(message: string): void;
+}
+
+export interface InboundReport {
+  fullSpeed: FullSpeedResult;
+  fixedRate: FixedRateResult;
+  /** Every note id this run sent starts with this (for an exact count in the database). */
+  notePrefix: string;
+  /** Notes the server reported stored, warm-up included. */
+  storedTotal: number;
+}
+
+/** Warm-up, full-speed and fixed-rate runs of signed Create(Note) deliveries. */
+export async function inboundScenario(o: InboundOptions): Promise<InboundReport> {
+  const gen = await startInboundPeer(o.url, o.username);
+  try {
+    const auth = { headers: { authorization: `Bearer ${o.token}` } };
+    // Warm-up: the server fetches the actor and its key once, and the
+    // account exists afterwards to count its statuses.
+    const warm = await gen.sign(20, "warm");
+    for (const { url, init } of warm) {
+      const res = await fetch(url, init);
+      await res.body?.cancel();
+      if (res.status !== 202) throw new Error(`a warm-up delivery was answered ${res.status}`);
+    }
+    const acct = `loadgen@${new URL(gen.peer.origin).host}`;
+    let accountId = "";
+    for (let i = 0; i < 300 && !accountId; i++) {
+      const res = await fetch(`${o.url}/api/v1/accounts/lookup?acct=${acct}`, auth);
+      if (res.ok) accountId = (await res.json()).id;
+      else await res.body?.cancel();
+      if (!accountId) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!accountId) throw new Error(`the sender ${acct} was never stored`);
+    const stored = async () => {
+      const res = await fetch(`${o.url}/api/v1/accounts/${accountId}`, auth);
+      return res.ok ? Number((await res.json()).statuses_count) : 0;
+    };
+    await drain(stored, warm.length);
+    o.log(`signing ${o.count} deliveries`);
+    const signedMax = await gen.sign(o.count, "max");
+    const cpuBefore = o.cpuMs();
+    const full = await fullSpeed(signedMax, o.concurrency, stored);
+    full.serverCpuMsPerNote = Math.round((o.cpuMs() - cpuBefore) / full.stored * 100) / 100;
+    const paced = Math.round(o.rate * o.seconds);
+    o.log(`signing ${paced} deliveries`);
+    const signed = await gen.sign(paced, "paced");
+    o.log(`delivering at ${o.rate}/s`);
+    const fixed = await fixedRate(signed, o.rate, stored);
+    return {
+      fullSpeed: full,
+      fixedRate: fixed,
+      notePrefix: gen.notePrefix,
+      storedTotal: await stored(),
+    };
+  } finally {
+    await gen.peer.close();
+  }
+}
