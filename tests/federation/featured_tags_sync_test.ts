@@ -4,7 +4,8 @@
  * items in several spellings; after the actor is resolved by search,
  * GET /api/v1/accounts/:id/featured_tags shows the usable ones (hostile
  * items skipped), with counters from the account's posts we have; an Update
- * of the actor whose collection drops a tag removes it.
+ * of the actor whose collection drops a tag removes it; a paged collection
+ * is read from its first page.
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
@@ -132,6 +133,42 @@ test("featuredTags of a plain-context peer: read on resolve, replaced on Update"
       });
       assert.equal(tags[0].name, "Gardening");
       assert.equal(tags[0].last_status_at, "2025-06-01");
+    });
+
+    await t.step("a paged collection: the first page, fetched by its URL, is read", async () => {
+      peer.serve("/users/tagger/collections/tags", {
+        "@context": AS,
+        id: tagsUrl,
+        type: "OrderedCollection",
+        totalItems: 2,
+        first: `${tagsUrl}/page1`,
+      });
+      peer.serve("/users/tagger/collections/tags/page1", {
+        "@context": AS,
+        id: `${tagsUrl}/page1`,
+        type: "OrderedCollectionPage",
+        partOf: tagsUrl,
+        orderedItems: [{ type: "Hashtag", name: "#Paged" }, {
+          type: "Hashtag",
+          name: "#Gardening",
+        }],
+      });
+      assert.equal(
+        await deliver({
+          "@context": AS,
+          id: `${actor}#update-2`,
+          type: "Update",
+          actor,
+          to: [PUBLIC],
+          object: { ...actorDoc, name: "Tagger again" },
+        }),
+        202,
+      );
+      const tags = await eventually("the paged tags", async () => {
+        const list = await featured(accountId);
+        return list.length === 2 ? list : null;
+      });
+      assert.deepEqual(tags.map((tag) => tag.name).sort(), ["Gardening", "Paged"]);
     });
   } finally {
     await peer.close();
