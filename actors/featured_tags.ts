@@ -10,11 +10,16 @@
  * call in their transaction after a post with tags is created, edited or
  * deleted. Only the account's public and unlisted posts count, as Mastodon.
  */
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray, notInArray, sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.ts";
 import { featuredTags } from "../db/schema.ts";
 import { newId } from "../db/ids.ts";
-import type { TagRow } from "../db/queries/tags.ts";
+import {
+  findOrCreateTags,
+  isValidTagName,
+  normalizeTagName,
+  type TagRow,
+} from "../db/queries/tags.ts";
 import { NotFoundError, Problems } from "./errors.ts";
 import { tagForWriting } from "./tags.ts";
 
@@ -90,6 +95,38 @@ export async function deleteFeaturedTag(
     .where(and(eq(featuredTags.id, featuredTagId), eq(featuredTags.accountId, accountId)))
     .returning({ id: featuredTags.id });
   if (deleted.length === 0) throw new NotFoundError();
+}
+
+/**
+ * Makes a remote account's featured tags the hashtags its `featuredTags`
+ * collection lists (federation/featured_tags_sync.ts): tags no longer
+ * listed are removed, new ones added, invalid names skipped, at most
+ * `limit` kept. One transaction, so readers see the old set or the new one.
+ * The counters are computed from the account's posts we have, as for a
+ * local account (Mastodon does the same for remote featured tags).
+ */
+export async function replaceRemoteFeaturedTags(
+  db: Executor,
+  accountId: string,
+  names: readonly string[],
+  limit: number,
+): Promise<{ added: number; removed: number }> {
+  const valid = names.map(normalizeTagName).filter(isValidTagName).slice(0, limit);
+  return await db.transaction(async (tx) => {
+    // Serialize with another sync of the same account.
+    await tx.execute(sql`SELECT id FROM accounts WHERE id = ${accountId}::bigint FOR UPDATE`);
+    const tagIds = [...(await findOrCreateTags(tx, valid)).values()].map((t) => t.id);
+    const removed = await tx.delete(featuredTags).where(and(
+      eq(featuredTags.accountId, accountId),
+      tagIds.length ? notInArray(featuredTags.tagId, tagIds) : undefined,
+    )).returning({ id: featuredTags.id });
+    if (tagIds.length === 0) return { added: 0, removed: removed.length };
+    const added = await tx.insert(featuredTags)
+      .values(tagIds.map((tagId) => ({ id: newId(), accountId, tagId })))
+      .onConflictDoNothing().returning({ id: featuredTags.id });
+    await refreshFeaturedTagStats(tx, accountId, tagIds);
+    return { added: added.length, removed: removed.length };
+  });
 }
 
 /**

@@ -11,6 +11,7 @@
  * their parents as federation/fetch_status.ts bounds them).
  *
  * It runs as a queued job (scheduled by federation/featured_schedule.ts),
+ * together with the featuredTags sync (federation/featured_tags_sync.ts),
  * never on the request path nor inside the inbox listener that learned of
  * the actor; syncs of one account run one at a time, and the actors a sync
  * discovers (authors of replied-to posts) do not start syncs of their own,
@@ -34,6 +35,7 @@ import {
 } from "./fetch_status.ts";
 import { isStatusObject } from "./objects/remote_status.ts";
 import { duringSync } from "./featured_schedule.ts";
+import { syncFeaturedTags } from "./featured_tags_sync.ts";
 import { sameOrigin } from "./trust.ts";
 import {
   capturingLoader,
@@ -49,7 +51,15 @@ export const MAX_FEATURED_ITEMS = 20;
 
 /** Runs the queued sync of one account (the job handler, federation/job_handlers.ts). */
 export async function runFeaturedSync(app: AppContext, accountId: string): Promise<void> {
-  await duringSync(() => syncFeaturedCollection(app, accountId));
+  await duringSync(async () => {
+    // The featured tags are read in the same job (Mastodon fetches both
+    // collections together); a failure of one does not skip the other.
+    try {
+      await syncFeaturedCollection(app, accountId);
+    } finally {
+      await syncFeaturedTags(app, accountId);
+    }
+  });
 }
 
 /** A document loader that never fetches: only embedded items are read. */

@@ -124,15 +124,47 @@ function items(object: Json, name: string): Json[] {
 
 /** Hashtag names (without `#`), as Mastodon reads `{"type": "Hashtag", "name": "#tag"}`. */
 export function readHashtags(object: Json): string[] {
+  return hashtagNames(items(object, "tag"), MAX_TERM_ITEMS);
+}
+
+/** The names of the `Hashtag` items among `tags`, deduplicated, at most `max`. */
+function hashtagNames(tags: Json[], max: number): string[] {
   const names: string[] = [];
-  for (const tag of items(object, "tag")) {
-    if (!hasType(tag, "Hashtag", NS.as)) continue;
-    const name = str(term(tag, "name", NS.as), 200)?.trim().replace(/^#/, "") ?? "";
-    if (!/^[\p{L}\p{N}_]{1,100}$/u.test(name)) continue;
+  for (const tag of tags) {
+    const name = hashtagName(tag);
+    if (!name) continue;
     if (!names.some((n) => n.toLowerCase() === name.toLowerCase())) names.push(name);
-    if (names.length >= MAX_TERM_ITEMS) break;
+    if (names.length >= max) break;
   }
   return names;
+}
+
+/** The name (without `#`) of one `Hashtag` object; null when it is not one or is unusable. */
+function hashtagName(tag: Json): string | null {
+  if (!hasType(tag, "Hashtag", NS.as)) return null;
+  const name = str(term(tag, "name", NS.as), 200)?.trim().replace(/^#/, "") ?? "";
+  return /^[\p{L}\p{N}_]{1,100}$/u.test(name) ? name : null;
+}
+
+/**
+ * The hashtags listed by a `featuredTags` collection (Mastodon's
+ * ActivityPub::FetchFeaturedTagsCollectionService): `Hashtag` items of the
+ * collection or of its embedded first page, at most `max`. An item whose
+ * `href` is there but not an http(s) URL is skipped.
+ */
+export function readFeaturedTagsCollection(collection: Json, max: number): string[] {
+  const candidates: Json[] = [];
+  const first = unwrap(term(collection, "first", NS.as));
+  for (const page of [collection, first].filter(isJson)) {
+    for (const key of ["orderedItems", "items"]) {
+      candidates.push(...list(term(page, key, NS.as), max * 4).filter(isJson));
+    }
+  }
+  const usable = candidates.filter((tag) => {
+    const href = term(tag, "href", NS.as);
+    return href === undefined || iri(href) !== null;
+  });
+  return hashtagNames(usable, max);
 }
 
 /** One `Emoji` tag: `{"type": "Emoji", "name": ":x:", "icon": {"url": …}}`; null when unusable. */
