@@ -35,6 +35,7 @@ import { appRoutes } from "./routes/apps.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { authorizeRoutes } from "./routes/oauth_authorize.ts";
 import { signInRoutes } from "./routes/sign_in.ts";
+import { webAccountRoutes } from "./routes/web_account/mod.ts";
 import { adminWebRoutes } from "./routes/admin_web/mod.ts";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
@@ -191,6 +192,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());
   app.route("/", signInRoutes());
+  app.route("/", webAccountRoutes());
   app.route("/", adminWebRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());

@@ -123,6 +123,9 @@ export const users = pgTable("users", {
   confirmationSentAt: ts("confirmation_sent_at"),
   /** A new address waiting for confirmation (email change). */
   unconfirmedEmail: text("unconfirmed_email"),
+  /** SHA-256 of the pending password-reset token (mailed; works one hour, once). */
+  resetPasswordTokenHash: text("reset_password_token_hash"),
+  resetPasswordSentAt: ts("reset_password_sent_at"),
   /** Date of birth given at registration when a minimum age is set (YYYY-MM-DD). */
   dateOfBirth: text("date_of_birth"),
   /** The application signed up through (the API); null for the web sign-up page. */
