@@ -8,7 +8,7 @@
  */
 import type { Child, FC } from "hono/jsx";
 
-const STYLE = `
+export const STYLE = `
 :root{color-scheme:light dark;--fg:#1f232b;--bg:#f3f4f8;--card:#fff;--muted:#5b6170;--accent:#563acc;--danger:#b3261e;--ok:#1e7b34;--border:#8a8f9c}
 @media (prefers-color-scheme:dark){:root{--fg:#e8e9ee;--bg:#17191f;--card:#22252d;--muted:#a7abb6;--accent:#a5a6ff;--danger:#ff8a80;--ok:#7bd88f;--border:#5a5f6b}}
 *{box-sizing:border-box}
@@ -75,7 +75,11 @@ export const MessagePage: FC<{
     {links?.length
       ? (
         <nav class="more" aria-label="Next steps">
-          {links.map((l) => <a key={l.href} href={l.href}>{l.label}</a>)}
+          {links.map((l) => {
+            // Hono's precompiled JSX would print a `key` as an attribute.
+            // deno-lint-ignore jsx-key
+            return <a href={l.href}>{l.label}</a>;
+          })}
         </nav>
       )
       : null}
