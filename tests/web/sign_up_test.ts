@@ -1,6 +1,7 @@
 /**
  * The web sign-up at /auth/sign_up. In headless Chromium: a newcomer signs
- * up, follows the confirmation link of the mail file, and signs in. Over
+ * up, follows the confirmation link of the mail file, signs in, turns on
+ * two-factor sign-in and signs in again with a code. Over
  * plain HTTP: forged posts, the API's rules on the form (taken name, no
  * agreement, mismatched passwords), approval mode asking for a reason, and
  * closed sign-ups.
@@ -13,6 +14,7 @@ import { createUser } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { confirmationLink, mailFiles } from "../accounts/helpers.ts";
 import { openForm } from "./helpers.ts";
+import * as OTPAuth from "otpauth";
 
 const PASSWORD = "a long enough password";
 const instance = await startInstance({
@@ -43,45 +45,73 @@ function form(username: string, extra: Record<string, string> = {}) {
   };
 }
 
-browserTest("a newcomer signs up, confirms by the mail, and signs in", async (browser) => {
-  const page = await browser.newPage();
-  await page.goto(`${instance.origin}/auth/sign_in`);
-  await Promise.all([page.waitForNavigation(), page.click('a[href="/auth/sign_up"]')]);
-  assert.equal(await page.textContent("h1"), `Join ${instance.rookery.ctx.config.instance.title}`);
-  await page.fill("#username", "newbie");
-  await page.fill("#email", "newbie@example.com");
-  await page.fill("#password", PASSWORD);
-  await page.fill("#password_confirmation", PASSWORD);
-  await page.check("#agreement");
-  await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
-  includes((await page.textContent("main"))!, "We sent a confirmation link");
+browserTest(
+  "a newcomer signs up, confirms by the mail, signs in, and turns on 2FA",
+  async (browser) => {
+    const page = await browser.newPage();
+    await page.goto(`${instance.origin}/auth/sign_in`);
+    await Promise.all([page.waitForNavigation(), page.click('a[href="/auth/sign_up"]')]);
+    assert.equal(
+      await page.textContent("h1"),
+      `Join ${instance.rookery.ctx.config.instance.title}`,
+    );
+    await page.fill("#username", "newbie");
+    await page.fill("#email", "newbie@example.com");
+    await page.fill("#password", PASSWORD);
+    await page.fill("#password_confirmation", PASSWORD);
+    await page.check("#agreement");
+    await Promise.all([page.waitForNavigation(), page.click("button[type=submit]")]);
+    includes((await page.textContent("main"))!, "We sent a confirmation link");
 
-  // Not yet confirmed: the sign-in says so.
-  await page.goto(`${instance.origin}/auth/sign_in?redirect_to=/auth/sign_up/done`);
-  await signInWithForm(page, "newbie", PASSWORD);
-  includes((await page.textContent("main"))!, "missing a confirmed e-mail address");
+    // Not yet confirmed: the sign-in says so.
+    await page.goto(`${instance.origin}/auth/sign_in?redirect_to=/auth/sign_up/done`);
+    await signInWithForm(page, "newbie", PASSWORD);
+    includes((await page.textContent("main"))!, "missing a confirmed e-mail address");
 
-  const mails = (await mailFiles(instance)).filter((m) => m.includes("newbie@example.com"));
-  assert.equal(mails.length, 1);
-  await page.goto(confirmationLink(mails[0]));
-  assert.equal(await page.textContent("h1"), "E-mail address confirmed");
+    const mails = (await mailFiles(instance)).filter((m) => m.includes("newbie@example.com"));
+    assert.equal(mails.length, 1);
+    await page.goto(confirmationLink(mails[0]));
+    assert.equal(await page.textContent("h1"), "E-mail address confirmed");
 
-  await page.goto(`${instance.origin}/auth/sign_in?redirect_to=/auth/sign_up/done`);
-  await signInWithForm(page, "newbie", PASSWORD);
-  assert.equal(new URL(page.url()).pathname, "/auth/sign_up/done");
-  const cookies = await page.context().cookies();
-  assert.ok(cookies.some((c) => c.name === "_rookery_session"), "signed in");
-  const [row] = await db.select({
-    confirmedAt: users.confirmedAt,
-    approved: users.approved,
-    app: users.createdByApplicationId,
-  }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId))
-    .where(eq(accounts.username, "newbie"));
-  assert.ok(row.confirmedAt);
-  assert.equal(row.approved, true);
-  assert.equal(row.app, null);
-  await page.close();
-});
+    await page.goto(`${instance.origin}/auth/sign_in?redirect_to=/auth/sign_up/done`);
+    await signInWithForm(page, "newbie", PASSWORD);
+    assert.equal(new URL(page.url()).pathname, "/auth/sign_up/done");
+    const cookies = await page.context().cookies();
+    assert.ok(cookies.some((c) => c.name === "_rookery_session"), "signed in");
+    const [row] = await db.select({
+      confirmedAt: users.confirmedAt,
+      approved: users.approved,
+      app: users.createdByApplicationId,
+    }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId))
+      .where(eq(accounts.username, "newbie"));
+    assert.ok(row.confirmedAt);
+    assert.equal(row.approved, true);
+    assert.equal(row.app, null);
+
+    // Two-factor sign-in: the secret from the page, a code computed here.
+    await page.goto(`${instance.origin}/settings/otp_authentication`);
+    const secret = (await page.textContent("[data-otp-secret]"))!.trim();
+    includes((await page.textContent("[data-otp-uri]"))!, "otpauth://totp/");
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
+    await page.fill("#otp_attempt", totp.generate());
+    await Promise.all([page.waitForNavigation(), page.click("main button[type=submit]")]);
+    assert.equal(await page.textContent("h1"), "Two-factor sign-in is on");
+    assert.equal((await page.$$("[data-recovery-codes] li")).length, 10);
+
+    // Signing out and in again now asks for a code after the password.
+    await Promise.all([page.waitForNavigation(), page.click("header button[type=submit]")]);
+    await page.goto(`${instance.origin}/auth/sign_in?redirect_to=/settings/otp_authentication`);
+    await signInWithForm(page, "newbie@example.com", PASSWORD);
+    assert.equal(new URL(page.url()).pathname, "/auth/sign_in/otp");
+    assert.equal(await page.textContent("h1"), "Two-factor authentication");
+    // The code of the next half-minute: the one just used is spent.
+    await page.fill("#otp_attempt", totp.generate({ timestamp: Date.now() + 30_000 }));
+    await Promise.all([page.waitForNavigation(), page.click("main button[type=submit]")]);
+    assert.equal(new URL(page.url()).pathname, "/settings/otp_authentication");
+    includes((await page.textContent("main"))!, "Two-factor sign-in is on");
+    await page.close();
+  },
+);
 
 test("sign-up over HTTP: forged posts, the API's rules, approval and reason", async (t) => {
   await t.step(
