@@ -122,6 +122,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     c.set("token", null);
     c.set("user", null);
     c.set("staff", null);
+    c.set("settings", null);
     // A request that may write marks the entity cache before and after, so
     // this process's next read sees its own writes (entity_cache.ts).
     const writes = !READ_METHODS.has(c.req.method);

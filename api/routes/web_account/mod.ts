@@ -5,6 +5,7 @@ import { webSignUpRoutes } from "./sign_up.tsx";
 import { passwordResetRoutes } from "./password.tsx";
 import { twoFactorSignInRoutes } from "./two_factor_sign_in.tsx";
 import { twoFactorSettingsRoutes } from "./two_factor_settings.tsx";
+import { settingsRoutes } from "./settings.tsx";
 
 export function webAccountRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -12,5 +13,6 @@ export function webAccountRoutes(): Hono<ApiEnv> {
   app.route("/", passwordResetRoutes());
   app.route("/", twoFactorSignInRoutes());
   app.route("/", twoFactorSettingsRoutes());
+  app.route("/", settingsRoutes());
   return app;
 }
