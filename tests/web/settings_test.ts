@@ -69,6 +69,16 @@ test("settings over HTTP: forged posts, others' ids, sessions", async (t) => {
     });
     assert.equal(anonymous.status, 403);
     await anonymous.body?.cancel();
+    // With a trailing slash too (Rails ignores it, so do we): the gate still holds.
+    const slash = await instance.request(`/settings/applications/${appId}/revoke/`, {
+      method: "POST",
+      redirect: "manual",
+    });
+    assert.equal(slash.status, 403);
+    await slash.body?.cancel();
+    const page = await instance.request("/settings/applications/", { redirect: "manual" });
+    assert.equal(page.status, 303);
+    await page.body?.cancel();
     const still = await verify(benToken);
     assert.equal(still.status, 200);
     await still.body?.cancel();
