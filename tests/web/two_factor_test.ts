@@ -263,6 +263,23 @@ test("two-factor sign-in", async (t) => {
       otp_attempt: "999999",
     });
     assert.equal(wrongCode.res.status, 422);
+    // Password guesses here count in the account's sign-in bucket (25 an hour).
+    const config = instance.rookery.ctx.config as { rateLimits: boolean };
+    config.rateLimits = true;
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 26; i++) {
+        statuses.push(
+          (await owner.post("/settings/otp_authentication/disable", {
+            password: `guess ${i}`,
+            otp_attempt: recovery[0],
+          })).res.status,
+        );
+      }
+      assert.deepEqual(statuses, [...Array(25).fill(422), 429]);
+    } finally {
+      config.rateLimits = false;
+    }
     const ok = await owner.post("/settings/otp_authentication/disable", {
       password: TEST_PASSWORD,
       otp_attempt: recovery[0],

@@ -21,6 +21,8 @@ import {
 } from "../../pages/settings/two_factor.tsx";
 import type { SettingsViewer } from "../../pages/settings/layout.tsx";
 import { formField, formParams, sendAccountPage } from "./page.ts";
+import { countRequest, RATE_LIMITS, rateLimitClock } from "../../middleware/rate_limit.ts";
+import { TOO_MANY_ATTEMPTS } from "../sign_in.ts";
 import { settingsGate } from "./settings_session.tsx";
 
 export const WRONG_CONFIRMATION = "Invalid two-factor code. Check the app's clock and try again.";
@@ -34,7 +36,7 @@ function viewer(c: Context<ApiEnv>): SettingsViewer {
 
 async function showPage(
   c: Context<ApiEnv>,
-  options: { error?: string; status?: 200 | 401 | 422; notice?: string } = {},
+  options: { error?: string; status?: 200 | 401 | 422 | 429; notice?: string } = {},
 ) {
   const { config, database } = c.get("ctx");
   const session = c.get("settings")!;
@@ -95,9 +97,19 @@ export function twoFactorSettingsRoutes(): Hono<ApiEnv> {
   });
 
   app.post("/settings/otp_authentication/disable", async (c) => {
-    const { database } = c.get("ctx");
+    const { config, database } = c.get("ctx");
     const session = c.get("settings")!;
     const p = (await formParams(c))!;
+    // A password guess like any other: it counts in the account's sign-in bucket.
+    if (config.rateLimits) {
+      const [state] = await countRequest(database, [{
+        rule: RATE_LIMITS.signInAccount,
+        subject: `user:${session.user.userId}`,
+      }], rateLimitClock.now());
+      if (state.count > state.rule.limit) {
+        return await showPage(c, { error: TOO_MANY_ATTEMPTS, status: 429 });
+      }
+    }
     const ok = await disableOtp(database.db, session.user.userId, {
       password: formField(p, "password", 1000),
       code: formField(p, "otp_attempt", 100),
