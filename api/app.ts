@@ -37,6 +37,7 @@ import { authorizeRoutes } from "./routes/oauth_authorize.ts";
 import { signInRoutes } from "./routes/sign_in.ts";
 import { webAccountRoutes } from "./routes/web_account/mod.ts";
 import { adminWebRoutes } from "./routes/admin_web/mod.ts";
+import { dataSettingsRoutes } from "./routes/settings/data.tsx";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
@@ -122,7 +123,6 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     c.set("token", null);
     c.set("user", null);
     c.set("staff", null);
-    c.set("settings", null);
     // A request that may write marks the entity cache before and after, so
     // this process's next read sees its own writes (entity_cache.ts).
     const writes = !READ_METHODS.has(c.req.method);
@@ -195,6 +195,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", signInRoutes());
   app.route("/", webAccountRoutes());
   app.route("/", adminWebRoutes());
+  app.route("/", dataSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());

@@ -16,7 +16,7 @@ export interface ApiEnv {
     user: AuthUser | null;
     /** The signed-in staff member's browser session, on the /admin pages (set by staffPage). */
     staff: WebSession | null;
-    /** The signed-in user's browser session, on the /settings pages (set by settingsGate). */
-    settings: WebSession | null;
+    /** The signed-in user's browser session, on the /settings pages (set by userPage). */
+    settingsSession: WebSession | null;
   };
 }

@@ -17,3 +17,4 @@ export * from "./schema/moderation.ts";
 export * from "./schema/federation_rules.ts";
 export * from "./schema/access_blocks.ts";
 export * from "./schema/moves.ts";
+export * from "./schema/data_imports.ts";

@@ -47,6 +47,7 @@ import { publicFetch } from "../actors/net/public_fetch.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
 import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem, wellFormedJson } from "./json_limits.ts";
+import { withValidContexts } from "./dialects/contexts.ts";
 
 const logger = getLogger(["rookery", "federation", "fetch"]);
 
@@ -171,7 +172,12 @@ async function fetchDocument(
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new FetchError(current, `HTTP ${response.status}: ${current}`, response);
+      // Fedify clones the error's response (to cache the failure): it gets one
+      // without the body just cancelled, or the clone throws and the inbox
+      // answered a key that is gone (404, 410) with a 500.
+      const status = { status: response.status, statusText: response.statusText };
+      const answer = new Response(null, { ...status, headers: response.headers });
+      throw new FetchError(current, `HTTP ${response.status}: ${current}`, answer);
     }
     if (!isActivityPubType(response.headers.get("content-type"))) {
       await response.body?.cancel();
@@ -193,7 +199,12 @@ async function fetchDocument(
     if (typeof id === "string" && originOf(id) !== target.origin) {
       throw new FetchError(current, `The document's id ${id} is not on ${target.origin}`);
     }
-    return { contextUrl: null, document: wellFormedJson(document), documentUrl: current };
+    return {
+      contextUrl: null,
+      // Contexts JSON-LD would refuse lose their bad definitions (dialects/contexts.ts).
+      document: withValidContexts(wellFormedJson(document)),
+      documentUrl: current,
+    };
   }
 }
 

@@ -35,6 +35,12 @@ import {
 import { isStatusObject } from "./objects/remote_status.ts";
 import { duringSync } from "./featured_schedule.ts";
 import { sameOrigin } from "./trust.ts";
+import {
+  capturingLoader,
+  collectionItemJson,
+  receivedJson,
+  remember,
+} from "./dialects/received.ts";
 
 const logger = getLogger(["rookery", "federation", "featured"]);
 
@@ -72,10 +78,9 @@ export async function syncFeaturedCollection(
   }
   let page: Collection = collection;
   // Paged collections: the first page only (Mastodon reads no further).
-  const first = await collection.getFirst({
-    documentLoader: await instanceDocumentLoader(ctx),
-    suppressError: true,
-  }).catch(() => null);
+  const { loader, rememberFrom } = capturingLoader(await instanceDocumentLoader(ctx));
+  const first = await collection.getFirst({ documentLoader: loader, suppressError: true })
+    .then(rememberFrom).catch(() => null);
   if (first) {
     if (!(first instanceof Collection) || !sameOrigin(first.id ?? featuredUrl, account.uri)) {
       return false;
@@ -91,7 +96,14 @@ export async function syncFeaturedCollection(
   const statusIds: string[] = [];
   for (const iri of page.itemIds.slice(0, MAX_FEATURED_ITEMS)) {
     if (!sameOrigin(iri, account.uri)) continue;
-    const status = await statusOf(ctx, account.uri, iri.href, embedded.get(iri.href));
+    const item = embedded.get(iri.href);
+    // An embedded item is read from the collection's JSON as received (federation/dialects/).
+    if (item) {
+      const json = collectionItemJson(await receivedJson(collection), iri.href) ??
+        collectionItemJson(await receivedJson(page), iri.href);
+      remember(item, json);
+    }
+    const status = await statusOf(ctx, account.uri, iri.href, item);
     if (status?.accountId === account.id) statusIds.push(status.id);
   }
   try {

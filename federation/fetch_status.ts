@@ -31,6 +31,7 @@ import { sameOrigin } from "./trust.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
 import type { MissingLinks } from "../actors/outbox/status_links.ts";
 import { mediaRejected } from "../actors/domain_rules.ts";
+import { receivedJson } from "./dialects/received.ts";
 
 const logger = getLogger(["rookery", "federation", "statuses"]);
 
@@ -68,20 +69,16 @@ export async function resolveRemoteStatus(
   return await storeRemoteStatus(ctx, object, { depth, raw: await rawJson(object), budget });
 }
 
-/** The JSON an object was parsed from, when Fedify kept it (top-level documents). */
+/** The JSON an object arrived as (federation/dialects/received.ts). */
 export async function rawJson(object: APObject): Promise<unknown> {
-  try {
-    return await object.toJsonLd();
-  } catch {
-    return null;
-  }
+  return await receivedJson(object);
 }
 
 /** What {@link storeRemoteStatus} needs besides the object. */
 export interface StoreOptions {
   /** Levels of parents already followed. */
   depth: number;
-  /** The object's JSON as received (blurhash, focal points). */
+  /** The object's JSON as received (what Fedify drops is read from it: federation/dialects/). */
   raw?: unknown;
   /** The actor that delivered it: the object must be theirs. */
   expectedActor?: string;

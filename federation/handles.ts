@@ -18,8 +18,17 @@
  * same way, so a peer whose WebFinger is down is not asked on every
  * delivery, and never stops its deliveries.
  */
+import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
-import { fetchWebFinger, parseAcct, webFingerScheme } from "./webfinger_client.ts";
+import {
+  askWebFinger,
+  fetchWebFinger,
+  type LookupFailure,
+  parseAcct,
+  webFingerScheme,
+} from "./webfinger_client.ts";
+
+const logger = getLogger(["rookery", "federation", "handles"]);
 
 /** A confirmed handle is checked again after this long. */
 export const WEBFINGER_RECHECK_MS = 24 * 60 * 60 * 1000;
@@ -84,18 +93,51 @@ export async function confirmHandle(
 }
 
 /**
- * The actor URI behind a handle typed by a user (a search, a mention):
- * WebFinger on the handle's domain, then once more on the subject's domain
- * when it names another one (a split domain). The actor's own handle is
- * confirmed again when its document is stored (upsertRemoteActor).
+ * The actor URI behind a handle typed by a user (a search, a mention), or
+ * why there is none: WebFinger on the handle's domain, then once more on
+ * the subject's domain when it names another one (a split domain). The
+ * actor's own handle is confirmed again when its document is stored
+ * (upsertRemoteActor).
  */
-export async function actorUriOfHandle(app: AppContext, handle: Handle): Promise<string | null> {
-  const first = await fetchWebFinger(app, handle, webFingerScheme(app));
-  if (!first) return null;
+export async function resolveHandle(
+  app: AppContext,
+  handle: Handle,
+): Promise<{ uri: string } | { failure: LookupFailure }> {
+  const outcome = await askWebFinger(app, handle, webFingerScheme(app));
+  if ("failure" in outcome) return outcome;
+  const first = outcome.answer;
   const subject = first.subject;
-  if (!subject || sameHandle(subject, handle) || subject.domain === app.config.domain) {
-    return first.self;
+  let self = first.self;
+  if (subject && !sameHandle(subject, handle) && subject.domain !== app.config.domain) {
+    const second = await fetchWebFinger(app, subject, webFingerScheme(app));
+    self = second?.self ?? first.self;
   }
-  const second = await fetchWebFinger(app, subject, webFingerScheme(app));
-  return second?.self ?? first.self;
+  return self ? { uri: self } : {
+    failure: { reason: "no_actor_link", detail: "the JRD has no ActivityPub self link" },
+  };
+}
+
+/** What each reason means to an operator reading the log. */
+const REASONS: Record<LookupFailure["reason"], string> = {
+  blocked: "this server does not federate with its domain",
+  private_address: "its server is on a private or reserved address, which is refused",
+  unreachable: "its server could not be reached",
+  not_found: "its server's WebFinger knows no such account",
+  invalid_answer: "its server's WebFinger answer is not valid",
+  no_actor_link: "its server's WebFinger answer names no ActivityPub actor",
+  actor_unavailable: "the actor document could not be fetched",
+  not_an_actor: "the document found is not an actor",
+};
+
+/**
+ * Logs at info level why a lookup typed by a user (search, account lookup,
+ * mention) found nothing: `reason` is one of {@link LookupFailure}'s, so an
+ * operator (or a log filter) can tell "not found" from "unreachable".
+ */
+export function logUnresolved(query: string, failure: LookupFailure): void {
+  logger.info("{query} was not resolved: {explanation} ({reason}; {detail})", {
+    query,
+    explanation: REASONS[failure.reason],
+    ...failure,
+  });
 }

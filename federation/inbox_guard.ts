@@ -34,6 +34,7 @@ import type { DocumentLoader } from "@fedify/vocab-runtime";
 import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem, wellFormedJson } from "./json_limits.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
+import { withValidContexts } from "./dialects/contexts.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -110,11 +111,12 @@ export function createInboxGuard(options: InboxGuardOptions) {
       });
       return refuse(401, "Signature could not be verified");
     }
-    const activity = wellFormedJson(json) as Record<string, unknown>;
+    // Contexts JSON-LD would refuse lose their bad definitions (federation/dialects/contexts.ts).
+    const activity = withValidContexts(wellFormedJson(json)) as Record<string, unknown>;
     const signer = verification.key.ownerId?.href ??
       (verification.key as { controllerId?: URL | null }).controllerId?.href;
     if (signer != null && signer === idOf(activity.actor)) {
-      // The body as signed, unless half an emoji had to be repaired.
+      // The body as signed, unless half an emoji or a context had to be repaired.
       const body = activity === json ? bytes : JSON.stringify(activity);
       return new Request(request.url, { method: "POST", headers, body });
     }

@@ -32,7 +32,7 @@ import {
 import { and, eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
-import { accounts, followRequests, follows } from "../db/schema.ts";
+import { accounts, blocks, followRequests, follows } from "../db/schema.ts";
 import { NotFoundError } from "../actors/errors.ts";
 import {
   authorizeFollowRequest,
@@ -46,8 +46,10 @@ import {
 } from "../actors/follows.ts";
 import { block, unblock } from "../actors/blocks.ts";
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
+import { embeddedObject } from "./activity_object.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { accountForActorUri, type AccountRow, upsertRemoteActor } from "./remote_accounts.ts";
+import { embeddedJson, inboxJson, remember } from "./dialects/received.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "relationships"]);
 
@@ -124,15 +126,6 @@ async function localAccount(ctx: Context<AppContext>, uri: URL | null): Promise<
   return account && !account.deletedAt ? account : null;
 }
 
-/** A document loader that never fetches: only embedded objects are read. */
-const noFetch = () => Promise.reject(new Error("not fetched"));
-
-/** The embedded object of an activity, never fetched (null when only an IRI is given). */
-async function embedded(activity: Activity) {
-  return await activity.getObject({ documentLoader: noFetch, suppressError: true })
-    .catch(() => null);
-}
-
 async function onFollow(ctx: InboxContext<AppContext>, activity: Follow): Promise<void> {
   if (!activity.id) return;
   const target = await localAccount(ctx, activity.objectId);
@@ -197,7 +190,14 @@ async function answeredFollower(
       }
     }
   }
-  const object = await embedded(answer);
+  const object = await embeddedObject(answer);
+  if (!object && objectId) {
+    // Only an id that no stored row has (rows from before ids were kept):
+    // ours name their follower (`<actor>#follows/<id>`), and the pair decides.
+    return ctx.parseUri(new URL(objectId))?.type === "actor" && objectId.includes("#follows/")
+      ? await localAccount(ctx, new URL(objectId.slice(0, objectId.indexOf("#"))))
+      : null;
+  }
   if (!(object instanceof Follow) || object.objectId?.href !== sender.uri) return null;
   return await localAccount(ctx, object.actorId);
 }
@@ -211,7 +211,7 @@ export async function handleRelationshipUndo(
   ctx: InboxContext<AppContext>,
   undo: Undo,
 ): Promise<boolean> {
-  const object = await embedded(undo);
+  const object = await embeddedObject(undo);
   const sender = await remoteSender(ctx, undo);
   if (!sender) return false;
   if (object instanceof Follow || object instanceof Block) {
@@ -231,7 +231,7 @@ export async function handleRelationshipUndo(
     }
     return true;
   }
-  // Only the Follow's id: find the sender's own follow or request by it.
+  // Only the activity's id: the sender's own follow, request or block that has it.
   const objectId = undo.objectId?.href;
   if (!objectId || object) return false;
   const db = ctx.data.database.db;
@@ -245,6 +245,15 @@ export async function handleRelationshipUndo(
       );
       return true;
     }
+  }
+  const [blocked] = await db.select({ targetAccountId: blocks.targetAccountId }).from(blocks)
+    .where(and(eq(blocks.uri, objectId), eq(blocks.accountId, sender.id))).limit(1);
+  if (blocked) {
+    await ignoringRefusals(
+      "Undo(Block)",
+      () => unblock(ctx.data, sender.id, blocked.targetAccountId),
+    );
+    return true;
   }
   return false;
 }
@@ -269,7 +278,7 @@ export async function handleActorUpdate(
   ctx: InboxContext<AppContext>,
   update: Update,
 ): Promise<boolean> {
-  const object = await embedded(update);
+  const object = await embeddedObject(update);
   if (!isActor(object)) return false;
   if (!object.id || object.id.href !== update.actorId?.href) {
     logger.warn("Ignored an Update of {object} by {actor}", {
@@ -287,6 +296,8 @@ export async function handleActorUpdate(
     .from(accounts).where(eq(accounts.uri, object.id.href)).limit(1);
   // Profiles nobody here follows or looked up are not worth storing.
   if (!known || known.domain == null || known.deletedAt) return true;
+  // Read from the actor as the sender wrote it (federation/dialects/).
+  remember(object, embeddedJson(inboxJson(ctx, update), "object", object.id.href));
   await upsertRemoteActor(ctx, object);
   // Its pins may have changed too (Mastodon re-reads the featured collection).
   await scheduleFeaturedSync(ctx.data, known.id);

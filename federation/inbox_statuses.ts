@@ -63,9 +63,11 @@ import {
   onQuoteRequest,
 } from "./inbox_quotes.ts";
 import { sameOrigin } from "./trust.ts";
+import { embeddedObject } from "./activity_object.ts";
 import { FetchBudget } from "./fetch_budget.ts";
 import { lookupRemote } from "./lookup.ts";
 import { mediaRejected } from "../actors/domain_rules.ts";
+import { embeddedJson, inboxJson } from "./dialects/received.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -113,10 +115,9 @@ async function objectOf(
   const sender = activity.actorId;
   if (!sender) return null;
   try {
-    const object = await activity.getObject({
-      documentLoader: budget.wrap(ctx.documentLoader),
-      suppressError: true,
-    });
+    // By reference, or embedded by someone else's server: fetched from its origin
+    // (lookupRemote never fetches our own objects).
+    const object = await embeddedObject(activity);
     if (object?.id && sameOrigin(object.id, sender)) return object;
     if (!id && !object?.id) return null;
     return await lookupRemote(ctx, (id ?? object!.id!).href, budget);
@@ -126,11 +127,17 @@ async function objectOf(
   }
 }
 
-/** The raw JSON of an activity's embedded object (blurhash and focal points live there). */
-async function rawObjectOf(activity: Activity): Promise<unknown> {
-  const raw = await rawJson(activity) as Record<string, unknown> | null;
-  const object = raw?.object;
-  return object && typeof object === "object" ? object : null;
+/**
+ * The JSON of an activity's object as the sender wrote it: embedded in the
+ * delivered payload, else as fetched (federation/dialects/received.ts).
+ */
+async function rawObjectOf(
+  ctx: InboxContext<AppContext>,
+  activity: Activity,
+  object: APObject,
+): Promise<unknown> {
+  const embedded = embeddedJson(inboxJson(ctx, activity), "object", object.id?.href ?? null);
+  return embedded ?? await rawJson(object);
 }
 
 // ---------------------------------------------------------------- Create
@@ -153,7 +160,7 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
   if (await handleVote(ctx, sender, object)) return;
   const status = await storeRemoteStatus(ctx, object, {
     depth: 0,
-    raw: await rawObjectOf(create),
+    raw: await rawObjectOf(ctx, create, object),
     expectedActor: sender.uri,
     budget,
   });
@@ -242,7 +249,7 @@ export async function handleStatusUpdate(
   }
   const parsed = await parseStatusObject(object, {
     followersUrl: sender.followersUrl,
-    raw: await rawObjectOf(update),
+    raw: await rawObjectOf(ctx, update, object),
     maxMedia: ctx.data.config.limits.maxMediaAttachments,
     rejectMedia: await mediaRejected(ctx.data.database, sender.domain),
   });
@@ -363,10 +370,7 @@ export async function handleStatusUndo(
 ): Promise<boolean> {
   const sender = await remoteSender(ctx, undo);
   if (!sender) return false;
-  const object = await undo.getObject({
-    documentLoader: () => Promise.reject(new Error("not fetched")),
-    suppressError: true,
-  }).catch(() => null);
+  const object = await embeddedObject(undo);
   const db = ctx.data.database.db;
   const objectId = undo.objectId?.href ?? object?.id?.href;
   if (object instanceof Like || object instanceof Announce) {

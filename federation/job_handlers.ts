@@ -10,6 +10,7 @@ import { runFeaturedSync } from "./featured_sync.ts";
 import { fetchStatusLinks } from "./status_links.ts";
 import { runPushJob } from "./push_jobs.ts";
 import { runMoveFollowers } from "./move_followers.ts";
+import { runDataImport } from "./data_import_job.ts";
 import type { Job } from "./jobs.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
@@ -25,5 +26,7 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runPushJob(ctx, job);
     case "move_followers":
       return await runMoveFollowers(ctx, job);
+    case "data_import":
+      return await runDataImport(ctx, job);
   }
 }

@@ -24,6 +24,7 @@ import type {
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { federationRefusedUrl } from "../actors/domain_rules.ts";
+import { productUserAgent } from "../version.ts";
 import type { MissingLinks } from "../actors/outbox/status_links.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
@@ -39,7 +40,9 @@ export type Job =
   /** The local followers of a moved account, from the follow after `afterId` (move_followers.ts). */
   | { job: "move_followers"; originId: string; targetId: string; afterId: string | null }
   /** A retry names the subscription and the attempt it is. */
-  | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number };
+  | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number }
+  /** The next batch of a CSV import from the settings pages (data_import_job.ts). */
+  | { job: "data_import"; importId: string };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 
@@ -76,13 +79,13 @@ export class JobQueue implements MessageQueue {
 
   async enqueue(message: any, options?: MessageQueueEnqueueOptions): Promise<void> {
     if (await this.#refusedDelivery(message)) return;
-    return await this.#inner.enqueue(message, options);
+    return await this.#inner.enqueue(this.#withUserAgent(message), options);
   }
 
   async enqueueMany(messages: readonly any[], options?: MessageQueueEnqueueOptions): Promise<void> {
     const kept: any[] = [];
     for (const message of messages) {
-      if (!await this.#refusedDelivery(message)) kept.push(message);
+      if (!await this.#refusedDelivery(message)) kept.push(this.#withUserAgent(message));
     }
     if (kept.length === 0) return;
     if (this.#inner.enqueueMany) return await this.#inner.enqueueMany(kept, options);
@@ -105,6 +108,23 @@ export class JobQueue implements MessageQueue {
       inbox,
     });
     return true;
+  }
+
+  /**
+   * A delivery (Fedify's `outbox` message) with our User-Agent among its
+   * headers: Fedify sends the headers a message carries and adds no
+   * User-Agent of its own, so deliveries went out as `Deno/…`. Added here
+   * rather than in the process's fetch because several instances may share
+   * one process (tests) and each speaks for its own origin.
+   */
+  #withUserAgent(message: unknown): unknown {
+    if (!message || typeof message !== "object") return message;
+    const { type, headers } = message as { type?: unknown; headers?: unknown };
+    if (type !== "outbox") return message;
+    const current = headers && typeof headers === "object" ? headers as Record<string, string> : {};
+    if (Object.keys(current).some((name) => name.toLowerCase() === "user-agent")) return message;
+    const userAgent = productUserAgent(this.#ctx.config.origin);
+    return { ...message, headers: { ...current, "User-Agent": userAgent } };
   }
 
   getDepth(): Promise<MessageQueueDepth> {
@@ -134,7 +154,8 @@ export class JobQueue implements MessageQueue {
       try {
         if (!isJobMessage(message)) {
           if (await this.#refusedDelivery(message)) return;
-          return await handler(message);
+          // Deliveries queued before the header was added get it too.
+          return await handler(this.#withUserAgent(message));
         }
         await this.#run(this.#ctx as AppContext, message, signal);
       } catch (error) {

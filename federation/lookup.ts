@@ -9,6 +9,7 @@ import type { AppContext } from "../context.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
 import { domainOfUrl, federationRefused } from "../actors/domain_rules.ts";
+import { capturingLoader, remember } from "./dialects/received.ts";
 
 const logger = getLogger(["rookery", "federation", "lookup"]);
 
@@ -38,15 +39,30 @@ export async function lookupRemote(
   budget?: FetchBudget,
 ): Promise<APObject | null> {
   try {
+    // Our own objects are read from the database by whoever asks, never over HTTP.
+    if (isOwnUrl(ctx.data, handleOrUrl)) {
+      logger.debug("Not fetching {query}: it is on our own origin.", { query: handleOrUrl });
+      return null;
+    }
     // A handle's or URL's domain we do not federate with is not asked (actors/domain_rules.ts).
     if (await federationRefused(ctx.data, domainOfQuery(handleOrUrl))) return null;
     if (budget) return await fetchObject(ctx, handleOrUrl, budget);
-    return await ctx.lookupObject(handleOrUrl, {
-      documentLoader: await instanceDocumentLoader(ctx),
-    });
+    // The fetched JSON is kept with the object: what Fedify's parse drops
+    // is read from it (federation/dialects/).
+    const { loader, rememberFrom } = capturingLoader(await instanceDocumentLoader(ctx));
+    return rememberFrom(await ctx.lookupObject(handleOrUrl, { documentLoader: loader }));
   } catch (error) {
     logger.info("Lookup of {query} failed: {error}", { query: handleOrUrl, error });
     return null;
+  }
+}
+
+/** Whether `query` is a URL on our own origin. */
+function isOwnUrl(app: AppContext, query: string): boolean {
+  try {
+    return new URL(query.trim()).origin === app.config.origin;
+  } catch {
+    return false;
   }
 }
 
@@ -74,5 +90,5 @@ async function fetchObject(
   });
   // The loader refuses an id on another origin already; Fedify's lookup checks it again.
   if (object.id && object.id.origin !== new URL(remote.documentUrl).origin) return null;
-  return object;
+  return remember(object, remote.document);
 }

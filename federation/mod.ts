@@ -6,7 +6,7 @@ import { createFederation, type Federation } from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
-import { ROOKERY_VERSION } from "../version.ts";
+import { productUserAgent } from "../version.ts";
 import { jobQueueFor } from "./jobs.ts";
 import { runJob } from "./job_handlers.ts";
 import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
@@ -14,7 +14,6 @@ import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundFetch } from "./outbound_fetch.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
-import { getUserAgent } from "@fedify/vocab-runtime";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
 export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as const;
@@ -37,12 +36,14 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
   const { kv, maintain } = stores;
   // Rookery's own background jobs (link previews) ride on the same queue.
   const queue = jobQueueFor(ctx, stores.queue, runJob);
-  const userAgent = { software: `Rookery/${ROOKERY_VERSION}`, url: new URL(config.origin) };
+  // One product token for every request (version.ts); Fedify's own would add
+  // "Fedify/…; Deno/…", and its deliveries carry none (jobs.ts adds ours).
+  const userAgent = productUserAgent(config.origin);
   const loaders = createDocumentLoaders({
     kv,
     refusedUrl: (url) => federationRefusedUrl(ctx, url),
     allowPrivateAddress: config.allowPrivateAddress,
-    userAgent: getUserAgent(userAgent),
+    userAgent,
     timeoutMs: config.fetchTimeoutMs,
   });
   const federation = createFederation<AppContext>({

@@ -12,7 +12,7 @@
  * an outbox that stays empty.
  */
 import type { Context, Federation, RequestContext } from "@fedify/fedify";
-import { type Activity, Create } from "@fedify/vocab";
+import type { Activity } from "@fedify/vocab";
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
@@ -23,6 +23,7 @@ import { authorizeFetch } from "./authorized_fetch.ts";
 import { INSTANCE_ACTOR } from "./instance_actor.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { buildNotes } from "./objects/note_batch.ts";
+import { carryTerms, WireCreate } from "./objects/mastodon_terms.ts";
 import { announceOf } from "./outbox/interactions.ts";
 import { cutPage, FIRST_PAGE, parseCursor } from "./pagination.ts";
 
@@ -101,8 +102,9 @@ async function activitiesOf(
     if (status.reblogOfId == null) {
       const note = notes.get(status.id);
       if (!note) continue;
-      items.push(
-        new Create({
+      // Wire*: the Note's Mastodon terms (objects/mastodon_terms.ts), as deliveries carry them.
+      items.push(carryTerms(
+        new WireCreate({
           id: new URL(`${status.uri}/activity`),
           actor: new URL(account.uri),
           object: note,
@@ -110,7 +112,8 @@ async function activitiesOf(
           ccs: note.ccIds,
           published: Temporal.Instant.fromEpochMilliseconds(status.createdAt.getTime()),
         }),
-      );
+        note,
+      ));
       continue;
     }
     const original = boosted.get(status.reblogOfId);

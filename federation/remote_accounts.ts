@@ -8,6 +8,11 @@
  * (Fedify's lookup refuses documents whose id is on another origin than the
  * URL they were fetched from), or by a handle that WebFinger on the handle's
  * domain confirms for that id (handles.ts).
+ *
+ * Mastodon's profile terms (`manuallyApprovesFollowers`, `PropertyValue`
+ * fields, `featured`, `discoverable`, emoji…) are read from the actor's JSON
+ * as received (federation/dialects/), whatever its `@context` says; Fedify's
+ * parse fills in what that JSON is not at hand for.
  */
 import type { Context } from "@fedify/fedify";
 import {
@@ -32,18 +37,22 @@ import { instanceContext, instanceDocumentLoader, lookupRemote } from "./lookup.
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { plainText, sanitizeHtml } from "../actors/formatting/sanitize_html.ts";
 import { readEmojiTags } from "./objects/emoji.ts";
+import { MAX_EMOJIS_PER_OBJECT } from "../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../actors/emoji/links.ts";
 import { webUrl } from "./trust.ts";
+import { type ActorTerms, isJson, readActorTerms } from "./dialects/terms.ts";
+import { receivedJson } from "./dialects/received.ts";
 import {
-  actorUriOfHandle,
   confirmHandle,
   type Handle,
+  logUnresolved,
+  resolveHandle,
   sameHandle,
   statedHandle,
   WEBFINGER_RECHECK_MS,
 } from "./handles.ts";
 import type { FetchBudget } from "./fetch_budget.ts";
-import { federationRefused, mediaRejected } from "../actors/domain_rules.ts";
+import { domainOfUrl, federationRefused, mediaRejected } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "remote-accounts"]);
 
@@ -106,6 +115,14 @@ async function spkiPem(key: CryptoKey): Promise<string> {
   return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
 }
 
+/** A profile field as stored: plain name, sanitized HTML value; null when nameless. */
+function fieldOf(name: string | undefined, value: string | undefined) {
+  const plain = plainText(name, LIMITS.fieldName);
+  if (!plain) return null;
+  const html = sanitizeHtml(value?.slice(0, LIMITS.fieldValue * 4));
+  return { name: plain, value: html, verified_at: null };
+}
+
 /** How many `alsoKnownAs` entries of a remote actor are kept (Mastodon keeps them all; bounded here). */
 const MAX_ALIASES = 20;
 
@@ -123,25 +140,28 @@ export function actorAliases(actor: Actor): string[] {
   return out;
 }
 
-/** The columns of an accounts row that a remote actor document determines. */
+/**
+ * The columns of an accounts row that a remote actor document determines;
+ * `terms` are what its JSON as received says (federation/dialects/terms.ts).
+ */
 export async function actorColumns(
   actor: Actor,
   documentLoader?: DocumentLoader,
+  terms: ActorTerms | null = null,
 ): Promise<Omit<typeof accounts.$inferInsert, "id">> {
   const id = actor.id!;
   const options = { documentLoader, suppressError: true };
   const fields: AccountRow["fields"] = [];
+  for (const raw of terms?.fields ?? []) {
+    const field = fieldOf(raw.name, raw.value);
+    if (field && fields.length < LIMITS.fields) fields.push(field);
+  }
   // Embedded PropertyValues only: a field that needs a fetch is not worth one.
-  for await (const item of actor.getAttachments(options)) {
+  for await (const item of fields.length ? [] : actor.getAttachments(options)) {
     if (fields.length >= LIMITS.fields) break;
     if (!(item instanceof PropertyValue)) continue;
-    const name = plainText(item.name?.toString(), LIMITS.fieldName);
-    if (!name) continue;
-    fields.push({
-      name,
-      value: sanitizeHtml(item.value?.toString().slice(0, LIMITS.fieldValue * 4)),
-      verified_at: null,
-    });
+    const field = fieldOf(item.name?.toString(), item.value?.toString());
+    if (field) fields.push(field);
   }
   const [icon, image] = await Promise.all([
     actor.getIcon(options).catch(() => null),
@@ -164,10 +184,11 @@ export async function actorColumns(
     displayName: plainText(actor.name?.toString(), LIMITS.displayName),
     note: sanitizeHtml(actor.summary?.toString()),
     fields,
-    locked: actor.manuallyApprovesFollowers ?? false,
-    discoverable: actor.discoverable ?? false,
-    indexable: actor.indexable ?? false,
-    memorial: actor.memorial ?? false,
+    locked: terms?.manuallyApprovesFollowers ?? actor.manuallyApprovesFollowers ?? false,
+    discoverable: terms?.discoverable ?? actor.discoverable ?? false,
+    indexable: terms?.indexable ?? actor.indexable ?? false,
+    memorial: terms?.memorial ?? actor.memorial ?? false,
+    attributionDomains: terms?.attributionDomains ?? [],
     avatarUrl: imageUrl(icon),
     headerUrl: imageUrl(image),
     inboxUrl: webUrl(actor.inboxId),
@@ -175,9 +196,10 @@ export async function actorColumns(
     outboxUrl: webUrl(actor.outboxId),
     followersUrl: webUrl(actor.followersId),
     followingUrl: webUrl(actor.followingId),
-    featuredUrl: webUrl(actor.featuredId),
-    featuredTagsUrl: webUrl(actor.featuredTagsId),
-    alsoKnownAs: actorAliases(actor),
+    featuredUrl: terms?.featured ?? webUrl(actor.featuredId),
+    featuredTagsUrl: terms?.featuredTags ?? webUrl(actor.featuredTagsId),
+    // `alsoKnownAs` as received (no context defines it for plain-context peers), else Fedify's.
+    alsoKnownAs: terms?.alsoKnownAs.length ? terms.alsoKnownAs : actorAliases(actor),
     publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
     publicKeyId: key?.id && keyOwned ? key.id.href : null,
     suspendedAt: actor.suspended ? new Date() : null,
@@ -217,18 +239,20 @@ export async function upsertRemoteActor(
   // instance actor, as every fetch of ours: peers in authorized-fetch mode
   // refuse unsigned GETs (and without a loader Fedify would use its own).
   const loader = await instanceDocumentLoader(isFedifyContext(ctx) ? ctx : instanceContext(app));
-  const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader);
+  const json = await receivedJson(actor);
+  const terms = isJson(json) ? readActorTerms(json) : null;
+  const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader, terms);
   // A server we do not federate with gets no account here; one whose media
   // is rejected keeps no avatar, header or emoji (actors/domain_rules.ts).
   if (await federationRefused(app, columns.domain)) return null;
   const rejectMedia = await mediaRejected(app.database, columns.domain);
   if (rejectMedia) Object.assign(columns, { avatarUrl: null, headerUrl: null });
-  const emojis = rejectMedia ? [] : await readEmojiTags(actor);
+  const emojis = rejectMedia ? [] : mergeEmojis(terms?.emojis ?? [], await readEmojiTags(actor));
   // WebFinger is asked before the transaction opens: no row lock waits on the network.
   const naming = await decideHandle(
     app,
     columns,
-    statedHandle(await actor.toJsonLd().catch(() => null)),
+    statedHandle(json),
   );
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
@@ -240,6 +264,13 @@ export async function upsertRemoteActor(
       throw error;
     }
   }
+}
+
+/** Emoji of the raw JSON first, then Fedify's, one per shortcode. */
+function mergeEmojis(first: RemoteEmojiInput[], second: RemoteEmojiInput[]) {
+  const all = [...first];
+  for (const e of second) if (!all.some((a) => a.shortcode === e.shortcode)) all.push(e);
+  return all.slice(0, MAX_EMOJIS_PER_OBJECT);
 }
 
 /** The handle a write gives the actor's row, decided before the transaction. */
@@ -431,11 +462,33 @@ export async function resolveRemoteAccount(
   const fedCtx = instanceContext(ctx);
   // A handle goes through our WebFinger client (handles.ts), which speaks
   // http to peers when our own ORIGIN is http; Fedify's is https only.
-  const target = stored?.uri ??
-    (parsed.kind === "handle" ? await actorUriOfHandle(ctx, parsed) : parsed.url);
+  let target = stored?.uri ?? (parsed.kind === "url" ? parsed.url : null);
+  if (!target && parsed.kind === "handle") {
+    const resolved = await resolveHandle(ctx, parsed);
+    if ("failure" in resolved) {
+      logUnresolved(query, resolved.failure);
+      return stored;
+    }
+    target = resolved.uri;
+  }
   if (!target) return stored;
+  const domain = domainOfUrl(target);
+  if (!stored && domain && await federationRefused(ctx, domain)) {
+    logUnresolved(query, { reason: "blocked", detail: `${target} is on ${domain}` });
+    return null;
+  }
   const object = await lookupRemote(fedCtx, target);
-  if (!isActor(object)) return stored;
+  if (!isActor(object)) {
+    if (!stored) {
+      logUnresolved(query, {
+        reason: object ? "not_an_actor" : "actor_unavailable",
+        detail: object
+          ? `${target} is a ${object.constructor.name}`
+          : `${target} (see the lookup log)`,
+      });
+    }
+    return stored;
+  }
   return await storeFetchedActor(ctx, object) ?? stored;
 }
 

@@ -15,11 +15,10 @@
  * through actors/net/public_fetch.ts. Failures are null, never thrown.
  */
 import { getLogger } from "@logtape/logtape";
-import { getUserAgent } from "@fedify/vocab-runtime";
 import type { AppContext } from "../context.ts";
-import { publicFetch } from "../actors/net/public_fetch.ts";
+import { PrivateAddressError, publicFetch } from "../actors/net/public_fetch.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
-import { ROOKERY_VERSION } from "../version.ts";
+import { productUserAgent } from "../version.ts";
 import { federationRefused } from "../actors/domain_rules.ts";
 
 const logger = getLogger(["rookery", "federation", "webfinger"]);
@@ -67,24 +66,75 @@ export function parseAcct(value: string): { username: string; domain: string } |
 }
 
 /**
+ * Why a handle lookup found nothing, so an operator can tell "no such
+ * account" from "could not ask" (handles.ts logs it at info level).
+ */
+export type LookupFailureReason =
+  /** Our domain rules refuse the domain (suspended, or not allowed). */
+  | "blocked"
+  /** The name is this machine's or a private network's (ALLOW_PRIVATE_ADDRESS is off). */
+  | "private_address"
+  /** No connection, no DNS answer, a timeout, or a server error (5xx). */
+  | "unreachable"
+  /** WebFinger answered that it knows no such account (4xx). */
+  | "not_found"
+  /** WebFinger answered something that is not a JRD. */
+  | "invalid_answer"
+  /** The JRD has no ActivityPub `self` link. */
+  | "no_actor_link"
+  /** The actor document could not be fetched or read. */
+  | "actor_unavailable"
+  /** The document fetched is not an actor. */
+  | "not_an_actor";
+
+export interface LookupFailure {
+  reason: LookupFailureReason;
+  detail: string;
+}
+
+/** A WebFinger answer, or why there is none. */
+export type WebFingerOutcome = { answer: WebFingerAnswer } | { failure: LookupFailure };
+
+/**
  * Asks `domain`'s WebFinger about `acct:username@domain`. Null when the
- * server cannot be reached, answers an error, or the answer is not a JRD.
+ * server cannot be reached, answers an error, or the answer is not a JRD
+ * (the reason is logged at info level; {@link askWebFinger} returns it).
  */
 export async function fetchWebFinger(
   app: AppContext,
   handle: { username: string; domain: string },
   scheme: "https:" | "http:",
 ): Promise<WebFingerAnswer | null> {
+  const outcome = await askWebFinger(app, handle, scheme);
+  if ("answer" in outcome) return outcome.answer;
+  logger.info("WebFinger acct:{username}@{domain} failed ({reason}): {detail}", {
+    ...handle,
+    ...outcome.failure,
+  });
+  return null;
+}
+
+/** {@link fetchWebFinger}, with the reason when there is no answer. */
+export async function askWebFinger(
+  app: AppContext,
+  handle: { username: string; domain: string },
+  scheme: "https:" | "http:",
+): Promise<WebFingerOutcome> {
+  const failure = (reason: LookupFailureReason, detail: string) => ({
+    failure: { reason, detail },
+  });
   const resource = `acct:${handle.username}@${handle.domain}`;
   // Nothing is asked of a server we do not federate with (actors/domain_rules.ts).
-  if (await federationRefused(app, handle.domain)) return null;
+  if (await federationRefused(app, handle.domain)) {
+    return failure("blocked", `this server does not federate with ${handle.domain}`);
+  }
   const deadline = AbortSignal.timeout(app.config.fetchTimeoutMs);
   const strict = new URL(app.config.origin).protocol === "https:";
   let url: URL;
   try {
     url = new URL(`${scheme}//${handle.domain}/.well-known/webfinger`);
   } catch {
-    return null;
+    return failure("invalid_answer", `not a domain: ${handle.domain}`);
   }
   url.searchParams.set("resource", resource);
   try {
@@ -106,29 +156,35 @@ export async function fetchWebFinger(
       }
       if (!response.ok || !response.body) {
         await response.body?.cancel();
-        throw new Error(`HTTP ${response.status}`);
+        const detail = `${url.href} answered HTTP ${response.status}`;
+        return failure(
+          response.status >= 400 && response.status < 500 ? "not_found" : "unreachable",
+          detail,
+        );
       }
       const { bytes, truncated } = await readUpTo(response.body, MAX_JRD_BYTES);
-      if (truncated) throw new Error(`JRD larger than ${MAX_JRD_BYTES} bytes`);
-      return readJrd(JSON.parse(new TextDecoder().decode(bytes)));
+      if (truncated) return failure("invalid_answer", `JRD larger than ${MAX_JRD_BYTES} bytes`);
+      let answer: WebFingerAnswer | null = null;
+      try {
+        answer = readJrd(JSON.parse(new TextDecoder().decode(bytes)));
+      } catch {
+        // not JSON: the same as JSON that is no JRD
+      }
+      return answer ? { answer } : failure("invalid_answer", `${url.href} answered no JRD`);
     }
   } catch (error) {
-    logger.info("WebFinger {resource} on {url} failed: {error}", {
-      resource,
-      url: url.href,
-      error: String(error),
-    });
-    return null;
+    const detail = `${url.href}: ${String(error)}`;
+    return failure(
+      error instanceof PrivateAddressError ? "private_address" : "unreachable",
+      detail,
+    );
   }
 }
 
 async function send(app: AppContext, url: URL, signal: AbortSignal): Promise<Response> {
   const headers = {
     Accept: "application/jrd+json, application/json",
-    "User-Agent": getUserAgent({
-      software: `Rookery/${ROOKERY_VERSION}`,
-      url: new URL(app.config.origin),
-    }),
+    "User-Agent": productUserAgent(app.config.origin),
   };
   return app.config.allowPrivateAddress
     ? await fetch(url, { headers, redirect: "manual", signal })

@@ -30,7 +30,7 @@ import {
   statuses,
   statusPreviewCards,
 } from "../../db/schema.ts";
-import { ROOKERY_VERSION } from "../../version.ts";
+import { productUserAgent } from "../../version.ts";
 import { fetchHtmlPage } from "./fetch_page.ts";
 import { firstCardLink } from "./links.ts";
 import { extractCard, type ExtractedCard } from "./opengraph.ts";
@@ -44,7 +44,8 @@ type CardRow = typeof previewCards.$inferSelect;
 
 /** The User-Agent of link preview fetches. */
 export function cardUserAgent(origin: string): string {
-  return `Rookery/${ROOKERY_VERSION} (+${origin}/) Bot`;
+  // "Bot" as Mastodon's link crawler says it: some sites answer bots with their OpenGraph page.
+  return `${productUserAgent(origin)} Bot`;
 }
 
 /** Hrefs in the status that stand for accounts or the quoted post, not pages. */

@@ -27,6 +27,9 @@ import { isValidPublicIPv4Address, isValidPublicIPv6Address } from "@fedify/voca
 /** The URL names a place we never connect to. */
 export class RefusedAddressError extends Error {}
 
+/** The place is on this machine or a private network (as opposed to a name that does not resolve). */
+export class PrivateAddressError extends RefusedAddressError {}
+
 /** One resolved address. */
 export interface ResolvedAddress {
   address: string;
@@ -51,7 +54,7 @@ export const addressPolicy = {
 
 function assertPublic(address: string, family: number): void {
   if (!addressPolicy.isPublic(address, family)) {
-    throw new RefusedAddressError(`Private or reserved address: ${address}`);
+    throw new PrivateAddressError(`Private or reserved address: ${address}`);
   }
 }
 
@@ -72,7 +75,7 @@ export async function publicAddresses(url: URL): Promise<ResolvedAddress[]> {
   }
   const name = host.toLowerCase().replace(/\.$/, "");
   if (name === "localhost" || name.endsWith(".localhost")) {
-    throw new RefusedAddressError(`Local name: ${host}`);
+    throw new PrivateAddressError(`Local name: ${host}`);
   }
   let found: ResolvedAddress[];
   try {

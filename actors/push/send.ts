@@ -11,7 +11,7 @@
 // @ts-types="@types/web-push"
 import webpush from "web-push";
 import { publicFetch, RefusedAddressError } from "../net/public_fetch.ts";
-import { ROOKERY_VERSION } from "../../version.ts";
+import { productUserAgent } from "../../version.ts";
 import type { VapidKeys } from "./vapid.ts";
 
 /** Mastodon's TTL: a message not delivered within 48 hours is dropped by the push service. */
@@ -74,7 +74,7 @@ export async function sendPush(
     },
   );
   const headers: Record<string, string> = {
-    "User-Agent": `Rookery/${ROOKERY_VERSION} (+${options.origin}/)`,
+    "User-Agent": productUserAgent(options.origin),
   };
   for (const [name, value] of Object.entries(details.headers)) {
     // publicFetch sets the length of the body it sends.

@@ -48,6 +48,7 @@ import { mediaFileUrl } from "../../actors/profile_media.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { emojiTag } from "./emoji.ts";
 import { authorizeFetch, signedFetcher } from "../authorized_fetch.ts";
+import { type NoteTerms, WireNote, WireQuestion } from "./mastodon_terms.ts";
 
 /** Path template of local statuses (their uri). */
 export const NOTE_PATH = "/users/{identifier}/statuses/{id}";
@@ -180,12 +181,32 @@ export function buildNote(
     ),
     ...data.emojis.map((e) => emojiTag(origin, e)).filter((e) => e != null),
   ];
+  const terms: NoteTerms = {
+    language: status.language,
+    content: status.content,
+    summary: status.spoilerText || null,
+    attachments: new Map(),
+  };
   const attachments = data.media.map((m) => {
     // As the API's attachment `url`: none while processing, else ours or the remote one.
     const url = m.state === "processing"
       ? null
       : mediaFileUrl(ctx.data.config.origin, m.filePath) ?? m.remoteUrl;
-    const original = (m.meta as { original?: { width?: number; height?: number } }).original;
+    const meta = m.meta as {
+      original?: { width?: number; height?: number };
+      focus?: { x?: unknown; y?: unknown };
+    };
+    const original = meta.original;
+    // blurhash and focalPoint are not in Fedify's vocabulary: mastodon_terms.ts adds them.
+    const focus = meta.focus;
+    if (url) {
+      terms.attachments.set(url, {
+        blurhash: m.blurhash,
+        focalPoint: typeof focus?.x === "number" && typeof focus?.y === "number"
+          ? [focus.x, focus.y]
+          : null,
+      });
+    }
     return new Document({
       mediaType: m.contentType ?? undefined,
       url: url ? new URL(url) : null,
@@ -217,7 +238,7 @@ export function buildNote(
         replies: new Collection({ totalItems: data.poll!.tallies[i] ?? 0 }),
       })
     );
-    return new Question({
+    const question = new WireQuestion({
       ...props,
       ...(data.poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
       endTime: data.poll.expiresAt ? instant(data.poll.expiresAt) : null,
@@ -226,8 +247,12 @@ export function buildNote(
         : null,
       voters: data.poll.votersCount,
     });
+    question.mastodonTerms.set(new URL(status.uri).href, terms);
+    return question;
   }
-  return new Note(props);
+  const note = new WireNote(props);
+  note.mastodonTerms.set(new URL(status.uri).href, terms);
+  return note;
 }
 
 /**

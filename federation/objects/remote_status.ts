@@ -9,9 +9,12 @@
  * warning and poll options are plain text, URLs must be http(s), and lists
  * (tags, mentions, attachments, options) are bounded.
  *
- * Fedify's vocabulary has no `blurhash` or `focalPoint`; when the caller has
- * the raw JSON of the object (a delivered activity keeps it), those two are
- * read from it by the attachment's URL.
+ * Fedify reads the object through JSON-LD, so what the sender's `@context`
+ * does not define is lost to it (hashtags, emoji, `sensitive`, language
+ * maps, quotes, blurhash and focal points under a plain ActivityStreams
+ * context). When the caller has the object's JSON as received
+ * (federation/dialects/received.ts), those are read from it by
+ * federation/dialects/terms.ts, as Mastodon reads them, and merged here.
  */
 import {
   Article,
@@ -32,13 +35,20 @@ import {
   Video,
 } from "@fedify/vocab";
 import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
-import type { Visibility } from "../../actors/statuses/validation.ts";
+import { checkLanguage, type Visibility } from "../../actors/statuses/validation.ts";
 import { plainText, sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { readEmojiTag } from "./emoji.ts";
 import { webUrl } from "../trust.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
+import {
+  isJson,
+  type MediaExtras,
+  readStatusTerms,
+  readWebUrl,
+  type StatusTerms,
+} from "../dialects/terms.ts";
 
 /** The object types stored as statuses; the first two as they are, the rest converted. */
 const STATUS_TYPES = [Note, Question, Article, Page, Image, Video, Audio, Event] as const;
@@ -91,8 +101,11 @@ function textOf(value: string | LanguageString | null | undefined): string | nul
 
 function languageOf(value: string | LanguageString | null | undefined): string | null {
   if (!(value instanceof LanguageString)) return null;
-  const language = value.locale.language;
-  return /^[a-z]{2,3}$/.test(language) ? language : null;
+  try {
+    return checkLanguage(value.locale.baseName);
+  } catch {
+    return null; // "und", or not ISO 639-1
+  }
 }
 
 /** A document loader that never fetches: only embedded values are read. */
@@ -153,38 +166,11 @@ function mediaTypeOf(mime: string | null, object: APObject): string {
   return "unknown";
 }
 
-/** blurhash and focalPoint of the raw attachments, by URL. */
-function rawMediaExtras(raw: unknown): Map<string, { blurhash?: string; focus?: number[] }> {
-  const extras = new Map<string, { blurhash?: string; focus?: number[] }>();
-  const object = raw as Record<string, unknown> | null;
-  const list = object?.attachment;
-  for (const item of Array.isArray(list) ? list : list ? [list] : []) {
-    if (!item || typeof item !== "object") continue;
-    const a = item as Record<string, unknown>;
-    const url = typeof a.url === "string"
-      ? a.url
-      : typeof (a.url as any)?.href === "string"
-      ? (a.url as any).href
-      : null;
-    if (!url) continue;
-    const blurhash = typeof a.blurhash === "string" && a.blurhash.length <= 100
-      ? a.blurhash
-      : undefined;
-    const focal = Array.isArray(a.focalPoint) && a.focalPoint.length === 2 &&
-        a.focalPoint.every((n) => typeof n === "number" && n >= -1 && n <= 1)
-      ? a.focalPoint as number[]
-      : undefined;
-    extras.set(url, { blurhash, focus: focal });
-  }
-  return extras;
-}
-
 async function readMedia(
   object: APObject,
-  raw: unknown,
+  extras: Map<string, MediaExtras>,
   max: number,
 ): Promise<RemoteMediaInput[]> {
-  const extras = rawMediaExtras(raw);
   const media: RemoteMediaInput[] = [];
   for await (
     const item of object.getAttachments({ documentLoader: noFetch, suppressError: true })
@@ -215,10 +201,20 @@ async function readMedia(
   return media;
 }
 
-async function readTags(object: APObject) {
+/** Mentions, hashtags and emoji: Fedify's typed tags, then those only the raw JSON shows. */
+async function readTags(object: APObject, terms: StatusTerms | null) {
   const mentionUris: string[] = [];
   const tagNames: string[] = [];
   const emojis: RemoteEmojiInput[] = [];
+  const addTag = (name: string) => {
+    if (/^[\p{L}\p{N}_]{1,100}$/u.test(name) && tagNames.length < MAX_TAGS) {
+      if (!tagNames.some((t) => t.toLowerCase() === name.toLowerCase())) tagNames.push(name);
+    }
+  };
+  for (const name of terms?.hashtags ?? []) addTag(name);
+  for (const emoji of terms?.emojis ?? []) {
+    if (emojis.length < MAX_EMOJIS_PER_OBJECT) emojis.push(emoji);
+  }
   for await (const tag of object.getTags({ documentLoader: noFetch, suppressError: true })) {
     if (tag instanceof Emoji) {
       if (emojis.length >= MAX_EMOJIS_PER_OBJECT) continue;
@@ -230,16 +226,16 @@ async function readTags(object: APObject) {
       const href = webUrl(tag.href);
       if (href && mentionUris.length < MAX_TAGS) mentionUris.push(href);
     } else if (tag instanceof Hashtag) {
-      const name = textOf(tag.name)?.replace(/^#/, "") ?? "";
-      if (/^[\p{L}\p{N}_]{1,100}$/u.test(name) && tagNames.length < MAX_TAGS) {
-        if (!tagNames.some((t) => t.toLowerCase() === name.toLowerCase())) tagNames.push(name);
-      }
+      addTag(textOf(tag.name)?.replace(/^#/, "") ?? "");
     }
   }
   return { mentionUris, tagNames, emojis };
 }
 
-async function readPoll(question: Question): Promise<ParsedStatus["poll"]> {
+async function readPoll(
+  question: Question,
+  rawVoters: number | null,
+): Promise<ParsedStatus["poll"]> {
   const exclusive = await Array.fromAsync(
     question.getExclusiveOptions({ documentLoader: noFetch, suppressError: true }),
   );
@@ -261,7 +257,7 @@ async function readPoll(question: Question): Promise<ParsedStatus["poll"]> {
   if (options.length === 0) return null;
   const closed = question.closed;
   const closedAt = closed instanceof Temporal.Instant ? toDate(closed) : null;
-  const voters = question.voters;
+  const voters = rawVoters ?? question.voters;
   return {
     options,
     tallies,
@@ -287,8 +283,9 @@ function quotePolicyOf(object: Note | Question | APObject): ParsedStatus["quoteP
 
 /**
  * Reads a status object. `followersUrl` is the author's followers
- * collection (for private visibility); `raw` is the object's JSON when
- * known (for blurhash and focal points). `maxMedia` bounds attachments.
+ * collection (for private visibility); `raw` is the object's JSON as
+ * received, when known (what Fedify drops is read from it). `maxMedia`
+ * bounds attachments.
  * `rejectMedia` (a domain block's reject_media, actors/domain_rules.ts)
  * keeps attachments as links only (type `unknown`, no blurhash or
  * dimensions, as Mastodon keeps media it does not download) and leaves
@@ -301,17 +298,20 @@ export async function parseStatusObject(
   const uri = webUrl(object.id);
   if (!uri) return null;
   const converted = !(object instanceof Note || object instanceof Question);
-  const name = textOf(object.name);
-  const rawContent = textOf(object.content);
+  const terms = isJson(options.raw) ? readStatusTerms(options.raw) : null;
+  // The JSON's own `content` (or `contentMap`) first: Mastodon's reading,
+  // and never Misskey's `_misskey_content` (its source text, not HTML).
+  const name = terms?.name ?? textOf(object.name);
+  const rawContent = terms?.content ?? textOf(object.content);
   let content = sanitizeHtml(rawContent);
-  const url = urlOf(object.url);
+  const url = (isJson(options.raw) ? readWebUrl(options.raw) : null) ?? urlOf(object.url);
   if (converted) {
     // Mastodon's conversion: the title when there is no content, and a link to the original.
     if (!content && name) content = `<p>${escapeHtml(plainText(name, 500))}</p>`;
     const link = url ?? uri;
     content += `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`;
   }
-  const { mentionUris, tagNames, emojis } = await readTags(object);
+  const { mentionUris, tagNames, emojis } = await readTags(object, terms);
   const addressed = [...object.toIds, ...object.ccIds].map((u) => u.href)
     .filter((href) => !isPublicIri(href)).slice(0, MAX_TAGS * 2);
   const note = object as Note;
@@ -320,22 +320,23 @@ export async function parseStatusObject(
     url,
     attributedTo: object.attributionId?.href ?? null,
     content,
-    spoilerText: plainText(textOf(object.summary), 1_500),
-    sensitive: (object as Note).sensitive ?? false,
-    language: languageOf(object.content),
+    spoilerText: plainText(terms?.summary ?? textOf(object.summary), 1_500),
+    sensitive: terms?.sensitive ?? (object as Note).sensitive ?? false,
+    // Mastodon takes the language from the language maps only (not `@language`).
+    language: terms ? terms.language : languageOf(object.content),
     visibility: visibilityFromAudience(object, options.followersUrl),
     inReplyToUri: webUrl(object.replyTargetId),
-    quoteUri: webUrl(note.quoteId ?? note.quoteUrl ?? null),
+    quoteUri: terms?.quoteUri ?? webUrl(note.quoteId ?? note.quoteUrl ?? null),
     quoteAuthorizationUri: webUrl(note.quoteAuthorizationId ?? null),
     conversationUri: object.contextIds.length ? webUrl(object.contextIds[0]) : null,
     mentionUris,
     addressed,
     tagNames,
     emojis: options.rejectMedia ? [] : emojis,
-    media: (await readMedia(object, options.raw, options.maxMedia)).map((m) =>
+    media: (await readMedia(object, terms?.media ?? new Map(), options.maxMedia)).map((m) =>
       options.rejectMedia ? { ...m, type: "unknown", blurhash: null, meta: {} } : m
     ),
-    poll: object instanceof Question ? await readPoll(object) : null,
+    poll: object instanceof Question ? await readPoll(object, terms?.votersCount ?? null) : null,
     quotePolicy: quotePolicyOf(object),
     published: toDate(object.published),
     updated: toDate(object.updated),

@@ -18,9 +18,8 @@ import {
   Create,
   Note,
   PUBLIC_COLLECTION,
-  Question,
+  type Question,
   type Recipient,
-  Update,
 } from "@fedify/vocab";
 import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -28,6 +27,7 @@ import type { AppContext } from "../../context.ts";
 import { accounts, follows, mentions, polls, pollVotes, statuses } from "../../db/schema.ts";
 import type { PollDeliveries } from "../../actors/outbox/polls.ts";
 import { instanceContext } from "../lookup.ts";
+import { carryTerms, WireQuestion, WireUpdate } from "../objects/mastodon_terms.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "polls"]);
 
@@ -82,7 +82,8 @@ export function buildQuestion(ctx: Context<AppContext>, rows: QuestionRows): Que
     })
   );
   const expired = poll.expiresAt != null && poll.expiresAt.getTime() <= Date.now();
-  return new Question({
+  // WireQuestion: the language maps as the Note carries them (objects/mastodon_terms.ts).
+  const question = new WireQuestion({
     id: new URL(status.uri),
     url: status.url ? new URL(status.url) : null,
     attribution: new URL(author.uri),
@@ -98,6 +99,13 @@ export function buildQuestion(ctx: Context<AppContext>, rows: QuestionRows): Que
     closed: expired && poll.expiresAt ? toInstant(poll.expiresAt) : null,
     voters: poll.votersCount,
   });
+  question.mastodonTerms.set(new URL(status.uri).href, {
+    language: status.language,
+    content: status.content,
+    summary: status.spoilerText || null,
+    attachments: new Map(),
+  });
+  return question;
 }
 
 /** The rows behind a poll: the poll, its status and the status's author. */
@@ -200,14 +208,17 @@ export function pollDeliveries(app: AppContext): PollDeliveries {
       if (recipients.length === 0) return;
       const ctx = instanceContext(app);
       const question = buildQuestion(ctx, rows);
-      const update = new Update({
-        // Named by the intent, so a relayed-twice Update is recognised as one.
-        id: new URL(`${rows.status.uri}#updates/${updateId}`),
-        actor: new URL(rows.author.uri),
-        object: question,
-        tos: question.toIds,
-        ccs: question.ccIds,
-      });
+      const update = carryTerms(
+        new WireUpdate({
+          // Named by the intent, so a relayed-twice Update is recognised as one.
+          id: new URL(`${rows.status.uri}#updates/${updateId}`),
+          actor: new URL(rows.author.uri),
+          object: question,
+          tos: question.toIds,
+          ccs: question.ccIds,
+        }),
+        question,
+      );
       await ctx.sendActivity({ identifier: rows.author.username }, recipients, update, {
         preferSharedInbox: true,
         orderingKey: rows.status.uri,

@@ -23,7 +23,6 @@ import type { Context } from "@fedify/fedify";
 import {
   Accept,
   type Activity,
-  Create,
   Delete,
   type Note,
   type Question,
@@ -32,7 +31,6 @@ import {
   type Recipient,
   Reject,
   Tombstone,
-  Update,
 } from "@fedify/vocab";
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -43,6 +41,7 @@ import type { StatusFederationDeliveries } from "../../actors/outbox/statuses.ts
 import { instanceContext } from "../lookup.ts";
 import { buildNote, loadNoteData } from "../objects/note.ts";
 import { quoteStampUri, withNoteExtras } from "../objects/note_extras.ts";
+import { carryTerms, WireCreate, WireUpdate } from "../objects/mastodon_terms.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "statuses"]);
 
@@ -215,14 +214,18 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       const ctx = context();
       const note = await noteOf(ctx, status);
       if (!note) return;
-      const create = new Create({
-        id: new URL(`${status.uri}/activity`),
-        actor: new URL(author.uri),
-        object: note,
-        tos: note.toIds,
-        ccs: note.ccIds,
-        published: instant(status.createdAt),
-      });
+      // Wire*: the Note's contentMap, blurhash and focalPoint (mastodon_terms.ts).
+      const create = carryTerms(
+        new WireCreate({
+          id: new URL(`${status.uri}/activity`),
+          actor: new URL(author.uri),
+          object: note,
+          tos: note.toIds,
+          ccs: note.ccIds,
+          published: instant(status.createdAt),
+        }),
+        note,
+      );
       await send(ctx, author, recipients, create, status.uri);
       await requestQuoteApproval(app, ctx, status, author);
       logger.debug("Queued Create {id}.", { id: status.uri });
@@ -235,17 +238,20 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       const note = await noteOf(ctx, status);
       if (!note) return;
       const updated = status.editedAt ?? status.createdAt;
-      const update = new Update({
-        // Named by the intent, not by the time of sending: a relayed-twice
-        // Update keeps its id (receivers drop the copy), and an Update that
-        // is no edit (an approved quote) still differs from the last edit's.
-        id: new URL(`${status.uri}#updates/${updateId}`),
-        actor: new URL(author.uri),
-        object: note,
-        tos: note.toIds,
-        ccs: note.ccIds,
-        updated: instant(updated),
-      });
+      const update = carryTerms(
+        new WireUpdate({
+          // Named by the intent, not by the time of sending: a relayed-twice
+          // Update keeps its id (receivers drop the copy), and an Update that
+          // is no edit (an approved quote) still differs from the last edit's.
+          id: new URL(`${status.uri}#updates/${updateId}`),
+          actor: new URL(author.uri),
+          object: note,
+          tos: note.toIds,
+          ccs: note.ccIds,
+          updated: instant(updated),
+        }),
+        note,
+      );
       await send(ctx, author, await audience(app, status, { boosters: true }), update, status.uri);
     },
     async statusDeleted(statusId) {

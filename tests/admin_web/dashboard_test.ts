@@ -11,11 +11,7 @@ import { newId } from "../../db/ids.ts";
 import { startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
-
-/** `text` contains `part` (with both in the failure message). */
-function includes(text: string, part: string): void {
-  assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in ${JSON.stringify(text)}`);
-}
+import { includes, signInOverHttp } from "./http_session.ts";
 
 const instance = await startInstance({ listen: true });
 const db = instance.rookery.ctx.database.db;
@@ -111,28 +107,9 @@ test("staff pages: open redirects, forged posts and headers", async () => {
   assert.equal(get.headers.get("location"), "/auth/sign_in?redirect_to=%2Fadmin");
   await get.body?.cancel();
 
-  // Signed in by hand (cookie + form token), the page answers with strict headers.
-  const form = await instance.request("/auth/sign_in?redirect_to=/admin");
-  const csrfCookie = form.headers.get("set-cookie")!.split(";")[0];
-  const token = (await form.text()).match(/name="authenticity_token" value="([^"]+)"/)![1];
-  const signIn = await instance.request("/auth/sign_in", {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
-    body: new URLSearchParams({
-      login: "mona",
-      password: TEST_PASSWORD,
-      authenticity_token: token,
-      redirect_to: "/admin",
-    }),
-  });
-  assert.equal(signIn.status, 303);
-  assert.equal(signIn.headers.get("location"), "/admin");
-  const session =
-    signIn.headers.getSetCookie().find((c) => !c.startsWith(csrfCookie.split("=")[0]))!
-      .split(";")[0];
-  await signIn.body?.cancel();
-  const dashboard = await instance.request("/admin", { headers: { cookie: session } });
+  // Signed in over plain HTTP (cookie + form token), the page answers with strict headers.
+  const session = await signInOverHttp(instance, "mona");
+  const dashboard = await session.get("/admin");
   assert.equal(dashboard.status, 200);
   assert.equal(dashboard.headers.get("x-frame-options"), "DENY");
   includes(dashboard.headers.get("content-security-policy")!, "form-action 'self'");
@@ -141,7 +118,7 @@ test("staff pages: open redirects, forged posts and headers", async () => {
   // A form post without the session's token is refused.
   const forged = await instance.request("/admin", {
     method: "POST",
-    headers: { cookie: session, "content-type": "application/x-www-form-urlencoded" },
+    headers: { cookie: session.cookie, "content-type": "application/x-www-form-urlencoded" },
     body: "authenticity_token=wrong",
   });
   assert.equal(forged.status, 403);

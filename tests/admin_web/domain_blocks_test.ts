@@ -14,11 +14,7 @@ import { callJson } from "../fixtures/api.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
-import { signInOverHttp } from "./http_session.ts";
-
-function includes(text: string, part: string): void {
-  assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in ${JSON.stringify(text)}`);
-}
+import { includes, signInOverHttp } from "./http_session.ts";
 
 const instance = await startInstance({ listen: true });
 const db = instance.rookery.ctx.database.db;

@@ -1,11 +1,18 @@
 /**
  * A staff page session over plain HTTP (no browser): signs in through the
  * sign-in form as a browser would, and posts forms with the session's token,
- * for the tests of what a hostile or careless client sends.
+ * for the tests of what a hostile or careless client sends. Also the staff
+ * page tests' check that a page's text holds a part.
  */
+import assert from "node:assert/strict";
 import { type TestInstance } from "../harness.ts";
 import { TEST_PASSWORD } from "../fixtures/users.ts";
 import { findWebSession } from "../../actors/sessions.ts";
+
+/** `text` contains `part` (with both in the failure message). */
+export function includes(text: string, part: string): void {
+  assert.ok(text.includes(part), `expected ${JSON.stringify(part)} in ${JSON.stringify(text)}`);
+}
 
 export interface PageSession {
   /** The session cookie (`name=value`). */

@@ -15,6 +15,7 @@ import { eventually } from "../fixtures/wait.ts";
 import { sendPush } from "../../actors/push/send.ts";
 import { MAX_ATTEMPTS } from "../../actors/push/deliver.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
+import { productUserAgent } from "../../version.ts";
 import {
   arrival,
   decrypt,
@@ -93,6 +94,7 @@ test("web push delivery", async (t) => {
         assert.equal(message.headers.get("ttl"), "172800");
         assert.equal(message.headers.get("urgency"), "high");
         assert.equal(message.headers.get("content-type"), "application/octet-stream");
+        assert.equal(message.headers.get("user-agent"), productUserAgent(instance.origin));
         const payload = decrypt(message, keys);
         assert.deepEqual(payload, {
           access_token: token,

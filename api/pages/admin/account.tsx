@@ -4,12 +4,21 @@
  * the warnings it was given and the reports about it. Forms post to
  * /admin/accounts/:id/<command> (api/routes/admin_web/accounts.tsx).
  */
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import type { AdminAccount } from "../../entities/admin_account.ts";
 import type { AccountWarningRow } from "../../../db/queries/account_warnings.ts";
 import type { ReportRow } from "../../../actors/reports.ts";
 import { ActionButton, CsrfField } from "./layout.tsx";
-import { handleOf, lastActivity, roleName, stateWords } from "./accounts.tsx";
+import { lastActivity, roleName } from "./accounts.tsx";
+import { WARNING_TEXT_MAX } from "../../../actors/moderation/account_actions.ts";
+import {
+  AccountState,
+  actionChoices,
+  type ActionDraft,
+  EmailNotificationBox,
+  handleOf,
+  Time,
+} from "./components.tsx";
 
 /** What the viewer may do here, decided by the route from the role table. */
 export interface AccountPageViewer {
@@ -22,38 +31,26 @@ export interface AccountPageViewer {
   seesAccess: boolean;
 }
 
-/** The action form's values, kept when a post is refused. */
-export interface ActionFormState {
-  type?: string;
-  text?: string;
-  sendEmail?: boolean;
-  reportId?: string;
-}
-
-const ACTION_LABELS: Record<string, string> = {
-  none: "Warn only",
-  sensitive: "Mark media as sensitive",
-  disable: "Freeze (disable sign-in)",
-  silence: "Limit",
-  suspend: "Suspend",
-};
-
-const Fact: FC<{ label: string; value: string | number | null | undefined; name?: string }> = (
-  { label, value, name },
-) => (
+/** One fact: a value (an em dash for none) or, for more than text, `children`. */
+const Fact: FC<{
+  label: string;
+  value?: string | number | null;
+  name?: string;
+  children?: Child;
+}> = ({ label, value, name, children }) => (
   <tr data-fact={name}>
     <th scope="row">{label}</th>
-    <td>{value == null || value === "" ? "—" : String(value)}</td>
+    <td>{children ?? (value == null || value === "" ? "—" : String(value))}</td>
   </tr>
 );
-
-const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 16).replace("T", " ") : null);
 
 const Facts: FC<{ a: AdminAccount; seesAccess: boolean }> = ({ a, seesAccess }) => (
   <table class="facts">
     <Fact name="display_name" label="Display name" value={a.account.display_name} />
     <Fact name="role" label="Role" value={roleName(a)} />
-    <Fact name="state" label="State" value={stateWords(a).join(", ")} />
+    <Fact name="state" label="State">
+      <AccountState account={a} />
+    </Fact>
     {a.domain ? <Fact name="domain" label="Domain" value={a.domain} /> : null}
     {a.domain ? null : <Fact name="email" label="E-mail" value={a.email} />}
     {a.domain ? null : (
@@ -66,8 +63,12 @@ const Facts: FC<{ a: AdminAccount; seesAccess: boolean }> = ({ a, seesAccess }) 
     {a.approved === false
       ? <Fact name="reason" label="Reason for joining" value={a.invite_request} />
       : null}
-    <Fact name="created" label="Joined" value={day(a.created_at)} />
-    <Fact name="last_active" label="Last active" value={day(lastActivity(a))} />
+    <Fact name="created" label="Joined">
+      <Time at={a.created_at} />
+    </Fact>
+    <Fact name="last_active" label="Last active">
+      <Time at={lastActivity(a)} />
+    </Fact>
     <Fact name="statuses" label="Posts" value={a.account.statuses_count} />
     <Fact name="followers" label="Followers" value={a.account.followers_count} />
     <Fact name="following" label="Following" value={a.account.following_count} />
@@ -106,10 +107,9 @@ const StateButtons: FC<{ a: AdminAccount; viewer: AccountPageViewer; remoteSuspe
     );
   };
 
-const ActionForm: FC<{ a: AdminAccount; token: string; state: ActionFormState }> = (
+const ActionForm: FC<{ a: AdminAccount; token: string; state: ActionDraft }> = (
   { a, token, state },
 ) => {
-  const types = Object.keys(ACTION_LABELS).filter((t) => t !== "disable" || !a.domain);
   const selected = state.type ?? "none";
   return (
     <form method="post" action={`/admin/accounts/${a.id}/action`} class="card action-form">
@@ -117,25 +117,17 @@ const ActionForm: FC<{ a: AdminAccount; token: string; state: ActionFormState }>
       {state.reportId ? <input type="hidden" name="report_id" value={state.reportId} /> : null}
       <label for="action-type">Action</label>
       <select id="action-type" name="type">
-        {types.map((t) => (
-          <option value={t} selected={t === selected}>
-            {ACTION_LABELS[t]}
+        {actionChoices(!a.domain).map((choice) => (
+          <option value={choice.type} selected={choice.type === selected}>
+            {choice.label}
           </option>
         ))}
       </select>
       <label for="action-text">Warning text (shown to the person)</label>
-      <textarea id="action-text" name="text" maxlength={5000}>{state.text ?? ""}</textarea>
-      {a.domain ? null : (
-        <label>
-          <input
-            type="checkbox"
-            name="send_email_notification"
-            value="true"
-            checked={state.sendEmail ?? true}
-          />{" "}
-          Tell them by e-mail
-        </label>
-      )}
+      <textarea id="action-text" name="text" maxlength={WARNING_TEXT_MAX}>
+        {state.text ?? ""}
+      </textarea>
+      {a.domain ? null : <EmailNotificationBox checked={state.sendEmail} />}
       <div class="actions">
         <button type="submit" class="danger">Perform action</button>
       </div>
@@ -172,7 +164,9 @@ const Warnings: FC<{ rows: AccountWarningRow[] }> = ({ rows }) =>
       <tbody>
         {rows.map((w) => (
           <tr data-warning={w.id}>
-            <td>{w.createdAt.toISOString().slice(0, 16).replace("T", " ")}</td>
+            <td>
+              <Time at={w.createdAt} />
+            </td>
             <td>{w.action}</td>
             <td>{w.text || "—"}</td>
           </tr>
@@ -199,7 +193,9 @@ const Reports: FC<{ rows: ReportRow[] }> = ({ rows }) =>
             <td>
               <a href={`/admin/reports/${r.id}`}>#{r.id}</a>
             </td>
-            <td>{r.createdAt.toISOString().slice(0, 10)}</td>
+            <td>
+              <Time at={r.createdAt} day />
+            </td>
             <td>{r.category}</td>
             <td>{r.comment.length > 140 ? `${r.comment.slice(0, 140)}…` : r.comment || "—"}</td>
             <td>{r.actionTakenAt ? "Resolved" : "Open"}</td>
@@ -218,11 +214,11 @@ export const AccountPage: FC<{
   deleted: boolean;
   warnings: AccountWarningRow[];
   reports: ReportRow[];
-  form: ActionFormState;
+  form: ActionDraft;
 }> = ({ a, viewer, remoteSuspension, deleted, warnings, reports, form }) => (
   <>
     <p class="muted">
-      {handleOf(a)} ·{" "}
+      @{handleOf(a)} ·{" "}
       {/* Only web addresses are links (a remote profile URL is someone else's text). */}
       {a.account.url && /^https?:\/\//i.test(a.account.url)
         ? <a href={a.account.url}>profile</a>

@@ -7,6 +7,7 @@
 import type { FC } from "hono/jsx";
 import type { AdminAccount } from "../../entities/admin_account.ts";
 import { Pagination } from "./layout.tsx";
+import { AccountLink, AccountState, Time } from "./components.tsx";
 
 /** The list's filters as the query gave them (already validated). */
 export interface AccountListQuery {
@@ -37,23 +38,6 @@ export function accountListUrl(query: AccountListQuery, extra: Record<string, st
   }
   const text = search.toString();
   return text ? `/admin/accounts?${text}` : "/admin/accounts";
-}
-
-/** `user` or `user@domain`. */
-export function handleOf(account: Pick<AdminAccount, "username" | "domain">): string {
-  return account.domain ? `@${account.username}@${account.domain}` : `@${account.username}`;
-}
-
-/** The account's moderation state in words (Mastodon's account row labels). */
-export function stateWords(a: AdminAccount): string[] {
-  const words: string[] = [];
-  if (a.approved === false) words.push("Pending");
-  if (a.disabled) words.push("Disabled");
-  if (a.suspended) words.push("Suspended");
-  if (a.silenced) words.push("Limited");
-  if (a.sensitized) words.push("Sensitive");
-  if (words.length === 0) words.push("Active");
-  return words;
 }
 
 /** When the account last did something we know of: a sign-in or a post. */
@@ -145,13 +129,19 @@ export const AccountList: FC<{
           {rows.map((a) => (
             <tr data-account={a.id}>
               <td>
-                <a href={`/admin/accounts/${a.id}`}>{handleOf(a)}</a>
+                <AccountLink account={a} />
               </td>
               <td>{a.account.display_name}</td>
               <td>{roleName(a)}</td>
-              <td class="state">{stateWords(a).join(", ")}</td>
-              <td>{a.created_at.slice(0, 10)}</td>
-              <td>{lastActivity(a)?.slice(0, 10) ?? "—"}</td>
+              <td class="state">
+                <AccountState account={a} />
+              </td>
+              <td>
+                <Time at={a.created_at} day />
+              </td>
+              <td>
+                <Time at={lastActivity(a)} day />
+              </td>
             </tr>
           ))}
         </tbody>

@@ -7,6 +7,7 @@
 import type { FC } from "hono/jsx";
 import type { DomainAllowRow, DomainBlockRow } from "../../../actors/instance_domain_blocks.ts";
 import { ActionButton, CsrfField, Pagination } from "./layout.tsx";
+import { Time } from "./components.tsx";
 
 /** The form's values (as sent, when a post is refused). */
 export interface BlockFormState {
@@ -100,6 +101,13 @@ export const BlockForm: FC<{
 
 const yes = (value: boolean) => (value ? "Yes" : "No");
 
+/** A table row's last cell: the button that lifts the block (or allow) of the row. */
+const RemoveCell: FC<{ action: string; token: string }> = ({ action, token }) => (
+  <td>
+    <ActionButton action={action} token={token} label="Remove" variant="danger" />
+  </td>
+);
+
 const BlockTable: FC<{ rows: DomainBlockRow[]; token: string }> = ({ rows, token }) =>
   rows.length === 0 ? <p class="muted">No domain is blocked.</p> : (
     <table class="domain-blocks">
@@ -128,15 +136,10 @@ const BlockTable: FC<{ rows: DomainBlockRow[]; token: string }> = ({ rows, token
             <td>{yes(row.obfuscate)}</td>
             <td>{row.publicComment ?? ""}</td>
             <td>{row.privateComment ?? ""}</td>
-            <td>{row.createdAt.toISOString().slice(0, 10)}</td>
             <td>
-              <ActionButton
-                action={`/admin/domain_blocks/${row.id}/delete`}
-                token={token}
-                label="Remove"
-                variant="danger"
-              />
+              <Time at={row.createdAt} day />
             </td>
+            <RemoveCell action={`/admin/domain_blocks/${row.id}/delete`} token={token} />
           </tr>
         ))}
       </tbody>
@@ -159,15 +162,10 @@ const Allows: FC<{ rows: DomainAllowRow[]; token: string; domain?: string }> = (
             {rows.map((row) => (
               <tr data-allow={row.domain}>
                 <td>{row.domain}</td>
-                <td>{row.createdAt.toISOString().slice(0, 10)}</td>
                 <td>
-                  <ActionButton
-                    action={`/admin/domain_allows/${row.id}/delete`}
-                    token={token}
-                    label="Remove"
-                    variant="danger"
-                  />
+                  <Time at={row.createdAt} day />
                 </td>
+                <RemoveCell action={`/admin/domain_allows/${row.id}/delete`} token={token} />
               </tr>
             ))}
           </tbody>
@@ -238,7 +236,7 @@ export const EditBlockPage: FC<{ row: DomainBlockRow; token: string; form: Block
 ) => (
   <>
     <p class="muted">
-      Blocked since {row.createdAt.toISOString().slice(0, 10)} ·{" "}
+      Blocked since <Time at={row.createdAt} day /> ·{" "}
       <a href="/admin/domain_blocks">all domain blocks</a>
     </p>
     <BlockForm

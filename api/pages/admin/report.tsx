@@ -10,7 +10,15 @@ import type { ReportRow } from "../../../actors/reports.ts";
 import { REPORT_CATEGORIES } from "../../../actors/reports.ts";
 import type { InstanceRule } from "../../../actors/rules.ts";
 import { WARNING_TEXT_MAX } from "../../../actors/moderation/account_actions.ts";
-import { AccountLink, AccountState, StatusCard, Time } from "./components.tsx";
+import {
+  AccountLink,
+  AccountState,
+  actionChoices,
+  type ActionDraft,
+  EmailNotificationBox,
+  StatusCard,
+  Time,
+} from "./components.tsx";
 import { ActionButton, CsrfField } from "./layout.tsx";
 import { queueHref, Reporter } from "./reports.tsx";
 
@@ -23,26 +31,6 @@ export interface ReportView {
   /** The instance's rules, for the category form. */
   rules: InstanceRule[];
 }
-
-/** What a form sent, shown again when it is refused. */
-export interface ActionDraft {
-  type?: string;
-  text?: string;
-  sendEmail?: boolean;
-}
-
-/** The actions against an account, in Mastodon's order and words. */
-const ACTION_CHOICES = [
-  { type: "none", label: "Warning", hint: "Send a warning only." },
-  { type: "sensitive", label: "Sensitive", hint: "Mark all of their media as sensitive." },
-  {
-    type: "disable",
-    label: "Freeze",
-    hint: "They can no longer sign in (local accounts only).",
-  },
-  { type: "silence", label: "Limit", hint: "Their posts reach only their followers." },
-  { type: "suspend", label: "Suspend", hint: "Remove the account and its content." },
-] as const;
 
 /** The facts as a two-column grid (the layout's style sheet has no rule for it). */
 const FACTS_STYLE =
@@ -105,7 +93,7 @@ const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = 
       <CsrfField token={token} />
       <fieldset>
         <legend>Take action against @{view.report.target_account.account.acct}</legend>
-        {ACTION_CHOICES.filter((c) => local || c.type !== "disable").map((choice) => (
+        {actionChoices(local).map((choice) => (
           <label class="choice">
             <input
               type="radio"
@@ -120,17 +108,7 @@ const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = 
       <label for="text">Warning text (optional, shown to the account)</label>
       <textarea id="text" name="text" maxlength={WARNING_TEXT_MAX}>{draft.text ?? ""}</textarea>
       {local
-        ? (
-          <label class="choice">
-            <input
-              type="checkbox"
-              name="send_email_notification"
-              value="1"
-              checked={draft.sendEmail ?? true}
-            />{" "}
-            Notify the account by e-mail
-          </label>
-        )
+        ? <EmailNotificationBox checked={draft.sendEmail} />
         : <p class="muted">A remote account gets no e-mail.</p>}
       <div class="actions">
         <button type="submit" class="danger">Perform action</button>
@@ -140,18 +118,17 @@ const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = 
   );
 };
 
+/** The report; a refused form's alert is the frame's (routes/admin_web/page_frame.tsx). */
 export const ReportPage: FC<{
   view: ReportView;
   token: string;
-  alert?: string | null;
   draft?: ActionDraft;
-}> = ({ view, token, alert, draft }) => {
+}> = ({ view, token, draft }) => {
   const { row, report } = view;
   const target = report.target_account;
   const base = `/admin/reports/${row.id}`;
   return (
     <>
-      {alert ? <p class="alert" role="alert">{alert}</p> : null}
       <p>
         <a href={queueHref({ resolved: row.actionTakenAt != null })}>Back to the reports</a>
       </p>

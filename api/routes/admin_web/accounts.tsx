@@ -35,7 +35,6 @@ import {
   approveAccount,
   deleteAccountData,
   enableAccount,
-  type Moderator,
   performAction,
   rejectAccount,
   unsensitiveAccount,
@@ -44,9 +43,19 @@ import {
 } from "../../../actors/moderation/account_actions.ts";
 import { registerNotices } from "../../pages/admin/layout.tsx";
 import { AccountList, type AccountListQuery, accountListUrl } from "../../pages/admin/accounts.tsx";
-import { AccountPage, type ActionFormState } from "../../pages/admin/account.tsx";
-import { staffPage } from "./session.ts";
-import { attempt, redirectWithNotice, refusalOf, sendFramed, sendNotFound } from "./page_frame.tsx";
+import { AccountPage } from "../../pages/admin/account.tsx";
+import { type ActionDraft, handleOf } from "../../pages/admin/components.tsx";
+import { staffModerator, staffPage } from "./session.ts";
+import { actionDraftOf, readActionInput } from "./action_form.ts";
+import {
+  attempt,
+  pageLinks,
+  redirectWithNotice,
+  type Refusal,
+  refusalOf,
+  sendFramed,
+  sendNotFound,
+} from "./page_frame.tsx";
 
 registerNotices({
   account_approved: "The account was approved.",
@@ -66,11 +75,6 @@ const LIST_PAGE = { default: 40, max: 100 } as const;
 const FILTER_MAX = 320;
 /** How many warnings and reports (of each state) the account page shows. */
 const SHOWN = 20;
-
-function moderatorOf(c: Context<ApiEnv>): Moderator {
-  const { user } = c.get("staff")!;
-  return { accountId: user.accountId, role: user.role };
-}
 
 function textParam(p: Params, key: string): string | undefined {
   const value = readString(p, key, { maxLength: FILTER_MAX })?.trim();
@@ -146,15 +150,12 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
   const page = readPageParams(p, LIST_PAGE);
   const ids = await listAdminAccountIds(database.db, filter, page);
   const rows = await loadAdminAccounts(database.db, config, ids);
-  const paged = page.maxId != null || page.minId != null || page.sinceId != null;
-  // The next pages keep an asked-for page size.
-  const size: Record<string, string> = p.limit !== undefined ? { limit: String(page.limit) } : {};
-  const newer = paged && rows.length
-    ? accountListUrl(query, { ...size, min_id: rows[0].id })
-    : null;
-  const older = rows.length && (ids.length === page.limit || page.minId != null)
-    ? accountListUrl(query, { ...size, max_id: rows.at(-1)!.id })
-    : null;
+  const { newer, older } = pageLinks(
+    page,
+    LIST_PAGE,
+    ids,
+    (cursor) => accountListUrl(query, cursor),
+  );
   return await sendFramed(c, {
     title: "Accounts",
     section: "accounts",
@@ -174,7 +175,7 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
 async function accountPage(
   c: Context<ApiEnv>,
   id: string,
-  refused?: { message: string; status: 403 | 422 | 400 | 413; form?: ActionFormState },
+  refused?: { refusal: Refusal; form?: ActionDraft },
 ): Promise<Response> {
   const { config, database } = c.get("ctx");
   const db = database.db;
@@ -196,10 +197,10 @@ async function accountPage(
   const role = session.user.role;
   const reportId = c.req.query("report_id");
   return await sendFramed(c, {
-    title: a.domain ? `@${a.username}@${a.domain}` : `@${a.username}`,
+    title: `@${handleOf(a)}`,
     section: "accounts",
-    alert: refused?.message,
-    status: refused?.status,
+    alert: refused?.refusal.message,
+    status: refused?.refusal.status,
     body: (
       <AccountPage
         a={a}
@@ -227,19 +228,13 @@ async function runOn(
   c: Context<ApiEnv>,
   notice: string,
   fn: (id: string) => Promise<unknown>,
-  options: { form?: ActionFormState; after?: string } = {},
+  options: { form?: ActionDraft; after?: string } = {},
 ): Promise<Response> {
   const id = c.req.param("id") ?? "";
   if (!isId(id)) return await sendNotFound(c, "accounts");
   const refusal = await attempt(() => fn(id));
-  if (refusal) {
-    if (refusal.status === 404) return await sendNotFound(c, "accounts");
-    return await accountPage(c, id, {
-      message: refusal.message,
-      status: refusal.status as 403 | 422 | 400 | 413,
-      form: options.form,
-    });
-  }
+  if (refusal?.status === 404) return await sendNotFound(c, "accounts");
+  if (refusal) return await accountPage(c, id, { refusal, form: options.form });
   return redirectWithNotice(c, options.after ?? `/admin/accounts/${id}`, notice);
 }
 
@@ -259,7 +254,7 @@ export function accountPages(): Hono<ApiEnv> {
     app.post(
       `/admin/accounts/:id/${name}`,
       GATE,
-      (c) => runOn(c, notice, (id) => command(c.get("ctx").database.db, moderatorOf(c), id)),
+      (c) => runOn(c, notice, (id) => command(c.get("ctx").database.db, staffModerator(c), id)),
     );
   }
 
@@ -268,33 +263,18 @@ export function accountPages(): Hono<ApiEnv> {
     runOn(
       c,
       "account_rejected",
-      (id) => rejectAccount(c.get("ctx").database.db, moderatorOf(c), id),
+      (id) => rejectAccount(c.get("ctx").database.db, staffModerator(c), id),
       { after: "/admin/accounts?status=pending" },
     ));
 
   app.post("/admin/accounts/:id/action", GATE, async (c) => {
     const p = await params(c);
     const ctx = c.get("ctx");
-    // The form's fields as sent, kept for the page when the action is refused.
-    const raw = (key: string) => (typeof p[key] === "string" ? p[key] as string : undefined);
-    const form: ActionFormState = {
-      type: raw("type"),
-      text: raw("text"),
-      sendEmail: raw("send_email_notification") !== undefined,
-      reportId: raw("report_id"),
-    };
     return await runOn(
       c,
       "account_action",
-      (id) =>
-        performAction(ctx.database.db, ctx.config, moderatorOf(c), id, {
-          type: readString(p, "type", { maxLength: 64 }) ?? "",
-          reportId: readString(p, "report_id", { maxLength: 64 }),
-          text: readString(p, "text", { allowBlank: true }),
-          // An unticked box is absent from the form: no e-mail then.
-          sendEmailNotification: readBoolean(p, "send_email_notification") ?? false,
-        }),
-      { form },
+      (id) => performAction(ctx.database.db, ctx.config, staffModerator(c), id, readActionInput(p)),
+      { form: actionDraftOf(p) },
     );
   });
 
@@ -304,7 +284,7 @@ export function accountPages(): Hono<ApiEnv> {
       if (!readBoolean(p, "confirm")) {
         throw new ApiError(422, "Tick the confirmation box to delete the account's data");
       }
-      await deleteAccountData(c.get("ctx").database.db, moderatorOf(c), id);
+      await deleteAccountData(c.get("ctx").database.db, staffModerator(c), id);
     });
   });
   return app;

@@ -41,9 +41,10 @@ import {
   EditBlockPage,
   formOfBlock,
 } from "../../pages/admin/domain_blocks.tsx";
-import { staffPage } from "./session.ts";
+import { staffModerator, staffPage } from "./session.ts";
 import {
   attempt,
+  pageLinks,
   redirectWithNotice,
   type Refusal,
   refusalOf,
@@ -67,10 +68,6 @@ const ALLOWS_SHOWN = 200;
 function target(c: Context<ApiEnv>): Target {
   const { database } = c.get("ctx");
   return { db: database.db, database };
-}
-
-function actor(c: Context<ApiEnv>): string {
-  return c.get("staff")!.user.accountId;
 }
 
 /** The form's raw values, to show again after a refusal. */
@@ -134,11 +131,12 @@ async function listPage(
       })
       : Promise.resolve(null),
   ]);
-  const paged = page.maxId != null || page.minId != null || page.sinceId != null;
-  const newer = paged && blocks.length ? `/admin/domain_blocks?min_id=${blocks[0].id}` : null;
-  const older = blocks.length && (blocks.length === page.limit || page.minId != null)
-    ? `/admin/domain_blocks?max_id=${blocks.at(-1)!.id}`
-    : null;
+  const { newer, older } = pageLinks(
+    page,
+    LIST_PAGE,
+    blocks.map((b) => b.id),
+    (cursor) => `/admin/domain_blocks?${new URLSearchParams(cursor)}`,
+  );
   return await sendFramed(c, {
     title: "Domain blocks",
     section: "domain_blocks",
@@ -195,7 +193,7 @@ export function domainBlockPages(): Hono<ApiEnv> {
     const p = await params(c);
     try {
       const domain = readString(p, "domain", { allowBlank: true, maxLength: 300 }) ?? "";
-      await createDomainBlock(target(c), actor(c), domain, readInput(p));
+      await createDomainBlock(target(c), staffModerator(c).accountId, domain, readInput(p));
     } catch (error) {
       const refusal: Refusal | null = error instanceof ExistingDomainBlockError
         ? { status: 422, message: error.message }
@@ -212,14 +210,18 @@ export function domainBlockPages(): Hono<ApiEnv> {
   app.post("/admin/domain_blocks/:id", GATE, async (c) => {
     const p = await params(c);
     const id = c.req.param("id");
-    const refusal = await attempt(() => updateDomainBlock(target(c), actor(c), id, readInput(p)));
+    const refusal = await attempt(() =>
+      updateDomainBlock(target(c), staffModerator(c).accountId, id, readInput(p))
+    );
     if (refusal?.status === 404) return await sendNotFound(c, "domain_blocks");
     if (refusal) return await editPage(c, { refusal, form: formOf(p) });
     return redirectWithNotice(c, "/admin/domain_blocks", "domain_block_updated");
   });
 
   app.post("/admin/domain_blocks/:id/delete", GATE, async (c) => {
-    const refusal = await attempt(() => removeDomainBlock(target(c), actor(c), c.req.param("id")));
+    const refusal = await attempt(() =>
+      removeDomainBlock(target(c), staffModerator(c).accountId, c.req.param("id"))
+    );
     if (refusal) return await sendNotFound(c, "domain_blocks");
     return redirectWithNotice(c, "/admin/domain_blocks", "domain_block_removed");
   });
@@ -229,7 +231,7 @@ export function domainBlockPages(): Hono<ApiEnv> {
     let sent = "";
     const refusal = await attempt(async () => {
       sent = readString(p, "domain", { allowBlank: true, maxLength: 300 }) ?? "";
-      await createDomainAllow(target(c), actor(c), sent);
+      await createDomainAllow(target(c), staffModerator(c).accountId, sent);
     });
     if (refusal) return await listPage(c, { refusal, allowDomain: sent });
     return redirectWithNotice(c, "/admin/domain_blocks", "domain_allow_created");
@@ -238,7 +240,9 @@ export function domainBlockPages(): Hono<ApiEnv> {
   app.post("/admin/domain_allows/:id/delete", GATE, async (c) => {
     const id = c.req.param("id");
     if (!isId(id)) return await sendNotFound(c, "domain_blocks");
-    const refusal = await attempt(() => removeDomainAllow(target(c), actor(c), id));
+    const refusal = await attempt(() =>
+      removeDomainAllow(target(c), staffModerator(c).accountId, id)
+    );
     if (refusal) return await sendNotFound(c, "domain_blocks");
     return redirectWithNotice(c, "/admin/domain_blocks", "domain_allow_removed");
   });

@@ -1,9 +1,9 @@
 /**
- * What the accounts and domain blocks pages share: one call that wraps a
- * page body in the layout and sends it, the 404 page inside the layout, the
- * redirect after a form post, and the mapping of a command's refusals to a
- * status and a message for the page's alert (the same refusals the admin
- * API answers with 403, 404 and 422).
+ * What every staff page shares: one call that wraps a page body in the
+ * layout and sends it, the 404 page inside the layout, the redirect after a
+ * form post, a list's Newer/Older links, and the mapping of a command's
+ * refusals to a status and a message for the page's alert (the same
+ * refusals the admin API answers with 403, 404 and 422).
  */
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
@@ -11,9 +11,11 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
 import { validationErrorResponse } from "../../validation_errors.ts";
+import type { PageParams, PageSize } from "../../pagination.ts";
 import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
 import { NotAllowedError } from "../../../actors/moderation/account_actions.ts";
-import { AdminLayout, type SectionKey } from "../../pages/admin/layout.tsx";
+import { AdminLayout, type SectionKey, SECTIONS } from "../../pages/admin/layout.tsx";
+import { NotFoundBody } from "../../pages/admin/components.tsx";
 import { sendStaffPage, staffViewer } from "./session.ts";
 
 /** A page of the staff area: title, section, body, and an alert when something was refused. */
@@ -25,7 +27,10 @@ export interface FrameOptions {
   status?: ContentfulStatusCode;
 }
 
-/** Sends `body` inside the layout (with the `?notice=` of a redirect, if any). */
+/**
+ * Sends `body` inside the layout. The `?notice=` of a redirect is shown on
+ * a page that went well only: never beside an alert, nor on an error page.
+ */
 export async function sendFramed(c: Context<ApiEnv>, options: FrameOptions): Promise<Response> {
   const viewer = staffViewer(c);
   return await sendStaffPage(
@@ -35,7 +40,7 @@ export async function sendFramed(c: Context<ApiEnv>, options: FrameOptions): Pro
       instanceTitle={c.get("ctx").config.instance.title}
       viewer={viewer}
       section={options.section}
-      notice={options.alert ? null : c.req.query("notice")}
+      notice={options.alert || (options.status ?? 200) !== 200 ? null : c.req.query("notice")}
     >
       {options.alert ? <p class="alert" role="alert">{options.alert}</p> : null}
       {options.body}
@@ -44,13 +49,31 @@ export async function sendFramed(c: Context<ApiEnv>, options: FrameOptions): Pro
   );
 }
 
-/** The 404 of an unknown or malformed id, inside the layout. */
+/** What a section's pages are about, for its 404 page ("record" for a section not named here). */
+const RECORD_OF: Partial<Record<SectionKey, string>> = {
+  dashboard: "page",
+  reports: "report",
+  accounts: "account",
+  domain_blocks: "domain block",
+};
+
+/**
+ * The 404 of an unknown or malformed id, inside the layout: "No such
+ * report." (or account…) and a link back to the section's list.
+ */
 export async function sendNotFound(c: Context<ApiEnv>, section: SectionKey): Promise<Response> {
+  const list = SECTIONS.find((s) => s.key === section)!;
   return await sendFramed(c, {
     title: "Not found",
     section,
     status: 404,
-    body: <p>There is nothing here: the record does not exist or is gone.</p>,
+    body: (
+      <NotFoundBody
+        what={RECORD_OF[section] ?? "record"}
+        back={list.path}
+        backLabel={`Back to the ${list.label.toLowerCase()}`}
+      />
+    ),
   });
 }
 
@@ -58,6 +81,31 @@ export async function sendNotFound(c: Context<ApiEnv>, section: SectionKey): Pro
 export function redirectWithNotice(c: Context<ApiEnv>, path: string, notice: string): Response {
   const sep = path.includes("?") ? "&" : "?";
   return c.redirect(`${path}${sep}notice=${encodeURIComponent(notice)}`, 303);
+}
+
+/**
+ * The Newer/Older links of a page of rows ordered by id, newest first
+ * (`ids` as shown): Newer once the list was paged, Older while the page is
+ * full or after going newer. `href` makes a link from a cursor, which keeps
+ * a page size other than the default.
+ */
+export function pageLinks(
+  page: PageParams,
+  size: PageSize,
+  ids: readonly string[],
+  href: (cursor: Record<string, string>) => string,
+): { newer: string | null; older: string | null } {
+  if (ids.length === 0) return { newer: null, older: null };
+  const limit: Record<string, string> = page.limit === size.default
+    ? {}
+    : { limit: String(page.limit) };
+  const paged = page.maxId != null || page.minId != null || page.sinceId != null;
+  return {
+    newer: paged ? href({ ...limit, min_id: ids[0] }) : null,
+    older: ids.length >= page.limit || page.minId != null
+      ? href({ ...limit, max_id: ids.at(-1)! })
+      : null,
+  };
 }
 
 /** A refusal to show on the page: the status and the message. */
@@ -92,12 +140,4 @@ export async function attempt(fn: () => Promise<unknown>): Promise<Refusal | nul
     if (!refusal) throw error;
     return refusal;
   }
-}
-
-/** `2026-11-26 10:30` (UTC), or an em dash for nothing. */
-export function when(value: Date | string | null | undefined): string {
-  if (value == null) return "—";
-  const date = typeof value === "string" ? new Date(value) : value;
-  if (Number.isNaN(date.getTime())) return "—";
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }

@@ -12,20 +12,16 @@
  *
  * Every POST calls the command the admin API calls, with the same actor
  * (the staff member's account) and so the same audit rows, then redirects
- * (303) with a notice. A refusal re-renders the report with an alert: 422
- * for invalid input, 403 where the moderator is outranked; an unknown or
- * malformed id is a 404 page.
+ * (303) with a notice. A refusal re-renders the report with an alert
+ * (page_frame.tsx: 422 for invalid input, 403 where the moderator is
+ * outranked); an unknown or malformed id is a 404 page.
  */
 import { type Context, Hono } from "hono";
-import type { Child } from "hono/jsx";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../env.ts";
-import { ApiError } from "../../errors.ts";
 import { params } from "../../params.ts";
 import { PAGE_SIZES, pageParamsFromQuery } from "../../pagination.ts";
 import { readBoolean, readString, readStringArray } from "../../readers.ts";
-import { validationErrorResponse } from "../../validation_errors.ts";
-import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
+import { NotFoundError } from "../../../actors/errors.ts";
 import { REPORT_LIST_MAX, type ReportRow } from "../../../actors/reports.ts";
 import {
   assignReportToSelf,
@@ -35,14 +31,23 @@ import {
   unassignReport,
   updateReport,
 } from "../../../actors/moderation/reports.ts";
-import { NotAllowedError, performAction } from "../../../actors/moderation/account_actions.ts";
+import { performAction } from "../../../actors/moderation/account_actions.ts";
 import type { Executor } from "../../../db/connection.ts";
-import { AdminLayout, registerNotices } from "../../pages/admin/layout.tsx";
-import { NotFoundBody } from "../../pages/admin/components.tsx";
+import { registerNotices } from "../../pages/admin/layout.tsx";
 import { queueHref, ReportsQueue } from "../../pages/admin/reports.tsx";
-import { type ActionDraft, ReportPage } from "../../pages/admin/report.tsx";
-import { sendStaffPage, staffPage, staffViewer } from "./session.ts";
+import { ReportPage } from "../../pages/admin/report.tsx";
+import type { ActionDraft } from "../../pages/admin/components.tsx";
+import { staffModerator, staffPage, staffViewer } from "./session.ts";
 import { loadQueue, loadReportView } from "./report_views.ts";
+import { actionDraftOf, readActionInput } from "./action_form.ts";
+import {
+  attempt,
+  pageLinks,
+  redirectWithNotice,
+  type Refusal,
+  sendFramed,
+  sendNotFound,
+} from "./page_frame.tsx";
 
 registerNotices({
   report_assigned: "The report is assigned to you.",
@@ -54,63 +59,26 @@ registerNotices({
   report_warning_sent: "The warning is recorded and the report resolved.",
 });
 
-/** The staff member's account, the actor of every command here (as in the API). */
-function staffAccountId(c: Context<ApiEnv>): string {
-  return c.get("staff")!.user.accountId;
-}
-
-/** Renders `body` in the layout of the reports section. */
-async function page(
-  c: Context<ApiEnv>,
-  title: string,
-  body: Child,
-  status: ContentfulStatusCode = 200,
-): Promise<Response> {
-  return await sendStaffPage(
-    c,
-    <AdminLayout
-      title={title}
-      instanceTitle={c.get("ctx").config.instance.title}
-      viewer={staffViewer(c)}
-      section="reports"
-      notice={status === 200 ? c.req.query("notice") : null}
-    >
-      {body}
-    </AdminLayout>,
-    status,
-  );
-}
-
-async function notFound(c: Context<ApiEnv>): Promise<Response> {
-  return await page(
-    c,
-    "Report not found",
-    <NotFoundBody what="report" back="/admin/reports" backLabel="Back to the reports" />,
-    404,
-  );
-}
-
-/** The report page again, with why the form was refused. */
-async function refused(
+/** The report page; after a refused form, with why and what the form sent. */
+async function reportPage(
   c: Context<ApiEnv>,
   id: string,
-  status: ContentfulStatusCode,
-  alert: string,
-  draft?: ActionDraft,
+  refused?: { refusal: Refusal; draft?: ActionDraft },
 ): Promise<Response> {
   let view;
   try {
-    view = await loadReportView(c.get("ctx"), staffAccountId(c), id);
+    view = await loadReportView(c.get("ctx"), staffModerator(c).accountId, id);
   } catch (error) {
-    if (error instanceof NotFoundError) return await notFound(c);
+    if (error instanceof NotFoundError) return await sendNotFound(c, "reports");
     throw error;
   }
-  return await page(
-    c,
-    `Report #${view.row.id}`,
-    <ReportPage view={view} token={staffViewer(c).csrfToken} alert={alert} draft={draft} />,
-    status,
-  );
+  return await sendFramed(c, {
+    title: `Report #${view.row.id}`,
+    section: "reports",
+    alert: refused?.refusal.message,
+    status: refused?.refusal.status,
+    body: <ReportPage view={view} token={staffViewer(c).csrfToken} draft={refused?.draft} />,
+  });
 }
 
 /**
@@ -125,29 +93,10 @@ async function submit(
   done: { to: string; notice: string },
   draft?: ActionDraft,
 ): Promise<Response> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof NotFoundError) return await notFound(c);
-    if (error instanceof ValidationError) {
-      return await refused(c, id, 422, validationErrorResponse(error).message, draft);
-    }
-    if (error instanceof ApiError && error.status === 422) {
-      return await refused(c, id, 422, error.message, draft);
-    }
-    if (error instanceof NotAllowedError) {
-      return await refused(
-        c,
-        id,
-        403,
-        "This action is not allowed: the account's role is not below yours.",
-        draft,
-      );
-    }
-    throw error;
-  }
-  const separator = done.to.includes("?") ? "&" : "?";
-  return c.redirect(`${done.to}${separator}notice=${done.notice}`, 303);
+  const refusal = await attempt(run);
+  if (refusal?.status === 404) return await sendNotFound(c, "reports");
+  if (refusal) return await reportPage(c, id, { refusal, draft });
+  return redirectWithNotice(c, done.to, done.notice);
 }
 
 /** The reports pages, mounted at the root of the app. */
@@ -166,43 +115,29 @@ export function reportPages(): Hono<ApiEnv> {
     const targetAccountId = rawTarget ? rawTarget.slice(0, 64) : undefined;
     const filter = { resolved, targetAccountId };
     const { rows, target } = await loadQueue(c.get("ctx"), filter, pageParams);
-    const limit: Record<string, string> = pageParams.limit === PAGE_SIZES.admin.default
-      ? {}
-      : { limit: String(pageParams.limit) };
-    const paged = pageParams.maxId != null || pageParams.minId != null ||
-      pageParams.sinceId != null;
-    const first = rows[0]?.report.id;
-    const last = rows.at(-1)?.report.id;
-    return await page(
-      c,
-      resolved ? "Resolved reports" : "Reports",
-      <ReportsQueue
-        rows={rows}
-        resolved={resolved}
-        targetAccountId={targetAccountId}
-        target={target}
-        newer={first && paged ? queueHref(filter, { ...limit, min_id: first }) : null}
-        older={last && rows.length >= pageParams.limit
-          ? queueHref(filter, { ...limit, max_id: last })
-          : null}
-      />,
+    const { newer, older } = pageLinks(
+      pageParams,
+      PAGE_SIZES.admin,
+      rows.map((r) => r.report.id),
+      (cursor) => queueHref(filter, cursor),
     );
+    return await sendFramed(c, {
+      title: resolved ? "Resolved reports" : "Reports",
+      section: "reports",
+      body: (
+        <ReportsQueue
+          rows={rows}
+          resolved={resolved}
+          targetAccountId={targetAccountId}
+          target={target}
+          newer={newer}
+          older={older}
+        />
+      ),
+    });
   });
 
-  app.get("/admin/reports/:id", gate, async (c) => {
-    let view;
-    try {
-      view = await loadReportView(c.get("ctx"), staffAccountId(c), c.req.param("id"));
-    } catch (error) {
-      if (error instanceof NotFoundError) return await notFound(c);
-      throw error;
-    }
-    return await page(
-      c,
-      `Report #${view.row.id}`,
-      <ReportPage view={view} token={staffViewer(c).csrfToken} />,
-    );
-  });
+  app.get("/admin/reports/:id", gate, (c) => reportPage(c, c.req.param("id")));
 
   const commands: Record<
     string,
@@ -217,7 +152,7 @@ export function reportPages(): Hono<ApiEnv> {
     app.post(`/admin/reports/:id/${name}`, gate, async (c) => {
       const id = c.req.param("id");
       const db = c.get("ctx").database.db;
-      return await submit(c, id, () => run(db, staffAccountId(c), id), {
+      return await submit(c, id, () => run(db, staffModerator(c).accountId, id), {
         to: `/admin/reports/${id}`,
         notice,
       });
@@ -235,7 +170,7 @@ export function reportPages(): Hono<ApiEnv> {
         category: readString(p, "category", { maxLength: 64 }),
         ruleIds: readStringArray(p, "rule_ids", { maxItems: REPORT_LIST_MAX }),
       };
-      return await updateReport(db, staffAccountId(c), id, changes);
+      return await updateReport(db, staffModerator(c).accountId, id, changes);
     }, { to: `/admin/reports/${id}`, notice: "report_updated" });
   });
 
@@ -243,25 +178,19 @@ export function reportPages(): Hono<ApiEnv> {
     const id = c.req.param("id");
     const ctx = c.get("ctx");
     const p = await params(c);
-    const type = typeof p.type === "string" ? p.type.slice(0, 64) : "";
-    const text = typeof p.text === "string" ? p.text : "";
-    // An unchecked box sends nothing: no e-mail then (the API's default is to send).
-    const sendEmail = typeof p.send_email_notification === "string" &&
-      (readBoolean(p, "send_email_notification") ?? false);
-    const draft = { type, text: [...text].slice(0, 10_000).join(""), sendEmail };
+    const draft = actionDraftOf(p);
     return await submit(c, id, async () => {
       const report = await requireReport(ctx.database.db, id);
-      const viewer = c.get("staff")!.user;
       return await performAction(
         ctx.database.db,
         ctx.config,
-        { accountId: viewer.accountId, role: viewer.role },
+        staffModerator(c),
         report.targetAccountId,
-        { type, reportId: report.id, text, sendEmailNotification: sendEmail },
+        { ...readActionInput(p), reportId: report.id },
       );
     }, {
-      to: type === "none" ? `/admin/reports/${id}` : "/admin/reports",
-      notice: type === "none" ? "report_warning_sent" : "report_action_taken",
+      to: draft.type === "none" ? `/admin/reports/${id}` : "/admin/reports",
+      notice: draft.type === "none" ? "report_warning_sent" : "report_action_taken",
     }, draft);
   });
   return app;

@@ -49,6 +49,15 @@ export function staffViewer(c: Context<ApiEnv>): StaffViewer {
   };
 }
 
+/**
+ * The signed-in staff member as the actor of a command: their account (on
+ * the audit rows) and role (what they may act on), as the admin API passes.
+ */
+export function staffModerator(c: Context<ApiEnv>): { accountId: string; role: string } {
+  const { user } = c.get("staff")!;
+  return { accountId: user.accountId, role: user.role };
+}
+
 /** The session behind a staff page that needs `permission`. */
 export function staffPage(permission: Permission): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {

@@ -23,14 +23,14 @@ import type { SettingsViewer } from "../../pages/settings/layout.tsx";
 import { formField, formParams, sendAccountPage } from "./page.ts";
 import { countRequest, RATE_LIMITS, rateLimitClock } from "../../middleware/rate_limit.ts";
 import { TOO_MANY_ATTEMPTS } from "../sign_in.ts";
-import { settingsGate } from "./settings_session.tsx";
+import { settingsSession, userPage } from "../settings/session.ts";
 
 export const WRONG_CONFIRMATION = "Invalid two-factor code. Check the app's clock and try again.";
 export const WRONG_DISABLE = "Wrong password or code.";
 const NOTICES: Record<string, string> = { disabled: "Two-factor sign-in is now off." };
 
 function viewer(c: Context<ApiEnv>): SettingsViewer {
-  const session = c.get("settings")!;
+  const session = settingsSession(c);
   return { username: session.user.username, csrfToken: session.csrfToken };
 }
 
@@ -39,7 +39,7 @@ async function showPage(
   options: { error?: string; status?: 200 | 401 | 422 | 429; notice?: string } = {},
 ) {
   const { config, database } = c.get("ctx");
-  const session = c.get("settings")!;
+  const session = settingsSession(c);
   const state = await otpState(database.db, session.user.userId);
   const common = { instanceTitle: config.instance.title, viewer: viewer(c), error: options.error };
   if (state.enabled) {
@@ -68,8 +68,8 @@ async function showPage(
 
 export function twoFactorSettingsRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  app.use("/settings/otp_authentication", settingsGate);
-  app.use("/settings/otp_authentication/*", settingsGate);
+  app.use("/settings/otp_authentication", userPage());
+  app.use("/settings/otp_authentication/*", userPage());
 
   app.get("/settings/otp_authentication", (c) => {
     const notice = NOTICES[c.req.query("notice") ?? ""];
@@ -78,7 +78,7 @@ export function twoFactorSettingsRoutes(): Hono<ApiEnv> {
 
   app.post("/settings/otp_authentication", async (c) => {
     const { config, database } = c.get("ctx");
-    const session = c.get("settings")!;
+    const session = settingsSession(c);
     if ((await otpState(database.db, session.user.userId)).enabled) {
       return c.redirect("/settings/otp_authentication", 303);
     }
@@ -98,7 +98,7 @@ export function twoFactorSettingsRoutes(): Hono<ApiEnv> {
 
   app.post("/settings/otp_authentication/disable", async (c) => {
     const { config, database } = c.get("ctx");
-    const session = c.get("settings")!;
+    const session = settingsSession(c);
     const p = (await formParams(c))!;
     // A password guess like any other: it counts in the account's sign-in bucket.
     if (config.rateLimits) {

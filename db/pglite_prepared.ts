@@ -1,0 +1,260 @@
+/**
+ * PGlite with named prepared statements: the client handed to drizzle on the
+ * embedded database.
+ *
+ * `PGlite.query` sends every statement unnamed (Parse, Describe, Bind,
+ * Describe, Execute, Sync, each a separate call into the WASM module), so
+ * PostgreSQL parses and plans it afresh each time. Planning dominated the
+ * cheap reads: the home timeline query took about 5 ms to plan and 1.2 ms to
+ * run. Here each data statement (SELECT, INSERT, UPDATE, DELETE, WITH) is
+ * parsed once under a name, keyed by its SQL text, and later runs as one
+ * Bind/Describe/Execute/Sync call; with `plan_cache_mode =
+ * force_generic_plan` (set by db/connection.ts) its plan is made once too.
+ * This is what postgres.js does on PostgreSQL (see prepareEveryQuery there).
+ *
+ * PGlite is a single connection, so there is one statement cache for the
+ * process. It is bounded (queries with IN lists of varying length have many
+ * texts); statements that fall out are closed before the next statement
+ * outside a transaction. Everything else (DDL in migrations, SET, SAVEPOINT,
+ * queries with PGlite-specific options) goes through `PGlite.query`
+ * unchanged. Prepared statements survive a rolled-back transaction, and
+ * PostgreSQL re-plans them itself after DDL on the tables they read; a
+ * statement whose result columns changed is dropped and, outside a
+ * transaction, prepared again.
+ *
+ * The locking mirrors `PGlite.query`: a statement outside a transaction waits
+ * for the transaction lock (so it never runs inside someone else's
+ * transaction), then takes the query lock; a statement inside one takes the
+ * query lock only. Those locks and `execProtocolStream` (which also delivers
+ * NOTIFY payloads to listeners) are PGlite internals, typed below; the
+ * version is pinned in deno.json and the tests run every query through here.
+ */
+import {
+  type messages,
+  parse,
+  type PGlite,
+  protocol,
+  type QueryOptions,
+  type Results,
+  type Transaction,
+} from "@electric-sql/pglite";
+
+/** How many prepared statements are kept; each holds a parse tree and a plan. */
+const MAX_STATEMENTS = 256;
+
+/** The PGlite internals used here (present in the pinned 0.5.x). */
+interface PGliteInternals {
+  _checkReady(): Promise<void>;
+  _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
+  _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
+  execProtocolStream(
+    message: Uint8Array,
+    options: { syncToFs: boolean },
+  ): Promise<messages.BackendMessage[]>;
+  syncToFs(): Promise<void>;
+  serializers: Record<number, (value: unknown) => string>;
+  parsers: Record<number, (value: string, typeId?: number) => unknown>;
+}
+
+/** The part of the PGlite interface that drizzle's PGlite session calls. */
+export interface PreparedClient {
+  query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+interface Statement {
+  name: string;
+  paramTypes: number[];
+  /** The result columns (none for a statement without RETURNING). */
+  fields: { name: string; dataTypeID: number }[];
+}
+
+/** Data statements, the only ones worth a plan (leading comments aside). */
+const PREPARABLE = /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/|\()*(select|insert|update|delete|with)\b/i;
+/** "cached plan must not change result type": the statement must be re-parsed. */
+const RESULT_TYPE_CHANGED = "0A000";
+
+const serialize = protocol.serialize;
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** Wraps `pglite` in a client that runs data statements as prepared statements. */
+export function preparedClient(pglite: PGlite): PreparedClient {
+  const pg = pglite as unknown as PGliteInternals;
+  /** By SQL text, least recently used first. */
+  const statements = new Map<string, Statement>();
+  /** Names evicted from the cache, closed before the next top-level statement. */
+  const toClose: string[] = [];
+  let counter = 0;
+
+  function call(message: Uint8Array): Promise<messages.BackendMessage[]> {
+    return pg.execProtocolStream(message, { syncToFs: false });
+  }
+
+  async function prepare(text: string): Promise<Statement> {
+    const name = `rookery_${++counter}`;
+    const described = await call(concat([
+      serialize.parse({ name, text }),
+      serialize.describe({ type: "S", name }),
+      serialize.sync(),
+    ]));
+    const row = described.find((m) => m.name === "rowDescription") as
+      | messages.RowDescriptionMessage
+      | undefined;
+    const statement = {
+      name,
+      paramTypes: parse.parseDescribeStatementResults(described),
+      fields: row?.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) ?? [],
+    };
+    statements.set(text, statement);
+    if (statements.size > MAX_STATEMENTS) {
+      const [oldest, evicted] = statements.entries().next().value!;
+      statements.delete(oldest);
+      toClose.push(evicted.name);
+    }
+    return statement;
+  }
+
+  async function run<T>(
+    text: string,
+    params: unknown[],
+    options: QueryOptions | undefined,
+    retry: boolean,
+  ): Promise<Results<T>> {
+    let statement = statements.get(text);
+    if (statement) {
+      statements.delete(text); // to the most recently used end
+      statements.set(text, statement);
+    } else {
+      statement = await prepare(text);
+    }
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const type = statement.paramTypes[i];
+      const serializer = options?.serializers?.[type] ?? pg.serializers[type];
+      return serializer ? serializer(value) : String(value);
+    });
+    try {
+      const replies = await call(concat([
+        serialize.bind({ statement: statement.name, values }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]));
+      return toResults<T>(replies, statement.fields, options);
+    } catch (error) {
+      if ((error as { code?: string }).code === RESULT_TYPE_CHANGED) {
+        statements.delete(text);
+        toClose.push(statement.name);
+        if (retry) return await run(text, params, options, false);
+      }
+      throw error;
+    }
+  }
+
+  /** Runs one statement under the query lock; `inTransaction` decides retries and syncing. */
+  function exclusive<T>(
+    text: string,
+    params: unknown[],
+    options: QueryOptions | undefined,
+    inTransaction: boolean,
+  ): Promise<Results<T>> {
+    return pg._runExclusiveQuery(async () => {
+      if (!inTransaction && toClose.length) {
+        const names = toClose.splice(0);
+        await call(concat([
+          ...names.map((name) => serialize.close({ type: "S", name })),
+          serialize.sync(),
+        ]));
+      }
+      try {
+        // A statement in a transaction cannot be retried: its error aborted the transaction.
+        return await run<T>(text, params, options, !inTransaction);
+      } catch (error) {
+        Object.assign(error as object, { query: text, params, queryOptions: options });
+        throw error;
+      } finally {
+        if (!inTransaction) await pg.syncToFs();
+      }
+    });
+  }
+
+  /**
+   * The replies to one execution as `PGlite.query` returns them. (PGlite's
+   * own parseResults copies its ~150 type parsers into a new object at every
+   * call when drizzle passes its few; that was 6% of the CPU of posting.)
+   */
+  function toResults<T>(
+    replies: messages.BackendMessage[],
+    fields: Statement["fields"],
+    options: QueryOptions | undefined,
+  ): Results<T> {
+    const own = options?.parsers;
+    const parsers = fields.map(({ dataTypeID }) =>
+      own?.[dataTypeID] ?? pg.parsers[dataTypeID] ?? null
+    );
+    const asArray = options?.rowMode === "array";
+    const rows: unknown[] = [];
+    let command: string | undefined;
+    let rowCount: number | undefined;
+    for (const message of replies) {
+      if (message.name === "dataRow") {
+        const values = (message as messages.DataRowMessage).fields;
+        const row: unknown[] | Record<string, unknown> = asArray ? [] : {};
+        for (let i = 0; i < values.length; i++) {
+          const text = values[i];
+          const parser = parsers[i];
+          const value = text === null ? null : parser ? parser(text, fields[i].dataTypeID) : text;
+          if (asArray) (row as unknown[]).push(value);
+          else (row as Record<string, unknown>)[fields[i].name] = value;
+        }
+        rows.push(row);
+      } else if (message.name === "commandComplete") {
+        // "SELECT 2", "UPDATE 3", "INSERT 0 5": the last word is the row count.
+        const parts = (message as messages.CommandCompleteMessage).text.split(" ");
+        command = parts[0];
+        rowCount = parseInt(parts[parts.length - 1], 10);
+      }
+    }
+    const counted = ["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"].includes(command ?? "");
+    const result: Results<T> = {
+      rows: rows as T[],
+      fields,
+      affectedRows: counted ? rowCount! : 0,
+    };
+    if (command !== undefined) {
+      result.command = command;
+      if (!Number.isNaN(rowCount)) (result as { rowCount?: number }).rowCount = rowCount;
+    }
+    return result;
+  }
+
+  function usable(text: string, options?: QueryOptions): boolean {
+    return !options?.blob && !options?.paramTypes && PREPARABLE.test(text);
+  }
+
+  return {
+    async query<T>(text: string, params: unknown[] = [], options?: QueryOptions) {
+      if (!usable(text, options)) return await pglite.query<T>(text, params, options);
+      await pg._checkReady();
+      return await pg._runExclusiveTransaction(() => exclusive<T>(text, params, options, false));
+    },
+    transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+      return pglite.transaction((tx) => {
+        const wrapped: Transaction = Object.create(tx);
+        wrapped.query = async <R>(text: string, params: unknown[] = [], options?: QueryOptions) => {
+          if (tx.closed || !usable(text, options)) return await tx.query<R>(text, params, options);
+          return await exclusive<R>(text, params, options, true);
+        };
+        return fn(wrapped);
+      });
+    },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * How statements reach the database (db/connection.ts, db/pglite_prepared.ts):
+ * drizzle's queries run as prepared statements with generic plans on both
+ * databases, and that must not change what they do: results, errors, the
+ * isolation of a transaction from statements outside it, DDL on a table a
+ * statement reads, and (on PGlite) NOTIFY delivery and a bounded cache.
+ */
+import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
+import { type Database, openDatabase } from "../../db/connection.ts";
+import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+
+const pglite = DB_KIND === "pglite";
+
+/** The database error code behind a drizzle error. */
+function code(error: unknown): string | undefined {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return e.code ?? e.cause?.code;
+}
+
+test("statements run prepared with generic plans and behave as before", async (t) => {
+  const pg = pglite ? null : await createTestDatabase();
+  const database: Database = await openDatabase({
+    databaseUrl: pg?.url ?? null,
+    pgliteDir: "memory://",
+  });
+  const rows = database.rows.bind(database);
+  try {
+    await database.db.execute(sql`CREATE TABLE probe (id int PRIMARY KEY, body text)`);
+
+    await t.step(
+      "a repeated query gives each call's own answer, from one generic plan",
+      async () => {
+        for (let i = 1; i <= 20; i++) {
+          await database.db.execute(sql`INSERT INTO probe (id, body) VALUES (${i}, ${`row ${i}`})`);
+        }
+        for (const n of [3, 7, 12]) {
+          const found = await rows<{ id: number; body: string }>(
+            sql`SELECT id, body FROM probe WHERE id > ${n} ORDER BY id LIMIT 2`,
+          );
+          assert.deepEqual(found, [{ id: n + 1, body: `row ${n + 1}` }, {
+            id: n + 2,
+            body: `row ${n + 2}`,
+          }]);
+        }
+        assert.deepEqual(await rows(sql`SHOW plan_cache_mode`), [{
+          plan_cache_mode: "force_generic_plan",
+        }]);
+        if (pglite) {
+          // PGlite is one session: its prepared statements are visible here.
+          const [stmt] = await rows<{ generic_plans: string; custom_plans: string }>(sql`
+          SELECT generic_plans::text, custom_plans::text FROM pg_prepared_statements
+          WHERE statement LIKE 'SELECT id, body FROM probe WHERE id > $1%'`);
+          assert.ok(stmt, "the query is a named prepared statement");
+          assert.ok(Number(stmt.generic_plans) >= 3, `generic plans: ${stmt.generic_plans}`);
+          assert.equal(stmt.custom_plans, "0");
+        }
+      },
+    );
+
+    await t.step("an error keeps its code, and the next statements run", async () => {
+      await assert.rejects(
+        database.db.execute(sql`INSERT INTO probe (id, body) VALUES (${1}, ${"again"})`),
+        (error) => code(error) === "23505",
+      );
+      await assert.rejects(
+        database.db.execute(sql`SELECT id FROM probe WHERE id = ${"not a number"}`),
+        (error) => code(error) === "22P02",
+      );
+      assert.deepEqual(await rows(sql`SELECT body FROM probe WHERE id = ${1}`), [{
+        body: "row 1",
+      }]);
+    });
+
+    await t.step("a statement outside a transaction waits for it to end", async () => {
+      let outside: Promise<unknown[]> | null = null;
+      await assert.rejects(
+        database.db.transaction(async (tx) => {
+          await tx.execute(sql`INSERT INTO probe (id, body) VALUES (${100}, ${"uncommitted"})`);
+          assert.equal((await rows(sql`SELECT id FROM probe WHERE id = ${100}`, tx)).length, 1);
+          // Issued while the transaction is open; it must not run inside it.
+          outside = rows(sql`SELECT id FROM probe WHERE id >= ${100}`);
+          await new Promise((r) => setTimeout(r, 50));
+          throw new Error("roll back");
+        }),
+        /roll back/,
+      );
+      assert.deepEqual(await outside, []);
+      // An error inside a transaction rolls it back and leaves the session usable.
+      await assert.rejects(database.db.transaction(async (tx) => {
+        await tx.execute(sql`INSERT INTO probe (id, body) VALUES (${101}, ${"first"})`);
+        await tx.execute(sql`INSERT INTO probe (id, body) VALUES (${1}, ${"duplicate"})`);
+      }));
+      assert.deepEqual(await rows(sql`SELECT id FROM probe WHERE id >= ${100}`), []);
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`INSERT INTO probe (id, body) VALUES (${102}, ${"kept"})`);
+      });
+      assert.deepEqual(await rows(sql`SELECT id FROM probe WHERE id >= ${100}`), [{ id: 102 }]);
+    });
+
+    await t.step(
+      "a statement reading a table whose columns changed sees the new ones",
+      async () => {
+        const read = () => rows(sql`SELECT * FROM probe WHERE id = ${2}`);
+        assert.deepEqual(await read(), [{ id: 2, body: "row 2" }]);
+        await database.db.execute(sql`ALTER TABLE probe ADD COLUMN extra text DEFAULT 'x'`);
+        assert.deepEqual(await read(), [{ id: 2, body: "row 2", extra: "x" }]);
+      },
+    );
+
+    if (pglite) {
+      await t.step("PGlite: NOTIFY reaches listeners, in and out of transactions", async () => {
+        const heard: string[] = [];
+        await database.pglite!.listen("probe_channel", (payload) => heard.push(payload));
+        await database.db.execute(sql`SELECT pg_notify('probe_channel', ${"outside"})`);
+        await database.db.transaction(async (tx) => {
+          await tx.execute(sql`SELECT pg_notify('probe_channel', ${"inside"})`);
+        });
+        await new Promise((r) => setTimeout(r, 20));
+        assert.deepEqual(heard, ["outside", "inside"]);
+      });
+
+      await t.step("PGlite: the statement cache stays bounded", async () => {
+        // Queries with IN lists of every length are distinct texts.
+        for (let n = 1; n <= 300; n++) {
+          const ids = Array.from({ length: n }, (_, i) => i + 1);
+          const found = await rows<{ count: number }>(
+            sql`SELECT count(*)::int AS count FROM probe WHERE id <= 20 AND id IN ${ids}`,
+          );
+          assert.equal(found[0].count, Math.min(n, 20));
+        }
+        await rows(sql`SELECT 1 AS one`); // closes the evicted statements
+        const [{ count }] = await rows<{ count: number }>(
+          sql`SELECT count(*)::int AS count FROM pg_prepared_statements`,
+        );
+        assert.ok(count <= 260, `${count} prepared statements`);
+      });
+    }
+  } finally {
+    await database.close();
+    await pg?.drop();
+  }
+});
