@@ -52,8 +52,8 @@ export interface RegistrationInput {
   reason?: string;
   /** `YYYY-MM-DD` (or `DD.MM.YYYY`, which Mastodon's date parsing also takes). */
   dateOfBirth?: string;
-  /** The application whose token made the request. */
-  applicationId: string;
+  /** The application whose token made the request; none for the web sign-up page. */
+  applicationId?: string;
   /** The client's address, for IP blocks and block history ("unknown" when not known). */
   ip?: string;
 }
@@ -183,6 +183,16 @@ async function countBlockedAttempt(
   }
 }
 
+/** A sign-up through the web page: no application, no token; what the next page says. */
+export interface WebRegistration {
+  userId: string;
+  accountId: string;
+  /** Whether staff must approve the account before it can sign in. */
+  pending: boolean;
+  /** Whether a confirmation link was (to be) mailed. */
+  needsConfirmation: boolean;
+}
+
 /**
  * Registers a local account for an application. Throws ValidationError
  * (with Mastodon's detail codes) when the form is refused; nothing is
@@ -191,8 +201,39 @@ async function countBlockedAttempt(
  */
 export async function registerAccount(
   ctx: AppContext,
-  input: RegistrationInput,
+  input: RegistrationInput & { applicationId: string },
 ): Promise<Registration> {
+  const result = await register(ctx, input);
+  if (!result.token) throw new Error("An API sign-up issues a token");
+  return {
+    accessToken: result.token.token,
+    token: { scopes: result.token.row.scopes, createdAt: result.token.row.createdAt },
+    userId: result.userId,
+    accountId: result.accountId,
+  };
+}
+
+/**
+ * Registers a local account from the web sign-up page (`/auth/sign_up`):
+ * the same rules, blocks and mails as the API, without an application or a
+ * token (Mastodon's RegistrationsController leaves created_by_application
+ * empty too).
+ */
+export async function registerFromWeb(
+  ctx: AppContext,
+  input: Omit<RegistrationInput, "applicationId">,
+): Promise<WebRegistration> {
+  const result = await register(ctx, { ...input, applicationId: undefined });
+  return {
+    userId: result.userId,
+    accountId: result.accountId,
+    pending: !result.approved,
+    needsConfirmation: ctx.config.requireEmailConfirmation,
+  };
+}
+
+/** Both sign-ups: validate, write in one transaction, then mail. */
+async function register(ctx: AppContext, input: RegistrationInput) {
   const { config, database } = ctx;
   const needsConfirmation = config.requireEmailConfirmation;
   const matchedBlocks: string[] = [];
@@ -205,37 +246,44 @@ export async function registerAccount(
     : [];
   const result = await database.db.transaction(async (tx) => {
     const access = await validateRegistration(ctx, tx, input, matchedBlocks, mxHosts);
-    const [app] = await tx.select({ scopes: oauthApplications.scopes }).from(oauthApplications)
-      .where(eq(oauthApplications.id, input.applicationId)).limit(1);
-    if (!app) throw new Error(`Application ${input.applicationId} vanished during sign-up`);
+    let appScopes: string[] | null = null;
+    if (input.applicationId != null) {
+      const [app] = await tx.select({ scopes: oauthApplications.scopes }).from(oauthApplications)
+        .where(eq(oauthApplications.id, input.applicationId)).limit(1);
+      if (!app) throw new Error(`Application ${input.applicationId} vanished during sign-up`);
+      appScopes = app.scopes;
+    }
+    const approved = config.registrations !== "approval" && !access.requiresApproval &&
+      !ipNeedsApproval;
     const { account, user } = await createLocalAccount(tx, config.origin, {
       username: input.username!,
       email: input.email!,
       password: input.password!,
       confirmed: !needsConfirmation,
-      approved: config.registrations !== "approval" && !access.requiresApproval &&
-        !ipNeedsApproval,
+      approved,
       locale: input.locale || "en",
       reason: input.reason?.trim() || null,
     });
     const dateOfBirth = config.minAge != null ? storedDateOfBirth(input.dateOfBirth) : null;
     // The application is the sign-up's source (the admin `sources` dimension).
     await tx.update(users).set({
-      createdByApplicationId: input.applicationId,
+      createdByApplicationId: input.applicationId ?? null,
       ...(dateOfBirth ? { dateOfBirth } : {}),
     }).where(eq(users.id, user.id));
     const confirmationToken = needsConfirmation ? await issueConfirmationToken(tx, user.id) : null;
-    const { token, row } = await createAccessToken(tx, {
-      applicationId: input.applicationId,
-      userId: user.id,
-      scopes: app.scopes,
-    });
+    const token = input.applicationId != null && appScopes
+      ? await createAccessToken(tx, {
+        applicationId: input.applicationId,
+        userId: user.id,
+        scopes: appScopes,
+      })
+      : null;
     // Key pairs are made by the relay, after commit: the answer does not
     // wait for RSA key generation.
     await recordDelivery(tx, "accountCreated", account.id);
     // Staff who manage accounts hear of every sign-up (pending ones included).
     await notifyStaffOfSignUp(tx, account.id);
-    return { token, row, user, account, confirmationToken };
+    return { token, user, account, confirmationToken, approved };
   }).finally(() => countBlockedAttempt(ctx, matchedBlocks, input.ip));
   if (result.confirmationToken) {
     try {
@@ -253,9 +301,9 @@ export async function registerAccount(
     }
   }
   return {
-    accessToken: result.token,
-    token: { scopes: result.row.scopes, createdAt: result.row.createdAt },
+    token: result.token,
     userId: result.user.id,
     accountId: result.account.id,
+    approved: result.approved,
   };
 }

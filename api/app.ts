@@ -38,6 +38,7 @@ import { appRoutes } from "./routes/apps.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { authorizeRoutes } from "./routes/oauth_authorize.ts";
 import { signInRoutes } from "./routes/sign_in.ts";
+import { webAccountRoutes } from "./routes/web_account/mod.ts";
 import { adminWebRoutes } from "./routes/admin_web/mod.ts";
 import { dataSettingsRoutes } from "./routes/settings/data.tsx";
 import { accountRoutes } from "./routes/accounts.ts";
@@ -195,6 +196,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());
   app.route("/", signInRoutes());
+  app.route("/", webAccountRoutes());
   app.route("/", adminWebRoutes());
   app.route("/", dataSettingsRoutes());
   app.route("/", ownAccountRoutes());

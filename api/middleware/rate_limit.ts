@@ -11,6 +11,9 @@
  * | sign-ups          | client IP (*)  | 5 / 30 min        | POST /api/v1/accounts                         |
  * | sign-in attempts  | client IP (*)  | 25 / 5 min        | POST /auth/sign_in, whatever the outcome      |
  * | sign-in account   | account/login  | 25 / 1 hour       | POST /auth/sign_in (counted by the route)     |
+ * | web sign-ups      | client IP (*)  | 25 / 5 min        | POST /auth/sign_up, whatever the outcome      |
+ * | password resets   | client IP (*)  | 25 / 5 min        | POST /auth/password                           |
+ * | resets per e-mail | address        | 5 / 30 min        | POST /auth/password (counted by the route)    |
  *
  * (*) an IPv6 client counts with its whole /64 (`rateLimitSubject`).
  *
@@ -53,6 +56,12 @@ export const RATE_LIMITS = {
   media: { name: "media", limit: 30, periodSeconds: 30 * 60 },
   statusDeletions: { name: "status_deletions", limit: 30, periodSeconds: 30 * 60 },
   signUps: { name: "sign_ups", limit: 5, periodSeconds: 30 * 60 },
+  /** Rack::Attack's throttle_sign_up_attempts/ip (the web form). */
+  signUpAttemptsIp: { name: "sign_up_attempts_ip", limit: 25, periodSeconds: 5 * 60 },
+  /** Rack::Attack's throttle_password_resets/ip. */
+  passwordResetsIp: { name: "password_resets_ip", limit: 25, periodSeconds: 5 * 60 },
+  /** Rack::Attack's throttle_password_resets/email. */
+  passwordResetsEmail: { name: "password_resets_email", limit: 5, periodSeconds: 30 * 60 },
   /** Rack::Attack's throttle_login_attempts/ip. */
   signInIp: { name: "sign_in_ip", limit: 25, periodSeconds: 5 * 60 },
   /** Rack::Attack's throttle_login_attempts/email. */
@@ -69,6 +78,8 @@ const STATUS_DELETE_PATH = /^\/api\/v1\/statuses\/[^/]+\/?$/;
 const UNREBLOG_PATH = /^\/api\/v1\/statuses\/[^/]+\/unreblog\/?$/;
 const SIGN_UP_PATH = /^\/api\/v1\/accounts\/?$/;
 const SIGN_IN_PATH = /^\/auth\/sign_in\/?$/;
+const WEB_SIGN_UP_PATH = /^\/auth\/sign_up\/?$/;
+const PASSWORD_RESET_PATH = /^\/auth\/password\/?$/;
 
 /** The buckets one request counts against. */
 export function bucketsFor(
@@ -98,6 +109,12 @@ export function bucketsFor(
   // Every attempt counts, failed or not, as Rack::Attack counts them.
   if (method === "POST" && SIGN_IN_PATH.test(path)) {
     buckets.push({ rule: RATE_LIMITS.signInIp, subject: ip });
+  }
+  if (method === "POST" && WEB_SIGN_UP_PATH.test(path)) {
+    buckets.push({ rule: RATE_LIMITS.signUpAttemptsIp, subject: ip });
+  }
+  if (method === "POST" && PASSWORD_RESET_PATH.test(path)) {
+    buckets.push({ rule: RATE_LIMITS.passwordResetsIp, subject: ip });
   }
   return buckets;
 }

@@ -45,6 +45,7 @@ ${hiddenFields({ ...input.fields, authenticity_token: input.csrfToken })}
 <div class="actions">
 <button type="submit" class="primary">Sign in</button>
 </div>
-</form>`;
+</form>
+<nav aria-label="Account help"><p><a href="/auth/password/new">Forgot your password?</a> · <a href="/auth/sign_up">Sign up</a></p></nav>`;
   return authPage({ title: "Sign in", instanceTitle: input.instanceTitle, body });
 }

@@ -52,6 +52,8 @@ import {
   validateAuthorizeRequest,
 } from "./authorize_request.ts";
 import { showSignIn } from "./oauth_authorize.ts";
+import { requiresOtp } from "../../actors/two_factor.ts";
+import { startSecondFactor } from "./web_account/two_factor_sign_in.tsx";
 
 /** Devise's words, the same for an unknown login and a wrong password. */
 export const INVALID_LOGIN = "Invalid e-mail address or password.";
@@ -178,6 +180,10 @@ export function signInRoutes(): Hono<ApiEnv> {
     if (!result.ok) {
       const error = result.reason === "refused" ? result.message : INVALID_LOGIN;
       return show({ error, login, status: result.reason === "refused" ? 403 : 401 });
+    }
+    // With two-factor sign-in on, the password alone makes no session.
+    if (await requiresOtp(db, result.user.userId)) {
+      return await startSecondFactor(c, result.user.userId, destination);
     }
     // A fresh session on every sign-in: an older one (another account, or a
     // value an attacker planted) is ended rather than reused.

@@ -123,6 +123,16 @@ export const users = pgTable("users", {
   confirmationSentAt: ts("confirmation_sent_at"),
   /** A new address waiting for confirmation (email change). */
   unconfirmedEmail: text("unconfirmed_email"),
+  /** SHA-256 of the pending password-reset token (mailed; works one hour, once). */
+  resetPasswordTokenHash: text("reset_password_token_hash"),
+  resetPasswordSentAt: ts("reset_password_sent_at"),
+  /** The TOTP secret (base32) once two-factor sign-in is on; the server must read it back. */
+  otpSecret: text("otp_secret"),
+  otpRequiredForLogin: boolean("otp_required_for_login").notNull().default(false),
+  /** SHA-256 of each unused recovery code. */
+  otpBackupCodes: jsonb("otp_backup_codes").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  /** The last TOTP time step accepted, so a code cannot be used twice. */
+  otpLastStep: bigint("otp_last_step", { mode: "number" }),
   /** Date of birth given at registration when a minimum age is set (YYYY-MM-DD). */
   dateOfBirth: text("date_of_birth"),
   /** The application signed up through (the API); null for the web sign-up page. */
@@ -315,6 +325,24 @@ export const webSessions = pgTable("web_sessions", {
   ip: text("ip"),
   createdAt: ts("created_at").notNull().defaultNow(),
   lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+  /** A TOTP secret shown on the enable page, waiting for its first code. */
+  pendingOtpSecret: text("pending_otp_secret"),
+});
+
+/**
+ * A sign-in that passed the password and waits for the second factor: bound
+ * to the browser by a cookie whose SHA-256 is kept here; short-lived, and
+ * given up after a few wrong codes.
+ */
+export const signInChallenges = pgTable("sign_in_challenges", {
+  id: id("id").primaryKey(),
+  tokenHash: text("token_hash").notNull().unique(),
+  userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** Where the sign-in goes on success (a local path or the OAuth request). */
+  destination: text("destination").notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  userAgent: text("user_agent"),
+  createdAt: ts("created_at").notNull().defaultNow(),
 });
 
 /** Follow requests waiting for the target's answer (locked accounts, remote follows). */

@@ -1,0 +1,18 @@
+/** The account pages of the web face: sign-up, password reset, two-factor sign-in, settings. */
+import { Hono } from "hono";
+import type { ApiEnv } from "../../env.ts";
+import { webSignUpRoutes } from "./sign_up.tsx";
+import { passwordResetRoutes } from "./password.tsx";
+import { twoFactorSignInRoutes } from "./two_factor_sign_in.tsx";
+import { twoFactorSettingsRoutes } from "./two_factor_settings.tsx";
+import { settingsRoutes } from "./settings.tsx";
+
+export function webAccountRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.route("/", webSignUpRoutes());
+  app.route("/", passwordResetRoutes());
+  app.route("/", twoFactorSignInRoutes());
+  app.route("/", twoFactorSettingsRoutes());
+  app.route("/", settingsRoutes());
+  return app;
+}
