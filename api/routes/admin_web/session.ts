@@ -7,37 +7,19 @@
  * another site cannot make a moderator's browser act.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../env.ts";
-import { params } from "../../params.ts";
-import { constantTimeEqual } from "../../../actors/oauth.ts";
-import { loginRefusal } from "../../../actors/sessions.ts";
 import { hasPermission, type Permission } from "../../../actors/permissions.ts";
-import { currentSession, endSession } from "../authorize_request.ts";
+import {
+  formTokenValid,
+  liveSession,
+  maySignInFirst,
+  redirectToSignIn,
+  sendFormPage,
+} from "../form_pages.ts";
 import { ForbiddenPage, type StaffViewer } from "../../pages/admin/layout.tsx";
 
-/** Headers of every staff page: never cached, never framed, no script, forms to us only. */
-function setStaffPageHeaders(c: Context<ApiEnv>): void {
-  c.header("Cache-Control", "no-store");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Referrer-Policy", "same-origin");
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header(
-    "Content-Security-Policy",
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  );
-}
-
-/** Sends a JSX page (Hono escapes every value) with the staff page headers. */
-export async function sendStaffPage(
-  c: Context<ApiEnv>,
-  page: unknown,
-  status: ContentfulStatusCode = 200,
-): Promise<Response> {
-  setStaffPageHeaders(c);
-  const html = await (page as { toString(): string | Promise<string> }).toString();
-  return c.html(`<!DOCTYPE html>${html}`, status);
-}
+/** Sends a staff page (doctype, strict headers). */
+export const sendStaffPage = sendFormPage;
 
 /** The page's viewer, for the layout. */
 export function staffViewer(c: Context<ApiEnv>): StaffViewer {
@@ -69,33 +51,12 @@ export function staffPage(permission: Permission): MiddlewareHandler<ApiEnv> {
       }
       return await next();
     }
-    let session = await currentSession(c);
-    if (session && loginRefusal(session.user.state)) {
-      // Suspended or disabled since signing in: the session is over.
-      await endSession(c, session);
-      session = null;
-    }
+    const session = await liveSession(c);
     if (!session) {
-      if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-        return await sendStaffPage(c, forbidden(c), 403);
-      }
-      const url = new URL(c.req.url);
-      const back = encodeURIComponent(url.pathname + url.search);
-      return c.redirect(`/auth/sign_in?redirect_to=${back}`, 303);
+      return maySignInFirst(c) ? redirectToSignIn(c) : await sendStaffPage(c, forbidden(c), 403);
     }
-    if (!hasPermission(session.user.role, permission)) {
+    if (!hasPermission(session.user.role, permission) || !(await formTokenValid(c, session))) {
       return await sendStaffPage(c, forbidden(c), 403);
-    }
-    if (c.req.method === "POST") {
-      let presented: unknown;
-      try {
-        presented = (await params(c)).authenticity_token;
-      } catch {
-        presented = undefined;
-      }
-      if (typeof presented !== "string" || !constantTimeEqual(presented, session.csrfToken)) {
-        return await sendStaffPage(c, forbidden(c), 403);
-      }
     }
     c.set("staff", session);
     await next();

@@ -1,0 +1,73 @@
+/**
+ * What every page with forms shares (the staff pages under /admin and the
+ * settings pages): strict headers, sending a JSX page, and the gate's three
+ * checks — a live browser session of the OAuth sign-in (a user suspended or
+ * disabled since signing in loses it), the way back through the sign-in
+ * form, and the session's form token on every POST so another site cannot
+ * make the browser act. admin_web/session.ts adds a role permission;
+ * settings/session.ts lets any signed-in user in.
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ApiEnv } from "../env.ts";
+import { params } from "../params.ts";
+import { constantTimeEqual } from "../../actors/oauth.ts";
+import { loginRefusal, type WebSession } from "../../actors/sessions.ts";
+import { currentSession, endSession } from "./authorize_request.ts";
+
+/** Never cached, never framed, no script, forms to us only. */
+export function setFormPageHeaders(c: Context<ApiEnv>): void {
+  c.header("Cache-Control", "no-store");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Referrer-Policy", "same-origin");
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+}
+
+/** Sends a JSX page (Hono escapes every value) with {@link setFormPageHeaders}. */
+export async function sendFormPage(
+  c: Context<ApiEnv>,
+  page: unknown,
+  status: ContentfulStatusCode = 200,
+): Promise<Response> {
+  setFormPageHeaders(c);
+  const html = await (page as { toString(): string | Promise<string> }).toString();
+  return c.html(`<!DOCTYPE html>${html}`, status);
+}
+
+/** The browser's session, or null (and the session ended) when its user may no longer sign in. */
+export async function liveSession(c: Context<ApiEnv>): Promise<WebSession | null> {
+  const session = await currentSession(c);
+  if (session && loginRefusal(session.user.state)) {
+    await endSession(c, session);
+    return null;
+  }
+  return session;
+}
+
+/** Whether the request may be sent to the sign-in form (a GET), rather than refused. */
+export function maySignInFirst(c: Context<ApiEnv>): boolean {
+  return c.req.method === "GET" || c.req.method === "HEAD";
+}
+
+/** To the sign-in form, coming back to this page afterwards. */
+export function redirectToSignIn(c: Context<ApiEnv>): Response {
+  const url = new URL(c.req.url);
+  const back = encodeURIComponent(url.pathname + url.search);
+  return c.redirect(`/auth/sign_in?redirect_to=${back}`, 303);
+}
+
+/** A POST carries the session's form token; other methods need none. */
+export async function formTokenValid(c: Context<ApiEnv>, session: WebSession): Promise<boolean> {
+  if (c.req.method !== "POST") return true;
+  let presented: unknown;
+  try {
+    presented = (await params(c)).authenticity_token;
+  } catch {
+    presented = undefined;
+  }
+  return typeof presented === "string" && constantTimeEqual(presented, session.csrfToken);
+}
