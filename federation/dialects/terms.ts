@@ -174,7 +174,8 @@ export function readEmoji(tag: Json): RemoteEmojiInput | null {
   const shortcode = /^:([^:]+):$/.exec(name)?.[1] ?? "";
   if (!validShortcode(shortcode)) return null;
   const icon = unwrap(list(term(tag, "icon", NS.as), 1)[0]);
-  const url = isJson(icon) ? iri(term(icon, "url", NS.as)) : iri(icon);
+  // An Image with a url, as Mastodon reads `icon.url`; a bare link is not an emoji image.
+  const url = isJson(icon) ? iri(term(icon, "url", NS.as)) : null;
   if (!url) return null;
   const mediaType = isJson(icon) ? str(term(icon, "mediaType", NS.as), 80) : null;
   return {
