@@ -53,8 +53,8 @@ import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from 
 import {
   disallowedHashtags,
   invalid,
-  MOVED_ACCOUNT,
   QUOTE_NOT_FOUND,
+  refuseUnlessLocalPoster,
   REPLY_NOT_FOUND,
   StatusError,
 } from "./errors.ts";
@@ -239,9 +239,7 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
   const db = ctx.database.db;
   const { config } = ctx;
   const { account, settings } = await loadAuthor(db, input.accountId);
-  if (account.domain != null) throw new StatusError(422, "Validation failed: not a local account");
-  // A moved account posts no more: Mastodon's API refuses it (User#functional? is false).
-  if (account.movedToAccountId) throw new StatusError(403, MOVED_ACCOUNT);
+  refuseUnlessLocalPoster(account);
   const prefs = resolveSettings(settings, account);
   const mediaIds = input.mediaIds ?? [];
   const text = input.text ?? "";

@@ -30,3 +30,14 @@ export function disallowedHashtags(names: readonly string[]): StatusError {
   const noun = names.length === 1 ? "hashtag" : "hashtags";
   return invalid(`Text contained the disallowed ${noun}: ${names.join(", ")}`);
 }
+
+/**
+ * Refuses a post by an account that may not post here: a remote one, or a
+ * local one that moved (Mastodon's API refuses it: User#functional? is false).
+ */
+export function refuseUnlessLocalPoster(
+  account: { domain: string | null; movedToAccountId: string | null },
+): void {
+  if (account.domain != null) throw new StatusError(422, "Validation failed: not a local account");
+  if (account.movedToAccountId) throw new StatusError(403, MOVED_ACCOUNT);
+}
