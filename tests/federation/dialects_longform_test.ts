@@ -5,33 +5,9 @@
  * Mastodon API (tests/federation/peers_corpus.ts), as written and again with
  * only the ActivityStreams context.
  */
-import { startInstance, test } from "../harness.ts";
-import { createUser } from "../fixtures/users.ts";
-import { ok } from "../fixtures/api.ts";
-import { playFamily } from "./peers_corpus.ts";
-
-const FAMILIES = (Deno.env.get("DIALECT_FAMILIES") ?? "pixelfed,peertube,lemmy,wordpress")
-  .split(",");
+import { test } from "../harness.ts";
+import { playFamilies } from "./peers_corpus.ts";
 
 test("media and long-form dialects arrive as Mastodon shows them, with or without their context", async (t) => {
-  const rookery = await startInstance({
-    env: { LOG_LEVEL: Deno.env.get("DIALECT_LOG") ?? "error" },
-  });
-  try {
-    const viewer = await createUser(rookery, "viewer");
-    const status = await ok(rookery, viewer, "POST", "/api/v1/statuses", {
-      status: "Something to like",
-      visibility: "public",
-    });
-    const local = { uri: status.uri, id: status.id };
-    for (const family of FAMILIES) {
-      for (const plain of [false, true]) {
-        await t.step(`${family}${plain ? ", plain context" : ""}`, async () => {
-          await playFamily(rookery, viewer, local, family, plain);
-        });
-      }
-    }
-  } finally {
-    await rookery.close();
-  }
+  await playFamilies(t, ["pixelfed", "peertube", "lemmy", "wordpress"]);
 });

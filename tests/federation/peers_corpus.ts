@@ -26,8 +26,8 @@ import { startFakePeer } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { callJson, ok } from "../fixtures/api.ts";
 import { eventually } from "../fixtures/wait.ts";
-import type { TestInstance } from "../harness.ts";
-import type { TestUser } from "../fixtures/users.ts";
+import { startInstance, type TestInstance } from "../harness.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const SECURITY = "https://w3id.org/security/v1";
@@ -301,5 +301,33 @@ async function checkAccount(
       const uris = pinned.map((s: { uri: string }) => s.uri).sort();
       return JSON.stringify(uris) === JSON.stringify(expected) || null;
     });
+  }
+}
+
+/**
+ * Plays each family (or those in DIALECT_FAMILIES) against one instance, as
+ * written and again with only the ActivityStreams context, one step each.
+ */
+export async function playFamilies(t: Deno.TestContext, families: string[]): Promise<void> {
+  const chosen = Deno.env.get("DIALECT_FAMILIES")?.split(",") ?? families;
+  const rookery = await startInstance({
+    env: { LOG_LEVEL: Deno.env.get("DIALECT_LOG") ?? "error" },
+  });
+  try {
+    const viewer = await createUser(rookery, "viewer");
+    const status = await ok(rookery, viewer, "POST", "/api/v1/statuses", {
+      status: "Something to like",
+      visibility: "public",
+    });
+    const local = { uri: status.uri, id: status.id };
+    for (const family of chosen) {
+      for (const plain of [false, true]) {
+        await t.step(`${family}${plain ? ", plain context" : ""}`, async () => {
+          await playFamily(rookery, viewer, local, family, plain);
+        });
+      }
+    }
+  } finally {
+    await rookery.close({ destroy: true });
   }
 }
