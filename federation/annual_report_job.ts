@@ -60,17 +60,29 @@ export async function runAnnualReportJob(
   logger.debug("Annual report {year} of account {accountId}: {result}", { ...job, result });
 }
 
+/**
+ * One look at the calendar at `now`: in December's window with
+ * ANNUAL_REPORTS on, queues that year's due reports and returns how many;
+ * otherwise null.
+ */
+export async function runAnnualReportCampaign(
+  ctx: AppContext,
+  now: Date,
+): Promise<number | null> {
+  const year = campaignYear(now);
+  if (!ctx.config.annualReports || year == null) return null;
+  const queued = await queueAnnualReports(ctx, year);
+  if (queued) logger.info("Queued {queued} annual reports for {year}.", { queued, year });
+  return queued;
+}
+
 /** The December campaign (ANNUAL_REPORTS): a check every hour, a run once a day. */
 export function startAnnualReportCampaign(ctx: AppContext): PeriodicJob {
   let lastRunDay = "";
   return runEvery("annual_report_campaign", CHECK_INTERVAL_MS, async () => {
-    if (!ctx.config.annualReports) return;
     const now = new Date();
-    const year = campaignYear(now);
     const day = now.toISOString().slice(0, 10);
-    if (year == null || day === lastRunDay) return;
-    lastRunDay = day;
-    const queued = await queueAnnualReports(ctx, year);
-    if (queued) logger.info("Queued {queued} annual reports for {year}.", { queued, year });
+    if (day === lastRunDay) return;
+    if (await runAnnualReportCampaign(ctx, now) != null) lastRunDay = day;
   });
 }

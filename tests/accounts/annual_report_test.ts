@@ -8,13 +8,15 @@
  */
 import assert from "node:assert/strict";
 import { eq, inArray } from "drizzle-orm";
-import { startInstance, test, type TestInstance } from "../harness.ts";
+import { DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
 import { follows, generatedAnnualReports, statuses } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { prepareCommand } from "../../admin/commands.ts";
 import { archetypeOf } from "../../actors/annual_reports/archetype.ts";
 import { generateAnnualReport } from "../../actors/annual_reports/generate.ts";
 import { campaignYear } from "../../actors/annual_reports/campaign.ts";
+import { runAnnualReportCampaign } from "../../federation/annual_report_job.ts";
+import { startServer } from "../fixtures/server_process.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { eventually } from "../fixtures/wait.ts";
@@ -30,7 +32,8 @@ async function admin(instance: TestInstance, ...argv: string[]) {
 const at = (iso: string) => new Date(`${iso}T12:00:00Z`);
 
 test("annual reports: a year of activity, its report, read, and the hostile cases", async (t) => {
-  const server = await startInstance();
+  // The worker's own campaign finds nothing to do in November; the test runs it for a December.
+  const server = await startInstance({ env: { ANNUAL_REPORTS: "true" } });
   try {
     const { db } = server.rookery.ctx.database;
     const alice = await createUser(server, "alice");
@@ -137,8 +140,13 @@ test("annual reports: a year of activity, its report, read, and the hostile case
       assert.equal(y2025.exitCode, 0, y2025.stderr);
       // alice, bob and carol posted in 2025; dave did not.
       assert.match(y2025.stdout, /Queued 3 annual reports for 2025\./);
-      const y2024 = await admin(server, "annual-report", "generate", "2024");
-      assert.match(y2024.stdout, /Queued 1 annual report for 2024\./);
+      // December's campaign does the same for its year (dave's 2024), only from the 10th.
+      const { ctx } = server.rookery;
+      const december = new Date("2024-12-15T08:00:00Z");
+      const disabled = { ...ctx, config: { ...ctx.config, annualReports: false } };
+      assert.equal(await runAnnualReportCampaign(disabled, december), null);
+      assert.equal(await runAnnualReportCampaign(ctx, new Date("2024-12-09T23:00:00Z")), null);
+      assert.equal(await runAnnualReportCampaign(ctx, december), 1);
       await eventually("the 2025 and 2024 reports", async () => {
         const rows = await db.select({ id: generatedAnnualReports.id })
           .from(generatedAnnualReports);
@@ -349,3 +357,33 @@ test("annual reports: December's campaign runs from the 10th to the 31st (UTC)",
   assert.equal(campaignYear(new Date("2026-01-01T00:00:00Z")), null);
   assert.equal(campaignYear(new Date("2026-11-20T12:00:00Z")), null);
 });
+
+if (DB_KIND === "postgres") {
+  test("annual reports: made by a ROLE=worker process, read through a web process", async () => {
+    // The test's instance serves the API without a worker; main.ts runs as the worker.
+    const web = await startInstance({ worker: false });
+    const dataDir = await Deno.makeTempDir({ prefix: "rookery-annual-" });
+    const worker = await startServer({
+      ROLE: "worker",
+      DATABASE_URL: web.databaseUrl!,
+      DATA_DIR: dataDir,
+      ORIGIN: web.origin,
+    });
+    try {
+      const alice = await createUser(web, "alice");
+      await postStatus(web, alice, "#Year in review");
+      const year = new Date().getUTCFullYear();
+      const queued = await admin(web, "annual-report", "generate", String(year));
+      assert.match(queued.stdout, /Queued 1 annual report for/);
+      const wrapped = await eventually("the worker's report", async () => {
+        const res = await callJson(web, alice, "GET", `/api/v1/annual_reports/${year}`);
+        return res.status === 200 ? res.body : null;
+      }, 60_000);
+      assert.equal(wrapped.annual_reports[0].data.type_distribution.total, 1);
+    } finally {
+      await worker.stop();
+      await web.close({ destroy: true });
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    }
+  });
+}
