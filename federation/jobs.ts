@@ -42,7 +42,9 @@ export type Job =
   /** A retry names the subscription and the attempt it is. */
   | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number }
   /** The next batch of a CSV import from the settings pages (data_import_job.ts). */
-  | { job: "data_import"; importId: string };
+  | { job: "data_import"; importId: string }
+  /** One account's annual report for one year (annual_report_job.ts). */
+  | { job: "annual_report"; accountId: string; year: number };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 
