@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { mediaAttachments, users } from "../../db/schema.ts";
+import { ConfigError, loadConfig } from "../../config.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { mediaRow } from "../fixtures/media.ts";
@@ -344,4 +345,36 @@ test("custom emoji shortcodes are kept out of translation, in text only", () => 
   assert.equal(translation.spoilerText, "Katze :blobcat:");
   // An attachment without a description is listed, with nothing translated.
   assert.deepEqual(translation.media, [{ id: "7", description: "" }]);
+});
+
+test("configuration: TRANSLATION_URL, Mastodon's names, DeepL first, bad values refused", () => {
+  assert.equal(loadConfig({}).translation, null);
+  assert.deepEqual(
+    loadConfig({ TRANSLATION_URL: "http://127.0.0.1:5000//", TRANSLATION_API_KEY: "k" })
+      .translation,
+    { kind: "libretranslate", url: "http://127.0.0.1:5000", apiKey: "k", timeoutMs: 15_000 },
+  );
+  assert.deepEqual(
+    loadConfig({
+      LIBRE_TRANSLATE_ENDPOINT: "https://lt.example",
+      LIBRE_TRANSLATE_API_KEY: "m",
+      TRANSLATION_TIMEOUT: "3",
+    }).translation,
+    { kind: "libretranslate", url: "https://lt.example", apiKey: "m", timeoutMs: 3_000 },
+  );
+  assert.deepEqual(
+    loadConfig({ TRANSLATION_URL: "https://lt.example", DEEPL_API_KEY: "d", DEEPL_PLAN: "pro" })
+      .translation,
+    { kind: "deepl", apiKey: "d", plan: "pro", timeoutMs: 15_000 },
+  );
+  for (
+    const bad of [
+      { TRANSLATION_URL: "not a url" },
+      { TRANSLATION_URL: "ftp://lt.example" },
+      { DEEPL_API_KEY: "d", DEEPL_PLAN: "gold" },
+      { TRANSLATION_TIMEOUT: "0" },
+    ]
+  ) {
+    assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
+  }
 });
