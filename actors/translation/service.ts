@@ -103,20 +103,21 @@ function baseLanguage(code: string): string {
 }
 
 /**
- * The target to ask the backend for, from the language asked for, or null
- * when the backend does not translate `source` into it.
+ * The languages to ask the backend for: the status's language as the
+ * backend lists it (`pt-BR` may be listed as `pt`), and the target from the
+ * language asked for; null when the backend does not translate between them.
  */
-export function pickTarget(
+export function pickLanguages(
   languages: LanguageMap,
   source: string | null,
   requested: string,
-): string | null {
-  const targets = languages.get(source) ??
-    (source ? languages.get(baseLanguage(source)) : undefined);
+): { source: string | null; target: string } | null {
+  const from = source && !languages.has(source) ? baseLanguage(source) : source;
+  const targets = languages.get(from);
   if (!targets) return null;
-  if (targets.includes(requested)) return requested;
+  if (targets.includes(requested)) return { source: from, target: requested };
   const base = baseLanguage(requested);
-  return targets.includes(base) ? base : null;
+  return targets.includes(base) ? { source: from, target: base } : null;
 }
 
 async function digestOf(value: unknown): Promise<string> {
@@ -146,8 +147,9 @@ export async function translateStatus(
   if (!translator || (source.visibility !== "public" && source.visibility !== "unlisted")) {
     throw new TranslationNotAllowedError("This action is not allowed");
   }
-  const language = pickTarget(await translator.languages(), source.language, requestedLanguage);
-  if (!language) throw new TranslationNotAllowedError("This action is not allowed");
+  const pair = pickLanguages(await translator.languages(), source.language, requestedLanguage);
+  if (!pair) throw new TranslationNotAllowedError("This action is not allowed");
+  const language = pair.target;
 
   const prepared = sourceTexts(source);
   const digest = await digestOf({ language: source.language, texts: prepared.texts });
@@ -159,7 +161,7 @@ export async function translateStatus(
 
   const answers = prepared.texts.length === 0
     ? []
-    : await translator.backend.translate(prepared.texts, source.language, language);
+    : await translator.backend.translate(prepared.texts, pair.source, language);
   const translation = assembleTranslation(source, prepared, answers, translator.backend.provider);
   await db.insert(statusTranslations)
     .values({ statusId: source.statusId, language, sourceDigest: digest, translation })

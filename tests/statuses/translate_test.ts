@@ -14,6 +14,7 @@ import { mediaRow } from "../fixtures/media.ts";
 import { createUser } from "../fixtures/users.ts";
 import { deeplBackend } from "../../actors/translation/deepl.ts";
 import { TranslationUnavailableError } from "../../actors/translation/backend.ts";
+import { pickLanguages } from "../../actors/translation/service.ts";
 import {
   assembleTranslation,
   sourceTexts,
@@ -377,4 +378,19 @@ test("configuration: TRANSLATION_URL, Mastodon's names, DeepL first, bad values 
   ) {
     assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
   }
+});
+
+test("languages: a regional source or target falls back to its language", () => {
+  const map = new Map<string | null, string[]>([
+    ["en", ["de", "pt", "en-GB"]],
+    ["pt", ["en"]],
+    [null, ["de", "en", "pt"]],
+  ]);
+  assert.deepEqual(pickLanguages(map, "pt-BR", "en"), { source: "pt", target: "en" });
+  assert.deepEqual(pickLanguages(map, "en", "pt-BR"), { source: "en", target: "pt" });
+  assert.deepEqual(pickLanguages(map, "en", "en-GB"), { source: "en", target: "en-GB" });
+  assert.deepEqual(pickLanguages(map, null, "en"), { source: null, target: "en" });
+  assert.equal(pickLanguages(map, "en", "en"), null);
+  assert.equal(pickLanguages(map, "ja", "en"), null);
+  assert.equal(pickLanguages(map, "en", "ja"), null);
 });
