@@ -9,12 +9,13 @@ import { eq } from "drizzle-orm";
 import { mediaAttachments, users } from "../../db/schema.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
 import { startInstance, test } from "../harness.ts";
-import { callJson, ok, postStatus } from "../fixtures/api.ts";
+import { type Caller, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { createUser } from "../fixtures/users.ts";
 import { deeplBackend } from "../../actors/translation/deepl.ts";
 import { TranslationUnavailableError } from "../../actors/translation/backend.ts";
 import { pickLanguages } from "../../actors/translation/service.ts";
+import { createAccessToken, createApplication } from "../../actors/tokens.ts";
 import {
   assembleTranslation,
   sourceTexts,
@@ -34,10 +35,10 @@ test("translation through a LibreTranslate server, and without one", async (t) =
   try {
     const alice = await createUser(a, "alice");
     const bob = await createUser(a, "bob");
-    const translate = (who: unknown, id: string, lang?: string) =>
+    const translate = (who: Caller, id: string, lang?: string) =>
       callJson(
         a,
-        who as { token: string },
+        who,
         "POST",
         `/api/v1/statuses/${id}/translate`,
         lang ? { lang } : undefined,
@@ -205,6 +206,21 @@ test("translation through a LibreTranslate server, and without one", async (t) =
       assert.equal((await translate(null, poll.id, "de")).status, 401);
       const writeOnly = await createUser(a, "writer", { scopes: ["write"] });
       assert.equal((await translate(writeOnly, poll.id, "de")).status, 403);
+      // An app's own token (no user) is refused, as Mastodon's require_user!.
+      const { db } = a.rookery.ctx.database;
+      const { application } = await createApplication(db, {
+        name: "app only",
+        redirectUris: ["urn:ietf:wg:oauth:2.0:oob"],
+        scopes: ["read"],
+      });
+      const appToken = await createAccessToken(db, {
+        applicationId: application.id,
+        userId: null,
+        scopes: ["read"],
+      });
+      const appOnly = await translate(appToken.token, poll.id, "de");
+      assert.equal(appOnly.status, 422);
+      assert.deepEqual(appOnly.body, { error: "This method requires an authenticated user" });
     });
 
     await t.step("a boost is translated as the status it boosts", async () => {
