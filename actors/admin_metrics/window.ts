@@ -46,6 +46,25 @@ export function readWindow(startAt: string | undefined, endAt: string | undefine
   return { from, to: new Date(from.getTime() + days * DAY_MS), days };
 }
 
+/**
+ * A dimension's window: as readWindow, but a side left out is open, as in
+ * Mastodon, whose dimensions query `start_at..end_at` with nil ends (all of
+ * history up to today; masto.js asks for dimensions without dates). A
+ * malformed date is still refused.
+ */
+export function readOpenWindow(startAt: string | undefined, endAt: string | undefined): Window {
+  const given = (v: string | undefined) => v != null && v.trim() !== "";
+  // Clamped to what ids can encode (1970 to today): no row lies outside.
+  const epoch = new Date(0);
+  const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+  const asked = given(startAt) ? parseDay(startAt, "start_at") : epoch;
+  const from = asked < epoch ? epoch : asked;
+  const end = given(endAt) ? parseDay(endAt, "end_at") : today;
+  const last = end > today ? today : end;
+  const days = Math.max(0, Math.round((last.getTime() - from.getTime()) / DAY_MS) + 1);
+  return { from, to: new Date(from.getTime() + days * DAY_MS), days };
+}
+
 /** The window of the same length just before `w` (for previous_total). */
 export function previousWindow(w: Window): Window {
   return { from: new Date(w.from.getTime() - w.days * DAY_MS), to: w.from, days: w.days };

@@ -8,8 +8,12 @@
  * tokens), so the content disappears at once and comes back on unsuspend,
  * with the follows kept. What suspension does beyond that:
  *
- * - a LOCAL account: its access tokens are revoked and its browser sessions
- *   end, and its followers' servers get an Update of the actor with
+ * - a LOCAL account: its browser sessions end; its access tokens are kept
+ *   but refused while the suspension lasts (403 "Your login is currently
+ *   disabled", api/middleware/auth.ts; its streams close, api/streaming/hub.ts),
+ *   so after unsuspending its apps work again, as on Mastodon, whose
+ *   clients (masto.js's own test suite) count on it. Its followers' servers
+ *   get an Update of the actor with
  *   `suspended: true` (Mastodon's distribute_update_actor!; Mastodon servers
  *   then suspend the account on their side, remote origin). Unsuspending
  *   sends the Update without it.
@@ -25,14 +29,7 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import {
-  accounts,
-  follows,
-  oauthAccessTokens,
-  statuses,
-  users,
-  webSessions,
-} from "../../db/schema.ts";
+import { accounts, follows, statuses, users, webSessions } from "../../db/schema.ts";
 import { recordDelivery } from "../deliveries.ts";
 import { removeAllFollows } from "../follow_rows.ts";
 import { deleteLocalAccount } from "../moderation.ts";
@@ -53,8 +50,6 @@ export async function suspendAccount(tx: Executor, account: AccountRow): Promise
     const [user] = await tx.select({ id: users.id }).from(users)
       .where(eq(users.accountId, account.id));
     if (user) {
-      await tx.update(oauthAccessTokens).set({ revokedAt: now })
-        .where(and(eq(oauthAccessTokens.userId, user.id), isNull(oauthAccessTokens.revokedAt)));
       await tx.delete(webSessions).where(eq(webSessions.userId, user.id));
     }
     await recordDelivery(tx, "accountUpdated", account.id, newId());

@@ -275,6 +275,21 @@ test("admin measures, dimensions and retention", async (t) => {
       }
     });
 
+    await t.step("dimensions without dates: all of history, as Mastodon's open range", async () => {
+      for (
+        const body of [
+          { keys: ["languages", "sources"] },
+          { keys: ["languages", "sources"], start_at: "1000-01-01", end_at: "9999-12-31" },
+        ]
+      ) {
+        const res = await callJson(instance, mod, "POST", "/api/v1/admin/dimensions", body);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual(res.body.map((d: { key: string }) => d.key), ["languages", "sources"]);
+        const languages = res.body[0].data as { key: string; value: string }[];
+        assert.ok(languages.length > 0, "the statuses posted above are counted");
+      }
+    });
+
     await t.step("hostile input: 422 with an error, never a 5xx", async () => {
       const cases: [string, Record<string, unknown>][] = [
         ["measures", { keys: ["new_users"], start_at: "nope", end_at: day() }],

@@ -25,14 +25,19 @@ import {
 import { computeMeasure, MEASURES } from "../../../actors/admin_metrics/measures.ts";
 import { DIMENSIONS } from "../../../actors/admin_metrics/dimensions.ts";
 import { computeRetention, type Frequency } from "../../../actors/admin_metrics/retention.ts";
-import { MetricInputError, readWindow, type Window } from "../../../actors/admin_metrics/window.ts";
+import {
+  MetricInputError,
+  readOpenWindow,
+  readWindow,
+  type Window,
+} from "../../../actors/admin_metrics/window.ts";
 
 /** A dimension's default and largest `limit`. */
 const DIMENSION_LIMIT = { default: 10, max: 100 };
 
-function windowOf(p: Params): Window {
+function windowOf(p: Params, read = readWindow): Window {
   try {
-    return readWindow(
+    return read(
       readString(p, "start_at", { maxLength: 64 }),
       readString(p, "end_at", { maxLength: 64 }),
     );
@@ -87,7 +92,7 @@ export function adminMetricsRoutes(): Hono<ApiEnv> {
   app.post("/api/v1/admin/dimensions", read, async (c) => {
     const p = await params(c);
     const keys = keysOf(p, DIMENSIONS);
-    const w = windowOf(p);
+    const w = windowOf(p, readOpenWindow);
     const asked = readInt(p, "limit", { min: -1_000_000_000, max: 1_000_000_000 });
     const limit = Math.min(DIMENSION_LIMIT.max, Math.max(1, asked ?? DIMENSION_LIMIT.default));
     const out = [];
