@@ -58,6 +58,7 @@ import { adminMetricsRoutes } from "./routes/admin/metrics.ts";
 import { adminTagRoutes } from "./routes/admin/tags.ts";
 import { adminTrendRoutes } from "./routes/admin/trends.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
+import { asyncRefreshRoutes } from "./routes/async_refreshes.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
@@ -216,6 +217,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminTagRoutes());
   app.route("/", adminTrendRoutes());
   app.route("/", statusReadRoutes());
+  app.route("/", asyncRefreshRoutes());
   app.route("/", statusWriteRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".
   app.route("/", notificationPolicyRoutes());
