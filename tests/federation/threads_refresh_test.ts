@@ -111,6 +111,18 @@ test("context of a remote status crawls its replies collection in the background
       });
       assert.equal(privateTop.status, 404);
       await privateTop.body?.cancel();
+      // In authorized-fetch mode the collection wants a signature, as every collection.
+      const config = b.rookery.ctx.config as { authorizedFetch: boolean };
+      config.authorizedFetch = true;
+      try {
+        const unsigned = await b.request(`${root.uri}/replies?cursor=first`, {
+          headers: { Accept: AP_ACCEPT },
+        });
+        assert.equal(unsigned.status, 401);
+        await unsigned.body?.cancel();
+      } finally {
+        config.authorizedFetch = false;
+      }
     });
 
     // A does not federate with C.
