@@ -27,6 +27,7 @@ import { startTrendsRefresh } from "./actors/trends/refresh.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
+import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -126,6 +127,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       jobs.push(startTrendsRefresh(ctx));
       // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
       jobs.push(startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays));
+      // December's annual reports, when ANNUAL_REPORTS is on.
+      jobs.push(startAnnualReportCampaign(ctx));
       // Intents a crash, a failed enqueue or a process without a worker left.
       outboxRelay.startSweep();
       timers.push(...startMediaMaintenance(ctx, abort.signal));
