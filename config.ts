@@ -46,6 +46,12 @@ export interface Config {
   fetchTimeoutMs: number;
   /** What one inbound activity may fetch (federation/fetch_budget.ts): documents, and milliseconds. */
   fetchBudget: { count: number; ms: number };
+  /**
+   * Crawling a remote status's replies when a user opens its thread
+   * (federation/replies_crawl.ts): not again within `cooldownMs`, not before
+   * the status is `initialWaitMs` old, at most `maxStatuses` replies a crawl.
+   */
+  fetchReplies: { cooldownMs: number; initialWaitMs: number; maxStatuses: number };
   rateLimits: boolean;
   /**
    * Whether anonymous visitors may read the public, hashtag and link
@@ -256,6 +262,11 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     fetchBudget: {
       count: readInt(env, "FETCH_BUDGET", 8, 1, 100),
       ms: readInt(env, "FETCH_BUDGET_SECONDS", 10, 1, 120) * 1000,
+    },
+    fetchReplies: {
+      cooldownMs: readInt(env, "THREAD_CRAWL_COOLDOWN", 15, 0, 10_080) * 60_000,
+      initialWaitMs: readInt(env, "THREAD_CRAWL_MIN_AGE", 5, 0, 1_440) * 60_000,
+      maxStatuses: readInt(env, "THREAD_CRAWL_MAX_REPLIES", 1000, 0, 10_000),
     },
     rateLimits: rateLimitsRaw === "on" ? true : rateLimitsRaw === "off" ? false : (() => {
       throw new ConfigError("RATE_LIMITS must be on or off");

@@ -58,6 +58,7 @@ import { adminMetricsRoutes } from "./routes/admin/metrics.ts";
 import { adminTagRoutes } from "./routes/admin/tags.ts";
 import { adminTrendRoutes } from "./routes/admin/trends.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
+import { asyncRefreshRoutes } from "./routes/async_refreshes.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
 import { translationRoutes } from "./routes/translations.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
@@ -218,6 +219,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminTagRoutes());
   app.route("/", adminTrendRoutes());
   app.route("/", statusReadRoutes());
+  app.route("/", asyncRefreshRoutes());
   app.route("/", statusWriteRoutes());
   app.route("/", translationRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".

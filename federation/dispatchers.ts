@@ -14,6 +14,7 @@ import { registerEmojiDispatcher } from "./objects/emoji.ts";
 import { registerQuoteAuthorizationDispatcher } from "./objects/quote_authorization.ts";
 import { registerOutboxCollection } from "./outbox_collection.ts";
 import { registerProfileCollections } from "./profile_collections.ts";
+import { registerRepliesCollection } from "./replies_collection.ts";
 import { registerWebFingerLinks } from "./webfinger.ts";
 
 /** Sets up actors, collections, inboxes, WebFinger, NodeInfo and host-meta. */
@@ -23,6 +24,7 @@ export function registerDispatchers(federation: Federation<AppContext>): void {
   registerOutboxCollection(federation);
   registerProfileCollections(federation);
   registerNoteDispatcher(federation);
+  registerRepliesCollection(federation);
   registerEmojiDispatcher(federation);
   registerQuoteAuthorizationDispatcher(federation);
   registerInboxListeners(federation);

@@ -11,6 +11,7 @@ import { fetchStatusLinks } from "./status_links.ts";
 import { runPushJob } from "./push_jobs.ts";
 import { runMoveFollowers } from "./move_followers.ts";
 import { runDataImport } from "./data_import_job.ts";
+import { crawlReplies } from "./replies_crawl.ts";
 import { runAnnualReportJob } from "./annual_report_job.ts";
 import type { Job } from "./jobs.ts";
 
@@ -29,6 +30,8 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runMoveFollowers(ctx, job);
     case "data_import":
       return await runDataImport(ctx, job);
+    case "replies_crawl":
+      return await crawlReplies(ctx, job.statusId, job.refreshId);
     case "annual_report":
       return await runAnnualReportJob(ctx, job);
   }

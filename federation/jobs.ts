@@ -43,6 +43,8 @@ export type Job =
   | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number }
   /** The next batch of a CSV import from the settings pages (data_import_job.ts). */
   | { job: "data_import"; importId: string }
+  /** The replies of a remote status a user opened, for the async refresh `refreshId` (replies_crawl.ts). */
+  | { job: "replies_crawl"; statusId: string; refreshId: string }
   /** One account's annual report for one year (annual_report_job.ts). */
   | { job: "annual_report"; accountId: string; year: number };
 

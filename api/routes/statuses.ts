@@ -16,6 +16,11 @@
  * - Context asked by a signed-in user: a remote parent missing at the top of
  *   the thread (over the fetch budget of the activity that brought the
  *   status) is fetched then, within a budget (federation/status_links.ts).
+ * - Context of a remote status (Mastodon 4.5): the answer is what we have;
+ *   a signed-in user's request also starts a crawl of its replies
+ *   collection when it is due, and any running crawl is announced with the
+ *   `Mastodon-Async-Refresh` header (federation/replies_crawl.ts), which
+ *   `GET /api/v1_alpha/async_refreshes/:id` follows (async_refreshes.ts).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -34,6 +39,7 @@ import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { statuses } from "../../db/schema.ts";
 import type { Database } from "../../db/connection.ts";
 import { fetchMissingAncestor } from "../../federation/status_links.ts";
+import { asyncRefreshHeader, requestRepliesRefresh } from "../../federation/replies_crawl.ts";
 
 /** `GET /api/v1/statuses?id[]=` answers at most this many ids. */
 export const MAX_STATUS_IDS = 40;
@@ -175,6 +181,8 @@ export function statusReadRoutes(): Hono<ApiEnv> {
       context: "thread",
     });
     const above = new Set(up.map((s) => s.id));
+    const refresh = await requestRepliesRefresh(ctx, proper, viewer != null);
+    if (refresh) c.header("Mastodon-Async-Refresh", asyncRefreshHeader(refresh));
     return c.json({
       ancestors: all.filter((s) => above.has(s.id)),
       descendants: all.filter((s) => !above.has(s.id)),

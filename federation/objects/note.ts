@@ -259,7 +259,7 @@ export function buildNote(
  * The account of whoever signed the request, if we know it (else anonymous).
  * The signature is checked once per request, as authorized fetch checks it.
  */
-async function fetcherAccountId(ctx: RequestContext<AppContext>): Promise<string | null> {
+export async function fetcherAccountId(ctx: RequestContext<AppContext>): Promise<string | null> {
   const signer = await signedFetcher(ctx);
   if (!signer) return null;
   const [row] = await ctx.data.database.db.select({ id: accounts.id }).from(accounts)

@@ -4,7 +4,8 @@
  * (`interactionPolicy.canQuote`, GoToSocial's vocabulary as Mastodon 4.5
  * reads it) and, for a quote post, the quoted post (`quote`, plus
  * `quoteUrl`, `quoteUri` and `_misskey_quote` for older servers, and an
- * FEP-e232 Link tag) with its approval stamp once granted.
+ * FEP-e232 Link tag) with its approval stamp once granted, and its
+ * `replies` collection with the first page embedded (replies_collection.ts).
  *
  * {@link withNoteExtras} is applied by both the object dispatcher and the
  * deliveries, so what a peer fetches equals what it was sent.
@@ -24,6 +25,8 @@ import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema.ts";
+import { firstReplies, type ListedReply } from "../../db/queries/replies.ts";
+import { EMBEDDED_REPLIES, repliesProperty } from "./replies.ts";
 
 type StatusRow = typeof statuses.$inferSelect;
 
@@ -71,6 +74,8 @@ export interface NoteExtras {
     quotedLocal: boolean;
     quotedAuthorUri: string;
   } | null;
+  /** The first replies listed in the `replies` collection (one more than embedded). */
+  replies: ListedReply[];
 }
 
 /**
@@ -84,7 +89,7 @@ export async function loadNoteExtras(
   const result = new Map<string, NoteExtras>();
   if (rows.length === 0) return result;
   const conversationIds = rows.flatMap((s) => s.conversationId ? [s.conversationId] : []);
-  const [authors, conversationRows, quoteRows] = await Promise.all([
+  const [authors, conversationRows, quoteRows, replies] = await Promise.all([
     db.select({ id: accounts.id, uri: accounts.uri, username: accounts.username })
       .from(accounts).where(anyId(accounts.id, [...new Set(rows.map((s) => s.accountId))])),
     conversationIds.length
@@ -102,6 +107,7 @@ export async function loadNoteExtras(
     }).from(quotes).innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
       .innerJoin(accounts, eq(accounts.id, statuses.accountId))
       .where(anyId(quotes.statusId, rows.map((s) => s.id))),
+    firstReplies(db, rows.map((s) => s.id), EMBEDDED_REPLIES + 1),
   ]);
   for (const status of rows) {
     const author = authors.find((a) => a.id === status.accountId);
@@ -121,6 +127,7 @@ export async function loadNoteExtras(
           quotedAuthorUri: quote.quotedAuthorUri,
         }
         : null,
+      replies: replies.get(status.id) ?? [],
     });
   }
   return result;
@@ -155,6 +162,8 @@ export async function withNoteExtras<T extends Note | Question>(
     );
   }
   const values = {
+    // The replies collection with its first page, as Mastodon embeds it (replies_collection.ts).
+    replies: repliesProperty(status.uri, loaded.replies),
     contexts: conversation ? [new URL(contextUri(ctx.data.config.origin, conversation))] : [],
     interactionPolicy: canQuote(ctx, status, author.uri, author.username),
     ...(quote

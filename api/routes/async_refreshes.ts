@@ -1,0 +1,31 @@
+/**
+ * GET /api/v1_alpha/async_refreshes/:id (Mastodon 4.4, experimental): how a
+ * background refresh announced by a `Mastodon-Async-Refresh` header is doing
+ * (today: the crawl of a remote thread's replies, federation/replies_crawl.ts).
+ *
+ * Decisions:
+ * - A user token is required, with `read` as Mastodon asks, or the narrower
+ *   `read:statuses` (the scope of the context route that hands out the id).
+ * - Refreshes belong to a thread, not to a user (as Mastodon's): any user
+ *   holding the id may ask. The id is random and unguessable.
+ * - An unknown id, and a refresh finished more than an hour ago, are 404
+ *   (Mastodon keeps finished ones an hour).
+ */
+import { Hono } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { ApiError } from "../errors.ts";
+import { requireUser } from "../middleware/scopes.ts";
+import { findRefresh } from "../../actors/reply_crawls.ts";
+import { serializeAsyncRefresh } from "../entities/async_refresh.ts";
+
+/** The async refreshes route, mounted at the root of the app. */
+export function asyncRefreshRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.get("/api/v1_alpha/async_refreshes/:id", requireUser("read:statuses"), async (c) => {
+    const refresh = await findRefresh(c.get("ctx").database.db, c.req.param("id"));
+    if (!refresh) throw new ApiError(404, "Not found");
+    c.header("Cache-Control", "private, no-store");
+    return c.json(serializeAsyncRefresh(refresh));
+  });
+  return app;
+}
