@@ -73,7 +73,9 @@ export const AliasesPage: FC<Common & { aliases: AliasEntry[]; selfHandle: strin
           {aliases.map((a) => (
             <tr data-alias={a.uri}>
               <td>
-                {a.acct ? <strong>@{a.acct}</strong> : null} <code>{a.uri}</code>
+                {a.acct ? <strong>@{a.acct}</strong> : null}
+                {a.acct ? <br /> : null}
+                <code>{a.uri}</code>
               </td>
               <td>
                 <form method="post" action="/settings/aliases/remove">

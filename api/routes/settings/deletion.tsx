@@ -14,6 +14,7 @@ import { endSession } from "../authorize_request.ts";
 import { settingsSession, userPage } from "./session.ts";
 import { checkOwnPassword } from "./password_guess.ts";
 import { deleteLocalAccount } from "../../../actors/moderation.ts";
+import { NotFoundError } from "../../../actors/errors.ts";
 import { type FieldErrors, MessagePage } from "../../pages/auth/layout.tsx";
 import { DeleteAccountPage } from "../../pages/settings/deletion.tsx";
 import { TOO_MANY_ATTEMPTS } from "../sign_in.ts";
@@ -59,7 +60,12 @@ export function deletionSettingsRoutes(): Hono<ApiEnv> {
         status: 422,
       });
     }
-    await deleteLocalAccount(ctx.database.db, session.user.username);
+    try {
+      await deleteLocalAccount(ctx.database.db, session.user.username);
+    } catch (error) {
+      // A second click that raced the first: the account is gone all the same.
+      if (!(error instanceof NotFoundError)) throw error;
+    }
     // The user row went, and its sessions with it; the browser forgets its cookie.
     await endSession(c, session);
     return await sendAccountPage(
