@@ -17,9 +17,12 @@
  *   mute the target too, unless they follow it ({@link carryBlocksAndMutesOver}).
  *
  * An `account_moves` row per origin and target makes a repeated Move (or the
- * actor Update that announced the same `movedTo` first) do nothing new.
+ * actor Update that announced the same `movedTo` first) do nothing new. A
+ * local account moves at most once in {@link MOVE_COOLDOWN_MS} (Mastodon's
+ * AccountMigration cooldown), and may cancel the redirect
+ * ({@link cancelRedirect}) without taking its followers back.
  */
-import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
@@ -37,6 +40,9 @@ const logger = getLogger(["rookery", "actors", "moves"]);
 
 /** How many aliases a local account may list. */
 export const MAX_ALIASES = 20;
+
+/** How long after a move a local account may not move again (Mastodon: 30 days). */
+export const MOVE_COOLDOWN_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** How many followers one job redirects before it queues the next. */
 export const REDIRECT_BATCH = 50;
@@ -120,14 +126,18 @@ export type LocalMoveOutcome = "moved" | "already";
  * target does nothing new ("already").
  *
  * @throws ValidationError when the target is the account itself, has moved,
- *   or does not list the account in its aliases
+ *   or does not list the account in its aliases, or when the account moved
+ *   less than {@link MOVE_COOLDOWN_MS} ago
  */
 export async function moveLocalAccount(
   app: AppContext,
   accountId: string,
   targetId: string,
+  now = new Date(),
 ): Promise<LocalMoveOutcome> {
   return await app.database.db.transaction(async (tx) => {
+    // Two moves at once wait for each other: the second sees the first's cooldown.
+    await tx.execute(sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`);
     const account = await requireLocal(tx, accountId);
     const target = await requireAccount(tx, targetId);
     if (target.id === account.id) invalid("acct", "cannot be your own account");
@@ -136,12 +146,96 @@ export async function moveLocalAccount(
     if (!target.alsoKnownAs.includes(account.uri)) {
       invalid("acct", "must list this account as an alias (alsoKnownAs) first");
     }
-    if (!await recordMove(tx, account.id, target.id)) return "already" as const;
+    if (account.movedToAccountId === target.id) return "already" as const;
+    const [recent] = await tx.select({ at: accountMoves.createdAt }).from(accountMoves).where(and(
+      eq(accountMoves.accountId, account.id),
+      gt(accountMoves.createdAt, new Date(now.getTime() - MOVE_COOLDOWN_MS)),
+    )).limit(1);
+    if (recent) {
+      const until = new Date(recent.at.getTime() + MOVE_COOLDOWN_MS).toISOString().slice(0, 10);
+      invalid(
+        "acct",
+        `cannot be moved to: this account moved less than 30 days ago (next move after ${until})`,
+      );
+    }
+    // A move to the same target as one long ago (its redirect since cancelled)
+    // is a new move: followers are told again.
+    await tx.delete(accountMoves).where(
+      and(eq(accountMoves.accountId, account.id), eq(accountMoves.targetAccountId, target.id)),
+    );
+    await recordMove(tx, account.id, target.id);
     // Update first (peers store `movedTo`), then the Move itself, as Mastodon sends them.
     await recordDelivery(tx, "accountUpdated", account.id, newId());
     await recordDelivery(tx, "accountMoved", account.id, target.id, newId());
     return "moved" as const;
   });
+}
+
+/**
+ * Mastodon's "Cancel redirect": the local account `accountId` no longer
+ * shows `moved` and may post again; an Update of the actor (without
+ * `movedTo`) goes to its followers' servers. Followers already redirected
+ * stay with the new account, and the move still counts for the cooldown.
+ * Returns false when the account was not redirecting.
+ */
+export async function cancelRedirect(app: AppContext, accountId: string): Promise<boolean> {
+  return await app.database.db.transaction(async (tx) => {
+    const [account] = await tx.select().from(accounts)
+      .where(and(eq(accounts.id, accountId), isNull(accounts.domain))).for("update");
+    if (!account || account.deletedAt) throw new NotFoundError();
+    if (!account.movedToAccountId) return false;
+    await tx.update(accounts).set({ movedToAccountId: null, updatedAt: new Date() })
+      .where(eq(accounts.id, account.id));
+    await recordDelivery(tx, "accountUpdated", account.id, newId());
+    return true;
+  });
+}
+
+/** An alias of a local account: its actor IRI, and its handle when the account is stored. */
+export interface AliasEntry {
+  uri: string;
+  acct: string | null;
+}
+
+/** The aliases of the local account `accountId`, with their handles where known. */
+export async function listAliases(db: Executor, accountId: string): Promise<AliasEntry[]> {
+  const [account] = await db.select({ aliases: accounts.alsoKnownAs }).from(accounts)
+    .where(and(eq(accounts.id, accountId), isNull(accounts.domain))).limit(1);
+  if (!account) throw new NotFoundError();
+  if (!account.aliases.length) return [];
+  const known = await db.select({
+    uri: accounts.uri,
+    username: accounts.username,
+    domain: accounts.domain,
+  }).from(accounts).where(inArray(accounts.uri, account.aliases));
+  const handles = new Map(
+    known.map((k) => [k.uri, k.domain ? `${k.username}@${k.domain}` : k.username]),
+  );
+  return account.aliases.map((uri) => ({ uri, acct: handles.get(uri) ?? null }));
+}
+
+/** What the migration page shows: the account's own IRI and where it redirects, if anywhere. */
+export interface MigrationState {
+  uri: string;
+  redirect: { id: string; acct: string; url: string } | null;
+}
+
+/** The {@link MigrationState} of the local account `accountId`. */
+export async function migrationState(db: Executor, accountId: string): Promise<MigrationState> {
+  const [account] = await db.select({ uri: accounts.uri, movedTo: accounts.movedToAccountId })
+    .from(accounts).where(and(eq(accounts.id, accountId), isNull(accounts.domain))).limit(1);
+  if (!account) throw new NotFoundError();
+  if (!account.movedTo) return { uri: account.uri, redirect: null };
+  const [target] = await db.select().from(accounts).where(eq(accounts.id, account.movedTo));
+  if (!target) return { uri: account.uri, redirect: null };
+  return {
+    uri: account.uri,
+    redirect: {
+      id: target.id,
+      acct: target.domain ? `${target.username}@${target.domain}` : target.username,
+      url: target.url ?? target.uri,
+    },
+  };
 }
 
 /**

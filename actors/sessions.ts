@@ -164,6 +164,21 @@ export async function checkPassword(
   return { ok: true, user };
 }
 
+/**
+ * Whether `password` is the signed-in user's own: the confirmation the
+ * settings ask before moving or deleting the account (Mastodon's
+ * current_password).
+ */
+export async function passwordMatches(
+  db: Executor,
+  userId: string,
+  password: string,
+): Promise<boolean> {
+  const [row] = await db.select({ hash: users.passwordHash }).from(users)
+    .where(eq(users.id, userId)).limit(1);
+  return await verifyPassword(row?.hash ?? await timingDummy(), password) && !!row;
+}
+
 /** A new session: the cookie value and the CSRF token its forms must carry. */
 export interface NewSession {
   secret: string;

@@ -11,14 +11,8 @@ import type { AdminEnv, Command } from "./command.ts";
 import { NotFoundError } from "../actors/errors.ts";
 import { requireLocalUser } from "../actors/moderation.ts";
 import { addAlias, moveLocalAccount, removeAlias } from "../actors/moves.ts";
-import { isActor } from "@fedify/vocab";
-import { instanceContext, lookupRemote } from "../federation/lookup.ts";
-import {
-  type AccountRow,
-  findStoredAccount,
-  resolveRemoteAccount,
-  upsertRemoteActor,
-} from "../federation/remote_accounts.ts";
+import { accountByHandle, storedAccountUri } from "../federation/move_accounts.ts";
+import type { AccountRow } from "../federation/remote_accounts.ts";
 import { safe, UsageError } from "./args.ts";
 
 function appOf(env: AdminEnv): AppContext {
@@ -26,24 +20,10 @@ function appOf(env: AdminEnv): AppContext {
   return env.app;
 }
 
-/** A bare local name as a handle of this server (`alice` → `alice@host`). */
-function asQuery(app: AppContext, handle: string): string {
-  const name = handle.trim().replace(/^@/, "");
-  if (/^https?:\/\//i.test(name) || name.includes("@")) return name;
-  return `${name}@${new URL(app.config.origin).host}`;
-}
-
-/** The account a handle or URL names: stored, or fetched (fresh when `fresh`). */
+/** The account a handle or URL names (federation/move_accounts.ts), or NotFoundError. */
 async function accountOf(app: AppContext, handle: string, fresh: boolean): Promise<AccountRow> {
-  const query = asQuery(app, handle);
-  let row = await resolveRemoteAccount(app, query);
-  if (row && row.domain != null && fresh) {
-    const object = await lookupRemote(instanceContext(app), row.uri);
-    row = isActor(object) && object.id?.href === row.uri
-      ? await upsertRemoteActor(app, object)
-      : null;
-  }
-  if (!row || row.deletedAt) throw new NotFoundError(`No account found for ${safe(handle)}`);
+  const row = await accountByHandle(app, handle, fresh);
+  if (!row) throw new NotFoundError(`No account found for ${safe(handle)}`);
   return row;
 }
 
@@ -63,8 +43,7 @@ export const MOVE_COMMANDS: Record<string, Command> = {
         return `@${local.username} now lists ${aliases.length} alias(es): ${aliases.join(", ")}`;
       }
       if (action === "remove") {
-        const stored = await findStoredAccount(app, asQuery(app, account));
-        const uri = stored?.uri ?? account.trim();
+        const uri = await storedAccountUri(app, account) ?? account.trim();
         const removed = await removeAlias(app, local.id, uri);
         return removed
           ? `Removed ${safe(uri)} from the aliases of @${local.username}.`

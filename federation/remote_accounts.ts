@@ -205,6 +205,9 @@ export async function actorColumns(
     publicKeyId: key?.id && keyOwned ? key.id.href : null,
     suspendedAt: actor.suspended ? new Date() : null,
     suspensionOrigin: actor.suspended ? "remote" : null,
+    // A document without `movedTo` ends a redirect (Mastodon's "Cancel redirect"
+    // sends such an Update); a `Move` is what sets one (inbox_move.ts).
+    ...(terms && !terms.movedTo ? { movedToAccountId: null } : {}),
     // Without a usable `published`, a new row keeps its default (now) and a stored one its own.
     ...(createdAt ? { createdAt } : {}),
     fetchedAt: new Date(),
