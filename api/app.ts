@@ -41,6 +41,8 @@ import { signInRoutes } from "./routes/sign_in.ts";
 import { webAccountRoutes } from "./routes/web_account/mod.ts";
 import { adminWebRoutes } from "./routes/admin_web/mod.ts";
 import { dataSettingsRoutes } from "./routes/settings/data.tsx";
+import { profileSettingsRoutes } from "./routes/settings/profile.tsx";
+import { accountSettingsRoutes } from "./routes/settings/account.tsx";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
@@ -199,6 +201,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", webAccountRoutes());
   app.route("/", adminWebRoutes());
   app.route("/", dataSettingsRoutes());
+  app.route("/", profileSettingsRoutes());
+  app.route("/", accountSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());
