@@ -291,6 +291,38 @@ test("the profile form over HTTP: hostile and refused input", async (t) => {
     assert.equal(me.source.hide_collections, false);
     assert.equal(me.source.indexable, true);
   });
+
+  await t.step("a verified link shows its mark, and keeps it when saved unchanged", async () => {
+    await ok(a, ben, "PATCH", "/api/v1/accounts/update_credentials", {
+      fields_attributes: [{ name: "Site", value: "https://ben.example" }, {
+        name: "X",
+        value: "y",
+      }],
+    });
+    // The link check is the verifier's job (tests of its own): mark it done here.
+    const [row] = await db.select({ fields: accounts.fields }).from(accounts)
+      .where(eq(accounts.id, ben.id));
+    const verifiedAt = "2026-01-02T03:04:05.000Z";
+    await db.update(accounts).set({
+      fields: row.fields.map((f, i) => i === 0 ? { ...f, verified_at: verifiedAt } : f),
+    }).where(eq(accounts.id, ben.id));
+    const html = await (await benSession.get("/settings/profile")).text();
+    assert.equal([...html.matchAll(/class="verified"/g)].length, 1);
+    includes(html, "Verified link (checked 2026-01-02)");
+    const res = await postProfile(a, benSession, {
+      display_name: "Ben B",
+      "fields_attributes[0][name]": "Website",
+      "fields_attributes[0][value]": "https://ben.example",
+      "fields_attributes[1][name]": "X",
+      "fields_attributes[1][value]": "z",
+    });
+    assert.equal(res.status, 303);
+    const me = await credentials(ben);
+    assert.deepEqual(
+      me.fields.map((f: { verified_at: string | null }) => f.verified_at),
+      [verifiedAt, null],
+    );
+  });
 });
 
 Deno.test({
