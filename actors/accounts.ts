@@ -85,6 +85,23 @@ export function localAccountUris(origin: string, username: string) {
   };
 }
 
+/**
+ * The rules of a new password, the same at sign-up, reset and change: adds
+ * its problems (under `password`) to `problems`.
+ */
+export function checkNewPassword(password: string, problems: Problems): void {
+  if (password === "") problems.add("password", "ERR_BLANK", "can't be blank");
+  else if (password.length < PASSWORD_MIN) {
+    problems.add(
+      "password",
+      "ERR_TOO_SHORT",
+      `is too short (minimum is ${PASSWORD_MIN} characters)`,
+    );
+  } else if (password.length > PASSWORD_MAX) {
+    problems.add("password", "ERR_TOO_LONG", `is too long (maximum is ${PASSWORD_MAX} characters)`);
+  }
+}
+
 /** Checks a new account's input; throws ValidationError with Mastodon's codes. */
 export async function validateNewAccount(db: Executor, input: NewLocalAccount): Promise<void> {
   const problems = new Problems();
@@ -113,17 +130,7 @@ export async function validateNewAccount(db: Executor, input: NewLocalAccount): 
       .where(sql`lower(${users.email}) = ${email.toLowerCase()}`).limit(1);
     if (taken) problems.add("email", "ERR_TAKEN", "is already taken");
   }
-  const password = input.password ?? "";
-  if (password === "") problems.add("password", "ERR_BLANK", "can't be blank");
-  else if (password.length < PASSWORD_MIN) {
-    problems.add(
-      "password",
-      "ERR_TOO_SHORT",
-      `is too short (minimum is ${PASSWORD_MIN} characters)`,
-    );
-  } else if (password.length > PASSWORD_MAX) {
-    problems.add("password", "ERR_TOO_LONG", `is too long (maximum is ${PASSWORD_MAX} characters)`);
-  }
+  checkNewPassword(input.password ?? "", problems);
   if (input.role && !ROLES.includes(input.role)) {
     problems.add("role", "ERR_INCLUSION", `is not one of ${ROLES.join(", ")}`);
   }

@@ -15,6 +15,7 @@ import { isValidEmail } from "./email_address.ts";
 import { Problems } from "./errors.ts";
 import { sendMail } from "./mailer.ts";
 import { hashSecret, randomSecret } from "./tokens.ts";
+import { checkSignUpEmail } from "./access_blocks/sign_up.ts";
 
 const logger = getLogger(["rookery", "mail", "confirmation"]);
 
@@ -50,10 +51,13 @@ export function confirmationUrl(origin: string, token: string): string {
   return `${origin}${CONFIRMATION_PATH}?confirmation_token=${encodeURIComponent(token)}`;
 }
 
-/** Mails the confirmation link for `token` to `to`. */
+/**
+ * Mails the confirmation link for `token` to `to`; `change` words it for a
+ * new address of an existing account rather than for a sign-up.
+ */
 export async function sendConfirmationMail(
   ctx: Pick<AppContext, "config">,
-  input: { to: string; username: string; token: string },
+  input: { to: string; username: string; token: string; change?: boolean },
 ): Promise<void> {
   const { config } = ctx;
   const link = confirmationUrl(config.origin, input.token);
@@ -62,7 +66,9 @@ export async function sendConfirmationMail(
     to: input.to,
     subject: `${title}: Confirmation instructions for ${config.domain}`,
     text: [
-      `Welcome to ${title}, @${input.username}!`,
+      input.change
+        ? `@${input.username} on ${title} asked to use this e-mail address.`
+        : `Welcome to ${title}, @${input.username}!`,
       "",
       "To confirm your e-mail address, follow this link:",
       "",
@@ -94,6 +100,7 @@ export async function requestConfirmation(ctx: AppContext, userId: string): Prom
       to: row.unconfirmedEmail ?? row.email,
       username: row.username,
       token,
+      change: row.unconfirmedEmail != null,
     });
     return true;
   } catch (error) {
@@ -107,14 +114,21 @@ export async function requestConfirmation(ctx: AppContext, userId: string): Prom
 
 /**
  * Sets the address a resent confirmation goes to (`POST
- * /api/v1/emails/confirmations` with `email`). Throws ValidationError when it
- * is malformed or belongs to someone else.
+ * /api/v1/emails/confirmations` with `email`, and the account settings page).
+ * Throws ValidationError when it is malformed, belongs to someone else, or
+ * meets an e-mail block that refuses sign-ups (access_blocks/sign_up.ts; a
+ * block that only asks for approval does not stop an existing account, as
+ * Mastodon's BlacklistedEmailValidator ignores it). `mxHosts` are the
+ * domain's mail servers, looked up by the caller before its transaction.
+ * Returns whether an address now waits for confirmation (false when `email`
+ * is the current address, which also drops a pending change).
  */
 export async function changePendingEmail(
   db: Executor,
   userId: string,
   email: string,
-): Promise<void> {
+  mxHosts: readonly string[] = [],
+): Promise<boolean> {
   const problems = new Problems();
   if (!isValidEmail(email)) {
     problems.add("email", "ERR_INVALID", "is invalid");
@@ -125,12 +139,36 @@ export async function changePendingEmail(
     )).limit(1);
     if (taken) problems.add("email", "ERR_TAKEN", "is already taken");
   }
-  problems.throwIfAny();
   const [user] = await db.select({ email: users.email }).from(users)
     .where(eq(users.id, userId)).limit(1);
   const unchanged = user?.email.toLowerCase() === email.toLowerCase();
+  if (problems.empty && !unchanged) await checkSignUpEmail(db, email, problems, mxHosts);
+  problems.throwIfAny();
   await db.update(users).set({ unconfirmedEmail: unchanged ? null : email })
     .where(eq(users.id, userId));
+  return !unchanged;
+}
+
+/**
+ * Mails a new confirmation link to whoever awaits confirmation of `email`
+ * (a sign-up not yet confirmed, or a pending new address), as Devise's
+ * paranoid ConfirmationsController: nothing tells the caller whether the
+ * address belongs to anyone. The route limits how often it is asked.
+ */
+export async function resendConfirmationTo(ctx: AppContext, email: string): Promise<void> {
+  const address = email.trim().toLowerCase();
+  if (!isValidEmail(address)) return;
+  const db = ctx.database.db;
+  // A pending new address first, as Devise's reconfirmable looks it up.
+  const [row] = await db.select({
+    id: users.id,
+    confirmedAt: users.confirmedAt,
+    unconfirmedEmail: users.unconfirmedEmail,
+  }).from(users).where(sql`(lower(${users.unconfirmedEmail}) = ${address}
+      OR lower(${users.email}) = ${address})`)
+    .orderBy(sql`lower(${users.unconfirmedEmail}) = ${address} DESC NULLS LAST`).limit(1);
+  if (!row || (row.confirmedAt && !row.unconfirmedEmail)) return;
+  await requestConfirmation(ctx, row.id);
 }
 
 /** Confirms the address behind a token (the link in the mail). */

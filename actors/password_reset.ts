@@ -14,7 +14,7 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { oauthAccessTokens, users, webSessions } from "../db/schema.ts";
-import { PASSWORD_MAX, PASSWORD_MIN } from "./accounts.ts";
+import { checkNewPassword } from "./accounts.ts";
 import { isValidEmail } from "./email_address.ts";
 import { Problems } from "./errors.ts";
 import { sendMail } from "./mailer.ts";
@@ -105,16 +105,8 @@ export async function resetPasswordWithToken(
   if (!input.token || input.token.length > 200) return { status: "invalid" };
   const problems = new Problems();
   const password = input.password;
-  if (password === "") problems.add("password", "ERR_BLANK", "can't be blank");
-  else if (password.length < PASSWORD_MIN) {
-    problems.add(
-      "password",
-      "ERR_TOO_SHORT",
-      `is too short (minimum is ${PASSWORD_MIN} characters)`,
-    );
-  } else if (password.length > PASSWORD_MAX) {
-    problems.add("password", "ERR_TOO_LONG", `is too long (maximum is ${PASSWORD_MAX} characters)`);
-  } else if (password !== input.confirmation) {
+  checkNewPassword(password, problems);
+  if (problems.empty && password !== input.confirmation) {
     problems.add("password_confirmation", "ERR_CONFIRMATION", "doesn't match Password");
   }
   const tokenHash = await hashSecret(input.token);

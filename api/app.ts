@@ -43,6 +43,8 @@ import { adminWebRoutes } from "./routes/admin_web/mod.ts";
 import { dataSettingsRoutes } from "./routes/settings/data.tsx";
 import { movingSettingsRoutes } from "./routes/settings/moving.tsx";
 import { deletionSettingsRoutes } from "./routes/settings/deletion.tsx";
+import { profileSettingsRoutes } from "./routes/settings/profile.tsx";
+import { accountSettingsRoutes } from "./routes/settings/account.tsx";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
@@ -206,6 +208,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", dataSettingsRoutes());
   app.route("/", movingSettingsRoutes());
   app.route("/", deletionSettingsRoutes());
+  app.route("/", profileSettingsRoutes());
+  app.route("/", accountSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());

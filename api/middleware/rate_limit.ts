@@ -14,6 +14,8 @@
  * | web sign-ups      | client IP (*)  | 25 / 5 min        | POST /auth/sign_up, whatever the outcome      |
  * | password resets   | client IP (*)  | 25 / 5 min        | POST /auth/password                           |
  * | resets per e-mail | address        | 5 / 30 min        | POST /auth/password (counted by the route)    |
+ * | confirmations     | client IP (*)  | 25 / 5 min        | POST /auth/confirmation                       |
+ * | confirm / e-mail  | address        | 5 / 30 min        | POST /auth/confirmation (counted by route)    |
  *
  * (*) an IPv6 client counts with its whole /64 (`rateLimitSubject`).
  *
@@ -62,6 +64,10 @@ export const RATE_LIMITS = {
   passwordResetsIp: { name: "password_resets_ip", limit: 25, periodSeconds: 5 * 60 },
   /** Rack::Attack's throttle_password_resets/email. */
   passwordResetsEmail: { name: "password_resets_email", limit: 5, periodSeconds: 30 * 60 },
+  /** Rack::Attack's throttle_email_confirmations/ip. */
+  emailConfirmationsIp: { name: "email_confirmations_ip", limit: 25, periodSeconds: 5 * 60 },
+  /** Rack::Attack's throttle_email_confirmations/email. */
+  emailConfirmationsEmail: { name: "email_confirmations_email", limit: 5, periodSeconds: 30 * 60 },
   /** Rack::Attack's throttle_login_attempts/ip. */
   signInIp: { name: "sign_in_ip", limit: 25, periodSeconds: 5 * 60 },
   /** Rack::Attack's throttle_login_attempts/email. */
@@ -80,6 +86,7 @@ const SIGN_UP_PATH = /^\/api\/v1\/accounts\/?$/;
 const SIGN_IN_PATH = /^\/auth\/sign_in\/?$/;
 const WEB_SIGN_UP_PATH = /^\/auth\/sign_up\/?$/;
 const PASSWORD_RESET_PATH = /^\/auth\/password\/?$/;
+const CONFIRMATION_RESEND_PATH = /^\/auth\/confirmation\/?$/;
 
 /** The buckets one request counts against. */
 export function bucketsFor(
@@ -115,6 +122,9 @@ export function bucketsFor(
   }
   if (method === "POST" && PASSWORD_RESET_PATH.test(path)) {
     buckets.push({ rule: RATE_LIMITS.passwordResetsIp, subject: ip });
+  }
+  if (method === "POST" && CONFIRMATION_RESEND_PATH.test(path)) {
+    buckets.push({ rule: RATE_LIMITS.emailConfirmationsIp, subject: ip });
   }
   return buckets;
 }

@@ -46,6 +46,6 @@ ${hiddenFields({ ...input.fields, authenticity_token: input.csrfToken })}
 <button type="submit" class="primary">Sign in</button>
 </div>
 </form>
-<nav aria-label="Account help"><p><a href="/auth/password/new">Forgot your password?</a> · <a href="/auth/sign_up">Sign up</a></p></nav>`;
+<nav aria-label="Account help"><p><a href="/auth/password/new">Forgot your password?</a> · <a href="/auth/confirmation/new">No confirmation link?</a> · <a href="/auth/sign_up">Sign up</a></p></nav>`;
   return authPage({ title: "Sign in", instanceTitle: input.instanceTitle, body });
 }

@@ -47,7 +47,7 @@ function readText(p: Params, key: string, allowBlank = false): string | undefine
  * do not matter; its values are taken in key order (numeric keys ascending,
  * as JavaScript objects keep them, then the others as they came).
  */
-function readFields(p: Params): FieldSource[] | undefined {
+export function readFields(p: Params): FieldSource[] | undefined {
   const value = p.fields_attributes;
   if (value === undefined || value === null || value === "") return undefined;
   const items = Array.isArray(value)

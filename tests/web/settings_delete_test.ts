@@ -22,7 +22,7 @@ import { CHROMIUM_PATH, launchBrowser, signInWithForm } from "../fixtures/browse
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
 import { appToken, signUp, signUpForm } from "../accounts/helpers.ts";
 import { openForm } from "./helpers.ts";
-import { checkPage } from "./page_checks.ts";
+import { checkOpenPage } from "./page_checks.ts";
 
 const chromiumPresent = (() => {
   try {
@@ -99,7 +99,7 @@ test("deleting an account on /settings/delete", async (t) => {
             await page.goto(`${a.origin}/settings/delete`);
             await signInWithForm(page, "erin", TEST_PASSWORD);
             assert.equal(new URL(page.url()).pathname, "/settings/delete");
-            await checkPage(page, `${a.origin}/settings/delete`, "settings_delete_erin");
+            await checkOpenPage(page, `${a.origin}/settings/delete`, "settings_delete_erin");
             // Turned on after signing in (the sign-in would ask for a code).
             await dbA.update(users).set({ otpRequiredForLogin: true })
               .where(eq(users.id, erin.userId));

@@ -20,7 +20,7 @@ import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { CHROMIUM_PATH, launchBrowser, signInWithForm } from "../fixtures/browser.ts";
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
-import { checkPage } from "./page_checks.ts";
+import { checkOpenPage } from "./page_checks.ts";
 import { accountByHandle } from "../../federation/move_accounts.ts";
 
 const chromiumPresent = (() => {
@@ -245,13 +245,13 @@ test("moving through the settings pages: aliases, the move, cancel, cooldown", a
           await Promise.all([page.waitForNavigation(), page.click(".add-alias button")]);
           includes((await page.textContent("main"))!, "The alias was created.");
           includes((await page.textContent("table.aliases"))!, `@bob@${b.domain}`);
-          await checkPage(page, `${a.origin}/settings/aliases`, "settings_aliases");
-          await checkPage(page, `${a.origin}/settings/migration`, "settings_migration");
+          await checkOpenPage(page, `${a.origin}/settings/aliases`, "settings_aliases");
+          await checkOpenPage(page, `${a.origin}/settings/migration`, "settings_migration");
           includes((await page.textContent("main"))!, `@carol@${b.domain}`);
           await Promise.all([page.waitForNavigation(), page.click(".cancel-redirect button")]);
           includes((await page.textContent("main"))!, "The redirect was cancelled");
           assert.equal(await movedOf(), null);
-          await checkPage(page, `${a.origin}/settings/delete`, "settings_delete");
+          await checkOpenPage(page, `${a.origin}/settings/delete`, "settings_delete");
         } finally {
           await browser.close();
         }

@@ -7,6 +7,8 @@ import type { Child, FC } from "hono/jsx";
 import { CsrfField, STYLE } from "../auth/layout.tsx";
 
 export const SETTINGS_SECTIONS = [
+  { key: "profile", path: "/settings/profile", label: "Profile" },
+  { key: "account", path: "/settings/account", label: "Account" },
   { key: "otp", path: "/settings/otp_authentication", label: "Two-factor sign-in" },
   { key: "applications", path: "/settings/applications", label: "Authorized apps" },
   { key: "sessions", path: "/settings/sessions", label: "Sessions" },

@@ -1,4 +1,4 @@
-/** The account pages of the web face: sign-up, password reset, two-factor sign-in, settings. */
+/** The account pages of the web face: sign-up, password reset, confirmation resend, two-factor sign-in, settings. */
 import { Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { webSignUpRoutes } from "./sign_up.tsx";
@@ -6,6 +6,7 @@ import { passwordResetRoutes } from "./password.tsx";
 import { twoFactorSignInRoutes } from "./two_factor_sign_in.tsx";
 import { twoFactorSettingsRoutes } from "./two_factor_settings.tsx";
 import { settingsRoutes } from "./settings.tsx";
+import { confirmationResendRoutes } from "./confirmation.tsx";
 
 export function webAccountRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -14,5 +15,6 @@ export function webAccountRoutes(): Hono<ApiEnv> {
   app.route("/", twoFactorSignInRoutes());
   app.route("/", twoFactorSettingsRoutes());
   app.route("/", settingsRoutes());
+  app.route("/", confirmationResendRoutes());
   return app;
 }

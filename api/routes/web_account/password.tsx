@@ -15,6 +15,7 @@ import type { ApiEnv } from "../../env.ts";
 import {
   countRequest,
   RATE_LIMITS,
+  type RateLimit,
   rateLimitClock,
   tooManyRequests,
 } from "../../middleware/rate_limit.ts";
@@ -64,8 +65,15 @@ const invalidLink = (c: Context<ApiEnv>) =>
     { href: "/auth/password/new", label: "Ask for a new link" },
   ]);
 
-/** Counts a reset request against its address; true when over the limit. */
-async function overEmailLimit(c: Context<ApiEnv>, email: string): Promise<Response | null> {
+/**
+ * Counts a request that mails `email` against that address (password resets,
+ * or `rule`); the 429 answer when over the limit, else null.
+ */
+export async function overEmailLimit(
+  c: Context<ApiEnv>,
+  email: string,
+  rule: RateLimit = RATE_LIMITS.passwordResetsEmail,
+): Promise<Response | null> {
   const { config, database } = c.get("ctx");
   const address = email.trim().toLowerCase();
   if (!config.rateLimits || !address) return null;
@@ -73,12 +81,12 @@ async function overEmailLimit(c: Context<ApiEnv>, email: string): Promise<Respon
     const now = rateLimitClock.now();
     const [state] = await countRequest(
       database,
-      [{ rule: RATE_LIMITS.passwordResetsEmail, subject: `email:${address}` }],
+      [{ rule, subject: `email:${address}` }],
       now,
     );
     return state.count > state.rule.limit ? tooManyRequests(c, state, now) : null;
   } catch (error) {
-    logger.warn("Could not count a password reset request: {error}", { error });
+    logger.warn("Could not count a mail request: {error}", { error });
     return null;
   }
 }
