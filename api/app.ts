@@ -41,6 +41,7 @@ import { signInRoutes } from "./routes/sign_in.ts";
 import { webAccountRoutes } from "./routes/web_account/mod.ts";
 import { adminWebRoutes } from "./routes/admin_web/mod.ts";
 import { dataSettingsRoutes } from "./routes/settings/data.tsx";
+import { archiveSettingsRoutes } from "./routes/settings/archive.tsx";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
@@ -199,6 +200,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", webAccountRoutes());
   app.route("/", adminWebRoutes());
   app.route("/", dataSettingsRoutes());
+  app.route("/", archiveSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());

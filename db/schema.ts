@@ -18,3 +18,4 @@ export * from "./schema/federation_rules.ts";
 export * from "./schema/access_blocks.ts";
 export * from "./schema/moves.ts";
 export * from "./schema/data_imports.ts";
+export * from "./schema/backups.ts";

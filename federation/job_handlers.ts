@@ -11,6 +11,7 @@ import { fetchStatusLinks } from "./status_links.ts";
 import { runPushJob } from "./push_jobs.ts";
 import { runMoveFollowers } from "./move_followers.ts";
 import { runDataImport } from "./data_import_job.ts";
+import { runArchive } from "./archive_job.ts";
 import type { Job } from "./jobs.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
@@ -28,5 +29,7 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runMoveFollowers(ctx, job);
     case "data_import":
       return await runDataImport(ctx, job);
+    case "archive":
+      return await runArchive(ctx, job);
   }
 }

@@ -42,7 +42,9 @@ export type Job =
   /** A retry names the subscription and the attempt it is. */
   | { job: "web_push"; notificationId: string; subscriptionId?: number; attempt?: number }
   /** The next batch of a CSV import from the settings pages (data_import_job.ts). */
-  | { job: "data_import"; importId: string };
+  | { job: "data_import"; importId: string }
+  /** The build of an archive export from the settings pages (archive_job.ts). */
+  | { job: "archive"; archiveId: string };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 

@@ -10,6 +10,7 @@ export const SETTINGS_SECTIONS = [
   { key: "otp", path: "/settings/otp_authentication", label: "Two-factor sign-in" },
   { key: "applications", path: "/settings/applications", label: "Authorized apps" },
   { key: "sessions", path: "/settings/sessions", label: "Sessions" },
+  { key: "archive", path: "/settings/archive", label: "Archive" },
 ] as const;
 
 export type SettingsSection = (typeof SETTINGS_SECTIONS)[number]["key"];
