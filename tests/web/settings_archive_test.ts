@@ -103,7 +103,6 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
     const html = await page.text();
     includes(html, "Request your archive</button>");
     includes(html, 'action="/settings/archive"');
-    assert.ok(!html.includes("disabled"), "the button is enabled");
     const res = await session.post("/settings/archive");
     assert.equal(res.status, 303);
     assert.equal(res.headers.get("location"), "/settings/archive?notice=requested");
@@ -117,7 +116,7 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
     includes(after, `href="/settings/archives/${row.id}/download"`);
     includes(after, `data-state="done"`);
     includes(after, "You can request your next archive from");
-    includes(after, "disabled");
+    assert.ok(!after.includes("Request your archive</button>"), "no button within the week");
   });
 
   await t.step("the zip downloads and holds what Mastodon's archive holds", async () => {
@@ -403,7 +402,8 @@ browserTest(
         await waitBuilt(dave.userId);
         await tab.reload();
       }
-      assert.ok(await tab.isDisabled(".archive-form button"), "one a week: the button is off");
+      assert.equal(await tab.locator(".archive-form").count(), 0, "one a week: no button now");
+      includes((await tab.textContent("p.next"))!, "You can request your next archive from");
       assert.ok((await tab.textContent("tr[data-state=done] a"))!.startsWith("Download"));
       await tab.screenshot({ path: `${ARTIFACTS}settings_archive-${width}.png`, fullPage: true });
       await tab.addScriptTag({ content: AXE_SOURCE });

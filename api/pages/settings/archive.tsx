@@ -61,17 +61,17 @@ export const ArchivePage: FC<{
       Mastodon's archives), the media attached to them, your likes and bookmarks, and your profile
       with its avatar and header. You can request one a week; each is kept for a week.
     </p>
-    <form method="post" action="/settings/archive" class="archive-form">
-      <CsrfField token={viewer.csrfToken} />
-      {nextAt
-        ? (
-          <p class="hint next">
-            You can request your next archive from {when(nextAt)} UTC.
-          </p>
-        )
-        : null}
-      <button type="submit" disabled={nextAt != null}>Request your archive</button>
-    </form>
+    {nextAt
+      ? (
+        // No button until then: the server would refuse it (422) anyway.
+        <p class="hint next">You can request your next archive from {when(nextAt)} UTC.</p>
+      )
+      : (
+        <form method="post" action="/settings/archive" class="archive-form">
+          <CsrfField token={viewer.csrfToken} />
+          <button type="submit">Request your archive</button>
+        </form>
+      )}
     {archives.length
       ? (
         <>
