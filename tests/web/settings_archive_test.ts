@@ -31,7 +31,14 @@ import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
 import { authed, form, image, upload, waitProcessed } from "../media/helpers.ts";
-import { archiveFile, archivesFolder, partFile, purgeArchives } from "../../actors/data/archive.ts";
+import {
+  archiveFile,
+  archivesFolder,
+  ArchiveTooSoon,
+  partFile,
+  purgeArchives,
+  requestArchive,
+} from "../../actors/data/archive.ts";
 import { ARCHIVE_PAGE, runArchive } from "../../federation/archive_job.ts";
 
 type Json = Record<string, any>;
@@ -223,6 +230,16 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
     includes(html, 'role="alert"');
     includes(html, "one archive a week");
     assert.equal((await archivesOf(alice.userId)).length, 1, "nothing recorded");
+    // Requests at once: one passes, the others are refused (the user's row is locked first).
+    const gina = await createUser(instance, "gina");
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 4 }, () => requestArchive(db, gina.userId)),
+    );
+    assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 1);
+    for (const o of outcomes) {
+      if (o.status === "rejected") assert.ok(o.reason instanceof ArchiveTooSoon, `${o.reason}`);
+    }
+    assert.equal((await archivesOf(gina.userId)).length, 1);
   });
 
   await t.step("someone else's archive, or no such id: 404; no session, no token", async () => {
