@@ -38,6 +38,7 @@ import {
   newArchiveKey,
   partFile,
   removeFile,
+  requeueArchive,
 } from "../actors/data/archive.ts";
 import { ZipFileWriter } from "../actors/data/zip_writer.ts";
 import { isSafeAttachmentPath, storedFileName } from "../actors/media/storage.ts";
@@ -68,8 +69,17 @@ export async function queueArchive(ctx: AppContext, archiveId: string): Promise<
   await enqueueJob(ctx, { job: "archive", archiveId }, { orderingKey: `archive:${archiveId}` });
 }
 
-/** Builds one archive (see the module comment); a queued archive only, once. */
-export async function runArchive(ctx: AppContext, job: { archiveId: string }): Promise<void> {
+/**
+ * Builds one archive (see the module comment); a queued archive only, once.
+ * When `signal` aborts (the worker stops), the build stops at its next write
+ * and the archive is queued again, for the next worker to build from the
+ * start.
+ */
+export async function runArchive(
+  ctx: AppContext,
+  job: { archiveId: string },
+  signal?: AbortSignal,
+): Promise<void> {
   const { database, config } = ctx;
   const claimed = await claimArchive(database.db, job.archiveId);
   if (!claimed) return;
@@ -82,7 +92,7 @@ export async function runArchive(ctx: AppContext, job: { archiveId: string }): P
       throw new Error("the account is gone or suspended");
     }
     await Deno.mkdir(archivesFolder(config.dataDir), { recursive: true });
-    const zip = await ZipFileWriter.create(part);
+    const zip = await ZipFileWriter.create(part, signal);
     let size: number;
     try {
       await writeArchive(ctx, zip, account);
@@ -100,9 +110,14 @@ export async function runArchive(ctx: AppContext, job: { archiveId: string }): P
     }
     logger.info("Archive {id} built: {size} bytes.", { id: claimed.id, size });
   } catch (error) {
-    logger.warn("Archive {id} failed: {error}", { id: claimed.id, error });
     await removeFile(part);
     if (key) await removeFile(archiveFile(config.dataDir, key));
+    if (signal?.aborted && !key && await requeueArchive(database.db, claimed.id)) {
+      logger.info("Archive {id} stopped with the worker: queued again.", { id: claimed.id });
+      await queueArchive(ctx, claimed.id);
+      return;
+    }
+    logger.warn("Archive {id} failed: {error}", { id: claimed.id, error });
     await failArchive(database.db, claimed.id);
     return;
   }

@@ -30,6 +30,6 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
     case "data_import":
       return await runDataImport(ctx, job);
     case "archive":
-      return await runArchive(ctx, job);
+      return await runArchive(ctx, job, signal);
   }
 }

@@ -11,7 +11,8 @@
  * file). A job writes to `<id>.zip.part` and renames it only once the zip is
  * complete, so a failure or a crash never leaves a half archive to
  * download: a failed job removes its part file, and the purge removes what a
- * crash left and marks an archive stuck for a day as failed. A failed
+ * crash left and marks an archive stuck for a day as failed (a worker that
+ * stops puts its build back in the queue instead). A failed
  * archive does not count against the weekly allowance.
  */
 import { join } from "node:path";
@@ -161,6 +162,14 @@ export async function finishArchive(
 ): Promise<boolean> {
   const rows = await db.update(backups)
     .set({ state: "done", fileKey, size, processedAt: new Date() })
+    .where(and(eq(backups.id, id), eq(backups.state, "running")))
+    .returning({ id: backups.id });
+  return rows.length > 0;
+}
+
+/** Puts a running archive back in the queue (its worker stopped); false when it is not running. */
+export async function requeueArchive(db: Db, id: string): Promise<boolean> {
+  const rows = await db.update(backups).set({ state: "queued" })
     .where(and(eq(backups.id, id), eq(backups.state, "running")))
     .returning({ id: backups.id });
   return rows.length > 0;

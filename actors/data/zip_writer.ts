@@ -42,9 +42,11 @@ export class ZipFileWriter {
   #bytes = 0;
   #open: ZipEntryWriter | null = null;
   readonly #encoder = new TextEncoder();
+  readonly #signal: AbortSignal | undefined;
 
-  private constructor(file: Deno.FsFile) {
+  private constructor(file: Deno.FsFile, signal?: AbortSignal) {
     this.#file = file;
+    this.#signal = signal;
     this.#zip = new Zip((error, data) => {
       if (error) {
         this.#error ??= error;
@@ -56,10 +58,13 @@ export class ZipFileWriter {
     });
   }
 
-  /** Creates (or truncates) `path` and starts a zip in it. */
-  static async create(path: string): Promise<ZipFileWriter> {
+  /**
+   * Creates (or truncates) `path` and starts a zip in it. Once `signal` is
+   * aborted, every write throws its reason (a worker that stops).
+   */
+  static async create(path: string, signal?: AbortSignal): Promise<ZipFileWriter> {
     const file = await Deno.open(path, { write: true, create: true, truncate: true, mode: 0o600 });
-    return new ZipFileWriter(file);
+    return new ZipFileWriter(file, signal);
   }
 
   /** Bytes of zip written so far. */
@@ -70,6 +75,7 @@ export class ZipFileWriter {
   /** Writes what fflate produced to the file. */
   async #flush(): Promise<void> {
     if (this.#error) throw this.#error;
+    this.#signal?.throwIfAborted();
     const pieces = this.#pending;
     this.#pending = [];
     for (const piece of pieces) {

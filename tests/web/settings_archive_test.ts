@@ -304,6 +304,20 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
     }, 60_000);
   });
 
+  await t.step("a build stopped with the worker is queued again, then built", async () => {
+    const hank = await createUser(instance, "hank");
+    await postStatus(instance, hank, "Still here");
+    const id = newId();
+    await db.insert(backups).values({ id, userId: hank.userId });
+    const stop = new AbortController();
+    stop.abort();
+    await runArchive(instance.rookery.ctx, { archiveId: id }, stop.signal);
+    await assert.rejects(Deno.stat(partFile(dataDir, id)), Deno.errors.NotFound);
+    // The running worker takes the queued job again and builds it whole.
+    const row = await waitBuilt(hank.userId);
+    assert.deepEqual([row.id, row.state], [id, "done"]);
+  });
+
   await t.step("a larger account is read a page at a time, nothing lost or repeated", async () => {
     const frank = await createUser(instance, "frank");
     const ids = Array.from({ length: 2 * ARCHIVE_PAGE + 31 }, () => newId());
