@@ -84,6 +84,12 @@ export interface Config {
    * purges it (SUSPENSION_GRACE_DAYS); unsuspending before then restores it.
    */
   suspensionGraceDays: number;
+  /**
+   * Whether the worker makes the year's annual reports ("Wrapstodon") from
+   * the 10th to the 31st of December, as Mastodon does where enabled
+   * (ANNUAL_REPORTS). Reports already made are served either way.
+   */
+  annualReports: boolean;
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -222,6 +228,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       intervalMs: readInt(env, "TRENDS_INTERVAL", 60, 1, 3600) * 1000,
     },
     suspensionGraceDays: readInt(env, "SUSPENSION_GRACE_DAYS", 30, 0, 3650),
+    annualReports: readBool(env, "ANNUAL_REPORTS", false),
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

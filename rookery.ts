@@ -28,6 +28,7 @@ import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
 import { purgeArchives } from "./actors/data/archive.ts";
+import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -132,6 +133,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       jobs.push(startTrendsRefresh(ctx));
       // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
       jobs.push(startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays));
+      // December's annual reports, when ANNUAL_REPORTS is on.
+      jobs.push(startAnnualReportCampaign(ctx));
       // Intents a crash, a failed enqueue or a process without a worker left.
       outboxRelay.startSweep();
       timers.push(...startMediaMaintenance(ctx, abort.signal));

@@ -38,6 +38,7 @@ import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import { MOVE_COMMANDS } from "./move_commands.ts";
+import { ANNUAL_REPORT_COMMANDS } from "./annual_report_commands.ts";
 import type { AdminEnv, Command, CommandResult } from "./command.ts";
 export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
 
@@ -255,6 +256,7 @@ const COMMANDS: Record<string, Command> = {
   ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
   ...MOVE_COMMANDS,
+  ...ANNUAL_REPORT_COMMANDS,
 };
 
 /** The application for CLI tokens, created on first use with every scope. */

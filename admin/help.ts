@@ -117,6 +117,15 @@ Trends and suggestions
       discoverable).
   suggestions unfeature <username or user@domain>
   suggestions list                Lists the featured accounts.
+
+Annual reports
+  annual-report generate <year> [--account <username>]
+      Queues the year's annual reports ("Wrapstodon", GET
+      /api/v1/annual_reports) of every local account that posted that year,
+      or of one account; the worker makes them. Reports already made are
+      kept. With ANNUAL_REPORTS=true the worker does this for the current
+      year from the 10th to the 31st of December.
+
 Announcements
   announcement create --text <text> [--starts-at <time> --ends-at <time>]
                       [--all-day] [--unpublished]

@@ -86,6 +86,7 @@ import { pushRoutes } from "./routes/push.ts";
 import { adminEmailDomainBlockRoutes } from "./routes/admin/email_domain_blocks.ts";
 import { adminIpBlockRoutes } from "./routes/admin/ip_blocks.ts";
 import { adminCanonicalEmailBlockRoutes } from "./routes/admin/canonical_email_blocks.ts";
+import { annualReportRoutes } from "./routes/annual_reports.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -244,6 +245,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminEmailDomainBlockRoutes());
   app.route("/", adminIpBlockRoutes());
   app.route("/", adminCanonicalEmailBlockRoutes());
+  app.route("/", annualReportRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   // Before the pages: `/@name.rss` would otherwise be taken for a profile.

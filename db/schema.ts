@@ -19,3 +19,4 @@ export * from "./schema/access_blocks.ts";
 export * from "./schema/moves.ts";
 export * from "./schema/data_imports.ts";
 export * from "./schema/backups.ts";
+export * from "./schema/annual_reports.ts";

@@ -44,7 +44,9 @@ export type Job =
   /** The next batch of a CSV import from the settings pages (data_import_job.ts). */
   | { job: "data_import"; importId: string }
   /** The build of an archive export from the settings pages (archive_job.ts). */
-  | { job: "archive"; archiveId: string };
+  | { job: "archive"; archiveId: string }
+  /** One account's annual report for one year (annual_report_job.ts). */
+  | { job: "annual_report"; accountId: string; year: number };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 

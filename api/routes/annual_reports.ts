@@ -1,0 +1,72 @@
+/**
+ * Annual reports ("Wrapstodon", user tokens), as Mastodon 4.5:
+ * - GET /api/v1/annual_reports (read:accounts) → WrappedAnnualReports of
+ *   the caller's reports not yet marked read; none → the three lists empty
+ * - GET /api/v1/annual_reports/:year (read:accounts) → WrappedAnnualReports
+ *   with the caller's report for that year, read or not; none → 404
+ * - POST /api/v1/annual_reports/:year/read (write:accounts) → {}; marks it
+ *   read, so the list leaves it out; none → 404
+ * A year that is not a number names no report (404, as Mastodon's lookup
+ * by year finds nothing). Reports are made by a job, never by these routes
+ * (actors/annual_reports/, federation/annual_report_job.ts); the `state`
+ * and `generate` routes came with Mastodon 4.6.
+ */
+import { Hono } from "hono";
+import type { ApiEnv } from "../env.ts";
+import { ApiError } from "../errors.ts";
+import { requireUser } from "../middleware/scopes.ts";
+import { wrappedAnnualReports } from "../entities/annual_report.ts";
+import { NotFoundError } from "../../actors/errors.ts";
+import {
+  findReport,
+  markReportViewed,
+  parseReportYear,
+  pendingReports,
+} from "../../actors/annual_reports/reports.ts";
+
+const NOT_FOUND = "Record not found";
+
+function yearOf(raw: string): number {
+  const year = parseReportYear(raw);
+  if (year == null) throw new ApiError(404, NOT_FOUND);
+  return year;
+}
+
+async function orNotFound<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new ApiError(404, NOT_FOUND);
+    throw error;
+  }
+}
+
+/** The annual report routes, mounted at the root of the app. */
+export function annualReportRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get("/api/v1/annual_reports", requireUser("read:accounts"), async (c) => {
+    const ctx = c.get("ctx");
+    const accountId = c.get("user")!.accountId;
+    const rows = await pendingReports(ctx.database.db, accountId);
+    return c.json(await wrappedAnnualReports(ctx, rows, accountId));
+  });
+
+  app.get("/api/v1/annual_reports/:year", requireUser("read:accounts"), async (c) => {
+    const ctx = c.get("ctx");
+    const accountId = c.get("user")!.accountId;
+    const year = yearOf(c.req.param("year"));
+    const row = await orNotFound(() => findReport(ctx.database.db, accountId, year));
+    return c.json(await wrappedAnnualReports(ctx, [row], accountId));
+  });
+
+  app.post("/api/v1/annual_reports/:year/read", requireUser("write:accounts"), async (c) => {
+    const year = yearOf(c.req.param("year"));
+    await orNotFound(() =>
+      markReportViewed(c.get("ctx").database.db, c.get("user")!.accountId, year)
+    );
+    return c.json({});
+  });
+
+  return app;
+}
