@@ -90,6 +90,11 @@ export interface Config {
    * (ANNUAL_REPORTS). Reports already made are served either way.
    */
   annualReports: boolean;
+  /**
+   * Machine translation of statuses (actors/translation/): a
+   * LibreTranslate-compatible server or DeepL; null: translation is disabled.
+   */
+  translation: TranslationConfig | null;
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -126,6 +131,16 @@ export interface Config {
     maxBodyBytes: number;
   };
 }
+
+/** Where statuses are translated, and how long one request to the backend may take. */
+export type TranslationConfig =
+  & { timeoutMs: number }
+  & (
+    /** TRANSLATION_URL (+ TRANSLATION_API_KEY): LibreTranslate's API. */
+    | { kind: "libretranslate"; url: string; apiKey: string | null }
+    /** DEEPL_API_KEY (+ DEEPL_PLAN): DeepL's v2 API on its free or pro host. */
+    | { kind: "deepl"; apiKey: string; plan: "free" | "pro" }
+  );
 
 export class ConfigError extends Error {}
 
@@ -167,6 +182,34 @@ function readSmtpUrl(env: Env): string | null {
     throw new ConfigError("SMTP_URL must start with smtp:// or smtps://");
   }
   return raw;
+}
+
+/**
+ * The translation backend. DeepL wins when both are set, as in Mastodon;
+ * Mastodon's own LIBRE_TRANSLATE_ENDPOINT and LIBRE_TRANSLATE_API_KEY are
+ * read when TRANSLATION_URL and TRANSLATION_API_KEY are not set.
+ */
+function readTranslation(env: Env): TranslationConfig | null {
+  const timeoutMs = readInt(env, "TRANSLATION_TIMEOUT", 15, 1, 120) * 1000;
+  const deeplKey = (env.DEEPL_API_KEY ?? "").trim();
+  if (deeplKey) {
+    const plan = readEnum(env, "DEEPL_PLAN", ["free", "pro"] as const, "free");
+    return { kind: "deepl", apiKey: deeplKey, plan, timeoutMs };
+  }
+  const raw = (env.TRANSLATION_URL ?? "").trim() || (env.LIBRE_TRANSLATE_ENDPOINT ?? "").trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`TRANSLATION_URL is not a URL: ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError("TRANSLATION_URL must be an http or https URL");
+  }
+  const apiKey = (env.TRANSLATION_API_KEY ?? "").trim() ||
+    (env.LIBRE_TRANSLATE_API_KEY ?? "").trim() || null;
+  return { kind: "libretranslate", url: url.href.replace(/\/+$/, ""), apiKey, timeoutMs };
 }
 
 const AUDIENCES = ["all", "users", "disabled"] as const;
@@ -229,6 +272,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     },
     suspensionGraceDays: readInt(env, "SUSPENSION_GRACE_DAYS", 30, 0, 3650),
     annualReports: readBool(env, "ANNUAL_REPORTS", false),
+    translation: readTranslation(env),
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

@@ -60,6 +60,7 @@ import { adminTagRoutes } from "./routes/admin/tags.ts";
 import { adminTrendRoutes } from "./routes/admin/trends.ts";
 import { statusReadRoutes } from "./routes/statuses.ts";
 import { statusWriteRoutes } from "./routes/statuses_write.ts";
+import { translationRoutes } from "./routes/translations.ts";
 import { statusPageRoutes } from "./routes/status_pages.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { notificationPolicyRoutes } from "./routes/notification_policy.ts";
@@ -220,6 +221,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminTrendRoutes());
   app.route("/", statusReadRoutes());
   app.route("/", statusWriteRoutes());
+  app.route("/", translationRoutes());
   // Before the plain notification routes: their `:id` would take "policy" and "requests".
   app.route("/", notificationPolicyRoutes());
   app.route("/", notificationRoutes());

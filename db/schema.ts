@@ -20,3 +20,4 @@ export * from "./schema/moves.ts";
 export * from "./schema/data_imports.ts";
 export * from "./schema/backups.ts";
 export * from "./schema/annual_reports.ts";
+export * from "./schema/translations.ts";

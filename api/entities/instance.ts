@@ -122,7 +122,7 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
         video_matrix_limit: MEDIA_LIMITS.videoMatrixLimit,
       },
       polls: pollsConfiguration(config),
-      translation: { enabled: false },
+      translation: { enabled: config.translation != null },
       timelines_access: {
         live_feeds: { local: "public", remote: "public" },
         hashtag_feeds: { local: "public", remote: "public" },

@@ -9,7 +9,9 @@
  *   (instance_documents.ts), 404 when none is configured.
  * - /peers/search (also at Mastodon's own path, /api/v1/peers/search): up to
  *   10 known domains starting with `q`, public like /peers.
- * - /translation_languages is `{}`: translation is disabled.
+ * - /translation_languages: the configured backend's languages
+ *   (actors/translation/service.ts), `{}` without one, 503 when the backend
+ *   cannot be asked (Mastodon lets that error through as a 500).
  */
 import { Hono } from "hono";
 import { asc, sql } from "drizzle-orm";
@@ -33,6 +35,9 @@ import { params } from "../params.ts";
 import { readString } from "../readers.ts";
 import { instanceDocumentRoutes } from "./instance_documents.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
+import { translationLanguages } from "../../actors/translation/service.ts";
+import { TranslationUnavailableError } from "../../actors/translation/backend.ts";
+import { translationUnavailable } from "./translations.ts";
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -188,7 +193,14 @@ export function instanceRoutes(): Hono<ApiEnv> {
     "/api/v1/instance/extended_description",
     (c) => c.json(extendedDescription(c.get("ctx").config.instance.extendedDescription)),
   );
-  app.get("/api/v1/instance/translation_languages", (c) => c.json({}));
+  app.get("/api/v1/instance/translation_languages", async (c) => {
+    try {
+      return c.json(await translationLanguages(c.get("ctx").config));
+    } catch (error) {
+      if (error instanceof TranslationUnavailableError) throw translationUnavailable(error);
+      throw error;
+    }
+  });
   app.get("/api/v1/instance/languages", (c) => c.json(languageList()));
   app.route("/", instanceDocumentRoutes());
   for (const path of ["/api/v1/instance/peers/search", "/api/v1/peers/search"]) {
