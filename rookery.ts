@@ -27,6 +27,7 @@ import { startTrendsRefresh } from "./actors/trends/refresh.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
+import { purgeArchives } from "./actors/data/archive.ts";
 import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
 
 const logger = getLogger(["rookery"]);
@@ -118,7 +119,12 @@ export async function createRookery(config: Config, options: CreateOptions = {})
         if (!abort.signal.aborted) logger.error("Queue worker stopped: {error}", { error });
       });
       const run = () =>
-        Promise.all([maintain(), pruneCardFailures(ctx.database.db)])
+        // Archive exports past their week go with their files (actors/data/archive.ts).
+        Promise.all([
+          maintain(),
+          pruneCardFailures(ctx.database.db),
+          purgeArchives(ctx.database.db, config.dataDir),
+        ])
           .catch((error) => logger.warn("Maintenance failed: {error}", { error }));
       timers.push(setInterval(run, 10 * 60_000));
       // Database scans: polls that ended, scheduled statuses that are due.

@@ -45,6 +45,7 @@ import { movingSettingsRoutes } from "./routes/settings/moving.tsx";
 import { deletionSettingsRoutes } from "./routes/settings/deletion.tsx";
 import { profileSettingsRoutes } from "./routes/settings/profile.tsx";
 import { accountSettingsRoutes } from "./routes/settings/account.tsx";
+import { archiveSettingsRoutes } from "./routes/settings/archive.tsx";
 import { accountRoutes } from "./routes/accounts.ts";
 import { ownAccountRoutes } from "./routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./routes/email_confirmations.ts";
@@ -210,6 +211,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", deletionSettingsRoutes());
   app.route("/", profileSettingsRoutes());
   app.route("/", accountSettingsRoutes());
+  app.route("/", archiveSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
   app.route("/", accountMediaRoutes());

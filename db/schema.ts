@@ -19,5 +19,6 @@ export * from "./schema/access_blocks.ts";
 export * from "./schema/moves.ts";
 export * from "./schema/data_imports.ts";
 export * from "./schema/reply_crawls.ts";
+export * from "./schema/backups.ts";
 export * from "./schema/annual_reports.ts";
 export * from "./schema/translations.ts";

@@ -12,6 +12,7 @@ import { runPushJob } from "./push_jobs.ts";
 import { runMoveFollowers } from "./move_followers.ts";
 import { runDataImport } from "./data_import_job.ts";
 import { crawlReplies } from "./replies_crawl.ts";
+import { runArchive } from "./archive_job.ts";
 import { runAnnualReportJob } from "./annual_report_job.ts";
 import type { Job } from "./jobs.ts";
 
@@ -32,6 +33,8 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runDataImport(ctx, job);
     case "replies_crawl":
       return await crawlReplies(ctx, job.statusId, job.refreshId);
+    case "archive":
+      return await runArchive(ctx, job, signal);
     case "annual_report":
       return await runAnnualReportJob(ctx, job);
   }

@@ -45,6 +45,8 @@ export type Job =
   | { job: "data_import"; importId: string }
   /** The replies of a remote status a user opened, for the async refresh `refreshId` (replies_crawl.ts). */
   | { job: "replies_crawl"; statusId: string; refreshId: string }
+  /** The build of an archive export from the settings pages (archive_job.ts). */
+  | { job: "archive"; archiveId: string }
   /** One account's annual report for one year (annual_report_job.ts). */
   | { job: "annual_report"; accountId: string; year: number };
 

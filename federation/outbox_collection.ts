@@ -85,8 +85,12 @@ async function publicStatuses(
     .limit(OUTBOX_PAGE_SIZE + 1);
 }
 
-/** Create(Note) for posts, Announce for boosts, in the order of `rows`. */
-async function activitiesOf(
+/**
+ * Create(Note) for posts, Announce for boosts, in the order of `rows`: the
+ * documents deliveries send. The archive export (archive_job.ts) writes the
+ * same ones.
+ */
+export async function activitiesOf(
   ctx: Context<AppContext>,
   account: AccountRow,
   rows: StatusRow[],

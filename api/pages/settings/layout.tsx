@@ -12,6 +12,7 @@ export const SETTINGS_SECTIONS = [
   { key: "otp", path: "/settings/otp_authentication", label: "Two-factor sign-in" },
   { key: "applications", path: "/settings/applications", label: "Authorized apps" },
   { key: "sessions", path: "/settings/sessions", label: "Sessions" },
+  { key: "archive", path: "/settings/archive", label: "Archive" },
   { key: "aliases", path: "/settings/aliases", label: "Account aliases" },
   { key: "migration", path: "/settings/migration", label: "Move account" },
   { key: "delete", path: "/settings/delete", label: "Delete account" },
