@@ -108,16 +108,20 @@ export async function requestConfirmation(ctx: AppContext, userId: string): Prom
 /**
  * Sets the address a resent confirmation goes to (`POST
  * /api/v1/emails/confirmations` with `email`). Throws ValidationError when it
- * is malformed or belongs to someone else.
+ * is malformed, belongs to someone else, or (`unreachable`: the caller's DNS
+ * check, access_blocks/email_mx.ts) its domain takes no mail.
  */
 export async function changePendingEmail(
   db: Executor,
   userId: string,
   email: string,
+  options: { unreachable?: boolean } = {},
 ): Promise<void> {
   const problems = new Problems();
   if (!isValidEmail(email)) {
     problems.add("email", "ERR_INVALID", "is invalid");
+  } else if (options.unreachable) {
+    problems.add("email", "ERR_UNREACHABLE", "does not seem to exist");
   } else {
     const [taken] = await db.select({ id: users.id }).from(users).where(and(
       ne(users.id, userId),
