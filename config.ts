@@ -30,8 +30,12 @@ export interface Config {
   role: Role;
   registrations: RegistrationMode;
   requireEmailConfirmation: boolean;
-  /** Check a sign-up's MX hosts against the e-mail domain blocks (EMAIL_MX_CHECK). */
-  emailMxCheck: boolean;
+  /**
+   * Ask DNS about a sign-up's e-mail domain (EMAIL_DOMAIN_CHECK; the older
+   * EMAIL_MX_CHECK is read when it is unset): refuse a domain without MX, A or
+   * AAAA records and check its MX hosts against the e-mail domain blocks.
+   */
+  emailDomainCheck: boolean;
   /** Minimum age in years to register; null when none is asked (no date of birth needed). */
   minAge: number | null;
   mail: {
@@ -251,7 +255,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     role: readEnum(env, "ROLE", ["web", "worker", "all"] as const, "all"),
     registrations: readEnum(env, "REGISTRATIONS", ["open", "approval", "closed"] as const, "open"),
     requireEmailConfirmation: readBool(env, "REQUIRE_EMAIL_CONFIRMATION", false),
-    emailMxCheck: readBool(env, "EMAIL_MX_CHECK", true),
+    emailDomainCheck: readBool(env, "EMAIL_DOMAIN_CHECK", readBool(env, "EMAIL_MX_CHECK", true)),
     minAge: readInt(env, "MIN_AGE", 0, 0, 150) || null,
     mail: {
       smtpUrl: readSmtpUrl(env),

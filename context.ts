@@ -7,6 +7,7 @@
 import type { Federation } from "@fedify/fedify";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/connection.ts";
+import type { EmailDnsResolver } from "./actors/access_blocks/email_mx.ts";
 
 export interface AppContext {
   readonly config: Config;
@@ -14,8 +15,8 @@ export interface AppContext {
   /** Set once the federation is built; Fedify passes this object as its context data. */
   federation: Federation<AppContext>;
   /**
-   * Looks up an e-mail domain's MX hosts for the sign-up checks
+   * Answers the DNS questions of the sign-up's e-mail domain check
    * (actors/access_blocks/email_mx.ts); unset: the system resolver. Tests set it.
    */
-  resolveMx?: (domain: string, signal: AbortSignal) => Promise<string[]>;
+  resolveEmailDns?: EmailDnsResolver;
 }

@@ -18,8 +18,6 @@ export const USERNAME_PATTERN = /^[a-z0-9_]+$/i;
 export const USERNAME_MAX = 30;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 72;
-/** Loose on purpose (the confirmation mail is the real test); no spaces or control characters. */
-
 /** Names that would impersonate the server or collide with its routes. */
 export const RESERVED_USERNAMES = new Set([
   "admin",
@@ -63,6 +61,8 @@ export interface NewLocalAccount {
   bot?: boolean;
   /** Reserved names are allowed for the operator's own accounts. */
   allowReserved?: boolean;
+  /** An e-mail host without a dot (`admin@localhost`), for the admin command line. */
+  allowDotlessEmailHost?: boolean;
 }
 
 export interface LocalUrls {
@@ -121,9 +121,11 @@ export async function validateNewAccount(db: Executor, input: NewLocalAccount): 
     if (taken) problems.add("username", "ERR_TAKEN", "is already taken");
   }
   const email = input.email ?? "";
-  if (email === "") problems.add("email", "ERR_BLANK", "can't be blank");
-  // Length first: the pattern backtracks on long inputs made of many dots.
-  else if (!isValidEmail(email)) {
+  if (email === "") {
+    // Both, as Rails reports both validations (presence and the address's format).
+    problems.add("email", "ERR_BLANK", "can't be blank");
+    problems.add("email", "ERR_INVALID", "is invalid");
+  } else if (!isValidEmail(email, { dotlessHost: input.allowDotlessEmailHost })) {
     problems.add("email", "ERR_INVALID", "is invalid");
   } else {
     const [taken] = await db.select({ id: users.id }).from(users)

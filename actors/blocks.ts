@@ -3,7 +3,9 @@
  * follows and pending requests in both directions (with their deliveries:
  * Undo(Follow) for ours, Reject(Follow) for theirs) and, towards a remote
  * account, sends Block. A remote Block arrives here too (`block(remote,
- * local)`), so `blocked_by` shows and the follows between them go.
+ * local)`), so `blocked_by` shows and the follows between them go. What the
+ * blocked account brought the blocker (feed entries, notifications,
+ * conversations) is removed in the same transaction (after_block.ts).
  */
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
@@ -14,7 +16,7 @@ import { recordDelivery } from "./deliveries.ts";
 import { isLocal, pairOf, removeFollows, removeRequests, requirePair } from "./follow_rows.ts";
 import type { BlockSnapshot, FollowSnapshot } from "./outbox/relationships.ts";
 import { removeAuthorFromHome } from "./timelines/fanout.ts";
-import { forgetRequestsFrom } from "./notifications/requests.ts";
+import { clearAfterBlock } from "./after_block.ts";
 
 function selfError(action: string): ValidationError {
   return new ValidationError({
@@ -72,10 +74,9 @@ export async function block(
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, targetId), eq(endorsements.targetAccountId, accountId)),
     );
-    // The blocked account's notification request goes, with what it held.
-    await forgetRequestsFrom(tx, accountId, targetId);
-    // Neither side keeps the other's posts in its home timeline.
-    await removeAuthorFromHome(tx, accountId, targetId, { mentions: true, announce: true });
+    // What the blocked account brought the blocker goes (after_block.ts), and
+    // the blocked side keeps none of the blocker's posts in its home timeline.
+    await clearAfterBlock(tx, accountId, targetId);
     await removeAuthorFromHome(tx, targetId, accountId);
     // Only the local side announces anything, and only to a remote side.
     const crosses = isLocal(account) !== isLocal(target);

@@ -286,3 +286,19 @@ export async function removeConversation(db: Db, accountId: string, id: string):
     .returning({ id: accountConversations.id });
   if (deleted.length === 0) throw new NotFoundError();
 }
+
+/**
+ * Removes every conversation of `accountId` that `otherId` takes part in
+ * (Mastodon's AfterBlockService, on block and on a mute that hides
+ * notifications). The statuses stay; only a new message brings one back.
+ */
+export async function removeConversationsWith(
+  tx: Executor,
+  accountId: string,
+  otherId: string,
+): Promise<void> {
+  await tx.delete(accountConversations).where(and(
+    eq(accountConversations.accountId, accountId),
+    sql`${accountConversations.participantAccountIds} @> jsonb_build_array(${otherId}::text)`,
+  ));
+}

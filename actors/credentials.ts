@@ -34,8 +34,7 @@ import {
   webSessions,
 } from "../db/schema.ts";
 import { checkNewPassword } from "./accounts.ts";
-import { mxHostsOf, systemMxResolver } from "./access_blocks/email_mx.ts";
-import { hasEmailDomainBlocks } from "./access_blocks/email_domain_blocks.ts";
+import { lookUpEmailDomain } from "./access_blocks/email_mx.ts";
 import { changePendingEmail, requestConfirmation } from "./email_confirmation.ts";
 import { isValidEmail } from "./email_address.ts";
 import { NotFoundError, Problems } from "./errors.ts";
@@ -102,15 +101,11 @@ export async function changeEmail(
     problems.throwIfAny();
   }
   const { config, database } = ctx;
-  // DNS before the transaction, and only when a block could meet its answer
-  // (as at sign-up: registration.ts).
-  const mxHosts = isValidEmail(email) && config.emailMxCheck &&
-      await hasEmailDomainBlocks(database.db)
-    ? await mxHostsOf(email, ctx.resolveMx ?? systemMxResolver)
-    : [];
-  const pending = await database.db.transaction((tx) =>
-    changePendingEmail(tx, userId, email, mxHosts)
-  );
+  // DNS before the transaction, as at sign-up (registration.ts).
+  const dns = config.emailDomainCheck && isValidEmail(email)
+    ? await lookUpEmailDomain(email, ctx.resolveEmailDns)
+    : undefined;
+  const pending = await database.db.transaction((tx) => changePendingEmail(tx, userId, email, dns));
   if (!pending) return "unchanged";
   await requestConfirmation(ctx, userId);
   await notify(ctx, current, "E-mail address change requested", [

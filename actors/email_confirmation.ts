@@ -16,6 +16,7 @@ import { Problems } from "./errors.ts";
 import { sendMail } from "./mailer.ts";
 import { hashSecret, randomSecret } from "./tokens.ts";
 import { checkSignUpEmail } from "./access_blocks/sign_up.ts";
+import type { EmailDomainFacts } from "./access_blocks/email_mx.ts";
 
 const logger = getLogger(["rookery", "mail", "confirmation"]);
 
@@ -118,8 +119,9 @@ export async function requestConfirmation(ctx: AppContext, userId: string): Prom
  * Throws ValidationError when it is malformed, belongs to someone else, or
  * meets an e-mail block that refuses sign-ups (access_blocks/sign_up.ts; a
  * block that only asks for approval does not stop an existing account, as
- * Mastodon's BlacklistedEmailValidator ignores it). `mxHosts` are the
- * domain's mail servers, looked up by the caller before its transaction.
+ * Mastodon's BlacklistedEmailValidator ignores it), or its domain takes no
+ * mail (`dns.unreachable`). `dns` is what the caller's DNS check found
+ * (access_blocks/email_mx.ts), before its transaction.
  * Returns whether an address now waits for confirmation (false when `email`
  * is the current address, which also drops a pending change).
  */
@@ -127,11 +129,13 @@ export async function changePendingEmail(
   db: Executor,
   userId: string,
   email: string,
-  mxHosts: readonly string[] = [],
+  dns: EmailDomainFacts = { unreachable: false, mxHosts: [] },
 ): Promise<boolean> {
   const problems = new Problems();
   if (!isValidEmail(email)) {
     problems.add("email", "ERR_INVALID", "is invalid");
+  } else if (dns.unreachable) {
+    problems.add("email", "ERR_UNREACHABLE", "does not seem to exist");
   } else {
     const [taken] = await db.select({ id: users.id }).from(users).where(and(
       ne(users.id, userId),
@@ -142,7 +146,7 @@ export async function changePendingEmail(
   const [user] = await db.select({ email: users.email }).from(users)
     .where(eq(users.id, userId)).limit(1);
   const unchanged = user?.email.toLowerCase() === email.toLowerCase();
-  if (problems.empty && !unchanged) await checkSignUpEmail(db, email, problems, mxHosts);
+  if (problems.empty && !unchanged) await checkSignUpEmail(db, email, problems, dns.mxHosts);
   problems.throwIfAny();
   await db.update(users).set({ unconfirmedEmail: unchanged ? null : email })
     .where(eq(users.id, userId));

@@ -1,7 +1,10 @@
 /**
  * Muting, as Mastodon's MuteService: hides an account from timelines and,
  * unless `notifications` is false, its notifications; with a duration the
- * mute ends by itself. Mutes are private: nothing is delivered.
+ * mute ends by itself. Mutes are private: nothing is delivered. As Mastodon,
+ * muting takes the account out of the home and list feeds, and a mute that
+ * hides notifications also deletes its notifications and conversations
+ * (after_block.ts: Mastodon runs its BlockWorker then).
  *
  * An expired mute counts as absent everywhere (relationships, the mutes
  * list); the row stays until the account is muted or unmuted again.
@@ -12,7 +15,8 @@ import { newId } from "../db/ids.ts";
 import { mutes } from "../db/schema.ts";
 import { selfError } from "./blocks.ts";
 import { requirePair } from "./follow_rows.ts";
-import { removeAuthorFromHome } from "./timelines/fanout.ts";
+import { removeAuthorFromHome, removeAuthorFromLists } from "./timelines/fanout.ts";
+import { clearAfterBlock } from "./after_block.ts";
 
 /** Longest mute duration accepted, in seconds (about 100 years; keeps dates valid). */
 export const MAX_MUTE_SECONDS = 100 * 365 * 24 * 3600;
@@ -46,7 +50,14 @@ export async function mute(
     await requirePair(tx, accountId, targetId);
     await tx.insert(mutes).values({ id: newId(), accountId, targetAccountId: targetId, ...values })
       .onConflictDoUpdate({ target: [mutes.accountId, mutes.targetAccountId], set: values });
-    await removeAuthorFromHome(tx, accountId, targetId, { announce: true });
+    // Mastodon's MuteWorker clears home and lists; a mute that hides
+    // notifications runs its BlockWorker instead (after_block.ts).
+    if (values.hideNotifications) {
+      await clearAfterBlock(tx, accountId, targetId);
+    } else {
+      await removeAuthorFromHome(tx, accountId, targetId, { announce: true });
+      await removeAuthorFromLists(tx, accountId, targetId);
+    }
   });
 }
 

@@ -29,13 +29,14 @@ import { createAccessToken } from "./tokens.ts";
 import { recordDelivery } from "./deliveries.ts";
 import { notifyStaffOfSignUp } from "./notifications/staff.ts";
 import { getLogger } from "@logtape/logtape";
-import { mxHostsOf, systemMxResolver } from "./access_blocks/email_mx.ts";
+import { type EmailDomainFacts, lookUpEmailDomain } from "./access_blocks/email_mx.ts";
+import { isValidEmail } from "./email_address.ts";
 import {
   checkSignUpEmail,
   type SignUpAccess,
   signUpNeedsApprovalFrom,
 } from "./access_blocks/sign_up.ts";
-import { hasEmailDomainBlocks, recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
+import { recordBlockedAttempt } from "./access_blocks/email_domain_blocks.ts";
 
 const logger = getLogger(["rookery", "registration"]);
 
@@ -138,7 +139,7 @@ async function validateRegistration(
   db: Executor,
   input: RegistrationInput,
   matched: string[],
-  mxHosts: readonly string[],
+  dns: EmailDomainFacts,
 ): Promise<SignUpAccess> {
   const problems = new Problems();
   try {
@@ -154,7 +155,8 @@ async function validateRegistration(
     }
   }
   checkSignUpFields(ctx, input, problems);
-  const access = await checkSignUpEmail(db, input.email ?? "", problems, mxHosts);
+  if (dns.unreachable) problems.add("email", "ERR_UNREACHABLE", "does not seem to exist");
+  const access = await checkSignUpEmail(db, input.email ?? "", problems, dns.mxHosts);
   matched.push(...access.matchedDomainBlockIds);
   problems.throwIfAny();
   return access;
@@ -239,13 +241,14 @@ async function register(ctx: AppContext, input: RegistrationInput) {
   const matchedBlocks: string[] = [];
   // Before the transaction (see signUpNeedsApprovalFrom).
   const ipNeedsApproval = await signUpNeedsApprovalFrom(database, input.ip ?? "unknown");
-  // DNS is asked before the transaction too: it may take up to MX_TIMEOUT_MS
-  // (and not at all when there is no block its answer could meet).
-  const mxHosts = config.emailMxCheck && await hasEmailDomainBlocks(database.db)
-    ? await mxHostsOf(input.email ?? "", ctx.resolveMx ?? systemMxResolver)
-    : [];
+  // DNS is asked before the transaction too: it may take up to
+  // EMAIL_DNS_TIMEOUT_MS. An address of the wrong shape is refused without it.
+  const email = input.email ?? "";
+  const dns = config.emailDomainCheck && isValidEmail(email)
+    ? await lookUpEmailDomain(email, ctx.resolveEmailDns)
+    : { unreachable: false, mxHosts: [] };
   const result = await database.db.transaction(async (tx) => {
-    const access = await validateRegistration(ctx, tx, input, matchedBlocks, mxHosts);
+    const access = await validateRegistration(ctx, tx, input, matchedBlocks, dns);
     let appScopes: string[] | null = null;
     if (input.applicationId != null) {
       const [app] = await tx.select({ scopes: oauthApplications.scopes }).from(oauthApplications)

@@ -96,6 +96,8 @@ const COMMANDS: Record<string, Command> = {
         approved,
         allowReserved: args.flags.has("allow-reserved"),
         bot: args.flags.has("bot"),
+        // tootctl takes `admin@localhost` too: development setups have no real domain.
+        allowDotlessEmailHost: true,
       });
       // Key pairs soon (the relay makes them), so the account's first
       // federated action does not wait for them.

@@ -124,6 +124,29 @@ export function readObject(p: Params, key: string): Params | undefined {
 }
 
 /**
+ * An optional hash parameter read as Rails' strong parameters permit it
+ * (`params.permit(source: [...])`): a value that is not a hash (a scalar
+ * such as `fields_attributes=undefined`, which one client library sends for
+ * an unset option, or an array) is dropped, not refused. Use it for the
+ * optional hashes Mastodon permits; {@link readObject} stays strict for
+ * hashes a route cannot do without.
+ */
+export function readPermittedObject(p: Params, key: string): Params | undefined {
+  const value = p[key];
+  return isObject(value) ? value : undefined;
+}
+
+/**
+ * {@link readObjectList} with strong parameters' leniency: a scalar is
+ * dropped (the list is absent), and so are the items that are not hashes.
+ */
+export function readPermittedObjectList(p: Params, key: string): Params[] | undefined {
+  const value = p[key];
+  const items = Array.isArray(value) ? value : isObject(value) ? indexedValues(value) : null;
+  return items ? items.filter(isObject) : undefined;
+}
+
+/**
  * A list of objects given either as an array (JSON, `a[][name]=…`) or as an
  * index-keyed hash (`fields_attributes[0][name]=…`), in index order.
  */

@@ -5,11 +5,12 @@
  * With `hide_collections` the world sees only `totalItems`. Delivery still
  * needs every follower: Fedify asks the followers dispatcher for all of them
  * (cursor null) when an activity goes to "followers", so hiding applies only
- * while answering a GET for the collection itself.
+ * while answering a GET for the collection itself. That enumeration names
+ * remote followers only (local ones are not delivered to over HTTP).
  */
 import type { Context, Federation, RequestContext } from "@fedify/fedify";
 import type { Recipient } from "@fedify/vocab";
-import { and, count, desc, eq, lt } from "drizzle-orm";
+import { and, count, desc, eq, isNotNull, lt } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
 import { accounts, follows } from "../db/schema.ts";
@@ -30,8 +31,10 @@ export function registerFollowCollections(federation: Federation<AppContext>): v
         if (isServingCollection(ctx, "followers", identifier) && account.hideCollections) {
           return { items: [] };
         }
-        // One shot for delivery: every follower with its inboxes.
-        const rows = await followerRows(db, account.id, null, null);
+        // One shot for delivery: every remote follower with its inboxes. Local
+        // followers are never POSTed to over HTTP: they have what we sent
+        // them already (fan-out), and our own inbox would take it as remote.
+        const rows = await followerRows(db, account.id, null, null, { remoteOnly: true });
         return { items: rows.map(toRecipient) };
       }
       if (account.hideCollections) return { items: [] };
@@ -91,6 +94,7 @@ async function followerRows(
   accountId: string,
   before: string | null,
   limit: number | null,
+  options: { remoteOnly?: boolean } = {},
 ) {
   const query = db.select({
     id: follows.id,
@@ -102,6 +106,7 @@ async function followerRows(
     .where(and(
       eq(follows.targetAccountId, accountId),
       before == null ? undefined : lt(follows.id, before),
+      options.remoteOnly ? isNotNull(accounts.domain) : undefined,
     ))
     .orderBy(desc(follows.id));
   return limit == null ? await query : await query.limit(limit);

@@ -103,17 +103,34 @@ export class JobQueue implements MessageQueue {
    * inbox) to a server we do not federate with: suspended by a domain
    * block, or not allowed in allowlist mode (actors/domain_rules.ts). Such
    * deliveries are dropped when queued, and again when their turn comes
-   * (a block made after they were queued, or a retry).
+   * (a block made after they were queued, or a retry). So are deliveries to
+   * our own origin's inboxes, for every activity type: local accounts are
+   * never delivered to over HTTP.
    */
   async #refusedDelivery(message: unknown): Promise<boolean> {
     if (!message || typeof message !== "object") return false;
     const { type, inbox } = message as { type?: unknown; inbox?: unknown };
     if (type !== "outbox" || typeof inbox !== "string") return false;
+    if (this.#isOwnInbox(inbox)) {
+      // Local recipients have it already (fan-out, notifications); a POST to
+      // our own inbox would be taken as a remote server's delivery.
+      logger.debug("Dropped a delivery to our own inbox {inbox}.", { inbox });
+      return true;
+    }
     if (!await federationRefusedUrl(this.#ctx, inbox)) return false;
     logger.info("Dropped a delivery to {inbox}: this server does not federate with it.", {
       inbox,
     });
     return true;
+  }
+
+  /** Whether `inbox` is on this server's own origin (whatever activity is sent there). */
+  #isOwnInbox(inbox: string): boolean {
+    try {
+      return new URL(inbox).origin === this.#ctx.config.origin;
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -160,9 +160,10 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     pgliteDir: memoryDb ? "memory://" : undefined,
     pgliteTemplate: memoryDb ? await migratedTemplate() : undefined,
   });
-  // Tests never ask the outside DNS: sign-ups find no MX hosts unless a test
-  // injects its own resolver (tests/moderation/email_mx_test.ts).
-  rookery.ctx.resolveMx = () => Promise.resolve([]);
+  // Tests never ask the outside DNS: every e-mail domain has an address and
+  // no MX hosts, unless a test injects its own resolver
+  // (tests/moderation/email_mx_test.ts, tests/accounts/email_domain_test.ts).
+  rookery.ctx.resolveEmailDns = (_name, type) => Promise.resolve(type === "A" ? ["192.0.2.1"] : []);
   if (options.worker !== false) rookery.startWorker();
   const adminSocket = options.adminSocket ? await startAdminSocket(rookery.ctx) : null;
   const instance: TestInstance = {

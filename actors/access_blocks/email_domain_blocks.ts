@@ -89,12 +89,6 @@ export async function emailDomainBlocksFor(
     .where(sql`${emailDomainBlocks.domain} = ANY(${sql.param(candidates)}::text[])`);
 }
 
-/** Whether any e-mail domain block exists (no block: no MX lookup worth making). */
-export async function hasEmailDomainBlocks(db: Executor): Promise<boolean> {
-  const [row] = await db.select({ id: emailDomainBlocks.id }).from(emailDomainBlocks).limit(1);
-  return row != null;
-}
-
 function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }

@@ -51,6 +51,7 @@ import { resolveSettings } from "../user_settings.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
 import {
+  checkAllowedMentions,
   disallowedHashtags,
   invalid,
   QUOTE_NOT_FOUND,
@@ -110,6 +111,8 @@ export interface LocalStatusInput {
   scheduledStatusId?: string | null;
   /** Looks up remote accounts mentioned but not yet known (WebFinger). */
   resolveRemoteAccount?: RemoteAccountResolver;
+  /** Mastodon 4.5's `allowed_mentions`: the only accounts it may mention (absent: any). */
+  allowedMentions?: string[] | null;
 }
 
 export type { RemoteMediaInput } from "./rows.ts";
@@ -274,6 +277,7 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
   const unusable = await unusableTags(db, composed.tagNames);
   if (unusable.length) throw disallowedHashtags(unusable);
   const byId = new Map<string, AccountRow>([...mentionRows.values()].map((a) => [a.id, a]));
+  checkAllowedMentions(input.allowedMentions, composed.mentionedAccountIds, account.id);
 
   let quoted: StatusRow | null = null;
   if (input.quotedStatusId) {

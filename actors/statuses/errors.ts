@@ -41,3 +41,32 @@ export function refuseUnlessLocalPoster(
   if (account.domain != null) throw new StatusError(422, "Validation failed: not a local account");
   if (account.movedToAccountId) throw new StatusError(403, MOVED_ACCOUNT);
 }
+
+/**
+ * Mastodon 4.5's `allowed_mentions` refusal: the post would reach accounts
+ * the client did not list (PostStatusService::UnexpectedMentionsError). The
+ * route answers 422 with the accounts as `unexpected_accounts`.
+ */
+export class UnexpectedMentionsError extends Error {
+  constructor(readonly accountIds: string[]) {
+    super("Post would be sent to unexpected accounts");
+  }
+}
+
+/**
+ * Refuses mentions outside `allowed` (null or absent: no check), in the
+ * order they were written. The author mentioning themself reaches no one
+ * else, so it is never unexpected.
+ */
+export function checkAllowedMentions(
+  allowed: readonly string[] | null | undefined,
+  mentioned: readonly string[],
+  authorId: string,
+): void {
+  if (allowed == null) return;
+  // Mastodon compares integers (`map(&:to_i)`): "012" is 12.
+  const canonical = (id: string) => /^\d{1,19}$/.test(id) ? BigInt(id).toString() : id;
+  const expected = new Set(allowed.map(canonical));
+  const unexpected = mentioned.filter((id) => id !== authorId && !expected.has(canonical(id)));
+  if (unexpected.length) throw new UnexpectedMentionsError(unexpected);
+}

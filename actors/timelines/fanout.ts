@@ -335,6 +335,43 @@ export async function removeAuthorFromHome(
 }
 
 /**
+ * Takes an author out of the list feeds `ownerId` owns (Mastodon's
+ * clear_from_lists on block and mute): the author's statuses and boosts,
+ * others' boosts of the author's statuses and, with `mentions`, statuses
+ * mentioning the author. Each entry taken out is published as a `delete` to
+ * its list's streams, as the home feed's are.
+ */
+export async function removeAuthorFromLists(
+  tx: Executor,
+  ownerId: string,
+  authorId: string,
+  options: { mentions?: boolean } = {},
+): Promise<void> {
+  const mentioned = options.mentions
+    ? sql`OR EXISTS (SELECT 1 FROM mentions m WHERE m.account_id = ${authorId}::bigint
+        AND m.status_id = coalesce(s.reblog_of_id, s.id))`
+    : sql``;
+  const removed = await tx.execute(sql`DELETE FROM list_feed lf
+    USING lists l, statuses s
+    WHERE l.account_id = ${ownerId}::bigint AND lf.list_id = l.id AND s.id = lf.status_id
+      AND (s.account_id = ${authorId}::bigint
+        OR EXISTS (SELECT 1 FROM statuses o WHERE o.id = s.reblog_of_id
+          AND o.account_id = ${authorId}::bigint)
+        ${mentioned})
+    RETURNING lf.list_id::text AS list_id, lf.status_id::text AS status_id`);
+  await publishStreamEvents(
+    tx,
+    rowsOf<{ list_id: string; status_id: string }>(removed).map((r) => ({
+      event: "delete",
+      statusId: String(r.status_id),
+      home: [],
+      lists: [String(r.list_id)],
+      feedsOnly: true,
+    })),
+  );
+}
+
+/**
  * Takes the statuses of a domain's accounts, and boosts of them, out of one
  * account's home feed, when that account blocks the domain.
  */

@@ -10,9 +10,15 @@
 import { type Context, Hono } from "hono";
 import { eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
-import { ApiError, validationFailed } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
-import { readBoolean, readFile, readObject, readString, readStringArray } from "../readers.ts";
+import {
+  readBoolean,
+  readFile,
+  readPermittedObject,
+  readString,
+  readStringArray,
+} from "../readers.ts";
 import { requireApp, requireUser } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
 import { loadCredentialAccount } from "../entities/credential_account.ts";
@@ -45,22 +51,17 @@ function readText(p: Params, key: string, allowBlank = false): string | undefine
 /**
  * `fields_attributes` as a hash (`[0][name]=…`) or an array. The hash's keys
  * do not matter; its values are taken in key order (numeric keys ascending,
- * as JavaScript objects keep them, then the others as they came).
+ * as JavaScript objects keep them, then the others as they came). As Rails'
+ * strong parameters, a scalar (`fields_attributes=undefined`, as one client
+ * library sends) leaves the fields alone, and items that are not hashes are
+ * dropped.
  */
 export function readFields(p: Params): FieldSource[] | undefined {
   const value = p.fields_attributes;
-  if (value === undefined || value === null || value === "") return undefined;
-  const items = Array.isArray(value)
-    ? value
-    : typeof value === "object" && !(value instanceof File)
-    ? Object.values(value)
-    : null;
   const isHash = (v: unknown): v is Params =>
     v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof File);
-  if (!items || !items.every(isHash)) {
-    throw validationFailed("Fields attributes is invalid");
-  }
-  return items.map(toField);
+  const items = Array.isArray(value) ? value : isHash(value) ? Object.values(value) : null;
+  return items?.filter(isHash).map(toField);
 }
 
 function toField(item: Params): FieldSource {
@@ -72,7 +73,7 @@ function toField(item: Params): FieldSource {
 
 /** Every parameter of update_credentials, typed; shape errors become 422 here. */
 function readProfileUpdate(p: Params): ProfileUpdate {
-  const source = readObject(p, "source") ?? {};
+  const source = readPermittedObject(p, "source") ?? {};
   return {
     displayName: readText(p, "display_name", true),
     note: readText(p, "note", true),

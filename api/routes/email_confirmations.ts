@@ -26,6 +26,8 @@ import {
   confirmEmail,
   requestConfirmation,
 } from "../../actors/email_confirmation.ts";
+import { isValidEmail } from "../../actors/email_address.ts";
+import { lookUpEmailDomain } from "../../actors/access_blocks/email_mx.ts";
 import { oauthAccessTokens, users } from "../../db/schema.ts";
 import type { Executor } from "../../db/connection.ts";
 
@@ -121,7 +123,14 @@ export function emailConfirmationRoutes(): Hono<ApiEnv> {
       return c.json({ error: RESEND_ERRORS.notAwaiting }, 403);
     }
     const email = readString(await params(c), "email", { maxLength: 1000 });
-    if (email != null) await withValidation(() => changePendingEmail(db, user.id, email));
+    if (email != null) {
+      // A new address meets the sign-up's DNS check too (Mastodon's
+      // EmailMxValidator runs on every change), before any write.
+      const dns = ctx.config.emailDomainCheck && isValidEmail(email)
+        ? await lookUpEmailDomain(email, ctx.resolveEmailDns)
+        : undefined;
+      await withValidation(() => changePendingEmail(db, user.id, email, dns));
+    }
     await requestConfirmation(ctx, user.id);
     return c.json({});
   });

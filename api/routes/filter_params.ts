@@ -7,7 +7,13 @@ import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError, validationFailed } from "../errors.ts";
 import type { Params } from "../params.ts";
-import { readBoolean, readInt, readObjectList, readString, readStringArray } from "../readers.ts";
+import {
+  readBoolean,
+  readInt,
+  readPermittedObjectList,
+  readString,
+  readStringArray,
+} from "../readers.ts";
 import { withValidation } from "../validation_errors.ts";
 import { isId } from "../../db/ids.ts";
 import { NotFoundError } from "../../actors/errors.ts";
@@ -64,7 +70,7 @@ export function readExpiresIn(p: Params): number | null | undefined {
 
 /** `keywords_attributes[][keyword|whole_word|id|_destroy]`. */
 function readKeywordAttributes(p: Params): KeywordAttributes[] | undefined {
-  const items = readObjectList(p, "keywords_attributes");
+  const items = readPermittedObjectList(p, "keywords_attributes");
   if (!items) return undefined;
   if (items.length > MAX_KEYWORDS_PER_FILTER * 2) {
     throw validationFailed(

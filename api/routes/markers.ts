@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
-import { readObject, readString, readStringArray } from "../readers.ts";
+import { readPermittedObject, readString, readStringArray } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
 import { markerSet } from "../entities/marker.ts";
@@ -38,7 +38,8 @@ export function markerRoutes(): Hono<ApiEnv> {
     const p = await params(c);
     const values: Partial<Record<MarkerTimeline, string | undefined>> = {};
     for (const timeline of MARKER_TIMELINES) {
-      const given = readObject(p, timeline);
+      // `home=x` is dropped, as Rails' strong parameters drop it.
+      const given = readPermittedObject(p, timeline);
       if (given) values[timeline] = readString(given, "last_read_id");
     }
     try {

@@ -14,7 +14,7 @@ import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
-import { readBoolean, readObject, readString } from "../readers.ts";
+import { readBoolean, readObject, readPermittedObject, readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { bearerToken } from "../middleware/auth.ts";
 import { withValidation } from "../validation_errors.ts";
@@ -35,8 +35,9 @@ const PATH = "/api/v1/push/subscription";
 
 /** `data[alerts][…]` and `data[policy]` (a top-level `policy` too, as some libraries send it). */
 function readData(p: Params): PushData {
-  const data = readObject(p, "data") ?? {};
-  const given = readObject(data, "alerts") ?? {};
+  // Optional hashes: a scalar in their place is dropped, as Rails permits them.
+  const data = readPermittedObject(p, "data") ?? {};
+  const given = readPermittedObject(data, "alerts") ?? {};
   const alerts: Record<string, boolean> = {};
   for (const alert of PUSH_ALERTS) alerts[alert] = readBoolean(given, alert) ?? false;
   const policy = readString(data, "policy", { maxLength: 20 }) ??

@@ -16,6 +16,13 @@
  *   minutes ahead is Mastodon's "The scheduled date must be in the future".
  * - The delete answer is the Status as it was, with `text` (the source) for
  *   redraft, its poll and media.
+ * - `allowed_mentions[]` (Mastodon 4.5): a post mentioning anyone else is
+ *   refused with 422 `{"error", "unexpected_accounts": [Account]}`. A lone
+ *   string counts as a one-item list (Rails would drop it; refusing more is
+ *   the safe reading of a safeguard). Scheduling does not check it, as in
+ *   Mastodon.
+ * - A scalar where an optional hash goes (`poll=x`, `media_attributes=x`)
+ *   is dropped, as Rails' strong parameters drop it.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -25,8 +32,8 @@ import { type Params, params } from "../params.ts";
 import {
   readBoolean,
   readInt,
-  readObject,
-  readObjectList,
+  readPermittedObject,
+  readPermittedObjectList,
   readString,
   readStringArray,
 } from "../readers.ts";
@@ -40,7 +47,13 @@ import { scheduleStatus } from "../../actors/statuses/schedule.ts";
 import { editStatus, type MediaAttributeInput, ownStatus } from "../../actors/statuses/edit.ts";
 import { deleteStatus } from "../../actors/statuses/delete.ts";
 import { setQuotePolicy } from "../../actors/statuses/interaction_policy.ts";
-import { QUOTE_NOT_FOUND, REPLY_NOT_FOUND, StatusError } from "../../actors/statuses/errors.ts";
+import {
+  QUOTE_NOT_FOUND,
+  REPLY_NOT_FOUND,
+  StatusError,
+  UnexpectedMentionsError,
+} from "../../actors/statuses/errors.ts";
+import { loadAccountEntities } from "../entities/account.ts";
 import {
   checkQuotePolicy,
   checkVisibility,
@@ -56,8 +69,17 @@ function statusError(error: unknown): unknown {
   return error instanceof StatusError ? new ApiError(error.status, error.message) : error;
 }
 
+/** Mastodon's 422 for `allowed_mentions`: the message and the accounts it would have reached. */
+async function unexpectedMentions(
+  ctx: AppContext,
+  error: UnexpectedMentionsError,
+): Promise<ApiError> {
+  const accounts = await loadAccountEntities(ctx.database.db, ctx.config, error.accountIds);
+  return new ApiError(422, error.message, { unexpected_accounts: accounts });
+}
+
 function readPoll(p: Params): PollInput | undefined {
-  const poll = readObject(p, "poll");
+  const poll = readPermittedObject(p, "poll");
   if (!poll) return undefined;
   const options = readStringArray(poll, "options", { maxItems: 1000 });
   const expiresIn = readInt(poll, "expires_in");
@@ -133,6 +155,7 @@ export function statusWriteRoutes(): Hono<ApiEnv> {
         quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
         idempotencyKey: key,
         resolveRemoteAccount: resolver(ctx),
+        allowedMentions: readStringArray(p, "allowed_mentions", { maxItems: 1000 }) ?? null,
       };
       scheduledAt = readTime(p, "scheduled_at");
       if (scheduledAt) {
@@ -148,6 +171,7 @@ export function statusWriteRoutes(): Hono<ApiEnv> {
       const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) }, viewerRows);
       return c.json(json);
     } catch (error) {
+      if (error instanceof UnexpectedMentionsError) throw await unexpectedMentions(ctx, error);
       throw statusError(error);
     }
   });
@@ -156,7 +180,7 @@ export function statusWriteRoutes(): Hono<ApiEnv> {
     const ctx = c.get("ctx");
     const id = pathId(c);
     const p = await params(c);
-    const attributes: MediaAttributeInput[] = (readObjectList(p, "media_attributes") ?? [])
+    const attributes: MediaAttributeInput[] = (readPermittedObjectList(p, "media_attributes") ?? [])
       .map((a) => ({
         id: readString(a, "id") ?? "",
         description: readString(a, "description", { allowBlank: true }),

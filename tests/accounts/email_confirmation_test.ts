@@ -129,6 +129,12 @@ test("resending mails a new link (the old one stops working), optionally to a ne
     const invalid = await resend(instance, access_token, { email: "nope" });
     assert.equal(invalid.status, 422);
     await invalid.body?.cancel();
+    // A domain that takes no mail (DNS answers: no MX, A or AAAA) is refused too.
+    instance.rookery.ctx.resolveEmailDns = (name, type) =>
+      Promise.resolve(type === "A" && name !== "nowhere.example" ? ["192.0.2.1"] : []);
+    const unreachable = await resend(instance, access_token, { email: "me@nowhere.example" });
+    assert.equal(unreachable.status, 422);
+    assert.equal((await json(unreachable)).details.email[0].error, "ERR_UNREACHABLE");
 
     const moved = await resend(instance, access_token, { email: "fixed@example.com" });
     assert.equal(moved.status, 200);

@@ -64,6 +64,15 @@ test("admin CLI without a server: create, validate, confirm, list, token, reset"
     assert.match(taken.stderr, /username is already taken/);
     assert.match(taken.stderr, /email is already taken/);
 
+    // A development address on a host without a dot is taken here, as tootctl takes it
+    // (the API's sign-up still refuses it: tests/accounts/registration_test.ts).
+    const dev = await cli(target, "account", "create", "dev", "--email", "dev@localhost");
+    expectCode(dev, 0);
+    assert.match(dev.stdout, /Created @dev \(dev@localhost\): role user/);
+    const spaced = await cli(target, "account", "create", "dev2", "--email", "dev @localhost");
+    expectCode(spaced, 1);
+    assert.match(spaced.stderr, /email is invalid \(ERR_INVALID\)/);
+
     const confirmed = await cli(target, "account", "confirm", "@alice");
     expectCode(confirmed, 0);
     assert.equal(confirmed.stdout, "Confirmed @alice.\n");
