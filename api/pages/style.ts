@@ -9,7 +9,8 @@
  * keep text at WCAG AA contrast (4.5:1) on every background they are used
  * on, and form borders at 3:1. Phone first: one column, wrapping headers,
  * tables that scroll sideways rather than push the page wider. No external
- * font: the system's own.
+ * font: the system's own. Words break anywhere rather than overflow, except
+ * in table cells, where that would break headers letter by letter.
  *
  * The page shell (shell.tsx) sets `layout-<kind>` on <body>; rules that only
  * one kind of page needs are scoped to it.
@@ -75,7 +76,7 @@ nav.more{margin-top:1.25rem;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
 .pagination{display:flex;justify-content:space-between;gap:1rem;margin:1rem 0}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 caption{text-align:left;padding:.25rem 0}
-th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--border);vertical-align:top}
+th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--border);vertical-align:top;overflow-wrap:break-word}
 thead th{font-size:.9rem;color:var(--muted)}
 @media (max-width:40rem){table{display:block;overflow-x:auto}}
 details summary{cursor:pointer;font-weight:600}
