@@ -126,6 +126,9 @@ dl.report-facts dd.pre{white-space:pre-wrap}
 .filters label{margin:0}
 .filters :is(input,select){width:auto}
 .layout-admin .muted{font-size:.9rem}
+img.current-avatar,img.current-header{display:block;height:auto}
+img.current-avatar{max-width:8rem}
+p.verified{color:var(--ok);margin:.2rem 0 0}
 .layout-embed{background:transparent}
 .layout-embed main{max-width:none;margin:0;padding:0}
 .embed{background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:.75rem 1rem;max-width:38rem;font-size:.95rem}

@@ -10,9 +10,9 @@ import { Brand, Shell, SignOutButton } from "../shell.tsx";
 export const SETTINGS_SECTIONS = [
   { key: "otp", path: "/settings/otp_authentication", label: "Two-factor sign-in" },
   { key: "applications", path: "/settings/applications", label: "Authorized apps" },
-  { key: "sessions", path: "/settings/sessions", label: "Sessions" },
   { key: "export", path: "/settings/export", label: "Export" },
   { key: "import", path: "/settings/import", label: "Import" },
+  { key: "sessions", path: "/settings/sessions", label: "Sessions" },
 ] as const;
 
 export type SettingsSection = (typeof SETTINGS_SECTIONS)[number]["key"];
