@@ -10,7 +10,9 @@
  * on, and form borders at 3:1. Phone first: one column, wrapping headers,
  * tables that scroll sideways rather than push the page wider. No external
  * font: the system's own. Words break anywhere rather than overflow, except
- * in table cells, where that would break headers letter by letter.
+ * in table cells, where that would break headers letter by letter: on a
+ * phone, cells are narrower, and a table still too wide scrolls sideways
+ * (axe then wants something focusable in it, as a keyboard scrolls there).
  *
  * The page shell (shell.tsx) sets `layout-<kind>` on <body>; rules that only
  * one kind of page needs are scoped to it.
@@ -78,7 +80,7 @@ table{width:100%;border-collapse:collapse;background:var(--card)}
 caption{text-align:left;padding:.25rem 0}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--border);vertical-align:top;overflow-wrap:break-word}
 thead th{font-size:.9rem;color:var(--muted)}
-@media (max-width:40rem){table{display:block;overflow-x:auto}}
+@media (max-width:40rem){table{display:block;overflow-x:auto}th,td{padding:.4rem .35rem}}
 details summary{cursor:pointer;font-weight:600}
 img.emoji{width:1.2em;height:1.2em;vertical-align:middle;object-fit:contain}
 ul.scopes{padding-left:1.2rem}
