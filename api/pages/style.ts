@@ -35,7 +35,7 @@ body>header nav{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem 1rem}
 body>header nav a[aria-current=page]{font-weight:700;text-decoration-thickness:2px}
 body>header .end{margin-left:auto}
 body>header .who{margin-left:auto;color:var(--muted);display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
-body>header form{display:inline;margin:0}
+body>header form{display:flex;margin:0}
 body>header button{padding:.2rem .7rem;margin:0}
 main{display:block;max-width:42rem;margin:1rem auto;padding:0 .75rem}
 body>footer{max-width:42rem;margin:2rem auto;padding:0 .75rem;color:var(--muted);font-size:.9rem}
