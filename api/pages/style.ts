@@ -69,8 +69,8 @@ button,.button{display:inline-block;font-weight:600;padding:.45rem 1rem;border-r
 button.secondary,.button:not(.primary){background:transparent;color:var(--accent)}
 button.danger{background:var(--danger);border-color:var(--danger);color:var(--on-accent)}
 button.link{background:none;border:none;padding:0;color:var(--accent);text-decoration:underline;font-weight:400}
-form:not(.inline)>button{margin-top:1rem}
-.layout-form form>button{width:100%;margin-top:1.25rem}
+:where(main form:not(.inline))>button{margin-top:1rem}
+.layout-form main form>button{width:100%;margin-top:1.25rem}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin:1.25rem 0 .75rem}
 .actions button,td button{margin:0}
 form.inline{display:inline}
