@@ -30,6 +30,7 @@ import { adminDomainAllowRoutes } from "./routes/admin/domain_allows.ts";
 import { customEmojiRoutes } from "./routes/custom_emojis.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { staticImageRoutes } from "./routes/static_images.ts";
+import { assetRoutes } from "./routes/assets.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { feedRoutes } from "./routes/feeds.ts";
 import { instancePageRoutes } from "./routes/instance_pages.ts";
@@ -200,6 +201,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminDomainAllowRoutes());
   app.route("/", customEmojiRoutes());
   app.route("/", staticImageRoutes());
+  app.route("/", assetRoutes());
   app.route("/", appRoutes());
   app.route("/", oauthRoutes());
   app.route("/", authorizeRoutes());

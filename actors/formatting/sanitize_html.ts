@@ -2,8 +2,10 @@
  * The one HTML sanitizer: Mastodon's allow-list (app/lib/sanitize_config.rb,
  * MASTODON_STRICT), through sanitize-html. Remote content goes through it
  * before it is stored (profile notes, field values, status content), and the
- * HTML pages pass stored HTML through it again when they render it
- * (api/pages/html.ts), so both sides keep exactly the same tags and
+ * HTML pages and feeds pass stored HTML through it again when they render it
+ * (api/pages/: status cards, the embed page, the staff pages' evidence;
+ * api/routes/feeds.ts), a second line of defence against a row written by
+ * something that forgot; both sides keep exactly the same tags and
  * attributes. Plain-text values (display names, field names) go through
  * {@link plainText}.
  */

@@ -37,7 +37,9 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { clientIp, rateLimitSubject } from "../client_ip.ts";
 import type { Database } from "../../db/connection.ts";
-import { authPage } from "../pages/oauth_pages.ts";
+import { MessagePage } from "../pages/auth/layout.tsx";
+import { documentHtml } from "../pages/shell.tsx";
+import { pageHeaders } from "../routes/page_response.ts";
 import { setResponseHeaders } from "./headers.ts";
 import {
   type Bucket,
@@ -175,12 +177,13 @@ export function tooManyRequests(
 ): Response {
   const headers = refusalHeaders(state, now);
   if (c.req.path.startsWith("/auth/") && wantsHtml(c)) {
-    const page = authPage({
+    const page = MessagePage({
       title: TOO_MANY_REQUESTS,
       instanceTitle: c.get("ctx").config.instance.title,
-      body: "<p>Too many sign-in attempts. Please wait a few minutes and try again.</p>",
+      text: "Too many sign-in attempts. Please wait a few minutes and try again.",
+      alert: true,
     });
-    return c.html(page, 429, { ...headers, "Cache-Control": "no-store" });
+    return c.html(documentHtml(page), 429, { ...headers, ...pageHeaders("account") });
   }
   return c.json({ error: TOO_MANY_REQUESTS }, 429, headers);
 }

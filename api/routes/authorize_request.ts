@@ -23,7 +23,8 @@ import {
   type WebSession,
 } from "../../actors/sessions.ts";
 import { randomSecret } from "../../actors/tokens.ts";
-import { renderOAuthErrorPage } from "../pages/oauth_pages.ts";
+import { OAuthErrorPage } from "../pages/oauth_pages.tsx";
+import { sendHtmlPageNow } from "./page_response.ts";
 
 /** The session cookie (HttpOnly, SameSite=Lax, Secure on https origins). */
 export const SESSION_COOKIE = "_rookery_session";
@@ -151,24 +152,14 @@ export async function validateAuthorizeRequest(
   };
 }
 
-/** Sets the headers every page of the flow carries: no caching, no framing, no referrer. */
-export function setPageHeaders(c: Context<ApiEnv>): void {
-  c.header("Cache-Control", "no-store");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Referrer-Policy", "no-referrer");
-  c.header("X-Content-Type-Options", "nosniff");
-  // No form-action: browsers apply it to the redirect that follows a form
-  // post, and the consent form must be able to redirect to any client URI.
-  c.header(
-    "Content-Security-Policy",
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
-  );
-}
-
-/** Serves a page of the flow. */
-export function sendPage(c: Context<ApiEnv>, html: string, status: ContentfulStatusCode = 200) {
-  setPageHeaders(c);
-  return c.html(html, status);
+/**
+ * Serves a page of the flow: never cached, never framed, no referrer, and no
+ * form-action (page_response.ts, kind `oauth`): browsers apply it to the
+ * redirect that follows a form post, and the consent form must be able to
+ * redirect to any client URI.
+ */
+export function sendPage(c: Context<ApiEnv>, page: unknown, status: ContentfulStatusCode = 200) {
+  return sendHtmlPageNow(c, "oauth", page, status);
 }
 
 /** The error page (no redirect). */
@@ -179,7 +170,7 @@ export function errorPage(
 ): Response {
   return sendPage(
     c,
-    renderOAuthErrorPage({
+    OAuthErrorPage({
       instanceTitle: c.get("ctx").config.instance.title,
       error,
       description: OAUTH_ERROR_DESCRIPTIONS[error],

@@ -18,7 +18,8 @@ import { params } from "../params.ts";
 import { readString } from "../readers.ts";
 import { requireScopes } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
-import { escapeHtml, htmlPage } from "../pages/html.ts";
+import { MessagePage } from "../pages/auth/layout.tsx";
+import { sendHtmlPage } from "./page_response.ts";
 import {
   changePendingEmail,
   CONFIRMATION_PATH,
@@ -50,15 +51,19 @@ async function signUpApplicationId(db: Executor, userId: string): Promise<string
   return row?.applicationId ?? null;
 }
 
-function confirmationPage(result: ConfirmationResult, title: string): {
+/** The page the confirmation link opens: what happened, and a status to match. */
+function confirmationPage(result: ConfirmationResult, instanceTitle: string): {
   status: 200 | 404 | 410 | 422;
-  body: string;
+  page: unknown;
 } {
-  const page = (status: 200 | 404 | 410 | 422, heading: string, text: string) => ({
+  const page = (status: 200 | 404 | 410 | 422, title: string, text: string) => ({
     status,
-    body: htmlPage({
-      title: `${heading} - ${title}`,
-      body: `<main>\n<h1>${escapeHtml(heading)}</h1>\n<p>${escapeHtml(text)}</p>\n</main>`,
+    page: MessagePage({
+      title,
+      instanceTitle,
+      text,
+      alert: status !== 200,
+      links: status === 200 ? [{ href: "/auth/sign_in", label: "Sign in" }] : undefined,
     }),
   });
   switch (result.status) {
@@ -100,10 +105,8 @@ export function emailConfirmationRoutes(): Hono<ApiEnv> {
     markWrite(database);
     const result = await confirmEmail(database.db, token);
     markWrite(database);
-    const { status, body } = confirmationPage(result, config.instance.title);
-    c.header("Cache-Control", "no-store");
-    c.header("Referrer-Policy", "no-referrer");
-    return c.html(body, status);
+    const { status, page } = confirmationPage(result, config.instance.title);
+    return await sendHtmlPage(c, "account", page, status);
   });
 
   app.post("/api/v1/emails/confirmations", requireScopes(), async (c) => {

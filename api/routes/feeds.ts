@@ -20,7 +20,7 @@ import { loadAccountEntities } from "../entities/account.ts";
 import { accountStatuses, tagsByName, tagTimeline } from "../../db/queries/timelines.ts";
 import { mediaAttachments } from "../../db/schema.ts";
 import { findLocalAccount } from "../../federation/local_actors.ts";
-import { safeHtml } from "../pages/html.ts";
+import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import { plainText } from "../pages/public/layout.tsx";
 import { PAGE_LIMIT } from "./public_page_kit.ts";
 
@@ -55,8 +55,8 @@ async function addItems(c: Context<ApiEnv>, feed: Feed, statuses: StatusJson[]):
     const link = status.url ?? status.uri;
     const text = plainText(status.content);
     const description = status.spoiler_text
-      ? `<p>${escapeXmlText(status.spoiler_text)}</p><hr />${safeHtml(status.content)}`
-      : safeHtml(status.content);
+      ? `<p>${escapeXmlText(status.spoiler_text)}</p><hr />${sanitizeHtml(status.content)}`
+      : sanitizeHtml(status.content);
     const first = status.media_attachments.find((m) => m.url ?? m.remote_url);
     const fact = first ? facts.get(first.id) : undefined;
     feed.addItem({

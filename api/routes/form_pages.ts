@@ -14,17 +14,11 @@ import { params } from "../params.ts";
 import { constantTimeEqual } from "../../actors/oauth.ts";
 import { loginRefusal, type WebSession } from "../../actors/sessions.ts";
 import { currentSession, endSession } from "./authorize_request.ts";
+import { sendHtmlPage, setPageHeaders } from "./page_response.ts";
 
-/** Never cached, never framed, no script, forms to us only. */
+/** Never cached, never framed, no script, forms to us only (page_response.ts). */
 export function setFormPageHeaders(c: Context<ApiEnv>): void {
-  c.header("Cache-Control", "no-store");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Referrer-Policy", "same-origin");
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header(
-    "Content-Security-Policy",
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  );
+  setPageHeaders(c, "form");
 }
 
 /** Sends a JSX page (Hono escapes every value) with {@link setFormPageHeaders}. */
@@ -33,9 +27,7 @@ export async function sendFormPage(
   page: unknown,
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
-  setFormPageHeaders(c);
-  const html = await (page as { toString(): string | Promise<string> }).toString();
-  return c.html(`<!DOCTYPE html>${html}`, status);
+  return await sendHtmlPage(c, "form", page, status);
 }
 
 /** The browser's session, or null (and the session ended) when its user may no longer sign in. */

@@ -13,8 +13,8 @@ import type { ApiEnv } from "../env.ts";
 import { type Params, params } from "../params.ts";
 import { constantTimeEqual, issueAuthorizationCode } from "../../actors/oauth.ts";
 import { loginRefusal } from "../../actors/sessions.ts";
-import { renderCodePage, renderConsentPage } from "../pages/oauth_pages.ts";
-import { renderSignInPage } from "../pages/sign_in.ts";
+import { CodePage, ConsentPage } from "../pages/oauth_pages.tsx";
+import { SignInPage } from "../pages/sign_in.tsx";
 import {
   type AuthorizeRequest,
   currentSession,
@@ -35,7 +35,7 @@ export function showSignIn(
   const { config } = c.get("ctx");
   return sendPage(
     c,
-    renderSignInPage({
+    SignInPage({
       instanceTitle: config.instance.title,
       domain: config.domain,
       fields: request.fields,
@@ -78,7 +78,7 @@ export function authorizeRoutes(): Hono<ApiEnv> {
     const { config } = c.get("ctx");
     return sendPage(
       c,
-      renderConsentPage({
+      ConsentPage({
         instanceTitle: config.instance.title,
         appName: request.application.name,
         appWebsite: request.application.website,
@@ -140,7 +140,7 @@ export function authorizeRoutes(): Hono<ApiEnv> {
     if (!code || code.length > 200) return errorPage(c, "invalid_request");
     return sendPage(
       c,
-      renderCodePage({ instanceTitle: c.get("ctx").config.instance.title, code }),
+      CodePage({ instanceTitle: c.get("ctx").config.instance.title, code }),
     );
   });
 

@@ -4,7 +4,7 @@
  *   answer `{type, version, title, author_name, author_url, provider_name,
  *   provider_url, cache_age, html, width, height}`; `html` is an iframe of
  *   the embed page
- * - GET /@username/<id>/embed → that page (html: pages/status_embed.ts),
+ * - GET /@username/<id>/embed → that page (html: pages/status_embed.tsx),
  *   which any site may frame
  *
  * Decisions, following Mastodon's OEmbedController and StatusFinder:
@@ -26,8 +26,9 @@ import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
 import { readString } from "../readers.ts";
-import { escapeHtml } from "../pages/html.ts";
-import { renderStatusEmbed } from "../pages/status_embed.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
+import { StatusEmbedPage } from "../pages/status_embed.tsx";
+import { sendHtmlPage } from "./page_response.ts";
 import { sendMessagePage } from "./public_page_kit.ts";
 import { loadMediaByStatus, mediaAttachmentEntity } from "../entities/media_attachment.ts";
 import { findLocalAccount } from "../../federation/local_actors.ts";
@@ -121,18 +122,17 @@ export function oembedRoutes(): Hono<ApiEnv> {
     const { account, status } = found;
     const media = (await loadMediaByStatus(database.db, [status.id])).get(status.id) ?? [];
     // Meant to be framed by any site; nothing on it runs or submits.
-    c.header(
-      "Content-Security-Policy",
-      "default-src 'none'; style-src 'unsafe-inline'; img-src * data:; frame-ancestors *; " +
-        "base-uri 'none'; form-action 'none'",
+    return await sendHtmlPage(
+      c,
+      "embed",
+      StatusEmbedPage({
+        status,
+        account,
+        media: media.map((row) => mediaAttachmentEntity(config, row)),
+        domain: config.domain,
+        instanceTitle: config.instance.title,
+      }),
     );
-    return c.html(renderStatusEmbed({
-      status,
-      account,
-      media: media.map((row) => mediaAttachmentEntity(config, row)),
-      domain: config.domain,
-      instanceTitle: config.instance.title,
-    }));
   });
 
   return app;

@@ -1,6 +1,6 @@
 /**
- * What every public page route shares: the response (doctype, strict
- * headers, no script allowed), who is looking (a browser session, for the
+ * What every public page route shares: the response (doctype, the public
+ * pages' headers of page_response.ts), who is looking (a browser session, for the
  * header only: the pages show what anyone may see), and the "older" link of
  * a paged list.
  */
@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Child, jsx } from "hono/jsx";
 import type { ApiEnv } from "../env.ts";
 import { currentSession } from "./authorize_request.ts";
+import { sendHtmlPage } from "./page_response.ts";
 import { loginRefusal } from "../../actors/sessions.ts";
 import type { PublicViewer } from "../pages/public/layout.tsx";
 import { MessagePage, SiteDocuments } from "../pages/public/layout.tsx";
@@ -16,24 +17,12 @@ import { MessagePage, SiteDocuments } from "../pages/public/layout.tsx";
 /** Posts per page of a profile or a tag, as Mastodon's web pages list them. */
 export const PAGE_LIMIT = 20;
 
-/** Headers of the public pages: no script can run, no other site frames them. */
-function setPublicPageHeaders(c: Context<ApiEnv>): void {
-  c.header("X-Frame-Options", "DENY");
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "same-origin");
-  c.header(
-    "Content-Security-Policy",
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data: https: http:; media-src 'self' https: http:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  );
-}
-
-/** Sends a JSX page (Hono escapes every value) with the public page headers. */
+/** Sends a JSX page (Hono escapes every value) with the public pages' headers (page_response.ts). */
 export async function sendPublicPage(
   c: Context<ApiEnv>,
   page: unknown,
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
-  setPublicPageHeaders(c);
   const { instance } = c.get("ctx").config;
   // The footer links the legal documents only when they are configured.
   const documents = {
@@ -41,8 +30,7 @@ export async function sendPublicPage(
     terms: instance.termsOfServiceFile != null,
   };
   const wrapped = jsx(SiteDocuments.Provider, { value: documents }, page as Child);
-  const html = await (wrapped as { toString(): string | Promise<string> }).toString();
-  return c.html(`<!DOCTYPE html>${html}`, status);
+  return await sendHtmlPage(c, "public", wrapped, status);
 }
 
 /** The signed-in browser, if any (a suspended or disabled user counts as nobody). */

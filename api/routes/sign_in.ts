@@ -30,7 +30,7 @@ import {
   loginRefusal,
   normalLogin,
 } from "../../actors/sessions.ts";
-import { renderSignInPage } from "../pages/sign_in.ts";
+import { SignInPage } from "../pages/sign_in.tsx";
 import {
   type BucketState,
   countRequest,
@@ -113,7 +113,7 @@ function showPlainSignIn(c: Context<ApiEnv>, redirectTo: string, options: SignIn
   const { config } = c.get("ctx");
   return sendPage(
     c,
-    renderSignInPage({
+    SignInPage({
       instanceTitle: config.instance.title,
       domain: config.domain,
       fields: { redirect_to: redirectTo },

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
 import { TOO_MANY_ATTEMPTS } from "../../api/routes/sign_in.ts";
 import { SESSION_COOKIE } from "../../api/routes/authorize_request.ts";
-import { escapeHtml } from "../../api/pages/html.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import { json, startInstance, test } from "../harness.ts";
 import {
   authorizePath,

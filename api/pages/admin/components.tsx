@@ -9,7 +9,7 @@
 import type { FC } from "hono/jsx";
 import type { AdminAccount } from "../../entities/admin_account.ts";
 import type { StatusJson } from "../../entities/status.ts";
-import { safeHtml } from "../html.ts";
+import { sanitizeHtml } from "../../../actors/formatting/sanitize_html.ts";
 
 /** What a handle needs of an account: an Admin::Account or a plain row. */
 export interface HandleOf {
@@ -151,7 +151,7 @@ export const StatusCard: FC<{ status: StatusJson }> = ({ status }) => (
       <a href={status.url ?? status.uri} rel="noopener noreferrer">Open the post</a>
     </p>
     {status.spoiler_text ? <p class="spoiler">CW: {status.spoiler_text}</p> : null}
-    <div class="content" dangerouslySetInnerHTML={{ __html: safeHtml(status.content) }} />
+    <div class="content" dangerouslySetInnerHTML={{ __html: sanitizeHtml(status.content) }} />
     {status.poll
       ? (
         <ul class="poll">

@@ -32,17 +32,13 @@ export interface ReportView {
   rules: InstanceRule[];
 }
 
-/** The facts as a two-column grid (the layout's style sheet has no rule for it). */
-const FACTS_STYLE =
-  "display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1.25rem;margin:0";
-
 /** One fact of the report: a term and its value (`pre` keeps the text's line breaks). */
 const Fact: FC<{ label: string; id?: string; pre?: boolean; children?: Child }> = (
   { label, id, pre, children },
 ) => (
   <>
     <dt>{label}</dt>
-    <dd id={id} style={pre ? "margin:0;white-space:pre-wrap" : "margin:0"}>{children}</dd>
+    <dd id={id} class={pre ? "pre" : undefined}>{children}</dd>
   </>
 );
 
@@ -133,7 +129,7 @@ export const ReportPage: FC<{
         <a href={queueHref({ resolved: row.actionTakenAt != null })}>Back to the reports</a>
       </p>
       <section class="card">
-        <dl class="report-facts" style={FACTS_STYLE}>
+        <dl class="report-facts">
           <Fact label="Reported account" id="target">
             <AccountLink account={target} /> (<AccountState account={target} />)
           </Fact>

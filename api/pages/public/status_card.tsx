@@ -8,7 +8,8 @@ import type { FC } from "hono/jsx";
 import { raw } from "hono/html";
 import type { StatusJson } from "../../entities/status.ts";
 import type { Account, CustomEmoji } from "../../entities/account.ts";
-import { escapeHtml, safeHtml } from "../html.ts";
+import { escapeHtml } from "../../../actors/formatting/escape_html.ts";
+import { sanitizeHtml } from "../../../actors/formatting/sanitize_html.ts";
 
 const SHORTCODE = /:([a-zA-Z0-9_]{2,}):/g;
 
@@ -32,7 +33,7 @@ export function emojifyText(text: string, emojis: readonly CustomEmoji[]): strin
  * tags is touched, so an attribute never gets markup.
  */
 export function emojifyHtml(html: string, emojis: readonly CustomEmoji[]): string {
-  const clean = safeHtml(html);
+  const clean = sanitizeHtml(html);
   if (emojis.length === 0) return clean;
   const byCode = new Map(emojis.map((e) => [e.shortcode, e]));
   return clean.split(/(<[^>]*>)/).map((part) =>

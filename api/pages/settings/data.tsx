@@ -1,64 +1,27 @@
 /**
  * The data pages of the settings (issue 20): export (a count and a download
  * per CSV) and import (the upload form, and each import's progress). Hono
- * JSX escapes every value; no script. The integrator gives the settings
- * pages one layout later; until then these carry their own small shell.
+ * JSX escapes every value; no script.
  */
 import type { Child, FC } from "hono/jsx";
 import type { ExportKind } from "../../../actors/data/export.ts";
 import { IMPORT_KINDS, type ImportProgress, MAX_IMPORT_ROWS } from "../../../actors/data/import.ts";
+import { SettingsLayout, type SettingsViewer } from "./layout.tsx";
 
-const STYLE = `
-:root{color-scheme:light dark;--fg:#1f232b;--bg:#f3f4f8;--card:#fff;--muted:#5b6170;--accent:#563acc;--danger:#b3261e;--border:#d6d9e0}
-@media (prefers-color-scheme:dark){:root{--fg:#e8e9ee;--bg:#17191f;--card:#22252d;--muted:#a7abb6;--accent:#8c8dff;--danger:#ff8a80;--border:#3a3e49}}
-*{box-sizing:border-box}
-body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-header{display:flex;flex-wrap:wrap;gap:1rem;padding:.75rem 1.5rem;background:var(--card);border-bottom:1px solid var(--border)}
-header a{text-decoration:none;margin-right:1rem}header a[aria-current=page]{font-weight:700;text-decoration:underline}
-main{max-width:48rem;margin:1.5rem auto;padding:0 1rem}
-table{width:100%;border-collapse:collapse;background:var(--card)}
-th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--border)}
-label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-select,input{font:inherit;color:inherit;max-width:100%}
-button{font:inherit;font-weight:600;padding:.35rem .9rem;border-radius:.35rem;border:1px solid var(--accent);background:var(--accent);color:#fff;margin-top:1rem}
-.alert{border-left:4px solid var(--danger);padding:.5rem .75rem;background:var(--card);color:var(--danger)}
-.muted{color:var(--muted)}
-a{color:var(--accent)}
-:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-`;
-
-/** The shell of the data pages. */
+/**
+ * The shell of the data pages: the settings layout, in its Export or Import
+ * section.
+ */
 export const DataLayout: FC<{
   title: string;
   instanceTitle: string;
   current: "export" | "import";
+  viewer: SettingsViewer;
   children?: Child;
-}> = ({ title, instanceTitle, current, children }) => (
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="robots" content="noindex" />
-      <title>{`${title} - ${instanceTitle}`}</title>
-      <style dangerouslySetInnerHTML={{ __html: STYLE }} />
-    </head>
-    <body>
-      <header>
-        <nav aria-label="Settings">
-          <a href="/settings/export" aria-current={current === "export" ? "page" : undefined}>
-            Export
-          </a>{" "}
-          <a href="/settings/import" aria-current={current === "import" ? "page" : undefined}>
-            Import
-          </a>
-        </nav>
-      </header>
-      <main>
-        <h1>{title}</h1>
-        {children}
-      </main>
-    </body>
-  </html>
+}> = ({ title, instanceTitle, current, viewer, children }) => (
+  <SettingsLayout title={title} instanceTitle={instanceTitle} viewer={viewer} section={current}>
+    {children}
+  </SettingsLayout>
 );
 
 /** Each export: the label, the download path and Mastodon's file name. */

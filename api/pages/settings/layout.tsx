@@ -1,16 +1,19 @@
 /**
- * The shell of the settings pages of a signed-in user: the sections, the
- * signed-in account and a sign-out button. Shares the account pages'
- * stylesheet (api/pages/auth/layout.tsx); no script.
+ * The settings pages of a signed-in user on the shared shell (../shell.tsx):
+ * the sections as the header's navigation, the signed-in account and a
+ * sign-out button. A section is one entry of SETTINGS_SECTIONS; a page
+ * names its own with `section`.
  */
 import type { Child, FC } from "hono/jsx";
-import { CsrfField, STYLE } from "../auth/layout.tsx";
+import { Brand, Shell, SignOutButton } from "../shell.tsx";
 
 export const SETTINGS_SECTIONS = [
   { key: "profile", path: "/settings/profile", label: "Profile" },
   { key: "account", path: "/settings/account", label: "Account" },
   { key: "otp", path: "/settings/otp_authentication", label: "Two-factor sign-in" },
   { key: "applications", path: "/settings/applications", label: "Authorized apps" },
+  { key: "export", path: "/settings/export", label: "Export" },
+  { key: "import", path: "/settings/import", label: "Import" },
   { key: "sessions", path: "/settings/sessions", label: "Sessions" },
   { key: "archive", path: "/settings/archive", label: "Archive" },
   { key: "aliases", path: "/settings/aliases", label: "Account aliases" },
@@ -25,20 +28,16 @@ export interface SettingsViewer {
   csrfToken: string;
 }
 
-const EXTRA = `
-main{max-width:44rem}
-header{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
-header nav a{font-weight:400;margin-right:1rem;color:var(--accent);text-decoration:underline}
-header nav a[aria-current=page]{font-weight:700}
-header .who{margin-left:auto;color:var(--muted)}
-header form{display:inline}
-header form button{width:auto;margin:0;padding:.2rem .7rem}
-table{width:100%;border-collapse:collapse}
-th,td{text-align:left;padding:.45rem .4rem;border-bottom:1px solid var(--border);vertical-align:top}
-td button{width:auto;margin:0;padding:.25rem .8rem}
-code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
-ol.codes{font-family:ui-monospace,monospace;font-size:1.1rem}
-`;
+/** The sections, the current one marked for screen readers and the eye. */
+const SectionNav: FC<{ section: SettingsSection }> = ({ section }) => (
+  <nav aria-label="Settings">
+    {SETTINGS_SECTIONS.map((s) => (
+      <a href={s.path} aria-current={s.key === section ? "page" : undefined}>
+        {s.label}
+      </a>
+    ))}
+  </nav>
+);
 
 export const SettingsLayout: FC<{
   title: string;
@@ -47,37 +46,22 @@ export const SettingsLayout: FC<{
   section: SettingsSection;
   children?: Child;
 }> = ({ title, instanceTitle, viewer, section, children }) => (
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="robots" content="noindex" />
-      <title>{`${title} - Settings - ${instanceTitle}`}</title>
-      <style dangerouslySetInnerHTML={{ __html: STYLE + EXTRA }} />
-    </head>
-    <body>
-      <header>
-        <a href="/">{instanceTitle}</a>
-        <nav aria-label="Settings">
-          {SETTINGS_SECTIONS.map((s) => (
-            <a href={s.path} aria-current={s.key === section ? "page" : undefined}>
-              {s.label}
-            </a>
-          ))}
-        </nav>
+  <Shell
+    title={`${title} - Settings - ${instanceTitle}`}
+    layout="settings"
+    robots="noindex"
+    header={
+      <>
+        <Brand instanceTitle={instanceTitle} />
+        <SectionNav section={section} />
         <span class="who">
-          @{viewer.username}{" "}
-          <form method="post" action="/auth/sign_out">
-            <CsrfField token={viewer.csrfToken} />
-            <input type="hidden" name="redirect_to" value="/auth/sign_in" />
-            <button type="submit">Sign out</button>
-          </form>
+          @{viewer.username}
+          <SignOutButton token={viewer.csrfToken} redirectTo="/auth/sign_in" />
         </span>
-      </header>
-      <main>
-        <h1>{title}</h1>
-        {children}
-      </main>
-    </body>
-  </html>
+      </>
+    }
+  >
+    <h1>{title}</h1>
+    {children}
+  </Shell>
 );

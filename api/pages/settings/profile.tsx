@@ -103,7 +103,6 @@ const ImageInput: FC<{
           src={current}
           alt={`Your current ${kind}`}
           class={`current-${kind}`}
-          style={`display:block;max-width:${kind === "avatar" ? "8rem" : "100%"};height:auto`}
         />
       )
       : <p class="hint">You have no {kind}: the default picture is shown.</p>}
@@ -216,7 +215,6 @@ export const ProfilePage: FC<{
                   <p
                     class="verified"
                     id={`field-${i}-verified`}
-                    style="color:var(--ok);margin:.2rem 0 0"
                   >
                     <span aria-hidden="true">✓</span> Verified link (checked{" "}
                     {field.verifiedAt.slice(0, 10)})

@@ -38,8 +38,14 @@ import {
 import { sendUserPage, settingsSession, setUserPageHeaders, userPage } from "./session.ts";
 
 function layout(c: Context<ApiEnv>, title: string, current: "export" | "import", body: Child) {
+  const session = settingsSession(c);
   return (
-    <DataLayout title={title} instanceTitle={c.get("ctx").config.instance.title} current={current}>
+    <DataLayout
+      title={title}
+      instanceTitle={c.get("ctx").config.instance.title}
+      current={current}
+      viewer={{ username: session.user.username, csrfToken: session.csrfToken }}
+    >
       {body}
     </DataLayout>
   );

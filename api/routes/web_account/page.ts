@@ -11,23 +11,15 @@ import type { ApiEnv } from "../../env.ts";
 import { type Params, params } from "../../params.ts";
 import { constantTimeEqual } from "../../../actors/oauth.ts";
 import { signInCsrfCookie } from "../authorize_request.ts";
+import { sendHtmlPage } from "../page_response.ts";
 
-/** Sends a JSX page (Hono escapes every value) with the account page headers. */
+/** Sends a JSX page (Hono escapes every value) with the account pages' headers (page_response.ts). */
 export async function sendAccountPage(
   c: Context<ApiEnv>,
   page: unknown,
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
-  c.header("Cache-Control", "no-store");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Referrer-Policy", "no-referrer");
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header(
-    "Content-Security-Policy",
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  );
-  const html = await (page as { toString(): string | Promise<string> }).toString();
-  return c.html(`<!DOCTYPE html>${html}`, status);
+  return await sendHtmlPage(c, "account", page, status);
 }
 
 /** The form's parameters, or null when the body cannot be read. */
