@@ -160,11 +160,6 @@ export interface RemoteStatusInput {
 
 export type CreateStatusInput = LocalStatusInput | RemoteStatusInput;
 
-/** The URIs of a local status. */
-export function localStatusUris(origin: string, username: string, id: string) {
-  return { uri: `${origin}/users/${username}/statuses/${id}`, url: `${origin}/@${username}/${id}` };
-}
-
 /** Everything checked before the transaction opens. */
 interface Prepared {
   id: string;
@@ -298,7 +293,8 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
     ? "nobody"
     : input.quoteApprovalPolicy ?? prefs.defaultQuotePolicy;
   const id = newId();
-  const { uri, url } = localStatusUris(config.origin, account.username, id);
+  const uri = `${config.origin}/users/${account.username}/statuses/${id}`;
+  const url = `${config.origin}/@${account.username}/${id}`;
   return {
     id,
     uri,
