@@ -27,6 +27,7 @@ import type { BrowserContext } from "playwright-core";
 import { signInOverHttp } from "../admin_web/http_session.ts";
 import { registerApp } from "../oauth/helpers.ts";
 import { STYLESHEET, STYLESHEET_HREF, STYLESHEET_PATH } from "../../api/pages/style.ts";
+import { axeFindings } from "./page_checks.ts";
 
 const instance = await startInstance({
   listen: true,
@@ -171,9 +172,6 @@ test("pages over HTTP: one stylesheet, no inline style or script, a strict polic
 });
 
 const ARTIFACTS = new URL(`../artifacts/pages/${DB_KIND}/`, import.meta.url).pathname;
-const AXE_SOURCE = await Deno.readTextFile(
-  new URL(import.meta.resolve("axe-core/axe.min.js")).pathname,
-);
 
 type Scheme = "light" | "dark";
 
@@ -247,19 +245,7 @@ async function checkPage(
     assert.equal(focus.outline, "solid 3px", where);
   }
 
-  // Evaluated through the browser's debugger, which the page's CSP does not govern.
-  await tab.evaluate(AXE_SOURCE);
-  const { violations, passes } = await tab.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const result = await (globalThis as any).axe.run();
-    return {
-      // deno-lint-ignore no-explicit-any
-      violations: result.violations.filter((v: any) =>
-        v.impact === "serious" || v.impact === "critical"
-      ).map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.html).join(" | ")}`),
-      passes: result.passes.length,
-    };
-  });
+  const { violations, passes } = await axeFindings(tab);
   // axe really looked (landmarks, contrast, names, labels...).
   assert.ok(passes > 5, `${where}: axe ran ${passes} checks`);
   for (const v of violations) problems.push(`${where}: ${v}`);

@@ -94,7 +94,7 @@ test("deleting an account on /settings/delete", async (t) => {
           }
           const browser = await launchBrowser();
           try {
-            const context = await browser.newContext({ ignoreHTTPSErrors: true, bypassCSP: true });
+            const context = await browser.newContext({ ignoreHTTPSErrors: true });
             const page = await context.newPage();
             await page.goto(`${a.origin}/settings/delete`);
             await signInWithForm(page, "erin", TEST_PASSWORD);

@@ -236,7 +236,7 @@ test("moving through the settings pages: aliases, the move, cancel, cooldown", a
       fn: async () => {
         const browser = await launchBrowser();
         try {
-          const context = await browser.newContext({ ignoreHTTPSErrors: true, bypassCSP: true });
+          const context = await browser.newContext({ ignoreHTTPSErrors: true });
           const page = await context.newPage();
           await page.goto(`${a.origin}/settings/aliases`);
           await signInWithForm(page, "alice", TEST_PASSWORD);
