@@ -20,7 +20,7 @@ import {
   startPair,
   storedStatus,
 } from "../fixtures/federation.ts";
-import { createToken, createUser, type TestUser } from "../fixtures/users.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 const STAFF_SCOPES = ["read", "write", "follow", "admin:read", "admin:write"];
