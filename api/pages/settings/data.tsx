@@ -3,26 +3,9 @@
  * per CSV) and import (the upload form, and each import's progress). Hono
  * JSX escapes every value; no script.
  */
-import type { Child, FC } from "hono/jsx";
+import type { FC } from "hono/jsx";
 import type { ExportKind } from "../../../actors/data/export.ts";
 import { IMPORT_KINDS, type ImportProgress, MAX_IMPORT_ROWS } from "../../../actors/data/import.ts";
-import { SettingsLayout, type SettingsViewer } from "./layout.tsx";
-
-/**
- * The shell of the data pages: the settings layout, in its Export or Import
- * section.
- */
-export const DataLayout: FC<{
-  title: string;
-  instanceTitle: string;
-  current: "export" | "import";
-  viewer: SettingsViewer;
-  children?: Child;
-}> = ({ title, instanceTitle, current, viewer, children }) => (
-  <SettingsLayout title={title} instanceTitle={instanceTitle} viewer={viewer} section={current}>
-    {children}
-  </SettingsLayout>
-);
 
 /** Each export: the label, the download path and Mastodon's file name. */
 export const EXPORTS: { kind: ExportKind; label: string; path: string }[] = [

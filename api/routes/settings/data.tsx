@@ -28,26 +28,21 @@ import {
 } from "../../../actors/data/import.ts";
 import { NotFoundError } from "../../../actors/errors.ts";
 import { queueDataImport } from "../../../federation/data_import_job.ts";
-import {
-  DataLayout,
-  ExportPage,
-  EXPORTS,
-  ImportPage,
-  ImportStatusPage,
-} from "../../pages/settings/data.tsx";
+import { SettingsLayout } from "../../pages/settings/layout.tsx";
+import { ExportPage, EXPORTS, ImportPage, ImportStatusPage } from "../../pages/settings/data.tsx";
 import { sendUserPage, settingsSession, setUserPageHeaders, userPage } from "./session.ts";
 
 function layout(c: Context<ApiEnv>, title: string, current: "export" | "import", body: Child) {
   const session = settingsSession(c);
   return (
-    <DataLayout
+    <SettingsLayout
       title={title}
       instanceTitle={c.get("ctx").config.instance.title}
-      current={current}
+      section={current}
       viewer={{ username: session.user.username, csrfToken: session.csrfToken }}
     >
       {body}
-    </DataLayout>
+    </SettingsLayout>
   );
 }
 
