@@ -84,6 +84,17 @@ async function bringEverything(
   await ok(instance, third, "POST", `/api/v1/statuses/${post.id}/reblog`);
 }
 
+/** What a blocker keeps of the blocked account: nothing, in feeds, notifications or conversations. */
+const NOTHING_LEFT = {
+  home: [],
+  list: [],
+  authored: 0,
+  notifications: [],
+  notificationRows: 0,
+  conversations: 0,
+  conversationRows: 0,
+};
+
 test("block and mute take away what the account brought; lifting them brings none back", async (t) => {
   const instance = await startInstance();
   try {
@@ -109,15 +120,7 @@ test("block and mute take away what the account brought; lifting them brings non
     await t.step("block: all of it goes, for the blocker only", async () => {
       await ok(instance, alice, "POST", `/api/v1/accounts/${mallory.id}/block`);
       const after = await traces(instance, alice, aliceList, mallory);
-      assert.deepEqual(after, {
-        home: [],
-        list: [],
-        authored: 0,
-        notifications: [],
-        notificationRows: 0,
-        conversations: 0,
-        conversationRows: 0,
-      });
+      assert.deepEqual(after, NOTHING_LEFT);
       // Carol's conversation and notifications stay.
       const carolSide = await traces(instance, alice, aliceList, carol);
       assert.equal(carolSide.conversations, 1);
@@ -131,15 +134,7 @@ test("block and mute take away what the account brought; lifting them brings non
     await t.step("unblock: none of it comes back", async () => {
       await ok(instance, alice, "POST", `/api/v1/accounts/${mallory.id}/unblock`);
       const after = await traces(instance, alice, aliceList, mallory);
-      assert.deepEqual(after, {
-        home: [],
-        list: [],
-        authored: 0,
-        notifications: [],
-        notificationRows: 0,
-        conversations: 0,
-        conversationRows: 0,
-      });
+      assert.deepEqual(after, NOTHING_LEFT);
     });
 
     await t.step("someone else's or an unknown account: 404, nothing removed", async () => {
@@ -179,15 +174,7 @@ test("block and mute take away what the account brought; lifting them brings non
       await ok(instance, dave, "POST", `/api/v1/accounts/${mallory.id}/mute`);
       await ok(instance, dave, "POST", `/api/v1/accounts/${mallory.id}/unmute`);
       const after = await traces(instance, dave, daveList, mallory);
-      assert.deepEqual(after, {
-        home: [],
-        list: [],
-        authored: 0,
-        notifications: [],
-        notificationRows: 0,
-        conversations: 0,
-        conversationRows: 0,
-      });
+      assert.deepEqual(after, NOTHING_LEFT);
     });
   } finally {
     await instance.close({ destroy: true });
