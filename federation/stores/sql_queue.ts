@@ -6,13 +6,27 @@
  * claims it by setting a lease (locked_until, renewed while the handler runs),
  * so a process killed mid-delivery leaves the message to be taken again when
  * the lease runs out, or at once on PGlite, whose single owner process
- * releases stale leases when it starts. Messages that share an ordering key
- * run one at a time, oldest first: that is what applies one actor's
- * activities in order. (@fedify/postgres 1.8.7, the release our registry
- * has, deletes a message before handling it and ignores ordering keys, so
- * it is not used for the queue.) Several worker processes can share the
- * table: claims use FOR UPDATE SKIP LOCKED, and on PostgreSQL a NOTIFY wakes
- * idle workers in other processes.
+ * releases stale leases when it starts. (@fedify/postgres 1.8.7, the release
+ * our registry has, deletes a message before handling it and ignores
+ * ordering keys, so it is not used for the queue.) Several worker processes
+ * can share the table: claims use SKIP LOCKED, and on PostgreSQL a NOTIFY
+ * wakes idle workers in other processes.
+ *
+ * Messages that share an ordering key run one at a time, oldest first: that
+ * is what applies one actor's inbound activities in order
+ * (federation/inbox_order.ts), and one account's jobs. Only the oldest
+ * message of a key is `ready`, and workers claim ready messages only, so the
+ * messages waiting behind a busy key cost a claim nothing. Finishing a
+ * message readies the next one of its key. A unique index keeps one ready
+ * message per key whatever two processes do at the same instant; an enqueue
+ * reads its key's queued messages under a KEY SHARE lock, so a message
+ * finished at that instant is either seen gone, or deleted only once the
+ * new one is committed (and the finisher then readies it). A sweep readies
+ * what a crash between those two steps left waiting.
+ *
+ * A retry keeps its place: a message handed back through {@link keepPlace}
+ * while it is being handled (Fedify's retry of it, same `id`) replaces the
+ * row, due later, and the later messages of its key go on waiting for it.
  */
 import type {
   MessageQueue,
@@ -32,6 +46,9 @@ const logger = getLogger(["rookery", "queue"]);
  * and another takes the message at most this long after.
  */
 export const DEFAULT_LEASE_MS = 60_000;
+
+/** How often, at most, an idle worker looks for keys whose next message was not readied. */
+export const SWEEP_INTERVAL_MS = 30_000;
 
 export interface SqlMessageQueueOptions {
   /** How long a claimed message is held before another worker may retry it ({@link DEFAULT_LEASE_MS}). */
@@ -56,7 +73,26 @@ export interface QueueSignal {
   subscribe(wake: () => void): Promise<() => Promise<void>>;
 }
 
-export class SqlMessageQueue implements MessageQueue {
+/** A queue whose retries can keep their place in line ({@link SqlMessageQueue.keepPlace}). */
+export interface PlaceKeepingQueue extends MessageQueue {
+  keepPlace(message: unknown, delayMs: number): boolean;
+}
+
+/** A message claimed by this process, and what becomes of its row when the handler is done. */
+interface Handling {
+  id: number;
+  key: string | null;
+  /** Set by keepPlace: the row is updated to this instead of deleted. */
+  retry?: { message: unknown; runAt: Date };
+}
+
+/** Fedify's messages carry a random `id` that their retries keep. */
+function messageIdOf(message: unknown): string | null {
+  const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
+  return typeof id === "string" ? id : null;
+}
+
+export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly nativeRetrial = false;
   readonly #database: Database;
   readonly #leaseMs: number;
@@ -64,7 +100,10 @@ export class SqlMessageQueue implements MessageQueue {
   readonly #concurrency: number;
   readonly #releaseLeasesOnStart: boolean;
   readonly #signal: QueueSignal | undefined;
+  /** What this process is handling, by the messages' own `id`. */
+  readonly #handling = new Map<string, Handling>();
   #wake: (() => void) | null = null;
+  #sweptAt = 0;
 
   constructor(database: Database, options: SqlMessageQueueOptions = {}) {
     this.#database = database;
@@ -82,14 +121,24 @@ export class SqlMessageQueue implements MessageQueue {
   async enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
     if (messages.length === 0) return;
     const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
-    const runAt = new Date(Date.now() + delayMs);
+    const runAt = new Date(Date.now() + delayMs).toISOString();
     const key = options?.orderingKey ?? null;
-    const values = messages.map((m) =>
-      sql`(${JSON.stringify(m)}::jsonb, ${key}, ${runAt.toISOString()}::timestamptz)`
-    );
-    await this.#database.rows(sql`
-      INSERT INTO federation_queue (message, ordering_key, run_at)
-      VALUES ${sql.join(values, sql`, `)}`);
+    let ready = key == null;
+    if (key == null) {
+      const values = messages.map((m) =>
+        sql`(${JSON.stringify(m)}::jsonb, ${runAt}::timestamptz, true)`
+      );
+      await this.#database.rows(sql`
+        INSERT INTO federation_queue (message, run_at, ready)
+        VALUES ${sql.join(values, sql`, `)}`);
+    } else {
+      // One at a time, so each finds the ones before it.
+      for (const message of messages) {
+        if (await this.#enqueueOrdered(message, key, runAt)) ready = true;
+      }
+    }
+    // A message behind others of its key is readied by whoever finishes them.
+    if (!ready) return;
     this.#wake?.();
     // Workers in other processes sleep until polled or notified; delayed
     // messages are found by polling when they fall due.
@@ -98,6 +147,38 @@ export class SqlMessageQueue implements MessageQueue {
         logger.warn("Could not notify other workers: {error}", { error })
       );
     }
+  }
+
+  /** Queues one message of `key`, ready when the key has nothing queued; returns whether it is. */
+  async #enqueueOrdered(message: unknown, key: string, runAt: string): Promise<boolean> {
+    const json = JSON.stringify(message);
+    const [row] = await this.#database.rows<{ ready: boolean }>(sql`
+      INSERT INTO federation_queue (message, ordering_key, run_at, ready)
+      VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, NOT EXISTS (
+        SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE))
+      ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
+      RETURNING ready`);
+    if (row) return row.ready;
+    // Another process queued the key's first message at this very instant:
+    // this one comes after it.
+    await this.#database.rows(sql`
+      INSERT INTO federation_queue (message, ordering_key, run_at, ready)
+      VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, false)`);
+    return false;
+  }
+
+  /**
+   * Puts `message` back in the place of the message with the same `id` that
+   * this process is handling now (a retry of it), due in `delayMs`: the
+   * later messages of its ordering key go on waiting for it. False when no
+   * such message is being handled here (the caller then queues it anew).
+   */
+  keepPlace(message: unknown, delayMs: number): boolean {
+    const id = messageIdOf(message);
+    const handling = id == null ? undefined : this.#handling.get(id);
+    if (!handling) return false;
+    handling.retry = { message, runAt: new Date(Date.now() + delayMs) };
+    return true;
   }
 
   async getDepth() {
@@ -111,30 +192,106 @@ export class SqlMessageQueue implements MessageQueue {
   }
 
   /** Claims the next runnable message, if any. */
-  async #claim(): Promise<{ id: number; message: unknown } | null> {
-    const rows = await this.#database.rows<{ id: number | string; message: unknown }>(sql`
+  async #claim(): Promise<{ id: number; message: unknown; key: string | null } | null> {
+    // NO KEY UPDATE: an enqueue's KEY SHARE read of the same row does not make us skip it.
+    const rows = await this.#database.rows<
+      { id: number | string; message: unknown; ordering_key: string | null }
+    >(sql`
       UPDATE federation_queue SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
       WHERE id = (
-        SELECT q.id FROM federation_queue q
-        WHERE q.run_at <= now() AND (q.locked_until IS NULL OR q.locked_until < now())
-          AND (q.ordering_key IS NULL OR NOT EXISTS (
-            SELECT 1 FROM federation_queue p
-            WHERE p.ordering_key = q.ordering_key AND p.id < q.id))
-        ORDER BY q.run_at, q.id
+        SELECT id FROM federation_queue
+        WHERE ready AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY run_at, id
         LIMIT 1
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id, message`);
+        FOR NO KEY UPDATE SKIP LOCKED)
+      RETURNING id, message, ordering_key`);
     if (rows.length === 0) return null;
-    return { id: Number(rows[0].id), message: rows[0].message };
+    const [row] = rows;
+    return { id: Number(row.id), message: row.message, key: row.ordering_key };
+  }
+
+  /** Deletes a handled message and readies the next one of its key; or keeps its place for a retry. */
+  async #finish(handling: Handling): Promise<void> {
+    const { id, key, retry } = handling;
+    if (retry) {
+      await this.#database.rows(sql`
+        UPDATE federation_queue SET message = ${JSON.stringify(retry.message)}::jsonb,
+          run_at = ${retry.runAt.toISOString()}::timestamptz, locked_until = NULL
+        WHERE id = ${id}`);
+      return;
+    }
+    await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
+    if (key == null) return;
+    // A statement of its own, after the delete is committed: an enqueue that
+    // saw the deleted row has committed by now (KEY SHARE), so its message is seen.
+    await this.#database.rows(sql`
+      UPDATE federation_queue SET ready = true
+      WHERE id = (SELECT id FROM federation_queue WHERE ordering_key = ${key} ORDER BY id LIMIT 1)
+        AND NOT ready`);
+  }
+
+  /**
+   * Readies the oldest message of every key that has none ready (a process
+   * died between finishing a message and readying the next), and messages
+   * without a key that an older process queued.
+   */
+  async #sweep(): Promise<void> {
+    this.#sweptAt = Date.now();
+    await this.#database.rows(sql`
+      UPDATE federation_queue q SET ready = true
+      WHERE NOT q.ready AND (q.ordering_key IS NULL OR (
+        NOT EXISTS (SELECT 1 FROM federation_queue p
+          WHERE p.ordering_key = q.ordering_key AND p.id < q.id)
+        AND NOT EXISTS (SELECT 1 FROM federation_queue r
+          WHERE r.ordering_key = q.ordering_key AND r.ready)))`).catch((error) =>
+        logger.warn("Could not sweep the queue: {error}", { error })
+      );
   }
 
   async #nextRunDelay(): Promise<number> {
     const [row] = await this.#database.rows<{ ms: number | null }>(sql`
       SELECT (extract(epoch FROM min(greatest(run_at, coalesce(locked_until, run_at)) - now()))
         * 1000)::float8 AS ms
-      FROM federation_queue`);
+      FROM federation_queue WHERE ready`);
     if (row?.ms == null) return this.#pollMs;
     return Math.min(this.#pollMs, Math.max(10, Math.ceil(row.ms)));
+  }
+
+  /** Runs the handler on a claimed message, holding its lease meanwhile, then finishes it. */
+  async #handle(
+    claimed: { id: number; message: unknown; key: string | null },
+    handler: (message: any) => Promise<void> | void,
+  ): Promise<void> {
+    const { id, message, key } = claimed;
+    const handling: Handling = { id, key };
+    const messageId = messageIdOf(message);
+    if (messageId != null) this.#handling.set(messageId, handling);
+    // Renew the lease while the handler runs, so a slow delivery is not
+    // taken over by another worker.
+    const renew = setInterval(() => {
+      this.#database.rows(sql`UPDATE federation_queue
+        SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
+        WHERE id = ${id}`).catch((error) =>
+        logger.warn("Could not renew the lease of queued message {id}: {error}", { id, error })
+      );
+    }, Math.max(1_000, this.#leaseMs / 3));
+    try {
+      await handler(message);
+    } catch (error) {
+      // Fedify retries by enqueueing again; a throw here is a bug to log.
+      logger.error("Queued message {id} failed: {error}", { id, error });
+    } finally {
+      clearInterval(renew);
+      if (messageId != null && this.#handling.get(messageId) === handling) {
+        this.#handling.delete(messageId);
+      }
+    }
+    try {
+      await this.#finish(handling);
+    } catch (error) {
+      logger.error("Could not finish queued message {id}: {error}", { id, error });
+    }
+    this.#wake?.();
   }
 
   async listen(
@@ -146,6 +303,7 @@ export class SqlMessageQueue implements MessageQueue {
       await this.#database.rows(sql`UPDATE federation_queue SET locked_until = NULL
         WHERE locked_until IS NOT NULL`);
     }
+    await this.#sweep();
     const running = new Set<Promise<void>>();
     let wakeResolve: (() => void) | null = null;
     this.#wake = () => wakeResolve?.();
@@ -158,7 +316,7 @@ export class SqlMessageQueue implements MessageQueue {
           await Promise.race(running);
           continue;
         }
-        let claimed: { id: number; message: unknown } | null = null;
+        let claimed: { id: number; message: unknown; key: string | null } | null = null;
         try {
           claimed = await this.#claim();
         } catch (error) {
@@ -166,39 +324,12 @@ export class SqlMessageQueue implements MessageQueue {
           logger.error("Could not claim a queued message: {error}", { error });
         }
         if (claimed) {
-          const { id, message } = claimed;
-          const task = (async () => {
-            // Renew the lease while the handler runs, so a slow delivery is
-            // not taken over by another worker.
-            const renew = setInterval(() => {
-              this.#database.rows(sql`UPDATE federation_queue
-                SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
-                WHERE id = ${id}`).catch((error) =>
-                logger.warn("Could not renew the lease of queued message {id}: {error}", {
-                  id,
-                  error,
-                })
-              );
-            }, Math.max(1_000, this.#leaseMs / 3));
-            try {
-              await handler(message);
-            } catch (error) {
-              // Fedify retries by enqueueing again; a throw here is a bug to log.
-              logger.error("Queued message {id} failed: {error}", { id, error });
-            } finally {
-              clearInterval(renew);
-            }
-            try {
-              await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
-            } catch (error) {
-              logger.error("Could not remove queued message {id}: {error}", { id, error });
-            }
-            this.#wake?.();
-          })();
+          const task = this.#handle(claimed, handler);
           running.add(task);
           task.finally(() => running.delete(task));
           continue;
         }
+        if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) await this.#sweep();
         const wait = await this.#nextRunDelay().catch(() => this.#pollMs);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);
