@@ -244,8 +244,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
           WHERE p.ordering_key = q.ordering_key AND p.id < q.id)
         AND NOT EXISTS (SELECT 1 FROM federation_queue r
           WHERE r.ordering_key = q.ordering_key AND r.ready)))`).catch((error) =>
-        logger.warn("Could not sweep the queue: {error}", { error })
-      );
+      logger.warn("Could not sweep the queue: {error}", { error })
+    );
   }
 
   async #nextRunDelay(): Promise<number> {
