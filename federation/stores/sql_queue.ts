@@ -16,13 +16,14 @@
  * is what applies one actor's inbound activities in order
  * (federation/inbox_order.ts), and one account's jobs. Only the oldest
  * message of a key is `ready`, and workers claim ready messages only, so the
- * messages waiting behind a busy key cost a claim nothing. Finishing a
- * message readies the next one of its key. A unique index keeps one ready
+ * messages waiting behind a busy key cost a claim nothing. The worker that
+ * finished a message readies the next one of its key in its next claim
+ * (the same statement, no extra round trip). A unique index keeps one ready
  * message per key whatever two processes do at the same instant; an enqueue
  * reads its key's queued messages under a KEY SHARE lock, so a message
  * finished at that instant is either seen gone, or deleted only once the
- * new one is committed (and the finisher then readies it). A sweep readies
- * what a crash between those two steps left waiting.
+ * new one is committed (and readied by that next claim). A sweep readies
+ * what a process that died between the two left waiting.
  *
  * A retry keeps its place: a message handed back through {@link keepPlace}
  * while it is being handled (Fedify's retry of it, same `id`) replaces the
@@ -78,6 +79,13 @@ export interface PlaceKeepingQueue extends MessageQueue {
   keepPlace(message: unknown, delayMs: number): boolean;
 }
 
+/** A message claimed by this process. */
+interface Claimed {
+  id: number;
+  message: unknown;
+  key: string | null;
+}
+
 /** A message claimed by this process, and what becomes of its row when the handler is done. */
 interface Handling {
   id: number;
@@ -92,6 +100,22 @@ function messageIdOf(message: unknown): string | null {
   return typeof id === "string" ? id : null;
 }
 
+/**
+ * The UPDATE that readies the oldest message of each of `keys` (a CTE
+ * body): only one that is not ready, of a key that has none ready, so the
+ * unique index (one ready message per key) is never hit.
+ */
+function readyNextOf(keys: string[]) {
+  return sql`UPDATE federation_queue q SET ready = true
+    WHERE q.id IN (
+      SELECT (SELECT p.id FROM federation_queue p WHERE p.ordering_key = k ORDER BY p.id LIMIT 1)
+      FROM jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS k)
+      AND NOT q.ready
+      AND NOT EXISTS (SELECT 1 FROM federation_queue r
+        WHERE r.ordering_key = q.ordering_key AND r.ready)
+    RETURNING q.id`;
+}
+
 export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly nativeRetrial = false;
   readonly #database: Database;
@@ -102,6 +126,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly #signal: QueueSignal | undefined;
   /** What this process is handling, by the messages' own `id`. */
   readonly #handling = new Map<string, Handling>();
+  /** Keys of the messages this process finished since its last claim (which readies their next). */
+  readonly #finishedKeys = new Set<string>();
   #wake: (() => void) | null = null;
   #sweptAt = 0;
 
@@ -191,26 +217,43 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     return row;
   }
 
-  /** Claims the next runnable message, if any. */
-  async #claim(): Promise<{ id: number; message: unknown; key: string | null } | null> {
+  /**
+   * Readies the next message of each key this process finished a message
+   * of, then claims the next runnable message, if any: one statement. It
+   * runs after the finished messages' deletes were committed, so an enqueue
+   * that saw one of them before it went (KEY SHARE) is committed too, and its
+   * message is seen. What it readied is claimable from the next claim on.
+   */
+  async #claim(): Promise<{ claimed: Claimed | null; readied: number }> {
+    const keys = [...this.#finishedKeys];
     // NO KEY UPDATE: an enqueue's KEY SHARE read of the same row does not make us skip it.
-    const rows = await this.#database.rows<
-      { id: number | string; message: unknown; ordering_key: string | null }
+    const [row] = await this.#database.rows<
+      { id: number | string | null; message: unknown; ordering_key: string | null; readied: number }
     >(sql`
-      UPDATE federation_queue SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
-      WHERE id = (
-        SELECT id FROM federation_queue
-        WHERE ready AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
-        ORDER BY run_at, id
-        LIMIT 1
-        FOR NO KEY UPDATE SKIP LOCKED)
-      RETURNING id, message, ordering_key`);
-    if (rows.length === 0) return null;
-    const [row] = rows;
-    return { id: Number(row.id), message: row.message, key: row.ordering_key };
+      WITH readied AS (${readyNextOf(keys)}),
+      claimed AS (
+        UPDATE federation_queue
+        SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
+        WHERE id = (
+          SELECT id FROM federation_queue
+          WHERE ready AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+          ORDER BY run_at, id
+          LIMIT 1
+          FOR NO KEY UPDATE SKIP LOCKED)
+        RETURNING id, message, ordering_key)
+      SELECT c.id, c.message, c.ordering_key, (SELECT count(*) FROM readied)::int AS readied
+      FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
+    for (const key of keys) this.#finishedKeys.delete(key);
+    const claimed = row?.id == null
+      ? null
+      : { id: Number(row.id), message: row.message, key: row.ordering_key };
+    return { claimed, readied: row?.readied ?? 0 };
   }
 
-  /** Deletes a handled message and readies the next one of its key; or keeps its place for a retry. */
+  /**
+   * Deletes a handled message (the next claim readies the next one of its
+   * key), or keeps its place for a retry.
+   */
   async #finish(handling: Handling): Promise<void> {
     const { id, key, retry } = handling;
     if (retry) {
@@ -221,13 +264,16 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       return;
     }
     await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
-    if (key == null) return;
-    // A statement of its own, after the delete is committed: an enqueue that
-    // saw the deleted row has committed by now (KEY SHARE), so its message is seen.
-    await this.#database.rows(sql`
-      UPDATE federation_queue SET ready = true
-      WHERE id = (SELECT id FROM federation_queue WHERE ordering_key = ${key} ORDER BY id LIMIT 1)
-        AND NOT ready`);
+    if (key != null) this.#finishedKeys.add(key);
+  }
+
+  /** Readies what this process finished last, when it stops claiming. */
+  async #readyFinished(): Promise<void> {
+    const keys = [...this.#finishedKeys];
+    if (keys.length === 0) return;
+    await this.#database.rows(sql`WITH readied AS (${readyNextOf(keys)}) SELECT 1`)
+      .then(() => keys.forEach((key) => this.#finishedKeys.delete(key)))
+      .catch((error) => logger.warn("Could not ready queued messages: {error}", { error }));
   }
 
   /**
@@ -259,7 +305,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
 
   /** Runs the handler on a claimed message, holding its lease meanwhile, then finishes it. */
   async #handle(
-    claimed: { id: number; message: unknown; key: string | null },
+    claimed: Claimed,
     handler: (message: any) => Promise<void> | void,
   ): Promise<void> {
     const { id, message, key } = claimed;
@@ -316,19 +362,20 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
           await Promise.race(running);
           continue;
         }
-        let claimed: { id: number; message: unknown; key: string | null } | null = null;
+        let claim: { claimed: Claimed | null; readied: number } = { claimed: null, readied: 0 };
         try {
-          claimed = await this.#claim();
+          claim = await this.#claim();
         } catch (error) {
           if (signal?.aborted) break;
           logger.error("Could not claim a queued message: {error}", { error });
         }
-        if (claimed) {
-          const task = this.#handle(claimed, handler);
+        if (claim.claimed) {
+          const task = this.#handle(claim.claimed, handler);
           running.add(task);
           task.finally(() => running.delete(task));
           continue;
         }
+        if (claim.readied > 0) continue; // claimable from this claim on
         if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) await this.#sweep();
         const wait = await this.#nextRunDelay().catch(() => this.#pollMs);
         await new Promise<void>((resolve) => {
@@ -341,6 +388,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         wakeResolve = null;
       }
       await Promise.allSettled(running);
+      await this.#readyFinished();
     } finally {
       signal?.removeEventListener("abort", onAbort);
       await unsubscribe?.().catch(() => {});
