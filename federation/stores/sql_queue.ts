@@ -17,13 +17,15 @@
  * (federation/inbox_order.ts), and one account's jobs. Only the oldest
  * message of a key is `ready`, and workers claim ready messages only, so the
  * messages waiting behind a busy key cost a claim nothing. The worker that
- * finished a message readies the next one of its key in its next claim
- * (the same statement, no extra round trip). A unique index keeps one ready
- * message per key whatever two processes do at the same instant; an enqueue
- * reads its key's queued messages under a KEY SHARE lock, so a message
- * finished at that instant is either seen gone, or deleted only once the
- * new one is committed (and readied by that next claim). A sweep readies
- * what a process that died between the two left waiting.
+ * finishes a message readies the next one of its key and takes it itself,
+ * in the statement that deletes the finished one; a next message that
+ * statement could not see yet is readied by the worker's next claim (the
+ * same statement as the claim). A unique index keeps one ready message per
+ * key whatever two processes do at the same instant; an enqueue reads its
+ * key's queued messages under a KEY SHARE lock, so a message finished at
+ * that instant is either seen gone, or deleted only once the new one is
+ * committed (and readied by that next claim). A sweep readies what a
+ * process that died in between left waiting.
  *
  * A retry keeps its place: a message handed back through {@link keepPlace}
  * while it is being handled (Fedify's retry of it, same `id`) replaces the
@@ -251,20 +253,48 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   }
 
   /**
-   * Deletes a handled message (the next claim readies the next one of its
-   * key), or keeps its place for a retry.
+   * Ends a handled message: keeps its place for a retry, or deletes it.
+   * With `handOff`, the next message of its key is readied and, when due
+   * and no older message waits (the claim's order), claimed in the same
+   * statement and returned, for this worker to handle next: a busy actor's
+   * activities cost one statement each between them.
+   * When that statement sees no next message (none, or one whose enqueue
+   * was committed meanwhile), the next claim readies it.
    */
-  async #finish(handling: Handling): Promise<void> {
+  async #finish(handling: Handling, handOff: boolean): Promise<Claimed | null> {
     const { id, key, retry } = handling;
     if (retry) {
       await this.#database.rows(sql`
         UPDATE federation_queue SET message = ${JSON.stringify(retry.message)}::jsonb,
           run_at = ${retry.runAt.toISOString()}::timestamptz, locked_until = NULL
         WHERE id = ${id}`);
-      return;
+      return null;
     }
-    await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
-    if (key != null) this.#finishedKeys.add(key);
+    if (key == null || !handOff) {
+      await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
+      if (key != null) this.#finishedKeys.add(key);
+      return null;
+    }
+    const [next] = await this.#database.rows<
+      { id: number | string; message: unknown; claimed: boolean }
+    >(sql`
+      WITH gone AS (DELETE FROM federation_queue WHERE id = ${id} RETURNING id)
+      UPDATE federation_queue q SET ready = true, locked_until = CASE
+        WHEN q.run_at <= now() AND NOT EXISTS (SELECT 1 FROM federation_queue o
+          WHERE o.ready AND (o.run_at, o.id) < (q.run_at, q.id) AND o.id <> ${id}
+            AND (o.locked_until IS NULL OR o.locked_until < now()))
+        THEN now() + ${this.#leaseMs} * interval '1 millisecond' END
+      WHERE q.id = (SELECT p.id FROM federation_queue p
+          WHERE p.ordering_key = ${key} AND p.id <> ${id} ORDER BY p.id LIMIT 1)
+        AND NOT q.ready
+        AND NOT EXISTS (SELECT 1 FROM federation_queue r
+          WHERE r.ordering_key = ${key} AND r.ready AND r.id <> ${id})
+        -- After the delete: the finished message's ready entry is gone first.
+        AND EXISTS (SELECT 1 FROM gone)
+      RETURNING q.id, q.message, q.locked_until IS NOT NULL AS claimed`);
+    if (!next) this.#finishedKeys.add(key);
+    if (!next?.claimed) return null;
+    return { id: Number(next.id), message: next.message, key };
   }
 
   /** Readies what this process finished last, when it stops claiming. */
@@ -303,11 +333,31 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     return Math.min(this.#pollMs, Math.max(10, Math.ceil(row.ms)));
   }
 
-  /** Runs the handler on a claimed message, holding its lease meanwhile, then finishes it. */
-  async #handle(
+  /**
+   * Handles a claimed message, then the next of its key while they are
+   * handed over (#finish), until the worker stops.
+   */
+  async #work(
+    first: Claimed,
+    handler: (message: any) => Promise<void> | void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    let claimed: Claimed | null = first;
+    while (claimed) {
+      const handling = await this.#run(claimed, handler);
+      claimed = await this.#finish(handling, !signal?.aborted).catch((error) => {
+        logger.error("Could not finish queued message {id}: {error}", { id: handling.id, error });
+        return null;
+      });
+      this.#wake?.();
+    }
+  }
+
+  /** Runs the handler on a claimed message, holding its lease meanwhile. */
+  async #run(
     claimed: Claimed,
     handler: (message: any) => Promise<void> | void,
-  ): Promise<void> {
+  ): Promise<Handling> {
     const { id, message, key } = claimed;
     const handling: Handling = { id, key };
     const messageId = messageIdOf(message);
@@ -332,12 +382,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         this.#handling.delete(messageId);
       }
     }
-    try {
-      await this.#finish(handling);
-    } catch (error) {
-      logger.error("Could not finish queued message {id}: {error}", { id, error });
-    }
-    this.#wake?.();
+    return handling;
   }
 
   async listen(
@@ -370,7 +415,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
           logger.error("Could not claim a queued message: {error}", { error });
         }
         if (claim.claimed) {
-          const task = this.#handle(claim.claimed, handler);
+          const task = this.#work(claim.claimed, handler, signal);
           running.add(task);
           task.finally(() => running.delete(task));
           continue;
