@@ -349,8 +349,9 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         logger.error("Could not finish queued message {id}: {error}", { id: handling.id, error });
         return null;
       });
-      this.#wake?.();
     }
+    // A slot is free (and a finished key's next message may want readying).
+    this.#wake?.();
   }
 
   /** Runs the handler on a claimed message, holding its lease meanwhile. */
