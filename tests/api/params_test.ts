@@ -338,5 +338,9 @@ test("params: a multipart file part with an empty filename is no parameter, as i
   assert.deepEqual(Object.keys(out.params), ["display_name", "header", "file"]);
   assert.equal(out.params.header, "");
   // A named file stays a file, even empty: the route decides what an empty upload means.
-  assert.deepEqual(out.files.file, { name: "empty.txt", type: "application/octet-stream", text: "" });
+  assert.deepEqual(out.files.file, {
+    name: "empty.txt",
+    type: "application/octet-stream",
+    text: "",
+  });
 });
