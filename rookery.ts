@@ -19,6 +19,8 @@ import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
+import { ApiError } from "./api/errors.ts";
+import { foldGetBody } from "./api/get_body.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
 import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
@@ -101,6 +103,14 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     outboxRelay,
     routes: app.routes,
     async fetch(request, info) {
+      // A GET's body (Mastodon.py sends some parameters that way) is only
+      // readable on the request Deno's server made: fold it in first.
+      try {
+        request = await foldGetBody(request, config.limits.maxBodyBytes);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return Response.json({ error: error.message }, { status: error.status });
+      }
       // Behind a TLS-terminating proxy, signatures cover the public URL
       // (RFC 9421 @target-uri includes the scheme): rebuild it first.
       if (

@@ -164,7 +164,7 @@ function* withoutEmptyFileFields(
 }
 
 /** Reads the whole body, refusing (413) past the limit without buffering more. */
-async function readLimited(
+export async function readLimited(
   request: Request,
   maxBytes: number,
 ): Promise<Uint8Array<ArrayBuffer>> {
