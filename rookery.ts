@@ -6,7 +6,6 @@
 import { pruneCardFailures } from "./actors/cards/stored.ts";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
-import { getXForwardedRequest } from "x-forwarded-fetch";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { startEntityCache } from "./api/entities/entity_cache.ts";
@@ -18,6 +17,7 @@ import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
+import { forwardedRequest, isForwarded } from "./api/forwarded.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
 import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
@@ -97,20 +97,17 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     ctx,
     outboxRelay,
     async fetch(request, info) {
+      // Only the connection's own request can be upgraded to a WebSocket.
+      const connectionRequest = request;
       // Behind a TLS-terminating proxy, signatures cover the public URL
       // (RFC 9421 @target-uri includes the scheme): rebuild it first.
-      if (
-        config.trustProxy &&
-        (request.headers.has("x-forwarded-proto") || request.headers.has("x-forwarded-host"))
-      ) {
-        request = await getXForwardedRequest(request);
-      }
+      if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
       if (isInboxDelivery(request)) {
         const checked = await guardInbox(request);
         if (checked instanceof Response) return checked;
         request = checked;
       }
-      return await app.fetch(request, info ? { info } : undefined);
+      return await app.fetch(request, { info, connectionRequest });
     },
     startWorker() {
       if (worker) return;
