@@ -6,6 +6,7 @@
 import { pruneCardFailures } from "./actors/cards/stored.ts";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
+import type { RouterRoute } from "hono/types";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { startEntityCache } from "./api/entities/entity_cache.ts";
@@ -36,6 +37,8 @@ export interface Rookery {
   readonly ctx: AppContext;
   /** Relays the delivery intents commands record (federation/outbox/relay.ts). */
   readonly outboxRelay: OutboxRelay;
+  /** The Hono application's routes, as registered (tests/security/route_scopes_test.ts walks them). */
+  readonly routes: readonly RouterRoute[];
   /** The HTTP handler (Fedify first, then the Mastodon API and pages). */
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts the queue worker and periodic maintenance. */
@@ -96,6 +99,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   return {
     ctx,
     outboxRelay,
+    routes: app.routes,
     async fetch(request, info) {
       // Only the connection's own request can be upgraded to a WebSocket.
       const connectionRequest = request;
