@@ -25,6 +25,7 @@ import { PROXY_KINDS, proxyIgnored, type ProxyKind, startProxy } from "../fixtur
 import { caddySite, nginxSite, PRODUCTION_SITE } from "../fixtures/proxy_configs.ts";
 import { SseClient, WsClient } from "../streaming/helpers.ts";
 import { image, pngChunk } from "../media/helpers.ts";
+import { multipartBody, type Part } from "../fixtures/multipart.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
 import {
   authorizeInBrowser,
@@ -169,30 +170,18 @@ async function streamingStep({ a }: Servers, alice: TestUser): Promise<void> {
 async function paddedUpload(
   total: number,
 ): Promise<{ body: Uint8Array<ArrayBuffer>; type: string }> {
-  const boundary = "rookery-proxy-test";
-  const head = new TextEncoder().encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\n` +
-      `Content-Type: image/png\r\n\r\n`,
-  );
-  const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+  const part = (png: Uint8Array): Part => [
+    ['Content-Disposition: form-data; name="file"; filename="big.png"', "Content-Type: image/png"],
+    png,
+  ];
+  const overhead = multipartBody([part(new Uint8Array())]).body.length;
   const png = await image("png", 40, 30);
   // Decoders skip an ancillary chunk they do not know; it goes before IEND (the last 12 bytes).
-  const padding = total - head.length - tail.length - png.length - 12;
-  const parts = [
-    head,
-    png.subarray(0, -12),
-    pngChunk("ruPd", new Uint8Array(padding)),
-    png.subarray(-12),
-    tail,
-  ];
-  const body = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    body.set(part, offset);
-    offset += part.length;
-  }
-  assert.equal(offset, total);
-  return { body, type: `multipart/form-data; boundary=${boundary}` };
+  const padding = pngChunk("ruPd", new Uint8Array(total - overhead - png.length - 12));
+  const padded = new Blob([png.subarray(0, -12), padding, png.subarray(-12)]);
+  const upload = multipartBody([part(new Uint8Array(await padded.arrayBuffer()))]);
+  assert.equal(upload.body.length, total);
+  return upload;
 }
 
 async function uploadStep({ a }: Servers, alice: TestUser): Promise<void> {
