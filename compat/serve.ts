@@ -14,7 +14,10 @@
  * repository), ROOKERY_DATA_DIR, and the test CA in ROOKERY_CA,
  * REQUESTS_CA_BUNDLE (Python's requests), SSL_CERT_FILE and
  * NODE_EXTRA_CA_CERTS. `--hold` keeps the servers up until Ctrl-C instead
- * of running a command (for a client driven by hand or by a browser).
+ * of running a command (for a client driven by hand or by a browser), and
+ * prints that environment as one line of JSON. `--host NAME` names the
+ * public origin `https://NAME:PORT` (the proxy still listens on 127.0.0.1;
+ * the client must resolve NAME there: Chromium's --host-resolver-rules).
  */
 import { startProxy } from "../tests/fixtures/proxy.ts";
 import { freePort, startServer } from "../tests/fixtures/server_process.ts";
@@ -61,25 +64,37 @@ async function makeUsers(dataDir: string): Promise<Record<string, string>> {
   return env;
 }
 
-function parseArgs(args: string[]): { proxy: string; hold: boolean; command: string[] } {
+interface Args {
+  proxy: string;
+  /** The public host name (default localhost): a browser client may want one with a dot. */
+  host: string;
+  hold: boolean;
+  command: string[];
+}
+
+function parseArgs(args: string[]): Args {
   const dash = args.indexOf("--");
   const own = dash < 0 ? args : args.slice(0, dash);
   const command = dash < 0 ? [] : args.slice(dash + 1);
   const proxyAt = own.indexOf("--proxy");
   const proxy = proxyAt < 0 ? "nginx" : own[proxyAt + 1];
+  const hostAt = own.indexOf("--host");
+  const host = hostAt < 0 ? "localhost" : own[hostAt + 1];
   const hold = own.includes("--hold");
-  if (!["nginx", "caddy", "none"].includes(proxy) || (!hold && !command.length)) {
-    console.error("usage: serve.ts [--proxy nginx|caddy|none] [--hold] [-- COMMAND ARGS...]");
+  if (!["nginx", "caddy", "none"].includes(proxy) || (!hold && !command.length) || !host) {
+    console.error(
+      "usage: serve.ts [--proxy nginx|caddy|none] [--host NAME] [--hold] [-- COMMAND ARGS...]",
+    );
     Deno.exit(2);
   }
-  return { proxy, hold, command };
+  return { proxy, host, hold, command };
 }
 
 async function main(): Promise<number> {
-  const { proxy: kind, hold, command } = parseArgs(Deno.args);
+  const { proxy: kind, host, hold, command } = parseArgs(Deno.args);
   const dataDir = await Deno.makeTempDir({ prefix: "rookery-compat-" });
   const port = freePort();
-  const origin = kind === "none" ? null : `https://localhost:${port}`;
+  const origin = kind === "none" ? null : `https://${host}:${port}`;
   const server = await startServer({
     DATA_DIR: dataDir,
     RATE_LIMITS: "off",
@@ -92,7 +107,7 @@ async function main(): Promise<number> {
     await server.stop();
     throw error;
   });
-  const url = proxy?.origin ?? server.origin;
+  const url = origin ?? server.origin;
   try {
     const env = {
       ...await makeUsers(dataDir),

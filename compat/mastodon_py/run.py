@@ -296,6 +296,8 @@ def main():
         expect(me["carol"].id in [a.id for a in found], "carol found by search")
         expect(alice.account_unblock(me["carol"]).blocking is False, "unblocked")
 
+    more_bot_actions(alice, bob, carol, me, posts)
+
     failed = [name for name, why in RESULTS if why]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0
@@ -324,6 +326,114 @@ def stream_user(alice, bob, me):
                 bob.status_post("A live update")
                 arrived.wait(3)
             expect(arrived.is_set(), f"no update in 20 s (saw {len(seen)})")
+        finally:
+            handle.close()
+
+
+def more_bot_actions(alice, bob, carol, me, posts):
+    """What bots do besides posting: schedules, threads, paging, mutes, DMs, reports."""
+    import datetime
+
+    @action("scheduled status, listed and cancelled")
+    def _():
+        when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=2)
+        s = alice.status_post("Later", scheduled_at=when)
+        expect("scheduled_at" in s and s.params.text == "Later", f"{s}")
+        expect([x.id for x in alice.scheduled_statuses()] == [s.id], "listed")
+        alice.scheduled_status_delete(s)
+
+    @action("idempotency key (the same post once)")
+    def _():
+        a = alice.status_post("Once only", idempotency_key="mastodon-py-once")
+        b = alice.status_post("Once only", idempotency_key="mastodon-py-once")
+        expect(a.id == b.id, f"{a.id} != {b.id}")
+
+    @action("media update (description, focus)")
+    def _():
+        m = alice.media_update(posts["media"], description="Now described", focus=(0.5, -0.5))
+        expect(m.description == "Now described", f"{m.description}")
+        expect(m.meta.focus.x == 0.5 and m.meta.focus.y == -0.5, f"{m.meta}")
+
+    @action("context, favourited_by, reblogged_by, status_card")
+    def _():
+        ctx = alice.status_context(posts["poll"])
+        expect(posts["reply"].id in [d.id for d in ctx.descendants], "the reply in the context")
+        s = posts["with_media"]
+        expect([a.id for a in alice.status_favourited_by(s)] == [me["bob"].id], "favourited_by")
+        expect([a.id for a in alice.status_reblogged_by(s)] == [me["bob"].id], "reblogged_by")
+
+    @action("paging with fetch_next and fetch_previous")
+    def _():
+        first = alice.account_statuses(me["alice"], limit=2)
+        expect(len(first) == 2, f"{len(first)} on the first page")
+        second = alice.fetch_next(first)
+        expect(second and second[0].id < first[-1].id, "an older page")
+        back = alice.fetch_previous(second)
+        expect(back and back[-1].id > second[0].id, "a newer page")
+
+    @action("timelines: local, public, hashtag")
+    def _():
+        expect(alice.timeline_local(limit=5), "local")
+        expect(alice.timeline_public(limit=5), "public")
+        expect(alice.timeline_hashtag("rookery"), "hashtag")
+
+    @action("mute with a duration, list, unmute")
+    def _():
+        expect(alice.account_mute(me["carol"], duration=3600).muting, "muting")
+        expect(me["carol"].id in [a.id for a in alice.mutes()], "in mutes")
+        expect(alice.account_unmute(me["carol"]).muting is False, "unmuted")
+
+    @action("domain block and unblock")
+    def _():
+        alice.domain_block("spam.example")
+        expect("spam.example" in alice.domain_blocks(), "listed")
+        alice.domain_unblock("spam.example")
+
+    @action("direct message and conversations")
+    def _():
+        bob.status_post("@alice just between us", visibility="direct")
+        convs = alice.conversations()
+        expect(convs and convs[0].last_status.visibility == "direct", f"{convs}")
+        alice.conversations_read(convs[0])
+
+    @action("dismiss a notification")
+    def _():
+        top = alice.notifications(limit=1)[0]
+        alice.notifications_dismiss(top)
+        expect(top.id not in [n.id for n in alice.notifications(limit=40)], "gone")
+
+    @action("featured tags, lookup, preferences, instance, rules")
+    def _():
+        tag = alice.featured_tag_create("rookery")
+        expect(tag.name == "rookery", f"{tag}")
+        alice.featured_tag_delete(tag)
+        expect(alice.account_lookup("bob").id == me["bob"].id, "lookup")
+        expect("posting:default:visibility" in alice.preferences(), "preferences")
+        expect(alice.instance().uri, "instance")
+        alice.instance_rules()
+        expect(alice.instance_nodeinfo().software.name, "nodeinfo")
+
+    @action("report")
+    def _():
+        r = carol.report(me["bob"], status_ids=[posts["reply"]], comment="Testing reports")
+        expect(r.target_account.id == me["bob"].id, f"{r}")
+
+    @action("streaming health and a hashtag stream")
+    def _():
+        expect(alice.stream_healthy(), "healthy")
+        arrived = threading.Event()
+
+        class Listener(StreamListener):
+            def on_update(self, status):
+                arrived.set()
+
+        handle = alice.stream_hashtag("streamtest", Listener(), run_async=True, timeout=30)
+        try:
+            deadline = time.monotonic() + 20
+            while not arrived.is_set() and time.monotonic() < deadline:
+                bob.status_post("Tagged #streamtest")
+                arrived.wait(3)
+            expect(arrived.is_set(), "no update in 20 s")
         finally:
             handle.close()
 

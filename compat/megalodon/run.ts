@@ -12,7 +12,7 @@
  * notifications, filters v2, familiar followers) go through its own HTTP
  * client, as an app built on it does. Exit status 1 when an action failed.
  */
-import generator, { type Entity, type MegalodonInterface } from "npm:megalodon@10.3.0";
+import generator, { detector, type Entity, type MegalodonInterface } from "npm:megalodon@10.3.0";
 import { Buffer } from "node:buffer";
 import { createReadStream, type ReadStream } from "node:fs";
 
@@ -268,6 +268,10 @@ async function main(): Promise<number> {
     me: {},
     posts: {},
   };
+  await action("detect the server type from NodeInfo (Whalebird's first step)", async () => {
+    const sns = await detector(URL_);
+    expect(sns === "mastodon", `detected ${sns}`);
+  });
   await action("verify credentials", async () => {
     for (const name of ["alice", "bob", "carol"] as const) {
       w.me[name] = (await w[name].verifyAccountCredentials()).data;
