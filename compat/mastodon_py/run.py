@@ -348,9 +348,11 @@ def more_bot_actions(alice, bob, carol, me, posts):
         b = alice.status_post("Once only", idempotency_key="mastodon-py-once")
         expect(a.id == b.id, f"{a.id} != {b.id}")
 
-    @action("media update (description, focus)")
+    @action("media update (description, focus) before posting")
     def _():
-        m = alice.media_update(posts["media"], description="Now described", focus=(0.5, -0.5))
+        # As in Mastodon, only media not yet attached to a post can be updated here.
+        fresh = alice.media_post(io.BytesIO(png()), mime_type="image/png")
+        m = alice.media_update(fresh, description="Now described", focus=(0.5, -0.5))
         expect(m.description == "Now described", f"{m.description}")
         expect(m.meta.focus.x == 0.5 and m.meta.focus.y == -0.5, f"{m.meta}")
 
