@@ -14,6 +14,7 @@ import { startDomainRules } from "./actors/domain_rules.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { isInboxDelivery } from "./federation/inbox_guard.ts";
+import { addressedToUs, answersAnyHost, blockedHost } from "./federation/request_host.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
@@ -105,6 +106,9 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       ) {
         request = await getXForwardedRequest(request);
       }
+      // Only our own name is answered: a request (and a signature) for
+      // another host goes no further (federation/request_host.ts).
+      if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) return blockedHost();
       if (isInboxDelivery(request)) {
         const checked = await guardInbox(request);
         if (checked instanceof Response) return checked;
