@@ -113,8 +113,10 @@ async function changeInSettings(browser: Browser, email: string): Promise<Respon
 test("an app the user authorized later cannot change the address (account takeover)", async () => {
   await webSignUp("victim");
   const browser = new Browser(instance);
-  const reader = await authorizeApp(browser, "victim", "read");
+  // The first app the user ever authorized holds the account's oldest token,
+  // which is not the app the account signed up with (there was none).
   const writer = await authorizeApp(browser, "victim", "read write");
+  const reader = await authorizeApp(browser, "victim", "read");
   // A change waits for confirmation: the state in which the old check let any app in.
   const asked = await changeInSettings(browser, "victim.new@example.com");
   assert.equal(asked.status, 303);
