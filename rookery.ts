@@ -6,7 +6,6 @@
 import { pruneCardFailures } from "./actors/cards/stored.ts";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
-import { getXForwardedRequest } from "x-forwarded-fetch";
 import type { RouterRoute } from "hono/types";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
@@ -21,6 +20,7 @@ import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
 import { ApiError } from "./api/errors.ts";
 import { foldGetBody } from "./api/get_body.ts";
+import { forwardedRequest, isForwarded } from "./api/forwarded.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
 import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
@@ -103,6 +103,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     outboxRelay,
     routes: app.routes,
     async fetch(request, info) {
+      // Only the connection's own request can be upgraded to a WebSocket.
+      const connectionRequest = request;
       // A GET's body (Mastodon.py sends some parameters that way) is only
       // readable on the request Deno's server made: fold it in first.
       try {
@@ -113,18 +115,13 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       }
       // Behind a TLS-terminating proxy, signatures cover the public URL
       // (RFC 9421 @target-uri includes the scheme): rebuild it first.
-      if (
-        config.trustProxy &&
-        (request.headers.has("x-forwarded-proto") || request.headers.has("x-forwarded-host"))
-      ) {
-        request = await getXForwardedRequest(request);
-      }
+      if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
       if (isInboxDelivery(request)) {
         const checked = await guardInbox(request);
         if (checked instanceof Response) return checked;
         request = checked;
       }
-      return await app.fetch(request, info ? { info } : undefined);
+      return await app.fetch(request, { info, connectionRequest });
     },
     startWorker() {
       if (worker) return;

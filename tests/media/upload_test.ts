@@ -4,31 +4,13 @@ import sharp from "sharp";
 import { sql } from "drizzle-orm";
 import { isBlurhashValid } from "blurhash";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
-import { authed, fakeMp4, fetchFile, form, image, localUser, upload } from "./helpers.ts";
+import { authed, fakeMp4, fetchFile, form, image, localUser, pngChunk, upload } from "./helpers.ts";
 import { multipartBody, untypedFilePart } from "../fixtures/multipart.ts";
 
 const INVALID = "Validation failed: File content type is invalid, File is invalid";
 
-function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const b of bytes) {
-    crc ^= b;
-    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 /** A PNG header claiming a canvas of width × height (a decompression bomb's shape). */
 function hugePng(width: number, height: number): Uint8Array<ArrayBuffer> {
-  const chunk = (type: string, data: Uint8Array) => {
-    const body = new Uint8Array([...new TextEncoder().encode(type), ...data]);
-    const out = new Uint8Array(12 + data.length);
-    const view = new DataView(out.buffer);
-    view.setUint32(0, data.length);
-    out.set(body, 4);
-    view.setUint32(8 + data.length, crc32(body));
-    return out;
-  };
   const ihdr = new Uint8Array(13);
   const view = new DataView(ihdr.buffer);
   view.setUint32(0, width);
@@ -36,9 +18,9 @@ function hugePng(width: number, height: number): Uint8Array<ArrayBuffer> {
   ihdr.set([8, 2, 0, 0, 0], 8);
   const parts = [
     new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", new Uint8Array([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
-    chunk("IEND", new Uint8Array()),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", new Uint8Array([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
+    pngChunk("IEND", new Uint8Array()),
   ];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
