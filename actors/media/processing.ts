@@ -276,7 +276,8 @@ export async function removeUnattachedMedia(
     isNull(mediaAttachments.statusId),
     isNull(mediaAttachments.scheduledStatusId),
     isNull(mediaAttachments.remoteUrl),
-    sql`coalesce(${mediaAttachments.detachedAt}, ${mediaAttachments.createdAt}) < ${cutoff}`,
+    sql`coalesce(${mediaAttachments.detachedAt}, ${mediaAttachments.createdAt})
+      < ${cutoff.toISOString()}::timestamptz`,
     sql`NOT ${inLiveEditHistory(mediaAttachments.id, mediaAttachments.accountId)}`,
   );
   const store = mediaStore(ctx.config);
