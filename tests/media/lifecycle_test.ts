@@ -7,7 +7,8 @@
  * media; deleting an account at /settings/delete, with `account delete`,
  * through the admin API and pages, or by the purge after a suspension's
  * grace period removes its avatar, header and attachment files (the URLs
- * answer 404 and the files are gone from disk), but a report's evidence; a
+ * answer 404 and the files are gone from disk), but a report's evidence; so
+ * does rejecting a sign-up (the worker's media cleanup removes the files); a
  * rolled-back deletion keeps everything.
  */
 import assert from "node:assert/strict";
@@ -18,7 +19,7 @@ import { accounts, mediaAttachments } from "../../db/schema.ts";
 import { storedFileName } from "../../actors/media/storage.ts";
 import { mediaStore } from "../../actors/media/store.ts";
 import { removeDiscardedMedia } from "../../actors/media/discarded.ts";
-import { removeUnattachedMedia } from "../../actors/media/processing.ts";
+import { cleanUpMedia, removeUnattachedMedia } from "../../actors/media/processing.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
 import { deleteLocalAccount } from "../../actors/moderation.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
@@ -285,6 +286,25 @@ test("media files go when their rows go", async (t) => {
       await assertGone(instance, gus.files);
       const [row] = await db.select().from(accounts).where(eq(accounts.id, gus.user.id));
       assert.ok(row.deletedAt);
+    });
+
+    await t.step("a rejected sign-up's files go with the worker's media cleanup", async () => {
+      // A pending account cannot use the API: its files are put in place directly.
+      const ivy = await createUser(instance, "ivy", { approved: false });
+      const avatar = `accounts/avatars/${ivy.id}/${"cd".repeat(16)}.png`;
+      await store.put(avatar, await image("png", 20, 20), "image/png");
+      await db.update(accounts).set({ avatarUrl: store.url(avatar) })
+        .where(eq(accounts.id, ivy.id));
+      await assertKept(instance, [store.url(avatar)]);
+      const rejected = await callJson(
+        instance,
+        admin,
+        "POST",
+        `/api/v1/admin/accounts/${ivy.id}/reject`,
+      );
+      assert.equal(rejected.status, 200);
+      await cleanUpMedia(ctx);
+      await assertGone(instance, [store.url(avatar)]);
     });
 
     await t.step("a rolled-back deletion keeps the rows and the files", async () => {
