@@ -80,7 +80,7 @@ test("the media store against the database", async (t) => {
       assert.equal(await served(instance, copy), 200);
 
       await deliver({ id: `${noteId}#delete`, type: "Delete", to: [PUBLIC], object: noteId });
-      await eventually("the copy gone", async () => !onDisk(copy));
+      await eventually("the copy gone", () => Promise.resolve(!onDisk(copy)));
       assert.equal(await served(instance, copy), 404);
       const left = await env.db.select().from(mediaAttachments)
         .where(eq(mediaAttachments.id, media.id));
