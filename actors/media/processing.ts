@@ -304,6 +304,9 @@ export async function removeUnattachedMedia(
  * rows went in a transaction that did not remove them itself (discarded.ts).
  */
 export async function cleanUpMedia(ctx: AppContext): Promise<void> {
-  await removeUnattachedMedia(ctx);
-  await removeDiscardedMedia(ctx.database.db, mediaStore(ctx.config));
+  try {
+    await removeUnattachedMedia(ctx);
+  } finally {
+    await removeDiscardedMedia(ctx.database.db, mediaStore(ctx.config));
+  }
 }

@@ -17,7 +17,7 @@
  */
 import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, mediaAttachments } from "../../db/schema.ts";
+import { accounts, mediaAttachments, reports } from "../../db/schema.ts";
 import { profileImageKey } from "../profile_media.ts";
 import { discardMediaFiles } from "./discarded.ts";
 
@@ -38,10 +38,12 @@ export function inLiveEditHistory(
 
 /** Whether an unresolved report against the author cites the status. */
 async function isReported(tx: Executor, accountId: string, statusId: string): Promise<boolean> {
-  const rows = await tx.execute(sql`SELECT 1 FROM reports r
-    WHERE r.target_account_id = ${accountId} AND r.action_taken_at IS NULL
-      AND r.status_ids @> jsonb_build_array(${statusId}::text) LIMIT 1`);
-  return (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows).length > 0;
+  const rows = await tx.select({ id: reports.id }).from(reports).where(and(
+    eq(reports.targetAccountId, accountId),
+    isNull(reports.actionTakenAt),
+    sql`${reports.statusIds} @> jsonb_build_array(${statusId}::text)`,
+  )).limit(1);
+  return rows.length > 0;
 }
 
 /**
