@@ -14,7 +14,7 @@ import { mediaAttachments } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { NotFoundError } from "../errors.ts";
 import { MediaRejected } from "./errors.ts";
-import { claimedFamily, sniffFormat } from "./formats.ts";
+import { declaredFamily, SNIFF_BYTES, type SniffedFormat, sniffFormat } from "./formats.ts";
 import { type Geometry, processImage, processPreview } from "./images.ts";
 import { writeAttachmentFile } from "./storage.ts";
 import { mediaStore } from "./store.ts";
@@ -63,14 +63,19 @@ export function parseFocus(value: string): Focus | null {
   return { x, y };
 }
 
+/** The format of an upload by its first bytes (the declared type only tells audio from video). */
+async function sniffUpload(file: File): Promise<SniffedFormat | null> {
+  const head = new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer());
+  return sniffFormat(head, declaredFamily(file.type));
+}
+
 async function readThumbnail(ctx: AppContext, thumbnail: File) {
-  if (thumbnail.size > ctx.config.limits.imageSizeLimit) {
-    throw new MediaRejected("size", "thumbnail");
-  }
-  const bytes = new Uint8Array(await thumbnail.arrayBuffer());
-  if (claimedFamily(thumbnail.type) !== "image" || !sniffFormat(bytes, "image")) {
+  const { imageSizeLimit } = ctx.config.limits;
+  if ((await sniffUpload(thumbnail))?.family !== "image") {
     throw new MediaRejected("type", "thumbnail");
   }
+  if (thumbnail.size > imageSizeLimit) throw new MediaRejected("size", "thumbnail", imageSizeLimit);
+  const bytes = new Uint8Array(await thumbnail.arrayBuffer());
   try {
     return await processPreview(bytes);
   } catch (error) {
@@ -88,13 +93,13 @@ export async function uploadMedia(
   input: UploadInput,
 ): Promise<MediaRow> {
   const { config } = ctx;
-  const family = claimedFamily(input.file.type);
-  if (!family) throw new MediaRejected("type");
-  const limit = family === "image" ? config.limits.imageSizeLimit : config.limits.videoSizeLimit;
-  if (input.file.size > limit) throw new MediaRejected("size");
-  const bytes = new Uint8Array(await input.file.arrayBuffer());
-  const format = sniffFormat(bytes, family);
+  const format = await sniffUpload(input.file);
   if (!format) throw new MediaRejected("type");
+  const limit = format.family === "image"
+    ? config.limits.imageSizeLimit
+    : config.limits.videoSizeLimit;
+  if (input.file.size > limit) throw new MediaRejected("size", "file", limit);
+  const bytes = new Uint8Array(await input.file.arrayBuffer());
   const thumbnail = input.thumbnail ? await readThumbnail(ctx, input.thumbnail) : null;
 
   const id = newId();
@@ -129,7 +134,7 @@ export async function uploadMedia(
         state: "processing",
         filePath: await write("original", format.extension, bytes),
         previewPath: thumbnail ? await write("small", thumbnail.extension, thumbnail.bytes) : null,
-        contentType: input.file.type.split(";")[0].trim().toLowerCase(),
+        contentType: format.contentType,
         fileSize: bytes.byteLength,
         blurhash: thumbnail?.blurhash ?? null,
       };

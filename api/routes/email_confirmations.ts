@@ -1,8 +1,8 @@
 /**
  * E-mail confirmation:
  * - GET /auth/confirmation?confirmation_token=… (the link in the mail) → HTML page
- * - POST /api/v1/emails/confirmations (user token of the signing-up app) → {} (resend,
- *   optionally to a new `email`)
+ * - POST /api/v1/emails/confirmations (write:accounts, user token of the signing-up app)
+ *   → {} (resend, optionally to a new `email`)
  * - GET /api/v1/emails/check_confirmation (read:accounts) → true or false
  *
  * The resend route follows Mastodon's Api::V1::Emails::ConfirmationsController:
@@ -109,7 +109,9 @@ export function emailConfirmationRoutes(): Hono<ApiEnv> {
     return await sendHtmlPage(c, "account", page, status);
   });
 
-  app.post("/api/v1/emails/confirmations", requireScopes(), async (c) => {
+  // Any token kind here: the user check below gives Mastodon's own message, and
+  // unconfirmed logins (which requireUser refuses) are the ones that need this.
+  app.post("/api/v1/emails/confirmations", requireScopes("write:accounts"), async (c) => {
     const ctx = c.get("ctx");
     const db = ctx.database.db;
     const token = c.get("token")!;
