@@ -31,6 +31,7 @@ import { startTrendsRefresh } from "./actors/trends/refresh.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
+import { mediaStore } from "./actors/media/store.ts";
 import { purgeArchives } from "./actors/data/archive.ts";
 import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
 
@@ -147,7 +148,9 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       // Trend scores, recomputed every TRENDS_INTERVAL (one worker at a time).
       jobs.push(startTrendsRefresh(ctx));
       // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
-      jobs.push(startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays));
+      jobs.push(
+        startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays, mediaStore(ctx.config)),
+      );
       // December's annual reports, when ANNUAL_REPORTS is on.
       jobs.push(startAnnualReportCampaign(ctx));
       // Intents a crash, a failed enqueue or a process without a worker left.
