@@ -49,12 +49,19 @@ const cache = new WeakMap<Request, Promise<Params>>();
 /**
  * The merged query and body parameters of a request (body wins), parsed once
  * and cached for the rest of the request. Throws {@link ApiError} 400/413.
+ * `maxBodyBytes` lowers the configured limit for a route that takes less
+ * (the CSV import); the first call of a request reads the body, so such a
+ * route asks before anything else does.
  */
-export function params(c: Context<ApiEnv>): Promise<Params> {
+export function params(
+  c: Context<ApiEnv>,
+  options: { maxBodyBytes?: number } = {},
+): Promise<Params> {
   const raw = c.req.raw;
   let parsed = cache.get(raw);
   if (!parsed) {
-    const maxBytes = c.get("ctx")?.config.limits.maxBodyBytes ?? 110 * 1024 * 1024;
+    const configured = c.get("ctx")?.config.limits.maxBodyBytes ?? 110 * 1024 * 1024;
+    const maxBytes = Math.min(configured, options.maxBodyBytes ?? configured);
     parsed = parseRequest(raw, maxBytes);
     cache.set(raw, parsed);
   }
