@@ -4,8 +4,9 @@
  * Decisions, as Mastodon's REST::PollSerializer:
  * - `voters_count` is null for single-choice polls (the inventory's rule;
  *   there it equals `votes_count`).
- * - With `hide_totals`, option counts are null until the poll ends, except
- *   for its author.
+ * - With `hide_totals`, option counts are null for everyone, the author
+ *   too, until the poll ends (Mastodon's `show_totals_now?`); the totals
+ *   (`votes_count`, `voters_count`) stay, as Mastodon shows them.
  * - `voted` and `own_votes` appear only for a signed-in viewer; the author
  *   counts as having voted.
  */
@@ -49,7 +50,7 @@ export function pollEntity(
 ): PollJson {
   const expired = pollExpired(poll);
   const isAuthor = viewer?.accountId === poll.accountId;
-  const hidden = poll.hideTotals && !expired && !isAuthor;
+  const hidden = poll.hideTotals && !expired;
   const entity: PollJson = {
     id: poll.id,
     expires_at: poll.expiresAt ? poll.expiresAt.toISOString() : null,
