@@ -2,8 +2,9 @@
  * A poll posted with `hide_totals` (as clients send it, form-encoded) shows
  * no option counts to anyone, its author included, until it ends: in the
  * status, the poll route, the answer to a vote, the author's own stream and
- * the public page; `votes_count` (the total) stays, as in Mastodon's Poll
- * entity. Once it has ended, everyone sees the counts.
+ * the public page, and the Question other servers get; `votes_count` (the
+ * total) stays, as in Mastodon's Poll entity. Once it has ended, everyone
+ * sees the counts.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
@@ -60,6 +61,17 @@ test("hide_totals hides option counts from everyone, the author too, until the p
       const poll = await callJson(instance, who, "GET", `/api/v1/polls/${status.poll.id}`);
       assert.deepEqual(counts(poll.body), [null, null], `poll for ${who?.username}`);
     }
+    // The Question other servers fetch (and are sent) carries no counts either.
+    const question = async () => {
+      const res = await instance.request(status.uri, {
+        headers: { accept: "application/activity+json" },
+      });
+      assert.equal(res.status, 200);
+      const body = await res.json();
+      assert.equal(body.type, "Question");
+      return body.oneOf.map((o: { replies: { totalItems?: number } }) => o.replies.totalItems);
+    };
+    assert.deepEqual(await question(), [undefined, undefined]);
     const page = await (await instance.request(`/@alice/${status.id}`)).text();
     assert.ok(!/\(\d+ votes?\)/.test(page), "the public page shows no counts");
     assert.ok(page.includes("The results are shown when the poll ends."));
@@ -71,6 +83,7 @@ test("hide_totals hides option counts from everyone, the author too, until the p
       const poll = await callJson(instance, who, "GET", `/api/v1/polls/${status.poll.id}`);
       assert.deepEqual(counts(poll.body), [0, 1], `ended poll for ${who?.username}`);
     }
+    assert.deepEqual(await question(), [0, 1]);
     const ended = await (await instance.request(`/@alice/${status.id}`)).text();
     assert.ok(ended.includes("(0 votes)") && ended.includes("(1 vote)"), "the page shows counts");
   } finally {
