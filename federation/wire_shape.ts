@@ -125,15 +125,32 @@ function isActivityJson(response: Response): boolean {
   return type.startsWith("application/activity+json") || type.startsWith("application/ld+json");
 }
 
+type Fallback = (request: Request) => Response | Promise<Response>;
+
 /**
- * Makes every ActivityStreams document `federation.fetch` answers (Fedify's
- * dispatchers, and our routes it falls through to) leave in Mastodon's shape.
+ * Makes every ActivityStreams document Fedify's dispatchers answer through
+ * `federation.fetch` leave in Mastodon's shape. What our own routes answer
+ * when Fedify falls through to them (`onNotFound`, `onNotAcceptable`) is
+ * passed on untouched: Hono has already committed that response (api/app.ts),
+ * and those routes serve the wire classes' documents, shaped already.
  */
 export function installWireShape(federation: Federation<AppContext>): void {
   const fetch = federation.fetch.bind(federation);
   federation.fetch = async (request: Request, options: FederationFetchOptions<AppContext>) => {
-    const response = await fetch(request, options);
-    if (request.method !== "GET" || !response.body || !isActivityJson(response)) return response;
+    const ours = new WeakSet<Response>();
+    const noting = (fallback?: Fallback): Fallback | undefined =>
+      fallback && (async (req) => {
+        const answer = await fallback(req);
+        ours.add(answer);
+        return answer;
+      });
+    const response = await fetch(request, {
+      ...options,
+      onNotFound: noting(options.onNotFound),
+      onNotAcceptable: noting(options.onNotAcceptable),
+    });
+    if (ours.has(response) || request.method !== "GET" || !response.body) return response;
+    if (!isActivityJson(response)) return response;
     const text = await response.text();
     let body: string;
     try {

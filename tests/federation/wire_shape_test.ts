@@ -197,6 +197,8 @@ test("what we serve and send: lists as arrays, the public collection in full", a
       assert.equal(note.tag.length, 1);
       assert.equal(note.attachment.length, 1);
       assert.deepEqual(note.interactionPolicy.canQuote.automaticApproval, [PUBLIC]);
+      // The same document at its web page, negotiated.
+      assertShape(await served(`/@alice/${post.id}`), "Note at its page");
     });
 
     await t.step(
