@@ -222,8 +222,25 @@ test("what we serve and send: lists as arrays, the public collection in full", a
         const outboxPage = await served(outbox.first);
         assertShape(outboxPage, "outbox page");
         assert.equal(outboxPage.orderedItems.length, 1);
+        for (const name of ["followers", "following"]) {
+          const collection = await served(`${aliceUri}/${name}`);
+          assertShape(collection, name);
+          if (typeof collection.first === "string") {
+            assertShape(await served(collection.first), `${name} page`);
+          }
+        }
       },
     );
+
+    await t.step("a quote of alice's post: the stamp served", async () => {
+      const quote = await postStatus(rookery, bob, "so true", { quoted_status_id: post.id });
+      const note = await eventually("the quote approved", async () => {
+        const doc = await served(quote.uri);
+        return doc.quoteAuthorization && doc;
+      });
+      assertShape(note, "quote Note");
+      assertShape(await served(note.quoteAuthorization), "QuoteAuthorization");
+    });
 
     let theirs = "";
     await t.step("a favourite, a boost, a quote and their undoing", async () => {
