@@ -15,6 +15,7 @@ import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundFetch } from "./outbound_fetch.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
 import { wireActivity } from "./objects/mastodon_terms.ts";
+import { instanceSigningIdentity } from "./instance_actor.ts";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
 export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as const;
@@ -46,6 +47,8 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     allowPrivateAddress: config.allowPrivateAddress,
     userAgent,
     timeoutMs: config.fetchTimeoutMs,
+    // Every fetch is signed, by the instance actor unless a local actor asks.
+    instanceIdentity: () => instanceSigningIdentity(database, config.origin),
   });
   const federation = createFederation<AppContext>({
     kv,
@@ -84,6 +87,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
   Object.assign(federation, { allowPrivateAddress: config.allowPrivateAddress, userAgent });
   registerDispatchers(federation);
   const guardInbox = createInboxGuard({
+    origin: config.origin,
     kv,
     keyCachePrefix: PUBLIC_KEY_CACHE_PREFIX,
     documentLoader: loaders.documentLoaderFactory(),

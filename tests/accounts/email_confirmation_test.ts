@@ -141,8 +141,11 @@ test("resending mails a new link (the old one stops working), optionally to a ne
     assert.equal(moved.status, 200);
     await moved.body?.cancel();
     const mails = await mailFiles(instance);
-    const third = mails[mails.length - 1];
-    assert.match(third, /^To: fixed@example\.com$/m);
+    const third = mails.find((m) => /^To: fixed@example\.com$/m.test(m))!;
+    assert.ok(third, "the new address got its link");
+    // The address signed up with is told of the change.
+    const told = mails.filter((m) => /^To: typo@example\.com$/m.test(m));
+    assert.match(told[told.length - 1], /change requested/);
     const page = await instance.request(confirmationLink(third));
     assert.equal(page.status, 200);
     await page.body?.cancel();

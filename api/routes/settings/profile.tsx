@@ -81,12 +81,6 @@ function padFields(fields: ProfileForm["fields"], maxFields: number): ProfileFor
   return rows;
 }
 
-/** A file input left empty arrives as a nameless empty file: that is no upload. */
-function upload(p: Params, key: string): File | undefined {
-  const file = readFile(p, key);
-  return file && (file.size > 0 || file.name !== "") ? file : undefined;
-}
-
 /**
  * The posted form as the command's input and as the form to show again.
  * Throws ApiError (422) for values of the wrong shape (a hand-made post).
@@ -104,8 +98,9 @@ function readForm(
     displayName: text("display_name"),
     note: text("note"),
     fields,
-    avatar: upload(p, "avatar"),
-    header: upload(p, "header"),
+    // A file input left empty is no parameter at all (api/params.ts drops it).
+    avatar: readFile(p, "avatar"),
+    header: readFile(p, "header"),
     locked: flag("locked"),
     bot: flag("bot"),
     discoverable: flag("discoverable"),
