@@ -2,7 +2,7 @@
  * Builds the Fedify federation object: stores, queue, signing policy and every
  * dispatcher and listener. The pieces live in this folder, one file each.
  */
-import { createFederation, type Federation } from "@fedify/fedify";
+import { createFederation, type Federation, getDefaultActivityTransformers } from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
@@ -14,6 +14,7 @@ import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundFetch } from "./outbound_fetch.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
+import { wireActivity } from "./objects/mastodon_terms.ts";
 import { instanceSigningIdentity } from "./instance_actor.ts";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
@@ -51,7 +52,13 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
   });
   const federation = createFederation<AppContext>({
     kv,
-    queue,
+    // No fanout stage: Fedify's re-reads the activity from its JSON and
+    // writes it again, which would lose Mastodon's terms and shape
+    // (objects/mastodon_terms.ts) from under the proof computed on them.
+    // The outbox relay already runs off the request path.
+    queue: { inbox: queue, outbox: queue },
+    // Everything we send is in Mastodon's shape (federation/wire_shape.ts).
+    activityTransformers: [...getDefaultActivityTransformers<AppContext>(), wireActivity],
     // The web role only enqueues; worker processes call startQueue().
     manuallyStartQueue: true,
     // A peer back from an outage gets its held deliveries within minutes.
