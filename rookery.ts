@@ -6,7 +6,7 @@
 import { pruneCardFailures } from "./actors/cards/stored.ts";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
-import { getXForwardedRequest } from "x-forwarded-fetch";
+import type { RouterRoute } from "hono/types";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { startEntityCache } from "./api/entities/entity_cache.ts";
@@ -14,10 +14,14 @@ import { startDomainRules } from "./actors/domain_rules.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { isInboxDelivery } from "./federation/inbox_guard.ts";
+import { addressedToUs, answersAnyHost, blockedHost } from "./federation/request_host.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
 import { createApp } from "./api/app.ts";
+import { ApiError } from "./api/errors.ts";
+import { foldGetBody } from "./api/get_body.ts";
+import { forwardedRequest, isForwarded } from "./api/forwarded.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
 import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
@@ -27,6 +31,7 @@ import { startTrendsRefresh } from "./actors/trends/refresh.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
+import { mediaStore } from "./actors/media/store.ts";
 import { purgeArchives } from "./actors/data/archive.ts";
 import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
 import { purgeEarlyDeletes } from "./federation/early_deletes.ts";
@@ -37,6 +42,8 @@ export interface Rookery {
   readonly ctx: AppContext;
   /** Relays the delivery intents commands record (federation/outbox/relay.ts). */
   readonly outboxRelay: OutboxRelay;
+  /** The Hono application's routes, as registered (tests/security/route_scopes_test.ts walks them). */
+  readonly routes: readonly RouterRoute[];
   /** The HTTP handler (Fedify first, then the Mastodon API and pages). */
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts the queue worker and periodic maintenance. */
@@ -97,21 +104,30 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   return {
     ctx,
     outboxRelay,
+    routes: app.routes,
     async fetch(request, info) {
+      // Only the connection's own request can be upgraded to a WebSocket.
+      const connectionRequest = request;
+      // A GET's body (Mastodon.py sends some parameters that way) is only
+      // readable on the request Deno's server made: fold it in first.
+      try {
+        request = await foldGetBody(request, config.limits.maxBodyBytes);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return Response.json({ error: error.message }, { status: error.status });
+      }
       // Behind a TLS-terminating proxy, signatures cover the public URL
       // (RFC 9421 @target-uri includes the scheme): rebuild it first.
-      if (
-        config.trustProxy &&
-        (request.headers.has("x-forwarded-proto") || request.headers.has("x-forwarded-host"))
-      ) {
-        request = await getXForwardedRequest(request);
-      }
+      if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
+      // Only our own name is answered: a request (and a signature) for
+      // another host goes no further (federation/request_host.ts).
+      if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) return blockedHost();
       if (isInboxDelivery(request)) {
         const checked = await guardInbox(request);
         if (checked instanceof Response) return checked;
         request = checked;
       }
-      return await app.fetch(request, info ? { info } : undefined);
+      return await app.fetch(request, { info, connectionRequest });
     },
     startWorker() {
       if (worker) return;
@@ -134,7 +150,9 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       // Trend scores, recomputed every TRENDS_INTERVAL (one worker at a time).
       jobs.push(startTrendsRefresh(ctx));
       // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
-      jobs.push(startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays));
+      jobs.push(
+        startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays, mediaStore(ctx.config)),
+      );
       // December's annual reports, when ANNUAL_REPORTS is on.
       jobs.push(startAnnualReportCampaign(ctx));
       // Intents a crash, a failed enqueue or a process without a worker left.

@@ -4,7 +4,8 @@
  * `confirm_within` as Mastodon sets it). Following the link confirms the
  * address; following it again says so (idempotent). A new address asked for
  * through the API waits in `users.unconfirmed_email` until its link is
- * followed, as Devise's reconfirmable does.
+ * followed, as Devise's reconfirmable does; the current address is told
+ * (requestEmailChange).
  */
 import { and, eq, ne, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -12,11 +13,11 @@ import type { AppContext } from "../context.ts";
 import type { Executor } from "../db/connection.ts";
 import { accounts, users } from "../db/schema.ts";
 import { isValidEmail } from "./email_address.ts";
-import { Problems } from "./errors.ts";
-import { sendMail } from "./mailer.ts";
+import { NotFoundError, Problems } from "./errors.ts";
+import { sendMail, sendNotice } from "./mailer.ts";
 import { hashSecret, randomSecret } from "./tokens.ts";
 import { checkSignUpEmail } from "./access_blocks/sign_up.ts";
-import type { EmailDomainFacts } from "./access_blocks/email_mx.ts";
+import { type EmailDomainFacts, lookUpEmailDomain } from "./access_blocks/email_mx.ts";
 
 const logger = getLogger(["rookery", "mail", "confirmation"]);
 
@@ -113,44 +114,92 @@ export async function requestConfirmation(ctx: AppContext, userId: string): Prom
   }
 }
 
+/** What an e-mail change did: a new address waits for its link, or the current one stays. */
+export type EmailChange = "pending" | "unchanged";
+
 /**
- * Sets the address a resent confirmation goes to (`POST
- * /api/v1/emails/confirmations` with `email`, and the account settings page).
+ * The one way an address comes to wait for confirmation: the account
+ * settings (after the current password) and `POST /api/v1/emails/confirmations`
+ * (for the app an unconfirmed account signed up with) both come here. The
+ * rules are sign-up's (changePendingEmail below); the new address gets the
+ * link, and whenever the address waiting changes the current one is told
+ * (Mastodon's UserMailer#email_changed), so a change its owner did not ask
+ * for is not silent. The current address again cancels a pending change
+ * ("unchanged"). Throws ValidationError.
+ */
+export async function requestEmailChange(
+  ctx: AppContext,
+  userId: string,
+  email: string,
+): Promise<EmailChange> {
+  // DNS before the transaction, as at sign-up (registration.ts).
+  const dns = ctx.config.emailDomainCheck && isValidEmail(email)
+    ? await lookUpEmailDomain(email, ctx.resolveEmailDns)
+    : undefined;
+  const change = await ctx.database.db.transaction((tx) =>
+    changePendingEmail(tx, userId, email, dns)
+  );
+  if (!change.pending) return "unchanged";
+  await requestConfirmation(ctx, userId);
+  if (change.newAddress) await tellCurrentAddress(ctx, change.current, email);
+  return "pending";
+}
+
+/** The mail to the current address when another one is asked for. */
+async function tellCurrentAddress(ctx: AppContext, current: string, asked: string) {
+  const { config } = ctx;
+  await sendNotice(config, current, "E-mail address change requested", [
+    `Someone asked to change the e-mail address of your account on ${config.instance.title}`,
+    `(${config.domain}) to ${asked}. This address stays in use until the new one is`,
+    "confirmed through the link mailed to it.",
+    "",
+    "If this was not you, someone may have access to your account: change your password",
+    `at ${config.origin}/settings/account and tell the server's staff.`,
+  ]);
+}
+
+/**
+ * Sets the address waiting for confirmation, under a lock of the user's row.
  * Throws ValidationError when it is malformed, belongs to someone else, or
  * meets an e-mail block that refuses sign-ups (access_blocks/sign_up.ts; a
  * block that only asks for approval does not stop an existing account, as
  * Mastodon's BlacklistedEmailValidator ignores it), or its domain takes no
  * mail (`dns.unreachable`). `dns` is what the caller's DNS check found
- * (access_blocks/email_mx.ts), before its transaction.
- * Returns whether an address now waits for confirmation (false when `email`
- * is the current address, which also drops a pending change).
+ * (access_blocks/email_mx.ts), before its transaction. `pending` is false
+ * when `email` is the current address (a pending change is dropped);
+ * `newAddress` when the address waiting is not the one that waited before.
  */
-export async function changePendingEmail(
-  db: Executor,
+async function changePendingEmail(
+  tx: Executor,
   userId: string,
   email: string,
   dns: EmailDomainFacts = { unreachable: false, mxHosts: [] },
-): Promise<boolean> {
+): Promise<{ pending: boolean; newAddress: boolean; current: string }> {
+  const [user] = await tx.select({ email: users.email, pending: users.unconfirmedEmail })
+    .from(users).where(eq(users.id, userId)).limit(1).for("update");
+  if (!user) throw new NotFoundError();
   const problems = new Problems();
   if (!isValidEmail(email)) {
     problems.add("email", "ERR_INVALID", "is invalid");
   } else if (dns.unreachable) {
     problems.add("email", "ERR_UNREACHABLE", "does not seem to exist");
   } else {
-    const [taken] = await db.select({ id: users.id }).from(users).where(and(
+    const [taken] = await tx.select({ id: users.id }).from(users).where(and(
       ne(users.id, userId),
       sql`(lower(${users.email}) = ${email.toLowerCase()} OR lower(${users.unconfirmedEmail}) = ${email.toLowerCase()})`,
     )).limit(1);
     if (taken) problems.add("email", "ERR_TAKEN", "is already taken");
   }
-  const [user] = await db.select({ email: users.email }).from(users)
-    .where(eq(users.id, userId)).limit(1);
-  const unchanged = user?.email.toLowerCase() === email.toLowerCase();
-  if (problems.empty && !unchanged) await checkSignUpEmail(db, email, problems, dns.mxHosts);
+  const unchanged = user.email.toLowerCase() === email.toLowerCase();
+  if (problems.empty && !unchanged) await checkSignUpEmail(tx, email, problems, dns.mxHosts);
   problems.throwIfAny();
-  await db.update(users).set({ unconfirmedEmail: unchanged ? null : email })
+  await tx.update(users).set({ unconfirmedEmail: unchanged ? null : email })
     .where(eq(users.id, userId));
-  return !unchanged;
+  return {
+    pending: !unchanged,
+    newAddress: !unchanged && user.pending?.toLowerCase() !== email.toLowerCase(),
+    current: user.email,
+  };
 }
 
 /**

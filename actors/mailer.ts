@@ -101,3 +101,25 @@ export async function sendMail(
   });
   return { messageId: info.messageId, file };
 }
+
+/**
+ * Mails a short notice to a user (a changed password, an address change
+ * asked for). A failure is logged, not thrown: what it tells of has happened
+ * either way.
+ */
+export async function sendNotice(
+  config: Pick<Config, "dataDir" | "mail" | "instance">,
+  to: string,
+  subject: string,
+  lines: string[],
+): Promise<void> {
+  try {
+    await sendMail(config, {
+      to,
+      subject: `${config.instance.title}: ${subject}`,
+      text: [...lines, ""].join("\n"),
+    });
+  } catch (error) {
+    logger.error("Could not mail {subject}: {error}", { subject, error });
+  }
+}

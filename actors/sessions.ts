@@ -164,10 +164,24 @@ export async function checkPassword(
   return { ok: true, user };
 }
 
+declare const confirmed: unique symbol;
+
 /**
- * Whether `password` is the signed-in user's own: the confirmation the
- * settings ask before moving or deleting the account (Mastodon's
- * current_password).
+ * Proof that the signed-in user has just typed their own password (Mastodon's
+ * current_password), and that the guess was counted in the account's
+ * sign-in limit. Only `checkOwnPassword` (api/routes/settings/password_guess.ts,
+ * where the limits live) makes one; the commands that want the current
+ * password (e-mail and password change, turning two-factor sign-in off) take
+ * this instead of the password, so none of them can test a password uncounted.
+ */
+export interface ConfirmedPassword {
+  readonly userId: string;
+  readonly [confirmed]: true;
+}
+
+/**
+ * Whether `password` is the signed-in user's own. Callers: `checkOwnPassword`
+ * only, which counts the guess first (see {@link ConfirmedPassword}).
  */
 export async function passwordMatches(
   db: Executor,

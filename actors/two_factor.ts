@@ -23,7 +23,7 @@ import * as OTPAuth from "otpauth";
 import type { Executor } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
 import { signInChallenges, users, webSessions } from "../db/schema.ts";
-import { verifyPassword } from "./passwords.ts";
+import type { ConfirmedPassword } from "./sessions.ts";
 import { hashSecret, randomSecret } from "./tokens.ts";
 
 /** How many recovery codes a user gets. */
@@ -169,18 +169,19 @@ export async function enableOtp(
   });
 }
 
-/** Turns two-factor sign-in off, given the password and a code; false when either is wrong. */
+/**
+ * Turns two-factor sign-in off, given the confirmed password and a code (or
+ * recovery code); false when the code is wrong.
+ */
 export async function disableOtp(
   db: Executor,
-  userId: string,
-  input: { password: string; code: string },
+  confirmed: ConfirmedPassword,
+  code: string,
   now = Date.now(),
 ): Promise<boolean> {
-  const [row] = await db.select({ hash: users.passwordHash }).from(users)
-    .where(eq(users.id, userId)).limit(1);
-  if (!row || !await verifyPassword(row.hash, input.password)) return false;
+  const { userId } = confirmed;
   return await db.transaction(async (tx) => {
-    if (!await useCode(tx, userId, input.code, true, now)) return false;
+    if (!await useCode(tx, userId, code, true, now)) return false;
     await tx.update(users).set({
       otpSecret: null,
       otpRequiredForLogin: false,

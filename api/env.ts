@@ -7,6 +7,12 @@ export interface ApiEnv {
   Bindings: {
     /** The connection info from Deno.serve (absent when a test calls app.fetch bare). */
     info?: Deno.ServeHandlerInfo;
+    /**
+     * The request as the connection delivered it. Behind a trusted proxy the
+     * app sees a copy rebuilt with the public URL (api/forwarded.ts), which
+     * Deno cannot upgrade to a WebSocket: the streaming route upgrades this one.
+     */
+    connectionRequest?: Request;
   };
   Variables: {
     ctx: AppContext;

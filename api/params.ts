@@ -14,6 +14,10 @@
  * - A body with a content type we do not parse (text/plain, none at all) is
  *   ignored, as Rails ignores it: only the query string counts.
  * - A JSON body that is not an object is exposed as `_json`, as Rails does.
+ * - JSON integers past 2^53 (18-digit ids sent as numbers, as Mastodon.py
+ *   does) are kept as their exact decimal text, never rounded to a double.
+ * - A multipart file part with an empty filename (a file input left empty)
+ *   is no parameter at all, as Rack drops it.
  * - `__proto__`, `constructor` and `prototype` keys are dropped everywhere.
  * - Structure is bounded: nesting depth 8, 1,000 keys, 10,000 array items; past
  *   them → 400 (Rack answers 400 for its own nesting and key-space limits).
@@ -45,12 +49,19 @@ const cache = new WeakMap<Request, Promise<Params>>();
 /**
  * The merged query and body parameters of a request (body wins), parsed once
  * and cached for the rest of the request. Throws {@link ApiError} 400/413.
+ * `maxBodyBytes` lowers the configured limit for a route that takes less
+ * (the CSV import); the first call of a request reads the body, so such a
+ * route asks before anything else does.
  */
-export function params(c: Context<ApiEnv>): Promise<Params> {
+export function params(
+  c: Context<ApiEnv>,
+  options: { maxBodyBytes?: number } = {},
+): Promise<Params> {
   const raw = c.req.raw;
   let parsed = cache.get(raw);
   if (!parsed) {
-    const maxBytes = c.get("ctx")?.config.limits.maxBodyBytes ?? 110 * 1024 * 1024;
+    const configured = c.get("ctx")?.config.limits.maxBodyBytes ?? 110 * 1024 * 1024;
+    const maxBytes = Math.min(configured, options.maxBodyBytes ?? configured);
     parsed = parseRequest(raw, maxBytes);
     cache.set(raw, parsed);
   }
@@ -142,11 +153,25 @@ export async function parseBody(request: Request, maxBodyBytes: number): Promise
   } catch {
     throw new ApiError(400, "Error while parsing request: malformed multipart body");
   }
-  return buildParams(form.entries());
+  return buildParams(withoutEmptyFileFields(form.entries()));
+}
+
+/**
+ * The multipart entries without the file parts whose filename is empty:
+ * that is how a browser or an app sends a file field left empty (Rack skips
+ * them: "no file has been selected"), so an empty `avatar` or `thumbnail`
+ * means no change rather than an invalid upload.
+ */
+function* withoutEmptyFileFields(
+  entries: Iterable<[string, FormDataEntryValue]>,
+): Generator<[string, FormDataEntryValue]> {
+  for (const entry of entries) {
+    if (!(entry[1] instanceof File && entry[1].name === "")) yield entry;
+  }
 }
 
 /** Reads the whole body, refusing (413) past the limit without buffering more. */
-async function readLimited(
+export async function readLimited(
   request: Request,
   maxBytes: number,
 ): Promise<Uint8Array<ArrayBuffer>> {
@@ -183,12 +208,27 @@ function tooLarge(): ApiError {
   return new ApiError(413, "Request entity too large");
 }
 
+/**
+ * JSON.parse, but an integer too large for a double is kept as its exact
+ * decimal text (the reviver sees the number's source): 113456789012345678
+ * would otherwise become 113456789012345680, another status's id.
+ */
+function parseJsonExact(text: string): unknown {
+  return JSON.parse(text, exactIntegers);
+}
+
+function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== "number" || Number.isSafeInteger(value)) return value;
+  const source = context?.source;
+  return source !== undefined && /^-?\d+$/.test(source) ? source : value;
+}
+
 function parseJsonBody(bytes: Uint8Array): Params {
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === "") return {};
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonExact(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : "invalid JSON";
     throw new ApiError(400, `Error while parsing request: ${reason}`);

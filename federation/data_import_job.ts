@@ -105,7 +105,7 @@ export async function runDataImport(ctx: AppContext, job: { importId: string }):
     failedRows: sql`${dataImports.failedRows} + ${failed}`,
     state: done ? "finished" : "running",
     finishedAt: done ? new Date() : null,
-    // A finished import keeps its figures, not the file (up to 20 MB of rows).
+    // A finished import keeps its figures, not the file (up to 4 MiB of rows).
     ...(done ? { rows: [] } : {}),
   }).where(eq(dataImports.id, imp.id));
   if (!done) await queueDataImport(ctx, imp.id);

@@ -69,6 +69,12 @@ export interface InstanceOptions {
   /** Serve over TLS with the test certificate (implies listen). */
   tls?: boolean;
   /**
+   * The public origin, when something in front of the instance serves it (a
+   * TLS-terminating reverse proxy: tests/fixtures/proxy.ts). Implies listen:
+   * the instance itself listens over plain http at `listenOrigin`.
+   */
+  origin?: string;
+  /**
    * The name in the origin (default localhost); 127.0.0.1 gives handles such
    * as `bella@127.0.0.1:4001` (plain-http federation tests use both).
    */
@@ -90,6 +96,11 @@ export interface InstanceOptions {
 export interface TestInstance {
   readonly rookery: Rookery;
   readonly origin: string;
+  /**
+   * Where the instance's own server listens: its origin, unless a proxy is in
+   * front (`origin` option); null when it does not listen.
+   */
+  readonly listenOrigin: string | null;
   /** Host with port: the account domain. */
   readonly domain: string;
   readonly dataDir: string;
@@ -102,7 +113,7 @@ export interface TestInstance {
 
 /** Starts an instance. Close it (with destroy) at the end of the test. */
 export async function startInstance(options: InstanceOptions = {}): Promise<TestInstance> {
-  const listen = options.listen || options.tls;
+  const listen = options.listen || options.tls || options.origin != null;
   const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "rookery-test-" });
   let database: { url: string; drop(): Promise<void> } | null = null;
   let databaseUrl = options.databaseUrl ?? null;
@@ -136,7 +147,8 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
   }
   const scheme = options.tls ? "https" : "http";
   const host = options.originHost ?? "localhost";
-  const origin = listen ? `${scheme}://${host}:${port}` : `http://${host}:8080`;
+  const listenOrigin = listen ? `${scheme}://${host}:${port}` : null;
+  const origin = options.origin ?? listenOrigin ?? `http://${host}:8080`;
   const useMemory = options.memory ?? (options.dataDir == null);
   const config = loadConfig({
     PORT: String(port || 8080),
@@ -169,6 +181,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
   const instance: TestInstance = {
     rookery,
     origin,
+    listenOrigin,
     domain: new URL(origin).host,
     dataDir,
     databaseUrl,

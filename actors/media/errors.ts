@@ -16,12 +16,20 @@ export type RejectionReason =
 
 /** A refused upload (original file or thumbnail). */
 export class MediaRejected extends Error {
-  constructor(readonly reason: RejectionReason, readonly field: "file" | "thumbnail" = "file") {
+  /**
+   * @param limit for `size`: the limit the file went over (images and
+   * videos have different ones, and only the bytes tell which it is)
+   */
+  constructor(
+    readonly reason: RejectionReason,
+    readonly field: "file" | "thumbnail" = "file",
+    readonly limit?: number,
+  ) {
     super(`${field} rejected: ${reason}`);
   }
 
   /** The same refusal, about another field. */
   about(field: "file" | "thumbnail"): MediaRejected {
-    return new MediaRejected(this.reason, field);
+    return new MediaRejected(this.reason, field, this.limit);
   }
 }

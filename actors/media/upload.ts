@@ -14,9 +14,10 @@ import { mediaAttachments } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { NotFoundError } from "../errors.ts";
 import { MediaRejected } from "./errors.ts";
-import { claimedFamily, sniffFormat } from "./formats.ts";
+import { declaredFamily, SNIFF_BYTES, type SniffedFormat, sniffFormat } from "./formats.ts";
 import { type Geometry, processImage, processPreview } from "./images.ts";
-import { removeStoredFiles, writeAttachmentFile } from "./storage.ts";
+import { writeAttachmentFile } from "./storage.ts";
+import { mediaStore } from "./store.ts";
 
 /** A media_attachments row. */
 export type MediaRow = typeof mediaAttachments.$inferSelect;
@@ -62,14 +63,19 @@ export function parseFocus(value: string): Focus | null {
   return { x, y };
 }
 
+/** The format of an upload by its first bytes (the declared type only tells audio from video). */
+async function sniffUpload(file: File): Promise<SniffedFormat | null> {
+  const head = new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer());
+  return sniffFormat(head, declaredFamily(file.type));
+}
+
 async function readThumbnail(ctx: AppContext, thumbnail: File) {
-  if (thumbnail.size > ctx.config.limits.imageSizeLimit) {
-    throw new MediaRejected("size", "thumbnail");
-  }
-  const bytes = new Uint8Array(await thumbnail.arrayBuffer());
-  if (claimedFamily(thumbnail.type) !== "image" || !sniffFormat(bytes, "image")) {
+  const { imageSizeLimit } = ctx.config.limits;
+  if ((await sniffUpload(thumbnail))?.family !== "image") {
     throw new MediaRejected("type", "thumbnail");
   }
+  if (thumbnail.size > imageSizeLimit) throw new MediaRejected("size", "thumbnail", imageSizeLimit);
+  const bytes = new Uint8Array(await thumbnail.arrayBuffer());
   try {
     return await processPreview(bytes);
   } catch (error) {
@@ -87,19 +93,20 @@ export async function uploadMedia(
   input: UploadInput,
 ): Promise<MediaRow> {
   const { config } = ctx;
-  const family = claimedFamily(input.file.type);
-  if (!family) throw new MediaRejected("type");
-  const limit = family === "image" ? config.limits.imageSizeLimit : config.limits.videoSizeLimit;
-  if (input.file.size > limit) throw new MediaRejected("size");
-  const bytes = new Uint8Array(await input.file.arrayBuffer());
-  const format = sniffFormat(bytes, family);
+  const format = await sniffUpload(input.file);
   if (!format) throw new MediaRejected("type");
+  const limit = format.family === "image"
+    ? config.limits.imageSizeLimit
+    : config.limits.videoSizeLimit;
+  if (input.file.size > limit) throw new MediaRejected("size", "file", limit);
+  const bytes = new Uint8Array(await input.file.arrayBuffer());
   const thumbnail = input.thumbnail ? await readThumbnail(ctx, input.thumbnail) : null;
 
   const id = newId();
+  const store = mediaStore(config);
   const written: string[] = [];
   const write = async (style: "original" | "small", extension: string, data: Uint8Array) => {
-    const path = await writeAttachmentFile(config.dataDir, id, style, extension, data);
+    const path = await writeAttachmentFile(store, id, style, extension, data);
     written.push(path);
     return path;
   };
@@ -127,7 +134,7 @@ export async function uploadMedia(
         state: "processing",
         filePath: await write("original", format.extension, bytes),
         previewPath: thumbnail ? await write("small", thumbnail.extension, thumbnail.bytes) : null,
-        contentType: input.file.type.split(";")[0].trim().toLowerCase(),
+        contentType: format.contentType,
         fileSize: bytes.byteLength,
         blurhash: thumbnail?.blurhash ?? null,
       };
@@ -142,7 +149,7 @@ export async function uploadMedia(
     }).returning();
     return row;
   } catch (error) {
-    await removeStoredFiles(config.dataDir, written);
+    await store.delete(written);
     throw error;
   }
 }
@@ -183,12 +190,13 @@ export async function updateMedia(
 ): Promise<MediaRow> {
   const row = await findOwnMedia(ctx, accountId, id, { unattachedOnly: true });
   const thumbnail = change.thumbnail ? await readThumbnail(ctx, change.thumbnail) : null;
+  const store = mediaStore(ctx.config);
   const values: Partial<MediaRow> = {};
   const meta: Record<string, unknown> = {};
   let newPreview: string | null = null;
   if (thumbnail) {
     newPreview = await writeAttachmentFile(
-      ctx.config.dataDir,
+      store,
       id,
       "small",
       thumbnail.extension,
@@ -210,12 +218,11 @@ export async function updateMedia(
       .where(and(eq(mediaAttachments.id, id), eq(mediaAttachments.accountId, accountId)))
       .returning();
     if (!updated) throw new NotFoundError();
-    if (newPreview && row.previewPath !== newPreview) {
-      await removeStoredFiles(ctx.config.dataDir, [row.previewPath]);
-    }
+    // The row no longer points at the old preview (this statement committed).
+    if (newPreview && row.previewPath !== newPreview) await store.delete([row.previewPath]);
     return updated;
   } catch (error) {
-    if (newPreview) await removeStoredFiles(ctx.config.dataDir, [newPreview]);
+    if (newPreview) await store.delete([newPreview]);
     throw error;
   }
 }
@@ -234,5 +241,6 @@ export async function deleteMedia(ctx: AppContext, accountId: string, id: string
   )).returning();
   // Attached between the read and the delete: still in use.
   if (!deleted) throw new MediaInUse();
-  await removeStoredFiles(ctx.config.dataDir, [deleted.filePath, deleted.previewPath]);
+  // The delete committed (one statement): its files go now.
+  await mediaStore(ctx.config).delete([deleted.filePath, deleted.previewPath]);
 }

@@ -6,9 +6,12 @@
  * once, however many groups refer to it.
  *
  * - A real group shows its count, newest notification and up to eight sample
- *   accounts (newest first); on a page it also shows `page_min_id`,
- *   `page_max_id` and `latest_page_notification_at`.
+ *   accounts (newest first).
  * - Anything else is a group of one, `ungrouped-<id>`.
+ * - On a page (the list, not one group by its key) every group, a group of
+ *   one included, shows `page_min_id`, `page_max_id` and
+ *   `latest_page_notification_at`, as Mastodon's NotificationGroup does:
+ *   clients (Phanpy) date each entry by the last of these.
  * - With partial avatars, `accounts` holds each group's first sample account
  *   and `partial_accounts` the others, stripped to what an avatar row needs.
  */
@@ -65,6 +68,22 @@ export interface GroupInput {
   data?: GroupData;
 }
 
+/**
+ * The bounds of a group on a page: its oldest and newest notification there
+ * and the newest one's date. A group of one is its own bounds.
+ */
+function pageFields(group: GroupInput): Pick<
+  NotificationGroupJson,
+  "page_min_id" | "page_max_id" | "latest_page_notification_at"
+> {
+  const { row, data } = group;
+  return {
+    page_min_id: data?.pageMinId ?? row.id,
+    page_max_id: data ? data.mostRecentId : row.id,
+    latest_page_notification_at: (data?.latestAt ?? row.createdAt).toISOString(),
+  };
+}
+
 function partial(account: Account): PartialAccountJson {
   return {
     id: account.id,
@@ -77,12 +96,16 @@ function partial(account: Account): PartialAccountJson {
   };
 }
 
-/** Serializes groups for `viewerAccountId`; `partialAvatars` selects the partial form. */
+/**
+ * Serializes groups for `viewerAccountId`; `partialAvatars` selects the
+ * partial form, `paged` adds each group's page bounds (the list does, one
+ * group shown by its key does not).
+ */
 export async function serializeNotificationGroups(
   ctx: AppContext,
   groups: readonly GroupInput[],
   viewerAccountId: string,
-  options: { partialAvatars?: boolean; keepStatus?: string } = {},
+  options: { partialAvatars?: boolean; keepStatus?: string; paged?: boolean } = {},
 ): Promise<GroupedNotificationsJson> {
   const samples = groups.map((g) => g.data ? g.data.sampleAccountIds : [g.row.fromAccountId]);
   const accountList = await loadAccountEntities(ctx.database.db, ctx.config, samples.flat());
@@ -105,19 +128,12 @@ export async function serializeNotificationGroups(
     const { row, data } = group;
     const sampleIds = samples[i].filter((id) => accountsById.has(id));
     if (sampleIds.length === 0) return;
-    const paged = data?.pageMinId && data.latestAt
-      ? {
-        page_min_id: data.pageMinId,
-        page_max_id: data.mostRecentId,
-        latest_page_notification_at: data.latestAt.toISOString(),
-      }
-      : {};
     const json: NotificationGroupJson = {
       group_key: group.key,
       notifications_count: data ? data.count : 1,
       type: row.type,
       most_recent_notification_id: data ? data.mostRecentId : row.id,
-      ...paged,
+      ...(options.paged ? pageFields(group) : {}),
       sample_account_ids: sampleIds,
     };
     if (isStatusType(row.type)) {

@@ -169,18 +169,24 @@ export function wantsHtml(c: Context<ApiEnv>): boolean {
   return /\btext\/html\b/.test(c.req.header("accept") ?? "");
 }
 
-/** A 429 in Mastodon's shape; a page for a browser's sign-in form. */
+/** Paths that only ever answer with pages (settings and staff), whatever the Accept header. */
+const PAGE_ONLY_PATH = /^\/(settings|admin)(\/|$)/;
+
+/** A 429 in Mastodon's shape; a page for a browser's sign-in form and the pages with forms. */
 export function tooManyRequests(
   c: Context<ApiEnv>,
   state: BucketState,
   now: Date,
 ): Response {
   const headers = refusalHeaders(state, now);
-  if (c.req.path.startsWith("/auth/") && wantsHtml(c)) {
+  const signIn = c.req.path.startsWith("/auth/") && wantsHtml(c);
+  if (signIn || PAGE_ONLY_PATH.test(c.req.path)) {
     const page = MessagePage({
       title: TOO_MANY_REQUESTS,
       instanceTitle: c.get("ctx").config.instance.title,
-      text: "Too many sign-in attempts. Please wait a few minutes and try again.",
+      text: signIn
+        ? "Too many sign-in attempts. Please wait a few minutes and try again."
+        : "Too many requests. Please wait a few minutes and try again.",
       alert: true,
     });
     return c.html(documentHtml(page), 429, { ...headers, ...pageHeaders("account") });

@@ -25,9 +25,9 @@ import {
 import { randomSecret } from "../../actors/tokens.ts";
 import { OAuthErrorPage } from "../pages/oauth_pages.tsx";
 import { sendHtmlPageNow } from "./page_response.ts";
+import { SESSION_COOKIE } from "./session_cookie.ts";
 
-/** The session cookie (HttpOnly, SameSite=Lax, Secure on https origins). */
-export const SESSION_COOKIE = "_rookery_session";
+export { SESSION_COOKIE };
 /** The sign-in form's double-submit token. */
 export const CSRF_COOKIE = "_rookery_csrf";
 

@@ -5,10 +5,10 @@
  * - GET /api/v2/suggestions (user + read or read:accounts) → Suggestion[]
  * - GET /api/v1/suggestions (deprecated; same) → Account[]
  *   (both: `limit` 40 by default, 80 at most; no paging, as Mastodon)
- * - DELETE /api/v1/suggestions/:account_id (user + read, write or their
- *   accounts scopes: the API spec asks for `read`, Mastodon's controller for
- *   `write`) → {} always, also for an unknown id; the account is never
- *   suggested to this user again.
+ * - DELETE /api/v1/suggestions/:account_id (user + write:accounts, as
+ *   Mastodon's controller asks; the API spec's `read` would let a read-only
+ *   token change state) → {} always, also for an unknown id; the account is
+ *   never suggested to this user again.
  * - GET /api/v1/directory (public) → Account[]: `order` active (default) or
  *   new, `local`, `offset`, `limit` (40 by default, 80 at most), with a
  *   `Link` header by offset. Only accounts that opted in to discovery.
@@ -50,7 +50,7 @@ export function discoveryRoutes(): Hono<ApiEnv> {
   });
   app.delete(
     "/api/v1/suggestions/:account_id",
-    requireUser("read", "write", "read:accounts", "write:accounts"),
+    requireUser("write:accounts"),
     async (c) => {
       const { db } = c.get("ctx").database;
       await dismissSuggestion(db, viewerAccountId(c)!, c.req.param("account_id"));

@@ -1,18 +1,21 @@
 /**
  * E-mail confirmation:
  * - GET /auth/confirmation?confirmation_token=… (the link in the mail) → HTML page
- * - POST /api/v1/emails/confirmations (user token of the signing-up app) → {} (resend,
- *   optionally to a new `email`)
+ * - POST /api/v1/emails/confirmations (write:accounts, user token of the signing-up app)
+ *   → {} (resend, optionally to a new `email`)
  * - GET /api/v1/emails/check_confirmation (read:accounts) → true or false
  *
  * The resend route follows Mastodon's Api::V1::Emails::ConfirmationsController:
  * it works for unconfirmed logins (which every other user route refuses), only
- * for the application the user signed up with, and only while an address
- * awaits confirmation.
+ * for the application the user signed up with (recorded at registration, never
+ * guessed from the tokens: any app the user authorized later holds one), and
+ * only while an address awaits confirmation. It sets a new address only for
+ * an account not yet confirmed, and the current address is told
+ * (actors/email_confirmation.ts requestEmailChange).
  */
 import { Hono } from "hono";
 import { markWrite } from "../../db/write_marks.ts";
-import { asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { params } from "../params.ts";
 import { readString } from "../readers.ts";
@@ -21,34 +24,34 @@ import { withValidation } from "../validation_errors.ts";
 import { MessagePage } from "../pages/auth/layout.tsx";
 import { sendHtmlPage } from "./page_response.ts";
 import {
-  changePendingEmail,
   CONFIRMATION_PATH,
   type ConfirmationResult,
   confirmEmail,
   requestConfirmation,
+  requestEmailChange,
 } from "../../actors/email_confirmation.ts";
-import { isValidEmail } from "../../actors/email_address.ts";
-import { lookUpEmailDomain } from "../../actors/access_blocks/email_mx.ts";
-import { oauthAccessTokens, users } from "../../db/schema.ts";
-import type { Executor } from "../../db/connection.ts";
+import { users } from "../../db/schema.ts";
 
 /** Mastodon's refusals for the resend endpoint. */
 export const RESEND_ERRORS = {
   otherApplication:
     "This method is only available to the application the user originally signed-up with",
   notAwaiting: "This method is only available while the e-mail is awaiting confirmation",
+  confirmedAccount:
+    "This method can only change the e-mail address of an account that is not confirmed yet",
   userRequired: "This method requires an authenticated user",
 } as const;
 
 /**
- * The application a user signed up with: the one that received the user's
- * first token (registration issues it in the same transaction).
+ * Whether the token's app is the one the user signed up with
+ * (`users.created_by_application_id`, set by the API's registration; null
+ * for web and command-line accounts, which no app may speak for here).
  */
-async function signUpApplicationId(db: Executor, userId: string): Promise<string | null> {
-  const [row] = await db.select({ applicationId: oauthAccessTokens.applicationId })
-    .from(oauthAccessTokens).where(eq(oauthAccessTokens.userId, userId))
-    .orderBy(asc(oauthAccessTokens.id)).limit(1);
-  return row?.applicationId ?? null;
+function isSignUpApplication(
+  user: { createdByApplicationId: string | null },
+  applicationId: string | null,
+): boolean {
+  return user.createdByApplicationId != null && user.createdByApplicationId === applicationId;
 }
 
 /** The page the confirmation link opens: what happened, and a status to match. */
@@ -109,32 +112,35 @@ export function emailConfirmationRoutes(): Hono<ApiEnv> {
     return await sendHtmlPage(c, "account", page, status);
   });
 
-  app.post("/api/v1/emails/confirmations", requireScopes(), async (c) => {
+  // Any token kind here: the user check below gives Mastodon's own message, and
+  // unconfirmed logins (which requireUser refuses) are the ones that need this.
+  app.post("/api/v1/emails/confirmations", requireScopes("write:accounts"), async (c) => {
     const ctx = c.get("ctx");
-    const db = ctx.database.db;
     const token = c.get("token")!;
-    const user = c.get("user");
-    if (
-      !user || !token.applicationId ||
-      await signUpApplicationId(db, user.id) !== token.applicationId
-    ) {
+    const authUser = c.get("user");
+    const [user] = authUser
+      ? await ctx.database.db.select({
+        createdByApplicationId: users.createdByApplicationId,
+        confirmedAt: users.confirmedAt,
+        unconfirmedEmail: users.unconfirmedEmail,
+      }).from(users).where(eq(users.id, authUser.id)).limit(1)
+      : [];
+    if (!authUser || !user || !isSignUpApplication(user, token.applicationId)) {
       return c.json({ error: RESEND_ERRORS.otherApplication }, 403);
     }
-    const [row] = await db.select({ unconfirmedEmail: users.unconfirmedEmail }).from(users)
-      .where(eq(users.id, user.id)).limit(1);
-    if (user.confirmed && !row?.unconfirmedEmail) {
+    if (user.confirmedAt && !user.unconfirmedEmail) {
       return c.json({ error: RESEND_ERRORS.notAwaiting }, 403);
     }
     const email = readString(await params(c), "email", { maxLength: 1000 });
     if (email != null) {
-      // A new address meets the sign-up's DNS check too (Mastodon's
-      // EmailMxValidator runs on every change), before any write.
-      const dns = ctx.config.emailDomainCheck && isValidEmail(email)
-        ? await lookUpEmailDomain(email, ctx.resolveEmailDns)
-        : undefined;
-      await withValidation(() => changePendingEmail(db, user.id, email, dns));
+      // Only an account nobody confirmed yet: a confirmed one changes its
+      // address in the settings, with its password.
+      if (user.confirmedAt) return c.json({ error: RESEND_ERRORS.confirmedAccount }, 403);
+      const change = await withValidation(() => requestEmailChange(ctx, authUser.id, email));
+      // A new address was just mailed its link.
+      if (change === "pending") return c.json({});
     }
-    await requestConfirmation(ctx, user.id);
+    await requestConfirmation(ctx, authUser.id);
     return c.json({});
   });
 

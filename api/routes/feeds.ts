@@ -4,7 +4,8 @@
  *   boosts and replies, newest first (Mastodon's account feed); `?tag=` keeps
  *   those with a hashtag.
  * - GET /tags/:name.rss: public posts with the hashtag, local and remote;
- *   `?local=true` keeps this server's.
+ *   `?local=true` keeps this server's. With PUBLIC_PREVIEW=false, for a
+ *   signed-in browser only (401 otherwise), and never cached for others.
  * Each item is the post's page (link and permalink guid), its HTML as the
  * description, its first attachment as the enclosure (RSS allows one) and
  * its hashtags as categories. A content warning goes first, as Mastodon's
@@ -22,7 +23,7 @@ import { mediaAttachments } from "../../db/schema.ts";
 import { findLocalAccount } from "../../federation/local_actors.ts";
 import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import { plainText } from "../pages/public/layout.tsx";
-import { PAGE_LIMIT } from "./public_page_kit.ts";
+import { closedToVisitor, PAGE_LIMIT } from "./public_page_kit.ts";
 
 const FIRST_PAGE = { maxId: null, sinceId: null, minId: null, limit: PAGE_LIMIT };
 
@@ -82,10 +83,11 @@ function escapeXmlText(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-function sendFeed(c: Context<ApiEnv>, feed: Feed): Response {
+/** The feed; `restricted` (for signed-in browsers only) is kept out of shared caches. */
+function sendFeed(c: Context<ApiEnv>, feed: Feed, restricted = false): Response {
   return c.body(feed.rss2(), 200, {
     "Content-Type": "application/rss+xml; charset=utf-8",
-    "Cache-Control": "public, max-age=60",
+    "Cache-Control": restricted ? "private, no-store" : "public, max-age=60",
   });
 }
 
@@ -134,6 +136,7 @@ export function feedRoutes(): Hono<ApiEnv> {
   app.get("/tags/:feed{[^/]+\\.rss}", async (c) => {
     const ctx = c.get("ctx");
     const { config } = ctx;
+    if (await closedToVisitor(c)) return c.text("Sign in to read this feed.", 401);
     const name = c.req.param("feed").slice(0, -".rss".length);
     const tag = name.length <= 200
       ? [...(await tagsByName(ctx.database.db, [name])).values()][0]
@@ -156,7 +159,7 @@ export function feedRoutes(): Hono<ApiEnv> {
       copyright: "",
     });
     await addItems(c, feed, statuses);
-    return sendFeed(c, feed);
+    return sendFeed(c, feed, !config.publicPreview);
   });
 
   return app;

@@ -4,10 +4,12 @@
  * checks — a live browser session of the OAuth sign-in (a user suspended or
  * disabled since signing in loses it), the way back through the sign-in
  * form, and the session's form token on every POST so another site cannot
- * make the browser act. admin_web/session.ts adds a role permission;
- * settings/session.ts lets any signed-in user in.
+ * make the browser act; and the limit on writes (limitPageWrite).
+ * admin_web/session.ts adds a role permission; settings/session.ts lets any
+ * signed-in user in.
  */
 import type { Context } from "hono";
+import { getLogger } from "@logtape/logtape";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../env.ts";
 import { params } from "../params.ts";
@@ -15,6 +17,17 @@ import { constantTimeEqual } from "../../actors/oauth.ts";
 import { loginRefusal, type WebSession } from "../../actors/sessions.ts";
 import { currentSession, endSession } from "./authorize_request.ts";
 import { sendHtmlPage, setPageHeaders } from "./page_response.ts";
+import { clientIp, rateLimitSubject } from "../client_ip.ts";
+import {
+  type BucketState,
+  countRequest,
+  RATE_LIMITS,
+  rateLimitClock,
+  rateLimitHeaders,
+  tooManyRequests,
+} from "../middleware/rate_limit.ts";
+
+const logger = getLogger(["rookery", "http", "rate-limit"]);
 
 /** Never cached, never framed, no script, forms to us only (page_response.ts). */
 export function setFormPageHeaders(c: Context<ApiEnv>): void {
@@ -50,6 +63,36 @@ export function redirectToSignIn(c: Context<ApiEnv>): Response {
   const url = new URL(c.req.url);
   const back = encodeURIComponent(url.pathname + url.search);
   return c.redirect(`/auth/sign_in?redirect_to=${back}`, 303);
+}
+
+/**
+ * Writes on these pages are limited as the API's requests are
+ * (middleware/rate_limit.ts): a signed-in browser's count in its account's
+ * bucket, the one its tokens' API calls count in (300 per 5 minutes), any
+ * other in its address's. Counted before the form token is checked, so
+ * refused posts count too; past the limit, the 429 page. Reads are not
+ * counted. Fails open, as the middleware does.
+ */
+export async function limitPageWrite(
+  c: Context<ApiEnv>,
+  session: WebSession | null,
+): Promise<Response | null> {
+  const { config, database } = c.get("ctx");
+  if (!config.rateLimits || c.req.method === "GET" || c.req.method === "HEAD") return null;
+  const bucket = session
+    ? { rule: RATE_LIMITS.account, subject: session.user.accountId }
+    : { rule: RATE_LIMITS.ip, subject: rateLimitSubject(clientIp(c)) };
+  const now = rateLimitClock.now();
+  let state: BucketState;
+  try {
+    [state] = await countRequest(database, [bucket], now);
+  } catch (error) {
+    logger.warn("Could not count a page write: {error}", { error });
+    return null;
+  }
+  if (state.count > state.rule.limit) return tooManyRequests(c, state, now);
+  for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.header(name, value);
+  return null;
 }
 
 /** A POST carries the session's form token; other methods need none. */

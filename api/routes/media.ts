@@ -42,12 +42,11 @@ function megabytes(bytes: number): string {
 }
 
 /** Mastodon's wording of a refused upload. */
-function rejection(c: Context<ApiEnv>, error: MediaRejected, video: boolean): ApiError {
+function rejection(c: Context<ApiEnv>, error: MediaRejected): ApiError {
   const field = error.field === "file" ? "File" : "Thumbnail";
-  const { limits } = c.get("ctx").config;
   switch (error.reason) {
     case "size": {
-      const limit = video && error.field === "file" ? limits.videoSizeLimit : limits.imageSizeLimit;
+      const limit = error.limit ?? c.get("ctx").config.limits.imageSizeLimit;
       return validationFailed(`${field} file size must be less than ${megabytes(limit)}`);
     }
     case "dimensions":
@@ -114,7 +113,7 @@ export function mediaRoutes(): Hono<ApiEnv> {
       });
     } catch (error) {
       if (error instanceof MediaRejected) {
-        throw rejection(c, error, !file.type.toLowerCase().startsWith("image/"));
+        throw rejection(c, error);
       }
       throw error;
     }
@@ -148,7 +147,7 @@ export function mediaRoutes(): Hono<ApiEnv> {
       const updated = await updateMedia(c.get("ctx"), row.accountId, row.id, change);
       return answer(c, updated, 206);
     } catch (error) {
-      if (error instanceof MediaRejected) throw rejection(c, error, false);
+      if (error instanceof MediaRejected) throw rejection(c, error);
       if (error instanceof NotFoundError) throw new ApiError(404, "Record not found");
       throw error;
     }

@@ -147,6 +147,7 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
     return c.json(
       await serializeNotificationGroups(ctx, inputs, viewer, {
         partialAvatars: readPartialAvatars(p),
+        paged: true,
       }),
     );
   });

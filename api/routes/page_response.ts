@@ -15,10 +15,12 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../env.ts";
 import { documentHtml, renderDocument } from "../pages/shell.tsx";
+import { carriesSession } from "./session_cookie.ts";
 
 /**
- * - `public`: landing, about, profiles, posts, tags. Cacheable; shows remote
- *   images and media (avatars, attachments of other servers).
+ * - `public`: landing, about, profiles, posts, tags. Cacheable, unless the
+ *   request carries a session cookie (every kind: see pageHeaders); shows
+ *   remote images and media (avatars, attachments of other servers).
  * - `form`: the signed-in pages (settings, staff): never cached, remote
  *   images over https (report evidence, profiles).
  * - `account`: before and around signing in (sign-up, password reset, the
@@ -94,8 +96,14 @@ export function contentSecurityPolicy(kind: PageKind): string {
   ].filter(Boolean).join("; ");
 }
 
-/** The headers of a kind of page, as a record (for responses built by hand). */
-export function pageHeaders(kind: PageKind): Record<string, string> {
+/**
+ * The headers of a kind of page, as a record (for responses built by hand).
+ * `signedIn`: the request carries a session cookie, so the page may hold the
+ * user's name and form token and is stored by no cache, whatever its kind.
+ * Cacheable pages say they vary by cookie, so a shared cache never hands a
+ * signed-in browser the page a visitor got (or the other way round).
+ */
+export function pageHeaders(kind: PageKind, signedIn = false): Record<string, string> {
   const p = POLICIES[kind];
   const headers: Record<string, string> = {
     "Content-Security-Policy": contentSecurityPolicy(kind),
@@ -103,13 +111,17 @@ export function pageHeaders(kind: PageKind): Record<string, string> {
     "Referrer-Policy": p.referrer,
   };
   if (p.frameAncestors === "'none'") headers["X-Frame-Options"] = "DENY";
-  if (p.noStore) headers["Cache-Control"] = "no-store";
+  if (p.noStore || signedIn) headers["Cache-Control"] = "private, no-store";
+  else headers["Vary"] = "Cookie";
   return headers;
 }
 
 /** Sets the headers of a kind of page on the response being built. */
 export function setPageHeaders(c: Context<ApiEnv>, kind: PageKind): void {
-  for (const [name, value] of Object.entries(pageHeaders(kind))) c.header(name, value);
+  for (const [name, value] of Object.entries(pageHeaders(kind, carriesSession(c)))) {
+    // A route may vary by more (a profile negotiates Accept): add, never replace.
+    c.header(name, value, { append: name === "Vary" });
+  }
 }
 
 /** Sends a JSX page (Hono escapes every value) with its doctype and the headers of its kind. */

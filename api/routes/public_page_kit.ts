@@ -40,6 +40,15 @@ export async function publicViewer(c: Context<ApiEnv>): Promise<PublicViewer | n
   return { username: session.user.username, csrfToken: session.csrfToken };
 }
 
+/**
+ * Whether PUBLIC_PREVIEW=false keeps this request out of what it closes to
+ * visitors (the hashtag pages and feeds, as the API's public and hashtag
+ * timelines): true for anyone not signed in.
+ */
+export async function closedToVisitor(c: Context<ApiEnv>): Promise<boolean> {
+  return !c.get("ctx").config.publicPreview && !(await publicViewer(c));
+}
+
 /** A 404 or 410 page with a sentence of why. */
 export async function sendMessagePage(
   c: Context<ApiEnv>,

@@ -2,7 +2,9 @@
  * GET /tags/:name: the hashtag's page, public posts local and remote with
  * the tag, newest first and paged (the hashtag timeline's query, anonymous:
  * db/queries/timelines.ts tagTimeline). An unknown tag is a 404, as in
- * Mastodon. The RSS feed is api/routes/feeds.ts.
+ * Mastodon. With PUBLIC_PREVIEW=false only a signed-in browser sees it (a
+ * visitor goes to the sign-in form, coming back here), as only a token reads
+ * the hashtag timeline then. The RSS feed is api/routes/feeds.ts.
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
@@ -10,6 +12,7 @@ import { serializeStatuses } from "../entities/status.ts";
 import { tagsByName, tagTimeline } from "../../db/queries/timelines.ts";
 import { TagPage } from "../pages/public/tag.tsx";
 import {
+  closedToVisitor,
   maxIdOf,
   olderLink,
   PAGE_LIMIT,
@@ -17,6 +20,7 @@ import {
   sendMessagePage,
   sendPublicPage,
 } from "./public_page_kit.ts";
+import { redirectToSignIn } from "./form_pages.ts";
 
 /** Longest tag name looked up (Mastodon's tags are far shorter). */
 const MAX_TAG_LENGTH = 200;
@@ -27,6 +31,8 @@ export function tagPageRoutes(): Hono<ApiEnv> {
   app.get("/tags/:name{[^/.]+}", async (c) => {
     const ctx = c.get("ctx");
     const { config } = ctx;
+    // Before the lookup: a visitor learns not even whether the tag exists.
+    if (await closedToVisitor(c)) return redirectToSignIn(c);
     const name = c.req.param("name");
     const tag = name.length <= MAX_TAG_LENGTH
       ? [...(await tagsByName(ctx.database.db, [name])).values()][0]

@@ -78,7 +78,8 @@ export function streamingRoutes(): Hono<ApiEnv> {
     const initial = await initialSubscription(ctx, credentials, new URL(c.req.url).searchParams);
     const hub = await streamHub(ctx);
     if (hub.closed) return c.json({ error: "Service Unavailable" }, 503);
-    return openWebSocket(ctx, hub, c.req.raw, credentials, initial);
+    const upgradable = c.env?.connectionRequest ?? c.req.raw;
+    return openWebSocket(ctx, hub, upgradable, credentials, initial);
   });
 
   app.get("/api/v1/streaming/*", async (c) => {

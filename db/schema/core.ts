@@ -135,7 +135,11 @@ export const users = pgTable("users", {
   otpLastStep: bigint("otp_last_step", { mode: "number" }),
   /** Date of birth given at registration when a minimum age is set (YYYY-MM-DD). */
   dateOfBirth: text("date_of_birth"),
-  /** The application signed up through (the API); null for the web sign-up page. */
+  /**
+   * The application signed up through (the API); null for the web sign-up page
+   * and the command line. The only app that may resend the confirmation
+   * (api/routes/email_confirmations.ts); migration 0038 filled older rows.
+   */
   createdByApplicationId: id("created_by_application_id").references(
     () => oauthApplications.id,
     { onDelete: "set null" },

@@ -1,7 +1,8 @@
 /** E-mail confirmation: the mail file, the link, resending, and refusals. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { oauthAccessTokens, users } from "../../db/schema.ts";
+import { createAccessToken } from "../../actors/tokens.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import {
   appToken,
@@ -140,8 +141,11 @@ test("resending mails a new link (the old one stops working), optionally to a ne
     assert.equal(moved.status, 200);
     await moved.body?.cancel();
     const mails = await mailFiles(instance);
-    const third = mails[mails.length - 1];
-    assert.match(third, /^To: fixed@example\.com$/m);
+    const third = mails.find((m) => /^To: fixed@example\.com$/m.test(m))!;
+    assert.ok(third, "the new address got its link");
+    // The address signed up with is told of the change.
+    const told = mails.filter((m) => /^To: typo@example\.com$/m.test(m));
+    assert.match(told[told.length - 1], /change requested/);
     const page = await instance.request(confirmationLink(third));
     assert.equal(page.status, 200);
     await page.body?.cancel();
@@ -170,6 +174,22 @@ test("only the signing-up app may resend", async () => {
     const anonymous = await instance.request("/api/v1/emails/confirmations", { method: "POST" });
     assert.equal(anonymous.status, 401);
     await anonymous.body?.cancel();
+    // Resending writes (a mail, maybe a new address): the right app's token
+    // without write:accounts is refused, as Mastodon does.
+    const { db } = instance.rookery.ctx.database;
+    const [user] = await db.select().from(users).where(eq(users.email, "picky@example.com"));
+    const [signUpToken] = await db.select().from(oauthAccessTokens)
+      .where(eq(oauthAccessTokens.userId, user.id));
+    const { token: readOnly } = await createAccessToken(db, {
+      applicationId: signUpToken.applicationId,
+      userId: user.id,
+      scopes: ["read"],
+    });
+    const byReader = await resend(instance, readOnly);
+    assert.equal(byReader.status, 403);
+    assert.deepEqual(await json(byReader), {
+      error: "This action is outside the authorized scopes",
+    });
   } finally {
     await instance.close({ destroy: true });
   }

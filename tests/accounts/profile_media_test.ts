@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import sharp from "sharp";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import { authed, localUser, updateCredentials } from "./helpers.ts";
+import { multipartBody, untypedFilePart } from "../fixtures/multipart.ts";
 
 async function image(
   format: "png" | "jpeg",
@@ -108,6 +109,19 @@ test("a PNG avatar and a JPEG header are cropped, stripped, stored and served", 
       await authed(instance, token, "/api/v1/profile/header", { method: "DELETE" }),
     );
     assert.equal(headerDeleted.header, `${instance.origin}/headers/original/missing.png`);
+
+    // A file part without a declared type (Python's requests, as toot sends it): the bytes decide.
+    const { body, type } = multipartBody([
+      untypedFilePart("avatar", "me", await image("png", 50, 50)),
+    ]);
+    const untyped = await authed(instance, token, "/api/v1/accounts/update_credentials", {
+      method: "PATCH",
+      headers: { "content-type": type },
+      body,
+    });
+    const withUntyped = await json(untyped);
+    assert.equal(untyped.status, 200, JSON.stringify(withUntyped));
+    assert.equal((await fetchImage(instance, withUntyped.avatar)).meta.format, "png");
   } finally {
     await instance.close({ destroy: true });
   }

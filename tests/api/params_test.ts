@@ -289,3 +289,58 @@ test("params: a NUL byte anywhere is a 400, not a database error later", async (
   const query = await post("ok=1", FORM, "/echo?q=%00");
   assert.equal(query.status, 400);
 });
+
+test("params: JSON integers past 2^53 keep their exact digits (ids sent as numbers)", async () => {
+  // Mastodon.py sends ids as JSON numbers; as doubles they would name other statuses.
+  const res = await post(
+    '{"in_reply_to_id":113456789012345678,"home":{"last_read_id":113456789012345678},' +
+      '"media_ids":[113456789012345679],"neg":-9007199254740993,"limit":40,"f":1.5,"e":1e300}',
+    { "content-type": "application/json" },
+  );
+  assert.equal(res.status, 200);
+  assert.deepEqual((await json(res)).params, {
+    in_reply_to_id: "113456789012345678",
+    home: { last_read_id: "113456789012345678" },
+    media_ids: ["113456789012345679"],
+    neg: "-9007199254740993",
+    limit: 40,
+    f: 1.5,
+    e: 1e300,
+  });
+});
+
+test("params: a multipart file part with an empty filename is no parameter, as in Rack", async () => {
+  // What an app sends for a file field it leaves empty: filename="" and no bytes.
+  const body = [
+    "--X",
+    'Content-Disposition: form-data; name="display_name"',
+    "",
+    "Name",
+    "--X",
+    'Content-Disposition: form-data; name="avatar"; filename=""',
+    "Content-Type: application/octet-stream",
+    "",
+    "",
+    "--X",
+    'Content-Disposition: form-data; name="header"',
+    "",
+    "",
+    "--X",
+    'Content-Disposition: form-data; name="file"; filename="empty.txt"',
+    "",
+    "",
+    "--X--",
+    "",
+  ].join("\r\n");
+  const res = await post(body, { "content-type": "multipart/form-data; boundary=X" });
+  assert.equal(res.status, 200);
+  const out = await json(res);
+  assert.deepEqual(Object.keys(out.params), ["display_name", "header", "file"]);
+  assert.equal(out.params.header, "");
+  // A named file stays a file, even empty: the route decides what an empty upload means.
+  assert.deepEqual(out.files.file, {
+    name: "empty.txt",
+    type: "application/octet-stream",
+    text: "",
+  });
+});

@@ -188,6 +188,16 @@ test("directory and follow suggestions", async (t) => {
       assert.equal((await call(server, writeOnly, "GET", "/api/v2/suggestions")).status, 403);
       const readAccounts = await createToken(server, me.userId, ["read:accounts"]);
       assert.equal((await call(server, readAccounts, "GET", "/api/v1/suggestions")).status, 200);
+      // Dismissing changes state: Mastodon asks for write:accounts, read is refused.
+      const readOnly = await createToken(server, me.userId, ["read"]);
+      const refused = await callJson(server, readOnly, "DELETE", "/api/v1/suggestions/1");
+      assert.equal(refused.status, 403);
+      assert.deepEqual(refused.body, { error: "This action is outside the authorized scopes" });
+      const writeAccounts = await createToken(server, me.userId, ["write:accounts"]);
+      assert.equal(
+        (await call(server, writeAccounts, "DELETE", "/api/v1/suggestions/1")).status,
+        200,
+      );
       for (const id of ["abc", "99999999999999999999", "1", me.id]) {
         const res = await callJson(server, writeOnly, "DELETE", `/api/v1/suggestions/${id}`);
         assert.equal(res.status, 200, id);

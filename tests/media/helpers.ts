@@ -39,6 +39,26 @@ export async function image(
   return new Uint8Array(await pipeline.toBuffer());
 }
 
+function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A PNG chunk: length, type, data and CRC, for PNGs made by hand. */
+export function pngChunk(type: string, data: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  out.set(new TextEncoder().encode(type), 4);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
 /** A multipart form with a file and other fields. */
 export function form(
   file: { bytes: Uint8Array<ArrayBuffer>; type: string; name?: string; field?: string } | null,

@@ -81,7 +81,7 @@ test("grouped notifications: groups, partial avatars, paging, show, dismiss, unr
     assert.equal(favs.page_max_id, ids["fav-dave"]);
     assert.equal(favs.page_min_id, ids["fav-bob"]);
     assert.ok(!Number.isNaN(Date.parse(favs.latest_page_notification_at)));
-    assert.deepEqual(Object.keys(favs), [
+    const pagedKeys = [
       "group_key",
       "notifications_count",
       "type",
@@ -91,7 +91,8 @@ test("grouped notifications: groups, partial avatars, paging, show, dismiss, unr
       "latest_page_notification_at",
       "sample_account_ids",
       "status_id",
-    ]);
+    ];
+    assert.deepEqual(Object.keys(favs), pagedKeys);
     assert.match(follows.group_key, /^follow-\d+$/);
     assert.equal(follows.notifications_count, 2);
     assert.deepEqual(follows.sample_account_ids, [carol.id, bob.id]);
@@ -100,7 +101,13 @@ test("grouped notifications: groups, partial avatars, paging, show, dismiss, unr
     assert.equal(favOther.status_id, other.id);
     assert.equal(men.group_key, `ungrouped-${ids.mention}`);
     assert.equal(men.notifications_count, 1);
-    assert.equal(men.page_min_id, undefined);
+    // A group of one has page bounds too (Mastodon sets them on every group of a
+    // page): Phanpy dates each entry by latest_page_notification_at.
+    assert.deepEqual(Object.keys(men), pagedKeys);
+    assert.equal(men.page_min_id, ids.mention);
+    assert.equal(men.page_max_id, ids.mention);
+    const mentionV1 = await f.call(alice, "GET", `/api/v1/notifications/${ids.mention}`);
+    assert.equal(men.latest_page_notification_at, mentionV1.body.created_at);
     assert.deepEqual(men.sample_account_ids, [bob.id]);
     // Each account and status once.
     assert.deepEqual(
@@ -161,6 +168,13 @@ test("grouped notifications: groups, partial avatars, paging, show, dismiss, unr
       favOnly.body.notification_groups[1].group_key,
       `ungrouped-${ids["follow-carol"]}`,
     );
+    // What Phanpy asks for (masto.js, limit 20): every entry, grouped or not, has its
+    // page bounds and a date.
+    const phanpy = await f.call(alice, "GET", "/api/v2/notifications?limit=20");
+    for (const g of [...phanpy.body.notification_groups, ...favOnly.body.notification_groups]) {
+      assert.ok(g.page_min_id && g.page_max_id, g.group_key);
+      assert.ok(!Number.isNaN(Date.parse(g.latest_page_notification_at)), g.group_key);
+    }
 
     // Paging by groups: limit=2, next is the oldest head on the page; the alias agrees.
     const p1 = await f.call(alice, "GET", "/api/v2_alpha/notifications?limit=2");

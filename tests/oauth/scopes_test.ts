@@ -45,6 +45,9 @@ test("Scopes: declarations on a test-only app", async (t) => {
     app.post("/t/register", requireApp("write:accounts"), ok);
     app.get("/t/admin", requireUser("admin:read:accounts"), ok);
     app.post("/t/push", requireUser("push"), ok);
+    app.post("/t/crash", requireUser("write:statuses"), () => {
+      throw new Error("a handler that crashes once the scope check lets it run");
+    });
     const send = (path: string, init: RequestInit) =>
       Promise.resolve(app.fetch(new Request(new URL(path, a.origin), init)));
 
@@ -95,6 +98,19 @@ test("Scopes: declarations on a test-only app", async (t) => {
       });
       assert.equal(res.status, 403);
       assert.equal((await res.json()).error, "This action is outside the authorized scopes");
+    });
+
+    await t.step("a 5xx is no answer: the matrix fails a route that crashes", async () => {
+      // Steps run inline, so the matrix's failure surfaces here instead of failing this test.
+      const inline = {
+        step: async (_name: string, fn: () => Promise<void>) => (await fn(), true),
+      } as unknown as Deno.TestContext;
+      await assert.rejects(
+        assertScopeMatrix(inline, send, fixtures, [
+          { method: "POST", path: "/t/crash", kind: "user", scopes: ["write:statuses"] },
+        ]),
+        /got 500/,
+      );
     });
   } finally {
     await a.close({ destroy: true });

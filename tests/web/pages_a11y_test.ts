@@ -133,7 +133,7 @@ test("pages over HTTP: one stylesheet, no inline style or script, a strict polic
         assert.equal(res.headers.get("x-frame-options"), "DENY", where);
       }
       if (family.signedIn || family.path.startsWith("/auth/") || family.name.startsWith("oauth")) {
-        assert.equal(res.headers.get("cache-control"), "no-store", where);
+        assert.equal(res.headers.get("cache-control"), "private, no-store", where);
       }
     }
   });

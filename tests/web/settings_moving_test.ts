@@ -134,7 +134,7 @@ test("moving through the settings pages: aliases, the move, cancel, cooldown", a
         const wrong = await move(`alice2@${b.domain}`, "not my password");
         assert.equal(wrong.status, 422);
         const wrongHtml = await wrong.text();
-        includes(wrongHtml, "Current password is wrong");
+        includes(wrongHtml, "Current password is invalid");
         assert.ok(!wrongHtml.includes("not my password"));
         const cases: [string, string][] = [
           ["alice", "Handle cannot be your own account"],

@@ -5,7 +5,12 @@
  */
 import type { FC } from "hono/jsx";
 import type { ExportKind } from "../../../actors/data/export.ts";
-import { IMPORT_KINDS, type ImportProgress, MAX_IMPORT_ROWS } from "../../../actors/data/import.ts";
+import {
+  IMPORT_KINDS,
+  type ImportProgress,
+  MAX_IMPORT_BYTES,
+  MAX_IMPORT_ROWS,
+} from "../../../actors/data/import.ts";
 
 /** Each export: the label, the download path and Mastodon's file name. */
 export const EXPORTS: { kind: ExportKind; label: string; path: string }[] = [
@@ -116,8 +121,8 @@ export const ImportPage: FC<{
         </label>
       </fieldset>
       <p class="muted">
-        Files exported by Mastodon or Rookery, up to 20 MB and{" "}
-        {MAX_IMPORT_ROWS.toLocaleString("en")} rows.
+        Files exported by Mastodon or Rookery, up to {MAX_IMPORT_BYTES / (1024 * 1024)} MB and{" "}
+        {MAX_IMPORT_ROWS.toLocaleString("en")} rows, one import at a time.
       </p>
       <button type="submit">Upload</button>
     </form>

@@ -4,13 +4,15 @@
  * the page's permission (actors/permissions.ts, the table the admin API asks
  * too). No session → the sign-in form, coming back here; a session without
  * the permission → 403. Every POST must carry the session's form token, so
- * another site cannot make a moderator's browser act.
+ * another site cannot make a moderator's browser act, and counts in the write
+ * limits (form_pages.ts limitPageWrite).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { hasPermission, type Permission } from "../../../actors/permissions.ts";
 import {
   formTokenValid,
+  limitPageWrite,
   liveSession,
   maySignInFirst,
   redirectToSignIn,
@@ -52,6 +54,8 @@ export function staffPage(permission: Permission): MiddlewareHandler<ApiEnv> {
       return await next();
     }
     const session = await liveSession(c);
+    const limited = await limitPageWrite(c, session);
+    if (limited) return limited;
     if (!session) {
       return maySignInFirst(c) ? redirectToSignIn(c) : await sendStaffPage(c, forbidden(c), 403);
     }

@@ -9,7 +9,10 @@
  * - POST /settings/account/password: changePassword (the current password,
  *   sign-up's rules; every other session and every token ends, this browser
  *   stays signed in).
- * A refusal answers 422 with the page, the problems beside their fields.
+ * The current password is checked first (password_guess.ts: counted in the
+ * account's sign-in limit; past it, 429); it is then the only problem
+ * reported. A refusal answers 422 with the page, the problems beside their
+ * fields.
  */
 import { type Context, Hono } from "hono";
 import { eq } from "drizzle-orm";
@@ -21,6 +24,7 @@ import { changeEmail, changePassword } from "../../../actors/credentials.ts";
 import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
 import { type AccountFormState, AccountPage } from "../../pages/settings/account.tsx";
 import { sendUserPage, settingsSession, userPage } from "./session.ts";
+import { checkOwnPassword, passwordRefusal } from "./password_guess.ts";
 
 const NOTICES: Record<string, string> = {
   email_pending:
@@ -37,7 +41,7 @@ function text(p: Params, key: string, max: number): string {
 
 async function showPage(
   c: Context<ApiEnv>,
-  options: { state?: AccountFormState; notice?: string } = {},
+  options: { state?: AccountFormState; notice?: string; status?: 422 | 429 } = {},
 ): Promise<Response> {
   const { config, database } = c.get("ctx");
   const session = settingsSession(c);
@@ -57,7 +61,7 @@ async function showPage(
       state={options.state}
       notice={options.notice}
     />,
-    options.state ? 422 : 200,
+    options.status ?? (options.state ? 422 : 200),
   );
 }
 
@@ -75,12 +79,18 @@ export function accountSettingsRoutes(): Hono<ApiEnv> {
   app.post("/settings/account/email", async (c) => {
     const p = await params(c);
     const email = text(p, "email", 400);
+    const guess = await checkOwnPassword(
+      c,
+      settingsSession(c).user.userId,
+      text(p, "current_password", 1000),
+    );
+    if (guess.outcome !== "ok") {
+      const { errors, status } = passwordRefusal(guess, "current_password");
+      return await showPage(c, { state: { form: "email", errors, email }, status });
+    }
     let outcome;
     try {
-      outcome = await changeEmail(c.get("ctx"), settingsSession(c).user.userId, {
-        email,
-        currentPassword: text(p, "current_password", 1000),
-      });
+      outcome = await changeEmail(c.get("ctx"), guess.confirmed, { email });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       return await showPage(c, { state: { form: "email", errors: error.details, email } });
@@ -91,11 +101,18 @@ export function accountSettingsRoutes(): Hono<ApiEnv> {
   app.post("/settings/account/password", async (c) => {
     const p = await params(c);
     const session = settingsSession(c);
+    const guess = await checkOwnPassword(
+      c,
+      session.user.userId,
+      text(p, "current_password", 1000),
+    );
+    if (guess.outcome !== "ok") {
+      const { errors, status } = passwordRefusal(guess, "current_password");
+      return await showPage(c, { state: { form: "password", errors }, status });
+    }
     try {
-      await changePassword(c.get("ctx"), {
-        userId: session.user.userId,
+      await changePassword(c.get("ctx"), guess.confirmed, {
         keepSessionId: session.id,
-        currentPassword: text(p, "current_password", 1000),
         password: text(p, "password", 1000),
         confirmation: text(p, "password_confirmation", 1000),
       });

@@ -4,8 +4,10 @@
  * - GET /settings/exports/<follows|followers|lists|blocks|mutes|domain_blocks|bookmarks>.csv:
  *   the file (actors/data/export.ts), streamed a page of rows at a time;
  * - GET /settings/import: the upload form and the latest imports;
- * - POST /settings/import: reads and checks the file (actors/data/import.ts),
- *   records it and queues the import job (federation/data_import_job.ts);
+ * - POST /settings/import: refused before the body is read while another
+ *   import of the user is unfinished or when it is over the cap; then reads
+ *   and checks the file (actors/data/import.ts), records it and queues the
+ *   import job (federation/data_import_job.ts);
  * - GET /settings/imports/:id: one import's progress (someone else's: 404).
  */
 import { type Context, Hono } from "hono";
@@ -17,23 +19,33 @@ import { exportCounts, exportCsv } from "../../../actors/data/export.ts";
 import {
   createImport,
   findOwnImport,
+  hasUnfinishedImport,
+  IMPORT_IN_PROGRESS,
   IMPORT_KINDS,
   IMPORT_MODES,
   ImportFileError,
   type ImportKind,
   type ImportMode,
+  MAX_IMPORT_BODY_BYTES,
   MAX_IMPORT_BYTES,
   parseImportCsv,
   recentImports,
 } from "../../../actors/data/import.ts";
+import type { WebSession } from "../../../actors/sessions.ts";
+import { ApiError } from "../../errors.ts";
 import { NotFoundError } from "../../../actors/errors.ts";
 import { queueDataImport } from "../../../federation/data_import_job.ts";
 import { SettingsLayout } from "../../pages/settings/layout.tsx";
 import { ExportPage, EXPORTS, ImportPage, ImportStatusPage } from "../../pages/settings/data.tsx";
 import { sendUserPage, settingsSession, setUserPageHeaders, userPage } from "./session.ts";
 
-function layout(c: Context<ApiEnv>, title: string, current: "export" | "import", body: Child) {
-  const session = settingsSession(c);
+function layout(
+  c: Context<ApiEnv>,
+  title: string,
+  current: "export" | "import",
+  body: Child,
+  session: WebSession = settingsSession(c),
+) {
   return (
     <SettingsLayout
       title={title}
@@ -46,11 +58,12 @@ function layout(c: Context<ApiEnv>, title: string, current: "export" | "import",
   );
 }
 
+/** The upload form and the latest imports; with `refused`, why a file was not taken. */
 async function importPage(
   c: Context<ApiEnv>,
   refused?: { message: string; status: 413 | 422; kind?: string; mode?: string },
+  session: WebSession = settingsSession(c),
 ): Promise<Response> {
-  const session = settingsSession(c);
   const imports = await recentImports(c.get("ctx").database.db, session.user.accountId);
   return await sendUserPage(
     c,
@@ -65,9 +78,39 @@ async function importPage(
         kind={refused?.kind}
         mode={refused?.mode}
       />,
+      session,
     ),
     refused?.status ?? 200,
   );
+}
+
+/** What the upload's 413 says. */
+const TOO_LARGE = `The file is larger than ${MAX_IMPORT_BYTES / (1024 * 1024)} MB.`;
+
+/**
+ * Refuses an upload before its body is read (userPage's `beforeBody`): while
+ * an import of the user is unfinished (one at a time), and when the body is
+ * over the import's cap (read with that limit, not the server's 110 MB, so
+ * a bigger file is never held in memory). Both pages are the upload form with
+ * the reason.
+ */
+async function refuseUploadEarly(
+  c: Context<ApiEnv>,
+  session: WebSession,
+): Promise<Response | null> {
+  if (c.req.method !== "POST") return null;
+  const refuse = (message: string, status: 413 | 422) =>
+    importPage(c, { message, status }, session);
+  if (await hasUnfinishedImport(c.get("ctx").database.db, session.user.accountId)) {
+    return await refuse(IMPORT_IN_PROGRESS, 422);
+  }
+  try {
+    await params(c, { maxBodyBytes: MAX_IMPORT_BODY_BYTES });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 413) return await refuse(TOO_LARGE, 413);
+    // Anything else unreadable is the form token's refusal to give (403).
+  }
+  return null;
 }
 
 export function dataSettingsRoutes(): Hono<ApiEnv> {
@@ -75,7 +118,7 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
   const gate = userPage();
   app.use("/settings/export", gate);
   app.use("/settings/exports/*", gate);
-  app.use("/settings/import", gate);
+  app.use("/settings/import", userPage({ beforeBody: refuseUploadEarly }));
   app.use("/settings/imports/*", gate);
 
   app.get("/settings/export", async (c) => {
@@ -129,7 +172,7 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
     if (!(file instanceof File) || file.size === 0) {
       return await refuse("Choose a CSV file to upload.");
     }
-    if (file.size > MAX_IMPORT_BYTES) return await refuse("The file is larger than 20 MB.", 413);
+    if (file.size > MAX_IMPORT_BYTES) return await refuse(TOO_LARGE, 413);
     let rows: string[][];
     try {
       const text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());

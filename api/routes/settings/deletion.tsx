@@ -12,12 +12,12 @@ import type { ApiEnv } from "../../env.ts";
 import { formField, formParams, sendAccountPage } from "../web_account/page.ts";
 import { endSession } from "../authorize_request.ts";
 import { settingsSession, userPage } from "./session.ts";
-import { checkOwnPassword } from "./password_guess.ts";
+import { checkOwnPassword, passwordRefusal } from "./password_guess.ts";
 import { deleteLocalAccount } from "../../../actors/moderation.ts";
+import { flushDiscardedMedia } from "../../../actors/media/discarded.ts";
 import { NotFoundError } from "../../../actors/errors.ts";
 import { type FieldErrors, MessagePage } from "../../pages/auth/layout.tsx";
 import { DeleteAccountPage } from "../../pages/settings/deletion.tsx";
-import { TOO_MANY_ATTEMPTS } from "../sign_in.ts";
 
 async function deletePage(
   c: Context<ApiEnv>,
@@ -48,24 +48,15 @@ export function deletionSettingsRoutes(): Hono<ApiEnv> {
     const session = settingsSession(c);
     const p = (await formParams(c)) ?? {};
     const guess = await checkOwnPassword(c, session.user.userId, formField(p, "password", 1000));
-    if (guess === "limited") {
-      return await deletePage(c, {
-        errors: { password: [{ error: "ERR_LIMITED", description: TOO_MANY_ATTEMPTS }] },
-        status: 429,
-      });
-    }
-    if (guess === "wrong") {
-      return await deletePage(c, {
-        errors: { password: [{ error: "ERR_INVALID", description: "is wrong" }] },
-        status: 422,
-      });
-    }
+    if (guess.outcome !== "ok") return await deletePage(c, passwordRefusal(guess, "password"));
     try {
       await deleteLocalAccount(ctx.database.db, session.user.username);
     } catch (error) {
       // A second click that raced the first: the account is gone all the same.
       if (!(error instanceof NotFoundError)) throw error;
     }
+    // Its media files leave the store now that the deletion committed.
+    await flushDiscardedMedia(ctx.database.db, ctx.config);
     // The user row went, and its sessions with it; the browser forgets its cookie.
     await endSession(c, session);
     return await sendAccountPage(

@@ -16,7 +16,7 @@ import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
 import { formField, formParams, sendAccountPage } from "../web_account/page.ts";
 import { settingsSession, userPage } from "./session.ts";
-import { checkOwnPassword } from "./password_guess.ts";
+import { checkOwnPassword, passwordRefusal } from "./password_guess.ts";
 import {
   addAlias,
   cancelRedirect,
@@ -29,7 +29,6 @@ import { NotFoundError, ValidationError } from "../../../actors/errors.ts";
 import { accountByHandle } from "../../../federation/move_accounts.ts";
 import { type FieldErrors, MessagePage } from "../../pages/auth/layout.tsx";
 import { AliasesPage, MigrationPage } from "../../pages/settings/moving.tsx";
-import { TOO_MANY_ATTEMPTS } from "../sign_in.ts";
 
 /** Handles are short; anything longer is refused before any lookup. */
 const MAX_HANDLE = 300;
@@ -175,19 +174,8 @@ export function movingSettingsRoutes(): Hono<ApiEnv> {
       session.user.userId,
       formField(p, "current_password", 1000),
     );
-    if (guess === "limited") {
-      return await migrationPage(c, {
-        errors: { current_password: [{ error: "ERR_LIMITED", description: TOO_MANY_ATTEMPTS }] },
-        handle,
-        status: 429,
-      });
-    }
-    if (guess === "wrong") {
-      return await migrationPage(c, {
-        errors: { current_password: [{ error: "ERR_INVALID", description: "is wrong" }] },
-        handle,
-        status: 422,
-      });
+    if (guess.outcome !== "ok") {
+      return await migrationPage(c, { ...passwordRefusal(guess, "current_password"), handle });
     }
     // Fresh: the target's aliases must be what its server says now.
     const target = await accountByHandle(ctx, handle, true);

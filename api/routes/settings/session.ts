@@ -2,7 +2,8 @@
  * Who may see a settings page: the browser's session of the OAuth sign-in
  * (api/routes/authorize_request.ts), for any signed-in user. No session → the
  * sign-in form, coming back here; every POST must carry the session's form
- * token, so another site cannot make the user's browser act. The staff
+ * token, so another site cannot make the user's browser act, and counts in
+ * the write limits (form_pages.ts limitPageWrite). The staff
  * pages' gate (admin_web/session.ts) does the same with a permission.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -10,6 +11,7 @@ import type { ApiEnv } from "../../env.ts";
 import type { WebSession } from "../../../actors/sessions.ts";
 import {
   formTokenValid,
+  limitPageWrite,
   liveSession,
   maySignInFirst,
   redirectToSignIn,
@@ -25,16 +27,27 @@ export function settingsSession(c: Context<ApiEnv>): WebSession {
   return c.get("settingsSession")!;
 }
 
-/** The gate of the settings pages: a signed-in user, and the form token on every POST. */
-export function userPage(): MiddlewareHandler<ApiEnv> {
+/** What a page may refuse before its body is read (the form token is in the body). */
+export type BeforeBody = (c: Context<ApiEnv>, session: WebSession) => Promise<Response | null>;
+
+/**
+ * The gate of the settings pages: a signed-in user, the limit on writes, and
+ * the form token on every POST. `beforeBody` runs once the user is known and
+ * before the body is read (the CSV upload refuses a file it will not take).
+ */
+export function userPage(options: { beforeBody?: BeforeBody } = {}): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     if (c.get("settingsSession")) return await next();
     const session = await liveSession(c);
+    const limited = await limitPageWrite(c, session);
+    if (limited) return limited;
     if (!session) {
       if (maySignInFirst(c)) return redirectToSignIn(c);
       setFormPageHeaders(c);
       return c.text("Sign in first.", 403);
     }
+    const refused = await options.beforeBody?.(c, session);
+    if (refused) return refused;
     if (!(await formTokenValid(c, session))) {
       setFormPageHeaders(c);
       return c.text("The form's token is missing or wrong: reload the page and try again.", 403);

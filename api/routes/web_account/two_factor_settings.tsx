@@ -21,7 +21,7 @@ import {
 } from "../../pages/settings/two_factor.tsx";
 import type { SettingsViewer } from "../../pages/settings/layout.tsx";
 import { formField, formParams, sendAccountPage } from "./page.ts";
-import { countRequest, RATE_LIMITS, rateLimitClock } from "../../middleware/rate_limit.ts";
+import { checkOwnPassword } from "../settings/password_guess.ts";
 import { TOO_MANY_ATTEMPTS } from "../sign_in.ts";
 import { settingsSession, userPage } from "../settings/session.ts";
 
@@ -97,23 +97,15 @@ export function twoFactorSettingsRoutes(): Hono<ApiEnv> {
   });
 
   app.post("/settings/otp_authentication/disable", async (c) => {
-    const { config, database } = c.get("ctx");
+    const { database } = c.get("ctx");
     const session = settingsSession(c);
     const p = (await formParams(c))!;
-    // A password guess like any other: it counts in the account's sign-in bucket.
-    if (config.rateLimits) {
-      const [state] = await countRequest(database, [{
-        rule: RATE_LIMITS.signInAccount,
-        subject: `user:${session.user.userId}`,
-      }], rateLimitClock.now());
-      if (state.count > state.rule.limit) {
-        return await showPage(c, { error: TOO_MANY_ATTEMPTS, status: 429 });
-      }
+    const guess = await checkOwnPassword(c, session.user.userId, formField(p, "password", 1000));
+    if (guess.outcome === "limited") {
+      return await showPage(c, { error: TOO_MANY_ATTEMPTS, status: 429 });
     }
-    const ok = await disableOtp(database.db, session.user.userId, {
-      password: formField(p, "password", 1000),
-      code: formField(p, "otp_attempt", 100),
-    });
+    const ok = guess.outcome === "ok" &&
+      await disableOtp(database.db, guess.confirmed, formField(p, "otp_attempt", 100));
     if (!ok) return await showPage(c, { error: WRONG_DISABLE, status: 422 });
     return c.redirect("/settings/otp_authentication?notice=disabled", 303);
   });
