@@ -51,7 +51,8 @@ test("removals that arrived first: the sender's own, bounded, forgotten after a 
     });
   const remove = (peer: FakePeer, actor: string, id: string) =>
     deliver(peer, actor, {
-      id: `${id}#delete-by-${actor.split("/").pop()}`,
+      // On the sender's server, as every activity id must be.
+      id: `${actor}#deletes/${encodeURIComponent(id)}`,
       type: "Delete",
       to: [PUBLIC],
       object: { id, type: "Tombstone" },
