@@ -14,6 +14,7 @@ import { startDomainRules } from "./actors/domain_rules.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { isInboxDelivery } from "./federation/inbox_guard.ts";
+import { addressedToUs, answersAnyHost, blockedHost } from "./federation/request_host.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
@@ -117,6 +118,9 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       // Behind a TLS-terminating proxy, signatures cover the public URL
       // (RFC 9421 @target-uri includes the scheme): rebuild it first.
       if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
+      // Only our own name is answered: a request (and a signature) for
+      // another host goes no further (federation/request_host.ts).
+      if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) return blockedHost();
       if (isInboxDelivery(request)) {
         const checked = await guardInbox(request);
         if (checked instanceof Response) return checked;

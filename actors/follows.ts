@@ -30,7 +30,7 @@ import {
 } from "./follow_rows.ts";
 import type { FollowSnapshot } from "./outbox/relationships.ts";
 import { notifyFollow, notifyFollowRequest, retractNotifications } from "./notifications/notify.ts";
-import { removeAuthorFromHome } from "./timelines/fanout.ts";
+import { mergeFollowedAccount, unmergeFollowedAccount } from "./timelines/merge.ts";
 
 export { type FollowOptions, NotPermittedError } from "./follow_rows.ts";
 
@@ -91,6 +91,8 @@ export async function follow(
       const { row, created } = await writeFollow(tx, followerId, targetId, options, uri);
       // Notifications (issue 4): a new follow of a local account tells its owner.
       if (created) await notifyFollow(tx, followerId, targetId);
+      // Merge: the followed account's recent posts join the home timeline and lists.
+      if (created && isLocal(account)) await mergeFollowedAccount(tx, followerId, targetId);
       // A remote follower (re)sending Follow is (re)told it was accepted, as Mastodon does.
       if (!isLocal(account)) await recordDelivery(tx, "followAccepted", snapshotOf(row));
       // A follow makes any pending request for the same pair moot.
@@ -180,8 +182,8 @@ export async function unfollow(app: AppContext, followerId: string, targetId: st
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, targetId)),
     );
-    // Unmerge: the unfollowed account's posts leave the home timeline.
-    await removeAuthorFromHome(tx, followerId, targetId);
+    // Unmerge: the unfollowed account's posts leave the home timeline and lists.
+    await unmergeFollowedAccount(tx, followerId, targetId);
     if (!isLocal(account) || isLocal(target)) return;
     for (const s of gone) await recordDelivery(tx, "followUndone", s);
   });
@@ -195,7 +197,7 @@ export async function removeFromFollowers(app: AppContext, accountId: string, fo
   await app.database.db.transaction(async (tx) => {
     const { account, target: follower } = await requirePair(tx, accountId, followerId);
     const gone = await removeFollows(tx, pairOf(follows, followerId, accountId));
-    await removeAuthorFromHome(tx, followerId, accountId);
+    await unmergeFollowedAccount(tx, followerId, accountId);
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, accountId)),
     );
@@ -227,11 +229,13 @@ export async function authorizeFollowRequest(
       accountId,
       fromAccountId: requesterId,
     });
-    const { row } = await writeFollow(tx, requesterId, accountId, {
+    const { row, created } = await writeFollow(tx, requesterId, accountId, {
       reblogs: request.showReblogs,
       notify: request.notify,
       languages: request.languages,
     }, request.uri);
+    // Merge: the accepted follow brings the account's recent posts, as a direct follow does.
+    if (created && isLocal(requester)) await mergeFollowedAccount(tx, requesterId, accountId);
     if (isLocal(account) && !isLocal(requester)) {
       await recordDelivery(tx, "followAccepted", snapshotOf(row));
     }

@@ -63,6 +63,11 @@ export interface ProfileUpdate {
   sensitive?: boolean;
   language?: string;
   quotePolicy?: string;
+  /**
+   * The user's search-engine opt-out (Mastodon's `noindex` setting): only the
+   * settings page changes it, as Mastodon's update_credentials does not.
+   */
+  noindex?: boolean;
 }
 
 type AccountRow = typeof accounts.$inferSelect;
@@ -277,6 +282,7 @@ export async function updateProfile(
         settings.default_privacy = input.privacy as UserSettings["default_privacy"];
       }
       if (input.sensitive != null) settings.default_sensitive = input.sensitive;
+      if (input.noindex != null) settings.noindex = input.noindex;
       if (input.language != null) settings.default_language = input.language;
       if (input.quotePolicy != null) {
         settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];

@@ -14,6 +14,7 @@ import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundFetch } from "./outbound_fetch.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
+import { instanceSigningIdentity } from "./instance_actor.ts";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
 export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as const;
@@ -45,6 +46,8 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     allowPrivateAddress: config.allowPrivateAddress,
     userAgent,
     timeoutMs: config.fetchTimeoutMs,
+    // Every fetch is signed, by the instance actor unless a local actor asks.
+    instanceIdentity: () => instanceSigningIdentity(database, config.origin),
   });
   const federation = createFederation<AppContext>({
     kv,
@@ -77,6 +80,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
   Object.assign(federation, { allowPrivateAddress: config.allowPrivateAddress, userAgent });
   registerDispatchers(federation);
   const guardInbox = createInboxGuard({
+    origin: config.origin,
     kv,
     keyCachePrefix: PUBLIC_KEY_CACHE_PREFIX,
     documentLoader: loaders.documentLoaderFactory(),
