@@ -9,12 +9,12 @@
  *
  * Each command is one transaction, which also records its deliveries.
  */
-import { and, eq, or } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import type { Tx } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
-import { accounts, blocks, followRequests, follows, mutes } from "../db/schema.ts";
-import { accountNotes, endorsements } from "../db/schema.ts";
+import { followRequests, follows } from "../db/schema.ts";
+import { endorsements } from "../db/schema.ts";
 import { NotFoundError } from "./errors.ts";
 import { recordDelivery } from "./deliveries.ts";
 import {
@@ -274,43 +274,5 @@ export async function rejectFollowRequest(
     if (isLocal(account) && !isLocal(requester)) {
       await recordDelivery(tx, "followRejected", request);
     }
-  });
-}
-
-/**
- * A remote account was deleted on its server (Delete with actor = object):
- * every relation it had here goes, counters are fixed, and the row stays as
- * a tombstone so the same actor IRI is never taken for someone else.
- */
-export async function remoteAccountDeleted(app: AppContext, accountId: string): Promise<void> {
-  await app.database.db.transaction(async (tx) => {
-    const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
-    if (!account || isLocal(account) || account.deletedAt) return;
-    await removeFollows(
-      tx,
-      or(eq(follows.accountId, accountId), eq(follows.targetAccountId, accountId)),
-    );
-    await removeRequests(
-      tx,
-      or(eq(followRequests.accountId, accountId), eq(followRequests.targetAccountId, accountId)),
-    );
-    await tx.delete(blocks).where(
-      or(eq(blocks.accountId, accountId), eq(blocks.targetAccountId, accountId)),
-    );
-    await tx.delete(mutes).where(eq(mutes.targetAccountId, accountId));
-    await tx.delete(endorsements).where(eq(endorsements.targetAccountId, accountId));
-    await tx.delete(accountNotes).where(eq(accountNotes.targetAccountId, accountId));
-    const now = new Date();
-    await tx.update(accounts).set({
-      deletedAt: now,
-      updatedAt: now,
-      displayName: "",
-      note: "",
-      fields: [],
-      avatarUrl: null,
-      headerUrl: null,
-      followersCount: 0,
-      followingCount: 0,
-    }).where(eq(accounts.id, accountId));
   });
 }

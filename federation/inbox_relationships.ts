@@ -39,12 +39,13 @@ import {
   follow,
   NotPermittedError,
   rejectFollowRequest,
-  remoteAccountDeleted,
   removeFromFollowers,
   SelfFollowError,
   unfollow,
 } from "../actors/follows.ts";
 import { block, unblock } from "../actors/blocks.ts";
+import { remoteAccountDeleted } from "../actors/remote_account_deletion.ts";
+import { actorIsGone } from "./actor_gone.ts";
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { embeddedObject } from "./activity_object.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
@@ -316,8 +317,9 @@ export async function handleActorUpdate(
 }
 
 /**
- * Delete of the sender's own actor (actor = object): its relations here go
- * and the account is marked deleted. Returns false for other Deletes.
+ * Delete of the sender's own actor (actor = object): once its server
+ * confirms the actor is gone (actor_gone.ts), what it had here goes
+ * (actors/remote_account_deletion.ts). Returns false for other Deletes.
  */
 export async function handleActorDelete(
   ctx: InboxContext<AppContext>,
@@ -326,9 +328,18 @@ export async function handleActorDelete(
   const actorId = del.actorId?.href;
   if (!actorId || del.objectId?.href !== actorId) return false;
   const db = ctx.data.database.db;
-  const [account] = await db.select({ id: accounts.id, domain: accounts.domain })
-    .from(accounts).where(eq(accounts.uri, actorId)).limit(1);
-  if (!account || account.domain == null) return true;
+  const [account] = await db.select({
+    id: accounts.id,
+    domain: accounts.domain,
+    deletedAt: accounts.deletedAt,
+  }).from(accounts).where(eq(accounts.uri, actorId)).limit(1);
+  if (!account || account.domain == null || account.deletedAt) return true;
+  if (!await actorIsGone(ctx, actorId)) {
+    logger.warn("Ignored a Delete of {actor}: its server still serves it, or did not answer.", {
+      actor: actorId,
+    });
+    return true;
+  }
   await remoteAccountDeleted(ctx.data, account.id);
   return true;
 }

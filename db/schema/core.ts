@@ -341,6 +341,8 @@ export const webSessions = pgTable("web_sessions", {
   lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
   /** A TOTP secret shown on the enable page, waiting for its first code. */
   pendingOtpSecret: text("pending_otp_secret"),
+  /** When this session last confirmed its password for a sensitive page (Mastodon's challenge). */
+  challengePassedAt: ts("challenge_passed_at"),
 });
 
 /**
