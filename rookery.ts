@@ -34,6 +34,7 @@ import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
 import { mediaStore } from "./actors/media/store.ts";
 import { purgeArchives } from "./actors/data/archive.ts";
 import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
+import { purgeEarlyDeletes } from "./federation/early_deletes.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -140,6 +141,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
           maintain(),
           pruneCardFailures(ctx.database.db),
           purgeArchives(ctx.database.db, config.dataDir),
+          purgeEarlyDeletes(ctx.database.db),
         ])
           .catch((error) => logger.warn("Maintenance failed: {error}", { error }));
       timers.push(setInterval(run, 10 * 60_000));

@@ -163,10 +163,15 @@ async function writeRequest(
 
 /**
  * `followerId` stops following `targetId`, or withdraws a pending request.
- * A remote target is sent Undo(Follow). Not following is not an error.
+ * A remote target is sent Undo(Follow). Not following is not an error;
+ * returns whether there was a follow or request to undo.
  */
-export async function unfollow(app: AppContext, followerId: string, targetId: string) {
-  await app.database.db.transaction(async (tx) => {
+export async function unfollow(
+  app: AppContext,
+  followerId: string,
+  targetId: string,
+): Promise<boolean> {
+  return await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, followerId, targetId);
     const gone = [
       ...await removeFollows(tx, pairOf(follows, followerId, targetId)),
@@ -184,8 +189,10 @@ export async function unfollow(app: AppContext, followerId: string, targetId: st
     );
     // Unmerge: the unfollowed account's posts leave the home timeline and lists.
     await unmergeFollowedAccount(tx, followerId, targetId);
-    if (!isLocal(account) || isLocal(target)) return;
-    for (const s of gone) await recordDelivery(tx, "followUndone", s);
+    if (isLocal(account) && !isLocal(target)) {
+      for (const s of gone) await recordDelivery(tx, "followUndone", s);
+    }
+    return gone.length > 0;
   });
 }
 

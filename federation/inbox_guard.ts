@@ -210,7 +210,7 @@ function handOn(
 }
 
 /** The id of an activity's actor or object, given as a string or an embedded object. */
-function idOf(value: unknown): string | null {
+export function idOf(value: unknown): string | null {
   if (typeof value === "string") return value;
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const id = (value as { id?: unknown }).id;

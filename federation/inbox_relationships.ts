@@ -51,6 +51,7 @@ import { embeddedObject } from "./activity_object.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { accountForActorUri, type AccountRow, upsertRemoteActor } from "./remote_accounts.ts";
 import { embeddedJson, inboxJson, remember } from "./dialects/received.ts";
+import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "relationships"]);
 
@@ -132,7 +133,7 @@ async function onFollow(ctx: InboxContext<AppContext>, activity: Follow): Promis
   const target = await localAccount(ctx, activity.objectId);
   if (!target) return;
   const sender = await remoteSender(ctx, activity);
-  if (!sender) return;
+  if (!sender || await undoneEarly(ctx.data, sender.id, activity)) return;
   await ignoringRefusals(
     "Follow",
     () => follow(ctx.data, sender.id, target.id, {}, { uri: activity.id!.href }),
@@ -225,10 +226,20 @@ export async function handleRelationshipUndo(
     }
     const target = await localAccount(ctx, object.objectId);
     if (!target) return true;
-    if (object instanceof Follow) {
-      await ignoringRefusals("Undo(Follow)", () => unfollow(ctx.data, sender.id, target.id));
-    } else {
-      await ignoringRefusals("Undo(Block)", () => unblock(ctx.data, sender.id, target.id));
+    const [what, undo] = object instanceof Follow
+      ? ["Undo(Follow)", unfollow] as const
+      : ["Undo(Block)", unblock] as const;
+    let undone = true;
+    await ignoringRefusals(what, async () => {
+      undone = await undo(ctx.data, sender.id, target.id);
+    });
+    // Nothing to undo yet: the Follow or Block may still be on its way (early_deletes.ts).
+    if (!undone && object.id) {
+      await rememberEarlyDelete(ctx.data, {
+        accountId: sender.id,
+        actorUri: sender.uri,
+        uri: object.id.href,
+      });
     }
     return true;
   }
@@ -263,7 +274,7 @@ async function onBlock(ctx: InboxContext<AppContext>, activity: Block): Promise<
   const target = await localAccount(ctx, activity.objectId);
   if (!target) return;
   const sender = await remoteSender(ctx, activity);
-  if (!sender) return;
+  if (!sender || await undoneEarly(ctx.data, sender.id, activity)) return;
   const uri = activity.id?.href;
   await ignoringRefusals(
     "Block",

@@ -13,6 +13,7 @@ import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
 import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundFetch } from "./outbound_fetch.ts";
+import { INBOX_RETRY_POLICY } from "./inbox_order.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
 import { wireActivity } from "./objects/mastodon_terms.ts";
 import { instanceSigningIdentity } from "./instance_actor.ts";
@@ -63,6 +64,9 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     manuallyStartQueue: true,
     // A peer back from an outage gets its held deliveries within minutes.
     circuitBreaker: CIRCUIT_BREAKER_OPTIONS,
+    // A failing inbound activity holds its actor's later ones: retried for
+    // minutes, not hours (inbox_order.ts).
+    inboxRetryPolicy: INBOX_RETRY_POLICY,
     origin: config.origin,
     // As the API: `/users/alice/` is `/users/alice` (Rails ignores the slash too).
     trailingSlashInsensitive: true,
