@@ -12,10 +12,10 @@ import { DB_KIND, startInstance, test } from "../harness.ts";
 import postgres from "postgres";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
-import { hashSecret } from "../../actors/tokens.ts";
+import { hashSecret } from "../../actors/oauth/tokens.ts";
 import { publishStreamEvent } from "../../actors/streaming/bus.ts";
 import { newId } from "../../db/ids.ts";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { WsClient } from "./helpers.ts";
 
