@@ -1,6 +1,6 @@
 /**
  * What every request handler, inbox listener and command receives: the
- * configuration, the open database and the federation object. (Deliveries
+ * configuration, the open database, the media store and the federation object. (Deliveries
  * are recorded as intents in the database, actors/outbox/deliveries.ts, and relayed
  * by the process's OutboxRelay, which holds the Outbox.)
  */
@@ -8,10 +8,16 @@ import type { Federation } from "@fedify/fedify";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/connection.ts";
 import type { EmailDnsResolver } from "./actors/access_blocks/email_mx.ts";
+import type { MediaStore } from "./actors/media/store/mod.ts";
+import type { MediaUrls } from "./actors/media/urls.ts";
 
 export interface AppContext {
   readonly config: Config;
   readonly database: Database;
+  /** Where media files and archives live (actors/media/store/mod.ts): one per process. */
+  readonly media: MediaStore;
+  /** The URLs media are shown at, for every serializer (actors/media/urls.ts). */
+  readonly mediaUrls: MediaUrls;
   /** Set once the federation is built; Fedify passes this object as its context data. */
   federation: Federation<AppContext>;
   /**

@@ -31,7 +31,8 @@ import { startTrendsRefresh } from "./jobs/trends.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
-import { mediaStore } from "./actors/media/store.ts";
+import { createMediaStore } from "./actors/media/store/mod.ts";
+import { createMediaUrls } from "./actors/media/urls.ts";
 import { purgeArchives } from "./actors/import_export/archive.ts";
 import { startAnnualReportCampaign } from "./jobs/annual_reports.ts";
 import { purgeEarlyDeletes } from "./federation/inbox/early_deletes.ts";
@@ -81,7 +82,15 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   });
   await startEntityCache(database);
   startDomainRules(database);
-  const partial = { config, database } as AppContext;
+  const media = await createMediaStore(config);
+  media.check().catch((error) =>
+    logger.error(
+      "Media storage {store} does not answer ({error}); uploads will fail until it does.",
+      { store: media.description, error },
+    )
+  );
+  const mediaUrls = createMediaUrls(config.origin, media);
+  const partial = { config, database, media, mediaUrls } as AppContext;
   const { federation, maintain, guardInbox } = buildFederation(partial);
   partial.federation = federation;
   const ctx = partial;
@@ -140,7 +149,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
         Promise.all([
           maintain(),
           pruneCardFailures(ctx.database.db),
-          purgeArchives(ctx.database.db, config.dataDir),
+          purgeArchives(ctx.database.db, media),
           purgeEarlyDeletes(ctx.database.db),
         ])
           .catch((error) => logger.warn("Maintenance failed: {error}", { error }));
@@ -151,7 +160,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       jobs.push(startTrendsRefresh(ctx));
       // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
       jobs.push(
-        startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays, mediaStore(ctx.config)),
+        startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays, media),
       );
       // December's annual reports, when ANNUAL_REPORTS is on.
       jobs.push(startAnnualReportCampaign(ctx));
@@ -172,6 +181,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       if (worker) await worker;
       // Quota this process reserved but did not use goes back to the others.
       await closeRateLimitCounter(database);
+      await media.close();
       if (!options.database) await database.close();
     },
   };

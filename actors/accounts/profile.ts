@@ -23,11 +23,10 @@ import {
   ImageRejected,
   type ProcessedImage,
   processProfileImage,
-  profileImageKey,
   type ProfileImageKind,
   storeProfileImage,
 } from "../media/profile_media.ts";
-import { mediaStore } from "../media/store.ts";
+import { ownProfileImageKey } from "../media/store/keys.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
 import {
   type FieldSource,
@@ -235,10 +234,15 @@ export async function updateProfile(
   const { config, database } = ctx;
   const texts = [values.note ?? "", ...(values.fields ?? []).map((f) => f.value)];
   const mentions = await resolveMentions(database.db, config.domain, texts);
-  const store = mediaStore(config);
-  const stored: Partial<Record<ProfileImageKind, string>> = {};
-  for (const image of images) {
-    stored[image.kind] = await storeProfileImage(store, accountId, image);
+  const store = ctx.media;
+  const stored: Partial<Record<ProfileImageKind, { key: string; size: number }>> = {};
+  try {
+    for (const image of images) {
+      stored[image.kind] = await storeProfileImage(store, accountId, image);
+    }
+  } catch (error) {
+    await store.delete(Object.values(stored).map((file) => file.key));
+    throw error;
   }
 
   try {
@@ -276,8 +280,18 @@ export async function updateProfile(
       if (input.hideCollections != null) changes.hideCollections = input.hideCollections;
       if (input.indexable != null) changes.indexable = input.indexable;
       if (values.attributionDomains) changes.attributionDomains = values.attributionDomains;
-      if (stored.avatar) changes.avatarUrl = stored.avatar;
-      if (stored.header) changes.headerUrl = stored.header;
+      if (stored.avatar) {
+        Object.assign(changes, {
+          avatarKey: stored.avatar.key,
+          avatarFileSize: stored.avatar.size,
+        });
+      }
+      if (stored.header) {
+        Object.assign(changes, {
+          headerKey: stored.header.key,
+          headerFileSize: stored.header.size,
+        });
+      }
       if (input.privacy != null) {
         settings.default_privacy = input.privacy as UserSettings["default_privacy"];
       }
@@ -303,15 +317,15 @@ export async function updateProfile(
       }
       await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
       await discardMediaFiles(tx, [
-        stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
-        stored.header ? profileImageKey(accountId, account.headerUrl) : null,
+        stored.avatar ? ownProfileImageKey(accountId, account.avatarKey) : null,
+        stored.header ? ownProfileImageKey(accountId, account.headerKey) : null,
       ]);
     });
   } catch (error) {
-    await store.delete(Object.values(stored).map((url) => profileImageKey(accountId, url)));
+    await store.delete(Object.values(stored).map((file) => file.key));
     throw error;
   }
-  if (images.length) await flushDiscardedMedia(database.db, config);
+  if (images.length) await flushDiscardedMedia(database.db, store);
 }
 
 /** Removes the avatar or header (`DELETE /api/v1/profile/{avatar,header}`); idempotent. */
@@ -320,19 +334,21 @@ export async function removeProfileImage(
   accountId: string,
   kind: ProfileImageKind,
 ): Promise<void> {
-  const { config, database } = ctx;
-  const column = kind === "avatar" ? "avatarUrl" : "headerUrl";
+  const { database } = ctx;
+  const [key, size] = kind === "avatar"
+    ? ["avatarKey", "avatarFileSize"] as const
+    : ["headerKey", "headerFileSize"] as const;
   const previous = await database.db.transaction(async (tx) => {
     const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId))
       .limit(1).for("update");
     if (!account || account.domain != null) throw new NotFoundError();
-    const url = account[column];
-    if (url == null) return null;
-    await tx.update(accounts).set({ [column]: null, updatedAt: new Date() })
+    const current = account[key];
+    if (current == null) return null;
+    await tx.update(accounts).set({ [key]: null, [size]: null, updatedAt: new Date() })
       .where(eq(accounts.id, accountId));
     await recordDelivery(tx, "accountUpdated", accountId, newId());
-    await discardMediaFiles(tx, [profileImageKey(accountId, url)]);
-    return url;
+    await discardMediaFiles(tx, [ownProfileImageKey(accountId, current)]);
+    return current;
   });
-  if (previous != null) await flushDiscardedMedia(database.db, config);
+  if (previous != null) await flushDiscardedMedia(database.db, ctx.media);
 }

@@ -42,12 +42,12 @@ export async function remoteAccountDeleted(app: AppContext, accountId: string): 
       displayName: "",
       note: "",
       fields: [],
-      avatarUrl: null,
-      headerUrl: null,
+      avatarRemoteUrl: null,
+      headerRemoteUrl: null,
     }).where(eq(accounts.id, accountId));
     return true;
   });
-  if (purged) await flushDiscardedMedia(db, app.config);
+  if (purged) await flushDiscardedMedia(db, app.media);
 }
 
 /** The counters a live status raises on the status it links to. */

@@ -22,8 +22,7 @@ import type { AppContext } from "../../context.ts";
 import { mediaAttachments } from "../../db/schema/mod.ts";
 import { ffmpegAvailable, firstFrame, type MediaProbe, probeMedia, transcode } from "./ffmpeg.ts";
 import { geometry, processPreview } from "./images.ts";
-import { storedFileName, writeAttachmentFile } from "./storage.ts";
-import { mediaStore } from "./store.ts";
+import { writeAttachmentFile } from "./storage.ts";
 import { removeDiscardedMedia } from "./discarded.ts";
 import { inLiveEditHistory } from "./removal.ts";
 import type { MediaRow } from "./upload.ts";
@@ -139,7 +138,7 @@ export async function processMedia(ctx: AppContext, id: string): Promise<MediaRo
       .returning();
     if (!updated) {
       // Someone else finished (or the row went away) first.
-      await mediaStore(ctx.config).delete(created);
+      await ctx.media.delete(created);
       const [now] = await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, id));
       return now ?? null;
     }
@@ -147,11 +146,11 @@ export async function processMedia(ctx: AppContext, id: string): Promise<MediaRo
       p !== updated.filePath && p !== updated.previewPath
     );
     if (row.filePath !== updated.filePath) unused.push(row.filePath);
-    await mediaStore(ctx.config).delete(unused);
+    await ctx.media.delete(unused);
     return updated;
   } catch (error) {
     logger.warn("Media {id} could not be processed: {error}", { id, error });
-    await mediaStore(ctx.config).delete(created);
+    await ctx.media.delete(created);
     const [failed] = await db.update(mediaAttachments).set({ state: "failed" })
       .where(and(eq(mediaAttachments.id, id), eq(mediaAttachments.state, "processing")))
       .returning();
@@ -216,8 +215,8 @@ function metaOf(probe: MediaProbe): Record<string, unknown> {
  * frame, then put both in the media store.
  */
 async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): Promise<Outcome> {
-  const store = mediaStore(ctx.config);
-  const input = storedFileName(ctx.config.dataDir, row.filePath!);
+  const store = ctx.media;
+  const input = store.localPath(row.filePath!)!;
   const source = await probeMedia(input);
   if (!source.video && !source.audio) throw new Error("no audio or video stream");
   const kind = row.type === "audio" || !source.video ? "audio" : "video";
@@ -280,7 +279,7 @@ export async function removeUnattachedMedia(
       < ${cutoff.toISOString()}::timestamptz`,
     sql`NOT ${inLiveEditHistory(mediaAttachments.id, mediaAttachments.accountId)}`,
   );
-  const store = mediaStore(ctx.config);
+  const store = ctx.media;
   let removed = 0;
   for (;;) {
     const batch = await ctx.database.db.select({ id: mediaAttachments.id })
@@ -307,6 +306,6 @@ export async function cleanUpMedia(ctx: AppContext): Promise<void> {
   try {
     await removeUnattachedMedia(ctx);
   } finally {
-    await removeDiscardedMedia(ctx.database.db, mediaStore(ctx.config));
+    await removeDiscardedMedia(ctx.database.db, ctx.media);
   }
 }

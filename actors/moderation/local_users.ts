@@ -198,8 +198,6 @@ export async function deleteLocalAccount(
       displayName: "",
       note: "",
       fields: [],
-      avatarUrl: null,
-      headerUrl: null,
       followersCount: 0,
       followingCount: 0,
       statusesCount: 0,

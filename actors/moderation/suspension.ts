@@ -36,7 +36,7 @@ import { deleteLocalAccount } from "./local_users.ts";
 import { type PeriodicJob, runEvery } from "../../jobs/periodic.ts";
 import { purgeAccountMedia } from "../media/removal.ts";
 import { removeDiscardedMedia } from "../media/discarded.ts";
-import type { MediaStore } from "../media/store.ts";
+import type { MediaStore } from "../media/store/mod.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 

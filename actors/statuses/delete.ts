@@ -85,6 +85,6 @@ export async function deleteStatus(
     if (status.local) await recordDelivery(tx, "statusDeleted", status.id);
     return files;
   });
-  if (discarded > 0) await flushDiscardedMedia(db, ctx.config);
+  if (discarded > 0) await flushDiscardedMedia(db, ctx.media);
   return status;
 }

@@ -147,14 +147,14 @@ export async function serializeAnnouncements(
       })),
       emojis: [...codes].flatMap((code) => {
         const e = emojiByCode.get(code);
-        const entity = e ? customEmojiEntity(origin, e) : null;
+        const entity = e ? customEmojiEntity(ctx.mediaUrls, e) : null;
         return entity ? [entity] : [];
       }),
       reactions: reactions.filter((r) => r.announcementId === row.id).flatMap((r) => {
         const out: AnnouncementReactionJson = { name: r.name, count: r.count, me: r.me };
         if (r.customEmojiId == null) return [out];
         const e = emojiById.get(r.customEmojiId);
-        const entity = e ? customEmojiEntity(origin, e) : null;
+        const entity = e ? customEmojiEntity(ctx.mediaUrls, e) : null;
         if (!entity) return [];
         return [{ ...out, url: entity.url, static_url: entity.static_url }];
       }),

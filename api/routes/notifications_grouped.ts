@@ -205,7 +205,7 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
     }
     setPaginationHeaders(c, rows, (row) => row.id);
     const ids = [...new Set(rows.map((row) => row.fromAccountId))];
-    return c.json(await loadAccountEntities(ctx.database.db, ctx.config, ids));
+    return c.json(await loadAccountEntities(ctx.database.db, ctx.mediaUrls, ids));
   });
 
   app.post(`${base}/:group_key/dismiss`, write, async (c) => {

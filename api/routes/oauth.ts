@@ -17,7 +17,6 @@ import type { ApiEnv } from "../env.ts";
 import { type Params, params } from "../params.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { tokenEntity } from "../entities/token.ts";
-import { DEFAULT_AVATAR_PATH } from "./static_images.ts";
 import {
   OAUTH_ERROR_DESCRIPTIONS,
   type OAuthErrorCode,
@@ -169,14 +168,14 @@ export function oauthRoutes(): Hono<ApiEnv> {
   });
 
   const userinfo = async (c: Context<ApiEnv>) => {
-    const { config, database } = c.get("ctx");
+    const { config, database, mediaUrls } = c.get("ctx");
     const user = c.get("user")!;
     const [account] = await database.db.select({
       username: accounts.username,
       displayName: accounts.displayName,
       uri: accounts.uri,
       url: accounts.url,
-      avatarUrl: accounts.avatarUrl,
+      avatarKey: accounts.avatarKey,
     }).from(accounts).where(eq(accounts.id, user.accountId)).limit(1);
     if (!account) return c.json({ error: "Record not found" }, 404);
     c.header("Cache-Control", "no-store");
@@ -186,7 +185,7 @@ export function oauthRoutes(): Hono<ApiEnv> {
       name: account.displayName,
       preferred_username: account.username,
       profile: account.url ?? account.uri,
-      picture: account.avatarUrl ?? `${config.origin}${DEFAULT_AVATAR_PATH}`,
+      picture: account.avatarKey ? mediaUrls.file(account.avatarKey) : mediaUrls.defaultAvatar,
     });
   };
   app.get("/oauth/userinfo", requireUser("profile"), userinfo);

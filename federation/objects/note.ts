@@ -44,7 +44,6 @@ import {
 import { anyId } from "../../db/queries/any_id.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { withNoteExtras } from "./note_extras.ts";
-import { mediaFileUrl } from "../../actors/media/profile_media.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { pollShowsTotals } from "../../actors/polls/totals.ts";
 import { emojiTag } from "./emoji.ts";
@@ -180,7 +179,7 @@ export function buildNote(
         name: `#${name.toLowerCase()}`,
       })
     ),
-    ...data.emojis.map((e) => emojiTag(origin, e)).filter((e) => e != null),
+    ...data.emojis.map((e) => emojiTag(ctx.data.mediaUrls, e)).filter((e) => e != null),
   ];
   const terms: NoteTerms = {
     language: status.language,
@@ -192,7 +191,9 @@ export function buildNote(
     // As the API's attachment `url`: none while processing, else ours or the remote one.
     const url = m.state === "processing"
       ? null
-      : mediaFileUrl(ctx.data.config.origin, m.filePath) ?? m.remoteUrl;
+      : m.filePath
+      ? ctx.data.mediaUrls.file(m.filePath)
+      : m.remoteUrl;
     const meta = m.meta as {
       original?: { width?: number; height?: number };
       focus?: { x?: unknown; y?: unknown };

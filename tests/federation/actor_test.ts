@@ -11,6 +11,9 @@ function many<T>(value: T | T[] | undefined): T[] {
 test("the actor document of a local account, field by field", async () => {
   const a = await startInstance();
   try {
+    // Keys of files in the account's own folder (nothing needs to be stored for the document).
+    const avatarKey = `accounts/avatars/1/${"a".repeat(32)}.png`;
+    const headerKey = `accounts/headers/1/${"b".repeat(32)}.jpg`;
     const { account } = await createAccount(a, "alice", {
       displayName: "Alice <Liddell>",
       note: "<p>Down the rabbit hole</p>",
@@ -18,8 +21,8 @@ test("the actor document of a local account, field by field", async () => {
         { name: "Home", value: '<a href="https://wonder.example">wonder</a>', verified_at: null },
         { name: "Pronouns", value: "she/her", verified_at: null },
       ],
-      avatarUrl: "https://cdn.example/alice.png",
-      headerUrl: "https://cdn.example/header.jpg",
+      avatarKey,
+      headerKey,
       locked: true,
       discoverable: false,
       indexable: false,
@@ -54,12 +57,12 @@ test("the actor document of a local account, field by field", async () => {
     assert.deepEqual(actor.icon, {
       type: "Image",
       mediaType: "image/png",
-      url: "https://cdn.example/alice.png",
+      url: `${a.origin}/system/${avatarKey}`,
     });
     assert.deepEqual(actor.image, {
       type: "Image",
       mediaType: "image/jpeg",
-      url: "https://cdn.example/header.jpg",
+      url: `${a.origin}/system/${headerKey}`,
     });
     assert.deepEqual(many(actor.attachment), [
       {

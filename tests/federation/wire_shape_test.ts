@@ -27,7 +27,8 @@ import { mediaRow } from "../fixtures/media.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { addAlias, moveLocalAccount } from "../../actors/accounts/moves.ts";
-import { archiveFile, findOwnArchive, requestArchive } from "../../actors/import_export/archive.ts";
+import { findOwnArchive, requestArchive } from "../../actors/import_export/archive.ts";
+import { storedFile } from "../fixtures/media.ts";
 import { runArchive } from "../../jobs/archive_export.ts";
 import { AP_ACCEPT } from "./helpers.ts";
 
@@ -312,7 +313,7 @@ test("what we serve and send: lists as arrays, the public collection in full", a
       const { id } = await requestArchive(db, alice.userId);
       await runArchive(rookery.rookery.ctx, { archiveId: id });
       const row = await findOwnArchive(db, alice.userId, id);
-      const files = unzipSync(await Deno.readFile(archiveFile(rookery.dataDir, row.fileKey!)));
+      const files = unzipSync(await Deno.readFile(storedFile(rookery.dataDir, row.fileKey!)));
       const read = (name: string) => JSON.parse(new TextDecoder().decode(files[name]));
       assertShape(read("outbox.json"), "outbox.json");
       assertShape(read("actor.json"), "actor.json");

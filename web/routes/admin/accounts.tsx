@@ -128,7 +128,7 @@ function readListQuery(
 }
 
 async function listPage(c: Context<ApiEnv>): Promise<Response> {
-  const { config, database } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const p = await params(c);
   const accessFilters = hasPermission(c.get("staff")!.user.role, "manage_user_access");
   let read: ReturnType<typeof readListQuery>;
@@ -150,7 +150,7 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
   const { query, filter } = read;
   const page = readPageParams(p, LIST_PAGE);
   const ids = await listAdminAccountIds(database.db, filter, page);
-  const rows = await loadAdminAccounts(database.db, config, ids);
+  const rows = await loadAdminAccounts(database.db, mediaUrls, ids);
   const { newer, older } = pageLinks(
     page,
     LIST_PAGE,
@@ -178,11 +178,11 @@ async function accountPage(
   id: string,
   refused?: { refusal: Refusal; form?: ActionDraft },
 ): Promise<Response> {
-  const { config, database } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const db = database.db;
   if (!isId(id)) return await sendNotFound(c, "accounts");
   const [a, [row], warnings, open, resolved] = await Promise.all([
-    loadAdminAccount(db, config, id),
+    loadAdminAccount(db, mediaUrls, id),
     db.select({
       deletedAt: accounts.deletedAt,
       suspensionOrigin: accounts.suspensionOrigin,
@@ -285,9 +285,9 @@ export function accountPages(): Hono<ApiEnv> {
       if (!readBoolean(p, "confirm")) {
         throw new ApiError(422, "Tick the confirmation box to delete the account's data");
       }
-      const { config, database } = c.get("ctx");
+      const { database, media } = c.get("ctx");
       await deleteAccountData(database.db, staffModerator(c), id);
-      await flushDiscardedMedia(database.db, config);
+      await flushDiscardedMedia(database.db, media);
     });
   });
   return app;
