@@ -80,8 +80,8 @@ test("migration 0049: accounts, archives and cards of a previous version", async
           '${origin}/system/${avatar}', 'https://elsewhere.example/h.png'),
         (200, 'carol', 'remote.example', 'https://remote.example/users/carol',
           'https://cdn.remote.example/a.png', NULL)`);
-        await exec(`INSERT INTO users (id, account_id, email, password_hash)
-        VALUES (100, 100, 'alice@example.com', 'x')`);
+        await exec(`INSERT INTO users (id, account_id, email, password_hash, confirmed_at)
+        VALUES (100, 100, 'alice@example.com', 'x', now())`);
         await exec(`INSERT INTO backups (id, user_id, state, file_key, size)
         VALUES (1, 100, 'done', '${archive}', 3), (2, 100, 'failed', NULL, NULL)`);
         await exec(`INSERT INTO preview_cards (id, url, title, image_url)
