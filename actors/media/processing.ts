@@ -23,6 +23,7 @@ import { mediaAttachments } from "../../db/schema/mod.ts";
 import { ffmpegAvailable, firstFrame, type MediaProbe, probeMedia, transcode } from "./ffmpeg.ts";
 import { geometry, processPreview } from "./images.ts";
 import { writeAttachmentFile } from "./storage.ts";
+import type { MediaStore } from "./store/mod.ts";
 import { removeDiscardedMedia } from "./discarded.ts";
 import { inLiveEditHistory } from "./removal.ts";
 import type { MediaRow } from "./upload.ts";
@@ -216,7 +217,39 @@ function metaOf(probe: MediaProbe): Record<string, unknown> {
  */
 async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): Promise<Outcome> {
   const store = ctx.media;
-  const input = store.localPath(row.filePath!)!;
+  const local = store.localPath(row.filePath!);
+  const input = local ?? await scratchCopy(store, row.filePath!);
+  try {
+    return await transcodeFile(store, row, input, created);
+  } finally {
+    if (!local) await Deno.remove(input).catch(() => {});
+  }
+}
+
+/**
+ * A stored file copied into a scratch file, for ffmpeg to read (an object
+ * store has no file to read in place); the caller removes it.
+ */
+async function scratchCopy(store: MediaStore, key: string): Promise<string> {
+  const stored = await store.get(key);
+  if (!stored) throw new Error(`stored file missing: ${key}`);
+  const scratch = await Deno.makeTempFile({ prefix: "rookery-media-in-" });
+  try {
+    const file = await Deno.open(scratch, { write: true, truncate: true });
+    await stored.body.pipeTo(file.writable);
+    return scratch;
+  } catch (error) {
+    await Deno.remove(scratch).catch(() => {});
+    throw error;
+  }
+}
+
+async function transcodeFile(
+  store: MediaStore,
+  row: MediaRow,
+  input: string,
+  created: string[],
+): Promise<Outcome> {
   const source = await probeMedia(input);
   if (!source.video && !source.audio) throw new Error("no audio or video stream");
   const kind = row.type === "audio" || !source.video ? "audio" : "video";
@@ -241,14 +274,22 @@ async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): 
       blurhash = preview.blurhash;
       meta.small = preview.geometry;
     }
-    const bytes = await Deno.readFile(scratch);
-    const output = await writeAttachmentFile(store, row.id, "original", extension, bytes);
+    // Streamed from the scratch file: a long video is never held in memory.
+    const fileSize = (await Deno.stat(scratch)).size;
+    const output = await writeAttachmentFile(
+      store,
+      row.id,
+      "original",
+      extension,
+      (await Deno.open(scratch)).readable,
+      { size: fileSize },
+    );
     created.push(output);
     return {
       type: kind === "audio" ? "audio" : probe.audio ? "video" : "gifv",
       filePath: output,
       contentType: kind === "video" ? "video/mp4" : "audio/mpeg",
-      fileSize: bytes.byteLength,
+      fileSize,
       previewPath,
       blurhash,
       meta,

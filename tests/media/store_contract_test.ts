@@ -8,10 +8,13 @@ import assert from "node:assert/strict";
 import { test } from "../harness.ts";
 import {
   type MediaStore,
+  MediaStoreUnavailable,
   RangeNotSatisfiable,
   type StoredObject,
 } from "../../actors/media/store/mod.ts";
 import { FolderStore } from "../../actors/media/store/folder.ts";
+import { S3Store } from "../../actors/media/store/s3.ts";
+import { startS3Server } from "../fixtures/s3_server.ts";
 import {
   newArchiveKey,
   newAttachmentKey,
@@ -35,6 +38,17 @@ async function folderSubject(): Promise<Subject> {
     name: "folder",
     store: new FolderStore(dir, ORIGIN),
     close: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+/** The S3 store on a fresh bucket of fauxqs (or TEST_S3_ENDPOINT), paging two keys at a time. */
+async function s3Subject(): Promise<Subject> {
+  const server = await startS3Server();
+  const bucket = await server.bucket();
+  return {
+    name: "s3",
+    store: new S3Store({ ...bucket.config, listPageSize: 2 }, ORIGIN),
+    close: () => server.stop(),
   };
 }
 
@@ -62,7 +76,7 @@ async function keysOf(list: AsyncIterable<StoredObject>): Promise<string[]> {
   return (await Array.fromAsync(list)).map((o) => o.key);
 }
 
-for (const make of [folderSubject]) {
+for (const make of [folderSubject, s3Subject]) {
   test(`media store contract: ${make.name.replace("Subject", "")}`, async (t) => {
     const { store, close } = await make();
     try {
@@ -189,3 +203,57 @@ for (const make of [folderSubject]) {
     }
   });
 }
+
+test("S3 store: multipart uploads, and a bucket that is down", async (t) => {
+  const server = await startS3Server();
+  const bucket = await server.bucket();
+  const threshold = 5 * 1024 * 1024;
+  const store = new S3Store({ ...bucket.config, multipartThreshold: threshold }, ORIGIN);
+  try {
+    await t.step("a stream of unknown size past the threshold goes up in parts", async () => {
+      const key = newAttachmentKey(newId(), "original", "mp4");
+      // 12 MiB in 1 MiB chunks: three parts of 5, 5 and 2 MiB.
+      assert.deepEqual(
+        await store.put(key, chunked(12, 1024 * 1024), { contentType: "video/mp4" }),
+        { size: 12 * 1024 * 1024 },
+      );
+      const object = await bucket.object(key);
+      assert.equal(object?.bytes.length, 12 * 1024 * 1024);
+      assert.deepEqual(object?.bytes.subarray(0, 100), bytesOf(1024 * 1024, 1).subarray(0, 100));
+      assert.equal(object?.contentType, "video/mp4");
+      const broken = newAttachmentKey(newId(), "original", "mp4");
+      await assert.rejects(
+        store.put(broken, chunked(12, 1024 * 1024, 7), { contentType: "video/mp4" }),
+        /the source broke/,
+      );
+      assert.equal(await bucket.has(broken), false);
+    });
+
+    await t.step("archives are private, media public", async () => {
+      const archive = newArchiveKey();
+      await store.put(archive, bytesOf(10), { contentType: "application/zip" });
+      assert.equal((await bucket.object(archive))?.cacheControl, "private, no-store");
+    });
+
+    await t.step("down: reads, writes and checks throw MediaStoreUnavailable", async () => {
+      const key = newAttachmentKey(newId(), "original", "png");
+      await store.put(key, bytesOf(10), { contentType: "image/png" });
+      await server.stop();
+      const unavailable = (error: Error) => {
+        assert.ok(error instanceof MediaStoreUnavailable, String(error));
+        assert.match(error.message, new RegExp(`s3://${bucket.name}`));
+        assert.doesNotMatch(error.message, new RegExp(bucket.config.secretAccessKey));
+        return true;
+      };
+      await assert.rejects(store.get(key), unavailable);
+      await assert.rejects(store.size(key), unavailable);
+      await assert.rejects(store.check(), unavailable);
+      await assert.rejects(store.put(key, bytesOf(3), { contentType: "image/png" }), unavailable);
+      await assert.rejects(Array.fromAsync(store.list()), unavailable);
+      assert.deepEqual(await store.delete([key]), [key]);
+    });
+  } finally {
+    await store.close();
+    await server.stop();
+  }
+});

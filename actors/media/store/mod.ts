@@ -118,9 +118,17 @@ export class RangeNotSatisfiable extends Error {
   }
 }
 
-/** The store the configuration asks for. */
-export function createMediaStore(config: Pick<Config, "dataDir" | "origin">): Promise<MediaStore> {
-  return Promise.resolve(new FolderStore(config.dataDir, config.origin));
+/**
+ * The store the configuration asks for. The S3 store (and with it the AWS
+ * SDK, ~20 MiB) is imported only when S3_ENABLED=true.
+ */
+export async function createMediaStore(
+  config: Pick<Config, "dataDir" | "origin" | "media">,
+): Promise<MediaStore> {
+  const wanted = config.media.store;
+  if (wanted.kind === "folder") return new FolderStore(config.dataDir, config.origin);
+  const { S3Store } = await import("./s3.ts");
+  return new S3Store(wanted, config.origin);
 }
 
 /**
