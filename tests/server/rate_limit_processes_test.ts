@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
-import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { createTestDatabase, POSTGRES_ONLY, test } from "../harness.ts";
 import { startServer } from "../fixtures/server_process.ts";
 
 const startWeb = (env: Record<string, string>) => startServer({ ROLE: "web", ...env });
@@ -16,8 +16,10 @@ const startWeb = (env: Record<string, string>) => startServer({ ROLE: "web", ...
 const CHEAP = "/api/v1/instance/translation_languages";
 const WINDOW_MS = 5 * 60 * 1000;
 
-if (DB_KIND === "postgres") {
-  test("rate limits: two ROLE=web processes admit exactly 300 of 330 requests", async () => {
+test(
+  "rate limits: two ROLE=web processes admit exactly 300 of 330 requests",
+  POSTGRES_ONLY,
+  async () => {
     const pg = await createTestDatabase();
     const dataDir = await Deno.makeTempDir({ prefix: "rookery-limits-" });
     const env = { DATABASE_URL: pg.url, DATA_DIR: dataDir, RATE_LIMITS: "on", TRUST_PROXY: "true" };
@@ -27,10 +29,10 @@ if (DB_KIND === "postgres") {
     try {
       await direct.rows(sql`CREATE TABLE test_counter_writes (at timestamptz DEFAULT now())`);
       await direct.rows(sql.raw(`CREATE FUNCTION test_count_counter_write() RETURNS trigger
-        LANGUAGE plpgsql AS $$ BEGIN INSERT INTO test_counter_writes DEFAULT VALUES; RETURN NULL; END $$`));
+      LANGUAGE plpgsql AS $$ BEGIN INSERT INTO test_counter_writes DEFAULT VALUES; RETURN NULL; END $$`));
       await direct.rows(sql`CREATE TRIGGER test_count_counter_writes
-        AFTER INSERT OR UPDATE ON rate_limit_counters
-        FOR EACH ROW EXECUTE FUNCTION test_count_counter_write()`);
+      AFTER INSERT OR UPDATE ON rate_limit_counters
+      FOR EACH ROW EXECUTE FUNCTION test_count_counter_write()`);
       // The servers' clock is the real one: start well inside a 5-minute window.
       const left = WINDOW_MS - Date.now() % WINDOW_MS;
       if (left < 60_000) await new Promise((r) => setTimeout(r, left + 500));
@@ -68,5 +70,5 @@ if (DB_KIND === "postgres") {
       await pg.drop();
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     }
-  });
-}
+  },
+);
