@@ -11,6 +11,9 @@
  * marker: if it had been sent at all, it would be there.
  */
 import type { TestInstance } from "../harness.ts";
+import { publishStreamEvent } from "../../actors/streaming/bus.ts";
+import { newId } from "../../db/ids.ts";
+import { statuses } from "../../db/schema.ts";
 
 /** A WebSocket frame as Mastodon sends it. */
 export interface Frame {
@@ -284,4 +287,29 @@ export class SseClient {
     this.#abort.abort();
     await this.ended;
   }
+}
+
+/**
+ * A public status of a remote account, stored and announced to the streams
+ * as an inbox delivery would (without a peer to send it); returns its id.
+ * `actorUri` names the author (https://remote.example/users/rita).
+ */
+export async function remoteStatus(
+  instance: TestInstance,
+  author: { accountId: string; actorUri: string },
+  text: string,
+): Promise<string> {
+  const id = newId();
+  await instance.rookery.ctx.database.db.transaction(async (tx) => {
+    await tx.insert(statuses).values({
+      id,
+      uri: `${author.actorUri}/statuses/${id}`,
+      accountId: author.accountId,
+      local: false,
+      visibility: "public",
+      content: `<p>${text}</p>`,
+    });
+    await publishStreamEvent(tx, { event: "update", statusId: id, home: [], lists: [] });
+  });
+  return id;
 }

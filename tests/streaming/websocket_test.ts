@@ -14,11 +14,8 @@ import postgres from "postgres";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
 import { hashSecret } from "../../actors/tokens.ts";
-import { publishStreamEvent } from "../../actors/streaming/bus.ts";
-import { newId } from "../../db/ids.ts";
-import { statuses } from "../../db/schema.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
-import { WsClient } from "./helpers.ts";
+import { remoteStatus, WsClient } from "./helpers.ts";
 
 test("WebSocket streams", async (t) => {
   const instance = await startInstance({ listen: true });
@@ -272,7 +269,6 @@ test("WebSocket streams", async (t) => {
     });
 
     await t.step("public:remote, and nothing from a domain the viewer blocks", async () => {
-      const { db } = instance.rookery.ctx.database;
       const remoteId = await insertRemoteAccount(instance, "rita", "remote.example");
       const [jack, kate] = [await createUser(instance, "jack"), await createUser(instance, "kate")];
       await ok(instance, kate, "POST", "/api/v1/domain_blocks", { domain: "remote.example" });
@@ -282,23 +278,8 @@ test("WebSocket streams", async (t) => {
       const kateWs = await connect(`/api/v1/streaming?stream=public&access_token=${kate.token}`);
       kateWs.send({ type: "subscribe", stream: "public:remote" });
       await kateWs.sync();
-      /** A remote status, as an inbox delivery would store it and fan it out. */
-      const remoteStatus = async (text: string) => {
-        const id = newId();
-        await db.transaction(async (tx) => {
-          await tx.insert(statuses).values({
-            id,
-            uri: `https://remote.example/users/rita/statuses/${id}`,
-            accountId: remoteId,
-            local: false,
-            visibility: "public",
-            content: `<p>${text}</p>`,
-          });
-          await publishStreamEvent(tx, { event: "update", statusId: id, home: [], lists: [] });
-        });
-        return id;
-      };
-      const id = await remoteStatus("From afar");
+      const rita = { accountId: remoteId, actorUri: "https://remote.example/users/rita" };
+      const id = await remoteStatus(instance, rita, "From afar");
       const frame = await jackWs.next("update", "public:remote");
       assert.deepEqual(
         JSON.parse(frame.payload!),
@@ -308,7 +289,7 @@ test("WebSocket streams", async (t) => {
       const local = await postStatus(instance, alice, "Local news");
       await kateWs.nothingBefore("update", { event: "update", id: local.id, stream: "public" });
       // The local post does not go to public:remote; a later remote one does.
-      const later = await remoteStatus("Later from afar");
+      const later = await remoteStatus(instance, rita, "Later from afar");
       await jackWs.nothingBefore("update", { event: "update", id: later, stream: "public:remote" });
     });
 
