@@ -51,10 +51,10 @@ test("update_credentials sends a signed Update(Person) to followers' shared inbo
     const res = await updateCredentials(a, alice.token, { display_name: "Alice Updated" });
     assert.equal(res.status, 200, await res.text());
 
-    const update = await eventually("B to receive an Update", async () => {
+    const update = await eventually("B to receive an Update", () => {
       const found = deliveries.find((d) => d.body?.type === "Update");
       if (!found) throw new Error(`saw ${JSON.stringify(deliveries.map((d) => d.path))}`);
-      return found;
+      return Promise.resolve(found);
     });
     assert.equal(update.path, "/inbox", "delivered to the shared inbox");
     assert.ok(update.signature, "the delivery is signed");
