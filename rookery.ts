@@ -14,6 +14,7 @@ import { startDomainRules } from "./actors/domain_rules.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { isInboxDelivery } from "./federation/inbox_guard.ts";
+import { addressedToUs, answersAnyHost, blockedHost } from "./federation/request_host.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
@@ -30,8 +31,10 @@ import { startTrendsRefresh } from "./actors/trends/refresh.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
+import { mediaStore } from "./actors/media/store.ts";
 import { purgeArchives } from "./actors/data/archive.ts";
 import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
+import { purgeEarlyDeletes } from "./federation/early_deletes.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -116,6 +119,9 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       // Behind a TLS-terminating proxy, signatures cover the public URL
       // (RFC 9421 @target-uri includes the scheme): rebuild it first.
       if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
+      // Only our own name is answered: a request (and a signature) for
+      // another host goes no further (federation/request_host.ts).
+      if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) return blockedHost();
       if (isInboxDelivery(request)) {
         const checked = await guardInbox(request);
         if (checked instanceof Response) return checked;
@@ -135,6 +141,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
           maintain(),
           pruneCardFailures(ctx.database.db),
           purgeArchives(ctx.database.db, config.dataDir),
+          purgeEarlyDeletes(ctx.database.db),
         ])
           .catch((error) => logger.warn("Maintenance failed: {error}", { error }));
       timers.push(setInterval(run, 10 * 60_000));
@@ -143,7 +150,9 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       // Trend scores, recomputed every TRENDS_INTERVAL (one worker at a time).
       jobs.push(startTrendsRefresh(ctx));
       // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
-      jobs.push(startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays));
+      jobs.push(
+        startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays, mediaStore(ctx.config)),
+      );
       // December's annual reports, when ANNUAL_REPORTS is on.
       jobs.push(startAnnualReportCampaign(ctx));
       // Intents a crash, a failed enqueue or a process without a worker left.

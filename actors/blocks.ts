@@ -94,14 +94,21 @@ export async function block(
   });
 }
 
-/** `accountId` lifts its block of `targetId` (a remote target is sent Undo(Block)). */
-export async function unblock(app: AppContext, accountId: string, targetId: string) {
-  await app.database.db.transaction(async (tx) => {
+/**
+ * `accountId` lifts its block of `targetId` (a remote target is sent
+ * Undo(Block)); returns whether there was a block to lift.
+ */
+export async function unblock(
+  app: AppContext,
+  accountId: string,
+  targetId: string,
+): Promise<boolean> {
+  return await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, accountId, targetId);
     const [removed] = await tx.delete(blocks).where(
       and(eq(blocks.accountId, accountId), eq(blocks.targetAccountId, targetId)),
     ).returning();
-    if (!removed || !isLocal(account) || isLocal(target)) return;
+    if (!removed || !isLocal(account) || isLocal(target)) return removed != null;
     const snapshot: BlockSnapshot = {
       id: removed.id,
       uri: removed.uri,
@@ -109,6 +116,7 @@ export async function unblock(app: AppContext, accountId: string, targetId: stri
       targetAccountId: targetId,
     };
     await recordDelivery(tx, "blockUndone", snapshot);
+    return true;
   });
 }
 

@@ -9,12 +9,12 @@
  *
  * Each command is one transaction, which also records its deliveries.
  */
-import { and, eq, or } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
 import type { Tx } from "../db/connection.ts";
 import { newId } from "../db/ids.ts";
-import { accounts, blocks, followRequests, follows, mutes } from "../db/schema.ts";
-import { accountNotes, endorsements } from "../db/schema.ts";
+import { followRequests, follows } from "../db/schema.ts";
+import { endorsements } from "../db/schema.ts";
 import { NotFoundError } from "./errors.ts";
 import { recordDelivery } from "./deliveries.ts";
 import {
@@ -30,7 +30,7 @@ import {
 } from "./follow_rows.ts";
 import type { FollowSnapshot } from "./outbox/relationships.ts";
 import { notifyFollow, notifyFollowRequest, retractNotifications } from "./notifications/notify.ts";
-import { removeAuthorFromHome } from "./timelines/fanout.ts";
+import { mergeFollowedAccount, unmergeFollowedAccount } from "./timelines/merge.ts";
 
 export { type FollowOptions, NotPermittedError } from "./follow_rows.ts";
 
@@ -91,6 +91,8 @@ export async function follow(
       const { row, created } = await writeFollow(tx, followerId, targetId, options, uri);
       // Notifications (issue 4): a new follow of a local account tells its owner.
       if (created) await notifyFollow(tx, followerId, targetId);
+      // Merge: the followed account's recent posts join the home timeline and lists.
+      if (created && isLocal(account)) await mergeFollowedAccount(tx, followerId, targetId);
       // A remote follower (re)sending Follow is (re)told it was accepted, as Mastodon does.
       if (!isLocal(account)) await recordDelivery(tx, "followAccepted", snapshotOf(row));
       // A follow makes any pending request for the same pair moot.
@@ -161,10 +163,15 @@ async function writeRequest(
 
 /**
  * `followerId` stops following `targetId`, or withdraws a pending request.
- * A remote target is sent Undo(Follow). Not following is not an error.
+ * A remote target is sent Undo(Follow). Not following is not an error;
+ * returns whether there was a follow or request to undo.
  */
-export async function unfollow(app: AppContext, followerId: string, targetId: string) {
-  await app.database.db.transaction(async (tx) => {
+export async function unfollow(
+  app: AppContext,
+  followerId: string,
+  targetId: string,
+): Promise<boolean> {
+  return await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, followerId, targetId);
     const gone = [
       ...await removeFollows(tx, pairOf(follows, followerId, targetId)),
@@ -180,10 +187,12 @@ export async function unfollow(app: AppContext, followerId: string, targetId: st
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, targetId)),
     );
-    // Unmerge: the unfollowed account's posts leave the home timeline.
-    await removeAuthorFromHome(tx, followerId, targetId);
-    if (!isLocal(account) || isLocal(target)) return;
-    for (const s of gone) await recordDelivery(tx, "followUndone", s);
+    // Unmerge: the unfollowed account's posts leave the home timeline and lists.
+    await unmergeFollowedAccount(tx, followerId, targetId);
+    if (isLocal(account) && !isLocal(target)) {
+      for (const s of gone) await recordDelivery(tx, "followUndone", s);
+    }
+    return gone.length > 0;
   });
 }
 
@@ -195,7 +204,7 @@ export async function removeFromFollowers(app: AppContext, accountId: string, fo
   await app.database.db.transaction(async (tx) => {
     const { account, target: follower } = await requirePair(tx, accountId, followerId);
     const gone = await removeFollows(tx, pairOf(follows, followerId, accountId));
-    await removeAuthorFromHome(tx, followerId, accountId);
+    await unmergeFollowedAccount(tx, followerId, accountId);
     await tx.delete(endorsements).where(
       and(eq(endorsements.accountId, followerId), eq(endorsements.targetAccountId, accountId)),
     );
@@ -227,11 +236,13 @@ export async function authorizeFollowRequest(
       accountId,
       fromAccountId: requesterId,
     });
-    const { row } = await writeFollow(tx, requesterId, accountId, {
+    const { row, created } = await writeFollow(tx, requesterId, accountId, {
       reblogs: request.showReblogs,
       notify: request.notify,
       languages: request.languages,
     }, request.uri);
+    // Merge: the accepted follow brings the account's recent posts, as a direct follow does.
+    if (created && isLocal(requester)) await mergeFollowedAccount(tx, requesterId, accountId);
     if (isLocal(account) && !isLocal(requester)) {
       await recordDelivery(tx, "followAccepted", snapshotOf(row));
     }
@@ -263,43 +274,5 @@ export async function rejectFollowRequest(
     if (isLocal(account) && !isLocal(requester)) {
       await recordDelivery(tx, "followRejected", request);
     }
-  });
-}
-
-/**
- * A remote account was deleted on its server (Delete with actor = object):
- * every relation it had here goes, counters are fixed, and the row stays as
- * a tombstone so the same actor IRI is never taken for someone else.
- */
-export async function remoteAccountDeleted(app: AppContext, accountId: string): Promise<void> {
-  await app.database.db.transaction(async (tx) => {
-    const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
-    if (!account || isLocal(account) || account.deletedAt) return;
-    await removeFollows(
-      tx,
-      or(eq(follows.accountId, accountId), eq(follows.targetAccountId, accountId)),
-    );
-    await removeRequests(
-      tx,
-      or(eq(followRequests.accountId, accountId), eq(followRequests.targetAccountId, accountId)),
-    );
-    await tx.delete(blocks).where(
-      or(eq(blocks.accountId, accountId), eq(blocks.targetAccountId, accountId)),
-    );
-    await tx.delete(mutes).where(eq(mutes.targetAccountId, accountId));
-    await tx.delete(endorsements).where(eq(endorsements.targetAccountId, accountId));
-    await tx.delete(accountNotes).where(eq(accountNotes.targetAccountId, accountId));
-    const now = new Date();
-    await tx.update(accounts).set({
-      deletedAt: now,
-      updatedAt: now,
-      displayName: "",
-      note: "",
-      fields: [],
-      avatarUrl: null,
-      headerUrl: null,
-      followersCount: 0,
-      followingCount: 0,
-    }).where(eq(accounts.id, accountId));
   });
 }

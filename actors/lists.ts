@@ -13,7 +13,7 @@ import type { Db } from "../db/connection.ts";
 import { accounts, followRequests, follows, listAccounts, lists } from "../db/schema.ts";
 import { newId } from "../db/ids.ts";
 import { NotFoundError, Problems } from "./errors.ts";
-import { backfillListFeed, unmergeFromListFeed } from "./timelines/regenerate.ts";
+import { backfillListFeeds, theList, unmergeFromListFeeds } from "./timelines/regenerate.ts";
 
 export type ListRow = typeof lists.$inferSelect;
 
@@ -169,7 +169,7 @@ export async function addListAccounts(
       problems.add("account", "ERR_TAKEN", "has already been taken");
       problems.throwIfAny();
     }
-    await backfillListFeed(tx, listId, ids);
+    await backfillListFeeds(tx, theList(listId), ids);
   });
 }
 
@@ -188,6 +188,6 @@ export async function removeListAccounts(
     if (ids.length === 0) return;
     await tx.delete(listAccounts)
       .where(and(eq(listAccounts.listId, listId), inArray(listAccounts.accountId, ids)));
-    await unmergeFromListFeed(tx, listId, ids);
+    await unmergeFromListFeeds(tx, theList(listId), ids);
   });
 }

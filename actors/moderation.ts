@@ -7,7 +7,7 @@
  * Every function takes a username (case-insensitive, an optional leading "@"
  * is ignored) and throws NotFoundError when no live local account has it.
  */
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Executor } from "../db/connection.ts";
 import { accounts, oauthAccessTokens, statuses, users } from "../db/schema.ts";
 import { findLocalUser, ROLES, type UserRole } from "./accounts.ts";
@@ -17,6 +17,7 @@ import { recordDelivery } from "./deliveries.ts";
 import { removeAllFollows } from "./follow_rows.ts";
 import type { DeletionRecipient } from "./outbox/relationships.ts";
 import { accountReach } from "../db/queries/account_reach.ts";
+import { purgeAccountMedia } from "./media/removal.ts";
 
 type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
 
@@ -161,7 +162,10 @@ export interface AccountDeletion {
  * its key pair stays too, because the Delete activity must be signed with it.
  * The users row goes, and with it (by cascade) the access tokens and login
  * history. Follows in both directions are removed and the other side's
- * counters corrected; the account's statuses are marked deleted.
+ * counters corrected; the account's statuses are marked deleted; its media
+ * go (actors/media/removal.ts), the files only once the caller's
+ * transaction committed and it called flushDiscardedMedia (or the worker's
+ * hourly cleanup did).
  *
  * Federation: the transaction records the Delete(Person) (`accountDeleted`,
  * actors/outbox/relationships.ts) so the servers in the account's reach (followers,
@@ -175,9 +179,11 @@ export async function deleteLocalAccount(
   username: string,
 ): Promise<AccountDeletion> {
   const deletion = await db.transaction(async (tx) => {
-    const { account, user } = await requireLocalUser(tx, username);
-    // Lock the row so a concurrent delete or follow waits for this one.
-    await tx.execute(sql`SELECT id FROM accounts WHERE id = ${account.id} FOR UPDATE`);
+    const { account: found, user } = await requireLocalUser(tx, username);
+    // Lock the row so a concurrent delete, follow or profile change waits for
+    // this one; read after the lock, its avatar and header are the current ones.
+    const [account] = await tx.select().from(accounts).where(eq(accounts.id, found.id))
+      .for("update");
     // Everyone whose server holds a copy of the account (db/queries/account_reach.ts),
     // captured before the follows go.
     const recipients: DeletionRecipient[] = await accountReach(tx, account.id);
@@ -185,6 +191,7 @@ export async function deleteLocalAccount(
     const now = new Date();
     await tx.update(statuses).set({ deletedAt: now })
       .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
+    await purgeAccountMedia(tx, account);
     await tx.update(accounts).set({
       deletedAt: now,
       updatedAt: now,

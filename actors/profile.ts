@@ -5,7 +5,8 @@
  * All or nothing: every value is checked and every image processed before
  * anything is written; the account and its settings change in one
  * transaction; images written for a change that then fails are deleted, and
- * replaced images are deleted only after the commit. Followers' servers get
+ * replaced or removed images are discarded in that transaction and deleted
+ * from the media store only after the commit (actors/media/discarded.ts). Followers' servers get
  * an Update of the actor, recorded in the same transaction (actors/deliveries.ts).
  */
 import { eq } from "drizzle-orm";
@@ -22,10 +23,12 @@ import {
   ImageRejected,
   type ProcessedImage,
   processProfileImage,
+  profileImageKey,
   type ProfileImageKind,
-  removeStoredImage,
   storeProfileImage,
 } from "./profile_media.ts";
+import { mediaStore } from "./media/store.ts";
+import { discardMediaFiles, flushDiscardedMedia } from "./media/discarded.ts";
 import {
   type FieldSource,
   PRIVACY_VALUES,
@@ -60,6 +63,11 @@ export interface ProfileUpdate {
   sensitive?: boolean;
   language?: string;
   quotePolicy?: string;
+  /**
+   * The user's search-engine opt-out (Mastodon's `noindex` setting): only the
+   * settings page changes it, as Mastodon's update_credentials does not.
+   */
+  noindex?: boolean;
 }
 
 type AccountRow = typeof accounts.$inferSelect;
@@ -227,12 +235,12 @@ export async function updateProfile(
   const { config, database } = ctx;
   const texts = [values.note ?? "", ...(values.fields ?? []).map((f) => f.value)];
   const mentions = await resolveMentions(database.db, config.domain, texts);
+  const store = mediaStore(config);
   const stored: Partial<Record<ProfileImageKind, string>> = {};
   for (const image of images) {
-    stored[image.kind] = await storeProfileImage(config.dataDir, config.origin, accountId, image);
+    stored[image.kind] = await storeProfileImage(store, accountId, image);
   }
 
-  let replaced: (string | null)[] = [];
   try {
     await database.db.transaction(async (tx) => {
       const [row] = await tx.select({ account: accounts, settings: users.settings })
@@ -274,6 +282,7 @@ export async function updateProfile(
         settings.default_privacy = input.privacy as UserSettings["default_privacy"];
       }
       if (input.sensitive != null) settings.default_sensitive = input.sensitive;
+      if (input.noindex != null) settings.noindex = input.noindex;
       if (input.language != null) settings.default_language = input.language;
       if (input.quotePolicy != null) {
         settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
@@ -293,18 +302,16 @@ export async function updateProfile(
         ], { replace: true });
       }
       await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
-      replaced = [
-        stored.avatar ? account.avatarUrl : null,
-        stored.header ? account.headerUrl : null,
-      ];
+      await discardMediaFiles(tx, [
+        stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
+        stored.header ? profileImageKey(accountId, account.headerUrl) : null,
+      ]);
     });
   } catch (error) {
-    for (const url of Object.values(stored)) {
-      await removeStoredImage(config.dataDir, config.origin, url);
-    }
+    await store.delete(Object.values(stored).map((url) => profileImageKey(accountId, url)));
     throw error;
   }
-  for (const url of replaced) await removeStoredImage(config.dataDir, config.origin, url);
+  if (images.length) await flushDiscardedMedia(database.db, config);
 }
 
 /** Removes the avatar or header (`DELETE /api/v1/profile/{avatar,header}`); idempotent. */
@@ -324,8 +331,8 @@ export async function removeProfileImage(
     await tx.update(accounts).set({ [column]: null, updatedAt: new Date() })
       .where(eq(accounts.id, accountId));
     await recordDelivery(tx, "accountUpdated", accountId, newId());
+    await discardMediaFiles(tx, [profileImageKey(accountId, url)]);
     return url;
   });
-  if (previous == null) return;
-  await removeStoredImage(config.dataDir, config.origin, previous);
+  if (previous != null) await flushDiscardedMedia(database.db, config);
 }

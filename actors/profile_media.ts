@@ -1,18 +1,18 @@
 /**
  * Avatars and headers of local accounts: decoded and re-encoded with sharp
  * (which also drops EXIF, GPS and other metadata), cropped to Mastodon's
- * sizes, and kept under `${dataDir}/media/accounts/{avatars,headers}/`.
+ * sizes, and kept in the media store (actors/media/store.ts) under
+ * `accounts/{avatars,headers}/<account id>/`. Accounts keep the URL.
  *
  * Files are never overwritten: each upload gets a new random name, so a URL
  * always means the same bytes (and can be cached forever), and a failed
  * profile update can delete what it wrote without touching the old image.
  */
 import { loadSharp } from "./media/sharp.ts";
-import { join } from "node:path";
-import { getLogger } from "@logtape/logtape";
 import { encodeHex } from "./encoding.ts";
+import { MEDIA_URL_PREFIX, type MediaStore, mediaUrl } from "./media/store.ts";
 
-const logger = getLogger(["rookery", "media"]);
+export { MEDIA_URL_PREFIX, mediaRoot } from "./media/store.ts";
 
 export type ProfileImageKind = "avatar" | "header";
 
@@ -31,9 +31,6 @@ export const STORED_IMAGE_TYPES: Record<string, string> = {
   jpg: "image/jpeg",
   webp: "image/webp",
 };
-
-/** URL path under which stored media is served (the files live in `${dataDir}/media`). */
-export const MEDIA_URL_PREFIX = "/system";
 
 const FOLDERS: Record<ProfileImageKind, string> = { avatar: "avatars", header: "headers" };
 
@@ -98,27 +95,19 @@ export async function processProfileImage(
   }
 }
 
-/** The root folder of stored media. */
-export function mediaRoot(dataDir: string): string {
-  return join(dataDir, "media");
-}
-
 /**
  * Writes a processed image for an account and returns its public URL. The
  * name is random (16 bytes): URLs cannot be guessed from the account id.
  */
 export async function storeProfileImage(
-  dataDir: string,
-  origin: string,
+  store: MediaStore,
   accountId: string,
   image: ProcessedImage,
 ): Promise<string> {
   const name = `${encodeHex(crypto.getRandomValues(new Uint8Array(16)))}.${image.extension}`;
-  const relative = ["accounts", FOLDERS[image.kind], accountId, name];
-  const dir = join(mediaRoot(dataDir), ...relative.slice(0, -1));
-  await Deno.mkdir(dir, { recursive: true });
-  await Deno.writeFile(join(dir, name), image.bytes);
-  return `${origin}${MEDIA_URL_PREFIX}/${relative.join("/")}`;
+  const key = ["accounts", FOLDERS[image.kind], accountId, name].join("/");
+  await store.put(key, image.bytes, STORED_IMAGE_TYPES[image.extension]);
+  return store.url(key);
 }
 
 /**
@@ -128,7 +117,7 @@ export async function storeProfileImage(
 export function mediaFileUrl(origin: string, path: string | null): string | null {
   if (!path) return null;
   if (/^https?:\/\//i.test(path)) return path;
-  return `${origin}${MEDIA_URL_PREFIX}/${path.replace(/^\/+/, "")}`;
+  return mediaUrl(origin, path.replace(/^\/+/, ""));
 }
 
 /** Stored file path under the media root for one of our media URLs; null when it is not one. */
@@ -153,19 +142,20 @@ export function isSafeMediaPath(segments: string[]): boolean {
   return match != null && match[1] in STORED_IMAGE_TYPES;
 }
 
-/** Deletes a stored image by its URL; a missing file or foreign URL is not an error. */
-export async function removeStoredImage(
-  dataDir: string,
-  origin: string,
-  url: string | null,
-): Promise<void> {
-  const segments = storedPathOf(origin, url);
-  if (!segments) return;
+/**
+ * The store key of an account's own avatar or header, from the URL the
+ * account row keeps; null for a remote URL or anything else. Only a file in
+ * that account's own folder can come out, whatever the URL says, so a
+ * remote actor's crafted avatar URL never names a file of ours.
+ */
+export function profileImageKey(accountId: string, url: string | null): string | null {
+  let path: string;
   try {
-    await Deno.remove(join(mediaRoot(dataDir), ...segments));
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      logger.warn("Could not delete {url}: {error}", { url, error });
-    }
+    path = new URL(url ?? "").pathname;
+  } catch {
+    return null;
   }
+  if (!path.startsWith(`${MEDIA_URL_PREFIX}/`)) return null;
+  const segments = path.slice(MEDIA_URL_PREFIX.length + 1).split("/");
+  return isSafeMediaPath(segments) && segments[2] === accountId ? segments.join("/") : null;
 }

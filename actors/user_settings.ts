@@ -31,6 +31,8 @@ export interface UserSettings {
   expand_spoilers?: boolean;
   note_source?: string;
   fields_source?: FieldSource[];
+  /** Keep search engines off the profile and post pages (the Account's `noindex`). */
+  noindex?: boolean;
 }
 
 /** Settings with defaults applied. */

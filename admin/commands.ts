@@ -40,6 +40,7 @@ import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import { MOVE_COMMANDS } from "./move_commands.ts";
 import { ANNUAL_REPORT_COMMANDS } from "./annual_report_commands.ts";
 import type { AdminEnv, Command, CommandResult } from "./command.ts";
+import { flushDiscardedMedia } from "../actors/media/discarded.ts";
 export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
 
 /** The application that owns tokens minted here; found again by name and empty redirect URIs. */
@@ -168,10 +169,11 @@ const COMMANDS: Record<string, Command> = {
   "account delete": {
     usage: "account delete <username>",
     ...username,
-    async run({ db }, args) {
+    async run({ db, config }, args) {
       // The Delete(Person) to the account's remote contacts is recorded with the
       // deletion; without a running server it waits for the next worker's relay.
       const deletion = await deleteLocalAccount(db, args.positionals.username);
+      await flushDiscardedMedia(db, config);
       return `Deleted @${deletion.username} (removed ${
         plural(deletion.removedFollows, "follow")
       }). The username stays taken.`;

@@ -79,6 +79,11 @@ Storage maintenance
       accounts) created more than <days> days ago. The attachments stay:
       the API then shows their remote URL. A local user's media is never
       touched. Lists the files and prints the files and bytes freed.
+  media remove-orphans [--dry-run]
+      Checks the media store against the database: deletes the stored
+      files no attachment, custom emoji, avatar or header points at (files
+      under an hour old are left alone), and lists the rows that point at a
+      file the store does not have (those are only reported).
   statuses remove-orphans [--days <days>] [--dry-run]
       Deletes remote statuses older than <days> (default 90) that no local
       account follows the author of, favourited, bookmarked, boosted,
@@ -88,8 +93,9 @@ Storage maintenance
       more (unless an edit history shows them). Works in batches of 500, one
       transaction each, skipping rows in use, so it is safe while the server
       runs.
-  Both show a progress bar on stderr (plain lines when it is not a
-  terminal). --dry-run counts what would go and changes nothing.
+  media remove and statuses remove-orphans show a progress bar on stderr
+  (plain lines when it is not a terminal). --dry-run counts what would go
+  and changes nothing.
 
 Custom emoji
   emoji add <shortcode> <image file> [--category <name>] [--unlisted]

@@ -1,8 +1,9 @@
 /**
  * Storage maintenance from the command line: `media remove` (the remote
- * media cache) and `statuses remove-orphans` (old remote statuses nobody
- * here interacted with). The work is in actors/maintenance/; these commands
- * parse the arguments, draw the progress bar and print what went.
+ * media cache), `media remove-orphans` (files no row points at, and rows
+ * whose file is missing) and `statuses remove-orphans` (old remote statuses
+ * nobody here interacted with). The work is in actors/maintenance/; these
+ * commands parse the arguments, draw the progress bar and print what went.
  */
 import type { Command } from "./command.ts";
 import { UsageError } from "./args.ts";
@@ -13,6 +14,8 @@ import {
   removeRemoteMediaCache,
 } from "../actors/maintenance/remote_media.ts";
 import { removeOrphanStatuses } from "../actors/maintenance/orphan_statuses.ts";
+import { mediaStore } from "../actors/media/store.ts";
+import { checkMediaStore, type MediaCheck } from "../actors/maintenance/media_orphans.ts";
 
 /** Files listed one by one at most; beyond that only the totals. */
 const LIST_MAX = 1000;
@@ -39,6 +42,34 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/** What `media remove-orphans` prints: the files and rows, then the totals. */
+function mediaCheckReport(check: MediaCheck, dryRun: boolean): string {
+  const failed = new Set(check.failed);
+  const lines = [
+    ...check.orphans.slice(0, LIST_MAX).map((f) =>
+      `${dryRun ? "would remove" : failed.has(f.key) ? "could not remove" : "removed"} ${f.key}`
+    ),
+    ...(check.orphans.length > LIST_MAX ? [`… and ${check.orphans.length - LIST_MAX} more`] : []),
+    ...check.missing.slice(0, LIST_MAX).map((m) => `missing ${m.key} (${m.table} ${m.id})`),
+    ...(check.missing.length > LIST_MAX ? [`… and ${check.missing.length - LIST_MAX} more`] : []),
+  ];
+  const removed = check.orphans.filter((f) => !failed.has(f.key));
+  const bytes = removed.reduce((sum, f) => sum + f.size, 0);
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  lines.push(
+    `Checked ${plural(check.files, "stored file")}: ${dryRun ? "would remove" : "removed"} ${
+      plural(removed.length, "orphan file")
+    } (${formatBytes(bytes)})${
+      check.failed.length ? `, could not remove ${check.failed.length}` : ""
+    }; ${plural(check.missing.length, "row")} ${
+      check.missing.length === 1 ? "points" : "point"
+    } at a missing file${
+      check.recent ? `; left ${plural(check.recent, "unreferenced file")} under an hour old` : ""
+    }${dryRun ? " (dry run: nothing changed)" : ""}.`,
+  );
+  return lines.join("\n");
+}
+
 /** The commands, merged into the command table. */
 export const MAINTENANCE_COMMANDS: Record<string, Command> = {
   "media remove": {
@@ -49,7 +80,7 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
       const days = readDays("older-than", args.strings["older-than"]);
       const dryRun = args.flags.has("dry-run");
       let tracker: ProgressTracker | undefined;
-      const removal = await removeRemoteMediaCache(db, config.dataDir, daysAgo(days), {
+      const removal = await removeRemoteMediaCache(db, mediaStore(config), daysAgo(days), {
         dryRun,
         onProgress(examined, total) {
           tracker ??= new ProgressTracker("media remove", total, progress);
@@ -71,6 +102,19 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
       return lines.join("\n");
     },
   },
+  "media remove-orphans": {
+    usage: "media remove-orphans [--dry-run]",
+    positionals: [],
+    options: { "dry-run": "boolean" },
+    async run({ db, config }, args) {
+      const dryRun = args.flags.has("dry-run");
+      const check = await checkMediaStore(db, mediaStore(config), { dryRun });
+      const report = mediaCheckReport(check, dryRun);
+      return check.failed.length
+        ? { stdout: report, stderr: "Some files could not be removed.\n" }
+        : report;
+    },
+  },
   "statuses remove-orphans": {
     usage: "statuses remove-orphans [--days <days>] [--dry-run]",
     positionals: [],
@@ -79,7 +123,7 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
       const days = readDays("days", args.strings.days, 90);
       const dryRun = args.flags.has("dry-run");
       let tracker: ProgressTracker | undefined;
-      const removal = await removeOrphanStatuses(db, config.dataDir, daysAgo(days), {
+      const removal = await removeOrphanStatuses(db, mediaStore(config), daysAgo(days), {
         dryRun,
         onProgress(examined, total) {
           tracker ??= new ProgressTracker("statuses remove-orphans", total, progress);
@@ -90,7 +134,7 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
       // Then remote attachments already detached from their statuses (by a
       // remote Delete or edit): nothing else ever removes them.
       let mediaTracker: ProgressTracker | undefined;
-      const loose = await removeDetachedRemoteMedia(db, config.dataDir, daysAgo(days), {
+      const loose = await removeDetachedRemoteMedia(db, mediaStore(config), daysAgo(days), {
         dryRun,
         onProgress(examined, total) {
           mediaTracker ??= new ProgressTracker("detached remote media", total, progress);

@@ -211,9 +211,10 @@ function tooLarge(): ApiError {
 /**
  * JSON.parse, but an integer too large for a double is kept as its exact
  * decimal text (the reviver sees the number's source): 113456789012345678
- * would otherwise become 113456789012345680, another status's id.
+ * would otherwise become 113456789012345680, another status's id. Also read
+ * by the streaming socket for its subscribe messages (a list id as a number).
  */
-function parseJsonExact(text: string): unknown {
+export function parseJsonExact(text: string): unknown {
   return JSON.parse(text, exactIntegers);
 }
 

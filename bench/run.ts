@@ -179,7 +179,8 @@ function log(message: string) {
 
 async function startServer(env: Record<string, string>) {
   const port = freePort();
-  const origin = `http://localhost:${port}`;
+  // The address the scenarios request: a server answers only its own host.
+  const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", SERVER_V8_FLAGS, ...SERVER_FLAGS, MAIN],
     env: {

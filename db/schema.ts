@@ -22,3 +22,5 @@ export * from "./schema/reply_crawls.ts";
 export * from "./schema/backups.ts";
 export * from "./schema/annual_reports.ts";
 export * from "./schema/translations.ts";
+export * from "./schema/media_files.ts";
+export * from "./schema/early_deletes.ts";

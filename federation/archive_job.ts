@@ -49,6 +49,7 @@ import { buildLocalActor } from "./actor.ts";
 import type { LocalAccount } from "./local_actors.ts";
 import { instanceContext } from "./lookup.ts";
 import { enqueueJob } from "./jobs.ts";
+import { shapeForPeers } from "./wire_shape.ts";
 
 const logger = getLogger(["rookery", "jobs", "archive"]);
 
@@ -186,10 +187,10 @@ async function writeOutbox(
     after = rows.at(-1)!.id;
     const pieces: string[] = [];
     for (const activity of await activitiesOf(fedCtx, account, rows)) {
-      const json = await activity.toJsonLd({
-        format: "compact",
-        contextLoader: fedCtx.contextLoader,
-      }) as Json;
+      // The documents we federate, in the shape we federate them (wire_shape.ts).
+      const json = shapeForPeers(
+        await activity.toJsonLd({ format: "compact", contextLoader: fedCtx.contextLoader }) as Json,
+      );
       localizeAttachments(json, origin);
       pieces.push(JSON.stringify(json));
     }
@@ -305,10 +306,12 @@ async function writeActor(
   account: LocalAccount,
 ): Promise<void> {
   const { origin, dataDir } = fedCtx.data.config;
-  const actor = await (await buildLocalActor(fedCtx, account)).toJsonLd({
-    format: "compact",
-    contextLoader: fedCtx.contextLoader,
-  }) as Json;
+  const actor = shapeForPeers(
+    await (await buildLocalActor(fedCtx, account)).toJsonLd({
+      format: "compact",
+      contextLoader: fedCtx.contextLoader,
+    }) as Json,
+  );
   for (
     const [field, name, url] of [
       ["icon", "avatar", account.avatarUrl],

@@ -7,14 +7,17 @@
  * ActivityPub (a Note at its page URL, a Tombstone) ask it too. In that mode
  * a GET passes only with an HTTP signature that
  *
- * 1. covers the method, the target and the host, and is not dated more than
- *    an hour ahead (the rules of the inbox guard, without the digest): a
- *    signature made for another path or another server is not reusable;
+ * 1. covers the method, the target and the host, the host being ours
+ *    (request_host.ts), and is not dated more than an hour ahead (the rules
+ *    of the inbox guard, without the digest): a signature made for another
+ *    path or another server is not reusable;
  * 2. verifies with a key fetched through our own loaders
  *    (document_loader.ts): a key counts only when its owner's actor
  *    document, from the owner's origin, lists it. Fedify's
  *    `RequestContext.getSignedKey()` fetches the key with the context's
- *    document loader, which is ours, so this check is not bypassed;
+ *    document loader, which is ours (signed by the instance actor, so a
+ *    signer's server in this mode answers too), so this check is not
+ *    bypassed;
  * 3. belongs to a server we federate with (not suspended by an instance
  *    domain block, allowed in allowlist mode: actors/domain_rules.ts) and
  *    that the owner of what is fetched has not blocked: an account block of
@@ -33,6 +36,7 @@ import { accountDomainBlocks, accounts, blocks } from "../db/schema.ts";
 import { signedInTheFuture, uncoveredParts } from "./inbox_guard.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { federationRefused } from "../actors/domain_rules.ts";
+import { addressedToUs } from "./request_host.ts";
 
 const logger = getLogger(["rookery", "federation", "authorized-fetch"]);
 
@@ -73,7 +77,9 @@ export function signedFetcher(ctx: RequestContext<AppContext>): Promise<FetchSig
 async function verifySigner(ctx: RequestContext<AppContext>): Promise<FetchSigner | null> {
   const { headers } = ctx.request;
   if (!isSigned(ctx.request)) return null;
-  const weakness = signedInTheFuture(headers)
+  const weakness = !addressedToUs(ctx.request, ctx.data.config.origin)
+    ? "made for another host"
+    : signedInTheFuture(headers)
     ? "a date in the future"
     : uncoveredParts(headers, { digest: false });
   if (weakness) {

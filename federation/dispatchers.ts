@@ -16,6 +16,7 @@ import { registerOutboxCollection } from "./outbox_collection.ts";
 import { registerProfileCollections } from "./profile_collections.ts";
 import { registerRepliesCollection } from "./replies_collection.ts";
 import { registerWebFingerLinks } from "./webfinger.ts";
+import { installWireShape } from "./wire_shape.ts";
 
 /** Sets up actors, collections, inboxes, WebFinger, NodeInfo and host-meta. */
 export function registerDispatchers(federation: Federation<AppContext>): void {
@@ -31,4 +32,5 @@ export function registerDispatchers(federation: Federation<AppContext>): void {
   registerWebFingerLinks(federation);
   registerNodeInfo(federation);
   installDiscoveryDocuments(federation);
+  installWireShape(federation);
 }

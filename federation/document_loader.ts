@@ -32,8 +32,15 @@
  *   Fedify bundles are used, and any other URL resolves to an empty context
  *   (its terms are then read from the raw JSON, as Mastodon reads them).
  *
- * Loaded documents are cached in the key–value store for five minutes, as
- * Fedify's built-in loader does, after these checks.
+ * - **Signed.** Every fetch is signed: by the instance actor (`/actor`), as
+ *   Mastodon signs its fetches, unless a local actor's loader was asked for
+ *   (Fedify's authenticated loader). So a peer in authorized-fetch mode
+ *   answers, also for the key of a signature we verify (inbox deliveries,
+ *   signed GETs): an unsigned key fetch there got a 401 and the peer's
+ *   deliveries were refused.
+ *
+ * Documents loaded for the instance actor are cached in the key–value store
+ * for five minutes, as Fedify's built-in loader does, after these checks.
  */
 import { kvCache, type KvKey, type KvStore, signRequest } from "@fedify/fedify";
 import {
@@ -76,6 +83,8 @@ export interface LoaderSettings {
    * actors/domain_rules.ts); checked at every hop, redirects included.
    */
   refusedUrl?: (url: URL) => Promise<boolean>;
+  /** The instance actor's key, which signs every fetch not made for a local actor. */
+  instanceIdentity: () => Promise<SigningIdentity>;
 }
 
 /** A local actor's RSA key, for fetches from servers that require signed GETs. */
@@ -84,10 +93,13 @@ export interface SigningIdentity {
   privateKey: CryptoKey;
 }
 
+/** Who signs a load: a local actor, or the instance actor (its key read when first needed). */
+type Signer = SigningIdentity | (() => Promise<SigningIdentity>);
+
 /** The three loader factories createFederation takes. */
 export function createDocumentLoaders(settings: LoaderSettings) {
   return {
-    documentLoaderFactory: () => checkedLoader(settings, null),
+    documentLoaderFactory: () => checkedLoader(settings, settings.instanceIdentity),
     authenticatedDocumentLoaderFactory: (identity: SigningIdentity) =>
       checkedLoader(settings, identity),
     contextLoaderFactory: () => contextLoader,
@@ -107,7 +119,7 @@ export const contextLoader: DocumentLoader = (url) => {
   });
 };
 
-function checkedLoader(settings: LoaderSettings, identity: SigningIdentity | null): DocumentLoader {
+function checkedLoader(settings: LoaderSettings, identity: Signer): DocumentLoader {
   const load: DocumentLoader = async (url, options) => {
     const document = await fetchDocument(url, settings, identity, options);
     // The owner is fetched directly, not through this loader: a key whose
@@ -118,10 +130,11 @@ function checkedLoader(settings: LoaderSettings, identity: SigningIdentity | nul
     );
     return document;
   };
-  // Signed fetches may return what the signer alone may see: never cache them.
-  const cached = identity
-    ? load
-    : kvCache({ loader: load, kv: settings.kv, prefix: DOCUMENT_CACHE_PREFIX });
+  // A local actor's fetches may return what that actor alone may see: never
+  // cache them. What the instance actor is shown, the whole server may see.
+  const cached = typeof identity === "function"
+    ? kvCache({ loader: load, kv: settings.kv, prefix: DOCUMENT_CACHE_PREFIX })
+    : load;
   // Asked before the cache too: a domain blocked a minute ago is not read from it.
   return async (url, options) => {
     const bundled = (preloadedContexts as Record<string, unknown>)[url] !== undefined;
@@ -144,7 +157,7 @@ async function refusedUrl(check: (url: URL) => Promise<boolean>, url: string): P
 async function fetchDocument(
   url: string,
   settings: LoaderSettings,
-  identity: SigningIdentity | null,
+  identity: Signer,
   options?: DocumentLoaderOptions,
 ): Promise<RemoteDocument> {
   const bundled = (preloadedContexts as Record<string, unknown>)[url];
@@ -212,7 +225,7 @@ async function fetchDocument(
 async function send(
   url: string,
   settings: LoaderSettings,
-  identity: SigningIdentity | null,
+  signer: Signer,
   signal: AbortSignal,
 ): Promise<Response> {
   const request = () =>
@@ -223,7 +236,7 @@ async function send(
     settings.allowPrivateAddress
       ? fetch(request, { redirect: "manual", signal })
       : publicFetch(new URL(request.url), { headers: Object.fromEntries(request.headers), signal });
-  if (!identity) return await dispatch(request());
+  const identity = typeof signer === "function" ? await signer() : signer;
   let response: Response | null = null;
   for (const spec of ["draft-cavage-http-signatures-12", "rfc9421"] as const) {
     await response?.body?.cancel();

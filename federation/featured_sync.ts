@@ -8,7 +8,8 @@
  * is paged), at most {@link MAX_FEATURED_ITEMS} items, only items on the
  * actor's own server, and only statuses the actor wrote. Items embedded in
  * the collection are stored from it; the others are fetched (signed, with
- * their parents as federation/fetch_status.ts bounds them).
+ * their parents as federation/fetch_status.ts bounds them). An item that is
+ * a `Create` stands for its object.
  *
  * It runs as a queued job (scheduled by federation/featured_schedule.ts),
  * together with the featuredTags sync (federation/featured_tags_sync.ts),
@@ -18,7 +19,7 @@
  * so one sync never spreads into a crawl. A sync that cannot fetch the collection leaves the pins as they are;
  * a pin an Add makes while the collection is read stays.
  */
-import { Collection, type Object as APObject } from "@fedify/vocab";
+import { Collection, Create, type Object as APObject } from "@fedify/vocab";
 import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
@@ -40,9 +41,11 @@ import { sameOrigin } from "./trust.ts";
 import {
   capturingLoader,
   collectionItemJson,
+  embeddedJson,
   receivedJson,
   remember,
 } from "./dialects/received.ts";
+import { embeddedObject } from "./activity_object.ts";
 
 const logger = getLogger(["rookery", "federation", "featured"]);
 
@@ -113,7 +116,9 @@ export async function syncFeaturedCollection(
         collectionItemJson(await receivedJson(page), iri.href);
       remember(item, json);
     }
-    const status = await statusOf(ctx, account.uri, iri.href, item);
+    const post = await postOfItem(iri.href, item);
+    if (!post || !sameOrigin(post.iri, account.uri)) continue;
+    const status = await statusOf(ctx, account.uri, post.iri, post.object);
     if (status?.accountId === account.id) statusIds.push(status.id);
   }
   try {
@@ -126,6 +131,24 @@ export async function syncFeaturedCollection(
     if (!(error instanceof NotFoundError)) throw error;
   }
   return true;
+}
+
+/**
+ * The post a featured item stands for. Some servers list the `Create`
+ * activities of their pinned posts: the post is its object (embedded, or
+ * fetched by its own id), never the activity's id, which often answers 404.
+ * Null for a Create without an object.
+ */
+async function postOfItem(
+  iri: string,
+  item: APObject | undefined,
+): Promise<{ iri: string; object: APObject | undefined } | null> {
+  if (!(item instanceof Create)) return { iri, object: item };
+  const objectIri = item.objectId?.href;
+  if (!objectIri) return null;
+  const object = await embeddedObject(item);
+  if (object) remember(object, embeddedJson(await receivedJson(item), "object", objectIri));
+  return { iri: objectIri, object: object ?? undefined };
 }
 
 /** The stored status behind a featured item: known, stored from the embedded object, or fetched. */

@@ -33,6 +33,7 @@ import type { FetchBudget } from "./fetch_budget.ts";
 import type { MissingLinks } from "../actors/outbox/status_links.ts";
 import { mediaRejected } from "../actors/domain_rules.ts";
 import { receivedJson } from "./dialects/received.ts";
+import { statusOrEarlyDelete } from "./early_deletes.ts";
 
 const logger = getLogger(["rookery", "federation", "statuses"]);
 
@@ -99,7 +100,8 @@ export interface StoreOptions {
  * Stores a status object through `createStatus` and returns the row (the
  * existing one when the IRI is known). Null when it is not trusted: no
  * author, an author on another server than the object, an author that is
- * not `expectedActor`, a local or unusable author.
+ * not `expectedActor`, a local or unusable author; null too when its author
+ * deleted it before it arrived (early_deletes.ts).
  */
 export async function storeRemoteStatus(
   ctx: Context<AppContext>,
@@ -117,8 +119,13 @@ export async function storeRemoteStatus(
     rejectMedia: await mediaRejected(app.database, author.domain),
   });
   if (!parsed) return null;
-  const known = await findStatusByUri(app, parsed.uri);
-  if (known) return known;
+  const known = await statusOrEarlyDelete(app, parsed.uri, author.id);
+  if (known.status) return known.status;
+  if (known.deletedEarly) {
+    // Its Delete came first (early_deletes.ts): the late Create, or a fetch, does not bring it back.
+    logger.info("Dropped {uri}: its author deleted it before it arrived.", { uri: parsed.uri });
+    return null;
+  }
   const depth = options.depth + 1;
   const parent = parsed.inReplyToUri
     ? await budget.watch(() => resolveRemoteStatus(ctx, parsed.inReplyToUri!, budget, depth))

@@ -2,7 +2,8 @@
  * Inboxes: the personal ones (`/users/{identifier}/inbox`, the instance
  * actor's included) and the shared one (`/inbox`). Fedify verifies every
  * POST (HTTP signature, key owner = activity actor) and answers 401 before
- * anything here runs; verified activities go through the queue.
+ * anything here runs; verified activities go through the queue, one actor's
+ * one at a time in the order they came (inbox_order.ts).
  *
  * Relationship activities (Follow, Accept, Reject, Undo, Block) and actor
  * Update/Delete are handled in inbox_relationships.ts; statuses (Create,

@@ -5,9 +5,12 @@
  * checks the HTTP signature, so an unsigned 8 MB body of 100,000 tags cost
  * seconds of CPU before the 401. Here, cheapest check first:
  *
- * 1. no HTTP signature header → 401, body unread; a signing key on a
- *    server we do not federate with (suspended by a domain block, or not
- *    allowed in allowlist mode: actors/domain_rules.ts) → 403, body unread;
+ * 1. a request for another host than ours → 403, body unread (the
+ *    entrance refuses it first: request_host.ts; asked again here because
+ *    a signature counts only for our host); no HTTP signature header → 401,
+ *    body unread; a signing key on a server we do not federate with
+ *    (suspended by a domain block, or not allowed in allowlist mode:
+ *    actors/domain_rules.ts) → 403, body unread;
  * 2. a body over 1 MiB → 413, read no further;
  * 3. a signature dated more than an hour ahead → 401 (Fedify's window is
  *    the same both ways; Mastodon's twelve hours apply to the past only),
@@ -18,11 +21,19 @@
  * 5. the HTTP signature verified with the checked key loader of
  *    document_loader.ts (a key counts only when its owner publishes it)
  *    → 401 when it fails;
- * 6. the signer is the activity's actor → passed on as received. Otherwise
- *    the activity is relayed (inbox forwarding, a relay): a Create goes on
- *    with its object reduced to its id, so the listener fetches the object
- *    from its own server; anything else → 401. A Linked Data signature is
- *    never the reason to trust an activity: an old one can be replayed.
+ * 6. the signer is the activity's actor → passed on as received, unless
+ *    the activity's `id` is on another origin than its actor's → 400 (its
+ *    actor's server cannot vouch for it, and an id taken first would make
+ *    the genuine activity a duplicate). Otherwise the activity is relayed
+ *    (inbox forwarding, a relay): a Create goes on with its object reduced
+ *    to its id, so the listener fetches the object from its own server,
+ *    and without an id of its own, so a relayed copy cannot take the id of
+ *    an activity its actor has yet to deliver; anything else → 401. A
+ *    Linked Data signature is never the reason to trust an activity: an
+ *    old one can be replayed.
+ *
+ * Keys are fetched with the loader mod.ts gives, signed by the instance
+ * actor (document_loader.ts), so peers in authorized-fetch mode answer.
  *
  * This is the only authentication of deliveries: Fedify is told to skip
  * its own (`skipSignatureVerification` in mod.ts), and rookery.ts sends
@@ -35,6 +46,8 @@ import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem, wellFormedJson } from "./json_limits.ts";
 import { readUpTo } from "../actors/net/read_body.ts";
 import { withValidContexts } from "./dialects/contexts.ts";
+import { addressedToUs, blockedHost } from "./request_host.ts";
+import { sameOrigin } from "./trust.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -48,6 +61,8 @@ export const SIGNATURE_MAX_AGE = { hours: 12 } as const;
 const INBOX_PATH = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
 
 export interface InboxGuardOptions {
+  /** ORIGIN: signatures count only for its host. */
+  origin: string;
   kv: KvStore;
   /** Where Fedify caches public keys: the guard fills the same entries. */
   keyCachePrefix: KvKey;
@@ -68,36 +83,21 @@ export function isInboxDelivery(request: Request): boolean {
  */
 export function createInboxGuard(options: InboxGuardOptions) {
   const keyCache = sharedKeyCache(options);
+  const refusedDomain = options.refusedDomain ?? (() => Promise.resolve(false));
   return async (request: Request): Promise<Request | Response> => {
-    const headers = request.headers;
-    if (!headers.has("signature") && !headers.has("signature-input")) {
-      await request.body?.cancel();
-      return refuse(401, "Request is not signed");
-    }
-    const refusedDomain = options.refusedDomain ?? (() => Promise.resolve(false));
-    const keyDomain = hostOf(signingKeyId(headers));
-    if (keyDomain != null && await refusedDomain(keyDomain)) {
-      await request.body?.cancel();
-      return refuse(403, "This server does not federate with the sender's domain");
-    }
-    const bytes = await readCapped(request);
-    if (!bytes) return refuse(413, `Request body is larger than ${INBOX_MAX_BYTES} bytes`);
-    if (signedInTheFuture(headers)) return refuse(401, "Signature is dated in the future");
-    const weakness = uncoveredParts(headers, { digest: true });
-    if (weakness) return refuse(401, `Signature must cover ${weakness}`);
-    let json: unknown;
-    try {
-      json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    } catch {
-      return refuse(400, "Request body is not UTF-8 JSON");
-    }
-    const problem = jsonShapeProblem(json);
-    if (problem) return refuse(400, `Activity refused: ${problem}`);
-    const actorDomain = hostOf(idOf((json as Record<string, unknown>).actor));
+    const bytes = await admittedBody(request, options.origin, refusedDomain);
+    if (bytes instanceof Response) return bytes;
+    const json = parsedActivity(bytes);
+    if (json instanceof Response) return json;
+    const actorDomain = hostOf(idOf(json.actor));
     if (actorDomain != null && await refusedDomain(actorDomain)) {
       return refuse(403, "This server does not federate with the actor's domain");
     }
-    const signed = new Request(request.url, { method: "POST", headers, body: bytes });
+    const signed = new Request(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: bytes,
+    });
     const verification = await verifyRequestDetailed(signed, {
       documentLoader: options.documentLoader,
       contextLoader: options.contextLoader,
@@ -111,31 +111,106 @@ export function createInboxGuard(options: InboxGuardOptions) {
       });
       return refuse(401, "Signature could not be verified");
     }
-    // Contexts JSON-LD would refuse lose their bad definitions (federation/dialects/contexts.ts).
-    const activity = withValidContexts(wellFormedJson(json)) as Record<string, unknown>;
     const signer = verification.key.ownerId?.href ??
       (verification.key as { controllerId?: URL | null }).controllerId?.href;
-    if (signer != null && signer === idOf(activity.actor)) {
-      // The body as signed, unless half an emoji or a context had to be repaired.
-      const body = activity === json ? bytes : JSON.stringify(activity);
-      return new Request(request.url, { method: "POST", headers, body });
-    }
-    // Someone relays another actor's activity (inbox forwarding, relays).
-    // Its Linked Data signature is not enough (an old one can be replayed):
-    // a Create is kept as a pointer, so its object is fetched from its own
-    // server; anything else is refused.
-    const objectId = idOf(activity.object);
-    if (activity.type !== "Create" || objectId == null) {
-      return refuse(401, "The signer and the actor do not match");
-    }
-    const { signature: _signature, proof: _proof, ...relayed } = activity;
-    const body = JSON.stringify({ ...relayed, object: objectId });
-    return new Request(request.url, { method: "POST", headers, body });
+    return handOn(request, bytes, json, signer ?? null);
   };
 }
 
+/**
+ * Steps 1 to 3: the body of a signed request for our host, from a server we
+ * federate with, whose signature covers what it must; else the refusal.
+ */
+async function admittedBody(
+  request: Request,
+  origin: string,
+  refusedDomain: (domain: string) => Promise<boolean>,
+): Promise<Uint8Array<ArrayBuffer> | Response> {
+  const headers = request.headers;
+  if (!addressedToUs(request, origin)) {
+    await request.body?.cancel();
+    return blockedHost();
+  }
+  if (!headers.has("signature") && !headers.has("signature-input")) {
+    await request.body?.cancel();
+    return refuse(401, "Request is not signed");
+  }
+  const keyDomain = hostOf(signingKeyId(headers));
+  if (keyDomain != null && await refusedDomain(keyDomain)) {
+    await request.body?.cancel();
+    return refuse(403, "This server does not federate with the sender's domain");
+  }
+  const bytes = await readCapped(request);
+  if (!bytes) return refuse(413, `Request body is larger than ${INBOX_MAX_BYTES} bytes`);
+  if (signedInTheFuture(headers)) return refuse(401, "Signature is dated in the future");
+  const weakness = uncoveredParts(headers, { digest: true });
+  if (weakness) return refuse(401, `Signature must cover ${weakness}`);
+  return bytes;
+}
+
+/** Step 4's shape: a UTF-8 JSON object within the limits of json_limits.ts; else 400. */
+function parsedActivity(bytes: Uint8Array<ArrayBuffer>): Record<string, unknown> | Response {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return refuse(400, "Request body is not UTF-8 JSON");
+  }
+  const problem = jsonShapeProblem(json);
+  return problem ? refuse(400, `Activity refused: ${problem}`) : json as Record<string, unknown>;
+}
+
+/**
+ * Whether the activity's id (when it has one) is on its actor's origin:
+ * only the actor's server may name its activities. Another server's id,
+ * taken first, would make the genuine activity a duplicate to drop, and
+ * would lend that server's origin to what the activity embeds.
+ */
+function idOnActorsServer(activity: Record<string, unknown>): boolean {
+  const id = activity.id;
+  if (id == null) return true;
+  const actorId = idOf(activity.actor);
+  return typeof id === "string" && actorId != null && sameOrigin(id, actorId);
+}
+
+/**
+ * Step 6: the request Fedify gets. The signer's own activity goes on as
+ * received, if its id is on its actor's server. Someone else's (inbox
+ * forwarding, relays) is trusted for no more than its signer can vouch
+ * for: its Linked Data signature is not enough (an old one can be
+ * replayed), so a Create is kept as a pointer (its object is fetched from
+ * its own server) and without an id (which would stand for the actor's own
+ * activity of that id, to be dropped as a duplicate when it came);
+ * anything else is refused.
+ */
+function handOn(
+  request: Request,
+  bytes: Uint8Array<ArrayBuffer>,
+  json: Record<string, unknown>,
+  signer: string | null,
+): Request | Response {
+  const { headers, url } = request;
+  // Contexts JSON-LD would refuse lose their bad definitions (federation/dialects/contexts.ts).
+  const activity = withValidContexts(wellFormedJson(json)) as Record<string, unknown>;
+  if (signer != null && signer === idOf(activity.actor)) {
+    if (!idOnActorsServer(activity)) {
+      return refuse(400, "Activity refused: its id is not on its actor's server");
+    }
+    // The body as signed, unless half an emoji or a context had to be repaired.
+    const body = activity === json ? bytes : JSON.stringify(activity);
+    return new Request(url, { method: "POST", headers, body });
+  }
+  const objectId = idOf(activity.object);
+  if (activity.type !== "Create" || objectId == null) {
+    return refuse(401, "The signer and the actor do not match");
+  }
+  const { signature: _signature, proof: _proof, id: _id, ...relayed } = activity;
+  const body = JSON.stringify({ ...relayed, object: objectId });
+  return new Request(url, { method: "POST", headers, body });
+}
+
 /** The id of an activity's actor or object, given as a string or an embedded object. */
-function idOf(value: unknown): string | null {
+export function idOf(value: unknown): string | null {
   if (typeof value === "string") return value;
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const id = (value as { id?: unknown }).id;

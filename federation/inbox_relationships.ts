@@ -39,17 +39,19 @@ import {
   follow,
   NotPermittedError,
   rejectFollowRequest,
-  remoteAccountDeleted,
   removeFromFollowers,
   SelfFollowError,
   unfollow,
 } from "../actors/follows.ts";
 import { block, unblock } from "../actors/blocks.ts";
+import { remoteAccountDeleted } from "../actors/remote_account_deletion.ts";
+import { actorIsGone } from "./actor_gone.ts";
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
 import { embeddedObject } from "./activity_object.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { accountForActorUri, type AccountRow, upsertRemoteActor } from "./remote_accounts.ts";
 import { embeddedJson, inboxJson, remember } from "./dialects/received.ts";
+import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "relationships"]);
 
@@ -131,7 +133,7 @@ async function onFollow(ctx: InboxContext<AppContext>, activity: Follow): Promis
   const target = await localAccount(ctx, activity.objectId);
   if (!target) return;
   const sender = await remoteSender(ctx, activity);
-  if (!sender) return;
+  if (!sender || await undoneEarly(ctx.data, sender.id, activity)) return;
   await ignoringRefusals(
     "Follow",
     () => follow(ctx.data, sender.id, target.id, {}, { uri: activity.id!.href }),
@@ -224,10 +226,20 @@ export async function handleRelationshipUndo(
     }
     const target = await localAccount(ctx, object.objectId);
     if (!target) return true;
-    if (object instanceof Follow) {
-      await ignoringRefusals("Undo(Follow)", () => unfollow(ctx.data, sender.id, target.id));
-    } else {
-      await ignoringRefusals("Undo(Block)", () => unblock(ctx.data, sender.id, target.id));
+    const [what, undo] = object instanceof Follow
+      ? ["Undo(Follow)", unfollow] as const
+      : ["Undo(Block)", unblock] as const;
+    let undone = true;
+    await ignoringRefusals(what, async () => {
+      undone = await undo(ctx.data, sender.id, target.id);
+    });
+    // Nothing to undo yet: the Follow or Block may still be on its way (early_deletes.ts).
+    if (!undone && object.id) {
+      await rememberEarlyDelete(ctx.data, {
+        accountId: sender.id,
+        actorUri: sender.uri,
+        uri: object.id.href,
+      });
     }
     return true;
   }
@@ -262,7 +274,7 @@ async function onBlock(ctx: InboxContext<AppContext>, activity: Block): Promise<
   const target = await localAccount(ctx, activity.objectId);
   if (!target) return;
   const sender = await remoteSender(ctx, activity);
-  if (!sender) return;
+  if (!sender || await undoneEarly(ctx.data, sender.id, activity)) return;
   const uri = activity.id?.href;
   await ignoringRefusals(
     "Block",
@@ -305,8 +317,9 @@ export async function handleActorUpdate(
 }
 
 /**
- * Delete of the sender's own actor (actor = object): its relations here go
- * and the account is marked deleted. Returns false for other Deletes.
+ * Delete of the sender's own actor (actor = object): once its server
+ * confirms the actor is gone (actor_gone.ts), what it had here goes
+ * (actors/remote_account_deletion.ts). Returns false for other Deletes.
  */
 export async function handleActorDelete(
   ctx: InboxContext<AppContext>,
@@ -315,9 +328,18 @@ export async function handleActorDelete(
   const actorId = del.actorId?.href;
   if (!actorId || del.objectId?.href !== actorId) return false;
   const db = ctx.data.database.db;
-  const [account] = await db.select({ id: accounts.id, domain: accounts.domain })
-    .from(accounts).where(eq(accounts.uri, actorId)).limit(1);
-  if (!account || account.domain == null) return true;
+  const [account] = await db.select({
+    id: accounts.id,
+    domain: accounts.domain,
+    deletedAt: accounts.deletedAt,
+  }).from(accounts).where(eq(accounts.uri, actorId)).limit(1);
+  if (!account || account.domain == null || account.deletedAt) return true;
+  if (!await actorIsGone(ctx, actorId)) {
+    logger.warn("Ignored a Delete of {actor}: its server still serves it, or did not answer.", {
+      actor: actorId,
+    });
+    return true;
+  }
   await remoteAccountDeleted(ctx.data, account.id);
   return true;
 }

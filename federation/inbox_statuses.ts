@@ -68,6 +68,7 @@ import { FetchBudget } from "./fetch_budget.ts";
 import { lookupRemote } from "./lookup.ts";
 import { mediaRejected } from "../actors/domain_rules.ts";
 import { embeddedJson, inboxJson } from "./dialects/received.ts";
+import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -302,7 +303,11 @@ export async function handleStatusDelete(
   const objectId = del.objectId?.href;
   if (!objectId || !del.actorId) return false;
   const status = await findStatusByUri(ctx.data, objectId);
-  if (!status) return await handleStampDelete(ctx, objectId, del.actorId.href);
+  if (!status) {
+    if (await handleStampDelete(ctx, objectId, del.actorId.href)) return true;
+    // Not seen yet: its Create may still be on its way (early_deletes.ts).
+    return await removedBeforeArrival(ctx, del, objectId);
+  }
   const sender = await remoteSender(ctx, del);
   if (!sender || status.accountId !== sender.id) {
     logger.warn("Ignored a Delete by {actor} of {object}", {
@@ -316,6 +321,22 @@ export async function handleStatusDelete(
   } else {
     await ignoringRefusals("Delete(Note)", () => deleteStatus(ctx.data, sender.id, status.id));
   }
+  return true;
+}
+
+/**
+ * Remembers that the sender removed `uri` (a status, or one of its
+ * activities) before we saw it, so it is dropped when it comes. True once
+ * done; false when the sender is not a usable remote account.
+ */
+async function removedBeforeArrival(
+  ctx: InboxContext<AppContext>,
+  removal: Activity,
+  uri: string | undefined,
+): Promise<boolean> {
+  const sender = await remoteSender(ctx, removal);
+  if (!sender) return false;
+  if (uri) await rememberEarlyDelete(ctx.data, { accountId: sender.id, actorUri: sender.uri, uri });
   return true;
 }
 
@@ -336,7 +357,7 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   if (!sameOrigin(announce.id, sender.uri)) return;
   const [known] = await ctx.data.database.db.select({ id: statuses.id }).from(statuses)
     .where(eq(statuses.uri, announce.id.href));
-  if (known) return;
+  if (known || await undoneEarly(ctx.data, sender.id, announce)) return;
   const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
   await ignoringRefusals("Announce", () =>
@@ -354,7 +375,7 @@ export async function onLike(ctx: InboxContext<AppContext>, like: Like) {
   const sender = await remoteSender(ctx, like);
   if (!sender || !like.objectId) return;
   const status = await findStatusByUri(ctx.data, like.objectId.href);
-  if (!status?.local) return;
+  if (!status?.local || await undoneEarly(ctx.data, sender.id, like)) return;
   await ignoringRefusals("Like", () =>
     favourite(
       ctx.data,
@@ -362,6 +383,32 @@ export async function onLike(ctx: InboxContext<AppContext>, like: Like) {
       status.id,
       like.id ? { uri: like.id.href } : undefined,
     ));
+}
+
+/**
+ * The status whose favourite by the sender an Undo takes back: found by the
+ * Like's id, or by its object (some servers give Likes no stable id). None
+ * when the sender has no such favourite (yet).
+ */
+async function undoneFavourite(
+  ctx: InboxContext<AppContext>,
+  sender: AccountRow,
+  like: APObject | null,
+  likeId: string | undefined,
+): Promise<string | null> {
+  const db = ctx.data.database.db;
+  const mine = eq(favourites.accountId, sender.id);
+  if (likeId) {
+    const [byId] = await db.select({ statusId: favourites.statusId }).from(favourites)
+      .where(and(eq(favourites.uri, likeId), mine));
+    if (byId) return byId.statusId;
+  }
+  if (!(like instanceof Like) || !like.objectId) return null;
+  const status = await findStatusByUri(ctx.data, like.objectId.href);
+  if (!status) return null;
+  const [byObject] = await db.select({ statusId: favourites.statusId }).from(favourites)
+    .where(and(eq(favourites.statusId, status.reblogOfId ?? status.id), mine));
+  return byObject ? status.id : null;
 }
 
 /** Undo of the sender's Like or Announce. False for other Undos. */
@@ -386,20 +433,12 @@ export async function handleStatusUndo(
     return false;
   }
   if (object instanceof Like || (!object && objectId)) {
-    // By the Like's id, or by its object (some servers give Likes no stable id).
-    const [byId] = objectId
-      ? await db.select().from(favourites)
-        .where(and(eq(favourites.uri, objectId), eq(favourites.accountId, sender.id)))
-      : [];
-    let statusId: string | undefined = byId?.statusId;
-    if (!statusId && object instanceof Like && object.objectId) {
-      statusId = (await findStatusByUri(ctx.data, object.objectId.href))?.id;
-    }
+    const statusId = await undoneFavourite(ctx, sender, object, objectId);
     if (statusId) {
-      await ignoringRefusals("Undo(Like)", () => unfavourite(ctx.data, sender.id, statusId!));
+      await ignoringRefusals("Undo(Like)", () => unfavourite(ctx.data, sender.id, statusId));
       return true;
     }
-    if (object) return true;
+    if (object) return await removedBeforeArrival(ctx, undo, objectId);
   }
   if (objectId) {
     const [boost] = await db.select().from(statuses).where(and(
@@ -411,7 +450,8 @@ export async function handleStatusUndo(
       return true;
     }
   }
-  return object != null;
+  // Nothing of the sender's has this id yet: the activity may still be on its way.
+  return await removedBeforeArrival(ctx, undo, objectId);
 }
 
 // ---------------------------------------------------------------- registration

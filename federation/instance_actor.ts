@@ -6,6 +6,9 @@
 import type { RequestContext } from "@fedify/fedify";
 import { Application, Endpoints } from "@fedify/vocab";
 import type { AppContext } from "../context.ts";
+import type { Database } from "../db/connection.ts";
+import { getKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
+import type { SigningIdentity } from "./document_loader.ts";
 
 /**
  * Fedify's identifier for the instance actor. The dot keeps it out of the
@@ -45,4 +48,17 @@ export async function buildInstanceActor(ctx: RequestContext<AppContext>): Promi
     discoverable: false,
     indexable: false,
   });
+}
+
+/**
+ * The key the instance actor signs fetches with, under the id its document
+ * publishes (`/actor#main-key`: Fedify names an actor's first key so), for
+ * the document loaders, which run where no Fedify context is at hand.
+ */
+export async function instanceSigningIdentity(
+  database: Database,
+  origin: string,
+): Promise<SigningIdentity> {
+  const [rsa] = await getKeyPairs(database, INSTANCE_KEY_OWNER);
+  return { keyId: new URL(`${INSTANCE_ACTOR_PATH}#main-key`, origin), privateKey: rsa.privateKey };
 }

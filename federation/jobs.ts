@@ -4,7 +4,8 @@
  * The queue (federation/stores/) is durable, shared by every worker process
  * and already run by each of them; jobs ride along as messages of their own
  * type. {@link JobQueue} wraps the queue Fedify is given: what Fedify queues
- * passes through untouched, and while listening it hands job messages to
+ * passes through (inbound activities with their actor as ordering key:
+ * federation/inbox_order.ts), and while listening it hands job messages to
  * their handler instead of to Fedify (which would ignore them). A job that
  * fails is logged and dropped, as Mastodon's link crawler does (no retry).
  *
@@ -26,6 +27,8 @@ import type { AppContext } from "../context.ts";
 import { federationRefusedUrl } from "../actors/domain_rules.ts";
 import { productUserAgent } from "../version.ts";
 import type { MissingLinks } from "../actors/outbox/status_links.ts";
+import type { PlaceKeepingQueue } from "./stores/sql_queue.ts";
+import { inboxOrderingKey, isInboxRetry } from "./inbox_order.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
 
@@ -85,10 +88,29 @@ export class JobQueue implements MessageQueue {
 
   async enqueue(message: any, options?: MessageQueueEnqueueOptions): Promise<void> {
     if (await this.#refusedDelivery(message)) return;
+    const inboxKey = inboxOrderingKey(message);
+    if (inboxKey != null) return await this.#enqueueInbox(message, inboxKey, options);
     return await this.#inner.enqueue(this.#withUserAgent(message), options);
   }
 
+  /**
+   * An inbound activity, queued behind its actor's earlier ones; Fedify's
+   * retry of one that failed keeps its place in that line when the queue
+   * can (federation/inbox_order.ts).
+   */
+  async #enqueueInbox(message: unknown, orderingKey: string, options?: MessageQueueEnqueueOptions) {
+    const inner = this.#inner as Partial<PlaceKeepingQueue>;
+    const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
+    if (isInboxRetry(message) && inner.keepPlace?.(message, delayMs)) return;
+    await this.#inner.enqueue(message, { ...options, orderingKey });
+  }
+
   async enqueueMany(messages: readonly any[], options?: MessageQueueEnqueueOptions): Promise<void> {
+    // Inbound activities each have their own key (Fedify queues them one by one anyway).
+    if (messages.some((m) => inboxOrderingKey(m) != null)) {
+      for (const message of messages) await this.enqueue(message, options);
+      return;
+    }
     const kept: any[] = [];
     for (const message of messages) {
       if (!await this.#refusedDelivery(message)) kept.push(this.#withUserAgent(message));

@@ -2,7 +2,7 @@
  * Builds the Fedify federation object: stores, queue, signing policy and every
  * dispatcher and listener. The pieces live in this folder, one file each.
  */
-import { createFederation, type Federation } from "@fedify/fedify";
+import { createFederation, type Federation, getDefaultActivityTransformers } from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./dispatchers.ts";
@@ -13,7 +13,10 @@ import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
 import { createDocumentLoaders } from "./document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
 import { installOutboundFetch } from "./outbound_fetch.ts";
+import { INBOX_RETRY_POLICY } from "./inbox_order.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
+import { wireActivity } from "./objects/mastodon_terms.ts";
+import { instanceSigningIdentity } from "./instance_actor.ts";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
 export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as const;
@@ -45,14 +48,25 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     allowPrivateAddress: config.allowPrivateAddress,
     userAgent,
     timeoutMs: config.fetchTimeoutMs,
+    // Every fetch is signed, by the instance actor unless a local actor asks.
+    instanceIdentity: () => instanceSigningIdentity(database, config.origin),
   });
   const federation = createFederation<AppContext>({
     kv,
-    queue,
+    // No fanout stage: Fedify's re-reads the activity from its JSON and
+    // writes it again, which would lose Mastodon's terms and shape
+    // (objects/mastodon_terms.ts) from under the proof computed on them.
+    // The outbox relay already runs off the request path.
+    queue: { inbox: queue, outbox: queue },
+    // Everything we send is in Mastodon's shape (federation/wire_shape.ts).
+    activityTransformers: [...getDefaultActivityTransformers<AppContext>(), wireActivity],
     // The web role only enqueues; worker processes call startQueue().
     manuallyStartQueue: true,
     // A peer back from an outage gets its held deliveries within minutes.
     circuitBreaker: CIRCUIT_BREAKER_OPTIONS,
+    // A failing inbound activity holds its actor's later ones: retried for
+    // minutes, not hours (inbox_order.ts).
+    inboxRetryPolicy: INBOX_RETRY_POLICY,
     origin: config.origin,
     // As the API: `/users/alice/` is `/users/alice` (Rails ignores the slash too).
     trailingSlashInsensitive: true,
@@ -77,6 +91,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
   Object.assign(federation, { allowPrivateAddress: config.allowPrivateAddress, userAgent });
   registerDispatchers(federation);
   const guardInbox = createInboxGuard({
+    origin: config.origin,
     kv,
     keyCachePrefix: PUBLIC_KEY_CACHE_PREFIX,
     documentLoader: loaders.documentLoaderFactory(),

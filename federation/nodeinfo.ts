@@ -5,7 +5,7 @@
 import { type Federation, type NodeInfo, nodeInfoToJson } from "@fedify/fedify";
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
-import { ROOKERY_VERSION, SOURCE_URL } from "../version.ts";
+import { MASTODON_COMPAT_VERSION, ROOKERY_VERSION, SOURCE_URL } from "../version.ts";
 
 /** Where the NodeInfo documents live. */
 export const NODEINFO_21_PATH = "/nodeinfo/2.1";
@@ -34,7 +34,13 @@ export async function buildNodeInfo(app: AppContext): Promise<NodeInfo> {
       localPosts: usage.localPosts,
       localComments: 0,
     },
-    metadata: { nodeName: app.config.instance.title },
+    metadata: {
+      nodeName: app.config.instance.title,
+      // The client API we speak. megalodon (Whalebird and the apps built on
+      // it) chooses its driver by `software.name`, else by this, and refuses
+      // a server it cannot place ("Unknown SNS").
+      upstream: { name: "Mastodon", version: MASTODON_COMPAT_VERSION },
+    },
   };
 }
 

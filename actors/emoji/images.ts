@@ -1,6 +1,6 @@
 /**
- * The image files of local custom emoji, kept in the media store next to
- * attachments (actors/media/storage.ts) and served under `/system`:
+ * The image files of local custom emoji, kept in the media store
+ * (actors/media/store.ts) next to attachments, under keys of this shape:
  *
  *   custom_emojis/images/<id in 3-digit groups>/<original|static>-<16 hex>.<ext>
  *
@@ -12,13 +12,10 @@
  * URL always means the same bytes.
  */
 import { loadSharp } from "../media/sharp.ts";
-import { dirname } from "node:path";
-import { getLogger } from "@logtape/logtape";
 import { encodeHex } from "../encoding.ts";
 import { IMAGE_MATRIX_LIMIT } from "../profile_media.ts";
-import { idPartition, storedFileName } from "../media/storage.ts";
-
-const logger = getLogger(["rookery", "emoji"]);
+import { idPartition } from "../media/storage.ts";
+import type { MediaStore } from "../media/store.ts";
 
 /** Mastodon's limit on a local emoji image (MAX_EMOJI_SIZE: 256 KB). */
 export const EMOJI_SIZE_LIMIT = 256 * 1024;
@@ -100,33 +97,20 @@ export function isSafeEmojiPath(segments: readonly string[]): boolean {
   return match != null && Object.values(FORMATS).some((f) => f.extension === match[1]);
 }
 
-/** Writes both files of an emoji; returns their paths relative to the media root. */
+/** Writes both files of an emoji; returns their keys in the media store. */
 export async function writeEmojiFiles(
-  dataDir: string,
+  store: MediaStore,
   id: string,
   image: EmojiImage,
 ): Promise<{ filePath: string; staticPath: string }> {
   const filePath = newPath(id, "original", image.extension);
   const staticPath = newPath(id, "static", "png");
-  await Deno.mkdir(dirname(storedFileName(dataDir, filePath)), { recursive: true });
-  await Deno.writeFile(storedFileName(dataDir, filePath), image.original);
-  await Deno.writeFile(storedFileName(dataDir, staticPath), image.still);
-  return { filePath, staticPath };
-}
-
-/** Deletes emoji files; missing files and paths not written here are skipped. */
-export async function removeEmojiFiles(
-  dataDir: string,
-  paths: readonly (string | null | undefined)[],
-): Promise<void> {
-  for (const path of paths) {
-    if (!path || !isSafeEmojiPath(path.split("/"))) continue;
-    try {
-      await Deno.remove(storedFileName(dataDir, path));
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) {
-        logger.warn("Could not delete {path}: {error}", { path, error });
-      }
-    }
+  await store.put(filePath, image.original, image.contentType);
+  try {
+    await store.put(staticPath, image.still, "image/png");
+  } catch (error) {
+    await store.delete([filePath]);
+    throw error;
   }
+  return { filePath, staticPath };
 }

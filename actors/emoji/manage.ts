@@ -18,9 +18,11 @@ import {
   type EmojiImage,
   EmojiImageRejected,
   processEmojiImage,
-  removeEmojiFiles,
   writeEmojiFiles,
 } from "./images.ts";
+import { mediaStore } from "../media/store.ts";
+import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
+import type { Db } from "../../db/connection.ts";
 
 export type CustomEmojiRow = typeof customEmojis.$inferSelect;
 
@@ -95,7 +97,8 @@ export async function addLocalEmoji(
   problems.throwIfAny();
 
   const id = newId();
-  const files = await writeEmojiFiles(config.dataDir, id, image!);
+  const store = mediaStore(config);
+  const files = await writeEmojiFiles(store, id, image!);
   try {
     const [row] = await db.insert(customEmojis).values({
       id,
@@ -109,7 +112,7 @@ export async function addLocalEmoji(
     }).returning();
     return row;
   } catch (error) {
-    await removeEmojiFiles(config.dataDir, [files.filePath, files.staticPath]);
+    await store.delete([files.filePath, files.staticPath]);
     if (isUniqueViolation(error)) {
       const taken = new Problems();
       taken.add(...TAKEN);
@@ -126,23 +129,29 @@ export async function listLocalEmojis(db: Executor): Promise<CustomEmojiRow[]> {
 }
 
 /**
- * Removes a local emoji and its files. Statuses and profiles that used it
- * keep their text; their `emojis` lists lose it (the links cascade).
+ * Removes a local emoji and its files (from the media store once the row's
+ * deletion committed: `db` is not a transaction). Statuses and profiles
+ * that used it keep their text; their `emojis` lists lose it (the links
+ * cascade).
  */
 export async function removeLocalEmoji(
-  db: Executor,
-  config: Pick<Config, "dataDir">,
+  db: Db,
+  config: Pick<Config, "dataDir" | "origin">,
   shortcode: string,
 ): Promise<CustomEmojiRow> {
   const code = shortcode.trim().replace(/^:(.*):$/, "$1");
-  const [row] = SHORTCODE_PATTERN.test(code)
-    ? await db.delete(customEmojis)
-      .where(and(eq(customEmojis.shortcode, code), isNull(customEmojis.domain))).returning()
-    : [];
+  const row = SHORTCODE_PATTERN.test(code)
+    ? await db.transaction(async (tx) => {
+      const [gone] = await tx.delete(customEmojis)
+        .where(and(eq(customEmojis.shortcode, code), isNull(customEmojis.domain))).returning();
+      if (gone) await discardMediaFiles(tx, [gone.filePath, gone.staticPath]);
+      return gone;
+    })
+    : undefined;
   if (!row) {
     const named = SHORTCODE_PATTERN.test(code) ? `:${code.slice(0, 64)}:` : "with that shortcode";
     throw new NotFoundError(`No local emoji ${named}`);
   }
-  await removeEmojiFiles(config.dataDir, [row.filePath, row.staticPath]);
+  await flushDiscardedMedia(db, config);
   return row;
 }

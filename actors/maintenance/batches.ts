@@ -1,6 +1,6 @@
 /**
  * What the maintenance jobs (remote media cache, orphan statuses) share:
- * their options, the raw-statement row helper and file measuring.
+ * their options, the raw-statement row helper and the cutoff.
  *
  * The jobs walk a table in primary-key order, a bounded batch per
  * transaction, and lock the rows they change with FOR UPDATE SKIP LOCKED:
@@ -9,7 +9,6 @@
  * PostgreSQL is never blocked for long. On PGlite the server runs the job
  * itself (admin socket) between its own statements.
  */
-import { storedFileName } from "../media/storage.ts";
 
 /** Rows per transaction. */
 export const BATCH_SIZE = 500;
@@ -27,16 +26,6 @@ export interface JobOptions {
 /** The rows of a raw statement: postgres.js answers an array, PGlite a result with `rows`. */
 export function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows;
-}
-
-/** The size of a stored file, or null when it is not there. */
-export async function storedFileSize(dataDir: string, path: string): Promise<number | null> {
-  try {
-    const info = await Deno.stat(storedFileName(dataDir, path));
-    return info.isFile ? info.size : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The cutoff date `days` days before `now`; throws a RangeError for a bad count. */

@@ -19,8 +19,9 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
-import { isSafeAttachmentPath, removeStoredFiles } from "../media/storage.ts";
-import { BATCH_SIZE, type JobOptions, rowsOf, storedFileSize } from "./batches.ts";
+import { isSafeAttachmentPath } from "../media/storage.ts";
+import type { MediaStore } from "../media/store.ts";
+import { BATCH_SIZE, type JobOptions, rowsOf } from "./batches.ts";
 
 /** What a run removed (or, dry, would remove). */
 export interface StatusRemoval {
@@ -67,7 +68,7 @@ function orphan(cutoff: Date) {
 /** Deletes orphan remote statuses created before `cutoff` (see the module comment). */
 export async function removeOrphanStatuses(
   db: Db,
-  dataDir: string,
+  store: MediaStore,
   cutoff: Date,
   options: JobOptions = {},
 ): Promise<StatusRemoval> {
@@ -136,9 +137,9 @@ export async function removeOrphanStatuses(
       });
     }
     for (const path of paths) {
-      const size = await storedFileSize(dataDir, path);
+      const size = await store.size(path);
       if (size === null) continue;
-      if (!options.dryRun) await removeStoredFiles(dataDir, [path]);
+      if (!options.dryRun) await store.delete([path]);
       out.files++;
       out.bytes += size;
     }

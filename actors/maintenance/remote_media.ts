@@ -15,8 +15,9 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
-import { isSafeAttachmentPath, removeStoredFiles } from "../media/storage.ts";
-import { BATCH_SIZE, type JobOptions, rowsOf, storedFileSize } from "./batches.ts";
+import { isSafeAttachmentPath } from "../media/storage.ts";
+import type { MediaStore } from "../media/store.ts";
+import { BATCH_SIZE, type JobOptions, rowsOf } from "./batches.ts";
 
 /** What a run removed (or, dry, would remove). */
 export interface MediaRemoval {
@@ -52,7 +53,7 @@ function storedPaths(row: { file_path: string | null; preview_path: string | nul
  */
 export async function removeRemoteMediaCache(
   db: Db,
-  dataDir: string,
+  store: MediaStore,
   cutoff: Date,
   options: JobOptions = {},
 ): Promise<MediaRemoval> {
@@ -103,9 +104,9 @@ export async function removeRemoteMediaCache(
     for (const row of rows) {
       out.attachments++;
       for (const path of storedPaths(row)) {
-        const size = await storedFileSize(dataDir, path);
+        const size = await store.size(path);
         if (size === null) continue; // already gone: the row is fixed all the same
-        if (!options.dryRun) await removeStoredFiles(dataDir, [path]);
+        if (!options.dryRun) await store.delete([path]);
         out.files++;
         out.bytes += size;
         out.paths.push(path);
@@ -134,7 +135,7 @@ function detached(cutoff: Date) {
  */
 export async function removeDetachedRemoteMedia(
   db: Db,
-  dataDir: string,
+  store: MediaStore,
   cutoff: Date,
   options: JobOptions = {},
 ): Promise<Omit<MediaRemoval, "paths">> {
@@ -176,9 +177,9 @@ export async function removeDetachedRemoteMedia(
     for (const row of rows) {
       out.attachments++;
       for (const path of storedPaths(row)) {
-        const size = await storedFileSize(dataDir, path);
+        const size = await store.size(path);
         if (size === null) continue;
-        if (!options.dryRun) await removeStoredFiles(dataDir, [path]);
+        if (!options.dryRun) await store.delete([path]);
         out.files++;
         out.bytes += size;
       }

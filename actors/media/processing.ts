@@ -16,18 +16,16 @@
  * came (it was recognised by its bytes at upload), marked processed, with no
  * meta beyond a custom thumbnail's and the focus.
  */
-import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { mediaAttachments } from "../../db/schema.ts";
 import { ffmpegAvailable, firstFrame, type MediaProbe, probeMedia, transcode } from "./ffmpeg.ts";
 import { geometry, processPreview } from "./images.ts";
-import {
-  newAttachmentPath,
-  removeStoredFiles,
-  storedFileName,
-  writeAttachmentFile,
-} from "./storage.ts";
+import { storedFileName, writeAttachmentFile } from "./storage.ts";
+import { mediaStore } from "./store.ts";
+import { removeDiscardedMedia } from "./discarded.ts";
+import { inLiveEditHistory } from "./removal.ts";
 import type { MediaRow } from "./upload.ts";
 
 const logger = getLogger(["rookery", "media"]);
@@ -49,8 +47,8 @@ const workers = new WeakMap<AppContext, MediaWorker>();
 
 /**
  * Starts this process's media work (rookery.ts calls it from startWorker):
- * polls for unfinished uploads and removes unattached ones older than a
- * day. Returns the timers, for the caller to clear.
+ * polls for unfinished uploads and every hour cleans up
+ * ({@link cleanUpMedia}). Returns the timers, for the caller to clear.
  */
 export function startMediaMaintenance(
   ctx: AppContext,
@@ -62,9 +60,7 @@ export function startMediaMaintenance(
       logger.warn("Media polling failed: {error}", { error })
     );
   const cleanup = () =>
-    removeUnattachedMedia(ctx).catch((error) =>
-      logger.warn("Media cleanup failed: {error}", { error })
-    );
+    cleanUpMedia(ctx).catch((error) => logger.warn("Media cleanup failed: {error}", { error }));
   queueMicrotask(poll);
   return [setInterval(poll, PENDING_POLL_MS), setInterval(cleanup, CLEANUP_INTERVAL_MS)];
 }
@@ -143,7 +139,7 @@ export async function processMedia(ctx: AppContext, id: string): Promise<MediaRo
       .returning();
     if (!updated) {
       // Someone else finished (or the row went away) first.
-      await removeStoredFiles(ctx.config.dataDir, created);
+      await mediaStore(ctx.config).delete(created);
       const [now] = await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, id));
       return now ?? null;
     }
@@ -151,11 +147,11 @@ export async function processMedia(ctx: AppContext, id: string): Promise<MediaRo
       p !== updated.filePath && p !== updated.previewPath
     );
     if (row.filePath !== updated.filePath) unused.push(row.filePath);
-    await removeStoredFiles(ctx.config.dataDir, unused);
+    await mediaStore(ctx.config).delete(unused);
     return updated;
   } catch (error) {
     logger.warn("Media {id} could not be processed: {error}", { id, error });
-    await removeStoredFiles(ctx.config.dataDir, created);
+    await mediaStore(ctx.config).delete(created);
     const [failed] = await db.update(mediaAttachments).set({ state: "failed" })
       .where(and(eq(mediaAttachments.id, id), eq(mediaAttachments.state, "processing")))
       .returning();
@@ -215,49 +211,61 @@ function metaOf(probe: MediaProbe): Record<string, unknown> {
   return meta;
 }
 
-/** With ffmpeg: transcode, probe the result, take a preview frame. */
+/**
+ * With ffmpeg: transcode into a scratch file, probe it, take a preview
+ * frame, then put both in the media store.
+ */
 async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): Promise<Outcome> {
-  const { dataDir } = ctx.config;
-  const input = storedFileName(dataDir, row.filePath!);
+  const store = mediaStore(ctx.config);
+  const input = storedFileName(ctx.config.dataDir, row.filePath!);
   const source = await probeMedia(input);
   if (!source.video && !source.audio) throw new Error("no audio or video stream");
   const kind = row.type === "audio" || !source.video ? "audio" : "video";
-  const output = newAttachmentPath(row.id, "original", kind === "video" ? "mp4" : "mp3");
-  created.push(output);
-  await transcode(input, storedFileName(dataDir, output), kind);
-  const probe = await probeMedia(storedFileName(dataDir, output));
-  const meta = metaOf(probe);
-  let previewPath: string | null = null;
-  let blurhash: string | null = null;
-  if (kind === "video" && !row.previewPath) {
-    const preview = await processPreview(await firstFrame(storedFileName(dataDir, output)));
-    previewPath = await writeAttachmentFile(
-      dataDir,
-      row.id,
-      "small",
-      preview.extension,
-      preview.bytes,
-    );
-    created.push(previewPath);
-    blurhash = preview.blurhash;
-    meta.small = preview.geometry;
+  const extension = kind === "video" ? "mp4" : "mp3";
+  const scratch = await Deno.makeTempFile({ prefix: "rookery-media-", suffix: `.${extension}` });
+  try {
+    await transcode(input, scratch, kind);
+    const probe = await probeMedia(scratch);
+    const meta = metaOf(probe);
+    let previewPath: string | null = null;
+    let blurhash: string | null = null;
+    if (kind === "video" && !row.previewPath) {
+      const preview = await processPreview(await firstFrame(scratch));
+      previewPath = await writeAttachmentFile(
+        store,
+        row.id,
+        "small",
+        preview.extension,
+        preview.bytes,
+      );
+      created.push(previewPath);
+      blurhash = preview.blurhash;
+      meta.small = preview.geometry;
+    }
+    const bytes = await Deno.readFile(scratch);
+    const output = await writeAttachmentFile(store, row.id, "original", extension, bytes);
+    created.push(output);
+    return {
+      type: kind === "audio" ? "audio" : probe.audio ? "video" : "gifv",
+      filePath: output,
+      contentType: kind === "video" ? "video/mp4" : "audio/mpeg",
+      fileSize: bytes.byteLength,
+      previewPath,
+      blurhash,
+      meta,
+    };
+  } finally {
+    await Deno.remove(scratch).catch(() => {});
   }
-  const { size } = await Deno.stat(storedFileName(dataDir, output));
-  return {
-    type: kind === "audio" ? "audio" : probe.audio ? "video" : "gifv",
-    filePath: output,
-    contentType: kind === "video" ? "video/mp4" : "audio/mpeg",
-    fileSize: size,
-    previewPath,
-    blurhash,
-    meta,
-  };
 }
 
 /**
  * Removes local uploads attached to nothing (no status, no scheduled
- * status, no earlier version of an edited status) that are older than a day, with their files, as Mastodon's media
- * cleanup does. Returns how many were removed.
+ * status, no edit history of a status that is not deleted) for more than a
+ * day, with their files, as Mastodon's media cleanup does. The day counts
+ * from the upload, or for the media of a status deleted without
+ * `delete_media` from its deletion (kept that long for a redraft). Returns
+ * how many were removed.
  */
 export async function removeUnattachedMedia(
   ctx: AppContext,
@@ -268,12 +276,11 @@ export async function removeUnattachedMedia(
     isNull(mediaAttachments.statusId),
     isNull(mediaAttachments.scheduledStatusId),
     isNull(mediaAttachments.remoteUrl),
-    lt(mediaAttachments.createdAt, cutoff),
-    // An edit may have dropped it from its status; the edit history still shows it.
-    sql`NOT EXISTS (SELECT 1 FROM status_edits
-      WHERE status_edits.account_id = ${mediaAttachments.accountId}
-        AND status_edits.media_attachment_ids @> jsonb_build_array(${mediaAttachments.id}::text))`,
+    sql`coalesce(${mediaAttachments.detachedAt}, ${mediaAttachments.createdAt})
+      < ${cutoff.toISOString()}::timestamptz`,
+    sql`NOT ${inLiveEditHistory(mediaAttachments.id, mediaAttachments.accountId)}`,
   );
+  const store = mediaStore(ctx.config);
   let removed = 0;
   for (;;) {
     const batch = await ctx.database.db.select({ id: mediaAttachments.id })
@@ -285,10 +292,21 @@ export async function removeUnattachedMedia(
         filePath: mediaAttachments.filePath,
         previewPath: mediaAttachments.previewPath,
       });
-    for (const row of rows) {
-      await removeStoredFiles(ctx.config.dataDir, [row.filePath, row.previewPath]);
-    }
+    // One statement, committed: the files go now.
+    await store.delete(rows.flatMap((row) => [row.filePath, row.previewPath]));
     removed += rows.length;
     if (rows.length === 0) return removed;
+  }
+}
+
+/**
+ * The worker's hourly media cleanup: unattached uploads, then files whose
+ * rows went in a transaction that did not remove them itself (discarded.ts).
+ */
+export async function cleanUpMedia(ctx: AppContext): Promise<void> {
+  try {
+    await removeUnattachedMedia(ctx);
+  } finally {
+    await removeDiscardedMedia(ctx.database.db, mediaStore(ctx.config));
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Where media attachment files live and how their paths are checked.
  *
- * Files sit under the media root shared with profile images
- * (`${dataDir}/media`, served under `/system`, see actors/profile_media.ts):
+ * Files are kept by the media store (store.ts), next to custom emoji and
+ * profile images, under keys of this shape:
  *
  *   media_attachments/files/<id in 3-digit groups>/<style>-<16 hex>.<ext>
  *
@@ -13,16 +13,11 @@
  * always gets a new name, so a URL always means the same bytes and can be
  * cached forever.
  *
- * Rows store the path relative to the media root; the URL is the origin,
- * the prefix and that path.
+ * Rows store the key; the store gives its URL.
  */
-import { dirname, join } from "node:path";
-import { getLogger } from "@logtape/logtape";
 import { encodeHex } from "../encoding.ts";
-import { MEDIA_URL_PREFIX, mediaRoot } from "../profile_media.ts";
 import { STORED_CONTENT_TYPES } from "./formats.ts";
-
-const logger = getLogger(["rookery", "media"]);
+import { localMediaFile, type MediaStore, mediaUrl } from "./store.ts";
 
 /** The folder (below the media root) of every attachment file. */
 export const ATTACHMENTS_FOLDER = ["media_attachments", "files"] as const;
@@ -68,48 +63,21 @@ export function storedContentType(path: string): string {
   return STORED_CONTENT_TYPES[extension] ?? "application/octet-stream";
 }
 
-/** The absolute file name of a stored relative path. */
-export function storedFileName(dataDir: string, path: string): string {
-  return join(mediaRoot(dataDir), ...path.split("/"));
-}
+/** The absolute file name of a stored relative path (the folder store). */
+export const storedFileName = localMediaFile;
 
 /** The public URL of a stored relative path. */
-export function storedFileUrl(origin: string, path: string): string {
-  return `${origin}${MEDIA_URL_PREFIX}/${path}`;
-}
+export const storedFileUrl = mediaUrl;
 
 /** Writes bytes to a new stored file and returns its relative path. */
 export async function writeAttachmentFile(
-  dataDir: string,
+  store: MediaStore,
   id: string,
   style: FileStyle,
   extension: string,
   bytes: Uint8Array,
 ): Promise<string> {
   const path = newAttachmentPath(id, style, extension);
-  const file = storedFileName(dataDir, path);
-  await Deno.mkdir(dirname(file), { recursive: true });
-  await Deno.writeFile(file, bytes);
+  await store.put(path, bytes, storedContentType(path));
   return path;
-}
-
-/**
- * Deletes stored files by their relative paths (null entries skipped); a
- * missing file is not an error, and a path the store could not have written
- * is never touched.
- */
-export async function removeStoredFiles(
-  dataDir: string,
-  paths: readonly (string | null | undefined)[],
-): Promise<void> {
-  for (const path of paths) {
-    if (!path || !isSafeAttachmentPath(path.split("/"))) continue;
-    try {
-      await Deno.remove(storedFileName(dataDir, path));
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) {
-        logger.warn("Could not delete {path}: {error}", { path, error });
-      }
-    }
-  }
 }

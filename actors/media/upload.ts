@@ -16,7 +16,8 @@ import { NotFoundError } from "../errors.ts";
 import { MediaRejected } from "./errors.ts";
 import { declaredFamily, SNIFF_BYTES, type SniffedFormat, sniffFormat } from "./formats.ts";
 import { type Geometry, processImage, processPreview } from "./images.ts";
-import { removeStoredFiles, writeAttachmentFile } from "./storage.ts";
+import { writeAttachmentFile } from "./storage.ts";
+import { mediaStore } from "./store.ts";
 
 /** A media_attachments row. */
 export type MediaRow = typeof mediaAttachments.$inferSelect;
@@ -102,9 +103,10 @@ export async function uploadMedia(
   const thumbnail = input.thumbnail ? await readThumbnail(ctx, input.thumbnail) : null;
 
   const id = newId();
+  const store = mediaStore(config);
   const written: string[] = [];
   const write = async (style: "original" | "small", extension: string, data: Uint8Array) => {
-    const path = await writeAttachmentFile(config.dataDir, id, style, extension, data);
+    const path = await writeAttachmentFile(store, id, style, extension, data);
     written.push(path);
     return path;
   };
@@ -147,7 +149,7 @@ export async function uploadMedia(
     }).returning();
     return row;
   } catch (error) {
-    await removeStoredFiles(config.dataDir, written);
+    await store.delete(written);
     throw error;
   }
 }
@@ -188,12 +190,13 @@ export async function updateMedia(
 ): Promise<MediaRow> {
   const row = await findOwnMedia(ctx, accountId, id, { unattachedOnly: true });
   const thumbnail = change.thumbnail ? await readThumbnail(ctx, change.thumbnail) : null;
+  const store = mediaStore(ctx.config);
   const values: Partial<MediaRow> = {};
   const meta: Record<string, unknown> = {};
   let newPreview: string | null = null;
   if (thumbnail) {
     newPreview = await writeAttachmentFile(
-      ctx.config.dataDir,
+      store,
       id,
       "small",
       thumbnail.extension,
@@ -215,12 +218,11 @@ export async function updateMedia(
       .where(and(eq(mediaAttachments.id, id), eq(mediaAttachments.accountId, accountId)))
       .returning();
     if (!updated) throw new NotFoundError();
-    if (newPreview && row.previewPath !== newPreview) {
-      await removeStoredFiles(ctx.config.dataDir, [row.previewPath]);
-    }
+    // The row no longer points at the old preview (this statement committed).
+    if (newPreview && row.previewPath !== newPreview) await store.delete([row.previewPath]);
     return updated;
   } catch (error) {
-    if (newPreview) await removeStoredFiles(ctx.config.dataDir, [newPreview]);
+    if (newPreview) await store.delete([newPreview]);
     throw error;
   }
 }
@@ -239,5 +241,6 @@ export async function deleteMedia(ctx: AppContext, accountId: string, id: string
   )).returning();
   // Attached between the read and the delete: still in use.
   if (!deleted) throw new MediaInUse();
-  await removeStoredFiles(ctx.config.dataDir, [deleted.filePath, deleted.previewPath]);
+  // The delete committed (one statement): its files go now.
+  await mediaStore(ctx.config).delete([deleted.filePath, deleted.previewPath]);
 }

@@ -27,6 +27,7 @@ import { hasPermission, outranks } from "../permissions.ts";
 import { sendMail } from "../mailer.ts";
 import { notify } from "../notifications/notify.ts";
 import { purgeAccountData, suspendAccount, unsuspendAccount } from "./suspension.ts";
+import { purgeAccountMedia } from "../media/removal.ts";
 
 /** Who acts: a staff member (account and role), or the machine's operator (accountId null). */
 export interface Moderator {
@@ -148,12 +149,15 @@ export function approveAccount(db: Executor, moderator: Moderator, id: string): 
 
 /**
  * Rejects a pending sign-up: the account and its user are deleted outright
- * (it never federated), so the name and address may be used again.
+ * (it never federated), so the name and address may be used again. Its
+ * media files are discarded with the rows (the worker's media cleanup
+ * removes them from the store).
  */
 export function rejectAccount(db: Executor, moderator: Moderator, id: string): Promise<string> {
   return command(db, moderator, id, async (tx, target) => {
     requirePending(target);
     await audit(tx, moderator, "reject", target, "User");
+    await purgeAccountMedia(tx, target.account);
     await tx.delete(keyPairs).where(eq(keyPairs.owner, target.account.id));
     await tx.delete(accounts).where(eq(accounts.id, target.account.id));
   });

@@ -27,13 +27,16 @@
  * deletion after the grace period, or DELETE /api/v1/admin/accounts/:id).
  */
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
-import type { Executor } from "../../db/connection.ts";
+import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, follows, statuses, users, webSessions } from "../../db/schema.ts";
 import { recordDelivery } from "../deliveries.ts";
 import { removeAllFollows } from "../follow_rows.ts";
 import { deleteLocalAccount } from "../moderation.ts";
 import { type PeriodicJob, runEvery } from "../polls/periodic.ts";
+import { purgeAccountMedia } from "../media/removal.ts";
+import { removeDiscardedMedia } from "../media/discarded.ts";
+import type { MediaStore } from "../media/store.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 
@@ -99,8 +102,10 @@ async function rejectRemoteFollows(tx: Executor, accountId: string): Promise<voi
  * the tombstone of an account deletion (actors/moderation.ts
  * deleteLocalAccount: statuses gone, follows removed, the user row deleted,
  * a Delete of the actor sent); it stays suspended, so its name is never
- * given out again. A remote account loses its statuses and follows and its
- * row becomes a tombstone too (deleted_at), so that it is not fetched back.
+ * given out again. A remote account loses its statuses, media and follows
+ * and its row becomes a tombstone too (deleted_at), so that it is not
+ * fetched back. Media files leave the store once the caller's transaction
+ * committed (actors/media/discarded.ts).
  */
 export async function purgeAccountData(tx: Executor, account: AccountRow): Promise<void> {
   if (account.domain == null) {
@@ -112,6 +117,7 @@ export async function purgeAccountData(tx: Executor, account: AccountRow): Promi
   const now = new Date();
   await tx.update(statuses).set({ deletedAt: now })
     .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
+  await purgeAccountMedia(tx, account);
   await removeAllFollows(tx, account.id);
   await tx.update(accounts).set({
     followersCount: 0,
@@ -147,9 +153,14 @@ export async function purgeDomainAccounts(tx: Executor, domain: string): Promise
 /**
  * Purges the accounts our moderators suspended more than `graceDays` ago
  * (the worker's periodic job). Each account in its own transaction, so one
- * failure does not hold back the rest. Returns how many were purged.
+ * failure does not hold back the rest; its media files then leave `media`.
+ * Returns how many were purged.
  */
-export async function purgeExpiredSuspensions(db: Executor, graceDays: number): Promise<number> {
+export async function purgeExpiredSuspensions(
+  db: Db,
+  graceDays: number,
+  media: MediaStore,
+): Promise<number> {
   const cutoff = new Date(Date.now() - graceDays * 24 * 60 * 60 * 1000);
   const due = await db.select({ id: accounts.id }).from(accounts).where(and(
     lt(accounts.suspendedAt, cutoff),
@@ -176,6 +187,7 @@ export async function purgeExpiredSuspensions(db: Executor, graceDays: number): 
       purged++;
     });
   }
+  if (purged > 0) await removeDiscardedMedia(db, media);
   return purged;
 }
 
@@ -184,12 +196,13 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Starts the worker's periodic purge of suspensions past SUSPENSION_GRACE_DAYS. */
 export function startSuspensionPurge(
-  database: { db: Executor },
+  database: { db: Db },
   graceDays: number,
+  media: MediaStore,
 ): PeriodicJob {
   return runEvery(
     "suspension-purge",
     PURGE_INTERVAL_MS,
-    () => purgeExpiredSuspensions(database.db, graceDays),
+    () => purgeExpiredSuspensions(database.db, graceDays, media),
   );
 }

@@ -8,21 +8,27 @@
  *   authors' counters go back too); pins go; feeds forget it (and the streams
  *   hear a `delete` for it and each boost, from removeFromFeeds); notification
  *   requests that held a filtered mention or quote of it are recounted.
- * - Media are detached so a redraft can attach them again, or removed for
- *   good with `delete_media`.
+ * - Media are detached and kept about a day so a redraft can attach them
+ *   again, or removed for good with `delete_media` (their files once the
+ *   deletion committed); actors/media/removal.ts has the rules.
  */
 import { countInFeaturedTags } from "../featured_tags.ts";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { accounts, mediaAttachments, quotes, statuses, statusPins } from "../../db/schema.ts";
+import { accounts, quotes, statuses, statusPins } from "../../db/schema.ts";
 import { removeFromFeeds } from "../timelines/fanout.ts";
 import { recountRequestsOfStatus } from "../notifications/requests.ts";
 import { recordDelivery } from "../deliveries.ts";
 import { ownStatus } from "./edit.ts";
 import type { StatusRow } from "./create.ts";
+import { settleDeletedStatusMedia } from "../media/removal.ts";
+import { flushDiscardedMedia } from "../media/discarded.ts";
 
 export interface DeleteStatusOptions {
-  /** Remove the attachments instead of keeping them for a redraft. */
+  /**
+   * Remove the attachments instead of keeping them for a redraft (always
+   * done for a remote status: there is no redraft of it here).
+   */
   deleteMedia?: boolean;
 }
 
@@ -36,11 +42,11 @@ export async function deleteStatus(
   const db = ctx.database.db;
   const status = await ownStatus(db, accountId, statusId);
   const now = new Date();
-  await db.transaction(async (tx) => {
+  const discarded = await db.transaction(async (tx) => {
     const marked = await tx.update(statuses).set({ deletedAt: now })
       .where(and(eq(statuses.id, status.id), isNull(statuses.deletedAt)))
       .returning({ id: statuses.id });
-    if (marked.length === 0) return; // deleted meanwhile by another request
+    if (marked.length === 0) return 0; // deleted meanwhile by another request
     await countInFeaturedTags(tx, status, -1);
     if (status.inReplyToId) {
       await tx.update(statuses)
@@ -70,16 +76,15 @@ export async function deleteStatus(
     await tx.delete(statusPins).where(
       inArray(statusPins.statusId, [status.id, ...boosts.map((b) => b.id)]),
     );
-    if (options.deleteMedia) {
-      await tx.delete(mediaAttachments).where(eq(mediaAttachments.statusId, status.id));
-    } else {
-      await tx.update(mediaAttachments).set({ statusId: null })
-        .where(eq(mediaAttachments.statusId, status.id));
-    }
+    const files = await settleDeletedStatusMedia(tx, status, {
+      deleteMedia: options.deleteMedia === true || !status.local,
+    });
     // Boosts of it too (their feeds, and a `delete` event for each).
     await removeFromFeeds(tx, status.id);
     await recountRequestsOfStatus(tx, status.id);
     if (status.local) await recordDelivery(tx, "statusDeleted", status.id);
+    return files;
   });
+  if (discarded > 0) await flushDiscardedMedia(db, ctx.config);
   return status;
 }

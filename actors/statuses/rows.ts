@@ -151,7 +151,8 @@ export async function attachMedia(tx: Executor, statusId: string, ids: string[])
         : undefined,
     ));
   if (ids.length) {
-    await tx.update(mediaAttachments).set({ statusId, scheduledStatusId: null })
+    // A redraft's media are attached again: no longer counted as left over.
+    await tx.update(mediaAttachments).set({ statusId, scheduledStatusId: null, detachedAt: null })
       .where(and(inArray(mediaAttachments.id, ids)));
   }
 }

@@ -167,7 +167,7 @@ export async function trimHomeFeed(
 }
 
 /** The rows of a raw statement: postgres.js answers an array, PGlite a result with `rows`. */
-function rowsOf<T>(result: unknown): T[] {
+export function rowsOf<T>(result: unknown): T[] {
   return Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows;
 }
 

@@ -1,149 +1,209 @@
 /**
- * Rebuilding a home feed that is empty although its owner follows people
- * (a data set from before feeds existed, a feed cleared by hand), and
- * back-filling a list feed when accounts join the list. Both select recent
- * statuses of the accounts concerned and apply the same rules as fan-out
- * (feed_filters.ts).
+ * Filling feeds from statuses that already exist, with the rules fan-out
+ * applies to new ones (feed_filters.ts):
+ * - rebuilding a home feed that is empty although its owner follows people
+ *   (a data set from before feeds existed, a feed cleared by hand);
+ * - merging a newly followed account's recent posts into the follower's home
+ *   feed (merge.ts, Mastodon's MergeWorker);
+ * - back-filling list feeds when accounts join a list, or when the owner
+ *   starts following a member, and taking members' posts back out.
  *
- * Regeneration runs in the background, as Mastodon's RegenerationWorker: the
- * home timeline answers 206 while it runs. One process never runs two
- * rebuilds of the same feed; two processes may, harmlessly (ON CONFLICT).
+ * Each is one bounded INSERT … SELECT: every account concerned contributes at
+ * most a fixed number of its newest statuses, read from the
+ * (account_id, id) index, so an account with thousands of posts costs what
+ * one with a hundred does.
+ *
+ * A rebuild runs inside the home timeline's request, so the first read of a
+ * missing feed already answers the rebuilt posts (200) instead of Mastodon's
+ * 206 and an empty page, which most clients show as an empty timeline and
+ * never ask again.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { getLogger } from "@logtape/logtape";
-import type { Database, Executor } from "../../db/connection.ts";
-import { FOLLOWER_VISIBILITIES, HOME_RULES, LIST_RULES, VIA } from "./feed_filters.ts";
-import { HOME_FEED_LIMIT } from "./fanout.ts";
-
-const logger = getLogger(["rookery", "timelines"]);
+import type { Executor } from "../../db/connection.ts";
+import {
+  boostIsNewInHome,
+  FOLLOWER_VISIBILITIES,
+  HOME_RULES,
+  LIST_RULES,
+  VIA,
+} from "./feed_filters.ts";
+import { HOME_FEED_LIMIT, rowsOf } from "./fanout.ts";
 
 /** How many recent statuses of each followed account a rebuild considers. */
 export const REBUILD_PER_ACCOUNT = 100;
 
-/** How many recent statuses of an account joining a list are back-filled. */
-export const LIST_BACKFILL_PER_ACCOUNT = 40;
-
-/** How long an account's rebuild is remembered, so an empty result is not redone at once. */
-const REMEMBER_MS = 10 * 60_000;
-
-const running = new Map<string, Promise<void>>();
-const finished = new Map<string, number>();
+/**
+ * How many followed accounts a rebuild reads, the most recently active
+ * first: with the per-account bound, a rebuild reads at most 20,000 statuses
+ * however many accounts are followed.
+ */
+export const REBUILD_MAX_ACCOUNTS = 200;
 
 /**
- * The statuses (`id`, `reblog_of_id`) that `accountId`'s home feed would hold
- * when rebuilt: recent posts of the accounts it follows and its own, by the
- * fan-out rules; boosts of the same post not yet de-duplicated.
+ * How many recent statuses of one account a merge (a new follow) or a list
+ * back-fill considers, as Mastodon merges a bounded number of them.
  */
-function homeCandidates(accountId: string): SQL {
+export const MERGE_PER_ACCOUNT = 40;
+
+/**
+ * A feed with at least this many entries gets only merged statuses newer
+ * than its oldest one (Mastodon's rule, at a quarter of the feed's size):
+ * older ones would sit below everything the owner has already scrolled past.
+ */
+const MERGE_FLOOR_MIN_ENTRIES = Math.floor(HOME_FEED_LIMIT / 4);
+
+/** Which followed accounts a home-feed fill reads, and how much of each. */
+type HomeSource =
+  /** Everyone the account follows (the most recently active first) and itself. */
+  | { kind: "rebuild" }
+  /** One account it now follows. */
+  | { kind: "merge"; authorId: string };
+
+/** The candidate authors (alias `c`, the columns feed_filters.ts reads). */
+function candidateAuthors(me: SQL, source: HomeSource): SQL {
+  if (source.kind === "merge") {
+    return sql`SELECT f.target_account_id AS author, ${me} AS receiver, ${VIA.follow} AS via,
+        f.show_reblogs, f.languages
+      FROM follows f JOIN accounts fa ON fa.id = f.account_id AND fa.domain IS NULL
+      WHERE f.account_id = ${me} AND f.target_account_id = ${source.authorId}::bigint`;
+  }
+  return sql`(SELECT f.target_account_id AS author, ${me} AS receiver, ${VIA.follow} AS via,
+        f.show_reblogs, f.languages
+      FROM follows f JOIN accounts t ON t.id = f.target_account_id
+      WHERE f.account_id = ${me}
+      ORDER BY t.last_status_at DESC NULLS LAST
+      LIMIT ${sql.raw(String(REBUILD_MAX_ACCOUNTS))})
+    UNION ALL
+    SELECT ${me}, ${me}, ${VIA.self}, true, NULL::jsonb`;
+}
+
+/**
+ * The statuses (`id`, `reblog_of_id`) that would enter `accountId`'s home
+ * feed from `source`, by the fan-out rules: the newest of each author
+ * (above the feed's floor, see {@link MERGE_FLOOR_MIN_ENTRIES}), public,
+ * unlisted or followers-only ones of followed accounts (Mastodon merges no
+ * direct ones) and everything of one's own, without posts (or boosts of
+ * posts) the feed already shows. Boosts of one post are not yet
+ * de-duplicated among themselves.
+ */
+function homeCandidates(accountId: string, source: HomeSource, perAccount: number): SQL {
   const me = sql`${accountId}::bigint`;
   return sql`SELECT s.id, s.reblog_of_id
-    FROM (
-      SELECT f.target_account_id AS author, ${me} AS receiver, ${VIA.follow} AS via,
-          f.show_reblogs, f.languages
-        FROM follows f WHERE f.account_id = ${me}
-      UNION ALL
-      SELECT ${me}, ${me}, ${VIA.self}, true, NULL::jsonb
-    ) c
+    FROM (${candidateAuthors(me, source)}) c
+    CROSS JOIN (SELECT coalesce((SELECT min(h.status_id) FROM home_feed h
+      WHERE h.account_id = ${me}
+      HAVING count(*) >= ${sql.raw(String(MERGE_FLOOR_MIN_ENTRIES))}), 0) AS id) floor
     CROSS JOIN LATERAL (SELECT * FROM statuses x
-      WHERE x.account_id = c.author AND x.deleted_at IS NULL
-      ORDER BY x.id DESC LIMIT ${sql.raw(String(REBUILD_PER_ACCOUNT))}) s
+      WHERE x.account_id = c.author AND x.deleted_at IS NULL AND x.id > floor.id
+        AND (c.via = ${VIA.self} OR x.visibility IN ${FOLLOWER_VISIBILITIES})
+      ORDER BY x.id DESC LIMIT ${sql.raw(String(perAccount))}) s
     LEFT JOIN statuses o ON o.id = s.reblog_of_id
-    WHERE (c.via = ${VIA.self} OR s.visibility IN ${FOLLOWER_VISIBILITIES}
-        OR (s.visibility = 'direct' AND EXISTS (SELECT 1 FROM mentions m
-          WHERE m.status_id = s.id AND m.account_id = ${me})))
-      AND (s.reblog_of_id IS NULL OR (o.id IS NOT NULL AND o.deleted_at IS NULL
-        AND o.account_id <> ${me}))
+    WHERE (s.reblog_of_id IS NULL OR o.deleted_at IS NULL) AND ${boostIsNewInHome(me)}
+      AND (s.reblog_of_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM home_feed h
+        WHERE h.account_id = ${me} AND h.reblog_of_id = s.id))
       AND ${HOME_RULES}`;
 }
 
-/** Rebuilds `accountId`'s home feed from the recent statuses of the accounts it follows. */
-export async function rebuildHomeFeed(db: Executor, accountId: string): Promise<void> {
-  await db.execute(sql`INSERT INTO home_feed (account_id, status_id, reblog_of_id)
+/**
+ * Inserts the candidates into the home feed, the oldest entry of each post
+ * winning (the original when present, else its first boost), at most a
+ * feed's worth; returns how many entries were added.
+ */
+async function fillHomeFeed(
+  db: Executor,
+  accountId: string,
+  source: HomeSource,
+  perAccount: number,
+  onlyIfEmpty: boolean,
+): Promise<number> {
+  const guard = onlyIfEmpty
+    ? sql`WHERE NOT EXISTS (SELECT 1 FROM home_feed e WHERE e.account_id = ${accountId}::bigint)`
+    : sql``;
+  const inserted = await db.execute(sql`INSERT INTO home_feed (account_id, status_id, reblog_of_id)
     SELECT ${accountId}::bigint, picked.id, picked.reblog_of_id FROM (
-      -- The oldest entry of each post wins: the original when present, else its first boost.
       SELECT DISTINCT ON (coalesce(cand.reblog_of_id, cand.id)) cand.id, cand.reblog_of_id
-      FROM (${homeCandidates(accountId)}) cand
+      FROM (${homeCandidates(accountId, source, perAccount)}) cand
+      ${guard}
       ORDER BY coalesce(cand.reblog_of_id, cand.id), cand.id
     ) picked
     ORDER BY picked.id DESC LIMIT ${sql.raw(String(HOME_FEED_LIMIT))}
-    ON CONFLICT DO NOTHING`);
-}
-
-/** Whether a rebuild of this account's home feed is running in this process. */
-export function isRebuilding(accountId: string): boolean {
-  return running.has(accountId);
+    ON CONFLICT DO NOTHING
+    RETURNING status_id`);
+  return rowsOf(inserted).length;
 }
 
 /**
- * Called when an account's home feed is empty: if a rebuild would put
- * something in it (the feed is missing, not merely quiet), starts one in the
- * background and returns true; returns false when there is nothing to
- * rebuild or this feed was rebuilt a few minutes ago.
+ * Rebuilds `accountId`'s home feed from the recent statuses of the accounts
+ * it follows and its own, when the feed has no entry at all (a feed that has
+ * some is left alone, so this is safe to call on every empty page). Returns
+ * how many entries it added: 0 for a feed that exists, or that has nothing
+ * to show.
  */
-export async function rebuildHomeFeedIfMissing(
-  database: Database,
-  accountId: string,
-): Promise<boolean> {
-  if (running.has(accountId)) return true;
-  const done = finished.get(accountId);
-  if (done != null && Date.now() - done < REMEMBER_MS) return false;
-  const [row] = await database.rows<{ missing: boolean }>(
-    sql`SELECT EXISTS (${homeCandidates(accountId)}) AS missing`,
-  );
-  if (!row?.missing) return false;
-  if (running.has(accountId)) return true;
-  const job = rebuildHomeFeed(database.db, accountId)
-    .catch((error) =>
-      logger.error("Home feed rebuild of {accountId} failed: {error}", { accountId, error })
-    )
-    .finally(() => {
-      running.delete(accountId);
-      finished.set(accountId, Date.now());
-      if (finished.size > 10_000) finished.clear();
-    });
-  running.set(accountId, job);
-  return true;
-}
-
-/** Waits for a running rebuild of the account, if any (tests, shutdown). */
-export async function waitForRebuild(accountId: string): Promise<void> {
-  await running.get(accountId);
+export async function rebuildHomeFeedIfEmpty(db: Executor, accountId: string): Promise<number> {
+  return await fillHomeFeed(db, accountId, { kind: "rebuild" }, REBUILD_PER_ACCOUNT, true);
 }
 
 /**
- * Puts the recent statuses of accounts that just joined a list into its feed
- * (Mastodon merges them in the same way), with the list's rules.
+ * Puts the recent statuses of `authorId`, whom local `accountId` now
+ * follows, into its home feed (see {@link homeCandidates}). Returns how many
+ * entries were added. Call it in the transaction that wrote the follow.
  */
-export async function backfillListFeed(
+export async function mergeIntoHomeFeed(
   tx: Executor,
-  listId: string,
+  accountId: string,
+  authorId: string,
+): Promise<number> {
+  return await fillHomeFeed(tx, accountId, { kind: "merge", authorId }, MERGE_PER_ACCOUNT, false);
+}
+
+/**
+ * Puts the recent statuses of `accountIds` into the list feeds `lists`
+ * selects (a condition on alias `l`; the accounts must be members of each),
+ * with each list's rules: what accounts joining a list, or a list member
+ * newly followed, bring.
+ */
+export async function backfillListFeeds(
+  tx: Executor,
+  lists: SQL,
   accountIds: readonly string[],
 ): Promise<void> {
   if (accountIds.length === 0) return;
   const ids = sql.join(accountIds.map((id) => sql`${id}::bigint`), sql`, `);
   await tx.execute(sql`INSERT INTO list_feed (list_id, status_id)
-    SELECT DISTINCT ON (coalesce(s.reblog_of_id, s.id)) l.id, s.id
+    SELECT DISTINCT ON (l.id, coalesce(s.reblog_of_id, s.id)) l.id, s.id
     FROM lists l
     CROSS JOIN LATERAL unnest(ARRAY[${ids}]) AS member(id)
     CROSS JOIN LATERAL (SELECT * FROM statuses x
       WHERE x.account_id = member.id AND x.deleted_at IS NULL
-      ORDER BY x.id DESC LIMIT ${sql.raw(String(LIST_BACKFILL_PER_ACCOUNT))}) s
+      ORDER BY x.id DESC LIMIT ${sql.raw(String(MERGE_PER_ACCOUNT))}) s
     LEFT JOIN follows f ON f.account_id = l.account_id AND f.target_account_id = s.account_id
     LEFT JOIN statuses o ON o.id = s.reblog_of_id
-    WHERE l.id = ${listId}::bigint AND ${LIST_RULES}
+    WHERE ${lists} AND ${LIST_RULES}
       AND (s.reblog_of_id IS NULL OR (o.id IS NOT NULL AND o.account_id <> l.account_id))
-    ORDER BY coalesce(s.reblog_of_id, s.id), s.id
+    ORDER BY l.id, coalesce(s.reblog_of_id, s.id), s.id
     ON CONFLICT DO NOTHING`);
 }
 
-/** Takes the statuses of accounts that left a list out of its feed. */
-export async function unmergeFromListFeed(
+/** Takes the statuses (and boosts) of `accountIds` out of the list feeds `lists` selects. */
+export async function unmergeFromListFeeds(
   tx: Executor,
-  listId: string,
+  lists: SQL,
   accountIds: readonly string[],
 ): Promise<void> {
   if (accountIds.length === 0) return;
   const ids = sql.join(accountIds.map((id) => sql`${id}::bigint`), sql`, `);
-  await tx.execute(sql`DELETE FROM list_feed lf USING statuses s
-    WHERE lf.list_id = ${listId}::bigint AND s.id = lf.status_id AND s.account_id IN (${ids})`);
+  await tx.execute(sql`DELETE FROM list_feed lf USING lists l, statuses s
+    WHERE lf.list_id = l.id AND ${lists} AND s.id = lf.status_id
+      AND s.account_id IN (${ids})`);
+}
+
+/** The one list `listId`, as the `lists` condition of the functions above. */
+export function theList(listId: string): SQL {
+  return sql`l.id = ${listId}::bigint`;
+}
+
+/** The lists `ownerId` owns that contain `memberId`. */
+export function listsOfOwnerWith(ownerId: string, memberId: string): SQL {
+  return sql`l.account_id = ${ownerId}::bigint AND EXISTS (SELECT 1 FROM list_accounts lm
+    WHERE lm.list_id = l.id AND lm.account_id = ${memberId}::bigint)`;
 }

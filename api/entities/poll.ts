@@ -4,8 +4,9 @@
  * Decisions, as Mastodon's REST::PollSerializer:
  * - `voters_count` is null for single-choice polls (the inventory's rule;
  *   there it equals `votes_count`).
- * - With `hide_totals`, option counts are null until the poll ends, except
- *   for its author.
+ * - With `hide_totals`, option counts are null for everyone, the author
+ *   too, until the poll ends (Mastodon's `show_totals_now?`); the totals
+ *   (`votes_count`, `voters_count`) stay, as Mastodon shows them.
  * - `voted` and `own_votes` appear only for a signed-in viewer; the author
  *   counts as having voted.
  */
@@ -15,6 +16,7 @@ import type { Executor } from "../../db/connection.ts";
 import { polls, pollVotes } from "../../db/schema.ts";
 import { type CustomEmoji, emojisUsedIn, loadStatusEmojis } from "./custom_emoji.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
+import { pollExpired, pollShowsTotals } from "../../actors/polls/totals.ts";
 
 export type PollRow = typeof polls.$inferSelect;
 
@@ -32,11 +34,6 @@ export interface PollJson {
   own_votes?: number[];
 }
 
-/** Whether a poll has ended. */
-export function pollExpired(poll: PollRow, now = new Date()): boolean {
-  return poll.expiresAt != null && poll.expiresAt.getTime() <= now.getTime();
-}
-
 /**
  * Serializes a poll. `viewer` is null for anonymous requests; `ownVotes` are
  * the viewer's chosen option indexes; `emojis` those its options use.
@@ -47,9 +44,10 @@ export function pollEntity(
   ownVotes: number[] = [],
   emojis: CustomEmoji[] = [],
 ): PollJson {
-  const expired = pollExpired(poll);
+  const now = new Date();
+  const expired = pollExpired(poll, now);
   const isAuthor = viewer?.accountId === poll.accountId;
-  const hidden = poll.hideTotals && !expired && !isAuthor;
+  const hidden = !pollShowsTotals(poll, now);
   const entity: PollJson = {
     id: poll.id,
     expires_at: poll.expiresAt ? poll.expiresAt.toISOString() : null,

@@ -14,8 +14,9 @@
  * | web sign-ups      | client IP (*)  | 25 / 5 min        | POST /auth/sign_up, whatever the outcome      |
  * | password resets   | client IP (*)  | 25 / 5 min        | POST /auth/password                           |
  * | resets per e-mail | address        | 5 / 30 min        | POST /auth/password (counted by the route)    |
- * | confirmations     | client IP (*)  | 25 / 5 min        | POST /auth/confirmation                       |
+ * | confirmations     | client IP (*)  | 25 / 5 min        | POST /auth/confirmation, and the API's resend |
  * | confirm / e-mail  | address        | 5 / 30 min        | POST /auth/confirmation (counted by route)    |
+ * | confirm / e-mail  | account id     | 5 / 30 min        | POST /api/v1/emails/confirmations             |
  *
  * (*) an IPv6 client counts with its whole /64 (`rateLimitSubject`).
  *
@@ -89,6 +90,7 @@ const SIGN_IN_PATH = /^\/auth\/sign_in\/?$/;
 const WEB_SIGN_UP_PATH = /^\/auth\/sign_up\/?$/;
 const PASSWORD_RESET_PATH = /^\/auth\/password\/?$/;
 const CONFIRMATION_RESEND_PATH = /^\/auth\/confirmation\/?$/;
+const API_CONFIRMATION_RESEND_PATH = /^\/api\/v1\/emails\/confirmations\/?$/;
 
 /** The buckets one request counts against. */
 export function bucketsFor(
@@ -109,6 +111,12 @@ export function bucketsFor(
     ) {
       buckets.push({ rule: RATE_LIMITS.statusDeletions, subject: accountId });
     }
+    // Rack::Attack's throttle_email_confirmations/email keys the API's resends
+    // by user; an account id never collides with the addresses of the web
+    // form's count in the same bucket (they hold an "@").
+    if (method === "POST" && API_CONFIRMATION_RESEND_PATH.test(path)) {
+      buckets.push({ rule: RATE_LIMITS.emailConfirmationsEmail, subject: accountId });
+    }
   } else {
     buckets.push({ rule: RATE_LIMITS.ip, subject: ip });
   }
@@ -125,7 +133,10 @@ export function bucketsFor(
   if (method === "POST" && PASSWORD_RESET_PATH.test(path)) {
     buckets.push({ rule: RATE_LIMITS.passwordResetsIp, subject: ip });
   }
-  if (method === "POST" && CONFIRMATION_RESEND_PATH.test(path)) {
+  if (
+    method === "POST" &&
+    (CONFIRMATION_RESEND_PATH.test(path) || API_CONFIRMATION_RESEND_PATH.test(path))
+  ) {
     buckets.push({ rule: RATE_LIMITS.emailConfirmationsIp, subject: ip });
   }
   return buckets;

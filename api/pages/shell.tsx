@@ -1,6 +1,6 @@
 /**
  * The one document shell of every HTML page: <html lang>, the head
- * (charset, viewport, title, robots, the stylesheet, and a slot for what a
+ * (charset, viewport, title, robots, the icon, the stylesheet, and a slot for what a
  * page adds, such as OpenGraph), a skip link, the site header, <main> and
  * an optional footer. The four layouts (public/, auth/, settings/, admin/)
  * and the embed page fill its slots; none writes its own <head>.
@@ -11,6 +11,9 @@
  */
 import type { Child, FC } from "hono/jsx";
 import { STYLESHEET_HREF } from "./style.ts";
+
+/** Where the site icon is served (api/routes/assets.ts). */
+export const FAVICON_PATH = "/favicon.ico";
 
 /** The kinds of page, each with a few rules of its own in the stylesheet (`layout-<kind>`). */
 export type ShellLayout = "public" | "form" | "settings" | "admin" | "embed";
@@ -41,6 +44,7 @@ export const Shell: FC<ShellProps> = (
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{title}</title>
       {robots ? <meta name="robots" content={robots} /> : null}
+      <link rel="icon" href={FAVICON_PATH} />
       <link rel="stylesheet" href={STYLESHEET_HREF} />
       {head}
     </head>

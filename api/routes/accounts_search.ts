@@ -11,8 +11,11 @@
  * `user@domain`, prefixes of both parts (our own domain matches local
  * accounts). The account the query names exactly comes first, then an exact
  * username, then accounts the caller follows, then the most followed.
- * Deleted and suspended accounts, accounts the caller blocks or is blocked
- * by, and accounts on domains the caller blocked are never found.
+ * Deleted and suspended accounts are never found. Accounts the caller blocks
+ * or is blocked by, and accounts on domains the caller blocked, are found
+ * only by their full handle (`user@domain`, `@user@domain`, or a local
+ * `user`), as Mastodon's exact match is, so that a client can look up
+ * whom to unblock; partial matches leave them out.
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";

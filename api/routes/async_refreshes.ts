@@ -4,8 +4,9 @@
  * (today: the crawl of a remote thread's replies, federation/replies_crawl.ts).
  *
  * Decisions:
- * - A user token is required, with `read` as Mastodon asks, or the narrower
- *   `read:statuses` (the scope of the context route that hands out the id).
+ * - A user token is required, with the top-level `read` scope, as Mastodon
+ *   asks (`doorkeeper_authorize! :read`): `read:statuses`, the scope of the
+ *   context route that hands out the id, is not enough.
  * - Refreshes belong to a thread, not to a user (as Mastodon's): any user
  *   holding the id may ask. The id is random and unguessable.
  * - An unknown id, and a refresh finished more than an hour ago, are 404
@@ -21,7 +22,7 @@ import { serializeAsyncRefresh } from "../entities/async_refresh.ts";
 /** The async refreshes route, mounted at the root of the app. */
 export function asyncRefreshRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  app.get("/api/v1_alpha/async_refreshes/:id", requireUser("read:statuses"), async (c) => {
+  app.get("/api/v1_alpha/async_refreshes/:id", requireUser("read"), async (c) => {
     const refresh = await findRefresh(c.get("ctx").database.db, c.req.param("id"));
     if (!refresh) throw new ApiError(404, "Not found");
     c.header("Cache-Control", "private, no-store");

@@ -1,7 +1,7 @@
 /**
  * Timelines:
- * - GET /api/v1/timelines/home (user + read:statuses): the home feed; 206
- *   while an empty feed is being rebuilt
+ * - GET /api/v1/timelines/home (user + read:statuses): the home feed; a
+ *   missing feed is rebuilt before the first page is answered (always 200)
  * - GET /api/v1/timelines/public (public unless PUBLIC_PREVIEW=false): local,
  *   remote, only_media
  * - GET /api/v1/timelines/tag/:hashtag (same access): any[], all[], none[],
@@ -38,7 +38,6 @@ import type { ViewerRows } from "../entities/status_hydration.ts";
 import { isId } from "../../db/ids.ts";
 import {
   directTimeline,
-  homeFeedIsEmpty,
   homePageQuery,
   homePageValues,
   linkTimeline,
@@ -49,7 +48,7 @@ import {
   tagsByName,
   tagTimeline,
 } from "../../db/queries/timelines.ts";
-import { isRebuilding, rebuildHomeFeedIfMissing } from "../../actors/timelines/regenerate.ts";
+import { rebuildHomeFeedIfEmpty } from "../../actors/timelines/regenerate.ts";
 import { findOwnList } from "../../actors/lists.ts";
 import { NotFoundError } from "../../actors/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
@@ -70,7 +69,6 @@ async function answerPage(
   c: Context<ApiEnv>,
   rows: StatusRow[],
   context: FilterContext | undefined,
-  status: 200 | 206 = 200,
   viewerRows?: ViewerRows,
 ): Promise<Response> {
   const viewer = viewerAccountId(c);
@@ -84,7 +82,7 @@ async function answerPage(
   // Cursors come from the rows read, so a status the serializer skips (or a
   // filter hides) never breaks paging.
   setPaginationHeaders(c, rows, (row) => row.id);
-  return c.json(json, status);
+  return c.json(json);
 }
 
 /** Public unless PUBLIC_PREVIEW is off; a token that comes along needs read:statuses. */
@@ -120,18 +118,16 @@ export function timelineRoutes(): Hono<ApiEnv> {
     const me = viewerAccountId(c)!;
     const page = readPageParams(await params(c), PAGE_SIZES.timelines);
     // The page and the viewer's flags on it in one statement (status_page.ts).
-    const { rows, viewerRows } = await readPageWithViewer(
-      database.db,
-      homePageQuery(database.db, page),
-      homePageValues(me, page),
-    );
-    if (rows.length > 0) return await answerPage(c, rows, "home", 200, viewerRows);
-    // An empty page: the end of the feed, or a feed that was never built.
-    if (isRebuilding(me)) return await answerPage(c, rows, "home", 206);
-    if (await homeFeedIsEmpty(database.db, me) && await rebuildHomeFeedIfMissing(database, me)) {
-      return await answerPage(c, rows, "home", 206);
+    const read = () =>
+      readPageWithViewer(database.db, homePageQuery(database.db, page), homePageValues(me, page));
+    let { rows, viewerRows } = await read();
+    // An empty page is the end of the feed, or a feed that was never built:
+    // that one is rebuilt now and read again, so the first read already shows
+    // it (Mastodon answers 206 and an empty page, which clients show as empty).
+    if (rows.length === 0 && await rebuildHomeFeedIfEmpty(database.db, me) > 0) {
+      ({ rows, viewerRows } = await read());
     }
-    return await answerPage(c, rows, "home");
+    return await answerPage(c, rows, "home", viewerRows);
   });
 
   app.get("/api/v1/timelines/public", publicFeedAccess(), async (c) => {

@@ -22,6 +22,7 @@ import {
   StreamError,
 } from "./streams.ts";
 import type { Subscription } from "./streams.ts";
+import { parseJsonExact } from "../params.ts";
 
 /** Seconds without traffic before Deno pings (Mastodon pings every 30 s), and the wait for the pong. */
 export const IDLE_TIMEOUT_S = 30;
@@ -147,12 +148,16 @@ export class WebSocketConnection implements StreamConnection {
     });
   }
 
-  /** A text frame from the client; anything unreadable is ignored, as Mastodon does. */
+  /**
+   * A text frame from the client; anything unreadable is ignored, as Mastodon
+   * does. Ids sent as numbers past 2^53 are read exactly, as the body parser
+   * reads them.
+   */
   received(data: unknown): void {
     if (typeof data !== "string" || data.length > MAX_MESSAGE_LENGTH) return;
     let message: unknown;
     try {
-      message = JSON.parse(data);
+      message = parseJsonExact(data);
     } catch {
       return;
     }

@@ -337,7 +337,9 @@ export function likePrefix(value: string): string {
  * display name; with `user@domain`, prefix match on both parts. Ordered:
  * the resolved account, the exact handle, an exact username, accounts the
  * viewer follows, then by followers. Returns account ids. Accounts a
- * moderator limited are found only by their exact handle, or by followers.
+ * moderator limited are found only by their exact handle, or by followers;
+ * accounts the viewer blocks, is blocked by or whose domain it blocked only
+ * by their exact handle (as Mastodon's exact match, so they can be unblocked).
  */
 export async function searchAccounts(
   database: Database,
@@ -372,12 +374,14 @@ export async function searchAccounts(
     sql`a.followers_count DESC`,
     sql`a.id ASC`,
   ].filter((term): term is SQL => term != null);
+  // The account a full handle names (or WebFinger resolved) is found whatever
+  // stands between it and the viewer: a block must be findable to be undone.
+  const named = sql`(${resolved ?? sql`FALSE`} OR ${exact ?? sql`FALSE`})`;
   const rows = await database.rows<{ id: string | number }>(sql`
     SELECT a.id FROM accounts a
     WHERE (${resolved ?? sql`FALSE`} OR ${matches})
-      AND ${listableAccount()} AND ${visibleToViewer(search.viewerId)}
-      AND (a.silenced_at IS NULL OR ${resolved ?? sql`FALSE`} OR ${exact ?? sql`FALSE`}
-        OR ${followed ?? sql`FALSE`})
+      AND ${listableAccount()} AND (${named} OR ${visibleToViewer(search.viewerId)})
+      AND (a.silenced_at IS NULL OR ${named} OR ${followed ?? sql`FALSE`})
       AND ${search.following ? followed ?? sql`FALSE` : sql`TRUE`}
     ORDER BY ${sql.join(order, sql`, `)}
     LIMIT ${search.limit} OFFSET ${search.offset}`);

@@ -147,13 +147,6 @@ export function homePageValues(accountId: string, page: Page) {
   };
 }
 
-/** Whether the account's home feed has any entry at all. */
-export async function homeFeedIsEmpty(db: Executor, accountId: string): Promise<boolean> {
-  const rows = await db.select({ one: sql`1` }).from(homeFeed)
-    .where(eq(homeFeed.accountId, accountId)).limit(1);
-  return rows.length === 0;
-}
-
 /** One page of a list's feed (the caller checked that the viewer owns the list). */
 export async function listTimeline(db: Executor, listId: string, viewer: string, page: Page) {
   const w = pageWindow(listFeed.statusId, page);

@@ -258,7 +258,7 @@ export const federationKv = pgTable("federation_kv", {
   expiresAt: ts("expires_at"),
 });
 
-/** Fedify's message queue on PGlite: durable, leased, retried after a crash. */
+/** Fedify's message queue (federation/stores/sql_queue.ts): durable, leased, retried after a crash. */
 export const federationQueue = pgTable("federation_queue", {
   id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
   message: jsonb("message").notNull(),
@@ -267,7 +267,17 @@ export const federationQueue = pgTable("federation_queue", {
   /** Set while a worker holds the message; past it, another may take it. */
   lockedUntil: ts("locked_until"),
   createdAt: ts("created_at").notNull().defaultNow(),
-}, (t) => [index("federation_queue_run_idx").on(t.runAt)]);
+  /** The oldest message of its ordering key (or one without): the only kind a worker claims. */
+  ready: boolean("ready").notNull().default(false),
+}, (t) => [
+  index("federation_queue_ready_idx").on(t.runAt, t.id).where(sql`${t.ready}`),
+  // Whether an older message of the same key is still queued (sql_queue.ts).
+  index("federation_queue_ordering_idx").on(t.orderingKey, t.id)
+    .where(sql`${t.orderingKey} IS NOT NULL`),
+  // One ready message per key: the database keeps a key's messages one at a time.
+  uniqueIndex("federation_queue_head_idx").on(t.orderingKey)
+    .where(sql`${t.ready} AND ${t.orderingKey} IS NOT NULL`),
+]);
 
 /**
  * Deliveries a command promised, written in the same transaction as the
@@ -331,6 +341,8 @@ export const webSessions = pgTable("web_sessions", {
   lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
   /** A TOTP secret shown on the enable page, waiting for its first code. */
   pendingOtpSecret: text("pending_otp_secret"),
+  /** When this session last confirmed its password for a sensitive page (Mastodon's challenge). */
+  challengePassedAt: ts("challenge_passed_at"),
 });
 
 /**

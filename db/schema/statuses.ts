@@ -153,8 +153,16 @@ export const mediaAttachments = pgTable("media_attachments", {
   description: text("description"),
   blurhash: text("blurhash"),
   createdAt: ts("created_at").notNull().defaultNow(),
+  /**
+   * When a deleted status let go of it (delete and redraft): the cleanup of
+   * unattached uploads counts the day from here rather than from the upload.
+   */
+  detachedAt: ts("detached_at"),
 }, (t) => [
   index("media_attachments_status_idx").on(t.statusId),
+  // The hourly cleanup of unattached uploads reads only these.
+  index("media_attachments_unattached_idx").on(t.id)
+    .where(sql`${t.statusId} IS NULL AND ${t.scheduledStatusId} IS NULL`),
   index("media_attachments_account_idx").on(t.accountId, t.id),
   // The worker looks for unfinished uploads; they are few, so a partial index.
   index("media_attachments_processing_idx").on(t.id).where(sql`${t.state} = 'processing'`),

@@ -1,18 +1,31 @@
 /**
- * What every peer expects on a Note and Fedify's vocabulary cannot say:
+ * What every peer expects and Fedify's vocabulary cannot say: on a Note,
  * `contentMap`/`summaryMap` keyed by the status language, and the
  * attachments' `blurhash` and `focalPoint` (Mastodon's extension terms),
- * with the `@context` defining them as Mastodon's own context does.
+ * with the `@context` defining them as Mastodon's own context does; on
+ * every document, Mastodon's shape (lists as arrays, the public collection
+ * in full: federation/wire_shape.ts).
  *
- * The terms are added to the compacted JSON inside `toJsonLd`, by subclasses
- * of the vocabulary classes (Note, Question, and the Create/Update that
- * carry them). Fedify signs and sends what `toJsonLd` returns (the object
- * integrity proof, the LD signature and the body are all computed from it),
- * and its `clone` keeps the subclass, so the added terms are covered by
- * every signature. An expanded serialization (Fedify's intermediate step)
- * is left alone: only the final compact document carries them.
+ * Both are applied to the compacted JSON inside `toJsonLd`, by subclasses
+ * of the vocabulary classes (the wire classes: Note, Question, and the
+ * Create/Update that carry them; {@link wireActivity} makes any other
+ * activity one when it is sent). Fedify signs and sends what `toJsonLd`
+ * returns (the object integrity proof, the LD signature and the body are
+ * all computed from it), and its `clone` keeps the subclass, so the added
+ * terms and the shape are covered by every signature. An expanded
+ * serialization (Fedify's intermediate step) is left alone: only the final
+ * compact document carries them.
  */
-import { Create, Note, type Object as APObject, Question, Update } from "@fedify/vocab";
+import type { Context } from "@fedify/fedify";
+import {
+  type Activity,
+  Create,
+  Note,
+  type Object as APObject,
+  Question,
+  Update,
+} from "@fedify/vocab";
+import { shapeForPeers } from "../wire_shape.ts";
 
 /** The terms of one local Note, keyed in {@link MastodonTerms} by the Note's id. */
 export interface NoteTerms {
@@ -58,12 +71,32 @@ function withMastodonTerms<C extends VocabClass>(Base: C) {
     // deno-lint-ignore no-explicit-any
     override async toJsonLd(options?: any): Promise<unknown> {
       const json = await super.toJsonLd(options);
-      if (options?.format === "expand" || this.mastodonTerms.size === 0) return json;
+      if (options?.format === "expand") return json;
       if (!json || typeof json !== "object" || Array.isArray(json)) return json;
-      // The result may be Fedify's cached document: never change it in place.
-      return addTerms(structuredClone(json) as Json, this.mastodonTerms);
+      // A new document (shapeForPeers copies): the result may be Fedify's cached one.
+      const shaped = shapeForPeers(json as Json);
+      return this.mastodonTerms.size ? addTerms(shaped, this.mastodonTerms) : shaped;
     }
   };
+}
+
+/**
+ * A Fedify activity transformer (federation/mod.ts): the activity as an
+ * instance of its wire class, so that what Fedify proves, signs and sends
+ * is in Mastodon's shape, whatever the activity.
+ */
+export function wireActivity<T>(activity: Activity, _context: Context<T>): Activity {
+  if ("mastodonTerms" in activity) return activity;
+  const Wire = withMastodonTerms(activity.constructor as VocabClass);
+  // Fedify's `clone` builds `new this.constructor(…)` and copies every
+  // property: with the constructor shadowed on the instance for the call,
+  // the copy is the same activity as a Wire instance.
+  Object.defineProperty(activity, "constructor", { value: Wire, configurable: true });
+  try {
+    return activity.clone() as Activity;
+  } finally {
+    delete (activity as { constructor?: unknown }).constructor;
+  }
 }
 
 /** A Note that serializes with its {@link NoteTerms}. */

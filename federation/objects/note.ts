@@ -46,6 +46,7 @@ import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { withNoteExtras } from "./note_extras.ts";
 import { mediaFileUrl } from "../../actors/profile_media.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
+import { pollShowsTotals } from "../../actors/polls/totals.ts";
 import { emojiTag } from "./emoji.ts";
 import { authorizeFetch, signedFetcher } from "../authorized_fetch.ts";
 import { type NoteTerms, WireNote, WireQuestion } from "./mastodon_terms.ts";
@@ -232,10 +233,12 @@ export function buildNote(
     quoteUrl: data.quotedUri ? new URL(data.quotedUri) : null,
   };
   if (data.poll) {
+    // Hidden totals stay hidden from other servers too, until the poll ends.
+    const totals = pollShowsTotals(data.poll);
     const options = data.poll.options.map((name, i) =>
       new Note({
         name,
-        replies: new Collection({ totalItems: data.poll!.tallies[i] ?? 0 }),
+        replies: new Collection(totals ? { totalItems: data.poll!.tallies[i] ?? 0 } : {}),
       })
     );
     const question = new WireQuestion({

@@ -282,6 +282,28 @@ function quotePolicyOf(object: Note | Question | APObject): ParsedStatus["quoteP
 }
 
 /**
+ * The text of a converted object (an Article, a Page, an Event, a Video…),
+ * as Mastodon composes it: the title as a heading (a bold paragraph, as
+ * Mastodon's sanitizer renders `<h2>`), the summary, and a link to the
+ * object's web page. Where there is no summary the content is shown
+ * instead, so a post without an excerpt is not reduced to its title.
+ */
+function convertedContent(
+  name: string | null,
+  summary: string | null,
+  content: string | null,
+  link: string,
+): string {
+  const title = plainText(name, 500);
+  const excerpt = plainText(summary, 1_500);
+  return [
+    title ? `<p><strong>${escapeHtml(title)}</strong></p>` : "",
+    excerpt ? `<p>${escapeHtml(excerpt)}</p>` : sanitizeHtml(content),
+    `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
+  ].join("");
+}
+
+/**
  * Reads a status object. `followersUrl` is the author's followers
  * collection (for private visibility); `raw` is the object's JSON as
  * received, when known (what Fedify drops is read from it). `maxMedia`
@@ -303,14 +325,11 @@ export async function parseStatusObject(
   // and never Misskey's `_misskey_content` (its source text, not HTML).
   const name = terms?.name ?? textOf(object.name);
   const rawContent = terms?.content ?? textOf(object.content);
-  let content = sanitizeHtml(rawContent);
+  const summary = terms?.summary ?? textOf(object.summary);
   const url = (isJson(options.raw) ? readWebUrl(options.raw) : null) ?? urlOf(object.url);
-  if (converted) {
-    // Mastodon's conversion: the title when there is no content, and a link to the original.
-    if (!content && name) content = `<p>${escapeHtml(plainText(name, 500))}</p>`;
-    const link = url ?? uri;
-    content += `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`;
-  }
+  const content = converted
+    ? convertedContent(name, summary, rawContent, url ?? uri)
+    : sanitizeHtml(rawContent);
   const { mentionUris, tagNames, emojis } = await readTags(object, terms);
   const addressed = [...object.toIds, ...object.ccIds].map((u) => u.href)
     .filter((href) => !isPublicIri(href)).slice(0, MAX_TAGS * 2);
@@ -320,7 +339,8 @@ export async function parseStatusObject(
     url,
     attributedTo: object.attributionId?.href ?? null,
     content,
-    spoilerText: plainText(terms?.summary ?? textOf(object.summary), 1_500),
+    // A converted object's summary is its text, not a content warning (as in Mastodon).
+    spoilerText: converted ? "" : plainText(summary, 1_500),
     sensitive: terms?.sensitive ?? (object as Note).sensitive ?? false,
     // Mastodon takes the language from the language maps only (not `@language`).
     language: terms ? terms.language : languageOf(object.content),

@@ -1,17 +1,21 @@
 /**
  * Chooses Fedify's key–value store and message queue for the database in use.
  */
-import type { KvStore, MessageQueue } from "@fedify/fedify";
+import type { KvStore } from "@fedify/fedify";
 import type { Database } from "../../db/connection.ts";
 import { RookeryPostgresKvStore } from "./postgres_kv.ts";
 import { SqlKvStore } from "./sql_kv.ts";
-import { SqlMessageQueue, type SqlMessageQueueOptions } from "./sql_queue.ts";
+import {
+  type PlaceKeepingQueue,
+  SqlMessageQueue,
+  type SqlMessageQueueOptions,
+} from "./sql_queue.ts";
 
 const QUEUE_CHANNEL = "rookery_queue";
 
 export interface FederationStores {
   kv: KvStore;
-  queue: MessageQueue;
+  queue: PlaceKeepingQueue;
   /** Periodic clean-up (expired KV entries); run by worker processes. */
   maintain(): Promise<void>;
 }

@@ -6,13 +6,30 @@
  * claims it by setting a lease (locked_until, renewed while the handler runs),
  * so a process killed mid-delivery leaves the message to be taken again when
  * the lease runs out, or at once on PGlite, whose single owner process
- * releases stale leases when it starts. Messages that share an ordering key
- * run one at a time, oldest first: that is what applies one actor's
- * activities in order. (@fedify/postgres 1.8.7, the release our registry
- * has, deletes a message before handling it and ignores ordering keys, so
- * it is not used for the queue.) Several worker processes can share the
- * table: claims use FOR UPDATE SKIP LOCKED, and on PostgreSQL a NOTIFY wakes
- * idle workers in other processes.
+ * releases stale leases when it starts. (@fedify/postgres 1.8.7, the release
+ * our registry has, deletes a message before handling it and ignores
+ * ordering keys, so it is not used for the queue.) Several worker processes
+ * can share the table: claims use SKIP LOCKED, and on PostgreSQL a NOTIFY
+ * wakes idle workers in other processes.
+ *
+ * Messages that share an ordering key run one at a time, oldest first: that
+ * is what applies one actor's inbound activities in order
+ * (federation/inbox_order.ts), and one account's jobs. Only the oldest
+ * message of a key is `ready`, and workers claim ready messages only, so the
+ * messages waiting behind a busy key cost a claim nothing. The worker that
+ * finishes a message readies the next one of its key and takes it itself,
+ * in the statement that deletes the finished one; a next message that
+ * statement could not see yet is readied by the worker's next claim (the
+ * same statement as the claim). A unique index keeps one ready message per
+ * key whatever two processes do at the same instant; an enqueue reads its
+ * key's queued messages under a KEY SHARE lock, so a message finished at
+ * that instant is either seen gone, or deleted only once the new one is
+ * committed (and readied by that next claim). A sweep readies what a
+ * process that died in between left waiting.
+ *
+ * A retry keeps its place: a message handed back through {@link keepPlace}
+ * while it is being handled (Fedify's retry of it, same `id`) replaces the
+ * row, due later, and the later messages of its key go on waiting for it.
  */
 import type {
   MessageQueue,
@@ -32,6 +49,9 @@ const logger = getLogger(["rookery", "queue"]);
  * and another takes the message at most this long after.
  */
 export const DEFAULT_LEASE_MS = 60_000;
+
+/** How often, at most, an idle worker looks for keys whose next message was not readied. */
+export const SWEEP_INTERVAL_MS = 30_000;
 
 export interface SqlMessageQueueOptions {
   /** How long a claimed message is held before another worker may retry it ({@link DEFAULT_LEASE_MS}). */
@@ -56,7 +76,49 @@ export interface QueueSignal {
   subscribe(wake: () => void): Promise<() => Promise<void>>;
 }
 
-export class SqlMessageQueue implements MessageQueue {
+/** A queue whose retries can keep their place in line ({@link SqlMessageQueue.keepPlace}). */
+export interface PlaceKeepingQueue extends MessageQueue {
+  keepPlace(message: unknown, delayMs: number): boolean;
+}
+
+/** A message claimed by this process. */
+interface Claimed {
+  id: number;
+  message: unknown;
+  key: string | null;
+}
+
+/** A message claimed by this process, and what becomes of its row when the handler is done. */
+interface Handling {
+  id: number;
+  key: string | null;
+  /** Set by keepPlace: the row is updated to this instead of deleted. */
+  retry?: { message: unknown; runAt: Date };
+}
+
+/** Fedify's messages carry a random `id` that their retries keep. */
+function messageIdOf(message: unknown): string | null {
+  const id = message && typeof message === "object" ? (message as { id?: unknown }).id : null;
+  return typeof id === "string" ? id : null;
+}
+
+/**
+ * The UPDATE that readies the oldest message of each of `keys` (a CTE
+ * body): only one that is not ready, of a key that has none ready, so the
+ * unique index (one ready message per key) is never hit.
+ */
+function readyNextOf(keys: string[]) {
+  return sql`UPDATE federation_queue q SET ready = true
+    WHERE q.id IN (
+      SELECT (SELECT p.id FROM federation_queue p WHERE p.ordering_key = k ORDER BY p.id LIMIT 1)
+      FROM jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS k)
+      AND NOT q.ready
+      AND NOT EXISTS (SELECT 1 FROM federation_queue r
+        WHERE r.ordering_key = q.ordering_key AND r.ready)
+    RETURNING q.id`;
+}
+
+export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly nativeRetrial = false;
   readonly #database: Database;
   readonly #leaseMs: number;
@@ -64,7 +126,12 @@ export class SqlMessageQueue implements MessageQueue {
   readonly #concurrency: number;
   readonly #releaseLeasesOnStart: boolean;
   readonly #signal: QueueSignal | undefined;
+  /** What this process is handling, by the messages' own `id`. */
+  readonly #handling = new Map<string, Handling>();
+  /** Keys of the messages this process finished since its last claim (which readies their next). */
+  readonly #finishedKeys = new Set<string>();
   #wake: (() => void) | null = null;
+  #sweptAt = 0;
 
   constructor(database: Database, options: SqlMessageQueueOptions = {}) {
     this.#database = database;
@@ -82,14 +149,24 @@ export class SqlMessageQueue implements MessageQueue {
   async enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
     if (messages.length === 0) return;
     const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
-    const runAt = new Date(Date.now() + delayMs);
+    const runAt = new Date(Date.now() + delayMs).toISOString();
     const key = options?.orderingKey ?? null;
-    const values = messages.map((m) =>
-      sql`(${JSON.stringify(m)}::jsonb, ${key}, ${runAt.toISOString()}::timestamptz)`
-    );
-    await this.#database.rows(sql`
-      INSERT INTO federation_queue (message, ordering_key, run_at)
-      VALUES ${sql.join(values, sql`, `)}`);
+    let ready = key == null;
+    if (key == null) {
+      const values = messages.map((m) =>
+        sql`(${JSON.stringify(m)}::jsonb, ${runAt}::timestamptz, true)`
+      );
+      await this.#database.rows(sql`
+        INSERT INTO federation_queue (message, run_at, ready)
+        VALUES ${sql.join(values, sql`, `)}`);
+    } else {
+      // One at a time, so each finds the ones before it.
+      for (const message of messages) {
+        if (await this.#enqueueOrdered(message, key, runAt)) ready = true;
+      }
+    }
+    // A message behind others of its key is readied by whoever finishes them.
+    if (!ready) return;
     this.#wake?.();
     // Workers in other processes sleep until polled or notified; delayed
     // messages are found by polling when they fall due.
@@ -98,6 +175,38 @@ export class SqlMessageQueue implements MessageQueue {
         logger.warn("Could not notify other workers: {error}", { error })
       );
     }
+  }
+
+  /** Queues one message of `key`, ready when the key has nothing queued; returns whether it is. */
+  async #enqueueOrdered(message: unknown, key: string, runAt: string): Promise<boolean> {
+    const json = JSON.stringify(message);
+    const [row] = await this.#database.rows<{ ready: boolean }>(sql`
+      INSERT INTO federation_queue (message, ordering_key, run_at, ready)
+      VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, NOT EXISTS (
+        SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE))
+      ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
+      RETURNING ready`);
+    if (row) return row.ready;
+    // Another process queued the key's first message at this very instant:
+    // this one comes after it.
+    await this.#database.rows(sql`
+      INSERT INTO federation_queue (message, ordering_key, run_at, ready)
+      VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, false)`);
+    return false;
+  }
+
+  /**
+   * Puts `message` back in the place of the message with the same `id` that
+   * this process is handling now (a retry of it), due in `delayMs`: the
+   * later messages of its ordering key go on waiting for it. False when no
+   * such message is being handled here (the caller then queues it anew).
+   */
+  keepPlace(message: unknown, delayMs: number): boolean {
+    const id = messageIdOf(message);
+    const handling = id == null ? undefined : this.#handling.get(id);
+    if (!handling) return false;
+    handling.retry = { message, runAt: new Date(Date.now() + delayMs) };
+    return true;
   }
 
   async getDepth() {
@@ -110,31 +219,171 @@ export class SqlMessageQueue implements MessageQueue {
     return row;
   }
 
-  /** Claims the next runnable message, if any. */
-  async #claim(): Promise<{ id: number; message: unknown } | null> {
-    const rows = await this.#database.rows<{ id: number | string; message: unknown }>(sql`
-      UPDATE federation_queue SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
-      WHERE id = (
-        SELECT q.id FROM federation_queue q
-        WHERE q.run_at <= now() AND (q.locked_until IS NULL OR q.locked_until < now())
-          AND (q.ordering_key IS NULL OR NOT EXISTS (
-            SELECT 1 FROM federation_queue p
-            WHERE p.ordering_key = q.ordering_key AND p.id < q.id))
-        ORDER BY q.run_at, q.id
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id, message`);
-    if (rows.length === 0) return null;
-    return { id: Number(rows[0].id), message: rows[0].message };
+  /**
+   * Readies the next message of each key this process finished a message
+   * of, then claims the next runnable message, if any: one statement. It
+   * runs after the finished messages' deletes were committed, so an enqueue
+   * that saw one of them before it went (KEY SHARE) is committed too, and its
+   * message is seen. What it readied is claimable from the next claim on.
+   */
+  async #claim(): Promise<{ claimed: Claimed | null; readied: number }> {
+    const keys = [...this.#finishedKeys];
+    // NO KEY UPDATE: an enqueue's KEY SHARE read of the same row does not make us skip it.
+    const [row] = await this.#database.rows<
+      { id: number | string | null; message: unknown; ordering_key: string | null; readied: number }
+    >(sql`
+      WITH readied AS (${readyNextOf(keys)}),
+      claimed AS (
+        UPDATE federation_queue
+        SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
+        WHERE id = (
+          SELECT id FROM federation_queue
+          WHERE ready AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+          ORDER BY run_at, id
+          LIMIT 1
+          FOR NO KEY UPDATE SKIP LOCKED)
+        RETURNING id, message, ordering_key)
+      SELECT c.id, c.message, c.ordering_key, (SELECT count(*) FROM readied)::int AS readied
+      FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
+    for (const key of keys) this.#finishedKeys.delete(key);
+    const claimed = row?.id == null
+      ? null
+      : { id: Number(row.id), message: row.message, key: row.ordering_key };
+    return { claimed, readied: row?.readied ?? 0 };
+  }
+
+  /**
+   * Ends a handled message: keeps its place for a retry, or deletes it.
+   * With `handOff`, the next message of its key is readied and, when due
+   * and no older message waits (the claim's order), claimed in the same
+   * statement and returned, for this worker to handle next: a busy actor's
+   * activities cost one statement each between them.
+   * When that statement sees no next message (none, or one whose enqueue
+   * was committed meanwhile), the next claim readies it.
+   */
+  async #finish(handling: Handling, handOff: boolean): Promise<Claimed | null> {
+    const { id, key, retry } = handling;
+    if (retry) {
+      await this.#database.rows(sql`
+        UPDATE federation_queue SET message = ${JSON.stringify(retry.message)}::jsonb,
+          run_at = ${retry.runAt.toISOString()}::timestamptz, locked_until = NULL
+        WHERE id = ${id}`);
+      return null;
+    }
+    if (key == null || !handOff) {
+      await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
+      if (key != null) this.#finishedKeys.add(key);
+      return null;
+    }
+    const [next] = await this.#database.rows<
+      { id: number | string; message: unknown; claimed: boolean }
+    >(sql`
+      WITH gone AS (DELETE FROM federation_queue WHERE id = ${id} RETURNING id)
+      UPDATE federation_queue q SET ready = true, locked_until = CASE
+        WHEN q.run_at <= now() AND NOT EXISTS (SELECT 1 FROM federation_queue o
+          WHERE o.ready AND (o.run_at, o.id) < (q.run_at, q.id) AND o.id <> ${id}
+            AND (o.locked_until IS NULL OR o.locked_until < now()))
+        THEN now() + ${this.#leaseMs} * interval '1 millisecond' END
+      WHERE q.id = (SELECT p.id FROM federation_queue p
+          WHERE p.ordering_key = ${key} AND p.id <> ${id} ORDER BY p.id LIMIT 1)
+        AND NOT q.ready
+        AND NOT EXISTS (SELECT 1 FROM federation_queue r
+          WHERE r.ordering_key = ${key} AND r.ready AND r.id <> ${id})
+        -- After the delete: the finished message's ready entry is gone first.
+        AND EXISTS (SELECT 1 FROM gone)
+      RETURNING q.id, q.message, q.locked_until IS NOT NULL AS claimed`);
+    if (!next) this.#finishedKeys.add(key);
+    if (!next?.claimed) return null;
+    return { id: Number(next.id), message: next.message, key };
+  }
+
+  /** Readies what this process finished last, when it stops claiming. */
+  async #readyFinished(): Promise<void> {
+    const keys = [...this.#finishedKeys];
+    if (keys.length === 0) return;
+    await this.#database.rows(sql`WITH readied AS (${readyNextOf(keys)}) SELECT 1`)
+      .then(() => keys.forEach((key) => this.#finishedKeys.delete(key)))
+      .catch((error) => logger.warn("Could not ready queued messages: {error}", { error }));
+  }
+
+  /**
+   * Readies the oldest message of every key that has none ready (a process
+   * died between finishing a message and readying the next), and messages
+   * without a key that an older process queued.
+   */
+  async #sweep(): Promise<void> {
+    this.#sweptAt = Date.now();
+    await this.#database.rows(sql`
+      UPDATE federation_queue q SET ready = true
+      WHERE NOT q.ready AND (q.ordering_key IS NULL OR (
+        NOT EXISTS (SELECT 1 FROM federation_queue p
+          WHERE p.ordering_key = q.ordering_key AND p.id < q.id)
+        AND NOT EXISTS (SELECT 1 FROM federation_queue r
+          WHERE r.ordering_key = q.ordering_key AND r.ready)))`).catch((error) =>
+      logger.warn("Could not sweep the queue: {error}", { error })
+    );
   }
 
   async #nextRunDelay(): Promise<number> {
     const [row] = await this.#database.rows<{ ms: number | null }>(sql`
       SELECT (extract(epoch FROM min(greatest(run_at, coalesce(locked_until, run_at)) - now()))
         * 1000)::float8 AS ms
-      FROM federation_queue`);
+      FROM federation_queue WHERE ready`);
     if (row?.ms == null) return this.#pollMs;
     return Math.min(this.#pollMs, Math.max(10, Math.ceil(row.ms)));
+  }
+
+  /**
+   * Handles a claimed message, then the next of its key while they are
+   * handed over (#finish), until the worker stops.
+   */
+  async #work(
+    first: Claimed,
+    handler: (message: any) => Promise<void> | void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    let claimed: Claimed | null = first;
+    while (claimed) {
+      const handling = await this.#run(claimed, handler);
+      claimed = await this.#finish(handling, !signal?.aborted).catch((error) => {
+        logger.error("Could not finish queued message {id}: {error}", { id: handling.id, error });
+        return null;
+      });
+    }
+    // A slot is free (and a finished key's next message may want readying).
+    this.#wake?.();
+  }
+
+  /** Runs the handler on a claimed message, holding its lease meanwhile. */
+  async #run(
+    claimed: Claimed,
+    handler: (message: any) => Promise<void> | void,
+  ): Promise<Handling> {
+    const { id, message, key } = claimed;
+    const handling: Handling = { id, key };
+    const messageId = messageIdOf(message);
+    if (messageId != null) this.#handling.set(messageId, handling);
+    // Renew the lease while the handler runs, so a slow delivery is not
+    // taken over by another worker.
+    const renew = setInterval(() => {
+      this.#database.rows(sql`UPDATE federation_queue
+        SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
+        WHERE id = ${id}`).catch((error) =>
+        logger.warn("Could not renew the lease of queued message {id}: {error}", { id, error })
+      );
+    }, Math.max(1_000, this.#leaseMs / 3));
+    try {
+      await handler(message);
+    } catch (error) {
+      // Fedify retries by enqueueing again; a throw here is a bug to log.
+      logger.error("Queued message {id} failed: {error}", { id, error });
+    } finally {
+      clearInterval(renew);
+      if (messageId != null && this.#handling.get(messageId) === handling) {
+        this.#handling.delete(messageId);
+      }
+    }
+    return handling;
   }
 
   async listen(
@@ -146,6 +395,7 @@ export class SqlMessageQueue implements MessageQueue {
       await this.#database.rows(sql`UPDATE federation_queue SET locked_until = NULL
         WHERE locked_until IS NOT NULL`);
     }
+    await this.#sweep();
     const running = new Set<Promise<void>>();
     let wakeResolve: (() => void) | null = null;
     this.#wake = () => wakeResolve?.();
@@ -158,47 +408,21 @@ export class SqlMessageQueue implements MessageQueue {
           await Promise.race(running);
           continue;
         }
-        let claimed: { id: number; message: unknown } | null = null;
+        let claim: { claimed: Claimed | null; readied: number } = { claimed: null, readied: 0 };
         try {
-          claimed = await this.#claim();
+          claim = await this.#claim();
         } catch (error) {
           if (signal?.aborted) break;
           logger.error("Could not claim a queued message: {error}", { error });
         }
-        if (claimed) {
-          const { id, message } = claimed;
-          const task = (async () => {
-            // Renew the lease while the handler runs, so a slow delivery is
-            // not taken over by another worker.
-            const renew = setInterval(() => {
-              this.#database.rows(sql`UPDATE federation_queue
-                SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
-                WHERE id = ${id}`).catch((error) =>
-                logger.warn("Could not renew the lease of queued message {id}: {error}", {
-                  id,
-                  error,
-                })
-              );
-            }, Math.max(1_000, this.#leaseMs / 3));
-            try {
-              await handler(message);
-            } catch (error) {
-              // Fedify retries by enqueueing again; a throw here is a bug to log.
-              logger.error("Queued message {id} failed: {error}", { id, error });
-            } finally {
-              clearInterval(renew);
-            }
-            try {
-              await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
-            } catch (error) {
-              logger.error("Could not remove queued message {id}: {error}", { id, error });
-            }
-            this.#wake?.();
-          })();
+        if (claim.claimed) {
+          const task = this.#work(claim.claimed, handler, signal);
           running.add(task);
           task.finally(() => running.delete(task));
           continue;
         }
+        if (claim.readied > 0) continue; // claimable from this claim on
+        if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) await this.#sweep();
         const wait = await this.#nextRunDelay().catch(() => this.#pollMs);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);
@@ -210,6 +434,7 @@ export class SqlMessageQueue implements MessageQueue {
         wakeResolve = null;
       }
       await Promise.allSettled(running);
+      await this.#readyFinished();
     } finally {
       signal?.removeEventListener("abort", onAbort);
       await unsubscribe?.().catch(() => {});

@@ -1,6 +1,7 @@
 /**
  * GET /api/v1/accounts/search?resolve=true across two instances over https:
- * B finds alice of A through WebFinger and a signed fetch, and keeps her.
+ * B finds alice of A through WebFinger and a signed fetch, and keeps her;
+ * blocked, her full handle still finds her (to unblock her).
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
@@ -46,6 +47,24 @@ test("accounts/search resolve=true: WebFinger finds and stores a remote account"
     const looked = await fb.get(`/api/v1/accounts/lookup?acct=${encodeURIComponent(handle)}`);
     assert.equal(looked.body.id, remote.id);
     assert.equal((await fb.get(`/api/v1/accounts/${remote.id}`)).body.acct, handle);
+
+    // Blocked, she is still found by her full handle, as a client's
+    // `unblock alice@host` asks (Mastodon's exact match ignores blocks).
+    await fb.block(bob.accountId, remote.id);
+    const unblockSearch = await fb.get(
+      `/api/v2/search?q=${encodeURIComponent(handle)}&type=accounts&resolve=true`,
+      await bob.token(["read"]),
+    );
+    assert.equal(unblockSearch.status, 200);
+    assert.deepEqual(ids(unblockSearch.body.accounts), [remote.id]);
+    assert.deepEqual(ids((await search("&resolve=true")).body), [remote.id]);
+    assert.deepEqual(ids((await search("")).body), [remote.id]);
+    const lookedUp = await fb.get(
+      `/api/v1/accounts/lookup?acct=${encodeURIComponent(`@${handle}`)}`,
+      token,
+    );
+    assert.equal(lookedUp.body.id, remote.id);
+    assert.deepEqual((await fb.get("/api/v1/accounts/search?q=ali", token)).body, []);
 
     // An unknown user on A resolves to nothing, without an error.
     const nobody = await fb.get(

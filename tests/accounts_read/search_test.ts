@@ -76,7 +76,7 @@ test("accounts/search: prefixes of usernames and display-name words, exact handl
   }
 });
 
-test("accounts/search: following=true, blocks, domain blocks, hidden accounts", async () => {
+test("accounts/search: following=true, blocks, domain blocks (found by full handle), hidden accounts", async () => {
   const instance = await startInstance();
   try {
     const f = fixtures(instance);
@@ -112,9 +112,34 @@ test("accounts/search: following=true, blocks, domain blocks, hidden accounts", 
     assert.deepEqual(ids(following.body), [friend.accountId, near]);
     const notFollowing = await f.get("/api/v1/accounts/search?q=sam&following=false", token);
     assert.equal(notFollowing.body.length, 3);
-    // Even an exact handle stays hidden when blocked.
-    const exact = await f.get("/api/v1/accounts/search?q=sam_blocker", token);
-    assert.deepEqual(exact.body, []);
+    // A full handle finds its account whatever the relationship (as Mastodon's
+    // exact match), so a client can find whom to unblock; on both routes.
+    const domain = instance.domain;
+    for (
+      const [q, id] of [
+        ["sam_blocked", blocked.accountId],
+        ["@sam_blocked", blocked.accountId],
+        [`sam_blocked@${domain}`, blocked.accountId],
+        [`@SAM_BLOCKER@${domain}`, blocker.accountId],
+        ["sam@far.example", far],
+        ["@sam@far.example", far],
+      ] as const
+    ) {
+      const query = encodeURIComponent(q);
+      const v1 = await f.get(`/api/v1/accounts/search?q=${query}`, token);
+      assert.deepEqual(ids(v1.body), [id], q);
+      const v2 = await f.get(`/api/v2/search?q=${query}&type=accounts`, token);
+      assert.deepEqual(ids(v2.body.accounts), [id], `v2 ${q}`);
+    }
+    // Only the full handle: a part of it still leaves them out, and
+    // following=true keeps only followed accounts.
+    assert.deepEqual(ids((await f.get("/api/v1/accounts/search?q=sam_bl", token)).body), []);
+    assert.deepEqual(ids((await f.get("/api/v1/accounts/search?q=sam@far", token)).body), []);
+    const followedOnly = "/api/v1/accounts/search?q=sam_blocked&following=true";
+    assert.deepEqual((await f.get(followedOnly, token)).body, []);
+    // Deleted and suspended accounts stay hidden even by their handle.
+    assert.deepEqual((await f.get("/api/v1/accounts/search?q=sam_gone", token)).body, []);
+    assert.deepEqual((await f.get("/api/v1/accounts/search?q=sam_sus", token)).body, []);
   } finally {
     await instance.close({ destroy: true });
   }

@@ -33,6 +33,7 @@ import {
 } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { storedFileName, writeAttachmentFile } from "../../actors/media/storage.ts";
+import { mediaStore } from "../../actors/media/store.ts";
 import { removeOrphanStatuses } from "../../actors/maintenance/orphan_statuses.ts";
 import { describeProgress, progressRenderer } from "../../admin/progress.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -81,8 +82,9 @@ async function storedMedia(
 ) {
   const id = newId();
   const { dataDir } = server.rookery.ctx.config;
-  const filePath = await writeAttachmentFile(dataDir, id, "original", "png", PNG);
-  const previewPath = await writeAttachmentFile(dataDir, id, "small", "png", PNG);
+  const store = mediaStore(server.rookery.ctx.config);
+  const filePath = await writeAttachmentFile(store, id, "original", "png", PNG);
+  const previewPath = await writeAttachmentFile(store, id, "small", "png", PNG);
   await server.rookery.ctx.database.db.insert(mediaAttachments).values({
     id,
     accountId: values.accountId,
@@ -288,7 +290,8 @@ test("admin media remove and statuses remove-orphans", async (t) => {
       assert.deepEqual(await present([...removable, ...kept]), [...removable, ...kept].sort());
       for (const file of lateMedia.files) assert.ok(existsSync(file));
       // Batches of two cross batch edges and find the same.
-      const small = await removeOrphanStatuses(db, dataDir, new Date(Date.now() - 90 * DAY), {
+      const store = mediaStore(server.rookery.ctx.config);
+      const small = await removeOrphanStatuses(db, store, new Date(Date.now() - 90 * DAY), {
         dryRun: true,
         batchSize: 2,
       });

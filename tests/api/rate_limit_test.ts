@@ -166,6 +166,36 @@ test("rate limits: POST /api/v1/accounts allows 5 per IP per 30 minutes", async 
   });
 });
 
+test("rate limits: POST /api/v1/emails/confirmations allows 5 per user per 30 minutes", async () => {
+  await withLimits(async (a) => {
+    const token = await userToken(a, "resender");
+    const resend = (ip: string, who = token) =>
+      from(a, ip, "/api/v1/emails/confirmations", { method: "POST", ...bearer(who) });
+    // Counted per user, whichever address the requests come from.
+    for (let i = 1; i <= 5; i++) {
+      const res = await resend(`192.0.2.${60 + i}`);
+      assert.notEqual(res.status, 429, `resend ${i}`);
+      assert.deepEqual(limits(res), {
+        limit: "5",
+        remaining: String(5 - i),
+        reset: THIRTY_MINUTE_RESET,
+      });
+      await res.body?.cancel();
+    }
+    const over = await resend("192.0.2.70");
+    assert.equal(over.status, 429);
+    assert.deepEqual(await json(over), { error: "Too many requests" });
+    assert.deepEqual(limits(over), { limit: "5", remaining: "0", reset: THIRTY_MINUTE_RESET });
+    assert.equal(over.headers.get("retry-after"), String(27.5 * 60));
+    // The user's other requests, and another user's resends, go on.
+    assert.equal((await from(a, "192.0.2.70", CHEAP, bearer(token))).status, 200);
+    const other = await resend("192.0.2.70", await userToken(a, "patient"));
+    assert.notEqual(other.status, 429);
+    assert.equal(limits(other).remaining, "4");
+    await other.body?.cancel();
+  });
+});
+
 test("rate limits: media uploads and status deletions have 30/30 min account buckets", async () => {
   await withLimits(async (a) => {
     const token = await userToken(a, "carol");

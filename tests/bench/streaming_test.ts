@@ -172,7 +172,7 @@ test("the streaming scenario against the real server: every post reaches every s
   try {
     const seeded = await seedStreaming(a.rookery.ctx.database, a.origin, 20);
     const result = await streamingScenario({
-      url: `http://127.0.0.1:${new URL(a.origin).port}`,
+      url: a.origin,
       pid: Deno.pid,
       seeded,
       posts: 5,

@@ -8,7 +8,8 @@
  * - Undo of a Like, an Announce and a Block by their ids;
  * - Accept and Reject of our Follow by its id, and by the pair of accounts
  *   when the stored row has no id (rows older than stored ids);
- * - Delete of a status and of the actor by their ids;
+ * - Delete of a status and of the actor by their ids (the actor is asked
+ *   once whether it is gone, as Mastodon asks);
  * - nothing of it is fetched (the peer counts the requests for each id),
  *   and nothing is logged at error level (Fedify's "Failed to fetch" with a
  *   stack trace, twice per Undo, before).
@@ -200,13 +201,16 @@ test("activities by reference: Undo, Accept, Reject and Delete naming only a URI
         async () => (await storedStatus(rookery, noteId))?.deletedAt,
       );
       assert.equal(peer.hits(pathOf(noteId)), 0, "the Note was not fetched");
+      // Gone on its server (a Delete of an actor that still answers purges nothing).
+      peer.route(pathOf(fan), () => new Response(null, { status: 410 }));
       const actorHits = peer.hits(pathOf(fan));
       await deliver(fan, { id: `${fan}#delete`, type: "Delete", to: [PUBLIC], object: fan });
       await eventually("the actor deleted", async () => {
         const [row] = await db.select().from(accounts).where(eq(accounts.uri, fan));
         return row?.deletedAt;
       });
-      assert.equal(peer.hits(pathOf(fan)), actorHits, "the actor was not fetched again");
+      // Asked once, to see that it is gone; the Delete itself was not fetched.
+      assert.equal(peer.hits(pathOf(fan)), actorHits + 1, "the actor was asked once");
     });
 
     await t.step("unknown and local ids are ignored quietly, never fetched", async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { newId } from "../../db/ids.ts";
 import { accounts, loginActivity, statuses, users } from "../../db/schema.ts";
-import { ROOKERY_VERSION } from "../../version.ts";
+import { MASTODON_COMPAT_VERSION, ROOKERY_VERSION } from "../../version.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import { createAccount } from "./helpers.ts";
 
@@ -98,7 +98,10 @@ test("NodeInfo 2.1 and 2.0 with real counts", async () => {
       services: { inbound: [], outbound: [] },
       openRegistrations: true,
       usage,
-      metadata: { nodeName: "Wonderland" },
+      metadata: {
+        nodeName: "Wonderland",
+        upstream: { name: "Mastodon", version: MASTODON_COMPAT_VERSION },
+      },
     });
 
     const res20 = await a.request("/nodeinfo/2.0");
@@ -112,7 +115,10 @@ test("NodeInfo 2.1 and 2.0 with real counts", async () => {
       services: { inbound: [], outbound: [] },
       openRegistrations: true,
       usage,
-      metadata: { nodeName: "Wonderland" },
+      metadata: {
+        nodeName: "Wonderland",
+        upstream: { name: "Mastodon", version: MASTODON_COMPAT_VERSION },
+      },
     });
   } finally {
     await a.close({ destroy: true });
@@ -131,5 +137,30 @@ test("NodeInfo openRegistrations follows REGISTRATIONS", async () => {
     } finally {
       await a.close({ destroy: true });
     }
+  }
+});
+
+/**
+ * megalodon (Whalebird and the other apps built on it) picks its driver from
+ * NodeInfo before anything else: the 2.0 or 2.1 link of
+ * /.well-known/nodeinfo, then `software.name`, else
+ * `metadata.upstream.name`; a name it does not know is "Unknown SNS" and
+ * the app cannot sign in. These are its requests, in its order.
+ */
+test("NodeInfo names Mastodon as the upstream API, as megalodon's detector reads it", async () => {
+  const a = await startInstance();
+  try {
+    const wellKnown = await json(await a.request("/.well-known/nodeinfo"));
+    const link = wellKnown.links.find((l: { rel: string }) =>
+      l.rel === `${SCHEMA}/2.0` || l.rel === `${SCHEMA}/2.1`
+    );
+    for (const href of [link.href, `${a.origin}/nodeinfo/2.1`]) {
+      const doc = await json(await a.request(href));
+      assert.equal(doc.software.name, "rookery", "our own name stays");
+      assert.equal(doc.metadata.upstream?.name?.toLowerCase(), "mastodon", href);
+      assert.equal(doc.metadata.upstream.version, MASTODON_COMPAT_VERSION, href);
+    }
+  } finally {
+    await a.close({ destroy: true });
   }
 });

@@ -38,6 +38,8 @@ export interface StatusExpect {
   tags?: string[];
   sensitive?: boolean;
   spoiler_text?: string;
+  /** A converted object's title: the content opens with it as a heading. */
+  title?: string;
   /** Substrings the content must contain, and must not. */
   content_has?: string[];
   content_lacks?: string[];
@@ -201,6 +203,12 @@ async function checkStatuses(
     }
     if (want.spoiler_text != null) {
       assert.equal(status.spoiler_text, want.spoiler_text, `${what}: spoiler_text`);
+    }
+    if (want.title != null) {
+      assert.ok(
+        status.content.startsWith(`<p><strong>${want.title}</strong></p>`),
+        `${what}: the title as a heading: ${status.content}`,
+      );
     }
     for (const s of want.content_has ?? []) assert.ok(status.content.includes(s), `${what}: ${s}`);
     for (const s of want.content_lacks ?? []) {

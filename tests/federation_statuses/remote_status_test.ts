@@ -123,6 +123,6 @@ test("visibility from to/cc, a Question's options and tallies, an Article conver
     to: [PUBLIC],
   });
   const a = await parseStatusObject(article, { followersUrl: followers, maxMedia: 4 });
-  assert.match(a!.content, /^<p>Fish &amp; chips<\/p>/);
+  assert.match(a!.content, /^<p><strong>Fish &amp; chips<\/strong><\/p>/);
   assert.match(a!.content, /href="https:\/\/r.example\/blog\/1"/);
 });

@@ -11,6 +11,7 @@ import { eq } from "drizzle-orm";
 import { accounts, follows, statuses, users } from "../../db/schema.ts";
 import { newId } from "../../db/ids.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
+import { mediaStore } from "../../actors/media/store.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
@@ -239,10 +240,11 @@ test("account moderation as readers see it", async (t) => {
         })).status,
         200,
       );
-      assert.equal(await purgeExpiredSuspensions(db, 30), 1);
+      const media = mediaStore(instance.rookery.ctx.config);
+      assert.equal(await purgeExpiredSuspensions(db, 30, media), 1);
       assert.ok((await accountRow(hal.id)).deletedAt, "past the grace period: purged");
       assert.equal((await accountRow(ivy.id)).deletedAt, null, "within it: kept");
-      assert.equal(await purgeExpiredSuspensions(db, 30), 0);
+      assert.equal(await purgeExpiredSuspensions(db, 30, media), 0);
     });
 
     await t.step("admin command line: suspend, unsuspend, silence, unsilence", async () => {

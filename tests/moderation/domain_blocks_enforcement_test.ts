@@ -19,6 +19,7 @@ import { listAdminActions } from "../../actors/audit_log.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { writeFollow } from "../../actors/follow_rows.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
+import { mediaStore } from "../../actors/media/store.ts";
 import { POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
@@ -234,7 +235,7 @@ test("instance domain blocks enforced: silence, suspend, media, reports, streams
 
         // The purge of suspensions past the grace period (here: all of them)
         // leaves what a domain block suspended.
-        await purgeExpiredSuspensions(db, 0);
+        await purgeExpiredSuspensions(db, 0, mediaStore(env.config));
         const unblocked = await runAdminCommand(env, ["domain", "unblock", "EVIL.example"]);
         assert.equal(unblocked.exitCode, 0, unblocked.stderr);
         assert.equal(

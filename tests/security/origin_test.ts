@@ -123,8 +123,13 @@ test("origins: a server speaks only for itself and its own signatures", async (t
     await t.step("a Create embedding a note on another server is not taken on trust", async () => {
       // The victim's server does not have this note: the embedded copy is all there is.
       const foreign = noteOf(victim, "words put in the victim's mouth");
-      const asAttacker = createOf(attacker, { ...foreign, attributedTo: attacker });
-      const asVictim = createOf(attacker, foreign);
+      // Each Create's own id on the attacker's server (one on the victim's is refused outright).
+      const own = (create: Record<string, unknown>) => ({
+        ...create,
+        id: `${attacker}/creates/${++serial}`,
+      });
+      const asAttacker = own(createOf(attacker, { ...foreign, attributedTo: attacker }));
+      const asVictim = own(createOf(attacker, foreign));
       for (const create of [asAttacker, asVictim]) {
         const res = await attackerHost.deliver(inbox, create, { keyId: attackerKey, send });
         assert.equal(await status(res), 202);

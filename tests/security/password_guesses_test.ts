@@ -1,7 +1,8 @@
 /**
  * Issue 29: a signed-in session is no way around the sign-in limits. Every
  * form that asks for the current password (e-mail and password change,
- * moving, deleting, turning two-factor sign-in off) counts the guess in the
+ * moving, deleting, turning two-factor sign-in off, the password asked
+ * before setting it up) counts the guess in the
  * account's sign-in bucket, the one `POST /auth/sign_in` counts in (25 an
  * hour), so the 26th is refused wherever it is typed, the right password
  * too. Writes on the settings and staff pages count like API requests (300
@@ -64,8 +65,9 @@ test("every current-password form counts in the account's sign-in bucket", async
     ["/settings/migration", { handle: "elsewhere@remote.example", current_password: "guess" }],
     ["/settings/delete", { password: "guess" }],
     ["/settings/otp_authentication/disable", { password: "guess", otp_attempt: "123456" }],
+    ["/settings/otp_authentication/challenge", { current_password: "guess" }],
   ];
-  // 24 wrong guesses spread over the five forms: 25 attempts with the sign-in.
+  // 24 wrong guesses spread over the six forms: 25 attempts with the sign-in.
   for (let i = 0; i < 24; i++) {
     const [path, fields] = forms[i % forms.length];
     const res = await session.post(path, fields);

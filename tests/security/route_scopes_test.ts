@@ -8,7 +8,9 @@
  *   without the admin scopes, an admin write route a token without
  *   `admin:write`, an admin read route one without `admin:read`;
  * - every GET under /api/ that needs a token refuses one without any read
- *   scope (`write` only).
+ *   scope (`write` only);
+ * - the routes Mastodon guards with the top-level `read` refuse a token
+ *   holding every `read:*` scope but not `read` itself.
  * A refusal is exactly Mastodon's: 403 "This action is outside the authorized
  * scopes" (the streaming channels answer as Mastodon's streaming server: 401
  * "Access token does not have the required scopes"). The exemptions are the
@@ -21,6 +23,7 @@ import { createAccount, createToken } from "../fixtures/users.ts";
 import { users } from "../../db/schema.ts";
 import { SCOPE_ERRORS } from "../../api/middleware/scopes.ts";
 import { STREAM_ERRORS } from "../../api/streaming/streams.ts";
+import { ALL_SCOPES } from "../../actors/scopes.ts";
 
 /** Write routes Mastodon does not guard with a write scope. */
 const WRITE_EXEMPT: Record<string, string> = {
@@ -43,6 +46,13 @@ const READ_EXEMPT: Record<string, string> = {
   "GET /api/v1/media/:id": "write:media: a client polls the processing of its own upload",
   "GET /api/v1/domain_blocks/preview": "write:blocks: asked right before blocking a domain",
 };
+
+/** GET routes Mastodon guards with the top-level `read`: no `read:*` scope is enough. */
+const TOP_LEVEL_READ: Record<string, string> = {
+  "GET /api/v1_alpha/async_refreshes/:id": "Mastodon's doorkeeper_authorize! :read",
+};
+/** Every `read:*` scope, and not `read` itself. */
+const NARROW_READS = ALL_SCOPES.filter((scope) => scope.startsWith("read:"));
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** The strongest tokens without, in turn, any write, any read, any admin scope. */
@@ -145,7 +155,7 @@ test("route walk: every API route refuses a token without its kind of scope", as
     for (const expected of ["POST /api/v1/statuses", "DELETE /api/v1/suggestions/:account_id"]) {
       assert.ok(routes.some((r) => key(r) === expected), `the walk misses ${expected}`);
     }
-    assertExemptionsExist(routes, WRITE_EXEMPT, ADMIN_READS_BY_POST, READ_EXEMPT);
+    assertExemptionsExist(routes, WRITE_EXEMPT, ADMIN_READS_BY_POST, READ_EXEMPT, TOP_LEVEL_READ);
     // An owner holds every permission, so a refusal can only be the scope's.
     const token = (scopes: string[]) =>
       adminToken(instance, `o${crypto.randomUUID().slice(0, 8)}`, scopes);
@@ -181,6 +191,15 @@ test("route walk: every API route refuses a token without its kind of scope", as
       }
       assert.ok(needingToken.some((r) => r.pattern === "/api/v1/timelines/home"));
       assert.deepEqual(await notRefusing(instance, needingToken, await token(WRITE_ONLY)), []);
+    });
+
+    await t.step("routes guarded by the top-level read refuse every narrower read", async () => {
+      const guarded = routes.filter((r) => key(r) in TOP_LEVEL_READ);
+      assert.deepEqual(await notRefusing(instance, guarded, await token(NARROW_READS)), []);
+      // And `read` opens them: the unknown id answers 404, past the scope check.
+      for (const route of guarded) {
+        assert.equal((await send(instance, route, await token(["read"]))).status, 404);
+      }
     });
   } finally {
     await instance.close({ destroy: true });

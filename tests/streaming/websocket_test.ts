@@ -207,6 +207,27 @@ test("WebSocket streams", async (t) => {
       assert.equal((await theirs.nextError()).status, 401);
     });
 
+    await t.step("a list id sent as a JSON number is read exactly", async () => {
+      const list = await ok(instance, bob, "POST", "/api/v1/lists", { title: "By number" });
+      await ok(instance, bob, "POST", `/api/v1/lists/${list.id}/accounts`, {
+        account_ids: [alice.id],
+      });
+      // Past 2^53: a double would round it to another id (someone else's list, or none).
+      assert.ok(!Number.isSafeInteger(Number(list.id)));
+      const ws = await connect(`/api/v1/streaming?access_token=${bob.token}`);
+      ws.socket.send(`{"type":"subscribe","stream":"list","list":${list.id}}`);
+      // Requests are answered in order: this refusal comes after the subscribe's outcome.
+      ws.send({ type: "subscribe", stream: "list" });
+      assert.deepEqual(await ws.nextError(), {
+        error: "Missing list name parameter",
+        status: 400,
+      });
+      const status = await postStatus(instance, alice, "For the list by number");
+      const frame = await ws.next("update", "list");
+      assert.deepEqual(frame.stream, ["list", list.id]);
+      assert.equal(JSON.parse(frame.payload!).id, status.id);
+    });
+
     await t.step("public streams: public originals, no boosts or replies to others", async () => {
       const erin = await createUser(instance, "erin");
       const ws = await connect(`/api/v1/streaming?stream=public&access_token=${erin.token}`);

@@ -2,8 +2,8 @@
  * Every family of HTML page on the one shell and stylesheet (api/pages/
  * shell.tsx, style.ts): public (landing, about, profile, thread, tag, a
  * 404, the embed), the account flow (sign-in, sign-up, password reset,
- * e-mail confirmation), OAuth (consent, code, error), settings (2FA, apps,
- * sessions, export, import) and staff (dashboard, accounts, domain blocks).
+ * e-mail confirmation), OAuth (consent, code, error), settings (the password
+ * asked again, 2FA, apps, sessions, export, import) and staff (dashboard, accounts, domain blocks).
  *
  * Over HTTP: each links the one stylesheet and has no inline style or
  * script, and each kind sends its policy (page_response.ts): `style-src
@@ -18,7 +18,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { users, webSessions } from "../../db/schema.ts";
 import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -71,7 +71,14 @@ interface Family {
   signedIn?: boolean;
   /** The page other sites frame: no header, its own framing policy. */
   embed?: boolean;
+  /** Puts the session in the state the page needs, before each visit. */
+  prepare?: () => Promise<unknown>;
 }
+
+/** Whether the owner's session confirmed its password within the hour (2FA set-up). */
+const challengePassed = (passed: boolean) =>
+  db.update(webSessions).set({ challengePassedAt: passed ? new Date() : null })
+    .where(eq(webSessions.userId, alice.userId));
 
 const FAMILIES: Family[] = [
   { name: "landing", path: "/" },
@@ -88,7 +95,18 @@ const FAMILIES: Family[] = [
   { name: "oauth_error", path: "/oauth/authorize?client_id=nope", status: 400 },
   { name: "oauth_code", path: "/oauth/authorize/native?code=abc123" },
   { name: "oauth_authorize", path: authorize, signedIn: true },
-  { name: "two_factor", path: "/settings/otp_authentication", signedIn: true },
+  {
+    name: "password_challenge",
+    path: "/settings/otp_authentication",
+    signedIn: true,
+    prepare: () => challengePassed(false),
+  },
+  {
+    name: "two_factor",
+    path: "/settings/otp_authentication",
+    signedIn: true,
+    prepare: () => challengePassed(true),
+  },
   { name: "applications", path: "/settings/applications", signedIn: true },
   { name: "sessions", path: "/settings/sessions", signedIn: true },
   { name: "export", path: "/settings/export", signedIn: true },
@@ -105,6 +123,7 @@ function includes(text: string, part: string, where: string): void {
 test("pages over HTTP: one stylesheet, no inline style or script, a strict policy", async (t) => {
   await t.step("every family links the one stylesheet and nothing inline", async () => {
     for (const family of FAMILIES) {
+      await family.prepare?.();
       const res = family.signedIn
         ? await session.get(family.path)
         : await instance.request(family.path, { headers: { accept: "text/html" } });
@@ -189,6 +208,7 @@ async function checkPage(
   scheme: Scheme,
 ): Promise<string[]> {
   const where = `${family.name} ${width}px ${scheme}`;
+  await family.prepare?.();
   const tab = await context.newPage();
   const problems: string[] = [];
   tab.on("console", (message) => {

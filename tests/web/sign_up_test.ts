@@ -88,8 +88,12 @@ browserTest(
     assert.equal(row.approved, true);
     assert.equal(row.app, null);
 
-    // Two-factor sign-in: the secret from the page, a code computed here.
+    // Two-factor sign-in: the password again, then the secret from the page,
+    // a code computed here.
     await page.goto(`${instance.origin}/settings/otp_authentication`);
+    assert.equal(await page.textContent("h1"), "Confirm your password");
+    await page.fill("#current_password", PASSWORD);
+    await Promise.all([page.waitForNavigation(), page.click("main button[type=submit]")]);
     const secret = (await page.textContent("[data-otp-secret]"))!.trim();
     includes((await page.textContent("[data-otp-uri]"))!, "otpauth://totp/");
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });

@@ -102,23 +102,38 @@ const Media: FC<{ status: StatusJson }> = ({ status }) => {
     : media;
 };
 
+/** A poll's options with their counts, or without them while the author hides them. */
+const PollOptions: FC<{ poll: NonNullable<StatusJson["poll"]> }> = ({ poll }) => {
+  const hidden = poll.options.some((o) => o.votes_count == null);
+  return (
+    <>
+      <ul aria-label="Poll">
+        {poll.options.map((o) => (
+          <li>
+            {o.title}
+            {o.votes_count == null ? null : (
+              <>
+                {" "}
+                <span class="muted">
+                  ({o.votes_count} {o.votes_count === 1 ? "vote" : "votes"})
+                </span>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+      {hidden ? <p class="muted">The results are shown when the poll ends.</p> : null}
+    </>
+  );
+};
+
 const Body: FC<{ status: StatusJson }> = ({ status }) => {
   const content = (
     <>
       <div class="content e-content" lang={status.language ?? undefined}>
         {raw(emojifyHtml(status.content, status.emojis))}
       </div>
-      {status.poll
-        ? (
-          <ul aria-label="Poll">
-            {status.poll.options.map((o) => (
-              <li>
-                {o.title} <span class="muted">({o.votes_count ?? 0} votes)</span>
-              </li>
-            ))}
-          </ul>
-        )
-        : null}
+      {status.poll ? <PollOptions poll={status.poll} /> : null}
       <Media status={status} />
     </>
   );

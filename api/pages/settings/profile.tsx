@@ -2,7 +2,7 @@
  * The profile settings page: display name, bio, profile fields (with the
  * verified-link mark), avatar and header (upload and removal), and the
  * account's switches (locked, bot, discoverable, indexable, hide
- * collections). A refused save shows each problem next to its field and
+ * collections, and the user's search-engine opt-out). A refused save shows each problem next to its field and
  * keeps what was typed. Hono JSX escapes every value; no script.
  */
 import type { FC } from "hono/jsx";
@@ -20,6 +20,8 @@ export interface ProfileForm {
   discoverable: boolean;
   indexable: boolean;
   hideCollections: boolean;
+  /** Ask search engines to leave the profile and post pages out. */
+  noindex: boolean;
 }
 
 /** The images as they are now (null: the default picture). */
@@ -37,7 +39,11 @@ export interface ProfileLimits {
 }
 
 const SWITCHES: {
-  key: keyof ProfileForm & ("locked" | "bot" | "discoverable" | "indexable" | "hideCollections");
+  key:
+    & keyof ProfileForm
+    & (
+      "locked" | "bot" | "discoverable" | "indexable" | "hideCollections" | "noindex"
+    );
   name: string;
   label: string;
   hint: string;
@@ -65,6 +71,12 @@ const SWITCHES: {
     name: "indexable",
     label: "Include public posts in search results",
     hint: "People who do not follow you can find your public posts by searching.",
+  },
+  {
+    key: "noindex",
+    name: "noindex",
+    label: "Exclude my profile from search engines",
+    hint: "Your profile and post pages ask search engines such as Google not to list them.",
   },
   {
     key: "hideCollections",

@@ -41,6 +41,7 @@ import {
 } from "../../../db/queries/admin_accounts.ts";
 import { NotFoundError } from "../../../actors/errors.ts";
 import { rolesWith } from "../../../actors/permissions.ts";
+import { flushDiscardedMedia } from "../../../actors/media/discarded.ts";
 import {
   approveAccount,
   deleteAccountData,
@@ -223,6 +224,8 @@ export function adminAccountRoutes(): Hono<ApiEnv> {
     const id = idOf(c);
     const ctx = c.get("ctx");
     await run(() => deleteAccountData(ctx.database.db, moderatorOf(c), id));
+    // Its media files leave the store now that the purge committed.
+    await flushDiscardedMedia(ctx.database.db, ctx.config);
     return show(c, id);
   });
   return app;

@@ -56,6 +56,7 @@ import {
   sendFramed,
   sendNotFound,
 } from "./page_frame.tsx";
+import { flushDiscardedMedia } from "../../../actors/media/discarded.ts";
 
 registerNotices({
   account_approved: "The account was approved.",
@@ -284,7 +285,9 @@ export function accountPages(): Hono<ApiEnv> {
       if (!readBoolean(p, "confirm")) {
         throw new ApiError(422, "Tick the confirmation box to delete the account's data");
       }
-      await deleteAccountData(c.get("ctx").database.db, staffModerator(c), id);
+      const { config, database } = c.get("ctx");
+      await deleteAccountData(database.db, staffModerator(c), id);
+      await flushDiscardedMedia(database.db, config);
     });
   });
   return app;

@@ -14,6 +14,7 @@ import { endSession } from "../authorize_request.ts";
 import { settingsSession, userPage } from "./session.ts";
 import { checkOwnPassword, passwordRefusal } from "./password_guess.ts";
 import { deleteLocalAccount } from "../../../actors/moderation.ts";
+import { flushDiscardedMedia } from "../../../actors/media/discarded.ts";
 import { NotFoundError } from "../../../actors/errors.ts";
 import { type FieldErrors, MessagePage } from "../../pages/auth/layout.tsx";
 import { DeleteAccountPage } from "../../pages/settings/deletion.tsx";
@@ -54,6 +55,8 @@ export function deletionSettingsRoutes(): Hono<ApiEnv> {
       // A second click that raced the first: the account is gone all the same.
       if (!(error instanceof NotFoundError)) throw error;
     }
+    // Its media files leave the store now that the deletion committed.
+    await flushDiscardedMedia(ctx.database.db, ctx.config);
     // The user row went, and its sessions with it; the browser forgets its cookie.
     await endSession(c, session);
     return await sendAccountPage(

@@ -1,7 +1,8 @@
 /**
  * The one check of a signed-in user's own password (Mastodon's
  * current_password: the e-mail and password changes, moving, deleting the
- * account, turning two-factor sign-in off). A typed password is a guess like
+ * account, turning two-factor sign-in off, and its challenge before setting
+ * two-factor sign-in up). A typed password is a guess like
  * any other: it counts in the account's sign-in bucket (Rack::Attack's
  * throttle_login_attempts, the one `POST /auth/sign_in` counts in), so a
  * stolen session cannot try passwords without end, and 25 guesses an hour

@@ -9,7 +9,13 @@
  *   are the API's; a refusal answers 422 with the page, each problem next to
  *   its field and the form as typed;
  * - POST /settings/profile/:kind/remove (avatar or header): removeProfileImage,
- *   the command of DELETE /api/v1/profile/{avatar,header}.
+ *   the command of DELETE /api/v1/profile/{avatar,header};
+ * - GET /settings: a permanent redirect here, the first settings page, as
+ *   Mastodon sends /settings to /settings/profile.
+ *
+ * Besides the account's switches, the form holds the user's `noindex`
+ * setting (keep search engines off the profile and post pages), which
+ * Mastodon changes only from its settings pages, not `update_credentials`.
  *
  * The form sends every switch: an unchecked box is absent, which reads as
  * off (so a hand-made post without them turns them off, as a form would).
@@ -72,6 +78,7 @@ function storedForm(entity: CredentialAccount, maxFields: number): ProfileForm {
     discoverable: entity.source.discoverable,
     indexable: entity.source.indexable,
     hideCollections: entity.source.hide_collections,
+    noindex: entity.noindex === true,
   };
 }
 
@@ -106,6 +113,7 @@ function readForm(
     discoverable: flag("discoverable"),
     indexable: flag("indexable"),
     hideCollections: flag("hide_collections"),
+    noindex: flag("noindex"),
   };
   // A value that stays keeps its verified mark (as the command keeps its time).
   const verified = new Map(entity.source.fields.map((f) => [f.value, f.verified_at]));
@@ -123,6 +131,7 @@ function readForm(
       discoverable: update.discoverable!,
       indexable: update.indexable!,
       hideCollections: update.hideCollections!,
+      noindex: update.noindex!,
     },
   };
 }
@@ -171,6 +180,10 @@ export function profileSettingsRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.use("/settings/profile", userPage());
   app.use("/settings/profile/*", userPage());
+
+  for (const path of ["/settings", "/settings/"]) {
+    app.get(path, (c) => c.redirect("/settings/profile", 301));
+  }
 
   app.get("/settings/profile", async (c) => {
     return await showPage(c, { notice: NOTICES[c.req.query("notice") ?? ""] });

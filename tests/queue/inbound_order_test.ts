@@ -1,0 +1,169 @@
+/**
+ * Inbound activities through the queue the server builds (createStores
+ * wrapped by federation/jobs.ts), with messages shaped as Fedify queues
+ * them and a handler that fails and retries as Fedify's does: one actor's
+ * activities run one at a time in the order they were queued, a retry keeps
+ * its place in that line, one that keeps failing is dropped and the line
+ * moves on, other actors are not held up, and a line a crash left without a
+ * ready message is picked up again.
+ */
+import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../db/connection.ts";
+import { createStores } from "../../federation/stores/mod.ts";
+import { JobQueue } from "../../federation/jobs.ts";
+import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox_order.ts";
+import type { AppContext } from "../../context.ts";
+import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+
+type Database = Awaited<ReturnType<typeof openDatabase>>;
+
+async function withDatabase(fn: (db: Database) => Promise<void>) {
+  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
+  const database = await openDatabase({ databaseUrl: pg?.url ?? null, pgliteDir: "memory://" });
+  try {
+    await fn(database);
+  } finally {
+    await database.close();
+    await pg?.drop();
+  }
+}
+
+/** An inbox message as Fedify queues it (what the wrapper reads of it). */
+interface InboxMessage {
+  type: "inbox";
+  id: string;
+  activity: { id: string; actor: string };
+  attempt: number;
+}
+
+function inboxMessage(actor: string, n: number): InboxMessage {
+  return {
+    type: "inbox",
+    id: crypto.randomUUID(),
+    activity: { id: `${actor}/activities/${n}`, actor },
+    attempt: 0,
+  };
+}
+
+/** The server's queue: the database's store, wrapped as federation/mod.ts wraps it. */
+function serverQueue(database: Database) {
+  const { queue } = createStores(database, { concurrency: 8, pollMs: 100 });
+  const ctx = { database } as unknown as AppContext;
+  return new JobQueue(queue, ctx, () => Promise.resolve());
+}
+
+/** What Fedify does with a failed inbox message: queue it again, one attempt on, after a delay. */
+function retry(queue: JobQueue, message: InboxMessage, delayMs: number) {
+  return queue.enqueue(
+    { ...message, attempt: message.attempt + 1 },
+    { delay: Temporal.Duration.from({ milliseconds: delayMs }) },
+  );
+}
+
+const ALICE = "https://peer.example/users/alice";
+const BOB = "https://peer.example/users/bob";
+
+test("one actor's activities run in order; a retry keeps its place; others go on", async () => {
+  await withDatabase(async (database) => {
+    const queue = serverQueue(database);
+    for (const n of [1, 2, 3]) await queue.enqueue(inboxMessage(ALICE, n));
+    await queue.enqueue(inboxMessage(BOB, 1));
+    const events: string[] = [];
+    const bobDone = Promise.withResolvers<void>();
+    const abort = new AbortController();
+    const name = (m: InboxMessage) =>
+      `${m.activity.actor === ALICE ? "alice" : "bob"} ${m.activity.id.split("/").pop()}`;
+    await queue.listen(async (m: InboxMessage) => {
+      events.push(`start ${name(m)}#${m.attempt}`);
+      if (m.activity.actor === BOB) bobDone.resolve();
+      else if (m.activity.id.endsWith("/1")) {
+        // Alice's first fails twice; its retry waits for Bob, so Bob must
+        // not be held behind Alice's line.
+        if (m.attempt < 2) await retry(queue, m, 50);
+        else await bobDone.promise;
+      } else {
+        // Something for a later one of Alice's to overtake, were it allowed to.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      events.push(`end ${name(m)}#${m.attempt}`);
+      if (m.activity.id.endsWith("/3")) abort.abort();
+    }, { signal: abort.signal });
+    const alice = events.filter((e) => e.includes("alice"));
+    assert.deepEqual(alice, [
+      "start alice 1#0",
+      "end alice 1#0",
+      "start alice 1#1",
+      "end alice 1#1",
+      "start alice 1#2",
+      "end alice 1#2",
+      "start alice 2#0",
+      "end alice 2#0",
+      "start alice 3#0",
+      "end alice 3#0",
+    ]);
+    assert.ok(events.includes("end bob 1#0"));
+    const [{ n }] = await database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM federation_queue`,
+    );
+    assert.equal(n, 0, "nothing is left queued");
+  });
+});
+
+test("an activity that keeps failing is dropped, and its actor's next ones proceed", async () => {
+  await withDatabase(async (database) => {
+    const queue = serverQueue(database);
+    await queue.enqueue(inboxMessage(ALICE, 1));
+    await queue.enqueue(inboxMessage(ALICE, 2));
+    const seen: string[] = [];
+    const abort = new AbortController();
+    await queue.listen(async (m: InboxMessage) => {
+      seen.push(`${m.activity.id.split("/").pop()}#${m.attempt}`);
+      // Fedify asks its retry policy and, past the last attempt, queues nothing.
+      if (m.activity.id.endsWith("/1")) {
+        const delay = INBOX_RETRY_POLICY({
+          elapsedTime: Temporal.Duration.from({ seconds: 0 }),
+          attempts: m.attempt + INBOX_MAX_ATTEMPTS - 2,
+        });
+        if (delay) await retry(queue, m, 10);
+      } else abort.abort();
+    }, { signal: abort.signal });
+    assert.deepEqual(seen, ["1#0", "1#1", "1#2", "2#0"]);
+  });
+});
+
+test("the inbound retry policy holds an actor's line for minutes, not hours", () => {
+  let worst = 0;
+  for (let attempts = 0;; attempts++) {
+    const delay = INBOX_RETRY_POLICY({
+      elapsedTime: Temporal.Duration.from({ seconds: 0 }),
+      attempts,
+    });
+    if (!delay) {
+      assert.equal(attempts, INBOX_MAX_ATTEMPTS);
+      break;
+    }
+    // Jitter makes each delay up to twice its base: count the most it can be.
+    worst += Math.min(60_000, 2 ** attempts * 2_000);
+    assert.ok(delay.total("millisecond") <= 60_000, `attempt ${attempts}: ${delay}`);
+  }
+  assert.ok(worst <= 5 * 60_000, `at most ${worst} ms in all`);
+});
+
+test("a line whose next message was never readied (a crash) is picked up again", async () => {
+  await withDatabase(async (database) => {
+    // As a process killed between finishing a message and readying the next leaves it.
+    for (const n of [1, 2]) {
+      await database.rows(sql`INSERT INTO federation_queue (message, ordering_key, ready)
+        VALUES (${JSON.stringify({ n })}::jsonb, 'key', false)`);
+    }
+    const { queue } = createStores(database, { pollMs: 100 });
+    const seen: number[] = [];
+    const abort = new AbortController();
+    await queue.listen((m: { n: number }) => {
+      seen.push(m.n);
+      if (seen.length === 2) abort.abort();
+    }, { signal: abort.signal });
+    assert.deepEqual(seen, [1, 2]);
+  });
+});
