@@ -48,11 +48,11 @@ export interface Config {
   allowPrivateAddress: boolean;
   /** Deadline in milliseconds of each outbound request, body and redirects included. */
   fetchTimeoutMs: number;
-  /** What one inbound activity may fetch (federation/fetch_budget.ts): documents, and milliseconds. */
+  /** What one inbound activity may fetch (federation/fetch/budget.ts): documents, and milliseconds. */
   fetchBudget: { count: number; ms: number };
   /**
    * Crawling a remote status's replies when a user opens its thread
-   * (federation/replies_crawl.ts): not again within `cooldownMs`, not before
+   * (federation/remote/replies_crawl.ts): not again within `cooldownMs`, not before
    * the status is `initialWaitMs` old, at most `maxStatuses` replies a crawl.
    */
   fetchReplies: { cooldownMs: number; initialWaitMs: number; maxStatuses: number };
@@ -71,7 +71,7 @@ export interface Config {
    */
   authorizedFetch: boolean;
   /**
-   * Instance domain blocks (actors/domain_rules.ts): "open" federates with
+   * Instance domain blocks (actors/moderation/domain_rules.ts): "open" federates with
    * every server not suspended; "allowlist" only with domains an admin
    * allowed (Mastodon's limited federation mode). FEDERATION_MODE.
    */

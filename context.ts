@@ -1,7 +1,7 @@
 /**
  * What every request handler, inbox listener and command receives: the
  * configuration, the open database and the federation object. (Deliveries
- * are recorded as intents in the database, actors/deliveries.ts, and relayed
+ * are recorded as intents in the database, actors/outbox/deliveries.ts, and relayed
  * by the process's OutboxRelay, which holds the Outbox.)
  */
 import type { Federation } from "@fedify/fedify";

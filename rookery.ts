@@ -10,31 +10,31 @@ import type { RouterRoute } from "hono/types";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { startEntityCache } from "./api/entities/entity_cache.ts";
-import { startDomainRules } from "./actors/domain_rules.ts";
+import { startDomainRules } from "./actors/moderation/domain_rules.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
-import { isInboxDelivery } from "./federation/inbox_guard.ts";
+import { isInboxDelivery } from "./federation/inbox/guard.ts";
 import { addressedToUs, answersAnyHost, blockedHost } from "./federation/request_host.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
-import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/keys.ts";
-import { createApp } from "./api/app.ts";
+import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/dispatchers/keys.ts";
+import { createApp } from "./app.ts";
 import { ApiError } from "./api/errors.ts";
 import { foldGetBody } from "./api/get_body.ts";
 import { forwardedRequest, isForwarded } from "./api/forwarded.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
 import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
-import { startScheduledStatusPublisher } from "./actors/scheduled_statuses.ts";
-import type { PeriodicJob } from "./actors/polls/periodic.ts";
+import { startScheduledStatusPublisher } from "./actors/statuses/scheduled_statuses.ts";
+import type { PeriodicJob } from "./jobs/periodic.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
-import { startTrendsRefresh } from "./actors/trends/refresh.ts";
+import { startTrendsRefresh } from "./jobs/trends.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
 import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
 import { mediaStore } from "./actors/media/store.ts";
-import { purgeArchives } from "./actors/data/archive.ts";
-import { startAnnualReportCampaign } from "./federation/annual_report_job.ts";
-import { purgeEarlyDeletes } from "./federation/early_deletes.ts";
+import { purgeArchives } from "./actors/import_export/archive.ts";
+import { startAnnualReportCampaign } from "./jobs/annual_reports.ts";
+import { purgeEarlyDeletes } from "./federation/inbox/early_deletes.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -136,7 +136,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
         if (!abort.signal.aborted) logger.error("Queue worker stopped: {error}", { error });
       });
       const run = () =>
-        // Archive exports past their week go with their files (actors/data/archive.ts).
+        // Archive exports past their week go with their files (actors/import_export/archive.ts).
         Promise.all([
           maintain(),
           pruneCardFailures(ctx.database.db),

@@ -1,6 +1,6 @@
 /**
  * The `annual-report generate` admin command: queues the annual report
- * jobs (federation/annual_report_job.ts) for a year, for every local
+ * jobs (jobs/annual_reports.ts) for a year, for every local
  * account that posted in it or for one account. Mastodon's operators run a
  * console script for past years; December's campaign (ANNUAL_REPORTS) does
  * the current year without anyone asking. The worker makes the reports;
@@ -8,9 +8,9 @@
  */
 import type { AdminEnv, Command } from "./command.ts";
 import { safe, UsageError } from "./args.ts";
-import { requireLocalUser } from "../actors/moderation.ts";
+import { requireLocalUser } from "../actors/moderation/local_users.ts";
 import { FIRST_REPORT_YEAR } from "../actors/annual_reports/year.ts";
-import { queueAnnualReports } from "../federation/annual_report_job.ts";
+import { queueAnnualReports } from "../jobs/annual_reports.ts";
 import type { AppContext } from "../context.ts";
 
 function appOf(env: AdminEnv): AppContext {

@@ -7,9 +7,9 @@
 import { resolve } from "node:path";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db, Executor } from "../db/connection.ts";
-import { oauthApplications } from "../db/schema.ts";
-import { createLocalAccount, ROLES, type UserRole } from "../actors/accounts.ts";
-import { NotFoundError, ValidationError } from "../actors/errors.ts";
+import { oauthApplications } from "../db/schema/mod.ts";
+import { createLocalAccount, ROLES, type UserRole } from "../actors/accounts/accounts.ts";
+import { NotFoundError, ValidationError } from "../model/errors.ts";
 import {
   approveUser,
   confirmUser,
@@ -21,14 +21,14 @@ import {
   resetPassword,
   setUserRole,
   type StateChange,
-} from "../actors/moderation.ts";
-import { addRule, listRules, removeRule } from "../actors/rules.ts";
-import { createAccessToken, createApplication } from "../actors/tokens.ts";
-import { generatePassword } from "../actors/passwords.ts";
+} from "../actors/moderation/local_users.ts";
+import { addRule, listRules, removeRule } from "../actors/moderation/instance_rules.ts";
+import { createAccessToken, createApplication } from "../actors/oauth/tokens.ts";
+import { generatePassword } from "../actors/auth/passwords.ts";
 import { parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
 import { USAGE } from "./help.ts";
-import { ALL_SCOPES, parseScopes } from "../actors/scopes.ts";
-import { recordDelivery } from "../actors/deliveries.ts";
+import { ALL_SCOPES, parseScopes } from "../model/scopes.ts";
+import { recordDelivery } from "../actors/outbox/deliveries.ts";
 import { formatDate, printable, table } from "./format.ts";
 import { EMOJI_COMMANDS } from "./emoji_commands.ts";
 import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";

@@ -10,12 +10,12 @@ import {
   pendingTrends,
   reviewTrend,
   type TrendReviewState,
-} from "../actors/trends/review.ts";
+} from "../actors/discovery/trend_review.ts";
 import {
   featureInSuggestions,
   listFeaturedInSuggestions,
   unfeatureInSuggestions,
-} from "../actors/suggestions.ts";
+} from "../actors/discovery/suggestions.ts";
 
 function reviewCommand(state: TrendReviewState, verb: string): Command {
   return {

@@ -1,12 +1,12 @@
 /**
  * The `domain` admin commands: instance domain blocks
- * (actors/instance_domain_blocks.ts), as the admin API makes them, with an
+ * (actors/moderation/instance_domain_blocks.ts), as the admin API makes them, with an
  * audit row whose actor is the command line (no account).
  */
 import type { Command } from "./command.ts";
 import { UsageError } from "./args.ts";
 import { formatDate, printable, table } from "./format.ts";
-import { NotFoundError, ValidationError } from "../actors/errors.ts";
+import { NotFoundError, ValidationError } from "../model/errors.ts";
 import {
   createDomainBlock,
   type DomainBlockRow,
@@ -15,7 +15,7 @@ import {
   listDomainBlocks,
   removeDomainBlock,
   SEVERITIES,
-} from "../actors/instance_domain_blocks.ts";
+} from "../actors/moderation/instance_domain_blocks.ts";
 
 function flags(row: DomainBlockRow): string {
   return [

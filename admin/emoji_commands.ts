@@ -6,7 +6,7 @@
  */
 import type { Command } from "./command.ts";
 import { formatDate, printable, table } from "./format.ts";
-import { NotFoundError } from "../actors/errors.ts";
+import { NotFoundError } from "../model/errors.ts";
 import { EMOJI_SIZE_LIMIT } from "../actors/emoji/images.ts";
 import { addLocalEmoji, listLocalEmojis, removeLocalEmoji } from "../actors/emoji/manage.ts";
 import { storedFileUrl } from "../actors/media/storage.ts";

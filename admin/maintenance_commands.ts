@@ -2,20 +2,20 @@
  * Storage maintenance from the command line: `media remove` (the remote
  * media cache), `media remove-orphans` (files no row points at, and rows
  * whose file is missing) and `statuses remove-orphans` (old remote statuses
- * nobody here interacted with). The work is in actors/maintenance/; these
+ * nobody here interacted with). The work is in jobs/maintenance/; these
  * commands parse the arguments, draw the progress bar and print what went.
  */
 import type { Command } from "./command.ts";
 import { UsageError } from "./args.ts";
 import { ProgressTracker } from "./progress.ts";
-import { daysAgo } from "../actors/maintenance/batches.ts";
+import { daysAgo } from "../jobs/maintenance/batches.ts";
 import {
   removeDetachedRemoteMedia,
   removeRemoteMediaCache,
-} from "../actors/maintenance/remote_media.ts";
-import { removeOrphanStatuses } from "../actors/maintenance/orphan_statuses.ts";
+} from "../jobs/maintenance/remote_media.ts";
+import { removeOrphanStatuses } from "../jobs/maintenance/orphan_statuses.ts";
 import { mediaStore } from "../actors/media/store.ts";
-import { checkMediaStore, type MediaCheck } from "../actors/maintenance/media_orphans.ts";
+import { checkMediaStore, type MediaCheck } from "../jobs/maintenance/media_orphans.ts";
 
 /** Files listed one by one at most; beyond that only the totals. */
 const LIST_MAX = 1000;

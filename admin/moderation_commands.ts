@@ -5,7 +5,7 @@
  * account (`alice`) or a remote one (`bob@example.com`). No e-mail is sent.
  */
 import type { Command } from "./command.ts";
-import { Problems } from "../actors/errors.ts";
+import { Problems } from "../model/errors.ts";
 import {
   accountIdByHandle,
   NotAllowedError,

@@ -1,18 +1,18 @@
 /**
  * The `account alias` and `account move` admin commands: a local account
  * lists the accounts that may move to it (`alsoKnownAs`), or moves away to
- * an account that lists it (actors/moves.ts). Both name the other account
+ * an account that lists it (actors/accounts/moves.ts). Both name the other account
  * by handle (`user@domain`, or a local `user`) or actor URL; a remote one is
  * fetched (for `move`, always fresh: its aliases must be current). They run
  * inside the server (admin socket) or with the command line's own context.
  */
 import type { AppContext } from "../context.ts";
 import type { AdminEnv, Command } from "./command.ts";
-import { NotFoundError } from "../actors/errors.ts";
-import { requireLocalUser } from "../actors/moderation.ts";
-import { addAlias, moveLocalAccount, removeAlias } from "../actors/moves.ts";
-import { accountByHandle, storedAccountUri } from "../federation/move_accounts.ts";
-import type { AccountRow } from "../federation/remote_accounts.ts";
+import { NotFoundError } from "../model/errors.ts";
+import { requireLocalUser } from "../actors/moderation/local_users.ts";
+import { addAlias, moveLocalAccount, removeAlias } from "../actors/accounts/moves.ts";
+import { accountByHandle, storedAccountUri } from "../federation/remote/move_accounts.ts";
+import type { AccountRow } from "../federation/remote/accounts.ts";
 import { safe, UsageError } from "./args.ts";
 
 function appOf(env: AdminEnv): AppContext {
@@ -20,7 +20,7 @@ function appOf(env: AdminEnv): AppContext {
   return env.app;
 }
 
-/** The account a handle or URL names (federation/move_accounts.ts), or NotFoundError. */
+/** The account a handle or URL names (federation/remote/move_accounts.ts), or NotFoundError. */
 async function accountOf(app: AppContext, handle: string, fresh: boolean): Promise<AccountRow> {
   const row = await accountByHandle(app, handle, fresh);
   if (!row) throw new NotFoundError(`No account found for ${safe(handle)}`);

@@ -7,7 +7,7 @@
 import type { Command } from "./command.ts";
 import { UsageError } from "./args.ts";
 import { formatDate, printable, table } from "./format.ts";
-import type { ReportRow } from "../actors/reports.ts";
+import type { ReportRow } from "../actors/moderation/report_filing.ts";
 import { accountHandles, listReports, resolveReport } from "../actors/moderation/reports.ts";
 
 /** Reports a listing shows unless --limit says otherwise, and at most. */

@@ -1,7 +1,7 @@
 /** The Hono environment: what the server passes in, and what middleware sets per request. */
 import type { AppContext } from "../context.ts";
 import type { AuthToken, AuthUser } from "./auth_types.ts";
-import type { WebSession } from "../actors/sessions.ts";
+import type { WebSession } from "../actors/auth/sessions.ts";
 
 export interface ApiEnv {
   Bindings: {

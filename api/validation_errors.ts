@@ -3,7 +3,7 @@
  * its ValidationErrorFormatter: `{"error": "Validation failed: …", "details":
  * {field: [{error, description}]}}`, fields named as the parameters were.
  */
-import { ValidationError } from "../actors/errors.ts";
+import { ValidationError } from "../model/errors.ts";
 import { type ApiError, validationFailed } from "./errors.ts";
 import { humanizeKey } from "./readers.ts";
 

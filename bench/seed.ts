@@ -12,9 +12,9 @@
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/connection.ts";
-import { hashPassword } from "../actors/passwords.ts";
-import { createAccessToken, createApplication } from "../actors/tokens.ts";
-import { ALL_SCOPES } from "../actors/scopes.ts";
+import { hashPassword } from "../actors/auth/passwords.ts";
+import { createAccessToken, createApplication } from "../actors/oauth/tokens.ts";
+import { ALL_SCOPES } from "../model/scopes.ts";
 import { HOME_FEED_LIMIT } from "../actors/timelines/fanout.ts";
 import { searchableContent } from "./search.ts";
 

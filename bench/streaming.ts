@@ -32,9 +32,9 @@
  */
 import postgres from "postgres";
 import type { Database } from "../db/connection.ts";
-import { hashPassword } from "../actors/passwords.ts";
-import { createAccessToken, createApplication } from "../actors/tokens.ts";
-import { ALL_SCOPES } from "../actors/scopes.ts";
+import { hashPassword } from "../actors/auth/passwords.ts";
+import { createAccessToken, createApplication } from "../actors/oauth/tokens.ts";
+import { ALL_SCOPES } from "../model/scopes.ts";
 import { sql } from "drizzle-orm";
 import { percentile } from "./paced.ts";
 import { insertLocalAccounts } from "./seed.ts";

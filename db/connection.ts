@@ -9,7 +9,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres, PostgresJsSession } from "drizzle-orm/postgres-js";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import * as schema from "./schema.ts";
+import * as schema from "./schema/mod.ts";
 import { preparedClient } from "./pglite_prepared.ts";
 import { migrate } from "./migrate.ts";
 import { setProcessTag } from "./ids.ts";

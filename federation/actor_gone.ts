@@ -9,7 +9,7 @@ import type { Context } from "@fedify/fedify";
 import { FetchError } from "@fedify/vocab-runtime";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
-import { instanceDocumentLoader } from "./lookup.ts";
+import { instanceDocumentLoader } from "./fetch/lookup.ts";
 
 const logger = getLogger(["rookery", "federation", "actor-gone"]);
 

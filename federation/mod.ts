@@ -5,18 +5,18 @@
 import { createFederation, type Federation, getDefaultActivityTransformers } from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
-import { registerDispatchers } from "./dispatchers.ts";
+import { registerDispatchers } from "./register.ts";
 import { productUserAgent } from "../version.ts";
-import { jobQueueFor } from "./jobs.ts";
-import { runJob } from "./job_handlers.ts";
-import { CIRCUIT_BREAKER_OPTIONS } from "./circuit_breaker.ts";
-import { createDocumentLoaders } from "./document_loader.ts";
-import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox_guard.ts";
-import { installOutboundFetch } from "./outbound_fetch.ts";
-import { INBOX_RETRY_POLICY } from "./inbox_order.ts";
-import { federationRefused, federationRefusedUrl } from "../actors/domain_rules.ts";
+import { jobQueueFor } from "../jobs/queue.ts";
+import { runJob } from "../jobs/handlers.ts";
+import { CIRCUIT_BREAKER_OPTIONS } from "./outbox/circuit_breaker.ts";
+import { createDocumentLoaders } from "./fetch/document_loader.ts";
+import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox/guard.ts";
+import { installOutboundFetch } from "./fetch/outbound_fetch.ts";
+import { INBOX_RETRY_POLICY } from "./inbox/order.ts";
+import { federationRefused, federationRefusedUrl } from "../actors/moderation/domain_rules.ts";
 import { wireActivity } from "./objects/mastodon_terms.ts";
-import { instanceSigningIdentity } from "./instance_actor.ts";
+import { instanceSigningIdentity } from "./dispatchers/instance_actor.ts";
 
 /** Where Fedify caches verified public keys (shared with the inbox guard). */
 export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as const;
@@ -58,7 +58,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     // (objects/mastodon_terms.ts) from under the proof computed on them.
     // The outbox relay already runs off the request path.
     queue: { inbox: queue, outbox: queue },
-    // Everything we send is in Mastodon's shape (federation/wire_shape.ts).
+    // Everything we send is in Mastodon's shape (federation/objects/wire_shape.ts).
     activityTransformers: [...getDefaultActivityTransformers<AppContext>(), wireActivity],
     // The web role only enqueues; worker processes call startQueue().
     manuallyStartQueue: true,

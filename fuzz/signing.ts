@@ -5,7 +5,7 @@
  * and RFC 9421 are used.
  */
 import { signRequest } from "@fedify/fedify";
-import { getKeyPairs } from "../federation/keys.ts";
+import { getKeyPairs } from "../federation/dispatchers/keys.ts";
 import type { AppContext } from "../context.ts";
 
 /** Signs requests as one local actor. */

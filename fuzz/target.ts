@@ -6,7 +6,7 @@
  * fuzz user's own whose ids go into the paths. The objects are made again
  * now and then, since the fuzzer deletes some of them.
  */
-import { ALL_SCOPES } from "../actors/scopes.ts";
+import { ALL_SCOPES } from "../model/scopes.ts";
 import { createAnnouncement } from "../actors/announcements/manage.ts";
 import { startInstance, type TestInstance } from "../tests/harness.ts";
 import { createUser, type TestUser } from "../tests/fixtures/users.ts";

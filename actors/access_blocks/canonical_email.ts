@@ -4,7 +4,7 @@
  * from the first `+` on dropped, so `Jane.Doe+spam@Example.com` and
  * `janedoe@example.com` are one address. Blocks keep only its SHA-256.
  */
-import { encodeHex } from "../encoding.ts";
+import { encodeHex } from "../formatting/encoding.ts";
 
 /** The canonical form of an address. */
 export function canonicalEmail(email: string): string {

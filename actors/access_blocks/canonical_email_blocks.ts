@@ -7,9 +7,9 @@
 import { eq } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { canonicalEmailBlocks } from "../../db/schema.ts";
-import { type Actor, recordAdminAction } from "../audit_log.ts";
-import { NotFoundError, ValidationError } from "../errors.ts";
+import { canonicalEmailBlocks } from "../../db/schema/mod.ts";
+import { type Actor, recordAdminAction } from "../moderation/audit_log.ts";
+import { NotFoundError, ValidationError } from "../../model/errors.ts";
 import { canonicalEmailHash, isCanonicalEmailHash } from "./canonical_email.ts";
 import { type BlockPage, newestFirst, pageQuery } from "./paging.ts";
 

@@ -12,9 +12,9 @@ import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { anyId } from "../../db/queries/any_id.ts";
-import { emailDomainBlockAttempts, emailDomainBlocks } from "../../db/schema.ts";
-import { type Actor, recordAdminAction } from "../audit_log.ts";
-import { NotFoundError, ValidationError } from "../errors.ts";
+import { emailDomainBlockAttempts, emailDomainBlocks } from "../../db/schema/mod.ts";
+import { type Actor, recordAdminAction } from "../moderation/audit_log.ts";
+import { NotFoundError, ValidationError } from "../../model/errors.ts";
 import { type BlockPage, newestFirst, pageQuery } from "./paging.ts";
 
 export type EmailDomainBlockRow = typeof emailDomainBlocks.$inferSelect;

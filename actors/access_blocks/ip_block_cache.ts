@@ -16,7 +16,7 @@
 import { getLogger } from "@logtape/logtape";
 import { gt, isNull, or } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { ipBlocks, type IpBlockSeverity } from "../../db/schema.ts";
+import { ipBlocks, type IpBlockSeverity } from "../../db/schema/mod.ts";
 import { type Network, networkContains, parseAddress, parseNetwork } from "./cidr.ts";
 
 const logger = getLogger(["rookery", "access-blocks"]);

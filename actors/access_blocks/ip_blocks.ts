@@ -8,9 +8,9 @@
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import type { Database, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { IP_BLOCK_SEVERITIES, ipBlocks, type IpBlockSeverity } from "../../db/schema.ts";
-import { type Actor, recordAdminAction } from "../audit_log.ts";
-import { NotFoundError, Problems } from "../errors.ts";
+import { IP_BLOCK_SEVERITIES, ipBlocks, type IpBlockSeverity } from "../../db/schema/mod.ts";
+import { type Actor, recordAdminAction } from "../moderation/audit_log.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
 import { formatNetwork, parseNetwork } from "./cidr.ts";
 import { invalidateIpBlocks } from "./ip_block_cache.ts";
 import { type BlockPage, newestFirst, pageQuery } from "./paging.ts";

@@ -12,7 +12,7 @@
  *   as an address in use, not as a block).
  */
 import type { Database, Executor } from "../../db/connection.ts";
-import type { Problems } from "../errors.ts";
+import type { Problems } from "../../model/errors.ts";
 import { canonicalEmailBlocksFor } from "./canonical_email_blocks.ts";
 import { emailDomainBlocksFor } from "./email_domain_blocks.ts";
 import { ipBlockSeverities } from "./ip_block_cache.ts";

@@ -9,7 +9,7 @@
  * What counts:
  * - active_users: distinct local accounts active in the period, as Mastodon
  *   counts sign-in activity: the days they used the API or the web pages
- *   (user_activity_days, actors/user_activity.ts), and, for days before that
+ *   (user_activity_days, actors/accounts/user_activity.ts), and, for days before that
  *   was recorded, the days they posted (statuses, boosts) or favourited.
  * - new_users: users created; interactions: favourites, boosts and replies
  *   received by local statuses (rows that still exist).

@@ -16,8 +16,8 @@
 import { and, count, countDistinct, eq, isNull, sql } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { announcementMutes, announcementReactions, customEmojis } from "../../db/schema.ts";
-import { ValidationError } from "../errors.ts";
+import { announcementMutes, announcementReactions, customEmojis } from "../../db/schema/mod.ts";
+import { ValidationError } from "../../model/errors.ts";
 import { validShortcode } from "../emoji/shortcodes.ts";
 import { findActiveAnnouncement } from "./manage.ts";
 import { publishStreamEvent } from "../streaming/bus.ts";

@@ -2,7 +2,7 @@
  * When reports are made, and for whom. Mastodon offers the year's report
  * ("Wrapstodon") between the 10th and the 31st of December, where the
  * server's administrator enabled it; the worker's campaign
- * (federation/annual_report_job.ts) queues one job per local account due in
+ * (jobs/annual_reports.ts) queues one job per local account due in
  * that window, and `deno task admin annual-report generate <year>` does the
  * same for any past year on request.
  */

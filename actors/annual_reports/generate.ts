@@ -3,7 +3,7 @@
  * AnnualReport::SOURCES in 4.5) computes its part of `data` with SQL
  * aggregates over the account's year (./year.ts), and the report is stored
  * once per account and year (schema version 1, Mastodon 4.5's). The
- * annual report job (federation/annual_report_job.ts) calls this.
+ * annual report job (jobs/annual_reports.ts) calls this.
  *
  * A year in which the account made no status gets no report: the API then
  * gives Mastodon's answer for a user without one (an empty list, and 404
@@ -12,7 +12,7 @@
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { accounts, generatedAnnualReports } from "../../db/schema.ts";
+import { accounts, generatedAnnualReports } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { type ReportScope, reportStatusesWhere } from "./year.ts";
 import { postCounts, typeDistribution } from "./type_distribution.ts";

@@ -5,8 +5,8 @@
  */
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
-import { generatedAnnualReports } from "../../db/schema.ts";
-import { NotFoundError } from "../errors.ts";
+import { generatedAnnualReports } from "../../db/schema/mod.ts";
+import { NotFoundError } from "../../model/errors.ts";
 
 /** A stored report. */
 export type AnnualReportRow = typeof generatedAnnualReports.$inferSelect;

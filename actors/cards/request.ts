@@ -2,8 +2,8 @@
  * When a status asks for a preview card. The status commands (posting,
  * editing, and their remote counterparts) call {@link requestLinkCard} inside
  * their transaction; nothing is fetched here: the job is recorded as an
- * intent with the status (`linkCardRequested`, actors/deliveries.ts), the
- * relay queues it after commit, and a worker runs actors/cards/refresh.ts.
+ * intent with the status (`linkCardRequested`, actors/outbox/deliveries.ts), the
+ * relay queues it after commit, and a worker runs jobs/link_cards/refresh.ts.
  *
  * A status may have a card when it has no media and no poll (Mastodon shows
  * one or the other) and, when remote, no content warning (Mastodon does not
@@ -18,8 +18,8 @@
  * {@link linkKnownCard} links a fresh card inside the posting transaction.
  */
 import { eq } from "drizzle-orm";
-import { statuses, statusPreviewCards } from "../../db/schema.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { statuses, statusPreviewCards } from "../../db/schema/mod.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import { firstCardLink } from "./links.ts";
 import { linkStoredCard } from "./stored.ts";
 import type { Executor } from "../../db/connection.ts";

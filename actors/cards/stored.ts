@@ -13,7 +13,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { previewCardFailures } from "../../db/schema.ts";
+import { previewCardFailures } from "../../db/schema/mod.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
 
 /** A stored card older than this is fetched again (Mastodon: two weeks). */

@@ -12,8 +12,8 @@
  * URL always means the same bytes.
  */
 import { loadSharp } from "../media/sharp.ts";
-import { encodeHex } from "../encoding.ts";
-import { IMAGE_MATRIX_LIMIT } from "../profile_media.ts";
+import { encodeHex } from "../formatting/encoding.ts";
+import { IMAGE_MATRIX_LIMIT } from "../media/profile_media.ts";
 import { idPartition } from "../media/storage.ts";
 import type { MediaStore } from "../media/store.ts";
 

@@ -15,7 +15,7 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accountCustomEmojis, customEmojis, statusCustomEmojis } from "../../db/schema.ts";
+import { accountCustomEmojis, customEmojis, statusCustomEmojis } from "../../db/schema/mod.ts";
 import { scanShortcodes } from "./shortcodes.ts";
 
 /** An Emoji tag of a remote object, already checked by federation/. */

@@ -11,8 +11,8 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { customEmojis } from "../../db/schema.ts";
-import { NotFoundError, Problems } from "../errors.ts";
+import { customEmojis } from "../../db/schema/mod.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
 import { MAX_SHORTCODE_LENGTH, SHORTCODE_PATTERN } from "./shortcodes.ts";
 import {
   type EmojiImage,

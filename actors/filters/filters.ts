@@ -9,9 +9,9 @@
  */
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
-import { customFilterKeywords, customFilters, customFilterStatuses } from "../../db/schema.ts";
+import { customFilterKeywords, customFilters, customFilterStatuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { NotFoundError, Problems } from "../errors.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
 import { publishStreamEvent } from "../streaming/bus.ts";
 import {
   checkAction,

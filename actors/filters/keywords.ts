@@ -5,9 +5,9 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
-import { customFilterKeywords } from "../../db/schema.ts";
+import { customFilterKeywords } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { NotFoundError, Problems } from "../errors.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
 import { checkKeyword } from "./rules.ts";
 import {
   checkKeywordCaps,

@@ -3,7 +3,7 @@
  * our bounds against abuse (every timeline request of the owner matches
  * every keyword, so their number is bounded per filter and per account).
  */
-import { Problems } from "../errors.ts";
+import { Problems } from "../../model/errors.ts";
 
 /** Where a filter applies (Mastodon's CustomFilter::VALID_CONTEXTS). */
 export const FILTER_CONTEXTS = ["home", "notifications", "public", "thread", "account"] as const;

@@ -7,10 +7,10 @@
  */
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
-import { customFilterStatuses } from "../../db/schema.ts";
+import { customFilterStatuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
-import { NotFoundError, Problems } from "../errors.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
 import { limitReached, MAX_STATUSES_PER_FILTER } from "./rules.ts";
 import { filtersChanged, type FilterStatusRow, findOwnFilterRow } from "./filters.ts";
 

@@ -9,8 +9,8 @@
  */
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
-import { customFilterKeywords, customFilters } from "../../db/schema.ts";
-import { NotFoundError, Problems } from "../errors.ts";
+import { customFilterKeywords, customFilters } from "../../db/schema/mod.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
 import {
   checkContexts,
   checkKeyword,

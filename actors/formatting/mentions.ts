@@ -5,7 +5,7 @@
  */
 import { and, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import { extractMentions, mentionKey, type MentionTarget } from "./text_to_html.ts";
 
 /** At most this many distinct mentions are looked up per text (bios are short). */

@@ -3,8 +3,8 @@
  * MASTODON_STRICT), through sanitize-html. Remote content goes through it
  * before it is stored (profile notes, field values, status content), and the
  * HTML pages and feeds pass stored HTML through it again when they render it
- * (api/pages/: status cards, the embed page, the staff pages' evidence;
- * api/routes/feeds.ts), a second line of defence against a row written by
+ * (web/pages/: status cards, the embed page, the staff pages' evidence;
+ * web/routes/public/feeds.ts), a second line of defence against a row written by
  * something that forgot; both sides keep exactly the same tags and
  * attributes. Plain-text values (display names, field names) go through
  * {@link plainText}.

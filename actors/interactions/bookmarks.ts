@@ -5,7 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
-import { bookmarks, statuses } from "../../db/schema.ts";
+import { bookmarks, statuses } from "../../db/schema/mod.ts";
 import { type StatusRow, visibleOriginal } from "./target.ts";
 
 /**

@@ -7,8 +7,8 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { conversationMutes } from "../../db/schema.ts";
-import { Problems } from "../errors.ts";
+import { conversationMutes } from "../../db/schema/mod.ts";
+import { Problems } from "../../model/errors.ts";
 import { type StatusRow, visibleOriginal } from "./target.ts";
 
 function conversationOf(status: StatusRow): string {

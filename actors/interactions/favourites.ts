@@ -9,11 +9,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
-import { favourites, statuses } from "../../db/schema.ts";
+import { favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
 import { actingAccount, type StatusRow, visibleOriginal } from "./target.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 
 /** What a remote Like carries that a local favourite does not. */
 export interface RemoteFavourite {

@@ -11,11 +11,11 @@
 import { and, count, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
-import { statusPins } from "../../db/schema.ts";
-import { Problems } from "../errors.ts";
+import { statusPins } from "../../db/schema/mod.ts";
+import { Problems } from "../../model/errors.ts";
 import type { PinSnapshot } from "../outbox/interactions.ts";
 import { actingAccount, lockFor, type StatusRow, visibleStatus } from "./target.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 
 /** Mastodon's messages (statuses.pin_errors). */
 export const PIN_ERRORS = {

@@ -6,10 +6,10 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { quotes, statuses } from "../../db/schema.ts";
-import { NotFoundError } from "../errors.ts";
+import { quotes, statuses } from "../../db/schema/mod.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { NotPermittedError, type StatusRow, visibleStatus } from "./target.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import { publishStatusUpdate } from "../timelines/fanout.ts";
 
 /**

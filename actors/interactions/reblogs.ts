@@ -21,12 +21,12 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, statuses, users } from "../../db/schema.ts";
+import { accounts, statuses, users } from "../../db/schema/mod.ts";
 import { fanOutStatus, removeFromFeeds } from "../timelines/fanout.ts";
 import { notify } from "../notifications/notify.ts";
-import { resolveSettings } from "../user_settings.ts";
-import { Problems } from "../errors.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { resolveSettings } from "../../model/user_settings.ts";
+import { Problems } from "../../model/errors.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
 import {
   type AccountRow,
@@ -38,7 +38,7 @@ import {
   visibleStatus,
 } from "./target.ts";
 
-/** Clock skew allowed to a remote boost's `published` (as for remote posts, federation/fetch_status.ts). */
+/** Clock skew allowed to a remote boost's `published` (as for remote posts, federation/remote/statuses.ts). */
 const FUTURE_TOLERANCE_MS = 60_000;
 
 /** The visibilities a boost may have. */

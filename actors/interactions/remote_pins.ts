@@ -16,7 +16,7 @@ import { and, eq, isNull, lt, ne, notInArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { minIdAt, newId } from "../../db/ids.ts";
 import { anyId } from "../../db/queries/any_id.ts";
-import { statuses, statusPins } from "../../db/schema.ts";
+import { statuses, statusPins } from "../../db/schema/mod.ts";
 import { actingAccount, lockFor } from "./target.ts";
 
 /** What {@link replaceRemotePins} changed. */

@@ -2,15 +2,15 @@
  * What the interaction commands share: finding the status acted on (only
  * when the actor may see it, else "Record not found"), following a boost to
  * the boosted status, and serializing concurrent commands on the same pair.
- * (Each command records its deliveries in its transaction: actors/deliveries.ts.)
+ * (Each command records its deliveries in its transaction: actors/outbox/deliveries.ts.)
  */
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, statuses } from "../../db/schema.ts";
+import { accounts, statuses } from "../../db/schema/mod.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
-import { NotFoundError } from "../errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 
-export { NotPermittedError } from "../follow_rows.ts";
+export { NotPermittedError } from "../relationships/follow_rows.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;

@@ -17,7 +17,7 @@ import { getLogger } from "@logtape/logtape";
 import { gt, inArray } from "drizzle-orm";
 import type { Config } from "../../config.ts";
 import type { Db, Executor } from "../../db/connection.ts";
-import { mediaFileDeletions } from "../../db/schema.ts";
+import { mediaFileDeletions } from "../../db/schema/mod.ts";
 import { isMediaKey, type MediaStore, mediaStore } from "./store.ts";
 
 const logger = getLogger(["rookery", "media"]);

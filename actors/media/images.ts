@@ -8,7 +8,7 @@ import { loadSharp, type Sharp } from "./sharp.ts";
 
 type Metadata = Awaited<ReturnType<Sharp["metadata"]>>;
 import { encode as encodeBlurhash } from "blurhash";
-import { IMAGE_MATRIX_LIMIT } from "../profile_media.ts";
+import { IMAGE_MATRIX_LIMIT } from "./profile_media.ts";
 import { MediaRejected } from "./errors.ts";
 
 /** Pixels of a preview, as Mastodon's `small` style (640×360). */

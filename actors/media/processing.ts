@@ -19,7 +19,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { ffmpegAvailable, firstFrame, type MediaProbe, probeMedia, transcode } from "./ffmpeg.ts";
 import { geometry, processPreview } from "./images.ts";
 import { storedFileName, writeAttachmentFile } from "./storage.ts";

@@ -17,8 +17,8 @@
  */
 import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, mediaAttachments, reports } from "../../db/schema.ts";
-import { profileImageKey } from "../profile_media.ts";
+import { accounts, mediaAttachments, reports } from "../../db/schema/mod.ts";
+import { profileImageKey } from "./profile_media.ts";
 import { discardMediaFiles } from "./discarded.ts";
 
 type AccountRow = typeof accounts.$inferSelect;

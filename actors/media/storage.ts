@@ -15,7 +15,7 @@
  *
  * Rows store the key; the store gives its URL.
  */
-import { encodeHex } from "../encoding.ts";
+import { encodeHex } from "../formatting/encoding.ts";
 import { STORED_CONTENT_TYPES } from "./formats.ts";
 import { localMediaFile, type MediaStore, mediaUrl } from "./store.ts";
 

@@ -10,9 +10,9 @@
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { NotFoundError } from "../errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { MediaRejected } from "./errors.ts";
 import { declaredFamily, SNIFF_BYTES, type SniffedFormat, sniffFormat } from "./formats.ts";
 import { type Geometry, processImage, processPreview } from "./images.ts";

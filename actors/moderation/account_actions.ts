@@ -5,7 +5,7 @@
  * e-mail), enable, unsilence, unsensitive, unsuspend, and deleting the data
  * of a suspended account. The admin API and the admin command line both
  * call these; each runs in one transaction with its audit row
- * (actors/audit_log.ts), and refuses what Mastodon's policies refuse:
+ * (actors/moderation/audit_log.ts), and refuses what Mastodon's policies refuse:
  *
  * - acting on a local account whose role is not below the moderator's own
  *   (Mastodon's `UserRole#overrides?`): NotAllowedError (403);
@@ -19,12 +19,12 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { isId, newId } from "../../db/ids.ts";
-import { accounts, accountWarnings, keyPairs, reports, users } from "../../db/schema.ts";
+import { accounts, accountWarnings, keyPairs, reports, users } from "../../db/schema/mod.ts";
 import type { Config } from "../../config.ts";
-import { recordAdminAction } from "../audit_log.ts";
-import { NotFoundError, Problems } from "../errors.ts";
-import { hasPermission, outranks } from "../permissions.ts";
-import { sendMail } from "../mailer.ts";
+import { recordAdminAction } from "./audit_log.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
+import { hasPermission, outranks } from "../../model/permissions.ts";
+import { sendMail } from "../net/mailer.ts";
 import { notify } from "../notifications/notify.ts";
 import { purgeAccountData, suspendAccount, unsuspendAccount } from "./suspension.ts";
 import { purgeAccountMedia } from "../media/removal.ts";

@@ -5,7 +5,7 @@
  * API and the admin command line call these same functions.
  *
  * Every command locks the report's row, changes it and writes its audit row
- * (actors/audit_log.ts, Mastodon's action names `update`, `assigned_to_self`,
+ * (actors/moderation/audit_log.ts, Mastodon's action names `update`, `assigned_to_self`,
  * `unassigned`, `resolve`, `reopen`) in one transaction. As Mastodon, a
  * command that changes nothing (resolving a resolved report) still succeeds
  * and is still logged: the log records what staff did, not what changed.
@@ -15,10 +15,10 @@ import { and, asc, desc, eq, gt, isNotNull, isNull, lt, type SQL } from "drizzle
 import type { Executor } from "../../db/connection.ts";
 import { isId } from "../../db/ids.ts";
 import { anyId } from "../../db/queries/any_id.ts";
-import { accounts, reports } from "../../db/schema.ts";
-import { type Actor, recordAdminAction } from "../audit_log.ts";
-import { NotFoundError, Problems } from "../errors.ts";
-import { REPORT_CATEGORIES, type ReportRow, validRuleIds } from "../reports.ts";
+import { accounts, reports } from "../../db/schema/mod.ts";
+import { type Actor, recordAdminAction } from "./audit_log.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
+import { REPORT_CATEGORIES, type ReportRow, validRuleIds } from "./report_filing.ts";
 
 /** Which reports a list shows (Mastodon's ReportFilter, as the API exposes it). */
 export interface ReportFilter {

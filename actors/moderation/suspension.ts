@@ -29,11 +29,11 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, follows, statuses, users, webSessions } from "../../db/schema.ts";
-import { recordDelivery } from "../deliveries.ts";
-import { removeAllFollows } from "../follow_rows.ts";
-import { deleteLocalAccount } from "../moderation.ts";
-import { type PeriodicJob, runEvery } from "../polls/periodic.ts";
+import { accounts, follows, statuses, users, webSessions } from "../../db/schema/mod.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
+import { removeAllFollows } from "../relationships/follow_rows.ts";
+import { deleteLocalAccount } from "./local_users.ts";
+import { type PeriodicJob, runEvery } from "../../jobs/periodic.ts";
 import { purgeAccountMedia } from "../media/removal.ts";
 import { removeDiscardedMedia } from "../media/discarded.ts";
 import type { MediaStore } from "../media/store.ts";
@@ -99,7 +99,7 @@ async function rejectRemoteFollows(tx: Executor, accountId: string): Promise<voi
 
 /**
  * Deletes the data of a suspended account, in `tx`. A local account becomes
- * the tombstone of an account deletion (actors/moderation.ts
+ * the tombstone of an account deletion (actors/moderation/local_users.ts
  * deleteLocalAccount: statuses gone, follows removed, the user row deleted,
  * a Delete of the actor sent); it stays suspended, so its name is never
  * given out again. A remote account loses its statuses, media and follows

@@ -1,18 +1,22 @@
 /**
  * Staff commands on hashtags (Mastodon's Admin::Tag): list, show, and update
  * display_name, usable, listable and trendable. A tag's trendable flag is
- * its trend review (actors/trends/review.ts): true is "allowed", false
+ * its trend review (actors/discovery/trend_review.ts): true is "allowed", false
  * "rejected", no review yet is requires_review. Every update writes its audit
  * row in its own transaction.
  */
 import { and, desc, eq, gt, inArray, lt } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { tags } from "../../db/schema.ts";
+import { tags } from "../../db/schema/mod.ts";
 import { isId } from "../../db/ids.ts";
 import type { TagRow } from "../../db/queries/tags.ts";
-import { recordAdminAction } from "../audit_log.ts";
-import { NotFoundError, ValidationError } from "../errors.ts";
-import { setTrendReview, type TrendReviewState, trendReviewStates } from "../trends/review.ts";
+import { recordAdminAction } from "./audit_log.ts";
+import { NotFoundError, ValidationError } from "../../model/errors.ts";
+import {
+  setTrendReview,
+  type TrendReviewState,
+  trendReviewStates,
+} from "../discovery/trend_review.ts";
 
 /** A tag with its trend review, what Admin::Tag shows. */
 export interface AdminTagRow extends TagRow {

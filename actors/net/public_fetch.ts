@@ -2,7 +2,7 @@
  * Outbound requests that cannot be steered into this machine or its network
  * (DESIGN.md: the SSRF guard): link previews, fetched documents, and every
  * request Fedify makes for us (deliveries, WebFinger, NodeInfo; see
- * federation/outbound_fetch.ts).
+ * federation/fetch/outbound_fetch.ts).
  *
  * - Only http and https. A host named `localhost` (or under `.localhost`) is
  *   refused by name; an IP literal, however spelt (the URL parser has made

@@ -6,10 +6,10 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { notifications } from "../../db/schema.ts";
+import { notifications } from "../../db/schema/mod.ts";
 import { groupCondition } from "../../db/queries/notifications.ts";
 import { isId } from "../../db/ids.ts";
-import { NotFoundError } from "../errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { dropPendingRequests, recountAfterRemoval } from "./requests.ts";
 
 /** What a deletion hands back so the requests concerned can be recounted. */

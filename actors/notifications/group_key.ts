@@ -16,8 +16,8 @@
  */
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { notifications } from "../../db/schema.ts";
-import type { NotificationType } from "./types.ts";
+import { notifications } from "../../db/schema/mod.ts";
+import type { NotificationType } from "../../model/notification_types.ts";
 
 /** How long a group stays open, in hours (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
 export const MAXIMUM_GROUP_SPAN_HOURS = 12;

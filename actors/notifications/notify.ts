@@ -24,7 +24,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, follows, notifications, statuses } from "../../db/schema.ts";
+import { accounts, follows, notifications, statuses } from "../../db/schema/mod.ts";
 import { keepNotificationFor, type NotificationCause } from "./rules.ts";
 import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
 import {
@@ -36,11 +36,15 @@ import {
 } from "./policy.ts";
 import { recordInRequest } from "./requests.ts";
 import { nextGroupKey } from "./group_key.ts";
-import type { NotificationType } from "./types.ts";
+import type { NotificationType } from "../../model/notification_types.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { requestPush } from "../push/request.ts";
 
-export { NOTIFICATION_TYPES, type NotificationType, STATUS_TYPES } from "./types.ts";
+export {
+  NOTIFICATION_TYPES,
+  type NotificationType,
+  STATUS_TYPES,
+} from "../../model/notification_types.ts";
 
 export interface NewNotification {
   type: NotificationType;

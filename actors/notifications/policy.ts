@@ -24,8 +24,8 @@
  */
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { notificationPolicies } from "../../db/schema.ts";
-import { Problems } from "../errors.ts";
+import { notificationPolicies } from "../../db/schema/mod.ts";
+import { Problems } from "../../model/errors.ts";
 import { authorIsLimited } from "../../db/queries/limited_accounts.ts";
 
 /** What a policy does with one kind of sender. */

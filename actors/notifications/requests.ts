@@ -29,9 +29,13 @@
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { isId, newId } from "../../db/ids.ts";
-import { notificationPermissions, notificationRequests, notifications } from "../../db/schema.ts";
-import { NotFoundError } from "../errors.ts";
-import { addAcceptedToConversations } from "../conversations.ts";
+import {
+  notificationPermissions,
+  notificationRequests,
+  notifications,
+} from "../../db/schema/mod.ts";
+import { NotFoundError } from "../../model/errors.ts";
+import { addAcceptedToConversations } from "../timelines/conversations.ts";
 import { publishStreamEvent } from "../streaming/bus.ts";
 
 /** Types whose filtered notifications open a request (they carry a message). */

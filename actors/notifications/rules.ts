@@ -17,7 +17,7 @@
  *   or mutes (Mastodon's FeedManager mention filter).
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { NotificationType } from "./types.ts";
+import type { NotificationType } from "../../model/notification_types.ts";
 
 /** What the rules need to know about the cause of a notification. */
 export interface NotificationCause {

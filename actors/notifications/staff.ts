@@ -1,15 +1,19 @@
 /**
  * Notifications for staff (Mastodon's `admin.report` and `admin.sign_up`):
  * every local user whose role has the permission the event needs
- * (actors/permissions.ts) and who can use their account (Mastodon's
+ * (model/permissions.ts) and who can use their account (Mastodon's
  * `functional?`: confirmed, approved, not disabled, account not suspended).
  * Each goes through {@link notify}, so the usual rules still apply (nobody
  * is told of their own report or sign-up; a block of the sender drops it).
  */
 import { and, eq, inArray, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, users } from "../../db/schema.ts";
-import { ADMIN_NOTIFICATION_PERMISSIONS, type Permission, rolesWith } from "../permissions.ts";
+import { accounts, users } from "../../db/schema/mod.ts";
+import {
+  ADMIN_NOTIFICATION_PERMISSIONS,
+  type Permission,
+  rolesWith,
+} from "../../model/permissions.ts";
 import { notify } from "./notify.ts";
 
 /** The account ids of the functional local users holding `permission`. */

@@ -12,14 +12,14 @@ export interface AccountDeliveries {
    */
   accountCreated(accountId: string): Promise<void>;
   /**
-   * A local account moved to `targetId` (actors/moves.ts): its followers'
+   * A local account moved to `targetId` (actors/accounts/moves.ts): its followers'
    * servers get a Move (actor = object = the account, target = the new
    * account). `moveId` (fresh, recorded with the intent) names the activity.
    */
   accountMoved(accountId: string, targetId: string, moveId: string): Promise<void>;
   /**
    * An account (local or remote) moved to `targetId`: its local followers
-   * are redirected by jobs, a batch at a time (actors/moves.ts).
+   * are redirected by jobs, a batch at a time (actors/accounts/moves.ts).
    */
   followersMoved(originId: string, targetId: string): Promise<void>;
 }

@@ -2,7 +2,7 @@
  * Web Push jobs. Recorded with the notifications they announce
  * (actors/push/request.ts); the implementation (federation/outbox/push.ts)
  * queues one job per notification on the durable queue, which
- * actors/push/deliver.ts runs in a worker.
+ * jobs/web_push/deliver.ts runs in a worker.
  */
 
 /** Background work about Web Push. */

@@ -1,7 +1,7 @@
 /**
  * Background work about remote statuses stored without their parent or
  * quoted post because fetching them was over the activity's fetch budget
- * (federation/fetch_budget.ts). federation/ records it through
+ * (federation/fetch/budget.ts). federation/ records it through
  * createStatus's input, in the status's own transaction, so a stored status
  * always has its follow-up; the implementation (federation/outbox/
  * status_links.ts) queues a job on the durable queue (federation/

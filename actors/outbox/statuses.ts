@@ -2,7 +2,7 @@
  * Deliveries about local statuses themselves: Create, Update and Delete of
  * the Note (or Question), and the quote approval exchange (FEP-044f).
  *
- * The status commands record these with recordDelivery (actors/deliveries.ts)
+ * The status commands record these with recordDelivery (actors/outbox/deliveries.ts)
  * in their transaction; the implementation (federation/outbox/statuses.ts)
  * builds everything from the stored rows when the intent is relayed. A
  * deleted status keeps its row (marked deleted) and its mentions, so the

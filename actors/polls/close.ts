@@ -13,11 +13,11 @@
  */
 import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { accounts, polls, pollVotes, statuses } from "../../db/schema.ts";
+import { accounts, polls, pollVotes, statuses } from "../../db/schema/mod.ts";
 import { notify } from "../notifications/notify.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import { newId } from "../../db/ids.ts";
-import { type PeriodicJob, runEvery } from "./periodic.ts";
+import { type PeriodicJob, runEvery } from "../../jobs/periodic.ts";
 
 /** How many polls one transaction closes. */
 const BATCH = 100;

@@ -5,7 +5,7 @@
  * its author included, until the poll ends (Mastodon's
  * `Poll#show_totals_now?`, which its ActivityPub serializer follows too).
  */
-import type { polls } from "../../db/schema.ts";
+import type { polls } from "../../db/schema/mod.ts";
 
 type PollTiming = Pick<typeof polls.$inferSelect, "expiresAt" | "hideTotals">;
 

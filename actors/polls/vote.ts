@@ -26,10 +26,10 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, blocks, polls, pollVotes } from "../../db/schema.ts";
+import { accounts, blocks, polls, pollVotes } from "../../db/schema/mod.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
-import { NotFoundError } from "../errors.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { NotFoundError } from "../../model/errors.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 
 export type PollRow = typeof polls.$inferSelect;
 

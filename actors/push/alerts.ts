@@ -3,7 +3,7 @@
  * type Mastodon pushes) and the policy on senders. Shared by the
  * subscription commands and the delivery.
  */
-import { mayReceiveNotification } from "../permissions.ts";
+import { mayReceiveNotification } from "../../model/permissions.ts";
 
 /** Every alert, in the order the entity lists them. */
 export const PUSH_ALERTS = [
@@ -30,7 +30,7 @@ export type PushPolicy = typeof PUSH_POLICIES[number];
 
 /**
  * Whether a user of `role` may receive `alert`: a staff alert needs the
- * permission its notification needs (actors/permissions.ts).
+ * permission its notification needs (model/permissions.ts).
  */
 export function roleMayReceive(role: string, alert: string): boolean {
   return mayReceiveNotification(role, alert);

@@ -1,15 +1,15 @@
 /**
  * Asks for the Web Push of new notifications, in the transaction that
  * inserts them (actors/notifications/notify.ts): an outbox intent
- * (`pushRequested`, actors/deliveries.ts) commits with the notifications or
- * not at all, and the relay turns it into queued jobs (actors/push/deliver.ts
+ * (`pushRequested`, actors/outbox/deliveries.ts) commits with the notifications or
+ * not at all, and the relay turns it into queued jobs (jobs/web_push/deliver.ts
  * sends them). Only recipients with a subscription get an intent, so the
  * common case (nobody subscribed) costs one indexed query and no write.
  */
 import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { users, webPushSubscriptions } from "../../db/schema.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { users, webPushSubscriptions } from "../../db/schema/mod.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 
 /** A notification just inserted. */
 export interface InsertedNotification {

@@ -12,10 +12,10 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
-import { oauthAccessTokens, webPushSubscriptions } from "../../db/schema.ts";
-import { NotFoundError, Problems } from "../errors.ts";
+import { oauthAccessTokens, webPushSubscriptions } from "../../db/schema/mod.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
 import { allowedAlerts, PUSH_POLICIES, type PushPolicy } from "./alerts.ts";
-import { decodeBase64Any, toBase64Url } from "../encoding.ts";
+import { decodeBase64Any, toBase64Url } from "../formatting/encoding.ts";
 
 export type PushSubscriptionRow = typeof webPushSubscriptions.$inferSelect;
 

@@ -10,8 +10,8 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { keyPairs } from "../../db/schema.ts";
-import { decodeBase64Any, toBase64Url } from "../encoding.ts";
+import { keyPairs } from "../../db/schema/mod.ts";
+import { decodeBase64Any, toBase64Url } from "../formatting/encoding.ts";
 
 const OWNER = "vapid";
 const ALGORITHM = "ECDSA-P256";

@@ -11,7 +11,7 @@
  */
 import { and, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import {
   extractHashtags,
   extractMentions,

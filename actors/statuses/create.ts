@@ -41,13 +41,13 @@ import {
   quotes,
   statuses,
   users,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
 import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
-import { countInFeaturedTags } from "../featured_tags.ts";
-import { resolveSettings } from "../user_settings.ts";
+import { countInFeaturedTags } from "../tags/featured_tags.ts";
+import { resolveSettings } from "../../model/user_settings.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
 import {
@@ -75,7 +75,7 @@ import {
   type QuotePolicyValue,
   type Visibility,
 } from "./validation.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import type { MissingLinks } from "../outbox/status_links.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";

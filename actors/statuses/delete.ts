@@ -12,13 +12,13 @@
  *   again, or removed for good with `delete_media` (their files once the
  *   deletion committed); actors/media/removal.ts has the rules.
  */
-import { countInFeaturedTags } from "../featured_tags.ts";
+import { countInFeaturedTags } from "../tags/featured_tags.ts";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { accounts, quotes, statuses, statusPins } from "../../db/schema.ts";
+import { accounts, quotes, statuses, statusPins } from "../../db/schema/mod.ts";
 import { removeFromFeeds } from "../timelines/fanout.ts";
 import { recountRequestsOfStatus } from "../notifications/requests.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import { ownStatus } from "./edit.ts";
 import type { StatusRow } from "./create.ts";
 import { settleDeletedStatusMedia } from "../media/removal.ts";

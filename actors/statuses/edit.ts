@@ -13,7 +13,7 @@
  * - The feeds that hold the status hear of it (`status.update`, see
  *   publishStatusUpdate in ../timelines/fanout.ts).
  */
-import { refreshFeaturedTagStats } from "../featured_tags.ts";
+import { refreshFeaturedTagStats } from "../tags/featured_tags.ts";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Config } from "../../config.ts";
@@ -26,7 +26,7 @@ import {
   statusEdits,
   statuses,
   statusTags,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
 import { disallowedHashtags, invalid } from "./errors.ts";
 import { unusableTags } from "../../db/queries/tags.ts";
@@ -40,7 +40,7 @@ import {
   setStatusTags,
 } from "./rows.ts";
 import { checkStatusInput, type PollInput } from "./validation.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
 import { publishStatusUpdate } from "../timelines/fanout.ts";

@@ -18,7 +18,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema.ts";
+import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema/mod.ts";
 import {
   authoredStatus,
   insertRemoteMedia,

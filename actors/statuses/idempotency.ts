@@ -6,7 +6,7 @@
  */
 import { and, eq, gte, lt } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { idempotencyKeys, statuses } from "../../db/schema.ts";
+import { idempotencyKeys, statuses } from "../../db/schema/mod.ts";
 
 type StatusRow = typeof statuses.$inferSelect;
 

@@ -12,8 +12,8 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { statuses } from "../../db/schema.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { statuses } from "../../db/schema/mod.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import type { StatusRow } from "./create.ts";
 import { authoredStatus } from "./rows.ts";
 import { StatusError } from "./errors.ts";

@@ -1,7 +1,7 @@
 /**
  * Linking a stored remote status to the parent or quoted post it names, once
  * that arrives later than the status itself (it was over the fetch budget of
- * the activity that brought the status: federation/fetch_budget.ts).
+ * the activity that brought the status: federation/fetch/budget.ts).
  *
  * The rules are those createStatus applies when the parent is there at once:
  * - the reply counts on its parent only while the parent exists (the
@@ -20,7 +20,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
-import { quotes, statuses } from "../../db/schema.ts";
+import { quotes, statuses } from "../../db/schema/mod.ts";
 
 /**
  * Makes `statusId` (a remote status stored without its parent) a reply to

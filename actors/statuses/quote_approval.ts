@@ -11,9 +11,9 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { follows, quotes, statuses } from "../../db/schema.ts";
+import { follows, quotes, statuses } from "../../db/schema/mod.ts";
 import { notify } from "../notifications/notify.ts";
-import { recordDelivery } from "../deliveries.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import { publishStatusUpdate } from "../timelines/fanout.ts";
 import { newId } from "../../db/ids.ts";
 import type { Executor } from "../../db/connection.ts";

@@ -14,7 +14,7 @@ import {
   statuses,
   statusTags,
   tags,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { notifyMany } from "../notifications/notify.ts";
 import type { PollInput } from "./validation.ts";
 import { StatusError } from "./errors.ts";

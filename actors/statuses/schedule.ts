@@ -18,7 +18,7 @@ export { MIN_SCHEDULE_AHEAD_MS, SCHEDULED_TOO_EARLY } from "./schedule_limits.ts
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
-import { idempotencyKeys, mediaAttachments, scheduledStatuses } from "../../db/schema.ts";
+import { idempotencyKeys, mediaAttachments, scheduledStatuses } from "../../db/schema/mod.ts";
 import type { LocalStatusInput } from "./create.ts";
 import { IDEMPOTENCY_TTL_MS } from "./create.ts";
 import { invalid } from "./errors.ts";

@@ -2,11 +2,11 @@
  * The limits on scheduling a status (Mastodon's ScheduledStatus
  * validations): how far ahead, how many in all and per day. Apart from
  * scheduling (schedule.ts) and managing scheduled statuses
- * (actors/scheduled_statuses.ts) because both check them.
+ * (actors/statuses/scheduled_statuses.ts) because both check them.
  */
 import { and, count, eq, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { scheduledStatuses } from "../../db/schema.ts";
+import { scheduledStatuses } from "../../db/schema/mod.ts";
 import { invalid } from "./errors.ts";
 
 /** A scheduled time must be at least this far ahead (Mastodon: 5 minutes). */

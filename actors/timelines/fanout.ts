@@ -27,7 +27,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import type { statuses } from "../../db/schema.ts";
+import type { statuses } from "../../db/schema/mod.ts";
 import {
   BOOST_IS_NEW_IN_LIST,
   boostIsNewInHome,
@@ -36,7 +36,7 @@ import {
   LIST_RULES,
   VIA,
 } from "./feed_filters.ts";
-import { addToConversations, removeFromConversations } from "../conversations.ts";
+import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
 import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
 

@@ -5,7 +5,7 @@
  * The server is the operator's choice (TRANSLATION_URL, or DeepL's host), so
  * it is reached directly, not through the SSRF guard: a LibreTranslate next
  * to Rookery on localhost is the usual set-up. The request carries no
- * `Rookery/` User-Agent, which would make federation/outbound_fetch.ts
+ * `Rookery/` User-Agent, which would make federation/fetch/outbound_fetch.ts
  * refuse loopback. It still has a deadline (TRANSLATION_TIMEOUT, body
  * included) and a size limit on the answer, and never follows redirects.
  */

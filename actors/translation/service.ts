@@ -21,7 +21,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Config, TranslationConfig } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
-import { statusTranslations, type StoredTranslation } from "../../db/schema.ts";
+import { statusTranslations, type StoredTranslation } from "../../db/schema/mod.ts";
 import type { LanguageMap, TranslationBackend } from "./backend.ts";
 import { deeplBackend, deeplBaseUrl } from "./deepl.ts";
 import { libreTranslateBackend } from "./libretranslate.ts";

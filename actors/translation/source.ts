@@ -15,7 +15,7 @@
 import { escapeHtml } from "../formatting/escape_html.ts";
 import { htmlToText } from "../formatting/html_to_text.ts";
 import { sanitizeHtml } from "../formatting/sanitize_html.ts";
-import type { StoredTranslation } from "../../db/schema.ts";
+import type { StoredTranslation } from "../../db/schema/mod.ts";
 import type { TranslatedText } from "./backend.ts";
 
 /** A status as the translation needs it (api/routes/translations.ts builds it). */

@@ -12,7 +12,7 @@ import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, users } from "../../db/schema.ts";
+import { accounts, users } from "../../db/schema/mod.ts";
 import { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH } from "../routes/static_images.ts";
 import { type CustomEmoji, loadAccountEmojis } from "./custom_emoji.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";

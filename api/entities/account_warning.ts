@@ -10,7 +10,7 @@
  */
 import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { accountWarnings } from "../../db/schema.ts";
+import { accountWarnings } from "../../db/schema/mod.ts";
 import { type Account, loadAccountEntities } from "./account.ts";
 
 /** The AccountWarning entity. */

@@ -17,7 +17,7 @@ import { desc, eq, sql } from "drizzle-orm";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { anyId } from "../../db/queries/any_id.ts";
-import { accounts, users, webSessions } from "../../db/schema.ts";
+import { accounts, users, webSessions } from "../../db/schema/mod.ts";
 import { type Account, loadAccountEntities } from "./account.ts";
 import { type Role, roleEntity } from "./credential_account.ts";
 

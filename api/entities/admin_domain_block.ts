@@ -2,7 +2,7 @@
  * Mastodon's Admin::DomainBlock (REST::Admin::DomainBlockSerializer): every
  * field, the private comment included, for staff with manage_federation.
  */
-import type { DomainBlockRow } from "../../actors/instance_domain_blocks.ts";
+import type { DomainBlockRow } from "../../actors/moderation/instance_domain_blocks.ts";
 import { domainDigest } from "./domain_block.ts";
 
 export function serializeAdminDomainBlock(row: DomainBlockRow) {

@@ -20,9 +20,9 @@
  */
 import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { instanceRules } from "../../db/schema.ts";
+import { instanceRules } from "../../db/schema/mod.ts";
 import { isId } from "../../db/ids.ts";
-import type { ReportRow } from "../../actors/reports.ts";
+import type { ReportRow } from "../../actors/moderation/report_filing.ts";
 import { type AdminAccount, loadAdminAccounts } from "./admin_account.ts";
 import { serializeStatusIds, type StatusJson, type Viewer } from "./status.ts";
 import { type Rule, ruleEntity } from "./rule.ts";

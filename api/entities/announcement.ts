@@ -18,7 +18,7 @@ import {
   announcementReactions,
   customEmojis,
   statuses,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import type { AnnouncementRow } from "../../actors/announcements/manage.ts";
 import { scanShortcodes } from "../../actors/emoji/shortcodes.ts";
 import { type CustomEmoji, customEmojiEntity } from "./custom_emoji.ts";

@@ -3,7 +3,7 @@
  * deprecated since 4.3, is still sent (apps written before 4.3 subscribe to
  * Web Push with it): the server's key from actors/push/vapid.ts.
  */
-import type { ApplicationRow } from "../../actors/oauth.ts";
+import type { ApplicationRow } from "../../actors/oauth/oauth.ts";
 
 /** An application as shown to any holder of one of its tokens. */
 export interface Application {

@@ -1,5 +1,5 @@
 /** AsyncRefresh (Mastodon 4.4, experimental): `{"async_refresh": {id, status, result_count}}`. */
-import type { AsyncRefresh } from "../../actors/reply_crawls.ts";
+import type { AsyncRefresh } from "../../actors/statuses/reply_crawls.ts";
 
 export function serializeAsyncRefresh(refresh: AsyncRefresh) {
   return {

@@ -5,7 +5,7 @@
  */
 import { and, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import { visibleStatusFilter } from "../../db/queries/visibility.ts";
 import type { AccountConversationRow } from "../../db/queries/timelines.ts";
 import { type Account, loadAccountEntities } from "./account.ts";

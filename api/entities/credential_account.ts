@@ -7,9 +7,9 @@ import { eq, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, followRequests, users } from "../../db/schema.ts";
+import { accounts, followRequests, users } from "../../db/schema/mod.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
-import { type ResolvedSettings, resolveSettings } from "../../actors/user_settings.ts";
+import { type ResolvedSettings, resolveSettings } from "../../model/user_settings.ts";
 import {
   type Account,
   accountEntity,
@@ -20,7 +20,7 @@ import {
   ROLE_BADGES,
 } from "./account.ts";
 import { loadAccountEmojis } from "./custom_emoji.ts";
-import { rolePermissions } from "../../actors/permissions.ts";
+import { rolePermissions } from "../../model/permissions.ts";
 
 /** The Role entity of the token's owner. */
 export interface Role {
@@ -157,7 +157,7 @@ export async function loadCredentialAccount(
     { role: row.role, settings: row.settings ?? {} },
     row.pending,
     emojis,
-    // A moved account shows where it went, as every Account does (actors/moves.ts).
+    // A moved account shows where it went, as every Account does (actors/accounts/moves.ts).
     row.account.movedToAccountId
       ? (await loadAccountEntities(db, config, [row.account.movedToAccountId]))[0] ?? null
       : null,

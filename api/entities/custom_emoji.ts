@@ -9,7 +9,7 @@
  */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accountCustomEmojis, customEmojis, statusCustomEmojis } from "../../db/schema.ts";
+import { accountCustomEmojis, customEmojis, statusCustomEmojis } from "../../db/schema/mod.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import { storedFileUrl } from "../../actors/media/storage.ts";

@@ -6,7 +6,7 @@
  * the rationale is shown, the public comment.
  */
 import { createHash } from "node:crypto";
-import type { DomainBlockRow } from "../../actors/instance_domain_blocks.ts";
+import type { DomainBlockRow } from "../../actors/moderation/instance_domain_blocks.ts";
 
 /** Hex SHA-256 of the domain, as Mastodon's domain_digest. */
 export function domainDigest(domain: string): string {

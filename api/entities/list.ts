@@ -1,5 +1,5 @@
 /** The List entity: `{id, title, replies_policy, exclusive}`. */
-import type { lists } from "../../db/schema.ts";
+import type { lists } from "../../db/schema/mod.ts";
 
 export interface ListJson {
   id: string;

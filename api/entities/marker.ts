@@ -2,7 +2,7 @@
  * The Marker entity and the marker set: `{home: Marker, notifications: Marker}`,
  * keyed by timeline, with only the timelines that have a marker.
  */
-import type { markers } from "../../db/schema.ts";
+import type { markers } from "../../db/schema/mod.ts";
 
 export interface MarkerJson {
   last_read_id: string;

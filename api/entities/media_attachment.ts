@@ -10,8 +10,8 @@ import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
-import { mediaAttachments } from "../../db/schema.ts";
-import { mediaFileUrl } from "../../actors/profile_media.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
+import { mediaFileUrl } from "../../actors/media/profile_media.ts";
 
 export type MediaAttachmentRow = typeof mediaAttachments.$inferSelect;
 

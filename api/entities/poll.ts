@@ -13,7 +13,7 @@
 import { and, eq } from "drizzle-orm";
 import { anyId } from "../../db/queries/any_id.ts";
 import type { Executor } from "../../db/connection.ts";
-import { polls, pollVotes } from "../../db/schema.ts";
+import { polls, pollVotes } from "../../db/schema/mod.ts";
 import { type CustomEmoji, emojisUsedIn, loadStatusEmojis } from "./custom_emoji.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { pollExpired, pollShowsTotals } from "../../actors/polls/totals.ts";

@@ -1,5 +1,5 @@
 /** The Preferences entity (GET /api/v1/preferences), Mastodon 4.5 keys. */
-import type { ResolvedSettings } from "../../actors/user_settings.ts";
+import type { ResolvedSettings } from "../../model/user_settings.ts";
 
 export interface Preferences {
   "posting:default:visibility": string;

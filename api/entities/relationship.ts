@@ -15,8 +15,8 @@ import {
   followRequests,
   follows,
   mutes,
-} from "../../db/schema.ts";
-import { muteActive } from "../../actors/mutes.ts";
+} from "../../db/schema/mod.ts";
+import { muteActive } from "../../actors/relationships/mutes.ts";
 
 /** The Relationship entity. */
 export interface Relationship {

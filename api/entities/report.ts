@@ -7,8 +7,8 @@
  */
 import type { AppContext } from "../../context.ts";
 import { inArray } from "drizzle-orm";
-import type { ReportRow } from "../../actors/reports.ts";
-import { reports } from "../../db/schema.ts";
+import type { ReportRow } from "../../actors/moderation/report_filing.ts";
+import { reports } from "../../db/schema/mod.ts";
 import { type Account, loadAccountEntities } from "./account.ts";
 
 export interface ReportJson {

@@ -3,7 +3,7 @@
  * /api/v1/instance, /api/v1/instance/rules and Admin::Report show it.
  * Rookery keeps no translations of rules, so `translations` is empty.
  */
-import type { instanceRules } from "../../db/schema.ts";
+import type { instanceRules } from "../../db/schema/mod.ts";
 import type { Rule } from "./instance.ts";
 
 export type { Rule } from "./instance.ts";

@@ -4,7 +4,7 @@
  */
 import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { mediaAttachments, type scheduledStatuses } from "../../db/schema.ts";
+import { mediaAttachments, type scheduledStatuses } from "../../db/schema/mod.ts";
 import { mediaAttachmentEntity, type MediaAttachmentJson } from "./media_attachment.ts";
 
 export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;

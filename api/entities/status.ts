@@ -21,7 +21,7 @@
  * - `text` (the plain source) is added only by the delete response.
  */
 import type { AppContext } from "../../context.ts";
-import type { statuses } from "../../db/schema.ts";
+import type { statuses } from "../../db/schema/mod.ts";
 import { type Account, type CustomEmoji, SENSITIZED } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";

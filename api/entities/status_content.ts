@@ -16,7 +16,7 @@ import {
   polls,
   previewCards,
   statuses,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { jsonRows, revive } from "../../db/queries/json_rows.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import {

@@ -4,7 +4,7 @@
  */
 import { asc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { statusEdits } from "../../db/schema.ts";
+import { statusEdits } from "../../db/schema/mod.ts";
 import type { Account } from "./account.ts";
 import { loadAccountEntities } from "./account.ts";
 import {
@@ -13,7 +13,7 @@ import {
   type MediaAttachmentJson,
 } from "./media_attachment.ts";
 import type { StatusRow } from "./status.ts";
-import { polls } from "../../db/schema.ts";
+import { polls } from "../../db/schema/mod.ts";
 import { type CustomEmoji, loadEmojisByShortcode } from "./custom_emoji.ts";
 import { scanShortcodes } from "../../actors/emoji/shortcodes.ts";
 

@@ -12,7 +12,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import { visibleOriginalFilter } from "../../db/queries/visibility.ts";

@@ -14,7 +14,7 @@
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
 import { viewerParts, type ViewerRows } from "./status_hydration.ts";
 import type { StatusRow } from "./status.ts";

@@ -16,7 +16,7 @@
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { featuredTags, tagFollows } from "../../db/schema.ts";
+import { featuredTags, tagFollows } from "../../db/schema/mod.ts";
 import { tagHistories, type TagHistoryDay } from "../../db/queries/tags.ts";
 
 /** The Tag entity. */

@@ -4,7 +4,7 @@
  */
 import { inArray } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { previewCards } from "../../db/schema.ts";
+import { previewCards } from "../../db/schema/mod.ts";
 import type { TagHistoryDay } from "../../db/queries/tags.ts";
 import { cardHistories } from "../../db/queries/trends.ts";
 import { cardEntity } from "./status_content.ts";

@@ -9,16 +9,16 @@
  *
  * It also records activity for the instance statistics: one `login_activity`
  * row per user and week, one `user_activity_days` row per user and day
- * (actors/user_activity.ts), and `users.last_sign_in_at` at most hourly. All
+ * (actors/accounts/user_activity.ts), and `users.last_sign_in_at` at most hourly. All
  * are memoized in this process so the steady state costs no extra query.
  */
 import type { MiddlewareHandler } from "hono";
 import { eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
-import { hashSecret } from "../../actors/tokens.ts";
-import { recordActiveDay, resetActiveDayMemo } from "../../actors/user_activity.ts";
-import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/schema.ts";
+import { hashSecret } from "../../actors/oauth/tokens.ts";
+import { recordActiveDay, resetActiveDayMemo } from "../../actors/accounts/user_activity.ts";
+import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/schema/mod.ts";
 import type { Database, Executor } from "../../db/connection.ts";
 import { entityCache } from "../entities/entity_cache.ts";
 import { prepared } from "../../db/queries/prepared.ts";

@@ -38,9 +38,9 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { clientIp, rateLimitSubject } from "../client_ip.ts";
 import type { Database } from "../../db/connection.ts";
-import { MessagePage } from "../pages/auth/layout.tsx";
-import { documentHtml } from "../pages/shell.tsx";
-import { pageHeaders } from "../routes/page_response.ts";
+import { MessagePage } from "../../web/pages/auth/layout.tsx";
+import { documentHtml } from "../../web/pages/shell.tsx";
+import { pageHeaders } from "../../web/routes/page_response.ts";
 import { setResponseHeaders } from "./headers.ts";
 import {
   type Bucket,

@@ -10,7 +10,7 @@
  * ```
  *
  * Listing several scopes means any one of them will do; the hierarchy of
- * actors/scopes.ts applies (`read` covers `read:accounts`, `follow` covers
+ * model/scopes.ts applies (`read` covers `read:accounts`, `follow` covers
  * `write:follows`), so routes name the narrowest scopes Mastodon names.
  *
  * The checks and their answers follow Mastodon's Api::BaseController and
@@ -26,8 +26,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../env.ts";
-import { scopesAllow } from "../../actors/scopes.ts";
-import { loginRefusal } from "../../actors/sessions.ts";
+import { scopesAllow } from "../../model/scopes.ts";
+import { loginRefusal } from "../../actors/auth/sessions.ts";
 
 /** Mastodon's error messages for the token checks. */
 export const SCOPE_ERRORS = {

@@ -1,7 +1,7 @@
 /**
  * Admin API routes: a user token with the route's admin scope (through the
  * one scope middleware) whose role holds the route's permission
- * (actors/permissions.ts, Mastodon's role flags). Mastodon answers a
+ * (model/permissions.ts, Mastodon's role flags). Mastodon answers a
  * missing permission with 403 "This action is not allowed".
  *
  * ```ts
@@ -11,7 +11,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { checkToken } from "./scopes.ts";
-import { hasPermission, type Permission } from "../../actors/permissions.ts";
+import { hasPermission, type Permission } from "../../model/permissions.ts";
 
 export const NOT_ALLOWED = "This action is not allowed";
 

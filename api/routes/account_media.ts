@@ -14,7 +14,7 @@ import {
   MEDIA_URL_PREFIX,
   mediaRoot,
   STORED_IMAGE_TYPES,
-} from "../../actors/profile_media.ts";
+} from "../../actors/media/profile_media.ts";
 
 /** The routes, mounted at the root of the app. */
 export function accountMediaRoutes(): Hono<ApiEnv> {

@@ -36,7 +36,7 @@ import {
 } from "../../db/queries/accounts.ts";
 import { accountFromPath, NOT_FOUND, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
 import { listEntity } from "../entities/list.ts";
-import { listsContaining } from "../../actors/lists.ts";
+import { listsContaining } from "../../actors/timelines/lists.ts";
 import { accountListRoutes } from "./accounts_lists.ts";
 import { accountSearchRoutes } from "./accounts_search.ts";
 

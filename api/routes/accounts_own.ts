@@ -24,13 +24,17 @@ import { withValidation } from "../validation_errors.ts";
 import { loadCredentialAccount } from "../entities/credential_account.ts";
 import { preferencesEntity } from "../entities/preferences.ts";
 import { tokenEntity } from "../entities/token.ts";
-import { registerAccount } from "../../actors/registration.ts";
+import { registerAccount } from "../../actors/accounts/registration.ts";
 import { signUpForbiddenFrom } from "../../actors/access_blocks/sign_up.ts";
 import { clientIp } from "../client_ip.ts";
-import { type ProfileUpdate, removeProfileImage, updateProfile } from "../../actors/profile.ts";
-import { resolveSettings } from "../../actors/user_settings.ts";
-import type { FieldSource } from "../../actors/user_settings.ts";
-import { accounts, users } from "../../db/schema.ts";
+import {
+  type ProfileUpdate,
+  removeProfileImage,
+  updateProfile,
+} from "../../actors/accounts/profile.ts";
+import { resolveSettings } from "../../model/user_settings.ts";
+import type { FieldSource } from "../../model/user_settings.ts";
+import { accounts, users } from "../../db/schema/mod.ts";
 
 /** Mastodon's `forbidden` answer, used when registrations are closed. */
 const NOT_ALLOWED = "This action is not allowed";

@@ -26,7 +26,7 @@ import { clampLimit, PAGE_SIZES } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { loadAccountEntities } from "../entities/account.ts";
 import { searchAccounts } from "../../db/queries/accounts.ts";
-import { parseAccountQuery, resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { parseAccountQuery, resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 
 /** Longer queries are cut: no handle or display name is anywhere near this long. */

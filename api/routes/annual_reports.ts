@@ -8,7 +8,7 @@
  *   read, so the list leaves it out; none → 404
  * A year that is not a number names no report (404, as Mastodon's lookup
  * by year finds nothing). Reports are made by a job, never by these routes
- * (actors/annual_reports/, federation/annual_report_job.ts); the `state`
+ * (actors/annual_reports/, jobs/annual_reports.ts); the `state`
  * and `generate` routes came with Mastodon 4.6.
  */
 import { Hono } from "hono";
@@ -16,7 +16,7 @@ import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { wrappedAnnualReports } from "../entities/annual_report.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import {
   findReport,
   markReportViewed,

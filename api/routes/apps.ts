@@ -16,7 +16,7 @@ import {
   AppValidationError,
   findApplication,
   registerApplication,
-} from "../../actors/oauth.ts";
+} from "../../actors/oauth/oauth.ts";
 
 /** Reads a parameter that may be one string or a list of strings (redirect URIs, scopes). */
 function readStringOrList(p: Params, key: string, maxItems: number): string[] | undefined {

@@ -1,7 +1,7 @@
 /**
  * GET /api/v1_alpha/async_refreshes/:id (Mastodon 4.4, experimental): how a
  * background refresh announced by a `Mastodon-Async-Refresh` header is doing
- * (today: the crawl of a remote thread's replies, federation/replies_crawl.ts).
+ * (today: the crawl of a remote thread's replies, federation/remote/replies_crawl.ts).
  *
  * Decisions:
  * - A user token is required, with the top-level `read` scope, as Mastodon
@@ -16,7 +16,7 @@ import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { findRefresh } from "../../actors/reply_crawls.ts";
+import { findRefresh } from "../../actors/statuses/reply_crawls.ts";
 import { serializeAsyncRefresh } from "../entities/async_refresh.ts";
 
 /** The async refreshes route, mounted at the root of the app. */

@@ -12,10 +12,10 @@ import { params } from "../params.ts";
 import { PAGE_SIZES, readPageParams } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { loadAccountEntities } from "../entities/account.ts";
-import { accounts, blocks, endorsements, mutes } from "../../db/schema.ts";
-import { muteActive } from "../../actors/mutes.ts";
+import { accounts, blocks, endorsements, mutes } from "../../db/schema/mod.ts";
+import { muteActive } from "../../actors/relationships/mutes.ts";
 import { me } from "./relationships.ts";
-import { linkRelationPage, pageWindow } from "./relation_pages.ts";
+import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
 
 type RelationTable = typeof blocks | typeof endorsements | typeof mutes;
 

@@ -21,8 +21,8 @@ import {
   markConversationRead,
   markConversationUnread,
   removeConversation,
-} from "../../actors/conversations.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+} from "../../actors/timelines/conversations.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 
 const NOT_FOUND = "Record not found";

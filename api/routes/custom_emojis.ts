@@ -10,7 +10,7 @@
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
-import { MEDIA_URL_PREFIX } from "../../actors/profile_media.ts";
+import { MEDIA_URL_PREFIX } from "../../actors/media/profile_media.ts";
 import { storedContentType, storedFileName } from "../../actors/media/storage.ts";
 import { EMOJI_FOLDER, isSafeEmojiPath } from "../../actors/emoji/images.ts";
 import { loadPickerEmojis } from "../entities/custom_emoji.ts";

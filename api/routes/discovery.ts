@@ -26,7 +26,7 @@ import { viewerAccountId } from "./accounts_access.ts";
 import { trendRoutes } from "./trends.ts";
 import { suggestionsFor } from "../../db/queries/suggestions.ts";
 import { directoryPage } from "../../db/queries/directory.ts";
-import { dismissSuggestion } from "../../actors/suggestions.ts";
+import { dismissSuggestion } from "../../actors/discovery/suggestions.ts";
 
 /** The discovery routes (trends, suggestions, directory), mounted at the root of the app. */
 export function discoveryRoutes(): Hono<ApiEnv> {

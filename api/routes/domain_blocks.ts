@@ -14,10 +14,14 @@ import { params } from "../params.ts";
 import { PAGE_SIZES, readPageParams } from "../pagination.ts";
 import { readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { accountDomainBlocks } from "../../db/schema.ts";
-import { blockDomain, domainBlockPreview, unblockDomain } from "../../actors/domain_blocks.ts";
+import { accountDomainBlocks } from "../../db/schema/mod.ts";
+import {
+  blockDomain,
+  domainBlockPreview,
+  unblockDomain,
+} from "../../actors/relationships/domain_blocks.ts";
 import { me, relationshipError } from "./relationships.ts";
-import { linkRelationPage, pageWindow } from "./relation_pages.ts";
+import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
 
 /** Longest `domain` value looked at; longer input is invalid anyway. */
 const MAX_DOMAIN_INPUT = 1_024;

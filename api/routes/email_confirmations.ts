@@ -11,7 +11,7 @@
  * guessed from the tokens: any app the user authorized later holds one), and
  * only while an address awaits confirmation. It sets a new address only for
  * an account not yet confirmed, and the current address is told
- * (actors/email_confirmation.ts requestEmailChange).
+ * (actors/auth/email_confirmation.ts requestEmailChange).
  */
 import { Hono } from "hono";
 import { markWrite } from "../../db/write_marks.ts";
@@ -21,16 +21,16 @@ import { params } from "../params.ts";
 import { readString } from "../readers.ts";
 import { requireScopes } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
-import { MessagePage } from "../pages/auth/layout.tsx";
-import { sendHtmlPage } from "./page_response.ts";
+import { MessagePage } from "../../web/pages/auth/layout.tsx";
+import { sendHtmlPage } from "../../web/routes/page_response.ts";
 import {
   CONFIRMATION_PATH,
   type ConfirmationResult,
   confirmEmail,
   requestConfirmation,
   requestEmailChange,
-} from "../../actors/email_confirmation.ts";
-import { users } from "../../db/schema.ts";
+} from "../../actors/auth/email_confirmation.ts";
+import { users } from "../../db/schema/mod.ts";
 
 /** Mastodon's refusals for the resend endpoint. */
 export const RESEND_ERRORS = {

@@ -17,9 +17,9 @@ import { params } from "../params.ts";
 import { PAGE_SIZES, type PageSize, readPageParams, setPaginationHeaders } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeStatuses } from "../entities/status.ts";
-import { bookmarks, favourites, statuses } from "../../db/schema.ts";
+import { bookmarks, favourites, statuses } from "../../db/schema/mod.ts";
 import { visibleStatusFilter } from "../../db/queries/visibility.ts";
-import { pageWindow } from "./relation_pages.ts";
+import { pageWindow } from "../relation_pagination.ts";
 
 type SavedTable = typeof favourites | typeof bookmarks;
 

@@ -19,14 +19,14 @@ import { serializeTags } from "../entities/tag.ts";
 import { me, relationshipError } from "./relationships.ts";
 import { isId } from "../../db/ids.ts";
 import { featuredTagsOf } from "../../db/queries/accounts.ts";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import type { Database } from "../../db/connection.ts";
 import {
   deleteFeaturedTag,
   featuredTagSuggestions,
   featureTag,
   refreshFeaturedTagStats,
-} from "../../actors/featured_tags.ts";
+} from "../../actors/tags/featured_tags.ts";
 
 /** Longest `name` looked at; a hashtag is at most 50 characters anyway. */
 const MAX_NAME_INPUT = 1_024;

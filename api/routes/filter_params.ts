@@ -16,7 +16,7 @@ import {
 } from "../readers.ts";
 import { withValidation } from "../validation_errors.ts";
 import { isId } from "../../db/ids.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import type { FilterInput, KeywordAttributes } from "../../actors/filters/filters.ts";
 import {
   FILTER_CONTEXTS,

@@ -12,10 +12,10 @@ import { params } from "../params.ts";
 import { PAGE_SIZES, readPageParams } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { loadAccountEntities } from "../entities/account.ts";
-import { accounts, followRequests } from "../../db/schema.ts";
-import { authorizeFollowRequest, rejectFollowRequest } from "../../actors/follows.ts";
+import { accounts, followRequests } from "../../db/schema/mod.ts";
+import { authorizeFollowRequest, rejectFollowRequest } from "../../actors/relationships/follows.ts";
 import { answerRelationship, me, targetId } from "./relationships.ts";
-import { linkRelationPage, pageWindow } from "./relation_pages.ts";
+import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
 
 /** The follow request routes, mounted at the root of the app. */
 export function followRequestRoutes(): Hono<ApiEnv> {

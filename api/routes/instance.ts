@@ -18,7 +18,7 @@ import { asc, sql } from "drizzle-orm";
 import ISO6391 from "iso-639-1";
 import type { ApiEnv } from "../env.ts";
 import type { Database } from "../../db/connection.ts";
-import { instanceRules } from "../../db/schema.ts";
+import { instanceRules } from "../../db/schema/mod.ts";
 import { type Account, loadAccountEntities } from "../entities/account.ts";
 import { ruleEntity } from "../entities/rule.ts";
 import {

@@ -30,8 +30,12 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import type { Config } from "../../config.ts";
 import { apiError } from "../errors.ts";
-import { DocumentPage } from "../pages/public/about.tsx";
-import { publicViewer, sendMessagePage, sendPublicPage } from "./public_page_kit.ts";
+import { DocumentPage } from "../../web/pages/public/about.tsx";
+import {
+  publicViewer,
+  sendMessagePage,
+  sendPublicPage,
+} from "../../web/routes/public/public_page_kit.ts";
 
 const logger = getLogger(["rookery", "http", "instance"]);
 

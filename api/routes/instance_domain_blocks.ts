@@ -11,7 +11,7 @@ import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import type { DomainBlocksAudience } from "../../config.ts";
 import { serializeDomainBlock } from "../entities/domain_block.ts";
-import { publicDomainBlocks } from "../../actors/instance_domain_blocks.ts";
+import { publicDomainBlocks } from "../../actors/moderation/instance_domain_blocks.ts";
 
 /** Whether SHOW_DOMAIN_BLOCKS(_RATIONALE) lets this visitor see the list (also the about page). */
 export function domainBlocksShown(audience: DomainBlocksAudience, signedIn: boolean): boolean {

@@ -35,7 +35,7 @@ import { requireUser } from "../middleware/scopes.ts";
 import { loadAccountEntities } from "../entities/account.ts";
 import { serializeStatus, serializeStatuses, type StatusRow } from "../entities/status.ts";
 import { isId } from "../../db/ids.ts";
-import { quotes, statuses } from "../../db/schema.ts";
+import { quotes, statuses } from "../../db/schema/mod.ts";
 import {
   canSeeStatus,
   findVisibleStatus,
@@ -53,7 +53,7 @@ import { pin, unpin } from "../../actors/interactions/pins.ts";
 import { revokeQuote } from "../../actors/interactions/quotes.ts";
 import { relationshipError } from "./relationships.ts";
 import { NOT_FOUND, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
-import { pageWindow } from "./relation_pages.ts";
+import { pageWindow } from "../relation_pagination.ts";
 
 /** The signed-in account (the scope middleware guarantees a user). */
 function me(c: Context<ApiEnv>): string {

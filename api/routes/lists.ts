@@ -36,8 +36,8 @@ import {
   listsOf,
   removeListAccounts,
   updateList,
-} from "../../actors/lists.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+} from "../../actors/timelines/lists.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 
 /** How many account ids one request may add or remove. */

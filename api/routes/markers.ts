@@ -22,7 +22,7 @@ import {
   MarkerConflictError,
   type MarkerTimeline,
   saveMarkers,
-} from "../../actors/markers.ts";
+} from "../../actors/timelines/markers.ts";
 
 /** The marker routes, mounted at the root of the app. */
 export function markerRoutes(): Hono<ApiEnv> {

@@ -18,7 +18,7 @@ import { type Params, params } from "../params.ts";
 import { readFile, readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { mediaAttachmentEntity } from "../entities/media_attachment.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { MediaRejected } from "../../actors/media/errors.ts";
 import {
   deleteMedia,

@@ -12,7 +12,7 @@
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
-import { MEDIA_URL_PREFIX } from "../../actors/profile_media.ts";
+import { MEDIA_URL_PREFIX } from "../../actors/media/profile_media.ts";
 import {
   ATTACHMENTS_FOLDER,
   isSafeAttachmentPath,

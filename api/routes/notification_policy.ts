@@ -51,7 +51,7 @@ import {
   listNotificationRequests,
   pendingSummary,
 } from "../../db/queries/notification_requests.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { viewerOf } from "./notifications.ts";
 
 const NOT_FOUND = "Record not found";

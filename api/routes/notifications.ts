@@ -33,7 +33,7 @@ import {
 } from "../../db/queries/notifications.ts";
 import { isId } from "../../db/ids.ts";
 import { clearNotifications, dismissNotification } from "../../actors/notifications/dismiss.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 
 /** The signed-in user's account id. */
 export function viewerOf(c: Context<ApiEnv>): string {

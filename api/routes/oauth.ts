@@ -22,7 +22,7 @@ import {
   OAUTH_ERROR_DESCRIPTIONS,
   type OAuthErrorCode,
   RESPONSE_MODES,
-} from "./authorize_request.ts";
+} from "../../web/routes/auth/authorize_request.ts";
 import {
   type ApplicationRow,
   authenticateClient,
@@ -31,9 +31,9 @@ import {
   redeemAuthorizationCode,
   requestedScopes,
   revokeToken,
-} from "../../actors/oauth.ts";
-import { ALL_SCOPES } from "../../actors/scopes.ts";
-import { accounts } from "../../db/schema.ts";
+} from "../../actors/oauth/oauth.ts";
+import { ALL_SCOPES } from "../../model/scopes.ts";
+import { accounts } from "../../db/schema/mod.ts";
 
 /** The grants this server issues tokens for. */
 export const GRANT_TYPES = ["authorization_code", "client_credentials"] as const;

@@ -19,10 +19,10 @@ import { loadPollEntities } from "../entities/poll.ts";
 import { scopesIfToken, viewerAccountId } from "./accounts_access.ts";
 import { me } from "./relationships.ts";
 import { isId } from "../../db/ids.ts";
-import { polls } from "../../db/schema.ts";
+import { polls } from "../../db/schema/mod.ts";
 import { eq } from "drizzle-orm";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { VOTE_ERRORS, votePoll, VoteRefusedError } from "../../actors/polls/vote.ts";
 
 /** Mastodon answers this many choices at most (more than any poll's options). */

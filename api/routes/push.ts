@@ -8,7 +8,7 @@
  * - GET → the token's subscription, or 404.
  * - PUT: data[alerts][…], data[policy] (both replaced) → the subscription, or 404.
  * - DELETE → {} (also when there was none).
- * Delivery is actors/push/deliver.ts.
+ * Delivery is jobs/web_push/deliver.ts.
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
@@ -19,7 +19,7 @@ import { requireUser } from "../middleware/scopes.ts";
 import { bearerToken } from "../middleware/auth.ts";
 import { withValidation } from "../validation_errors.ts";
 import { webPushSubscriptionEntity } from "../entities/web_push_subscription.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { PUSH_ALERTS } from "../../actors/push/alerts.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
 import {

@@ -24,19 +24,19 @@ import { readBoolean, readInt, readString, readStringArray } from "../readers.ts
 import { requireUser } from "../middleware/scopes.ts";
 import { loadRelationships } from "../entities/relationship.ts";
 import { isId } from "../../db/ids.ts";
-import { accounts } from "../../db/schema.ts";
-import { NotFoundError, ValidationError } from "../../actors/errors.ts";
+import { accounts } from "../../db/schema/mod.ts";
+import { NotFoundError, ValidationError } from "../../model/errors.ts";
 import {
   follow,
   NotPermittedError,
   removeFromFollowers,
   SelfFollowError,
   unfollow,
-} from "../../actors/follows.ts";
-import { block, unblock } from "../../actors/blocks.ts";
-import { MAX_MUTE_SECONDS, mute, unmute } from "../../actors/mutes.ts";
-import { endorse, unendorse } from "../../actors/endorsements.ts";
-import { NOTE_MAX, setAccountNote } from "../../actors/notes.ts";
+} from "../../actors/relationships/follows.ts";
+import { block, unblock } from "../../actors/relationships/blocks.ts";
+import { MAX_MUTE_SECONDS, mute, unmute } from "../../actors/relationships/mutes.ts";
+import { endorse, unendorse } from "../../actors/relationships/endorsements.ts";
+import { NOTE_MAX, setAccountNote } from "../../actors/relationships/account_notes.ts";
 
 /** Mastodon answers relationships for at most this many ids at once. */
 export const MAX_RELATIONSHIP_IDS = 40;

@@ -5,7 +5,7 @@
  *   (spam, legal, violation, other; `violation` whenever rule_ids[] is
  *   given), rule_ids[] → Report. 404 for an unknown or suspended account or
  *   a status that is not theirs or not visible to the reporter; 422 for the
- *   rest (actors/reports.ts).
+ *   rest (actors/moderation/report_filing.ts).
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
@@ -15,8 +15,8 @@ import { readBoolean, readString, readStringArray } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
 import { serializeReport } from "../entities/report.ts";
-import { NotFoundError } from "../../actors/errors.ts";
-import { fileReport, REPORT_LIST_MAX } from "../../actors/reports.ts";
+import { NotFoundError } from "../../model/errors.ts";
+import { fileReport, REPORT_LIST_MAX } from "../../actors/moderation/report_filing.ts";
 
 /** The report routes, mounted at the root of the app. */
 export function reportRoutes(): Hono<ApiEnv> {

@@ -20,17 +20,17 @@ import { readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeScheduledStatuses } from "../entities/scheduled_status.ts";
 import { me } from "./relationships.ts";
-import { pageWindow } from "./relation_pages.ts";
+import { pageWindow } from "../relation_pagination.ts";
 import { isId } from "../../db/ids.ts";
-import { scheduledStatuses } from "../../db/schema.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { scheduledStatuses } from "../../db/schema/mod.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { StatusError } from "../../actors/statuses/errors.ts";
 import {
   cancelScheduledStatus,
   findScheduledStatus,
   rescheduleStatus,
   type ScheduledStatusRow,
-} from "../../actors/scheduled_statuses.ts";
+} from "../../actors/statuses/scheduled_statuses.ts";
 
 function scheduledId(c: Context<ApiEnv>): string {
   const id = c.req.param("id");

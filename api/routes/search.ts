@@ -11,7 +11,7 @@
  *   values are refused with 422 (Mastodon silently finds nothing).
  * - `limit` per kind: 20 by default, 40 at most; `offset` skips results.
  * - `resolve=true` with a URL: the account or status it names, fetched when
- *   unknown (federation/resolve_url.ts), and nothing else. With a handle
+ *   unknown (federation/remote/resolve_url.ts), and nothing else. With a handle
  *   (`@user@host`): WebFinger, and the account ranks first.
  * - Accounts are not searched for a query starting with `#` or holding both
  *   `@` and a space; statuses not for a bare handle; hashtags not for a
@@ -45,7 +45,7 @@ import { visibleStatusIds } from "../../db/queries/visibility.ts";
 import { searchTags } from "../../db/queries/tags.ts";
 import { asksNothing, type Filter, parseSearch } from "../../db/queries/search_query.ts";
 import { searchStatuses } from "../../db/queries/status_search.ts";
-import { resolveUrl } from "../../federation/resolve_url.ts";
+import { resolveUrl } from "../../federation/remote/resolve_url.ts";
 
 type Kind = "accounts" | "statuses" | "hashtags";
 const KINDS: readonly Kind[] = ["accounts", "statuses", "hashtags"];

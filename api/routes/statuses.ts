@@ -15,11 +15,11 @@
  *   the viewer may not see are left out, their visible replies stay.
  * - Context asked by a signed-in user: a remote parent missing at the top of
  *   the thread (over the fetch budget of the activity that brought the
- *   status) is fetched then, within a budget (federation/status_links.ts).
+ *   status) is fetched then, within a budget (federation/remote/status_links.ts).
  * - Context of a remote status (Mastodon 4.5): the answer is what we have;
  *   a signed-in user's request also starts a crawl of its replies
  *   collection when it is due, and any running crawl is announced with the
- *   `Mastodon-Async-Refresh` header (federation/replies_crawl.ts), which
+ *   `Mastodon-Async-Refresh` header (federation/remote/replies_crawl.ts), which
  *   `GET /api/v1_alpha/async_refreshes/:id` follows (async_refreshes.ts).
  */
 import { Hono } from "hono";
@@ -36,10 +36,13 @@ import { loadStatusHistory } from "../entities/status_edit.ts";
 import { isId } from "../../db/ids.ts";
 import { findVisibleStatus, visibleStatusFilter } from "../../db/queries/visibility.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import type { Database } from "../../db/connection.ts";
-import { fetchMissingAncestor } from "../../federation/status_links.ts";
-import { asyncRefreshHeader, requestRepliesRefresh } from "../../federation/replies_crawl.ts";
+import { fetchMissingAncestor } from "../../federation/remote/status_links.ts";
+import {
+  asyncRefreshHeader,
+  requestRepliesRefresh,
+} from "../../federation/remote/replies_crawl.ts";
 
 /** `GET /api/v1/statuses?id[]=` answers at most this many ids. */
 export const MAX_STATUS_IDS = 40;

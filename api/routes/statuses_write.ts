@@ -59,7 +59,7 @@ import {
   checkVisibility,
   type PollInput,
 } from "../../actors/statuses/validation.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import type { AppContext } from "../../context.ts";
 
 /** Idempotency keys longer than this are refused (they are stored). */

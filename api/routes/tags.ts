@@ -27,16 +27,16 @@ import { requireUser } from "../middleware/scopes.ts";
 import { serializeTag, serializeTags } from "../entities/tag.ts";
 import { me, relationshipError } from "./relationships.ts";
 import { viewerAccountId } from "./accounts_access.ts";
-import { linkRelationPage, pageWindow } from "./relation_pages.ts";
-import { tagFollows, tags } from "../../db/schema.ts";
+import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
+import { tagFollows, tags } from "../../db/schema/mod.ts";
 import {
   findTagByName,
   isValidTagName,
   normalizeTagName,
   type TagRow,
 } from "../../db/queries/tags.ts";
-import { followTag, unfollowTag } from "../../actors/tags.ts";
-import { featureTag, unfeatureTag } from "../../actors/featured_tags.ts";
+import { followTag, unfollowTag } from "../../actors/tags/followed_tags.ts";
+import { featureTag, unfeatureTag } from "../../actors/tags/featured_tags.ts";
 
 /** Runs a tag command, answering its errors in Mastodon's shape. */
 async function command<T>(run: () => Promise<T>): Promise<T> {

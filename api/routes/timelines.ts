@@ -49,8 +49,8 @@ import {
   tagTimeline,
 } from "../../db/queries/timelines.ts";
 import { rebuildHomeFeedIfEmpty } from "../../actors/timelines/regenerate.ts";
-import { findOwnList } from "../../actors/lists.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { findOwnList } from "../../actors/timelines/lists.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";

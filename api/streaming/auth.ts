@@ -15,11 +15,11 @@
 import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { bearerToken, findToken } from "../middleware/auth.ts";
-import { loginRefusal } from "../../actors/sessions.ts";
+import { loginRefusal } from "../../actors/auth/sessions.ts";
 import type { AppContext } from "../../context.ts";
 import { isId } from "../../db/ids.ts";
-import { findOwnList } from "../../actors/lists.ts";
-import { NotFoundError } from "../../actors/errors.ts";
+import { findOwnList } from "../../actors/timelines/lists.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import {
   checkAccess,
   STREAM_ERRORS,

@@ -19,7 +19,7 @@ import { and, eq, or } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
-import { accountConversations, announcements } from "../../db/schema.ts";
+import { accountConversations, announcements } from "../../db/schema/mod.ts";
 import { isId } from "../../db/ids.ts";
 import { canSeeInPublic } from "../../db/queries/visibility.ts";
 import { notificationsByIds } from "../../db/queries/notifications.ts";

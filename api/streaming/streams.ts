@@ -13,7 +13,7 @@
  * - list (`list`, an own list): what enters the list's feed;
  * - direct: conversations.
  */
-import { scopesAllow } from "../../actors/scopes.ts";
+import { scopesAllow } from "../../model/scopes.ts";
 
 export const PUBLIC_STREAMS = [
   "public",

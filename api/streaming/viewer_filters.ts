@@ -6,7 +6,7 @@
  */
 import { asc } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { customFilters } from "../../db/schema.ts";
+import { customFilters } from "../../db/schema/mod.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { withRules } from "../../actors/filters/filters.ts";
 import { type CompiledFilter, compileFilters } from "../../actors/filters/match.ts";

@@ -5,7 +5,7 @@
  */
 import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../connection.ts";
-import { accountWarnings } from "../schema.ts";
+import { accountWarnings } from "../schema/mod.ts";
 
 export type AccountWarningRow = typeof accountWarnings.$inferSelect;
 

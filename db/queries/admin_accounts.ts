@@ -6,7 +6,7 @@
  */
 import { and, asc, desc, gt, lt, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../connection.ts";
-import { accounts } from "../schema.ts";
+import { accounts } from "../schema/mod.ts";
 
 /** Moderation statuses a list can be narrowed to. */
 export const ACCOUNT_STATUSES = [

@@ -5,7 +5,7 @@ import type { Database } from "../connection.ts";
 export interface DashboardCounts {
   /** Local users whose account is neither suspended nor deleted. */
   users: number;
-  /** Local users seen in the last 30 days (API or web activity: actors/user_activity.ts). */
+  /** Local users seen in the last 30 days (API or web activity: actors/accounts/user_activity.ts). */
   activeUsers: number;
   /** Sign-ups waiting for approval. */
   pendingUsers: number;

@@ -7,7 +7,7 @@
  * An account is limited when a moderator silenced it (`accounts.silenced_at`,
  * migration 0021, set by the admin accounts API), or when its server is
  * silenced by an instance domain block (migration 0023: the most specific
- * block covering the account's domain, as actors/domain_rules.ts decides it
+ * block covering the account's domain, as actors/moderation/domain_rules.ts decides it
  * in memory). The readers ask db/queries/visibility.ts's notLimitedFilter
  * (discovery lists, streams) and the notification policy, both built on
  * {@link authorIsLimited}.

@@ -9,7 +9,7 @@ import { and, asc, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "../connection.ts";
 import { isId } from "../ids.ts";
-import { accounts, notificationRequests, statuses } from "../schema.ts";
+import { accounts, notificationRequests, statuses } from "../schema/mod.ts";
 import { visibleStatusFilter } from "./visibility.ts";
 import type { IdWindow } from "./notifications.ts";
 

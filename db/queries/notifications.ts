@@ -21,7 +21,7 @@ import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm"
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "../connection.ts";
 import { isId } from "../ids.ts";
-import { accounts, markers, notifications, statuses } from "../schema.ts";
+import { accounts, markers, notifications, statuses } from "../schema/mod.ts";
 import { visibleStatusFilter } from "./visibility.ts";
 
 /** Every notification type the API knows. */
@@ -39,7 +39,7 @@ export const KNOWN_TYPES = [
   "admin.sign_up",
   "admin.report",
   "moderation_warning",
-  // Someone one follows moved (actors/moves.ts); the account is the one that moved.
+  // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
   "move",
 ] as const;
 

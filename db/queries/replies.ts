@@ -6,7 +6,7 @@
  */
 import { and, asc, count, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { Executor } from "../connection.ts";
-import { accounts, statuses } from "../schema.ts";
+import { accounts, statuses } from "../schema/mod.ts";
 import { anyId } from "./any_id.ts";
 
 /** One listed reply: its id (the page cursor) and its IRI (the item). */

@@ -9,7 +9,7 @@
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database, Executor } from "../connection.ts";
-import { tags } from "../schema.ts";
+import { tags } from "../schema/mod.ts";
 import { minIdAt, newId } from "../ids.ts";
 
 /** A tags row. */

@@ -33,7 +33,7 @@ import {
   listFeed,
   statuses,
   tags,
-} from "../schema.ts";
+} from "../schema/mod.ts";
 import { feedEntryFilter, notLimitedFilter, visibleStatusFilter } from "./visibility.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;

@@ -21,7 +21,7 @@
  */
 import { and, desc, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Database, Executor } from "../connection.ts";
-import { statuses } from "../schema.ts";
+import { statuses } from "../schema/mod.ts";
 import { minIdAt } from "../ids.ts";
 import { dailyHistories, type TagHistoryDay } from "./tags.ts";
 import { notMutedBy, type StatusRow } from "./timelines.ts";

@@ -32,7 +32,7 @@
 import { and, eq, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { anyId } from "./any_id.ts";
 import type { Executor } from "../connection.ts";
-import { statuses } from "../schema.ts";
+import { statuses } from "../schema/mod.ts";
 import { authorIsLimited } from "./limited_accounts.ts";
 
 /** Names a `statuses` row may go by in a query; always a constant, never input. */

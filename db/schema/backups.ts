@@ -1,10 +1,10 @@
 /**
  * Archive exports from the settings pages (issue 20), Mastodon's `backups`:
  * one row per requested archive. The archive job
- * (federation/archive_job.ts) builds the zip and records its file (a name
+ * (jobs/archive_export.ts) builds the zip and records its file (a name
  * under `${dataDir}/archives/`, never served but through the owner's
  * download route) and size; a failed build records no file. Rows and files
- * go when they expire (actors/data/archive.ts).
+ * go when they expire (actors/import_export/archive.ts).
  */
 import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
 import { id, ts } from "./columns.ts";

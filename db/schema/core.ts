@@ -65,7 +65,7 @@ export const accounts = pgTable("accounts", {
   /**
    * Actor IRIs this account says it also is (`alsoKnownAs`): for a local
    * account the aliases its owner listed, so those accounts may move here;
-   * for a remote one what its actor document lists (actors/moves.ts).
+   * for a remote one what its actor document lists (actors/accounts/moves.ts).
    */
   alsoKnownAs: jsonb("also_known_as").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   suspendedAt: ts("suspended_at"),
@@ -81,7 +81,7 @@ export const accounts = pgTable("accounts", {
   fetchedAt: ts("fetched_at"),
   /**
    * When the handle of a remote account was last checked with WebFinger
-   * (federation/handles.ts); null when never. Checked again after a day.
+   * (federation/remote/handles.ts); null when never. Checked again after a day.
    */
   lastWebfingeredAt: ts("last_webfingered_at"),
   createdAt: ts("created_at").notNull().defaultNow(),
@@ -288,7 +288,7 @@ export const federationQueue = pgTable("federation_queue", {
  */
 export const outboxIntents = pgTable("outbox_intents", {
   id: id("id").primaryKey(),
-  /** The Outbox method to call (actors/outbox.ts). */
+  /** The Outbox method to call (actors/outbox/mod.ts). */
   method: text("method").notNull(),
   /** Its arguments, as the command recorded them. */
   args: jsonb("args").notNull(),

@@ -1,7 +1,7 @@
 /**
  * CSV imports from the settings pages (issue 20): one row per uploaded file,
  * holding its parsed rows and the job's progress. The import job
- * (federation/data_import_job.ts) works through `rows` in batches from
+ * (jobs/data_import.ts) works through `rows` in batches from
  * `processed_rows`, so a restart resumes where it stopped; a finished import
  * keeps its figures and drops its rows.
  */

@@ -3,7 +3,7 @@
  * (Mastodon's `delete_upon_arrival`): a Delete of a status we never stored,
  * an Undo of a Like, Announce, Follow or Block we never saw. The Create or
  * activity that arrives after it is dropped while the row lives
- * (federation/early_deletes.ts); rows expire after a day.
+ * (federation/inbox/early_deletes.ts); rows expire after a day.
  */
 import { index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { id, ts } from "./columns.ts";
@@ -17,7 +17,7 @@ export const earlyDeletes = pgTable("early_deletes", {
   expiresAt: ts("expires_at").notNull(),
 }, (t) => [
   primaryKey({ name: "early_deletes_pkey", columns: [t.uri, t.accountId] }),
-  // An account's newest are kept (federation/early_deletes.ts).
+  // An account's newest are kept (federation/inbox/early_deletes.ts).
   index("early_deletes_account_idx").on(t.accountId, t.expiresAt),
   index("early_deletes_expires_idx").on(t.expiresAt),
 ]);

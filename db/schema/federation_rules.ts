@@ -3,7 +3,7 @@
  * instance-wide blocks of other servers, and the allow-list that limited
  * federation (FEDERATION_MODE=allowlist) admits. A user's own domain blocks
  * are `account_domain_blocks` (core.ts). Enforcement reads these through
- * actors/domain_rules.ts; triggers (migration 0023) tell every process when
+ * actors/moderation/domain_rules.ts; triggers (migration 0023) tell every process when
  * they change.
  */
 import { sql } from "drizzle-orm";

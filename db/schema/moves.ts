@@ -2,7 +2,7 @@
  * Account moves (ActivityPub `Move`), local and remote: one row per origin
  * and target, written when the move is accepted. It is what makes a
  * repeated Move (or the actor Update that announces the same `movedTo`)
- * do nothing new (actors/moves.ts).
+ * do nothing new (actors/accounts/moves.ts).
  */
 import { pgTable, uniqueIndex } from "drizzle-orm/pg-core";
 import { id, ts } from "./columns.ts";

@@ -12,7 +12,7 @@
  * - an inbox delivery: the payload as received (Fedify's InboxContext holds
  *   it for forwarding; {@link inboxJson});
  * - a fetched document: what the document loader returned for it
- *   ({@link capturingLoader}, used by federation/lookup.ts and by the inbox
+ *   ({@link capturingLoader}, used by federation/fetch/lookup.ts and by the inbox
  *   when an activity's object is fetched by reference);
  * - an object embedded in one of those: found in its parent's JSON by id
  *   ({@link embeddedJson}, {@link collectionItemJson}).

@@ -13,15 +13,15 @@
  * (`[{"@value": …}]`, `{"@id": …}`, `{"@list": […]}`) unwrapped.
  *
  * Everything here is untrusted and pure: wrong types read as absent, lists
- * are bounded, URLs must be http(s) (federation/trust.ts webUrl), strings are
+ * are bounded, URLs must be http(s) (federation/fetch/trust.ts webUrl), strings are
  * bounded before anyone sanitizes them. Nothing is written; the callers
- * (federation/objects/remote_status.ts, federation/remote_accounts.ts) merge
+ * (federation/objects/remote_status.ts, federation/remote/accounts.ts) merge
  * these values into what Fedify's typed objects give.
  */
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { MAX_EMOJIS_PER_OBJECT, validShortcode } from "../../actors/emoji/shortcodes.ts";
 import { checkLanguage } from "../../actors/statuses/validation.ts";
-import { webUrl } from "../trust.ts";
+import { webUrl } from "../fetch/trust.ts";
 
 /** A JSON object as received. */
 export type Json = Record<string, unknown>;

@@ -14,12 +14,12 @@ import type { Federation } from "@fedify/fedify";
 import { Emoji, Image, Link, type Object as APObject } from "@fedify/vocab";
 import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { customEmojis } from "../../db/schema.ts";
-import { authorizeFetch } from "../authorized_fetch.ts";
+import { customEmojis } from "../../db/schema/mod.ts";
+import { authorizeFetch } from "../dispatchers/authorized_fetch.ts";
 import { storedFileUrl } from "../../actors/media/storage.ts";
 import { MAX_EMOJIS_PER_OBJECT, validShortcode } from "../../actors/emoji/shortcodes.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
-import { webUrl } from "../trust.ts";
+import { webUrl } from "../fetch/trust.ts";
 
 /** Path of a local emoji's ActivityPub object (its `uri`). */
 export const EMOJI_PATH = "/emojis/{id}";

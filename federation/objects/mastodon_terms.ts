@@ -4,7 +4,7 @@
  * attachments' `blurhash` and `focalPoint` (Mastodon's extension terms),
  * with the `@context` defining them as Mastodon's own context does; on
  * every document, Mastodon's shape (lists as arrays, the public collection
- * in full: federation/wire_shape.ts).
+ * in full: federation/objects/wire_shape.ts).
  *
  * Both are applied to the compacted JSON inside `toJsonLd`, by subclasses
  * of the vocabulary classes (the wire classes: Note, Question, and the
@@ -25,7 +25,7 @@ import {
   Question,
   Update,
 } from "@fedify/vocab";
-import { shapeForPeers } from "../wire_shape.ts";
+import { shapeForPeers } from "./wire_shape.ts";
 
 /** The terms of one local Note, keyed in {@link MastodonTerms} by the Note's id. */
 export interface NoteTerms {

@@ -40,15 +40,15 @@ import {
   statuses,
   statusTags,
   tags,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { withNoteExtras } from "./note_extras.ts";
-import { mediaFileUrl } from "../../actors/profile_media.ts";
+import { mediaFileUrl } from "../../actors/media/profile_media.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { pollShowsTotals } from "../../actors/polls/totals.ts";
 import { emojiTag } from "./emoji.ts";
-import { authorizeFetch, signedFetcher } from "../authorized_fetch.ts";
+import { authorizeFetch, signedFetcher } from "../dispatchers/authorized_fetch.ts";
 import { type NoteTerms, WireNote, WireQuestion } from "./mastodon_terms.ts";
 
 /** Path template of local statuses (their uri). */

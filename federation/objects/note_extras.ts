@@ -24,7 +24,7 @@ import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { anyId } from "../../db/queries/any_id.ts";
-import { accounts, conversations, quotes, statuses } from "../../db/schema.ts";
+import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
 import { firstReplies, type ListedReply } from "../../db/queries/replies.ts";
 import { EMBEDDED_REPLIES, repliesProperty } from "./replies.ts";
 

@@ -10,9 +10,9 @@ import type { Federation } from "@fedify/fedify";
 import { QuoteAuthorization } from "@fedify/vocab";
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { accounts, quotes, statuses } from "../../db/schema.ts";
+import { accounts, quotes, statuses } from "../../db/schema/mod.ts";
 import { quoteStampUri } from "./note_extras.ts";
-import { authorizeFetch } from "../authorized_fetch.ts";
+import { authorizeFetch } from "../dispatchers/authorized_fetch.ts";
 
 /** Path template of our stamps. */
 export const QUOTE_AUTHORIZATION_PATH = "/users/{identifier}/quote_authorizations/{id}";

@@ -3,7 +3,7 @@
  * object (Note, Question, or one of the types Mastodon converts: Article,
  * Page, Image, Video, Audio, Event) becomes the plain fields of a remote
  * `createStatus` input. Nothing here writes; resolving the parent, the
- * quoted post and the author is the caller's (federation/fetch_status.ts).
+ * quoted post and the author is the caller's (federation/remote/statuses.ts).
  *
  * Everything is untrusted: HTML goes through the allow-list, the content
  * warning and poll options are plain text, URLs must be http(s), and lists
@@ -40,7 +40,7 @@ import { plainText, sanitizeHtml } from "../../actors/formatting/sanitize_html.t
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { readEmojiTag } from "./emoji.ts";
-import { webUrl } from "../trust.ts";
+import { webUrl } from "../fetch/trust.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import {
   isJson,
@@ -308,7 +308,7 @@ function convertedContent(
  * collection (for private visibility); `raw` is the object's JSON as
  * received, when known (what Fedify drops is read from it). `maxMedia`
  * bounds attachments.
- * `rejectMedia` (a domain block's reject_media, actors/domain_rules.ts)
+ * `rejectMedia` (a domain block's reject_media, actors/moderation/domain_rules.ts)
  * keeps attachments as links only (type `unknown`, no blurhash or
  * dimensions, as Mastodon keeps media it does not download) and leaves
  * custom emoji out.

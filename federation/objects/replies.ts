@@ -1,6 +1,6 @@
 /**
  * The `replies` property of a local status's Note: its replies collection
- * (served by federation/replies_collection.ts) with the first page
+ * (served by federation/dispatchers/replies_collection.ts) with the first page
  * embedded, as Mastodon's NoteSerializer writes it.
  */
 import { Collection, CollectionPage } from "@fedify/vocab";

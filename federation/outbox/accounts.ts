@@ -4,14 +4,14 @@ import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import type { AccountDeliveries } from "../../actors/outbox/accounts.ts";
-import { accounts } from "../../db/schema.ts";
-import { buildLocalActor } from "../actor.ts";
-import { instanceContext } from "../lookup.ts";
-import { getKeyPairs } from "../keys.ts";
+import { accounts } from "../../db/schema/mod.ts";
+import { buildLocalActor } from "../dispatchers/actor.ts";
+import { instanceContext } from "../fetch/lookup.ts";
+import { getKeyPairs } from "../dispatchers/keys.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
 import { recipientOf } from "./relationships.ts";
-import { enqueueJob } from "../jobs.ts";
-import { moveFollowersJob } from "../move_followers.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { moveFollowersJob } from "../../jobs/move_followers.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 

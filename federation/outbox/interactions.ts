@@ -29,13 +29,13 @@ import {
 import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { accounts, follows, statuses } from "../../db/schema.ts";
+import { accounts, follows, statuses } from "../../db/schema/mod.ts";
 import type {
   FavouriteSnapshot,
   InteractionDeliveries,
   ReblogSnapshot,
 } from "../../actors/outbox/interactions.ts";
-import { instanceContext } from "../lookup.ts";
+import { instanceContext } from "../fetch/lookup.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 

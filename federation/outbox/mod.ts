@@ -1,8 +1,8 @@
 /**
- * Builds the Outbox (actors/outbox.ts) from each area's implementation.
+ * Builds the Outbox (actors/outbox/mod.ts) from each area's implementation.
  */
 import type { AppContext } from "../../context.ts";
-import type { Outbox } from "../../actors/outbox.ts";
+import type { Outbox } from "../../actors/outbox/mod.ts";
 import { accountDeliveries } from "./accounts.ts";
 import { relationshipDeliveries } from "./relationships.ts";
 import { interactionDeliveries } from "./interactions.ts";

@@ -24,9 +24,9 @@ import {
 import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { accounts, follows, mentions, polls, pollVotes, statuses } from "../../db/schema.ts";
+import { accounts, follows, mentions, polls, pollVotes, statuses } from "../../db/schema/mod.ts";
 import type { PollDeliveries } from "../../actors/outbox/polls.ts";
-import { instanceContext } from "../lookup.ts";
+import { instanceContext } from "../fetch/lookup.ts";
 import { carryTerms, WireQuestion, WireUpdate } from "../objects/mastodon_terms.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "polls"]);

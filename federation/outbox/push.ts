@@ -1,11 +1,11 @@
 /**
  * Web Push jobs (actors/outbox/push.ts): one queued job per notification,
- * run by whichever worker takes it (federation/push_jobs.ts). No ordering
+ * run by whichever worker takes it (jobs/web_push/run.ts). No ordering
  * key: pushes of different notifications do not wait for each other.
  */
 import type { AppContext } from "../../context.ts";
 import type { PushJobs } from "../../actors/outbox/push.ts";
-import { enqueueJob } from "../jobs.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
 
 export function pushJobs(ctx: AppContext): PushJobs {
   return {

@@ -26,14 +26,14 @@ import {
 } from "@fedify/vocab";
 import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import type {
   BlockSnapshot,
   DeletionRecipient,
   FollowSnapshot,
   RelationshipDeliveries,
 } from "../../actors/outbox/relationships.ts";
-import { instanceContext } from "../lookup.ts";
+import { instanceContext } from "../fetch/lookup.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 

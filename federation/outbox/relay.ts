@@ -1,6 +1,6 @@
 /**
  * The relay of the transactional outbox: hands the intents commands recorded
- * (actors/deliveries.ts) to the Outbox, which builds each activity from the
+ * (actors/outbox/deliveries.ts) to the Outbox, which builds each activity from the
  * stored rows and queues it on Fedify's queue, then deletes the intent.
  *
  * Delivery is at least once: an intent is deleted only after its method
@@ -23,8 +23,8 @@
 import { sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { Database } from "../../db/connection.ts";
-import type { Outbox } from "../../actors/outbox.ts";
-import { OUTBOX_CHANNEL, PROCESS_TOKEN } from "../../actors/deliveries.ts";
+import type { Outbox } from "../../actors/outbox/mod.ts";
+import { OUTBOX_CHANNEL, PROCESS_TOKEN } from "../../actors/outbox/deliveries.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "relay"]);
 

@@ -15,10 +15,10 @@ import {
   findReport,
   type ForwardingRecipient,
   forwardingRecipients,
-} from "../../actors/reports.ts";
-import { accounts, statuses } from "../../db/schema.ts";
-import { instanceContext } from "../lookup.ts";
-import { INSTANCE_ACTOR } from "../instance_actor.ts";
+} from "../../actors/moderation/report_filing.ts";
+import { accounts, statuses } from "../../db/schema/mod.ts";
+import { instanceContext } from "../fetch/lookup.ts";
+import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 

@@ -1,12 +1,12 @@
 /**
  * Follow-ups of remote statuses stored without a parent or quoted post that
  * was over budget (actors/outbox/status_links.ts): queued on the federation
- * queue (federation/jobs.ts), run by federation/status_links.ts. One status's
+ * queue (jobs/queue.ts), run by federation/remote/status_links.ts. One status's
  * jobs run one after another (its id is the ordering key).
  */
 import type { AppContext } from "../../context.ts";
 import type { StatusLinkJobs } from "../../actors/outbox/status_links.ts";
-import { enqueueJob } from "../jobs.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
 
 export function statusLinkJobs(ctx: AppContext): StatusLinkJobs {
   return {

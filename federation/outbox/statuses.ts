@@ -35,10 +35,10 @@ import {
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { accounts, follows, mentions, quotes, statuses } from "../../db/schema.ts";
+import { accounts, follows, mentions, quotes, statuses } from "../../db/schema/mod.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import type { StatusFederationDeliveries } from "../../actors/outbox/statuses.ts";
-import { instanceContext } from "../lookup.ts";
+import { instanceContext } from "../fetch/lookup.ts";
 import { buildNote, loadNoteData } from "../objects/note.ts";
 import { quoteStampUri, withNoteExtras } from "../objects/note_extras.ts";
 import { carryTerms, WireCreate, WireUpdate } from "../objects/mastodon_terms.ts";

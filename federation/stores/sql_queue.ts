@@ -14,7 +14,7 @@
  *
  * Messages that share an ordering key run one at a time, oldest first: that
  * is what applies one actor's inbound activities in order
- * (federation/inbox_order.ts), and one account's jobs. Only the oldest
+ * (federation/inbox/order.ts), and one account's jobs. Only the oldest
  * message of a key is `ready`, and workers claim ready messages only, so the
  * messages waiting behind a busy key cost a claim nothing. The worker that
  * finishes a message readies the next one of its key and takes it itself,

@@ -9,13 +9,13 @@
 import assert from "node:assert/strict";
 import { eq, inArray } from "drizzle-orm";
 import { POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
-import { follows, generatedAnnualReports, statuses } from "../../db/schema.ts";
+import { follows, generatedAnnualReports, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { prepareCommand } from "../../admin/commands.ts";
 import { archetypeOf } from "../../actors/annual_reports/archetype.ts";
 import { generateAnnualReport } from "../../actors/annual_reports/generate.ts";
 import { campaignYear } from "../../actors/annual_reports/campaign.ts";
-import { runAnnualReportCampaign } from "../../federation/annual_report_job.ts";
+import { runAnnualReportCampaign } from "../../jobs/annual_reports.ts";
 import { startServer } from "../fixtures/server_process.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { call, callJson, ok, postStatus } from "../fixtures/api.ts";

@@ -1,8 +1,8 @@
 /** verify_credentials, update_credentials (text and flags) and preferences. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { createLocalAccount } from "../../actors/accounts.ts";
-import { accounts, users } from "../../db/schema.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
+import { accounts, users } from "../../db/schema/mod.ts";
 import { json, startInstance, test } from "../harness.ts";
 import { appToken, authed, localUser, updateCredentials } from "./helpers.ts";
 
@@ -294,7 +294,7 @@ test("user routes refuse app tokens and unusable logins", async () => {
       password: "correct horse battery",
       confirmed: false,
     });
-    const { createAccessToken } = await import("../../actors/tokens.ts");
+    const { createAccessToken } = await import("../../actors/oauth/tokens.ts");
     const { token } = await createAccessToken(db, {
       applicationId: null,
       userId: user.id,

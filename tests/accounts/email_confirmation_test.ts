@@ -1,8 +1,8 @@
 /** E-mail confirmation: the mail file, the link, resending, and refusals. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { oauthAccessTokens, users } from "../../db/schema.ts";
-import { createAccessToken } from "../../actors/tokens.ts";
+import { oauthAccessTokens, users } from "../../db/schema/mod.ts";
+import { createAccessToken } from "../../actors/oauth/tokens.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import {
   appToken,

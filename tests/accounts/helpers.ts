@@ -1,7 +1,7 @@
 /** Shared set-up for the own-account tests: apps, app tokens, sign-ups and users. */
 import assert from "node:assert/strict";
-import { createLocalAccount } from "../../actors/accounts.ts";
-import { createAccessToken } from "../../actors/tokens.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
+import { createAccessToken } from "../../actors/oauth/tokens.ts";
 import { json, type TestInstance } from "../harness.ts";
 
 export const PASSWORD = "correct horse battery staple";

@@ -1,7 +1,7 @@
 /** POST /api/v1/accounts: tokens, detail codes, registration modes, minimum age. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { users } from "../../db/schema/mod.ts";
 import { json, startInstance, test } from "../harness.ts";
 import { appToken, authed, localUser, signUp, signUpForm } from "./helpers.ts";
 

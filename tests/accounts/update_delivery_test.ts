@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { newId } from "../../db/ids.ts";
-import { follows } from "../../db/schema.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { follows } from "../../db/schema/mod.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { startInstance, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { createAccount } from "../federation/helpers.ts";
@@ -60,7 +60,7 @@ test("update_credentials sends a signed Update(Person) to followers' shared inbo
     assert.ok(update.signature, "the delivery is signed");
     assert.equal(update.body.actor, `${a.origin}/users/alice`);
     assert.match(update.body.id, new RegExp(`^${a.origin}/users/alice#updates/\\d+$`));
-    // Mastodon's shape: a list, and the public collection in full (federation/wire_shape.ts).
+    // Mastodon's shape: a list, and the public collection in full (federation/objects/wire_shape.ts).
     assert.deepEqual(update.body.to, ["https://www.w3.org/ns/activitystreams#Public"]);
     const object = update.body.object;
     assert.equal(object.type, "Person");

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { createLocalAccount } from "../../actors/accounts.ts";
-import { createAccessToken, createApplication } from "../../actors/tokens.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
+import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
 import { newId } from "../../db/ids.ts";
 import {
   accountDomainBlocks,
@@ -18,7 +18,7 @@ import {
   mutes,
   tags,
   users,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { json, type TestInstance } from "../harness.ts";
 
 /** A local user with its ids. */

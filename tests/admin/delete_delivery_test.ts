@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, follows } from "../../db/schema.ts";
-import { createLocalAccount } from "../../actors/accounts.ts";
+import { accounts, follows } from "../../db/schema/mod.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
 import { cli, expectCode } from "./cli.ts";
 

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { createTestDatabase, test, TEST_DATABASE_URL } from "../harness.ts";
 import { openDatabase } from "../../db/connection.ts";
-import { users } from "../../db/schema.ts";
-import { findLocalUser } from "../../actors/accounts.ts";
-import { findAccessToken } from "../../actors/tokens.ts";
-import { verifyPassword } from "../../actors/passwords.ts";
+import { users } from "../../db/schema/mod.ts";
+import { findLocalUser } from "../../actors/accounts/accounts.ts";
+import { findAccessToken } from "../../actors/oauth/tokens.ts";
+import { verifyPassword } from "../../actors/auth/passwords.ts";
 import { cli, type CliTarget, expectCode, printedPassword } from "./cli.ts";
 
 async function directTarget(): Promise<CliTarget & { cleanup(): Promise<void> }> {

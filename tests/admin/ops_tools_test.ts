@@ -30,11 +30,11 @@ import {
   statusTags,
   tagFollows,
   tags,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { storedFileName, writeAttachmentFile } from "../../actors/media/storage.ts";
 import { mediaStore } from "../../actors/media/store.ts";
-import { removeOrphanStatuses } from "../../actors/maintenance/orphan_statuses.ts";
+import { removeOrphanStatuses } from "../../jobs/maintenance/orphan_statuses.ts";
 import { describeProgress, progressRenderer } from "../../admin/progress.ts";
 import { createUser } from "../fixtures/users.ts";
 import { call, ok, postStatus } from "../fixtures/api.ts";

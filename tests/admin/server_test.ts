@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { and, eq, isNull } from "drizzle-orm";
 import { startInstance, test, type TestInstance } from "../harness.ts";
-import { accounts, follows, oauthAccessTokens, users } from "../../db/schema.ts";
+import { accounts, follows, oauthAccessTokens, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { findLocalUser } from "../../actors/accounts.ts";
-import { findAccessToken } from "../../actors/tokens.ts";
-import { listRules } from "../../actors/rules.ts";
+import { findLocalUser } from "../../actors/accounts/accounts.ts";
+import { findAccessToken } from "../../actors/oauth/tokens.ts";
+import { listRules } from "../../actors/moderation/instance_rules.ts";
 import { cli, type CliTarget, expectCode } from "./cli.ts";
 
 async function withServer(

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { and, count, eq } from "drizzle-orm";
-import { accounts, accountWarnings, adminActionLogs, reports, users } from "../../db/schema.ts";
+import { accounts, accountWarnings, adminActionLogs, reports, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { domainBlocks, users } from "../../db/schema.ts";
+import { domainBlocks, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";

@@ -8,7 +8,13 @@
  */
 import assert from "node:assert/strict";
 import { and, count, eq } from "drizzle-orm";
-import { accounts, adminActionLogs, domainAllows, domainBlocks, users } from "../../db/schema.ts";
+import {
+  accounts,
+  adminActionLogs,
+  domainAllows,
+  domainBlocks,
+  users,
+} from "../../db/schema/mod.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { type TestInstance } from "../harness.ts";
 import { TEST_PASSWORD } from "../fixtures/users.ts";
-import { findWebSession } from "../../actors/sessions.ts";
+import { findWebSession } from "../../actors/auth/sessions.ts";
 
 /** `text` contains `part` (with both in the failure message). */
 export function includes(text: string, part: string): void {

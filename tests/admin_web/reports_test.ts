@@ -11,10 +11,10 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accounts, accountWarnings, reports, users } from "../../db/schema.ts";
+import { accounts, accountWarnings, reports, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { addRule } from "../../actors/rules.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
+import { addRule } from "../../actors/moderation/instance_rules.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { WARNING_TEXT_MAX } from "../../actors/moderation/account_actions.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { json, startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import { form, image } from "../media/helpers.ts";
 import { multipartBody } from "../fixtures/multipart.ts";
 

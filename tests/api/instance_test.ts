@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { createLocalAccount } from "../../actors/accounts.ts";
-import { createAccessToken, createApplication } from "../../actors/tokens.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
+import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
 import { weekStart } from "../../api/middleware/auth.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, instanceRules, loginActivity, statuses, users } from "../../db/schema.ts";
+import { accounts, instanceRules, loginActivity, statuses, users } from "../../db/schema/mod.ts";
 import { eq } from "drizzle-orm";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createLocalAccount } from "../../actors/accounts.ts";
-import { createAccessToken, createApplication } from "../../actors/tokens.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
+import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
 import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
 import { json, POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { signRequest } from "@fedify/fedify";
-import { getKeyPairs, INSTANCE_KEY_OWNER } from "../../federation/keys.ts";
-import { instanceContext } from "../../federation/lookup.ts";
-import { resolveRemoteStatus } from "../../federation/fetch_status.ts";
-import { FetchBudget } from "../../federation/fetch_budget.ts";
+import { getKeyPairs, INSTANCE_KEY_OWNER } from "../../federation/dispatchers/keys.ts";
+import { instanceContext } from "../../federation/fetch/lookup.ts";
+import { resolveRemoteStatus } from "../../federation/remote/statuses.ts";
+import { FetchBudget } from "../../federation/fetch/budget.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { arrived, closeAll, followRemote, startPair } from "../fixtures/federation.ts";
 import { call, callJson, ok, postStatus } from "../fixtures/api.ts";

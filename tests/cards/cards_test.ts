@@ -11,7 +11,7 @@ import { callJson, postStatus } from "../fixtures/api.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { createUser } from "../fixtures/users.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import { createStatus } from "../../actors/statuses/create.ts";
 import { editRemoteStatus } from "../../actors/statuses/edit_remote.ts";
 import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { firstCardLink } from "../../actors/cards/links.ts";
-import { extractCard } from "../../actors/cards/opengraph.ts";
+import { extractCard } from "../../jobs/link_cards/opengraph.ts";
 import { textToHtml } from "../../actors/formatting/text_to_html.ts";
 
 const ORIGIN = "https://rookery.example";

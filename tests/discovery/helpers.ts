@@ -10,7 +10,7 @@ import {
   statuses,
   statusPreviewCards,
   statusTags,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { findOrCreateTags } from "../../db/queries/tags.ts";
 import type { TestInstance } from "../harness.ts";
 

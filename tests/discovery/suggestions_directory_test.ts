@@ -13,9 +13,9 @@ import { call, callJson, ok } from "../fixtures/api.ts";
 import { createAccount, createToken, createUser, type TestUser } from "../fixtures/users.ts";
 import { links, pathOf } from "../timelines/helpers.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, favourites, featuredTags, follows } from "../../db/schema.ts";
+import { accounts, favourites, featuredTags, follows } from "../../db/schema/mod.ts";
 import { findOrCreateTags } from "../../db/queries/tags.ts";
-import { featureInSuggestions } from "../../actors/suggestions.ts";
+import { featureInSuggestions } from "../../actors/discovery/suggestions.ts";
 import { hoursAgo, insertPost, insertRemoteAccount } from "./helpers.ts";
 
 async function directory(instance: TestInstance, who: TestUser | null, query = "") {

@@ -15,9 +15,9 @@ import { createAccount, createUser, type TestAccount } from "../fixtures/users.t
 import { eventually } from "../fixtures/wait.ts";
 import { cli, expectCode } from "../admin/cli.ts";
 import { links, pathOf } from "../timelines/helpers.ts";
-import { refreshTrends, TRENDS_LOCK_KEY } from "../../actors/trends/refresh.ts";
-import { reviewTrend } from "../../actors/trends/review.ts";
-import { accounts } from "../../db/schema.ts";
+import { refreshTrends, TRENDS_LOCK_KEY } from "../../jobs/trends.ts";
+import { reviewTrend } from "../../actors/discovery/trend_review.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import { hoursAgo, insertCard, insertPost, insertRemoteAccount } from "./helpers.ts";
 
 const HOUR = 3_600_000;

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { test } from "../harness.ts";
-import { customEmojis } from "../../db/schema.ts";
+import { customEmojis } from "../../db/schema/mod.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { arrived, closeAll, followRemote, startPair } from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";

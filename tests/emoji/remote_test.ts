@@ -11,9 +11,9 @@ import { startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, customEmojis } from "../../db/schema.ts";
+import { accounts, customEmojis } from "../../db/schema/mod.ts";
 import { parseStatusObject } from "../../federation/objects/remote_status.ts";
-import { upsertRemoteActor } from "../../federation/remote_accounts.ts";
+import { upsertRemoteActor } from "../../federation/remote/accounts.ts";
 import { createStatus } from "../../actors/statuses/create.ts";
 
 const CONTEXT = [

@@ -14,14 +14,14 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { and, eq } from "drizzle-orm";
-import { accounts, followRequests, mediaAttachments, mutes } from "../../db/schema.ts";
+import { accounts, followRequests, mediaAttachments, mutes } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { storedStatus } from "../fixtures/federation.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { newAttachmentPath, storedFileName } from "../../actors/media/storage.ts";
 import { mediaStore } from "../../actors/media/store.ts";
 import { image } from "../media/helpers.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Recipient } from "@fedify/vocab";
 import { newId } from "../../db/ids.ts";
-import { accounts, follows } from "../../db/schema.ts";
+import { accounts, follows } from "../../db/schema/mod.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import { AP_ACCEPT, createAccount } from "./helpers.ts";
 

@@ -13,7 +13,7 @@ import { createUser } from "../fixtures/users.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { arrived, closeAll, startPair } from "../fixtures/federation.ts";
 import { eq } from "drizzle-orm";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 test("a locked profile, its fields and a pinned post with a hashtag and a CW survive the trip", async () => {

@@ -1,5 +1,5 @@
 /**
- * The memory of removals that arrived first (federation/early_deletes.ts) is
+ * The memory of removals that arrived first (federation/inbox/early_deletes.ts) is
  * the sender's alone, bounded, and forgotten after a day:
  * - a Delete that names another server's post, or a post of the same
  *   server attributed to someone else, does not stop that post;
@@ -9,12 +9,12 @@
  */
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
-import { earlyDeletes } from "../../db/schema.ts";
+import { earlyDeletes } from "../../db/schema/mod.ts";
 import {
   MAX_EARLY_DELETES_PER_ACCOUNT,
   purgeEarlyDeletes,
   rememberEarlyDelete,
-} from "../../federation/early_deletes.ts";
+} from "../../federation/inbox/early_deletes.ts";
 import { startInstance, test } from "../harness.ts";
 import { type FakePeer, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { ok } from "../fixtures/api.ts";

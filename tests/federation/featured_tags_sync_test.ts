@@ -1,5 +1,5 @@
 /**
- * A remote actor's featuredTags collection (federation/featured_tags_sync.ts):
+ * A remote actor's featuredTags collection (federation/remote/featured_tags_sync.ts):
  * a plain-context peer (only the ActivityStreams context) lists Hashtag
  * items in several spellings; after the actor is resolved by search,
  * GET /api/v1/accounts/:id/featured_tags shows the usable ones (hostile

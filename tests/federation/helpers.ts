@@ -1,7 +1,7 @@
 /** Shared set-up for the federation tests: local accounts with profile data. */
 import { eq } from "drizzle-orm";
-import { createLocalAccount } from "../../actors/accounts.ts";
-import { accounts } from "../../db/schema.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 
 export const AP_ACCEPT = "application/activity+json";

@@ -1,6 +1,6 @@
 /**
- * Inbound activities in their order, whatever the race (federation/inbox_order.ts,
- * federation/early_deletes.ts). A fake peer (tests/fixtures/fake_peer.ts)
+ * Inbound activities in their order, whatever the race (federation/inbox/order.ts,
+ * federation/inbox/early_deletes.ts). A fake peer (tests/fixtures/fake_peer.ts)
  * fires pairs at one instance at the same moment, round after round:
  * Create+Delete of a note, Like+Undo and Announce+Undo of a local post,
  * Follow+Undo of a local account, and a Delete whose Create comes right

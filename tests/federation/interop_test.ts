@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { signRequest, verifyRequest } from "@fedify/fedify";
 import { Follow, Person } from "@fedify/vocab";
-import { INSTANCE_ACTOR } from "../../federation/instance_actor.ts";
-import { getKeyPairs, INSTANCE_KEY_OWNER } from "../../federation/keys.ts";
-import { instanceContext, lookupRemote } from "../../federation/lookup.ts";
+import { INSTANCE_ACTOR } from "../../federation/dispatchers/instance_actor.ts";
+import { getKeyPairs, INSTANCE_KEY_OWNER } from "../../federation/dispatchers/keys.ts";
+import { instanceContext, lookupRemote } from "../../federation/fetch/lookup.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { createAccount } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { newId } from "../../db/ids.ts";
-import { accounts, loginActivity, statuses, users } from "../../db/schema.ts";
+import { accounts, loginActivity, statuses, users } from "../../db/schema/mod.ts";
 import { MASTODON_COMPAT_VERSION, ROOKERY_VERSION } from "../../version.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import { createAccount } from "./helpers.ts";

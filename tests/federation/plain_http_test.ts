@@ -1,6 +1,6 @@
 /**
  * Two servers on plain http on one machine find and follow each other by
- * handle (federation/webfinger_client.ts asks WebFinger with the scheme of
+ * handle (federation/fetch/webfinger_client.ts asks WebFinger with the scheme of
  * our own ORIGIN): A (http://localhost:port) resolves `@bella@127.0.0.1:port`
  * of B, follows her, gets her post in its home timeline, and its favourite
  * and reply reach B. A third server on https never asks B over http.
@@ -11,7 +11,7 @@ import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { eventually as waitFor } from "../fixtures/wait.ts";
 import { closeAll, storedStatus } from "../fixtures/federation.ts";
-import { webFingerScheme } from "../../federation/webfinger_client.ts";
+import { webFingerScheme } from "../../federation/fetch/webfinger_client.ts";
 
 /** First contacts make keys and fetch actors; on a loaded machine that takes a while. */
 const eventually = <T>(what: string, check: () => Promise<T | null | undefined | false>) =>

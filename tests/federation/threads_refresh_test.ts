@@ -19,11 +19,11 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { replyCrawls } from "../../db/schema.ts";
-import { createDomainBlock } from "../../actors/instance_domain_blocks.ts";
-import { FetchBudget } from "../../federation/fetch_budget.ts";
-import { resolveRemoteStatus } from "../../federation/fetch_status.ts";
-import { instanceContext } from "../../federation/lookup.ts";
+import { replyCrawls } from "../../db/schema/mod.ts";
+import { createDomainBlock } from "../../actors/moderation/instance_domain_blocks.ts";
+import { FetchBudget } from "../../federation/fetch/budget.ts";
+import { resolveRemoteStatus } from "../../federation/remote/statuses.ts";
+import { instanceContext } from "../../federation/fetch/lookup.ts";
 import { test } from "../harness.ts";
 import { closeAll, startPair, storedStatus } from "../fixtures/federation.ts";
 import { startFakePeer } from "../fixtures/fake_peer.ts";

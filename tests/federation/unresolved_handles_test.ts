@@ -1,7 +1,7 @@
 /**
  * Handles that do not resolve say why (issue 19, item 5): a search with
  * `resolve=true` that finds nothing logs, at info level, one of the
- * reasons of federation/webfinger_client.ts's LookupFailure, so an operator
+ * reasons of federation/fetch/webfinger_client.ts's LookupFailure, so an operator
  * can tell "no such account" from "could not ask":
  *
  * - not_found (WebFinger 404), invalid_answer (not a JRD), no_actor_link,

@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { type InstanceOptions, startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

@@ -13,14 +13,14 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { eventually } from "../fixtures/wait.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { ROOKERY_VERSION } from "../../version.ts";
 import { AP_ACCEPT } from "./helpers.ts";
 

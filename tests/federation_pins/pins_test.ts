@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { statusPins } from "../../db/schema.ts";
+import { statusPins } from "../../db/schema/mod.ts";
 import { test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { closeAll, followRemote, postSigned, startPair } from "../fixtures/federation.ts";

@@ -1,5 +1,5 @@
 /**
- * The fetch budget of an inbound activity (federation/fetch_budget.ts). A
+ * The fetch budget of an inbound activity (federation/fetch/budget.ts). A
  * hand-written peer (tests/fixtures/fake_peer.ts) delivers a reply whose
  * thread is deeper and wider than the budget: each parent quotes another
  * post and every post has an author we do not know.
@@ -18,7 +18,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { quotes, statuses } from "../../db/schema.ts";
+import { quotes, statuses } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";

@@ -8,8 +8,8 @@
  * Followers-only and direct replies are not forwarded.
  */
 import assert from "node:assert/strict";
-import { resolveRemoteStatus } from "../../federation/fetch_status.ts";
-import { FetchBudget } from "../../federation/fetch_budget.ts";
+import { resolveRemoteStatus } from "../../federation/remote/statuses.ts";
+import { FetchBudget } from "../../federation/fetch/budget.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { arrived, closeAll, followRemote, storedStatus } from "../fixtures/federation.ts";

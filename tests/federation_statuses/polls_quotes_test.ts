@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { quotes } from "../../db/schema.ts";
+import { quotes } from "../../db/schema/mod.ts";
 import { test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { arrived, closeAll, followRemote, startPair } from "../fixtures/federation.ts";

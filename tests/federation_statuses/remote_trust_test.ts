@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts, statusEdits, statuses } from "../../db/schema.ts";
+import { accounts, statusEdits, statuses } from "../../db/schema/mod.ts";
 import { deleteStatus } from "../../actors/statuses/delete.ts";
 import { editRemoteStatus } from "../../actors/statuses/edit_remote.ts";
 import { startInstance, test } from "../harness.ts";

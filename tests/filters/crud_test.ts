@@ -13,7 +13,7 @@ import {
   MAX_KEYWORDS_PER_ACCOUNT,
   MAX_KEYWORDS_PER_FILTER,
 } from "../../actors/filters/rules.ts";
-import { customFilterKeywords, customFilters } from "../../db/schema.ts";
+import { customFilterKeywords, customFilters } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 
 test("filters: v2 and v1 CRUD, validation, ownership and scopes", async (t) => {

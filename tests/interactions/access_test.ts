@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { bookmarks, favourites, statuses, statusPins } from "../../db/schema.ts";
-import { block } from "../../actors/blocks.ts";
+import { bookmarks, favourites, statuses, statusPins } from "../../db/schema/mod.ts";
+import { block } from "../../actors/relationships/blocks.ts";
 import { startInstance, test } from "../harness.ts";
 import { call, callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

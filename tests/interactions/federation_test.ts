@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { createStatus } from "../../actors/statuses/create.ts";
-import { follow } from "../../actors/follows.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { follow } from "../../actors/relationships/follows.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { test } from "../harness.ts";
 import { closeAll, startPair } from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -68,7 +68,7 @@ test("Like, Announce, their Undo, and pins' Add/Remove are delivered", async (t)
       assert.equal(announce.id, `${aliceUri}/statuses/${boost.id}/activity`);
       assert.equal(announce.actor, aliceUri);
       assert.equal(announce.object, statusUri);
-      // Mastodon's shape: a list, and the public collection in full (federation/wire_shape.ts).
+      // Mastodon's shape: a list, and the public collection in full (federation/objects/wire_shape.ts).
       assert.deepEqual(announce.to, ["https://www.w3.org/ns/activitystreams#Public"]);
       assert.ok([announce.cc].flat().includes(bobOnA.uri));
       assert.ok(announce.published);

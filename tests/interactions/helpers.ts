@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { createStatus, type LocalStatusInput } from "../../actors/statuses/create.ts";
-import { follow } from "../../actors/follows.ts";
-import { notifications, statuses } from "../../db/schema.ts";
+import { follow } from "../../actors/relationships/follows.ts";
+import { notifications, statuses } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import type { TestUser } from "../fixtures/users.ts";

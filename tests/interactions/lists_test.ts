@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { quotes } from "../../db/schema.ts";
-import { mute } from "../../actors/mutes.ts";
+import { quotes } from "../../db/schema/mod.ts";
+import { mute } from "../../actors/relationships/mutes.ts";
 import { startInstance, test } from "../harness.ts";
 import { call, callJson, links } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import { eq } from "drizzle-orm";
-import { mediaAttachments, statuses } from "../../db/schema.ts";
+import { mediaAttachments, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import type { TestInstance } from "../harness.ts";
 import { authed } from "../accounts/helpers.ts";

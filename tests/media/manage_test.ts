@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import sharp from "sharp";
 import { eq } from "drizzle-orm";
 import { json, startInstance, test } from "../harness.ts";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { removeUnattachedMedia } from "../../actors/media/processing.ts";
 import { attachToStatus, authed, fetchFile, form, image, localUser, upload } from "./helpers.ts";
 

@@ -12,7 +12,7 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { eq } from "drizzle-orm";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { newAttachmentPath, storedFileName } from "../../actors/media/storage.ts";
 import { mediaStore } from "../../actors/media/store.ts";

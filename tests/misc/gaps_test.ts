@@ -11,7 +11,7 @@ import { startInstance, test } from "../harness.ts";
 import { callJson, links, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, follows } from "../../db/schema.ts";
+import { accounts, follows } from "../../db/schema/mod.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "rookery-docs-" });
 const privacyFile = join(dir, "privacy.md");

@@ -9,7 +9,7 @@ import { startInstance, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { mediaRow } from "../fixtures/media.ts";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 
 test("oEmbed and the embed page", async (t) => {
   const instance = await startInstance({ env: { AUTHORIZED_FETCH: "true" } });

@@ -4,7 +4,7 @@
  * with admin scopes, an app token for sign-ups, and small helpers.
  */
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { users } from "../../db/schema/mod.ts";
 import { call } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { appToken, signUp, signUpForm } from "../accounts/helpers.ts";

@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
-import { ipBlocks } from "../../db/schema.ts";
+import { ipBlocks } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { json, POSTGRES_ONLY, startInstance, test } from "../harness.ts";
 import { call, callJson } from "../fixtures/api.ts";
 import { authorizePath, Browser, formFields, registerApp } from "../oauth/helpers.ts";

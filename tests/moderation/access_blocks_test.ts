@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { count } from "drizzle-orm";
-import { ipBlocks } from "../../db/schema.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
+import { ipBlocks } from "../../db/schema/mod.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { canonicalEmail } from "../../actors/access_blocks/canonical_email.ts";
 import { json, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";

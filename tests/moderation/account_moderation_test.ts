@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts, follows, statuses, users } from "../../db/schema.ts";
+import { accounts, follows, statuses, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
 import { mediaStore } from "../../actors/media/store.ts";

@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { oauthApplications, userActivityDays, users } from "../../db/schema.ts";
-import { createWebSession } from "../../actors/sessions.ts";
+import { oauthApplications, userActivityDays, users } from "../../db/schema/mod.ts";
+import { createWebSession } from "../../actors/auth/sessions.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, ok } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts, users, webSessions } from "../../db/schema.ts";
+import { accounts, users, webSessions } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { loadAdminAccounts } from "../../api/entities/admin_account.ts";
 import { startInstance, test } from "../harness.ts";

@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
-import { accountWarnings, reports, webSessions } from "../../db/schema.ts";
+import { accountWarnings, reports, webSessions } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { test } from "../harness.ts";
 import { call, callJson, links, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

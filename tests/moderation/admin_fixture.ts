@@ -4,7 +4,7 @@
  * remote account, with small helpers over the API and the audit log.
  */
 import { and, eq } from "drizzle-orm";
-import { accounts, adminActionLogs, users } from "../../db/schema.ts";
+import { accounts, adminActionLogs, users } from "../../db/schema/mod.ts";
 import { type InstanceOptions, startInstance, type TestInstance } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

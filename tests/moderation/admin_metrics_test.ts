@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts, follows, statuses, users } from "../../db/schema.ts";
+import { accounts, follows, statuses, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { ROOKERY_VERSION } from "../../version.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";

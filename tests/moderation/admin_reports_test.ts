@@ -9,9 +9,9 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { PgPreparedQuery } from "drizzle-orm/pg-core";
-import { reports, users } from "../../db/schema.ts";
-import { addRule } from "../../actors/rules.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
+import { reports, users } from "../../db/schema/mod.ts";
+import { addRule } from "../../actors/moderation/instance_rules.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser, type TestUser } from "../fixtures/users.ts";

@@ -10,9 +10,9 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
-import { refreshTrends } from "../../actors/trends/refresh.ts";
+import { users } from "../../db/schema/mod.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
+import { refreshTrends } from "../../jobs/trends.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createAccount, createToken, createUser } from "../fixtures/users.ts";

@@ -11,13 +11,20 @@
  */
 import assert from "node:assert/strict";
 import { count, eq, sql } from "drizzle-orm";
-import { accounts, follows, mediaAttachments, reports, statuses, users } from "../../db/schema.ts";
+import {
+  accounts,
+  follows,
+  mediaAttachments,
+  reports,
+  statuses,
+  users,
+} from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { findOrCreateTags } from "../../db/queries/tags.ts";
-import { statusTags } from "../../db/schema.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
+import { statusTags } from "../../db/schema/mod.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
-import { writeFollow } from "../../actors/follow_rows.ts";
+import { writeFollow } from "../../actors/relationships/follow_rows.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
 import { mediaStore } from "../../actors/media/store.ts";
 import { POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { users } from "../../db/schema/mod.ts";
 import { eq } from "drizzle-orm";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus, relationship } from "../fixtures/api.ts";

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { count, eq, sql } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
-import { listAdminActions } from "../../actors/audit_log.ts";
+import { users } from "../../db/schema/mod.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, links } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

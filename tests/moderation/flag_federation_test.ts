@@ -9,9 +9,9 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accounts, reports, users } from "../../db/schema.ts";
-import { recordDelivery } from "../../actors/deliveries.ts";
-import { receiveFlag } from "../../actors/reports.ts";
+import { accounts, reports, users } from "../../db/schema/mod.ts";
+import { recordDelivery } from "../../actors/outbox/deliveries.ts";
+import { receiveFlag } from "../../actors/moderation/report_filing.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import {

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { notifications } from "../../db/schema.ts";
+import { notifications } from "../../db/schema/mod.ts";
 import { test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { startAdminFixture } from "./admin_fixture.ts";

@@ -8,14 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { and, count, eq } from "drizzle-orm";
-import { accounts, notifications, reports, users } from "../../db/schema.ts";
-import { addRule } from "../../actors/rules.ts";
+import { accounts, notifications, reports, users } from "../../db/schema/mod.ts";
+import { addRule } from "../../actors/moderation/instance_rules.ts";
 import {
   hasPermission,
   mayReceiveNotification,
   rolePermissions,
   rolesWith,
-} from "../../actors/permissions.ts";
+} from "../../model/permissions.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts, users } from "../../db/schema.ts";
+import { accounts, users } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 import { test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";

@@ -7,14 +7,14 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 import { test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { arrived, closeAll, startPair } from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
-import { deleteLocalAccount } from "../../actors/moderation.ts";
+import { deleteLocalAccount } from "../../actors/moderation/local_users.ts";
 import { staff } from "./admin_fixture.ts";
 
 async function accountRow(instance: TestInstance, id: string) {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accounts, adminActionLogs, follows, statuses } from "../../db/schema.ts";
+import { accounts, adminActionLogs, follows, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { test } from "../harness.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

@@ -10,8 +10,8 @@ import { eq } from "drizzle-orm";
 import { Person } from "@fedify/vocab";
 import { startInstance, test } from "../harness.ts";
 import { fixtures } from "../notifications/helpers.ts";
-import { accounts, notifications } from "../../db/schema.ts";
-import { publishedDay, upsertRemoteActor } from "../../federation/remote_accounts.ts";
+import { accounts, notifications } from "../../db/schema/mod.ts";
+import { publishedDay, upsertRemoteActor } from "../../federation/remote/accounts.ts";
 import { notifyFollow } from "../../actors/notifications/notify.ts";
 
 const DAY = 86_400_000;

@@ -12,7 +12,7 @@ import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { links } from "../fixtures/api.ts";
 import { fixtures, type TestUser } from "../notifications/helpers.ts";
-import { accounts, follows } from "../../db/schema.ts";
+import { accounts, follows } from "../../db/schema/mod.ts";
 
 test("notification requests: filter, accept, dismiss, drop, other conditions, paging", async (t) => {
   const instance = await startInstance();

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
 import { links } from "../fixtures/api.ts";
 import { fixtures } from "./helpers.ts";
-import { markers } from "../../db/schema.ts";
+import { markers } from "../../db/schema/mod.ts";
 
 test("grouped notifications: groups, partial avatars, paging, show, dismiss, unread_count", async () => {
   const instance = await startInstance();

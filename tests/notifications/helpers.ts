@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { type NewNotification, notify } from "../../actors/notifications/notify.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, mentions, statuses } from "../../db/schema.ts";
+import { accounts, mentions, statuses } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 import { type ApiResult, type Caller, callJson, ok as okApi, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

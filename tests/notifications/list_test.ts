@@ -11,7 +11,7 @@ import { links } from "../fixtures/api.ts";
 import { fixtures } from "./helpers.ts";
 import { assertScopeMatrix, scopeFixtures } from "../oauth/scope_matrix.ts";
 import { newId } from "../../db/ids.ts";
-import { blocks, markers, statuses } from "../../db/schema.ts";
+import { blocks, markers, statuses } from "../../db/schema/mod.ts";
 
 test("v1 notifications: filters, paging, show, dismiss, clear, unread_count", async () => {
   const instance = await startInstance();

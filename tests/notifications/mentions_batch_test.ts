@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { notificationRequests, notifications } from "../../db/schema.ts";
+import { notificationRequests, notifications } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { statementsIn } from "../fixtures/statements.ts";

@@ -16,7 +16,7 @@ import {
   follows,
   mutes,
   notifications,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { notifyMentions, notifySubscribers } from "../../actors/notifications/notify.ts";
 
 test("notify: self, blocks, mutes, domain blocks, muted threads and remote recipients", async () => {

@@ -1,8 +1,8 @@
 /** POST /api/v1/apps: JSON and form bodies, redirect URIs, scopes, and what is refused. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { hashSecret } from "../../actors/tokens.ts";
-import { oauthApplications } from "../../db/schema.ts";
+import { hashSecret } from "../../actors/oauth/tokens.ts";
+import { oauthApplications } from "../../db/schema/mod.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 
 function postJson(a: TestInstance, body: unknown): Promise<Response> {

@@ -4,8 +4,8 @@
  * registration and PKCE pairs.
  */
 import assert from "node:assert/strict";
-import { s256 } from "../../actors/oauth.ts";
-import { randomSecret } from "../../actors/tokens.ts";
+import { s256 } from "../../actors/oauth/oauth.ts";
+import { randomSecret } from "../../actors/oauth/tokens.ts";
 import { json, type TestInstance } from "../harness.ts";
 import { createAccount } from "../fixtures/users.ts";
 

@@ -19,10 +19,10 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { createAccessToken, createApplication } from "../../actors/tokens.ts";
-import { ALL_SCOPES, scopesAllow, TOP_LEVEL_SCOPES } from "../../actors/scopes.ts";
-import { LOGIN_REFUSALS } from "../../actors/sessions.ts";
-import { oauthAccessTokens } from "../../db/schema.ts";
+import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
+import { ALL_SCOPES, scopesAllow, TOP_LEVEL_SCOPES } from "../../model/scopes.ts";
+import { LOGIN_REFUSALS } from "../../actors/auth/sessions.ts";
+import { oauthAccessTokens } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 import { createUser, type UserState } from "./helpers.ts";
 

@@ -1,8 +1,8 @@
 /** POST /oauth/token: every way a code exchange or a client can be wrong. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { hashSecret } from "../../actors/tokens.ts";
-import { oauthAuthorizationCodes } from "../../db/schema.ts";
+import { hashSecret } from "../../actors/oauth/tokens.ts";
+import { oauthAuthorizationCodes } from "../../db/schema/mod.ts";
 import { json, startInstance, test } from "../harness.ts";
 import {
   authorizeInBrowser,

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq, like } from "drizzle-orm";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import { type ChildScript, freePort, spawnScript } from "../fixtures/server_process.ts";
 import { createTestDatabase, DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
 import { closeAll, followRemote, remoteId } from "../fixtures/federation.ts";

@@ -9,9 +9,9 @@
 import assert from "node:assert/strict";
 import { Update } from "@fedify/vocab";
 import { newId } from "../../db/ids.ts";
-import { follows } from "../../db/schema.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
-import { instanceContext } from "../../federation/lookup.ts";
+import { follows } from "../../db/schema/mod.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
+import { instanceContext } from "../../federation/fetch/lookup.ts";
 import { startInstance, test } from "../harness.ts";
 import { createAccount } from "../federation/helpers.ts";
 import { createUser } from "../fixtures/users.ts";

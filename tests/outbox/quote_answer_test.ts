@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
-import { quotes } from "../../db/schema.ts";
+import { quotes } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";

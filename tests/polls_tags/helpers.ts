@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import { idFromTime, newId } from "../../db/ids.ts";
-import { polls, statuses, statusTags } from "../../db/schema.ts";
+import { polls, statuses, statusTags } from "../../db/schema/mod.ts";
 import { findOrCreateTags } from "../../db/queries/tags.ts";
 import type { TestInstance } from "../harness.ts";
 

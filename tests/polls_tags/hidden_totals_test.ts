@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
-import { polls } from "../../db/schema.ts";
+import { polls } from "../../db/schema/mod.ts";
 import { callJson, ok } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { WsClient } from "../streaming/helpers.ts";

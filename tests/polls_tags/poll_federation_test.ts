@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { newId } from "../../db/ids.ts";
-import { accounts, follows, polls, statuses } from "../../db/schema.ts";
+import { accounts, follows, polls, statuses } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

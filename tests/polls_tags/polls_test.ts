@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { and, eq, sql } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
-import { notifications, polls } from "../../db/schema.ts";
+import { notifications, polls } from "../../db/schema/mod.ts";
 import { closeDuePolls } from "../../actors/polls/close.ts";
 import { call, callJson } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

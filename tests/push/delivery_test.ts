@@ -12,8 +12,8 @@ import { startInstance, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
-import { sendPush } from "../../actors/push/send.ts";
-import { MAX_ATTEMPTS } from "../../actors/push/deliver.ts";
+import { sendPush } from "../../jobs/web_push/send.ts";
+import { MAX_ATTEMPTS } from "../../jobs/web_push/deliver.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
 import { productUserAgent } from "../../version.ts";
 import {

@@ -10,8 +10,8 @@ import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { call, callJson } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
-import { users, webPushSubscriptions } from "../../db/schema.ts";
-import { createAccessToken, createApplication } from "../../actors/tokens.ts";
+import { users, webPushSubscriptions } from "../../db/schema/mod.ts";
+import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
 import { uaKeys } from "./helpers.ts";
 
 const PATH = "/api/v1/push/subscription";

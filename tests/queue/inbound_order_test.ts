@@ -1,6 +1,6 @@
 /**
  * Inbound activities through the queue the server builds (createStores
- * wrapped by federation/jobs.ts), with messages shaped as Fedify queues
+ * wrapped by jobs/queue.ts), with messages shaped as Fedify queues
  * them and a handler that fails and retries as Fedify's does: one actor's
  * activities run one at a time in the order they were queued, a retry keeps
  * its place in that line, one that keeps failing is dropped and the line
@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
 import { createStores } from "../../federation/stores/mod.ts";
-import { JobQueue } from "../../federation/jobs.ts";
-import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox_order.ts";
+import { JobQueue } from "../../jobs/queue.ts";
+import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox/order.ts";
 import type { AppContext } from "../../context.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accountConversations, notifications } from "../../db/schema.ts";
+import { accountConversations, notifications } from "../../db/schema/mod.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";

@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts } from "../../db/schema.ts";
-import { deleteLocalAccount } from "../../actors/moderation.ts";
-import { recordDelivery } from "../../actors/deliveries.ts";
+import { accounts } from "../../db/schema/mod.ts";
+import { deleteLocalAccount } from "../../actors/moderation/local_users.ts";
+import { recordDelivery } from "../../actors/outbox/deliveries.ts";
 import { newId } from "../../db/ids.ts";
 import { test, type TestInstance } from "../harness.ts";
 import { callJson, relationship } from "../fixtures/api.ts";

@@ -5,7 +5,7 @@
  * sides.
  */
 import assert from "node:assert/strict";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { test } from "../harness.ts";
 import { callJson, relationship } from "../fixtures/api.ts";
 import { closeAll, postSigned, startPair } from "../fixtures/federation.ts";

@@ -3,7 +3,7 @@
  * relationships, waits): reading account rows.
  */
 import { eq } from "drizzle-orm";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 
 /** A stored account row by id. */

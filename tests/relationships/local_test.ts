@@ -1,7 +1,7 @@
 /** Relationships between local accounts, through the API. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { mutes } from "../../db/schema.ts";
+import { mutes } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { call, callJson, relationship } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

@@ -1,5 +1,5 @@
 /**
- * Accounts that move (actors/moves.ts, federation/inbox_move.ts):
+ * Accounts that move (actors/accounts/moves.ts, federation/inbox/move.ts):
  *
  * - a fake peer in Mastodon's JSON shape with only the plain ActivityStreams
  *   context: a Move whose target does not list the origin changes nothing;
@@ -14,11 +14,11 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accounts, followRequests, follows, notifications } from "../../db/schema.ts";
-import { writeFollow } from "../../actors/follow_rows.ts";
-import { redirectFollowerBatch } from "../../actors/moves.ts";
+import { accounts, followRequests, follows, notifications } from "../../db/schema/mod.ts";
+import { writeFollow } from "../../actors/relationships/follow_rows.ts";
+import { redirectFollowerBatch } from "../../actors/accounts/moves.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
-import { resolveRemoteAccount } from "../../federation/remote_accounts.ts";
+import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, relationship } from "../fixtures/api.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";

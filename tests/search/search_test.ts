@@ -14,7 +14,7 @@ import {
   previewCards,
   statusPreviewCards,
   statusSearch,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { type Caller, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser, type TestUser } from "../fixtures/users.ts";
 import { parseSearch } from "../../db/queries/search_query.ts";

@@ -11,8 +11,8 @@
  *   login (403 "Your login is currently disabled"), and writes nothing.
  */
 import assert from "node:assert/strict";
-import { deleteLocalAccount } from "../../actors/moderation.ts";
-import { accounts } from "../../db/schema.ts";
+import { deleteLocalAccount } from "../../actors/moderation/local_users.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import { eq } from "drizzle-orm";
 import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { users } from "../../db/schema/mod.ts";
 import { json, startInstance, test } from "../harness.ts";
 import {
   appToken,

@@ -2,9 +2,9 @@
  * Remote collections cannot make us crawl: a featured collection that
  * claims a million items, pages whose `next` loops back, or a page too big
  * to read cost a bounded number of fetches. Only the collection, its first
- * page and at most 20 of its items (federation/featured_sync.ts) are read,
+ * page and at most 20 of its items (federation/remote/featured_sync.ts) are read,
  * and a document over 1 MiB or an array over 1,000 entries is refused
- * unread (federation/document_loader.ts, json_limits.ts).
+ * unread (federation/fetch/document_loader.ts, json_limits.ts).
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";

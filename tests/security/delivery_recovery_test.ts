@@ -13,7 +13,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
 import { createStores } from "../../federation/stores/mod.ts";
 import { DEFAULT_LEASE_MS, SqlMessageQueue } from "../../federation/stores/sql_queue.ts";
-import { CIRCUIT_BREAKER_OPTIONS } from "../../federation/circuit_breaker.ts";
+import { CIRCUIT_BREAKER_OPTIONS } from "../../federation/outbox/circuit_breaker.ts";
 import { startInstance, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 

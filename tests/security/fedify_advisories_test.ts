@@ -16,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import { eq, like } from "drizzle-orm";
-import { accounts, statuses } from "../../db/schema.ts";
+import { accounts, statuses } from "../../db/schema/mod.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { type FakePeer, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { callJson } from "../fixtures/api.ts";

@@ -1,6 +1,6 @@
 /**
  * Remote handles are what WebFinger confirms, never what an actor document
- * or its host alone suggests (federation/handles.ts). Fake peers on
+ * or its host alone suggests (federation/remote/handles.ts). Fake peers on
  * loopback play every side, over plain http, against one instance whose
  * ORIGIN is http (so it asks WebFinger over http too):
  *
@@ -23,15 +23,15 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { isActor } from "@fedify/vocab";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { type FakePeer, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { storedStatus } from "../fixtures/federation.ts";
-import { upsertRemoteActor } from "../../federation/remote_accounts.ts";
-import { instanceContext, lookupRemote } from "../../federation/lookup.ts";
+import { upsertRemoteActor } from "../../federation/remote/accounts.ts";
+import { instanceContext, lookupRemote } from "../../federation/fetch/lookup.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 

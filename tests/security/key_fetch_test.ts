@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { signRequest, verifyRequest } from "@fedify/fedify";
 import type { DocumentLoader } from "@fedify/vocab-runtime";
-import { contextLoader } from "../../federation/document_loader.ts";
+import { contextLoader } from "../../federation/fetch/document_loader.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { postStatus } from "../fixtures/api.ts";

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";

@@ -12,10 +12,10 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { users } from "../../db/schema/mod.ts";
 import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
-import { IMPORT_IN_PROGRESS, MAX_IMPORT_BYTES } from "../../actors/data/import.ts";
-import { TOO_MANY_GUESSES } from "../../api/routes/settings/password_guess.ts";
+import { IMPORT_IN_PROGRESS, MAX_IMPORT_BYTES } from "../../actors/import_export/import.ts";
+import { TOO_MANY_GUESSES } from "../../web/routes/settings/password_guess.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";

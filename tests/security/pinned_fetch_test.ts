@@ -2,7 +2,7 @@
  * DNS rebinding, for the requests Fedify makes itself (deliveries,
  * WebFinger, NodeInfo): with ALLOW_PRIVATE_ADDRESS off they connect to the
  * address that was checked, through actors/net/public_fetch.ts
- * (federation/outbound_fetch.ts wraps fetch for them).
+ * (federation/fetch/outbound_fetch.ts wraps fetch for them).
  *
  * - A whole exchange runs over the pinned path: the peer's name exists only
  *   in our test resolver (Deno's own resolver has never heard of it), and its
@@ -19,7 +19,7 @@ import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { startFakePeer } from "../fixtures/fake_peer.ts";
 import { addressPolicy, dnsResolver } from "../../actors/net/public_fetch.ts";
-import { installOutboundFetch } from "../../federation/outbound_fetch.ts";
+import { installOutboundFetch } from "../../federation/fetch/outbound_fetch.ts";
 
 const PEER_NAME = "peer.rookery-pinned.test";
 

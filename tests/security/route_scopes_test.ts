@@ -20,10 +20,10 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { createAccount, createToken } from "../fixtures/users.ts";
-import { users } from "../../db/schema.ts";
+import { users } from "../../db/schema/mod.ts";
 import { SCOPE_ERRORS } from "../../api/middleware/scopes.ts";
 import { STREAM_ERRORS } from "../../api/streaming/streams.ts";
-import { ALL_SCOPES } from "../../actors/scopes.ts";
+import { ALL_SCOPES } from "../../model/scopes.ts";
 
 /** Write routes Mastodon does not guard with a write scope. */
 const WRITE_EXEMPT: Record<string, string> = {

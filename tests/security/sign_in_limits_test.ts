@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
-import { TOO_MANY_ATTEMPTS } from "../../api/routes/sign_in.ts";
-import { SESSION_COOKIE } from "../../api/routes/authorize_request.ts";
+import { TOO_MANY_ATTEMPTS } from "../../web/routes/auth/sign_in.ts";
+import { SESSION_COOKIE } from "../../web/routes/auth/authorize_request.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import { json, startInstance, test } from "../harness.ts";
 import {

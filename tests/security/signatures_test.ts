@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts } from "../../db/schema.ts";
+import { accounts } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";

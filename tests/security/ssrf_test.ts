@@ -18,7 +18,7 @@ import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { getStatus, jobsDrained } from "../cards/helpers.ts";
 import { dnsResolver } from "../../actors/net/public_fetch.ts";
-import { fetchHtmlPage } from "../../actors/cards/fetch_page.ts";
+import { fetchHtmlPage } from "../../jobs/link_cards/fetch_page.ts";
 
 /** A TCP listener that counts connections and closes them at once. */
 interface Trap {

@@ -35,10 +35,10 @@ import {
   registerApp,
   tokenRequest,
 } from "../oauth/helpers.ts";
-import { getKeyPairs, INSTANCE_KEY_OWNER } from "../../federation/keys.ts";
-import { instanceContext } from "../../federation/lookup.ts";
-import { resolveRemoteStatus } from "../../federation/fetch_status.ts";
-import { FetchBudget } from "../../federation/fetch_budget.ts";
+import { getKeyPairs, INSTANCE_KEY_OWNER } from "../../federation/dispatchers/keys.ts";
+import { instanceContext } from "../../federation/fetch/lookup.ts";
+import { resolveRemoteStatus } from "../../federation/remote/statuses.ts";
+import { FetchBudget } from "../../federation/fetch/budget.ts";
 
 const AP = "application/activity+json";
 /** A's MAX_BODY_BYTES, and the proxies' body limit. */

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { MAIN, startServer } from "../fixtures/server_process.ts";
 import { openDatabase } from "../../db/connection.ts";
-import { createLocalAccount } from "../../actors/accounts.ts";
+import { createLocalAccount } from "../../actors/accounts/accounts.ts";
 import { createTestDatabase, DB_KIND, PGLITE_ONLY, test } from "../harness.ts";
 
 async function storage() {

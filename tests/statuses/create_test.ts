@@ -12,7 +12,7 @@ import {
   statuses,
   statusTags,
   tags,
-} from "../../db/schema.ts";
+} from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { mediaRow } from "../fixtures/media.ts";

@@ -3,7 +3,7 @@
  * rows): follows written straight into the database.
  */
 import { newId } from "../../db/ids.ts";
-import { follows } from "../../db/schema.ts";
+import { follows } from "../../db/schema/mod.ts";
 import type { TestInstance } from "../harness.ts";
 import type { TestUser } from "../fixtures/users.ts";
 

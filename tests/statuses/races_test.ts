@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
-import { statusEdits, statuses } from "../../db/schema.ts";
+import { statusEdits, statuses } from "../../db/schema/mod.ts";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { holdTransactionOf } from "../fixtures/gate.ts";
@@ -18,7 +18,7 @@ import { createUser, type TestUser } from "../fixtures/users.ts";
 
 /**
  * Records the status deliveries the commands ask for, in order: every
- * intent written to outbox_intents (actors/deliveries.ts), kept by a
+ * intent written to outbox_intents (actors/outbox/deliveries.ts), kept by a
  * trigger after the relay deletes it.
  */
 async function recordDeliveries(instance: TestInstance): Promise<() => Promise<string[]>> {

@@ -1,7 +1,7 @@
 /** Reading, editing and deleting statuses, and who may see what. */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { accounts, blocks, mediaAttachments, statusEdits, statuses } from "../../db/schema.ts";
+import { accounts, blocks, mediaAttachments, statusEdits, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { mediaAttachments, users } from "../../db/schema.ts";
+import { mediaAttachments, users } from "../../db/schema/mod.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
 import { startInstance, test } from "../harness.ts";
 import { type Caller, callJson, ok, postStatus } from "../fixtures/api.ts";
@@ -15,7 +15,7 @@ import { createUser } from "../fixtures/users.ts";
 import { deeplBackend } from "../../actors/translation/deepl.ts";
 import { TranslationUnavailableError } from "../../actors/translation/backend.ts";
 import { pickLanguages } from "../../actors/translation/service.ts";
-import { createAccessToken, createApplication } from "../../actors/tokens.ts";
+import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
 import {
   assembleTranslation,
   sourceTexts,

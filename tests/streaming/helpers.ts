@@ -13,7 +13,7 @@
 import type { TestInstance } from "../harness.ts";
 import { publishStreamEvent } from "../../actors/streaming/bus.ts";
 import { newId } from "../../db/ids.ts";
-import { statuses } from "../../db/schema.ts";
+import { statuses } from "../../db/schema/mod.ts";
 
 /** A WebSocket frame as Mastodon sends it. */
 export interface Frame {

@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
-import { hashSecret } from "../../actors/tokens.ts";
+import { hashSecret } from "../../actors/oauth/tokens.ts";
 import { createAnnouncement, deleteAnnouncement } from "../../actors/announcements/manage.ts";
 import { mediaRow } from "../fixtures/media.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";

@@ -13,7 +13,7 @@ import { eventually } from "../fixtures/wait.ts";
 import postgres from "postgres";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
-import { hashSecret } from "../../actors/tokens.ts";
+import { hashSecret } from "../../actors/oauth/tokens.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { remoteStatus, WsClient } from "./helpers.ts";
 

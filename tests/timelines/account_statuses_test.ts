@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
-import { mediaAttachments } from "../../db/schema.ts";
+import { mediaAttachments } from "../../db/schema/mod.ts";
 import { HOME_FEED_LIMIT, trimHomeFeed } from "../../actors/timelines/fanout.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, previewCards, statusPreviewCards } from "../../db/schema.ts";
+import { accounts, previewCards, statusPreviewCards } from "../../db/schema/mod.ts";
 import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

@@ -1,7 +1,7 @@
 /** Markers (versions, 409 on a stale concurrent update) and direct-message conversations. */
 import assert from "node:assert/strict";
 import { POSTGRES_ONLY, startInstance, test } from "../harness.ts";
-import { MarkerConflictError, saveMarkers, writeMarker } from "../../actors/markers.ts";
+import { MarkerConflictError, saveMarkers, writeMarker } from "../../actors/timelines/markers.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { follow, links, pathOf } from "./helpers.ts";

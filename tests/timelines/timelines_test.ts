@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
-import { mediaAttachments, previewCards, statusPreviewCards } from "../../db/schema.ts";
+import { mediaAttachments, previewCards, statusPreviewCards } from "../../db/schema/mod.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { follow, ids, links, pathOf } from "./helpers.ts";

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { eq } from "drizzle-orm";
-import { accountDomainBlocks, dataImports } from "../../db/schema.ts";
+import { accountDomainBlocks, dataImports } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { test, type TestInstance } from "../harness.ts";
 import { callJson, ok, postStatus, relationship } from "../fixtures/api.ts";

@@ -1,5 +1,5 @@
 /**
- * Every family of HTML page on the one shell and stylesheet (api/pages/
+ * Every family of HTML page on the one shell and stylesheet (web/pages/
  * shell.tsx, style.ts): public (landing, about, profile, thread, tag, a
  * 404, the embed), the account flow (sign-in, sign-up, password reset,
  * e-mail confirmation), OAuth (consent, code, error), settings (the password
@@ -18,7 +18,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { users, webSessions } from "../../db/schema.ts";
+import { users, webSessions } from "../../db/schema/mod.ts";
 import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -26,7 +26,7 @@ import { browserTest } from "../fixtures/browser.ts";
 import type { BrowserContext } from "playwright-core";
 import { signInOverHttp } from "../admin_web/http_session.ts";
 import { registerApp } from "../oauth/helpers.ts";
-import { STYLESHEET, STYLESHEET_HREF, STYLESHEET_PATH } from "../../api/pages/style.ts";
+import { STYLESHEET, STYLESHEET_HREF, STYLESHEET_PATH } from "../../web/pages/style.ts";
 import { axeFindings } from "./page_checks.ts";
 
 const instance = await startInstance({

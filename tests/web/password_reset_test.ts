@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
-import { users, webSessions } from "../../db/schema.ts";
+import { users, webSessions } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { mailFiles } from "../accounts/helpers.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
-import { checkPassword } from "../../actors/sessions.ts";
+import { checkPassword } from "../../actors/auth/sessions.ts";
 import { openForm, resetLink } from "./helpers.ts";
 
 const NEW_PASSWORD = "a brand new password";

@@ -10,9 +10,9 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { accounts, domainBlocks, statuses, users } from "../../db/schema.ts";
+import { accounts, domainBlocks, statuses, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { addRule } from "../../actors/rules.ts";
+import { addRule } from "../../actors/moderation/instance_rules.ts";
 import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";

@@ -11,13 +11,13 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema.ts";
+import { users } from "../../db/schema/mod.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { confirmationLink, mailFiles } from "../accounts/helpers.ts";
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
-import { checkPassword } from "../../actors/sessions.ts";
+import { checkPassword } from "../../actors/auth/sessions.ts";
 import { createEmailDomainBlock } from "../../actors/access_blocks/email_domain_blocks.ts";
 import { openForm } from "./helpers.ts";
 import { checkPage } from "./page_checks.ts";

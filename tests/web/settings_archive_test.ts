@@ -22,7 +22,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
-import { backups, favourites, statuses } from "../../db/schema.ts";
+import { backups, favourites, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
@@ -38,8 +38,8 @@ import {
   partFile,
   purgeArchives,
   requestArchive,
-} from "../../actors/data/archive.ts";
-import { ARCHIVE_PAGE, runArchive } from "../../federation/archive_job.ts";
+} from "../../actors/import_export/archive.ts";
+import { ARCHIVE_PAGE, runArchive } from "../../jobs/archive_export.ts";
 import { axeFindings } from "./page_checks.ts";
 
 type Json = Record<string, any>;

@@ -1,5 +1,5 @@
 /**
- * /settings/delete (api/routes/settings/deletion.tsx), on two Rookery
+ * /settings/delete (web/routes/settings/deletion.tsx), on two Rookery
  * instances over https: erin on A, followed by fred on B, deletes her
  * account in Chromium with her password (two-factor sign-in on: the
  * password is enough, as Mastodon). Then her browser is signed out, every
@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { accounts, follows, users } from "../../db/schema.ts";
+import { accounts, follows, users } from "../../db/schema/mod.ts";
 import { test } from "../harness.ts";
 import { closeAll, followRemote, startPair } from "../fixtures/federation.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";

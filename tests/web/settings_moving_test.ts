@@ -1,5 +1,5 @@
 /**
- * The moving pages of the settings (api/routes/settings/moving.tsx), on two
+ * The moving pages of the settings (web/routes/settings/moving.tsx), on two
  * Rookery instances over https: B's alice2 lists A's alice on
  * /settings/aliases, and alice moves to alice2 on /settings/migration; her
  * follower on B and her local follower on A end up following alice2. The
@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
-import { accountMoves, accounts } from "../../db/schema.ts";
+import { accountMoves, accounts } from "../../db/schema/mod.ts";
 import { test } from "../harness.ts";
 import { callJson, relationship } from "../fixtures/api.ts";
 import { closeAll, followRemote, remoteId, startPair } from "../fixtures/federation.ts";
@@ -21,7 +21,7 @@ import { eventually } from "../fixtures/wait.ts";
 import { CHROMIUM_PATH, launchBrowser, signInWithForm } from "../fixtures/browser.ts";
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
 import { checkOpenPage } from "./page_checks.ts";
-import { accountByHandle } from "../../federation/move_accounts.ts";
+import { accountByHandle } from "../../federation/remote/move_accounts.ts";
 
 const chromiumPresent = (() => {
   try {

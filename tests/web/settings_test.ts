@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
-import { webSessions } from "../../db/schema.ts";
+import { webSessions } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { createToken, createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
-import { findWebSession } from "../../actors/sessions.ts";
+import { findWebSession } from "../../actors/auth/sessions.ts";
 
 const instance = await startInstance({ listen: true });
 const db = instance.rookery.ctx.database.db;

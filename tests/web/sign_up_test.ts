@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { count, eq, sql } from "drizzle-orm";
-import { accounts, users } from "../../db/schema.ts";
+import { accounts, users } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { createUser } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";

@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
-import { users, webSessions } from "../../db/schema.ts";
+import { users, webSessions } from "../../db/schema/mod.ts";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
-import { hashSecret } from "../../actors/tokens.ts";
+import { hashSecret } from "../../actors/oauth/tokens.ts";
 
 const instance = await startInstance();
 const db = instance.rookery.ctx.database.db;

@@ -39,8 +39,8 @@ import {
   isIpOrRange,
   listAdminAccountIds,
 } from "../../../db/queries/admin_accounts.ts";
-import { NotFoundError } from "../../../actors/errors.ts";
-import { rolesWith } from "../../../actors/permissions.ts";
+import { NotFoundError } from "../../../model/errors.ts";
+import { rolesWith } from "../../../model/permissions.ts";
 import { flushDiscardedMedia } from "../../../actors/media/discarded.ts";
 import {
   approveAccount,

@@ -9,7 +9,7 @@ import type { ApiEnv } from "../../env.ts";
 import { ApiError } from "../../errors.ts";
 import { withValidation } from "../../validation_errors.ts";
 import { isId } from "../../../db/ids.ts";
-import { NotFoundError } from "../../../actors/errors.ts";
+import { NotFoundError } from "../../../model/errors.ts";
 import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../../pagination.ts";
 import type { Params } from "../../params.ts";
 import type { BlockPage } from "../../../actors/access_blocks/paging.ts";

@@ -8,7 +8,7 @@
  *   an already allowed domain answers its existing allow. 422 for a bad domain.
  * - DELETE /api/v1/admin/domain_allows/:id → {}; with FEDERATION_MODE=allowlist
  *   the domain's accounts are suspended and purged (UnallowDomainService).
- * The allow-list matters when FEDERATION_MODE=allowlist (actors/domain_rules.ts).
+ * The allow-list matters when FEDERATION_MODE=allowlist (actors/moderation/domain_rules.ts).
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
@@ -19,14 +19,14 @@ import { requireStaff } from "../../middleware/staff.ts";
 import { withValidation } from "../../validation_errors.ts";
 import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../../pagination.ts";
 import { serializeAdminDomainAllow } from "../../entities/admin_domain_allow.ts";
-import { NotFoundError } from "../../../actors/errors.ts";
+import { NotFoundError } from "../../../model/errors.ts";
 import {
   createDomainAllow,
   findDomainAllow,
   listDomainAllows,
   removeDomainAllow,
   type Target,
-} from "../../../actors/instance_domain_blocks.ts";
+} from "../../../actors/moderation/instance_domain_blocks.ts";
 
 const READ = requireStaff("manage_federation", "admin:read:domain_allows");
 const WRITE = requireStaff("manage_federation", "admin:write:domain_allows");

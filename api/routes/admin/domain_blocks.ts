@@ -11,7 +11,7 @@
  *   already has a block at least as strict.
  * - PUT /api/v1/admin/domain_blocks/:id: the same fields but the domain.
  * - DELETE /api/v1/admin/domain_blocks/:id → {} (the block is lifted).
- * The commands are actors/instance_domain_blocks.ts; each writes an audit row.
+ * The commands are actors/moderation/instance_domain_blocks.ts; each writes an audit row.
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../env.ts";
@@ -22,7 +22,7 @@ import { requireStaff } from "../../middleware/staff.ts";
 import { withValidation } from "../../validation_errors.ts";
 import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../../pagination.ts";
 import { serializeAdminDomainBlock } from "../../entities/admin_domain_block.ts";
-import { NotFoundError } from "../../../actors/errors.ts";
+import { NotFoundError } from "../../../model/errors.ts";
 import {
   COMMENT_MAX,
   createDomainBlock,
@@ -33,7 +33,7 @@ import {
   removeDomainBlock,
   type Target,
   updateDomainBlock,
-} from "../../../actors/instance_domain_blocks.ts";
+} from "../../../actors/moderation/instance_domain_blocks.ts";
 
 const READ = requireStaff("manage_federation", "admin:read:domain_blocks");
 const WRITE = requireStaff("manage_federation", "admin:write:domain_blocks");

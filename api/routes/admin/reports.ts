@@ -22,8 +22,8 @@ import { readBoolean, readString, readStringArray } from "../../readers.ts";
 import { requireStaff } from "../../middleware/staff.ts";
 import { withValidation } from "../../validation_errors.ts";
 import { serializeAdminReport, serializeAdminReports } from "../../entities/admin_report.ts";
-import { NotFoundError } from "../../../actors/errors.ts";
-import { REPORT_LIST_MAX, type ReportRow } from "../../../actors/reports.ts";
+import { NotFoundError } from "../../../model/errors.ts";
+import { REPORT_LIST_MAX, type ReportRow } from "../../../actors/moderation/report_filing.ts";
 import {
   assignReportToSelf,
   listReports,

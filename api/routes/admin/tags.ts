@@ -18,7 +18,7 @@ import { readBoolean, readString } from "../../readers.ts";
 import { requireStaff } from "../../middleware/staff.ts";
 import { withValidation } from "../../validation_errors.ts";
 import { serializeAdminTags } from "../../entities/admin_tag.ts";
-import { NotFoundError } from "../../../actors/errors.ts";
+import { NotFoundError } from "../../../model/errors.ts";
 import {
   type AdminTagRow,
   listTags,

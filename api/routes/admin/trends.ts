@@ -6,7 +6,7 @@
  * - GET /api/v1/admin/trends/statuses (admin:read) → Status[] + requires_review
  * - GET /api/v1/admin/trends/links (admin:read) → Trends::Link[] + id, requires_review
  * - POST …/{tags,statuses,links}/:id/{approve,reject} (admin:write) → the item
- * Decisions go through the one review module (actors/trends/review.ts) with
+ * Decisions go through the one review module (actors/discovery/trend_review.ts) with
  * an audit row; the public trends honour them (db/queries/trends.ts).
  * - GET /api/v1/admin/trends/links/publishers (admin:read) → the sites of
  *   trending links (Mastodon's PreviewCardProvider), newest first, Link paging
@@ -30,7 +30,7 @@ import { requireStaff } from "../../middleware/staff.ts";
 import { serializeStatuses } from "../../entities/status.ts";
 import { serializeTrendLinks } from "../../entities/trend_link.ts";
 import { adminTagsJson, tagCommand } from "./tags.ts";
-import { previewCards, statuses } from "../../../db/schema.ts";
+import { previewCards, statuses } from "../../../db/schema/mod.ts";
 import { allTrendIds, type TrendKind, type TrendPage } from "../../../db/queries/trends.ts";
 import { requireTag, tagsByIds } from "../../../actors/moderation/tags.ts";
 import {
@@ -39,7 +39,7 @@ import {
   reviewTrendItem,
   type TrendReviewState,
   trendReviewStates,
-} from "../../../actors/trends/review.ts";
+} from "../../../actors/discovery/trend_review.ts";
 
 async function readTrendPage(c: Context<ApiEnv>, size: PageSize): Promise<TrendPage> {
   const p = await params(c);

@@ -1,0 +1,338 @@
+/**
+ * Updating one's own profile (`update_credentials`) and removing its images,
+ * as Mastodon's UpdateAccountService with the user's posting settings.
+ *
+ * All or nothing: every value is checked and every image processed before
+ * anything is written; the account and its settings change in one
+ * transaction; images written for a change that then fails are deleted, and
+ * replaced or removed images are discarded in that transaction and deleted
+ * from the media store only after the commit (actors/media/discarded.ts). Followers' servers get
+ * an Update of the actor, recorded in the same transaction (actors/outbox/deliveries.ts).
+ */
+import { eq } from "drizzle-orm";
+import ISO6391 from "iso-639-1";
+import type { AppContext } from "../../context.ts";
+import { accounts, users } from "../../db/schema/mod.ts";
+import { NotFoundError, Problems } from "../../model/errors.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
+import { newId } from "../../db/ids.ts";
+import { resolveMentions } from "../formatting/mentions.ts";
+import { linkLocalEmojis } from "../emoji/links.ts";
+import { countableLength, textToHtml } from "../formatting/text_to_html.ts";
+import {
+  ImageRejected,
+  type ProcessedImage,
+  processProfileImage,
+  profileImageKey,
+  type ProfileImageKind,
+  storeProfileImage,
+} from "../media/profile_media.ts";
+import { mediaStore } from "../media/store.ts";
+import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
+import {
+  type FieldSource,
+  PRIVACY_VALUES,
+  QUOTE_POLICY_VALUES,
+  type UserSettings,
+} from "../../model/user_settings.ts";
+
+/** Mastodon's limits on profile text. */
+export const PROFILE_LIMITS = {
+  displayName: 30,
+  note: 500,
+  fieldName: 255,
+  fieldValue: 255,
+  attributionDomains: 10,
+} as const;
+
+/** What `update_credentials` may change; absent members stay as they are. */
+export interface ProfileUpdate {
+  displayName?: string;
+  note?: string;
+  avatar?: Blob;
+  header?: Blob;
+  locked?: boolean;
+  bot?: boolean;
+  discoverable?: boolean;
+  hideCollections?: boolean;
+  indexable?: boolean;
+  attributionDomains?: string[];
+  /** Replaces all fields, in order; entries with neither name nor value are dropped. */
+  fields?: FieldSource[];
+  privacy?: string;
+  sensitive?: boolean;
+  language?: string;
+  quotePolicy?: string;
+  /**
+   * The user's search-engine opt-out (Mastodon's `noindex` setting): only the
+   * settings page changes it, as Mastodon's update_credentials does not.
+   */
+  noindex?: boolean;
+}
+
+type AccountRow = typeof accounts.$inferSelect;
+
+/**
+ * Normalizes an attribution domain as Mastodon does (scheme and `*.`
+ * dropped, lower case) and returns null when it is not a host name.
+ */
+export function normalizeAttributionDomain(raw: string): string | null {
+  const value = raw.trim().toLowerCase().replace(/^https?:\/\//, "").replace(/^\*\./, "");
+  if (value === "" || value.length > 253 || /[\s/?#@:]/.test(value)) return null;
+  let host: string;
+  try {
+    host = new URL(`http://${value}/`).hostname;
+  } catch {
+    return null;
+  }
+  const labels = host.split(".");
+  const valid = labels.every((label) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(label));
+  return valid && !/^\d+$/.test(labels[labels.length - 1]) ? host : null;
+}
+
+/** Checks every scalar value; returns the normalized ones. */
+function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) {
+  const limits = ctx.config.limits;
+  const displayName = input.displayName?.trim();
+  if (displayName != null && [...displayName].length > PROFILE_LIMITS.displayName) {
+    problems.add(
+      "display_name",
+      "ERR_TOO_LONG",
+      `is too long (maximum is ${PROFILE_LIMITS.displayName} characters)`,
+    );
+  }
+  const note = input.note?.trim();
+  if (note != null && countableLength(note) > PROFILE_LIMITS.note) {
+    problems.add(
+      "note",
+      "ERR_TOO_LONG",
+      `is too long (maximum is ${PROFILE_LIMITS.note} characters)`,
+    );
+  }
+  let fields: FieldSource[] | undefined;
+  if (input.fields) {
+    fields = input.fields.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))
+      .filter((f) => f.name !== "" || f.value !== "");
+    if (fields.length > limits.maxProfileFields) {
+      problems.add(
+        "fields",
+        "ERR_TOO_LONG",
+        `is too long (maximum is ${limits.maxProfileFields} fields)`,
+      );
+    }
+    if (fields.some((f) => [...f.name].length > PROFILE_LIMITS.fieldName)) {
+      problems.add(
+        "fields",
+        "ERR_TOO_LONG",
+        `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`,
+      );
+    }
+    if (fields.some((f) => [...f.value].length > PROFILE_LIMITS.fieldValue)) {
+      problems.add(
+        "fields",
+        "ERR_TOO_LONG",
+        `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`,
+      );
+    }
+    if (fields.some((f) => f.name === "" && f.value !== "")) {
+      problems.add(
+        "fields",
+        "ERR_FIELDS_WITH_VALUES_MISSING_LABELS",
+        "contains values with missing labels",
+      );
+    }
+  }
+  let attributionDomains: string[] | undefined;
+  if (input.attributionDomains) {
+    const cleaned = input.attributionDomains.map((d) => d.trim()).filter((d) => d !== "");
+    const normalized = cleaned.map(normalizeAttributionDomain);
+    const invalid = cleaned.filter((_, i) => normalized[i] == null);
+    attributionDomains = [...new Set(normalized.filter((d): d is string => d != null))];
+    if (invalid.length > 0) {
+      problems.add(
+        "attribution_domains",
+        "ERR_INVALID",
+        `contains invalid domains: ${invalid.join(", ")}`,
+      );
+    }
+    if (attributionDomains.length > PROFILE_LIMITS.attributionDomains) {
+      problems.add(
+        "attribution_domains",
+        "ERR_TOO_LONG",
+        `is too long (maximum is ${PROFILE_LIMITS.attributionDomains} domains)`,
+      );
+    }
+  }
+  const included = (key: string, values: readonly string[], value: string | undefined) => {
+    if (value != null && !values.includes(value)) {
+      problems.add(key, "ERR_INCLUSION", "is not included in the list");
+    }
+  };
+  included("source[privacy]", PRIVACY_VALUES, input.privacy);
+  included("source[quote_policy]", QUOTE_POLICY_VALUES, input.quotePolicy);
+  if (input.language != null && !ISO6391.validate(input.language)) {
+    problems.add("source[language]", "ERR_INCLUSION", "is not included in the list");
+  }
+  return { displayName, note, fields, attributionDomains };
+}
+
+/** Processes the uploads; refusals become problems. */
+async function processImages(
+  ctx: AppContext,
+  input: ProfileUpdate,
+  problems: Problems,
+): Promise<ProcessedImage[]> {
+  const images: ProcessedImage[] = [];
+  for (const kind of ["avatar", "header"] as const) {
+    const file = input[kind];
+    if (!file) continue;
+    try {
+      images.push(await processProfileImage(kind, file, ctx.config.limits.imageSizeLimit));
+    } catch (error) {
+      if (!(error instanceof ImageRejected)) throw error;
+      const limitMb = Math.floor(ctx.config.limits.imageSizeLimit / 1024 / 1024);
+      const description = error.reason === "size"
+        ? `file size must be less than ${limitMb} MB`
+        : error.message;
+      problems.add(kind, "ERR_INVALID", description);
+    }
+  }
+  return images;
+}
+
+/** Field values as HTML, keeping verification times of values that did not change. */
+function renderFields(
+  ctx: AppContext,
+  fields: FieldSource[],
+  previous: AccountRow["fields"],
+  previousSources: FieldSource[],
+  mentions: Awaited<ReturnType<typeof resolveMentions>>,
+): AccountRow["fields"] {
+  return fields.map((field) => {
+    const index = previousSources.findIndex((p) => p.value === field.value);
+    return {
+      name: field.name,
+      value: textToHtml(field.value, { origin: ctx.config.origin, relMe: true, mentions }),
+      verified_at: index >= 0 ? previous[index]?.verified_at ?? null : null,
+    };
+  });
+}
+
+/**
+ * Applies a profile update to a local account. Throws ValidationError (all
+ * problems at once) when anything is refused; nothing changes then.
+ */
+export async function updateProfile(
+  ctx: AppContext,
+  accountId: string,
+  input: ProfileUpdate,
+): Promise<void> {
+  const problems = new Problems();
+  const values = checkValues(ctx, input, problems);
+  const images = await processImages(ctx, input, problems);
+  problems.throwIfAny();
+
+  const { config, database } = ctx;
+  const texts = [values.note ?? "", ...(values.fields ?? []).map((f) => f.value)];
+  const mentions = await resolveMentions(database.db, config.domain, texts);
+  const store = mediaStore(config);
+  const stored: Partial<Record<ProfileImageKind, string>> = {};
+  for (const image of images) {
+    stored[image.kind] = await storeProfileImage(store, accountId, image);
+  }
+
+  try {
+    await database.db.transaction(async (tx) => {
+      const [row] = await tx.select({ account: accounts, settings: users.settings })
+        .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
+        .where(eq(accounts.id, accountId)).limit(1).for("update");
+      if (!row || row.account.domain != null) throw new NotFoundError();
+      const { account } = row;
+      const settings = { ...(row.settings ?? {}) } as UserSettings & Record<string, unknown>;
+      const changes: Partial<typeof accounts.$inferInsert> = {};
+      if (values.displayName != null) changes.displayName = values.displayName;
+      if (values.note != null) {
+        changes.note = textToHtml(values.note, {
+          origin: config.origin,
+          multiline: true,
+          mentions,
+        });
+        settings.note_source = values.note;
+      }
+      if (values.fields) {
+        const previousSources = Array.isArray(settings.fields_source) ? settings.fields_source : [];
+        changes.fields = renderFields(
+          ctx,
+          values.fields,
+          account.fields,
+          previousSources,
+          mentions,
+        );
+        settings.fields_source = values.fields;
+      }
+      if (input.locked != null) changes.locked = input.locked;
+      if (input.bot != null) changes.actorType = input.bot ? "Service" : "Person";
+      if (input.discoverable != null) changes.discoverable = input.discoverable;
+      if (input.hideCollections != null) changes.hideCollections = input.hideCollections;
+      if (input.indexable != null) changes.indexable = input.indexable;
+      if (values.attributionDomains) changes.attributionDomains = values.attributionDomains;
+      if (stored.avatar) changes.avatarUrl = stored.avatar;
+      if (stored.header) changes.headerUrl = stored.header;
+      if (input.privacy != null) {
+        settings.default_privacy = input.privacy as UserSettings["default_privacy"];
+      }
+      if (input.sensitive != null) settings.default_sensitive = input.sensitive;
+      if (input.noindex != null) settings.noindex = input.noindex;
+      if (input.language != null) settings.default_language = input.language;
+      if (input.quotePolicy != null) {
+        settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
+      }
+      if (Object.keys(changes).length > 0) {
+        await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
+          .where(eq(accounts.id, accountId));
+        await recordDelivery(tx, "accountUpdated", accountId, newId());
+      }
+      if (values.displayName != null || values.note != null || values.fields) {
+        // The custom emoji of the profile as it now reads (display name, note, fields).
+        const fields = values.fields ?? account.fields;
+        await linkLocalEmojis(tx, { accountId }, [
+          values.displayName ?? account.displayName,
+          values.note ?? account.note,
+          ...fields.flatMap((f) => [f.name, f.value]),
+        ], { replace: true });
+      }
+      await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
+      await discardMediaFiles(tx, [
+        stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
+        stored.header ? profileImageKey(accountId, account.headerUrl) : null,
+      ]);
+    });
+  } catch (error) {
+    await store.delete(Object.values(stored).map((url) => profileImageKey(accountId, url)));
+    throw error;
+  }
+  if (images.length) await flushDiscardedMedia(database.db, config);
+}
+
+/** Removes the avatar or header (`DELETE /api/v1/profile/{avatar,header}`); idempotent. */
+export async function removeProfileImage(
+  ctx: AppContext,
+  accountId: string,
+  kind: ProfileImageKind,
+): Promise<void> {
+  const { config, database } = ctx;
+  const column = kind === "avatar" ? "avatarUrl" : "headerUrl";
+  const previous = await database.db.transaction(async (tx) => {
+    const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId))
+      .limit(1).for("update");
+    if (!account || account.domain != null) throw new NotFoundError();
+    const url = account[column];
+    if (url == null) return null;
+    await tx.update(accounts).set({ [column]: null, updatedAt: new Date() })
+      .where(eq(accounts.id, accountId));
+    await recordDelivery(tx, "accountUpdated", accountId, newId());
+    await discardMediaFiles(tx, [profileImageKey(accountId, url)]);
+    return url;
+  });
+  if (previous != null) await flushDiscardedMedia(database.db, config);
+}

@@ -1,0 +1,118 @@
+/**
+ * Fetching, after the fact, the parent or quoted post a stored remote status
+ * names but lacks, and linking it (actors/statuses/link_remote.ts):
+ *
+ * - {@link fetchStatusLinks} is the job an inbound activity leaves behind
+ *   when its fetch budget (federation/fetch/budget.ts) refused them
+ *   (recorded with the status: actors/outbox/status_links.ts). It has a
+ *   budget of its own; what that refuses in turn is recorded with the
+ *   statuses it stores, so a long thread arrives over several jobs, never
+ *   deeper than MAX_DEPTH levels from the status that started it.
+ * - {@link fetchMissingAncestor} is what opening a thread does (GET
+ *   /api/v1/statuses/:id/context by a signed-in user): the parent missing at
+ *   the top of the stored thread is fetched then, within a budget.
+ *
+ * What is fetched is stored with the same trust rules as at once
+ * (fetch_status.ts): an object is stored only as its own server's author's.
+ */
+import { eq, sql } from "drizzle-orm";
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../../context.ts";
+import { statuses } from "../../db/schema/mod.ts";
+import type { MissingLinks } from "../../actors/outbox/status_links.ts";
+import { linkRemoteParent, linkRemoteQuote } from "../../actors/statuses/link_remote.ts";
+import { FetchBudget } from "../fetch/budget.ts";
+import { findStatusByUri, quoteStateOf, resolveRemoteStatus } from "./statuses.ts";
+import { instanceContext } from "../fetch/lookup.ts";
+import { sameOrigin } from "../fetch/trust.ts";
+
+const logger = getLogger(["rookery", "federation", "status-links"]);
+
+/** How long a parent asked for from a thread view is not asked for again (by this process). */
+const ASK_AGAIN_MS = 10 * 60_000;
+/** Parents asked for lately, oldest first; bounded. */
+const askedAt = new Map<string, number>();
+
+/**
+ * Whether `uri` was asked for lately; notes it otherwise. A peer that stalls
+ * or fails then costs a thread's viewers one wait per ten minutes, not one
+ * per view.
+ */
+function askedLately(uri: string): boolean {
+  const at = askedAt.get(uri);
+  if (at != null && Date.now() - at < ASK_AGAIN_MS) return true;
+  askedAt.delete(uri);
+  if (askedAt.size >= 10_000) askedAt.delete(askedAt.keys().next().value!);
+  askedAt.set(uri, Date.now());
+  return false;
+}
+
+/** The job: fetches the missing parent and quoted post of a stored remote status, and links them. */
+export async function fetchStatusLinks(
+  app: AppContext,
+  statusId: string,
+  missing: MissingLinks,
+): Promise<void> {
+  const [status] = await app.database.db.select().from(statuses)
+    .where(eq(statuses.id, statusId)).limit(1);
+  if (!status || status.local || status.deletedAt) return;
+  const ctx = instanceContext(app);
+  const budget = FetchBudget.of(app);
+  if (missing.parent && status.inReplyToUri && !status.inReplyToId) {
+    const parent = await resolveRemoteStatus(ctx, status.inReplyToUri, budget, missing.depth);
+    if (parent) await linkRemoteParent(app, { statusId, parentId: parent.id });
+  }
+  if (missing.quoteUri && !status.quotedStatusId) {
+    const quoted = await resolveRemoteStatus(ctx, missing.quoteUri, budget, missing.depth);
+    if (quoted) {
+      await linkRemoteQuote(app, {
+        statusId,
+        quotedStatusId: quoted.id,
+        stamped: quoteStateOf(missing.stampUri, quoted) === "accepted",
+      });
+    }
+  }
+  logger.debug("Fetched the links of {uri} ({spent} fetches, {refused} refused).", {
+    uri: status.uri,
+    spent: budget.spent,
+    refused: budget.refusals,
+  });
+}
+
+/**
+ * Fetches (within a budget) and links the parent missing at the top of the
+ * stored thread of `statusId`: a remote status that names a parent we do not
+ * have. A parent we have (stored since) is linked without a fetch; a deleted
+ * or local one is not fetched, nor one this process asked for in the last
+ * ten minutes. Returns whether a parent was linked. Never throws: the thread
+ * is shown as it is when this fails.
+ */
+export async function fetchMissingAncestor(app: AppContext, statusId: string): Promise<boolean> {
+  try {
+    const [top] = await app.database.rows<{ id: string | number }>(sql`
+      WITH RECURSIVE up(id, parent, depth) AS (
+        SELECT id, in_reply_to_id, 0 FROM statuses WHERE id = ${statusId}::bigint
+        UNION ALL
+        SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM statuses s JOIN up ON s.id = up.parent
+        WHERE up.depth < 4096)
+      SELECT id FROM up ORDER BY depth DESC LIMIT 1`);
+    if (!top) return false;
+    const [status] = await app.database.db.select().from(statuses)
+      .where(eq(statuses.id, String(top.id))).limit(1);
+    const uri = status?.inReplyToUri;
+    if (!status || status.local || status.deletedAt || status.inReplyToId || !uri) return false;
+    if (sameOrigin(uri, app.config.origin)) return false;
+    // Stored since (and not linked): link it. Deleted: there is nothing to fetch.
+    const [stored] = await app.database.db.select({ id: statuses.id }).from(statuses)
+      .where(eq(statuses.uri, uri)).limit(1);
+    if (!stored && askedLately(uri)) return false;
+    const parent = stored
+      ? await findStatusByUri(app, uri)
+      : await resolveRemoteStatus(instanceContext(app), uri, FetchBudget.of(app), 1);
+    if (!parent) return false;
+    return await linkRemoteParent(app, { statusId: status.id, parentId: parent.id });
+  } catch (error) {
+    logger.warn("Could not fetch the parent of a thread of {id}: {error}", { id: statusId, error });
+    return false;
+  }
+}

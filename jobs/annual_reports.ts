@@ -1,0 +1,88 @@
+/**
+ * The annual report job and its campaign (issue 21). One job makes one
+ * account's report for one year (actors/annual_reports/generate.ts); the
+ * jobs ride on the durable queue, so whichever worker (ROLE=worker or all)
+ * takes them computes, and the web processes only read what was stored.
+ *
+ * Who gets one: {@link queueAnnualReports} queues a job for every local
+ * account that posted in the year and has no report yet. The admin command
+ * (`annual-report generate`) calls it for a year it names; with
+ * ANNUAL_REPORTS on, each worker calls it for the current year once a day
+ * from the 10th to the 31st of December, when Mastodon offers the report.
+ * A job whose report exists does nothing, so a campaign run twice (two
+ * workers, a restart) costs only the check.
+ */
+import { getLogger } from "@logtape/logtape";
+import type { AppContext } from "../context.ts";
+import { generateAnnualReport } from "../actors/annual_reports/generate.ts";
+import { accountsDueForReport, campaignYear } from "../actors/annual_reports/campaign.ts";
+import { type PeriodicJob, runEvery } from "./periodic.ts";
+import { enqueueJob } from "./queue.ts";
+
+const logger = getLogger(["rookery", "jobs", "annual_report"]);
+
+/** Accounts looked up per query while queueing a campaign. */
+const BATCH = 500;
+/** How often the worker looks at the calendar; the campaign itself runs once a day. */
+const CHECK_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Queues one job per account; all of them when `accountIds` is absent. Returns how many. */
+export async function queueAnnualReports(
+  ctx: AppContext,
+  year: number,
+  accountIds?: readonly string[],
+): Promise<number> {
+  const queue = (accountId: string) =>
+    enqueueJob(ctx, { job: "annual_report", accountId, year }, {
+      orderingKey: `annual_report:${accountId}`,
+    });
+  if (accountIds) {
+    for (const id of accountIds) await queue(id);
+    return accountIds.length;
+  }
+  let queued = 0;
+  let after: string | null = null;
+  for (;;) {
+    const ids = await accountsDueForReport(ctx.database, year, after, BATCH);
+    for (const id of ids) await queue(id);
+    queued += ids.length;
+    if (ids.length < BATCH) return queued;
+    after = ids[ids.length - 1];
+  }
+}
+
+/** Runs one job. */
+export async function runAnnualReportJob(
+  ctx: AppContext,
+  job: { accountId: string; year: number },
+): Promise<void> {
+  const result = await generateAnnualReport(ctx.database, job);
+  logger.debug("Annual report {year} of account {accountId}: {result}", { ...job, result });
+}
+
+/**
+ * One look at the calendar at `now`: in December's window with
+ * ANNUAL_REPORTS on, queues that year's due reports and returns how many;
+ * otherwise null.
+ */
+export async function runAnnualReportCampaign(
+  ctx: AppContext,
+  now: Date,
+): Promise<number | null> {
+  const year = campaignYear(now);
+  if (!ctx.config.annualReports || year == null) return null;
+  const queued = await queueAnnualReports(ctx, year);
+  if (queued) logger.info("Queued {queued} annual reports for {year}.", { queued, year });
+  return queued;
+}
+
+/** The December campaign (ANNUAL_REPORTS): a check every hour, a run once a day. */
+export function startAnnualReportCampaign(ctx: AppContext): PeriodicJob {
+  let lastRunDay = "";
+  return runEvery("annual_report_campaign", CHECK_INTERVAL_MS, async () => {
+    const now = new Date();
+    const day = now.toISOString().slice(0, 10);
+    if (day === lastRunDay) return;
+    if (await runAnnualReportCampaign(ctx, now) != null) lastRunDay = day;
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * The browser side of the authorization code flow:
+ * - GET /oauth/authorize: validates the request, then shows the sign-in page
+ *   (no session, or force_login) or the consent page.
+ * - POST /oauth/authorize: the consent decision (`decision=approve|deny`,
+ *   or Rails' `_method=delete` for deny), with the session's CSRF token.
+ * - DELETE /oauth/authorize: deny, as Doorkeeper routes it.
+ * - GET /oauth/authorize/native: shows an out-of-band code.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { ApiEnv } from "../../../api/env.ts";
+import { type Params, params } from "../../../api/params.ts";
+import { constantTimeEqual, issueAuthorizationCode } from "../../../actors/oauth/oauth.ts";
+import { loginRefusal } from "../../../actors/auth/sessions.ts";
+import { CodePage, ConsentPage } from "../../pages/auth/oauth.tsx";
+import { SignInPage } from "../../pages/auth/sign_in.tsx";
+import {
+  type AuthorizeRequest,
+  currentSession,
+  endSession,
+  errorPage,
+  redirectToClient,
+  sendPage,
+  signInCsrfToken,
+  validateAuthorizeRequest,
+} from "./authorize_request.ts";
+
+/** Shows the sign-in form for an authorization request. */
+export function showSignIn(
+  c: Context<ApiEnv>,
+  request: AuthorizeRequest,
+  options: { error?: string; login?: string; status?: 200 | 401 | 403 | 429 } = {},
+): Response {
+  const { config } = c.get("ctx");
+  return sendPage(
+    c,
+    SignInPage({
+      instanceTitle: config.instance.title,
+      domain: config.domain,
+      fields: request.fields,
+      csrfToken: signInCsrfToken(c),
+      appName: request.application.name,
+      error: options.error,
+      login: options.login,
+    }),
+    options.status ?? 200,
+  );
+}
+
+/** Reads the request's parameters, answering malformed bodies with the error page. */
+async function safeParams(c: Context<ApiEnv>): Promise<Params | null> {
+  try {
+    return await params(c);
+  } catch {
+    return null;
+  }
+}
+
+/** The authorize routes, mounted at the root of the app. */
+export function authorizeRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get("/oauth/authorize", async (c) => {
+    const p = await safeParams(c);
+    if (!p) return errorPage(c, "invalid_request");
+    const validation = await validateAuthorizeRequest(c, p);
+    if (!validation.ok) return validation.response;
+    const { request } = validation;
+    const session = await currentSession(c);
+    if (!session || request.forceLogin) return showSignIn(c, request);
+    const refusal = loginRefusal(session.user.state);
+    if (refusal) {
+      // The login was disabled (or suspended) since signing in: start over.
+      await endSession(c, session);
+      return showSignIn(c, request, { error: refusal, status: 403 });
+    }
+    const { config } = c.get("ctx");
+    return sendPage(
+      c,
+      ConsentPage({
+        instanceTitle: config.instance.title,
+        appName: request.application.name,
+        appWebsite: request.application.website,
+        username: session.user.username,
+        domain: config.domain,
+        scopes: request.scopes,
+        fields: request.fields,
+        csrfToken: session.csrfToken,
+      }),
+    );
+  });
+
+  const decide = (forceDeny: boolean) => async (c: Context<ApiEnv>) => {
+    const p = await safeParams(c);
+    if (!p) return errorPage(c, "invalid_request");
+    const validation = await validateAuthorizeRequest(c, p);
+    if (!validation.ok) return validation.response;
+    const { request } = validation;
+    const session = await currentSession(c);
+    if (!session) return showSignIn(c, request);
+    const presented = typeof p.authenticity_token === "string" ? p.authenticity_token : "";
+    if (!presented || !constantTimeEqual(presented, session.csrfToken)) {
+      // Not from our consent page (or from a page of an older session).
+      return errorPage(c, "invalid_request", 403);
+    }
+    const refusal = loginRefusal(session.user.state);
+    if (refusal) {
+      await endSession(c, session);
+      return showSignIn(c, request, { error: refusal, status: 403 });
+    }
+    const deny = forceDeny || p.decision === "deny" ||
+      (typeof p._method === "string" && p._method.toLowerCase() === "delete");
+    if (deny) {
+      return redirectToClient(c, request.redirectUri, {
+        error: "access_denied",
+        state: request.state,
+      }, request.responseMode);
+    }
+    const code = await issueAuthorizationCode(c.get("ctx").database.db, {
+      applicationId: request.application.id,
+      userId: session.user.userId,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      codeChallenge: request.codeChallenge,
+    });
+    return redirectToClient(
+      c,
+      request.redirectUri,
+      { code, state: request.state },
+      request.responseMode,
+    );
+  };
+
+  app.post("/oauth/authorize", decide(false));
+  app.delete("/oauth/authorize", decide(true));
+
+  app.get("/oauth/authorize/native", (c) => {
+    const code = c.req.query("code") ?? "";
+    if (!code || code.length > 200) return errorPage(c, "invalid_request");
+    return sendPage(
+      c,
+      CodePage({ instanceTitle: c.get("ctx").config.instance.title, code }),
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,108 @@
+/**
+ * What every page with forms shares (the staff pages under /admin and the
+ * settings pages): strict headers, sending a JSX page, and the gate's three
+ * checks — a live browser session of the OAuth sign-in (a user suspended or
+ * disabled since signing in loses it), the way back through the sign-in
+ * form, and the session's form token on every POST so another site cannot
+ * make the browser act; and the limit on writes (limitPageWrite).
+ * admin_web/session.ts adds a role permission; settings/session.ts lets any
+ * signed-in user in.
+ */
+import type { Context } from "hono";
+import { getLogger } from "@logtape/logtape";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ApiEnv } from "../../api/env.ts";
+import { params } from "../../api/params.ts";
+import { constantTimeEqual } from "../../actors/oauth/oauth.ts";
+import { loginRefusal, type WebSession } from "../../actors/auth/sessions.ts";
+import { currentSession, endSession } from "./auth/authorize_request.ts";
+import { sendHtmlPage, setPageHeaders } from "./page_response.ts";
+import { clientIp, rateLimitSubject } from "../../api/client_ip.ts";
+import {
+  type BucketState,
+  countRequest,
+  RATE_LIMITS,
+  rateLimitClock,
+  rateLimitHeaders,
+  tooManyRequests,
+} from "../../api/middleware/rate_limit.ts";
+
+const logger = getLogger(["rookery", "http", "rate-limit"]);
+
+/** Never cached, never framed, no script, forms to us only (page_response.ts). */
+export function setFormPageHeaders(c: Context<ApiEnv>): void {
+  setPageHeaders(c, "form");
+}
+
+/** Sends a JSX page (Hono escapes every value) with {@link setFormPageHeaders}. */
+export async function sendFormPage(
+  c: Context<ApiEnv>,
+  page: unknown,
+  status: ContentfulStatusCode = 200,
+): Promise<Response> {
+  return await sendHtmlPage(c, "form", page, status);
+}
+
+/** The browser's session, or null (and the session ended) when its user may no longer sign in. */
+export async function liveSession(c: Context<ApiEnv>): Promise<WebSession | null> {
+  const session = await currentSession(c);
+  if (session && loginRefusal(session.user.state)) {
+    await endSession(c, session);
+    return null;
+  }
+  return session;
+}
+
+/** Whether the request may be sent to the sign-in form (a GET), rather than refused. */
+export function maySignInFirst(c: Context<ApiEnv>): boolean {
+  return c.req.method === "GET" || c.req.method === "HEAD";
+}
+
+/** To the sign-in form, coming back to this page afterwards. */
+export function redirectToSignIn(c: Context<ApiEnv>): Response {
+  const url = new URL(c.req.url);
+  const back = encodeURIComponent(url.pathname + url.search);
+  return c.redirect(`/auth/sign_in?redirect_to=${back}`, 303);
+}
+
+/**
+ * Writes on these pages are limited as the API's requests are
+ * (middleware/rate_limit.ts): a signed-in browser's count in its account's
+ * bucket, the one its tokens' API calls count in (300 per 5 minutes), any
+ * other in its address's. Counted before the form token is checked, so
+ * refused posts count too; past the limit, the 429 page. Reads are not
+ * counted. Fails open, as the middleware does.
+ */
+export async function limitPageWrite(
+  c: Context<ApiEnv>,
+  session: WebSession | null,
+): Promise<Response | null> {
+  const { config, database } = c.get("ctx");
+  if (!config.rateLimits || c.req.method === "GET" || c.req.method === "HEAD") return null;
+  const bucket = session
+    ? { rule: RATE_LIMITS.account, subject: session.user.accountId }
+    : { rule: RATE_LIMITS.ip, subject: rateLimitSubject(clientIp(c)) };
+  const now = rateLimitClock.now();
+  let state: BucketState;
+  try {
+    [state] = await countRequest(database, [bucket], now);
+  } catch (error) {
+    logger.warn("Could not count a page write: {error}", { error });
+    return null;
+  }
+  if (state.count > state.rule.limit) return tooManyRequests(c, state, now);
+  for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.header(name, value);
+  return null;
+}
+
+/** A POST carries the session's form token; other methods need none. */
+export async function formTokenValid(c: Context<ApiEnv>, session: WebSession): Promise<boolean> {
+  if (c.req.method !== "POST") return true;
+  let presented: unknown;
+  try {
+    presented = (await params(c)).authenticity_token;
+  } catch {
+    presented = undefined;
+  }
+  return typeof presented === "string" && constantTimeEqual(presented, session.csrfToken);
+}

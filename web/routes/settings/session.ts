@@ -1,0 +1,58 @@
+/**
+ * Who may see a settings page: the browser's session of the OAuth sign-in
+ * (web/routes/auth/authorize_request.ts), for any signed-in user. No session → the
+ * sign-in form, coming back here; every POST must carry the session's form
+ * token, so another site cannot make the user's browser act, and counts in
+ * the write limits (form_pages.ts limitPageWrite). The staff
+ * pages' gate (admin_web/session.ts) does the same with a permission.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { ApiEnv } from "../../../api/env.ts";
+import type { WebSession } from "../../../actors/auth/sessions.ts";
+import {
+  formTokenValid,
+  limitPageWrite,
+  liveSession,
+  maySignInFirst,
+  redirectToSignIn,
+  sendFormPage,
+  setFormPageHeaders,
+} from "../form_pages.ts";
+
+/** The settings pages' headers and sender: those of every page with forms. */
+export { sendFormPage as sendUserPage, setFormPageHeaders as setUserPageHeaders };
+
+/** The signed-in user's session on a page behind {@link userPage}. */
+export function settingsSession(c: Context<ApiEnv>): WebSession {
+  return c.get("settingsSession")!;
+}
+
+/** What a page may refuse before its body is read (the form token is in the body). */
+export type BeforeBody = (c: Context<ApiEnv>, session: WebSession) => Promise<Response | null>;
+
+/**
+ * The gate of the settings pages: a signed-in user, the limit on writes, and
+ * the form token on every POST. `beforeBody` runs once the user is known and
+ * before the body is read (the CSV upload refuses a file it will not take).
+ */
+export function userPage(options: { beforeBody?: BeforeBody } = {}): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    if (c.get("settingsSession")) return await next();
+    const session = await liveSession(c);
+    const limited = await limitPageWrite(c, session);
+    if (limited) return limited;
+    if (!session) {
+      if (maySignInFirst(c)) return redirectToSignIn(c);
+      setFormPageHeaders(c);
+      return c.text("Sign in first.", 403);
+    }
+    const refused = await options.beforeBody?.(c, session);
+    if (refused) return refused;
+    if (!(await formTokenValid(c, session))) {
+      setFormPageHeaders(c);
+      return c.text("The form's token is missing or wrong: reload the page and try again.", 403);
+    }
+    c.set("settingsSession", session);
+    await next();
+  };
+}
