@@ -146,7 +146,7 @@ export class WsClient {
   }
 
   /** The next frame with this event (and stream name, when given). */
-  async next(event: string, stream?: string, timeoutMs = 3000): Promise<Frame> {
+  async next(event: string, stream?: string, timeoutMs = 10_000): Promise<Frame> {
     return await this.inbox.take(
       (f) => f.event === event && (stream == null || f.stream?.[0] === stream),
       timeoutMs,
@@ -154,7 +154,7 @@ export class WsClient {
     );
   }
 
-  async nextError(timeoutMs = 3000): Promise<Frame> {
+  async nextError(timeoutMs = 10_000): Promise<Frame> {
     return await this.inbox.take((f) => f.error != null, timeoutMs, "an error frame");
   }
 
@@ -164,7 +164,7 @@ export class WsClient {
    * (returned, taken out) and fails if such a frame (other than the
    * marker's own, on another stream) arrived before it.
    */
-  async nothingBefore(unwanted: string, marker: Marker, timeoutMs = 3000): Promise<Frame> {
+  async nothingBefore(unwanted: string, marker: Marker, timeoutMs = 10_000): Promise<Frame> {
     checkMarker(unwanted, marker);
     return await this.inbox.takeAfterNone(
       (f) =>
@@ -184,7 +184,7 @@ export class WsClient {
    * after whatever the earlier ones caused. (Tests that check that very
    * refusal do not call it.)
    */
-  async sync(timeoutMs = 3000): Promise<void> {
+  async sync(timeoutMs = 10_000): Promise<void> {
     this.send({ type: "subscribe", stream: "rookery-test-sync" });
     await this.inbox.takeAfterNone(
       (f) => f.error === "Unknown stream type",
@@ -263,7 +263,7 @@ export class SseClient {
     } catch { /* aborted */ }
   }
 
-  async next(event: string, timeoutMs = 3000): Promise<SseEvent> {
+  async next(event: string, timeoutMs = 10_000): Promise<SseEvent> {
     return await this.inbox.take((e) => e.event === event, timeoutMs, `SSE ${event}`);
   }
 
@@ -272,7 +272,7 @@ export class SseClient {
    * stream an `unwanted` event: waits for the marker's event (returned,
    * taken out) and fails if such an event arrived before it.
    */
-  async nothingBefore(unwanted: string, marker: Marker, timeoutMs = 3000): Promise<SseEvent> {
+  async nothingBefore(unwanted: string, marker: Marker, timeoutMs = 10_000): Promise<SseEvent> {
     checkMarker(unwanted, marker);
     const isMarker = (e: SseEvent) => ofMarker(marker, e.event, e.data);
     return await this.inbox.takeAfterNone(
