@@ -15,7 +15,6 @@
  * featured collections are queued by federation/remote/featured_sync.ts; fetches
  * over an activity's budget by federation/outbox/status_links.ts.
  */
-import { markWrite } from "../db/write_marks.ts";
 import type {
   MessageQueue,
   MessageQueueDepth,
@@ -209,7 +208,7 @@ export class JobQueue implements MessageQueue {
         logger.warn("Job {job} failed: {error}", { job: message.job, error });
       } finally {
         // Jobs write; this process's next read waits for their cache invalidations.
-        markWrite(this.#ctx.database);
+        this.#ctx.core.writes.mark();
       }
     }, options);
   }

@@ -189,7 +189,7 @@ export function signInRoutes(): Hono<ApiEnv> {
     // value an attacker planted) is ended rather than reused.
     const previous = await currentSession(c);
     if (previous) await deleteWebSession(db, previous.id);
-    const session = await createWebSession(db, result.user.userId, {
+    const session = await createWebSession(db, c.get("ctx").core.activity, result.user.userId, {
       userAgent: c.req.header("user-agent") ?? null,
       ip: clientIp(c),
     });
