@@ -3,7 +3,7 @@
  * need, in its own transaction, naming exactly who is concerned. Driven over
  * HTTP (and the admin command line for announcements, and a second instance
  * for an inbound edit and delete); the events are read in the test process
- * with listenToStream, the way the transport reads them.
+ * through the process core's stream bus, the way the transport reads them.
  *
  * Between actions the test publishes a marker event of its own and waits for
  * it: the bus delivers in commit order, so everything the action committed
@@ -16,7 +16,6 @@ import { createUser, type TestUser } from "../fixtures/users.ts";
 import { arrived, followRemote } from "../fixtures/federation.ts";
 import { cli, type CliTarget, expectCode } from "../admin/cli.ts";
 import {
-  listenToStream,
   publishStreamEvent,
   type StreamEvent,
 } from "../../actors/streaming/bus.ts";
@@ -28,7 +27,7 @@ const target: CliTarget = { dataDir, databaseUrl: main.databaseUrl };
 /** Every event published on the main instance's database, in order. */
 const seen: StreamEvent[] = [];
 const waiters = new Set<() => void>();
-const stopListening = await listenToStream(main.rookery.ctx.database, (event) => {
+const stopListening = await main.rookery.ctx.core.streamBus.subscribe((event) => {
   seen.push(event);
   for (const wake of waiters) wake();
 });
