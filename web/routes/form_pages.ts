@@ -22,7 +22,6 @@ import {
   type BucketState,
   countRequest,
   RATE_LIMITS,
-  rateLimitClock,
   rateLimitHeaders,
   tooManyRequests,
 } from "../../api/middleware/rate_limit.ts";
@@ -82,10 +81,10 @@ export async function limitPageWrite(
   const bucket = session
     ? { rule: RATE_LIMITS.account, subject: session.user.accountId }
     : { rule: RATE_LIMITS.ip, subject: rateLimitSubject(clientIp(c)) };
-  const now = rateLimitClock.now();
+  const now = c.get("ctx").core.rateLimits.clock();
   let state: BucketState;
   try {
-    [state] = await countRequest(database, [bucket], now);
+    [state] = await countRequest(c.get("ctx"), [bucket], now);
   } catch (error) {
     logger.warn("Could not count a page write: {error}", { error });
     return null;

@@ -16,7 +16,6 @@ import {
   countRequest,
   RATE_LIMITS,
   type RateLimit,
-  rateLimitClock,
   tooManyRequests,
 } from "../../../api/middleware/rate_limit.ts";
 import {
@@ -78,9 +77,9 @@ export async function overEmailLimit(
   const address = email.trim().toLowerCase();
   if (!config.rateLimits || !address) return null;
   try {
-    const now = rateLimitClock.now();
+    const now = c.get("ctx").core.rateLimits.clock();
     const [state] = await countRequest(
-      database,
+      c.get("ctx"),
       [{ rule, subject: `email:${address}` }],
       now,
     );
