@@ -43,7 +43,7 @@ export const MODERATION_COMMANDS: Record<string, Command> = {
   "account suspend": {
     usage: "account suspend <username|user@domain>",
     ...handle,
-    async run({ db, app }, args) {
+    async run({ db, config, app }, args) {
       const id = await accountIdByHandle(db, args.positionals.account);
       await performAction(db, mailContext(app), OPERATOR, id, {
         type: "suspend",

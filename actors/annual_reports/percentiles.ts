@@ -32,7 +32,6 @@ interface Distribution {
   statuses: number[];
 }
 
-
 async function sortedCounts(db: SourceDb, perAccount: SQL): Promise<number[]> {
   const rows = await db.rows<{ n: number }>(sql`SELECT c.n::int AS n FROM (${perAccount}) c
     ORDER BY c.n`);

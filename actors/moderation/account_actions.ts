@@ -20,7 +20,6 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { isId, newId } from "../../db/ids.ts";
 import { accounts, accountWarnings, keyPairs, reports, users } from "../../db/schema/mod.ts";
-import type { Config } from "../../config.ts";
 import { recordAdminAction } from "./audit_log.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { hasPermission, outranks } from "../../model/permissions.ts";

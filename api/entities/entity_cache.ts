@@ -325,7 +325,9 @@ export function openEntityCache(
 ): { cache: EntityCache; listening: Promise<void> } {
   const pg = database.pg;
   // PGlite runs listeners before the committing query returns: no markers needed.
-  const cache = new EntityCache(pg ? async (payload) => void await pg.notify(CHANNEL, payload) : null);
+  const cache = new EntityCache(
+    pg ? async (payload) => void await pg.notify(CHANNEL, payload) : null,
+  );
   const listening = listener.listen(
     CHANNEL,
     (payload) => cache.received(payload),

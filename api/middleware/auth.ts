@@ -19,7 +19,8 @@ import type { ApiEnv } from "../env.ts";
 import { hashSecret } from "../../actors/oauth/tokens.ts";
 import { type ActivityMemo, recordActiveDay } from "../../actors/accounts/user_activity.ts";
 import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/schema/mod.ts";
-import type { Database, Executor } from "../../db/connection.ts";
+import type { Executor } from "../../db/connection.ts";
+import type { AppContext } from "../../context.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import type { AuthToken, AuthUser } from "../auth_types.ts";
 

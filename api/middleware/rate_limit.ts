@@ -210,7 +210,6 @@ export function tooManyRequests(
   return c.json({ error: TOO_MANY_REQUESTS }, 429, headers);
 }
 
-
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Deletes finished windows now and then, without holding up the request. */

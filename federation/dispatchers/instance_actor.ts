@@ -6,7 +6,6 @@
 import type { RequestContext } from "@fedify/fedify";
 import { Application, Endpoints } from "@fedify/vocab";
 import type { AppContext } from "../../context.ts";
-import type { Database } from "../../db/connection.ts";
 import { INSTANCE_KEY_OWNER, type KeyPairCache } from "./keys.ts";
 import type { SigningIdentity } from "../fetch/document_loader.ts";
 

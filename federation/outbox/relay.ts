@@ -205,12 +205,14 @@ export function createOutboxRelay(
   const onNotify = (payload: string) => {
     if (payload === PROCESS_TOKEN && !stopped) relay();
   };
-  const listening = released.then(() => listener.listen(OUTBOX_CHANNEL, onNotify)).then(async (unlisten) => {
-    if (stopped) return await unlisten();
-    stopListening = unlisten;
-    // Intents written before the listener was ready are this process's too.
-    relay();
-  }).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
+  const listening = released.then(() => listener.listen(OUTBOX_CHANNEL, onNotify)).then(
+    async (unlisten) => {
+      if (stopped) return await unlisten();
+      stopListening = unlisten;
+      // Intents written before the listener was ready are this process's too.
+      relay();
+    },
+  ).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
 
   return {
     relay,

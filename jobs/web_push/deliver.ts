@@ -144,7 +144,7 @@ async function followFacts(
  * for a retry, to the one named). Returns the retries to queue.
  */
 export async function deliverPush(
-  ctx: Pick<AppContext, "config" | "database">,
+  ctx: Pick<AppContext, "config" | "database" | "core">,
   notificationId: string,
   retry: PushAttempt = {},
 ): Promise<PushRetry[]> {

@@ -15,10 +15,7 @@ import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { arrived, followRemote } from "../fixtures/federation.ts";
 import { cli, type CliTarget, expectCode } from "../admin/cli.ts";
-import {
-  publishStreamEvent,
-  type StreamEvent,
-} from "../../actors/streaming/bus.ts";
+import { publishStreamEvent, type StreamEvent } from "../../actors/streaming/bus.ts";
 
 const dataDir = await Deno.makeTempDir({ prefix: "rookery-producers-" });
 const main = await startInstance({ dataDir, memory: false, adminSocket: true, tls: true });

@@ -76,7 +76,7 @@ export async function limitPageWrite(
   c: Context<ApiEnv>,
   session: WebSession | null,
 ): Promise<Response | null> {
-  const { config, database } = c.get("ctx");
+  const { config } = c.get("ctx");
   if (!config.rateLimits || c.req.method === "GET" || c.req.method === "HEAD") return null;
   const bucket = session
     ? { rule: RATE_LIMITS.account, subject: session.user.accountId }

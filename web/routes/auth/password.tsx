@@ -73,7 +73,7 @@ export async function overEmailLimit(
   email: string,
   rule: RateLimit = RATE_LIMITS.passwordResetsEmail,
 ): Promise<Response | null> {
-  const { config, database } = c.get("ctx");
+  const { config } = c.get("ctx");
   const address = email.trim().toLowerCase();
   if (!config.rateLimits || !address) return null;
   try {

@@ -55,7 +55,7 @@ function closedPage(c: Context<ApiEnv>) {
 
 /** Whether this visitor may not sign up at all (closed, or an IP block). */
 async function signUpRefused(c: Context<ApiEnv>): Promise<boolean> {
-  const { config, database } = c.get("ctx");
+  const { config } = c.get("ctx");
   return config.registrations === "closed" || await signUpForbiddenFrom(c.get("ctx"), clientIp(c));
 }
 

@@ -14,11 +14,7 @@
  */
 import type { Context } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
-import {
-  countRequest,
-  RATE_LIMITS,
-  refusalHeaders,
-} from "../../../api/middleware/rate_limit.ts";
+import { countRequest, RATE_LIMITS, refusalHeaders } from "../../../api/middleware/rate_limit.ts";
 import { type ConfirmedPassword, passwordMatches } from "../../../actors/auth/sessions.ts";
 import type { FieldErrors } from "../../pages/auth/layout.tsx";
 
