@@ -45,7 +45,10 @@ function drawIcon(size: number): Uint8Array<ArrayBuffer> {
 }
 
 /** Draws each image once per app (the routes below keep them). */
-function drawnOnce(): (key: string, draw: () => Uint8Array<ArrayBuffer>) => Uint8Array<ArrayBuffer> {
+function drawnOnce(): (
+  key: string,
+  draw: () => Uint8Array<ArrayBuffer>,
+) => Uint8Array<ArrayBuffer> {
   const drawn = new Map<string, Uint8Array<ArrayBuffer>>();
   return (key, draw) => {
     let png = drawn.get(key);
