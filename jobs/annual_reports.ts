@@ -56,7 +56,7 @@ export async function runAnnualReportJob(
   ctx: AppContext,
   job: { accountId: string; year: number },
 ): Promise<void> {
-  const result = await generateAnnualReport(ctx.database, job);
+  const result = await generateAnnualReport(ctx, job);
   logger.debug("Annual report {year} of account {accountId}: {result}", { ...job, result });
 }
 
