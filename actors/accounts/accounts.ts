@@ -8,11 +8,9 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, users } from "../../db/schema/mod.ts";
 import { Problems, ValidationError } from "../../model/errors.ts";
+import { isRole, ROLES, type UserRole } from "../../model/permissions.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { isValidEmail } from "../auth/email_address.ts";
-
-export const ROLES = ["owner", "admin", "moderator", "user"] as const;
-export type UserRole = typeof ROLES[number];
 
 export const USERNAME_PATTERN = /^[a-z0-9_]+$/i;
 export const USERNAME_MAX = 30;
@@ -133,7 +131,7 @@ export async function validateNewAccount(db: Executor, input: NewLocalAccount): 
     if (taken) problems.add("email", "ERR_TAKEN", "is already taken");
   }
   checkNewPassword(input.password ?? "", problems);
-  if (input.role && !ROLES.includes(input.role)) {
+  if (input.role && !isRole(input.role)) {
     problems.add("role", "ERR_INCLUSION", `is not one of ${ROLES.join(", ")}`);
   }
   problems.throwIfAny();
