@@ -11,6 +11,7 @@
  *   plus `url` and `static_url` for a custom emoji (absent for Unicode ones).
  */
 import { and, inArray, isNull, sql } from "drizzle-orm";
+import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import type { AppContext } from "../../context.ts";
 import {
   accounts,
@@ -94,7 +95,7 @@ export async function serializeAnnouncements(
         .where(and(
           inArray(statuses.id, statusIds),
           isNull(statuses.deletedAt),
-          inArray(statuses.visibility, ["public", "unlisted"]),
+          inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
         )),
     // Emoji in the text, and those reacted with (by row id).
     db.select().from(customEmojis).where(and(

@@ -7,6 +7,7 @@
  * Hashtags. The instance actor has neither.
  */
 import type { Federation, RequestContext } from "@fedify/fedify";
+import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import { Hashtag } from "@fedify/vocab";
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { featuredTagsOf } from "../../db/queries/accounts.ts";
@@ -60,7 +61,7 @@ async function pinnedStatuses(ctx: RequestContext<AppContext>, accountId: string
     .where(and(
       eq(statusPins.accountId, accountId),
       isNull(statuses.deletedAt),
-      inArray(statuses.visibility, ["public", "unlisted"]),
+      inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
     ))
     .orderBy(desc(statusPins.id));
   return rows.map((r) => r.status);

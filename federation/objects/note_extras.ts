@@ -10,6 +10,7 @@
  * {@link withNoteExtras} is applied by both the object dispatcher and the
  * deliveries, so what a peer fetches equals what it was sent.
  */
+import { effectiveQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
 import type { Context } from "@fedify/fedify";
 import {
   InteractionPolicy,
@@ -50,9 +51,7 @@ function canQuote(
   authorUri: string,
   username: string,
 ) {
-  const policy = status.visibility === "private" || status.visibility === "direct"
-    ? "nobody"
-    : status.quoteApprovalPolicy;
+  const policy = effectiveQuotePolicy(status.visibility, status.quoteApprovalPolicy as QuotePolicy);
   const automatic = policy === "public"
     ? PUBLIC_COLLECTION
     : policy === "followers"

@@ -29,6 +29,7 @@
  * arriving by delivery).
  */
 import type { Context } from "@fedify/fedify";
+import { isPublicVisibility } from "../../model/visibility.ts";
 import type { DocumentLoader } from "@fedify/vocab";
 import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -63,8 +64,6 @@ export const CRAWL_DEADLINE_MS = 120_000;
 /** Seconds a client should wait before asking again (Mastodon's retry). */
 export const RETRY_SECONDS = 3;
 
-const LISTED = new Set(["public", "unlisted"]);
-
 /** The `Mastodon-Async-Refresh` header of a refresh. */
 export function asyncRefreshHeader(refresh: AsyncRefresh): string {
   return `id="${refresh.id}", retry=${RETRY_SECONDS}, result_count=${refresh.resultCount}`;
@@ -82,7 +81,9 @@ export async function requestRepliesRefresh(
   mayStart: boolean,
 ): Promise<AsyncRefresh | null> {
   const settings = app.config.fetchReplies;
-  if (status.local || status.deletedAt || status.reblogOfId || !LISTED.has(status.visibility)) {
+  if (
+    status.local || status.deletedAt || status.reblogOfId || !isPublicVisibility(status.visibility)
+  ) {
     return null;
   }
   if (settings.maxStatuses === 0) return null;
@@ -195,7 +196,7 @@ class Crawl {
   ): Promise<{ status: StatusRow; json: Json | null } | null> {
     const known = await findStatusByUri(this.#app, uri);
     if (known) {
-      return known.inReplyToId === parent.id && LISTED.has(known.visibility)
+      return known.inReplyToId === parent.id && isPublicVisibility(known.visibility)
         ? { status: known, json: null }
         : null;
     }
@@ -204,7 +205,7 @@ class Crawl {
     if (!isStatusObject(object) || !object.id) return null;
     // A collection lists only its status's replies, and we take only what anyone may see.
     if (object.replyTargetId?.href !== parent.uri) return null;
-    if (!LISTED.has(visibilityFromAudience(object, null))) return null;
+    if (!isPublicVisibility(visibilityFromAudience(object, null))) return null;
     const raw = await rawJson(object);
     const status = await storeRemoteStatus(this.#ctx, object, {
       depth: 0,

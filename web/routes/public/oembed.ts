@@ -22,6 +22,7 @@
  *   are shown, as on their public pages.
  */
 import { type Context, Hono } from "hono";
+import { isPublicVisibility } from "../../../model/visibility.ts";
 import type { ApiEnv } from "../../../api/env.ts";
 import { ApiError } from "../../../api/errors.ts";
 import { params } from "../../../api/params.ts";
@@ -49,7 +50,7 @@ async function publicStatus(c: Context<ApiEnv>, username: string, id: string) {
   if (!account || account.deletedAt || account.suspendedAt) return null;
   const status = await findLocalStatus(db, account.username, id);
   if (!status || status.deletedAt) return null;
-  if (status.visibility !== "public" && status.visibility !== "unlisted") return null;
+  if (!isPublicVisibility(status.visibility)) return null;
   if (!await canSeeStatus(db, null, status)) return null;
   return { account, status };
 }
