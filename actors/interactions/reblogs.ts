@@ -38,6 +38,7 @@ import {
   type StatusRow,
   visibleStatus,
 } from "./target.ts";
+import { activityIds } from "../../model/uris.ts";
 
 /** Clock skew allowed to a remote boost's `published` (as for remote posts, federation/remote/statuses.ts). */
 const FUTURE_TOLERANCE_MS = 60_000;
@@ -90,7 +91,7 @@ export async function reblog(
       ? "private"
       : await boostVisibility(tx, account, options.visibility);
     const id = newId();
-    const uri = options.remote?.uri ?? `${account.uri}/statuses/${id}/activity`;
+    const uri = options.remote?.uri ?? activityIds.boost(account.uri, id);
     // A remote boost keeps its own date, unless it claims to come from the
     // future (it would top "last posted" and date sorts): then it is now.
     const published = options.remote?.published;

@@ -75,6 +75,7 @@ import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emo
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
 import { parseText } from "../formatting/text_to_html.ts";
+import { localUris } from "../../model/uris.ts";
 
 export { IDEMPOTENCY_TTL_MS } from "./idempotency.ts";
 
@@ -278,8 +279,9 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
     input.quoteApprovalPolicy ?? prefs.defaultQuotePolicy,
   );
   const id = newId();
-  const uri = `${config.origin}/users/${account.username}/statuses/${id}`;
-  const url = `${config.origin}/@${account.username}/${id}`;
+  const uris = localUris(config.origin);
+  const uri = uris.status(account.username, id);
+  const url = uris.statusPage(account.username, id);
   return {
     id,
     uri,

@@ -23,6 +23,7 @@ import {
 import type { AnnouncementRow } from "../../actors/announcements/manage.ts";
 import { scanShortcodes } from "../../actors/emoji/shortcodes.ts";
 import { type CustomEmoji, customEmojiEntity } from "./custom_emoji.ts";
+import { localUris } from "../../model/uris.ts";
 
 export interface AnnouncementReactionJson {
   name: string;
@@ -144,7 +145,7 @@ export async function serializeAnnouncements(
       }),
       tags: row.tagNames.map((name) => ({
         name,
-        url: `${origin}/tags/${encodeURIComponent(name.toLowerCase())}`,
+        url: localUris(origin).tag(name.toLowerCase()),
       })),
       emojis: [...codes].flatMap((code) => {
         const e = emojiByCode.get(code);

@@ -38,6 +38,7 @@ import {
 import { findLocalAccount } from "../../../federation/dispatchers/local_actors.ts";
 import { findLocalStatus } from "../../../federation/objects/note.ts";
 import { canSeeStatus } from "../../../db/queries/visibility.ts";
+import { localUris } from "../../../model/uris.ts";
 
 const DEFAULT_WIDTH = 400;
 const MAX_SIZE = 4096;
@@ -99,7 +100,7 @@ export function oembedRoutes(): Hono<ApiEnv> {
     const { account, status } = found;
     const width = size(readString(p, "maxwidth")) ?? DEFAULT_WIDTH;
     const height = size(readString(p, "maxheight")) ?? null;
-    const embedUrl = `${config.origin}/@${account.username}/${status.id}/embed`;
+    const embedUrl = localUris(config.origin).embed(account.username, status.id);
     const authorName = account.displayName || account.username;
     return c.json({
       type: "rich",
