@@ -13,7 +13,7 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { customEmojis } from "../../db/schema/mod.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
-import { MAX_SHORTCODE_LENGTH, SHORTCODE_PATTERN } from "./shortcodes.ts";
+import { MAX_SHORTCODE_LENGTH, SHORTCODE_PATTERN } from "../../model/emoji_shortcodes.ts";
 import {
   type EmojiImage,
   EmojiImageRejected,
