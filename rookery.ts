@@ -26,6 +26,8 @@ import { startPollExpiry } from "./actors/polls/close.ts";
 import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/statuses/scheduled_statuses.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
+import { JobQueue } from "./jobs/queue.ts";
+import { runJob } from "./jobs/handlers.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
 import { startTrendsRefresh } from "./jobs/trends.ts";
 import { closeStreamHub } from "./api/streaming/hub.ts";
@@ -82,7 +84,10 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   await startEntityCache(database);
   startDomainRules(database);
   const partial = { config, database } as AppContext;
-  const { federation, maintain, guardInbox } = buildFederation(partial);
+  // Rookery's own jobs ride on the federation's queue (jobs/queue.ts runs them).
+  const { federation, maintain, guardInbox } = buildFederation(partial, {
+    wrapQueue: (queue) => new JobQueue(queue, partial, runJob),
+  });
   partial.federation = federation;
   const ctx = partial;
   // The fast path starts now, in every process that writes; the sweep runs

@@ -17,7 +17,7 @@ import type { AppContext } from "../context.ts";
 import { generateAnnualReport } from "../actors/annual_reports/generate.ts";
 import { accountsDueForReport, campaignYear } from "../actors/annual_reports/campaign.ts";
 import { type PeriodicJob, runEvery } from "./periodic.ts";
-import { enqueueJob } from "./queue.ts";
+import { recordJob } from "../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "jobs", "annual_report"]);
 
@@ -33,9 +33,7 @@ export async function queueAnnualReports(
   accountIds?: readonly string[],
 ): Promise<number> {
   const queue = (accountId: string) =>
-    enqueueJob(ctx, { job: "annual_report", accountId, year }, {
-      orderingKey: `annual_report:${accountId}`,
-    });
+    recordJob(ctx.database.db, { job: "annual_report", accountId, year });
   if (accountIds) {
     for (const id of accountIds) await queue(id);
     return accountIds.length;

@@ -76,6 +76,7 @@ import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
 import { parseText } from "../formatting/text_to_html.ts";
 import { localUris } from "../../model/uris.ts";
+import { recordJob } from "../outbox/jobs.ts";
 
 export { IDEMPOTENCY_TTL_MS } from "./idempotency.ts";
 
@@ -554,7 +555,7 @@ async function write(
   // The Create and the card job are promised with the status itself.
   if (input.local) await recordDelivery(tx, "statusCreated", status.id);
   if (!input.local && input.missingLinks) {
-    await recordDelivery(tx, "statusLinksRequested", status.id, input.missingLinks);
+    await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks });
   }
   await requestLinkCard(tx, origin, status, { hasMedia: media.length > 0, settled: cardSettled });
   await fanOutStatus(tx, status);

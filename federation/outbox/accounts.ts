@@ -10,8 +10,6 @@ import { instanceContext } from "../fetch/lookup.ts";
 import { getKeyPairs } from "../dispatchers/keys.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
 import { recipientOf } from "./relationships.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
-import { moveFollowersJob } from "../../jobs/move_followers.ts";
 import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
@@ -70,11 +68,6 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       logger.info("Queued Move of {actor} to {target} for its followers.", {
         actor: actorUri.href,
         target: target.uri,
-      });
-    },
-    async followersMoved(originId, targetId) {
-      await enqueueJob(ctx, moveFollowersJob(originId, targetId, null), {
-        orderingKey: `move:${originId}`,
       });
     },
   };

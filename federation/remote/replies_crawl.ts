@@ -48,7 +48,7 @@ import { findStatusByUri, rawJson, storeRemoteStatus } from "./statuses.ts";
 import { instanceContext, instanceDocumentLoader, lookupRemote } from "../fetch/lookup.ts";
 import { isStatusObject, visibilityFromAudience } from "../objects/remote_status.ts";
 import { sameOrigin, webUrl } from "../fetch/trust.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import { recordJob } from "../../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "federation", "replies-crawl"]);
 
@@ -94,8 +94,10 @@ export async function requestRepliesRefresh(
     const refresh = await claimRefresh(app.database, status.id, settings.cooldownMs);
     if (!refresh) return null;
     try {
-      await enqueueJob(app, { job: "replies_crawl", statusId: status.id, refreshId: refresh.id }, {
-        orderingKey: `replies_crawl:${status.id}`,
+      await recordJob(app.database.db, {
+        job: "replies_crawl",
+        statusId: status.id,
+        refreshId: refresh.id,
       });
     } catch (error) {
       await finishRefresh(app.database.db, refresh.id, 0);
