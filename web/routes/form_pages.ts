@@ -24,8 +24,8 @@ import {
   RATE_LIMITS,
   rateLimitClock,
   rateLimitHeaders,
-  tooManyRequests,
 } from "../../api/middleware/rate_limit.ts";
+import { tooManyRequests } from "./too_many_requests.ts";
 
 const logger = getLogger(["rookery", "http", "rate-limit"]);
 

@@ -17,8 +17,8 @@ import {
   RATE_LIMITS,
   type RateLimit,
   rateLimitClock,
-  tooManyRequests,
 } from "../../../api/middleware/rate_limit.ts";
+import { tooManyRequests } from "../too_many_requests.ts";
 import {
   requestPasswordReset,
   resetPasswordWithToken,

@@ -37,9 +37,9 @@ import {
   RATE_LIMITS,
   rateLimitClock,
   refusalHeaders,
-  tooManyRequests,
   wantsHtml,
 } from "../../../api/middleware/rate_limit.ts";
+import { tooManyRequests } from "../too_many_requests.ts";
 import {
   authorizeUrl,
   currentSession,
