@@ -56,7 +56,7 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
         RETURNING ready),
       behind AS (
         INSERT INTO federation_queue (message, ordering_key, run_at, ready)
-        SELECT ${json}::jsonb, ${key}, ${runAt}::timestamptz, false
+        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false
         WHERE NOT EXISTS (SELECT 1 FROM head)
         RETURNING ready),
       queued AS (SELECT ready FROM head UNION ALL SELECT ready FROM behind)`;
