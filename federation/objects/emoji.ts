@@ -17,9 +17,11 @@ import type { AppContext } from "../../context.ts";
 import { customEmojis } from "../../db/schema/mod.ts";
 import { authorizeFetch } from "../dispatchers/authorized_fetch.ts";
 import type { MediaUrls } from "../../actors/media/urls.ts";
-import { MAX_EMOJIS_PER_OBJECT, validShortcode } from "../../actors/emoji/shortcodes.ts";
+import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
+import { validShortcode } from "../../model/emoji_shortcodes.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { webUrl } from "../fetch/trust.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** Path of a local emoji's ActivityPub object (its `uri`). */
 export const EMOJI_PATH = "/emojis/{id}";
@@ -32,7 +34,7 @@ type EmojiRow = typeof customEmojis.$inferSelect;
  */
 export function emojiTag(urls: MediaUrls, row: EmojiRow): Emoji | null {
   const url = row.domain == null ? row.filePath ? urls.file(row.filePath) : null : row.remoteUrl;
-  const id = row.uri ?? (row.domain == null ? `${urls.origin}/emojis/${row.id}` : null);
+  const id = row.uri ?? (row.domain == null ? localUris(urls.origin).emoji(row.id) : null);
   if (!url) return null;
   return new Emoji({
     id: id ? new URL(id) : null,
