@@ -9,9 +9,7 @@
 import type { Federation } from "@fedify/fedify";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/connection.ts";
-import type { ProcessCore } from "./process/core.ts";
-import type { MediaStore } from "./actors/media/store/mod.ts";
-import type { MediaUrls } from "./actors/media/urls.ts";
+import type { MediaStore, MediaUrls, ProcessCore } from "./process/core.ts";
 
 /** The record types the sign-up's e-mail check asks for. */
 export type EmailDnsRecordType = "MX" | "A" | "AAAA";
