@@ -141,6 +141,13 @@ test("media on object storage", async (t) => {
         const old = await aliased.request(`/system/${key}`, { redirect: "manual" });
         assert.equal(old.status, 301);
         assert.equal(old.headers.get("location"), media.url);
+        // Pages may show images from the alias host, the signed-in ones too.
+        const page = await aliased.request("/auth/sign_in");
+        await page.body?.cancel();
+        assert.match(
+          page.headers.get("content-security-policy") ?? "",
+          new RegExp(`img-src [^;]* ${s3.endpoint.replaceAll(".", "\\.")}(;|$)`),
+        );
         // The alias host (here the bucket's own anonymous URL) serves the object.
         const direct = await fetch(media.url);
         assert.equal(direct.status, 200);
