@@ -6,6 +6,8 @@
  * TEST_S3_ENDPOINT). B answers for A's origin, as behind a load balancer.
  *
  * - media uploaded through one web process is served through the other;
+ * - a video uploaded through a web process is transcoded by the worker
+ *   (when ffmpeg is installed);
  * - an emoji added on one is listed and served by the other;
  * - an archive queued on A is built by the worker and downloads through B;
  * - no process wrote media or archives to its own disk;
@@ -26,10 +28,12 @@ import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
 import { addEmoji } from "../emoji/helpers.ts";
-import { form, image, upload } from "../media/helpers.ts";
+import { clip, form, image, upload, waitProcessed } from "../media/helpers.ts";
+import { ffmpegAvailable } from "../../actors/media/ffmpeg.ts";
 import { requestArchive } from "../../actors/import_export/archive.ts";
 import { backups } from "../../db/schema/mod.ts";
 
+const ffmpeg = await ffmpegAvailable();
 const keyOf = (url: string) => new URL(url).pathname.replace(/^\/system\//, "");
 
 test("two machines: one database, one bucket, nothing on local disks", POSTGRES_ONLY, async (t) => {
@@ -81,6 +85,27 @@ test("two machines: one database, one bucket, nothing on local disks", POSTGRES_
         assert.equal(file.status, 200);
         assert.deepEqual(new Uint8Array(await file.arrayBuffer()), stored.bytes);
       }
+    });
+
+    await t.step({
+      name: "a video uploaded through B is transcoded by the worker, streams through A",
+      ignore: !ffmpeg,
+      fn: async () => {
+        const res = await upload(
+          viaB,
+          alice.token,
+          form({ bytes: await clip(false), type: "video/webm" }),
+        );
+        assert.equal(res.status, 202);
+        // Neither web process transcodes: the worker's periodic scan finds the upload.
+        const done = await waitProcessed(instance, alice.token, (await res.json()).id);
+        const media = await done.json();
+        assert.equal(done.status, 200, JSON.stringify(media));
+        assert.match(media.url, /\.mp4$/);
+        const ranged = await instance.request(media.url, { headers: { range: "bytes=4-7" } });
+        assert.equal(ranged.status, 206);
+        assert.equal(await ranged.text(), "ftyp");
+      },
     });
 
     await t.step("an emoji added on A is listed and served by B", async () => {
