@@ -247,7 +247,7 @@ test("account moderation as readers see it", async (t) => {
     });
 
     await t.step("admin command line: suspend, unsuspend, silence, unsilence", async () => {
-      const env = { db, config: ctx.config, media: ctx.media };
+      const env = { db, config: ctx.config, media: ctx.media, app: ctx };
       const silenced = await runAdminCommand(env, ["account", "silence", "alice"]);
       assert.equal(silenced.exitCode, 0, silenced.stderr);
       assert.ok((await accountRow(alice.id)).silencedAt);
