@@ -27,19 +27,37 @@ export function validShortcode(shortcode: string): boolean {
   return shortcode.length <= MAX_SHORTCODE_LENGTH && SHORTCODE_PATTERN.test(shortcode);
 }
 
+/** Each `:shortcode:` of a text, in order, repeats included, with its offsets. */
+export function* shortcodeMatches(
+  text: string,
+): Generator<{ shortcode: string; start: number; end: number }> {
+  if (!text.includes(":")) return;
+  for (const match of text.matchAll(SCAN)) {
+    yield { shortcode: match[1], start: match.index, end: match.index + match[0].length };
+  }
+}
+
+/** A text whose shortcodes were found already (actors/formatting/parsed_text.ts ParsedText). */
+export interface ScannedText {
+  readonly emojis: readonly { readonly shortcode: string }[];
+}
+
 /**
  * The distinct shortcodes used in the texts, in order of first use, at most
  * {@link MAX_EMOJIS_PER_OBJECT}. Texts may be plain or HTML: the colons
- * survive rendering, and tags (`>`, `<`) are not letters.
+ * survive rendering, and tags (`>`, `<`) are not letters. A text parsed
+ * already is not scanned again.
  */
-export function scanShortcodes(texts: readonly (string | null | undefined)[]): string[] {
+export function scanShortcodes(
+  texts: readonly (string | ScannedText | null | undefined)[],
+): string[] {
   const found = new Set<string>();
   for (const text of texts) {
-    if (!text || !text.includes(":")) continue;
-    for (const match of text.matchAll(SCAN)) {
-      const code = match[1];
-      if (code.length > MAX_SHORTCODE_LENGTH) continue;
-      found.add(code);
+    if (!text) continue;
+    const matches = typeof text === "string" ? shortcodeMatches(text) : text.emojis;
+    for (const { shortcode } of matches) {
+      if (shortcode.length > MAX_SHORTCODE_LENGTH) continue;
+      found.add(shortcode);
       if (found.size >= MAX_EMOJIS_PER_OBJECT) return [...found];
     }
   }
