@@ -150,6 +150,7 @@ export class ParsedText {
   #links: LinkToken[] | null = null;
   #mentions: MentionToken[] | null = null;
   #hashtags: HashtagToken[] | null = null;
+  #linksAndMentions: readonly Entity[] | null = null;
   #entities: readonly Entity[] | null = null;
   #tokens: Token[] | null = null;
   #emojis: EmojiToken[] | null = null;
@@ -170,14 +171,14 @@ export class ParsedText {
 
   /** The hashtags outside links and mentions, in order. */
   get hashtags(): readonly HashtagToken[] {
-    return this.#hashtags ??= findHashtags(this.source, this.#linksAndMentions());
+    return this.#hashtags ??= findHashtags(this.source, this.#taken());
   }
 
   /** Links, mentions and hashtags, in order, without overlaps. */
   get entities(): readonly Entity[] {
     if (this.#entities) return this.#entities;
     const hashtags = this.hashtags;
-    const taken = this.#linksAndMentions();
+    const taken = this.#taken();
     return this.#entities = hashtags.length === 0
       ? taken
       : [...taken, ...hashtags].sort((a, b) => a.start - b.start);
@@ -213,12 +214,14 @@ export class ParsedText {
    * configured otherwise; a "link" over {@link MAX_URL_LENGTH} is text and
    * counts in full), and mentions of remote accounts without their domain.
    *
-   * With `stopAbove`, a text that certainly counts more is not linkified:
-   * each word holding a scheme counts at least 7 (`http://` as text) and,
-   * without an `@`, at least as much as a link, so 22 long ones exceed 500
-   * whatever they are; what is returned is then only some number above
-   * `stopAbove`. The linkifier reads about a character a microsecond, and
-   * 85 KB of short links cost it 50 ms.
+   * With `stopAbove`, a text that certainly counts more is not read in
+   * full, and what is returned is then only some number above `stopAbove`.
+   * It is not linkified when its words holding a scheme are enough: each
+   * counts at least 7 (`http://` as text) and, without an `@`, at least as
+   * much as a link, so 22 long ones exceed 500 whatever they are (the
+   * linkifier reads about a character a microsecond, and 85 KB of short
+   * links cost it 50 ms). Its mentions are listed only up to where the text
+   * before them certainly counts more.
    */
   countableLength(perUrl = CHARACTERS_PER_URL, stopAbove = Infinity): number {
     if (Number.isFinite(stopAbove)) {
@@ -275,11 +278,14 @@ export class ParsedText {
     return this.#schemeWords ??= [...schemeWords(this.source)];
   }
 
-  #linksAndMentions(): readonly Entity[] {
+  /** Links and mentions, in order: what hashtags may not overlap. */
+  #taken(): readonly Entity[] {
+    if (this.#linksAndMentions) return this.#linksAndMentions;
     const links = this.links, mentions = this.mentions;
-    if (links.length === 0) return mentions;
-    if (mentions.length === 0) return links;
-    return [...links, ...mentions].sort((a, b) => a.start - b.start);
+    let taken: readonly Entity[] = links;
+    if (links.length === 0) taken = mentions;
+    else if (mentions.length > 0) taken = [...links, ...mentions].sort((a, b) => a.start - b.start);
+    return this.#linksAndMentions = taken;
   }
 }
 
