@@ -1,6 +1,6 @@
 /**
  * Rookery behind a real TLS-terminating reverse proxy, nginx and then Caddy
- * (tests/fixtures/proxy.ts), running the README's configuration with
+ * (tests/fixtures/proxy.ts), running docs/running.md's configuration with
  * TRUST_PROXY=true and an https ORIGIN. Through each: the API, the OAuth
  * and sign-in pages and a settings form (Secure cookies, CSRF token,
  * redirects on the https origin), live updates over WebSocket and SSE,
@@ -335,10 +335,10 @@ for (const kind of PROXY_KINDS) {
   });
 }
 
-Deno.test(`[${DB_KIND}] the README gives the configurations these tests run`, async () => {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+Deno.test(`[${DB_KIND}] docs/running.md gives the configurations these tests run`, async () => {
+  const guide = await Deno.readTextFile(new URL("../../docs/running.md", import.meta.url));
   for (const config of [nginxSite(PRODUCTION_SITE), caddySite(PRODUCTION_SITE)]) {
-    assert.ok(readme.includes(config), `README.md should show:\n${config}`);
+    assert.ok(guide.includes(config), `docs/running.md should show:\n${config}`);
   }
 });
 

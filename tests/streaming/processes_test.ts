@@ -20,14 +20,27 @@ if (DB_KIND === "postgres") {
       DATABASE_URL: instance.databaseUrl!,
       DATA_DIR: dataDir,
       ORIGIN: instance.origin,
+      // Both processes answer for one public origin, as behind a load
+      // balancer; the test reaches the second one with the public host in
+      // X-Forwarded-Host (a client cannot set Host itself).
+      TRUST_PROXY: "true",
     });
     const sockets: WsClient[] = [];
     try {
       const alice = await createUser(instance, "alice");
       const bob = await createUser(instance, "bob");
       await ok(instance, bob, "POST", `/api/v1/accounts/${alice.id}/follow`);
-      // The second process, as a client reaches it.
-      const other = { ...instance, origin: second.origin };
+      // The second process, as a client reaches it through the balancer.
+      const forwarded = { "x-forwarded-host": instance.domain, "x-forwarded-proto": "http" };
+      const other = {
+        ...instance,
+        origin: second.origin,
+        request(path: string, init: RequestInit = {}) {
+          const headers = new Headers(init.headers);
+          for (const [name, value] of Object.entries(forwarded)) headers.set(name, value);
+          return fetch(new URL(path, second.origin), { ...init, headers });
+        },
+      };
 
       await t.step("a post made by the second process reaches this one's socket", async () => {
         const ws = await WsClient.open(
@@ -49,6 +62,8 @@ if (DB_KIND === "postgres") {
         const ws = await WsClient.open(
           other,
           `/api/v1/streaming?stream=user&access_token=${bob.token}`,
+          undefined,
+          forwarded,
         );
         sockets.push(ws);
         const status = await postStatus(instance, alice, "From the test process");
