@@ -91,10 +91,19 @@ async function pollOptions(db: Executor, pollId: string | null): Promise<string[
   return row?.options ?? null;
 }
 
-/** The new version of `status` that `input` asks for, checked (422 otherwise). */
-async function planEdit(db: Executor, config: Config, input: EditStatusInput, status: StatusRow) {
+/**
+ * The new version of `status` that `input` asks for, checked (422
+ * otherwise). The same text as `earlier` (the early read) is not parsed again.
+ */
+async function planEdit(
+  db: Executor,
+  config: Config,
+  input: EditStatusInput,
+  status: StatusRow,
+  earlier?: { text: string; parsed: ParsedText },
+) {
   const text = input.text ?? status.text ?? "";
-  const parsed = parseText(text);
+  const parsed = earlier?.text === text ? earlier.parsed : parseText(text);
   const spoilerText = input.spoilerText ?? status.spoilerText;
   const mediaIds = input.mediaIds ?? await statusMediaIds(db, status.id);
   const checked = checkStatusInput(config, {
@@ -157,7 +166,7 @@ async function resolveEarly(
 /**
  * The new text composed inside the transaction. The text differs from the
  * early read only when another edit changed it meanwhile: the early parse
- * and mentions serve otherwise. A quote keeps its `RE:` paragraph.
+ * (planEdit) and mentions serve otherwise. A quote keeps its `RE:` paragraph.
  */
 async function composeEdit(
   tx: Executor,
@@ -166,12 +175,10 @@ async function composeEdit(
   planned: PlannedEdit,
   early: EarlyText,
 ): Promise<ComposedText> {
-  const same = planned.text === early.text;
-  const parsed = same ? early.parsed : planned.parsed;
-  const mentioned = same
+  const mentioned = planned.parsed === early.parsed
     ? early.mentioned
-    : await resolveMentionAccounts(tx, config.domain, [parsed], early.remembered);
-  const composed = composeText(config.origin, parsed, mentioned);
+    : await resolveMentionAccounts(tx, config.domain, [planned.parsed], early.remembered);
+  const composed = composeText(config.origin, planned.parsed, mentioned);
   await checkUsableTags(tx, composed.tagNames);
   const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
   if (!status.quotedStatusId || !quoteInline) return composed;
@@ -259,8 +266,8 @@ async function applyEdit(
 ): Promise<StatusRow> {
   const { config } = ctx;
   const status = await ownStatus(tx, input.accountId, input.statusId, { lock: true });
-  const planned = await planEdit(tx, config, input, status);
-  const { text, spoilerText, mediaIds, language } = planned;
+  const planned = await planEdit(tx, config, input, status, early);
+  const { text, parsed, spoilerText, mediaIds, language } = planned;
   const oldOptions = await pollOptions(tx, status.pollId);
   const composed = await composeEdit(tx, config, status, planned, early);
   const now = new Date();
@@ -292,7 +299,6 @@ async function applyEdit(
     pollOptions: poll.options,
     createdAt: now,
   });
-  const parsed = text === early.text ? early.parsed : planned.parsed;
   const added = await retagEdit(tx, status, composed, [
     parsed,
     spoilerText,
