@@ -8,7 +8,8 @@ import type { FC } from "hono/jsx";
 import { raw } from "hono/html";
 import type { Account } from "../../../api/entities/account.ts";
 import { DisplayName } from "./status_card.tsx";
-import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
+import { PublicLayout, type PublicViewer } from "./layout.tsx";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 
 export interface InstanceSummary {
   title: string;
@@ -105,7 +106,7 @@ export const AboutPage: FC<AboutPageProps> = (
     instanceTitle={instance.title}
     viewer={viewer}
     meta={{
-      description: instance.description || plainText(extended),
+      description: instance.description || htmlToText(extended, { oneLine: true }),
       url: `${instance.origin}/about`,
       image: instance.thumbnail,
     }}

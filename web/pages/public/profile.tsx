@@ -9,7 +9,8 @@ import { raw } from "hono/html";
 import type { Account } from "../../../api/entities/account.ts";
 import type { StatusJson } from "../../../api/entities/status.ts";
 import { DisplayName, emojifyHtml, emojifyText, StatusCard } from "./status_card.tsx";
-import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
+import { PublicLayout, type PublicViewer } from "./layout.tsx";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 
 export type ProfileTab = "posts" | "with_replies" | "media";
 
@@ -57,7 +58,7 @@ export const ProfilePage: FC<ProfilePageProps> = (
       instanceTitle={instanceTitle}
       viewer={viewer}
       meta={{
-        description: plainText(account.note) || `Posts by ${name}`,
+        description: htmlToText(account.note, { oneLine: true }) || `Posts by ${name}`,
         url: `${origin}${base}${current.suffix}`,
         type: "profile",
         image: account.avatar_static,
