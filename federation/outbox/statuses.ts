@@ -24,8 +24,6 @@ import {
   Accept,
   type Activity,
   Delete,
-  type Note,
-  type Question,
   QuoteAuthorization,
   QuoteRequest,
   type Recipient,
@@ -43,8 +41,8 @@ import type {
   StatusFederationDeliveries,
 } from "../../actors/outbox/statuses.ts";
 import { instanceContext } from "../fetch/lookup.ts";
-import { buildNote, loadNoteData } from "../objects/note.ts";
-import { quoteStampUri, withNoteExtras } from "../objects/note_extras.ts";
+import { localNote } from "../objects/note.ts";
+import { quoteStampUri } from "../objects/note_extras.ts";
 import { carryTerms, WireCreate, WireUpdate } from "../objects/mastodon_terms.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "statuses"]);
@@ -150,15 +148,6 @@ async function audience(
 }
 
 /** The Note (or Question) of a local status, as the object dispatcher serves it. */
-async function noteOf(
-  ctx: Context<AppContext>,
-  status: StatusRow,
-): Promise<Note | Question | null> {
-  const data = await loadNoteData(ctx.data.database.db, ctx.data.config.origin, status);
-  if (!data) return null;
-  return await withNoteExtras(ctx, status, buildNote(ctx, status, data));
-}
-
 async function send(
   ctx: Context<AppContext>,
   author: AccountRow,
@@ -213,7 +202,7 @@ async function statusCreated(app: AppContext, statusId: string): Promise<void> {
   const recipients = await audience(app, status, { boosters: false });
   if (recipients.length === 0 && !status.quotedStatusId) return;
   const ctx = instanceContext(app);
-  const note = await noteOf(ctx, status);
+  const note = await localNote(ctx, status);
   if (!note) return;
   // Wire*: the Note's contentMap, blurhash and focalPoint (mastodon_terms.ts).
   const create = carryTerms(
@@ -238,7 +227,7 @@ async function statusUpdated(app: AppContext, statusId: string, updateId: string
   if (!loaded || loaded.status.deletedAt) return;
   const { status, author } = loaded;
   const ctx = instanceContext(app);
-  const note = await noteOf(ctx, status);
+  const note = await localNote(ctx, status);
   if (!note) return;
   const updated = status.editedAt ?? status.createdAt;
   const update = carryTerms(
@@ -265,7 +254,7 @@ async function statusDeleted(app: AppContext, statusId: string): Promise<void> {
   const { status, author } = loaded;
   const ctx = instanceContext(app);
   // The addressing of the Note as it was; the row and its mentions are kept.
-  const note = await noteOf(ctx, status);
+  const note = await localNote(ctx, status);
   const del = new Delete({
     id: new URL(`${status.uri}#delete`),
     actor: new URL(author.uri),
