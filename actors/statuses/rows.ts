@@ -11,6 +11,7 @@ import {
   mediaAttachments,
   mentions,
   polls,
+  statusEdits,
   statuses,
   statusTags,
   tags,
@@ -213,6 +214,46 @@ export async function insertPoll(
     expiresAt: new Date(now.getTime() + poll.expiresIn * 1000),
   }).returning();
   return row;
+}
+
+/** One version of a status in its edit history (status_edits; `text` null for a remote one). */
+export type StatusVersion = Omit<typeof statusEdits.$inferInsert, "id">;
+
+/** Stores one version of a status in its edit history. */
+export async function insertVersion(tx: Executor, version: StatusVersion): Promise<void> {
+  await tx.insert(statusEdits).values({ id: newId(), ...version });
+}
+
+/** The ids of a status's attachments, in order. */
+export async function statusMediaIds(db: Executor, statusId: string): Promise<string[]> {
+  const rows = await db.select({ id: mediaAttachments.id }).from(mediaAttachments)
+    .where(eq(mediaAttachments.statusId, statusId)).orderBy(mediaAttachments.id);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Before the first edit of a status, stores the version it has (dated as the
+ * status, so the history starts there); once an edit is stored, nothing.
+ */
+export async function keepOriginalVersion(
+  tx: Executor,
+  status: typeof statuses.$inferSelect,
+  pollOptions: string[] | null,
+): Promise<void> {
+  const earlier = await tx.select({ id: statusEdits.id }).from(statusEdits)
+    .where(eq(statusEdits.statusId, status.id)).limit(1);
+  if (earlier.length > 0) return;
+  await insertVersion(tx, {
+    statusId: status.id,
+    accountId: status.accountId,
+    text: status.text,
+    content: status.content,
+    spoilerText: status.spoilerText,
+    sensitive: status.sensitive,
+    mediaAttachmentIds: await statusMediaIds(tx, status.id),
+    pollOptions,
+    createdAt: status.createdAt,
+  });
 }
 
 /**
