@@ -151,7 +151,7 @@ export const ReportsQueue: FC<{
             </tr>
           </thead>
           <tbody>
-            {rows.map((row) => <QueueRowView row={row} resolved={resolved} />)}
+            {rows.map((row) => <QueueRowView key={row.report.id} row={row} resolved={resolved} />)}
           </tbody>
         </table>
       )}
