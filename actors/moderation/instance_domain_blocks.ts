@@ -220,13 +220,7 @@ export async function createDomainBlock(
     }).returning();
     if (row.severity === "suspend") await suspendAccounts(tx, row);
     if (row.rejectMedia || row.severity === "suspend") await clearMedia(tx, row);
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "create",
-      targetType: "DomainBlock",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "create", "DomainBlock", row);
     return row;
   });
   if (target.database) forgetDomainRules(target.database);
@@ -259,13 +253,7 @@ export async function updateDomainBlock(
     ) {
       await clearMedia(tx, row);
     }
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "update",
-      targetType: "DomainBlock",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "update", "DomainBlock", row);
     return row;
   });
   if (target.database) forgetDomainRules(target.database);
@@ -282,17 +270,28 @@ export async function removeDomainBlock(
     const row = await lockBlock(tx, id);
     if (row.severity === "suspend") await unsuspendAccounts(tx, row);
     await tx.delete(domainBlocks).where(eq(domainBlocks.id, row.id));
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "destroy",
-      targetType: "DomainBlock",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "destroy", "DomainBlock", row);
     return row;
   });
   if (target.database) forgetDomainRules(target.database);
   return block;
+}
+
+/** The audit row of a domain block's or allow's change. */
+async function auditDomain(
+  tx: Executor,
+  actor: Actor,
+  action: "create" | "update" | "destroy",
+  targetType: "DomainBlock" | "DomainAllow",
+  row: { id: string; domain: string },
+): Promise<void> {
+  await recordAdminAction(tx, {
+    accountId: actor,
+    action,
+    targetType,
+    targetId: row.id,
+    humanIdentifier: row.domain,
+  });
 }
 
 async function lockBlock(tx: Executor, id: string): Promise<DomainBlockRow> {
@@ -381,13 +380,7 @@ export async function createDomainAllow(
         .where(eq(domainAllows.domain, domain)).limit(1);
       return existing;
     }
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "create",
-      targetType: "DomainAllow",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "create", "DomainAllow", row);
     return row;
   });
   if (target.database) forgetDomainRules(target.database);
@@ -409,13 +402,7 @@ export async function removeDomainAllow(
   const allow = await target.db.transaction(async (tx) => {
     const [row] = await tx.delete(domainAllows).where(eq(domainAllows.id, id)).returning();
     if (!row) throw new NotFoundError();
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "destroy",
-      targetType: "DomainAllow",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "destroy", "DomainAllow", row);
     if (options.purge) await purgeDomainAccounts(tx, row.domain);
     return row;
   });

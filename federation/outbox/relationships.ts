@@ -91,6 +91,28 @@ async function send(
   });
 }
 
+/** The Undo of a Follow or Block its sender sent. */
+function undoOf(sender: AccountRow, object: Follow | Block): Undo {
+  return new Undo({ id: new URL(`${object.id!.href}/undo`), actor: new URL(sender.uri), object });
+}
+
+/** Accept or Reject of a remote account's Follow, from its local target. */
+async function answerFollow(
+  app: AppContext,
+  follow: FollowSnapshot,
+  answer: "accepts" | "rejects",
+): Promise<void> {
+  const pair = await crossing(app, follow.targetAccountId, follow.accountId);
+  if (!pair) return;
+  const values = {
+    id: new URL(`${pair.sender.uri}#${answer}/follows/${follow.id}`),
+    actor: new URL(pair.sender.uri),
+    object: followObject(follow, pair.recipient, pair.sender),
+  };
+  const activity = answer === "accepts" ? new Accept(values) : new Reject(values);
+  await send(instanceContext(app), pair.sender, pair.inbox, activity);
+}
+
 /** The relationship part of the outbox. */
 export function relationshipDeliveries(app: AppContext): RelationshipDeliveries {
   const ctx = () => instanceContext(app);
@@ -104,45 +126,10 @@ export function relationshipDeliveries(app: AppContext): RelationshipDeliveries 
       const pair = await crossing(app, follow.accountId, follow.targetAccountId);
       if (!pair) return;
       const object = followObject(follow, pair.sender, pair.recipient);
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Undo({
-          id: new URL(`${object.id!.href}/undo`),
-          actor: new URL(pair.sender.uri),
-          object,
-        }),
-      );
+      await send(ctx(), pair.sender, pair.inbox, undoOf(pair.sender, object));
     },
-    async followAccepted(follow) {
-      const pair = await crossing(app, follow.targetAccountId, follow.accountId);
-      if (!pair) return;
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Accept({
-          id: new URL(`${pair.sender.uri}#accepts/follows/${follow.id}`),
-          actor: new URL(pair.sender.uri),
-          object: followObject(follow, pair.recipient, pair.sender),
-        }),
-      );
-    },
-    async followRejected(follow) {
-      const pair = await crossing(app, follow.targetAccountId, follow.accountId);
-      if (!pair) return;
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Reject({
-          id: new URL(`${pair.sender.uri}#rejects/follows/${follow.id}`),
-          actor: new URL(pair.sender.uri),
-          object: followObject(follow, pair.recipient, pair.sender),
-        }),
-      );
-    },
+    followAccepted: (follow) => answerFollow(app, follow, "accepts"),
+    followRejected: (follow) => answerFollow(app, follow, "rejects"),
     async blocked(block) {
       const pair = await crossing(app, block.accountId, block.targetAccountId);
       if (!pair) return;
@@ -152,16 +139,7 @@ export function relationshipDeliveries(app: AppContext): RelationshipDeliveries 
       const pair = await crossing(app, block.accountId, block.targetAccountId);
       if (!pair) return;
       const object = blockObject(block, pair.sender, pair.recipient);
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Undo({
-          id: new URL(`${object.id!.href}/undo`),
-          actor: new URL(pair.sender.uri),
-          object,
-        }),
-      );
+      await send(ctx(), pair.sender, pair.inbox, undoOf(pair.sender, object));
     },
     async accountDeleted(accountId, recipients) {
       await deliverAccountDeletion(app, accountId, recipients);
