@@ -14,7 +14,8 @@
  * time: the statuses come back; the follows do not. Silence writes nothing:
  * it is read through db/queries/limited_accounts.ts.
  */
-import { and, asc, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
+import { asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { newestFirst, type Page, pageWindow } from "../../db/queries/id_paging.ts";
 import type { Database, Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { domainAllows, domainBlocks, followRequests, follows } from "../../db/schema/mod.ts";
@@ -321,26 +322,17 @@ export async function findDomainBlockByDomain(
 }
 
 /** Paging of the admin lists: newest first by id. */
-export interface IdPage {
-  maxId: string | null;
-  sinceId: string | null;
-  minId: string | null;
-  limit: number;
-}
+export type IdPage = Page;
 
 async function pageOf<T extends { id: string }>(
   db: Executor,
   table: typeof domainBlocks | typeof domainAllows,
   page: IdPage,
 ): Promise<T[]> {
-  const conditions: SQL[] = [];
-  if (page.maxId) conditions.push(lt(table.id, page.maxId));
-  if (page.sinceId) conditions.push(gt(table.id, page.sinceId));
-  if (page.minId) conditions.push(gt(table.id, page.minId));
-  const ascending = page.minId != null && page.maxId == null;
-  const rows = await db.select().from(table).where(and(...conditions))
-    .orderBy(ascending ? asc(table.id) : desc(table.id)).limit(page.limit);
-  return (ascending ? rows.reverse() : rows) as T[];
+  const window = pageWindow(table.id, page);
+  const rows = await db.select().from(table).where(window.where).orderBy(window.order)
+    .limit(page.limit);
+  return newestFirst(rows, window.reverse) as T[];
 }
 
 /** One page of blocks, newest first. */
