@@ -57,20 +57,26 @@ function asFieldErrors(error: ValidationError): FieldErrors {
   return acct ? { ...rest, handle: acct } : rest;
 }
 
-async function aliasesPage(
-  c: Context<ApiEnv>,
-  options: { errors?: FieldErrors; handle?: string; status?: Status } = {},
-): Promise<Response> {
+type PageOptions = { errors?: FieldErrors; handle?: string; status?: Status };
+
+/** What both moving pages show whatever they are: the viewer, the notice or the refusal. */
+function commonProps(c: Context<ApiEnv>, options: PageOptions) {
+  return {
+    instanceTitle: c.get("ctx").config.instance.title,
+    viewer: viewerOf(c),
+    notice: options.errors ? undefined : NOTICES[c.req.query("notice") ?? ""],
+    errors: options.errors,
+    handle: options.handle,
+  };
+}
+
+async function aliasesPage(c: Context<ApiEnv>, options: PageOptions = {}): Promise<Response> {
   const { config, database } = c.get("ctx");
   const session = settingsSession(c);
   return await sendAccountPage(
     c,
     <AliasesPage
-      instanceTitle={config.instance.title}
-      viewer={viewerOf(c)}
-      notice={options.errors ? undefined : NOTICES[c.req.query("notice") ?? ""]}
-      errors={options.errors}
-      handle={options.handle}
+      {...commonProps(c, options)}
       aliases={await listAliases(database.db, session.user.accountId)}
       selfHandle={`${session.user.username}@${config.domain}`}
     />,
@@ -78,24 +84,11 @@ async function aliasesPage(
   );
 }
 
-async function migrationPage(
-  c: Context<ApiEnv>,
-  options: { errors?: FieldErrors; handle?: string; status?: Status } = {},
-): Promise<Response> {
-  const { config, database } = c.get("ctx");
-  const session = settingsSession(c);
-  const state = await migrationState(database.db, session.user.accountId);
+async function migrationPage(c: Context<ApiEnv>, options: PageOptions = {}): Promise<Response> {
+  const state = await migrationState(c.get("ctx").database.db, settingsSession(c).user.accountId);
   return await sendAccountPage(
     c,
-    <MigrationPage
-      instanceTitle={config.instance.title}
-      viewer={viewerOf(c)}
-      notice={options.errors ? undefined : NOTICES[c.req.query("notice") ?? ""]}
-      errors={options.errors}
-      handle={options.handle}
-      redirect={state.redirect}
-      selfUri={state.uri}
-    />,
+    <MigrationPage {...commonProps(c, options)} redirect={state.redirect} selfUri={state.uri} />,
     options.status ?? 200,
   );
 }
