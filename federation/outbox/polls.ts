@@ -13,7 +13,7 @@
  * as its Create and the object dispatcher carry it.
  */
 import { Create, Note, type Recipient } from "@fedify/vocab";
-import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, follows, mentions, polls, pollVotes, statuses } from "../../db/schema/mod.ts";
@@ -21,20 +21,13 @@ import type { PollDeliveries } from "../../actors/outbox/polls.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { carryTerms, WireUpdate } from "../objects/mastodon_terms.ts";
 import { localNote } from "../objects/note.ts";
+import { inboxColumns, recipientOf, remoteInbox } from "../objects/recipient.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "polls"]);
 
 type AccountRow = typeof accounts.$inferSelect;
 type StatusRow = typeof statuses.$inferSelect;
 type PollRow = typeof polls.$inferSelect;
-
-function recipientOf(row: Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
-}
 
 /** The rows behind a poll: the poll, its status and the status's author. */
 async function loadPoll(
@@ -55,16 +48,7 @@ type PollRows = NonNullable<Awaited<ReturnType<typeof loadPoll>>>;
 /** Remote followers, mentioned accounts and voters of a local poll (deduplicated). */
 async function updateAudience(app: AppContext, rows: PollRows): Promise<Recipient[]> {
   const { db } = app.database;
-  const remote = and(
-    isNotNull(accounts.domain),
-    isNotNull(accounts.inboxUrl),
-    isNull(accounts.deletedAt),
-  );
-  const columns = {
-    uri: accounts.uri,
-    inboxUrl: accounts.inboxUrl,
-    sharedInboxUrl: accounts.sharedInboxUrl,
-  };
+  const [remote, columns] = [remoteInbox, inboxColumns];
   const found = [
     ...await db.selectDistinct(columns).from(pollVotes)
       .innerJoin(accounts, eq(accounts.id, pollVotes.accountId))

@@ -34,6 +34,7 @@ import type {
   RelationshipDeliveries,
 } from "../../actors/outbox/relationships.ts";
 import { instanceContext } from "../fetch/lookup.ts";
+import { recipientOf } from "../objects/recipient.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 
@@ -50,17 +51,6 @@ async function crossing(
   if (!sender || !recipient || sender.domain != null || recipient.domain == null) return null;
   if (!recipient.inboxUrl || recipient.deletedAt) return null;
   return { sender, recipient, inbox: recipientOf(recipient) };
-}
-
-/** A remote account as Fedify's recipient (its shared inbox preferred when sending). */
-export function recipientOf(
-  row: Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">,
-): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
 }
 
 /** The Follow a snapshot describes, with its stored id (or one of ours for old rows). */

@@ -30,7 +30,7 @@ import {
   Reject,
   Tombstone,
 } from "@fedify/vocab";
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, follows, mentions, quotes, statuses } from "../../db/schema/mod.ts";
@@ -44,36 +44,16 @@ import { instanceContext } from "../fetch/lookup.ts";
 import { localNote } from "../objects/note.ts";
 import { quoteStampUri } from "../objects/note_extras.ts";
 import { carryTerms, WireCreate, WireUpdate } from "../objects/mastodon_terms.ts";
+import { inboxColumns, recipientOf, remoteInbox as remoteLive } from "../objects/recipient.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "statuses"]);
 
 type AccountRow = typeof accounts.$inferSelect;
 type StatusRow = typeof statuses.$inferSelect;
-type InboxColumns = Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">;
-
-const inboxColumns = {
-  uri: accounts.uri,
-  inboxUrl: accounts.inboxUrl,
-  sharedInboxUrl: accounts.sharedInboxUrl,
-};
 
 function instant(date: Date): Temporal.Instant {
   return Temporal.Instant.fromEpochMilliseconds(date.getTime());
 }
-
-function recipientOf(row: InboxColumns): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
-}
-
-const remoteLive = and(
-  isNotNull(accounts.domain),
-  isNotNull(accounts.inboxUrl),
-  isNull(accounts.deletedAt),
-);
 
 /** A local, original (not a boost) status and its author; null otherwise. */
 async function loadLocal(
