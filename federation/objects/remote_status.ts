@@ -35,6 +35,7 @@ import {
   Video,
 } from "@fedify/vocab";
 import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
+import type { RemotePollResults } from "../../actors/statuses/edit_remote.ts";
 import { checkLanguage, type Visibility } from "../../actors/statuses/validation.ts";
 import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
@@ -136,14 +137,7 @@ export interface ParsedStatus {
   /** Emoji tags (checked; kept by the writer when the text uses them). */
   emojis: RemoteEmojiInput[];
   media: RemoteMediaInput[];
-  poll: {
-    options: string[];
-    tallies: number[];
-    multiple: boolean;
-    expiresAt: Date | null;
-    votersCount: number;
-    closed: boolean;
-  } | null;
+  poll: RemotePollResults | null;
   quotePolicy: "public" | "followers" | "nobody";
   published: Date | null;
   updated: Date | null;
