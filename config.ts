@@ -3,7 +3,7 @@
  *
  * Every other module receives a {@link Config} object; nothing else calls
  * `Deno.env`. The names below are part of the product's interface and are
- * documented in the README with their defaults.
+ * documented in docs/configuration.md with their defaults.
  */
 
 export type Role = "web" | "worker" | "all";

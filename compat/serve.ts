@@ -2,7 +2,7 @@
  * A fresh Rookery behind a TLS-terminating reverse proxy, as production runs
  * it, for the client conformance scripts of compat/: starts `main.ts` on the
  * embedded database in a throwaway data directory (ORIGIN https, TRUST_PROXY),
- * Debian's nginx (or Caddy) in front with the README's configuration and the
+ * Debian's nginx (or Caddy) in front with docs/running.md's configuration and the
  * test certificate (tests/fixtures/proxy.ts), makes the accounts alice, bob
  * and carol with the admin command line, runs the command given after `--`
  * with the address and tokens in its environment, then stops everything.

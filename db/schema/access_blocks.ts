@@ -29,7 +29,7 @@ export const emailDomainBlocks = pgTable("email_domain_blocks", {
   /**
    * The block this one was derived from (Mastodon blocks a domain's MX hosts
    * as children of it); children go with their parent. Nothing derives
-   * children yet (see the README), so it is always null for now.
+   * children yet (see docs/administration.md), so it is always null for now.
    */
   parentId: id("parent_id").references((): AnyPgColumn => emailDomainBlocks.id, {
     onDelete: "cascade",

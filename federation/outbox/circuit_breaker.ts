@@ -1,8 +1,8 @@
 /**
  * How long deliveries to a peer that is down wait: the options of Fedify's
  * per-host circuit breaker for queued deliveries (federation/mod.ts passes
- * them to createFederation). The README's "What an operator should expect"
- * spells out the resulting timeline.
+ * them to createFederation). docs/federation.md ("Deliveries survive crashes
+ * and outages") spells out the resulting timeline.
  *
  * A host's circuit opens after {@link CIRCUIT_BREAKER_OPTIONS.failureThreshold}
  * network errors or 5xx answers within the failure window (4xx, 429 and 410

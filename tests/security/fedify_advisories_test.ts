@@ -1,7 +1,7 @@
 /**
  * Each class of attack Fedify's 2026 security advisories name, tried on
  * Rookery whatever Fedify release it runs (we stay on 2.3.6, the newest the
- * registry serves; see the README's Dependencies): hand-written peers on
+ * registry serves; see docs/development.md, Dependencies): hand-written peers on
  * loopback against one instance, and a second with a 2-second FETCH_TIMEOUT
  * for the deadlines.
  *

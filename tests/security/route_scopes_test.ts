@@ -1,7 +1,7 @@
 /**
  * Walks every route of the app's own router (`rookery.routes`, read at run
  * time, so a new route is covered the day it is added) and asserts the scope
- * promises of the README's Security section:
+ * promises of docs/security.md:
  * - every write route under /api/ (POST, PUT, PATCH, DELETE) refuses a token
  *   that holds every read scope and nothing else;
  * - every /api/v1/admin/ and /api/v2/admin/ route refuses an admin's token

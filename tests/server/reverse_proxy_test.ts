@@ -1,6 +1,6 @@
 /**
  * Rookery behind a real TLS-terminating reverse proxy, nginx and then Caddy
- * (tests/fixtures/proxy.ts), running the README's configuration with
+ * (tests/fixtures/proxy.ts), running docs/running.md's configuration with
  * TRUST_PROXY=true and an https ORIGIN. Through each: the API, the OAuth
  * and sign-in pages and a settings form (Secure cookies, CSRF token,
  * redirects on the https origin), live updates over WebSocket and SSE,
@@ -14,7 +14,7 @@
  */
 import assert from "node:assert/strict";
 import { signRequest } from "@fedify/fedify";
-import { DB_KIND, startInstance, type TestInstance } from "../harness.ts";
+import { afterAll, DB_KIND, startInstance, type TestInstance } from "../harness.ts";
 import { callJson, links, ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { arrived, followRemote } from "../fixtures/federation.ts";
@@ -68,6 +68,12 @@ async function startServers(): Promise<Servers> {
 
 const anyProxy = PROXY_KINDS.some((kind) => !proxyIgnored(kind));
 const servers = anyProxy ? await startServers() : null;
+afterAll(async () => {
+  if (!servers) return;
+  await servers.peer.close();
+  await servers.b.close({ destroy: true });
+  await servers.a.close({ destroy: true });
+});
 
 /** A redirect's target stays on the public https origin (or is relative to it). */
 function onOrigin(res: Response, origin: string): string {
@@ -335,21 +341,9 @@ for (const kind of PROXY_KINDS) {
   });
 }
 
-Deno.test(`[${DB_KIND}] the README gives the configurations these tests run`, async () => {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+Deno.test(`[${DB_KIND}] docs/running.md gives the configurations these tests run`, async () => {
+  const guide = await Deno.readTextFile(new URL("../../docs/running.md", import.meta.url));
   for (const config of [nginxSite(PRODUCTION_SITE), caddySite(PRODUCTION_SITE)]) {
-    assert.ok(readme.includes(config), `README.md should show:\n${config}`);
+    assert.ok(guide.includes(config), `docs/running.md should show:\n${config}`);
   }
-});
-
-Deno.test({
-  name: `[${DB_KIND}] close the instances`,
-  ignore: !servers,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    await servers!.peer.close();
-    await servers!.b.close({ destroy: true });
-    await servers!.a.close({ destroy: true });
-  },
 });
