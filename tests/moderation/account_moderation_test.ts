@@ -19,6 +19,7 @@ import { eventually } from "../fixtures/wait.ts";
 import { form, image, upload } from "../media/helpers.ts";
 import { staff, startAdminFixture } from "./admin_fixture.ts";
 import { SseClient } from "../streaming/helpers.ts";
+import { insertRemoteAccount } from "../discovery/helpers.ts";
 
 test("account moderation as readers see it", async (t) => {
   const f = await startAdminFixture();
@@ -218,6 +219,30 @@ test("account moderation as readers see it", async (t) => {
       );
       await db.update(accounts).set({ suspendedAt: null, suspensionOrigin: null })
         .where(eq(accounts.id, zed));
+    });
+
+    await t.step("a remote account's data deleted: the same tombstone as a local one", async () => {
+      const yan = await insertRemoteAccount(instance, "yan", "remote.example", {
+        displayName: "Yan",
+        note: "<p>a bio</p>",
+        fields: [{ name: "site", value: "<p>x</p>", verified_at: null }],
+        locked: true,
+        statusesCount: 3,
+      });
+      const suspended = await post(mod, `/api/v1/admin/accounts/${yan}/action`, {
+        type: "suspend",
+      });
+      assert.equal(suspended.status, 200);
+      const gone = await callJson(instance, admin, "DELETE", `/api/v1/admin/accounts/${yan}`);
+      assert.equal(gone.status, 200);
+      const row = await accountRow(yan);
+      assert.ok(row.deletedAt);
+      // Mastodon's purge_profile!: the profile is emptied for remote accounts too.
+      assert.deepEqual(
+        [row.displayName, row.note, row.fields, row.locked, row.statusesCount],
+        ["", "", [], false, 0],
+      );
+      assert.equal(gone.body.account.display_name, "");
     });
 
     await t.step("the grace period: the worker's purge", async () => {
