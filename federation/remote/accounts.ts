@@ -41,6 +41,7 @@ import { readEmojiTags } from "../objects/emoji.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { webUrl } from "../fetch/trust.ts";
+import { actorKeys } from "./actor_keys.ts";
 import { type ActorTerms, isJson, readActorTerms } from "../dialects/terms.ts";
 import { receivedJson } from "../dialects/received.ts";
 import {
@@ -112,14 +113,6 @@ function actorTypeOf(actor: Actor): string {
   return "Person";
 }
 
-async function spkiPem(key: CryptoKey): Promise<string> {
-  const der = new Uint8Array(await crypto.subtle.exportKey("spki", key));
-  let binary = "";
-  for (const byte of der) binary += String.fromCharCode(byte);
-  const lines = btoa(binary).match(/.{1,64}/g) ?? [];
-  return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
-}
-
 /** A profile field as stored: plain name, sanitized HTML value; null when nameless. */
 function fieldOf(name: string | undefined, value: string | undefined) {
   const plain = plainText(name, LIMITS.fieldName);
@@ -172,8 +165,6 @@ export async function actorColumns(
     actor.getIcon(options).catch(() => null),
     actor.getImage(options).catch(() => null),
   ]);
-  const key = await actor.getPublicKey(options).catch(() => null);
-  const keyOwned = key?.ownerId == null || key.ownerId.href === id.href;
   const url = actor.url instanceof Link ? actor.url.href : actor.url;
   const createdAt = publishedDay(actor.published);
   const username = plainText(actor.preferredUsername?.toString(), 255) ||
@@ -205,8 +196,7 @@ export async function actorColumns(
     featuredTagsUrl: terms?.featuredTags ?? webUrl(actor.featuredTagsId),
     // `alsoKnownAs` as received (no context defines it for plain-context peers), else Fedify's.
     alsoKnownAs: terms?.alsoKnownAs.length ? terms.alsoKnownAs : actorAliases(actor),
-    publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
-    publicKeyId: key?.id && keyOwned ? key.id.href : null,
+    ...await actorKeys(actor, documentLoader),
     suspendedAt: actor.suspended ? new Date() : null,
     suspensionOrigin: actor.suspended ? "remote" : null,
     // A document without `movedTo` ends a redirect (Mastodon's "Cancel redirect"
@@ -351,6 +341,7 @@ async function writeRemoteAccount(
     suspensionOrigin: _o,
     publicKeyPem,
     publicKeyId,
+    publicKeys,
     username: _u,
     domain: _d,
     ...rest
@@ -364,8 +355,8 @@ async function writeRemoteAccount(
       ...rest,
       ...renamed,
       ...checked,
-      // A document without a key (a stripped Update) does not erase the one we know.
-      ...(publicKeyPem ? { publicKeyPem, publicKeyId } : {}),
+      // A document without keys (a stripped Update) does not erase those we know.
+      ...(publicKeys?.length ? { publicKeys, publicKeyPem, publicKeyId } : {}),
       // Keep the first suspension time; lift it when the actor is no longer
       // suspended, unless our own moderators suspended it (their decision stands).
       ...(existing.suspensionOrigin === "local" ? {} : {
