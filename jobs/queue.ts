@@ -51,7 +51,9 @@ export type Job =
   /** The build of an archive export from the settings pages (archive_job.ts). */
   | { job: "archive"; archiveId: string }
   /** One account's annual report for one year (annual_report_job.ts). */
-  | { job: "annual_report"; accountId: string; year: number };
+  | { job: "annual_report"; accountId: string; year: number }
+  /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
+  | { job: "remote_account_refresh"; accountId: string };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 

@@ -42,6 +42,7 @@ import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { webUrl } from "../fetch/trust.ts";
 import { actorKeys } from "./actor_keys.ts";
+import { invalidateHandle, scheduleAccountRefresh } from "./handle_takeover.ts";
 import { type ActorTerms, isJson, readActorTerms } from "../dialects/terms.ts";
 import { receivedJson } from "../dialects/received.ts";
 import {
@@ -214,7 +215,8 @@ export async function actorColumns(
  * Matched by actor id. Its handle is the one WebFinger confirms (handles.ts),
  * asked when the row is new, when the actor's name changed, or when the
  * last check is a day old; without a confirmation a stored row keeps its
- * handle and a new one takes `preferredUsername@actor host`. A stored
+ * handle and a new one takes `preferredUsername@actor host`. A confirmed
+ * handle another stored actor holds is taken from it (handle_takeover.ts). A stored
  * account with the same handle but another id (the remote account was
  * re-created) takes the new id and key only when WebFinger on the handle's
  * domain now points to the new id; otherwise the actor is not stored
@@ -255,7 +257,9 @@ export async function upsertRemoteActor(
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
     try {
-      return await db.transaction((tx) => writeRemoteAccount(tx, columns, naming, emojis));
+      const written = await db.transaction((tx) => writeRemoteAccount(tx, columns, naming, emojis));
+      if (written.tookHandleOf) await scheduleAccountRefresh(app, written.tookHandleOf);
+      return written.row;
     } catch (error) {
       // Two deliveries about one new actor at once: the second sees the first's row.
       if (attempt === 0 && isUniqueViolation(error)) continue;
@@ -309,12 +313,18 @@ async function decideHandle(
   return { handle: known ?? suggested, confirmed: false, checkedAt };
 }
 
+/** What a write did: the row (null when not stored), and whose handle it took over. */
+interface Written {
+  row: AccountRow | null;
+  tookHandleOf?: string;
+}
+
 async function writeRemoteAccount(
   tx: Executor,
   columns: Omit<typeof accounts.$inferInsert, "id">,
   naming: Naming,
   emojis: RemoteEmojiInput[],
-): Promise<AccountRow | null> {
+): Promise<Written> {
   const { handle, confirmed, checkedAt } = naming;
   const [byUri] = await tx.select().from(accounts).where(eq(accounts.uri, columns.uri)).limit(1);
   const [byHandle] = await tx.select().from(accounts).where(and(
@@ -332,7 +342,7 @@ async function writeRemoteAccount(
         domain: handle.domain,
         other: byHandle.uri,
       });
-      return null;
+      return { row: null };
     }
     existing = byHandle;
   }
@@ -348,9 +358,12 @@ async function writeRemoteAccount(
   } = columns;
   const checked = checkedAt ? { lastWebfingeredAt: checkedAt } : {};
   if (existing) {
-    if (existing.domain == null) return existing;
-    // A handle another row holds is not taken from it: the row keeps its own.
-    const renamed = byHandle && byHandle.id !== existing.id ? {} : handle;
+    if (existing.domain == null) return { row: existing };
+    // A handle another row holds is taken from it only on WebFinger's word
+    // that it is now this actor's (handle_takeover.ts); else the row keeps its own.
+    const heldByOther = byHandle != null && byHandle.id !== existing.id;
+    if (heldByOther && confirmed) await invalidateHandle(tx, byHandle.id);
+    const renamed = heldByOther && !confirmed ? {} : handle;
     const [row] = await tx.update(accounts).set({
       ...rest,
       ...renamed,
@@ -365,12 +378,12 @@ async function writeRemoteAccount(
       }),
     }).where(eq(accounts.id, existing.id)).returning();
     await linkProfileEmojis(tx, row, emojis, true);
-    return row;
+    return { row, tookHandleOf: heldByOther && confirmed ? byHandle.id : undefined };
   }
   const [row] = await tx.insert(accounts)
     .values({ id: newId(), ...columns, ...handle, ...checked }).returning();
   await linkProfileEmojis(tx, row, emojis, false);
-  return row;
+  return { row };
 }
 
 /** Links the emoji the profile's display name, note and fields use (Emoji tags of the actor). */
