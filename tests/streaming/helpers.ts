@@ -80,7 +80,7 @@ export class WsClient {
   }
 
   /** The next frame with this event (and stream name, when given). */
-  async next(event: string, stream?: string, timeoutMs = 3000): Promise<Frame> {
+  async next(event: string, stream?: string, timeoutMs = 10_000): Promise<Frame> {
     return await this.inbox.take(
       (f) => f.event === event && (stream == null || f.stream?.[0] === stream),
       timeoutMs,
@@ -88,7 +88,7 @@ export class WsClient {
     );
   }
 
-  async nextError(timeoutMs = 3000): Promise<Frame> {
+  async nextError(timeoutMs = 10_000): Promise<Frame> {
     return await this.inbox.take((f) => f.error != null, timeoutMs, "an error frame");
   }
 
@@ -168,7 +168,7 @@ export class SseClient {
     } catch { /* aborted */ }
   }
 
-  async next(event: string, timeoutMs = 3000): Promise<SseEvent> {
+  async next(event: string, timeoutMs = 10_000): Promise<SseEvent> {
     return await this.inbox.take((e) => e.event === event, timeoutMs, `SSE ${event}`);
   }
 

@@ -48,10 +48,8 @@ if (DB_KIND === "postgres") {
           `/api/v1/streaming?stream=user&access_token=${bob.token}`,
         );
         sockets.push(ws);
-        const posted = Date.now();
         const status = await postStatus(other, alice, "From the other process");
-        const frame = await ws.next("update", "user", 1000);
-        assert.ok(Date.now() - posted < 1000);
+        const frame = await ws.next("update", "user");
         assert.deepEqual(
           JSON.parse(frame.payload!),
           await ok(instance, bob, "GET", `/api/v1/statuses/${status.id}`),
@@ -67,7 +65,7 @@ if (DB_KIND === "postgres") {
         );
         sockets.push(ws);
         const status = await postStatus(instance, alice, "From the test process");
-        const frame = await ws.next("update", "user", 1000);
+        const frame = await ws.next("update", "user");
         assert.equal(JSON.parse(frame.payload!).id, status.id);
       });
 
