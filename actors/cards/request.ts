@@ -20,7 +20,7 @@
 import { eq } from "drizzle-orm";
 import { statuses, statusPreviewCards } from "../../db/schema/mod.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
-import { firstCardLink } from "./links.ts";
+import { firstCardLink, statusCardLink } from "./links.ts";
 import { linkStoredCard } from "./stored.ts";
 import type { Executor } from "../../db/connection.ts";
 
@@ -73,9 +73,7 @@ export async function requestLinkCard(
   request: LinkCardRequest,
 ): Promise<void> {
   if (request.settled) return;
-  const link = mayHaveCard(status, request.hasMedia)
-    ? firstCardLink(status.content, { origin })
-    : null;
+  const link = mayHaveCard(status, request.hasMedia) ? statusCardLink(status, { origin }) : null;
   if (link) {
     await recordDelivery(tx, "linkCardRequested", status.id);
   } else if (request.edited) {

@@ -153,6 +153,8 @@ export interface RemoteStatusInput {
   quoteApprovalPolicy?: QuotePolicyValue;
   /** Emoji tags of the object (kept when the text uses them). */
   emojis?: RemoteEmojiInput[];
+  /** The page its `Link` attachment names: the link of its preview card (FEP-8967). */
+  cardLink?: string | null;
   createdAt?: Date;
   /** The parent or quoted post it names that were not fetched (over budget): fetched later. */
   missingLinks?: MissingLinks | null;
@@ -431,6 +433,7 @@ const INSERTED_COLUMNS = [
   "pollId",
   "quotedStatusId",
   "quoteApprovalPolicy",
+  "cardLink",
   "createdAt",
 ] as const;
 type InsertedColumn = (typeof INSERTED_COLUMNS)[number];
@@ -520,6 +523,7 @@ async function write(
       pollId,
       quotedStatusId: p.quoted?.id ?? null,
       quoteApprovalPolicy: p.quotePolicy,
+      cardLink: input.local ? null : input.cardLink ?? null,
       createdAt: p.createdAt,
     } satisfies Record<InsertedColumn, unknown>,
   );

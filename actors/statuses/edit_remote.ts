@@ -56,6 +56,8 @@ export interface RemoteEditInput {
   poll: RemotePollResults | null;
   /** Emoji tags of the new version (kept when its text uses them). */
   emojis?: RemoteEmojiInput[];
+  /** The page its `Link` attachment names now (FEP-8967). */
+  cardLink?: string | null;
   editedAt: Date;
 }
 
@@ -173,6 +175,7 @@ export async function editRemoteStatus(
       sensitive,
       language: input.language,
       pollId,
+      cardLink: input.cardLink ?? null,
       editedAt: input.editedAt,
     }).where(eq(statuses.id, status.id)).returning();
     await tx.insert(statusEdits).values({

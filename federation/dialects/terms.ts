@@ -316,6 +316,8 @@ export interface StatusTerms extends StatusTexts {
   /** A poll's `votersCount`; null when absent or not a count. */
   votersCount: number | null;
   media: Map<string, MediaExtras>;
+  /** The page its `Link` attachment names, for its preview card (FEP-8967); null when none. */
+  cardLink: string | null;
 }
 
 /** Reads a status object (Note, Question, Article…) as received. */
@@ -331,7 +333,24 @@ export function readStatusTerms(object: Json): StatusTerms {
       ? voters
       : null,
     media: readMediaExtras(object),
+    cardLink: readCardLink(object),
   };
+}
+
+/**
+ * The first `Link` attachment that names a web page (FEP-8967, as Mastodon
+ * 4.7 writes and reads it: `{"type": "Link", "href": …, "mediaType":
+ * "text/html"}`), the link its author chose for the preview card.
+ */
+export function readCardLink(object: Json): string | null {
+  for (const item of items(object, "attachment").slice(0, MAX_TERM_ITEMS)) {
+    if (!hasType(item, "Link", NS.as)) continue;
+    const mediaType = term(item, "mediaType", NS.as);
+    if (mediaType !== undefined && str(mediaType, 100) !== "text/html") continue;
+    const href = iri(term(item, "href", NS.as));
+    if (href) return href;
+  }
+  return null;
 }
 
 // ----------------------------------------------------------------- actor

@@ -285,6 +285,7 @@ export async function handleStatusUpdate(
       media: parsed.media,
       poll: parsed.poll,
       emojis: parsed.emojis,
+      cardLink: parsed.cardLink,
       editedAt: parsed.updated!,
     }));
   return true;

@@ -146,6 +146,8 @@ export interface ParsedStatus {
   quotePolicy: "public" | "followers" | "nobody";
   published: Date | null;
   updated: Date | null;
+  /** The page its `Link` attachment names (FEP-8967): its preview card's link. */
+  cardLink: string | null;
   /** A Note with a name and no content: possibly a poll vote. */
   name: string | null;
   hasContent: boolean;
@@ -199,6 +201,22 @@ async function readMedia(
     });
   }
   return media;
+}
+
+/**
+ * The first embedded `Link` attachment naming a web page, when the JSON as
+ * received is not at hand (dialects/terms.ts readCardLink reads that).
+ */
+async function cardLinkOf(object: APObject): Promise<string | null> {
+  for await (
+    const item of object.getAttachments({ documentLoader: noFetch, suppressError: true })
+  ) {
+    if (!(item instanceof Link)) continue;
+    if (item.mediaType != null && item.mediaType !== "text/html") continue;
+    const href = webUrl(item.href);
+    if (href) return href;
+  }
+  return null;
 }
 
 /** Mentions, hashtags and emoji: Fedify's typed tags, then those only the raw JSON shows. */
@@ -360,6 +378,7 @@ export async function parseStatusObject(
     quotePolicy: quotePolicyOf(object),
     published: toDate(object.published),
     updated: toDate(object.updated),
+    cardLink: terms ? terms.cardLink : await cardLinkOf(object),
     name: name ? plainText(name, 500) : null,
     hasContent: (rawContent ?? "").trim() !== "",
   };
