@@ -19,6 +19,7 @@ import type { LinkCardJobs } from "./cards.ts";
 import type { StatusLinkJobs } from "./status_links.ts";
 import type { ReportDeliveries } from "./reports.ts";
 import type { PushJobs } from "./push.ts";
+import type { CollectionDeliveries } from "./collections.ts";
 
 export interface Outbox
   extends
@@ -30,4 +31,5 @@ export interface Outbox
     LinkCardJobs,
     StatusLinkJobs,
     ReportDeliveries,
-    PushJobs {}
+    PushJobs,
+    CollectionDeliveries {}

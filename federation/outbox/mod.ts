@@ -12,6 +12,7 @@ import { linkCardJobs } from "./cards.ts";
 import { statusLinkJobs } from "./status_links.ts";
 import { reportDeliveries } from "./reports.ts";
 import { pushJobs } from "./push.ts";
+import { collectionDeliveries } from "./collections.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -24,5 +25,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...statusLinkJobs(ctx),
     ...reportDeliveries(ctx),
     ...pushJobs(ctx),
+    ...collectionDeliveries(ctx),
   };
 }
