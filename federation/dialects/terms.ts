@@ -390,6 +390,13 @@ export interface ActorTerms {
   /** Domains allowed to credit the account as author of their pages (lower case). */
   attributionDomains: string[];
   emojis: RemoteEmojiInput[];
+  /** The profile tabs' switches (Mastodon 4.6: `showFeatured`, `showMedia`, `showRepliesInMedia`). */
+  showFeatured: boolean | null;
+  showMedia: boolean | null;
+  showRepliesInMedia: boolean | null;
+  /** The avatar's and header's descriptions (the `name` of `icon` and `image`). */
+  iconName: string | null;
+  imageName: string | null;
 }
 
 /** Reads an actor document as received. */
@@ -414,5 +421,16 @@ export function readActorTerms(actor: Json): ActorTerms {
     movedTo: iri(term(actor, "movedTo", NS.as)),
     attributionDomains: [...new Set(domains)],
     emojis: readEmojis(actor),
+    showFeatured: bool(term(actor, "showFeatured", NS.toot)),
+    showMedia: bool(term(actor, "showMedia", NS.toot)),
+    showRepliesInMedia: bool(term(actor, "showRepliesInMedia", NS.toot)),
+    iconName: imageName(term(actor, "icon", NS.as)),
+    imageName: imageName(term(actor, "image", NS.as)),
   };
+}
+
+/** The `name` of an actor's icon or image (its description), bounded; null when none. */
+function imageName(value: unknown): string | null {
+  const image = unwrap(value);
+  return isJson(image) ? str(term(image, "name", NS.as), 10_000) : null;
 }

@@ -70,7 +70,14 @@ export type AccountRow = typeof accounts.$inferSelect;
 export const REFRESH_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** Mastodon's limits on what it keeps of a remote profile. */
-const LIMITS = { displayName: 100, fieldName: 255, fieldValue: 2_047, fields: 16, url: 2_048 };
+const LIMITS = {
+  displayName: 100,
+  fieldName: 255,
+  fieldValue: 2_047,
+  fields: 16,
+  url: 2_048,
+  description: 1_500,
+};
 
 function isFedifyContext(ctx: AppContext | Context<AppContext>): ctx is Context<AppContext> {
   return "getActorUri" in ctx;
@@ -188,6 +195,12 @@ export async function actorColumns(
     attributionDomains: terms?.attributionDomains ?? [],
     avatarUrl: imageUrl(icon),
     headerUrl: imageUrl(image),
+    // Mastodon 4.6/4.7's profile terms; an actor without them shows everything.
+    avatarDescription: plainText(terms?.iconName ?? icon?.name?.toString(), LIMITS.description),
+    headerDescription: plainText(terms?.imageName ?? image?.name?.toString(), LIMITS.description),
+    showFeatured: terms?.showFeatured ?? true,
+    showMedia: terms?.showMedia ?? true,
+    showMediaReplies: terms?.showRepliesInMedia ?? true,
     inboxUrl: webUrl(actor.inboxId),
     sharedInboxUrl: webUrl(actor.endpoints?.sharedInbox),
     outboxUrl: webUrl(actor.outboxId),
