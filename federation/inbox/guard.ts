@@ -134,7 +134,7 @@ export function createInboxGuard(options: InboxGuardOptions) {
     }
     const signer = verification.key.ownerId?.href ??
       (verification.key as { controllerId?: URL | null }).controllerId?.href;
-    return await handOn(request, { bytes, json }, signer ?? null, {
+    return await handOn(request, bytes, json, signer ?? null, {
       reachability,
       keyCache,
       contextLoader: options.contextLoader,
@@ -224,33 +224,36 @@ interface RelayedChecks {
  */
 async function handOn(
   request: Request,
-  received: Received,
+  bytes: Uint8Array<ArrayBuffer>,
+  json: Record<string, unknown>,
   signer: string | null,
   checks: RelayedChecks,
 ): Promise<Request | Response> {
+  const { headers, url } = request;
   // Contexts JSON-LD would refuse lose their bad definitions (federation/dialects/contexts.ts).
-  const activity = withValidContexts(wellFormedJson(received.json)) as Record<string, unknown>;
-  const actorId = idOf(activity.actor);
-  if (signer != null && signer === actorId) {
+  const activity = withValidContexts(wellFormedJson(json)) as Record<string, unknown>;
+  if (signer != null && signer === idOf(activity.actor)) {
     if (!idOnActorsServer(activity)) {
       return refuse(400, "Activity refused: its id is not on its actor's server");
     }
-    return passedOn(request, received, activity);
+    return passedOn(request, { bytes, json }, activity);
   }
-  const verdict = actorId == null ? "none" : await verifyAuthorProof(received.json, actorId, {
+  // Relayed: its actor's proofs, when it carries any (the JSON as received: repairs would not verify).
+  const actorId = idOf(activity.actor);
+  const verdict = actorId == null ? "none" : await verifyAuthorProof(json, actorId, {
     ...checks,
     maxFutureSkewMs: MAX_FUTURE_SKEW_MS,
   });
   if (verdict === "invalid") return refuse(401, "Integrity proof could not be verified");
   if (verdict === "unreachable") return keyServerUnreachable();
-  if (verdict === "valid") return provedByItsActor(request, received, activity);
+  if (verdict === "valid") return provedByItsActor(request, { bytes, json }, activity);
   const objectId = idOf(activity.object);
   if (activity.type !== "Create" || objectId == null) {
     return refuse(401, "The signer and the actor do not match");
   }
   const { signature: _signature, proof: _proof, id: _id, ...relayed } = activity;
   const body = JSON.stringify({ ...relayed, object: objectId });
-  return new Request(request.url, { method: "POST", headers: request.headers, body });
+  return new Request(url, { method: "POST", headers, body });
 }
 
 /**
