@@ -12,7 +12,7 @@ import { accountCustomEmojis, accounts, customEmojis } from "../../db/schema/mod
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { emojiTag } from "../objects/emoji.ts";
 import { WirePerson, WireService } from "../objects/mastodon_terms.ts";
-import { profileTerms } from "../objects/actor_terms.ts";
+import { addNodeTerms, profileTerms } from "../objects/actor_terms.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
 import { isInstanceActorHandle } from "./instance_actor.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
@@ -164,11 +164,9 @@ export async function buildLocalActor(
     successor,
   };
   const actor = account.actorType === "Service" ? new WireService(values) : new WirePerson(values);
-  // Terms Fedify's Person lacks (objects/actor_terms.ts), added by the wire class.
-  actor.mastodonTerms.set(
-    values.id.href,
-    profileTerms(account, ctx.data.config.domain, suspended),
-  );
+  // Terms Fedify's Person lacks (objects/actor_terms.ts), added by the wire class, beside
+  // any other terms of the actor set before.
+  addNodeTerms(actor, values.id.href, profileTerms(account, ctx.data.config.domain, suspended));
   return actor;
 }
 

@@ -13,7 +13,7 @@
  * which Fedify's Image has (federation/dispatchers/actor.ts). Remote actors'
  * terms are read back by federation/dialects/terms.ts.
  */
-import type { NodeExtras } from "./mastodon_terms.ts";
+import type { CarriesTerms, NodeExtras } from "./mastodon_terms.ts";
 
 /** The context definitions of the terms below (inline: no context URL to fetch). */
 const PROFILE_CONTEXT = {
@@ -48,4 +48,17 @@ export function profileTerms(
     },
     context: PROFILE_CONTEXT,
   };
+}
+
+/**
+ * Adds `extras` to the terms `carrier` writes on the node `id`, keeping
+ * those already there (another module's terms of the same actor).
+ */
+export function addNodeTerms(carrier: CarriesTerms, id: string, extras: NodeExtras): void {
+  const present = carrier.mastodonTerms.get(id);
+  const before = present && "members" in present ? present : { members: {}, context: {} };
+  carrier.mastodonTerms.set(id, {
+    members: { ...before.members, ...extras.members },
+    context: { ...before.context, ...extras.context },
+  });
 }
