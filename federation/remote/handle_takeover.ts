@@ -17,7 +17,7 @@ import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts } from "../../db/schema/mod.ts";
 import { invalidatedUsername } from "../../model/handles.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import { recordJob } from "../../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "federation", "handles"]);
 
@@ -36,9 +36,7 @@ export async function invalidateHandle(tx: Executor, accountId: string): Promise
  */
 export async function scheduleAccountRefresh(app: AppContext, accountId: string): Promise<void> {
   try {
-    await enqueueJob(app, { job: "remote_account_refresh", accountId }, {
-      orderingKey: `account_refresh:${accountId}`,
-    });
+    await recordJob(app.database.db, { job: "remote_account_refresh", accountId });
   } catch (error) {
     logger.warn("Could not queue the refresh of {accountId}: {error}", { accountId, error });
   }

@@ -1,6 +1,6 @@
 /**
  * Inbound activities through the queue the server builds (createStores
- * wrapped by jobs/queue.ts), with messages shaped as Fedify queues
+ * wrapped by federation/stores/fedify_queue.ts), with messages shaped as Fedify queues
  * them and a handler that fails and retries as Fedify's does: one actor's
  * activities run one at a time in the order they were queued, a retry keeps
  * its place in that line, one that keeps failing is dropped and the line
@@ -11,10 +11,11 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
 import { createStores } from "../../federation/stores/mod.ts";
-import { JobQueue } from "../../jobs/queue.ts";
+import { FedifyQueue } from "../../federation/stores/fedify_queue.ts";
 import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox/order.ts";
 import type { AppContext } from "../../context.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 type Database = Awaited<ReturnType<typeof openDatabase>>;
 
@@ -50,11 +51,11 @@ function inboxMessage(actor: string, n: number): InboxMessage {
 function serverQueue(database: Database) {
   const { queue } = createStores(database, { concurrency: 8, pollMs: 100 });
   const ctx = { database } as unknown as AppContext;
-  return new JobQueue(queue, ctx, () => Promise.resolve());
+  return new FedifyQueue(queue, ctx);
 }
 
 /** What Fedify does with a failed inbox message: queue it again, one attempt on, after a delay. */
-function retry(queue: JobQueue, message: InboxMessage, delayMs: number) {
+function retry(queue: FedifyQueue, message: InboxMessage, delayMs: number) {
   return queue.enqueue(
     { ...message, attempt: message.attempt + 1 },
     { delay: Temporal.Duration.from({ milliseconds: delayMs }) },
@@ -63,6 +64,7 @@ function retry(queue: JobQueue, message: InboxMessage, delayMs: number) {
 
 const ALICE = "https://peer.example/users/alice";
 const BOB = "https://peer.example/users/bob";
+const CAROL = "https://peer.example/users/carol";
 
 test("one actor's activities run in order; a retry keeps its place; others go on", async () => {
   await withDatabase(async (database) => {
@@ -73,21 +75,27 @@ test("one actor's activities run in order; a retry keeps its place; others go on
     const bobDone = Promise.withResolvers<void>();
     const abort = new AbortController();
     const name = (m: InboxMessage) =>
-      `${m.activity.actor === ALICE ? "alice" : "bob"} ${m.activity.id.split("/").pop()}`;
+      `${m.activity.actor.split("/").pop()} ${m.activity.id.split("/").pop()}`;
     await queue.listen(async (m: InboxMessage) => {
       events.push(`start ${name(m)}#${m.attempt}`);
+      const alices = m.activity.actor === ALICE;
       if (m.activity.actor === BOB) bobDone.resolve();
-      else if (m.activity.id.endsWith("/1")) {
+      else if (alices && m.activity.id.endsWith("/1")) {
         // Alice's first fails twice; its retry waits for Bob, so Bob must
         // not be held behind Alice's line.
         if (m.attempt < 2) await retry(queue, m, 50);
         else await bobDone.promise;
-      } else {
-        // Something for a later one of Alice's to overtake, were it allowed to.
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      } else if (alices && m.activity.id.endsWith("/2")) {
+        // Holds until Carol's, queued now, has started: the queue has
+        // claimed again (oldest first) while Alice's 2 ran, and passed over
+        // her 3, older than Carol's, as it must.
+        await queue.enqueue(inboxMessage(CAROL, 1));
+        await eventually("Carol's activity", () => {
+          return Promise.resolve(events.includes("start carol 1#0"));
+        });
       }
       events.push(`end ${name(m)}#${m.attempt}`);
-      if (m.activity.id.endsWith("/3")) abort.abort();
+      if (alices && m.activity.id.endsWith("/3")) abort.abort();
     }, { signal: abort.signal });
     const alice = events.filter((e) => e.includes("alice"));
     assert.deepEqual(alice, [
@@ -103,6 +111,7 @@ test("one actor's activities run in order; a retry keeps its place; others go on
       "end alice 3#0",
     ]);
     assert.ok(events.includes("end bob 1#0"));
+    assert.ok(events.includes("end carol 1#0"));
     const [{ n }] = await database.rows<{ n: number }>(
       sql`SELECT count(*)::int AS n FROM federation_queue`,
     );
