@@ -23,6 +23,7 @@ import { rateLimit } from "./api/middleware/rate_limit.ts";
 import { ipAccess } from "./api/middleware/ip_access.ts";
 import { requireUserInAuthorizedFetch } from "./api/middleware/require_user.ts";
 import { unauthorizedFetch } from "./federation/dispatchers/authorized_fetch.ts";
+import { serveFeaturedCollections } from "./federation/dispatchers/featured_collections.ts";
 import { instanceRoutes } from "./api/routes/instance.ts";
 import { instanceDomainBlockRoutes } from "./api/routes/instance_domain_blocks.ts";
 import { adminDomainBlockRoutes } from "./api/routes/admin/domain_blocks.ts";
@@ -267,6 +268,12 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", instancePageRoutes());
   app.route("/", tagPageRoutes());
   app.route("/", statusPageRoutes());
+  // FEP-7aa9 documents Fedify has no dispatcher for (federation/dispatchers/featured_collections.ts).
+  app.get("/users/:username/*", async (c, next) => {
+    const res = await serveFeaturedCollections(ctx, c.req.raw);
+    if (res) return res;
+    await next();
+  });
   app.route("/", pageRoutes());
 
   app.notFound((c) => {
