@@ -41,6 +41,9 @@ export const KNOWN_TYPES = [
   "moderation_warning",
   // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
   "move",
+  // Collections (Mastodon 4.6): the account is the collection's owner.
+  "added_to_collection",
+  "collection_update",
 ] as const;
 
 /** Types grouped when a client does not say (`grouped_types[]` omitted). */
@@ -76,6 +79,8 @@ export interface NotificationRow {
   reportId: string | null;
   /** The warning of a `moderation_warning`, or null. */
   accountWarningId: string | null;
+  /** The collection of `added_to_collection` and `collection_update`, or null. */
+  collectionId: string | null;
 }
 
 const n = notifications;
@@ -126,6 +131,7 @@ const rowFields = {
   ),
   reportId: n.reportId,
   accountWarningId: n.accountWarningId,
+  collectionId: n.collectionId,
 };
 
 function selectRows(db: Executor) {
