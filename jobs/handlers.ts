@@ -14,6 +14,7 @@ import { runDataImport } from "./data_import.ts";
 import { crawlReplies } from "../federation/remote/replies_crawl.ts";
 import { runArchive } from "./archive_export.ts";
 import { runAnnualReportJob } from "./annual_reports.ts";
+import { verifyFeaturedItem } from "../federation/remote/featured_items.ts";
 import type { Job } from "./queue.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
@@ -37,5 +38,7 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runArchive(ctx, job, signal);
     case "annual_report":
       return await runAnnualReportJob(ctx, job);
+    case "verify_featured_item":
+      return await verifyFeaturedItem(ctx, job);
   }
 }

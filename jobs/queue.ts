@@ -51,7 +51,9 @@ export type Job =
   /** The build of an archive export from the settings pages (archive_job.ts). */
   | { job: "archive"; archiveId: string }
   /** One account's annual report for one year (annual_report_job.ts). */
-  | { job: "annual_report"; accountId: string; year: number };
+  | { job: "annual_report"; accountId: string; year: number }
+  /** A member's consent to be in a remote collection, checked at its server (featured_items.ts). */
+  | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 

@@ -131,29 +131,30 @@ const EMBEDDED_TYPES: readonly FepType[] = [
   "FeatureAuthorization",
 ];
 
+/** Whether a node's type names a FEP-7aa9 type in some spelling (a cheap test, before any other). */
+function mentionsFepType(node: unknown): boolean {
+  if (!isJson(node)) return false;
+  const raw = node.type ?? node["@type"];
+  return (Array.isArray(raw) ? raw : [raw]).some((t) =>
+    typeof t === "string" && /Feature(?:Request|dCollection|dItem|Authorization)$/.test(t)
+  );
+}
+
 /**
  * The activity with an ActivityStreams base type added beside every
  * FEP-7aa9 type, at the top and in what it embeds (an Add's FeaturedItem, an
  * Update's FeaturedCollection and its items, an Accept's FeatureRequest, a
  * Delete's FeatureAuthorization), so Fedify's parse accepts it. The same
- * object when nothing was added (the body then goes on as received).
+ * object when nothing was added (the body then goes on as received); other
+ * activities cost one look at their types.
  */
 export function withBaseTypes(activity: Json): Json {
+  const embedded = EMBEDDING_TERMS.filter((key) => mentionsFepType(activity[key]));
+  if (!mentionsFepType(activity) && embedded.length === 0) return activity;
   const vocab = vocabularyOf(activity);
-  let changed = false;
-  const top = based(activity, ["FeatureRequest"], vocab) as Json;
-  const out: Json = top === activity ? { ...activity } : top;
-  changed = top !== activity;
-  for (const key of EMBEDDING_TERMS) {
-    const value = out[key];
-    if (!isJson(value)) continue;
-    const shaped = based(value, EMBEDDED_TYPES, vocab);
-    if (shaped !== value) {
-      out[key] = shaped;
-      changed = true;
-    }
-  }
-  return changed ? out : activity;
+  const out = { ...based(activity, ["FeatureRequest"], vocab) as Json };
+  for (const key of embedded) out[key] = based(out[key], EMBEDDED_TYPES, vocab);
+  return out;
 }
 
 // ------------------------------------------------------------------ readers

@@ -14,7 +14,8 @@
  * Activities about one collection share its id as ordering key, so an Add
  * never overtakes the Remove that follows it.
  */
-import type { Context, Recipient } from "@fedify/fedify";
+import type { Context } from "@fedify/fedify";
+import type { Recipient } from "@fedify/vocab";
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
@@ -90,11 +91,12 @@ async function send(
   document: Json,
   orderingKey: string,
 ): Promise<void> {
-  if (Array.isArray(to) && to.length === 0) return;
-  await ctx.sendActivity({ identifier: sender.username }, to, RawActivity.of(document), {
-    preferSharedInbox: true,
-    orderingKey,
-  });
+  const activity = RawActivity.of(document);
+  const options = { preferSharedInbox: true, orderingKey };
+  const identity = { identifier: sender.username };
+  if (to === "followers") await ctx.sendActivity(identity, "followers", activity, options);
+  else if (to.length > 0) await ctx.sendActivity(identity, to, activity, options);
+  else return;
   logger.debug("Queued {type} {id}.", { type: document.type, id: document.id });
 }
 

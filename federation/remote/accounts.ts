@@ -42,6 +42,7 @@ import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { webUrl } from "../fetch/trust.ts";
 import { type ActorTerms, isJson, readActorTerms } from "../dialects/terms.ts";
+import { actorCollectionColumns } from "./actor_collections.ts";
 import { receivedJson } from "../dialects/received.ts";
 import {
   confirmHandle,
@@ -250,6 +251,14 @@ export async function upsertRemoteActor(
   const json = await receivedJson(actor);
   const terms = isJson(json) ? readActorTerms(json) : null;
   const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader, terms);
+  Object.assign(
+    columns,
+    actorCollectionColumns(json, {
+      uri: columns.uri,
+      followersUrl: columns.followersUrl ?? null,
+      followingUrl: columns.followingUrl ?? null,
+    }),
+  );
   // A server we do not federate with gets no account here; one whose media
   // is rejected keeps no avatar, header or emoji (actors/moderation/domain_rules.ts).
   if (await federationRefused(app, columns.domain)) return null;
