@@ -11,6 +11,10 @@ import type { AppContext } from "../../context.ts";
 import { accountCustomEmojis, accounts, customEmojis } from "../../db/schema/mod.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { emojiTag } from "../objects/emoji.ts";
+import { WirePerson, WireService } from "../objects/mastodon_terms.ts";
+import { actorCollectionTerms } from "../objects/featured_collections.ts";
+import { featuredCollectionsUri } from "../../model/collection_uris.ts";
+import { localFeaturePolicy } from "../../model/feature_policy.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
 import { isInstanceActorHandle } from "./instance_actor.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
@@ -160,7 +164,20 @@ export async function buildLocalActor(
     aliases: account.alsoKnownAs.map((uri) => new URL(uri)),
     successor,
   };
-  return account.actorType === "Service" ? new Service(values) : new Person(values);
+  const actor = account.actorType === "Service" ? new WireService(values) : new WirePerson(values);
+  if (!suspended) {
+    // FEP-7aa9's terms, which Fedify's Person lacks (federation/objects/mastodon_terms.ts).
+    actor.mastodonTerms.set(
+      values.id.href,
+      actorCollectionTerms({
+        actorUri: values.id.href,
+        followersUri: values.followers.href,
+        featuredCollectionsUri: featuredCollectionsUri(origin, identifier),
+        policy: localFeaturePolicy(account),
+      }),
+    );
+  }
+  return actor;
 }
 
 /** The actor IRI the account moved to (`movedTo`), or null. */

@@ -14,6 +14,8 @@
  * shape, federation/objects/wire_shape.ts).
  */
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
+import type { FeaturePolicy } from "../../model/feature_policy.ts";
+import type { NodeExtras } from "./mastodon_terms.ts";
 import { PUBLIC_IRI } from "./wire_shape.ts";
 
 type Json = Record<string, unknown>;
@@ -265,4 +267,37 @@ export function stampDeleteActivity(stamp: StampData): Json {
     to: [PUBLIC_IRI],
     object: stampObject(stamp),
   });
+}
+
+/**
+ * What our actor says of its collections (Mastodon's actor serializer):
+ * where they are listed (`featuredCollections`), and who may feature it
+ * (`interactionPolicy.canFeature.automaticApproval`: the public, its
+ * followers while it approves followers by hand, or only itself when it
+ * is not discoverable), with the context the two FEP terms need (the
+ * GoToSocial context our actors carry defines the others).
+ */
+export function actorCollectionTerms(
+  input: {
+    actorUri: string;
+    followersUri: string;
+    featuredCollectionsUri: string;
+    policy: FeaturePolicy;
+  },
+): NodeExtras {
+  const iris = input.policy.automatic.map((word) =>
+    word === "public" ? PUBLIC_IRI : word === "followers" ? input.followersUri : null
+  ).filter((iri): iri is string => iri != null);
+  return {
+    members: {
+      featuredCollections: input.featuredCollectionsUri,
+      interactionPolicy: {
+        canFeature: { automaticApproval: iris.length ? iris : [input.actorUri] },
+      },
+    },
+    context: {
+      featuredCollections: { "@id": `${FEP}featuredCollections`, "@type": "@id" },
+      canFeature: { "@id": `${FEP}canFeature`, "@type": "@id" },
+    },
+  };
 }
