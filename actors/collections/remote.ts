@@ -18,10 +18,16 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { collectionItems, collections } from "../../db/schema/mod.ts";
 import { findOrCreateTags, isValidTagName, normalizeTagName } from "../../db/queries/tags.ts";
+import { countCollectionsOf } from "../../db/queries/collections.ts";
 import { nextPosition } from "./rows.ts";
 
 /** Items a remote collection keeps at most (Mastodon's ITEMS_LIMIT). */
 export const REMOTE_COLLECTION_ITEMS = 150;
+/**
+ * Remote collections kept per account at most: Mastodon lets a local
+ * account make 10, so more is a server filling our tables.
+ */
+export const REMOTE_COLLECTIONS_PER_ACCOUNT = 100;
 
 /** A remote collection as its server describes it (already checked and sanitized). */
 export interface RemoteCollectionInput {
@@ -54,7 +60,7 @@ async function tagIdOf(tx: Executor, name: string | null): Promise<string | null
  * Stores or refreshes `ownerId`'s collection `input.uri` and forgets the
  * items it no longer lists (items of ours still waiting for their id, and
  * members who revoked, stay). Returns its id; null when that id is another
- * account's collection (or a local one).
+ * account's collection (or a local one), or the account has too many.
  */
 export async function upsertRemoteCollection(
   ctx: AppContext,
@@ -80,6 +86,7 @@ export async function upsertRemoteCollection(
       updatedAt: input.updated ?? new Date(),
     };
     let id = existing?.id;
+    if (!id && await countCollectionsOf(tx, ownerId) >= REMOTE_COLLECTIONS_PER_ACCOUNT) return null;
     if (id) {
       await tx.update(collections).set(columns).where(eq(collections.id, id));
     } else {

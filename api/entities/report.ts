@@ -21,6 +21,8 @@ export interface ReportJson {
   created_at: string;
   status_ids: string[];
   rule_ids: string[] | null;
+  /** Collections of the target (Mastodon 4.6); null when none. */
+  collection_ids: string[] | null;
   target_account: Account;
 }
 
@@ -50,6 +52,7 @@ export async function serializeReports(
       created_at: row.createdAt.toISOString(),
       status_ids: row.statusIds,
       rule_ids: row.ruleIds && row.ruleIds.length ? row.ruleIds : null,
+      collection_ids: row.collectionIds?.length ? row.collectionIds : null,
       target_account: target,
     });
   }

@@ -5,7 +5,7 @@
  * member's stamp. Shared by the dispatchers (what we serve) and the outbox
  * (what we send), so a peer reads the same document either way.
  */
-import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, collectionItems, collections } from "../../db/schema/mod.ts";
 import { anyId } from "../../db/queries/any_id.ts";
@@ -165,4 +165,45 @@ export async function loadStamp(
     ? collectionUri(origin, collection.ownerUsername, collection.id)
     : collection.uri;
   return uri ? { itemId, memberUri: item.memberUri, collectionUri: uri } : null;
+}
+
+/** Our collections' ids in URIs (`{origin}/users/{username}/collections/{id}`). */
+function localCollectionRefs(origin: string, uris: readonly string[]) {
+  const prefix = `${origin}/users/`;
+  return uris.flatMap((uri) => {
+    const match = uri.startsWith(prefix)
+      ? /^([^/]+)\/collections\/([0-9]{1,19})$/.exec(uri.slice(prefix.length))
+      : null;
+    return match ? [{ username: match[1], id: match[2] }] : [];
+  });
+}
+
+/** The collections, ours or kept copies of remote ones, that these URIs name (unknown ones skipped). */
+export async function collectionIdsByUris(
+  db: Executor,
+  origin: string,
+  uris: readonly string[],
+): Promise<string[]> {
+  if (uris.length === 0) return [];
+  const refs = localCollectionRefs(origin, uris);
+  const local = await collectionsByIds(db, refs.map((r) => r.id));
+  const remote = await db.select({ id: collections.id }).from(collections)
+    .where(and(inArray(collections.uri, [...uris]), eq(collections.local, false)));
+  return [
+    ...local.filter((row) =>
+      row.local && refs.some((r) => r.id === row.id && r.username === row.ownerUsername)
+    ).map((row) => row.id),
+    ...remote.map((row) => row.id),
+  ];
+}
+
+/** The ActivityPub ids of collections, in the order given (unknown ones skipped). */
+export async function collectionUrisByIds(
+  db: Executor,
+  origin: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  const rows = await collectionsByIds(db, ids);
+  return rows.map((row) => row.local ? collectionUri(origin, row.ownerUsername, row.id) : row.uri)
+    .filter((uri): uri is string => uri != null);
 }

@@ -3,12 +3,13 @@
  * signed HTTP, A in authorized-fetch mode: a remote member asked and
  * accepting, the copies on the follower's server (items verified by
  * fetching their stamps), refusals by policy before anything is sent, an
- * update, a member revoking its consent, a deletion, a collection found on
- * first sight of its owner, and the documents refused to unsigned readers.
+ * update, a member revoking its consent, a report naming the collection, a
+ * deletion, a collection found on first sight of its owner, and the
+ * documents refused to unsigned readers.
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { collectionItems } from "../../db/schema/mod.ts";
+import { collectionItems, reports } from "../../db/schema/mod.ts";
 import { test, type TestInstance } from "../harness.ts";
 import { call, callJson, ok } from "../fixtures/api.ts";
 import { closeAll, followRemote, remoteId, startPair } from "../fixtures/federation.ts";
@@ -185,6 +186,33 @@ test("collections federate between two instances (FEP-7aa9)", async (t) => {
         const [c] = await collectionsOf(b, bob, aliceOnB);
         return c && !c.items.some((i: { account_id: string }) => i.account_id === bella.id);
       }, WAIT);
+    });
+
+    await t.step("a report names the collection, and is forwarded with it", async () => {
+      const [copy] = await collectionsOf(b, bob, aliceOnB);
+      const refused = await callJson(b, bob, "POST", "/api/v1/reports", {
+        account_id: aliceOnB,
+        collection_ids: ["123"],
+      });
+      assert.equal(refused.status, 422);
+      assert.equal(
+        refused.body.error,
+        "Validation failed: Collection ids does not reference collections of the account",
+      );
+      const filed = await ok(b, bob, "POST", "/api/v1/reports", {
+        account_id: aliceOnB,
+        collection_ids: [copy.id],
+        comment: "not nice",
+        forward: true,
+      });
+      assert.deepEqual(filed.collection_ids, [copy.id]);
+      const received = await eventually("the Flag on A", async () => {
+        const [row] = await a.rookery.ctx.database.db.select().from(reports)
+          .where(eq(reports.targetAccountId, alice.id));
+        return row;
+      }, WAIT);
+      assert.deepEqual(received.collectionIds, [collection.id]);
+      assert.equal(received.comment, "not nice");
     });
 
     await t.step("a deletion removes the copy on B", async () => {
