@@ -79,6 +79,7 @@ import { recordDelivery } from "../outbox/deliveries.ts";
 import type { MissingLinks } from "../outbox/status_links.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
 import { parseText } from "../formatting/text_to_html.ts";
 
@@ -570,6 +571,7 @@ async function write(
     await recordDelivery(tx, "statusLinksRequested", status.id, input.missingLinks);
   }
   await requestLinkCard(tx, origin, status, { hasMedia: media.length > 0, settled: cardSettled });
+  await linkTaggedCollections(tx, origin, status);
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);

@@ -43,6 +43,7 @@ import { checkStatusInput, type PollInput } from "./validation.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { publishStatusUpdate } from "../timelines/fanout.ts";
 import type { StatusRow } from "./create.ts";
 import { parseText } from "../formatting/text_to_html.ts";
@@ -294,6 +295,7 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       hasMedia: mediaIds.length > 0,
       edited: true,
     });
+    await linkTaggedCollections(tx, ctx.config.origin, row, { edited: true });
     return row;
   });
   return updated;

@@ -29,6 +29,7 @@ import {
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { publishStatusUpdate } from "../timelines/fanout.ts";
 
 /** Poll results as the author's server last published them. */
@@ -215,6 +216,7 @@ export async function editRemoteStatus(
       hasMedia: input.media.length > 0,
       edited: true,
     });
+    await linkTaggedCollections(tx, ctx.config.origin, row, { edited: true });
     return row;
   });
   if (!updated) return await remoteStatus(db, input.accountId, input.statusId);

@@ -26,6 +26,8 @@ import { type Account, type CustomEmoji, SENSITIZED } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
+import { type Collection, serializeCollections } from "./collection.ts";
+import { collectionsByIds } from "../../db/queries/collections.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
@@ -117,6 +119,8 @@ export interface StatusJson {
   mentions: MentionJson[];
   tags: { name: string; url: string }[];
   emojis: CustomEmoji[];
+  /** The collections it links to (Mastodon 4.6), as the viewer sees them. */
+  tagged_collections: Collection[];
   quote: QuoteJson | null;
   quote_approval: QuoteApprovalJson;
   card: PreviewCardJson | null;
@@ -143,11 +147,12 @@ function build(
   viewer: Viewer,
   h: Hydration,
   depth: number,
+  tagged: ReadonlyMap<string, Collection>,
 ): StatusJson | null {
   const account = h.accounts.get(row.accountId);
   if (!account) return null;
   const boosted = row.reblogOfId ? h.statuses.get(row.reblogOfId) : undefined;
-  const reblog = boosted ? build(boosted, viewer, h, depth) : null;
+  const reblog = boosted ? build(boosted, viewer, h, depth, tagged) : null;
   if (row.reblogOfId && !reblog) return null;
   const proper = boosted ?? row;
   const bundle = boosted ? undefined : h.bundles.get(row.id);
@@ -161,7 +166,10 @@ function build(
       quote = { state: q.state, quoted_status_id: q.quotedStatusId };
     } else {
       const quoted = visible ? h.statuses.get(q.quotedStatusId!) : undefined;
-      quote = { state: q.state, quoted_status: quoted ? build(quoted, viewer, h, 1) : null };
+      quote = {
+        state: q.state,
+        quoted_status: quoted ? build(quoted, viewer, h, 1, tagged) : null,
+      };
     }
   }
   const app = bundle?.application ?? undefined;
@@ -207,6 +215,7 @@ function build(
     mentions: bundle?.mentions ?? [],
     tags: bundle?.tags ?? [],
     emojis: bundle?.emojis ?? [],
+    tagged_collections: (bundle?.taggedCollectionIds ?? []).flatMap((id) => tagged.get(id) ?? []),
     quote,
     quote_approval: quoteApproval(proper, viewer, h),
     card: bundle?.card ?? null,
@@ -219,6 +228,31 @@ function build(
       )
       : null,
   };
+}
+
+/**
+ * The Collection entities of the collections the page's statuses link to,
+ * for the viewer; no query at all when none links one (the common case:
+ * the links are in the bundles already).
+ */
+async function taggedCollections(
+  ctx: AppContext,
+  h: Hydration,
+  viewer: Viewer,
+): Promise<Map<string, Collection>> {
+  const ids = new Set<string>();
+  for (const bundle of h.bundles.values()) for (const id of bundle.taggedCollectionIds) ids.add(id);
+  if (ids.size === 0) return new Map();
+  const rows = (await collectionsByIds(ctx.database.db, [...ids])).filter((r) =>
+    !r.ownerUnavailable
+  );
+  const entities = await serializeCollections(
+    ctx.database.db,
+    ctx.config,
+    rows,
+    viewer?.accountId ?? null,
+  );
+  return new Map(entities.map((c) => [c.id, c]));
 }
 
 /** Visibilities whose statuses can be pinned (and so carry `pinned`). */
@@ -244,9 +278,10 @@ export async function serializeStatuses(
     hydrate(ctx, [...rows], viewer, viewerRows),
     viewer ? viewerFilters(ctx, viewer.accountId) : [],
   ]);
+  const tagged = await taggedCollections(ctx, h, viewer);
   const out: StatusJson[] = [];
   for (const row of rows) {
-    const json = build(row, viewer, h, 0);
+    const json = build(row, viewer, h, 0, tagged);
     if (!json) continue;
     if (viewer && compiled.length > 0) {
       const { results, hidden } = applyFilters(row, h, viewer.accountId, compiled, filters);

@@ -3,7 +3,8 @@
  * signed HTTP, A in authorized-fetch mode: a remote member asked and
  * accepting, the copies on the follower's server (items verified by
  * fetching their stamps), refusals by policy before anything is sent, an
- * update, a member revoking its consent, a report naming the collection, a
+ * update, a post linking the collection (its `tagged_collections`, here and
+ * on B), a member revoking its consent, a report naming the collection, a
  * deletion, a collection found on first sight of its owner, and the
  * documents refused to unsigned readers.
  */
@@ -11,8 +12,8 @@ import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { collectionItems, reports } from "../../db/schema/mod.ts";
 import { test, type TestInstance } from "../harness.ts";
-import { call, callJson, ok } from "../fixtures/api.ts";
-import { closeAll, followRemote, remoteId, startPair } from "../fixtures/federation.ts";
+import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
+import { arrived, closeAll, followRemote, remoteId, startPair } from "../fixtures/federation.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { AP_ACCEPT } from "./helpers.ts";
@@ -161,6 +162,34 @@ test("collections federate between two instances (FEP-7aa9)", async (t) => {
         WAIT,
       );
       assert.ok((await notificationTypes(a, lena)).includes("collection_update"));
+    });
+
+    await t.step("a post linking the collection's page tags it, here and on B", async () => {
+      const page = `${a.origin}/@alice/collections/${collection.id}`;
+      const posted = await postStatus(a, alice, `Who to follow: ${page}`);
+      assert.deepEqual(posted.tagged_collections.map((c: { id: string }) => c.id), [collection.id]);
+      assert.equal(posted.tagged_collections[0].url, page);
+      const plain = await postStatus(a, alice, `Not this one: ${a.origin}/@amy/collections/1`);
+      assert.deepEqual(plain.tagged_collections, []);
+
+      // B's copy of the post names B's copy of the collection.
+      const row = await arrived(b, posted.uri);
+      const onB = await eventually("the post tagged on B", async () => {
+        const s = await ok(b, bob, "GET", `/api/v1/statuses/${row.id}`);
+        return s.tagged_collections.length > 0 && s;
+      }, WAIT);
+      const [copy] = await collectionsOf(b, bob, aliceOnB);
+      assert.deepEqual(onB.tagged_collections, [copy]);
+
+      // An edit without the link untags it, on both sides.
+      const edited = await ok(a, alice, "PUT", `/api/v1/statuses/${posted.id}`, {
+        status: "Who to follow: ask me",
+      });
+      assert.deepEqual(edited.tagged_collections, []);
+      await eventually("the post untagged on B", async () => {
+        const s = await ok(b, bob, "GET", `/api/v1/statuses/${row.id}`);
+        return s.tagged_collections.length === 0;
+      }, WAIT);
     });
 
     await t.step("the remote member revokes its consent from its own server", async () => {
