@@ -1,6 +1,6 @@
 /**
  * One report in full (Mastodon's admin/reports show): who filed it about
- * whom, why, the reported posts, who handles it and whether it is settled,
+ * whom, why, the reported posts and collections, who handles it and whether it is settled,
  * with the forms staff act through: assign, resolve or reopen, change the
  * category, and take action against the reported account.
  */
@@ -30,6 +30,16 @@ export interface ReportView {
   otherOpenReports: number;
   /** The instance's rules, for the category form. */
   rules: InstanceRule[];
+  /** The target's collections the report names, those still kept. */
+  collections: ReportedCollection[];
+}
+
+/** A collection a report names, as its page links it. */
+export interface ReportedCollection {
+  id: string;
+  name: string;
+  uri: string;
+  url: string | null;
 }
 
 /** One fact of the report: a term and its value (`pre` keeps the text's line breaks). */
@@ -147,6 +157,23 @@ export const ReportPage: FC<{
                   <ul id="rules">{report.rules.map((r) => <li key={r.id}>{r.text}</li>)}</ul>
                 </Fact>
               </>
+            )
+            : null}
+          {row.collectionIds?.length
+            ? (
+              <Fact label="Collections named" id="collections">
+                {view.collections.length
+                  ? (
+                    <ul>
+                      {view.collections.map((c) => (
+                        <li>
+                          <a href={c.url ?? c.uri}>{c.name}</a>
+                        </li>
+                      ))}
+                    </ul>
+                  )
+                  : <span class="muted">(they are gone)</span>}
+              </Fact>
             )
             : null}
           <Fact label="Comment" id="comment" pre>
