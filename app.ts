@@ -12,7 +12,6 @@
  * 4. Fedify, for everything that is not an API path.
  * 5. Routes.
  */
-import { markWrite } from "./db/write_marks.ts";
 import { type Context, Hono, type Next } from "hono";
 import type { AppContext } from "./context.ts";
 import type { ApiEnv } from "./api/env.ts";
@@ -96,6 +95,7 @@ import { adminIpBlockRoutes } from "./api/routes/admin/ip_blocks.ts";
 import { adminCanonicalEmailBlockRoutes } from "./api/routes/admin/canonical_email_blocks.ts";
 import { annualReportRoutes } from "./api/routes/annual_reports.ts";
 import { collectionRoutes } from "./api/routes/collections.ts";
+import { tooManyRequests } from "./web/routes/too_many_requests.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -140,18 +140,19 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     // A request that may write marks the entity cache before and after, so
     // this process's next read sees its own writes (entity_cache.ts).
     const writes = !READ_METHODS.has(c.req.method);
-    if (writes) markWrite(ctx.database);
+    if (writes) ctx.core.writes.mark();
     try {
       await next();
     } finally {
-      if (writes) markWrite(ctx.database);
+      if (writes) ctx.core.writes.mark();
     }
   });
   app.use(cors());
   app.use(ipAccess());
   app.use("/api/*", authenticate());
   app.use("/oauth/*", authenticate());
-  app.use(rateLimit());
+  // Browsers' forms get their 429 as a page (web/), clients as JSON.
+  app.use(rateLimit(tooManyRequests));
   app.use("/api/*", requireUserInAuthorizedFetch());
 
   app.use(async (c, next) => {

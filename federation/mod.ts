@@ -2,17 +2,20 @@
  * Builds the Fedify federation object: stores, queue, signing policy and every
  * dispatcher and listener. The pieces live in this folder, one file each.
  */
-import { createFederation, type Federation, getDefaultActivityTransformers } from "@fedify/fedify";
+import {
+  createFederation,
+  type Federation,
+  getDefaultActivityTransformers,
+  type MessageQueue,
+} from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./register.ts";
 import { productUserAgent } from "../version.ts";
-import { jobQueueFor } from "../jobs/queue.ts";
-import { runJob } from "../jobs/handlers.ts";
+import { FedifyQueue } from "./stores/fedify_queue.ts";
 import { CIRCUIT_BREAKER_OPTIONS } from "./outbox/circuit_breaker.ts";
 import { createDocumentLoaders } from "./fetch/document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox/guard.ts";
-import { installOutboundFetch } from "./fetch/outbound_fetch.ts";
 import { INBOX_RETRY_POLICY } from "./inbox/order.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/moderation/domain_rules.ts";
 import { wireActivity } from "./objects/mastodon_terms.ts";
@@ -29,18 +32,26 @@ export interface FederationSetup {
   guardInbox(request: Request): Promise<Request | Response>;
 }
 
-export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
+/** What the process adds to the federation it builds. */
+export interface FederationOptions {
+  /**
+   * Wraps the queue Fedify is given, so that other messages ride on it:
+   * rookery.ts passes jobs/queue.ts's, which runs Rookery's own jobs.
+   */
+  wrapQueue?: (queue: MessageQueue) => MessageQueue;
+}
+
+export function buildFederation(
+  ctx: Omit<AppContext, "federation">,
+  options: FederationOptions = {},
+): FederationSetup {
   const { config, database } = ctx;
-  installOutboundFetch({
-    timeoutMs: config.fetchTimeoutMs,
-    allowPrivateAddress: config.allowPrivateAddress,
-  });
-  const stores = createStores(database);
+  const stores = createStores(database, {}, ctx.core.listener);
   const { kv, maintain } = stores;
-  // Rookery's own background jobs (link previews) ride on the same queue.
-  const queue = jobQueueFor(ctx, stores.queue, runJob);
+  const fedifyQueue = new FedifyQueue(stores.queue, ctx);
+  const queue = options.wrapQueue?.(fedifyQueue) ?? fedifyQueue;
   // One product token for every request (version.ts); Fedify's own would add
-  // "Fedify/…; Deno/…", and its deliveries carry none (jobs.ts adds ours).
+  // "Fedify/…; Deno/…", and its deliveries carry none (stores/fedify_queue.ts adds ours).
   const userAgent = productUserAgent(config.origin);
   const loaders = createDocumentLoaders({
     kv,
@@ -49,7 +60,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     userAgent,
     timeoutMs: config.fetchTimeoutMs,
     // Every fetch is signed, by the instance actor unless a local actor asks.
-    instanceIdentity: () => instanceSigningIdentity(database, config.origin),
+    instanceIdentity: () => instanceSigningIdentity(ctx.core.keyPairs, config.origin),
   });
   const federation = createFederation<AppContext>({
     kv,

@@ -16,9 +16,10 @@ import { accounts, users } from "../../db/schema/mod.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { newId } from "../../db/ids.ts";
-import { resolveMentions } from "../formatting/mentions.ts";
+import { mentionTargets, resolveMentionAccounts } from "../formatting/mentions.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
-import { countableLength, textToHtml } from "../formatting/text_to_html.ts";
+import { CHARACTERS_PER_URL, type ParsedText, parseText } from "../formatting/parsed_text.ts";
+import { type MentionTarget, textToHtml } from "../formatting/text_to_html.ts";
 import {
   ImageRejected,
   type ProcessedImage,
@@ -29,12 +30,8 @@ import {
 } from "../media/profile_media.ts";
 import { mediaStore } from "../media/store.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
-import {
-  type FieldSource,
-  PRIVACY_VALUES,
-  QUOTE_POLICY_VALUES,
-  type UserSettings,
-} from "../../model/user_settings.ts";
+import { type FieldSource, PRIVACY_VALUES, type UserSettings } from "../../model/user_settings.ts";
+import { QUOTE_POLICIES } from "../../model/quote_policy.ts";
 
 /** Mastodon's limits on profile text. */
 export const PROFILE_LIMITS = {
@@ -90,9 +87,62 @@ export function normalizeAttributionDomain(raw: string): string | null {
   return valid && !/^\d+$/.test(labels[labels.length - 1]) ? host : null;
 }
 
+/** The fields as typed (trimmed, empty pairs dropped), checked against Mastodon's limits. */
+function checkFields(input: FieldSource[], maxFields: number, problems: Problems): FieldSource[] {
+  const fields = input.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))
+    .filter((f) => f.name !== "" || f.value !== "");
+  if (fields.length > maxFields) {
+    problems.add("fields", "ERR_TOO_LONG", `is too long (maximum is ${maxFields} fields)`);
+  }
+  if (fields.some((f) => [...f.name].length > PROFILE_LIMITS.fieldName)) {
+    problems.add(
+      "fields",
+      "ERR_TOO_LONG",
+      `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`,
+    );
+  }
+  if (fields.some((f) => [...f.value].length > PROFILE_LIMITS.fieldValue)) {
+    problems.add(
+      "fields",
+      "ERR_TOO_LONG",
+      `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`,
+    );
+  }
+  if (fields.some((f) => f.name === "" && f.value !== "")) {
+    problems.add(
+      "fields",
+      "ERR_FIELDS_WITH_VALUES_MISSING_LABELS",
+      "contains values with missing labels",
+    );
+  }
+  return fields;
+}
+
+/** The attribution domains normalized and deduplicated; invalid ones and too many are problems. */
+function checkAttributionDomains(input: string[], problems: Problems): string[] {
+  const cleaned = input.map((d) => d.trim()).filter((d) => d !== "");
+  const normalized = cleaned.map(normalizeAttributionDomain);
+  const invalid = cleaned.filter((_, i) => normalized[i] == null);
+  const domains = [...new Set(normalized.filter((d): d is string => d != null))];
+  if (invalid.length > 0) {
+    problems.add(
+      "attribution_domains",
+      "ERR_INVALID",
+      `contains invalid domains: ${invalid.join(", ")}`,
+    );
+  }
+  if (domains.length > PROFILE_LIMITS.attributionDomains) {
+    problems.add(
+      "attribution_domains",
+      "ERR_TOO_LONG",
+      `is too long (maximum is ${PROFILE_LIMITS.attributionDomains} domains)`,
+    );
+  }
+  return domains;
+}
+
 /** Checks every scalar value; returns the normalized ones. */
 function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) {
-  const limits = ctx.config.limits;
   const displayName = input.displayName?.trim();
   if (displayName != null && [...displayName].length > PROFILE_LIMITS.displayName) {
     problems.add(
@@ -102,78 +152,31 @@ function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) 
     );
   }
   const note = input.note?.trim();
-  if (note != null && countableLength(note) > PROFILE_LIMITS.note) {
+  // Parsed once: counted here, its mentions resolved and rendered later.
+  const parsedNote = note == null ? undefined : parseText(note);
+  const noteLimit = PROFILE_LIMITS.note;
+  if (parsedNote && parsedNote.countableLength(CHARACTERS_PER_URL, noteLimit) > noteLimit) {
     problems.add(
       "note",
       "ERR_TOO_LONG",
       `is too long (maximum is ${PROFILE_LIMITS.note} characters)`,
     );
   }
-  let fields: FieldSource[] | undefined;
-  if (input.fields) {
-    fields = input.fields.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))
-      .filter((f) => f.name !== "" || f.value !== "");
-    if (fields.length > limits.maxProfileFields) {
-      problems.add(
-        "fields",
-        "ERR_TOO_LONG",
-        `is too long (maximum is ${limits.maxProfileFields} fields)`,
-      );
-    }
-    if (fields.some((f) => [...f.name].length > PROFILE_LIMITS.fieldName)) {
-      problems.add(
-        "fields",
-        "ERR_TOO_LONG",
-        `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`,
-      );
-    }
-    if (fields.some((f) => [...f.value].length > PROFILE_LIMITS.fieldValue)) {
-      problems.add(
-        "fields",
-        "ERR_TOO_LONG",
-        `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`,
-      );
-    }
-    if (fields.some((f) => f.name === "" && f.value !== "")) {
-      problems.add(
-        "fields",
-        "ERR_FIELDS_WITH_VALUES_MISSING_LABELS",
-        "contains values with missing labels",
-      );
-    }
-  }
-  let attributionDomains: string[] | undefined;
-  if (input.attributionDomains) {
-    const cleaned = input.attributionDomains.map((d) => d.trim()).filter((d) => d !== "");
-    const normalized = cleaned.map(normalizeAttributionDomain);
-    const invalid = cleaned.filter((_, i) => normalized[i] == null);
-    attributionDomains = [...new Set(normalized.filter((d): d is string => d != null))];
-    if (invalid.length > 0) {
-      problems.add(
-        "attribution_domains",
-        "ERR_INVALID",
-        `contains invalid domains: ${invalid.join(", ")}`,
-      );
-    }
-    if (attributionDomains.length > PROFILE_LIMITS.attributionDomains) {
-      problems.add(
-        "attribution_domains",
-        "ERR_TOO_LONG",
-        `is too long (maximum is ${PROFILE_LIMITS.attributionDomains} domains)`,
-      );
-    }
-  }
+  const fields = input.fields &&
+    checkFields(input.fields, ctx.config.limits.maxProfileFields, problems);
+  const attributionDomains = input.attributionDomains &&
+    checkAttributionDomains(input.attributionDomains, problems);
   const included = (key: string, values: readonly string[], value: string | undefined) => {
     if (value != null && !values.includes(value)) {
       problems.add(key, "ERR_INCLUSION", "is not included in the list");
     }
   };
   included("source[privacy]", PRIVACY_VALUES, input.privacy);
-  included("source[quote_policy]", QUOTE_POLICY_VALUES, input.quotePolicy);
+  included("source[quote_policy]", QUOTE_POLICIES, input.quotePolicy);
   if (input.language != null && !ISO6391.validate(input.language)) {
     problems.add("source[language]", "ERR_INCLUSION", "is not included in the list");
   }
-  return { displayName, note, fields, attributionDomains };
+  return { displayName, note, parsedNote, fields, attributionDomains };
 }
 
 /** Processes the uploads; refusals become problems. */
@@ -206,15 +209,120 @@ function renderFields(
   fields: FieldSource[],
   previous: AccountRow["fields"],
   previousSources: FieldSource[],
-  mentions: Awaited<ReturnType<typeof resolveMentions>>,
+  parsedValues: readonly ParsedText[],
+  mentions: ReadonlyMap<string, MentionTarget>,
 ): AccountRow["fields"] {
-  return fields.map((field) => {
+  return fields.map((field, i) => {
     const index = previousSources.findIndex((p) => p.value === field.value);
     return {
       name: field.name,
-      value: textToHtml(field.value, { origin: ctx.config.origin, relMe: true, mentions }),
+      value: textToHtml(parsedValues[i], { origin: ctx.config.origin, relMe: true, mentions }),
       verified_at: index >= 0 ? previous[index]?.verified_at ?? null : null,
     };
+  });
+}
+
+type CheckedValues = ReturnType<typeof checkValues>;
+type Mentions = ReadonlyMap<string, MentionTarget>;
+/** The update as checked, with what its texts mention and the parsed field values. */
+type CheckedUpdate = {
+  input: ProfileUpdate;
+  values: CheckedValues;
+  mentions: Mentions;
+  fieldValues: readonly ParsedText[];
+};
+type Settings = UserSettings & Record<string, unknown>;
+
+/** The accounts columns the update changes; the note and fields sources go into `settings`. */
+function accountChanges(
+  ctx: AppContext,
+  account: AccountRow,
+  update: CheckedUpdate,
+  settings: Settings,
+): Partial<typeof accounts.$inferInsert> {
+  const { input, values, mentions } = update;
+  const changes: Partial<typeof accounts.$inferInsert> = {};
+  if (values.displayName != null) changes.displayName = values.displayName;
+  if (values.parsedNote) {
+    changes.note = textToHtml(values.parsedNote, {
+      origin: ctx.config.origin,
+      multiline: true,
+      mentions,
+    });
+    settings.note_source = values.note;
+  }
+  if (values.fields) {
+    const previousSources = Array.isArray(settings.fields_source) ? settings.fields_source : [];
+    changes.fields = renderFields(
+      ctx,
+      values.fields,
+      account.fields,
+      previousSources,
+      update.fieldValues,
+      mentions,
+    );
+    settings.fields_source = values.fields;
+  }
+  if (input.locked != null) changes.locked = input.locked;
+  if (input.bot != null) changes.actorType = input.bot ? "Service" : "Person";
+  if (input.discoverable != null) changes.discoverable = input.discoverable;
+  if (input.hideCollections != null) changes.hideCollections = input.hideCollections;
+  if (input.indexable != null) changes.indexable = input.indexable;
+  if (values.attributionDomains) changes.attributionDomains = values.attributionDomains;
+  return changes;
+}
+
+/** The posting settings the update changes, in `settings`. */
+function changeSettings(settings: Settings, input: ProfileUpdate): void {
+  if (input.privacy != null) {
+    settings.default_privacy = input.privacy as UserSettings["default_privacy"];
+  }
+  if (input.sensitive != null) settings.default_sensitive = input.sensitive;
+  if (input.noindex != null) settings.noindex = input.noindex;
+  if (input.language != null) settings.default_language = input.language;
+  if (input.quotePolicy != null) {
+    settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
+  }
+}
+
+/** Writes the checked update in one transaction (see {@link updateProfile}). */
+async function writeProfile(
+  ctx: AppContext,
+  accountId: string,
+  update: CheckedUpdate,
+  stored: Partial<Record<ProfileImageKind, string>>,
+): Promise<void> {
+  const { values } = update;
+  await ctx.database.db.transaction(async (tx) => {
+    const [row] = await tx.select({ account: accounts, settings: users.settings })
+      .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
+      .where(eq(accounts.id, accountId)).limit(1).for("update");
+    if (!row || row.account.domain != null) throw new NotFoundError();
+    const { account } = row;
+    const settings = { ...(row.settings ?? {}) } as Settings;
+    const changes = accountChanges(ctx, account, update, settings);
+    if (stored.avatar) changes.avatarUrl = stored.avatar;
+    if (stored.header) changes.headerUrl = stored.header;
+    changeSettings(settings, update.input);
+    if (Object.keys(changes).length > 0) {
+      await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
+        .where(eq(accounts.id, accountId));
+      await recordDelivery(tx, "accountUpdated", accountId, newId());
+    }
+    if (values.displayName != null || values.note != null || values.fields) {
+      // The custom emoji of the profile as it now reads (display name, note, fields).
+      const fields = values.fields ?? account.fields;
+      await linkLocalEmojis(tx, { accountId }, [
+        values.displayName ?? account.displayName,
+        values.parsedNote ?? account.note,
+        ...fields.flatMap((f) => [f.name, f.value]),
+      ], { replace: true });
+    }
+    await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
+    await discardMediaFiles(tx, [
+      stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
+      stored.header ? profileImageKey(accountId, account.headerUrl) : null,
+    ]);
   });
 }
 
@@ -233,80 +341,18 @@ export async function updateProfile(
   problems.throwIfAny();
 
   const { config, database } = ctx;
-  const texts = [values.note ?? "", ...(values.fields ?? []).map((f) => f.value)];
-  const mentions = await resolveMentions(database.db, config.domain, texts);
+  const fieldValues = (values.fields ?? []).map((f) => parseText(f.value));
+  const texts = values.parsedNote ? [values.parsedNote, ...fieldValues] : fieldValues;
+  const mentions = mentionTargets(
+    await resolveMentionAccounts(database.db, config.domain, texts),
+  );
   const store = mediaStore(config);
   const stored: Partial<Record<ProfileImageKind, string>> = {};
   for (const image of images) {
     stored[image.kind] = await storeProfileImage(store, accountId, image);
   }
-
   try {
-    await database.db.transaction(async (tx) => {
-      const [row] = await tx.select({ account: accounts, settings: users.settings })
-        .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
-        .where(eq(accounts.id, accountId)).limit(1).for("update");
-      if (!row || row.account.domain != null) throw new NotFoundError();
-      const { account } = row;
-      const settings = { ...(row.settings ?? {}) } as UserSettings & Record<string, unknown>;
-      const changes: Partial<typeof accounts.$inferInsert> = {};
-      if (values.displayName != null) changes.displayName = values.displayName;
-      if (values.note != null) {
-        changes.note = textToHtml(values.note, {
-          origin: config.origin,
-          multiline: true,
-          mentions,
-        });
-        settings.note_source = values.note;
-      }
-      if (values.fields) {
-        const previousSources = Array.isArray(settings.fields_source) ? settings.fields_source : [];
-        changes.fields = renderFields(
-          ctx,
-          values.fields,
-          account.fields,
-          previousSources,
-          mentions,
-        );
-        settings.fields_source = values.fields;
-      }
-      if (input.locked != null) changes.locked = input.locked;
-      if (input.bot != null) changes.actorType = input.bot ? "Service" : "Person";
-      if (input.discoverable != null) changes.discoverable = input.discoverable;
-      if (input.hideCollections != null) changes.hideCollections = input.hideCollections;
-      if (input.indexable != null) changes.indexable = input.indexable;
-      if (values.attributionDomains) changes.attributionDomains = values.attributionDomains;
-      if (stored.avatar) changes.avatarUrl = stored.avatar;
-      if (stored.header) changes.headerUrl = stored.header;
-      if (input.privacy != null) {
-        settings.default_privacy = input.privacy as UserSettings["default_privacy"];
-      }
-      if (input.sensitive != null) settings.default_sensitive = input.sensitive;
-      if (input.noindex != null) settings.noindex = input.noindex;
-      if (input.language != null) settings.default_language = input.language;
-      if (input.quotePolicy != null) {
-        settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
-      }
-      if (Object.keys(changes).length > 0) {
-        await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
-          .where(eq(accounts.id, accountId));
-        await recordDelivery(tx, "accountUpdated", accountId, newId());
-      }
-      if (values.displayName != null || values.note != null || values.fields) {
-        // The custom emoji of the profile as it now reads (display name, note, fields).
-        const fields = values.fields ?? account.fields;
-        await linkLocalEmojis(tx, { accountId }, [
-          values.displayName ?? account.displayName,
-          values.note ?? account.note,
-          ...fields.flatMap((f) => [f.name, f.value]),
-        ], { replace: true });
-      }
-      await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
-      await discardMediaFiles(tx, [
-        stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
-        stored.header ? profileImageKey(accountId, account.headerUrl) : null,
-      ]);
-    });
+    await writeProfile(ctx, accountId, { input, values, mentions, fieldValues }, stored);
   } catch (error) {
     await store.delete(Object.values(stored).map((url) => profileImageKey(accountId, url)));
     throw error;

@@ -12,8 +12,9 @@ import { newId } from "../../db/ids.ts";
 import { favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
-import { actingAccount, type StatusRow, visibleOriginal } from "./target.ts";
+import { actingAccount, originalIdOf, type StatusRow, visibleOriginal } from "./target.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
+import { activityIds } from "../../model/uris.ts";
 
 /** What a remote Like carries that a local favourite does not. */
 export interface RemoteFavourite {
@@ -42,7 +43,7 @@ export async function favourite(
       accountId,
       statusId: status.id,
       // Fragment ids on the actor: unique, ours, never dereferenced (Mastodon's shape).
-      uri: remote?.uri ?? (account.domain == null ? `${account.uri}#likes/${id}` : null),
+      uri: remote?.uri ?? (account.domain == null ? activityIds.like(account.uri, id) : null),
     }).onConflictDoNothing().returning();
     if (!row) return status;
     const [counted] = await tx.update(statuses)
@@ -74,8 +75,7 @@ export async function unfavourite(
   statusId: string,
 ): Promise<StatusRow> {
   return await app.database.db.transaction(async (tx) => {
-    const [target] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
-    const originalId = target?.reblogOfId ?? statusId;
+    const originalId = await originalIdOf(tx, statusId);
     const [row] = await tx.delete(favourites)
       .where(and(eq(favourites.accountId, accountId), eq(favourites.statusId, originalId)))
       .returning();

@@ -21,13 +21,18 @@
  * - `text` (the plain source) is added only by the delete response.
  */
 import type { AppContext } from "../../context.ts";
+import {
+  effectiveQuotePolicy,
+  quotePermission,
+  type QuotePolicy,
+} from "../../model/quote_policy.ts";
+import { isFollowerVisibility } from "../../model/visibility.ts";
 import type { statuses } from "../../db/schema/mod.ts";
 import { type Account, type CustomEmoji, SENSITIZED } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
-import { type Collection, serializeCollections } from "./collection.ts";
-import { collectionsByIds } from "../../db/queries/collections.ts";
+import { type Collection, collectionsById } from "./collection.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
@@ -129,16 +134,15 @@ export interface StatusJson {
 
 /** Who may quote a status, and whether the viewer may (QuoteApproval). */
 function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteApprovalJson {
-  const quotable = row.visibility === "public" || row.visibility === "unlisted";
-  const policy = quotable ? row.quoteApprovalPolicy : "nobody";
+  const policy = effectiveQuotePolicy(row.visibility, row.quoteApprovalPolicy as QuotePolicy);
   const automatic = policy === "public" ? ["public"] : policy === "followers" ? ["followers"] : [];
-  let current: QuoteApprovalJson["current_user"];
-  if (!viewer) current = "unknown";
-  else if (viewer.accountId === row.accountId) {
-    current = row.visibility === "direct" ? "denied" : "automatic";
-  } else if (policy === "public") current = "automatic";
-  else if (policy === "followers" && h.followedAuthors.has(row.accountId)) current = "automatic";
-  else current = "denied";
+  const permission = viewer ? quotePermission(row, viewer.accountId) : null;
+  const current: QuoteApprovalJson["current_user"] = permission == null
+    ? "unknown"
+    : permission === "yes" ||
+        (permission === "if_follower" && h.followedAuthors.has(row.accountId))
+    ? "automatic"
+    : "denied";
   return { automatic, manual: [], current_user: current };
 }
 
@@ -201,7 +205,7 @@ function build(
         reblogged: h.reblogged.has(proper.id),
         muted: proper.conversationId != null && h.mutedConversations.has(proper.conversationId),
         bookmarked: h.bookmarked.has(proper.id),
-        ...(row.accountId === viewer.accountId && !boosted && PINNABLE.has(row.visibility)
+        ...(row.accountId === viewer.accountId && !boosted && isFollowerVisibility(row.visibility)
           ? { pinned: h.pinned.has(row.id) }
           : {}),
       }
@@ -235,28 +239,14 @@ function build(
  * for the viewer; no query at all when none links one (the common case:
  * the links are in the bundles already).
  */
-async function taggedCollections(
+function taggedCollections(
   ctx: AppContext,
   h: Hydration,
   viewer: Viewer,
 ): Promise<Map<string, Collection>> {
-  const ids = new Set<string>();
-  for (const bundle of h.bundles.values()) for (const id of bundle.taggedCollectionIds) ids.add(id);
-  if (ids.size === 0) return new Map();
-  const rows = (await collectionsByIds(ctx.database.db, [...ids])).filter((r) =>
-    !r.ownerUnavailable
-  );
-  const entities = await serializeCollections(
-    ctx.database.db,
-    ctx.config,
-    rows,
-    viewer?.accountId ?? null,
-  );
-  return new Map(entities.map((c) => [c.id, c]));
+  const ids = [...h.bundles.values()].flatMap((bundle) => bundle.taggedCollectionIds);
+  return collectionsById(ctx.database.db, ctx.config, ids, viewer?.accountId ?? null);
 }
-
-/** Visibilities whose statuses can be pinned (and so carry `pinned`). */
-const PINNABLE = new Set(["public", "unlisted", "private"]);
 
 /**
  * Serializes a page of statuses for a viewer (null: anonymous), in the order

@@ -29,8 +29,8 @@
  * Counting is rate_limit_counter.ts: exact at the limit across processes,
  * and far from it one write per lease of requests rather than per request.
  * The headers describe the bucket closest to its limit; past any limit the
- * answer is 429 with Mastodon's body (an HTML page to a browser's sign-in
- * form) and Retry-After.
+ * answer is 429 with Mastodon's body and Retry-After (app.ts has browsers'
+ * forms answered with a page instead: web/routes/too_many_requests.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { sql } from "drizzle-orm";
@@ -38,15 +38,12 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { clientIp, rateLimitSubject } from "../client_ip.ts";
 import type { Database } from "../../db/connection.ts";
-import { MessagePage } from "../../web/pages/auth/layout.tsx";
-import { documentHtml } from "../../web/pages/shell.tsx";
-import { pageHeaders } from "../../web/routes/page_response.ts";
 import { setResponseHeaders } from "./headers.ts";
 import {
   type Bucket,
   type BucketState,
   type RateLimit,
-  rateLimitCounter,
+  type RateLimitCounter,
 } from "./rate_limit_counter.ts";
 
 export type { Bucket, BucketState, RateLimit } from "./rate_limit_counter.ts";
@@ -142,14 +139,19 @@ export function bucketsFor(
   return buckets;
 }
 
+/** What the limits read: the process core's counter. */
+export interface RateLimitsHolder {
+  readonly core: { readonly rateLimits: RateLimitCounter };
+}
+
 /** Counts one request in every bucket and returns their states. */
 export async function countRequest(
-  database: Database,
+  app: RateLimitsHolder,
   buckets: Bucket[],
   now = new Date(),
 ): Promise<BucketState[]> {
   if (buckets.length === 0) return [];
-  return await rateLimitCounter(database).count(buckets, now);
+  return await app.core.rateLimits.count(buckets, now);
 }
 
 /** The bucket closest to its limit (fewest requests left). */
@@ -180,49 +182,25 @@ export function wantsHtml(c: Context<ApiEnv>): boolean {
   return /\btext\/html\b/.test(c.req.header("accept") ?? "");
 }
 
-/** Paths that only ever answer with pages (settings and staff), whatever the Accept header. */
-const PAGE_ONLY_PATH = /^\/(settings|admin)(\/|$)/;
+/** How a request past its limit is answered. */
+export type Refusal = (c: Context<ApiEnv>, state: BucketState, now: Date) => Response;
 
-/** A 429 in Mastodon's shape; a page for a browser's sign-in form and the pages with forms. */
-export function tooManyRequests(
-  c: Context<ApiEnv>,
-  state: BucketState,
-  now: Date,
-): Response {
-  const headers = refusalHeaders(state, now);
-  const signIn = c.req.path.startsWith("/auth/") && wantsHtml(c);
-  if (signIn || PAGE_ONLY_PATH.test(c.req.path)) {
-    const page = MessagePage({
-      title: TOO_MANY_REQUESTS,
-      instanceTitle: c.get("ctx").config.instance.title,
-      text: signIn
-        ? "Too many sign-in attempts. Please wait a few minutes and try again."
-        : "Too many requests. Please wait a few minutes and try again.",
-      alert: true,
-    });
-    return c.html(documentHtml(page), 429, { ...headers, ...pageHeaders("account") });
-  }
-  return c.json({ error: TOO_MANY_REQUESTS }, 429, headers);
+/** A 429 in Mastodon's shape: `{"error":"Too many requests"}` and the headers. */
+export function tooManyRequestsJson(c: Context<ApiEnv>, state: BucketState, now: Date): Response {
+  return c.json({ error: TOO_MANY_REQUESTS }, 429, refusalHeaders(state, now));
 }
 
-/**
- * The clock windows are computed from. Tests pin it so that a run never
- * straddles a window boundary; nothing else should touch it.
- */
-export const rateLimitClock = { now: (): Date => new Date() };
-
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
-const lastPurge = new WeakMap<Database, number>();
 
 /** Deletes finished windows now and then, without holding up the request. */
-function maybePurge(database: Database, now: number): void {
-  const last = lastPurge.get(database);
-  if (last === undefined) {
-    lastPurge.set(database, now);
+function maybePurge(database: Database, counter: RateLimitCounter, now: number): void {
+  const last = counter.lastPurge;
+  if (last === null) {
+    counter.lastPurge = now;
     return;
   }
   if (now - last < PURGE_INTERVAL_MS) return;
-  lastPurge.set(database, now);
+  counter.lastPurge = now;
   database.rows(sql`DELETE FROM rate_limit_counters WHERE reset_at < now()`).catch((error) =>
     logger.warn("Could not purge rate limit counters: {error}", { error })
   );
@@ -231,10 +209,12 @@ function maybePurge(database: Database, now: number): void {
 /**
  * The middleware. Runs after authentication (it needs `c.var.user`); does
  * nothing when `config.rateLimits` is off or outside the API and OAuth paths.
+ * `refuse` answers a request past a limit (default: the JSON 429).
  */
-export function rateLimit(): MiddlewareHandler<ApiEnv> {
+export function rateLimit(refuse: Refusal = tooManyRequestsJson): MiddlewareHandler<ApiEnv> {
   return async (c: Context<ApiEnv>, next) => {
-    const { config, database } = c.get("ctx");
+    const ctx = c.get("ctx");
+    const { config, database } = ctx;
     if (!config.rateLimits || !isRateLimitedPath(c.req.path) || c.req.method === "OPTIONS") {
       return await next();
     }
@@ -245,18 +225,18 @@ export function rateLimit(): MiddlewareHandler<ApiEnv> {
       user?.accountId ?? null,
       rateLimitSubject(clientIp(c)),
     );
-    const now = rateLimitClock.now();
+    const now = ctx.core.rateLimits.clock();
     let states: BucketState[];
     try {
-      states = await countRequest(database, buckets, now);
+      states = await countRequest(ctx, buckets, now);
     } catch (error) {
       // Fail open: a counter hiccup must not take the whole API down with it.
       logger.warn("Could not count request for rate limits: {error}", { error });
       return await next();
     }
-    maybePurge(database, now.getTime());
+    maybePurge(database, ctx.core.rateLimits, now.getTime());
     const exceeded = states.filter((s) => s.count > s.rule.limit);
-    if (exceeded.length) return tooManyRequests(c, tightest(exceeded), now);
+    if (exceeded.length) return refuse(c, tightest(exceeded), now);
     await next();
     setResponseHeaders(c, rateLimitHeaders(tightest(states)));
   };

@@ -15,7 +15,8 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { listenToStream, type StreamEvent } from "../../actors/streaming/bus.ts";
+import type { StreamEvent } from "../../actors/streaming/bus.ts";
+import { SseHeartbeat } from "./sse.ts";
 import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
 import { Payload, type StreamConnection } from "./frames.ts";
 import { isPublicStream, type StreamName } from "./streams.ts";
@@ -32,6 +33,12 @@ import {
 
 const logger = getLogger(["rookery", "streaming"]);
 
+/** The events about announcements. */
+type AnnouncementEvent = Extract<
+  StreamEvent,
+  { event: "announcement" | "announcement.reaction" | "announcement.delete" }
+>;
+
 /** Events waiting for dispatch beyond which new ones are dropped. */
 export const MAX_BACKLOG = 10_000;
 
@@ -39,6 +46,8 @@ export const MAX_BACKLOG = 10_000;
 export const TOKEN_CHECK_MS = 500;
 
 export class StreamHub {
+  /** The keep-alive of this hub's SSE connections. */
+  readonly sseHeartbeat = new SseHeartbeat();
   readonly #ctx: AppContext;
   readonly #connections = new Set<StreamConnection>();
   readonly #byAccount = new Map<string, Set<StreamConnection>>();
@@ -59,7 +68,7 @@ export class StreamHub {
 
   /** Starts listening; resolves once events published from now on will arrive. */
   async start(): Promise<void> {
-    this.#unlisten = await listenToStream(this.#ctx.database, (event) => {
+    this.#unlisten = await this.#ctx.core.streamBus.subscribe((event) => {
       // A process that cannot keep up drops events rather than queue them
       // without end (its clients miss them, as after a reconnection).
       if (this.#backlog >= MAX_BACKLOG) {
@@ -183,21 +192,13 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.notificationId,
-          this.#accountTargets(
-            [event.accountId],
-            ["user", "user:notification"],
-            (conn, name) => name !== "user" || conn.notifications,
-          ),
+          this.#notificationTargets(event.accountId),
         );
         return;
       case "notifications_merged":
         // Mastodon's payload is "1".
         deliverPlain(
-          this.#accountTargets(
-            [event.accountId],
-            ["user", "user:notification"],
-            (conn, name) => name !== "user" || conn.notifications,
-          ),
+          this.#notificationTargets(event.accountId),
           new Payload("notifications_merged", "1"),
         );
         return;
@@ -215,6 +216,17 @@ export class StreamHub {
           new Payload("filters_changed", undefined),
         );
         return;
+      case "announcement":
+      case "announcement.reaction":
+      case "announcement.delete":
+        return await this.#dispatchAnnouncement(event);
+    }
+  }
+
+  /** Announcements go to every signed-in user stream of this process. */
+  async #dispatchAnnouncement(event: AnnouncementEvent): Promise<void> {
+    const ctx = this.#ctx;
+    switch (event.event) {
       case "announcement":
         await deliverAnnouncement(
           ctx,
@@ -242,6 +254,15 @@ export class StreamHub {
         );
         return;
     }
+  }
+
+  /** The streams a notification of `accountId` goes to (`user` only when it asked for them). */
+  #notificationTargets(accountId: string): Target[] {
+    return this.#accountTargets(
+      [accountId],
+      ["user", "user:notification"],
+      (conn, name) => name !== "user" || conn.notifications,
+    );
   }
 
   /** Closes the connections whose token was revoked (or whose user was disabled). */
@@ -272,6 +293,7 @@ export class StreamHub {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
+    this.sseHeartbeat.stop();
     this.#unlisten?.();
     for (const conn of [...this.#connections]) {
       this.remove(conn);
@@ -292,27 +314,37 @@ function removeFrom(map: Map<string, Set<StreamConnection>>, key: string, conn: 
   if (set?.delete(conn) && set.size === 0) map.delete(key);
 }
 
-const hubs = new WeakMap<AppContext, Promise<StreamHub>>();
+/**
+ * The process's hub, started at the first connection (process/core.ts holds
+ * one); a failed start is tried again by the next connection.
+ */
+export class StreamHubStarter {
+  #hub: Promise<StreamHub> | null = null;
+
+  /** The hub for this application, started now if it was not. */
+  get(ctx: AppContext): Promise<StreamHub> {
+    if (this.#hub) return this.#hub;
+    const created = new StreamHub(ctx);
+    const hub = created.start().then(() => created);
+    this.#hub = hub;
+    hub.catch(() => {
+      if (this.#hub === hub) this.#hub = null;
+    });
+    return hub;
+  }
+
+  /** Closes the hub's connections and its subscription (the process is closing). */
+  async close(): Promise<void> {
+    const hub = this.#hub;
+    if (!hub) return;
+    this.#hub = null;
+    try {
+      await (await hub).close();
+    } catch { /* never started */ }
+  }
+}
 
 /** The process's hub for this application, started at the first connection. */
 export function streamHub(ctx: AppContext): Promise<StreamHub> {
-  let hub = hubs.get(ctx);
-  if (!hub) {
-    const created = new StreamHub(ctx);
-    hub = created.start().then(() => created);
-    hubs.set(ctx, hub);
-    // A failed start is retried by the next connection.
-    hub.catch(() => hubs.delete(ctx));
-  }
-  return hub;
-}
-
-/** Closes the hub's connections and its listener (the process is closing). */
-export async function closeStreamHub(ctx: AppContext): Promise<void> {
-  const hub = hubs.get(ctx);
-  if (!hub) return;
-  hubs.delete(ctx);
-  try {
-    await (await hub).close();
-  } catch { /* never started */ }
+  return ctx.core.streamHub.get(ctx);
 }

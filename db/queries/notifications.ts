@@ -17,34 +17,14 @@
  * one index probe, so a page costs about as many probes as it has groups
  * plus the notifications it skips.
  */
-import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, type Column, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { newestFirst, type Page, pageWindow } from "./id_paging.ts";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "../connection.ts";
 import { isId } from "../ids.ts";
 import { accounts, markers, notifications, statuses } from "../schema/mod.ts";
 import { visibleStatusFilter } from "./visibility.ts";
-
-/** Every notification type the API knows. */
-export const KNOWN_TYPES = [
-  "mention",
-  "status",
-  "reblog",
-  "follow",
-  "follow_request",
-  "favourite",
-  "poll",
-  "update",
-  "quote",
-  "quoted_update",
-  "admin.sign_up",
-  "admin.report",
-  "moderation_warning",
-  // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
-  "move",
-  // Collections (Mastodon 4.6): the account is the collection's owner.
-  "added_to_collection",
-  "collection_update",
-] as const;
+import { NOTIFICATION_TYPES } from "../../model/notification_types.ts";
 
 /** Types grouped when a client does not say (`grouped_types[]` omitted). */
 export const DEFAULT_GROUPED_TYPES = ["favourite", "follow", "reblog", "admin.sign_up"] as const;
@@ -59,11 +39,14 @@ export interface NotificationFilter {
 }
 
 /** Paging bounds over notification ids. */
-export interface IdWindow {
-  maxId: string | null;
-  sinceId: string | null;
-  minId: string | null;
-  limit: number;
+export type IdWindow = Page;
+
+/**
+ * A page of notifications (or requests) by id: with both `since_id` and
+ * `min_id` it is read downwards, as Mastodon's notification lists read it.
+ */
+export function notificationWindow(column: Column, page: IdWindow) {
+  return pageWindow(column, page, page.minId != null && page.sinceId == null);
 }
 
 /** A notification row as the serializers need it. */
@@ -89,13 +72,15 @@ const s = alias(statuses, "s");
 
 /** The types a filter leaves, or null when it leaves all of them. */
 export function requestedTypes(filter: NotificationFilter): string[] | null {
-  const known = new Set<string>(KNOWN_TYPES);
-  let wanted = filter.types?.length ? filter.types.filter((t) => known.has(t)) : [...KNOWN_TYPES];
+  const known = new Set<string>(NOTIFICATION_TYPES);
+  let wanted = filter.types?.length
+    ? filter.types.filter((t) => known.has(t))
+    : [...NOTIFICATION_TYPES];
   if (filter.excludeTypes?.length) {
     const excluded = new Set(filter.excludeTypes);
     wanted = wanted.filter((t) => !excluded.has(t));
   }
-  return wanted.length === KNOWN_TYPES.length ? null : [...new Set(wanted)];
+  return wanted.length === NOTIFICATION_TYPES.length ? null : [...new Set(wanted)];
 }
 
 /**
@@ -147,14 +132,10 @@ export async function listNotifications(
   filter: NotificationFilter,
   page: IdWindow,
 ): Promise<NotificationRow[]> {
-  const forward = page.minId != null && page.sinceId == null;
-  const rows = await selectRows(db).where(and(
-    browsable(viewer, filter),
-    page.maxId ? lt(n.id, page.maxId) : undefined,
-    page.sinceId ? gt(n.id, page.sinceId) : undefined,
-    page.minId ? gt(n.id, page.minId) : undefined,
-  )).orderBy(forward ? asc(n.id) : desc(n.id)).limit(page.limit);
-  return forward ? rows.reverse() : rows;
+  const window = notificationWindow(n.id, page);
+  const rows = await selectRows(db).where(and(browsable(viewer, filter), window.where))
+    .orderBy(window.order).limit(page.limit);
+  return newestFirst(rows, window.reverse);
 }
 
 /** Notifications of `viewer` by id (browsable ones only), newest first. */
@@ -192,15 +173,13 @@ export async function groupMembers(
   groupKey: string,
   page: IdWindow,
 ): Promise<NotificationRow[]> {
-  const forward = page.minId != null && page.sinceId == null;
+  const window = notificationWindow(n.id, page);
   const rows = await selectRows(db).where(and(
     browsable(viewer, { includeFiltered: true }),
     groupCondition(groupKey),
-    page.maxId ? lt(n.id, page.maxId) : undefined,
-    page.sinceId ? gt(n.id, page.sinceId) : undefined,
-    page.minId ? gt(n.id, page.minId) : undefined,
-  )).orderBy(forward ? asc(n.id) : desc(n.id)).limit(page.limit);
-  return forward ? rows.reverse() : rows;
+    window.where,
+  )).orderBy(window.order).limit(page.limit);
+  return newestFirst(rows, window.reverse);
 }
 
 /** Which notifications a group key names (Mastodon's Notification.by_group_key). */

@@ -10,16 +10,15 @@ import { carryTerms, WireUpdate } from "../objects/mastodon_terms.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { getKeyPairs } from "../dispatchers/keys.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
-import { recipientOf } from "./relationships.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
-import { moveFollowersJob } from "../../jobs/move_followers.ts";
+import { recipientOf } from "../objects/recipient.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
 export function accountDeliveries(ctx: AppContext): AccountDeliveries {
   return {
     async accountCreated(accountId) {
-      await getKeyPairs(ctx.database, accountId);
+      await getKeyPairs(ctx, accountId);
     },
     async accountUpdated(accountId, updateId) {
       const [account] = await ctx.database.db.select().from(accounts)
@@ -34,7 +33,7 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       // Wire*: the actor's terms Fedify lacks go with it (objects/mastodon_terms.ts).
       const update = carryTerms(
         new WireUpdate({
-          id: new URL(`${actor.id!.href}#updates/${updateId}`),
+          id: new URL(activityIds.update(actor.id!.href, updateId)),
           actor: actor.id,
           to: PUBLIC_COLLECTION,
           object: actor,
@@ -64,7 +63,7 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       const actorUri = fedCtx.getActorUri(identifier);
       // Mastodon's shape: actor = object = the account, target = the new one, to its followers.
       const move = new Move({
-        id: new URL(`${actorUri.href}#moves/${moveId}`),
+        id: new URL(activityIds.move(actorUri.href, moveId)),
         actor: actorUri,
         object: actorUri,
         target: new URL(target.uri),
@@ -74,11 +73,6 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       logger.info("Queued Move of {actor} to {target} for its followers.", {
         actor: actorUri.href,
         target: target.uri,
-      });
-    },
-    async followersMoved(originId, targetId) {
-      await enqueueJob(ctx, moveFollowersJob(originId, targetId, null), {
-        orderingKey: `move:${originId}`,
       });
     },
   };

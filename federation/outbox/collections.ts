@@ -40,7 +40,7 @@ import {
   stampDeleteActivity,
   updateCollectionActivity,
 } from "../objects/featured_collections.ts";
-import { recipientOf } from "./relationships.ts";
+import { recipientOf } from "../objects/recipient.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "collections"]);
 

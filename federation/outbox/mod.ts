@@ -8,10 +8,7 @@ import { relationshipDeliveries } from "./relationships.ts";
 import { interactionDeliveries } from "./interactions.ts";
 import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
-import { linkCardJobs } from "./cards.ts";
-import { statusLinkJobs } from "./status_links.ts";
 import { reportDeliveries } from "./reports.ts";
-import { pushJobs } from "./push.ts";
 import { collectionDeliveries } from "./collections.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
@@ -21,10 +18,7 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...interactionDeliveries(ctx),
     ...pollDeliveries(ctx),
     ...statusDeliveries(ctx),
-    ...linkCardJobs(ctx),
-    ...statusLinkJobs(ctx),
     ...reportDeliveries(ctx),
-    ...pushJobs(ctx),
     ...collectionDeliveries(ctx),
   };
 }

@@ -20,7 +20,7 @@ import {
   itemToVerify,
   rejectUnverifiedItem,
 } from "../../actors/collections/remote.ts";
-import { enqueueJob, type Job } from "../../jobs/queue.ts";
+import { type Job, recordJob } from "../../actors/outbox/jobs.ts";
 import { readFeatureAuthorization, vocabularyOf } from "../dialects/featured_collections.ts";
 import { FetchBudget } from "../fetch/budget.ts";
 import { instanceContext } from "../fetch/lookup.ts";
@@ -46,12 +46,12 @@ export async function requestItemVerification(
   options: { ifStale?: boolean; attempt?: number; delayMs?: number } = {},
 ): Promise<void> {
   try {
-    await enqueueJob(app, {
+    await recordJob(app.database.db, {
       job: "verify_featured_item",
       itemId,
       ...(options.attempt ? { attempt: options.attempt } : {}),
       ...(options.ifStale ? { ifStale: true } : {}),
-    }, { orderingKey: `featured_item:${itemId}`, delayMs: options.delayMs });
+    }, { delayMs: options.delayMs });
   } catch (error) {
     logger.warn("Could not queue the check of item {itemId}: {error}", { itemId, error });
   }

@@ -8,6 +8,7 @@
  */
 import { type Child, createContext, type FC, useContext } from "hono/jsx";
 import { Brand, Shell, SignOutButton } from "../shell.tsx";
+import { localUris } from "../../../model/uris.ts";
 
 /** What a page tells link previewers, search engines and fetchers about itself. */
 export interface PageMeta {
@@ -106,7 +107,7 @@ export const PublicLayout: FC<{
           {viewer
             ? (
               <>
-                <a href={`/@${viewer.username}`}>@{viewer.username}</a>
+                <a href={localUris("").profile(viewer.username)}>@{viewer.username}</a>
                 <SignOutButton token={viewer.csrfToken} />
               </>
             )
@@ -129,10 +130,3 @@ export const MessagePage: FC<{ instanceTitle: string; title: string; message: st
     <p>{message}</p>
   </PublicLayout>
 );
-
-/** Plain text of stored HTML, for descriptions (escaped again when rendered). */
-export function plainText(html: string): string {
-  return html.replace(/<br\s*\/?>|<\/p>/gi, " ").replace(/<[^>]*>/g, "").replace(/\s+/g, " ")
-    .trim().replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'").replaceAll("&amp;", "&");
-}

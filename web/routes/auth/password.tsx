@@ -12,13 +12,8 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../../../api/env.ts";
-import {
-  countRequest,
-  RATE_LIMITS,
-  type RateLimit,
-  rateLimitClock,
-  tooManyRequests,
-} from "../../../api/middleware/rate_limit.ts";
+import { countRequest, RATE_LIMITS, type RateLimit } from "../../../api/middleware/rate_limit.ts";
+import { tooManyRequests } from "../too_many_requests.ts";
 import {
   requestPasswordReset,
   resetPasswordWithToken,
@@ -74,13 +69,13 @@ export async function overEmailLimit(
   email: string,
   rule: RateLimit = RATE_LIMITS.passwordResetsEmail,
 ): Promise<Response | null> {
-  const { config, database } = c.get("ctx");
+  const { config } = c.get("ctx");
   const address = email.trim().toLowerCase();
   if (!config.rateLimits || !address) return null;
   try {
-    const now = rateLimitClock.now();
+    const now = c.get("ctx").core.rateLimits.clock();
     const [state] = await countRequest(
-      database,
+      c.get("ctx"),
       [{ rule, subject: `email:${address}` }],
       now,
     );

@@ -22,8 +22,9 @@ import { accountStatuses, tagsByName, tagTimeline } from "../../../db/queries/ti
 import { mediaAttachments } from "../../../db/schema/mod.ts";
 import { findLocalAccount } from "../../../federation/dispatchers/local_actors.ts";
 import { sanitizeHtml } from "../../../actors/formatting/sanitize_html.ts";
-import { plainText } from "../../pages/public/layout.tsx";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 import { closedToVisitor, PAGE_LIMIT } from "./public_page_kit.ts";
+import { localUris } from "../../../model/uris.ts";
 
 const FIRST_PAGE = { maxId: null, sinceId: null, minId: null, limit: PAGE_LIMIT };
 
@@ -54,7 +55,7 @@ async function addItems(c: Context<ApiEnv>, feed: Feed, statuses: StatusJson[]):
   const facts = await mediaFacts(c, statuses);
   for (const status of statuses) {
     const link = status.url ?? status.uri;
-    const text = plainText(status.content);
+    const text = htmlToText(status.content, { oneLine: true });
     const description = status.spoiler_text
       ? `<p>${escapeXmlText(status.spoiler_text)}</p><hr />${sanitizeHtml(status.content)}`
       : sanitizeHtml(status.content);
@@ -117,7 +118,7 @@ export function feedRoutes(): Hono<ApiEnv> {
       taggedId,
     }, FIRST_PAGE);
     const statuses = await serializeStatuses(ctx, rows, null);
-    const profile = `${config.origin}/@${account.username}`;
+    const profile = localUris(config.origin).profile(account.username);
     const feed = new Feed({
       title: entity.display_name || entity.username,
       description: `Public posts from @${account.username}@${config.domain}`,
@@ -147,7 +148,7 @@ export function feedRoutes(): Hono<ApiEnv> {
       local: local === "true" || local === "1",
     }, FIRST_PAGE);
     const statuses = await serializeStatuses(ctx, rows, null);
-    const page = `${config.origin}/tags/${encodeURIComponent(tag.name)}`;
+    const page = localUris(config.origin).tag(tag.name);
     const feed = new Feed({
       title: `#${tag.name}`,
       description: `Public posts tagged #${tag.name}`,
