@@ -38,7 +38,9 @@ export type Job =
   /** One account's annual report for one year (jobs/annual_reports.ts). */
   | { job: "annual_report"; accountId: string; year: number }
   /** A member's consent to be in a remote collection, checked at its server (federation/remote/featured_items.ts). */
-  | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean };
+  | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean }
+  /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
+  | { job: "remote_account_refresh"; accountId: string };
 
 /** A job as the queue carries it. */
 export type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
@@ -76,6 +78,8 @@ function orderingKeyOf(job: Job): string | null {
       return `annual_report:${job.accountId}`;
     case "verify_featured_item":
       return `featured_item:${job.itemId}`;
+    case "remote_account_refresh":
+      return `account_refresh:${job.accountId}`;
   }
 }
 

@@ -57,6 +57,8 @@ export interface RemoteEditInput {
   poll: RemotePollResults | null;
   /** Emoji tags of the new version (kept when its text uses them). */
   emojis?: RemoteEmojiInput[];
+  /** The page its `Link` attachment names now (FEP-8967). */
+  cardLink?: string | null;
   editedAt: Date;
 }
 
@@ -155,6 +157,7 @@ async function applyRemoteEdit(
     sensitive,
     language: input.language,
     pollId,
+    cardLink: input.cardLink ?? null,
     editedAt: input.editedAt,
   }).where(eq(statuses.id, status.id)).returning();
   await recordVersion(tx, status, {

@@ -133,6 +133,7 @@ const INSERTED_COLUMNS = [
   "pollId",
   "quotedStatusId",
   "quoteApprovalPolicy",
+  "cardLink",
   "createdAt",
 ] as const;
 type InsertedColumn = (typeof INSERTED_COLUMNS)[number];
@@ -173,6 +174,7 @@ async function insertStatusRow(
       pollId,
       quotedStatusId: p.quoted?.id ?? null,
       quoteApprovalPolicy: p.quotePolicy,
+      cardLink: input.local ? null : input.cardLink ?? null,
       createdAt: p.createdAt,
     } satisfies Record<InsertedColumn, unknown>,
   );

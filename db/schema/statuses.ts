@@ -60,6 +60,8 @@ export const statuses = pgTable("statuses", {
   reblogsCount: integer("reblogs_count").notNull().default(0),
   favouritesCount: integer("favourites_count").notNull().default(0),
   quotesCount: integer("quotes_count").notNull().default(0),
+  /** A remote post's `Link` attachment (FEP-8967): the link its preview card shows. */
+  cardLink: text("card_link"),
   createdAt: ts("created_at").notNull().defaultNow(),
   editedAt: ts("edited_at"),
   deletedAt: ts("deleted_at"),

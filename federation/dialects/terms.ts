@@ -320,6 +320,8 @@ export interface StatusTerms extends StatusTexts {
   /** A poll's `votersCount`; null when absent or not a count. */
   votersCount: number | null;
   media: Map<string, MediaExtras>;
+  /** The page its `Link` attachment names, for its preview card (FEP-8967); null when none. */
+  cardLink: string | null;
 }
 
 /** Reads a status object (Note, Question, Article…) as received. */
@@ -335,7 +337,24 @@ export function readStatusTerms(object: Json): StatusTerms {
       ? voters
       : null,
     media: readMediaExtras(object),
+    cardLink: readCardLink(object),
   };
+}
+
+/**
+ * The first `Link` attachment that names a web page (FEP-8967, as Mastodon
+ * 4.7 writes and reads it: `{"type": "Link", "href": …, "mediaType":
+ * "text/html"}`), the link its author chose for the preview card.
+ */
+export function readCardLink(object: Json): string | null {
+  for (const item of items(object, "attachment").slice(0, MAX_TERM_ITEMS)) {
+    if (!hasType(item, "Link", NS.as)) continue;
+    const mediaType = term(item, "mediaType", NS.as);
+    if (mediaType !== undefined && str(mediaType, 100) !== "text/html") continue;
+    const href = iri(term(item, "href", NS.as));
+    if (href) return href;
+  }
+  return null;
 }
 
 // ----------------------------------------------------------------- actor
@@ -375,6 +394,13 @@ export interface ActorTerms {
   /** Domains allowed to credit the account as author of their pages (lower case). */
   attributionDomains: string[];
   emojis: RemoteEmojiInput[];
+  /** The profile tabs' switches (Mastodon 4.6: `showFeatured`, `showMedia`, `showRepliesInMedia`). */
+  showFeatured: boolean | null;
+  showMedia: boolean | null;
+  showRepliesInMedia: boolean | null;
+  /** The avatar's and header's descriptions (the `name` of `icon` and `image`). */
+  iconName: string | null;
+  imageName: string | null;
 }
 
 /** Reads an actor document as received. */
@@ -399,5 +425,16 @@ export function readActorTerms(actor: Json): ActorTerms {
     movedTo: iri(term(actor, "movedTo", NS.as)),
     attributionDomains: [...new Set(domains)],
     emojis: readEmojis(actor),
+    showFeatured: bool(term(actor, "showFeatured", NS.toot)),
+    showMedia: bool(term(actor, "showMedia", NS.toot)),
+    showRepliesInMedia: bool(term(actor, "showRepliesInMedia", NS.toot)),
+    iconName: imageName(term(actor, "icon", NS.as)),
+    imageName: imageName(term(actor, "image", NS.as)),
   };
+}
+
+/** The `name` of an actor's icon or image (its description), bounded; null when none. */
+function imageName(value: unknown): string | null {
+  const image = unwrap(value);
+  return isJson(image) ? str(term(image, "name", NS.as), 10_000) : null;
 }

@@ -195,8 +195,10 @@ async function handleVote(
 
 /**
  * A reply to a public or unlisted local post is forwarded to the local
- * author's followers, when the activity is LD-signed (Mastodon's rule:
- * only then do the followers' servers trust it).
+ * author's followers, and so is its Delete, when the activity is signed
+ * (Linked Data signature or FEP-8b32 proof: Mastodon's rule, only then can
+ * the followers' servers trust it). Forwarded as received, so the author's
+ * proof still holds when it reaches them (federation/inbox/proofs.ts).
  */
 async function forwardReply(
   ctx: InboxContext<AppContext>,
@@ -284,6 +286,7 @@ export async function handleStatusUpdate(
       media: parsed.media,
       poll: parsed.poll,
       emojis: parsed.emojis,
+      cardLink: parsed.cardLink,
       editedAt: parsed.updated!,
     }));
   return true;
@@ -315,6 +318,8 @@ export async function handleStatusDelete(
   if (status.reblogOfId) {
     await ignoringRefusals("Delete(Announce)", () => unreblog(ctx.data, sender.id, status.id));
   } else {
+    // While the reply still is one: its Delete follows where it was forwarded.
+    await forwardReply(ctx, sender, status);
     await ignoringRefusals("Delete(Note)", () => deleteStatus(ctx.data, sender.id, status.id));
   }
   return true;
