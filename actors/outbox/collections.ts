@@ -28,8 +28,9 @@ export interface CollectionDeliveries {
   collectionCreated(collectionId: string): Promise<void>;
   /**
    * A local collection changed: Update(FeaturedCollection) to the owner's
-   * followers, named `…#updates/<updateStamp>` (the new `updated_at` in unix
-   * seconds, recorded with the intent).
+   * followers, named `…#updates/<updateStamp>` (the new `updated_at` in
+   * milliseconds since the epoch, recorded with the intent: two updates within
+   * one second stay two activities).
    */
   collectionUpdated(collectionId: string, updateStamp: string): Promise<void>;
   /**

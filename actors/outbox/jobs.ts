@@ -37,6 +37,8 @@ export type Job =
   | { job: "archive"; archiveId: string }
   /** One account's annual report for one year (jobs/annual_reports.ts). */
   | { job: "annual_report"; accountId: string; year: number }
+  /** A member's consent to be in a remote collection, checked at its server (federation/remote/featured_items.ts). */
+  | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean }
   /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
   | { job: "remote_account_refresh"; accountId: string };
 
@@ -74,6 +76,8 @@ function orderingKeyOf(job: Job): string | null {
       return `archive:${job.archiveId}`;
     case "annual_report":
       return `annual_report:${job.accountId}`;
+    case "verify_featured_item":
+      return `featured_item:${job.itemId}`;
     case "remote_account_refresh":
       return `account_refresh:${job.accountId}`;
   }

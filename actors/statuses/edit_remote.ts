@@ -30,6 +30,7 @@ import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { keepOriginalVersion, recordVersion, replaceMentionsAndTags } from "./edits.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 
 /** Poll results as the author's server last published them. */
 export interface RemotePollResults {
@@ -184,6 +185,7 @@ async function applyRemoteEdit(
     hasMedia: input.media.length > 0,
     edited: true,
   });
+  await linkTaggedCollections(tx, ctx.config.origin, row, { edited: true });
   return row;
 }
 

@@ -12,6 +12,7 @@ import { newId } from "../../db/ids.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { linkLocalEmojis, linkRemoteEmojis } from "../emoji/links.ts";
 import type { ParsedText } from "../formatting/parsed_text.ts";
 import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
@@ -260,6 +261,7 @@ async function announce(
     await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks });
   }
   await requestLinkCard(tx, origin, status, { hasMedia, settled: cardSettled });
+  await linkTaggedCollections(tx, origin, status);
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);

@@ -21,12 +21,13 @@ import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import {
   type CollectionRow,
+  collectionsByIds,
   type VisibleItemRow,
   visibleItems,
 } from "../../db/queries/collections.ts";
 import { collectionUri, collectionUrl } from "../../model/collection_uris.ts";
 import { type Account, loadAccountEntities } from "./account.ts";
-import { tagUrl } from "./tag.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** The CollectionItem entity. */
 export interface CollectionItem {
@@ -106,7 +107,7 @@ export function collectionEntity(
     local: row.local,
     sensitive: row.sensitive,
     discoverable: row.discoverable,
-    tag: row.tagName ? { name: row.tagName, url: tagUrl(config.origin, row.tagName) } : null,
+    tag: row.tagName ? { name: row.tagName, url: localUris(config.origin).tag(row.tagName) } : null,
     item_count: row.itemCount,
     items: items.map(collectionItemEntity),
     created_at: row.createdAt.toISOString(),
@@ -139,4 +140,18 @@ export async function serializeCollectionWithAccounts(
   const ids = [row.accountId, ...collection.items.flatMap((i) => i.account_id ?? [])];
   const accounts = await loadAccountEntities(db, config, [...new Set(ids)]);
   return { accounts, collection };
+}
+
+/** Collections by id for a viewer, keyed by id (one batch; unknown ids are absent). */
+export async function collectionsById(
+  db: Executor,
+  config: Pick<Config, "origin">,
+  ids: readonly (string | null)[],
+  viewerId: string | null,
+): Promise<Map<string, Collection>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id != null))];
+  if (wanted.length === 0) return new Map();
+  const rows = (await collectionsByIds(db, wanted)).filter((r) => !r.ownerUnavailable);
+  const list = await serializeCollections(db, config, rows, viewerId);
+  return new Map(list.map((c) => [c.id, c]));
 }

@@ -28,7 +28,7 @@ import { webUrl } from "../fetch/trust.ts";
 export type Json = Record<string, unknown>;
 
 /** The prefixes and namespace IRIs a term may be written with. */
-const NS = {
+export const NS = {
   as: ["as:", "https://www.w3.org/ns/activitystreams#"],
   toot: ["toot:", "http://joinmastodon.org/ns#"],
   schema: [
@@ -68,7 +68,7 @@ export function term(object: Json, name: string, namespaces: readonly string[]):
 }
 
 /** Unwraps an expanded JSON-LD value: a one-item array, `@value`, `@id`, `@list`. */
-function unwrap(value: unknown): unknown {
+export function unwrap(value: unknown): unknown {
   let current = value;
   for (let i = 0; i < 4; i++) {
     if (Array.isArray(current) && current.length === 1) current = current[0];
@@ -80,24 +80,24 @@ function unwrap(value: unknown): unknown {
 }
 
 /** A list of values (a single value is a list of one), at most `max`. */
-function list(value: unknown, max: number): unknown[] {
+export function list(value: unknown, max: number): unknown[] {
   const v = isJson(value) && "@list" in value ? value["@list"] : value;
   if (v === undefined || v === null) return [];
   return (Array.isArray(v) ? v : [v]).slice(0, max);
 }
 
-function bool(value: unknown): boolean | null {
+export function bool(value: unknown): boolean | null {
   const v = unwrap(value);
   return typeof v === "boolean" ? v : null;
 }
 
-function str(value: unknown, max: number): string | null {
+export function str(value: unknown, max: number): string | null {
   const v = unwrap(value);
   return typeof v === "string" && v.length <= max ? v : null;
 }
 
 /** An http(s) IRI: a string, or an object with `id`, `@id` or `href`. */
-function iri(value: unknown): string | null {
+export function iri(value: unknown): string | null {
   const v = unwrap(value);
   if (typeof v === "string") return v.length <= 2_048 ? webUrl(v) : null;
   if (!isJson(v)) return null;
@@ -141,7 +141,7 @@ function hashtagNames(tags: Json[], max: number): string[] {
 }
 
 /** The name (without `#`) of one `Hashtag` object; null when it is not one or is unusable. */
-function hashtagName(tag: Json): string | null {
+export function hashtagName(tag: Json): string | null {
   if (!hasType(tag, "Hashtag", NS.as)) return null;
   const name = str(term(tag, "name", NS.as), 200)?.trim().replace(/^#/, "") ?? "";
   return /^[\p{L}\p{N}_]{1,100}$/u.test(name) ? name : null;
@@ -204,7 +204,10 @@ export function readEmojis(object: Json): RemoteEmojiInput[] {
  * The first entry of a language map (`contentMap`, `summaryMap`, `nameMap`):
  * its language (normalized, null when not ISO 639-1) and its text.
  */
-function firstOfMap(object: Json, name: string): { language: string | null; text: string } | null {
+export function firstOfMap(
+  object: Json,
+  name: string,
+): { language: string | null; text: string } | null {
   const map = term(object, name, NS.as);
   if (!isJson(map)) return null;
   for (const [key, value] of Object.entries(map)) {

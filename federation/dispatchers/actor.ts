@@ -12,6 +12,9 @@ import { accountCustomEmojis, accounts, customEmojis } from "../../db/schema/mod
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { emojiTag } from "../objects/emoji.ts";
 import { WirePerson, WireService } from "../objects/mastodon_terms.ts";
+import { actorCollectionTerms } from "../objects/featured_collections.ts";
+import { featuredCollectionsUri } from "../../model/collection_uris.ts";
+import { localFeaturePolicy } from "../../model/feature_policy.ts";
 import { addNodeTerms, profileTerms } from "../objects/actor_terms.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
 import { isInstanceActorHandle } from "./instance_actor.ts";
@@ -165,6 +168,19 @@ export async function buildLocalActor(
   // Terms Fedify's Person lacks (objects/actor_terms.ts), added by the wire class, beside
   // any other terms of the actor set before.
   addNodeTerms(actor, values.id.href, profileTerms(account, ctx.data.config.domain, suspended));
+  if (!suspended) {
+    // FEP-7aa9's terms (objects/featured_collections.ts).
+    addNodeTerms(
+      actor,
+      values.id.href,
+      actorCollectionTerms({
+        actorUri: values.id.href,
+        followersUri: values.followers.href,
+        featuredCollectionsUri: featuredCollectionsUri(origin, identifier),
+        policy: localFeaturePolicy(account),
+      }),
+    );
+  }
   return actor;
 }
 

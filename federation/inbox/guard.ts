@@ -57,6 +57,7 @@ import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem, wellFormedJson } from "../fetch/json_limits.ts";
 import { readUpTo } from "../../actors/net/read_body.ts";
 import { withValidContexts } from "../dialects/contexts.ts";
+import { withBaseTypes } from "../dialects/featured_collections.ts";
 import { addressedToUs, blockedHost } from "../request_host.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import { observeReachability, type Reachability } from "./key_reachability.ts";
@@ -231,7 +232,9 @@ async function handOn(
 ): Promise<Request | Response> {
   const { headers, url } = request;
   // Contexts JSON-LD would refuse lose their bad definitions (federation/dialects/contexts.ts).
-  const activity = withValidContexts(wellFormedJson(json)) as Record<string, unknown>;
+  const activity = withBaseTypes(
+    withValidContexts(wellFormedJson(json)) as Record<string, unknown>,
+  );
   if (signer != null && signer === idOf(activity.actor)) {
     if (!idOnActorsServer(activity)) {
       return refuse(400, "Activity refused: its id is not on its actor's server");

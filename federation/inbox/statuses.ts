@@ -92,7 +92,7 @@ async function ignoringRefusals(what: string, run: () => Promise<unknown>): Prom
  * just verified with the actor's key, and without the actor nothing else
  * of the activity is used.
  */
-async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
+export async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
   if (!activity.actorId) return null;
   const account = await accountForActorUri(ctx, activity.actorId).catch(() => null);
   if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return null;

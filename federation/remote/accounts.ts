@@ -45,6 +45,7 @@ import { webUrl } from "../fetch/trust.ts";
 import { actorKeys } from "./actor_keys.ts";
 import { invalidateHandle, scheduleAccountRefresh } from "./handle_takeover.ts";
 import { type ActorTerms, isJson, readActorTerms } from "../dialects/terms.ts";
+import { actorCollectionColumns } from "./actor_collections.ts";
 import { receivedJson } from "../dialects/received.ts";
 import {
   confirmHandle,
@@ -266,6 +267,14 @@ export async function upsertRemoteActor(
   const json = await receivedJson(actor);
   const terms = isJson(json) ? readActorTerms(json) : null;
   const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader, terms);
+  Object.assign(
+    columns,
+    actorCollectionColumns(json, {
+      uri: columns.uri,
+      followersUrl: columns.followersUrl ?? null,
+      followingUrl: columns.followingUrl ?? null,
+    }),
+  );
   // A server we do not federate with gets no account here; one whose media
   // is rejected keeps no avatar, header or emoji (actors/moderation/domain_rules.ts).
   if (await federationRefused(app, columns.domain)) return null;
