@@ -259,6 +259,9 @@ const ACTIVITY_FIELDS = [
   "tag",
   "attachment",
   "signature",
+  "target",
+  "instrument",
+  "result",
 ];
 
 /** The shared and the personal inbox. */

@@ -12,6 +12,7 @@ import { newId } from "../../db/ids.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { linkLocalEmojis, linkRemoteEmojis } from "../emoji/links.ts";
 import type { ParsedText } from "../formatting/parsed_text.ts";
 import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
@@ -132,6 +133,7 @@ const INSERTED_COLUMNS = [
   "pollId",
   "quotedStatusId",
   "quoteApprovalPolicy",
+  "cardLink",
   "createdAt",
 ] as const;
 type InsertedColumn = (typeof INSERTED_COLUMNS)[number];
@@ -172,6 +174,7 @@ async function insertStatusRow(
       pollId,
       quotedStatusId: p.quoted?.id ?? null,
       quoteApprovalPolicy: p.quotePolicy,
+      cardLink: input.local ? null : input.cardLink ?? null,
       createdAt: p.createdAt,
     } satisfies Record<InsertedColumn, unknown>,
   );
@@ -258,6 +261,7 @@ async function announce(
     await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks });
   }
   await requestLinkCard(tx, origin, status, { hasMedia, settled: cardSettled });
+  await linkTaggedCollections(tx, origin, status);
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);

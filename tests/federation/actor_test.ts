@@ -22,7 +22,9 @@ test("the actor document of a local account, field by field", async () => {
         { name: "Pronouns", value: "she/her", verified_at: null },
       ],
       avatarKey,
+      avatarDescription: "A white rabbit",
       headerKey,
+      showMedia: false,
       locked: true,
       discoverable: false,
       indexable: false,
@@ -58,12 +60,24 @@ test("the actor document of a local account, field by field", async () => {
       type: "Image",
       mediaType: "image/png",
       url: `${a.origin}/system/${avatarKey}`,
+      name: "A white rabbit",
     });
     assert.deepEqual(actor.image, {
       type: "Image",
       mediaType: "image/jpeg",
       url: `${a.origin}/system/${headerKey}`,
     });
+    // Mastodon 4.6/4.7's terms Fedify lacks, defined inline in the context.
+    assert.equal(actor.webfinger, `acct:alice@${a.domain}`);
+    assert.equal(actor.showFeatured, true);
+    assert.equal(actor.showMedia, false);
+    assert.equal(actor.showRepliesInMedia, true);
+    const defined = Object.assign({}, ...contexts.filter((c) => typeof c === "object"));
+    assert.equal(defined.showMedia, "toot:showMedia");
+    assert.equal(
+      defined.webfinger["@id"],
+      "https://purl.archive.org/socialweb/webfinger#webfinger",
+    );
     assert.deepEqual(many(actor.attachment), [
       {
         type: "PropertyValue",
