@@ -101,6 +101,7 @@ export async function createAnnouncement(
       isNull(statuses.deletedAt),
       isNull(statuses.reblogOfId),
       inArray(statuses.visibility, ["public", "unlisted"]),
+      eq(statuses.pendingApproval, false),
     ));
   const now = new Date();
   const published = input.published ?? true;

@@ -10,7 +10,7 @@
  * - `reactions` are `{name, count, me}` in the order they were first used,
  *   plus `url` and `static_url` for a custom emoji (absent for Unicode ones).
  */
-import { and, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
   accounts,
@@ -95,6 +95,7 @@ export async function serializeAnnouncements(
           inArray(statuses.id, statusIds),
           isNull(statuses.deletedAt),
           inArray(statuses.visibility, ["public", "unlisted"]),
+          eq(statuses.pendingApproval, false),
         )),
     // Emoji in the text, and those reacted with (by row id).
     db.select().from(customEmojis).where(and(

@@ -20,6 +20,8 @@ function listable(parentIds: readonly string[]) {
     anyId(statuses.inReplyToId, parentIds),
     inArray(statuses.visibility, ["public", "unlisted"]),
     isNull(statuses.deletedAt),
+    // Held for approval: listed once approved (issue 34).
+    eq(statuses.pendingApproval, false),
     isNull(accounts.suspendedAt),
     isNull(accounts.deletedAt),
   );

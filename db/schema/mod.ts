@@ -24,3 +24,4 @@ export * from "./annual_reports.ts";
 export * from "./translations.ts";
 export * from "./media_files.ts";
 export * from "./early_deletes.ts";
+export * from "./interaction_requests.ts";

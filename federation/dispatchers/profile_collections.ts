@@ -61,6 +61,7 @@ async function pinnedStatuses(ctx: RequestContext<AppContext>, accountId: string
       eq(statusPins.accountId, accountId),
       isNull(statuses.deletedAt),
       inArray(statuses.visibility, ["public", "unlisted"]),
+      eq(statuses.pendingApproval, false),
     ))
     .orderBy(desc(statusPins.id));
   return rows.map((r) => r.status);
