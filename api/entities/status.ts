@@ -28,6 +28,7 @@ import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
+import { type InteractionPolicyJson, interactionPolicyJson } from "./interaction_policy.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
 import {
   hydrate,
@@ -119,6 +120,7 @@ export interface StatusJson {
   emojis: CustomEmoji[];
   quote: QuoteJson | null;
   quote_approval: QuoteApprovalJson;
+  interaction_policy: InteractionPolicyJson;
   card: PreviewCardJson | null;
   poll: PollJson | null;
 }
@@ -136,6 +138,26 @@ function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteAppro
   else if (policy === "followers" && h.followedAuthors.has(row.accountId)) current = "automatic";
   else current = "denied";
   return { automatic, manual: [], current_user: current };
+}
+
+/**
+ * Who may interact with `row`, and the viewer (InteractionPolicy). A reply
+ * to a held status waits unless its author started the thread; the
+ * serializer does not look the thread up, so it never counts the viewer as
+ * its starter (a held status is shown to two accounts only).
+ */
+function interactionPolicy(row: StatusRow, viewer: Viewer, h: Hydration): InteractionPolicyJson {
+  if (!viewer) return interactionPolicyJson(row, null);
+  const me = viewer.accountId;
+  const mentioned = h.bundles.get(row.id)?.mentions.some((m) => m.id === me) ?? false;
+  return interactionPolicyJson(row, {
+    isAuthor: row.accountId === me,
+    mentionedOrRepliedTo: mentioned || row.inReplyToAccountId === me,
+    followsAuthor: h.followedAuthors.has(row.accountId),
+    followedByAuthor: h.followersOfViewer.has(row.accountId),
+    actorUri: h.viewerUri,
+    startedThread: false,
+  });
 }
 
 function build(
@@ -209,6 +231,7 @@ function build(
     emojis: bundle?.emojis ?? [],
     quote,
     quote_approval: quoteApproval(proper, viewer, h),
+    interaction_policy: interactionPolicy(proper, viewer, h),
     card: bundle?.card ?? null,
     poll: poll
       ? pollEntity(
