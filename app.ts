@@ -54,6 +54,7 @@ import { mediaRoutes } from "./api/routes/media.ts";
 import { mediaFileRoutes } from "./api/routes/media_files.ts";
 import { relationshipRoutes } from "./api/routes/relationships.ts";
 import { followRequestRoutes } from "./api/routes/follow_requests.ts";
+import { interactionRequestRoutes } from "./api/routes/interaction_requests.ts";
 import { blockAndMuteRoutes } from "./api/routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./api/routes/domain_blocks.ts";
 import { reportRoutes } from "./api/routes/reports.ts";
@@ -221,6 +222,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", accountRoutes());
   app.route("/", relationshipRoutes());
   app.route("/", followRequestRoutes());
+  app.route("/", interactionRequestRoutes());
   app.route("/", blockAndMuteRoutes());
   app.route("/", domainBlockRoutes());
   app.route("/", reportRoutes());

@@ -20,4 +20,7 @@ export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
   "update",
   "quote",
   "quoted_update",
+  "pending.favourite",
+  "pending.reply",
+  "pending.reblog",
 ]);

@@ -41,6 +41,12 @@ export const KNOWN_TYPES = [
   "moderation_warning",
   // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
   "move",
+  // GoToSocial's: an interaction with one's status waits for approval
+  // (issue 34, actors/interactions/requests.ts). The status is the liked
+  // status, the held reply, or the held boost.
+  "pending.favourite",
+  "pending.reply",
+  "pending.reblog",
 ] as const;
 
 /** Types grouped when a client does not say (`grouped_types[]` omitted). */
