@@ -269,3 +269,83 @@ export function decide(interaction: Interaction, target: DecisionTarget, facts: 
   if (implicitMatch(rules.manual, facts) != null) return MANUAL;
   return FORBIDDEN;
 }
+
+/** A policy as a client sends it: sub-policies absent, or each list as given. */
+export type PolicyInput = Partial<Record<SubPolicyKey, PolicyRules>>;
+
+/** What a visibility is called in a refusal ("… is not possible for private posts"). */
+function postsWord(visibility: Visibility): string {
+  return `${visibility} posts`;
+}
+
+/** The refusal of one value of `list` (e.g. "can_reply.automatic_approval"), or null. */
+function valueProblem(value: string, list: string, visibility: Visibility): string | null {
+  if (isPolicyKeyword(value)) {
+    return feasible(value, visibility)
+      ? null
+      : `${list}: "${value}" is not possible for ${postsWord(visibility)}`;
+  }
+  if (!value.includes(":")) return `${list}: unknown value ${JSON.stringify(value.slice(0, 100))}`;
+  return isActorIri(value) ? null : `${list}: not an account IRI`;
+}
+
+/**
+ * Checks a client's policy for a status of `visibility` and fills the
+ * sub-policies it leaves out from `defaults` (the user's defaults for that
+ * visibility). Returns the normalised policy, or the first problem, worded
+ * for "Validation failed: Interaction policy …". Manual approval of quotes
+ * is not supported (Mastodon has no pending quote to approve).
+ */
+export function checkPolicy(
+  input: PolicyInput,
+  visibility: Visibility,
+  defaults: Required<StoredPolicy>,
+): { policy: Required<StoredPolicy> } | { problem: string } {
+  const policy = {} as Required<StoredPolicy>;
+  for (const interaction of INTERACTIONS) {
+    const key = SUB_POLICY[interaction];
+    const given = input[key];
+    if (!given) {
+      policy[key] = defaults[key];
+      continue;
+    }
+    for (
+      const [list, values] of [["automatic_approval", given.automatic], [
+        "manual_approval",
+        given.manual,
+      ]] as const
+    ) {
+      const name = `${key}.${list}`;
+      if (values.length > MAX_POLICY_VALUES) {
+        return { problem: `${name}: at most ${MAX_POLICY_VALUES} values` };
+      }
+      if (interaction === "quote" && list === "manual_approval" && values.length > 0) {
+        return { problem: `${name}: not supported` };
+      }
+      for (const value of values) {
+        const problem = valueProblem(value, name, visibility);
+        if (problem) return { problem };
+      }
+    }
+    policy[key] = normalize(interaction, given);
+  }
+  return { policy };
+}
+
+/**
+ * The part of `policy` worth storing for a local status of `visibility`:
+ * the sub-policies that differ from the built-in defaults (NULL when none
+ * does, which most statuses are).
+ */
+export function storedDifference(
+  policy: Required<StoredPolicy>,
+  visibility: Visibility,
+  quoteWord: QuoteWord,
+): StoredPolicy | null {
+  const defaults = builtInDefaults(visibility, quoteWord);
+  const out: StoredPolicy = {};
+  for (const key of Object.values(SUB_POLICY)) {
+    if (JSON.stringify(policy[key]) !== JSON.stringify(defaults[key])) out[key] = policy[key];
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   builtInDefaults,
+  checkPolicy,
   decide,
   type DecisionTarget,
   effectivePolicy,
@@ -15,6 +16,7 @@ import {
   isActorIri,
   normalize,
   type PolicyRules,
+  storedDifference,
   toMastodonQuoteWord,
 } from "../../model/interaction_policy.ts";
 import {
@@ -236,4 +238,56 @@ Deno.test("interaction IRIs are derived from the IRIs we minted", () => {
   assert.equal(replyRequestUri(`${alice}/statuses/5`), `${alice}/statuses/5/reply_request`);
   assert.equal(announceRequestUri(alice, "6"), `${alice}/statuses/6/announce_request`);
   assert.equal(likeRequestUri(alice, "7"), `${alice}#like_requests/7`);
+});
+
+Deno.test("checkPolicy: fills from the defaults, normalises, refuses with a sentence", () => {
+  const defaults = builtInDefaults("public", "public");
+  const ok = checkPolicy({ can_reply: rules(["followers"], ["public"]) }, "public", defaults);
+  assert.deepEqual(ok, {
+    policy: { ...defaults, can_reply: rules(["followers", "author", "mentioned"], ["public"]) },
+  });
+  const empty = checkPolicy({ can_favourite: rules([], []) }, "public", defaults);
+  assert.ok("policy" in empty && empty.policy.can_favourite.automatic[0] === "author");
+  const problem = (
+    input: Parameters<typeof checkPolicy>[0],
+    visibility: "public" | "private" | "direct",
+  ) =>
+    (checkPolicy(input, visibility, builtInDefaults(visibility, "public")) as { problem: string })
+      .problem;
+  assert.equal(
+    problem({ can_reply: rules(["me"]) }, "public"),
+    'can_reply.automatic_approval: unknown value "me"',
+  );
+  assert.equal(
+    problem({ can_reblog: rules([], ["public"]) }, "private"),
+    'can_reblog.manual_approval: "public" is not possible for private posts',
+  );
+  assert.equal(
+    problem({ can_favourite: rules(["followers"]) }, "direct"),
+    'can_favourite.automatic_approval: "followers" is not possible for direct posts',
+  );
+  assert.equal(
+    problem({ can_reply: rules(["ftp://x.example/bob"]) }, "public"),
+    "can_reply.automatic_approval: not an account IRI",
+  );
+  assert.equal(
+    problem(
+      { can_reply: rules(Array.from({ length: 101 }, (_, i) => `https://x.example/${i}`)) },
+      "public",
+    ),
+    "can_reply.automatic_approval: at most 100 values",
+  );
+  assert.equal(
+    problem({ can_quote: rules([], ["public"]) }, "public"),
+    "can_quote.manual_approval: not supported",
+  );
+});
+
+Deno.test("storedDifference: only what differs from the built-in defaults, else NULL", () => {
+  const defaults = builtInDefaults("public", "followers");
+  assert.equal(storedDifference(defaults, "public", "followers"), null);
+  const changed = { ...defaults, can_reply: rules(["author", "mentioned"], ["public"]) };
+  assert.deepEqual(storedDifference(changed, "public", "followers"), {
+    can_reply: changed.can_reply,
+  });
 });
