@@ -8,6 +8,14 @@
  * row never breaks an API answer.
  */
 
+import {
+  builtInDefaults,
+  type PolicyRules,
+  type StoredPolicy,
+  SUB_POLICY,
+  type Visibility as PolicyVisibility,
+} from "./interaction_policy.ts";
+
 export const PRIVACY_VALUES = ["public", "unlisted", "private"] as const;
 export type Privacy = typeof PRIVACY_VALUES[number] | "direct";
 export const QUOTE_POLICY_VALUES = ["public", "followers", "nobody"] as const;
@@ -33,6 +41,14 @@ export interface UserSettings {
   fields_source?: FieldSource[];
   /** Keep search engines off the profile and post pages (the Account's `noindex`). */
   noindex?: boolean;
+  /**
+   * Who may interact with new posts, per visibility: the sub-policies set
+   * through the defaults API that differ from the built-in defaults
+   * (model/interaction_policy.ts; actors/accounts/interaction_defaults.ts
+   * writes them). `can_quote` only when set through that API; else the
+   * quote word above stands for it.
+   */
+  interaction_policies?: Partial<Record<PolicyVisibility, StoredPolicy>>;
 }
 
 /** Settings with defaults applied. */
@@ -45,6 +61,8 @@ export interface ResolvedSettings {
   expandSpoilers: boolean;
   noteSource: string;
   fieldsSource: FieldSource[];
+  /** Who may interact with new posts of each visibility. */
+  interactionPolicies: Record<PolicyVisibility, Required<StoredPolicy>>;
 }
 
 function oneOf<T extends string>(values: readonly T[], value: unknown): T | undefined {
@@ -62,6 +80,7 @@ export function resolveSettings(
   account: { locked: boolean },
 ): ResolvedSettings {
   const s = raw ?? {};
+  const quotePolicy = oneOf(QUOTE_POLICY_VALUES, s.default_quote_policy) ?? "public";
   const fields = Array.isArray(s.fields_source)
     ? s.fields_source.filter((f): f is FieldSource =>
       f != null && typeof f.name === "string" && typeof f.value === "string"
@@ -74,10 +93,41 @@ export function resolveSettings(
     defaultLanguage: typeof s.default_language === "string" && s.default_language !== ""
       ? s.default_language
       : null,
-    defaultQuotePolicy: oneOf(QUOTE_POLICY_VALUES, s.default_quote_policy) ?? "public",
+    defaultQuotePolicy: quotePolicy,
     displayMedia: oneOf(DISPLAY_MEDIA_VALUES, s.display_media) ?? "default",
     expandSpoilers: s.expand_spoilers === true,
     noteSource: typeof s.note_source === "string" ? s.note_source : "",
     fieldsSource: fields.map((f) => ({ name: f.name, value: f.value })),
+    interactionPolicies: resolvePolicies(s.interaction_policies, quotePolicy),
   };
+}
+
+/** A stored list of policy values, or undefined when it is not one. */
+function storedRules(value: unknown): PolicyRules | undefined {
+  if (value == null || typeof value !== "object") return undefined;
+  const { automatic, manual } = value as Record<string, unknown>;
+  const strings = (list: unknown) =>
+    Array.isArray(list) && list.every((v) => typeof v === "string") ? list as string[] : null;
+  const a = strings(automatic), m = strings(manual);
+  return a && m ? { automatic: a, manual: m } : undefined;
+}
+
+/** The defaults of every visibility: the stored sub-policies over the built-in ones. */
+function resolvePolicies(
+  raw: unknown,
+  quotePolicy: QuotePolicy,
+): Record<PolicyVisibility, Required<StoredPolicy>> {
+  const stored = raw != null && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  const out = {} as Record<PolicyVisibility, Required<StoredPolicy>>;
+  for (const visibility of ["public", "unlisted", "private", "direct"] as const) {
+    const mine = stored[visibility] != null && typeof stored[visibility] === "object"
+      ? stored[visibility] as Record<string, unknown>
+      : {};
+    const policy = builtInDefaults(visibility, quotePolicy);
+    for (const key of Object.values(SUB_POLICY)) {
+      policy[key] = storedRules(mine[key]) ?? policy[key];
+    }
+    out[visibility] = policy;
+  }
+  return out;
 }

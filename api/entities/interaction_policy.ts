@@ -13,6 +13,7 @@ import {
   effectivePolicy,
   type Facts,
   INTERACTIONS,
+  type PolicyInput,
   type PolicyRules,
   type PolicySubject,
   type QuoteWord,
@@ -20,6 +21,8 @@ import {
   type SubPolicyKey,
   type Visibility,
 } from "../../model/interaction_policy.ts";
+import type { Params } from "../params.ts";
+import { readPermittedObject, readStringArray } from "../readers.ts";
 
 /** One sub-policy as the API shows it. */
 export interface PolicyRulesJson {
@@ -64,6 +67,32 @@ export function interactionPolicyJson(
       else if (decision.permission === "manual") json.manual_approval.push("me");
     }
     out[key] = json;
+  }
+  return out;
+}
+
+/**
+ * Reads a client's InteractionPolicy from `p[key]` (JSON, or form fields
+ * such as `interaction_policy[can_reply][automatic_approval][0]=followers`);
+ * GoToSocial's older list names `always` and `with_approval` are read too.
+ * Absent sub-policies stay absent (the caller fills them); undefined when
+ * the parameter is absent or not an object.
+ */
+export function readInteractionPolicy(p: Params, key: string): PolicyInput | undefined {
+  const given = readPermittedObject(p, key);
+  if (!given) return undefined;
+  const out: PolicyInput = {};
+  for (const interaction of INTERACTIONS) {
+    const name = SUB_POLICY[interaction];
+    const rules = readPermittedObject(given, name);
+    if (!rules) continue;
+    // A list longer than the model allows is refused there, with its name.
+    const list = (main: string, alias: string) =>
+      readStringArray(rules, main) ?? readStringArray(rules, alias) ?? [];
+    out[name] = {
+      automatic: list("automatic_approval", "always"),
+      manual: list("manual_approval", "with_approval"),
+    };
   }
   return out;
 }
