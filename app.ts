@@ -94,6 +94,7 @@ import { adminEmailDomainBlockRoutes } from "./api/routes/admin/email_domain_blo
 import { adminIpBlockRoutes } from "./api/routes/admin/ip_blocks.ts";
 import { adminCanonicalEmailBlockRoutes } from "./api/routes/admin/canonical_email_blocks.ts";
 import { annualReportRoutes } from "./api/routes/annual_reports.ts";
+import { tooManyRequests } from "./web/routes/too_many_requests.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -149,7 +150,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.use(ipAccess());
   app.use("/api/*", authenticate());
   app.use("/oauth/*", authenticate());
-  app.use(rateLimit());
+  // Browsers' forms get their 429 as a page (web/), clients as JSON.
+  app.use(rateLimit(tooManyRequests));
   app.use("/api/*", requireUserInAuthorizedFetch());
 
   app.use(async (c, next) => {

@@ -1,14 +1,36 @@
 /**
- * The notification types. Apart from notify.ts because the modules notify.ts
- * uses (rules.ts, group_key.ts) need the type too.
+ * The notification types: the one list. db/queries/notifications.ts filters
+ * by it, actors/notifications/ writes these, and a push subscription's
+ * alerts are named after them (actors/push/alerts.ts).
  */
-import { KNOWN_TYPES } from "../db/queries/notifications.ts";
 
-/** A notification type (the list lives with the queries: db/ must not import actors/). */
-export type NotificationType = (typeof KNOWN_TYPES)[number];
+/** Every notification type the API knows, in Mastodon's order. */
+export const NOTIFICATION_TYPES = [
+  "mention",
+  "status",
+  "reblog",
+  "follow",
+  "follow_request",
+  "favourite",
+  "poll",
+  "update",
+  "quote",
+  "quoted_update",
+  "admin.sign_up",
+  "admin.report",
+  "moderation_warning",
+  // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
+  "move",
+  // GoToSocial's: an interaction with one's status waits for approval
+  // (issue 34, actors/interactions/requests.ts). The status is the liked
+  // status, the held reply, or the held boost.
+  "pending.favourite",
+  "pending.reply",
+  "pending.reblog",
+] as const;
 
-/** Every type, in Mastodon's order. */
-export const NOTIFICATION_TYPES: readonly NotificationType[] = KNOWN_TYPES;
+/** A notification type. */
+export type NotificationType = typeof NOTIFICATION_TYPES[number];
 
 /** Types that carry a status (Mastodon's NotificationSerializer#status_type?). */
 export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
@@ -24,3 +46,18 @@ export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
   "pending.reply",
   "pending.reblog",
 ]);
+
+/** GoToSocial's types of interactions waiting for approval (issue 34). */
+type PendingType = "pending.favourite" | "pending.reply" | "pending.reblog";
+
+/**
+ * The types a push subscription can ask alerts for: every type but `move`
+ * (Mastodon's push alerts take every Notification::TYPES name; a move is
+ * not pushed) and, for now, the `pending.*` ones (not pushed yet).
+ */
+export const PUSH_ALERTS = NOTIFICATION_TYPES.filter(
+  (type): type is Exclude<NotificationType, "move" | PendingType> =>
+    type !== "move" && !type.startsWith("pending."),
+);
+/** A push alert's name. */
+export type PushAlert = typeof PUSH_ALERTS[number];

@@ -8,18 +8,19 @@
  * row never breaks an API answer.
  */
 
+import { FOLLOWER_VISIBILITIES, VISIBILITIES, type Visibility } from "./visibility.ts";
+import { QUOTE_POLICIES, type QuotePolicy } from "./quote_policy.ts";
 import {
   builtInDefaults,
   type PolicyRules,
   type StoredPolicy,
   SUB_POLICY,
-  type Visibility as PolicyVisibility,
 } from "./interaction_policy.ts";
 
-export const PRIVACY_VALUES = ["public", "unlisted", "private"] as const;
-export type Privacy = typeof PRIVACY_VALUES[number] | "direct";
-export const QUOTE_POLICY_VALUES = ["public", "followers", "nobody"] as const;
-export type QuotePolicy = typeof QUOTE_POLICY_VALUES[number];
+/** The default privacy of new posts: a visibility (the settings form offers all but direct). */
+export type Privacy = Visibility;
+/** The privacy choices the profile form accepts (Mastodon's: direct is not a default). */
+export const PRIVACY_VALUES = FOLLOWER_VISIBILITIES;
 export const DISPLAY_MEDIA_VALUES = ["default", "show_all", "hide_all"] as const;
 export type DisplayMedia = typeof DISPLAY_MEDIA_VALUES[number];
 
@@ -48,7 +49,7 @@ export interface UserSettings {
    * writes them). `can_quote` only when set through that API; else the
    * quote word above stands for it.
    */
-  interaction_policies?: Partial<Record<PolicyVisibility, StoredPolicy>>;
+  interaction_policies?: Partial<Record<Visibility, StoredPolicy>>;
 }
 
 /** Settings with defaults applied. */
@@ -62,7 +63,7 @@ export interface ResolvedSettings {
   noteSource: string;
   fieldsSource: FieldSource[];
   /** Who may interact with new posts of each visibility. */
-  interactionPolicies: Record<PolicyVisibility, Required<StoredPolicy>>;
+  interactionPolicies: Record<Visibility, Required<StoredPolicy>>;
 }
 
 function oneOf<T extends string>(values: readonly T[], value: unknown): T | undefined {
@@ -80,14 +81,14 @@ export function resolveSettings(
   account: { locked: boolean },
 ): ResolvedSettings {
   const s = raw ?? {};
-  const quotePolicy = oneOf(QUOTE_POLICY_VALUES, s.default_quote_policy) ?? "public";
+  const quotePolicy = oneOf(QUOTE_POLICIES, s.default_quote_policy) ?? "public";
   const fields = Array.isArray(s.fields_source)
     ? s.fields_source.filter((f): f is FieldSource =>
       f != null && typeof f.name === "string" && typeof f.value === "string"
     )
     : [];
   return {
-    defaultPrivacy: oneOf([...PRIVACY_VALUES, "direct"] as const, s.default_privacy) ??
+    defaultPrivacy: oneOf(VISIBILITIES, s.default_privacy) ??
       (account.locked ? "private" : "public"),
     defaultSensitive: s.default_sensitive === true,
     defaultLanguage: typeof s.default_language === "string" && s.default_language !== ""
@@ -116,9 +117,9 @@ function storedRules(value: unknown): PolicyRules | undefined {
 function resolvePolicies(
   raw: unknown,
   quotePolicy: QuotePolicy,
-): Record<PolicyVisibility, Required<StoredPolicy>> {
+): Record<Visibility, Required<StoredPolicy>> {
   const stored = raw != null && typeof raw === "object" ? raw as Record<string, unknown> : {};
-  const out = {} as Record<PolicyVisibility, Required<StoredPolicy>>;
+  const out = {} as Record<Visibility, Required<StoredPolicy>>;
   for (const visibility of ["public", "unlisted", "private", "direct"] as const) {
     const mine = stored[visibility] != null && typeof stored[visibility] === "object"
       ? stored[visibility] as Record<string, unknown>

@@ -30,12 +30,8 @@ import {
 } from "../media/profile_media.ts";
 import { mediaStore } from "../media/store.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
-import {
-  type FieldSource,
-  PRIVACY_VALUES,
-  QUOTE_POLICY_VALUES,
-  type UserSettings,
-} from "../../model/user_settings.ts";
+import { type FieldSource, PRIVACY_VALUES, type UserSettings } from "../../model/user_settings.ts";
+import { QUOTE_POLICIES } from "../../model/quote_policy.ts";
 
 /** Mastodon's limits on profile text. */
 export const PROFILE_LIMITS = {
@@ -170,7 +166,7 @@ function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) 
     }
   };
   included("source[privacy]", PRIVACY_VALUES, input.privacy);
-  included("source[quote_policy]", QUOTE_POLICY_VALUES, input.quotePolicy);
+  included("source[quote_policy]", QUOTE_POLICIES, input.quotePolicy);
   if (input.language != null && !ISO6391.validate(input.language)) {
     problems.add("source[language]", "ERR_INCLUSION", "is not included in the list");
   }

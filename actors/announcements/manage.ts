@@ -15,6 +15,7 @@
  * (`announcement.delete`), in the command's transaction.
  */
 import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
@@ -100,7 +101,7 @@ export async function createAnnouncement(
       eq(statuses.local, true),
       isNull(statuses.deletedAt),
       isNull(statuses.reblogOfId),
-      inArray(statuses.visibility, ["public", "unlisted"]),
+      inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
       eq(statuses.pendingApproval, false),
     ));
   const now = new Date();

@@ -11,6 +11,7 @@
  */
 import * as linkify from "linkifyjs";
 import { escapeHtml } from "./escape_html.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** A resolved mention target. */
 export interface MentionTarget {
@@ -344,7 +345,7 @@ function linkHtml(url: string, relMe: boolean): string {
 }
 
 function hashtagHtml(origin: string, tag: string): string {
-  const href = `${origin}/tags/${encodeURIComponent(tag)}`;
+  const href = localUris(origin).tag(tag);
   return `<a href="${escapeHtml(href)}" class="mention hashtag" rel="tag">#<span>${
     escapeHtml(tag)
   }</span></a>`;

@@ -20,6 +20,7 @@ import { openInboundRequest, withdrawRequest } from "./requests.ts";
 /** The refusal of a favourite the status's interaction policy does not allow (GoToSocial's words). */
 const FORBIDDEN = "You do not have permission to favourite this status";
 import { recordDelivery } from "../outbox/deliveries.ts";
+import { activityIds } from "../../model/uris.ts";
 
 /** What a remote Like carries that a local favourite does not. */
 export interface RemoteFavourite {
@@ -51,7 +52,7 @@ export async function favourite(
       accountId,
       statusId: status.id,
       // Fragment ids on the actor: unique, ours, never dereferenced (Mastodon's shape).
-      uri: remote?.uri ?? (account.domain == null ? `${account.uri}#likes/${id}` : null),
+      uri: remote?.uri ?? (account.domain == null ? activityIds.like(account.uri, id) : null),
       pendingApproval: held,
     }).onConflictDoNothing().returning();
     if (!row) return status;
@@ -62,7 +63,7 @@ export async function favourite(
         target: status,
         accountId,
         favouriteId: row.id,
-        interactionUri: row.uri ?? `${account.uri}#likes/${row.id}`,
+        interactionUri: row.uri ?? activityIds.like(account.uri, row.id),
       });
       return status;
     }

@@ -17,7 +17,7 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, favourites, interactionRequests, statuses } from "../../db/schema/mod.ts";
 import { NotFoundError } from "../../model/errors.ts";
-import { authorizationUri } from "../../model/interaction_uris.ts";
+import { activityIds } from "../../model/uris.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import { approveHeldFavourite } from "./favourites.ts";
 import { approveHeldBoost } from "./reblogs.ts";
@@ -132,7 +132,7 @@ export async function acceptRequestIn(tx: Executor, accountId: string, requestId
   const row = await pendingRequest(tx, accountId, requestId);
   const [author] = await tx.select({ uri: accounts.uri }).from(accounts)
     .where(eq(accounts.id, row.targetAccountId));
-  const proof = authorizationUri(author.uri, row.id);
+  const proof = activityIds.authorization(author.uri, row.id);
   await approveInteraction(tx, row, proof);
   await retractPending(tx, row);
   const [decided] = await tx.update(interactionRequests).set({

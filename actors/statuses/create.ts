@@ -33,15 +33,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { idFromTime, newId } from "../../db/ids.ts";
-import {
-  accounts,
-  conversations,
-  follows,
-  polls,
-  quotes,
-  statuses,
-  users,
-} from "../../db/schema/mod.ts";
+import { accounts, conversations, polls, quotes, statuses, users } from "../../db/schema/mod.ts";
 import { findVisibleStatus } from "../../db/queries/visibility.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
@@ -69,18 +61,22 @@ import {
   setMentions,
   setStatusTags,
 } from "./rows.ts";
+import { checkStatusInput, type PollInput } from "./validation.ts";
+import type { Visibility } from "../../model/visibility.ts";
 import {
-  checkStatusInput,
-  type PollInput,
-  type QuotePolicyValue,
-  type Visibility,
-} from "./validation.ts";
+  closedToQuotes,
+  effectiveQuotePolicy,
+  type QuotePolicy,
+} from "../../model/quote_policy.ts";
+import { mayQuote } from "./quote_approval.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import type { MissingLinks } from "../outbox/status_links.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { claimIdempotencyKey, findIdempotentStatus } from "./idempotency.ts";
 import { parseText } from "../formatting/text_to_html.ts";
+import { localUris } from "../../model/uris.ts";
+import { recordJob } from "../outbox/jobs.ts";
 
 export { IDEMPOTENCY_TTL_MS } from "./idempotency.ts";
 
@@ -105,7 +101,7 @@ export interface LocalStatusInput {
   language?: string | null;
   quotedStatusId?: string | null;
   /** Absent: the author's default. */
-  quoteApprovalPolicy?: QuotePolicyValue;
+  quoteApprovalPolicy?: QuotePolicy;
   idempotencyKey?: string | null;
   /** When publishing a scheduled status: its id (its reserved media may be used). */
   scheduledStatusId?: string | null;
@@ -150,7 +146,7 @@ export interface RemoteStatusInput {
   quotedStatusId?: string | null;
   /** accepted when the quoted author's server approved it; pending otherwise. */
   quoteState?: string;
-  quoteApprovalPolicy?: QuotePolicyValue;
+  quoteApprovalPolicy?: QuotePolicy;
   /** Emoji tags of the object (kept when the text uses them). */
   emojis?: RemoteEmojiInput[];
   createdAt?: Date;
@@ -168,7 +164,7 @@ interface Prepared {
   content: string;
   text: string | null;
   visibility: Visibility;
-  quotePolicy: QuotePolicyValue;
+  quotePolicy: QuotePolicy;
   language: string | null;
   parent: StatusRow | null;
   quoted: StatusRow | null;
@@ -211,19 +207,9 @@ async function checkQuote(
   mentioned: string[],
 ): Promise<Visibility> {
   const own = quoted.accountId === authorId;
-  if (quoted.visibility === "direct") throw invalid("Quoted post cannot be quoted");
-  if (!own) {
-    if (quoted.visibility === "private") throw invalid("Quoted post cannot be quoted");
-    const policy = quoted.quoteApprovalPolicy;
-    let allowed = policy === "public";
-    if (policy === "followers") {
-      const [f] = await db.select({ id: follows.id }).from(follows).where(and(
-        eq(follows.accountId, authorId),
-        eq(follows.targetAccountId, quoted.accountId),
-      )).limit(1);
-      allowed = f != null;
-    }
-    if (!allowed) throw invalid("Quoting this post is not allowed by its author");
+  if (closedToQuotes(quoted, authorId)) throw invalid("Quoted post cannot be quoted");
+  if (!await mayQuote(db, quoted, authorId)) {
+    throw invalid("Quoting this post is not allowed by its author");
   }
   let result = visibility;
   if (quoted.visibility === "private") result = visibility === "direct" ? "direct" : "private";
@@ -289,12 +275,14 @@ async function prepareLocal(ctx: AppContext, input: LocalStatusInput): Promise<P
         content;
     }
   }
-  const quotePolicy = visibility === "private" || visibility === "direct"
-    ? "nobody"
-    : input.quoteApprovalPolicy ?? prefs.defaultQuotePolicy;
+  const quotePolicy = effectiveQuotePolicy(
+    visibility,
+    input.quoteApprovalPolicy ?? prefs.defaultQuotePolicy,
+  );
   const id = newId();
-  const uri = `${config.origin}/users/${account.username}/statuses/${id}`;
-  const url = `${config.origin}/@${account.username}/${id}`;
+  const uris = localUris(config.origin);
+  const uri = uris.status(account.username, id);
+  const url = uris.statusPage(account.username, id);
   return {
     id,
     uri,
@@ -567,7 +555,7 @@ async function write(
   // The Create and the card job are promised with the status itself.
   if (input.local) await recordDelivery(tx, "statusCreated", status.id);
   if (!input.local && input.missingLinks) {
-    await recordDelivery(tx, "statusLinksRequested", status.id, input.missingLinks);
+    await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks });
   }
   await requestLinkCard(tx, origin, status, { hasMedia: media.length > 0, settled: cardSettled });
   await fanOutStatus(tx, status);

@@ -40,6 +40,7 @@ import {
   setStatusTags,
 } from "./rows.ts";
 import { checkStatusInput, type PollInput } from "./validation.ts";
+import { effectiveQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
@@ -69,7 +70,7 @@ export interface EditStatusInput {
   mediaAttributes?: MediaAttributeInput[];
   /** A poll to set; null removes it; undefined keeps it. */
   poll?: PollInput | null;
-  quoteApprovalPolicy?: "public" | "followers" | "nobody";
+  quoteApprovalPolicy?: QuotePolicy;
   resolveRemoteAccount?: RemoteAccountResolver;
 }
 
@@ -251,9 +252,10 @@ export async function editStatus(ctx: AppContext, input: EditStatusInput): Promi
       sensitive: (input.sensitive ?? status.sensitive) || spoilerText !== "",
       language,
       pollId,
-      quoteApprovalPolicy: status.visibility === "private" || status.visibility === "direct"
-        ? "nobody"
-        : input.quoteApprovalPolicy ?? status.quoteApprovalPolicy,
+      quoteApprovalPolicy: effectiveQuotePolicy(
+        status.visibility,
+        input.quoteApprovalPolicy ?? status.quoteApprovalPolicy as QuotePolicy,
+      ),
       editedAt: now,
     }).where(eq(statuses.id, status.id)).returning();
     await tx.insert(statusEdits).values({

@@ -23,7 +23,8 @@ import type { LocalStatusInput } from "./create.ts";
 import { IDEMPOTENCY_TTL_MS } from "./create.ts";
 import { invalid } from "./errors.ts";
 import { ownMedia } from "./rows.ts";
-import { checkStatusInput, type Visibility } from "./validation.ts";
+import { checkStatusInput } from "./validation.ts";
+import type { Visibility } from "../../model/visibility.ts";
 
 export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;
 

@@ -12,11 +12,8 @@ import {
   parseText,
 } from "../formatting/text_to_html.ts";
 import { invalid, StatusError } from "./errors.ts";
-
-export const VISIBILITIES = ["public", "unlisted", "private", "direct"] as const;
-export type Visibility = typeof VISIBILITIES[number];
-export const QUOTE_POLICIES = ["public", "followers", "nobody"] as const;
-export type QuotePolicyValue = typeof QUOTE_POLICIES[number];
+import { isVisibility, type Visibility } from "../../model/visibility.ts";
+import { isQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
 
 /** A poll as asked for by a local author. */
 export interface PollInput {
@@ -147,16 +144,12 @@ export function checkLanguage(language: string): string {
 
 /** A visibility name; 422 otherwise. */
 export function checkVisibility(value: string): Visibility {
-  if (!(VISIBILITIES as readonly string[]).includes(value)) {
-    throw invalid("Visibility is not included in the list");
-  }
-  return value as Visibility;
+  if (!isVisibility(value)) throw invalid("Visibility is not included in the list");
+  return value;
 }
 
 /** A quote approval policy; 422 otherwise. */
-export function checkQuotePolicy(value: string): QuotePolicyValue {
-  if (!(QUOTE_POLICIES as readonly string[]).includes(value)) {
-    throw invalid("Quote approval policy is not included in the list");
-  }
-  return value as QuotePolicyValue;
+export function checkQuotePolicy(value: string): QuotePolicy {
+  if (!isQuotePolicy(value)) throw invalid("Quote approval policy is not included in the list");
+  return value;
 }

@@ -21,6 +21,7 @@
  * relationship ones return false.
  */
 import type { InboxContext, InboxListenerSetters } from "@fedify/fedify";
+import { isPublicVisibility } from "../../model/visibility.ts";
 import {
   type Activity,
   Announce,
@@ -205,10 +206,10 @@ async function forwardReply(
   if (!status.inReplyToId || status.accountId !== sender.id) return;
   // A reply waiting for approval reaches nobody else until approved.
   if (status.pendingApproval) return;
-  if (status.visibility !== "public" && status.visibility !== "unlisted") return;
+  if (!isPublicVisibility(status.visibility)) return;
   const db = ctx.data.database.db;
   const [parent] = await db.select().from(statuses).where(eq(statuses.id, status.inReplyToId));
-  if (!parent?.local || (parent.visibility !== "public" && parent.visibility !== "unlisted")) {
+  if (!parent?.local || !isPublicVisibility(parent.visibility)) {
     return;
   }
   const [author] = await db.select({ username: accounts.username }).from(accounts)

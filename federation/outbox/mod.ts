@@ -8,10 +8,7 @@ import { relationshipDeliveries } from "./relationships.ts";
 import { interactionDeliveries } from "./interactions.ts";
 import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
-import { linkCardJobs } from "./cards.ts";
-import { statusLinkJobs } from "./status_links.ts";
 import { reportDeliveries } from "./reports.ts";
-import { pushJobs } from "./push.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -20,9 +17,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...interactionDeliveries(ctx),
     ...pollDeliveries(ctx),
     ...statusDeliveries(ctx),
-    ...linkCardJobs(ctx),
-    ...statusLinkJobs(ctx),
     ...reportDeliveries(ctx),
-    ...pushJobs(ctx),
   };
 }

@@ -19,14 +19,6 @@ import {
   storedDifference,
   toMastodonQuoteWord,
 } from "../../model/interaction_policy.ts";
-import {
-  announceRequestUri,
-  authorizationUri,
-  interactionAcceptUri,
-  interactionRejectUri,
-  likeRequestUri,
-  replyRequestUri,
-} from "../../model/interaction_uris.ts";
 
 const BOB = "https://b.example/users/bob";
 
@@ -228,16 +220,6 @@ Deno.test("effectivePolicy: NULL is the defaults locally, unaware remotely (but 
   });
   assert.deepEqual(stated.can_reply, rules(["author"], ["public"]));
   assert.equal(stated.can_reblog, null);
-});
-
-Deno.test("interaction IRIs are derived from the IRIs we minted", () => {
-  const alice = "https://a.example/users/alice";
-  assert.equal(authorizationUri(alice, "11"), `${alice}/authorizations/11`);
-  assert.equal(interactionAcceptUri(alice, "11"), `${alice}#interaction_accepts/11`);
-  assert.equal(interactionRejectUri(alice, "11"), `${alice}#interaction_rejects/11`);
-  assert.equal(replyRequestUri(`${alice}/statuses/5`), `${alice}/statuses/5/reply_request`);
-  assert.equal(announceRequestUri(alice, "6"), `${alice}/statuses/6/announce_request`);
-  assert.equal(likeRequestUri(alice, "7"), `${alice}#like_requests/7`);
 });
 
 Deno.test("checkPolicy: fills from the defaults, normalises, refuses with a sentence", () => {
