@@ -35,6 +35,7 @@ import { pollEntity, type PollJson } from "./poll.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
 import { type InteractionPolicyJson, interactionPolicyJson } from "./interaction_policy.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
 import {
   hydrate,
@@ -165,6 +166,23 @@ function interactionPolicy(row: StatusRow, viewer: Viewer, h: Hydration): Intera
   });
 }
 
+/**
+ * What a held reply says to the two who see it (issue 34), after its
+ * content: the replied-to author may approve it, its author waits. Never
+ * stored, never federated; built from allow-listed tags only.
+ */
+function heldNote(row: StatusRow, viewer: Viewer, h: Hydration): string {
+  if (!row.pendingApproval || !viewer || row.inReplyToAccountId == null) return "";
+  if (viewer.accountId === row.inReplyToAccountId) {
+    const page = `${h.origin}/settings/interaction_requests`;
+    return `<p><em>This reply is waiting for your approval. Favourite, boost or reply to it to approve it, or decide at <a href="${page}">${page}</a>.</em></p>`;
+  }
+  if (viewer.accountId !== row.accountId) return "";
+  const approver = h.bundles.get(row.id)?.mentions.find((m) => m.id === row.inReplyToAccountId);
+  const who = approver ? `@${escapeHtml(approver.acct)}` : "the author";
+  return `<p><em>Waiting for ${who} to approve this reply: until then only you and they can see it.</em></p>`;
+}
+
 function build(
   row: StatusRow,
   viewer: Viewer,
@@ -225,7 +243,7 @@ function build(
           : {}),
       }
       : {}),
-    content: boosted ? "" : row.content,
+    content: boosted ? "" : row.content + heldNote(row, viewer, h),
     ...(viewer ? { filtered: [] } : {}),
     reblog,
     ...(app ? { application: app } : {}),

@@ -47,6 +47,8 @@ export interface Hydration {
   followersOfViewer: Set<string>;
   /** The viewer's actor IRI (matched against the IRIs a policy lists); "" when not read. */
   viewerUri: string;
+  /** This server's origin (links in per-viewer notes). */
+  origin: string;
 }
 
 /** The distinct non-null ids, in first-seen order. */
@@ -315,5 +317,6 @@ export async function hydrate(
     followedAuthors: new Set(fresh.followed),
     followersOfViewer: new Set(fresh.followers),
     viewerUri: fresh.viewerUri ?? "",
+    origin: ctx.config.origin,
   };
 }

@@ -3,7 +3,8 @@
  * boost is seen only by its author and by the author of what it replies to
  * or boosts; it is not in anyone's context, profile, public timeline, the
  * replies collection, `reblogged_by`, nor are held favourites in
- * `favourited_by`. The rows are marked held directly in the database: this
+ * `favourited_by`. The two who see a held reply read a note after its
+ * content. The rows are marked held directly in the database: this
  * file checks the readers, whatever command marks them.
  */
 import assert from "node:assert/strict";
@@ -34,6 +35,17 @@ test("a held reply is seen by its author and the replied-to author only", async 
     const context = await ok(instance, who, "GET", `/api/v1/statuses/${post.id}/context`);
     assert.deepEqual(context.descendants, []);
   }
+  // Each of the two reads a note after the content; nothing is stored.
+  const asAlice = await ok(instance, alice, "GET", `/api/v1/statuses/${reply.id}`);
+  assert.equal(
+    asAlice.content,
+    `${reply.content}<p><em>This reply is waiting for your approval. Favourite, boost or reply to it to approve it, or decide at <a href="${instance.origin}/settings/interaction_requests">${instance.origin}/settings/interaction_requests</a>.</em></p>`,
+  );
+  const asBob = await ok(instance, bob, "GET", `/api/v1/statuses/${reply.id}`);
+  assert.equal(
+    asBob.content,
+    `${reply.content}<p><em>Waiting for @alice to approve this reply: until then only you and they can see it.</em></p>`,
+  );
   for (const who of [alice, bob]) {
     assert.equal((await ok(instance, who, "GET", `/api/v1/statuses/${reply.id}`)).id, reply.id);
     const context = await ok(instance, who, "GET", `/api/v1/statuses/${post.id}/context`);
@@ -53,6 +65,8 @@ test("a held reply is seen by its author and the replied-to author only", async 
   // Approved: everyone who may see the thread sees it.
   await db.update(statuses).set({ pendingApproval: false }).where(eq(statuses.id, reply.id));
   assert.equal((await ok(instance, carol, "GET", `/api/v1/statuses/${reply.id}`)).id, reply.id);
+  const approved = await ok(instance, alice, "GET", `/api/v1/statuses/${reply.id}`);
+  assert.equal(approved.content, reply.content, "no note once approved");
 });
 
 test("a held boost is seen by its author and the boosted author only, and not listed", async () => {
