@@ -32,7 +32,17 @@ const EVERY_ANYWHERE = new RegExp(ANYWHERE.source, "g");
  * `::bar::` and `12:30:45` are not emoji). Repeats are yielded again.
  */
 export function* shortcodesIn(text: string): Generator<string> {
-  for (const match of text.matchAll(SCAN)) yield match[1];
+  for (const { shortcode } of shortcodeMatches(text)) yield shortcode;
+}
+
+/** {@link shortcodesIn} with each match's offsets in `text` (the post parser's tokens). */
+export function* shortcodeMatches(
+  text: string,
+): Generator<{ shortcode: string; start: number; end: number }> {
+  if (!text.includes(":")) return;
+  for (const match of text.matchAll(SCAN)) {
+    yield { shortcode: match[1], start: match.index, end: match.index + match[0].length };
+  }
 }
 
 /** Whether `text` could name an emoji: true of every text {@link shortcodesIn} finds one in. */

@@ -5,23 +5,36 @@
  * The stored text keeps `:shortcode:` (Mastodon does not replace it in
  * HTML); clients draw the image from the entity's `emojis` list.
  */
-import { MAX_SHORTCODE_LENGTH, mayNameEmoji, shortcodesIn } from "../../model/emoji_shortcodes.ts";
+import {
+  MAX_SHORTCODE_LENGTH,
+  mayNameEmoji,
+  shortcodeMatches,
+} from "../../model/emoji_shortcodes.ts";
 
 /** At most this many distinct emoji are linked to one status or profile. */
 export const MAX_EMOJIS_PER_OBJECT = 50;
 
+/** A text whose shortcodes were found already (actors/formatting/parsed_text.ts ParsedText). */
+export interface ScannedText {
+  readonly emojis: readonly { readonly shortcode: string }[];
+}
+
 /**
  * The distinct shortcodes used in the texts, in order of first use, at most
  * {@link MAX_EMOJIS_PER_OBJECT}. Texts may be plain or HTML: the colons
- * survive rendering, and tags (`>`, `<`) are not letters.
+ * survive rendering, and tags (`>`, `<`) are not letters. A text parsed
+ * already is not scanned again.
  */
-export function scanShortcodes(texts: readonly (string | null | undefined)[]): string[] {
+export function scanShortcodes(
+  texts: readonly (string | ScannedText | null | undefined)[],
+): string[] {
   const found = new Set<string>();
   for (const text of texts) {
-    if (!text || !text.includes(":")) continue;
-    for (const code of shortcodesIn(text)) {
-      if (code.length > MAX_SHORTCODE_LENGTH) continue;
-      found.add(code);
+    if (!text) continue;
+    const matches = typeof text === "string" ? shortcodeMatches(text) : text.emojis;
+    for (const { shortcode } of matches) {
+      if (shortcode.length > MAX_SHORTCODE_LENGTH) continue;
+      found.add(shortcode);
       if (found.size >= MAX_EMOJIS_PER_OBJECT) return [...found];
     }
   }
