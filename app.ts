@@ -55,6 +55,7 @@ import { mediaFileRoutes } from "./api/routes/media_files.ts";
 import { relationshipRoutes } from "./api/routes/relationships.ts";
 import { followRequestRoutes } from "./api/routes/follow_requests.ts";
 import { interactionRequestRoutes } from "./api/routes/interaction_requests.ts";
+import { interactionPolicyRoutes } from "./api/routes/interaction_policies.ts";
 import { blockAndMuteRoutes } from "./api/routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./api/routes/domain_blocks.ts";
 import { reportRoutes } from "./api/routes/reports.ts";
@@ -225,6 +226,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", relationshipRoutes());
   app.route("/", followRequestRoutes());
   app.route("/", interactionRequestRoutes());
+  app.route("/", interactionPolicyRoutes());
   app.route("/", blockAndMuteRoutes());
   app.route("/", domainBlockRoutes());
   app.route("/", reportRoutes());

@@ -328,6 +328,18 @@ export function checkPolicy(
       }
     }
     policy[key] = normalize(interaction, given);
+    if (interaction === "quote") {
+      // Quotes follow Mastodon's three words (public, followers, nobody).
+      const odd = given.automatic.find((v) => !["public", "followers", "author"].includes(v));
+      if (odd) {
+        return {
+          problem: `${key}.automatic_approval: ${
+            JSON.stringify(odd.slice(0, 100))
+          } is not supported`,
+        };
+      }
+      policy[key] = quoteRulesFromWord(toMastodonQuoteWord(policy[key]));
+    }
   }
   return { policy };
 }

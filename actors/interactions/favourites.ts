@@ -15,7 +15,7 @@ import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
 import { actingAccount, NotPermittedError, type StatusRow, visibleOriginal } from "./target.ts";
 import { decideInteraction } from "./policy.ts";
-import { openInboundRequest, withdrawRequest } from "./requests.ts";
+import { approvingIfHeld, openInboundRequest, withdrawRequest } from "./requests.ts";
 
 /** The refusal of a favourite the status's interaction policy does not allow (GoToSocial's words). */
 const FORBIDDEN = "You do not have permission to favourite this status";
@@ -42,7 +42,12 @@ export async function favourite(
 ): Promise<StatusRow> {
   const status = await app.database.db.transaction(async (tx) => {
     const account = await actingAccount(tx, accountId);
-    const status = await visibleOriginal(tx, accountId, statusId);
+    const status = await approvingIfHeld(
+      tx,
+      app.config.origin,
+      accountId,
+      await visibleOriginal(tx, accountId, statusId),
+    );
     const decision = await decideInteraction(tx, "favourite", status, account);
     if (decision.permission === "forbidden") throw new NotPermittedError(FORBIDDEN);
     const id = newId();

@@ -30,7 +30,7 @@ import { isFollowerVisibility } from "../../model/visibility.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
 import { decideInteraction } from "./policy.ts";
-import { openInboundRequest, withdrawRequest } from "./requests.ts";
+import { approvingIfHeld, openInboundRequest, withdrawRequest } from "./requests.ts";
 import {
   type AccountRow,
   actingAccount,
@@ -79,7 +79,12 @@ export async function reblog(
 ): Promise<ReblogResult> {
   const result = await app.database.db.transaction(async (tx) => {
     const account = await actingAccount(tx, accountId);
-    const original = await originalOf(tx, accountId, await visibleStatus(tx, accountId, statusId));
+    const original = await approvingIfHeld(
+      tx,
+      app.config.origin,
+      accountId,
+      await originalOf(tx, accountId, await visibleStatus(tx, accountId, statusId)),
+    );
     const own = original.accountId === accountId;
     if (original.visibility === "direct" || (original.visibility === "private" && !own)) {
       throw new NotPermittedError();

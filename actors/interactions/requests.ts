@@ -21,6 +21,9 @@ import { activityIds } from "../../model/uris.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import { approveHeldFavourite } from "./favourites.ts";
 import { approveHeldBoost } from "./reblogs.ts";
+import { approveHeldReply } from "../statuses/held_replies.ts";
+import { removeStatusIn } from "../statuses/delete.ts";
+import { flushDiscardedMedia } from "../media/discarded.ts";
 import type { StatusRow } from "./target.ts";
 
 export type InteractionRequestRow = typeof interactionRequests.$inferSelect;
@@ -98,29 +101,37 @@ async function retractPending(tx: Executor, row: InteractionRequestRow): Promise
   });
 }
 
-/**
- * Makes a held favourite or boost stand (favourites.ts, reblogs.ts).
- * Replies are approved by the status commands' distribution.
- */
-async function approveInteraction(tx: Executor, row: InteractionRequestRow, proof: string) {
+/** Makes a held interaction stand (favourites.ts, reblogs.ts, statuses/held_replies.ts). */
+async function approveInteraction(
+  tx: Executor,
+  origin: string,
+  row: InteractionRequestRow,
+  proof: string,
+) {
   if (row.type === "favourite" && row.favouriteId) {
     await approveHeldFavourite(tx, row.favouriteId, proof);
   } else if (row.type === "reblog" && row.statusId) {
     await approveHeldBoost(tx, row.statusId, proof);
-  } else if (row.statusId || row.favouriteId) {
-    throw new Error(`no approval for a ${row.type} request`);
+  } else if (row.type === "reply" && row.statusId) {
+    await approveHeldReply(tx, origin, row.statusId, proof);
   }
 }
 
-/** Discards a held interaction: it never counted, so only its row goes. */
-async function discardInteraction(tx: Executor, row: InteractionRequestRow): Promise<void> {
+/**
+ * Discards a held interaction: a favourite or boost never counted, so only
+ * its row goes; a reply is deleted as its author would delete it (no Delete
+ * sent: it was never sent). Returns the media files to flush after commit.
+ */
+async function discardInteraction(tx: Executor, row: InteractionRequestRow): Promise<number> {
   if (row.type === "favourite" && row.favouriteId) {
     await tx.delete(favourites).where(eq(favourites.id, row.favouriteId));
   } else if (row.type === "reblog" && row.statusId) {
     await tx.delete(statuses).where(eq(statuses.id, row.statusId));
-  } else if (row.statusId) {
-    throw new Error(`no discarding of a ${row.type} request`);
+  } else if (row.type === "reply" && row.statusId) {
+    const [reply] = await tx.select().from(statuses).where(eq(statuses.id, row.statusId));
+    if (reply) return await removeStatusIn(tx, reply, { deleteMedia: true });
   }
+  return 0;
 }
 
 /**
@@ -128,12 +139,11 @@ async function discardInteraction(tx: Executor, row: InteractionRequestRow): Pro
  * settings page, or implicitly by interacting with a held reply to them).
  * Returns the decided row.
  */
-export async function acceptRequestIn(tx: Executor, accountId: string, requestId: string) {
-  const row = await pendingRequest(tx, accountId, requestId);
+async function acceptLocked(tx: Executor, origin: string, row: InteractionRequestRow) {
   const [author] = await tx.select({ uri: accounts.uri }).from(accounts)
     .where(eq(accounts.id, row.targetAccountId));
   const proof = activityIds.authorization(author.uri, row.id);
-  await approveInteraction(tx, row, proof);
+  await approveInteraction(tx, origin, row, proof);
   await retractPending(tx, row);
   const [decided] = await tx.update(interactionRequests).set({
     state: "accepted",
@@ -143,13 +153,50 @@ export async function acceptRequestIn(tx: Executor, accountId: string, requestId
   return decided;
 }
 
-/** {@link acceptRequestIn} in its own transaction. */
+/** The author of the status accepts the held interaction `requestId`. */
 export async function acceptRequest(
   app: AppContext,
   accountId: string,
   requestId: string,
 ): Promise<InteractionRequestRow> {
-  return await app.database.db.transaction((tx) => acceptRequestIn(tx, accountId, requestId));
+  return await app.database.db.transaction(async (tx) =>
+    await acceptLocked(tx, app.config.origin, await pendingRequest(tx, accountId, requestId))
+  );
+}
+
+/**
+ * `status` as `accountId` interacts with it: a held reply addressed to them
+ * is approved first ({@link acceptHeldInteraction}) and returned as it now is.
+ */
+export async function approvingIfHeld(
+  tx: Executor,
+  origin: string,
+  accountId: string,
+  status: StatusRow,
+): Promise<StatusRow> {
+  if (!status.pendingApproval || status.inReplyToAccountId !== accountId) return status;
+  await acceptHeldInteraction(tx, origin, accountId, { statusId: status.id });
+  const [fresh] = await tx.select().from(statuses).where(eq(statuses.id, status.id));
+  return fresh ?? status;
+}
+
+/**
+ * Implicit acceptance (GoToSocial's): `accountId` favourites, boosts or
+ * replies to a held reply or boost addressed to them, which approves it
+ * first, in the same transaction. Nothing happens when it is not held.
+ */
+export async function acceptHeldInteraction(
+  tx: Executor,
+  origin: string,
+  accountId: string,
+  interaction: { statusId: string },
+): Promise<void> {
+  const [row] = await tx.select().from(interactionRequests).where(and(
+    eq(interactionRequests.statusId, interaction.statusId),
+    eq(interactionRequests.targetAccountId, accountId),
+    eq(interactionRequests.state, "pending"),
+  )).for("update").limit(1);
+  if (row) await acceptLocked(tx, origin, row);
 }
 
 /** The author of the status rejects a held interaction, which is discarded. */
@@ -158,16 +205,18 @@ export async function rejectRequest(
   accountId: string,
   requestId: string,
 ): Promise<InteractionRequestRow> {
-  return await app.database.db.transaction(async (tx) => {
+  const db = app.database.db;
+  const { decided, files } = await db.transaction(async (tx) => {
     const row = await pendingRequest(tx, accountId, requestId);
     await retractPending(tx, row);
     const [decided] = await tx.update(interactionRequests).set({
       state: "rejected",
       decidedAt: new Date(),
     }).where(eq(interactionRequests.id, row.id)).returning();
-    await discardInteraction(tx, row);
-    return decided;
+    return { decided, files: await discardInteraction(tx, row) };
   });
+  if (files > 0) await flushDiscardedMedia(db, app.config);
+  return decided;
 }
 
 /**
