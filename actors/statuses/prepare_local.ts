@@ -151,7 +151,7 @@ export async function prepareLocal(
     visibility = await checkQuote(db, account.id, quoted, visibility, composed.mentionedAccountIds);
   }
   const { quotePolicy, interactionPolicy } = resolvePolicy(
-    input,
+    { quotePolicy: input.quoteApprovalPolicy, interactionPolicy: input.interactionPolicy },
     visibility,
     prefs.interactionPolicies[visibility],
     prefs.defaultQuotePolicy,

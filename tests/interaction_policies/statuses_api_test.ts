@@ -57,6 +57,11 @@ test("POST takes interaction_policy as JSON or form, fills the rest, refuses wha
   assert.deepEqual(formed.interaction_policy.can_quote, rules(["followers", "author", "me"]));
   assert.deepEqual(formed.quote_approval.automatic, ["followers"], "the quote word in step");
 
+  // Mastodon's quote word is the same setting.
+  const nobody = await postStatus(instance, alice, "word", { quote_approval_policy: "nobody" });
+  assert.deepEqual(nobody.interaction_policy.can_quote, rules(["author", "me"]));
+  assert.deepEqual(nobody.quote_approval.automatic, []);
+
   const refusals: [Record<string, unknown>, string][] = [
     [{ can_reply: rules(["me"]) }, 'can_reply.automatic_approval: unknown value "me"'],
     [
