@@ -45,6 +45,7 @@ import { movingSettingsRoutes } from "./web/routes/settings/moving.tsx";
 import { deletionSettingsRoutes } from "./web/routes/settings/deletion.tsx";
 import { profileSettingsRoutes } from "./web/routes/settings/profile.tsx";
 import { accountSettingsRoutes } from "./web/routes/settings/account.tsx";
+import { interactionRequestSettingsRoutes } from "./web/routes/settings/interaction_requests.tsx";
 import { archiveSettingsRoutes } from "./web/routes/settings/archive.tsx";
 import { accountRoutes } from "./api/routes/accounts.ts";
 import { ownAccountRoutes } from "./api/routes/accounts_own.ts";
@@ -216,6 +217,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", deletionSettingsRoutes());
   app.route("/", profileSettingsRoutes());
   app.route("/", accountSettingsRoutes());
+  app.route("/", interactionRequestSettingsRoutes());
   app.route("/", archiveSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
