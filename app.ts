@@ -46,6 +46,7 @@ import { deletionSettingsRoutes } from "./web/routes/settings/deletion.tsx";
 import { profileSettingsRoutes } from "./web/routes/settings/profile.tsx";
 import { accountSettingsRoutes } from "./web/routes/settings/account.tsx";
 import { interactionRequestSettingsRoutes } from "./web/routes/settings/interaction_requests.tsx";
+import { interactionSettingsRoutes } from "./web/routes/settings/interactions.tsx";
 import { archiveSettingsRoutes } from "./web/routes/settings/archive.tsx";
 import { accountRoutes } from "./api/routes/accounts.ts";
 import { ownAccountRoutes } from "./api/routes/accounts_own.ts";
@@ -218,6 +219,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", profileSettingsRoutes());
   app.route("/", accountSettingsRoutes());
   app.route("/", interactionRequestSettingsRoutes());
+  app.route("/", interactionSettingsRoutes());
   app.route("/", archiveSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());

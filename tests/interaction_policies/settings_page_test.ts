@@ -61,3 +61,55 @@ test("the page lists held interactions and decides them through its forms", asyn
   await anonymous.body?.cancel();
   assert.notEqual(anonymous.status, 200);
 });
+
+test("/settings/interactions: presets per visibility, a custom policy kept, reset", async () => {
+  const dave = await createUser(instance, "dave");
+  const path = "/api/v1/interaction_policies/defaults";
+  const session = await signInOverHttp(instance, "dave", "/settings/interactions");
+  const page = await (await session.get("/settings/interactions")).text();
+  includes(page, '<select id="public[can_reply]" name="public[can_reply]">');
+  includes(page, '<option value="anyone" selected>Anyone</option>');
+  assert.ok(!page.includes('name="direct[can_quote]"'), "no quote choice for direct messages");
+  assert.ok(!page.includes('value="custom"'), "every built-in policy is a preset");
+
+  const saved = await session.post("/settings/interactions", {
+    "public[can_reply]": "followers_ask",
+    "private[can_favourite]": "followers",
+  });
+  await saved.body?.cancel();
+  assert.equal(saved.status, 303);
+  const after = await ok(instance, dave, "GET", path);
+  assert.deepEqual(after.public.can_reply, {
+    automatic_approval: ["followers", "mentioned", "author"],
+    manual_approval: ["public"],
+  });
+  assert.deepEqual(after.private.can_favourite.automatic_approval, [
+    "followers",
+    "mentioned",
+    "author",
+  ]);
+  assert.deepEqual(after.public.can_favourite.automatic_approval, ["public"], "unchanged");
+
+  // A policy no preset describes survives a save of the form as shown.
+  const bobUri = `${instance.origin}/users/bob`;
+  await ok(instance, dave, "PATCH", path, {
+    public: { can_reply: { automatic_approval: [bobUri], manual_approval: [] } },
+  });
+  const custom = await (await session.get("/settings/interactions")).text();
+  includes(custom, '<option value="custom" selected>Custom (set by an app)</option>');
+  const kept = await session.post("/settings/interactions", { "public[can_reply]": "custom" });
+  await kept.body?.cancel();
+  assert.deepEqual((await ok(instance, dave, "GET", path)).public.can_reply.automatic_approval, [
+    bobUri,
+    "author",
+    "mentioned",
+  ]);
+  const reset = await session.post("/settings/interactions/reset");
+  await reset.body?.cancel();
+  assert.deepEqual((await ok(instance, dave, "GET", path)).public.can_reply.automatic_approval, [
+    "public",
+  ]);
+  const tokenless = await session.post("/settings/interactions", { authenticity_token: "" });
+  await tokenless.body?.cancel();
+  assert.equal(tokenless.status, 403);
+});

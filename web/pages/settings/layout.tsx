@@ -12,6 +12,7 @@ export const SETTINGS_SECTIONS = [
   { key: "account", path: "/settings/account", label: "Account" },
   { key: "otp", path: "/settings/otp_authentication", label: "Two-factor sign-in" },
   { key: "applications", path: "/settings/applications", label: "Authorized apps" },
+  { key: "interactions", path: "/settings/interactions", label: "Interactions" },
   {
     key: "interaction_requests",
     path: "/settings/interaction_requests",
