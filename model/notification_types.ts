@@ -47,17 +47,23 @@ export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
   "pending.reblog",
 ]);
 
-/** GoToSocial's types of interactions waiting for approval (issue 34). */
-type PendingType = "pending.favourite" | "pending.reply" | "pending.reblog";
-
 /**
  * The types a push subscription can ask alerts for: every type but `move`
  * (Mastodon's push alerts take every Notification::TYPES name; a move is
- * not pushed) and, for now, the `pending.*` ones (not pushed yet).
+ * not pushed).
  */
 export const PUSH_ALERTS = NOTIFICATION_TYPES.filter(
-  (type): type is Exclude<NotificationType, "move" | PendingType> =>
-    type !== "move" && !type.startsWith("pending."),
+  (type): type is Exclude<NotificationType, "move"> => type !== "move",
 );
+
+/**
+ * The alert a `pending.*` alert follows when a subscription does not name
+ * it (issue 34): an app that asks for mentions hears of held replies too.
+ */
+export const PENDING_ALERT_BASES: Readonly<Record<string, NotificationType>> = {
+  "pending.favourite": "favourite",
+  "pending.reply": "mention",
+  "pending.reblog": "reblog",
+};
 /** A push alert's name. */
 export type PushAlert = typeof PUSH_ALERTS[number];
