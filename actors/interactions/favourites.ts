@@ -13,7 +13,13 @@ import type { Executor } from "../../db/connection.ts";
 import { accounts, favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
-import { actingAccount, NotPermittedError, type StatusRow, visibleOriginal } from "./target.ts";
+import {
+  actingAccount,
+  NotPermittedError,
+  originalIdOf,
+  type StatusRow,
+  visibleOriginal,
+} from "./target.ts";
 import { decideInteraction } from "./policy.ts";
 import { approvingIfHeld, openInboundRequest, withdrawRequest } from "./requests.ts";
 
@@ -132,8 +138,7 @@ export async function unfavourite(
   statusId: string,
 ): Promise<StatusRow> {
   return await app.database.db.transaction(async (tx) => {
-    const [target] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
-    const originalId = target?.reblogOfId ?? statusId;
+    const originalId = await originalIdOf(tx, statusId);
     const [row] = await tx.select().from(favourites)
       .where(and(eq(favourites.accountId, accountId), eq(favourites.statusId, originalId)))
       .for("update").limit(1);

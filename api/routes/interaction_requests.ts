@@ -18,7 +18,8 @@ import { params } from "../params.ts";
 import { readBoolean, readString } from "../readers.ts";
 import { PAGE_SIZES, readPageParams } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
+import { linkRelationPage } from "../relation_pagination.ts";
+import { newestFirst, pageWindow } from "../../db/queries/id_paging.ts";
 import { serializeInteractionRequests } from "../entities/interaction_request.ts";
 import { isId } from "../../db/ids.ts";
 import { interactionRequests } from "../../db/schema/mod.ts";
@@ -92,7 +93,7 @@ export function interactionRequestRoutes(): Hono<ApiEnv> {
       window,
       page.limit,
     );
-    if (window.reverse) rows.reverse();
+    newestFirst(rows, window.reverse);
     linkRelationPage(c, rows, page.limit);
     return c.json(await serializeInteractionRequests(c.get("ctx"), rows, me(c)));
   });

@@ -33,6 +33,12 @@ import {
 
 const logger = getLogger(["rookery", "streaming"]);
 
+/** The events about announcements. */
+type AnnouncementEvent = Extract<
+  StreamEvent,
+  { event: "announcement" | "announcement.reaction" | "announcement.delete" }
+>;
+
 /** Events waiting for dispatch beyond which new ones are dropped. */
 export const MAX_BACKLOG = 10_000;
 
@@ -186,21 +192,13 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.notificationId,
-          this.#accountTargets(
-            [event.accountId],
-            ["user", "user:notification"],
-            (conn, name) => name !== "user" || conn.notifications,
-          ),
+          this.#notificationTargets(event.accountId),
         );
         return;
       case "notifications_merged":
         // Mastodon's payload is "1".
         deliverPlain(
-          this.#accountTargets(
-            [event.accountId],
-            ["user", "user:notification"],
-            (conn, name) => name !== "user" || conn.notifications,
-          ),
+          this.#notificationTargets(event.accountId),
           new Payload("notifications_merged", "1"),
         );
         return;
@@ -218,6 +216,17 @@ export class StreamHub {
           new Payload("filters_changed", undefined),
         );
         return;
+      case "announcement":
+      case "announcement.reaction":
+      case "announcement.delete":
+        return await this.#dispatchAnnouncement(event);
+    }
+  }
+
+  /** Announcements go to every signed-in user stream of this process. */
+  async #dispatchAnnouncement(event: AnnouncementEvent): Promise<void> {
+    const ctx = this.#ctx;
+    switch (event.event) {
       case "announcement":
         await deliverAnnouncement(
           ctx,
@@ -245,6 +254,15 @@ export class StreamHub {
         );
         return;
     }
+  }
+
+  /** The streams a notification of `accountId` goes to (`user` only when it asked for them). */
+  #notificationTargets(accountId: string): Target[] {
+    return this.#accountTargets(
+      [accountId],
+      ["user", "user:notification"],
+      (conn, name) => name !== "user" || conn.notifications,
+    );
   }
 
   /** Closes the connections whose token was revoked (or whose user was disabled). */
