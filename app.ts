@@ -22,6 +22,7 @@ import { rateLimit } from "./api/middleware/rate_limit.ts";
 import { ipAccess } from "./api/middleware/ip_access.ts";
 import { requireUserInAuthorizedFetch } from "./api/middleware/require_user.ts";
 import { unauthorizedFetch } from "./federation/dispatchers/authorized_fetch.ts";
+import { serveFeaturedCollections } from "./federation/dispatchers/featured_collections.ts";
 import { instanceRoutes } from "./api/routes/instance.ts";
 import { instanceDomainBlockRoutes } from "./api/routes/instance_domain_blocks.ts";
 import { adminDomainBlockRoutes } from "./api/routes/admin/domain_blocks.ts";
@@ -97,6 +98,7 @@ import { adminEmailDomainBlockRoutes } from "./api/routes/admin/email_domain_blo
 import { adminIpBlockRoutes } from "./api/routes/admin/ip_blocks.ts";
 import { adminCanonicalEmailBlockRoutes } from "./api/routes/admin/canonical_email_blocks.ts";
 import { annualReportRoutes } from "./api/routes/annual_reports.ts";
+import { collectionRoutes } from "./api/routes/collections.ts";
 import { tooManyRequests } from "./web/routes/too_many_requests.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -269,6 +271,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminIpBlockRoutes());
   app.route("/", adminCanonicalEmailBlockRoutes());
   app.route("/", annualReportRoutes());
+  app.route("/", collectionRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   // Before the pages: `/@name.rss` would otherwise be taken for a profile.
@@ -276,6 +279,12 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", instancePageRoutes());
   app.route("/", tagPageRoutes());
   app.route("/", statusPageRoutes());
+  // FEP-7aa9 documents Fedify has no dispatcher for (federation/dispatchers/featured_collections.ts).
+  app.get("/users/:username/*", async (c, next) => {
+    const res = await serveFeaturedCollections(ctx, c.req.raw);
+    if (res) return res;
+    await next();
+  });
   app.route("/", pageRoutes());
 
   app.notFound((c) => {

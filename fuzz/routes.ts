@@ -274,6 +274,9 @@ const ACTIVITY_FIELDS = [
   "tag",
   "attachment",
   "signature",
+  "target",
+  "instrument",
+  "result",
 ];
 
 /** The shared and the personal inbox. */

@@ -21,6 +21,9 @@ export const NOTIFICATION_TYPES = [
   "moderation_warning",
   // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
   "move",
+  // Collections (Mastodon 4.6): the account is the collection's owner.
+  "added_to_collection",
+  "collection_update",
   // GoToSocial's: an interaction with one's status waits for approval
   // (issue 34, actors/interactions/requests.ts). The status is the liked
   // status, the held reply, or the held boost.
@@ -47,13 +50,20 @@ export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
   "pending.reblog",
 ]);
 
+/** Types never pushed: a move, and the collection types (not among Mastodon's push alerts). */
+type Unpushed = "move" | "added_to_collection" | "collection_update";
+const UNPUSHED: ReadonlySet<string> = new Set<Unpushed>([
+  "move",
+  "added_to_collection",
+  "collection_update",
+]);
+
 /**
- * The types a push subscription can ask alerts for: every type but `move`
- * (Mastodon's push alerts take every Notification::TYPES name; a move is
- * not pushed).
+ * The types a push subscription can ask alerts for (Mastodon's push alerts
+ * take the Notification::TYPES names of its Web::PushSubscription).
  */
 export const PUSH_ALERTS = NOTIFICATION_TYPES.filter(
-  (type): type is Exclude<NotificationType, "move"> => type !== "move",
+  (type): type is Exclude<NotificationType, Unpushed> => !UNPUSHED.has(type),
 );
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Mastodon's OAuth scopes (4.5) and their hierarchy: `read` covers every
+ * Mastodon's OAuth scopes (4.7: 4.5's and `read:collections`, `write:collections`) and their hierarchy: `read` covers every
  * `read:*`, `write` every `write:*`, the deprecated `follow` covers reading
  * and writing blocks, follows and mutes, and `admin:read`/`admin:write`
  * cover their `admin:…:*` families. Used by app registration, the token
@@ -10,6 +10,7 @@ const READ = [
   "accounts",
   "blocks",
   "bookmarks",
+  "collections",
   "favourites",
   "filters",
   "follows",
@@ -23,6 +24,7 @@ const WRITE = [
   "accounts",
   "blocks",
   "bookmarks",
+  "collections",
   "conversations",
   "favourites",
   "filters",

@@ -57,6 +57,8 @@ export interface NewNotification {
   reportId?: string | null;
   /** The warning (moderation_warning). */
   accountWarningId?: string | null;
+  /** The collection (added_to_collection, collection_update). */
+  collectionId?: string | null;
 }
 
 /** The status a notification is about, as the rules and group keys need it. */
@@ -154,6 +156,7 @@ export async function notify(tx: Executor, notification: NewNotification): Promi
     statusId,
     reportId: notification.reportId ?? null,
     accountWarningId: notification.accountWarningId ?? null,
+    collectionId: notification.collectionId ?? null,
     filtered,
     groupKey: filtered ? null : await nextGroupKey(tx, accountId, type, target?.id ?? null),
   });

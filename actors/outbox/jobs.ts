@@ -36,7 +36,11 @@ export type Job =
   /** The build of an archive export from the settings pages (jobs/archive_export.ts). */
   | { job: "archive"; archiveId: string }
   /** One account's annual report for one year (jobs/annual_reports.ts). */
-  | { job: "annual_report"; accountId: string; year: number };
+  | { job: "annual_report"; accountId: string; year: number }
+  /** A member's consent to be in a remote collection, checked at its server (federation/remote/featured_items.ts). */
+  | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean }
+  /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
+  | { job: "remote_account_refresh"; accountId: string };
 
 /** A job as the queue carries it. */
 export type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
@@ -72,6 +76,10 @@ function orderingKeyOf(job: Job): string | null {
       return `archive:${job.archiveId}`;
     case "annual_report":
       return `annual_report:${job.accountId}`;
+    case "verify_featured_item":
+      return `featured_item:${job.itemId}`;
+    case "remote_account_refresh":
+      return `account_refresh:${job.accountId}`;
   }
 }
 

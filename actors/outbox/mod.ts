@@ -18,6 +18,7 @@ import type { InteractionDeliveries } from "./interactions.ts";
 import type { PollDeliveries } from "./polls.ts";
 import type { StatusFederationDeliveries } from "./statuses.ts";
 import type { ReportDeliveries } from "./reports.ts";
+import type { CollectionDeliveries } from "./collections.ts";
 
 export interface Outbox
   extends
@@ -26,4 +27,5 @@ export interface Outbox
     InteractionDeliveries,
     PollDeliveries,
     StatusFederationDeliveries,
-    ReportDeliveries {}
+    ReportDeliveries,
+    CollectionDeliveries {}

@@ -121,6 +121,8 @@ export interface RemoteStatusInput {
   quoteApprovalPolicy?: QuotePolicy;
   /** Emoji tags of the object (kept when the text uses them). */
   emojis?: RemoteEmojiInput[];
+  /** The page its `Link` attachment names: the link of its preview card (FEP-8967). */
+  cardLink?: string | null;
   createdAt?: Date;
   /** The parent or quoted post it names that were not fetched (over budget): fetched later. */
   missingLinks?: MissingLinks | null;

@@ -23,6 +23,7 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { mediaAttachments, polls, statuses, statusTags } from "../../db/schema/mod.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import {
   type MentionedAccount,
@@ -316,6 +317,7 @@ async function applyEdit(
   await notifyEdit(tx, status, added.filter((id) => composed.localAccountIds.has(id)));
   await recordDelivery(tx, "statusUpdated", row.id, newId());
   await requestLinkCard(tx, config.origin, row, { hasMedia: mediaIds.length > 0, edited: true });
+  await linkTaggedCollections(tx, config.origin, row, { edited: true });
   return row;
 }
 

@@ -122,14 +122,19 @@ export function checkPoll(config: Config, poll: PollInput): void {
   if (poll.expiresIn > maxPollExpiration) throw invalid("Poll expires at is too far in the future");
 }
 
-/** An ISO 639-1 code (optionally with a region, `pt-BR`), normalized; 422 otherwise. */
-export function checkLanguage(language: string): string {
+/** An ISO 639-1 code (optionally with a region, `pt-BR`), normalized; null when it is none. */
+export function normalizeLanguage(language: string): string | null {
   const match = /^([a-zA-Z]{2})(?:[-_]([a-zA-Z]{2,4}))?$/.exec(language.trim());
-  if (!match || !ISO6391.validate(match[1].toLowerCase())) {
-    throw invalid("Language is not a valid ISO 639-1 code");
-  }
+  if (!match || !ISO6391.validate(match[1].toLowerCase())) return null;
   const base = match[1].toLowerCase();
   return match[2] ? `${base}-${match[2].toUpperCase()}` : base;
+}
+
+/** An ISO 639-1 code (optionally with a region, `pt-BR`), normalized; 422 otherwise. */
+export function checkLanguage(language: string): string {
+  const code = normalizeLanguage(language);
+  if (!code) throw invalid("Language is not a valid ISO 639-1 code");
+  return code;
 }
 
 /** A visibility name; 422 otherwise. */

@@ -12,6 +12,7 @@ import { newId } from "../../db/ids.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { linkLocalEmojis, linkRemoteEmojis } from "../emoji/links.ts";
 import type { ParsedText } from "../formatting/parsed_text.ts";
 import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
@@ -140,6 +141,7 @@ const INSERTED_COLUMNS = [
   "quoteApprovalPolicy",
   "interactionPolicy",
   "pendingApproval",
+  "cardLink",
   "createdAt",
 ] as const;
 type InsertedColumn = (typeof INSERTED_COLUMNS)[number];
@@ -183,6 +185,7 @@ async function insertStatusRow(
       quoteApprovalPolicy: p.quotePolicy,
       interactionPolicy: p.interactionPolicy,
       pendingApproval: held,
+      cardLink: input.local ? null : input.cardLink ?? null,
       createdAt: p.createdAt,
     } satisfies Record<InsertedColumn, unknown>,
   );
@@ -274,6 +277,7 @@ export async function announce(tx: Executor, origin: string, status: StatusRow, 
     await recordJob(tx, { job: "status_links", statusId: status.id, missing: a.missingLinks });
   }
   await requestLinkCard(tx, origin, status, { hasMedia: a.hasMedia, settled: cardSettled });
+  await linkTaggedCollections(tx, origin, status);
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);

@@ -13,9 +13,15 @@ import { prepared } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, users } from "../../db/schema/mod.ts";
+import { shownUsername } from "../../model/handles.ts";
 import { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH } from "../routes/static_images.ts";
 import { type CustomEmoji, loadAccountEmojis } from "./custom_emoji.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
+import {
+  type FeatureApproval,
+  type FeaturePolicy,
+  localFeaturePolicy,
+} from "../../model/feature_policy.ts";
 
 export type { CustomEmoji } from "./custom_emoji.ts";
 
@@ -39,6 +45,12 @@ export const ACCOUNT_ENTITY_COLUMNS = [
   "memorial",
   "avatarUrl",
   "headerUrl",
+  "avatarDescription",
+  "headerDescription",
+  "showMedia",
+  "showMediaReplies",
+  "showFeatured",
+  "featurePolicy",
   "followersCount",
   "followingCount",
   "statusesCount",
@@ -69,9 +81,17 @@ export interface AccountRole {
  */
 export const SENSITIZED: unique symbol = Symbol("sensitized");
 
+/**
+ * The account's feature policy as the rules read it (null: none published;
+ * absent: nobody may feature it, as for a suspended account). A symbol key,
+ * like {@link SENSITIZED}.
+ */
+export const FEATURE_POLICY: unique symbol = Symbol("featurePolicy");
+
 /** The Account entity. */
 export interface Account {
   [SENSITIZED]?: true;
+  [FEATURE_POLICY]?: FeaturePolicy | null;
   id: string;
   username: string;
   acct: string;
@@ -87,20 +107,43 @@ export interface Account {
   uri: string;
   avatar: string;
   avatar_static: string;
+  avatar_description: string;
   header: string;
   header_static: string;
+  header_description: string;
   followers_count: number;
   following_count: number;
   statuses_count: number;
   last_status_at: string | null;
   hide_collections: boolean | null;
+  show_media: boolean;
+  show_media_replies: boolean;
+  show_featured: boolean;
   noindex?: boolean;
   emojis: CustomEmoji[];
   roles: AccountRole[];
+  /**
+   * Who may put the account in a collection (Mastodon 4.6). `current_user`
+   * is "denied" as built and cached; feature_approval.ts fills it per viewer.
+   */
+  feature_approval: FeatureApprovalJson;
   fields: { name: string; value: string; verified_at: string | null }[];
   moved?: Account | null;
   memorial?: boolean;
   suspended?: boolean;
+}
+
+/** An Account's `feature_approval`. */
+export interface FeatureApprovalJson extends FeaturePolicy {
+  current_user: FeatureApproval;
+}
+
+/** The feature policy of an account row: its profile's for a local one, its actor's for a remote one. */
+export function accountFeaturePolicy(
+  account: Pick<AccountEntityRow, "domain" | "discoverable" | "locked" | "featurePolicy">,
+): FeaturePolicy | null {
+  if (account.domain == null) return localFeaturePolicy(account);
+  return (account.featurePolicy as FeaturePolicy | null) ?? null;
 }
 
 /**
@@ -115,7 +158,16 @@ export const ROLE_BADGES: Record<string, AccountRole> = {
 
 /** `user` for local accounts, `user@domain` for remote ones. */
 export function acctOf(account: Pick<AccountRow, "username" | "domain">): string {
-  return account.domain ? `${account.username}@${account.domain}` : account.username;
+  const username = shownUsername(account.username);
+  return account.domain ? `${username}@${account.domain}` : username;
+}
+
+function featureApprovalJson(policy: FeaturePolicy | null): FeatureApprovalJson {
+  return {
+    automatic: policy ? [...policy.automatic] : [],
+    manual: policy ? [...policy.manual] : [],
+    current_user: "denied",
+  };
 }
 
 /** Mastodon rounds account creation down to midnight UTC (privacy). */
@@ -154,9 +206,10 @@ export function accountEntity(
   const header = (!gone && account.headerUrl) || `${config.origin}${DEFAULT_HEADER_PATH}`;
   const local = account.domain == null;
   const badge = !gone && user ? ROLE_BADGES[user.role] : undefined;
+  const policy = gone ? { automatic: [], manual: [] } : accountFeaturePolicy(account);
   const entity: Account = {
     id: account.id,
-    username: account.username,
+    username: shownUsername(account.username),
     acct: acctOf(account),
     display_name: gone ? "" : account.displayName,
     locked: gone ? false : account.locked,
@@ -170,15 +223,21 @@ export function accountEntity(
     uri: account.uri,
     avatar,
     avatar_static: avatar,
+    avatar_description: gone ? "" : account.avatarDescription,
     header,
     header_static: header,
+    header_description: gone ? "" : account.headerDescription,
     followers_count: account.followersCount,
     following_count: account.followingCount,
     statuses_count: account.statusesCount,
     last_status_at: account.lastStatusAt ? account.lastStatusAt.toISOString().slice(0, 10) : null,
     hide_collections: account.hideCollections,
+    show_media: account.showMedia,
+    show_media_replies: account.showMediaReplies,
+    show_featured: account.showFeatured,
     emojis: gone ? [] : emojis,
     roles: badge ? [badge] : [],
+    feature_approval: featureApprovalJson(policy),
     fields: gone ? [] : account.fields.map((f) => ({
       name: f.name,
       value: f.value,
@@ -190,6 +249,7 @@ export function accountEntity(
   if (account.memorial) entity.memorial = true;
   if (gone) entity.suspended = true;
   if (account.sensitizedAt) entity[SENSITIZED] = true;
+  entity[FEATURE_POLICY] = policy;
   return entity;
 }
 

@@ -32,6 +32,7 @@ import { type Account, type CustomEmoji, SENSITIZED } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
+import { type Collection, collectionsById } from "./collection.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
 import { type InteractionPolicyJson, interactionPolicyJson } from "./interaction_policy.ts";
@@ -125,6 +126,8 @@ export interface StatusJson {
   mentions: MentionJson[];
   tags: { name: string; url: string }[];
   emojis: CustomEmoji[];
+  /** The collections it links to (Mastodon 4.6), as the viewer sees them. */
+  tagged_collections: Collection[];
   quote: QuoteJson | null;
   quote_approval: QuoteApprovalJson;
   interaction_policy: InteractionPolicyJson;
@@ -188,11 +191,12 @@ function build(
   viewer: Viewer,
   h: Hydration,
   depth: number,
+  tagged: ReadonlyMap<string, Collection>,
 ): StatusJson | null {
   const account = h.accounts.get(row.accountId);
   if (!account) return null;
   const boosted = row.reblogOfId ? h.statuses.get(row.reblogOfId) : undefined;
-  const reblog = boosted ? build(boosted, viewer, h, depth) : null;
+  const reblog = boosted ? build(boosted, viewer, h, depth, tagged) : null;
   if (row.reblogOfId && !reblog) return null;
   const proper = boosted ?? row;
   const bundle = boosted ? undefined : h.bundles.get(row.id);
@@ -206,7 +210,10 @@ function build(
       quote = { state: q.state, quoted_status_id: q.quotedStatusId };
     } else {
       const quoted = visible ? h.statuses.get(q.quotedStatusId!) : undefined;
-      quote = { state: q.state, quoted_status: quoted ? build(quoted, viewer, h, 1) : null };
+      quote = {
+        state: q.state,
+        quoted_status: quoted ? build(quoted, viewer, h, 1, tagged) : null,
+      };
     }
   }
   const app = bundle?.application ?? undefined;
@@ -252,6 +259,7 @@ function build(
     mentions: bundle?.mentions ?? [],
     tags: bundle?.tags ?? [],
     emojis: bundle?.emojis ?? [],
+    tagged_collections: (bundle?.taggedCollectionIds ?? []).flatMap((id) => tagged.get(id) ?? []),
     quote,
     quote_approval: quoteApproval(proper, viewer, h),
     interaction_policy: interactionPolicy(proper, viewer, h),
@@ -265,6 +273,20 @@ function build(
       )
       : null,
   };
+}
+
+/**
+ * The Collection entities of the collections the page's statuses link to,
+ * for the viewer; no query at all when none links one (the common case:
+ * the links are in the bundles already).
+ */
+function taggedCollections(
+  ctx: AppContext,
+  h: Hydration,
+  viewer: Viewer,
+): Promise<Map<string, Collection>> {
+  const ids = [...h.bundles.values()].flatMap((bundle) => bundle.taggedCollectionIds);
+  return collectionsById(ctx.database.db, ctx.config, ids, viewer?.accountId ?? null);
 }
 
 /**
@@ -287,9 +309,10 @@ export async function serializeStatuses(
     hydrate(ctx, [...rows], viewer, viewerRows),
     viewer ? viewerFilters(ctx, viewer.accountId) : [],
   ]);
+  const tagged = await taggedCollections(ctx, h, viewer);
   const out: StatusJson[] = [];
   for (const row of rows) {
-    const json = build(row, viewer, h, 0);
+    const json = build(row, viewer, h, 0, tagged);
     if (!json) continue;
     if (viewer && compiled.length > 0) {
       const { results, hidden } = applyFilters(row, h, viewer.accountId, compiled, filters);

@@ -62,6 +62,8 @@ export interface NotificationRow {
   reportId: string | null;
   /** The warning of a `moderation_warning`, or null. */
   accountWarningId: string | null;
+  /** The collection of `added_to_collection` and `collection_update`, or null. */
+  collectionId: string | null;
 }
 
 const n = notifications;
@@ -114,6 +116,7 @@ const rowFields = {
   ),
   reportId: n.reportId,
   accountWarningId: n.accountWarningId,
+  collectionId: n.collectionId,
 };
 
 function selectRows(db: Executor) {

@@ -20,6 +20,13 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
+/** One key a remote actor lists: its id, its kind, and the property that lists it. */
+export interface RemoteKey {
+  id: string;
+  type: "rsa" | "ed25519" | "other";
+  in: "publicKey" | "assertionMethod";
+}
+
 /** Every account the server knows: local ones (domain null) and remote ones. */
 export const accounts = pgTable("accounts", {
   id: id("id").primaryKey(),
@@ -47,6 +54,13 @@ export const accounts = pgTable("accounts", {
     .default(sql`'[]'::jsonb`),
   avatarUrl: text("avatar_url"),
   headerUrl: text("header_url"),
+  /** Alt text of the avatar and the header (4.7); cleared when the image changes. */
+  avatarDescription: text("avatar_description").notNull().default(""),
+  headerDescription: text("header_description").notNull().default(""),
+  /** Whether the profile shows its media tab, replies there, and its featured tab (4.6). */
+  showMedia: boolean("show_media").notNull().default(true),
+  showMediaReplies: boolean("show_media_replies").notNull().default(true),
+  showFeatured: boolean("show_featured").notNull().default(true),
   inboxUrl: text("inbox_url"),
   sharedInboxUrl: text("shared_inbox_url"),
   outboxUrl: text("outbox_url"),
@@ -54,9 +68,18 @@ export const accounts = pgTable("accounts", {
   followingUrl: text("following_url"),
   featuredUrl: text("featured_url"),
   featuredTagsUrl: text("featured_tags_url"),
+  /** A remote actor's `featuredCollections` (FEP-7aa9); null for local accounts. */
+  featuredCollectionsUrl: text("featured_collections_url"),
+  /**
+   * A remote actor's `interactionPolicy.canFeature`, as words
+   * (model/feature_policy.ts); null: it published none, so it cannot be featured.
+   */
+  featurePolicy: jsonb("feature_policy").$type<{ automatic: string[]; manual: string[] }>(),
   /** PEM of a remote actor's RSA key (local keys live in key_pairs). */
   publicKeyPem: text("public_key_pem"),
   publicKeyId: text("public_key_id"),
+  /** Every key a remote actor lists; any of them verifies its signatures. */
+  publicKeys: jsonb("public_keys").$type<RemoteKey[]>().notNull().default(sql`'[]'::jsonb`),
   followersCount: integer("followers_count").notNull().default(0),
   followingCount: integer("following_count").notNull().default(0),
   statusesCount: integer("statuses_count").notNull().default(0),
@@ -343,6 +366,8 @@ export const webSessions = pgTable("web_sessions", {
   pendingOtpSecret: text("pending_otp_secret"),
   /** When this session last confirmed its password for a sensitive page (Mastodon's challenge). */
   challengePassedAt: ts("challenge_passed_at"),
+  /** The user's role requires two-factor sign-in and it is not set up: every page leads there. */
+  twoFactorSetupRequired: boolean("two_factor_setup_required").notNull().default(false),
 });
 
 /**

@@ -24,4 +24,8 @@ export * from "./annual_reports.ts";
 export * from "./translations.ts";
 export * from "./media_files.ts";
 export * from "./early_deletes.ts";
+export * from "./collections.ts";
+export * from "./settings.ts";
+export * from "./email_subscriptions.ts";
+export * from "./async_refreshes.ts";
 export * from "./interaction_requests.ts";

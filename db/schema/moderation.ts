@@ -26,6 +26,8 @@ export const reports = pgTable("reports", {
   comment: text("comment").notNull().default(""),
   /** spam, legal, violation or other. */
   category: text("category").notNull().default("other"),
+  /** Collections of the target attached for context (ids, as strings), or null. */
+  collectionIds: jsonb("collection_ids").$type<string[] | null>(),
   /** Instance rules cited (violation reports only), or null. */
   ruleIds: jsonb("rule_ids").$type<string[] | null>(),
   /** A copy went to the target's server as a Flag. */

@@ -21,6 +21,7 @@ import {
 import { id, ts, tsvector } from "./columns.ts";
 import { accounts, oauthApplications, tags, users } from "./core.ts";
 import { accountWarnings, reports } from "./moderation.ts";
+import { collections } from "./collections.ts";
 import type { StoredPolicy } from "../../model/interaction_policy.ts";
 
 /** Statuses, local and remote; a boost is a status with reblog_of_id set. */
@@ -71,6 +72,8 @@ export const statuses = pgTable("statuses", {
   reblogsCount: integer("reblogs_count").notNull().default(0),
   favouritesCount: integer("favourites_count").notNull().default(0),
   quotesCount: integer("quotes_count").notNull().default(0),
+  /** A remote post's `Link` attachment (FEP-8967): the link its preview card shows. */
+  cardLink: text("card_link"),
   createdAt: ts("created_at").notNull().defaultNow(),
   editedAt: ts("edited_at"),
   deletedAt: ts("deleted_at"),
@@ -399,12 +402,16 @@ export const notifications = pgTable("notifications", {
   accountWarningId: id("account_warning_id").references(() => accountWarnings.id, {
     onDelete: "cascade",
   }),
+  /** The collection an `added_to_collection` or `collection_update` notification is about. */
+  collectionId: id("collection_id").references(() => collections.id, { onDelete: "cascade" }),
 }, (t) => [
   index("notifications_account_idx").on(t.accountId, t.id),
   index("notifications_group_idx").on(t.accountId, t.groupKey, t.id),
   index("notifications_status_idx").on(t.statusId),
   index("notifications_report_idx").on(t.reportId),
   index("notifications_account_warning_idx").on(t.accountWarningId),
+  index("notifications_collection_idx").on(t.collectionId)
+    .where(sql`${t.collectionId} IS NOT NULL`),
 ]);
 
 /** Statuses waiting for their time. */
@@ -448,6 +455,8 @@ export const previewCards = pgTable("preview_cards", {
   imageUrl: text("image_url"),
   embedUrl: text("embed_url").notNull().default(""),
   blurhash: text("blurhash"),
+  /** The page's `<meta name="fediverse:creator">` handle (`user@domain`), as written. */
+  creatorHandle: text("creator_handle"),
   createdAt: ts("created_at").notNull().defaultNow(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
@@ -471,4 +480,15 @@ export const statusPreviewCards = pgTable("statuses_preview_cards", {
 }, (t) => [
   primaryKey({ columns: [t.statusId, t.previewCardId] }),
   index("statuses_preview_cards_card_idx").on(t.previewCardId, t.statusId),
+]);
+
+/** Collections a status links to (its `tagged_collections`, Mastodon 4.6). */
+export const statusCollections = pgTable("status_collections", {
+  statusId: id("status_id").notNull().references(() => statuses.id, { onDelete: "cascade" }),
+  collectionId: id("collection_id").notNull().references(() => collections.id, {
+    onDelete: "cascade",
+  }),
+}, (t) => [
+  primaryKey({ columns: [t.statusId, t.collectionId] }),
+  index("status_collections_collection_idx").on(t.collectionId),
 ]);

@@ -9,6 +9,7 @@ import { interactionDeliveries } from "./interactions.ts";
 import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
 import { reportDeliveries } from "./reports.ts";
+import { collectionDeliveries } from "./collections.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -18,5 +19,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...pollDeliveries(ctx),
     ...statusDeliveries(ctx),
     ...reportDeliveries(ctx),
+    ...collectionDeliveries(ctx),
   };
 }
