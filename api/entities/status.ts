@@ -35,6 +35,8 @@ import { pollEntity, type PollJson } from "./poll.ts";
 import { type Collection, collectionsById } from "./collection.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
+import { type InteractionPolicyJson, interactionPolicyJson } from "./interaction_policy.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
 import {
   hydrate,
@@ -128,6 +130,7 @@ export interface StatusJson {
   tagged_collections: Collection[];
   quote: QuoteJson | null;
   quote_approval: QuoteApprovalJson;
+  interaction_policy: InteractionPolicyJson;
   card: PreviewCardJson | null;
   poll: PollJson | null;
 }
@@ -144,6 +147,43 @@ function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteAppro
     ? "automatic"
     : "denied";
   return { automatic, manual: [], current_user: current };
+}
+
+/**
+ * Who may interact with `row`, and the viewer (InteractionPolicy). A reply
+ * to a held status waits unless its author started the thread; the
+ * serializer does not look the thread up, so it never counts the viewer as
+ * its starter (a held status is shown to two accounts only).
+ */
+function interactionPolicy(row: StatusRow, viewer: Viewer, h: Hydration): InteractionPolicyJson {
+  if (!viewer) return interactionPolicyJson(row, null);
+  const me = viewer.accountId;
+  const mentioned = h.bundles.get(row.id)?.mentions.some((m) => m.id === me) ?? false;
+  return interactionPolicyJson(row, {
+    isAuthor: row.accountId === me,
+    mentionedOrRepliedTo: mentioned || row.inReplyToAccountId === me,
+    followsAuthor: h.followedAuthors.has(row.accountId),
+    followedByAuthor: h.followersOfViewer.has(row.accountId),
+    actorUri: h.viewerUri,
+    startedThread: false,
+  });
+}
+
+/**
+ * What a held reply says to the two who see it (issue 34), after its
+ * content: the replied-to author may approve it, its author waits. Never
+ * stored, never federated; built from allow-listed tags only.
+ */
+function heldNote(row: StatusRow, viewer: Viewer, h: Hydration): string {
+  if (!row.pendingApproval || !viewer || row.inReplyToAccountId == null) return "";
+  if (viewer.accountId === row.inReplyToAccountId) {
+    const page = `${h.origin}/settings/interaction_requests`;
+    return `<p><em>This reply is waiting for your approval. Favourite, boost or reply to it to approve it, or decide at <a href="${page}">${page}</a>.</em></p>`;
+  }
+  if (viewer.accountId !== row.accountId) return "";
+  const approver = h.bundles.get(row.id)?.mentions.find((m) => m.id === row.inReplyToAccountId);
+  const who = approver ? `@${escapeHtml(approver.acct)}` : "the author";
+  return `<p><em>Waiting for ${who} to approve this reply: until then only you and they can see it.</em></p>`;
 }
 
 function build(
@@ -210,7 +250,7 @@ function build(
           : {}),
       }
       : {}),
-    content: boosted ? "" : row.content,
+    content: boosted ? "" : row.content + heldNote(row, viewer, h),
     ...(viewer ? { filtered: [] } : {}),
     reblog,
     ...(app ? { application: app } : {}),
@@ -222,6 +262,7 @@ function build(
     tagged_collections: (bundle?.taggedCollectionIds ?? []).flatMap((id) => tagged.get(id) ?? []),
     quote,
     quote_approval: quoteApproval(proper, viewer, h),
+    interaction_policy: interactionPolicy(proper, viewer, h),
     card: bundle?.card ?? null,
     poll: poll
       ? pollEntity(

@@ -206,6 +206,8 @@ async function forwardReply(
   status: StatusRow,
 ): Promise<void> {
   if (!status.inReplyToId || status.accountId !== sender.id) return;
+  // A reply waiting for approval reaches nobody else until approved.
+  if (status.pendingApproval) return;
   if (!isPublicVisibility(status.visibility)) return;
   const db = ctx.data.database.db;
   const [parent] = await db.select().from(statuses).where(eq(statuses.id, status.inReplyToId));
