@@ -52,7 +52,6 @@ import { archiveSettingsRoutes } from "./web/routes/settings/archive.tsx";
 import { accountRoutes } from "./api/routes/accounts.ts";
 import { ownAccountRoutes } from "./api/routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./api/routes/email_confirmations.ts";
-import { accountMediaRoutes } from "./api/routes/account_media.ts";
 import { mediaRoutes } from "./api/routes/media.ts";
 import { mediaFileRoutes } from "./api/routes/media_files.ts";
 import { relationshipRoutes } from "./api/routes/relationships.ts";
@@ -225,7 +224,6 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", archiveSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
-  app.route("/", accountMediaRoutes());
   app.route("/", mediaRoutes());
   app.route("/", mediaFileRoutes());
   app.route("/", accountRoutes());

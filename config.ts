@@ -105,6 +105,8 @@ export interface Config {
    * LibreTranslate-compatible server or DeepL; null: translation is disabled.
    */
   translation: TranslationConfig | null;
+  /** Where media files and archives are kept (S3_* variables). */
+  media: { store: MediaStoreConfig };
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -151,6 +153,37 @@ export type TranslationConfig =
     /** DEEPL_API_KEY (+ DEEPL_PLAN): DeepL's v2 API on its free or pro host. */
     | { kind: "deepl"; apiKey: string; plan: "free" | "pro" }
   );
+
+/** The folder under DATA_DIR (the default), or a bucket of S3-compatible storage. */
+export type MediaStoreConfig = { kind: "folder" } | S3StoreConfig;
+
+/** S3_ENABLED=true: Mastodon's S3_* variables (docs/configuration.md, "Object storage"). */
+export interface S3StoreConfig {
+  kind: "s3";
+  bucket: string;
+  region: string;
+  /** S3_ENDPOINT without a trailing slash; null: AWS itself. */
+  endpoint: string | null;
+  /** S3_OVERRIDE_PATH_STYLE=true: virtual-hosted requests even with an endpoint (Mastodon's meaning). */
+  overridePathStyle: boolean;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** S3_ALIAS_HOST (or S3_CLOUDFRONT_HOST): host[:port][/path] of public URLs; null: ORIGIN/system. */
+  aliasHost: string | null;
+  protocol: "http" | "https";
+  /** S3_PERMISSION: the ACL of public files; null sends no ACL header. */
+  permission: string | null;
+  storageClass: string | null;
+  multipartThreshold: number;
+  openTimeoutMs: number;
+  readTimeoutMs: number;
+  retryLimit: number;
+  batchDeleteLimit: number;
+  /** S3_ENABLE_CHECKSUM_MODE: the SDK's request checksums and response validation. */
+  checksums: boolean;
+  /** Keys per ListObjectsV2 page (1000; smaller only in tests, to exercise paging). */
+  listPageSize?: number;
+}
 
 export class ConfigError extends Error {}
 
@@ -220,6 +253,44 @@ function readTranslation(env: Env): TranslationConfig | null {
   const apiKey = (env.TRANSLATION_API_KEY ?? "").trim() ||
     (env.LIBRE_TRANSLATE_API_KEY ?? "").trim() || null;
   return { kind: "libretranslate", url: url.href.replace(/\/+$/, ""), apiKey, timeoutMs };
+}
+
+/** The media store: S3 when S3_ENABLED=true, with everything it needs checked here. */
+function readMediaStore(env: Env): MediaStoreConfig {
+  if (!readBool(env, "S3_ENABLED", false)) return { kind: "folder" };
+  const text = (name: string) => (env[name] ?? "").trim() || null;
+  const required = (name: string) => {
+    const value = text(name);
+    if (!value) throw new ConfigError(`${name} is required when S3_ENABLED=true`);
+    return value;
+  };
+  const endpoint = text("S3_ENDPOINT");
+  if (endpoint && !/^https?:\/\/[^/]/.test(endpoint)) {
+    throw new ConfigError("S3_ENDPOINT must be an http:// or https:// URL");
+  }
+  const aliasHost = text("S3_ALIAS_HOST") ?? text("S3_CLOUDFRONT_HOST");
+  if (aliasHost && /^[a-z][a-z0-9+.-]*:\/\//i.test(aliasHost)) {
+    throw new ConfigError("S3_ALIAS_HOST is a host (and path), without a scheme: see S3_PROTOCOL");
+  }
+  return {
+    kind: "s3",
+    bucket: required("S3_BUCKET"),
+    region: text("S3_REGION") ?? "us-east-1",
+    endpoint: endpoint?.replace(/\/+$/, "") ?? null,
+    overridePathStyle: readBool(env, "S3_OVERRIDE_PATH_STYLE", false),
+    accessKeyId: required("AWS_ACCESS_KEY_ID"),
+    secretAccessKey: required("AWS_SECRET_ACCESS_KEY"),
+    aliasHost: aliasHost?.replace(/\/+$/, "") ?? null,
+    protocol: readEnum(env, "S3_PROTOCOL", ["http", "https"] as const, "https"),
+    permission: text("S3_PERMISSION"),
+    storageClass: text("S3_STORAGE_CLASS"),
+    multipartThreshold: readInt(env, "S3_MULTIPART_THRESHOLD", 15 * 1024 * 1024, 5 * 1024 * 1024),
+    openTimeoutMs: readInt(env, "S3_OPEN_TIMEOUT", 5, 1, 300) * 1000,
+    readTimeoutMs: readInt(env, "S3_READ_TIMEOUT", 5, 1, 3600) * 1000,
+    retryLimit: readInt(env, "S3_RETRY_LIMIT", 0, 0, 10),
+    batchDeleteLimit: readInt(env, "S3_BATCH_DELETE_LIMIT", 1000, 1, 1000),
+    checksums: readBool(env, "S3_ENABLE_CHECKSUM_MODE", false),
+  };
 }
 
 /** ORIGIN, by default http://localhost:<PORT>: an http or https URL. */
@@ -333,6 +404,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     suspensionGraceDays: readInt(env, "SUSPENSION_GRACE_DAYS", 30, 0, 3650),
     annualReports: readBool(env, "ANNUAL_REPORTS", false),
     translation: readTranslation(env),
+    media: { store: readMediaStore(env) },
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

@@ -1,15 +1,15 @@
 /**
  * What every request handler, inbox listener and command receives: the
- * configuration, the open database, the process core (everything the
- * process holds in memory: process/core.ts) and the federation object.
- * (Deliveries are recorded as intents in the database,
+ * configuration, the open database, the media store, the process core
+ * (everything the process holds in memory: process/core.ts) and the
+ * federation object. (Deliveries are recorded as intents in the database,
  * actors/outbox/deliveries.ts, and relayed by the core's OutboxRelay, which
  * holds the Outbox.)
  */
 import type { Federation } from "@fedify/fedify";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/connection.ts";
-import type { ProcessCore } from "./process/core.ts";
+import type { MediaStore, MediaUrls, ProcessCore } from "./process/core.ts";
 
 /** The record types the sign-up's e-mail check asks for. */
 export type EmailDnsRecordType = "MX" | "A" | "AAAA";
@@ -28,6 +28,10 @@ export type EmailDnsResolver = (
 export interface AppContext {
   readonly config: Config;
   readonly database: Database;
+  /** Where media files and archives live (actors/media/store/mod.ts): one per process. */
+  readonly media: MediaStore;
+  /** The URLs media are shown at, for every serializer (actors/media/urls.ts). */
+  readonly mediaUrls: MediaUrls;
   /** The process's caches, listener, limiter, hub, queue and relay (process/core.ts). */
   readonly core: ProcessCore;
   /** Set once the federation is built; Fedify passes this object as its context data. */

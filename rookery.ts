@@ -24,6 +24,8 @@ import { type PeriodicJobs, startPeriodicJobs } from "./jobs/periodic.ts";
 import { JobQueue } from "./jobs/queue.ts";
 import { runJob } from "./jobs/handlers.ts";
 import { startMediaWorker } from "./actors/media/processing.ts";
+import { createMediaStore } from "./actors/media/store/mod.ts";
+import { createMediaUrls } from "./actors/media/urls.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -71,7 +73,15 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const opened = openProcessCore(config, database);
   const { core } = opened;
   await opened.listening;
-  const partial = { config, database, core } as AppContext;
+  const media = await createMediaStore(config);
+  media.check().catch((error) =>
+    logger.error(
+      "Media storage {store} does not answer ({error}); uploads will fail until it does.",
+      { store: media.description, error },
+    )
+  );
+  const mediaUrls = createMediaUrls(config.origin, media);
+  const partial = { config, database, core, media, mediaUrls } as AppContext;
   // Rookery's own jobs ride on the federation's queue (jobs/queue.ts runs them).
   const { federation, maintain, guardInbox } = buildFederation(partial, {
     wrapQueue: (queue) => new JobQueue(queue, partial, runJob),
@@ -148,6 +158,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       if (worker) await worker;
       // The rest of the core, its LISTEN last (process/core.ts).
       await opened.close();
+      await media.close();
       if (!options.database) await database.close();
     },
   };

@@ -46,6 +46,7 @@ async function runDirect(
     const result = await run({
       db: database.db,
       config,
+      media: rookery.ctx.media,
       progress: progressRenderer(),
       app: rookery.ctx,
     });
@@ -64,6 +65,9 @@ async function main(argv: string[]): Promise<CommandResult> {
   } catch (error) {
     if (error instanceof ConfigError) return failure(`configuration: ${error.message}`);
     throw error;
+  }
+  if (prepared.kind === "local") {
+    return await prepared.run({ config, progress: progressRenderer() });
   }
   if (!config.databaseUrl && config.dataDir.startsWith("memory://")) {
     return failure("DATA_DIR is an in-memory database; there is nothing to administer.");

@@ -6,6 +6,7 @@
 import type { Config } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import type { Db } from "../db/connection.ts";
+import type { MediaStore } from "../actors/media/store/mod.ts";
 import type { ArgSpec, ParsedArgs } from "./args.ts";
 import type { ProgressSink } from "./progress.ts";
 
@@ -20,6 +21,8 @@ export interface CommandResult {
 export interface AdminEnv {
   db: Db;
   config: Config;
+  /** The process's media store (actors/media/store/mod.ts). */
+  media: MediaStore;
   /**
    * Where long jobs report their progress (admin/progress.ts): drawn on the
    * command line's stderr, or sent over the admin socket while the command
@@ -33,11 +36,16 @@ export interface AdminEnv {
   app?: AppContext;
 }
 
+/** What a command that opens no database runs with (see {@link Command.local}). */
+export interface LocalEnv {
+  config: Config;
+  progress?: ProgressSink;
+}
+
 /** What a command prints: stdout alone, or both streams. */
 export type Output = string | { stdout: string; stderr?: string };
 
-/** One admin command: its arguments, synopsis and what it does. */
-export interface Command extends ArgSpec {
+interface CommandBase extends ArgSpec {
   /** The command's synopsis, shown after a usage error. */
   usage: string;
   /**
@@ -46,5 +54,25 @@ export interface Command extends ArgSpec {
    * directory) reads them.
    */
   paths?: string[];
+}
+
+/** A command a running server runs for the command line (else the command line itself). */
+export interface ServerCommand extends CommandBase {
+  local?: undefined;
   run(env: AdminEnv, args: ParsedArgs): Promise<Output>;
 }
+
+/**
+ * A command the command line always runs in its own process, with its own
+ * environment, never through a running server's admin socket (`media
+ * migrate` copies to the storage the command line is configured for, while
+ * the server may still use another; `restore` replaces the database a
+ * server would hold open). `database: false`: it opens no database either.
+ */
+export interface LocalCommand extends CommandBase {
+  local: { database: false };
+  run(env: LocalEnv, args: ParsedArgs): Promise<Output>;
+}
+
+/** One admin command: its arguments, synopsis and what it does. */
+export type Command = ServerCommand | LocalCommand;

@@ -36,13 +36,14 @@ import { DISCOVERY_COMMANDS } from "./discovery_commands.ts";
 import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
 import { REPORT_COMMANDS } from "./report_commands.ts";
 import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
+import { STORAGE_COMMANDS } from "./storage_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import { MOVE_COMMANDS } from "./move_commands.ts";
 import { ANNUAL_REPORT_COMMANDS } from "./annual_report_commands.ts";
-import type { AdminEnv, Command, CommandResult } from "./command.ts";
+import type { AdminEnv, Command, CommandResult, LocalEnv, Output } from "./command.ts";
 import { flushDiscardedMedia } from "../actors/media/discarded.ts";
-export type { AdminEnv, Command, CommandResult, Output } from "./command.ts";
+export type { AdminEnv, Command, CommandResult, LocalEnv, Output } from "./command.ts";
 
 /** The application that owns tokens minted here; found again by name and empty redirect URIs. */
 export const ADMIN_APP_NAME = "Rookery admin CLI";
@@ -170,11 +171,11 @@ const COMMANDS: Record<string, Command> = {
   "account delete": {
     usage: "account delete <username>",
     ...username,
-    async run({ db, config }, args) {
+    async run({ db, media }, args) {
       // The Delete(Person) to the account's remote contacts is recorded with the
       // deletion; without a running server it waits for the next worker's relay.
       const deletion = await deleteLocalAccount(db, args.positionals.username);
-      await flushDiscardedMedia(db, config);
+      await flushDiscardedMedia(db, media);
       return `Deleted @${deletion.username} (removed ${
         plural(deletion.removedFollows, "follow")
       }). The username stays taken.`;
@@ -258,6 +259,7 @@ const COMMANDS: Record<string, Command> = {
   ...ANNOUNCEMENT_COMMANDS,
   ...REPORT_COMMANDS,
   ...MAINTENANCE_COMMANDS,
+  ...STORAGE_COMMANDS,
   ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
   ...MOVE_COMMANDS,
@@ -292,7 +294,8 @@ const GROUPS = new Set(Object.keys(COMMANDS).map((name) => name.split(" ")[0]));
 /** A command ready to run, or the output to print without touching the database. */
 export type Prepared =
   | { kind: "done"; result: CommandResult }
-  | { kind: "run"; run(env: AdminEnv): Promise<CommandResult> };
+  | { kind: "run"; run(env: AdminEnv): Promise<CommandResult> }
+  | { kind: "local"; run(env: LocalEnv): Promise<CommandResult> };
 
 /** A usage error: the message, then the command's synopsis or, failing that, the full help. */
 function usage(message: string, synopsis?: string): CommandResult {
@@ -331,12 +334,15 @@ export function prepareCommand(argv: string[]): Prepared {
     }
     throw error;
   }
-  return { kind: "run", run: (env) => execute(command, env, args) };
+  if (command.local) {
+    return { kind: "local", run: (env) => execute(() => command.run(env, args), command) };
+  }
+  return { kind: "run", run: (env) => execute(() => command.run(env, args), command) };
 }
 
-async function execute(command: Command, env: AdminEnv, args: ParsedArgs): Promise<CommandResult> {
+async function execute(run: () => Promise<Output>, command: Command): Promise<CommandResult> {
   try {
-    const output = await command.run(env, args);
+    const output = await run();
     const { stdout, stderr } = typeof output === "string" ? { stdout: output } : output;
     return { exitCode: 0, stdout: line(stdout), stderr: line(stderr ?? "") };
   } catch (error) {
@@ -399,5 +405,8 @@ export function withAbsolutePaths(argv: string[], cwd: string): string[] {
 /** Parses and runs one command against a database; never throws. */
 export async function runAdminCommand(env: AdminEnv, argv: string[]): Promise<CommandResult> {
   const prepared = prepareCommand(argv);
-  return prepared.kind === "done" ? prepared.result : await prepared.run(env);
+  if (prepared.kind === "done") return prepared.result;
+  // The command line never sends these (admin/cli.ts runs them itself).
+  if (prepared.kind === "local") return usage("This command runs only from the command line");
+  return await prepared.run(env);
 }

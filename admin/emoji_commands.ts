@@ -9,7 +9,6 @@ import { formatDate, printable, table } from "./format.ts";
 import { NotFoundError } from "../model/errors.ts";
 import { EMOJI_SIZE_LIMIT } from "../actors/emoji/images.ts";
 import { addLocalEmoji, listLocalEmojis, removeLocalEmoji } from "../actors/emoji/manage.ts";
-import { storedFileUrl } from "../actors/media/storage.ts";
 
 /**
  * Reads an image file, at most {@link EMOJI_SIZE_LIMIT} bytes of it: a
@@ -46,9 +45,9 @@ export const EMOJI_COMMANDS: Record<string, Command> = {
     positionals: ["shortcode", "image"],
     paths: ["image"],
     options: { category: "string", unlisted: "boolean" },
-    async run({ db, config }, args) {
+    async run({ db, config, media }, args) {
       const image = await readImage(args.positionals.image);
-      const emoji = await addLocalEmoji(db, config, {
+      const emoji = await addLocalEmoji(db, { origin: config.origin, media }, {
         shortcode: args.positionals.shortcode,
         image,
         category: args.strings.category,
@@ -59,17 +58,16 @@ export const EMOJI_COMMANDS: Record<string, Command> = {
         ...(emoji.category ? [`category ${printable(emoji.category)}`] : []),
         ...(emoji.visibleInPicker ? [] : ["unlisted"]),
       ].join(", ");
-      return `Added :${emoji.shortcode}: (${details}).\n` +
-        storedFileUrl(config.origin, emoji.filePath!);
+      return `Added :${emoji.shortcode}: (${details}).\n` + media.url(emoji.filePath!);
     },
   },
   "emoji list": {
     usage: "emoji list [--json]",
     positionals: [],
     options: { json: "boolean" },
-    async run({ db, config }, args) {
+    async run({ db, media }, args) {
       const emojis = await listLocalEmojis(db);
-      const url = (path: string | null) => path ? storedFileUrl(config.origin, path) : null;
+      const url = (key: string | null) => key ? media.url(key) : null;
       if (args.flags.has("json")) {
         return JSON.stringify(
           emojis.map((e) => ({
@@ -104,8 +102,8 @@ export const EMOJI_COMMANDS: Record<string, Command> = {
     usage: "emoji remove <shortcode>",
     positionals: ["shortcode"],
     options: {},
-    async run({ db, config }, args) {
-      const emoji = await removeLocalEmoji(db, config, args.positionals.shortcode);
+    async run({ db, media }, args) {
+      const emoji = await removeLocalEmoji(db, media, args.positionals.shortcode);
       return `Removed :${emoji.shortcode}:. Posts and profiles that used it show the text.`;
     },
   },

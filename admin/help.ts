@@ -93,6 +93,13 @@ Storage maintenance
       more (unless an edit history shows them). Works in batches of 500, one
       transaction each, skipping rows in use, so it is safe while the server
       runs.
+  media migrate [--dry-run] [--delete-local] [--concurrency <n>]
+      Copies the media files and archives under DATA_DIR into the bucket
+      the S3_* variables name (run it with them set; it never goes through
+      a running server). Files already there with the same size are
+      skipped, so it can run again to copy what came meanwhile. With
+      --delete-local each local file goes once its copy is checked.
+      <n> files at a time (default 4).
   media remove and statuses remove-orphans show a progress bar on stderr
   (plain lines when it is not a terminal). --dry-run counts what would go
   and changes nothing.

@@ -14,7 +14,6 @@ import {
   removeRemoteMediaCache,
 } from "../jobs/maintenance/remote_media.ts";
 import { removeOrphanStatuses } from "../jobs/maintenance/orphan_statuses.ts";
-import { mediaStore } from "../actors/media/store.ts";
 import { checkMediaStore, type MediaCheck } from "../jobs/maintenance/media_orphans.ts";
 
 /** Files listed one by one at most; beyond that only the totals. */
@@ -76,11 +75,11 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
     usage: "media remove --older-than <days> [--dry-run]",
     positionals: [],
     options: { "older-than": "string", "dry-run": "boolean" },
-    async run({ db, config, progress }, args) {
+    async run({ db, media, progress }, args) {
       const days = readDays("older-than", args.strings["older-than"]);
       const dryRun = args.flags.has("dry-run");
       let tracker: ProgressTracker | undefined;
-      const removal = await removeRemoteMediaCache(db, mediaStore(config), daysAgo(days), {
+      const removal = await removeRemoteMediaCache(db, media, daysAgo(days), {
         dryRun,
         onProgress(examined, total) {
           tracker ??= new ProgressTracker("media remove", total, progress);
@@ -106,9 +105,9 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
     usage: "media remove-orphans [--dry-run]",
     positionals: [],
     options: { "dry-run": "boolean" },
-    async run({ db, config }, args) {
+    async run({ db, media }, args) {
       const dryRun = args.flags.has("dry-run");
-      const check = await checkMediaStore(db, mediaStore(config), { dryRun });
+      const check = await checkMediaStore(db, media, { dryRun });
       const report = mediaCheckReport(check, dryRun);
       return check.failed.length
         ? { stdout: report, stderr: "Some files could not be removed.\n" }
@@ -119,11 +118,11 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
     usage: "statuses remove-orphans [--days <days>] [--dry-run]",
     positionals: [],
     options: { days: "string", "dry-run": "boolean" },
-    async run({ db, config, progress }, args) {
+    async run({ db, media, progress }, args) {
       const days = readDays("days", args.strings.days, 90);
       const dryRun = args.flags.has("dry-run");
       let tracker: ProgressTracker | undefined;
-      const removal = await removeOrphanStatuses(db, mediaStore(config), daysAgo(days), {
+      const removal = await removeOrphanStatuses(db, media, daysAgo(days), {
         dryRun,
         onProgress(examined, total) {
           tracker ??= new ProgressTracker("statuses remove-orphans", total, progress);
@@ -134,7 +133,7 @@ export const MAINTENANCE_COMMANDS: Record<string, Command> = {
       // Then remote attachments already detached from their statuses (by a
       // remote Delete or edit): nothing else ever removes them.
       let mediaTracker: ProgressTracker | undefined;
-      const loose = await removeDetachedRemoteMedia(db, mediaStore(config), daysAgo(days), {
+      const loose = await removeDetachedRemoteMedia(db, media, daysAgo(days), {
         dryRun,
         onProgress(examined, total) {
           mediaTracker ??= new ProgressTracker("detached remote media", total, progress);

@@ -137,6 +137,7 @@ async function serve(ctx: AppContext, conn: Deno.UnixConn): Promise<void> {
       result = await runAdminCommand({
         db: ctx.database.db,
         config: ctx.config,
+        media: ctx.media,
         progress,
         app: ctx,
       }, argv);

@@ -8,6 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "./env.ts";
+import { MediaStoreUnavailable } from "../actors/media/store/mod.ts";
 
 const logger = getLogger(["rookery", "http"]);
 
@@ -43,6 +44,16 @@ export function installErrorHandlers(app: Hono<ApiEnv>): void {
       const res = err.getResponse();
       if (res.status === 413) return apiError(c, 413, "Request entity too large");
       return apiError(c, err.status as ContentfulStatusCode, err.message || "Bad request");
+    }
+    if (err instanceof MediaStoreUnavailable) {
+      // Mastodon's answer when its storage server does not respond.
+      logger.warning("Storage server error on {path}: {error}", { path: c.req.path, error: err });
+      c.header("Retry-After", "30");
+      return apiError(
+        c,
+        503,
+        "There was a temporary problem serving your request, please try again",
+      );
     }
     logger.error("Unhandled error on {method} {path}: {error}", {
       method: c.req.method,

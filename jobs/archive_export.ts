@@ -17,32 +17,28 @@
  * Each item keeps its own `@context` (Mastodon drops it in favour of one on
  * the collection): the items are then exactly the documents we federate,
  * Mastodon's extension terms included. Everything is read a page at a time
- * and written straight into the zip (zip_writer.ts). When done, the owner
- * gets a mail with the download link; when anything fails, the part file is
- * removed and the archive marked failed, so no half archive is ever offered.
+ * and written straight into the zip (zip_writer.ts), which streams into the
+ * media store. When done, the owner gets a mail with the download link; when
+ * anything fails, the upload is aborted (the store keeps nothing) and the
+ * archive marked failed, so no half archive is ever offered.
  */
 import { and, asc, type Column, eq, gt, isNotNull, isNull, type SQL } from "drizzle-orm";
-import { join } from "node:path";
 import type { Context } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { accounts, bookmarks, favourites, mediaAttachments, statuses } from "../db/schema/mod.ts";
 import {
-  archiveFile,
-  archivesFolder,
   claimArchive,
   type ClaimedArchive,
   expiresAt,
   failArchive,
   finishArchive,
-  newArchiveKey,
-  partFile,
-  removeFile,
   requeueArchive,
 } from "../actors/import_export/archive.ts";
 import { ZipFileWriter } from "./zip_writer.ts";
-import { isSafeAttachmentPath, storedFileName } from "../actors/media/storage.ts";
-import { MEDIA_URL_PREFIX, mediaRoot, storedPathOf } from "../actors/media/profile_media.ts";
+import { newArchiveKey, parseKey } from "../actors/media/store/keys.ts";
+import type { MediaStore } from "../actors/media/store/mod.ts";
+import type { MediaUrls } from "../actors/media/urls.ts";
 import { sendMail } from "../actors/net/mailer.ts";
 import { activitiesOf } from "../federation/dispatchers/outbox_collection.ts";
 import { buildLocalActor } from "../federation/dispatchers/actor.ts";
@@ -75,39 +71,28 @@ export async function runArchive(
   job: { archiveId: string },
   signal?: AbortSignal,
 ): Promise<void> {
-  const { database, config } = ctx;
+  const { database } = ctx;
   const claimed = await claimArchive(database.db, job.archiveId);
   if (!claimed) return;
-  const part = partFile(config.dataDir, claimed.id);
-  let key: string | null = null;
+  const key = newArchiveKey();
+  let stored = false;
   try {
     const [account] = await database.db.select().from(accounts)
       .where(and(eq(accounts.id, claimed.accountId), isNull(accounts.domain)));
     if (!account || account.deletedAt || account.suspendedAt) {
       throw new Error("the account is gone or suspended");
     }
-    await Deno.mkdir(archivesFolder(config.dataDir), { recursive: true });
-    const zip = await ZipFileWriter.create(part, signal);
-    let size: number;
-    try {
-      await writeArchive(ctx, zip, account);
-      size = await zip.close();
-    } catch (error) {
-      zip.abort();
-      throw error;
-    }
-    key = newArchiveKey();
-    await Deno.rename(part, archiveFile(config.dataDir, key));
+    const size = await buildArchive(ctx, key, account, signal);
+    stored = true;
     if (!await finishArchive(database.db, claimed.id, key, size)) {
       // Deleted (or failed by the purge) while it was being built.
-      await removeFile(archiveFile(config.dataDir, key));
+      await ctx.media.delete([key]);
       return;
     }
     logger.info("Archive {id} built: {size} bytes.", { id: claimed.id, size });
   } catch (error) {
-    await removeFile(part);
-    if (key) await removeFile(archiveFile(config.dataDir, key));
-    if (signal?.aborted && !key && await requeueArchive(database.db, claimed.id)) {
+    if (stored) await ctx.media.delete([key]);
+    if (signal?.aborted && !stored && await requeueArchive(database.db, claimed.id)) {
       logger.info("Archive {id} stopped with the worker: queued again.", { id: claimed.id });
       return;
     }
@@ -116,6 +101,34 @@ export async function runArchive(
     return;
   }
   await mailReady(ctx, claimed);
+}
+
+/**
+ * Writes the zip straight into the media store under `key` and returns its
+ * size once the store has all of it. On any failure the upload is aborted:
+ * nothing is stored.
+ */
+async function buildArchive(
+  ctx: AppContext,
+  key: string,
+  account: LocalAccount,
+  signal?: AbortSignal,
+): Promise<number> {
+  const pipe = new TransformStream<Uint8Array, Uint8Array>();
+  const upload = ctx.media.put(key, pipe.readable, { contentType: "application/zip", signal });
+  const zip = ZipFileWriter.create(pipe.writable, signal);
+  // A store that refuses the upload stops the writes waiting on it.
+  upload.catch((error) => zip.abort(error));
+  try {
+    await writeArchive(ctx, zip, account);
+    const size = await zip.close();
+    await upload;
+    return size;
+  } catch (error) {
+    zip.abort(error);
+    await upload.catch(() => {});
+    throw error;
+  }
 }
 
 async function writeArchive(
@@ -164,7 +177,7 @@ async function writeOutbox(
   account: LocalAccount,
 ): Promise<void> {
   const db = fedCtx.data.database.db;
-  const origin = fedCtx.data.config.origin;
+  const urls = fedCtx.data.mediaUrls;
   const entry = zip.entry("outbox.json");
   await entry.write(
     `{"@context":${JSON.stringify(AS_CONTEXT)},"id":"outbox.json","type":"OrderedCollection",` +
@@ -186,7 +199,7 @@ async function writeOutbox(
       const json = shapeForPeers(
         await activity.toJsonLd({ format: "compact", contextLoader: fedCtx.contextLoader }) as Json,
       );
-      localizeAttachments(json, origin);
+      localizeAttachments(json, urls);
       pieces.push(JSON.stringify(json));
     }
     if (pieces.length) {
@@ -202,17 +215,15 @@ async function writeOutbox(
 
 /**
  * An attachment's `url` as the path of its file in the zip, as Mastodon's
- * archive has it (our media URL without `<origin>/system/`); a remote URL
- * stays as it is.
+ * archive has it (the store key of our media URL); a remote URL stays as it
+ * is.
  */
-function localizeAttachments(activity: Json, origin: string): void {
+function localizeAttachments(activity: Json, urls: MediaUrls): void {
   const object = activity.object;
   if (!object || typeof object !== "object" || Array.isArray(object)) return;
   const attachment = (object as Json).attachment;
   const list = Array.isArray(attachment) ? attachment : attachment ? [attachment] : [];
-  const prefix = `${origin}${MEDIA_URL_PREFIX}/`;
-  const local = (url: unknown) =>
-    typeof url === "string" && url.startsWith(prefix) ? url.slice(prefix.length) : null;
+  const local = (url: unknown) => typeof url === "string" ? urls.keyOf(url) : null;
   for (const item of list) {
     if (!item || typeof item !== "object") continue;
     const record = item as Json;
@@ -249,14 +260,10 @@ async function writeMedia(ctx: AppContext, zip: ZipFileWriter, accountId: string
     if (rows.length === 0) return;
     after = rows.at(-1)!.id;
     for (const row of rows) {
-      const path = row.filePath!;
+      const key = row.filePath!;
       // Only files the media store wrote; a row pointing elsewhere is skipped.
-      if (!isSafeAttachmentPath(path.split("/"))) continue;
-      const added = await zip.addFile(
-        path,
-        storedFileName(ctx.config.dataDir, path),
-        row.createdAt,
-      );
+      if (parseKey(key)?.kind !== "attachment") continue;
+      const added = await zip.addFile(key, await bodyOf(ctx.media, key), row.createdAt);
       if (!added) logger.warn("Archive: the file of attachment {id} is missing.", { id: row.id });
     }
     if (rows.length < ARCHIVE_PAGE) return;
@@ -300,7 +307,6 @@ async function writeActor(
   zip: ZipFileWriter,
   account: LocalAccount,
 ): Promise<void> {
-  const { origin, dataDir } = fedCtx.data.config;
   const actor = shapeForPeers(
     await (await buildLocalActor(fedCtx, account)).toJsonLd({
       format: "compact",
@@ -308,16 +314,15 @@ async function writeActor(
     }) as Json,
   );
   for (
-    const [field, name, url] of [
-      ["icon", "avatar", account.avatarUrl],
-      ["image", "header", account.headerUrl],
+    const [field, name, key] of [
+      ["icon", "avatar", account.avatarKey],
+      ["image", "header", account.headerKey],
     ] as const
   ) {
-    const segments = storedPathOf(origin, url);
     const image = actor[field];
-    if (!segments || !image || typeof image !== "object") continue;
-    const file = `${name}${segments.at(-1)!.slice(segments.at(-1)!.lastIndexOf("."))}`;
-    if (await zip.addFile(file, join(mediaRoot(dataDir), ...segments))) {
+    if (!key || !image || typeof image !== "object") continue;
+    const file = `${name}${key.slice(key.lastIndexOf("."))}`;
+    if (await zip.addFile(file, await bodyOf(fedCtx.data.media, key))) {
       (image as Json).url = file;
     }
   }
@@ -327,6 +332,11 @@ async function writeActor(
   const entry = zip.entry("actor.json");
   await entry.write(JSON.stringify(actor));
   await entry.close();
+}
+
+/** The bytes of a stored file, or null when it is missing. */
+async function bodyOf(store: MediaStore, key: string): Promise<ReadableStream<Uint8Array> | null> {
+  return (await store.get(key))?.body ?? null;
 }
 
 /** Tells the owner the archive is ready (a failure is logged: the page lists it anyway). */

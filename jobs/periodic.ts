@@ -17,7 +17,6 @@ import type { AppContext } from "../context.ts";
 import { closeDuePolls } from "../actors/polls/close.ts";
 import { publishDueScheduledStatuses } from "../actors/statuses/scheduled_statuses.ts";
 import { purgeExpiredSuspensions } from "../actors/moderation/suspension.ts";
-import { mediaStore } from "../actors/media/store.ts";
 import { cleanUpMedia, processPendingMedia } from "../actors/media/processing.ts";
 import { pruneCardFailures } from "../actors/cards/stored.ts";
 import { purgeArchives } from "../actors/import_export/archive.ts";
@@ -76,11 +75,7 @@ export const PERIODIC_JOBS: readonly PeriodicJobSpec[] = [
     name: "suspension-purge",
     every: () => HOUR,
     start: ({ ctx }) => () =>
-      purgeExpiredSuspensions(
-        ctx.database.db,
-        ctx.config.suspensionGraceDays,
-        mediaStore(ctx.config),
-      ),
+      purgeExpiredSuspensions(ctx.database.db, ctx.config.suspensionGraceDays, ctx.media),
   },
   // Uploads never attached, past their day.
   {
@@ -113,7 +108,7 @@ export const PERIODIC_JOBS: readonly PeriodicJobSpec[] = [
     name: "archive purge",
     every: () => 10 * MINUTE,
     firstAfterMs: 10 * MINUTE,
-    start: ({ ctx }) => () => purgeArchives(ctx.database.db, ctx.config.dataDir),
+    start: ({ ctx }) => () => purgeArchives(ctx.database.db, ctx.media),
   },
   {
     name: "early deletes",

@@ -3,8 +3,8 @@
  * one after another, each fed in pieces (a page of JSON, a chunk of a media
  * file), so an archive of any account needs only a piece at a time in
  * memory. fflate's synchronous entries hand their output to the callback
- * before `push` returns; each write here then awaits the file, so output
- * never piles up faster than the disk takes it.
+ * before `push` returns; each write here then awaits the sink (the media
+ * store's upload), so output never piles up faster than the store takes it.
  *
  * JSON entries are deflated; media files are stored as they are (images and
  * videos are compressed already, and deflating them costs CPU for nothing).
@@ -35,7 +35,7 @@ export interface ZipEntryWriter {
 const CHUNK = 256 * 1024;
 
 export class ZipFileWriter {
-  readonly #file: Deno.FsFile;
+  readonly #sink: WritableStreamDefaultWriter<Uint8Array>;
   readonly #zip: Zip;
   #pending: Uint8Array[] = [];
   #error: Error | null = null;
@@ -44,8 +44,8 @@ export class ZipFileWriter {
   readonly #encoder = new TextEncoder();
   readonly #signal: AbortSignal | undefined;
 
-  private constructor(file: Deno.FsFile, signal?: AbortSignal) {
-    this.#file = file;
+  private constructor(sink: WritableStreamDefaultWriter<Uint8Array>, signal?: AbortSignal) {
+    this.#sink = sink;
     this.#signal = signal;
     this.#zip = new Zip((error, data) => {
       if (error) {
@@ -59,12 +59,11 @@ export class ZipFileWriter {
   }
 
   /**
-   * Creates (or truncates) `path` and starts a zip in it. Once `signal` is
-   * aborted, every write throws its reason (a worker that stops).
+   * Starts a zip written into `sink`. Once `signal` is aborted, every write
+   * throws its reason (a worker that stops).
    */
-  static async create(path: string, signal?: AbortSignal): Promise<ZipFileWriter> {
-    const file = await Deno.open(path, { write: true, create: true, truncate: true, mode: 0o600 });
-    return new ZipFileWriter(file, signal);
+  static create(sink: WritableStream<Uint8Array>, signal?: AbortSignal): ZipFileWriter {
+    return new ZipFileWriter(sink.getWriter(), signal);
   }
 
   /** Bytes of zip written so far. */
@@ -72,15 +71,15 @@ export class ZipFileWriter {
     return this.#bytes;
   }
 
-  /** Writes what fflate produced to the file. */
+  /** Writes what fflate produced to the sink, as fast as it takes it. */
   async #flush(): Promise<void> {
     if (this.#error) throw this.#error;
     this.#signal?.throwIfAborted();
     const pieces = this.#pending;
     this.#pending = [];
     for (const piece of pieces) {
-      let offset = 0;
-      while (offset < piece.length) offset += await this.#file.write(piece.subarray(offset));
+      await this.#sink.ready;
+      await this.#sink.write(piece);
     }
   }
 
@@ -108,54 +107,54 @@ export class ZipFileWriter {
   }
 
   /**
-   * Adds the file at `path` as entry `name`, stored, read a chunk at a
-   * time; false (and no entry) when the file is not there.
+   * Adds a stored file as entry `name`, stored, read a chunk at a time;
+   * false (and no entry) when there is no file (`body` null).
    */
-  async addFile(name: string, path: string, mtime?: Date): Promise<boolean> {
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(path, { read: true });
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return false;
-      throw error;
-    }
+  async addFile(
+    name: string,
+    body: ReadableStream<Uint8Array> | null,
+    mtime?: Date,
+  ): Promise<boolean> {
+    if (!body) return false;
+    const reader = body.getReader();
     try {
       const entry = this.entry(name, { stored: true, mtime });
-      const buffer = new Uint8Array(CHUNK);
       for (;;) {
-        const n = await file.read(buffer);
-        if (n === null) break;
-        // A stored entry's output is the pushed chunk itself: a copy, since
-        // the buffer is read into again.
-        await entry.write(buffer.slice(0, n));
+        const { done, value } = await reader.read();
+        if (done) break;
+        // fflate passes a stored entry's chunk through as it is; large
+        // chunks are cut so the sink's queue stays small.
+        for (let offset = 0; offset < value.length; offset += CHUNK) {
+          await entry.write(value.subarray(offset, offset + CHUNK));
+        }
       }
       await entry.close();
+    } catch (error) {
+      await reader.cancel(error).catch(() => {});
+      throw error;
     } finally {
-      file.close();
+      reader.releaseLock();
     }
     return true;
   }
 
-  /** Writes the central directory and closes the file; returns the zip's size. */
+  /** Writes the central directory and closes the sink; returns the zip's size. */
   async close(): Promise<number> {
     if (this.#open) throw new Error("an entry is still open");
     this.#zip.end();
     await this.#flush();
-    this.#file.close();
+    await this.#sink.close();
     return this.#bytes;
   }
 
-  /** Closes the file without finishing the zip (the caller removes it). */
-  abort(): void {
+  /** Stops without finishing the zip: the sink is aborted (the store keeps nothing). */
+  abort(reason?: unknown): void {
+    this.#error ??= reason instanceof Error ? reason : new Error("archive aborted");
     try {
       this.#zip.terminate();
     } catch {
       // Nothing left to stop.
     }
-    try {
-      this.#file.close();
-    } catch {
-      // Already closed.
-    }
+    this.#sink.abort(reason).catch(() => {});
   }
 }

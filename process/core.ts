@@ -32,6 +32,12 @@ import { OutboundFetchGuard } from "../federation/fetch/outbound_fetch.ts";
 import { RecentAsks } from "../federation/remote/status_links.ts";
 import type { OutboxRelay } from "../federation/outbox/relay.ts";
 
+// The media store and its URLs are built beside the core (the store may load
+// the S3 SDK first) and reached as ctx.media / ctx.mediaUrls; their types
+// reach context.ts through here, as the core's own do.
+export type { MediaStore } from "../actors/media/store/mod.ts";
+export type { MediaUrls } from "../actors/media/urls.ts";
+
 export interface ProcessCore {
   /** The one LISTEN connection, channels multiplexed (db/channel_listener.ts). */
   readonly listener: ChannelListener;

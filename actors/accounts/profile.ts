@@ -25,11 +25,10 @@ import {
   ImageRejected,
   type ProcessedImage,
   processProfileImage,
-  profileImageKey,
   type ProfileImageKind,
   storeProfileImage,
 } from "../media/profile_media.ts";
-import { mediaStore } from "../media/store.ts";
+import { ownProfileImageKey } from "../media/store/keys.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
 import { type FieldSource, PRIVACY_VALUES, type UserSettings } from "../../model/user_settings.ts";
 import { QUOTE_POLICIES } from "../../model/quote_policy.ts";
@@ -292,7 +291,7 @@ async function writeProfile(
   ctx: AppContext,
   accountId: string,
   update: CheckedUpdate,
-  stored: Partial<Record<ProfileImageKind, string>>,
+  stored: Partial<Record<ProfileImageKind, { key: string; size: number }>>,
 ): Promise<void> {
   const { values } = update;
   await ctx.database.db.transaction(async (tx) => {
@@ -303,8 +302,12 @@ async function writeProfile(
     const { account } = row;
     const settings = { ...(row.settings ?? {}) } as Settings;
     const changes = accountChanges(ctx, account, update, settings);
-    if (stored.avatar) changes.avatarUrl = stored.avatar;
-    if (stored.header) changes.headerUrl = stored.header;
+    if (stored.avatar) {
+      Object.assign(changes, { avatarKey: stored.avatar.key, avatarFileSize: stored.avatar.size });
+    }
+    if (stored.header) {
+      Object.assign(changes, { headerKey: stored.header.key, headerFileSize: stored.header.size });
+    }
     changeSettings(settings, update.input);
     if (Object.keys(changes).length > 0) {
       await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
@@ -322,8 +325,8 @@ async function writeProfile(
     }
     await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
     await discardMediaFiles(tx, [
-      stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
-      stored.header ? profileImageKey(accountId, account.headerUrl) : null,
+      stored.avatar ? ownProfileImageKey(accountId, account.avatarKey) : null,
+      stored.header ? ownProfileImageKey(accountId, account.headerKey) : null,
     ]);
   });
 }
@@ -348,18 +351,23 @@ export async function updateProfile(
   const mentions = mentionTargets(
     await resolveMentionAccounts(database.db, config.domain, texts),
   );
-  const store = mediaStore(config);
-  const stored: Partial<Record<ProfileImageKind, string>> = {};
-  for (const image of images) {
-    stored[image.kind] = await storeProfileImage(store, accountId, image);
+  const store = ctx.media;
+  const stored: Partial<Record<ProfileImageKind, { key: string; size: number }>> = {};
+  try {
+    for (const image of images) {
+      stored[image.kind] = await storeProfileImage(store, accountId, image);
+    }
+  } catch (error) {
+    await store.delete(Object.values(stored).map((file) => file.key));
+    throw error;
   }
   try {
     await writeProfile(ctx, accountId, { input, values, mentions, fieldValues }, stored);
   } catch (error) {
-    await store.delete(Object.values(stored).map((url) => profileImageKey(accountId, url)));
+    await store.delete(Object.values(stored).map((file) => file.key));
     throw error;
   }
-  if (images.length) await flushDiscardedMedia(database.db, config);
+  if (images.length) await flushDiscardedMedia(database.db, store);
 }
 
 /** Removes the avatar or header (`DELETE /api/v1/profile/{avatar,header}`); idempotent. */
@@ -368,19 +376,21 @@ export async function removeProfileImage(
   accountId: string,
   kind: ProfileImageKind,
 ): Promise<void> {
-  const { config, database } = ctx;
-  const column = kind === "avatar" ? "avatarUrl" : "headerUrl";
+  const { database } = ctx;
+  const [key, size] = kind === "avatar"
+    ? ["avatarKey", "avatarFileSize"] as const
+    : ["headerKey", "headerFileSize"] as const;
   const previous = await database.db.transaction(async (tx) => {
     const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId))
       .limit(1).for("update");
     if (!account || account.domain != null) throw new NotFoundError();
-    const url = account[column];
-    if (url == null) return null;
-    await tx.update(accounts).set({ [column]: null, updatedAt: new Date() })
+    const current = account[key];
+    if (current == null) return null;
+    await tx.update(accounts).set({ [key]: null, [size]: null, updatedAt: new Date() })
       .where(eq(accounts.id, accountId));
     await recordDelivery(tx, "accountUpdated", accountId, newId());
-    await discardMediaFiles(tx, [profileImageKey(accountId, url)]);
-    return url;
+    await discardMediaFiles(tx, [ownProfileImageKey(accountId, current)]);
+    return current;
   });
-  if (previous != null) await flushDiscardedMedia(database.db, config);
+  if (previous != null) await flushDiscardedMedia(database.db, ctx.media);
 }

@@ -39,7 +39,7 @@ export async function remoteAccountDeleted(app: AppContext, accountId: string): 
     await removeRelations(tx, accountId);
     return true;
   });
-  if (purged) await flushDiscardedMedia(db, app.config);
+  if (purged) await flushDiscardedMedia(db, app.media);
 }
 
 /** The counters a live status raises on the status it links to. */

@@ -35,8 +35,9 @@ export async function tombstoneAccount(tx: Executor, account: AccountRow): Promi
     displayName: "",
     note: "",
     fields: [],
-    avatarUrl: null,
-    headerUrl: null,
+    // Our files went with purgeAccountMedia; a remote account's images are forgotten.
+    avatarRemoteUrl: null,
+    headerRemoteUrl: null,
     alsoKnownAs: [],
     movedToAccountId: null,
     locked: false,

@@ -1,6 +1,6 @@
 /**
  * The image files of local custom emoji, kept in the media store
- * (actors/media/store.ts) next to attachments, under keys of this shape:
+ * (actors/media/store/mod.ts) next to attachments, under keys of this shape:
  *
  *   custom_emojis/images/<id in 3-digit groups>/<original|static>-<16 hex>.<ext>
  *
@@ -12,16 +12,12 @@
  * URL always means the same bytes.
  */
 import { loadSharp } from "../media/sharp.ts";
-import { encodeHex } from "../formatting/encoding.ts";
 import { IMAGE_MATRIX_LIMIT } from "../media/profile_media.ts";
-import { idPartition } from "../media/storage.ts";
-import type { MediaStore } from "../media/store.ts";
+import { newEmojiKey } from "../media/store/keys.ts";
+import type { MediaStore } from "../media/store/mod.ts";
 
 /** Mastodon's limit on a local emoji image (MAX_EMOJI_SIZE: 256 KB). */
 export const EMOJI_SIZE_LIMIT = 256 * 1024;
-
-/** The folder (below the media root) of every emoji file. */
-export const EMOJI_FOLDER = ["custom_emojis", "images"] as const;
 
 /** The formats an emoji may have, by sharp's name, with their extension and type. */
 const FORMATS: Record<string, { extension: string; contentType: string }> = {
@@ -29,8 +25,6 @@ const FORMATS: Record<string, { extension: string; contentType: string }> = {
   gif: { extension: "gif", contentType: "image/gif" },
   webp: { extension: "webp", contentType: "image/webp" },
 };
-
-const ID_GROUPS = 7;
 
 /** Why an emoji image was refused. */
 export class EmojiImageRejected extends Error {
@@ -78,36 +72,21 @@ export async function processEmojiImage(bytes: Uint8Array): Promise<EmojiImage> 
   return { original: bytes, extension: kind.extension, contentType: kind.contentType, still };
 }
 
-function newPath(id: string, style: "original" | "static", extension: string): string {
-  const random = encodeHex(crypto.getRandomValues(new Uint8Array(8)));
-  return [...EMOJI_FOLDER, ...idPartition(id), `${style}-${random}.${extension}`].join("/");
-}
-
 /**
- * Whether path segments (below the media root) can name an emoji file
- * written here; anything else is refused before the file system is touched.
+ * Writes both files of an emoji (`cached`: a copy of a remote emoji's);
+ * returns their keys in the media store.
  */
-export function isSafeEmojiPath(segments: readonly string[]): boolean {
-  if (segments.length !== EMOJI_FOLDER.length + ID_GROUPS + 1) return false;
-  if (segments[0] !== EMOJI_FOLDER[0] || segments[1] !== EMOJI_FOLDER[1]) return false;
-  for (let i = 0; i < ID_GROUPS; i++) {
-    if (!/^\d{3}$/.test(segments[EMOJI_FOLDER.length + i])) return false;
-  }
-  const match = /^(?:original|static)-[0-9a-f]{16}\.([a-z]{3,4})$/.exec(segments.at(-1)!);
-  return match != null && Object.values(FORMATS).some((f) => f.extension === match[1]);
-}
-
-/** Writes both files of an emoji; returns their keys in the media store. */
 export async function writeEmojiFiles(
   store: MediaStore,
   id: string,
   image: EmojiImage,
+  options: { cached?: boolean } = {},
 ): Promise<{ filePath: string; staticPath: string }> {
-  const filePath = newPath(id, "original", image.extension);
-  const staticPath = newPath(id, "static", "png");
-  await store.put(filePath, image.original, image.contentType);
+  const filePath = newEmojiKey(id, "original", image.extension, options);
+  const staticPath = newEmojiKey(id, "static", "png", options);
+  await store.put(filePath, image.original, { contentType: image.contentType });
   try {
-    await store.put(staticPath, image.still, "image/png");
+    await store.put(staticPath, image.still, { contentType: "image/png" });
   } catch (error) {
     await store.delete([filePath]);
     throw error;

@@ -8,7 +8,6 @@
  * but is left out of GET /api/v1/custom_emojis (the picker).
  */
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { customEmojis } from "../../db/schema/mod.ts";
@@ -20,7 +19,7 @@ import {
   processEmojiImage,
   writeEmojiFiles,
 } from "./images.ts";
-import { mediaStore } from "../media/store.ts";
+import type { MediaStore } from "../media/store/mod.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
 import type { Db } from "../../db/connection.ts";
 import { localUris } from "../../model/uris.ts";
@@ -59,7 +58,7 @@ async function localByShortcode(db: Executor, shortcode: string) {
  */
 export async function addLocalEmoji(
   db: Executor,
-  config: Pick<Config, "origin" | "dataDir">,
+  env: { origin: string; media: MediaStore },
   input: NewLocalEmoji,
 ): Promise<CustomEmojiRow> {
   const problems = new Problems();
@@ -93,14 +92,14 @@ export async function addLocalEmoji(
   problems.throwIfAny();
 
   const id = newId();
-  const store = mediaStore(config);
+  const store = env.media;
   const files = await writeEmojiFiles(store, id, image!);
   try {
     const [row] = await db.insert(customEmojis).values({
       id,
       shortcode,
       domain: null,
-      uri: localUris(config.origin).emoji(id),
+      uri: localUris(env.origin).emoji(id),
       ...files,
       contentType: image!.contentType,
       category,
@@ -132,7 +131,7 @@ export async function listLocalEmojis(db: Executor): Promise<CustomEmojiRow[]> {
  */
 export async function removeLocalEmoji(
   db: Db,
-  config: Pick<Config, "dataDir" | "origin">,
+  media: MediaStore,
   shortcode: string,
 ): Promise<CustomEmojiRow> {
   const code = shortcode.trim().replace(/^:(.*):$/, "$1");
@@ -148,6 +147,6 @@ export async function removeLocalEmoji(
     const named = SHORTCODE_PATTERN.test(code) ? `:${code.slice(0, 64)}:` : "with that shortcode";
     throw new NotFoundError(`No local emoji ${named}`);
   }
-  await flushDiscardedMedia(db, config);
+  await flushDiscardedMedia(db, media);
   return row;
 }

@@ -1,28 +1,29 @@
 /**
  * Archive exports of the settings pages (issue 20), as Mastodon's backups:
  * a user asks for an archive, at most one per week (Mastodon's
- * BackupPolicy); the archive job (jobs/archive_export.ts) builds the zip
- * under `${dataDir}/archives/` and records it here; the owner downloads it
- * from the settings pages (no other route serves the folder); it goes after
- * a week (Mastodon's default backups retention), with its file, in the
+ * BackupPolicy); the archive job (jobs/archive_export.ts) streams the zip
+ * into the media store under a private key `archives/…` (the folder store
+ * keeps it in `DATA_DIR/archives/`) and records it here; the owner
+ * downloads it from the settings pages (no other route serves it); it goes
+ * after a week (Mastodon's default backups retention), with its file, in the
  * periodic maintenance (rookery.ts calls {@link purgeArchives}).
  *
  * States: queued → running → done (a file and its size) or failed (no
- * file). A job writes to `<id>.zip.part` and renames it only once the zip is
- * complete, so a failure or a crash never leaves a half archive to
- * download: a failed job removes its part file, and the purge removes what a
- * crash left and marks an archive stuck for a day as failed (a worker that
- * stops puts its build back in the queue instead). A failed
- * archive does not count against the weekly allowance.
+ * file). The store writes a key only once its whole body is there, so a
+ * failure or a crash never leaves a half archive to download; the purge
+ * removes a finished file no row took (a crash between the upload and the
+ * row's update) and marks an archive stuck for a day as failed (a worker
+ * that stops puts its build back in the queue instead). A failed archive
+ * does not count against the weekly allowance.
  */
-import { join } from "node:path";
 import { and, desc, eq, gt, inArray, lt, ne } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { Db } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { backups, users } from "../../db/schema/mod.ts";
 import { NotFoundError } from "../../model/errors.ts";
-import { encodeHex } from "../formatting/encoding.ts";
+import { type MediaStore, parseKey } from "../media/store/mod.ts";
+import { discardMediaFiles, removeDiscardedMedia } from "../media/discarded.ts";
 import { recordJob } from "../outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "data", "archive"]);
@@ -44,31 +45,6 @@ export class ArchiveTooSoon extends Error {
   constructor(readonly nextAt: Date) {
     super(`You can request a new archive from ${nextAt.toISOString()}`);
   }
-}
-
-/** The folder of built archives (not under the media root: never served as a file). */
-export function archivesFolder(dataDir: string): string {
-  return join(dataDir, "archives");
-}
-
-const KEY_PATTERN = /^archive-\d{14}-[0-9a-f]{32}\.zip$/;
-
-/** A new file name for a built archive, as Mastodon names them (time, then 16 random bytes). */
-export function newArchiveKey(now = new Date()): string {
-  const stamp = now.toISOString().replace(/\D/g, "").slice(0, 14);
-  return `archive-${stamp}-${encodeHex(crypto.getRandomValues(new Uint8Array(16)))}.zip`;
-}
-
-/** The file of a built archive; throws for a key this module could not have made. */
-export function archiveFile(dataDir: string, key: string): string {
-  if (!KEY_PATTERN.test(key)) throw new Error(`not an archive key: ${key}`);
-  return join(archivesFolder(dataDir), key);
-}
-
-/** The file a job writes before the archive is complete. */
-export function partFile(dataDir: string, id: string): string {
-  if (!/^\d{1,20}$/.test(id)) throw new Error(`not an id: ${id}`);
-  return join(archivesFolder(dataDir), `${id}.zip.part`);
 }
 
 /** When an archive is deleted. */
@@ -207,20 +183,22 @@ export interface ArchivePurge {
 
 /**
  * Deletes archives older than the retention period with their files, marks
- * lost ones failed, and removes files of the archives folder that no row
- * owns. A file younger than an hour is left alone: its job may be finishing.
+ * lost ones failed, and removes archive files that no row owns. A file
+ * younger than an hour is left alone: its job may be recording it.
  */
 export async function purgeArchives(
   db: Db,
-  dataDir: string,
+  store: MediaStore,
   now = new Date(),
 ): Promise<ArchivePurge> {
-  const expiredRows = await db.delete(backups)
-    .where(lt(backups.createdAt, new Date(now.getTime() - ARCHIVE_RETENTION_MS)))
-    .returning({ fileKey: backups.fileKey });
-  for (const { fileKey } of expiredRows) {
-    if (fileKey) await removeFile(archiveFile(dataDir, fileKey));
-  }
+  const expired = await db.transaction(async (tx) => {
+    const rows = await tx.delete(backups)
+      .where(lt(backups.createdAt, new Date(now.getTime() - ARCHIVE_RETENTION_MS)))
+      .returning({ fileKey: backups.fileKey });
+    await discardMediaFiles(tx, rows.map((r) => r.fileKey));
+    return rows.length;
+  });
+  if (expired) await removeDiscardedMedia(db, store);
   const staleRows = await db.update(backups)
     .set({ state: "failed", processedAt: now })
     .where(and(
@@ -228,51 +206,30 @@ export async function purgeArchives(
       lt(backups.createdAt, new Date(now.getTime() - ARCHIVE_STALE_MS)),
     ))
     .returning({ id: backups.id });
-  const orphans = await removeOrphans(db, dataDir, now);
-  if (expiredRows.length || staleRows.length || orphans) {
+  const orphans = await removeOrphans(db, store, now);
+  if (expired || staleRows.length || orphans) {
     logger.info("Archives: {expired} expired, {stale} lost, {orphans} stray files removed.", {
-      expired: expiredRows.length,
+      expired,
       stale: staleRows.length,
       orphans,
     });
   }
-  return { expired: expiredRows.length, stale: staleRows.length, orphans };
+  return { expired, stale: staleRows.length, orphans };
 }
 
-async function removeOrphans(db: Db, dataDir: string, now: Date): Promise<number> {
-  const folder = archivesFolder(dataDir);
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(folder)) if (entry.isFile) names.push(entry.name);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return 0;
-    throw error;
+async function removeOrphans(db: Db, store: MediaStore, now: Date): Promise<number> {
+  const old: string[] = [];
+  for await (const file of store.list({ prefix: "archives/" })) {
+    // Only names the archive job gives: anything else there is not ours to remove.
+    if (parseKey(file.key)?.kind !== "archive") continue;
+    if (now.getTime() - file.modifiedAt.getTime() >= 60 * 60 * 1000) old.push(file.key);
   }
-  let removed = 0;
-  for (const name of names) {
-    const part = /^(\d{1,20})\.zip\.part$/.exec(name);
-    if (!part && !KEY_PATTERN.test(name)) continue; // not ours: never touched
-    const file = join(folder, name);
-    const info = await Deno.stat(file).catch(() => null);
-    if (!info?.mtime || now.getTime() - info.mtime.getTime() < 60 * 60 * 1000) continue;
-    const [owner] = part
-      ? await db.select({ id: backups.id }).from(backups)
-        .where(and(eq(backups.id, part[1]), eq(backups.state, "running")))
-      : await db.select({ id: backups.id }).from(backups).where(eq(backups.fileKey, name));
-    if (owner) continue;
-    await removeFile(file);
-    removed++;
-  }
-  return removed;
-}
-
-/** Deletes a file; a missing one is not an error. */
-export async function removeFile(file: string): Promise<void> {
-  try {
-    await Deno.remove(file);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      logger.warn("Could not delete {file}: {error}", { file, error });
-    }
-  }
+  if (old.length === 0) return 0;
+  const owned = new Set(
+    (await db.select({ key: backups.fileKey }).from(backups).where(inArray(backups.fileKey, old)))
+      .map((r) => r.key),
+  );
+  const orphans = old.filter((key) => !owned.has(key));
+  const failed = new Set(await store.delete(orphans));
+  return orphans.filter((key) => !failed.has(key)).length;
 }

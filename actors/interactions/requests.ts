@@ -215,7 +215,7 @@ export async function rejectRequest(
     }).where(eq(interactionRequests.id, row.id)).returning();
     return { decided, files: await discardInteraction(tx, row) };
   });
-  if (files > 0) await flushDiscardedMedia(db, app.config);
+  if (files > 0) await flushDiscardedMedia(db, app.media);
   return decided;
 }
 

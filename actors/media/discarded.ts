@@ -15,10 +15,9 @@
  */
 import { getLogger } from "@logtape/logtape";
 import { gt, inArray } from "drizzle-orm";
-import type { Config } from "../../config.ts";
 import type { Db, Executor } from "../../db/connection.ts";
 import { mediaFileDeletions } from "../../db/schema/mod.ts";
-import { isMediaKey, type MediaStore, mediaStore } from "./store.ts";
+import { isMediaKey, type MediaStore } from "./store/mod.ts";
 
 const logger = getLogger(["rookery", "media"]);
 
@@ -76,12 +75,9 @@ export async function removeDiscardedMedia(db: Db, store: MediaStore): Promise<n
  * an admin command: the command succeeded whatever happens here, so a
  * failure is logged and left to the worker's next run.
  */
-export async function flushDiscardedMedia(
-  db: Db,
-  config: Pick<Config, "dataDir" | "origin">,
-): Promise<void> {
+export async function flushDiscardedMedia(db: Db, store: MediaStore): Promise<void> {
   try {
-    await removeDiscardedMedia(db, mediaStore(config));
+    await removeDiscardedMedia(db, store);
   } catch (error) {
     logger.warn("Removing discarded media failed: {error}", { error });
   }

@@ -22,8 +22,8 @@ import type { AppContext } from "../../context.ts";
 import { mediaAttachments } from "../../db/schema/mod.ts";
 import { ffmpegAvailable, firstFrame, type MediaProbe, probeMedia, transcode } from "./ffmpeg.ts";
 import { geometry, processPreview } from "./images.ts";
-import { storedFileName, writeAttachmentFile } from "./storage.ts";
-import { mediaStore } from "./store.ts";
+import { writeAttachmentFile } from "./storage.ts";
+import type { MediaStore } from "./store/mod.ts";
 import { removeDiscardedMedia } from "./discarded.ts";
 import { inLiveEditHistory } from "./removal.ts";
 import type { MediaRow } from "./upload.ts";
@@ -147,7 +147,7 @@ export async function processMedia(ctx: AppContext, id: string): Promise<MediaRo
       .returning();
     if (!updated) {
       // Someone else finished (or the row went away) first.
-      await mediaStore(ctx.config).delete(created);
+      await ctx.media.delete(created);
       const [now] = await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, id));
       return now ?? null;
     }
@@ -155,11 +155,11 @@ export async function processMedia(ctx: AppContext, id: string): Promise<MediaRo
       p !== updated.filePath && p !== updated.previewPath
     );
     if (row.filePath !== updated.filePath) unused.push(row.filePath);
-    await mediaStore(ctx.config).delete(unused);
+    await ctx.media.delete(unused);
     return updated;
   } catch (error) {
     logger.warn("Media {id} could not be processed: {error}", { id, error });
-    await mediaStore(ctx.config).delete(created);
+    await ctx.media.delete(created);
     const [failed] = await db.update(mediaAttachments).set({ state: "failed" })
       .where(and(eq(mediaAttachments.id, id), eq(mediaAttachments.state, "processing")))
       .returning();
@@ -224,8 +224,40 @@ function metaOf(probe: MediaProbe): Record<string, unknown> {
  * frame, then put both in the media store.
  */
 async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): Promise<Outcome> {
-  const store = mediaStore(ctx.config);
-  const input = storedFileName(ctx.config.dataDir, row.filePath!);
+  const store = ctx.media;
+  const local = store.localPath(row.filePath!);
+  const input = local ?? await scratchCopy(store, row.filePath!);
+  try {
+    return await transcodeFile(store, row, input, created);
+  } finally {
+    if (!local) await Deno.remove(input).catch(() => {});
+  }
+}
+
+/**
+ * A stored file copied into a scratch file, for ffmpeg to read (an object
+ * store has no file to read in place); the caller removes it.
+ */
+async function scratchCopy(store: MediaStore, key: string): Promise<string> {
+  const stored = await store.get(key);
+  if (!stored) throw new Error(`stored file missing: ${key}`);
+  const scratch = await Deno.makeTempFile({ prefix: "rookery-media-in-" });
+  try {
+    const file = await Deno.open(scratch, { write: true, truncate: true });
+    await stored.body.pipeTo(file.writable);
+    return scratch;
+  } catch (error) {
+    await Deno.remove(scratch).catch(() => {});
+    throw error;
+  }
+}
+
+async function transcodeFile(
+  store: MediaStore,
+  row: MediaRow,
+  input: string,
+  created: string[],
+): Promise<Outcome> {
   const source = await probeMedia(input);
   if (!source.video && !source.audio) throw new Error("no audio or video stream");
   const kind = row.type === "audio" || !source.video ? "audio" : "video";
@@ -250,14 +282,22 @@ async function transcodeRow(ctx: AppContext, row: MediaRow, created: string[]): 
       blurhash = preview.blurhash;
       meta.small = preview.geometry;
     }
-    const bytes = await Deno.readFile(scratch);
-    const output = await writeAttachmentFile(store, row.id, "original", extension, bytes);
+    // Streamed from the scratch file: a long video is never held in memory.
+    const fileSize = (await Deno.stat(scratch)).size;
+    const output = await writeAttachmentFile(
+      store,
+      row.id,
+      "original",
+      extension,
+      (await Deno.open(scratch)).readable,
+      { size: fileSize },
+    );
     created.push(output);
     return {
       type: kind === "audio" ? "audio" : probe.audio ? "video" : "gifv",
       filePath: output,
       contentType: kind === "video" ? "video/mp4" : "audio/mpeg",
-      fileSize: bytes.byteLength,
+      fileSize,
       previewPath,
       blurhash,
       meta,
@@ -288,7 +328,7 @@ export async function removeUnattachedMedia(
       < ${cutoff.toISOString()}::timestamptz`,
     sql`NOT ${inLiveEditHistory(mediaAttachments.id, mediaAttachments.accountId)}`,
   );
-  const store = mediaStore(ctx.config);
+  const store = ctx.media;
   let removed = 0;
   for (;;) {
     const batch = await ctx.database.db.select({ id: mediaAttachments.id })
@@ -315,6 +355,6 @@ export async function cleanUpMedia(ctx: AppContext): Promise<void> {
   try {
     await removeUnattachedMedia(ctx);
   } finally {
-    await removeDiscardedMedia(ctx.database.db, mediaStore(ctx.config));
+    await removeDiscardedMedia(ctx.database.db, ctx.media);
   }
 }

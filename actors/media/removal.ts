@@ -18,7 +18,7 @@
 import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, mediaAttachments, reports } from "../../db/schema/mod.ts";
-import { profileImageKey } from "./profile_media.ts";
+import { ownProfileImageKey } from "./store/keys.ts";
 import { discardMediaFiles } from "./discarded.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
@@ -79,11 +79,12 @@ export async function settleDeletedStatusMedia(
 /**
  * Deletes the media of an account being deleted or purged, in `tx`: its
  * attachments (but those of statuses a report against it cites) and its
- * avatar and header files. The caller clears the avatar and header URLs.
+ * avatar and header files (its own, or our copies of a remote account's),
+ * whose keys it clears. A remote account keeps its images' remote URLs.
  */
 export async function purgeAccountMedia(
   tx: Executor,
-  account: Pick<AccountRow, "id" | "avatarUrl" | "headerUrl">,
+  account: Pick<AccountRow, "id" | "avatarKey" | "headerKey">,
 ): Promise<number> {
   const removed = await tx.delete(mediaAttachments).where(and(
     eq(mediaAttachments.accountId, account.id),
@@ -91,9 +92,19 @@ export async function purgeAccountMedia(
       WHERE r.target_account_id = ${account.id}
         AND r.status_ids @> jsonb_build_array(${mediaAttachments.statusId}::text)))`,
   )).returning({ filePath: mediaAttachments.filePath, previewPath: mediaAttachments.previewPath });
+  if (account.avatarKey != null || account.headerKey != null) {
+    await tx.update(accounts).set({
+      avatarKey: null,
+      avatarFileSize: null,
+      avatarCachedAt: null,
+      headerKey: null,
+      headerFileSize: null,
+      headerCachedAt: null,
+    }).where(eq(accounts.id, account.id));
+  }
   return await discardMediaFiles(tx, [
     ...removed.flatMap((m) => [m.filePath, m.previewPath]),
-    profileImageKey(account.id, account.avatarUrl),
-    profileImageKey(account.id, account.headerUrl),
+    ownProfileImageKey(account.id, account.avatarKey),
+    ownProfileImageKey(account.id, account.headerKey),
   ]);
 }

@@ -17,7 +17,6 @@ import { MediaRejected } from "./errors.ts";
 import { declaredFamily, SNIFF_BYTES, type SniffedFormat, sniffFormat } from "./formats.ts";
 import { type Geometry, processImage, processPreview } from "./images.ts";
 import { writeAttachmentFile } from "./storage.ts";
-import { mediaStore } from "./store.ts";
 
 /** A media_attachments row. */
 export type MediaRow = typeof mediaAttachments.$inferSelect;
@@ -103,7 +102,7 @@ export async function uploadMedia(
   const thumbnail = input.thumbnail ? await readThumbnail(ctx, input.thumbnail) : null;
 
   const id = newId();
-  const store = mediaStore(config);
+  const store = ctx.media;
   const written: string[] = [];
   const write = async (style: "original" | "small", extension: string, data: Uint8Array) => {
     const path = await writeAttachmentFile(store, id, style, extension, data);
@@ -190,7 +189,7 @@ export async function updateMedia(
 ): Promise<MediaRow> {
   const row = await findOwnMedia(ctx, accountId, id, { unattachedOnly: true });
   const thumbnail = change.thumbnail ? await readThumbnail(ctx, change.thumbnail) : null;
-  const store = mediaStore(ctx.config);
+  const store = ctx.media;
   const values: Partial<MediaRow> = {};
   const meta: Record<string, unknown> = {};
   let newPreview: string | null = null;
@@ -242,5 +241,5 @@ export async function deleteMedia(ctx: AppContext, accountId: string, id: string
   // Attached between the read and the delete: still in use.
   if (!deleted) throw new MediaInUse();
   // The delete committed (one statement): its files go now.
-  await mediaStore(ctx.config).delete([deleted.filePath, deleted.previewPath]);
+  await ctx.media.delete([deleted.filePath, deleted.previewPath]);
 }

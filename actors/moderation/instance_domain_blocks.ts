@@ -162,9 +162,9 @@ async function suspendAccounts(tx: Executor, block: DomainBlockRow): Promise<voi
  * lose type, blurhash and size, so no client is sent to fetch them as images.
  */
 async function clearMedia(tx: Executor, block: DomainBlockRow): Promise<void> {
-  await tx.execute(sql`UPDATE accounts SET avatar_url = NULL, header_url = NULL
+  await tx.execute(sql`UPDATE accounts SET avatar_remote_url = NULL, header_remote_url = NULL
     WHERE ${accountsUnder(block.domain)}
-      AND (avatar_url IS NOT NULL OR header_url IS NOT NULL)`);
+      AND (avatar_remote_url IS NOT NULL OR header_remote_url IS NOT NULL)`);
   await tx.execute(sql`UPDATE media_attachments SET type = 'unknown', blurhash = NULL,
       meta = '{}'::jsonb
     WHERE account_id IN (SELECT id FROM accounts WHERE ${accountsUnder(block.domain)})

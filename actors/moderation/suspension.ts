@@ -34,7 +34,7 @@ import { recordDelivery } from "../outbox/deliveries.ts";
 import { deleteLocalAccount } from "./local_users.ts";
 import { tombstoneAccount } from "../accounts/tombstone.ts";
 import { removeDiscardedMedia } from "../media/discarded.ts";
-import type { MediaStore } from "../media/store.ts";
+import type { MediaStore } from "../media/store/mod.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 

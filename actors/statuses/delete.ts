@@ -44,7 +44,7 @@ export async function deleteStatus(
   const db = ctx.database.db;
   const status = await ownStatus(db, accountId, statusId);
   const discarded = await db.transaction((tx) => removeStatusIn(tx, status, options));
-  if (discarded > 0) await flushDiscardedMedia(db, ctx.config);
+  if (discarded > 0) await flushDiscardedMedia(db, ctx.media);
   return status;
 }
 

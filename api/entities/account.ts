@@ -10,11 +10,10 @@
 import { eq, sql } from "drizzle-orm";
 import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
-import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, users } from "../../db/schema/mod.ts";
+import { type MediaUrls, profileImageUrl } from "../../actors/media/urls.ts";
 import { shownUsername } from "../../model/handles.ts";
-import { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH } from "../routes/static_images.ts";
 import { type CustomEmoji, loadAccountEmojis } from "./custom_emoji.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import {
@@ -43,8 +42,10 @@ export const ACCOUNT_ENTITY_COLUMNS = [
   "indexable",
   "hideCollections",
   "memorial",
-  "avatarUrl",
-  "headerUrl",
+  "avatarKey",
+  "avatarRemoteUrl",
+  "headerKey",
+  "headerRemoteUrl",
   "avatarDescription",
   "headerDescription",
   "showMedia",
@@ -195,15 +196,21 @@ export function accountMayHaveEmoji(account: AccountEntityRow): boolean {
  * profile (see {@link loadAccountEntities}).
  */
 export function accountEntity(
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   account: AccountEntityRow,
   user?: AccountUser | null,
   moved?: Account | null,
   emojis: CustomEmoji[] = [],
 ): Account {
   const gone = unavailable(account);
-  const avatar = (!gone && account.avatarUrl) || `${config.origin}${DEFAULT_AVATAR_PATH}`;
-  const header = (!gone && account.headerUrl) || `${config.origin}${DEFAULT_HEADER_PATH}`;
+  const avatar = (!gone && profileImageUrl(urls, { id: account.id, kind: "avatar" }, {
+    key: account.avatarKey,
+    remoteUrl: account.avatarRemoteUrl,
+  })) || urls.defaultAvatar;
+  const header = (!gone && profileImageUrl(urls, { id: account.id, kind: "header" }, {
+    key: account.headerKey,
+    remoteUrl: account.headerRemoteUrl,
+  })) || urls.defaultHeader;
   const local = account.domain == null;
   const badge = !gone && user ? ROLE_BADGES[user.role] : undefined;
   const policy = gone ? { automatic: [], manual: [] } : accountFeaturePolicy(account);
@@ -266,7 +273,7 @@ export interface AccountWithUser {
  * Shared by {@link loadAccountEntities} and the status page loader.
  */
 export function accountEntitiesFromRows(
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   rows: readonly AccountWithUser[],
   movedRows: readonly AccountWithUser[],
   emojis: Map<string, CustomEmoji[]>,
@@ -279,11 +286,11 @@ export function accountEntitiesFromRows(
       ? movedById.get(r.account.movedToAccountId)
       : undefined;
     const moved = target
-      ? accountEntity(config, target.account, userOf(target), null, emojis.get(target.account.id))
+      ? accountEntity(urls, target.account, userOf(target), null, emojis.get(target.account.id))
       : undefined;
     return [
       r.account.id,
-      accountEntity(config, r.account, userOf(r), moved, emojis.get(r.account.id)),
+      accountEntity(urls, r.account, userOf(r), moved, emojis.get(r.account.id)),
     ];
   }));
 }
@@ -309,7 +316,7 @@ async function selectWithUsers(db: Executor, ids: string[]) {
  */
 export async function loadAccountEntities(
   db: Executor,
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   ids: readonly string[],
 ): Promise<Account[]> {
   const rows = await selectWithUsers(db, [...new Set(ids)]);
@@ -323,8 +330,8 @@ export async function loadAccountEntities(
   ];
   const [movedRows, emojis] = await Promise.all([
     selectWithUsers(db, [...new Set(movedIds)]),
-    loadAccountEmojis(db, config.origin, [...new Set(emojiOwners)]),
+    loadAccountEmojis(db, urls, [...new Set(emojiOwners)]),
   ]);
-  const byId = accountEntitiesFromRows(config, rows, movedRows, emojis);
+  const byId = accountEntitiesFromRows(urls, rows, movedRows, emojis);
   return ids.map((id) => byId.get(id)).filter((a): a is Account => a != null);
 }

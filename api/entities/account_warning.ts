@@ -35,7 +35,7 @@ export async function accountWarningsById(
     .where(inArray(accountWarnings.id, wanted));
   const targets = await loadAccountEntities(
     ctx.database.db,
-    ctx.config,
+    ctx.mediaUrls,
     rows.map((r) => r.targetAccountId),
   );
   const targetsById = new Map(targets.map((a) => [a.id, a]));

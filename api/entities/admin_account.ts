@@ -14,7 +14,7 @@
  * the public entities through {@link loadAccountEntities}).
  */
 import { desc, eq, sql } from "drizzle-orm";
-import type { Config } from "../../config.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import type { Executor } from "../../db/connection.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { accounts, users, webSessions } from "../../db/schema/mod.ts";
@@ -138,7 +138,7 @@ async function loadIps(db: Executor, ids: string[]): Promise<Map<string, AdminIp
  */
 export async function loadAdminAccounts(
   db: Executor,
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   ids: readonly string[],
 ): Promise<AdminAccount[]> {
   const unique = [...new Set(ids)];
@@ -167,7 +167,7 @@ export async function loadAdminAccounts(
     }).from(accounts).leftJoin(users, eq(users.accountId, accounts.id))
       .where(anyId(accounts.id, unique)),
     loadIps(db, unique),
-    loadAccountEntities(db, config, unique),
+    loadAccountEntities(db, urls, unique),
   ]);
   const publicById = new Map(publics.map((a) => [a.id, a]));
   const byId = new Map<string, AdminAccount>();
@@ -183,8 +183,8 @@ export async function loadAdminAccounts(
 /** One account's entity, or null when there is no such account. */
 export async function loadAdminAccount(
   db: Executor,
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   id: string,
 ): Promise<AdminAccount | null> {
-  return (await loadAdminAccounts(db, config, [id]))[0] ?? null;
+  return (await loadAdminAccounts(db, urls, [id]))[0] ?? null;
 }

@@ -67,7 +67,7 @@ export async function serializeAdminReports(
   const statusIds = [...new Set(rows.flatMap((r) => r.statusIds))].filter(isId);
   const ruleIds = [...new Set(rows.flatMap((r) => r.ruleIds ?? []))].filter(isId);
   const [accounts, statuses, rules] = await Promise.all([
-    loadAdminAccounts(db, ctx.config, [...new Set(accountIds)]),
+    loadAdminAccounts(db, ctx.mediaUrls, [...new Set(accountIds)]),
     serializeStatusIds(ctx, statusIds, viewer),
     ruleIds.length
       ? db.select().from(instanceRules).where(inArray(instanceRules.id, ruleIds))

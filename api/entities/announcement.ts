@@ -25,6 +25,7 @@ import type { AnnouncementRow } from "../../actors/announcements/manage.ts";
 import { scanShortcodes } from "../../actors/emoji/shortcodes.ts";
 import { type CustomEmoji, customEmojiEntity } from "./custom_emoji.ts";
 import { localUris } from "../../model/uris.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 
 export interface AnnouncementReactionJson {
   name: string;
@@ -145,7 +146,7 @@ async function loadAnnouncementData(
 
 /** One announcement's reactions, a custom emoji's with its pictures (left out when it is gone). */
 function reactionsOf(
-  origin: string,
+  urls: MediaUrls,
   row: AnnouncementRow,
   data: AnnouncementData,
 ): AnnouncementReactionJson[] {
@@ -153,14 +154,14 @@ function reactionsOf(
     const out: AnnouncementReactionJson = { name: r.name, count: r.count, me: r.me };
     if (r.customEmojiId == null) return [out];
     const e = data.emojiById.get(r.customEmojiId);
-    const entity = e ? customEmojiEntity(origin, e) : null;
+    const entity = e ? customEmojiEntity(urls, e) : null;
     if (!entity) return [];
     return [{ ...out, url: entity.url, static_url: entity.static_url }];
   });
 }
 
 function announcementJson(
-  origin: string,
+  urls: MediaUrls,
   row: AnnouncementRow,
   data: AnnouncementData,
 ): AnnouncementJson {
@@ -190,14 +191,14 @@ function announcementJson(
     }),
     tags: row.tagNames.map((name) => ({
       name,
-      url: localUris(origin).tag(name.toLowerCase()),
+      url: localUris(urls.origin).tag(name.toLowerCase()),
     })),
     emojis: [...codes].flatMap((code) => {
       const e = data.emojiByCode.get(code);
-      const entity = e ? customEmojiEntity(origin, e) : null;
+      const entity = e ? customEmojiEntity(urls, e) : null;
       return entity ? [entity] : [];
     }),
-    reactions: reactionsOf(origin, row, data),
+    reactions: reactionsOf(urls, row, data),
   };
 }
 
@@ -209,5 +210,5 @@ export async function serializeAnnouncements(
 ): Promise<AnnouncementJson[]> {
   if (rows.length === 0) return [];
   const data = await loadAnnouncementData(ctx, rows, viewer);
-  return rows.map((row) => announcementJson(ctx.config.origin, row, data));
+  return rows.map((row) => announcementJson(ctx.mediaUrls, row, data));
 }

@@ -48,7 +48,7 @@ export async function wrappedAnnualReports(
   const db = ctx.database.db;
   const visible = await visibleStatusIds(db, viewerAccountId, statusIds);
   const [accounts, statuses] = await Promise.all([
-    loadAccountEntities(db, ctx.config, accountIds),
+    loadAccountEntities(db, ctx.mediaUrls, accountIds),
     serializeStatusIds(ctx, statusIds.filter((id) => visible.has(id)), {
       accountId: viewerAccountId,
     }),

@@ -17,6 +17,7 @@
  *   list and the single answers of one viewer are equal (masto.js compares
  *   them).
  */
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import {
@@ -132,7 +133,7 @@ export async function serializeCollections(
  */
 export async function serializeCollectionWithAccounts(
   db: Executor,
-  config: Pick<Config, "origin">,
+  config: MediaUrls,
   row: CollectionRow,
   viewerId: string | null,
 ): Promise<CollectionWithAccounts> {

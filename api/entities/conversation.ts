@@ -39,7 +39,7 @@ export async function serializeConversations(
     r.participantAccountIds.length ? r.participantAccountIds : [viewerId]
   );
   const accountsById = new Map(
-    (await loadAccountEntities(db, ctx.config, accountIds)).map((a) => [a.id, a]),
+    (await loadAccountEntities(db, ctx.mediaUrls, accountIds)).map((a) => [a.id, a]),
   );
   const out: ConversationJson[] = [];
   for (const row of rows) {

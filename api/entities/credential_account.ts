@@ -5,7 +5,7 @@
  */
 import { eq, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/queries/prepared.ts";
-import type { Config } from "../../config.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, followRequests, users } from "../../db/schema/mod.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
@@ -90,7 +90,7 @@ function sourceFields(account: AccountRow, settings: ResolvedSettings) {
 
 /** Serializes the owner's account with its source and role. */
 export function credentialAccountEntity(
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   account: AccountRow,
   user: { role: string; settings: Record<string, unknown> },
   followRequestsCount: number,
@@ -102,7 +102,7 @@ export function credentialAccountEntity(
     ? settings.noteSource
     : htmlToText(account.note);
   return {
-    ...accountEntity(config, account, user, moved, emojis),
+    ...accountEntity(urls, account, user, moved, emojis),
     source: {
       privacy: settings.defaultPrivacy,
       sensitive: settings.defaultSensitive,
@@ -126,7 +126,7 @@ const FOLLOW_REQUESTS_COUNT_LIMIT = 40;
 /** Loads and serializes the CredentialAccount of a local account (one or two queries). */
 export async function loadCredentialAccount(
   db: Executor,
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   accountId: string,
 ): Promise<CredentialAccount | null> {
   // Built once (db/queries/prepared.ts): building its SQL text on every
@@ -149,17 +149,17 @@ export async function loadCredentialAccount(
   ).execute({ id: accountId });
   if (!row) return null;
   const emojis = accountMayHaveEmoji(row.account)
-    ? (await loadAccountEmojis(db, config.origin, [accountId])).get(accountId)
+    ? (await loadAccountEmojis(db, urls, [accountId])).get(accountId)
     : undefined;
   return credentialAccountEntity(
-    config,
+    urls,
     row.account,
     { role: row.role, settings: row.settings ?? {} },
     row.pending,
     emojis,
     // A moved account shows where it went, as every Account does (actors/accounts/moves.ts).
     row.account.movedToAccountId
-      ? (await loadAccountEntities(db, config, [row.account.movedToAccountId]))[0] ?? null
+      ? (await loadAccountEntities(db, urls, [row.account.movedToAccountId]))[0] ?? null
       : null,
   );
 }

@@ -5,14 +5,15 @@
  * no text on the page could name an emoji).
  *
  * Local emoji point at our stored files (the original and its still PNG);
- * remote ones at their server's image, for both URLs (no proxy).
+ * remote ones at our copy when we have one, else at their server's image,
+ * for both URLs.
  */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { accountCustomEmojis, customEmojis, statusCustomEmojis } from "../../db/schema/mod.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
-import { storedFileUrl } from "../../actors/media/storage.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import { mayHaveEmoji, scanShortcodes } from "../../actors/emoji/shortcodes.ts";
 
 /** A custom emoji as Mastodon serializes it. */
@@ -27,14 +28,13 @@ export interface CustomEmoji {
 type EmojiRow = typeof customEmojis.$inferSelect;
 
 /** Serializes one emoji row; null when it has no image to show. */
-export function customEmojiEntity(origin: string, row: EmojiRow): CustomEmoji | null {
+export function customEmojiEntity(urls: MediaUrls, row: EmojiRow): CustomEmoji | null {
   let url: string, still: string;
-  if (row.domain == null) {
-    if (!row.filePath) return null;
-    url = storedFileUrl(origin, row.filePath);
-    still = row.staticPath ? storedFileUrl(origin, row.staticPath) : url;
+  if (row.filePath) {
+    url = urls.file(row.filePath);
+    still = row.staticPath ? urls.file(row.staticPath) : url;
   } else {
-    if (!row.remoteUrl) return null;
+    if (row.domain == null || !row.remoteUrl) return null;
     url = still = row.remoteUrl;
   }
   return {
@@ -48,12 +48,12 @@ export function customEmojiEntity(origin: string, row: EmojiRow): CustomEmoji | 
 
 /** Serializes emoji rows and groups them by the status or account that uses them. */
 export function emojisByOwner(
-  origin: string,
+  urls: MediaUrls,
   rows: { ownerId: string; emoji: EmojiRow }[],
 ): Map<string, CustomEmoji[]> {
   const out = new Map<string, CustomEmoji[]>();
   for (const { ownerId, emoji } of rows) {
-    const entity = customEmojiEntity(origin, emoji);
+    const entity = customEmojiEntity(urls, emoji);
     if (!entity) continue;
     const list = out.get(ownerId);
     if (list) list.push(entity);
@@ -67,7 +67,7 @@ const IDS = sql.placeholder("ids");
 /** The emoji of statuses by status id (one prepared query; none for no ids). */
 export async function loadStatusEmojis(
   db: Executor,
-  origin: string,
+  urls: MediaUrls,
   statusIds: readonly string[],
 ): Promise<Map<string, CustomEmoji[]>> {
   if (statusIds.length === 0) return new Map();
@@ -83,13 +83,13 @@ export async function loadStatusEmojis(
   ).execute({
     ids: [...statusIds],
   });
-  return emojisByOwner(origin, rows);
+  return emojisByOwner(urls, rows);
 }
 
 /** The emoji of accounts by account id (one prepared query; none for no ids). */
 export async function loadAccountEmojis(
   db: Executor,
-  origin: string,
+  urls: MediaUrls,
   accountIds: readonly string[],
 ): Promise<Map<string, CustomEmoji[]>> {
   if (accountIds.length === 0) return new Map();
@@ -105,20 +105,20 @@ export async function loadAccountEmojis(
   ).execute({
     ids: [...accountIds],
   });
-  return emojisByOwner(origin, rows);
+  return emojisByOwner(urls, rows);
 }
 
 /**
  * The emoji of the picker (GET /api/v1/custom_emojis): local, enabled and
  * listed ones, as Mastodon's `CustomEmoji.listed`.
  */
-export async function loadPickerEmojis(db: Executor, origin: string): Promise<CustomEmoji[]> {
+export async function loadPickerEmojis(db: Executor, urls: MediaUrls): Promise<CustomEmoji[]> {
   const rows = await db.select().from(customEmojis).where(and(
     isNull(customEmojis.domain),
     eq(customEmojis.disabled, false),
     eq(customEmojis.visibleInPicker, true),
   )).orderBy(asc(customEmojis.shortcode));
-  return rows.map((r) => customEmojiEntity(origin, r)).filter((e): e is CustomEmoji => e != null);
+  return rows.map((r) => customEmojiEntity(urls, r)).filter((e): e is CustomEmoji => e != null);
 }
 
 /**
@@ -127,7 +127,7 @@ export async function loadPickerEmojis(db: Executor, origin: string): Promise<Cu
  */
 export async function loadEmojisByShortcode(
   db: Executor,
-  origin: string,
+  urls: MediaUrls,
   domain: string | null,
   shortcodes: readonly string[],
 ): Promise<Map<string, CustomEmoji>> {
@@ -139,7 +139,7 @@ export async function loadEmojisByShortcode(
   ));
   const out = new Map<string, CustomEmoji>();
   for (const row of rows) {
-    const entity = customEmojiEntity(origin, row);
+    const entity = customEmojiEntity(urls, row);
     if (entity) out.set(row.shortcode, entity);
   }
   return out;

@@ -6,6 +6,7 @@
  * some answer depends on them (locked local accounts, remote ones whose
  * policy names followers or following).
  */
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import { and, eq, or } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { anyId } from "../../db/queries/any_id.ts";
@@ -16,7 +17,6 @@ import {
   policyNeedsRelations,
 } from "../../model/feature_policy.ts";
 import { type Account, FEATURE_POLICY, loadAccountEntities } from "./account.ts";
-import type { Config } from "../../config.ts";
 
 /** Follows between a viewer and some accounts: who the viewer follows, who follows it. */
 export interface ViewerFollows {
@@ -73,7 +73,7 @@ export async function withFeatureApproval(
  */
 export async function loadAccountEntitiesFor(
   db: Executor,
-  config: Pick<Config, "origin">,
+  config: MediaUrls,
   ids: readonly string[],
   viewerId: string | null,
 ): Promise<Account[]> {

@@ -33,7 +33,7 @@ export async function serializeInteractionRequests(
     r.type === "reply" && r.statusId ? [r.targetStatusId, r.statusId] : [r.targetStatusId]
   );
   const [accounts, statuses] = await Promise.all([
-    loadAccountEntities(ctx.database.db, ctx.config, rows.map((r) => r.accountId)),
+    loadAccountEntities(ctx.database.db, ctx.mediaUrls, rows.map((r) => r.accountId)),
     serializeStatusIds(ctx, statusIds, viewer),
   ]);
   const accountsById = new Map(accounts.map((a) => [a.id, a]));

@@ -1,17 +1,16 @@
 /**
  * The MediaAttachment entity (Mastodon 4.5) from `media_attachments` rows.
  *
- * Local files are served under the media URL prefix (`/system/…`, the same
- * prefix as profile images); remote attachments that were not copied keep
+ * Stored files (uploads, and copies of remote files) are at the store's
+ * URLs (actors/media/urls.ts); remote attachments that were not copied keep
  * pointing at their server (`url` = `remote_url`).
  */
 import { inArray, sql } from "drizzle-orm";
 import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
-import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { mediaAttachments } from "../../db/schema/mod.ts";
-import { mediaFileUrl } from "../../actors/media/profile_media.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 
 export type MediaAttachmentRow = typeof mediaAttachments.$inferSelect;
 
@@ -29,16 +28,13 @@ export interface MediaAttachmentJson {
   blurhash: string | null;
 }
 
-function fileUrl(config: Pick<Config, "origin">, path: string | null): string | null {
-  return mediaFileUrl(config.origin, path);
-}
-
 /** Serializes one attachment row. */
 export function mediaAttachmentEntity(
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   row: MediaAttachmentRow,
 ): MediaAttachmentJson {
-  const local = fileUrl(config, row.filePath);
+  const fileUrl = (key: string | null) => key ? urls.file(key) : null;
+  const local = fileUrl(row.filePath);
   const processing = row.state === "processing";
   const url = processing ? null : local ?? row.remoteUrl ?? null;
   // Without a preview image, only a still image can stand in for itself: a
@@ -46,7 +42,7 @@ export function mediaAttachmentEntity(
   // type (or one whose server's media is rejected by a domain block) is
   // only linked, never shown as a preview.
   const stillImage = row.type === "image" || (row.type === "unknown" && local != null);
-  const preview = fileUrl(config, row.previewPath) ??
+  const preview = fileUrl(row.previewPath) ??
     (stillImage ? local ?? row.remoteUrl ?? null : null);
   return {
     id: row.id,

@@ -76,7 +76,7 @@ export async function serializeNotifications(
   if (rows.length === 0) return [];
   const accountList = await loadAccountEntities(
     ctx.database.db,
-    ctx.config,
+    ctx.mediaUrls,
     rows.map((r) => r.fromAccountId),
   );
   const accountsById = new Map(accountList.map((a) => [a.id, a]));

@@ -108,7 +108,7 @@ export async function serializeNotificationGroups(
   options: { partialAvatars?: boolean; keepStatus?: string; paged?: boolean } = {},
 ): Promise<GroupedNotificationsJson> {
   const samples = groups.map((g) => g.data ? g.data.sampleAccountIds : [g.row.fromAccountId]);
-  const accountList = await loadAccountEntities(ctx.database.db, ctx.config, samples.flat());
+  const accountList = await loadAccountEntities(ctx.database.db, ctx.mediaUrls, samples.flat());
   const accountsById = new Map(accountList.map((a) => [a.id, a]));
   const statuses = await statusesById(
     ctx,

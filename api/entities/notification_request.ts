@@ -29,7 +29,7 @@ export async function serializeNotificationRequests(
 ): Promise<NotificationRequestJson[]> {
   if (rows.length === 0) return [];
   const [accountList, statuses] = await Promise.all([
-    loadAccountEntities(ctx.database.db, ctx.config, rows.map((r) => r.fromAccountId)),
+    loadAccountEntities(ctx.database.db, ctx.mediaUrls, rows.map((r) => r.fromAccountId)),
     statusesById(ctx, rows.map((r) => r.lastStatusId), viewerAccountId),
   ]);
   const accountsById = new Map(accountList.map((a) => [a.id, a]));

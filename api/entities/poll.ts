@@ -12,6 +12,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { anyId } from "../../db/queries/any_id.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import type { Executor } from "../../db/connection.ts";
 import { polls, pollVotes } from "../../db/schema/mod.ts";
 import { type CustomEmoji, emojisUsedIn, loadStatusEmojis } from "./custom_emoji.ts";
@@ -99,20 +100,22 @@ export async function loadPolls(
 
 /**
  * Loads and serializes polls by id (for GET /api/v1/polls/:id and the like).
- * With `origin`, options' custom emoji are loaded too (one more query, only
+ * With `urls`, options' custom emoji are loaded too (one more query, only
  * when some option could name one).
  */
 export async function loadPollEntities(
   db: Executor,
   pollIds: readonly string[],
   viewer: { accountId: string } | null,
-  origin?: string,
+  urls?: MediaUrls,
 ): Promise<Map<string, PollJson>> {
   const { polls: rows, votes } = await loadPolls(db, pollIds, viewer);
-  const withEmoji = origin
+  const withEmoji = urls
     ? [...rows.values()].filter((p) => p.statusId && mayHaveEmoji(p.options))
     : [];
-  const emojis = await loadStatusEmojis(db, origin ?? "", withEmoji.map((p) => p.statusId!));
+  const emojis = urls
+    ? await loadStatusEmojis(db, urls, withEmoji.map((p) => p.statusId!))
+    : new Map();
   const out = new Map<string, PollJson>();
   for (const [id, row] of rows) {
     const used = row.statusId ? emojisUsedIn(emojis.get(row.statusId), row.options) : [];

@@ -47,7 +47,7 @@ export async function serializeReports(
   if (rows.length === 0) return [];
   const targets = await loadAccountEntities(
     ctx.database.db,
-    ctx.config,
+    ctx.mediaUrls,
     rows.map((r) => r.targetAccountId),
   );
   const byId = new Map(targets.map((a) => [a.id, a]));

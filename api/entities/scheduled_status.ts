@@ -35,7 +35,7 @@ export async function serializeScheduledStatuses(
       id: row.id,
       scheduled_at: row.scheduledAt.toISOString(),
       params: row.params,
-      media_attachments: mine.map((m) => mediaAttachmentEntity(ctx.config, m)),
+      media_attachments: mine.map((m) => mediaAttachmentEntity(ctx.mediaUrls, m)),
     };
   });
 }

@@ -7,8 +7,8 @@
  * cache lacks.
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import {
   accounts,
   customEmojis,
@@ -53,7 +53,7 @@ type PreviewCardRow = typeof previewCards.$inferSelect;
 type CustomEmojiRow = typeof customEmojis.$inferSelect;
 
 /** The PreviewCard entity of a stored card (also the base of a trending link). */
-export function cardEntity(row: PreviewCardRow): PreviewCardJson {
+export function cardEntity(urls: MediaUrls, row: PreviewCardRow): PreviewCardJson {
   return {
     url: row.url,
     title: row.title,
@@ -71,7 +71,8 @@ export function cardEntity(row: PreviewCardRow): PreviewCardJson {
     html: row.html,
     width: row.width,
     height: row.height,
-    image: row.imageUrl,
+    // Our copy of the page's image when we have one.
+    image: row.imageKey ? urls.file(row.imageKey) : row.imageRemoteUrl,
     image_description: "",
     embed_url: row.embedUrl,
     blurhash: row.blurhash,
@@ -199,12 +200,12 @@ function listMap<T>(): { map: Map<string, T[]>; add(key: string, value: T): void
  */
 export async function loadContent(
   db: Executor,
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   statusIds: readonly string[],
   accountIds: readonly string[],
 ): Promise<{ statuses: StatusBundle[]; accounts: Account[] }> {
   if (statusIds.length === 0 && accountIds.length === 0) return { statuses: [], accounts: [] };
-  const origin = config.origin;
+  const origin = urls.origin;
   const [loaded] = await prepared(db, "status_content", () => contentQuery(db))
     .execute({ ids: [...statusIds], accounts: [...accountIds] }) as unknown as Loaded[];
 
@@ -216,12 +217,12 @@ export async function loadContent(
     role: a.userRole,
     settings: a.userSettings as AccountWithUser["settings"],
   }));
-  const accountEmojis = emojisByOwner(origin, emojiRows(loaded.accountEmojis));
-  const accountMap = accountEntitiesFromRows(config, accountRows, accountRows, accountEmojis);
+  const accountEmojis = emojisByOwner(urls, emojiRows(loaded.accountEmojis));
+  const accountMap = accountEntitiesFromRows(urls, accountRows, accountRows, accountEmojis);
 
   const media = listMap<MediaAttachmentJson>();
   for (const m of revive<MediaAttachmentRowLike>(mediaAttachments, loaded.media)) {
-    media.add(m.statusId!, mediaAttachmentEntity(config, m));
+    media.add(m.statusId!, mediaAttachmentEntity(urls, m));
   }
   const mentions = listMap<MentionJson>();
   for (const m of loaded.mentions ?? []) {
@@ -237,7 +238,7 @@ export async function loadContent(
     const name = t.name.toLowerCase();
     tags.add(t.statusId, { name, url: localUris(origin).tag(name) });
   }
-  const emojis = emojisByOwner(origin, emojiRows(loaded.statusEmojis));
+  const emojis = emojisByOwner(urls, emojiRows(loaded.statusEmojis));
   const pollMap = new Map(revive<PollRow>(polls, loaded.polls).map((p) => [p.id, p]));
   const apps = new Map((loaded.applications ?? []).map((a) => [a.id, a]));
   const cards = new Map(
@@ -262,7 +263,7 @@ export async function loadContent(
       emojis: emojis.get(row.id) ?? [],
       poll: original && row.pollId ? pollMap.get(row.pollId) ?? null : null,
       application: app ? { name: app.name, website: app.website } : null,
-      card: card ? cardEntity(card) : null,
+      card: card ? cardEntity(urls, card) : null,
       cardId: card ? card.id : null,
       taggedCollectionIds: tagged.map.get(row.id) ?? [],
     };

@@ -47,7 +47,7 @@ async function withEmojis(
   if (codes.length === 0) return versions;
   // acct is `user@domain` for remote authors (acctOf), the bare name for local ones.
   const domain = versions[0]?.account?.acct.split("@")[1] ?? null;
-  const emojis = await loadEmojisByShortcode(ctx.database.db, ctx.config.origin, domain, codes);
+  const emojis = await loadEmojisByShortcode(ctx.database.db, ctx.mediaUrls, domain, codes);
   for (const version of versions) {
     version.emojis = scanShortcodes(textsOf(version)).map((code) => emojis.get(code))
       .filter((e): e is CustomEmoji => e != null)
@@ -62,7 +62,7 @@ export async function loadStatusHistory(
   status: StatusRow,
 ): Promise<StatusEditJson[]> {
   const db = ctx.database.db;
-  const [account] = await loadAccountEntities(db, ctx.config, [status.accountId]);
+  const [account] = await loadAccountEntities(db, ctx.mediaUrls, [status.accountId]);
   const edits = await db.select().from(statusEdits)
     .where(eq(statusEdits.statusId, status.id)).orderBy(
       asc(statusEdits.createdAt),
@@ -82,7 +82,7 @@ export async function loadStatusHistory(
       sensitive: status.sensitive,
       created_at: status.createdAt.toISOString(),
       account,
-      media_attachments: media.map((m) => mediaAttachmentEntity(ctx.config, m)),
+      media_attachments: media.map((m) => mediaAttachmentEntity(ctx.mediaUrls, m)),
       emojis: [],
     };
     if (poll) only.poll = { options: poll.options.map((title) => ({ title })) };
@@ -90,7 +90,7 @@ export async function loadStatusHistory(
   }
   const media = new Map(
     (await loadMediaByIds(db, edits.flatMap((e) => e.mediaAttachmentIds)))
-      .map((m) => [m.id, mediaAttachmentEntity(ctx.config, m)]),
+      .map((m) => [m.id, mediaAttachmentEntity(ctx.mediaUrls, m)]),
   );
   return await withEmojis(
     ctx,

@@ -283,7 +283,7 @@ export async function hydrate(
   }
   for (const row of rows) wantAccount(row.accountId);
   if (missingStatuses.length > 0 || missingAccounts.size > 0) {
-    const loaded = await loadContent(db, ctx.config, missingStatuses, [...missingAccounts]);
+    const loaded = await loadContent(db, ctx.mediaUrls, missingStatuses, [...missingAccounts]);
     for (const bundle of loaded.statuses) {
       bundles.set(bundle.row.id, bundle);
       if (useCache) cache.storeStatus(epoch, bundle);

@@ -4,7 +4,7 @@
  * mapped as Mastodon maps it (featured → staff; most followed and most
  * interactions → global; the viewer's own graph → past_interactions).
  */
-import type { Config } from "../../config.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import type { Executor } from "../../db/connection.ts";
 import type { SuggestionRow, SuggestionSource } from "../../db/queries/suggestions.ts";
 import { type Account, loadAccountEntities } from "./account.ts";
@@ -25,10 +25,10 @@ function legacySource(sources: readonly SuggestionSource[]): SuggestionJson["sou
 /** Serializes suggestions in order, with their accounts loaded in one batch. */
 export async function serializeSuggestions(
   db: Executor,
-  config: Pick<Config, "origin">,
+  urls: MediaUrls,
   rows: readonly SuggestionRow[],
 ): Promise<SuggestionJson[]> {
-  const accounts = await loadAccountEntities(db, config, rows.map((r) => r.accountId));
+  const accounts = await loadAccountEntities(db, urls, rows.map((r) => r.accountId));
   const byId = new Map(accounts.map((a) => [a.id, a]));
   return rows.flatMap((r) => {
     const account = byId.get(r.accountId);

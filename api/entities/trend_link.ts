@@ -4,6 +4,7 @@
  */
 import { inArray } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import { previewCards } from "../../db/schema/mod.ts";
 import type { TagHistoryDay } from "../../db/queries/tags.ts";
 import { cardHistories } from "../../db/queries/trends.ts";
@@ -18,6 +19,7 @@ export interface TrendLinkJson extends PreviewCardJson {
 /** Serializes cards by id, in the order given (cards gone since are skipped). */
 export async function serializeTrendLinks(
   database: Database,
+  urls: MediaUrls,
   cardIds: readonly string[],
 ): Promise<TrendLinkJson[]> {
   if (cardIds.length === 0) return [];
@@ -28,6 +30,6 @@ export async function serializeTrendLinks(
   const byId = new Map(rows.map((r) => [r.id, r]));
   return cardIds.flatMap((id) => {
     const row = byId.get(id);
-    return row ? [{ ...cardEntity(row), history: histories.get(id) ?? [] }] : [];
+    return row ? [{ ...cardEntity(urls, row), history: histories.get(id) ?? [] }] : [];
   });
 }

@@ -64,7 +64,7 @@ export function accountRoutes(): Hono<ApiEnv> {
   const readAccounts = scopesIfToken("read:accounts");
 
   app.get("/api/v1/accounts/lookup", readAccounts, async (c) => {
-    const { config, database } = c.get("ctx");
+    const { config, database, mediaUrls } = c.get("ctx");
     const acct = readString(await params(c), "acct");
     // An overlong handle names no account: the same 404 as any unknown one.
     const parsed = acct && acct.length <= MAX_ACCT_LENGTH ? parseAcct(acct, config.domain) : null;
@@ -72,7 +72,7 @@ export function accountRoutes(): Hono<ApiEnv> {
     // Known accounts only: Mastodon's lookup skips WebFinger on purpose.
     const account = await findViewableAccountByHandle(database, parsed.username, parsed.domain);
     if (!account) throw new ApiError(404, NOT_FOUND);
-    const [entity] = await loadAccountEntities(database.db, config, [account.id]);
+    const [entity] = await loadAccountEntities(database.db, mediaUrls, [account.id]);
     if (!entity) throw new ApiError(404, NOT_FOUND);
     return c.json(entity);
   });
@@ -82,7 +82,7 @@ export function accountRoutes(): Hono<ApiEnv> {
   app.route("/", accountListRoutes());
 
   app.get("/api/v1/accounts", readAccounts, async (c) => {
-    const { config, database } = c.get("ctx");
+    const { database, mediaUrls } = c.get("ctx");
     const requested = readStringArray(await params(c), "id") ?? [];
     // Mastodon counts distinct ids against the cap.
     const distinct = [...new Set(requested)];
@@ -93,13 +93,13 @@ export function accountRoutes(): Hono<ApiEnv> {
       );
     }
     const ids = await filterViewableAccountIds(database, distinct.filter((id) => isId(id)));
-    return c.json(await loadAccountEntities(database.db, config, ids));
+    return c.json(await loadAccountEntities(database.db, mediaUrls, ids));
   });
 
   app.get("/api/v1/accounts/:id{[0-9]+}", readAccounts, async (c) => {
-    const { config, database } = c.get("ctx");
+    const { database, mediaUrls } = c.get("ctx");
     const account = await accountFromPath(c);
-    const [entity] = await loadAccountEntities(database.db, config, [account.id]);
+    const [entity] = await loadAccountEntities(database.db, mediaUrls, [account.id]);
     if (!entity) throw new ApiError(404, NOT_FOUND);
     return c.json(entity);
   });

@@ -46,8 +46,8 @@ async function respondWithPage(
   items: AccountPageItem[],
   limit: number,
 ): Promise<Response> {
-  const { config, database } = c.get("ctx");
-  const entities = await loadAccountEntities(database.db, config, items.map((i) => i.accountId));
+  const { database, mediaUrls } = c.get("ctx");
+  const entities = await loadAccountEntities(database.db, mediaUrls, items.map((i) => i.accountId));
   // Cursors come from the rows, so an account that vanished between the two
   // queries costs its entity but never breaks the paging.
   setPaginationHeaders(c, items, (item) => item.cursor, {
@@ -82,7 +82,7 @@ export function accountListRoutes(): Hono<ApiEnv> {
     "/api/v1/accounts/familiar_followers",
     requireUser("read:follows"),
     async (c) => {
-      const { config, database } = c.get("ctx");
+      const { database, mediaUrls } = c.get("ctx");
       const requested = [...new Set(readStringArray(await params(c), "id") ?? [])];
       if (requested.length > MAX_FAMILIAR_IDS) {
         throw new ApiError(
@@ -97,7 +97,7 @@ export function accountListRoutes(): Hono<ApiEnv> {
       );
       const accountIds = [...new Set(items.flatMap((item) => item.accountIds))];
       const entities = new Map<string, Account>(
-        (await loadAccountEntities(database.db, config, accountIds)).map((a) => [a.id, a]),
+        (await loadAccountEntities(database.db, mediaUrls, accountIds)).map((a) => [a.id, a]),
       );
       return c.json(items.map((item) => ({
         id: item.id,

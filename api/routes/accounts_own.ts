@@ -101,8 +101,8 @@ function readProfileUpdate(p: Params): ProfileUpdate {
 
 /** The CredentialAccount of the request's user. */
 async function credentialAccount(c: Context<ApiEnv>): Promise<Response> {
-  const { config, database } = c.get("ctx");
-  const entity = await loadCredentialAccount(database.db, config, c.get("user")!.accountId);
+  const { database, mediaUrls } = c.get("ctx");
+  const entity = await loadCredentialAccount(database.db, mediaUrls, c.get("user")!.accountId);
   if (!entity) throw new ApiError(404, "Record not found");
   return c.json(entity);
 }

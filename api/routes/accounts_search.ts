@@ -114,7 +114,7 @@ export function accountSearchRoutes(): Hono<ApiEnv> {
       following: readBoolean(p, "following") ?? false,
       viewerId: viewerAccountId(c)!,
     });
-    return c.json(await loadAccountEntities(ctx.database.db, ctx.config, ids));
+    return c.json(await loadAccountEntities(ctx.database.db, ctx.mediaUrls, ids));
   });
 
   return app;

@@ -45,8 +45,8 @@ export function blockAndMuteRoutes(): Hono<ApiEnv> {
         .orderBy(window.order).limit(page.limit);
       if (window.reverse) rows.reverse();
       linkRelationPage(c, rows, page.limit);
-      const { config } = c.get("ctx");
-      const entities = await loadAccountEntities(db, config, rows.map((r) => r.targetId));
+      const { mediaUrls } = c.get("ctx");
+      const entities = await loadAccountEntities(db, mediaUrls, rows.map((r) => r.targetId));
       if (!mutesOnly) return c.json(entities);
       const expiry = new Map(rows.map((r) => [r.targetId, r.expiresAt as Date | null]));
       return c.json(entities.map((entity) => ({

@@ -164,10 +164,10 @@ function collectionRoutesAt(prefix: string, alpha: boolean): Hono<ApiEnv> {
   });
 
   app.get(`${base}/:id{[0-9]+}`, ...read, async (c) => {
-    const { config, database } = c.get("ctx");
+    const { database, mediaUrls } = c.get("ctx");
     const viewer = viewerAccountId(c);
     const row = await visibleCollection(c, idParam(c, "id"));
-    const answer = await serializeCollectionWithAccounts(database.db, config, row, viewer);
+    const answer = await serializeCollectionWithAccounts(database.db, mediaUrls, row, viewer);
     answer.accounts = await withFeatureApproval(database.db, viewer, answer.accounts);
     return c.json(answer);
   });

@@ -40,13 +40,13 @@ export function discoveryRoutes(): Hono<ApiEnv> {
     return await suggestionsFor(database, viewerAccountId(c)!, limit);
   };
   app.get("/api/v2/suggestions", readSuggestions, async (c) => {
-    const { database, config } = c.get("ctx");
-    return c.json(await serializeSuggestions(database.db, config, await suggestions(c)));
+    const { database, mediaUrls } = c.get("ctx");
+    return c.json(await serializeSuggestions(database.db, mediaUrls, await suggestions(c)));
   });
   app.get("/api/v1/suggestions", readSuggestions, async (c) => {
-    const { database, config } = c.get("ctx");
+    const { database, mediaUrls } = c.get("ctx");
     const ids = (await suggestions(c)).map((s) => s.accountId);
-    return c.json(await loadAccountEntities(database.db, config, ids));
+    return c.json(await loadAccountEntities(database.db, mediaUrls, ids));
   });
   app.delete(
     "/api/v1/suggestions/:account_id",
@@ -59,7 +59,7 @@ export function discoveryRoutes(): Hono<ApiEnv> {
   );
 
   app.get("/api/v1/directory", async (c) => {
-    const { database, config } = c.get("ctx");
+    const { database, mediaUrls } = c.get("ctx");
     const p = await params(c);
     const page = { offset: readOffset(p), limit: clampLimit(p.limit, PAGE_SIZES.accounts) };
     const ids = await directoryPage(database, viewerAccountId(c), {
@@ -68,7 +68,7 @@ export function discoveryRoutes(): Hono<ApiEnv> {
       ...page,
     });
     setOffsetLinks(c, page.offset, page.limit, ids.length);
-    return c.json(await loadAccountEntities(database.db, config, ids));
+    return c.json(await loadAccountEntities(database.db, mediaUrls, ids));
   });
   return app;
 }

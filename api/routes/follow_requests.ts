@@ -35,8 +35,8 @@ export function followRequestRoutes(): Hono<ApiEnv> {
       .orderBy(window.order).limit(page.limit);
     if (window.reverse) rows.reverse();
     linkRelationPage(c, rows, page.limit);
-    const { config } = c.get("ctx");
-    return c.json(await loadAccountEntities(db, config, rows.map((r) => r.accountId)));
+    const { mediaUrls } = c.get("ctx");
+    return c.json(await loadAccountEntities(db, mediaUrls, rows.map((r) => r.accountId)));
   });
 
   const writeFollows = requireUser("write:follows", "follow");

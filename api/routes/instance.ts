@@ -62,7 +62,7 @@ export async function loadContactAccount(ctx: AppContext): Promise<Account | nul
     ORDER BY (lower(a.username) = ${wanted}) DESC, (u.role = 'owner') DESC, u.id ASC
     LIMIT 1`);
   if (!row) return null;
-  const [account] = await loadAccountEntities(database.db, config, [String(row.id)]);
+  const [account] = await loadAccountEntities(database.db, ctx.mediaUrls, [String(row.id)]);
   return account ?? null;
 }
 

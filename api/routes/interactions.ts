@@ -124,7 +124,7 @@ async function accountPage(c: Context<ApiEnv>, source: RelationSource): Promise<
   const viewer = viewerAccountId(c);
   const status = await statusFromPath(c, viewer);
   const page = readPageParams(await params(c), PAGE_SIZES.accounts);
-  const { config, database } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const window = pageWindow(sql`r.id`, page);
   const found = await database.rows<{ cursor: string | number; account_id: string | number }>(
     sql`SELECT r.id AS cursor, a.id AS account_id
@@ -142,7 +142,7 @@ async function accountPage(c: Context<ApiEnv>, source: RelationSource): Promise<
     prevParam: "since_id",
     hasMore: items.length === page.limit,
   });
-  return c.json(await loadAccountEntities(database.db, config, items.map((i) => i.accountId)));
+  return c.json(await loadAccountEntities(database.db, mediaUrls, items.map((i) => i.accountId)));
 }
 
 /** The interaction routes, mounted at the root of the app. */

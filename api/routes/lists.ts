@@ -115,7 +115,7 @@ export function listRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/lists/:id/accounts", read, async (c) => {
-    const { config, database } = c.get("ctx");
+    const { database, mediaUrls } = c.get("ctx");
     const id = listIdOf(c);
     await run(() => findOwnList(database.db, viewerAccountId(c)!, id));
     const p = await params(c);
@@ -124,7 +124,11 @@ export function listRoutes(): Hono<ApiEnv> {
     const all = p.limit != null && p.limit !== "" && Number(p.limit) === 0;
     const limit = all ? null : clampLimit(p.limit, PAGE_SIZES.accounts);
     const items = await listMembersPage(database.db, id, { ...page, limit });
-    const entities = await loadAccountEntities(database.db, config, items.map((i) => i.accountId));
+    const entities = await loadAccountEntities(
+      database.db,
+      mediaUrls,
+      items.map((i) => i.accountId),
+    );
     if (!all) {
       setPaginationHeaders(c, items, (item) => item.cursor, {
         prevParam: "since_id",

@@ -76,7 +76,7 @@ function readDescription(p: Params): string | undefined {
 /** The attachment as JSON with the status its state calls for. */
 function answer(c: Context<ApiEnv>, row: MediaRow, processingStatus: 202 | 206): Response {
   if (row.state === "failed") throw new ApiError(422, PROCESSING_ERROR);
-  const entity = mediaAttachmentEntity(c.get("ctx").config, row);
+  const entity = mediaAttachmentEntity(c.get("ctx").mediaUrls, row);
   return c.json(entity, row.state === "processing" ? processingStatus : 200);
 }
 

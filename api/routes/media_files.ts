@@ -1,72 +1,78 @@
 /**
- * Serves stored media attachment files:
- * GET /system/media_attachments/files/<id groups>/<style>-<hex>.<ext>.
+ * Serves the media store's public files: `GET|HEAD /system/<key>`, for every
+ * store (the folder store's files, and a bucket's objects when no alias
+ * host serves them directly).
  *
- * Only paths of the exact shape the store writes are looked up
- * (`isSafeAttachmentPath`), so no request reaches another file, whatever its
- * dots, slashes or encodings. The content type comes from the extension the
- * store chose (never from the upload), with `nosniff` and a sandboxing CSP.
- * Names are random and never reused, so answers are cached for a year.
- * Single byte ranges are answered (206), as video players and Safari need.
- * Files of suspended or deleted accounts answer 404 (one primary-key lookup).
+ * Only keys of the exact shape the store writes are looked up
+ * (actors/media/store/keys.ts), never archives, so no request reaches
+ * another file, whatever its dots, slashes or encodings. The content type
+ * comes from the extension the store chose (never from an upload), with
+ * `nosniff` and a sandboxing CSP. Names are random and never reused, so
+ * answers are cached for a year. Single byte ranges are answered (206), as
+ * video players and Safari need. Files of suspended or deleted accounts
+ * answer 404 (one primary-key lookup). Web clients served from other
+ * origins read avatars and media across origins: `Access-Control-Allow-Origin: *`.
  */
 import { Hono } from "hono";
+import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
-import { MEDIA_URL_PREFIX } from "../../actors/media/profile_media.ts";
 import {
-  ATTACHMENTS_FOLDER,
-  isSafeAttachmentPath,
-  storedContentType,
-  storedFileName,
-} from "../../actors/media/storage.ts";
-import { isMediaOfHiddenAccount } from "../../db/queries/visibility.ts";
+  type ByteRange,
+  MEDIA_URL_PREFIX,
+  MediaStoreUnavailable,
+  parseKey,
+  RangeNotSatisfiable,
+  type StoredFile,
+} from "../../actors/media/store/mod.ts";
+import type { ParsedKey } from "../../actors/media/store/keys.ts";
+import { isHiddenAccount, isMediaOfHiddenAccount } from "../../db/queries/visibility.ts";
+import type { Executor } from "../../db/connection.ts";
 
-const PREFIX = `${MEDIA_URL_PREFIX}/${ATTACHMENTS_FOLDER.join("/")}/`;
+/** Headers of every file answer. */
+const FILE_HEADERS = {
+  "Cache-Control": "public, max-age=31536000, immutable",
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; sandbox",
+  "Access-Control-Allow-Origin": "*",
+  "Accept-Ranges": "bytes",
+};
 
-/** Parses a single `bytes=` range against a size; null when absent or not satisfiable. */
-function parseRange(header: string | null, size: number): { start: number; end: number } | null {
+/** Parses a single `bytes=` range; null when absent or not one range. */
+function parseRange(header: string | undefined): ByteRange | null {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? "");
   if (!match || (match[1] === "" && match[2] === "")) return null;
-  let start: number, end: number;
-  if (match[1] === "") {
-    start = Math.max(0, size - Number(match[2]));
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  return start <= end && start < size ? { start, end } : null;
+  if (match[1] === "") return { suffix: Number(match[2]) };
+  const start = Number(match[1]);
+  const end = match[2] === "" ? undefined : Number(match[2]);
+  // A range that ends before it starts is not a range: the whole file (RFC 9110).
+  return end !== undefined && end < start ? null : { start, end };
 }
 
-/** A stream of `length` bytes of a file from where it was positioned. */
-function limitedStream(file: Deno.FsFile, length: number): ReadableStream<Uint8Array> {
-  let left = length;
-  // A reader may cancel after the last chunk was queued (the file is closed
-  // then, with chunks still unread): the file is closed once.
-  let open = true;
-  const close = () => {
-    if (open) file.close();
-    open = false;
-  };
-  return new ReadableStream({
-    async pull(controller) {
-      const chunk = new Uint8Array(Math.min(64 * 1024, left));
-      const read = chunk.length ? await file.read(chunk) : null;
-      if (read == null || read === 0) {
-        close();
-        controller.close();
-        return;
-      }
-      left -= read;
-      controller.enqueue(chunk.subarray(0, read));
-      if (left <= 0) {
-        close();
-        controller.close();
-      }
-    },
-    cancel() {
-      close();
-    },
+/** Whether the file's owner is hidden (suspended or deleted account). */
+async function ownerHidden(db: Executor, parsed: ParsedKey): Promise<boolean> {
+  if (parsed.kind === "attachment") return await isMediaOfHiddenAccount(db, parsed.id);
+  if (parsed.kind === "avatar" || parsed.kind === "header") {
+    return await isHiddenAccount(db, parsed.id);
+  }
+  return false;
+}
+
+function notFound(c: Context<ApiEnv>): Response {
+  return c.text("Not Found", 404);
+}
+
+/** The answer of a file read from the store. */
+function fileResponse(c: Context<ApiEnv>, file: StoredFile): Response {
+  const headers: Record<string, string> = { ...FILE_HEADERS, "Content-Type": file.contentType };
+  if (file.etag) headers.ETag = file.etag;
+  if (!file.range) {
+    return c.body(file.body, 200, { ...headers, "Content-Length": String(file.size) });
+  }
+  const { start, end } = file.range;
+  return c.body(file.body, 206, {
+    ...headers,
+    "Content-Range": `bytes ${start}-${end}/${file.size}`,
+    "Content-Length": String(end - start + 1),
   });
 }
 
@@ -74,45 +80,31 @@ function limitedStream(file: Deno.FsFile, length: number): ReadableStream<Uint8A
 export function mediaFileRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
-  app.get(`${PREFIX}*`, async (c) => {
-    const segments = c.req.path.slice(MEDIA_URL_PREFIX.length + 1).split("/");
-    if (!isSafeAttachmentPath(segments)) return c.text("Not Found", 404);
-    const { config, database } = c.get("ctx");
-    // The attachment id is spelt by the folder groups (actors/media/storage.ts idPartition).
-    const attachmentId = BigInt(segments.slice(ATTACHMENTS_FOLDER.length, -1).join("")).toString();
-    if (await isMediaOfHiddenAccount(database.db, attachmentId)) return c.text("Not Found", 404);
-    const path = segments.join("/");
-    let file: Deno.FsFile;
+  app.get(`${MEDIA_URL_PREFIX}/*`, async (c) => {
+    const key = c.req.path.slice(MEDIA_URL_PREFIX.length + 1);
+    const parsed = parseKey(key);
+    if (!parsed || parsed.kind === "archive") return notFound(c);
+    const { database, media, config } = c.get("ctx");
+    if (await ownerHidden(database.db, parsed)) return notFound(c);
+    // Served from elsewhere (an alias host in front of a bucket): old links follow.
+    const url = media.url(key);
+    if (url !== `${config.origin}${MEDIA_URL_PREFIX}/${key}`) return c.redirect(url, 301);
+    let file: StoredFile | null;
     try {
-      file = await Deno.open(storedFileName(config.dataDir, path), { read: true });
+      file = await media.get(key, parseRange(c.req.header("range")) ?? undefined);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return c.text("Not Found", 404);
+      if (error instanceof RangeNotSatisfiable) {
+        return c.body(null, 416, { ...FILE_HEADERS, "Content-Range": `bytes */${error.size}` });
+      }
+      if (error instanceof MediaStoreUnavailable) {
+        return c.text("Service Unavailable", 503, { "Retry-After": "30" });
+      }
       throw error;
     }
-    const { size } = await file.stat();
-    const headers: Record<string, string> = {
-      "Content-Type": storedContentType(path),
-      "Cache-Control": "public, max-age=31536000, immutable",
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "default-src 'none'; sandbox",
-      "Accept-Ranges": "bytes",
-    };
-    const rangeHeader = c.req.header("range");
-    if (rangeHeader) {
-      const range = parseRange(rangeHeader, size);
-      if (!range) {
-        file.close();
-        return c.body(null, 416, { ...headers, "Content-Range": `bytes */${size}` });
-      }
-      await file.seek(range.start, Deno.SeekMode.Start);
-      const length = range.end - range.start + 1;
-      return c.body(limitedStream(file, length), 206, {
-        ...headers,
-        "Content-Range": `bytes ${range.start}-${range.end}/${size}`,
-        "Content-Length": String(length),
-      });
-    }
-    return c.body(limitedStream(file, size), 200, { ...headers, "Content-Length": String(size) });
+    if (!file) return notFound(c);
+    // HEAD: the same headers, no body (Hono answers HEAD with this GET handler).
+    if (c.req.method === "HEAD") await file.body.cancel();
+    return fileResponse(c, file);
   });
 
   return app;

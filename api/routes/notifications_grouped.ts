@@ -202,7 +202,7 @@ async function groupAccounts(c: Context<ApiEnv>): Promise<Response> {
   }
   setPaginationHeaders(c, rows, (row) => row.id);
   const ids = [...new Set(rows.map((row) => row.fromAccountId))];
-  return c.json(await loadAccountEntities(ctx.database.db, ctx.config, ids));
+  return c.json(await loadAccountEntities(ctx.database.db, ctx.mediaUrls, ids));
 }
 
 /** The grouped notification routes under one prefix (`/api/v2` or `/api/v2_alpha`). */

@@ -17,7 +17,6 @@ import type { ApiEnv } from "../env.ts";
 import { type Params, params } from "../params.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { tokenEntity } from "../entities/token.ts";
-import { DEFAULT_AVATAR_PATH } from "./static_images.ts";
 import {
   OAUTH_ERROR_DESCRIPTIONS,
   type OAuthErrorCode,
@@ -173,14 +172,14 @@ async function postRevoke(c: Context<ApiEnv>): Promise<Response> {
 
 /** GET or POST /oauth/userinfo: the token's user as OpenID claims. */
 async function userinfo(c: Context<ApiEnv>): Promise<Response> {
-  const { config, database } = c.get("ctx");
+  const { config, database, mediaUrls } = c.get("ctx");
   const user = c.get("user")!;
   const [account] = await database.db.select({
     username: accounts.username,
     displayName: accounts.displayName,
     uri: accounts.uri,
     url: accounts.url,
-    avatarUrl: accounts.avatarUrl,
+    avatarKey: accounts.avatarKey,
   }).from(accounts).where(eq(accounts.id, user.accountId)).limit(1);
   if (!account) return c.json({ error: "Record not found" }, 404);
   c.header("Cache-Control", "no-store");
@@ -190,7 +189,7 @@ async function userinfo(c: Context<ApiEnv>): Promise<Response> {
     name: account.displayName,
     preferred_username: account.username,
     profile: account.url ?? account.uri,
-    picture: account.avatarUrl ?? `${config.origin}${DEFAULT_AVATAR_PATH}`,
+    picture: account.avatarKey ? mediaUrls.file(account.avatarKey) : mediaUrls.defaultAvatar,
   });
 }
 

@@ -36,12 +36,12 @@ function pollId(c: Context<ApiEnv>): string {
 
 async function pollJson(c: Context<ApiEnv>, id: string) {
   const viewer = viewerAccountId(c);
-  const { database, config } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const entities = await loadPollEntities(
     database.db,
     [id],
     viewer ? { accountId: viewer } : null,
-    config.origin,
+    mediaUrls,
   );
   const json = entities.get(id);
   if (!json) throw new ApiError(404, "Record not found");

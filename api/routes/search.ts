@@ -194,7 +194,7 @@ export function searchRoutes(): Hono<ApiEnv> {
       const found = await find(c, req);
       const viewer = req.viewerId ? { accountId: req.viewerId } : null;
       const [accounts, statuses, hashtags] = await Promise.all([
-        loadAccountEntities(ctx.database.db, ctx.config, found.accounts),
+        loadAccountEntities(ctx.database.db, ctx.mediaUrls, found.accounts),
         serializeStatusIds(ctx, found.statuses, viewer),
         version === 2
           ? serializeTags(ctx.database, ctx.config.origin, found.hashtags, viewer)

@@ -8,8 +8,8 @@ import type { ApiEnv } from "../env.ts";
 import { encodePng, type Rgb, solidPng } from "../static/png.ts";
 
 /** Paths (on the public origin) of the placeholder images. */
-export const DEFAULT_AVATAR_PATH = "/avatars/original/missing.png";
-export const DEFAULT_HEADER_PATH = "/headers/original/missing.png";
+import { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH } from "../../actors/media/urls.ts";
+export { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH };
 export const DEFAULT_THUMBNAIL_PATH = "/instance/thumbnail.png";
 /** Square icon sizes, as Mastodon lists its Android icons. */
 export const ICON_SIZES = [36, 48, 72, 96, 144, 192, 256, 384, 512] as const;

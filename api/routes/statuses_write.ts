@@ -75,7 +75,7 @@ async function unexpectedMentions(
   ctx: AppContext,
   error: UnexpectedMentionsError,
 ): Promise<ApiError> {
-  const accounts = await loadAccountEntities(ctx.database.db, ctx.config, error.accountIds);
+  const accounts = await loadAccountEntities(ctx.database.db, ctx.mediaUrls, error.accountIds);
   return new ApiError(422, error.message, { unexpected_accounts: accounts });
 }
 

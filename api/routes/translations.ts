@@ -84,7 +84,7 @@ export function translationRoutes(): Hono<ApiEnv> {
       const language = await targetLanguage(c);
       const { statuses: [bundle] } = await loadContent(
         ctx.database.db,
-        ctx.config,
+        ctx.mediaUrls,
         [status.id],
         [],
       );

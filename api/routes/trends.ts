@@ -64,11 +64,11 @@ export function trendRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/trends/links", async (c) => {
-    const { database, config } = c.get("ctx");
+    const { database, config, mediaUrls } = c.get("ctx");
     const page = await readTrendPage(c, PAGE_SIZES.trends);
     const ids = await trendingCardIds(database, config.trends.review, page);
     setOffsetLinks(c, page.offset, page.limit, ids.length);
-    return c.json(await serializeTrendLinks(database, ids));
+    return c.json(await serializeTrendLinks(database, mediaUrls, ids));
   });
 
   return app;

@@ -62,7 +62,7 @@ async function loadBundle(ctx: AppContext, statusId: string): Promise<StatusBund
   const epoch = await cache.begin();
   let bundle = cache.enabled ? cache.statuses.get(statusId) : undefined;
   if (!bundle) {
-    const loaded = await loadContent(ctx.database.db, ctx.config, [statusId], []);
+    const loaded = await loadContent(ctx.database.db, ctx.mediaUrls, [statusId], []);
     bundle = loaded.statuses[0];
     if (bundle && cache.enabled) cache.storeStatus(epoch, bundle);
   }

@@ -253,3 +253,11 @@ export async function isMediaOfHiddenAccount(db: Executor, id: string): Promise<
   const list = Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows;
   return list.length > 0;
 }
+
+/** Whether account `id` is suspended or deleted: its avatar and header are not served either. */
+export async function isHiddenAccount(db: Executor, id: string): Promise<boolean> {
+  const rows = await db.execute(sql`SELECT 1 FROM accounts a
+    WHERE a.id = ${id}::bigint AND (a.suspended_at IS NOT NULL OR a.deleted_at IS NOT NULL)`);
+  const list = Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows;
+  return list.length > 0;
+}

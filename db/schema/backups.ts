@@ -1,8 +1,8 @@
 /**
  * Archive exports from the settings pages (issue 20), Mastodon's `backups`:
  * one row per requested archive. The archive job
- * (jobs/archive_export.ts) builds the zip and records its file (a name
- * under `${dataDir}/archives/`, never served but through the owner's
+ * (jobs/archive_export.ts) builds the zip and records its file (a key
+ * `archives/…` of the media store, never served but through the owner's
  * download route) and size; a failed build records no file. Rows and files
  * go when they expire (actors/import_export/archive.ts).
  */
@@ -15,7 +15,7 @@ export const backups = pgTable("backups", {
   userId: id("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
   /** queued, running, done or failed. */
   state: text("state").notNull().default("queued"),
-  /** The zip's file name under the archives folder, once it is built. */
+  /** The zip's media store key (`archives/archive-….zip`), once it is built. */
   fileKey: text("file_key"),
   /** The zip's size in bytes, once it is built. */
   size: bigint("size", { mode: "number" }),

@@ -52,8 +52,22 @@ export const accounts = pgTable("accounts", {
   memorial: boolean("memorial").notNull().default(false),
   attributionDomains: jsonb("attribution_domains").$type<string[]>().notNull()
     .default(sql`'[]'::jsonb`),
-  avatarUrl: text("avatar_url"),
-  headerUrl: text("header_url"),
+  /**
+   * Avatar and header: keys of the media store (actors/media/store/keys.ts),
+   * a local account's uploads or our cached copies of a remote account's
+   * images; a remote account also keeps its server's URLs.
+   */
+  avatarKey: text("avatar_key"),
+  avatarRemoteUrl: text("avatar_remote_url"),
+  avatarFileSize: integer("avatar_file_size"),
+  avatarCachedAt: ts("avatar_cached_at"),
+  /** When fetching a remote avatar last failed (not tried again for a while). */
+  avatarFailedAt: ts("avatar_failed_at"),
+  headerKey: text("header_key"),
+  headerRemoteUrl: text("header_remote_url"),
+  headerFileSize: integer("header_file_size"),
+  headerCachedAt: ts("header_cached_at"),
+  headerFailedAt: ts("header_failed_at"),
   /** Alt text of the avatar and the header (4.7); cleared when the image changes. */
   avatarDescription: text("avatar_description").notNull().default(""),
   headerDescription: text("header_description").notNull().default(""),
@@ -117,6 +131,10 @@ export const accounts = pgTable("accounts", {
   index("accounts_domain_idx").on(t.domain),
   // The purge job looks for suspensions past the grace period.
   index("accounts_suspended_at_idx").on(t.suspendedAt).where(sql`${t.suspendedAt} IS NOT NULL`),
+  // Pruning cached profile images reads remote accounts that have one.
+  index("accounts_cached_profile_idx").on(t.id).where(
+    sql`${t.domain} IS NOT NULL AND (${t.avatarKey} IS NOT NULL OR ${t.headerKey} IS NOT NULL)`,
+  ),
 ]);
 
 /** Sign-in records of local accounts. */

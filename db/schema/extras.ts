@@ -26,13 +26,18 @@ export const customEmojis = pgTable("custom_emojis", {
   domain: text("domain"),
   /** ActivityPub id of a remote Emoji object (our own URL for local ones). */
   uri: text("uri"),
-  /** Path of the stored image under the media directory (local emoji). */
+  /** Store key of the image: a local emoji's, or (cache/…) our copy of a remote one. */
   filePath: text("file_path"),
-  /** Path of the stored still (first frame) image under the media directory. */
+  /** Store key of the still (first frame) PNG. */
   staticPath: text("static_path"),
   contentType: text("content_type"),
   /** Where a remote emoji's image lives. */
   remoteUrl: text("remote_url"),
+  imageFileSize: integer("image_file_size"),
+  /** When a remote emoji's image was copied into the store. */
+  cachedAt: ts("cached_at"),
+  /** When copying it last failed. */
+  cacheFailedAt: ts("cache_failed_at"),
   category: text("category"),
   visibleInPicker: boolean("visible_in_picker").notNull().default(true),
   disabled: boolean("disabled").notNull().default(false),

@@ -154,9 +154,9 @@ export const mediaAttachments = pgTable("media_attachments", {
   scheduledStatusId: id("scheduled_status_id"),
   /** image, gifv, video, audio or unknown. */
   type: text("type").notNull().default("image"),
-  /** Path of the stored original under the media directory (local files). */
+  /** Store key of the original: an upload, or (cache/…) our copy of a remote file. */
   filePath: text("file_path"),
-  /** Path of the stored preview under the media directory. */
+  /** Store key of the preview image. */
   previewPath: text("preview_path"),
   contentType: text("content_type"),
   fileSize: integer("file_size"),
@@ -173,8 +173,14 @@ export const mediaAttachments = pgTable("media_attachments", {
    * unattached uploads counts the day from here rather than from the upload.
    */
   detachedAt: ts("detached_at"),
+  /** When a remote attachment's files were copied into the store (pruned after a while). */
+  cachedAt: ts("cached_at"),
+  /** When copying a remote attachment last failed. */
+  cacheFailedAt: ts("cache_failed_at"),
+  previewFileSize: integer("preview_file_size"),
 }, (t) => [
   index("media_attachments_status_idx").on(t.statusId),
+  index("media_attachments_cached_idx").on(t.cachedAt).where(sql`${t.cachedAt} IS NOT NULL`),
   // The hourly cleanup of unattached uploads reads only these.
   index("media_attachments_unattached_idx").on(t.id)
     .where(sql`${t.statusId} IS NULL AND ${t.scheduledStatusId} IS NULL`),
@@ -452,14 +458,22 @@ export const previewCards = pgTable("preview_cards", {
   html: text("html").notNull().default(""),
   width: integer("width").notNull().default(0),
   height: integer("height").notNull().default(0),
-  imageUrl: text("image_url"),
+  /** The page's image. */
+  imageRemoteUrl: text("image_remote_url"),
+  /** Our copy of it (a store key under cache/preview_cards/). */
+  imageKey: text("image_key"),
+  imageFileSize: integer("image_file_size"),
+  imageCachedAt: ts("image_cached_at"),
+  imageFailedAt: ts("image_failed_at"),
   embedUrl: text("embed_url").notNull().default(""),
   blurhash: text("blurhash"),
   /** The page's `<meta name="fediverse:creator">` handle (`user@domain`), as written. */
   creatorHandle: text("creator_handle"),
   createdAt: ts("created_at").notNull().defaultNow(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
-});
+}, (t) => [
+  index("preview_cards_cached_idx").on(t.imageCachedAt).where(sql`${t.imageKey} IS NOT NULL`),
+]);
 
 /**
  * Links whose page gave no card when last fetched (unreachable, not HTML, no

@@ -115,6 +115,7 @@ export async function buildLocalActor(
 ): Promise<Person | Service> {
   const identifier = account.username;
   const { origin } = ctx.data.config;
+  const urls = ctx.data.mediaUrls;
   const keys = await ctx.getActorKeyPairs(identifier);
   // A suspended account keeps its name, keys and `suspended: true` and shows
   // no profile (Mastodon's ActorSerializer does the same).
@@ -151,10 +152,14 @@ export async function buildLocalActor(
       new PropertyValue({ name: field.name, value: field.value })
     ),
     // Custom emoji of the display name, note and fields, as Mastodon tags them.
-    tags: emojis.map((e) => emojiTag(origin, e.emoji)).filter((e) => e != null),
+    tags: emojis.map((e) => emojiTag(urls, e.emoji)).filter((e) => e != null),
     // The descriptions are the images' `name`, as Mastodon 4.7 writes them.
-    icon: suspended ? null : mediaImage(account.avatarUrl, origin, account.avatarDescription),
-    image: suspended ? null : mediaImage(account.headerUrl, origin, account.headerDescription),
+    icon: suspended || !account.avatarKey
+      ? null
+      : mediaImage(urls.file(account.avatarKey), account.avatarDescription),
+    image: suspended || !account.headerKey
+      ? null
+      : mediaImage(urls.file(account.headerKey), account.headerDescription),
     manuallyApprovesFollowers: suspended ? false : account.locked,
     discoverable: suspended ? false : account.discoverable,
     indexable: suspended ? false : account.indexable,
@@ -193,14 +198,8 @@ async function movedToUri(ctx: Context<AppContext>, account: LocalAccount): Prom
 }
 
 /** An Image for a stored media URL, with its type when the extension tells it, and its description. */
-function mediaImage(url: string | null, origin: string, description: string): Image | null {
-  if (!url) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url, origin);
-  } catch {
-    return null;
-  }
+function mediaImage(url: string, description: string): Image {
+  const parsed = new URL(url);
   return new Image({
     url: parsed,
     mediaType: mediaTypeOf(parsed.pathname),

@@ -16,7 +16,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { customEmojis } from "../../db/schema/mod.ts";
 import { authorizeFetch } from "../dispatchers/authorized_fetch.ts";
-import { storedFileUrl } from "../../actors/media/storage.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { validShortcode } from "../../model/emoji_shortcodes.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
@@ -28,12 +28,13 @@ export const EMOJI_PATH = "/emojis/{id}";
 
 type EmojiRow = typeof customEmojis.$inferSelect;
 
-/** The Emoji object of a stored emoji; null when it has no image to point at. */
-export function emojiTag(origin: string, row: EmojiRow): Emoji | null {
-  const url = row.domain == null
-    ? row.filePath ? storedFileUrl(origin, row.filePath) : null
-    : row.remoteUrl;
-  const id = row.uri ?? (row.domain == null ? localUris(origin).emoji(row.id) : null);
+/**
+ * The Emoji object of a stored emoji; null when it has no image to point at.
+ * A remote emoji keeps its own server's image: peers fetch it from there.
+ */
+export function emojiTag(urls: MediaUrls, row: EmojiRow): Emoji | null {
+  const url = row.domain == null ? row.filePath ? urls.file(row.filePath) : null : row.remoteUrl;
+  const id = row.uri ?? (row.domain == null ? localUris(urls.origin).emoji(row.id) : null);
   if (!url) return null;
   return new Emoji({
     id: id ? new URL(id) : null,
@@ -92,6 +93,6 @@ export function registerEmojiDispatcher(federation: Federation<AppContext>): voi
       isNull(customEmojis.domain),
       eq(customEmojis.disabled, false),
     ));
-    return row ? emojiTag(ctx.data.config.origin, row) : null;
+    return row ? emojiTag(ctx.data.mediaUrls, row) : null;
   }).authorize((ctx) => authorizeFetch(ctx, null));
 }

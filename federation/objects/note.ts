@@ -47,13 +47,13 @@ import {
 import { anyId } from "../../db/queries/any_id.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { withNoteExtras } from "./note_extras.ts";
-import { mediaFileUrl } from "../../actors/media/profile_media.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { pollShowsTotals } from "../../actors/polls/totals.ts";
 import { emojiTag } from "./emoji.ts";
 import { authorizeFetch, signedFetcher } from "../dispatchers/authorized_fetch.ts";
 import { type NoteTerms, WireNote, WireQuestion } from "./mastodon_terms.ts";
 import { LOCAL_PATHS, localUris } from "../../model/uris.ts";
+import type { MediaUrls } from "../../actors/media/urls.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -182,7 +182,8 @@ function addressing(visibility: string, followers: URL, mentioned: URL[]) {
 }
 
 /** The Mention, Hashtag and Emoji tags of a note. */
-function noteTags(origin: string, data: NoteData) {
+function noteTags(urls: MediaUrls, data: NoteData) {
+  const { origin } = urls;
   return [
     ...data.mentions.map((m) => new Mention({ href: new URL(m.url ?? m.uri), name: m.handle })),
     ...data.tags.map((name) =>
@@ -191,7 +192,7 @@ function noteTags(origin: string, data: NoteData) {
         name: `#${name.toLowerCase()}`,
       })
     ),
-    ...data.emojis.map((e) => emojiTag(origin, e)).filter((e) => e != null),
+    ...data.emojis.map((e) => emojiTag(urls, e)).filter((e) => e != null),
   ];
 }
 
@@ -206,10 +207,14 @@ function cardAttachment(cardUrl: string | null): Link[] {
  * The attachments of a note as Documents; their blurhash and focal point,
  * which Fedify's vocabulary lacks, go into `terms` for mastodon_terms.ts.
  */
-function noteAttachments(origin: string, media: NoteData["media"], terms: NoteTerms): Document[] {
+function noteAttachments(
+  urls: MediaUrls,
+  media: NoteData["media"],
+  terms: NoteTerms,
+): Document[] {
   return media.map((m) => {
     // As the API's attachment `url`: none while processing, else ours or the remote one.
-    const url = m.state === "processing" ? null : mediaFileUrl(origin, m.filePath) ?? m.remoteUrl;
+    const url = m.state === "processing" ? null : m.filePath ? urls.file(m.filePath) : m.remoteUrl;
     const meta = m.meta as {
       original?: { width?: number; height?: number };
       focus?: { x?: unknown; y?: unknown };
@@ -258,7 +263,6 @@ export function buildNote(
   status: StatusRow,
   data: NoteData,
 ): Note | Question {
-  const origin = ctx.data.config.origin;
   const followers = ctx.getFollowersUri(data.author.username);
   const mentioned = data.mentions.map((m) => new URL(m.uri));
   const terms: NoteTerms = {
@@ -278,8 +282,11 @@ export function buildNote(
     updated: status.editedAt ? instant(status.editedAt) : null,
     url: status.url ? new URL(status.url) : null,
     replyTarget: status.inReplyToUri ? new URL(status.inReplyToUri) : null,
-    tags: noteTags(origin, data),
-    attachments: [...noteAttachments(origin, data.media, terms), ...cardAttachment(data.cardUrl)],
+    tags: noteTags(ctx.data.mediaUrls, data),
+    attachments: [
+      ...noteAttachments(ctx.data.mediaUrls, data.media, terms),
+      ...cardAttachment(data.cardUrl),
+    ],
     quoteUrl: data.quotedUri ? new URL(data.quotedUri) : null,
   };
   const object = data.poll

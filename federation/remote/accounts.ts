@@ -199,8 +199,8 @@ export async function actorColumns(
     indexable: terms?.indexable ?? actor.indexable ?? false,
     memorial: terms?.memorial ?? actor.memorial ?? false,
     attributionDomains: terms?.attributionDomains ?? [],
-    avatarUrl: imageUrl(icon),
-    headerUrl: imageUrl(image),
+    avatarRemoteUrl: imageUrl(icon),
+    headerRemoteUrl: imageUrl(image),
     // Mastodon 4.6/4.7's profile terms; an actor without them shows everything.
     avatarDescription: htmlToText(terms?.iconName ?? icon?.name?.toString(), {
       oneLine: true,
@@ -279,7 +279,7 @@ export async function upsertRemoteActor(
   // is rejected keeps no avatar, header or emoji (actors/moderation/domain_rules.ts).
   if (await federationRefused(app, columns.domain)) return null;
   const rejectMedia = await mediaRejected(app, columns.domain);
-  if (rejectMedia) Object.assign(columns, { avatarUrl: null, headerUrl: null });
+  if (rejectMedia) Object.assign(columns, { avatarRemoteUrl: null, headerRemoteUrl: null });
   const emojis = rejectMedia ? [] : mergeEmojis(terms?.emojis ?? [], await readEmojiTags(actor));
   // WebFinger is asked before the transaction opens: no row lock waits on the network.
   const naming = await decideHandle(

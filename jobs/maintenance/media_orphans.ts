@@ -19,10 +19,13 @@
 import { and, gt, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
 import { accounts, customEmojis, mediaAttachments } from "../../db/schema/mod.ts";
-import { ATTACHMENTS_FOLDER, isSafeAttachmentPath } from "../../actors/media/storage.ts";
-import { EMOJI_FOLDER, isSafeEmojiPath } from "../../actors/emoji/images.ts";
-import { isSafeMediaPath, profileImageKey } from "../../actors/media/profile_media.ts";
-import type { MediaStore, StoredObject } from "../../actors/media/store.ts";
+import {
+  LOCAL_MEDIA_FOLDERS,
+  type MediaStore,
+  parseKey,
+  type StoredObject,
+} from "../../actors/media/store/mod.ts";
+import { ownProfileImageKey } from "../../actors/media/store/keys.ts";
 import { BATCH_SIZE } from "./batches.ts";
 
 /** Files younger than this are never orphans: their row may be on its way. */
@@ -74,11 +77,13 @@ export async function checkMediaStore(
     }
     batch = [];
   };
-  for await (const file of store.list()) {
-    out.files++;
-    present.add(file.key);
-    batch.push(file);
-    if (batch.length >= BATCH_SIZE) await settle();
+  for (const folder of LOCAL_MEDIA_FOLDERS) {
+    for await (const file of store.list({ prefix: `${folder}/` })) {
+      out.files++;
+      present.add(file.key);
+      batch.push(file);
+      if (batch.length >= BATCH_SIZE) await settle();
+    }
   }
   await settle();
   if (!options.dryRun) {
@@ -92,21 +97,16 @@ export async function checkMediaStore(
   return out;
 }
 
-/** The id spelt by the folder groups of an attachment or emoji key. */
-function idOfGroups(segments: string[], folderDepth: number): string {
-  return BigInt(segments.slice(folderDepth, -1).join("")).toString();
-}
-
 /** The keys among `keys` that a row points at. */
 async function referencedKeys(db: Db, keys: string[]): Promise<Set<string>> {
   const media: string[] = [];
   const emoji: string[] = [];
   const owners: string[] = [];
   for (const key of keys) {
-    const segments = key.split("/");
-    if (isSafeAttachmentPath(segments)) media.push(idOfGroups(segments, ATTACHMENTS_FOLDER.length));
-    else if (isSafeEmojiPath(segments)) emoji.push(idOfGroups(segments, EMOJI_FOLDER.length));
-    else if (isSafeMediaPath(segments)) owners.push(segments[2]);
+    const parsed = parseKey(key);
+    if (parsed?.kind === "attachment") media.push(parsed.id);
+    else if (parsed?.kind === "emoji") emoji.push(parsed.id);
+    else if (parsed?.kind === "avatar" || parsed?.kind === "header") owners.push(parsed.id);
   }
   const found = new Set<string>();
   const add = (...paths: (string | null)[]) => paths.forEach((p) => p && found.add(p));
@@ -121,9 +121,11 @@ async function referencedKeys(db: Db, keys: string[]): Promise<Set<string>> {
     for (const row of rows) add(row.a, row.b);
   }
   if (owners.length) {
-    const rows = await db.select({ id: accounts.id, a: accounts.avatarUrl, b: accounts.headerUrl })
+    const rows = await db.select({ id: accounts.id, a: accounts.avatarKey, b: accounts.headerKey })
       .from(accounts).where(inArray(accounts.id, [...new Set(owners)]));
-    for (const row of rows) add(profileImageKey(row.id, row.a), profileImageKey(row.id, row.b));
+    for (const row of rows) {
+      add(ownProfileImageKey(row.id, row.a), ownProfileImageKey(row.id, row.b));
+    }
   }
   return found;
 }
@@ -171,16 +173,14 @@ async function missingFiles(db: Db, present: Set<string>, before: Date): Promise
   );
   for await (const row of emoji) check("custom_emojis", row.id, [row.a, row.b]);
   const people = paged((after) =>
-    db.select({ id: accounts.id, a: accounts.avatarUrl, b: accounts.headerUrl })
+    db.select({ id: accounts.id, a: accounts.avatarKey, b: accounts.headerKey })
       .from(accounts).where(and(
         gt(accounts.id, after),
         isNull(accounts.domain),
         lt(accounts.updatedAt, before),
-        or(isNotNull(accounts.avatarUrl), isNotNull(accounts.headerUrl)),
+        or(isNotNull(accounts.avatarKey), isNotNull(accounts.headerKey)),
       )).orderBy(accounts.id).limit(BATCH_SIZE)
   );
-  for await (const row of people) {
-    check("accounts", row.id, [profileImageKey(row.id, row.a), profileImageKey(row.id, row.b)]);
-  }
+  for await (const row of people) check("accounts", row.id, [row.a, row.b]);
   return missing;
 }

@@ -19,8 +19,8 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
-import { isSafeAttachmentPath } from "../../actors/media/storage.ts";
-import type { MediaStore } from "../../actors/media/store.ts";
+import { parseKey } from "../../actors/media/store/keys.ts";
+import type { MediaStore } from "../../actors/media/store/mod.ts";
 import { BATCH_SIZE, type JobOptions, rowsOf } from "./batches.ts";
 
 /** What a run removed (or, dry, would remove). */
@@ -150,5 +150,5 @@ export async function removeOrphanStatuses(
 }
 
 function isStored(path: string | null): path is string {
-  return path != null && isSafeAttachmentPath(path.split("/"));
+  return path != null && parseKey(path)?.kind === "attachment";
 }

@@ -15,8 +15,8 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
-import { isSafeAttachmentPath } from "../../actors/media/storage.ts";
-import type { MediaStore } from "../../actors/media/store.ts";
+import { parseKey } from "../../actors/media/store/keys.ts";
+import type { MediaStore } from "../../actors/media/store/mod.ts";
 import { BATCH_SIZE, type JobOptions, rowsOf } from "./batches.ts";
 
 /** What a run removed (or, dry, would remove). */
@@ -41,7 +41,7 @@ function cached(cutoff: Date) {
 
 function storedPaths(row: { file_path: string | null; preview_path: string | null }): string[] {
   return [row.file_path, row.preview_path].filter((p): p is string =>
-    p != null && isSafeAttachmentPath(p.split("/"))
+    p != null && parseKey(p)?.kind === "attachment"
   );
 }
 

@@ -15,6 +15,7 @@
 import { sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
+import { profileImageUrl } from "../../actors/media/urls.ts";
 import { type PushPolicy, roleMayReceive } from "../../actors/push/alerts.ts";
 import { payloadJson, pushPayload, urgencyOf } from "./payload.ts";
 import { sendPush } from "./send.ts";
@@ -55,7 +56,8 @@ interface NotificationFacts {
   status_id: string | null;
   username: string;
   display_name: string;
-  avatar_url: string | null;
+  avatar_key: string | null;
+  avatar_remote_url: string | null;
   note: string;
   spoiler_text: string | null;
   text: string | null;
@@ -95,7 +97,7 @@ async function loadNotification(
   const [row] = await ctx.database.rows<NotificationFacts>(sql`
     SELECT n.id::text AS id, n.type, n.account_id::text AS account_id,
       n.from_account_id::text AS from_account_id, n.status_id::text AS status_id,
-      a.username, a.display_name, a.avatar_url, a.note,
+      a.username, a.display_name, a.avatar_key, a.avatar_remote_url, a.note,
       s.spoiler_text, s.text, s.content,
       (n.status_id IS NOT NULL AND (s.id IS NULL OR s.deleted_at IS NOT NULL)) AS status_gone,
       w.text AS warning_text
@@ -144,7 +146,7 @@ async function followFacts(
  * for a retry, to the one named). Returns the retries to queue.
  */
 export async function deliverPush(
-  ctx: Pick<AppContext, "config" | "database" | "core">,
+  ctx: Pick<AppContext, "config" | "database" | "core" | "mediaUrls">,
   notificationId: string,
   retry: PushAttempt = {},
 ): Promise<PushRetry[]> {
@@ -182,7 +184,7 @@ export async function deliverPush(
 
 /** Sends one notification to one subscription; returns the retry to queue, if any. */
 async function pushTo(
-  ctx: Pick<AppContext, "config" | "database">,
+  ctx: Pick<AppContext, "config" | "database" | "mediaUrls">,
   notification: NotificationFacts,
   subscription: SubscriptionFacts,
   vapid: VapidKeys,
@@ -196,7 +198,11 @@ async function pushTo(
     sender: {
       username: notification.username,
       displayName: notification.display_name,
-      avatarUrl: notification.avatar_url,
+      avatarUrl: profileImageUrl(
+        ctx.mediaUrls,
+        { id: notification.from_account_id, kind: "avatar" },
+        { key: notification.avatar_key, remoteUrl: notification.avatar_remote_url },
+      ),
       note: notification.note,
     },
     warningText: notification.warning_text,

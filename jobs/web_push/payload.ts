@@ -8,8 +8,7 @@
  */
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 
-/** The path api/routes/static_images.ts serves the default avatar at. */
-const DEFAULT_AVATAR_PATH = "/avatars/original/missing.png";
+import { DEFAULT_AVATAR_PATH } from "../../actors/media/urls.ts";
 
 /** Mastodon's body length (Rails' `truncate(…, length: 140)`, "..." included). */
 export const BODY_LENGTH = 140;

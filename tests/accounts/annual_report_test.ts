@@ -26,7 +26,12 @@ async function admin(instance: TestInstance, ...argv: string[]) {
   const prepared = prepareCommand(argv);
   if (prepared.kind === "done") return prepared.result;
   const { ctx } = instance.rookery;
-  return await prepared.run({ db: ctx.database.db, config: ctx.config, app: ctx });
+  return await prepared.run({
+    db: ctx.database.db,
+    config: ctx.config,
+    media: ctx.media,
+    app: ctx,
+  });
 }
 
 const at = (iso: string) => new Date(`${iso}T12:00:00Z`);

@@ -116,7 +116,7 @@ test("GET /api/v1/accounts/:id: suspended accounts are shown blanked; blockers s
       note: "<p>hidden</p>",
       locked: true,
       fields: [{ name: "x", value: "y", verified_at: null }],
-      avatarUrl: "https://cdn.example/a.png",
+      avatarKey: `accounts/avatars/${sus.accountId}/${"a".repeat(32)}.png`,
     });
     const got = await f.get(`/api/v1/accounts/${sus.accountId}`);
     assert.equal(got.status, 200);

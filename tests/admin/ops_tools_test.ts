@@ -32,8 +32,8 @@ import {
   tags,
 } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { storedFileName, writeAttachmentFile } from "../../actors/media/storage.ts";
-import { mediaStore } from "../../actors/media/store.ts";
+import { writeAttachmentFile } from "../../actors/media/storage.ts";
+import { storedFile } from "../fixtures/media.ts";
 import { removeOrphanStatuses } from "../../jobs/maintenance/orphan_statuses.ts";
 import { describeProgress, progressRenderer } from "../../admin/progress.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -82,7 +82,7 @@ async function storedMedia(
 ) {
   const id = newId();
   const { dataDir } = server.rookery.ctx.config;
-  const store = mediaStore(server.rookery.ctx.config);
+  const store = server.rookery.ctx.media;
   const filePath = await writeAttachmentFile(store, id, "original", "png", PNG);
   const previewPath = await writeAttachmentFile(store, id, "small", "png", PNG);
   await server.rookery.ctx.database.db.insert(mediaAttachments).values({
@@ -98,7 +98,7 @@ async function storedMedia(
   });
   return {
     id,
-    files: [storedFileName(dataDir, filePath), storedFileName(dataDir, previewPath)],
+    files: [storedFile(dataDir, filePath), storedFile(dataDir, previewPath)],
   };
 }
 
@@ -290,7 +290,7 @@ test("admin media remove and statuses remove-orphans", async (t) => {
       assert.deepEqual(await present([...removable, ...kept]), [...removable, ...kept].sort());
       for (const file of lateMedia.files) assert.ok(existsSync(file));
       // Batches of two cross batch edges and find the same.
-      const store = mediaStore(server.rookery.ctx.config);
+      const store = server.rookery.ctx.media;
       const small = await removeOrphanStatuses(db, store, new Date(Date.now() - 90 * DAY), {
         dryRun: true,
         batchSize: 2,

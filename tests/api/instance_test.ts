@@ -446,7 +446,7 @@ test("account entity: local and remote accounts, roles, bots, moves and suspensi
       displayName: "Beep",
       note: "<p>hi</p>",
       locked: true,
-      avatarUrl: "https://remote.example/a.png",
+      avatarRemoteUrl: "https://remote.example/a.png",
       fields: [{ name: "Site", value: "<a>x</a>", verified_at: "2025-01-01T00:00:00.000+00:00" }],
       followersCount: 5,
       followingCount: 6,
@@ -460,7 +460,7 @@ test("account entity: local and remote accounts, roles, bots, moves and suspensi
       displayName: "Gone",
       suspendedAt: new Date(),
     });
-    const [local, bot, suspended] = await loadAccountEntities(db, a.rookery.ctx.config, [
+    const [local, bot, suspended] = await loadAccountEntities(db, a.rookery.ctx.mediaUrls, [
       admin.account.id,
       remote.id,
       gone.id,

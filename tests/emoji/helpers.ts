@@ -37,8 +37,8 @@ export async function addEmoji(
   shortcode: string,
   options: { image?: Uint8Array; category?: string; unlisted?: boolean } = {},
 ) {
-  const { database, config } = instance.rookery.ctx;
-  return await addLocalEmoji(database.db, config, {
+  const { database, config, media } = instance.rookery.ctx;
+  return await addLocalEmoji(database.db, { origin: config.origin, media }, {
     shortcode,
     image: options.image ?? await pngImage(),
     category: options.category,

@@ -120,8 +120,8 @@ test("custom emoji: picker list, statuses, polls, edits, history, files", async 
     assert.equal((await a.request(`${a.origin}/emojis/1`, { headers: AP })).status, 404);
 
     // Removing an emoji: its files go, statuses keep the text and lose it from the list.
-    const { database, config } = a.rookery.ctx;
-    await removeLocalEmoji(database.db, config, "blue_gif");
+    const { database, media } = a.rookery.ctx;
+    await removeLocalEmoji(database.db, media, "blue_gif");
     assert.equal((await fetchImage(a, list.body[1].url)).status, 404);
     const after = await callJson(a, null, "GET", `/api/v1/statuses/${status.id}`);
     assert.deepEqual(after.body.emojis.map((e: any) => e.shortcode), ["blobcat"]);

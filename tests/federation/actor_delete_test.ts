@@ -22,8 +22,8 @@ import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
-import { newAttachmentPath, storedFileName } from "../../actors/media/storage.ts";
-import { mediaStore } from "../../actors/media/store.ts";
+import { newAttachmentKey } from "../../actors/media/store/keys.ts";
+import { storedFile } from "../fixtures/media.ts";
 import { image } from "../media/helpers.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
@@ -96,11 +96,11 @@ test("a remote actor's Delete of itself", async (t) => {
       // A stored copy of its picture, as the media cache keeps one.
       const [media] = await db.select().from(mediaAttachments)
         .where(eq(mediaAttachments.statusId, stored.id));
-      const copy = newAttachmentPath(media.id, "original", "png");
-      await mediaStore(ctx.config).put(copy, await image("png", 10, 10), "image/png");
+      const copy = newAttachmentKey(media.id, "original", "png");
+      await ctx.media.put(copy, await image("png", 10, 10), { contentType: "image/png" });
       await db.update(mediaAttachments).set({ filePath: copy })
         .where(eq(mediaAttachments.id, media.id));
-      const onDisk = () => existsSync(storedFileName(rookery.dataDir, copy));
+      const onDisk = () => existsSync(storedFile(rookery.dataDir, copy));
       assert.ok(onDisk());
       // Alice asks to follow it (the peer never answers) and mutes it.
       const account = (await resolveRemoteAccount(ctx, leaver))!;
@@ -119,7 +119,7 @@ test("a remote actor's Delete of itself", async (t) => {
         {
           displayName: gone.displayName,
           note: gone.note,
-          avatarUrl: gone.avatarUrl,
+          avatarRemoteUrl: gone.avatarRemoteUrl,
           followersCount: gone.followersCount,
           followingCount: gone.followingCount,
           statusesCount: gone.statusesCount,
@@ -127,7 +127,7 @@ test("a remote actor's Delete of itself", async (t) => {
         {
           displayName: "",
           note: "",
-          avatarUrl: null,
+          avatarRemoteUrl: null,
           followersCount: 0,
           followingCount: 0,
           statusesCount: 0,

@@ -11,6 +11,9 @@ function many<T>(value: T | T[] | undefined): T[] {
 test("the actor document of a local account, field by field", async () => {
   const a = await startInstance();
   try {
+    // Keys of files in the account's own folder (nothing needs to be stored for the document).
+    const avatarKey = `accounts/avatars/1/${"a".repeat(32)}.png`;
+    const headerKey = `accounts/headers/1/${"b".repeat(32)}.jpg`;
     const { account } = await createAccount(a, "alice", {
       displayName: "Alice <Liddell>",
       note: "<p>Down the rabbit hole</p>",
@@ -18,9 +21,9 @@ test("the actor document of a local account, field by field", async () => {
         { name: "Home", value: '<a href="https://wonder.example">wonder</a>', verified_at: null },
         { name: "Pronouns", value: "she/her", verified_at: null },
       ],
-      avatarUrl: "https://cdn.example/alice.png",
+      avatarKey,
       avatarDescription: "A white rabbit",
-      headerUrl: "https://cdn.example/header.jpg",
+      headerKey,
       showMedia: false,
       locked: true,
       discoverable: false,
@@ -56,13 +59,13 @@ test("the actor document of a local account, field by field", async () => {
     assert.deepEqual(actor.icon, {
       type: "Image",
       mediaType: "image/png",
-      url: "https://cdn.example/alice.png",
+      url: `${a.origin}/system/${avatarKey}`,
       name: "A white rabbit",
     });
     assert.deepEqual(actor.image, {
       type: "Image",
       mediaType: "image/jpeg",
-      url: "https://cdn.example/header.jpg",
+      url: `${a.origin}/system/${headerKey}`,
     });
     // Mastodon 4.6/4.7's terms Fedify lacks, defined inline in the context.
     assert.equal(actor.webfinger, `acct:alice@${a.domain}`);

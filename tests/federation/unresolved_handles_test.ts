@@ -108,7 +108,8 @@ test("handles that do not resolve log why, at info level", async (t) => {
       await expectReason(`someone@127.0.0.1:${port}`, "unreachable");
     });
     await t.step("a blocked domain: blocked", async () => {
-      const env = { db: rookery.rookery.ctx.database.db, config: rookery.rookery.ctx.config };
+      const { ctx } = rookery.rookery;
+      const env = { db: ctx.database.db, config: ctx.config, media: ctx.media };
       const blocked = await runAdminCommand(env, ["domain", "block", "blocked.example"]);
       assert.equal(blocked.exitCode, 0, blocked.stderr);
       await expectReason("someone@blocked.example", "blocked");

@@ -13,7 +13,8 @@ function webfinger(resource: string) {
 test("WebFinger answers acct:, actor URL and profile URL with Mastodon's document", async () => {
   const a = await startInstance();
   try {
-    await createAccount(a, "alice", { avatarUrl: "https://cdn.example/avatars/alice.png" });
+    const avatarKey = `accounts/avatars/1/${"a".repeat(32)}.png`;
+    await createAccount(a, "alice", { avatarKey });
     const actor = `${a.origin}/users/alice`;
     const profile = `${a.origin}/@alice`;
     const acct = `acct:alice@${a.domain}`;
@@ -35,7 +36,7 @@ test("WebFinger answers acct:, actor URL and profile URL with Mastodon's documen
     });
     assert.deepEqual(link(AVATAR), {
       rel: AVATAR,
-      href: "https://cdn.example/avatars/alice.png",
+      href: `${a.origin}/system/${avatarKey}`,
       type: "image/png",
     });
 

@@ -85,9 +85,9 @@ async function roundTrip(t: Deno.TestContext, a: TestInstance, b: TestInstance, 
 
   await t.step("alice's profile terms reach B with her Update, proved", async () => {
     await a.rookery.ctx.database.db.update(accounts).set({
-      avatarUrl: "https://cdn.example/alice.png",
+      avatarKey: `accounts/avatars/${alice.id}/${"a".repeat(32)}.png`,
       avatarDescription: "A cat in a hat",
-      headerUrl: "https://cdn.example/hill.jpg",
+      headerKey: `accounts/headers/${alice.id}/${"b".repeat(32)}.jpg`,
       headerDescription: "A green hill",
       showFeatured: false,
       showMedia: false,

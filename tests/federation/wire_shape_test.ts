@@ -27,7 +27,8 @@ import { mediaRow } from "../fixtures/media.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { addAlias, moveLocalAccount } from "../../actors/accounts/moves.ts";
-import { archiveFile, findOwnArchive, requestArchive } from "../../actors/import_export/archive.ts";
+import { findOwnArchive, requestArchive } from "../../actors/import_export/archive.ts";
+import { storedFile } from "../fixtures/media.ts";
 import { AP_ACCEPT } from "./helpers.ts";
 
 type Json = Record<string, any>;
@@ -314,7 +315,7 @@ test("what we serve and send: lists as arrays, the public collection in full", a
         const archive = await findOwnArchive(db, alice.userId, id);
         return archive.state === "done" ? archive : undefined;
       });
-      const files = unzipSync(await Deno.readFile(archiveFile(rookery.dataDir, row.fileKey!)));
+      const files = unzipSync(await Deno.readFile(storedFile(rookery.dataDir, row.fileKey!)));
       const read = (name: string) => JSON.parse(new TextDecoder().decode(files[name]));
       assertShape(read("outbox.json"), "outbox.json");
       assertShape(read("actor.json"), "actor.json");

@@ -138,3 +138,30 @@ export async function waitProcessed(
     return null;
   }, 60_000);
 }
+
+/** A short test-pattern clip made by ffmpeg itself (with or without a tone). */
+export async function clip(withSound: boolean): Promise<Uint8Array<ArrayBuffer>> {
+  const file = await Deno.makeTempFile({ suffix: ".webm" });
+  try {
+    const args = [
+      "-nostdin",
+      "-y",
+      "-v",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=320x240:rate=10",
+    ];
+    if (withSound) args.push("-f", "lavfi", "-i", "sine=frequency=440");
+    args.push("-t", "1", "-c:v", "libvpx", "-b:v", "200k");
+    if (withSound) args.push("-c:a", "libopus");
+    args.push(file);
+    const out = await new Deno.Command("ffmpeg", { args, stdout: "null", stderr: "piped" })
+      .output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    return new Uint8Array(await Deno.readFile(file));
+  } finally {
+    await Deno.remove(file);
+  }
+}

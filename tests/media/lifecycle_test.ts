@@ -16,8 +16,7 @@ import { existsSync } from "node:fs";
 import { eq } from "drizzle-orm";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import { accounts, mediaAttachments } from "../../db/schema/mod.ts";
-import { storedFileName } from "../../actors/media/storage.ts";
-import { mediaStore } from "../../actors/media/store.ts";
+import { storedFile } from "../fixtures/media.ts";
 import { removeDiscardedMedia } from "../../actors/media/discarded.ts";
 import { cleanUpMedia, removeUnattachedMedia } from "../../actors/media/processing.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
@@ -46,7 +45,7 @@ async function statusOf(instance: TestInstance, url: string): Promise<number> {
 /** Whether the file behind one of our media URLs is on disk. */
 function onDisk(instance: TestInstance, url: string): boolean {
   const key = new URL(url).pathname.replace(/^\/system\//, "");
-  return existsSync(storedFileName(instance.dataDir, key));
+  return existsSync(storedFile(instance.dataDir, key));
 }
 
 /** Every URL answers 404 and its file is gone from disk. */
@@ -111,8 +110,8 @@ test("media files go when their rows go", async (t) => {
   const instance = await startInstance({ worker: false });
   const { ctx } = instance.rookery;
   const db = ctx.database.db;
-  const store = mediaStore(ctx.config);
-  const env = { db, config: ctx.config };
+  const store = ctx.media;
+  const env = { db, config: ctx.config, media: ctx.media };
   try {
     const alice = await createUser(instance, "alice");
     const bob = await createUser(instance, "bob");
@@ -292,8 +291,8 @@ test("media files go when their rows go", async (t) => {
       // A pending account cannot use the API: its files are put in place directly.
       const ivy = await createUser(instance, "ivy", { approved: false });
       const avatar = `accounts/avatars/${ivy.id}/${"cd".repeat(16)}.png`;
-      await store.put(avatar, await image("png", 20, 20), "image/png");
-      await db.update(accounts).set({ avatarUrl: store.url(avatar) })
+      await store.put(avatar, await image("png", 20, 20), { contentType: "image/png" });
+      await db.update(accounts).set({ avatarKey: avatar })
         .where(eq(accounts.id, ivy.id));
       await assertKept(instance, [store.url(avatar)]);
       const rejected = await callJson(

@@ -14,8 +14,8 @@ import { eq } from "drizzle-orm";
 import { json, startInstance, test, type TestInstance } from "../harness.ts";
 import { mediaAttachments } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { newAttachmentPath, storedFileName } from "../../actors/media/storage.ts";
-import { mediaStore } from "../../actors/media/store.ts";
+import { newAttachmentKey } from "../../actors/media/store/keys.ts";
+import { storedFile } from "../fixtures/media.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
@@ -39,9 +39,9 @@ async function served(instance: TestInstance, key: string): Promise<number> {
 test("the media store against the database", async (t) => {
   const instance = await startInstance({ listen: true });
   const { ctx } = instance.rookery;
-  const store = mediaStore(ctx.config);
-  const env = { db: ctx.database.db, config: ctx.config };
-  const onDisk = (key: string) => existsSync(storedFileName(instance.dataDir, key));
+  const store = ctx.media;
+  const env = { db: ctx.database.db, config: ctx.config, media: ctx.media };
+  const onDisk = (key: string) => existsSync(storedFile(instance.dataDir, key));
   const peer = await startFakePeer();
   try {
     await t.step("a remote Delete removes the status's media and their stored files", async () => {
@@ -73,8 +73,8 @@ test("the media store against the database", async (t) => {
       const [media] = await env.db.select().from(mediaAttachments)
         .where(eq(mediaAttachments.statusId, status.id));
       // A stored copy of it, as a media cache keeps one.
-      const copy = newAttachmentPath(media.id, "original", "png");
-      await store.put(copy, await image("png", 10, 10), "image/png");
+      const copy = newAttachmentKey(media.id, "original", "png");
+      await store.put(copy, await image("png", 10, 10), { contentType: "image/png" });
       await env.db.update(mediaAttachments).set({ filePath: copy })
         .where(eq(mediaAttachments.id, media.id));
       assert.equal(await served(instance, copy), 200);
@@ -114,25 +114,25 @@ test("the media store against the database", async (t) => {
       // Orphans: of an attachment, an emoji and an avatar that have no row,
       // and a name the store never gives; all two hours old.
       const old = [
-        newAttachmentPath(newId(), "original", "png"),
+        newAttachmentKey(newId(), "original", "png"),
         `custom_emojis/images/000/000/000/000/000/000/042/static-0123456789abcdef.png`,
         `accounts/avatars/${alice.id}/${"ab".repeat(16)}.png`,
         "media_attachments/stray.png",
       ];
-      const recent = newAttachmentPath(newId(), "small", "png");
+      const recent = newAttachmentKey(newId(), "small", "png");
       const bytes = await image("png", 8, 8);
-      for (const key of [...old, recent]) await store.put(key, bytes, "image/png");
+      for (const key of [...old, recent]) await store.put(key, bytes, { contentType: "image/png" });
       const twoHoursAgo = new Date(Date.now() - 2 * HOUR);
       for (const key of old) {
-        await Deno.utime(storedFileName(instance.dataDir, key), twoHoursAgo, twoHoursAgo);
+        await Deno.utime(storedFile(instance.dataDir, key), twoHoursAgo, twoHoursAgo);
       }
       // Outside the store's folders: never looked at.
-      const outside = storedFileName(instance.dataDir, "elsewhere/old.png");
+      const outside = storedFile(instance.dataDir, "elsewhere/old.png");
       await Deno.mkdir(dirname(outside), { recursive: true });
       await Deno.writeFile(outside, bytes);
       await Deno.utime(outside, twoHoursAgo, twoHoursAgo);
       // A row whose preview is missing.
-      await Deno.remove(storedFileName(instance.dataDir, keyOf(media.preview_url)));
+      await Deno.remove(storedFile(instance.dataDir, keyOf(media.preview_url)));
       await env.db.update(mediaAttachments).set({ createdAt: twoHoursAgo })
         .where(eq(mediaAttachments.id, media.id));
 

@@ -11,7 +11,6 @@ import { eq } from "drizzle-orm";
 import { accounts, follows, statuses, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
-import { mediaStore } from "../../actors/media/store.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
@@ -265,7 +264,7 @@ test("account moderation as readers see it", async (t) => {
         })).status,
         200,
       );
-      const media = mediaStore(instance.rookery.ctx.config);
+      const media = instance.rookery.ctx.media;
       assert.equal(await purgeExpiredSuspensions(db, 30, media), 1);
       assert.ok((await accountRow(hal.id)).deletedAt, "past the grace period: purged");
       assert.equal((await accountRow(ivy.id)).deletedAt, null, "within it: kept");
@@ -273,7 +272,7 @@ test("account moderation as readers see it", async (t) => {
     });
 
     await t.step("admin command line: suspend, unsuspend, silence, unsilence", async () => {
-      const env = { db, config: ctx.config, app: ctx };
+      const env = { db, config: ctx.config, media: ctx.media, app: ctx };
       const silenced = await runAdminCommand(env, ["account", "silence", "alice"]);
       assert.equal(silenced.exitCode, 0, silenced.stderr);
       assert.ok((await accountRow(alice.id)).silencedAt);

@@ -15,7 +15,7 @@ import { insertRemoteAccount } from "../discovery/helpers.ts";
 test("Admin::Account entity", async () => {
   const instance = await startInstance();
   const { db } = instance.rookery.ctx.database;
-  const config = instance.rookery.ctx.config;
+  const urls = instance.rookery.ctx.mediaUrls;
   try {
     const alice = await createUser(instance, "alice");
     await db.update(users).set({ role: "moderator", reason: "let me in", locale: "de" })
@@ -35,7 +35,7 @@ test("Admin::Account entity", async () => {
       silencedAt: new Date(),
       sensitizedAt: new Date(),
     });
-    const list = await loadAdminAccounts(db, config, [remote, "12345", alice.id]);
+    const list = await loadAdminAccounts(db, urls, [remote, "12345", alice.id]);
     assert.equal(list.length, 2, "unknown ids are skipped");
     const [r, a] = list;
     assert.equal(a.id, alice.id);
@@ -71,7 +71,7 @@ test("Admin::Account entity", async () => {
     assert.equal(r.account.acct, "zed@remote.example");
 
     await db.update(accounts).set({ suspendedAt: new Date() }).where(eq(accounts.id, remote));
-    const [again] = await loadAdminAccounts(db, config, [remote]);
+    const [again] = await loadAdminAccounts(db, urls, [remote]);
     assert.equal(again.suspended, true);
     assert.equal(again.account.suspended, true);
   } finally {

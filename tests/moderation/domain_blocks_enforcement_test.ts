@@ -26,7 +26,6 @@ import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { writeFollow } from "../../actors/relationships/follow_rows.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
-import { mediaStore } from "../../actors/media/store.ts";
 import { POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
@@ -177,7 +176,7 @@ test("instance domain blocks enforced: silence, suspend, media, reports, streams
     await t.step(
       "suspend (admin command line): accounts hidden, follows ended; unblock restores",
       async () => {
-        const env = { db, config: instance.rookery.ctx.config };
+        const env = { db, config: instance.rookery.ctx.config, media: instance.rookery.ctx.media };
         const alice = await createUser(instance, "alice");
         const bad = await insertRemoteAccount(instance, "bad", "evil.example");
         const deep = await insertRemoteAccount(instance, "deep", "x.evil.example");
@@ -242,7 +241,7 @@ test("instance domain blocks enforced: silence, suspend, media, reports, streams
 
         // The purge of suspensions past the grace period (here: all of them)
         // leaves what a domain block suspended.
-        await purgeExpiredSuspensions(db, 0, mediaStore(env.config));
+        await purgeExpiredSuspensions(db, 0, env.media);
         const unblocked = await runAdminCommand(env, ["domain", "unblock", "EVIL.example"]);
         assert.equal(unblocked.exitCode, 0, unblocked.stderr);
         assert.equal(
@@ -354,7 +353,7 @@ test("instance domain blocks enforced: silence, suspend, media, reports, streams
           "no preview fetched by clients",
         );
         const [spammer] = await db.select().from(accounts).where(eq(accounts.uri, actor));
-        assert.equal(spammer.avatarUrl, null, "no avatar from a reject_media domain");
+        assert.equal(spammer.avatarRemoteUrl, null, "no avatar from a reject_media domain");
 
         const flag = (by: string) => ({
           "@context": AS,
@@ -397,8 +396,8 @@ test("instance domain blocks enforced: silence, suspend, media, reports, streams
 
     await t.step("reject_media on a block clears what was kept of the domain's media", async () => {
       const pics = await insertRemoteAccount(instance, "pics", "pics.example", {
-        avatarUrl: "https://pics.example/avatar.png",
-        headerUrl: "https://pics.example/header.png",
+        avatarRemoteUrl: "https://pics.example/avatar.png",
+        headerRemoteUrl: "https://pics.example/header.png",
       });
       const post = await remotePost(instance, pics, "a photo");
       await db.insert(mediaAttachments).values({
@@ -424,7 +423,7 @@ test("instance domain blocks enforced: silence, suspend, media, reports, streams
       assert.deepEqual([media.type, media.preview_url, media.blurhash], ["unknown", null, null]);
       assert.equal(media.remote_url, "https://pics.example/photo.png");
       const [row] = await db.select().from(accounts).where(eq(accounts.id, pics));
-      assert.deepEqual([row.avatarUrl, row.headerUrl], [null, null]);
+      assert.deepEqual([row.avatarRemoteUrl, row.headerRemoteUrl], [null, null]);
       await callJson(instance, admin, "DELETE", `/api/v1/admin/domain_blocks/${block.body.id}`);
     });
 

@@ -39,7 +39,7 @@ async function storedId(on: TestInstance, uri: string): Promise<string> {
 
 function adminEnv(on: TestInstance) {
   const ctx = on.rookery.ctx;
-  return { db: ctx.database.db, config: ctx.config, app: ctx };
+  return { db: ctx.database.db, config: ctx.config, media: ctx.media, app: ctx };
 }
 
 async function moveNotifications(on: TestInstance, accountId: string) {

@@ -1,6 +1,7 @@
 /**
  * Settings read by config.ts that need no running server: DB_POOL_SIZE
- * defaults to 10, takes a positive integer, and refuses anything else.
+ * defaults to 10, takes a positive integer, and refuses anything else; the
+ * S3_* variables (Mastodon's names and meanings) and their refusals.
  */
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../config.ts";
@@ -16,6 +17,107 @@ Deno.test("DB_POOL_SIZE: default, a chosen size, and refused values", () => {
           e.message,
         ),
       bad,
+    );
+  }
+});
+
+const S3 = {
+  S3_ENABLED: "true",
+  S3_BUCKET: "media",
+  AWS_ACCESS_KEY_ID: "key",
+  AWS_SECRET_ACCESS_KEY: "secret",
+};
+
+Deno.test("S3_*: folder by default; Mastodon's variables and defaults", () => {
+  assert.deepEqual(loadConfig({}).media.store, { kind: "folder" });
+  assert.deepEqual(loadConfig({ S3_ENABLED: "false", S3_BUCKET: "x" }).media.store, {
+    kind: "folder",
+  });
+  assert.deepEqual(loadConfig(S3).media.store, {
+    kind: "s3",
+    bucket: "media",
+    region: "us-east-1",
+    endpoint: null,
+    overridePathStyle: false,
+    accessKeyId: "key",
+    secretAccessKey: "secret",
+    aliasHost: null,
+    protocol: "https",
+    permission: null,
+    storageClass: null,
+    multipartThreshold: 15 * 1024 * 1024,
+    openTimeoutMs: 5000,
+    readTimeoutMs: 5000,
+    retryLimit: 0,
+    batchDeleteLimit: 1000,
+    checksums: false,
+  });
+  const store = loadConfig({
+    ...S3,
+    S3_ENDPOINT: "https://garage.example:3900/",
+    S3_REGION: "garage",
+    S3_OVERRIDE_PATH_STYLE: "true",
+    S3_CLOUDFRONT_HOST: "files.example/media/",
+    S3_PROTOCOL: "http",
+    S3_PERMISSION: "public-read",
+    S3_STORAGE_CLASS: "STANDARD_IA",
+    S3_MULTIPART_THRESHOLD: String(50 * 1024 * 1024),
+    S3_OPEN_TIMEOUT: "2",
+    S3_READ_TIMEOUT: "30",
+    S3_RETRY_LIMIT: "3",
+    S3_BATCH_DELETE_LIMIT: "100",
+    S3_ENABLE_CHECKSUM_MODE: "true",
+  }).media.store;
+  assert.deepEqual(store, {
+    kind: "s3",
+    bucket: "media",
+    region: "garage",
+    endpoint: "https://garage.example:3900",
+    overridePathStyle: true,
+    accessKeyId: "key",
+    secretAccessKey: "secret",
+    aliasHost: "files.example/media",
+    protocol: "http",
+    permission: "public-read",
+    storageClass: "STANDARD_IA",
+    multipartThreshold: 50 * 1024 * 1024,
+    openTimeoutMs: 2000,
+    readTimeoutMs: 30_000,
+    retryLimit: 3,
+    batchDeleteLimit: 100,
+    checksums: true,
+  });
+  // S3_ALIAS_HOST wins over Mastodon's older S3_CLOUDFRONT_HOST.
+  const both = loadConfig({
+    ...S3,
+    S3_ALIAS_HOST: "cdn.example",
+    S3_CLOUDFRONT_HOST: "old.example",
+  });
+  assert.equal(both.media.store.kind === "s3" && both.media.store.aliasHost, "cdn.example");
+});
+
+Deno.test("S3_*: missing or malformed values stop start-up, naming the variable", () => {
+  const refused: [Record<string, string>, RegExp][] = [
+    [{ ...S3, S3_BUCKET: "" }, /S3_BUCKET is required/],
+    [{ ...S3, AWS_ACCESS_KEY_ID: "" }, /AWS_ACCESS_KEY_ID is required/],
+    [{ ...S3, AWS_SECRET_ACCESS_KEY: " " }, /AWS_SECRET_ACCESS_KEY is required/],
+    [{ ...S3, S3_ENDPOINT: "minio.example:9000" }, /S3_ENDPOINT must be an http/],
+    [{ ...S3, S3_ENDPOINT: "ftp://minio.example" }, /S3_ENDPOINT must be an http/],
+    [{ ...S3, S3_ALIAS_HOST: "https://cdn.example" }, /S3_ALIAS_HOST is a host/],
+    [{ ...S3, S3_PROTOCOL: "ftp" }, /S3_PROTOCOL must be one of http, https/],
+    [
+      { ...S3, S3_OVERRIDE_PATH_STYLE: "sometimes" },
+      /S3_OVERRIDE_PATH_STYLE must be true or false/,
+    ],
+    [{ ...S3, S3_MULTIPART_THRESHOLD: "1024" }, /S3_MULTIPART_THRESHOLD must be an integer/],
+    [{ ...S3, S3_BATCH_DELETE_LIMIT: "5000" }, /S3_BATCH_DELETE_LIMIT must be an integer/],
+    [{ ...S3, S3_ENABLED: "maybe" }, /S3_ENABLED must be true or false/],
+  ];
+  for (const [env, message] of refused) {
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message),
+      JSON.stringify(env),
     );
   }
 });

@@ -32,13 +32,12 @@ import { eventually } from "../fixtures/wait.ts";
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
 import { authed, form, image, upload, waitProcessed } from "../media/helpers.ts";
 import {
-  archiveFile,
-  archivesFolder,
   ArchiveTooSoon,
-  partFile,
   purgeArchives,
   requestArchive,
 } from "../../actors/import_export/archive.ts";
+import { newArchiveKey } from "../../actors/media/store/keys.ts";
+import { storedFile } from "../fixtures/media.ts";
 import { ARCHIVE_PAGE, runArchive } from "../../jobs/archive_export.ts";
 import { axeFindings } from "./page_checks.ts";
 
@@ -49,6 +48,11 @@ const instance = await startInstance({ listen: true });
 afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 const dataDir = instance.dataDir;
+const { media } = instance.rookery.ctx;
+const archivesFolder = join(dataDir, "archives");
+/** The archive files the store holds. */
+const storedArchives = async () =>
+  (await Array.fromAsync(media.list({ prefix: "archives/" }))).map((f) => f.key);
 
 const alice = await createUser(instance, "alice");
 const bob = await createUser(instance, "bob");
@@ -118,7 +122,7 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
     await res.body?.cancel();
     const row = await waitBuilt(alice.userId);
     assert.equal(row.state, "done");
-    assert.ok(row.fileKey && /^archive-\d{14}-[0-9a-f]{32}\.zip$/.test(row.fileKey));
+    assert.ok(row.fileKey && /^archives\/archive-\d{14}-[0-9a-f]{32}\.zip$/.test(row.fileKey));
     archiveId = row.id;
     const after = await (await session.get("/settings/archive?notice=requested")).text();
     includes(after, "being prepared");
@@ -278,11 +282,19 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
   });
 
   await t.step("a failed build keeps no file and does not count against the week", async () => {
-    // A build that cannot write its file: a folder stands where the part file goes.
+    // A build the store cannot take: a file stands where the archives folder goes.
     const id = newId();
     await db.insert(backups).values({ id, userId: carol.userId });
-    await Deno.mkdir(join(partFile(dataDir, id), "blocker"), { recursive: true });
-    await runArchive(instance.rookery.ctx, { archiveId: id });
+    const before = await storedArchives();
+    await Deno.rename(archivesFolder, `${archivesFolder}.aside`);
+    await Deno.writeTextFile(archivesFolder, "in the way");
+    try {
+      await runArchive(instance.rookery.ctx, { archiveId: id });
+    } finally {
+      await Deno.remove(archivesFolder);
+      await Deno.rename(`${archivesFolder}.aside`, archivesFolder);
+    }
+    assert.deepEqual(await storedArchives(), before, "no file kept");
     const [row] = await archivesOf(carol.userId);
     assert.deepEqual([row.state, row.fileKey, row.size], ["failed", null, null]);
     assert.ok(row.processedAt);
@@ -294,7 +306,6 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
     assert.equal(download.status, 404);
     await download.body?.cancel();
     // Running it again does nothing: a failed archive is never picked up again.
-    await Deno.remove(partFile(dataDir, id), { recursive: true });
     await runArchive(instance.rookery.ctx, { archiveId: id });
     assert.equal((await archivesOf(carol.userId))[0].state, "failed");
     const again = await carolSession.post("/settings/archive");
@@ -313,8 +324,9 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
     await db.insert(backups).values({ id, userId: hank.userId });
     const stop = new AbortController();
     stop.abort();
+    const before = await storedArchives();
     await runArchive(instance.rookery.ctx, { archiveId: id }, stop.signal);
-    await assert.rejects(Deno.stat(partFile(dataDir, id)), Deno.errors.NotFound);
+    assert.deepEqual(await storedArchives(), before, "nothing stored by the stopped build");
     // The running worker takes the queued job again and builds it whole.
     const row = await waitBuilt(hank.userId);
     assert.deepEqual([row.id, row.state], [id, "done"]);
@@ -362,7 +374,7 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
 
   await t.step("the purge deletes expired archives and their files, and strays", async () => {
     const [row] = await archivesOf(alice.userId);
-    const file = archiveFile(dataDir, row.fileKey!);
+    const file = storedFile(dataDir, row.fileKey!);
     assert.ok((await Deno.stat(file)).isFile);
     const now = new Date();
     // A lost build (queued two days ago) and a stray part file two hours old.
@@ -372,23 +384,25 @@ test("settings archive: request, build, download, refuse, expire", async (t) => 
       userId: bob.userId,
       createdAt: new Date(now.getTime() - 2 * 86_400_000),
     });
-    const stray = partFile(dataDir, newId());
-    await Deno.writeFile(stray, new Uint8Array([1, 2, 3]));
+    // An archive file no row took (a crash between the upload and the row), two hours old.
+    const strayKey = newArchiveKey();
+    await media.put(strayKey, new Uint8Array([1, 2, 3]), { contentType: "application/zip" });
+    const stray = storedFile(dataDir, strayKey);
     const twoHoursAgo = new Date(now.getTime() - 2 * 3_600_000);
     await Deno.utime(stray, twoHoursAgo, twoHoursAgo);
-    const other = join(archivesFolder(dataDir), "notes.txt");
+    const other = join(archivesFolder, "notes.txt");
     await Deno.writeTextFile(other, "not ours");
     await Deno.utime(other, twoHoursAgo, twoHoursAgo);
 
     // Nothing has expired yet.
-    let purge = await purgeArchives(db, dataDir, now);
+    let purge = await purgeArchives(db, media, now);
     assert.deepEqual(purge, { expired: 0, stale: 1, orphans: 1 });
     assert.equal((await archivesOf(bob.userId))[0].state, "failed");
     await assert.rejects(Deno.stat(stray), Deno.errors.NotFound);
     assert.ok((await Deno.stat(other)).isFile, "a file that is not ours stays");
 
     // Eight days later, alice's archive has gone with its file.
-    purge = await purgeArchives(db, dataDir, new Date(now.getTime() + 8 * 86_400_000));
+    purge = await purgeArchives(db, media, new Date(now.getTime() + 8 * 86_400_000));
     assert.ok(purge.expired >= 2, `${purge.expired} expired`);
     assert.equal((await archivesOf(alice.userId)).length, 0);
     await assert.rejects(Deno.stat(file), Deno.errors.NotFound);

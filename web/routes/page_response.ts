@@ -82,14 +82,19 @@ const POLICIES: Record<PageKind, Policy> = {
   },
 };
 
-/** The Content-Security-Policy of a kind of page. */
-export function contentSecurityPolicy(kind: PageKind): string {
+/**
+ * The Content-Security-Policy of a kind of page. `mediaOrigin`: where our
+ * media files are served from when it is not our origin (S3_ALIAS_HOST),
+ * which every page may show images and media from.
+ */
+export function contentSecurityPolicy(kind: PageKind, mediaOrigin: string | null = null): string {
   const p = POLICIES[kind];
+  const extra = mediaOrigin ? ` ${mediaOrigin}` : "";
   return [
     "default-src 'none'",
     "style-src 'self'",
-    `img-src ${p.images}`,
-    p.media ? `media-src ${p.media}` : null,
+    `img-src ${p.images}${extra}`,
+    p.media ? `media-src ${p.media}${extra}` : null,
     p.formAction ? `form-action ${p.formAction}` : null,
     `frame-ancestors ${p.frameAncestors}`,
     "base-uri 'none'",
@@ -103,10 +108,14 @@ export function contentSecurityPolicy(kind: PageKind): string {
  * Cacheable pages say they vary by cookie, so a shared cache never hands a
  * signed-in browser the page a visitor got (or the other way round).
  */
-export function pageHeaders(kind: PageKind, signedIn = false): Record<string, string> {
+export function pageHeaders(
+  kind: PageKind,
+  signedIn = false,
+  mediaOrigin: string | null = null,
+): Record<string, string> {
   const p = POLICIES[kind];
   const headers: Record<string, string> = {
-    "Content-Security-Policy": contentSecurityPolicy(kind),
+    "Content-Security-Policy": contentSecurityPolicy(kind, mediaOrigin),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": p.referrer,
   };
@@ -118,7 +127,14 @@ export function pageHeaders(kind: PageKind, signedIn = false): Record<string, st
 
 /** Sets the headers of a kind of page on the response being built. */
 export function setPageHeaders(c: Context<ApiEnv>, kind: PageKind): void {
-  for (const [name, value] of Object.entries(pageHeaders(kind, carriesSession(c)))) {
+  const { config, media } = c.get("ctx");
+  const mediaOrigin = new URL(media.urlBase).origin;
+  const headers = pageHeaders(
+    kind,
+    carriesSession(c),
+    mediaOrigin === config.origin ? null : mediaOrigin,
+  );
+  for (const [name, value] of Object.entries(headers)) {
     // A route may vary by more (a profile negotiates Accept): add, never replace.
     c.header(name, value, { append: name === "Vary" });
   }

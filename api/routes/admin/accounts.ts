@@ -120,14 +120,14 @@ async function list(c: Context<ApiEnv>, filterOf: (p: Params) => AdminAccountFil
   const page = readPageParams(p, PAGE_SIZES.admin);
   const ctx = c.get("ctx");
   const ids = await listAdminAccountIds(ctx.database.db, filter, page);
-  const entities = await loadAdminAccounts(ctx.database.db, ctx.config, ids);
+  const entities = await loadAdminAccounts(ctx.database.db, ctx.mediaUrls, ids);
   setPaginationHeaders(c, entities, (a) => a.id, { hasMore: ids.length === page.limit });
   return c.json(entities);
 }
 
 async function show(c: Context<ApiEnv>, id: string) {
   const ctx = c.get("ctx");
-  const entity = await loadAdminAccount(ctx.database.db, ctx.config, id);
+  const entity = await loadAdminAccount(ctx.database.db, ctx.mediaUrls, id);
   if (!entity) throw new ApiError(404, "Record not found");
   return c.json(entity);
 }
@@ -160,7 +160,7 @@ export function adminAccountRoutes(): Hono<ApiEnv> {
       const db = c.get("ctx").database.db;
       if (name === "reject") {
         // The account is gone afterwards: serialize it first, as Mastodon answers with it.
-        const before = await loadAdminAccount(db, c.get("ctx").config, id);
+        const before = await loadAdminAccount(db, c.get("ctx").mediaUrls, id);
         await run(() => commandFn(db, moderatorOf(c), id));
         return c.json(before);
       }
@@ -189,7 +189,7 @@ export function adminAccountRoutes(): Hono<ApiEnv> {
     const ctx = c.get("ctx");
     await run(() => deleteAccountData(ctx.database.db, moderatorOf(c), id));
     // Its media files leave the store now that the purge committed.
-    await flushDiscardedMedia(ctx.database.db, ctx.config);
+    await flushDiscardedMedia(ctx.database.db, ctx.media);
     return show(c, id);
   });
   return app;

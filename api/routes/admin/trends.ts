@@ -66,7 +66,7 @@ async function linksJson(c: Context<ApiEnv>, ids: string[]) {
       .where(inArray(previewCards.id, ids))).map((r) => r.id),
   );
   ids = ids.filter((id) => found.has(id));
-  const json = await serializeTrendLinks(database, ids);
+  const json = await serializeTrendLinks(database, c.get("ctx").mediaUrls, ids);
   const states = await trendReviewStates(database.db, "link", ids);
   return json.map((l, i) => ({ id: ids[i], ...l, requires_review: !states.has(ids[i]) }));
 }

@@ -76,7 +76,7 @@ const LIST_PAGE = { default: 40, max: 100 } as const;
 const SHOWN = 20;
 
 async function listPage(c: Context<ApiEnv>): Promise<Response> {
-  const { config, database } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const p = await params(c);
   const accessFilters = hasPermission(c.get("staff")!.user.role, "manage_user_access");
   let query: AccountQuery;
@@ -98,7 +98,7 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
   const filter = accountFilterOf(query);
   const page = readPageParams(p, LIST_PAGE);
   const ids = await listAdminAccountIds(database.db, filter, page);
-  const rows = await loadAdminAccounts(database.db, config, ids);
+  const rows = await loadAdminAccounts(database.db, mediaUrls, ids);
   const { newer, older } = pageLinks(
     page,
     LIST_PAGE,
@@ -126,11 +126,11 @@ async function accountPage(
   id: string,
   refused?: { refusal: Refusal; form?: ActionDraft },
 ): Promise<Response> {
-  const { config, database } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const db = database.db;
   if (!isId(id)) return await sendNotFound(c, "accounts");
   const [a, [row], warnings, open, resolved] = await Promise.all([
-    loadAdminAccount(db, config, id),
+    loadAdminAccount(db, mediaUrls, id),
     db.select({
       deletedAt: accounts.deletedAt,
       suspensionOrigin: accounts.suspensionOrigin,
@@ -235,9 +235,9 @@ export function accountPages(): Hono<ApiEnv> {
       if (!readBoolean(p, "confirm")) {
         throw new ApiError(422, "Tick the confirmation box to delete the account's data");
       }
-      const { config, database } = c.get("ctx");
+      const { database, media } = c.get("ctx");
       await deleteAccountData(database.db, staffModerator(c), id);
-      await flushDiscardedMedia(database.db, config);
+      await flushDiscardedMedia(database.db, media);
     });
   });
   return app;

@@ -38,7 +38,7 @@ export async function loadQueue(
   }
   if (filter.targetAccountId && isId(filter.targetAccountId)) ids.add(filter.targetAccountId);
   const accounts = new Map(
-    (await loadAdminAccounts(db, ctx.config, [...ids])).map((a) => [a.id, a]),
+    (await loadAdminAccounts(db, ctx.mediaUrls, [...ids])).map((a) => [a.id, a]),
   );
   const of = (id: string | null) => (id ? accounts.get(id) ?? null : null);
   return {

@@ -97,13 +97,13 @@ export function feedRoutes(): Hono<ApiEnv> {
 
   app.get("/:feed{@[^/]+\\.rss}", async (c) => {
     const ctx = c.get("ctx");
-    const { config } = ctx;
+    const { config, mediaUrls } = ctx;
     const username = c.req.param("feed").slice(1, -".rss".length);
     const account = await findLocalAccount(ctx.database.db, username);
     if (!account || account.deletedAt || account.suspendedAt) {
       return account ? c.text("Gone", 410) : notFound(c);
     }
-    const [entity] = await loadAccountEntities(ctx.database.db, config, [account.id]);
+    const [entity] = await loadAccountEntities(ctx.database.db, mediaUrls, [account.id]);
     if (!entity) return notFound(c);
     let taggedId: string | null | undefined;
     const tag = c.req.query("tag");

@@ -121,7 +121,7 @@ export function oembedRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/:handle{@[^/]+}/:id{[0-9]{1,19}}/embed", async (c) => {
-    const { config, database } = c.get("ctx");
+    const { config, database, mediaUrls } = c.get("ctx");
     const found = await publicStatus(c, c.req.param("handle").slice(1), c.req.param("id"));
     if (!found) return await sendMessagePage(c, 404, "Not found", "There is no such post here.");
     const { account, status } = found;
@@ -133,7 +133,7 @@ export function oembedRoutes(): Hono<ApiEnv> {
       StatusEmbedPage({
         status,
         account,
-        media: media.map((row) => mediaAttachmentEntity(config, row)),
+        media: media.map((row) => mediaAttachmentEntity(mediaUrls, row)),
         domain: config.domain,
         instanceTitle: config.instance.title,
       }),

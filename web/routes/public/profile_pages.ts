@@ -111,7 +111,7 @@ async function profilePage(
   tab: ProfileTab,
 ): Promise<Response> {
   const ctx = c.get("ctx");
-  const { config } = ctx;
+  const { config, mediaUrls } = ctx;
   if (!account) return await sendMessagePage(c, 404, "Not found", "There is no such account here.");
   if (account.deletedAt) {
     return await sendMessagePage(c, 410, "Gone", "This account has been deleted.");
@@ -119,7 +119,7 @@ async function profilePage(
   if (account.suspendedAt) {
     return await sendMessagePage(c, 410, "Suspended", "This account has been suspended.");
   }
-  const [entity] = await loadAccountEntities(ctx.database.db, config, [account.id]);
+  const [entity] = await loadAccountEntities(ctx.database.db, mediaUrls, [account.id]);
   if (!entity) return await sendMessagePage(c, 404, "Not found", "There is no such account here.");
   const maxId = maxIdOf(c);
   const rows = await accountStatuses(ctx.database.db, account.id, null, {

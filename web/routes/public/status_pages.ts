@@ -73,7 +73,7 @@ export function statusPageRoutes(): Hono<ApiEnv> {
 
   app.get("/:handle{@[^/]+}/:id{[0-9]{1,19}}", async (c) => {
     const ctx = c.get("ctx");
-    const { config } = ctx;
+    const { config, mediaUrls } = ctx;
     c.header("Vary", "Accept");
     const { account, status } = await lookup(c, c.req.param("handle").slice(1), c.req.param("id"));
     const ap = prefersActivityPub(c.req.header("Accept"));
@@ -117,7 +117,7 @@ export function statusPageRoutes(): Hono<ApiEnv> {
       return await sendMessagePage(c, 404, "Not found", "There is no such post here.");
     }
     const above = new Set(up.map((s) => s.id));
-    const [author] = await loadAccountEntities(ctx.database.db, config, [account.id]);
+    const [author] = await loadAccountEntities(ctx.database.db, mediaUrls, [account.id]);
     c.header("Link", `<${status.uri}>; rel="alternate"; type="application/activity+json"`);
     return await sendPublicPage(
       c,

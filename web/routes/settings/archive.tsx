@@ -5,14 +5,14 @@
  * - POST /settings/archive: records a request with its build job
  *   (actors/import_export/archive.ts, at most one a week: else 422 with the
  *   date of the next; jobs/archive_export.ts builds it);
- * - GET /settings/archives/:id/download: the zip, streamed from its file;
- *   someone else's archive, an unknown id or one not built answers 404.
+ * - GET /settings/archives/:id/download: the zip, streamed from the media
+ *   store; someone else's archive, an unknown id or one not built answers
+ *   404, a store that does not answer 503.
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
 import { isId } from "../../../db/ids.ts";
 import {
-  archiveFile,
   ArchiveTooSoon,
   findOwnArchive,
   listArchives,
@@ -20,6 +20,7 @@ import {
   requestArchive,
 } from "../../../actors/import_export/archive.ts";
 import { NotFoundError } from "../../../model/errors.ts";
+import { MediaStoreUnavailable, type StoredFile } from "../../../actors/media/store/mod.ts";
 import { ArchivePage } from "../../pages/settings/archive.tsx";
 import { MessagePage } from "../../pages/auth/layout.tsx";
 import { sendUserPage, settingsSession, setUserPageHeaders, userPage } from "./session.ts";
@@ -53,16 +54,20 @@ async function archivePage(
 }
 
 function notFound(c: Context<ApiEnv>, text = "There is no such archive on your account.") {
+  return messagePage(c, "Not found", text, 404);
+}
+
+function messagePage(c: Context<ApiEnv>, title: string, text: string, status: 404 | 503) {
   return sendUserPage(
     c,
     <MessagePage
-      title="Not found"
+      title={title}
       instanceTitle={c.get("ctx").config.instance.title}
       text={text}
       alert
       links={[{ href: "/settings/archive", label: "Your archives" }]}
     />,
-    404,
+    status,
   );
 }
 
@@ -94,7 +99,7 @@ export function archiveSettingsRoutes(): Hono<ApiEnv> {
   app.get("/settings/archives/:id/download", async (c) => {
     const id = c.req.param("id");
     if (!isId(id)) return await notFound(c);
-    const { database, config } = c.get("ctx");
+    const { database, media } = c.get("ctx");
     let archive;
     try {
       archive = await findOwnArchive(database.db, settingsSession(c).user.userId, id);
@@ -105,18 +110,26 @@ export function archiveSettingsRoutes(): Hono<ApiEnv> {
     if (archive.state !== "done" || !archive.fileKey) {
       return await notFound(c, "This archive is not ready (or could not be made).");
     }
-    let file: Deno.FsFile;
+    let file: StoredFile | null;
     try {
-      file = await Deno.open(archiveFile(config.dataDir, archive.fileKey), { read: true });
+      file = await media.get(archive.fileKey);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return await notFound(c);
-      throw error;
+      if (!(error instanceof MediaStoreUnavailable)) throw error;
+      c.header("Retry-After", "30");
+      return await messagePage(
+        c,
+        "Service unavailable",
+        "Media storage is unavailable right now; please try again in a moment.",
+        503,
+      );
     }
+    if (!file) return await notFound(c);
     setUserPageHeaders(c);
     c.header("Content-Type", "application/zip");
-    c.header("Content-Disposition", `attachment; filename="${archive.fileKey}"`);
-    if (archive.size != null) c.header("Content-Length", String(archive.size));
-    return c.body(file.readable);
+    const name = archive.fileKey.slice(archive.fileKey.lastIndexOf("/") + 1);
+    c.header("Content-Disposition", `attachment; filename="${name}"`);
+    c.header("Content-Length", String(file.size));
+    return c.body(file.body);
   });
   return app;
 }

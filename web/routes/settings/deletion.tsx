@@ -56,7 +56,7 @@ export function deletionSettingsRoutes(): Hono<ApiEnv> {
       if (!(error instanceof NotFoundError)) throw error;
     }
     // Its media files leave the store now that the deletion committed.
-    await flushDiscardedMedia(ctx.database.db, ctx.config);
+    await flushDiscardedMedia(ctx.database.db, ctx.media);
     // The user row went, and its sessions with it; the browser forgets its cookie.
     await endSession(c, session);
     return await sendAccountPage(

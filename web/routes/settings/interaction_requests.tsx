@@ -45,7 +45,7 @@ function notFound(c: Context<ApiEnv>) {
 
 /** The page's entries: the requests with who asked, the post and the reply. */
 async function entries(c: Context<ApiEnv>, accountId: string): Promise<RequestEntry[]> {
-  const { database, config } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const rows = await pendingRequestsPage(
     database.db,
     accountId,
@@ -60,7 +60,7 @@ async function entries(c: Context<ApiEnv>, accountId: string): Promise<RequestEn
   );
   const [statuses, accounts] = await Promise.all([
     statusRows(database.db, [...new Set(ids)]),
-    loadAccountEntities(database.db, config, rows.map((r) => r.accountId)),
+    loadAccountEntities(database.db, mediaUrls, rows.map((r) => r.accountId)),
   ]);
   const statusById = new Map(statuses.map((s) => [s.id, s]));
   const acctById = new Map(accounts.map((a) => [a.id, a.acct]));

@@ -52,10 +52,10 @@ const NOTICES: Record<string, string> = {
 };
 
 async function storedProfile(c: Context<ApiEnv>): Promise<CredentialAccount> {
-  const { config, database } = c.get("ctx");
+  const { database, mediaUrls } = c.get("ctx");
   const entity = await loadCredentialAccount(
     database.db,
-    config,
+    mediaUrls,
     settingsSession(c).user.accountId,
   );
   if (!entity) throw new NotFoundError();
