@@ -21,6 +21,7 @@ import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import {
   type CollectionRow,
+  collectionsByIds,
   type VisibleItemRow,
   visibleItems,
 } from "../../db/queries/collections.ts";
@@ -139,4 +140,18 @@ export async function serializeCollectionWithAccounts(
   const ids = [row.accountId, ...collection.items.flatMap((i) => i.account_id ?? [])];
   const accounts = await loadAccountEntities(db, config, [...new Set(ids)]);
   return { accounts, collection };
+}
+
+/** Collections by id for a viewer, keyed by id (one batch; unknown ids are absent). */
+export async function collectionsById(
+  db: Executor,
+  config: Pick<Config, "origin">,
+  ids: readonly (string | null)[],
+  viewerId: string | null,
+): Promise<Map<string, Collection>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id != null))];
+  if (wanted.length === 0) return new Map();
+  const rows = (await collectionsByIds(db, wanted)).filter((r) => !r.ownerUnavailable);
+  const list = await serializeCollections(db, config, rows, viewerId);
+  return new Map(list.map((c) => [c.id, c]));
 }

@@ -19,7 +19,8 @@ import type { AppContext } from "../../context.ts";
 import type { GroupData, NotificationRow } from "../../db/queries/notifications.ts";
 import type { Account } from "./account.ts";
 import { loadAccountEntities } from "./account.ts";
-import { isStatusType, statusesById } from "./notification.ts";
+import { COLLECTION_TYPES, isStatusType, statusesById } from "./notification.ts";
+import { type Collection, collectionsById } from "./collection.ts";
 import type { StatusJson } from "./status.ts";
 import { type ReportJson, reportsById } from "./report.ts";
 import { type AccountWarningJson, accountWarningsById } from "./account_warning.ts";
@@ -39,6 +40,8 @@ export interface NotificationGroupJson {
   report?: ReportJson;
   /** The warning, for `moderation_warning`. */
   moderation_warning?: AccountWarningJson;
+  /** The collection, for `added_to_collection` and `collection_update`. */
+  collection?: Collection;
 }
 
 /** An account reduced to its avatar (Mastodon's PartialAccountSerializer). */
@@ -121,6 +124,12 @@ export async function serializeNotificationGroups(
 
   const reports = await reportsById(ctx, groups.map((g) => g.row.reportId));
   const warnings = await accountWarningsById(ctx, groups.map((g) => g.row.accountWarningId));
+  const collections = await collectionsById(
+    ctx.database.db,
+    ctx.config,
+    groups.map((g) => g.row.collectionId),
+    viewerAccountId,
+  );
   const notificationGroups: NotificationGroupJson[] = [];
   const shownSamples: string[][] = [];
   const shownStatuses = new Map<string, StatusJson>();
@@ -151,6 +160,11 @@ export async function serializeNotificationGroups(
       const warning = row.accountWarningId ? warnings.get(row.accountWarningId) : undefined;
       if (!warning) return;
       json.moderation_warning = warning;
+    }
+    if (COLLECTION_TYPES.has(row.type)) {
+      const collection = row.collectionId ? collections.get(row.collectionId) : undefined;
+      if (!collection) return;
+      json.collection = collection;
     }
     notificationGroups.push(json);
     shownSamples.push(sampleIds);
