@@ -95,6 +95,7 @@ import { adminIpBlockRoutes } from "./api/routes/admin/ip_blocks.ts";
 import { adminCanonicalEmailBlockRoutes } from "./api/routes/admin/canonical_email_blocks.ts";
 import { annualReportRoutes } from "./api/routes/annual_reports.ts";
 import { collectionRoutes } from "./api/routes/collections.ts";
+import { profileRoutes } from "./api/routes/profile.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -262,6 +263,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminCanonicalEmailBlockRoutes());
   app.route("/", annualReportRoutes());
   app.route("/", collectionRoutes());
+  app.route("/", profileRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   // Before the pages: `/@name.rss` would otherwise be taken for a profile.

@@ -35,6 +35,12 @@ import {
   QUOTE_POLICY_VALUES,
   type UserSettings,
 } from "../../model/user_settings.ts";
+import {
+  checkProfileDisplay,
+  descriptionColumnOf,
+  profileDisplayChanges,
+  type ProfileDisplayUpdate,
+} from "./profile_display.ts";
 
 /** Mastodon's limits on profile text. */
 export const PROFILE_LIMITS = {
@@ -46,7 +52,7 @@ export const PROFILE_LIMITS = {
 } as const;
 
 /** What `update_credentials` may change; absent members stay as they are. */
-export interface ProfileUpdate {
+export interface ProfileUpdate extends ProfileDisplayUpdate {
   displayName?: string;
   note?: string;
   avatar?: Blob;
@@ -229,6 +235,7 @@ export async function updateProfile(
 ): Promise<void> {
   const problems = new Problems();
   const values = checkValues(ctx, input, problems);
+  checkProfileDisplay(input, problems);
   const images = await processImages(ctx, input, problems);
   problems.throwIfAny();
 
@@ -278,6 +285,10 @@ export async function updateProfile(
       if (values.attributionDomains) changes.attributionDomains = values.attributionDomains;
       if (stored.avatar) changes.avatarUrl = stored.avatar;
       if (stored.header) changes.headerUrl = stored.header;
+      Object.assign(
+        changes,
+        profileDisplayChanges(input, { avatar: !!stored.avatar, header: !!stored.header }),
+      );
       if (input.privacy != null) {
         settings.default_privacy = input.privacy as UserSettings["default_privacy"];
       }
@@ -328,7 +339,11 @@ export async function removeProfileImage(
     if (!account || account.domain != null) throw new NotFoundError();
     const url = account[column];
     if (url == null) return null;
-    await tx.update(accounts).set({ [column]: null, updatedAt: new Date() })
+    await tx.update(accounts).set({
+      [column]: null,
+      [descriptionColumnOf(kind)]: "",
+      updatedAt: new Date(),
+    })
       .where(eq(accounts.id, accountId));
     await recordDelivery(tx, "accountUpdated", accountId, newId());
     await discardMediaFiles(tx, [profileImageKey(accountId, url)]);

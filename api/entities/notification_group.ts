@@ -53,6 +53,7 @@ export interface PartialAccountJson {
   url: string | null;
   avatar: string;
   avatar_static: string;
+  avatar_description: string;
 }
 
 /** The whole result. */
@@ -96,6 +97,7 @@ function partial(account: Account): PartialAccountJson {
     url: account.url,
     avatar: account.avatar,
     avatar_static: account.avatar_static,
+    avatar_description: account.avatar_description,
   };
 }
 
