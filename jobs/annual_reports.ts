@@ -16,6 +16,7 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { generateAnnualReport } from "../actors/annual_reports/generate.ts";
 import { accountsDueForReport, campaignYear } from "../actors/annual_reports/campaign.ts";
+import { finishAsyncRefresh } from "../actors/async_refreshes.ts";
 import { type PeriodicJob, runEvery } from "./periodic.ts";
 import { enqueueJob } from "./queue.ts";
 
@@ -54,10 +55,16 @@ export async function queueAnnualReports(
 /** Runs one job. */
 export async function runAnnualReportJob(
   ctx: AppContext,
-  job: { accountId: string; year: number },
+  job: { accountId: string; year: number; refreshId?: string },
 ): Promise<void> {
-  const result = await generateAnnualReport(ctx.database, job);
-  logger.debug("Annual report {year} of account {accountId}: {result}", { ...job, result });
+  const scope = { accountId: job.accountId, year: job.year };
+  try {
+    const result = await generateAnnualReport(ctx.database, scope);
+    logger.debug("Annual report {year} of account {accountId}: {result}", { ...scope, result });
+  } finally {
+    // The user's refresh ends either way: the state route then says what came of it.
+    if (job.refreshId) await finishAsyncRefresh(ctx.database.db, job.refreshId, 0);
+  }
 }
 
 /**

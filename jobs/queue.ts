@@ -50,8 +50,11 @@ export type Job =
   | { job: "replies_crawl"; statusId: string; refreshId: string }
   /** The build of an archive export from the settings pages (archive_job.ts). */
   | { job: "archive"; archiveId: string }
-  /** One account's annual report for one year (annual_report_job.ts). */
-  | { job: "annual_report"; accountId: string; year: number };
+  /**
+   * One account's annual report for one year (annual_reports.ts); `refreshId`
+   * when a user asked for it (finished when the job ends).
+   */
+  | { job: "annual_report"; accountId: string; year: number; refreshId?: string };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 

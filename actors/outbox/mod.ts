@@ -20,6 +20,7 @@ import type { StatusLinkJobs } from "./status_links.ts";
 import type { ReportDeliveries } from "./reports.ts";
 import type { PushJobs } from "./push.ts";
 import type { CollectionDeliveries } from "./collections.ts";
+import type { AnnualReportJobs } from "./annual_reports.ts";
 
 export interface Outbox
   extends
@@ -32,4 +33,5 @@ export interface Outbox
     StatusLinkJobs,
     ReportDeliveries,
     PushJobs,
-    CollectionDeliveries {}
+    CollectionDeliveries,
+    AnnualReportJobs {}

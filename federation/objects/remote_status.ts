@@ -16,6 +16,7 @@
  * (federation/dialects/received.ts), those are read from it by
  * federation/dialects/terms.ts, as Mastodon reads them, and merged here.
  */
+import { MEDIA_DESCRIPTION_LIMIT } from "../../actors/media/formats.ts";
 import {
   Article,
   Audio,
@@ -193,7 +194,8 @@ async function readMedia(
       remoteUrl: url,
       type: mediaTypeOf(mime, item),
       contentType: mime,
-      description: plainText(textOf(item.name) ?? textOf(item.summary), 1_500) || null,
+      description: plainText(textOf(item.name) ?? textOf(item.summary), MEDIA_DESCRIPTION_LIMIT) ||
+        null,
       blurhash: extra.blurhash ?? null,
       meta,
     });

@@ -13,6 +13,7 @@ import { statusLinkJobs } from "./status_links.ts";
 import { reportDeliveries } from "./reports.ts";
 import { pushJobs } from "./push.ts";
 import { collectionDeliveries } from "./collections.ts";
+import { annualReportJobs } from "./annual_reports.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -26,5 +27,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...reportDeliveries(ctx),
     ...pushJobs(ctx),
     ...collectionDeliveries(ctx),
+    ...annualReportJobs(ctx),
   };
 }
