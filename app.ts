@@ -96,6 +96,7 @@ import { adminCanonicalEmailBlockRoutes } from "./api/routes/admin/canonical_ema
 import { annualReportRoutes } from "./api/routes/annual_reports.ts";
 import { collectionRoutes } from "./api/routes/collections.ts";
 import { profileRoutes } from "./api/routes/profile.ts";
+import { donationCampaignRoutes } from "./api/routes/donation_campaigns.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -264,6 +265,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", annualReportRoutes());
   app.route("/", collectionRoutes());
   app.route("/", profileRoutes());
+  app.route("/", donationCampaignRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   // Before the pages: `/@name.rss` would otherwise be taken for a profile.

@@ -64,7 +64,7 @@ export function filterRoutes(): Hono<ApiEnv> {
     return c.json(filterKeywordEntity(row));
   });
 
-  app.put(`${BASE}/keywords/:id{[0-9]+}`, write, async (c) => {
+  app.on(["PUT", "PATCH"], `${BASE}/keywords/:id{[0-9]+}`, write, async (c) => {
     const id = pathId(c);
     const p = await params(c);
     const input = { keyword: readText(p, "keyword"), wholeWord: readBoolean(p, "whole_word") };
@@ -113,7 +113,7 @@ export function filterRoutes(): Hono<ApiEnv> {
     return c.json(filterWithRulesEntity(found));
   });
 
-  app.put(`${BASE}/:id{[0-9]+}`, write, async (c) => {
+  app.on(["PUT", "PATCH"], `${BASE}/:id{[0-9]+}`, write, async (c) => {
     const id = pathId(c);
     const input = readFilterInput(await params(c));
     const found = await run(() =>

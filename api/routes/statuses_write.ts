@@ -176,7 +176,7 @@ export function statusWriteRoutes(): Hono<ApiEnv> {
     }
   });
 
-  app.put("/api/v1/statuses/:id{[0-9]+}", writeStatuses, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/statuses/:id{[0-9]+}", writeStatuses, async (c) => {
     const ctx = c.get("ctx");
     const id = pathId(c);
     const p = await params(c);

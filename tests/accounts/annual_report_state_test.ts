@@ -69,7 +69,12 @@ test("annual reports: state, generate and the refresh that makes the report", as
     await t.step("the job makes the report and finishes the refresh", async () => {
       instance.rookery.startWorker();
       await eventually("the refresh to finish", async () => {
-        const polled = await ok(instance, alice, "GET", `/api/v1_alpha/async_refreshes/${refreshId}`);
+        const polled = await ok(
+          instance,
+          alice,
+          "GET",
+          `/api/v1_alpha/async_refreshes/${refreshId}`,
+        );
         return polled.async_refresh.status === "finished";
       });
       assert.deepEqual((await state(alice, "2025")).body, { state: "available" });

@@ -45,6 +45,7 @@ const READ_EXEMPT: Record<string, string> = {
   "GET /api/v1/apps/verify_credentials": "any valid token: an app checks its own credentials",
   "GET /api/v1/media/:id": "write:media: a client polls the processing of its own upload",
   "GET /api/v1/domain_blocks/preview": "write:blocks: asked right before blocking a domain",
+  "GET /api/v1/donation_campaigns": "any user token: Mastodon requires a user and no scope",
 };
 
 /** GET routes Mastodon guards with the top-level `read`: no `read:*` scope is enough. */

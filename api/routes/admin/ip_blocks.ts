@@ -73,7 +73,7 @@ export function adminIpBlockRoutes(): Hono<ApiEnv> {
     const row = await runCommand(() => updateIpBlock(database, staffAccount(c), id, input));
     return c.json(serializeIpBlock(row));
   };
-  app.put(`${PATH}/:id`, write, update);
+  app.on(["PUT", "PATCH"], `${PATH}/:id`, write, update);
 
   app.delete(`${PATH}/:id`, write, async (c) => {
     const { database } = c.get("ctx");
