@@ -35,9 +35,45 @@ export const DB_KIND = TEST_DATABASE_URL ? "postgres" : "pglite";
 
 const TLS_DIR = new URL("./fixtures/tls/", import.meta.url);
 
+type TestFn = (t: Deno.TestContext) => Promise<void> | void;
+
+/** What a test may say besides its name and body. */
+export interface TestOptions {
+  /**
+   * Reported as ignored (with its name) instead of run: a test that cannot
+   * run on this database says so, e.g. `{ ignore: DB_KIND !== "postgres" }`
+   * for one that needs several processes on one database.
+   */
+  ignore?: boolean;
+}
+
 /** Deno.test with the sanitizers off: database drivers keep pools and timers. */
-export function test(name: string, fn: (t: Deno.TestContext) => Promise<void> | void): void {
-  Deno.test({ name: `[${DB_KIND}] ${name}`, fn, sanitizeOps: false, sanitizeResources: false });
+export function test(name: string, fn: TestFn): void;
+export function test(name: string, options: TestOptions, fn: TestFn): void;
+export function test(name: string, second: TestOptions | TestFn, third?: TestFn): void {
+  const [options, fn] = typeof second === "function" ? [{}, second] : [second, third!];
+  Deno.test({
+    name: `[${DB_KIND}] ${name}`,
+    fn,
+    ignore: options.ignore ?? false,
+    sanitizeOps: false,
+    sanitizeResources: false,
+  });
+}
+
+/** Options of a test (or `t.step`) that only PostgreSQL can run (several processes, locks held from outside). */
+export const POSTGRES_ONLY: TestOptions = { ignore: DB_KIND !== "postgres" };
+
+/** Options of a test (or `t.step`) that only the embedded database can run. */
+export const PGLITE_ONLY: TestOptions = { ignore: DB_KIND !== "pglite" };
+
+/**
+ * Runs `close` once every test of the file has run (passed, failed or
+ * filtered out): the teardown of servers a file shares between its tests,
+ * which is not a test of its own. A failure in it fails the run.
+ */
+export function afterAll(close: () => Promise<void> | void): void {
+  Deno.test.afterAll(close);
 }
 
 /** Creates a fresh, empty database and returns its URL (PostgreSQL runs only). */

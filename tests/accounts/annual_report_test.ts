@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { eq, inArray } from "drizzle-orm";
-import { DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 import { follows, generatedAnnualReports, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { prepareCommand } from "../../admin/commands.ts";
@@ -358,8 +358,10 @@ test("annual reports: December's campaign runs from the 10th to the 31st (UTC)",
   assert.equal(campaignYear(new Date("2026-11-20T12:00:00Z")), null);
 });
 
-if (DB_KIND === "postgres") {
-  test("annual reports: made by a ROLE=worker process, read through a web process", async () => {
+test(
+  "annual reports: made by a ROLE=worker process, read through a web process",
+  POSTGRES_ONLY,
+  async () => {
     // The test's instance serves the API without a worker; main.ts runs as the worker.
     const web = await startInstance({ worker: false });
     const dataDir = await Deno.makeTempDir({ prefix: "rookery-annual-" });
@@ -385,5 +387,5 @@ if (DB_KIND === "postgres") {
       await web.close({ destroy: true });
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     }
-  });
-}
+  },
+);

@@ -9,6 +9,7 @@ import { newId } from "../../db/ids.ts";
 import { follows } from "../../db/schema/mod.ts";
 import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
 import { startInstance, test } from "../harness.ts";
+import { eventually } from "../fixtures/wait.ts";
 import { createAccount } from "../federation/helpers.ts";
 import { localUser, updateCredentials } from "./helpers.ts";
 
@@ -50,13 +51,11 @@ test("update_credentials sends a signed Update(Person) to followers' shared inbo
     const res = await updateCredentials(a, alice.token, { display_name: "Alice Updated" });
     assert.equal(res.status, 200, await res.text());
 
-    const deadline = Date.now() + 20_000;
-    let update: Delivery | undefined;
-    while (!update && Date.now() < deadline) {
-      update = deliveries.find((d) => d.body?.type === "Update");
-      if (!update) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(update, `B received an Update; saw ${JSON.stringify(deliveries.map((d) => d.path))}`);
+    const update = await eventually("B to receive an Update", () => {
+      const found = deliveries.find((d) => d.body?.type === "Update");
+      if (!found) throw new Error(`saw ${JSON.stringify(deliveries.map((d) => d.path))}`);
+      return Promise.resolve(found);
+    });
     assert.equal(update.path, "/inbox", "delivered to the shared inbox");
     assert.ok(update.signature, "the delivery is signed");
     assert.equal(update.body.actor, `${a.origin}/users/alice`);

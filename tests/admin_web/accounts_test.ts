@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { and, count, eq } from "drizzle-orm";
 import { accounts, accountWarnings, adminActionLogs, reports, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
@@ -20,6 +20,7 @@ import { includes, signInOverHttp } from "./http_session.ts";
 
 const ADMIN_SCOPES = ["read", "write", "admin:read", "admin:write"];
 const instance = await startInstance({ listen: true });
+afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 async function withRole(name: string, role: string) {
   const user = await createUser(instance, name, { scopes: ADMIN_SCOPES });
@@ -350,8 +351,4 @@ test("staff account pages over HTTP", async (t) => {
     const late = await page(await adminPages.post(`/admin/accounts/${bob.id}/unsuspend`));
     assert.equal(late.status, 404);
   });
-});
-
-test("staff account pages: close the instance", async () => {
-  await instance.close({ destroy: true });
 });

@@ -8,12 +8,13 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { domainBlocks, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { includes, signInOverHttp } from "./http_session.ts";
 
 const instance = await startInstance({ listen: true });
+afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 const mona = await createUser(instance, "mona");
 await db.update(users).set({ role: "moderator" }).where(eq(users.id, mona.userId));
@@ -123,8 +124,4 @@ test("staff pages: open redirects, forged posts and headers", async () => {
   });
   assert.equal(forged.status, 403);
   await forged.body?.cancel();
-});
-
-test("staff pages: close the instance", async () => {
-  await instance.close({ destroy: true });
 });

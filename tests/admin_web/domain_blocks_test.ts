@@ -15,7 +15,7 @@ import {
   domainBlocks,
   users,
 } from "../../db/schema/mod.ts";
-import { startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
@@ -23,6 +23,7 @@ import { insertRemoteAccount } from "../discovery/helpers.ts";
 import { includes, signInOverHttp } from "./http_session.ts";
 
 const instance = await startInstance({ listen: true });
+afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 const adam = await createUser(instance, "adam", {
   scopes: ["read", "write", "admin:read", "admin:write"],
@@ -279,8 +280,4 @@ test("staff domain block pages over HTTP", async (t) => {
       config.federationMode = "open";
     }
   });
-});
-
-test("staff domain block pages: close the instance", async () => {
-  await instance.close({ destroy: true });
 });

@@ -16,13 +16,14 @@ import { newId } from "../../db/ids.ts";
 import { addRule } from "../../actors/moderation/instance_rules.ts";
 import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { WARNING_TEXT_MAX } from "../../actors/moderation/account_actions.ts";
-import { startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { includes, signInOverHttp } from "./http_session.ts";
 
 const instance = await startInstance({ listen: true });
+afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 const mona = await createUser(instance, "mona");
 await db.update(users).set({ role: "moderator" }).where(eq(users.id, mona.userId));
@@ -391,8 +392,4 @@ test("reports pages over HTTP: who may, hostile input, refusals", async (t) => {
       .where(and(eq(reports.targetAccountId, pat.id)));
     assert.equal(stillOpen.length, 2);
   });
-});
-
-test("reports pages: close the instance", async () => {
-  await instance.close({ destroy: true });
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createLocalAccount } from "../../actors/accounts/accounts.ts";
 import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
 import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
-import { DB_KIND, json, startInstance, test, type TestInstance } from "../harness.ts";
+import { json, POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 
 /** A fixed instant in the middle of a 5- and a 30-minute window, so no test straddles one. */
 const PINNED = new Date("2030-01-07T10:02:30.000Z");
@@ -242,8 +242,10 @@ test("rate limits: media uploads and status deletions have 30/30 min account buc
   });
 });
 
-if (DB_KIND === "postgres") {
-  test("rate limits: two processes on one PostgreSQL database share the buckets", async () => {
+test(
+  "rate limits: two processes on one PostgreSQL database share the buckets",
+  POSTGRES_ONLY,
+  async () => {
     await withLimits(async (a) => {
       const b = await startInstance({
         env: { RATE_LIMITS: "on" },
@@ -269,8 +271,8 @@ if (DB_KIND === "postgres") {
         await b.close();
       }
     });
-  });
-}
+  },
+);
 
 test("rate limits: X-Forwarded-For is used only with TRUST_PROXY, right-most public address", async () => {
   rateLimitClock.now = () => new Date(PINNED);

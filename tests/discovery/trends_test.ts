@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { startInstance, test, type TestInstance } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 import { call, callJson, ok } from "../fixtures/api.ts";
 import { createAccount, createUser, type TestAccount } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
@@ -192,29 +192,39 @@ test("trends: decay, eligibility, viewer filters, paging, links, review", async 
       assert.equal(body[0].history[0].accounts, "3");
     });
 
-    await t.step("one process computes at a time (PostgreSQL)", async () => {
-      const pg = server.rookery.ctx.database.pg;
-      if (!pg) return; // PGlite has one process and one connection
-      // Another process's refresh, as PostgreSQL sees it: the lock held in an open transaction.
-      const other = await pg.reserve();
-      try {
-        await other`BEGIN`;
-        await other`SELECT pg_advisory_xact_lock(${TRENDS_LOCK_KEY})`;
-        assert.equal(
-          await refreshTrends(server.rookery.ctx.database),
-          null,
-          "a periodic run skips",
-        );
-        let waited = false;
-        const waiting = refresh(server).then((r) => (waited = true, r));
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        assert.equal(waited, false, "a waiting run waits");
-        await other`COMMIT`;
-        assert.equal((await waiting)?.tag, 3);
-      } finally {
-        other.release();
-      }
-      assert.deepEqual(await names(server), ["Fresh5", "old6", "fresh3"]);
+    // PGlite has one process and one connection.
+    await t.step({
+      name: "one process computes at a time",
+      ...POSTGRES_ONLY,
+      fn: async () => {
+        const pg = server.rookery.ctx.database.pg!;
+        // Another process's refresh, as PostgreSQL sees it: the lock held in an open transaction.
+        const other = await pg.reserve();
+        try {
+          await other`BEGIN`;
+          await other`SELECT pg_advisory_xact_lock(${TRENDS_LOCK_KEY})`;
+          assert.equal(
+            await refreshTrends(server.rookery.ctx.database),
+            null,
+            "a periodic run skips",
+          );
+          let waited = false;
+          const waiting = refresh(server).then((r) => (waited = true, r));
+          // Its session is seen waiting for the lock: it has not run, and cannot yet.
+          await eventually("the refresh to wait for the trends lock", async () => {
+            const [{ n }] = await pg`SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'
+                AND wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock%'`;
+            return n > 0;
+          });
+          assert.equal(waited, false, "a waiting run waits");
+          await other`COMMIT`;
+          assert.equal((await waiting)?.tag, 3);
+        } finally {
+          other.release();
+        }
+        assert.deepEqual(await names(server), ["Fresh5", "old6", "fresh3"]);
+      },
     });
 
     await t.step("a rejected item is never listed, even without review", async () => {

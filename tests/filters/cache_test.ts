@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { PgPreparedQuery } from "drizzle-orm/pg-core";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
@@ -89,23 +89,21 @@ test("filter cache: filled by reads, emptied by any change to a filter", async (
   }
 });
 
-if (DB_KIND === "postgres") {
-  test("filter cache: a change in another process applies in this one", async () => {
-    const first = await startInstance({ worker: false });
-    const second = await startInstance({ databaseUrl: first.databaseUrl!, worker: false });
-    try {
-      const { alice, filter, status } = await setup(first);
-      assert.equal((await homeStatus(second, alice, status.id)).filtered.length, 1);
-      assert.ok(entityCache(second.rookery.ctx.database).filters.get(alice.id));
-      await ok(first, alice, "PUT", `/api/v2/filters/${filter.id}`, { filter_action: "hide" });
-      await eventually(
-        "the other process's change",
-        async () => !await homeStatus(second, alice, status.id),
-        5_000,
-      );
-    } finally {
-      await second.close();
-      await first.close({ destroy: true });
-    }
-  });
-}
+test("filter cache: a change in another process applies in this one", POSTGRES_ONLY, async () => {
+  const first = await startInstance({ worker: false });
+  const second = await startInstance({ databaseUrl: first.databaseUrl!, worker: false });
+  try {
+    const { alice, filter, status } = await setup(first);
+    assert.equal((await homeStatus(second, alice, status.id)).filtered.length, 1);
+    assert.ok(entityCache(second.rookery.ctx.database).filters.get(alice.id));
+    await ok(first, alice, "PUT", `/api/v2/filters/${filter.id}`, { filter_action: "hide" });
+    await eventually(
+      "the other process's change",
+      async () => !await homeStatus(second, alice, status.id),
+      5_000,
+    );
+  } finally {
+    await second.close();
+    await first.close({ destroy: true });
+  }
+});

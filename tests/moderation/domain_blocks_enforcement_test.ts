@@ -27,7 +27,7 @@ import { runAdminCommand } from "../../admin/commands.ts";
 import { writeFollow } from "../../actors/relationships/follow_rows.ts";
 import { purgeExpiredSuspensions } from "../../actors/moderation/suspension.ts";
 import { mediaStore } from "../../actors/media/store.ts";
-import { DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
@@ -464,50 +464,57 @@ test("instance domain blocks enforced: silence, suspend, media, reports, streams
   }
 });
 
-test("a block made in one process holds in another at once (PostgreSQL)", async () => {
-  // Several processes share one database only on PostgreSQL; PGlite has one owner.
-  if (DB_KIND !== "postgres") return;
-  const first = await startInstance();
-  const second = await startInstance({ databaseUrl: first.databaseUrl! });
-  const peer = await startFakePeer();
-  try {
-    const admin = await staff(first, "boss", "admin");
-    const actor = peer.publishActor("someone");
-    const sendTo = (instance: TestInstance) => (request: Request) =>
-      instance.request(request.url, request);
-    let serial = 0;
-    const note = () => {
-      const id = `${actor}/notes/${++serial}`;
-      return {
-        "@context": AS,
-        id: `${id}/activity`,
-        type: "Create",
-        actor,
-        to: [PUBLIC],
-        object: { id, type: "Note", attributedTo: actor, to: [PUBLIC], content: "hi" },
+// Several processes share one database only on PostgreSQL; PGlite has one owner.
+test(
+  "a block made in one process holds in another at once (PostgreSQL)",
+  POSTGRES_ONLY,
+  async () => {
+    const first = await startInstance();
+    const second = await startInstance({ databaseUrl: first.databaseUrl! });
+    const peer = await startFakePeer();
+    try {
+      const admin = await staff(first, "boss", "admin");
+      const actor = peer.publishActor("someone");
+      const sendTo = (instance: TestInstance) => (request: Request) =>
+        instance.request(request.url, request);
+      let serial = 0;
+      const note = () => {
+        const id = `${actor}/notes/${++serial}`;
+        return {
+          "@context": AS,
+          id: `${id}/activity`,
+          type: "Create",
+          actor,
+          to: [PUBLIC],
+          object: { id, type: "Note", attributedTo: actor, to: [PUBLIC], content: "hi" },
+        };
       };
-    };
-    const deliver = async (instance: TestInstance) =>
-      await statusOf(
-        await peer.deliver(`${instance.origin}/inbox`, note(), {
-          keyId: `${actor}#main-key`,
-          send: sendTo(instance),
-        }),
+      const deliver = async (instance: TestInstance) =>
+        await statusOf(
+          await peer.deliver(`${instance.origin}/inbox`, note(), {
+            keyId: `${actor}#main-key`,
+            send: sendTo(instance),
+          }),
+        );
+      // The second process has read the (empty) rules and keeps them.
+      assert.equal(await deliver(second), 202);
+      const res = await callJson(first, admin, "POST", "/api/v1/admin/domain_blocks", {
+        domain: new URL(peer.origin).host,
+        severity: "suspend",
+      });
+      assert.equal(res.status, 200);
+      assert.equal(await deliver(first), 403, "the process that wrote: at once");
+      await eventually(
+        "the other process refuses",
+        async () => await deliver(second) === 403,
+        5_000,
       );
-    // The second process has read the (empty) rules and keeps them.
-    assert.equal(await deliver(second), 202);
-    const res = await callJson(first, admin, "POST", "/api/v1/admin/domain_blocks", {
-      domain: new URL(peer.origin).host,
-      severity: "suspend",
-    });
-    assert.equal(res.status, 200);
-    assert.equal(await deliver(first), 403, "the process that wrote: at once");
-    await eventually("the other process refuses", async () => await deliver(second) === 403, 5_000);
-    await callJson(first, admin, "DELETE", `/api/v1/admin/domain_blocks/${res.body.id}`);
-    await eventually("and lifts it", async () => await deliver(second) === 202, 5_000);
-  } finally {
-    await peer.close();
-    await second.close();
-    await first.close({ destroy: true });
-  }
-});
+      await callJson(first, admin, "DELETE", `/api/v1/admin/domain_blocks/${res.body.id}`);
+      await eventually("and lifts it", async () => await deliver(second) === 202, 5_000);
+    } finally {
+      await peer.close();
+      await second.close();
+      await first.close({ destroy: true });
+    }
+  },
+);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import {
   createTestDatabase,
-  DB_KIND,
+  POSTGRES_ONLY,
   startInstance,
   test,
   TEST_DATABASE_URL,
@@ -46,20 +46,18 @@ test("the VAPID key survives a restart", async () => {
   }
 });
 
-if (DB_KIND === "postgres") {
-  test("two processes that make the VAPID key at once agree on one", async () => {
-    const first = await startInstance({ worker: false });
-    const second = await startInstance({ worker: false, databaseUrl: first.databaseUrl! });
-    try {
-      const [a, b] = await Promise.all([serverKey(first), serverKey(second)]);
-      assert.equal(a, b);
-      const rows = await first.rookery.ctx.database.rows<{ n: number }>(
-        sql`SELECT count(*)::int AS n FROM key_pairs WHERE owner = 'vapid'`,
-      );
-      assert.equal(rows[0].n, 1);
-    } finally {
-      await second.close();
-      await first.close({ destroy: true });
-    }
-  });
-}
+test("two processes that make the VAPID key at once agree on one", POSTGRES_ONLY, async () => {
+  const first = await startInstance({ worker: false });
+  const second = await startInstance({ worker: false, databaseUrl: first.databaseUrl! });
+  try {
+    const [a, b] = await Promise.all([serverKey(first), serverKey(second)]);
+    assert.equal(a, b);
+    const rows = await first.rookery.ctx.database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM key_pairs WHERE owner = 'vapid'`,
+    );
+    assert.equal(rows[0].n, 1);
+  } finally {
+    await second.close();
+    await first.close({ destroy: true });
+  }
+});

@@ -15,6 +15,7 @@ import { JobQueue } from "../../jobs/queue.ts";
 import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox/order.ts";
 import type { AppContext } from "../../context.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 type Database = Awaited<ReturnType<typeof openDatabase>>;
 
@@ -63,6 +64,7 @@ function retry(queue: JobQueue, message: InboxMessage, delayMs: number) {
 
 const ALICE = "https://peer.example/users/alice";
 const BOB = "https://peer.example/users/bob";
+const CAROL = "https://peer.example/users/carol";
 
 test("one actor's activities run in order; a retry keeps its place; others go on", async () => {
   await withDatabase(async (database) => {
@@ -73,21 +75,27 @@ test("one actor's activities run in order; a retry keeps its place; others go on
     const bobDone = Promise.withResolvers<void>();
     const abort = new AbortController();
     const name = (m: InboxMessage) =>
-      `${m.activity.actor === ALICE ? "alice" : "bob"} ${m.activity.id.split("/").pop()}`;
+      `${m.activity.actor.split("/").pop()} ${m.activity.id.split("/").pop()}`;
     await queue.listen(async (m: InboxMessage) => {
       events.push(`start ${name(m)}#${m.attempt}`);
+      const alices = m.activity.actor === ALICE;
       if (m.activity.actor === BOB) bobDone.resolve();
-      else if (m.activity.id.endsWith("/1")) {
+      else if (alices && m.activity.id.endsWith("/1")) {
         // Alice's first fails twice; its retry waits for Bob, so Bob must
         // not be held behind Alice's line.
         if (m.attempt < 2) await retry(queue, m, 50);
         else await bobDone.promise;
-      } else {
-        // Something for a later one of Alice's to overtake, were it allowed to.
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      } else if (alices && m.activity.id.endsWith("/2")) {
+        // Holds until Carol's, queued now, has started: the queue has
+        // claimed again (oldest first) while Alice's 2 ran, and passed over
+        // her 3, older than Carol's, as it must.
+        await queue.enqueue(inboxMessage(CAROL, 1));
+        await eventually("Carol's activity", () => {
+          return Promise.resolve(events.includes("start carol 1#0"));
+        });
       }
       events.push(`end ${name(m)}#${m.attempt}`);
-      if (m.activity.id.endsWith("/3")) abort.abort();
+      if (alices && m.activity.id.endsWith("/3")) abort.abort();
     }, { signal: abort.signal });
     const alice = events.filter((e) => e.includes("alice"));
     assert.deepEqual(alice, [
@@ -103,6 +111,7 @@ test("one actor's activities run in order; a retry keeps its place; others go on
       "end alice 3#0",
     ]);
     assert.ok(events.includes("end bob 1#0"));
+    assert.ok(events.includes("end carol 1#0"));
     const [{ n }] = await database.rows<{ n: number }>(
       sql`SELECT count(*)::int AS n FROM federation_queue`,
     );

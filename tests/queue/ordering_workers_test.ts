@@ -13,7 +13,7 @@ import { openDatabase } from "../../db/connection.ts";
 import { createStores } from "../../federation/stores/mod.ts";
 import { spawnScript } from "../fixtures/server_process.ts";
 import { eventually } from "../fixtures/wait.ts";
-import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { createTestDatabase, POSTGRES_ONLY, test } from "../harness.ts";
 
 const CHILD = new URL("../fixtures/queue_child.ts", import.meta.url).pathname;
 const KEYS = ["k0", "k1", "k2", "k3"];
@@ -29,8 +29,10 @@ interface LogRow {
   phase: string;
 }
 
-if (DB_KIND === "postgres") {
-  test("two worker processes keep each key's messages in order, retries included", async () => {
+test(
+  "two worker processes keep each key's messages in order, retries included",
+  POSTGRES_ONLY,
+  async () => {
     const pg = await createTestDatabase();
     const database = await openDatabase({ databaseUrl: pg.url, pgliteDir: "memory://" });
     // Each worker handles two messages at a time: with four keys, both are needed.
@@ -38,7 +40,7 @@ if (DB_KIND === "postgres") {
     const workers = ["a", "b"].map((name) => spawnScript(CHILD, { args: ["ordered", name], env }));
     try {
       await database.rows(sql`CREATE TABLE queue_order_log (seq bigserial PRIMARY KEY,
-        worker text, key text, n int, attempt int, phase text)`);
+      worker text, key text, n int, attempt int, phase text)`);
       await Promise.all(workers.map((w) => w.waitFor("listening")));
       const { queue } = createStores(database);
       for (let n = 1; n <= PER_KEY; n++) {
@@ -80,5 +82,5 @@ if (DB_KIND === "postgres") {
       await database.close();
       await pg.drop();
     }
-  });
-}
+  },
+);

@@ -9,13 +9,17 @@
  * never cacheable.
  */
 import assert from "node:assert/strict";
-import { startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser } from "../fixtures/users.ts";
 import { postStatus } from "../fixtures/api.ts";
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
 
 const open = await startInstance({ worker: false });
 const closed = await startInstance({ env: { PUBLIC_PREVIEW: "false" }, worker: false });
+afterAll(async () => {
+  await open.close({ destroy: true });
+  await closed.close({ destroy: true });
+});
 const author = await createUser(open, "author");
 const post = await postStatus(open, author, "Casting on a #Sweater today");
 await createUser(closed, "reader");
@@ -85,9 +89,4 @@ test("PUBLIC_PREVIEW=false closes the hashtag pages and feeds to visitors", asyn
   assert.equal(openFeed.status, 200);
   assert.equal(openFeed.headers.get("cache-control"), "public, max-age=60");
   await openFeed.body?.cancel();
-});
-
-test("close the instances", async () => {
-  await open.close({ destroy: true });
-  await closed.close({ destroy: true });
 });

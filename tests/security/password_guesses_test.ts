@@ -17,7 +17,7 @@ import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
 import { IMPORT_IN_PROGRESS, MAX_IMPORT_BYTES } from "../../actors/import_export/import.ts";
 import { TOO_MANY_GUESSES } from "../../web/routes/settings/password_guess.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
-import { startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { includes, type PageSession, signInOverHttp } from "../admin_web/http_session.ts";
 
@@ -27,6 +27,10 @@ rateLimitClock.now = () => new Date(PINNED);
 const instance = await startInstance({
   env: { RATE_LIMITS: "on", TRUST_PROXY: "true" },
   worker: false,
+});
+afterAll(async () => {
+  rateLimitClock.now = () => new Date();
+  await instance.close({ destroy: true });
 });
 const db = instance.rookery.ctx.database.db;
 
@@ -191,9 +195,4 @@ test("an import is refused before its body is read: one at a time, at most 4 MiB
   assert.equal(refused.status, 422);
   includes(await refused.text(), escapeHtml(IMPORT_IN_PROGRESS));
   assert.equal(next.seen.pulled, 0, "the body was never read");
-});
-
-test("close the instance", async () => {
-  rateLimitClock.now = () => new Date();
-  await instance.close({ destroy: true });
 });

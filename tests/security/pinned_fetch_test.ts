@@ -125,14 +125,17 @@ test("pinned connections for Fedify's own requests", async (t) => {
       })();
       const port = (trap.addr as Deno.NetAddr).port;
       // This machine's name resolves to loopback through /etc/hosts; our
-      // resolver answers a public address first.
+      // resolver answers a "public" address first, one that refuses at once
+      // (nothing listens on 127.0.0.2): the request ends there, without a
+      // wait, and had it been sent to the name's other address the trap
+      // would have counted the connection before resetting it.
       const name = Deno.hostname();
       let asked = 0;
       dnsResolver.lookup = () => {
         asked++;
-        return Promise.resolve([{ address: asked === 1 ? "192.0.2.1" : "127.0.0.1", family: 4 }]);
+        return Promise.resolve([{ address: asked === 1 ? "127.0.0.2" : "127.0.0.1", family: 4 }]);
       };
-      addressPolicy.isPublic = (address) => address === "192.0.2.1";
+      addressPolicy.isPublic = (address) => address === "127.0.0.2";
       const send = () =>
         fetch(`http://${name}:${port}/inbox`, {
           method: "POST",
@@ -141,10 +144,11 @@ test("pinned connections for Fedify's own requests", async (t) => {
             Signature: 'keyId="https://example.com/actor#main-key",signature="AAAA"',
           },
           body: "{}",
-          signal: AbortSignal.timeout(1500),
-        }).then((r) => r.body?.cancel(), () => null);
+          signal: AbortSignal.timeout(30_000),
+        }).then((r) => r.body?.cancel(), (error) => error);
       try {
-        await send();
+        const refused = await send();
+        assert.ok(refused instanceof TypeError, `refused, not timed out: ${refused}`);
         assert.equal(asked, 1);
         assert.equal(connections, 0);
         // Control: unpinned (ALLOW_PRIVATE_ADDRESS on), fetch resolves the

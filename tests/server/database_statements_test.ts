@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { type Database, openDatabase } from "../../db/connection.ts";
-import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { createTestDatabase, DB_KIND, PGLITE_ONLY, test } from "../harness.ts";
+import { eventually } from "../fixtures/wait.ts";
 
 const pglite = DB_KIND === "pglite";
 
@@ -80,7 +81,11 @@ test("statements run prepared with generic plans and behave as before", async (t
           assert.equal((await rows(sql`SELECT id FROM probe WHERE id = ${100}`, tx)).length, 1);
           // Issued while the transaction is open; it must not run inside it.
           outside = rows(sql`SELECT id FROM probe WHERE id >= ${100}`);
-          await new Promise((r) => setTimeout(r, 50));
+          // The session answers in the order it is asked: once a later
+          // statement of the transaction has run, the one outside has asked
+          // too, and without waiting for the transaction it would run (and
+          // see row 100) before the ROLLBACK, which asks after it.
+          await rows(sql`SELECT 1 AS later`, tx);
           throw new Error("roll back");
         }),
         /roll back/,
@@ -108,19 +113,25 @@ test("statements run prepared with generic plans and behave as before", async (t
       },
     );
 
-    if (pglite) {
-      await t.step("PGlite: NOTIFY reaches listeners, in and out of transactions", async () => {
+    await t.step({
+      name: "PGlite: NOTIFY reaches listeners, in and out of transactions",
+      ...PGLITE_ONLY,
+      fn: async () => {
         const heard: string[] = [];
         await database.pglite!.listen("probe_channel", (payload) => heard.push(payload));
         await database.db.execute(sql`SELECT pg_notify('probe_channel', ${"outside"})`);
         await database.db.transaction(async (tx) => {
           await tx.execute(sql`SELECT pg_notify('probe_channel', ${"inside"})`);
         });
-        await new Promise((r) => setTimeout(r, 20));
+        await eventually("both notifications", () => Promise.resolve(heard.length >= 2));
         assert.deepEqual(heard, ["outside", "inside"]);
-      });
+      },
+    });
 
-      await t.step("PGlite: the statement cache stays bounded", async () => {
+    await t.step({
+      name: "PGlite: the statement cache stays bounded",
+      ...PGLITE_ONLY,
+      fn: async () => {
         // Queries with IN lists of every length are distinct texts.
         for (let n = 1; n <= 300; n++) {
           const ids = Array.from({ length: n }, (_, i) => i + 1);
@@ -134,8 +145,8 @@ test("statements run prepared with generic plans and behave as before", async (t
           sql`SELECT count(*)::int AS count FROM pg_prepared_statements`,
         );
         assert.ok(count <= 260, `${count} prepared statements`);
-      });
-    }
+      },
+    });
   } finally {
     await database.close();
     await pg?.drop();

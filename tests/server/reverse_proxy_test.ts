@@ -14,7 +14,7 @@
  */
 import assert from "node:assert/strict";
 import { signRequest } from "@fedify/fedify";
-import { DB_KIND, startInstance, type TestInstance } from "../harness.ts";
+import { afterAll, DB_KIND, startInstance, type TestInstance } from "../harness.ts";
 import { callJson, links, ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { arrived, followRemote } from "../fixtures/federation.ts";
@@ -68,6 +68,12 @@ async function startServers(): Promise<Servers> {
 
 const anyProxy = PROXY_KINDS.some((kind) => !proxyIgnored(kind));
 const servers = anyProxy ? await startServers() : null;
+afterAll(async () => {
+  if (!servers) return;
+  await servers.peer.close();
+  await servers.b.close({ destroy: true });
+  await servers.a.close({ destroy: true });
+});
 
 /** A redirect's target stays on the public https origin (or is relative to it). */
 function onOrigin(res: Response, origin: string): string {
@@ -340,16 +346,4 @@ Deno.test(`[${DB_KIND}] docs/running.md gives the configurations these tests run
   for (const config of [nginxSite(PRODUCTION_SITE), caddySite(PRODUCTION_SITE)]) {
     assert.ok(guide.includes(config), `docs/running.md should show:\n${config}`);
   }
-});
-
-Deno.test({
-  name: `[${DB_KIND}] close the instances`,
-  ignore: !servers,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    await servers!.peer.close();
-    await servers!.b.close({ destroy: true });
-    await servers!.a.close({ destroy: true });
-  },
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { MAIN, startServer } from "../fixtures/server_process.ts";
 import { openDatabase } from "../../db/connection.ts";
 import { createLocalAccount } from "../../actors/accounts/accounts.ts";
-import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { createTestDatabase, DB_KIND, PGLITE_ONLY, test } from "../harness.ts";
 
 async function storage() {
   const dataDir = await Deno.makeTempDir({ prefix: "rookery-start-" });
@@ -102,26 +102,30 @@ test("a bad configuration value stops start-up with a clear message", async () =
   );
 });
 
-test("a second server refuses an embedded database that another one owns", async () => {
-  if (DB_KIND !== "pglite") return; // PostgreSQL is shared by design
-  const store = await storage();
-  try {
-    const first = await startServer(store.env);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN],
-      env: { ...store.env, PORT: "0", BIND: "127.0.0.1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 1);
-    const said = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-    assert.match(said, /Another Rookery process \(pid \d+\) is using/);
-    // The first server is unharmed.
-    const res = await fetch(`${first.origin}/health`);
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
-    assert.equal((await first.stop()).code, 0);
-  } finally {
-    await store.cleanup();
-  }
-});
+// PostgreSQL is shared by design.
+test(
+  "a second server refuses an embedded database that another one owns",
+  PGLITE_ONLY,
+  async () => {
+    const store = await storage();
+    try {
+      const first = await startServer(store.env);
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN],
+        env: { ...store.env, PORT: "0", BIND: "127.0.0.1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 1);
+      const said = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      assert.match(said, /Another Rookery process \(pid \d+\) is using/);
+      // The first server is unharmed.
+      const res = await fetch(`${first.origin}/health`);
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      assert.equal((await first.stop()).code, 0);
+    } finally {
+      await store.cleanup();
+    }
+  },
+);

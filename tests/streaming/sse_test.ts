@@ -11,7 +11,9 @@ import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
 import { hashSecret } from "../../actors/oauth/tokens.ts";
 import { createAnnouncement, deleteAnnouncement } from "../../actors/announcements/manage.ts";
-import { SseClient } from "./helpers.ts";
+import { mediaRow } from "../fixtures/media.ts";
+import { insertRemoteAccount } from "../discovery/helpers.ts";
+import { remoteStatus, SseClient } from "./helpers.ts";
 
 test("SSE streams", async (t) => {
   const instance = await startInstance({ listen: true });
@@ -69,7 +71,7 @@ test("SSE streams", async (t) => {
       const sse = await connect("/api/v1/streaming/user/", bob.token);
       assert.equal(sse.response.headers.get("content-type"), "text/event-stream");
       const status = await postStatus(instance, alice, "Hello over SSE");
-      const event = await sse.next("update", 1000);
+      const event = await sse.next("update");
       assert.deepEqual(
         JSON.parse(event.data),
         await ok(instance, bob, "GET", `/api/v1/statuses/${status.id}`),
@@ -90,7 +92,10 @@ test("SSE streams", async (t) => {
         payload,
         await ok(instance, bob, "GET", `/api/v1/notifications/${payload.id}`),
       );
-      await sse.nothing("update");
+      // A second mention's notification: the statuses' updates, had they
+      // been sent here, would have come before it.
+      await postStatus(instance, alice, "Again @bob");
+      await sse.nothingBefore("update", { event: "notification" });
     });
 
     await t.step("direct: the conversation as REST shows it", async () => {
@@ -124,8 +129,16 @@ test("SSE streams", async (t) => {
         JSON.parse((await anonymous.next("update")).data),
         await ok(instance, null, "GET", `/api/v1/statuses/${status.id}`),
       );
-      await remote.nothing("update", 100);
-      await media.nothing("update", 100);
+      // A remote status and a local one with media, each shown on its
+      // stream: the local post without media came before them.
+      const ritaId = await insertRemoteAccount(instance, "rita", "remote.example");
+      const rita = { accountId: ritaId, actorUri: "https://remote.example/users/rita" };
+      const fromAfar = await remoteStatus(instance, rita, "From afar");
+      await remote.nothingBefore("update", { event: "update", id: fromAfar });
+      const pictured = await postStatus(instance, alice, "A picture", {
+        media_ids: [await mediaRow(instance, alice)],
+      });
+      await media.nothingBefore("update", { event: "update", id: pictured.id });
     });
 
     await t.step("user: filters_changed and announcements", async () => {
@@ -160,15 +173,12 @@ test("SSE streams", async (t) => {
       assert.equal((await sse.next("announcement.delete")).data, row.id);
     });
 
-    await t.step("a revoked token's stream ends within a second", async () => {
+    await t.step("a revoked token's stream ends", async () => {
       const token = await createToken(instance, bob.userId);
       const sse = await connect("/api/v1/streaming/user", token);
-      const revoked = Date.now();
       await instance.rookery.ctx.database.db.execute(sql`UPDATE oauth_access_tokens
         SET revoked_at = now() WHERE token_hash = ${await hashSecret(token)}`);
       await sse.ended;
-      const took = Date.now() - revoked;
-      assert.ok(took < 1000, `ended after ${took} ms`);
     });
   } finally {
     for (const sse of open) await sse.close();

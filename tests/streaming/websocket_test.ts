@@ -8,16 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test } from "../harness.ts";
+import { eventually } from "../fixtures/wait.ts";
 import postgres from "postgres";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
 import { hashSecret } from "../../actors/oauth/tokens.ts";
-import { publishStreamEvent } from "../../actors/streaming/bus.ts";
-import { newId } from "../../db/ids.ts";
-import { statuses } from "../../db/schema/mod.ts";
 import { insertRemoteAccount } from "../discovery/helpers.ts";
-import { WsClient } from "./helpers.ts";
+import { remoteStatus, WsClient } from "./helpers.ts";
 
 test("WebSocket streams", async (t) => {
   const instance = await startInstance({ listen: true });
@@ -34,12 +32,10 @@ test("WebSocket streams", async (t) => {
     const bobWs = await connect(`/api/v1/streaming?stream=user&access_token=${bob.token}`);
 
     await t.step(
-      "a followee's post arrives on user within a second, as REST shows it",
+      "a followee's post arrives on user, as REST shows it",
       async () => {
-        const posted = Date.now();
         const status = await postStatus(instance, alice, "Hello followers");
-        const frame = await bobWs.next("update", "user", 1000);
-        assert.ok(Date.now() - posted < 1000);
+        const frame = await bobWs.next("update", "user");
         assert.deepEqual(frame.stream, ["user"]);
         const rest = await ok(instance, bob, "GET", `/api/v1/statuses/${status.id}`);
         assert.deepEqual(JSON.parse(frame.payload!), rest);
@@ -48,7 +44,8 @@ test("WebSocket streams", async (t) => {
         const carolWs = await connect(`/api/v1/streaming?stream=user&access_token=${carol.token}`);
         await postStatus(instance, alice, "Not for carol");
         await bobWs.next("update", "user");
-        await carolWs.nothing("update");
+        const own = await postStatus(instance, carol, "Carol's own");
+        await carolWs.nothingBefore("update", { event: "update", id: own.id, stream: "user" });
       },
     );
 
@@ -77,7 +74,11 @@ test("WebSocket streams", async (t) => {
       );
       const status = await postStatus(instance, bob, "Favourite me");
       await ok(instance, alice, "POST", `/api/v1/statuses/${status.id}/favourite`);
-      const frame = await notes.next("notification", "user:notification");
+      // Bob's post came first: had its update been sent here, it would be before.
+      const frame = await notes.nothingBefore("update", {
+        event: "notification",
+        stream: "user:notification",
+      });
       const payload = JSON.parse(frame.payload!);
       assert.equal(payload.type, "favourite");
       assert.equal(payload.account.id, alice.id);
@@ -86,7 +87,6 @@ test("WebSocket streams", async (t) => {
       assert.deepEqual(payload, rest);
       const onUser = await bobWs.next("notification", "user");
       assert.equal(JSON.parse(onUser.payload!).id, payload.id);
-      await notes.nothing("update");
     });
 
     await t.step("a read:statuses token's user stream carries no notifications", async () => {
@@ -96,7 +96,8 @@ test("WebSocket streams", async (t) => {
       await ws.next("update", "user");
       await ok(instance, alice, "POST", `/api/v1/statuses/${status.id}/favourite`);
       await bobWs.next("notification", "user");
-      await ws.nothing("notification");
+      const later = await postStatus(instance, bob, "After the favourite");
+      await ws.nothingBefore("notification", { event: "update", id: later.id, stream: "user" });
     });
 
     await t.step("an edit arrives as status.update, a delete as the id", async () => {
@@ -134,11 +135,13 @@ test("WebSocket streams", async (t) => {
       assert.equal(changed.payload, undefined);
       await postStatus(instance, alice, "A spoiler ahead");
       const warned = await postStatus(instance, alice, "More rain today");
-      const frame = await bobWs.next("update", "user");
+      const frame = await bobWs.nothingBefore("update", {
+        event: "update",
+        id: warned.id,
+        stream: "user",
+      });
       const payload = JSON.parse(frame.payload!);
-      assert.equal(payload.id, warned.id);
       assert.equal(payload.filtered[0].filter.title, "Weather");
-      await bobWs.nothing("update", 300);
       await ok(instance, bob, "DELETE", `/api/v2/filters/${hide.id}`);
     });
 
@@ -147,7 +150,7 @@ test("WebSocket streams", async (t) => {
       const ws = await connect(`/api/v1/streaming?access_token=${dave.token}`);
       ws.send({ type: "subscribe", stream: "hashtag", tag: "Rookery" });
       ws.send({ type: "subscribe", stream: "hashtag:local", tag: "rookery" });
-      await new Promise((r) => setTimeout(r, 200));
+      await ws.sync();
       const tagged = await postStatus(instance, alice, "Hello #rookery");
       const one = await ws.next("update", "hashtag");
       assert.deepEqual(one.stream, ["hashtag", "Rookery"]);
@@ -157,12 +160,17 @@ test("WebSocket streams", async (t) => {
       // Unlisted statuses and other tags stay out; a reply keeps its tag.
       await postStatus(instance, alice, "Quiet #rookery", { visibility: "unlisted" });
       await postStatus(instance, alice, "Other #topic");
-      await ws.nothing("update");
+      const shown = await postStatus(instance, alice, "Shown #rookery");
+      await ws.nothingBefore("update", { event: "update", id: shown.id, stream: "hashtag" });
+      await ws.next("update", "hashtag:local");
       ws.send({ type: "unsubscribe", stream: "hashtag", tag: "ROOKERY" });
       ws.send({ type: "unsubscribe", stream: "hashtag:local", tag: "rookery" });
-      await new Promise((r) => setTimeout(r, 200));
+      // Another tag stays subscribed, for the marker.
+      ws.send({ type: "subscribe", stream: "hashtag", tag: "marker" });
+      await ws.sync();
       await postStatus(instance, alice, "Again #rookery");
-      await ws.nothing("update");
+      const marker = await postStatus(instance, alice, "Then #marker");
+      await ws.nothingBefore("update", { event: "update", id: marker.id, stream: "hashtag" });
     });
 
     await t.step("a list stream, and someone else's list refused", async () => {
@@ -178,7 +186,9 @@ test("WebSocket streams", async (t) => {
       const frame = await ws.next("update", "list");
       assert.deepEqual(frame.stream, ["list", list.id]);
       assert.equal(JSON.parse(frame.payload!).id, status.id);
-      await ws.nothing("update");
+      // Once only.
+      const next = await postStatus(instance, alice, "Next for the list");
+      await ws.nothingBefore("update", { event: "update", id: next.id, stream: "list" });
 
       const theirs = await connect(`/api/v1/streaming?access_token=${alice.token}`);
       theirs.send({ type: "subscribe", stream: "list", list: list.id });
@@ -222,7 +232,7 @@ test("WebSocket streams", async (t) => {
       ws.send({ type: "subscribe", stream: "public:local" });
       ws.send({ type: "subscribe", stream: "public:remote" });
       ws.send({ type: "subscribe", stream: "public:media" });
-      await new Promise((r) => setTimeout(r, 200));
+      await ws.sync();
       const status = await postStatus(instance, alice, "Public hello");
       const frame = await ws.next("update", "public");
       assert.equal(JSON.parse(frame.payload!).id, status.id);
@@ -234,26 +244,30 @@ test("WebSocket streams", async (t) => {
       await ok(instance, bob, "POST", `/api/v1/statuses/${status.id}/reblog`);
       await postStatus(instance, bob, "A reply", { in_reply_to_id: status.id });
       await postStatus(instance, alice, "Unlisted", { visibility: "unlisted" });
-      await ws.nothing("update");
-      // Edits and deletes of what the stream showed follow it there.
+      // Edits and deletes of what the stream showed follow it there (and
+      // the edit marks the end of what the statuses above could have sent).
       await ok(instance, alice, "PUT", `/api/v1/statuses/${status.id}`, {
         status: "Public hello, edited",
       });
-      const edited = await ws.next("status.update", "public");
+      const edited = await ws.nothingBefore("update", {
+        event: "status.update",
+        id: status.id,
+        stream: "public",
+      });
       assert.match(JSON.parse(edited.payload!).content, /edited/);
       await ws.next("status.update", "public:local");
       await ok(instance, alice, "DELETE", `/api/v1/statuses/${status.id}`);
       assert.equal((await ws.next("delete", "public")).payload, status.id);
       await ws.next("delete", "public:local");
-      await ws.nothing("delete", 200);
       // A self-reply is shown (a thread), as Mastodon.
       const first = await postStatus(instance, alice, "Thread 1/2");
-      await ws.next("update", "public");
+      await ws.nothingBefore("delete", { event: "update", id: first.id, stream: "public" });
       await ws.next("update", "public:local");
       const thread = await postStatus(instance, alice, "Thread 2/2", { in_reply_to_id: first.id });
       assert.equal(JSON.parse((await ws.next("update", "public")).payload!).id, thread.id);
       await ws.next("update", "public:local");
-      await ws.nothing("update");
+      const last = await postStatus(instance, alice, "After the thread");
+      await ws.nothingBefore("update", { event: "update", id: last.id, stream: "public" });
     });
 
     await t.step("public streams: nothing from muted, blocked or blocking authors", async () => {
@@ -262,20 +276,18 @@ test("WebSocket streams", async (t) => {
       const hank = await createUser(instance, "hank");
       const ws = await connect(`/api/v1/streaming?stream=public&access_token=${frank.token}`);
       ws.send({ type: "subscribe", stream: "hashtag", tag: "news" });
-      await new Promise((r) => setTimeout(r, 200));
+      await ws.sync();
       await ok(instance, frank, "POST", `/api/v1/accounts/${gina.id}/mute`);
       await ok(instance, hank, "POST", `/api/v1/accounts/${frank.id}/block`);
       await postStatus(instance, gina, "Muted #news");
       await postStatus(instance, hank, "Blocking #news");
       await postStatus(instance, alice, `Mentions @gina #news`);
-      await ws.nothing("update");
       const status = await postStatus(instance, alice, "Visible #news");
-      assert.equal(JSON.parse((await ws.next("update", "public")).payload!).id, status.id);
+      await ws.nothingBefore("update", { event: "update", id: status.id, stream: "public" });
       assert.equal(JSON.parse((await ws.next("update", "hashtag")).payload!).id, status.id);
     });
 
     await t.step("public:remote, and nothing from a domain the viewer blocks", async () => {
-      const { db } = instance.rookery.ctx.database;
       const remoteId = await insertRemoteAccount(instance, "rita", "remote.example");
       const [jack, kate] = [await createUser(instance, "jack"), await createUser(instance, "kate")];
       await ok(instance, kate, "POST", "/api/v1/domain_blocks", { domain: "remote.example" });
@@ -284,30 +296,20 @@ test("WebSocket streams", async (t) => {
       );
       const kateWs = await connect(`/api/v1/streaming?stream=public&access_token=${kate.token}`);
       kateWs.send({ type: "subscribe", stream: "public:remote" });
-      await new Promise((r) => setTimeout(r, 200));
-      // As an inbox delivery would store it and fan it out.
-      const id = newId();
-      await db.transaction(async (tx) => {
-        await tx.insert(statuses).values({
-          id,
-          uri: `https://remote.example/users/rita/statuses/${id}`,
-          accountId: remoteId,
-          local: false,
-          visibility: "public",
-          content: "<p>From afar</p>",
-        });
-        await publishStreamEvent(tx, { event: "update", statusId: id, home: [], lists: [] });
-      });
+      await kateWs.sync();
+      const rita = { accountId: remoteId, actorUri: "https://remote.example/users/rita" };
+      const id = await remoteStatus(instance, rita, "From afar");
       const frame = await jackWs.next("update", "public:remote");
       assert.deepEqual(
         JSON.parse(frame.payload!),
         await ok(instance, jack, "GET", `/api/v1/statuses/${id}`),
       );
-      await kateWs.nothing("update");
-      // A local post does not go to public:remote.
-      await postStatus(instance, alice, "Local news");
-      await kateWs.next("update", "public");
-      await jackWs.nothing("update");
+      // Kate's public stream shows a local post; the remote one came before it.
+      const local = await postStatus(instance, alice, "Local news");
+      await kateWs.nothingBefore("update", { event: "update", id: local.id, stream: "public" });
+      // The local post does not go to public:remote; a later remote one does.
+      const later = await remoteStatus(instance, rita, "Later from afar");
+      await jackWs.nothingBefore("update", { event: "update", id: later, stream: "public:remote" });
     });
 
     await t.step("refused subscriptions are answered on the socket", async () => {
@@ -336,7 +338,7 @@ test("WebSocket streams", async (t) => {
       });
       limited.send({ type: "subscribe", stream: "user:notification" });
       limited.send({ type: "subscribe", stream: "public" });
-      await limited.nothing("error", 300);
+      await limited.sync(); // fails on an error frame before its own
       assert.equal(limited.inbox.items.length, 0);
     });
 
@@ -409,47 +411,60 @@ test("WebSocket streams", async (t) => {
       assert.equal(JSON.parse((await byHeader.next("update", "user")).payload!).id, second.id);
     });
 
-    await t.step("sockets opened while held tokens are checked stay open", async () => {
-      // PostgreSQL only: the check's query is held up by a lock while new
-      // sockets open (their tokens come from the cache, without a query).
-      // Their tokens were not asked about, and were once taken for revoked.
-      if (DB_KIND !== "postgres") return;
-      const tokens = await Promise.all(
-        Array.from({ length: 10 }, () => createToken(instance, bob.userId)),
-      );
-      for (const token of tokens) await ok(instance, token, "GET", "/api/v1/lists");
-      const client = postgres(instance.databaseUrl!, { max: 1, onnotice: () => {} });
-      const sockets: WsClient[] = [];
-      try {
-        await client.begin(async (tx) => {
-          await tx`LOCK TABLE oauth_access_tokens IN ACCESS EXCLUSIVE MODE`;
-          await new Promise((r) => setTimeout(r, 700)); // a check is now waiting
-          for (const token of tokens) {
-            sockets.push(await connect(`/api/v1/streaming?stream=user&access_token=${token}`));
-          }
-        });
-      } finally {
-        await client.end();
-      }
-      await new Promise((r) => setTimeout(r, 1200));
-      const status = await postStatus(instance, alice, "To every socket");
-      for (const ws of sockets) {
-        assert.equal(ws.socket.readyState, WebSocket.OPEN);
-        assert.equal(JSON.parse((await ws.next("update", "user")).payload!).id, status.id);
-      }
+    // PostgreSQL only: the check's query is held up by a lock while new
+    // sockets open (their tokens come from the cache, without a query).
+    // Their tokens were not asked about, and were once taken for revoked.
+    await t.step({
+      name: "sockets opened while held tokens are checked stay open",
+      ...POSTGRES_ONLY,
+      fn: async () => {
+        const tokens = await Promise.all(
+          Array.from({ length: 11 }, () => createToken(instance, bob.userId)),
+        );
+        for (const token of tokens) await ok(instance, token, "GET", "/api/v1/lists");
+        // The marker: a socket whose token is revoked once the lock is gone.
+        // Checks run one at a time, so its closing shows that the held check
+        // has run to its end.
+        const markerToken = tokens.pop()!;
+        const marker = await connect(`/api/v1/streaming?stream=user&access_token=${markerToken}`);
+        const client = postgres(instance.databaseUrl!, { max: 1, onnotice: () => {} });
+        const sockets: WsClient[] = [];
+        try {
+          await client.begin(async (tx) => {
+            await tx`LOCK TABLE oauth_access_tokens IN ACCESS EXCLUSIVE MODE`;
+            await eventually("a token check to wait for the lock", async () => {
+              const [{ n }] = await tx`SELECT count(*)::int AS n FROM pg_locks
+                WHERE NOT granted AND relation = 'oauth_access_tokens'::regclass`;
+              return n > 0;
+            });
+            for (const token of tokens) {
+              sockets.push(await connect(`/api/v1/streaming?stream=user&access_token=${token}`));
+            }
+          });
+        } finally {
+          await client.end();
+        }
+        await instance.rookery.ctx.database.db.execute(sql`UPDATE oauth_access_tokens
+          SET revoked_at = now() WHERE token_hash = ${await hashSecret(markerToken)}`);
+        await marker.closed;
+        const status = await postStatus(instance, alice, "To every socket");
+        for (const ws of sockets) {
+          assert.equal(ws.socket.readyState, WebSocket.OPEN);
+          assert.equal(JSON.parse((await ws.next("update", "user")).payload!).id, status.id);
+        }
+      },
     });
 
-    await t.step("a revoked token's socket is closed within a second", async () => {
+    // How fast is the hub's TOKEN_CHECK_MS (a second at most); a test only
+    // checks that it happens, since a loaded machine stretches any bound.
+    await t.step("a revoked token's socket is closed", async () => {
       const token = await createToken(instance, bob.userId);
       const ws = await connect(`/api/v1/streaming?stream=user&access_token=${token}`);
       const { db } = instance.rookery.ctx.database;
-      const revoked = Date.now();
       // As another process would: straight in the database.
       await db.execute(sql`UPDATE oauth_access_tokens SET revoked_at = now()
         WHERE token_hash = ${await hashSecret(token)}`);
       await ws.closed;
-      const took = Date.now() - revoked;
-      assert.ok(took < 1000, `closed after ${took} ms`);
       // Bob's other sockets stay open.
       assert.equal(bobWs.socket.readyState, WebSocket.OPEN);
     });

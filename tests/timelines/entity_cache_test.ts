@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test } from "../harness.ts";
 import { createUser } from "../fixtures/users.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { eventually } from "../fixtures/wait.ts";
@@ -141,30 +141,28 @@ test("entity cache: a token revoked or a user disabled behind our back stops at 
   }
 });
 
-if (DB_KIND === "postgres") {
-  test("entity cache: a write in another process shows in this one", async () => {
-    const first = await startInstance();
-    const second = await startInstance({ databaseUrl: first.databaseUrl!, worker: false });
-    try {
-      const { alice, bob } = await boostedSetup(first);
-      const homeOnSecond = async () =>
-        (await ok(second, bob, "GET", "/api/v1/timelines/home"))[0].reblog;
-      assert.equal((await homeOnSecond()).account.display_name, "");
-      assert.ok(entityCache(second.rookery.ctx.database).accounts.get(alice.id));
-      await ok(first, alice, "PATCH", "/api/v1/accounts/update_credentials", {
-        display_name: "Elsewhere",
-      });
-      await eventually(
-        "the other process's change",
-        async () => (await homeOnSecond()).account.display_name === "Elsewhere",
-        5_000,
-      );
-    } finally {
-      await second.close();
-      await first.close({ destroy: true });
-    }
-  });
-}
+test("entity cache: a write in another process shows in this one", POSTGRES_ONLY, async () => {
+  const first = await startInstance();
+  const second = await startInstance({ databaseUrl: first.databaseUrl!, worker: false });
+  try {
+    const { alice, bob } = await boostedSetup(first);
+    const homeOnSecond = async () =>
+      (await ok(second, bob, "GET", "/api/v1/timelines/home"))[0].reblog;
+    assert.equal((await homeOnSecond()).account.display_name, "");
+    assert.ok(entityCache(second.rookery.ctx.database).accounts.get(alice.id));
+    await ok(first, alice, "PATCH", "/api/v1/accounts/update_credentials", {
+      display_name: "Elsewhere",
+    });
+    await eventually(
+      "the other process's change",
+      async () => (await homeOnSecond()).account.display_name === "Elsewhere",
+      5_000,
+    );
+  } finally {
+    await second.close();
+    await first.close({ destroy: true });
+  }
+});
 
 function bundle(id: string, cardId: string | null = null): StatusBundle {
   return {

@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test } from "../harness.ts";
 import { HOME_FEED_LIMIT, trimInserted } from "../../actors/timelines/fanout.ts";
 import { createUser } from "../fixtures/users.ts";
 
-test("fan-out trim: keeps the newest entries and skips rows another transaction holds", async () => {
+test("fan-out trim: keeps the newest entries and skips rows another transaction holds", async (t) => {
   const instance = await startInstance();
   try {
     const bob = await createUser(instance, "bob");
@@ -31,28 +31,32 @@ test("fan-out trim: keeps the newest entries and skips rows another transaction 
         SELECT ${bob.id}::bigint AS account_id FROM generate_series(1, 3000))
       ${trimInserted("home_feed", "account_id")}`;
 
-    if (DB_KIND === "postgres") {
-      // Another transaction holds the 10 oldest rows: the trim must neither
-      // wait for them (lock_timeout turns a wait into an error) nor delete them.
-      const other = postgres(instance.rookery.ctx.config.databaseUrl!, {
-        max: 1,
-        onnotice: () => {},
-      });
-      try {
-        const holding = other.begin(async (tx) => {
-          await tx`SELECT 1 FROM home_feed WHERE account_id = ${bob.id} AND status_id <= 10
-            FOR UPDATE`;
-          await database.db.transaction(async (t) => {
-            await t.execute(sql`SET LOCAL lock_timeout = '2s'`);
-            await t.execute(trim);
-          });
+    // Another transaction holds the 10 oldest rows: the trim must neither
+    // wait for them (lock_timeout turns a wait into an error) nor delete them.
+    await t.step({
+      name: "rows another transaction holds are skipped",
+      ...POSTGRES_ONLY,
+      fn: async () => {
+        const other = postgres(instance.rookery.ctx.config.databaseUrl!, {
+          max: 1,
+          onnotice: () => {},
         });
-        await holding;
-      } finally {
-        await other.end();
-      }
-      assert.equal(await count(), HOME_FEED_LIMIT + 10, "the 10 held rows are left for later");
-    }
+        try {
+          const holding = other.begin(async (tx) => {
+            await tx`SELECT 1 FROM home_feed WHERE account_id = ${bob.id} AND status_id <= 10
+              FOR UPDATE`;
+            await database.db.transaction(async (trimming) => {
+              await trimming.execute(sql`SET LOCAL lock_timeout = '2s'`);
+              await trimming.execute(trim);
+            });
+          });
+          await holding;
+        } finally {
+          await other.end();
+        }
+        assert.equal(await count(), HOME_FEED_LIMIT + 10, "the 10 held rows are left for later");
+      },
+    });
     await database.db.execute(trim);
     assert.equal(await count(), HOME_FEED_LIMIT);
     const [{ oldest }] = await database.rows<{ oldest: string }>(

@@ -9,7 +9,7 @@
  * Mastodon's 206 with an empty page, which clients show as an empty feed).
  */
 import assert from "node:assert/strict";
-import { DB_KIND, test } from "../harness.ts";
+import { afterAll, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { arrived, followRemote, startPair } from "../fixtures/federation.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
@@ -17,6 +17,10 @@ import { follow, ids } from "./helpers.ts";
 import { MERGE_PER_ACCOUNT } from "../../actors/timelines/regenerate.ts";
 
 const { a, b } = await startPair();
+afterAll(async () => {
+  await a.close({ destroy: true });
+  await b.close({ destroy: true });
+});
 
 const home = (who: TestUser) => ids(a, who, "/api/v1/timelines/home?limit=40");
 
@@ -148,14 +152,4 @@ test("following a remote account merges its posts known here when its Accept arr
 
   await followRemote(a, reader, b, faraway);
   assert.deepEqual(await home(reader), [own, onA.id]);
-});
-
-Deno.test({
-  name: `[${DB_KIND}] close the instances`,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => {
-    await a.close({ destroy: true });
-    await b.close({ destroy: true });
-  },
 });

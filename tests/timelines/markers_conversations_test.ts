@@ -1,12 +1,13 @@
 /** Markers (versions, 409 on a stale concurrent update) and direct-message conversations. */
 import assert from "node:assert/strict";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { POSTGRES_ONLY, startInstance, test } from "../harness.ts";
 import { MarkerConflictError, saveMarkers, writeMarker } from "../../actors/timelines/markers.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { follow, links, pathOf } from "./helpers.ts";
+import { eventually } from "../fixtures/wait.ts";
 
-test("markers: get, set, versions, validation, 409 on a stale update", async () => {
+test("markers: get, set, versions, validation, 409 on a stale update", async (t) => {
   const instance = await startInstance();
   try {
     const alice = await createUser(instance, "alice");
@@ -81,31 +82,34 @@ test("markers: get, set, versions, validation, 409 on a stale update", async () 
     const after = (await ok(instance, alice, "GET", "/api/v1/markers?timeline[]=home")).home;
     assert.equal(after.version, before.version + answers.filter((a) => a.status === 200).length);
 
-    if (DB_KIND === "postgres") {
-      // Force the race: another writer updates the row and holds it until our
-      // request has read the old version and waits on the row; then commits.
-      const pg = database.pg!;
-      const request = pg.begin(async (tx) => {
-        await tx`UPDATE markers SET version = version + 1, last_read_id = '400'
+    // Force the race: another writer updates the row and holds it until our
+    // request has read the old version and waits on the row; then commits.
+    await t.step({
+      name: "a request that waited on the row answers 409",
+      ...POSTGRES_ONLY,
+      fn: async () => {
+        const pg = database.pg!;
+        const request = pg.begin(async (tx) => {
+          await tx`UPDATE markers SET version = version + 1, last_read_id = '400'
           WHERE user_id = ${alice.userId} AND timeline = 'home'`;
-        const pending = callJson(instance, alice, "POST", "/api/v1/markers", {
-          home: { last_read_id: "401" },
-        });
-        for (let i = 0; i < 200; i++) {
-          const [{ n }] = await pg`SELECT count(*)::int AS n FROM pg_stat_activity
+          const pending = callJson(instance, alice, "POST", "/api/v1/markers", {
+            home: { last_read_id: "401" },
+          });
+          await eventually("the request to wait on the marker row", async () => {
+            const [{ n }] = await pg`SELECT count(*)::int AS n FROM pg_stat_activity
             WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-          if (n > 0) break;
-          await new Promise((r) => setTimeout(r, 25));
-        }
-        // Wrapped, so that the transaction commits before the request is awaited.
-        return { pending };
-      });
-      const answer = await (await request).pending;
-      assert.equal(answer.status, 409);
-      assert.deepEqual(answer.body, { error: "Conflict during update, please try again" });
-      const stored = (await ok(instance, alice, "GET", "/api/v1/markers?timeline[]=home")).home;
-      assert.equal(stored.last_read_id, "400", "the stale write changed nothing");
-    }
+            return n > 0;
+          });
+          // Wrapped, so that the transaction commits before the request is awaited.
+          return { pending };
+        });
+        const answer = await (await request).pending;
+        assert.equal(answer.status, 409);
+        assert.deepEqual(answer.body, { error: "Conflict during update, please try again" });
+        const stored = (await ok(instance, alice, "GET", "/api/v1/markers?timeline[]=home")).home;
+        assert.equal(stored.last_read_id, "400", "the stale write changed nothing");
+      },
+    });
 
     const saved = await saveMarkers(database.db, alice.userId, { notifications: "8" });
     assert.equal(saved[0].version, 1);

@@ -8,12 +8,13 @@
  * `update_credentials` leaves it alone, as Mastodon's does.
  */
 import assert from "node:assert/strict";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { includes, signInOverHttp } from "../admin_web/http_session.ts";
 
 const instance = await startInstance();
+afterAll(() => instance.close({ destroy: true }));
 const ann = await createUser(instance, "ann");
 const post = await postStatus(instance, ann, "hello, web");
 
@@ -110,11 +111,4 @@ test("the profile page's search-engine opt-out sets noindex on the account and i
   for (const html of await pages()) assert.ok(!html.includes(ROBOTS));
   const anonymous = await callJson(instance, null, "GET", `/api/v1/accounts/${ann.id}`);
   assert.equal(anonymous.body.noindex, false);
-});
-
-Deno.test({
-  name: `[${DB_KIND}] close the instance`,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => await instance.close({ destroy: true }),
 });

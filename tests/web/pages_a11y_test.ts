@@ -19,7 +19,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { users, webSessions } from "../../db/schema/mod.ts";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { browserTest } from "../fixtures/browser.ts";
@@ -37,6 +37,7 @@ const instance = await startInstance({
     REGISTRATIONS: "open",
   },
 });
+afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 
 const alice = await createUser(instance, "alice", {
@@ -305,10 +306,3 @@ browserTest(
     assert.deepEqual(problems, []);
   },
 );
-
-Deno.test({
-  name: `[${DB_KIND}] close the instance`,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => await instance.close({ destroy: true }),
-});

@@ -13,7 +13,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { accounts, domainBlocks, statuses, users } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { addRule } from "../../actors/moderation/instance_rules.ts";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { mediaRow } from "../fixtures/media.ts";
@@ -42,6 +42,10 @@ const instance = await startInstance({
     CONTACT_EMAIL: "staff@knitting.example",
     PRIVACY_POLICY_FILE: PRIVACY_FILE,
   },
+});
+afterAll(async () => {
+  await instance.close({ destroy: true });
+  await Deno.remove(PRIVACY_FILE).catch(() => {});
 });
 const db = instance.rookery.ctx.database.db;
 
@@ -322,11 +326,4 @@ browserTest("public pages in a browser: content, accessibility, screenshots", as
   } finally {
     // The last file's browser test closes the shared instance.
   }
-});
-
-Deno.test({
-  name: `[${DB_KIND}] close the instance`,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => await instance.close({ destroy: true }),
 });

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema/mod.ts";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
 import { confirmationLink, mailFiles } from "../accounts/helpers.ts";
@@ -27,6 +27,7 @@ const instance = await startInstance({
   listen: true,
   env: { RATE_LIMITS: "on", EMAIL_MX_CHECK: "false" },
 });
+afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 const ann = await createUser(instance, "ann");
 await createUser(instance, "ben");
@@ -286,11 +287,4 @@ browserTest("account pages in a browser: a password change, axe, screenshots", a
     path: "/auth/confirmation/new",
   });
   await context.close();
-});
-
-Deno.test({
-  name: `[${DB_KIND}] close the instance`,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => await instance.close({ destroy: true }),
 });

@@ -24,7 +24,7 @@ import { eq } from "drizzle-orm";
 import { unzipSync } from "fflate";
 import { backups, favourites, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-import { DB_KIND, startInstance, test } from "../harness.ts";
+import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
@@ -46,6 +46,7 @@ type Json = Record<string, any>;
 const AP_ACCEPT = "application/activity+json";
 
 const instance = await startInstance({ listen: true });
+afterAll(() => instance.close({ destroy: true }));
 const db = instance.rookery.ctx.database.db;
 const dataDir = instance.dataDir;
 
@@ -440,10 +441,3 @@ browserTest(
     }
   },
 );
-
-Deno.test({
-  name: `[${DB_KIND}] settings archive: close the instance`,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => await instance.close({ destroy: true }),
-});

@@ -15,7 +15,7 @@ import { eq } from "drizzle-orm";
 import { accounts, follows } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
-import { DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
+import { afterAll, startInstance, test, type TestInstance } from "../harness.ts";
 import { ok } from "../fixtures/api.ts";
 import { createAccount, createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { browserTest, signInWithForm } from "../fixtures/browser.ts";
@@ -33,6 +33,10 @@ const b = await startInstance({
   },
 });
 const a = await startInstance({ tls: true });
+afterAll(async () => {
+  await a.close({ destroy: true });
+  await b.close({ destroy: true });
+});
 const db = a.rookery.ctx.database.db;
 const ann = await createUser(a, "ann");
 const ben = await createUser(a, "ben");
@@ -329,14 +333,4 @@ test("the profile form over HTTP: hostile and refused input", async (t) => {
       [verifiedAt, null],
     );
   });
-});
-
-Deno.test({
-  name: `[${DB_KIND}] close the instances`,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => {
-    await a.close({ destroy: true });
-    await b.close({ destroy: true });
-  },
 });
