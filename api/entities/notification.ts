@@ -23,6 +23,7 @@ import type { FilterOptions } from "./status_filters.ts";
 import { type ReportJson, reportsById } from "./report.ts";
 import { type AccountWarningJson, accountWarningsById } from "./account_warning.ts";
 import { type Collection, collectionsById } from "./collection.ts";
+import type { NotificationFallback } from "./notification_fallback.ts";
 
 /** The Notification entity. */
 export interface NotificationJson {
@@ -38,6 +39,8 @@ export interface NotificationJson {
   moderation_warning?: AccountWarningJson;
   /** The collection, for `added_to_collection` and `collection_update`. */
   collection?: Collection;
+  /** What to show instead, for a client that does not know the type (notification_fallback.ts). */
+  fallback?: NotificationFallback;
 }
 
 /** The types that carry a collection. */

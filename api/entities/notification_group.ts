@@ -21,6 +21,7 @@ import type { Account } from "./account.ts";
 import { loadAccountEntities } from "./account.ts";
 import { COLLECTION_TYPES, isStatusType, statusesById } from "./notification.ts";
 import { type Collection, collectionsById } from "./collection.ts";
+import type { NotificationFallback } from "./notification_fallback.ts";
 import type { StatusJson } from "./status.ts";
 import { type ReportJson, reportsById } from "./report.ts";
 import { type AccountWarningJson, accountWarningsById } from "./account_warning.ts";
@@ -42,6 +43,8 @@ export interface NotificationGroupJson {
   moderation_warning?: AccountWarningJson;
   /** The collection, for `added_to_collection` and `collection_update`. */
   collection?: Collection;
+  /** What to show instead, for a client that does not know the type (notification_fallback.ts). */
+  fallback?: NotificationFallback;
 }
 
 /** An account reduced to its avatar (Mastodon's PartialAccountSerializer). */
