@@ -12,7 +12,6 @@
  * 4. Fedify, for everything that is not an API path.
  * 5. Routes.
  */
-import { markWrite } from "./db/write_marks.ts";
 import { type Context, Hono, type Next } from "hono";
 import type { AppContext } from "./context.ts";
 import type { ApiEnv } from "./api/env.ts";
@@ -141,11 +140,11 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     // A request that may write marks the entity cache before and after, so
     // this process's next read sees its own writes (entity_cache.ts).
     const writes = !READ_METHODS.has(c.req.method);
-    if (writes) markWrite(ctx.database);
+    if (writes) ctx.core.writes.mark();
     try {
       await next();
     } finally {
-      if (writes) markWrite(ctx.database);
+      if (writes) ctx.core.writes.mark();
     }
   });
   app.use(cors());

@@ -1,17 +1,22 @@
 /**
  * What every request handler, inbox listener and command receives: the
- * configuration, the open database and the federation object. (Deliveries
- * are recorded as intents in the database, actors/outbox/deliveries.ts, and relayed
- * by the process's OutboxRelay, which holds the Outbox.)
+ * configuration, the open database, the process core (everything the
+ * process holds in memory: process/core.ts) and the federation object.
+ * (Deliveries are recorded as intents in the database,
+ * actors/outbox/deliveries.ts, and relayed by the core's OutboxRelay, which
+ * holds the Outbox.)
  */
 import type { Federation } from "@fedify/fedify";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/connection.ts";
+import type { ProcessCore } from "./process/core.ts";
 import type { EmailDnsResolver } from "./actors/access_blocks/email_mx.ts";
 
 export interface AppContext {
   readonly config: Config;
   readonly database: Database;
+  /** The process's caches, listener, limiter, hub, queue and relay (process/core.ts). */
+  readonly core: ProcessCore;
   /** Set once the federation is built; Fedify passes this object as its context data. */
   federation: Federation<AppContext>;
   /**

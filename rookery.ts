@@ -9,27 +9,23 @@ import { getLogger } from "@logtape/logtape";
 import type { RouterRoute } from "hono/types";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
-import { startEntityCache } from "./api/entities/entity_cache.ts";
-import { startDomainRules } from "./actors/moderation/domain_rules.ts";
 import { type Database, openDatabase } from "./db/connection.ts";
 import { buildFederation } from "./federation/mod.ts";
 import { isInboxDelivery } from "./federation/inbox/guard.ts";
 import { addressedToUs, answersAnyHost, blockedHost } from "./federation/request_host.ts";
 import { createOutbox } from "./federation/outbox/mod.ts";
 import { createOutboxRelay, type OutboxRelay } from "./federation/outbox/relay.ts";
+import { openProcessCore } from "./process/core.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./federation/dispatchers/keys.ts";
 import { createApp } from "./app.ts";
 import { ApiError } from "./api/errors.ts";
 import { foldGetBody } from "./api/get_body.ts";
 import { forwardedRequest, isForwarded } from "./api/forwarded.ts";
 import { startPollExpiry } from "./actors/polls/close.ts";
-import { closeRateLimitCounter } from "./api/middleware/rate_limit_counter.ts";
 import { startScheduledStatusPublisher } from "./actors/statuses/scheduled_statuses.ts";
 import type { PeriodicJob } from "./jobs/periodic.ts";
 import { startMediaMaintenance } from "./actors/media/processing.ts";
 import { startTrendsRefresh } from "./jobs/trends.ts";
-import { closeStreamHub } from "./api/streaming/hub.ts";
-import { stopStreamBus } from "./actors/streaming/bus.ts";
 import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
 import { mediaStore } from "./actors/media/store.ts";
 import { purgeArchives } from "./actors/import_export/archive.ts";
@@ -79,21 +75,26 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     template: options.pgliteTemplate,
     poolSize: options.poolSize ?? config.dbPoolSize,
   });
-  await startEntityCache(database);
-  startDomainRules(database);
-  const partial = { config, database } as AppContext;
-  const { federation, maintain, guardInbox } = buildFederation(partial);
+  const opened = openProcessCore(config, database);
+  const { core } = opened;
+  await opened.listening;
+  const partial = { config, database, core } as AppContext;
+  const { federation, jobQueue, maintain, guardInbox } = buildFederation(partial);
   partial.federation = federation;
+  core.jobQueue = jobQueue;
   const ctx = partial;
   // The fast path starts now, in every process that writes; the sweep runs
   // with the worker.
-  const outboxRelay = createOutboxRelay(database, createOutbox(ctx), {
+  const outboxRelay = core.outboxRelay = createOutboxRelay(
+    database,
+    core.listener,
+    createOutbox(ctx),
     // PGlite has one owner process: a lease found at start is a dead one's.
-    releaseLeasesOnStart: database.kind === "pglite",
-  });
+    { releaseLeasesOnStart: database.kind === "pglite" },
+  );
   const app = createApp(ctx);
   // The instance actor signs every outgoing fetch: make its keys before the first one.
-  getKeyPairs(database, INSTANCE_KEY_OWNER).catch((error) =>
+  getKeyPairs(ctx, INSTANCE_KEY_OWNER).catch((error) =>
     logger.warn("Could not make the instance actor's keys: {error}", { error })
   );
   const abort = new AbortController();
@@ -160,18 +161,18 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
     async closeStreams() {
-      await closeStreamHub(ctx);
+      await opened.closeStreams();
     },
     async close() {
-      await closeStreamHub(ctx);
-      await stopStreamBus(database);
+      await opened.closeStreams();
       abort.abort();
       for (const t of timers) clearInterval(t);
       await Promise.all(jobs.map((job) => job.stop()));
+      // No new deliveries are queued while the worker finishes its jobs.
       await outboxRelay.stop();
       if (worker) await worker;
-      // Quota this process reserved but did not use goes back to the others.
-      await closeRateLimitCounter(database);
+      // The rest of the core, its LISTEN last (process/core.ts).
+      await opened.close();
       if (!options.database) await database.close();
     },
   };

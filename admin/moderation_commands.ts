@@ -4,7 +4,8 @@
  * taken by the machine's operator (audit rows with no account), on a local
  * account (`alice`) or a remote one (`bob@example.com`). No e-mail is sent.
  */
-import type { Command } from "./command.ts";
+import type { AdminEnv, Command } from "./command.ts";
+import type { AppContext } from "../context.ts";
 import { Problems } from "../model/errors.ts";
 import {
   accountIdByHandle,
@@ -19,6 +20,12 @@ import { safe } from "./args.ts";
 const handle = { positionals: ["account"], options: {} };
 
 /** NotAllowedError → a readable validation message (the operator may do anything else). */
+/** Where an action's mail would go (these commands send none; the server's context has it). */
+function mailContext(app: AdminEnv["app"]): AppContext {
+  if (!app) throw new Error("this command needs the server's context");
+  return app;
+}
+
 async function explain<T>(fn: () => Promise<T>, why: string): Promise<T> {
   try {
     return await fn();
@@ -36,9 +43,9 @@ export const MODERATION_COMMANDS: Record<string, Command> = {
   "account suspend": {
     usage: "account suspend <username|user@domain>",
     ...handle,
-    async run({ db, config }, args) {
+    async run({ db, config, app }, args) {
       const id = await accountIdByHandle(db, args.positionals.account);
-      await performAction(db, config, OPERATOR, id, {
+      await performAction(db, mailContext(app), OPERATOR, id, {
         type: "suspend",
         sendEmailNotification: false,
       });
@@ -63,9 +70,9 @@ export const MODERATION_COMMANDS: Record<string, Command> = {
   "account silence": {
     usage: "account silence <username|user@domain>",
     ...handle,
-    async run({ db, config }, args) {
+    async run({ db, app }, args) {
       const id = await accountIdByHandle(db, args.positionals.account);
-      await performAction(db, config, OPERATOR, id, {
+      await performAction(db, mailContext(app), OPERATOR, id, {
         type: "silence",
         sendEmailNotification: false,
       });

@@ -2,6 +2,7 @@
 import type { AppContext } from "../context.ts";
 import type { AuthToken, AuthUser } from "./auth_types.ts";
 import type { WebSession } from "../actors/auth/sessions.ts";
+import type { Params } from "./params.ts";
 
 export interface ApiEnv {
   Bindings: {
@@ -24,5 +25,7 @@ export interface ApiEnv {
     staff: WebSession | null;
     /** The signed-in user's browser session, on the /settings pages (set by userPage). */
     settingsSession: WebSession | null;
+    /** The request's parameters, once parsed (api/params.ts): a body is read once. */
+    params?: Promise<Params>;
   };
 }

@@ -44,8 +44,6 @@ export const PARAM_LIMITS = {
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
-const cache = new WeakMap<Request, Promise<Params>>();
-
 /**
  * The merged query and body parameters of a request (body wins), parsed once
  * and cached for the rest of the request. Throws {@link ApiError} 400/413.
@@ -57,13 +55,12 @@ export function params(
   c: Context<ApiEnv>,
   options: { maxBodyBytes?: number } = {},
 ): Promise<Params> {
-  const raw = c.req.raw;
-  let parsed = cache.get(raw);
+  let parsed = c.get("params");
   if (!parsed) {
     const configured = c.get("ctx")?.config.limits.maxBodyBytes ?? 110 * 1024 * 1024;
     const maxBytes = Math.min(configured, options.maxBodyBytes ?? configured);
-    parsed = parseRequest(raw, maxBytes);
-    cache.set(raw, parsed);
+    parsed = parseRequest(c.req.raw, maxBytes);
+    c.set("params", parsed);
   }
   return parsed;
 }

@@ -3,18 +3,19 @@
  * queued jobs) to whoever caches what was written (the entity cache,
  * api/entities/entity_cache.ts), so that a read right after a write waits
  * for that write's invalidation. It lives here, below both, so that
- * federation/ and actors/ can signal without importing the API layer.
+ * federation/ and actors/ can signal without importing the API layer; the
+ * process core (process/core.ts) holds the one instance and connects it.
  */
-import type { Database } from "./connection.ts";
+export class WriteMarks {
+  #listener: (() => void) | null = null;
 
-const listeners = new WeakMap<Database, () => void>();
+  /** Registers what a write by this process should do (one listener). */
+  onWrite(listener: () => void): void {
+    this.#listener = listener;
+  }
 
-/** Registers what a write on `database` by this process should do (one listener per database). */
-export function onWrite(database: Database, listener: () => void): void {
-  listeners.set(database, listener);
-}
-
-/** Signals a write by this process on `database`. */
-export function markWrite(database: Database): void {
-  listeners.get(database)?.();
+  /** Signals a write by this process. */
+  mark(): void {
+    this.#listener?.();
+  }
 }

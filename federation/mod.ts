@@ -7,12 +7,11 @@ import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./register.ts";
 import { productUserAgent } from "../version.ts";
-import { jobQueueFor } from "../jobs/queue.ts";
+import { type JobQueue, jobQueueFor } from "../jobs/queue.ts";
 import { runJob } from "../jobs/handlers.ts";
 import { CIRCUIT_BREAKER_OPTIONS } from "./outbox/circuit_breaker.ts";
 import { createDocumentLoaders } from "./fetch/document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox/guard.ts";
-import { installOutboundFetch } from "./fetch/outbound_fetch.ts";
 import { INBOX_RETRY_POLICY } from "./inbox/order.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/moderation/domain_rules.ts";
 import { wireActivity } from "./objects/mastodon_terms.ts";
@@ -23,6 +22,8 @@ export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as co
 
 export interface FederationSetup {
   federation: Federation<AppContext>;
+  /** The queue jobs and deliveries share (the process core keeps it). */
+  jobQueue: JobQueue;
   /** Periodic clean-up of the store; run by worker processes. */
   maintain(): Promise<void>;
   /** Checks a delivery to an inbox before Fedify sees it (inbox_guard.ts). */
@@ -31,14 +32,10 @@ export interface FederationSetup {
 
 export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
   const { config, database } = ctx;
-  installOutboundFetch({
-    timeoutMs: config.fetchTimeoutMs,
-    allowPrivateAddress: config.allowPrivateAddress,
-  });
-  const stores = createStores(database);
+  const stores = createStores(database, {}, ctx.core.listener);
   const { kv, maintain } = stores;
   // Rookery's own background jobs (link previews) ride on the same queue.
-  const queue = jobQueueFor(ctx, stores.queue, runJob);
+  const jobQueue = jobQueueFor(ctx, stores.queue, runJob);
   // One product token for every request (version.ts); Fedify's own would add
   // "Fedify/…; Deno/…", and its deliveries carry none (jobs.ts adds ours).
   const userAgent = productUserAgent(config.origin);
@@ -49,7 +46,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     userAgent,
     timeoutMs: config.fetchTimeoutMs,
     // Every fetch is signed, by the instance actor unless a local actor asks.
-    instanceIdentity: () => instanceSigningIdentity(database, config.origin),
+    instanceIdentity: () => instanceSigningIdentity(ctx.core.keyPairs, config.origin),
   });
   const federation = createFederation<AppContext>({
     kv,
@@ -57,7 +54,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     // writes it again, which would lose Mastodon's terms and shape
     // (objects/mastodon_terms.ts) from under the proof computed on them.
     // The outbox relay already runs off the request path.
-    queue: { inbox: queue, outbox: queue },
+    queue: { inbox: jobQueue, outbox: jobQueue },
     // Everything we send is in Mastodon's shape (federation/objects/wire_shape.ts).
     activityTransformers: [...getDefaultActivityTransformers<AppContext>(), wireActivity],
     // The web role only enqueues; worker processes call startQueue().
@@ -98,5 +95,5 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     contextLoader: loaders.contextLoaderFactory(),
     refusedDomain: (domain) => federationRefused(ctx, domain),
   });
-  return { federation, maintain, guardInbox };
+  return { federation, jobQueue, maintain, guardInbox };
 }

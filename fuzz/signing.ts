@@ -22,7 +22,7 @@ export async function localSigner(
   accountId: string,
   username: string,
 ): Promise<Signer> {
-  const [rsa] = await getKeyPairs(ctx.database, accountId);
+  const [rsa] = await getKeyPairs(ctx, accountId);
   const actor = `${origin}/users/${username}`;
   const keyId = new URL(`${actor}#main-key`);
   return {

@@ -59,7 +59,7 @@ export async function runAnnualReportJob(
 ): Promise<void> {
   const scope = { accountId: job.accountId, year: job.year };
   try {
-    const result = await generateAnnualReport(ctx.database, scope);
+    const result = await generateAnnualReport(ctx, scope);
     logger.debug("Annual report {year} of account {accountId}: {result}", { ...scope, result });
   } finally {
     // The user's refresh ends either way: the state route then says what came of it.

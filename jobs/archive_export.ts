@@ -342,7 +342,7 @@ async function mailReady(ctx: AppContext, archive: ClaimedArchive): Promise<void
   const title = config.instance.title;
   const expiry = expiresAt(archive).toISOString().slice(0, 10);
   try {
-    await sendMail(config, {
+    await sendMail(ctx, {
       to: archive.email,
       subject: `${title}: Your archive is ready for download`,
       text: [

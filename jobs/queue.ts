@@ -15,7 +15,6 @@
  * featured collections are queued by federation/remote/featured_sync.ts; fetches
  * over an activity's budget by federation/outbox/status_links.ts.
  */
-import { markWrite } from "../db/write_marks.ts";
 import type {
   MessageQueue,
   MessageQueueDepth,
@@ -212,32 +211,26 @@ export class JobQueue implements MessageQueue {
         logger.warn("Job {job} failed: {error}", { job: message.job, error });
       } finally {
         // Jobs write; this process's next read waits for their cache invalidations.
-        markWrite(this.#ctx.database);
+        this.#ctx.core.writes.mark();
       }
     }, options);
   }
 }
 
-const queues = new WeakMap<object, JobQueue>();
-
-/** Wraps the process's queue for jobs; federation/mod.ts calls it once per context. */
+/** Wraps the process's queue for jobs; federation/mod.ts calls it once, the core keeps it. */
 export function jobQueueFor(
   ctx: Omit<AppContext, "federation">,
   inner: MessageQueue,
   run: JobRunner,
 ): JobQueue {
-  const queue = new JobQueue(inner, ctx, run);
-  queues.set(ctx, queue);
-  return queue;
+  return new JobQueue(inner, ctx, run);
 }
 
-/** Queues a job on the context's queue (see {@link jobQueueFor}). */
+/** Queues a job on the process's queue (see {@link jobQueueFor}). */
 export async function enqueueJob(
   ctx: AppContext,
   job: Job,
   options?: JobOptions,
 ): Promise<void> {
-  const queue = queues.get(ctx);
-  if (!queue) throw new Error("No job queue for this context");
-  await queue.enqueueJob(job, options);
+  await ctx.core.jobQueue.enqueueJob(job, options);
 }

@@ -16,6 +16,7 @@
 import { getLogger } from "@logtape/logtape";
 import { gt, isNull, or } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
+import type { ChannelListener } from "../../db/channel_listener.ts";
 import { ipBlocks, type IpBlockSeverity } from "../../db/schema/mod.ts";
 import { type Network, networkContains, parseAddress, parseNetwork } from "./cidr.ts";
 
@@ -31,7 +32,11 @@ interface Entry {
   expiresAt: number | null;
 }
 
-class IpBlockCache {
+/**
+ * This process's copy of the live blocks (process/core.ts holds one): see
+ * the top of this file for when it is dropped.
+ */
+export class IpBlockCache {
   #entries: Entry[] | null = null;
   #loadedAt = 0;
   #loading: Promise<Entry[]> | null = null;
@@ -40,6 +45,13 @@ class IpBlockCache {
   #listening = false;
 
   constructor(readonly database: Database) {}
+
+  /** Starts listening for changes (the core does it as it opens). */
+  listen(listener: ChannelListener): void {
+    listener.listen(CHANNEL, () => this.invalidate(), () => this.listening()).catch((error) =>
+      logger.warn("Could not listen for IP block changes: {error}", { error })
+    );
+  }
 
   invalidate(): void {
     this.#generation++;
@@ -93,27 +105,14 @@ class IpBlockCache {
   }
 }
 
-const caches = new WeakMap<Database, IpBlockCache>();
-
-function cacheOf(database: Database): IpBlockCache {
-  let cache = caches.get(database);
-  if (cache) return cache;
-  cache = new IpBlockCache(database);
-  caches.set(database, cache);
-  const c = cache;
-  const onError = (error: unknown) =>
-    logger.warn("Could not listen for IP block changes: {error}", { error });
-  if (database.pg) {
-    database.pg.listen(CHANNEL, () => c.invalidate(), () => c.listening()).catch(onError);
-  } else if (database.pglite) {
-    database.pglite.listen(CHANNEL, () => c.invalidate()).then(() => c.listening(), onError);
-  }
-  return cache;
+/** What the lookups below read: the process core's copy. */
+export interface IpBlocksHolder {
+  readonly core: { readonly ipBlocks: IpBlockCache };
 }
 
 /** Drops this process's copy (after this process changed the blocks). */
-export function invalidateIpBlocks(database: Database): void {
-  cacheOf(database).invalidate();
+export function invalidateIpBlocks(app: IpBlocksHolder): void {
+  app.core.ipBlocks.invalidate();
 }
 
 /**
@@ -122,14 +121,14 @@ export function invalidateIpBlocks(database: Database): void {
  * cannot be parsed ("unknown") matches nothing.
  */
 export async function ipBlockSeverities(
-  database: Database,
+  app: IpBlocksHolder,
   ip: string,
   now = Date.now(),
 ): Promise<Set<IpBlockSeverity>> {
   const found = new Set<IpBlockSeverity>();
   const address = parseAddress(ip);
   if (!address) return found;
-  for (const entry of await cacheOf(database).entries()) {
+  for (const entry of await app.core.ipBlocks.entries()) {
     if (entry.expiresAt !== null && entry.expiresAt <= now) continue;
     if (networkContains(entry.network, address)) found.add(entry.severity);
   }
@@ -146,8 +145,8 @@ function isLoopback(address: { version: 4 | 6; address: bigint }): boolean {
  * The machine itself never is, whatever the blocks say: Mastodon safelists
  * localhost before its blocklist, so an operator cannot lock themselves out.
  */
-export async function isNoAccess(database: Database, ip: string): Promise<boolean> {
+export async function isNoAccess(app: IpBlocksHolder, ip: string): Promise<boolean> {
   const address = parseAddress(ip);
   if (!address || isLoopback(address)) return false;
-  return (await ipBlockSeverities(database, ip)).has("no_access");
+  return (await ipBlockSeverities(app, ip)).has("no_access");
 }

@@ -12,7 +12,12 @@ import { IP_BLOCK_SEVERITIES, ipBlocks, type IpBlockSeverity } from "../../db/sc
 import { type Actor, recordAdminAction } from "../moderation/audit_log.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { formatNetwork, parseNetwork } from "./cidr.ts";
-import { invalidateIpBlocks } from "./ip_block_cache.ts";
+import { invalidateIpBlocks, type IpBlocksHolder } from "./ip_block_cache.ts";
+
+/** Where the commands below write, and the process's copy they drop. */
+export interface IpBlocksApp extends IpBlocksHolder {
+  readonly database: Database;
+}
 import { type BlockPage, newestFirst, pageQuery } from "./paging.ts";
 
 export type IpBlockRow = typeof ipBlocks.$inferSelect;
@@ -123,13 +128,13 @@ async function clearForNetwork(tx: Executor, ip: string, exceptId: string | null
 
 /** Creates a block, with its audit row. ValidationError: ip, severity, comment, expires_in. */
 export async function createIpBlock(
-  database: Database,
+  app: IpBlocksApp,
   actor: Actor,
   input: IpBlockInput,
 ): Promise<IpBlockRow> {
   const now = new Date();
   const values = validate(input, true, now);
-  const row = await database.db.transaction(async (tx) => {
+  const row = await app.database.db.transaction(async (tx) => {
     await clearForNetwork(tx, values.ip!, null, now);
     const [row] = await tx.insert(ipBlocks).values({
       id: newId(),
@@ -149,7 +154,7 @@ export async function createIpBlock(
     });
     return row;
   });
-  invalidateIpBlocks(database);
+  invalidateIpBlocks(app);
   return row;
 }
 
@@ -161,14 +166,14 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** Changes a live block, with its audit row. NotFoundError, ValidationError. */
 export async function updateIpBlock(
-  database: Database,
+  app: IpBlocksApp,
   actor: Actor,
   id: string,
   input: IpBlockInput,
 ): Promise<IpBlockRow> {
   const now = new Date();
   const values = validate(input, false, now);
-  const row = await database.db.transaction(async (tx) => {
+  const row = await app.database.db.transaction(async (tx) => {
     await getIpBlock(tx, id);
     if (values.ip) await clearForNetwork(tx, values.ip, id, now);
     const [row] = await tx.update(ipBlocks).set({ ...values, updatedAt: now })
@@ -186,13 +191,13 @@ export async function updateIpBlock(
     if (isUniqueViolation(error)) taken().throwIfAny();
     throw error;
   });
-  invalidateIpBlocks(database);
+  invalidateIpBlocks(app);
   return row;
 }
 
 /** Removes a block, with its audit row. NotFoundError when there is none. */
-export async function deleteIpBlock(database: Database, actor: Actor, id: string): Promise<void> {
-  await database.db.transaction(async (tx) => {
+export async function deleteIpBlock(app: IpBlocksApp, actor: Actor, id: string): Promise<void> {
+  await app.database.db.transaction(async (tx) => {
     const [row] = await tx.delete(ipBlocks).where(eq(ipBlocks.id, id)).returning();
     if (!row) throw new NotFoundError();
     await recordAdminAction(tx, {
@@ -203,5 +208,5 @@ export async function deleteIpBlock(database: Database, actor: Actor, id: string
       humanIdentifier: ipBlockNetwork(row),
     });
   });
-  invalidateIpBlocks(database);
+  invalidateIpBlocks(app);
 }

@@ -11,15 +11,15 @@
  * - the canonical address blocked → `email: ERR_TAKEN` (Mastodon words it
  *   as an address in use, not as a block).
  */
-import type { Database, Executor } from "../../db/connection.ts";
+import type { Executor } from "../../db/connection.ts";
 import type { Problems } from "../../model/errors.ts";
 import { canonicalEmailBlocksFor } from "./canonical_email_blocks.ts";
 import { emailDomainBlocksFor } from "./email_domain_blocks.ts";
-import { ipBlockSeverities } from "./ip_block_cache.ts";
+import { ipBlockSeverities, type IpBlocksHolder } from "./ip_block_cache.ts";
 
 /** Whether sign-ups from `ip` are refused outright. */
-export async function signUpForbiddenFrom(database: Database, ip: string): Promise<boolean> {
-  const severities = await ipBlockSeverities(database, ip);
+export async function signUpForbiddenFrom(app: IpBlocksHolder, ip: string): Promise<boolean> {
+  const severities = await ipBlockSeverities(app, ip);
   return severities.has("sign_up_block") || severities.has("no_access");
 }
 
@@ -29,8 +29,8 @@ export async function signUpForbiddenFrom(database: Database, ip: string): Promi
  * database, and on PGlite (one connection) a query outside an open
  * transaction waits for it to end.
  */
-export async function signUpNeedsApprovalFrom(database: Database, ip: string): Promise<boolean> {
-  return (await ipBlockSeverities(database, ip)).has("sign_up_requires_approval");
+export async function signUpNeedsApprovalFrom(app: IpBlocksHolder, ip: string): Promise<boolean> {
+  return (await ipBlockSeverities(app, ip)).has("sign_up_requires_approval");
 }
 
 /** What the e-mail blocks say about one sign-up. */

@@ -240,7 +240,7 @@ async function register(ctx: AppContext, input: RegistrationInput) {
   const needsConfirmation = config.requireEmailConfirmation;
   const matchedBlocks: string[] = [];
   // Before the transaction (see signUpNeedsApprovalFrom).
-  const ipNeedsApproval = await signUpNeedsApprovalFrom(database, input.ip ?? "unknown");
+  const ipNeedsApproval = await signUpNeedsApprovalFrom(ctx, input.ip ?? "unknown");
   // DNS is asked before the transaction too: it may take up to
   // EMAIL_DNS_TIMEOUT_MS. An address of the wrong shape is refused without it.
   const email = input.email ?? "";

@@ -10,26 +10,43 @@ import type { Executor } from "../../db/connection.ts";
 import { userActivityDays } from "../../db/schema/mod.ts";
 
 const DAY_MS = 86_400_000;
-/** A crude bound on the memo: forgetting only costs one idempotent write per user. */
+/** A crude bound on each memo: forgetting only costs one idempotent write per user. */
 const MEMO_MAX = 100_000;
-/** userId → the day number (days since the epoch) this process last recorded. */
-const recordedDays = new Map<string, number>();
+
+/**
+ * What this process already wrote of users' activity (process/core.ts holds
+ * one): userId → the day number (days since the epoch) last recorded here,
+ * and, for api/middleware/auth.ts, the week and the last sign-in written.
+ */
+export class ActivityMemo {
+  readonly days = new Map<string, number>();
+  readonly weeks = new Map<string, number>();
+  readonly signIns = new Map<string, number>();
+
+  /** Notes `value` under `key` in one of the memos, within its bound. */
+  remember(map: Map<string, number>, key: string, value: number): void {
+    if (map.size >= MEMO_MAX) map.clear();
+    map.set(key, value);
+  }
+
+  /** Forgets everything (tests that need a fresh start). */
+  clear(): void {
+    this.days.clear();
+    this.weeks.clear();
+    this.signIns.clear();
+  }
+}
 
 /** Records that `userId` was active on the UTC day of `now` (at most one write per day). */
 export async function recordActiveDay(
   db: Executor,
+  memo: ActivityMemo,
   userId: string,
   now = new Date(),
 ): Promise<void> {
   const dayNumber = Math.floor(now.getTime() / DAY_MS);
-  if (recordedDays.get(userId) === dayNumber) return;
+  if (memo.days.get(userId) === dayNumber) return;
   const day = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
   await db.insert(userActivityDays).values({ userId, day }).onConflictDoNothing();
-  if (recordedDays.size >= MEMO_MAX) recordedDays.clear();
-  recordedDays.set(userId, dayNumber);
-}
-
-/** Forgets what this process recorded (tests that need a fresh start). */
-export function resetActiveDayMemo(): void {
-  recordedDays.clear();
+  memo.remember(memo.days, userId, dayNumber);
 }

@@ -23,7 +23,7 @@ import { commonlyInteractedWithAccounts } from "./commonly_interacted_with_accou
 import { timeSeries } from "./time_series.ts";
 import { topHashtags } from "./top_hashtags.ts";
 import { mostRebloggedAccounts } from "./most_reblogged_accounts.ts";
-import { percentiles } from "./percentiles.ts";
+import { type Distributions, percentiles } from "./percentiles.ts";
 
 /** The version of `data`'s layout, as Mastodon 4.5 writes it. */
 export const SCHEMA_VERSION = 1;
@@ -31,6 +31,7 @@ export const SCHEMA_VERSION = 1;
 /** Computes the report's data (in Mastodon's key order). */
 export async function reportData(
   database: Database,
+  distributions: Distributions,
   scope: ReportScope,
 ): Promise<Record<string, unknown>> {
   const counts = await postCounts(database, scope);
@@ -43,7 +44,7 @@ export async function reportData(
     ...await timeSeries(database, scope),
     ...await topHashtags(database, scope),
     ...await mostRebloggedAccounts(database, scope),
-    ...await percentiles(database, scope),
+    ...await percentiles(database, distributions, scope),
   };
 }
 
@@ -56,7 +57,10 @@ export type GenerateResult = "generated" | "exists" | "no_activity" | "not_local
  * that year.
  */
 export async function generateAnnualReport(
-  database: Database,
+  { database, core }: {
+    readonly database: Database;
+    readonly core: { readonly reportDistributions: Distributions };
+  },
   scope: ReportScope,
 ): Promise<GenerateResult> {
   const db = database.db;
@@ -77,7 +81,7 @@ export async function generateAnnualReport(
     sql`SELECT 1 FROM statuses s WHERE ${reportStatusesWhere(scope)} LIMIT 1`,
   );
   if (!active) return "no_activity";
-  const data = await reportData(database, scope);
+  const data = await reportData(database, core.reportDistributions, scope);
   // Two jobs for the same year (two workers' campaigns): the first one stays.
   const inserted = await db.insert(generatedAnnualReports).values({
     id: newId(),

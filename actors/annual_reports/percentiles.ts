@@ -32,8 +32,6 @@ interface Distribution {
   statuses: number[];
 }
 
-const distributions = new WeakMap<SourceDb, Map<number, Promise<Distribution>>>();
-
 async function sortedCounts(db: SourceDb, perAccount: SQL): Promise<number[]> {
   const rows = await db.rows<{ n: number }>(sql`SELECT c.n::int AS n FROM (${perAccount}) c
     ORDER BY c.n`);
@@ -60,22 +58,30 @@ async function computeDistribution(db: SourceDb, year: number): Promise<Distribu
   return { at: Date.now(), followers, statuses };
 }
 
-/** The year's counts, computed at most once per {@link DISTRIBUTION_TTL_MS}. */
-function distribution(db: SourceDb, year: number): Promise<Distribution> {
-  let byYear = distributions.get(db);
-  if (!byYear) distributions.set(db, byYear = new Map());
-  const cached = byYear.get(year);
-  const now = Date.now();
-  if (cached) {
-    return cached.then((d) => now - d.at < DISTRIBUTION_TTL_MS ? d : refresh());
-  }
-  return refresh();
+/**
+ * The server's counts of each year, computed at most once per
+ * {@link DISTRIBUTION_TTL_MS} by this process (the process core holds them).
+ */
+export class Distributions {
+  readonly #byYear = new Map<number, Promise<Distribution>>();
 
-  function refresh(): Promise<Distribution> {
+  /** The year's counts, from the copy while it is fresh. */
+  of(db: SourceDb, year: number): Promise<Distribution> {
+    const cached = this.#byYear.get(year);
+    const now = Date.now();
+    if (cached) {
+      return cached.then((d) => now - d.at < DISTRIBUTION_TTL_MS ? d : this.#refresh(db, year));
+    }
+    return this.#refresh(db, year);
+  }
+
+  #refresh(db: SourceDb, year: number): Promise<Distribution> {
     const pending = computeDistribution(db, year);
-    byYear!.set(year, pending);
+    this.#byYear.set(year, pending);
     // A failed computation is not kept.
-    pending.catch(() => byYear!.delete(year));
+    pending.catch(() => {
+      if (this.#byYear.get(year) === pending) this.#byYear.delete(year);
+    });
     return pending;
   }
 }
@@ -99,6 +105,7 @@ function percentile(counts: readonly number[], mine: number): number {
 /** The source's part of the report. */
 export async function percentiles(
   db: SourceDb,
+  distributions: Distributions,
   scope: ReportScope,
 ): Promise<Record<string, unknown>> {
   const [[followersGained], [statusesMade], year] = await Promise.all([
@@ -107,7 +114,7 @@ export async function percentiles(
         AND ${followsInYearWhere(scope.year)}`),
     db.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM statuses s
       WHERE ${reportStatusesWhere(scope)}`),
-    distribution(db, scope.year),
+    distributions.of(db, scope.year),
   ]);
   return {
     percentiles: {

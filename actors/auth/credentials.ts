@@ -104,7 +104,7 @@ export async function changePassword(
     ));
   });
   const { config } = ctx;
-  await sendNotice(config, user.email, "Your password has been changed", [
+  await sendNotice(ctx, user.email, "Your password has been changed", [
     `The password of your account on ${config.instance.title} (${config.domain}) was changed.`,
     "Every other browser and app was signed out.",
     "",

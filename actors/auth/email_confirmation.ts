@@ -58,13 +58,13 @@ export function confirmationUrl(origin: string, token: string): string {
  * new address of an existing account rather than for a sign-up.
  */
 export async function sendConfirmationMail(
-  ctx: Pick<AppContext, "config">,
+  ctx: Pick<AppContext, "config" | "core">,
   input: { to: string; username: string; token: string; change?: boolean },
 ): Promise<void> {
   const { config } = ctx;
   const link = confirmationUrl(config.origin, input.token);
   const title = config.instance.title;
-  await sendMail(config, {
+  await sendMail(ctx, {
     to: input.to,
     subject: `${title}: Confirmation instructions for ${config.domain}`,
     text: [
@@ -148,7 +148,7 @@ export async function requestEmailChange(
 /** The mail to the current address when another one is asked for. */
 async function tellCurrentAddress(ctx: AppContext, current: string, asked: string) {
   const { config } = ctx;
-  await sendNotice(config, current, "E-mail address change requested", [
+  await sendNotice(ctx, current, "E-mail address change requested", [
     `Someone asked to change the e-mail address of your account on ${config.instance.title}`,
     `(${config.domain}) to ${asked}. This address stays in use until the new one is`,
     "confirmed through the link mailed to it.",

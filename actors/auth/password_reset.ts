@@ -52,7 +52,7 @@ export async function requestPasswordReset(ctx: AppContext, email: string): Prom
   if (!user) return;
   const title = config.instance.title;
   try {
-    await sendMail(config, {
+    await sendMail(ctx, {
       to: user.email,
       subject: `${title}: Reset password instructions for ${config.domain}`,
       text: [

@@ -9,9 +9,9 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, users, webSessions } from "../../db/schema/mod.ts";
 import { hasControlCharacters } from "../oauth/oauth.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
+import { verifyPassword } from "./passwords.ts";
 import { hashSecret, randomSecret } from "../oauth/tokens.ts";
-import { recordActiveDay } from "../accounts/user_activity.ts";
+import { type ActivityMemo, recordActiveDay } from "../accounts/user_activity.ts";
 
 /** A session unused for this long is over (the cookie lives as long). */
 export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000;
@@ -99,13 +99,14 @@ function toSignedIn(row: UserRow): SignedInUser {
   };
 }
 
-let dummyHash: Promise<string> | null = null;
-
-/** A hash to verify against when the login is unknown, so both failures take as long. */
-function timingDummy(): Promise<string> {
-  dummyHash ??= hashPassword(randomSecret());
-  return dummyHash;
-}
+/**
+ * A hash to verify against when the login is unknown, so both failures take
+ * as long: hashPassword's output (same argon2id parameters, passwords.ts)
+ * for a random secret nobody kept. A constant rather than a hash made at the
+ * first use, which a process would have to keep.
+ */
+const TIMING_DUMMY =
+  "$argon2id$v=19$m=19456,t=2,p=1$m12Vx/jH4SD1C0plW2+d6w$bAkZeVf4yyXQamgqklePE474H+2KX768GeyCAsDeJoI";
 
 /** The result of a password check. */
 export type PasswordCheck =
@@ -156,7 +157,7 @@ export async function checkPassword(
     [row] = await db.select(userColumns).from(users)
       .innerJoin(accounts, eq(accounts.id, users.accountId)).where(condition).limit(1);
   }
-  const valid = await verifyPassword(row?.passwordHash ?? await timingDummy(), password);
+  const valid = await verifyPassword(row?.passwordHash ?? TIMING_DUMMY, password);
   if (!row || !valid) return { ok: false, reason: "invalid" };
   const user = toSignedIn(row);
   const refusal = loginRefusal(user.state);
@@ -190,7 +191,7 @@ export async function passwordMatches(
 ): Promise<boolean> {
   const [row] = await db.select({ hash: users.passwordHash }).from(users)
     .where(eq(users.id, userId)).limit(1);
-  return await verifyPassword(row?.hash ?? await timingDummy(), password) && !!row;
+  return await verifyPassword(row?.hash ?? TIMING_DUMMY, password) && !!row;
 }
 
 /** A new session: the cookie value and the CSRF token its forms must carry. */
@@ -202,6 +203,7 @@ export interface NewSession {
 /** Starts a browser session for a user. */
 export async function createWebSession(
   db: Executor,
+  memo: ActivityMemo,
   userId: string,
   meta: { userAgent?: string | null; ip?: string | null } = {},
 ): Promise<NewSession> {
@@ -215,7 +217,7 @@ export async function createWebSession(
     userAgent: meta.userAgent?.slice(0, 500) ?? null,
     ip: meta.ip ?? null,
   });
-  await recordActiveDay(db, userId);
+  await recordActiveDay(db, memo, userId);
   return { secret, csrfToken };
 }
 
@@ -232,6 +234,7 @@ export interface WebSession {
  */
 export async function findWebSession(
   db: Executor,
+  memo: ActivityMemo,
   secret: string | undefined,
   now = new Date(),
 ): Promise<WebSession | null> {
@@ -255,7 +258,7 @@ export async function findWebSession(
   }
   // A visit with a session is activity too (the admin active_users measure).
   if (!row.disabled && !row.suspendedAt && !row.deletedAt) {
-    await recordActiveDay(db, row.userId, now);
+    await recordActiveDay(db, memo, row.userId, now);
   }
   return { id: row.sessionId, csrfToken: row.csrfToken, user: toSignedIn(row) };
 }

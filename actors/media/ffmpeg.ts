@@ -14,8 +14,6 @@ const RUN_TIMEOUT_MS = 15 * 60_000;
 const VIDEO_MATRIX_LIMIT = 8_294_400;
 const VIDEO_FRAME_RATE_LIMIT = 120;
 
-let available: Promise<boolean> | null = null;
-
 async function runs(program: string): Promise<boolean> {
   try {
     const out = await new Deno.Command(program, {
@@ -31,25 +29,17 @@ async function runs(program: string): Promise<boolean> {
 }
 
 /**
- * Makes this process act as if ffmpeg were (or were not) installed; null goes
- * back to asking the machine. Tests use it to run the no-ffmpeg path on a
- * machine that has ffmpeg (CI installs it).
+ * Whether both `ffmpeg` and `ffprobe` run here. Asks the machine at each
+ * call: the media worker (processing.ts, MediaWork) asks once per process.
  */
-export function assumeFfmpeg(value: boolean | null): void {
-  available = value == null ? null : Promise.resolve(value);
-}
-
-/** Whether both `ffmpeg` and `ffprobe` run here (checked once per process). */
-export function ffmpegAvailable(): Promise<boolean> {
-  available ??= Promise.all([runs("ffmpeg"), runs("ffprobe")]).then(([a, b]) => {
-    logger.info(
-      a && b
-        ? "ffmpeg found: video and audio uploads are transcoded."
-        : "ffmpeg/ffprobe not found: video and audio uploads are kept as uploaded.",
-    );
-    return a && b;
-  });
-  return available;
+export async function ffmpegAvailable(): Promise<boolean> {
+  const [a, b] = await Promise.all([runs("ffmpeg"), runs("ffprobe")]);
+  logger.info(
+    a && b
+      ? "ffmpeg found: video and audio uploads are transcoded."
+      : "ffmpeg/ffprobe not found: video and audio uploads are kept as uploaded.",
+  );
+  return a && b;
 }
 
 async function run(program: string, args: string[]): Promise<Uint8Array> {

@@ -36,14 +36,35 @@ export const PENDING_POLL_MS = 15_000;
 export const CLEANUP_INTERVAL_MS = 60 * 60_000;
 export const UNATTACHED_MAX_AGE_MS = 24 * 60 * 60_000;
 
-interface MediaWorker {
+export interface MediaWorker {
   signal: AbortSignal;
   inFlight: Set<string>;
   /** One processing at a time per process: ffmpeg takes whole cores. */
   chain: Promise<void>;
 }
 
-const workers = new WeakMap<AppContext, MediaWorker>();
+/**
+ * This process's media work (process/core.ts holds one): the worker, once
+ * started, and whether ffmpeg is here (asked once).
+ */
+export class MediaWork {
+  worker: MediaWorker | null = null;
+  #ffmpeg: Promise<boolean> | null = null;
+
+  /** Whether video and audio are transcoded (ffmpeg and ffprobe found). */
+  ffmpeg(): Promise<boolean> {
+    return this.#ffmpeg ??= ffmpegAvailable();
+  }
+
+  /**
+   * Makes this process act as if ffmpeg were (or were not) installed; null
+   * goes back to asking the machine. Tests use it to run the no-ffmpeg path
+   * on a machine that has ffmpeg (CI installs it).
+   */
+  assumeFfmpeg(value: boolean | null): void {
+    this.#ffmpeg = value == null ? null : Promise.resolve(value);
+  }
+}
 
 /**
  * Starts this process's media work (rookery.ts calls it from startWorker):
@@ -54,7 +75,7 @@ export function startMediaMaintenance(
   ctx: AppContext,
   signal: AbortSignal,
 ): ReturnType<typeof setInterval>[] {
-  workers.set(ctx, { signal, inFlight: new Set(), chain: Promise.resolve() });
+  ctx.core.media.worker = { signal, inFlight: new Set(), chain: Promise.resolve() };
   const poll = () =>
     processPendingMedia(ctx).catch((error) =>
       logger.warn("Media polling failed: {error}", { error })
@@ -70,7 +91,7 @@ export function startMediaMaintenance(
  * otherwise a worker's poll will find it.
  */
 export function scheduleMediaProcessing(ctx: AppContext, id: string): void {
-  const worker = workers.get(ctx);
+  const worker = ctx.core.media.worker;
   if (worker && !worker.signal.aborted) enqueue(ctx, worker, id);
 }
 
@@ -85,7 +106,7 @@ function enqueue(ctx: AppContext, worker: MediaWorker, id: string): void {
 
 /** Queues every unfinished upload (oldest first) on this process's worker. */
 export async function processPendingMedia(ctx: AppContext): Promise<void> {
-  const worker = workers.get(ctx);
+  const worker = ctx.core.media.worker;
   if (!worker || worker.signal.aborted) return;
   const rows = await ctx.database.db.select({ id: mediaAttachments.id }).from(mediaAttachments)
     .where(eq(mediaAttachments.state, "processing"))
@@ -117,7 +138,7 @@ export async function processMedia(ctx: AppContext, id: string): Promise<MediaRo
   const created: string[] = [];
   try {
     if (!row.filePath) throw new Error("no stored file");
-    const outcome = await ((await ffmpegAvailable())
+    const outcome = await ((await ctx.core.media.ffmpeg())
       ? transcodeRow(ctx, row, created)
       : keepAsUploaded(ctx, row));
     // Focus, alt text and a custom thumbnail may have changed meanwhile (PUT):

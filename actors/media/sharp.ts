@@ -10,9 +10,7 @@ export type SharpFactory = typeof sharpModule;
 /** A sharp pipeline. */
 export type Sharp = ReturnType<SharpFactory>;
 
-let loading: Promise<SharpFactory> | undefined;
-
-/** The sharp factory, loaded on the first call. */
-export function loadSharp(): Promise<SharpFactory> {
-  return loading ??= import("sharp").then((module) => module.default);
+/** The sharp factory, loaded on the first call (the module registry keeps it after). */
+export async function loadSharp(): Promise<SharpFactory> {
+  return (await import("sharp")).default;
 }

@@ -20,11 +20,10 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { isId, newId } from "../../db/ids.ts";
 import { accounts, accountWarnings, keyPairs, reports, users } from "../../db/schema/mod.ts";
-import type { Config } from "../../config.ts";
 import { recordAdminAction } from "./audit_log.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { hasPermission, outranks } from "../../model/permissions.ts";
-import { sendMail } from "../net/mailer.ts";
+import { type MailContext, sendMail } from "../net/mailer.ts";
 import { notify } from "../notifications/notify.ts";
 import { purgeAccountData, suspendAccount, unsuspendAccount } from "./suspension.ts";
 import { purgeAccountMedia } from "../media/removal.ts";
@@ -271,7 +270,7 @@ function checkActionInput(input: ActionInput): ActionType {
  */
 export async function performAction(
   db: Executor,
-  config: Pick<Config, "dataDir" | "mail" | "instance">,
+  mail: MailContext,
   moderator: Moderator,
   id: string,
   input: ActionInput,
@@ -351,7 +350,7 @@ export async function performAction(
         : null,
     };
   });
-  if (outcome.notify) await mailWarning(config, outcome.notify, type, input.text ?? "");
+  if (outcome.notify) await mailWarning(mail, outcome.notify, type, input.text ?? "");
   return outcome;
 }
 
@@ -400,15 +399,16 @@ const ACTION_WORDS: Record<ActionType, string> = {
 
 /** Tells the person what was done (Mastodon's UserMailer#warning). Failures are not the action's. */
 async function mailWarning(
-  config: Pick<Config, "dataDir" | "mail" | "instance">,
+  mail: MailContext,
   to: { email: string; username: string },
   type: ActionType,
   text: string,
 ): Promise<void> {
+  const { config } = mail;
   const lines = [`Hello ${to.username},`, "", `${ACTION_WORDS[type]} on ${config.instance.title}.`];
   if (text) lines.push("", "The moderators wrote:", "", text);
   try {
-    await sendMail(config, {
+    await sendMail(mail, {
       to: to.email,
       subject: `${ACTION_WORDS[type]} (${config.instance.title})`,
       text: lines.join("\n"),

@@ -25,6 +25,7 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../db/connection.ts";
 import { domainAllows, domainBlocks } from "../../db/schema/mod.ts";
 import { getLogger } from "@logtape/logtape";
+import type { ChannelListener } from "../../db/channel_listener.ts";
 
 const logger = getLogger(["rookery", "domain_rules"]);
 
@@ -45,15 +46,6 @@ interface Rules {
   blocks: Map<string, DomainRule>;
   allows: Set<string>;
 }
-
-interface State {
-  listening: boolean;
-  /** Bumped by every notification; a load that saw a bump is not kept. */
-  generation: number;
-  rules: Promise<Rules> | null;
-}
-
-const states = new WeakMap<Database, State>();
 
 /**
  * The names a block could be filed under for `domain`, most specific first:
@@ -82,39 +74,6 @@ export function domainOfUrl(url: URL | string): string | null {
   }
 }
 
-function stateOf(database: Database): State {
-  let state = states.get(database);
-  if (!state) {
-    state = { listening: false, generation: 0, rules: null };
-    states.set(database, state);
-    listen(database, state);
-  }
-  return state;
-}
-
-function listen(database: Database, state: State): void {
-  const forget = () => {
-    state.generation++;
-    state.rules = null;
-  };
-  const listening = database.pg
-    ? database.pg.listen(CHANNEL, forget, () => {
-      // (Re)connected: anything sent while away was missed.
-      forget();
-      state.listening = true;
-    })
-    : database.pglite!.listen(CHANNEL, forget).then(() => {
-      forget();
-      state.listening = true;
-    });
-  Promise.resolve(listening).catch((error) => {
-    state.listening = false;
-    logger.warn("Not listening for domain block changes; reading them each time: {error}", {
-      error,
-    });
-  });
-}
-
 async function loadRules(database: Database): Promise<Rules> {
   const [blockRows, allowRows] = await Promise.all([
     database.db.select({
@@ -133,47 +92,73 @@ async function loadRules(database: Database): Promise<Rules> {
   };
 }
 
-async function rulesOf(database: Database): Promise<Rules> {
-  const state = stateOf(database);
-  if (!state.listening) return await loadRules(database);
-  if (state.rules) return await state.rules;
-  const generation = state.generation;
-  const loading = loadRules(database);
-  state.rules = loading;
-  try {
-    const rules = await loading;
-    if (state.generation !== generation && state.rules === loading) state.rules = null;
-    return rules;
-  } catch (error) {
-    if (state.rules === loading) state.rules = null;
-    throw error;
+/**
+ * This process's copy of the rules (process/core.ts holds one), forgotten
+ * when the tables' notification arrives on the core's listener. A load that
+ * a notification overtook is not kept; while not listening (not yet, or the
+ * listen failed) the tables are read each time.
+ */
+export class DomainRules {
+  readonly #database: Database;
+  #listening = false;
+  /** Bumped by every notification; a load that saw a bump is not kept. */
+  #generation = 0;
+  #rules: Promise<Rules> | null = null;
+
+  constructor(database: Database) {
+    this.#database = database;
+  }
+
+  /** Starts listening for changes (the core does it as it opens). */
+  listen(listener: ChannelListener): void {
+    // (Re)connected: anything sent while away was missed.
+    const listening = () => {
+      this.forget();
+      this.#listening = true;
+    };
+    listener.listen(CHANNEL, () => this.forget(), listening).catch((error) => {
+      this.#listening = false;
+      logger.warn("Not listening for domain block changes; reading them each time: {error}", {
+        error,
+      });
+    });
+  }
+
+  /**
+   * Forgets this process's copy at once (a command that changed the tables
+   * calls it after its commit; the notification does the same a moment
+   * later, and for the other processes).
+   */
+  forget(): void {
+    this.#generation++;
+    this.#rules = null;
+  }
+
+  /** The rules, from the copy when it is current. */
+  async current(): Promise<Rules> {
+    if (!this.#listening) return await loadRules(this.#database);
+    if (this.#rules) return await this.#rules;
+    const generation = this.#generation;
+    const loading = loadRules(this.#database);
+    this.#rules = loading;
+    try {
+      const rules = await loading;
+      if (this.#generation !== generation && this.#rules === loading) this.#rules = null;
+      return rules;
+    } catch (error) {
+      if (this.#rules === loading) this.#rules = null;
+      throw error;
+    }
+  }
+
+  /** The block that applies to `domain` (most specific first), or null. */
+  async ruleFor(domain: string | null | undefined): Promise<DomainRule | null> {
+    if (!domain) return null;
+    return ruleIn(await this.current(), domain);
   }
 }
 
-/**
- * Forgets this process's copy at once (a command that changed the tables
- * calls it after its commit; the notification does the same a moment later,
- * and for the other processes).
- */
-export function forgetDomainRules(database: Database): void {
-  const state = states.get(database);
-  if (!state) return;
-  state.generation++;
-  state.rules = null;
-}
-
-/** Starts listening for changes (the server calls it at start; lookups do it anyway). */
-export function startDomainRules(database: Database): void {
-  stateOf(database);
-}
-
-/** The block that applies to `domain` (most specific first), or null. */
-export async function domainRuleFor(
-  database: Database,
-  domain: string | null | undefined,
-): Promise<DomainRule | null> {
-  if (!domain) return null;
-  const { blocks } = await rulesOf(database);
+function ruleIn({ blocks }: Rules, domain: string): DomainRule | null {
   if (blocks.size === 0) return null;
   for (const variant of domainVariants(domain)) {
     const rule = blocks.get(variant);
@@ -182,10 +167,14 @@ export async function domainRuleFor(
   return null;
 }
 
+/** What the checks below read: the process core's rules. */
+export interface RulesHolder {
+  readonly core: { readonly domainRules: DomainRules };
+}
+
 /** The context these checks need. */
-export interface RulesContext {
+export interface RulesContext extends RulesHolder {
   readonly config: Pick<Config, "federationMode" | "domain">;
-  readonly database: Database;
 }
 
 /**
@@ -201,13 +190,11 @@ export async function federationRefused(
   if (!domain) return false;
   const name = domain.toLowerCase();
   if (name === app.config.domain.toLowerCase()) return false;
-  const { blocks, allows } = await rulesOf(app.database);
-  if (app.config.federationMode === "allowlist" && !allows.has(name.replace(/\.$/, ""))) {
+  const rules = await app.core.domainRules.current();
+  if (app.config.federationMode === "allowlist" && !rules.allows.has(name.replace(/\.$/, ""))) {
     return true;
   }
-  if (blocks.size === 0) return false;
-  const rule = await domainRuleFor(app.database, name);
-  return rule?.severity === "suspend";
+  return ruleIn(rules, name)?.severity === "suspend";
 }
 
 /** {@link federationRefused} for the host of a URL (unparsable URLs are refused). */
@@ -221,18 +208,18 @@ export async function federationRefusedUrl(
 
 /** Whether media of `domain` is neither fetched nor stored (reject_media). */
 export async function mediaRejected(
-  database: Database,
+  app: RulesHolder,
   domain: string | null | undefined,
 ): Promise<boolean> {
-  const rule = await domainRuleFor(database, domain);
+  const rule = await app.core.domainRules.ruleFor(domain);
   return rule != null && (rule.rejectMedia || rule.severity === "suspend");
 }
 
 /** Whether reports (Flags) from `domain` are ignored (reject_reports). */
 export async function reportsRejected(
-  database: Database,
+  app: RulesHolder,
   domain: string | null | undefined,
 ): Promise<boolean> {
-  const rule = await domainRuleFor(database, domain);
+  const rule = await app.core.domainRules.ruleFor(domain);
   return rule != null && (rule.rejectReports || rule.severity === "suspend");
 }

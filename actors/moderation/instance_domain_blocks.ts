@@ -15,12 +15,12 @@
  * it is read through db/queries/limited_accounts.ts.
  */
 import { and, asc, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
-import type { Database, Db, Executor } from "../../db/connection.ts";
+import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { domainAllows, domainBlocks, followRequests, follows } from "../../db/schema/mod.ts";
 import { recordAdminAction } from "./audit_log.ts";
 import { normalizeDomain } from "../relationships/domain_blocks.ts";
-import { type DomainSeverity, forgetDomainRules } from "./domain_rules.ts";
+import type { DomainRules, DomainSeverity } from "./domain_rules.ts";
 import { NotFoundError, Problems, ValidationError } from "../../model/errors.ts";
 import { removeFollows, removeRequests } from "../relationships/follow_rows.ts";
 import { isId } from "../../db/ids.ts";
@@ -55,13 +55,13 @@ export class ExistingDomainBlockError extends Error {
 
 /**
  * Where a command writes: the database, and when the caller has it the
- * process's handle, so this process forgets its copy of the rules at once
+ * process core's rules, so this process forgets its copy at once
  * (the admin command line has only `db`; the triggers' notification
  * reaches the server's processes all the same).
  */
 export interface Target {
   db: Db;
-  database?: Database;
+  rules?: DomainRules;
 }
 
 /** Who acts: a staff account, or null for the admin command line. */
@@ -229,7 +229,7 @@ export async function createDomainBlock(
     });
     return row;
   });
-  if (target.database) forgetDomainRules(target.database);
+  target.rules?.forget();
   return block;
 }
 
@@ -268,7 +268,7 @@ export async function updateDomainBlock(
     });
     return row;
   });
-  if (target.database) forgetDomainRules(target.database);
+  target.rules?.forget();
   return block;
 }
 
@@ -291,7 +291,7 @@ export async function removeDomainBlock(
     });
     return row;
   });
-  if (target.database) forgetDomainRules(target.database);
+  target.rules?.forget();
   return block;
 }
 
@@ -390,7 +390,7 @@ export async function createDomainAllow(
     });
     return row;
   });
-  if (target.database) forgetDomainRules(target.database);
+  target.rules?.forget();
   return allow;
 }
 
@@ -419,7 +419,7 @@ export async function removeDomainAllow(
     if (options.purge) await purgeDomainAccounts(tx, row.domain);
     return row;
   });
-  if (target.database) forgetDomainRules(target.database);
+  target.rules?.forget();
   return allow;
 }
 

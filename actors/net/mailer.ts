@@ -40,37 +40,54 @@ export function mailDirectory(config: Pick<Config, "dataDir">): string {
 type Nodemailer = typeof nodemailerModule;
 type Transport = ReturnType<Nodemailer["createTransport"]>;
 
-let loading: Promise<Nodemailer> | undefined;
-function loadNodemailer(): Promise<Nodemailer> {
-  return loading ??= import("nodemailer").then((module) => module.default as Nodemailer);
-}
-
-// One transport per relay URL: nodemailer keeps connections and settings in it.
-const smtpTransports = new Map<string, Transport>();
-
-async function smtpTransport(url: string): Promise<Transport> {
-  let transport = smtpTransports.get(url);
-  if (!transport) {
-    const nodemailer = await loadNodemailer();
-    transport = smtpTransports.get(url) ?? nodemailer.createTransport(url);
-    smtpTransports.set(url, transport);
-  }
-  return transport;
+/** nodemailer, imported at the first message (the module registry keeps it). */
+async function loadNodemailer(): Promise<Nodemailer> {
+  return (await import("nodemailer")).default as Nodemailer;
 }
 
 /** Builds the message as bytes, for the file mode. */
 const makeFileBuilder = (nodemailer: Nodemailer) =>
   nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
-let fileBuilder: ReturnType<typeof makeFileBuilder> | undefined;
-async function fileTransport() {
-  return fileBuilder ??= makeFileBuilder(await loadNodemailer());
+
+/**
+ * The process's transports (process/core.ts holds one): one per relay URL,
+ * since nodemailer keeps connections and settings in it, and the file
+ * mode's message builder.
+ */
+export class Mailer {
+  readonly #smtp = new Map<string, Transport>();
+  #fileBuilder: ReturnType<typeof makeFileBuilder> | undefined;
+
+  async smtpTransport(url: string): Promise<Transport> {
+    let transport = this.#smtp.get(url);
+    if (!transport) {
+      const nodemailer = await loadNodemailer();
+      transport = this.#smtp.get(url) ?? nodemailer.createTransport(url);
+      this.#smtp.set(url, transport);
+    }
+    return transport;
+  }
+
+  async fileTransport(): Promise<ReturnType<typeof makeFileBuilder>> {
+    return this.#fileBuilder ??= makeFileBuilder(await loadNodemailer());
+  }
+
+  /** Closes the relays' connections (the process is closing). */
+  close(): void {
+    for (const transport of this.#smtp.values()) transport.close();
+    this.#smtp.clear();
+  }
+}
+
+/** What sending needs: the mail settings and the process core's transports. */
+export interface MailContext {
+  readonly config: Pick<Config, "dataDir" | "mail" | "instance">;
+  readonly core: { readonly mailer: Mailer };
 }
 
 /** Sends a message through the relay, or writes it under the mail directory. */
-export async function sendMail(
-  config: Pick<Config, "dataDir" | "mail" | "instance">,
-  message: MailMessage,
-): Promise<MailReceipt> {
+export async function sendMail(app: MailContext, message: MailMessage): Promise<MailReceipt> {
+  const { config, core: { mailer } } = app;
   const envelope = {
     from: { name: config.instance.title, address: config.mail.from },
     to: message.to,
@@ -79,7 +96,7 @@ export async function sendMail(
     html: message.html,
   };
   if (config.mail.smtpUrl) {
-    const info = await (await smtpTransport(config.mail.smtpUrl)).sendMail(envelope);
+    const info = await (await mailer.smtpTransport(config.mail.smtpUrl)).sendMail(envelope);
     logger.info("Sent {subject} to {to} ({messageId}).", {
       subject: message.subject,
       to: message.to,
@@ -87,7 +104,7 @@ export async function sendMail(
     });
     return { messageId: info.messageId };
   }
-  const info = await (await fileTransport()).sendMail(envelope);
+  const info = await (await mailer.fileTransport()).sendMail(envelope);
   const dir = mailDirectory(config);
   await Deno.mkdir(dir, { recursive: true });
   // Time first so that a directory listing sorts oldest to newest.
@@ -108,13 +125,14 @@ export async function sendMail(
  * either way.
  */
 export async function sendNotice(
-  config: Pick<Config, "dataDir" | "mail" | "instance">,
+  app: MailContext,
   to: string,
   subject: string,
   lines: string[],
 ): Promise<void> {
+  const { config } = app;
   try {
-    await sendMail(config, {
+    await sendMail(app, {
       to,
       subject: `${config.instance.title}: ${subject}`,
       text: [...lines, ""].join("\n"),

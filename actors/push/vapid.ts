@@ -26,18 +26,33 @@ export interface VapidKeys {
   serverKey: string;
 }
 
-const cache = new WeakMap<Database, Promise<VapidKeys>>();
+/** The process's copy of the key (process/core.ts holds one). */
+export class VapidKeyCache {
+  readonly #database: Database;
+  #keys: Promise<VapidKeys> | null = null;
+
+  constructor(database: Database) {
+    this.#database = database;
+  }
+
+  /** The key, loaded or made on first use. */
+  get(): Promise<VapidKeys> {
+    if (this.#keys) return this.#keys;
+    const keys = loadOrCreate(this.#database);
+    this.#keys = keys;
+    // A failed load (database hiccup) must not be remembered.
+    keys.catch(() => {
+      if (this.#keys === keys) this.#keys = null;
+    });
+    return keys;
+  }
+}
 
 /** The server's VAPID key, made and stored on first use. */
-export function vapidKeys(database: Database): Promise<VapidKeys> {
-  let keys = cache.get(database);
-  if (!keys) {
-    keys = loadOrCreate(database);
-    cache.set(database, keys);
-    // A failed load (database hiccup) must not be remembered.
-    keys.catch(() => cache.delete(database));
-  }
-  return keys;
+export function vapidKeys(
+  app: { readonly core: { readonly vapidKeys: VapidKeyCache } },
+): Promise<VapidKeys> {
+  return app.core.vapidKeys.get();
 }
 
 async function loadOrCreate(database: Database): Promise<VapidKeys> {

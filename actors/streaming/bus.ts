@@ -19,6 +19,7 @@
  */
 import { sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
+import type { ChannelListener } from "../../db/channel_listener.ts";
 import type { Database, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 
@@ -136,99 +137,81 @@ function byteLength(text: string): number {
 /** Receives every event published on the database, in commit order. */
 export type StreamListener = (event: StreamEvent) => void;
 
-interface Hub {
-  listeners: Set<StreamListener>;
-  /** Resolves once the LISTEN is in place (or failed). */
-  ready: Promise<void>;
-  /** Events are handled one after another, so a stored one keeps its place. */
-  queue: Promise<void>;
-  stop(): Promise<void>;
-}
-
-const hubs = new WeakMap<Database, Hub>();
-
 /**
- * Calls `listener` for every event published on `database` (by any process,
- * on PostgreSQL) from now on. Resolves once listening; the function it
- * resolves to stops this listener. One LISTEN per database and process,
- * however many listeners.
+ * The process's end of the bus (process/core.ts holds one): hears the
+ * channel on the core's listener and calls every subscriber for every event
+ * published on the database (by any process, on PostgreSQL), in commit
+ * order. One LISTEN however many subscribers.
  */
-export async function listenToStream(
-  database: Database,
-  listener: StreamListener,
-): Promise<() => void> {
-  const hub = hubs.get(database) ?? startHub(database);
-  hub.listeners.add(listener);
-  await hub.ready;
-  return () => {
-    hub.listeners.delete(listener);
-  };
-}
+export class StreamBus {
+  readonly #database: Database;
+  readonly #subscribers = new Set<StreamListener>();
+  /** Resolves once the LISTEN is in place (or failed). */
+  #ready: Promise<void> = Promise.resolve();
+  /** Events are handled one after another, so a stored one keeps its place. */
+  #queue: Promise<void> = Promise.resolve();
+  #unlisten: (() => Promise<void>) | null = null;
 
-/** Stops the database's LISTEN (the process is closing). */
-export async function stopStreamBus(database: Database): Promise<void> {
-  const hub = hubs.get(database);
-  if (!hub) return;
-  hubs.delete(database);
-  hub.listeners.clear();
-  await hub.stop();
-}
+  constructor(database: Database) {
+    this.#database = database;
+  }
 
-function startHub(database: Database): Hub {
-  const hub: Hub = {
-    listeners: new Set(),
-    ready: Promise.resolve(),
-    queue: Promise.resolve(),
-    stop: () => Promise.resolve(),
-  };
-  hubs.set(database, hub);
-  const received = (payload: string) => {
-    hub.queue = hub.queue.then(() => dispatch(database, hub, payload));
-  };
-  if (database.pg) {
-    const listening = database.pg.listen(STREAM_CHANNEL, received);
-    hub.ready = listening.then(() => {}, (error) => {
-      logger.error("Could not listen for streaming events: {error}", { error });
-    });
-    hub.stop = async () => {
-      const { unlisten } = await listening;
-      await unlisten();
+  /** Starts hearing the channel (the core does it as it opens). */
+  listen(listener: ChannelListener): void {
+    const received = (payload: string) => {
+      this.#queue = this.#queue.then(() => this.#dispatch(payload));
     };
-  } else {
-    const listening = database.pglite!.listen(STREAM_CHANNEL, received);
-    hub.ready = listening.then(() => {}, (error) => {
+    this.#ready = listener.listen(STREAM_CHANNEL, received).then((unlisten) => {
+      this.#unlisten = unlisten;
+    }, (error) => {
       logger.error("Could not listen for streaming events: {error}", { error });
     });
-    hub.stop = async () => {
-      const unlisten = await listening;
-      await unlisten();
+  }
+
+  /**
+   * Calls `subscriber` for every event from now on. Resolves once listening;
+   * the function it resolves to ends this subscription.
+   */
+  async subscribe(subscriber: StreamListener): Promise<() => void> {
+    this.#subscribers.add(subscriber);
+    await this.#ready;
+    return () => {
+      this.#subscribers.delete(subscriber);
     };
   }
-  return hub;
+
+  /** Stops hearing the channel (the process is closing). */
+  async stop(): Promise<void> {
+    this.#subscribers.clear();
+    await this.#ready;
+    await this.#unlisten?.();
+    this.#unlisten = null;
+  }
+
+  async #dispatch(payload: string): Promise<void> {
+    const event = await readEvent(this.#database, payload);
+    if (!event) return;
+    for (const subscriber of this.#subscribers) {
+      try {
+        subscriber(event);
+      } catch (error) {
+        logger.warn("A streaming listener failed: {error}", { error });
+      }
+    }
+  }
 }
 
-async function dispatch(database: Database, hub: Hub, payload: string): Promise<void> {
-  let event: StreamEvent;
+/** The event a notification carries (or names, when it was too long); null if gone or unreadable. */
+async function readEvent(database: Database, payload: string): Promise<StreamEvent | null> {
   try {
-    if (payload.startsWith(REFERENCE)) {
-      const [row] = await database.rows<{ payload: unknown }>(
-        sql`SELECT payload FROM stream_events WHERE id = ${payload.slice(1)}::bigint`,
-      );
-      if (!row) return; // pruned: nobody can still be waiting for it
-      event =
-        (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as StreamEvent;
-    } else {
-      event = JSON.parse(payload) as StreamEvent;
-    }
+    if (!payload.startsWith(REFERENCE)) return JSON.parse(payload) as StreamEvent;
+    const [row] = await database.rows<{ payload: unknown }>(
+      sql`SELECT payload FROM stream_events WHERE id = ${payload.slice(1)}::bigint`,
+    );
+    if (!row) return null; // pruned: nobody can still be waiting for it
+    return (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as StreamEvent;
   } catch (error) {
     logger.warn("Dropped an unreadable streaming event: {error}", { error });
-    return;
-  }
-  for (const listener of hub.listeners) {
-    try {
-      listener(event);
-    } catch (error) {
-      logger.warn("A streaming listener failed: {error}", { error });
-    }
+    return null;
   }
 }

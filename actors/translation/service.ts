@@ -73,25 +73,27 @@ function backendFor(config: TranslationConfig): TranslationBackend {
     });
 }
 
-const translators = new WeakMap<Config, Translator>();
+/**
+ * The configured translator, or null when translation is disabled; the
+ * process core makes it once (its language list is kept in it).
+ */
+export function makeTranslator(config: Pick<Config, "translation">): Translator | null {
+  return config.translation ? cachingTranslator(backendFor(config.translation)) : null;
+}
 
-/** The configured translator (one per configuration), or null when translation is disabled. */
-export function translatorFor(config: Config): Translator | null {
-  if (!config.translation) return null;
-  let translator = translators.get(config);
-  if (!translator) {
-    translator = cachingTranslator(backendFor(config.translation));
-    translators.set(config, translator);
-  }
-  return translator;
+/** What the functions below read: the process core's translator. */
+export interface TranslatorHolder {
+  readonly core: { readonly translator: Translator | null };
 }
 
 /**
  * `GET /api/v1/instance/translation_languages`: source → targets, with
  * "und" for a status of unknown language; {} when translation is disabled.
  */
-export async function translationLanguages(config: Config): Promise<Record<string, string[]>> {
-  const translator = translatorFor(config);
+export async function translationLanguages(
+  app: TranslatorHolder,
+): Promise<Record<string, string[]>> {
+  const translator = app.core.translator;
   if (!translator) return {};
   const out: Record<string, string[]> = {};
   for (const [source, targets] of await translator.languages()) out[source ?? "und"] = targets;
@@ -139,11 +141,11 @@ export interface StatusTranslation extends StoredTranslation {
  */
 export async function translateStatus(
   db: Executor,
-  config: Config,
+  app: TranslatorHolder,
   source: TranslationSource,
   requestedLanguage: string,
 ): Promise<StatusTranslation> {
-  const translator = translatorFor(config);
+  const translator = app.core.translator;
   if (!translator || (source.visibility !== "public" && source.visibility !== "unlisted")) {
     throw new TranslationNotAllowedError("This action is not allowed");
   }

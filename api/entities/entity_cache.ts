@@ -27,7 +27,8 @@
  * few milliseconds later (as with Mastodon's caches).
  */
 import type { Database } from "../../db/connection.ts";
-import { onWrite } from "../../db/write_marks.ts";
+import type { WriteMarks } from "../../db/write_marks.ts";
+import type { ChannelListener } from "../../db/channel_listener.ts";
 import type { Account } from "./account.ts";
 import type { StatusBundle } from "./status_content.ts";
 import type { AuthToken, AuthUser } from "../auth_types.ts";
@@ -311,45 +312,28 @@ export class EntityCache {
   }
 }
 
-const caches = new WeakMap<Database, EntityCache>();
-
 /**
- * The cache of a database handle, listening from the first call on (the
- * server starts it with {@link startEntityCache}). Until the listen is
- * confirmed it is disabled and every read loads from the database.
+ * The process's cache (process/core.ts opens one), listening for
+ * invalidations on the core's listener and told of this process's writes.
+ * Until the listen is confirmed it is disabled and every read loads from the
+ * database; `listening` resolves then (or once listening failed).
  */
-export function entityCache(database: Database): EntityCache {
-  return caches.get(database) ?? start(database).cache;
-}
-
-/** Starts listening for invalidations; resolves once they are heard (or listening failed). */
-export async function startEntityCache(database: Database): Promise<EntityCache> {
-  const existing = caches.get(database);
-  if (existing) return existing;
-  const { cache, listening } = start(database);
-  await listening;
-  return cache;
-}
-
-function start(database: Database): { cache: EntityCache; listening: Promise<void> } {
-  let cache: EntityCache;
-  let listening: Promise<unknown>;
-  if (database.pg) {
-    const pg = database.pg;
-    cache = new EntityCache(async (payload) => {
-      await pg.notify(CHANNEL, payload);
-    });
-    const c = cache;
-    listening = pg.listen(CHANNEL, (payload) => c.received(payload), () => c.listening());
-  } else {
-    cache = new EntityCache(null);
-    const c = cache;
-    // PGlite runs listeners before the committing query returns.
-    listening = database.pglite!.listen(CHANNEL, (payload) => c.received(payload))
-      .then(() => c.listening());
-  }
-  caches.set(database, cache);
-  onWrite(database, () => cache.wrote());
+export function openEntityCache(
+  database: Database,
+  listener: ChannelListener,
+  writes: WriteMarks,
+): { cache: EntityCache; listening: Promise<void> } {
+  const pg = database.pg;
+  // PGlite runs listeners before the committing query returns: no markers needed.
+  const cache = new EntityCache(
+    pg ? async (payload) => void await pg.notify(CHANNEL, payload) : null,
+  );
+  const listening = listener.listen(
+    CHANNEL,
+    (payload) => cache.received(payload),
+    () => cache.listening(),
+  );
+  writes.onWrite(() => cache.wrote());
   // Not listening, the cache stays disabled: reads go to the database.
   return { cache, listening: listening.then(() => {}, () => {}) };
 }

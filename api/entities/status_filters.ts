@@ -35,7 +35,6 @@ import {
   searchableText,
 } from "../../actors/filters/match.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
-import { entityCache } from "./entity_cache.ts";
 import { filterResultEntity, type FilterResultJson } from "./filter_result.ts";
 import type { Hydration } from "./status_hydration.ts";
 import type { StatusRow } from "./status.ts";
@@ -50,7 +49,7 @@ export interface FilterOptions {
 
 /** The viewer's filters, compiled (from the entity cache when it can). */
 export async function viewerFilters(ctx: AppContext, accountId: string): Promise<CompiledFilter[]> {
-  const cache = entityCache(ctx.database);
+  const cache = ctx.core.entityCache;
   const epoch = await cache.begin();
   if (cache.enabled) {
     const cached = cache.filters.get(accountId);

@@ -17,7 +17,6 @@ import { anyId } from "../../db/queries/any_id.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import { visibleOriginalFilter } from "../../db/queries/visibility.ts";
 import type { Account } from "./account.ts";
-import { entityCache } from "./entity_cache.ts";
 import { loadContent, type StatusBundle } from "./status_content.ts";
 import type { StatusRow, Viewer } from "./status.ts";
 
@@ -213,7 +212,7 @@ export async function hydrate(
   viewerRows?: ViewerRows,
 ): Promise<Hydration> {
   const db = ctx.database.db;
-  const cache = entityCache(ctx.database);
+  const cache = ctx.core.entityCache;
   const epoch = await cache.begin();
   const useCache = cache.enabled;
 

@@ -30,8 +30,9 @@ const COLUMNS = Object.entries(getTableColumns(statuses)).map(([prop, column]) =
 /** The viewer statement reads the page from its CTE. */
 const SOURCE = { page: "page" } as const;
 
-/** The viewer row's columns (built on first use). */
-let viewerColumns: Record<string, { name: string; type: string }> | undefined;
+/** The viewer row's columns (from the schema, like {@link COLUMNS}). */
+const VIEWER_COLUMNS: Readonly<Record<string, { name: string; type: string }>> =
+  viewerParts(true, SOURCE).columns;
 
 /**
  * A raw row as the drivers give it (timestamps as text) → the row drizzle
@@ -90,7 +91,7 @@ export async function readPageWithViewer(
     },
     values,
   );
-  const columns = viewerColumns ??= viewerParts(true, SOURCE).columns;
+  const columns = VIEWER_COLUMNS;
   let viewerRow: Record<string, unknown> = {};
   const rows: StatusRow[] = [];
   for (const r of raw) {

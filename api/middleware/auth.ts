@@ -17,10 +17,10 @@ import { eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { hashSecret } from "../../actors/oauth/tokens.ts";
-import { recordActiveDay, resetActiveDayMemo } from "../../actors/accounts/user_activity.ts";
+import { type ActivityMemo, recordActiveDay } from "../../actors/accounts/user_activity.ts";
 import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/schema/mod.ts";
-import type { Database, Executor } from "../../db/connection.ts";
-import { entityCache } from "../entities/entity_cache.ts";
+import type { Executor } from "../../db/connection.ts";
+import type { AppContext } from "../../context.ts";
 import { prepared } from "../../db/queries/prepared.ts";
 import type { AuthToken, AuthUser } from "../auth_types.ts";
 
@@ -56,13 +56,13 @@ export interface FoundToken {
  * token another process revoked a moment ago.
  */
 export async function findToken(
-  database: Database,
+  { database, core }: Pick<AppContext, "database" | "core">,
   token: string,
   read: boolean,
 ): Promise<FoundToken | null> {
   const hash = await hashSecret(token);
   if (!read) return await lookupToken(database.db, hash);
-  const cache = entityCache(database);
+  const cache = core.entityCache;
   const epoch = await cache.begin();
   if (!cache.enabled) return await lookupToken(database.db, hash);
   const hit = cache.tokens.get(hash);
@@ -131,48 +131,32 @@ export function weekStart(date: Date): Date {
 }
 
 const SIGN_IN_INTERVAL_MS = 60 * 60 * 1000;
-const MEMO_MAX = 100_000;
-/** userId → week (ms) already recorded by this process. */
-const recordedWeeks = new Map<string, number>();
-/** userId → when this process last wrote last_sign_in_at. */
-const recordedSignIns = new Map<string, number>();
-
-function remember(map: Map<string, number>, key: string, value: number): void {
-  // A crude bound: forgetting only costs one idempotent write per user.
-  if (map.size >= MEMO_MAX) map.clear();
-  map.set(key, value);
-}
 
 /**
  * Records that a user used the API now: the week's login_activity row and,
- * hourly, users.last_sign_in_at. Costs nothing when both are fresh.
+ * hourly, users.last_sign_in_at. Costs nothing when both are fresh (what
+ * this process wrote is in the core's {@link ActivityMemo}).
  */
 export async function recordUserActivity(
   db: Executor,
+  memo: ActivityMemo,
   userId: string,
   now = new Date(),
 ): Promise<void> {
   const week = weekStart(now).getTime();
-  const needWeek = recordedWeeks.get(userId) !== week;
-  const lastSignIn = recordedSignIns.get(userId);
+  const needWeek = memo.weeks.get(userId) !== week;
+  const lastSignIn = memo.signIns.get(userId);
   const needSignIn = lastSignIn == null || now.getTime() - lastSignIn >= SIGN_IN_INTERVAL_MS;
-  await recordActiveDay(db, userId, now);
+  await recordActiveDay(db, memo, userId, now);
   if (!needWeek && !needSignIn) return;
   if (needWeek) {
     await db.insert(loginActivity).values({ userId, week: new Date(week) }).onConflictDoNothing();
-    remember(recordedWeeks, userId, week);
+    memo.remember(memo.weeks, userId, week);
   }
   if (needSignIn) {
     await db.update(users).set({ lastSignInAt: sql`now()` }).where(eq(users.id, userId));
-    remember(recordedSignIns, userId, now.getTime());
+    memo.remember(memo.signIns, userId, now.getTime());
   }
-}
-
-/** Forgets what this process recorded (tests that need a fresh start). */
-export function resetActivityMemo(): void {
-  recordedWeeks.clear();
-  recordedSignIns.clear();
-  resetActiveDayMemo();
 }
 
 /** The middleware: sets `token` and `user` (null when absent or invalid). */
@@ -184,7 +168,7 @@ export function authenticate(): MiddlewareHandler<ApiEnv> {
     if (plain) {
       const { database } = c.get("ctx");
       const method = c.req.method;
-      const found = await findToken(database, plain, method === "GET" || method === "HEAD");
+      const found = await findToken(c.get("ctx"), plain, method === "GET" || method === "HEAD");
       if (found) {
         c.set("token", found.token);
         c.set("user", found.user);
@@ -193,7 +177,7 @@ export function authenticate(): MiddlewareHandler<ApiEnv> {
         // reconnecting at once two writes each.
         if (found.user && !c.req.path.startsWith("/api/v1/streaming")) {
           try {
-            await recordUserActivity(database.db, found.user.id);
+            await recordUserActivity(database.db, c.get("ctx").core.activity, found.user.id);
           } catch (error) {
             // Statistics must never cost the user their request.
             logger.warn("Could not record activity of user {userId}: {error}", {

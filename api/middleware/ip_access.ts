@@ -22,7 +22,7 @@ export function ipAccess(): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     let refused = false;
     try {
-      refused = await isNoAccess(c.get("ctx").database, clientIp(c));
+      refused = await isNoAccess(c.get("ctx"), clientIp(c));
     } catch (error) {
       // Fail open: a database hiccup must not take every request down with it.
       logger.warn("Could not read the IP blocks: {error}", { error });

@@ -46,7 +46,7 @@ import {
   type Bucket,
   type BucketState,
   type RateLimit,
-  rateLimitCounter,
+  type RateLimitCounter,
 } from "./rate_limit_counter.ts";
 
 export type { Bucket, BucketState, RateLimit } from "./rate_limit_counter.ts";
@@ -142,14 +142,19 @@ export function bucketsFor(
   return buckets;
 }
 
+/** What the limits read: the process core's counter. */
+export interface RateLimitsHolder {
+  readonly core: { readonly rateLimits: RateLimitCounter };
+}
+
 /** Counts one request in every bucket and returns their states. */
 export async function countRequest(
-  database: Database,
+  app: RateLimitsHolder,
   buckets: Bucket[],
   now = new Date(),
 ): Promise<BucketState[]> {
   if (buckets.length === 0) return [];
-  return await rateLimitCounter(database).count(buckets, now);
+  return await app.core.rateLimits.count(buckets, now);
 }
 
 /** The bucket closest to its limit (fewest requests left). */
@@ -205,24 +210,17 @@ export function tooManyRequests(
   return c.json({ error: TOO_MANY_REQUESTS }, 429, headers);
 }
 
-/**
- * The clock windows are computed from. Tests pin it so that a run never
- * straddles a window boundary; nothing else should touch it.
- */
-export const rateLimitClock = { now: (): Date => new Date() };
-
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
-const lastPurge = new WeakMap<Database, number>();
 
 /** Deletes finished windows now and then, without holding up the request. */
-function maybePurge(database: Database, now: number): void {
-  const last = lastPurge.get(database);
-  if (last === undefined) {
-    lastPurge.set(database, now);
+function maybePurge(database: Database, counter: RateLimitCounter, now: number): void {
+  const last = counter.lastPurge;
+  if (last === null) {
+    counter.lastPurge = now;
     return;
   }
   if (now - last < PURGE_INTERVAL_MS) return;
-  lastPurge.set(database, now);
+  counter.lastPurge = now;
   database.rows(sql`DELETE FROM rate_limit_counters WHERE reset_at < now()`).catch((error) =>
     logger.warn("Could not purge rate limit counters: {error}", { error })
   );
@@ -234,7 +232,8 @@ function maybePurge(database: Database, now: number): void {
  */
 export function rateLimit(): MiddlewareHandler<ApiEnv> {
   return async (c: Context<ApiEnv>, next) => {
-    const { config, database } = c.get("ctx");
+    const ctx = c.get("ctx");
+    const { config, database } = ctx;
     if (!config.rateLimits || !isRateLimitedPath(c.req.path) || c.req.method === "OPTIONS") {
       return await next();
     }
@@ -245,16 +244,16 @@ export function rateLimit(): MiddlewareHandler<ApiEnv> {
       user?.accountId ?? null,
       rateLimitSubject(clientIp(c)),
     );
-    const now = rateLimitClock.now();
+    const now = ctx.core.rateLimits.clock();
     let states: BucketState[];
     try {
-      states = await countRequest(database, buckets, now);
+      states = await countRequest(ctx, buckets, now);
     } catch (error) {
       // Fail open: a counter hiccup must not take the whole API down with it.
       logger.warn("Could not count request for rate limits: {error}", { error });
       return await next();
     }
-    maybePurge(database, now.getTime());
+    maybePurge(database, ctx.core.rateLimits, now.getTime());
     const exceeded = states.filter((s) => s.count > s.rule.limit);
     if (exceeded.length) return tooManyRequests(c, tightest(exceeded), now);
     await next();

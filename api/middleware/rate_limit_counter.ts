@@ -112,6 +112,13 @@ export class RateLimitCounter {
   #closed = false;
   /** Statements that wrote counter rows: for tests and the benchmark. */
   writes = 0;
+  /**
+   * The limiter's clock. Tests pin it so that a burst of requests does not
+   * straddle a window boundary; nothing else should touch it.
+   */
+  clock: () => Date = () => new Date();
+  /** When finished windows were last deleted (rate_limit.ts), in ms. */
+  lastPurge: number | null = null;
 
   constructor(database: Database) {
     this.#database = database;
@@ -321,22 +328,4 @@ export class RateLimitCounter {
       logger.warn("Could not give back rate limit leases: {error}", { error });
     }
   }
-}
-
-const counters = new WeakMap<Database, RateLimitCounter>();
-
-/** This process's counter for a database. */
-export function rateLimitCounter(database: Database): RateLimitCounter {
-  let counter = counters.get(database);
-  if (!counter) {
-    counter = new RateLimitCounter(database);
-    counters.set(database, counter);
-  }
-  return counter;
-}
-
-/** Gives back this process's leases on a database that is about to close. */
-export async function closeRateLimitCounter(database: Database): Promise<void> {
-  await counters.get(database)?.close();
-  counters.delete(database);
 }

@@ -130,7 +130,7 @@ export function ownAccountRoutes(): Hono<ApiEnv> {
     const ctx = c.get("ctx");
     if (ctx.config.registrations === "closed") return c.json({ error: NOT_ALLOWED }, 403);
     const ip = clientIp(c);
-    if (await signUpForbiddenFrom(ctx.database, ip)) return c.json({ error: NOT_ALLOWED }, 403);
+    if (await signUpForbiddenFrom(ctx, ip)) return c.json({ error: NOT_ALLOWED }, 403);
     const p = await params(c);
     const registration = await withValidation(() =>
       registerAccount(ctx, {

@@ -51,7 +51,7 @@ export function appRoutes(): Hono<ApiEnv> {
         redirectUris,
         scopes: scopeList?.join(" "),
       });
-      const { serverKey } = await vapidKeys(c.get("ctx").database);
+      const { serverKey } = await vapidKeys(c.get("ctx"));
       return c.json(credentialApplicationEntity(application, clientSecret, serverKey));
     } catch (error) {
       if (error instanceof AppValidationError) throw validationFailed(error.message);
@@ -63,7 +63,7 @@ export function appRoutes(): Hono<ApiEnv> {
     const token = c.get("token")!;
     const application = await findApplication(c.get("ctx").database.db, token.applicationId!);
     if (!application) return c.json({ error: "The access token is invalid" }, 401);
-    const { serverKey } = await vapidKeys(c.get("ctx").database);
+    const { serverKey } = await vapidKeys(c.get("ctx"));
     return c.json(applicationEntity(application, serverKey));
   });
 

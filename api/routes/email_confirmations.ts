@@ -14,7 +14,6 @@
  * (actors/auth/email_confirmation.ts requestEmailChange).
  */
 import { Hono } from "hono";
-import { markWrite } from "../../db/write_marks.ts";
 import { eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { params } from "../params.ts";
@@ -100,14 +99,14 @@ export function emailConfirmationRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get(CONFIRMATION_PATH, async (c) => {
-    const { config, database } = c.get("ctx");
+    const { config, database, core } = c.get("ctx");
     const token = c.req.query("confirmation_token") ?? "";
     // A GET that writes: mark it as the app marks other methods, so that this
     // process's cached token stops refusing the user at once, not only when
     // the database's change notification arrives.
-    markWrite(database);
+    core.writes.mark();
     const result = await confirmEmail(database.db, token);
-    markWrite(database);
+    core.writes.mark();
     const { status, page } = confirmationPage(result, config.instance.title);
     return await sendHtmlPage(c, "account", page, status);
   });

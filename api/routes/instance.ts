@@ -98,7 +98,7 @@ async function loadFacts(ctx: AppContext) {
     loadCounts(ctx.database),
     loadContactAccount(ctx),
     loadRules(ctx.database),
-    vapidKeys(ctx.database),
+    vapidKeys(ctx),
   ]);
   const facts: InstanceFacts = {
     activeMonth: counts.activeMonth,
@@ -197,7 +197,7 @@ export function instanceRoutes(): Hono<ApiEnv> {
   );
   app.get("/api/v1/instance/translation_languages", async (c) => {
     try {
-      return c.json(await translationLanguages(c.get("ctx").config));
+      return c.json(await translationLanguages(c.get("ctx")));
     } catch (error) {
       if (error instanceof TranslationUnavailableError) throw translationUnavailable(error);
       throw error;

@@ -46,7 +46,7 @@ function readData(p: Params): PushData {
 }
 
 async function entity(c: Context<ApiEnv>, row: PushSubscriptionRow) {
-  const { serverKey } = await vapidKeys(c.get("ctx").database);
+  const { serverKey } = await vapidKeys(c.get("ctx"));
   return c.json(webPushSubscriptionEntity(row, serverKey));
 }
 

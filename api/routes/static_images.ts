@@ -44,11 +44,17 @@ function drawIcon(size: number): Uint8Array<ArrayBuffer> {
   );
 }
 
-const cache = new Map<string, Uint8Array<ArrayBuffer>>();
-function cached(key: string, draw: () => Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
-  let png = cache.get(key);
-  if (!png) cache.set(key, png = draw());
-  return png;
+/** Draws each image once per app (the routes below keep them). */
+function drawnOnce(): (
+  key: string,
+  draw: () => Uint8Array<ArrayBuffer>,
+) => Uint8Array<ArrayBuffer> {
+  const drawn = new Map<string, Uint8Array<ArrayBuffer>>();
+  return (key, draw) => {
+    let png = drawn.get(key);
+    if (!png) drawn.set(key, png = draw());
+    return png;
+  };
 }
 
 function png(bytes: Uint8Array<ArrayBuffer>): Response {
@@ -66,6 +72,7 @@ function png(bytes: Uint8Array<ArrayBuffer>): Response {
 /** Routes serving the placeholder images. */
 export function staticImageRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  const cached = drawnOnce();
   app.get(DEFAULT_AVATAR_PATH, () => png(cached("avatar", () => drawAvatar(400))));
   app.get(DEFAULT_HEADER_PATH, () => png(cached("header", () => solidPng(1500, 500, FIGURE))));
   app.get(DEFAULT_THUMBNAIL_PATH, () => png(cached("thumbnail", () => solidPng(1200, 630, BRAND))));

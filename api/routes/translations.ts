@@ -100,7 +100,7 @@ export function translationRoutes(): Hono<ApiEnv> {
         emojiShortcodes: bundle.emojis.map((e) => e.shortcode),
       };
       try {
-        const translation = await translateStatus(ctx.database.db, ctx.config, source, language);
+        const translation = await translateStatus(ctx.database.db, ctx, source, language);
         return c.json(translationEntity(translation, bundle.poll?.id ?? null));
       } catch (error) {
         if (error instanceof TranslationNotAllowedError) {

@@ -52,7 +52,7 @@ export async function streamCredentials(c: Context<ApiEnv>): Promise<StreamCrede
     if (!first) return { accountId: null, tokenId: null, scopes: [], protocol: null };
     if (first.length > MAX_TOKEN_LENGTH) throw new StreamError(401, STREAM_ERRORS.invalidToken);
     protocol = first;
-    const found = await findToken(c.get("ctx").database, first, true);
+    const found = await findToken(c.get("ctx"), first, true);
     token = found?.token ?? null;
     user = found?.user ?? null;
   }

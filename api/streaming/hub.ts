@@ -15,7 +15,8 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { listenToStream, type StreamEvent } from "../../actors/streaming/bus.ts";
+import type { StreamEvent } from "../../actors/streaming/bus.ts";
+import { SseHeartbeat } from "./sse.ts";
 import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
 import { Payload, type StreamConnection } from "./frames.ts";
 import { isPublicStream, type StreamName } from "./streams.ts";
@@ -39,6 +40,8 @@ export const MAX_BACKLOG = 10_000;
 export const TOKEN_CHECK_MS = 500;
 
 export class StreamHub {
+  /** The keep-alive of this hub's SSE connections. */
+  readonly sseHeartbeat = new SseHeartbeat();
   readonly #ctx: AppContext;
   readonly #connections = new Set<StreamConnection>();
   readonly #byAccount = new Map<string, Set<StreamConnection>>();
@@ -59,7 +62,7 @@ export class StreamHub {
 
   /** Starts listening; resolves once events published from now on will arrive. */
   async start(): Promise<void> {
-    this.#unlisten = await listenToStream(this.#ctx.database, (event) => {
+    this.#unlisten = await this.#ctx.core.streamBus.subscribe((event) => {
       // A process that cannot keep up drops events rather than queue them
       // without end (its clients miss them, as after a reconnection).
       if (this.#backlog >= MAX_BACKLOG) {
@@ -272,6 +275,7 @@ export class StreamHub {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
+    this.sseHeartbeat.stop();
     this.#unlisten?.();
     for (const conn of [...this.#connections]) {
       this.remove(conn);
@@ -292,27 +296,37 @@ function removeFrom(map: Map<string, Set<StreamConnection>>, key: string, conn: 
   if (set?.delete(conn) && set.size === 0) map.delete(key);
 }
 
-const hubs = new WeakMap<AppContext, Promise<StreamHub>>();
+/**
+ * The process's hub, started at the first connection (process/core.ts holds
+ * one); a failed start is tried again by the next connection.
+ */
+export class StreamHubStarter {
+  #hub: Promise<StreamHub> | null = null;
+
+  /** The hub for this application, started now if it was not. */
+  get(ctx: AppContext): Promise<StreamHub> {
+    if (this.#hub) return this.#hub;
+    const created = new StreamHub(ctx);
+    const hub = created.start().then(() => created);
+    this.#hub = hub;
+    hub.catch(() => {
+      if (this.#hub === hub) this.#hub = null;
+    });
+    return hub;
+  }
+
+  /** Closes the hub's connections and its subscription (the process is closing). */
+  async close(): Promise<void> {
+    const hub = this.#hub;
+    if (!hub) return;
+    this.#hub = null;
+    try {
+      await (await hub).close();
+    } catch { /* never started */ }
+  }
+}
 
 /** The process's hub for this application, started at the first connection. */
 export function streamHub(ctx: AppContext): Promise<StreamHub> {
-  let hub = hubs.get(ctx);
-  if (!hub) {
-    const created = new StreamHub(ctx);
-    hub = created.start().then(() => created);
-    hubs.set(ctx, hub);
-    // A failed start is retried by the next connection.
-    hub.catch(() => hubs.delete(ctx));
-  }
-  return hub;
-}
-
-/** Closes the hub's connections and its listener (the process is closing). */
-export async function closeStreamHub(ctx: AppContext): Promise<void> {
-  const hub = hubs.get(ctx);
-  if (!hub) return;
-  hubs.delete(ctx);
-  try {
-    await (await hub).close();
-  } catch { /* never started */ }
+  return ctx.core.streamHub.get(ctx);
 }

@@ -28,7 +28,6 @@ import { activeAnnouncement } from "../../actors/announcements/manage.ts";
 import { serializeStatuses, type StatusRow } from "../entities/status.ts";
 import { emptyViewerRows, statusRows, type ViewerRows } from "../entities/status_hydration.ts";
 import { loadContent, type StatusBundle } from "../entities/status_content.ts";
-import { entityCache } from "../entities/entity_cache.ts";
 import { serializeNotifications } from "../entities/notification.ts";
 import { serializeConversations } from "../entities/conversation.ts";
 import { serializeAnnouncements } from "../entities/announcement.ts";
@@ -59,7 +58,7 @@ function unique(ids: (string | null)[]): string[] {
  * loaded in one statement and cached (the Status serializer then finds it).
  */
 async function loadBundle(ctx: AppContext, statusId: string): Promise<StatusBundle | undefined> {
-  const cache = entityCache(ctx.database);
+  const cache = ctx.core.entityCache;
   const epoch = await cache.begin();
   let bundle = cache.enabled ? cache.statuses.get(statusId) : undefined;
   if (!bundle) {

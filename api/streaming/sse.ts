@@ -3,7 +3,7 @@
  * streams.ts streamOfPath): one subscription per response, written as
  * `event: …\ndata: …\n\n`, opened with `:)` and kept alive with a `:thump`
  * comment every {@link HEARTBEAT_MS} (one timer for all SSE connections of
- * the process). A client that stops reading, whose queue passes
+ * the hub, {@link SseHeartbeat}). A client that stops reading, whose queue passes
  * {@link MAX_QUEUED_BYTES}, is dropped.
  */
 import type { Payload, StreamConnection } from "./frames.ts";
@@ -20,12 +20,31 @@ const encoder = new TextEncoder();
 const OPENING = encoder.encode(":)\n");
 const THUMP = encoder.encode(":thump\n");
 
-/** Every open SSE connection, for the shared heartbeat. */
-const open = new Set<SseConnection>();
-let heartbeat: ReturnType<typeof setInterval> | null = null;
+/**
+ * The one heartbeat of a hub's SSE connections (StreamHub holds it): a timer
+ * runs while at least one is open.
+ */
+export class SseHeartbeat {
+  readonly #open = new Set<SseConnection>();
+  #timer: ReturnType<typeof setInterval> | null = null;
 
-function beat(): void {
-  for (const conn of open) conn.write(THUMP);
+  join(conn: SseConnection): void {
+    this.#open.add(conn);
+    this.#timer ??= setInterval(() => {
+      for (const open of this.#open) open.write(THUMP);
+    }, HEARTBEAT_MS);
+  }
+
+  leave(conn: SseConnection): void {
+    this.#open.delete(conn);
+    if (this.#open.size === 0) this.stop();
+  }
+
+  /** Stops the timer (the hub is closing; its connections are closed with it). */
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
 }
 
 export class SseConnection implements StreamConnection {
@@ -51,8 +70,7 @@ export class SseConnection implements StreamConnection {
         this.#controller = controller;
         controller.enqueue(OPENING);
         this.#hub.add(this);
-        open.add(this);
-        heartbeat ??= setInterval(beat, HEARTBEAT_MS);
+        this.#hub.sseHeartbeat.join(this);
       },
       cancel: () => this.#forget(),
     }, new ByteLengthQueuingStrategy({ highWaterMark: MAX_QUEUED_BYTES }));
@@ -88,11 +106,7 @@ export class SseConnection implements StreamConnection {
   #forget(): void {
     this.#controller = null;
     this.#hub.remove(this);
-    open.delete(this);
-    if (open.size === 0 && heartbeat) {
-      clearInterval(heartbeat);
-      heartbeat = null;
-    }
+    this.#hub.sseHeartbeat.leave(this);
   }
 }
 

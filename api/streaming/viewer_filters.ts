@@ -10,7 +10,6 @@ import { customFilters } from "../../db/schema/mod.ts";
 import { anyId } from "../../db/queries/any_id.ts";
 import { withRules } from "../../actors/filters/filters.ts";
 import { type CompiledFilter, compileFilters } from "../../actors/filters/match.ts";
-import { entityCache } from "../entities/entity_cache.ts";
 
 export async function filtersOfViewers(
   ctx: AppContext,
@@ -18,7 +17,7 @@ export async function filtersOfViewers(
 ): Promise<Map<string, CompiledFilter[]>> {
   const out = new Map<string, CompiledFilter[]>();
   if (accountIds.length === 0) return out;
-  const cache = entityCache(ctx.database);
+  const cache = ctx.core.entityCache;
   const epoch = await cache.begin();
   const missing: string[] = [];
   for (const id of accountIds) {

@@ -17,16 +17,20 @@
  * - an object embedded in one of those: found in its parent's JSON by id
  *   ({@link embeddedJson}, {@link collectionItemJson}).
  *
- * The map is weak: an object's JSON lives as long as the object.
+ * The JSON is kept on the object itself (a hidden property), so it lives
+ * as long as the object.
  */
 import type { DocumentLoader, Object as APObject } from "@fedify/vocab";
 import { isJson, type Json } from "./terms.ts";
 
-const received = new WeakMap<object, Json>();
+const RECEIVED = Symbol("rookery.receivedJson");
+type Received = { [RECEIVED]?: Json };
 
 /** Remembers `json` as what `object` was parsed from (when it is a JSON object). */
 export function remember<T extends object | null>(object: T, json: unknown): T {
-  if (object && isJson(json)) received.set(object, json);
+  if (object && isJson(json) && Object.isExtensible(object)) {
+    Object.defineProperty(object, RECEIVED, { value: json, configurable: true, writable: true });
+  }
   return object;
 }
 
@@ -36,7 +40,7 @@ export function remember<T extends object | null>(object: T, json: unknown): T {
  */
 export async function receivedJson(object: APObject | null | undefined): Promise<Json | null> {
   if (!object) return null;
-  const known = received.get(object);
+  const known = (object as Received)[RECEIVED];
   if (known) return known;
   try {
     const json = await object.toJsonLd();
@@ -86,7 +90,7 @@ export function collectionItemJson(collection: Json | null, id: string): Json | 
  */
 export function inboxJson(ctx: object, activity: APObject): Json | null {
   const payload = (ctx as { activity?: unknown }).activity;
-  if (!isNode(payload, activity.id?.href ?? null)) return received.get(activity) ?? null;
+  if (!isNode(payload, activity.id?.href ?? null)) return (activity as Received)[RECEIVED] ?? null;
   remember(activity, payload);
   return payload;
 }

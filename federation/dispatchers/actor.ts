@@ -31,9 +31,9 @@ export function registerActorDispatcher(federation: Federation<AppContext>): voi
     .mapActorAlias(INSTANCE_ACTOR_PATH, INSTANCE_ACTOR)
     .setKeyPairsDispatcher(async (ctx, identifier) => {
       const { database } = ctx.data;
-      if (identifier === INSTANCE_ACTOR) return await getKeyPairs(database, INSTANCE_KEY_OWNER);
+      if (identifier === INSTANCE_ACTOR) return await getKeyPairs(ctx.data, INSTANCE_KEY_OWNER);
       const account = await findLocalAccountByIdentifier(database.db, identifier);
-      return account ? await getKeyPairs(database, account.id) : [];
+      return account ? await getKeyPairs(ctx.data, account.id) : [];
     })
     .mapHandle(async (ctx, username) => {
       if (isInstanceActorHandle(ctx.data.config, username)) return INSTANCE_ACTOR;

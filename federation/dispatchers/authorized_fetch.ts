@@ -52,8 +52,10 @@ export interface FetchSigner {
 export const UNSIGNED_FETCH_ERROR = "Request not signed, or its signature could not be verified";
 
 // One verification per request: Fedify makes a new context for each
-// dispatcher call (an object dispatcher and its authorize predicate).
-const verified = new WeakMap<Request, Promise<FetchSigner | null>>();
+// dispatcher call (an object dispatcher and its authorize predicate), so the
+// verdict is kept on the request itself, for as long as it lives.
+const VERIFIED = Symbol("rookery.verifiedSigner");
+type VerifiedRequest = Request & { [VERIFIED]?: Promise<FetchSigner | null> };
 
 /** Whether a request carries any HTTP signature (draft-cavage or RFC 9421). */
 export function isSigned(request: Request): boolean {
@@ -65,11 +67,11 @@ export function isSigned(request: Request): boolean {
  * signature does not hold (1 and 2 above).
  */
 export function signedFetcher(ctx: RequestContext<AppContext>): Promise<FetchSigner | null> {
-  const request = ctx.request;
-  let result = verified.get(request);
+  const request = ctx.request as VerifiedRequest;
+  let result = request[VERIFIED];
   if (!result) {
     result = verifySigner(ctx);
-    verified.set(request, result);
+    Object.defineProperty(request, VERIFIED, { value: result });
   }
   return result;
 }

@@ -6,8 +6,7 @@
 import type { RequestContext } from "@fedify/fedify";
 import { Application, Endpoints } from "@fedify/vocab";
 import type { AppContext } from "../../context.ts";
-import type { Database } from "../../db/connection.ts";
-import { getKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
+import { INSTANCE_KEY_OWNER, type KeyPairCache } from "./keys.ts";
 import type { SigningIdentity } from "../fetch/document_loader.ts";
 
 /**
@@ -56,9 +55,9 @@ export async function buildInstanceActor(ctx: RequestContext<AppContext>): Promi
  * the document loaders, which run where no Fedify context is at hand.
  */
 export async function instanceSigningIdentity(
-  database: Database,
+  keys: KeyPairCache,
   origin: string,
 ): Promise<SigningIdentity> {
-  const [rsa] = await getKeyPairs(database, INSTANCE_KEY_OWNER);
+  const [rsa] = await keys.get(INSTANCE_KEY_OWNER);
   return { keyId: new URL(`${INSTANCE_ACTOR_PATH}#main-key`, origin), privateKey: rsa.privateKey };
 }

@@ -18,26 +18,42 @@ export const INSTANCE_KEY_OWNER = "instance";
 /** Beyond this many owners the oldest cached entries are dropped; a re-read is cheap. */
 const CACHE_LIMIT = 10_000;
 
-// One cache per database: tests run several instances in one process, and
-// each has its own key_pairs table (and possibly the same owner ids).
-const caches = new WeakMap<Database, Map<string, Promise<CryptoKeyPair[]>>>();
+/**
+ * The process's copy of the key pairs it used (process/core.ts holds one;
+ * tests run several instances in one process, each with its own key_pairs
+ * table and possibly the same owner ids).
+ */
+export class KeyPairCache {
+  readonly #database: Database;
+  readonly #pairs = new Map<string, Promise<CryptoKeyPair[]>>();
+
+  constructor(database: Database) {
+    this.#database = database;
+  }
+
+  /** The owner's pairs, loaded or made on first use. */
+  get(owner: string): Promise<CryptoKeyPair[]> {
+    const cached = this.#pairs.get(owner);
+    if (cached) return cached;
+    const loading = loadOrCreate(this.#database, owner);
+    this.#pairs.set(owner, loading);
+    if (this.#pairs.size > CACHE_LIMIT) this.#pairs.delete(this.#pairs.keys().next().value!);
+    // A failed load (database hiccup) must not be remembered.
+    loading.catch(() => this.#pairs.delete(owner));
+    return loading;
+  }
+}
 
 /**
  * Returns the actor's key pairs, RSA first then Ed25519, creating and storing
  * them on first use. Concurrent first uses (in this or another process)
  * agree on one stored pair per algorithm.
  */
-export function getKeyPairs(database: Database, owner: string): Promise<CryptoKeyPair[]> {
-  let cache = caches.get(database);
-  if (!cache) caches.set(database, cache = new Map());
-  const cached = cache.get(owner);
-  if (cached) return cached;
-  const loading = loadOrCreate(database, owner);
-  cache.set(owner, loading);
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  // A failed load (database hiccup) must not be remembered.
-  loading.catch(() => cache.delete(owner));
-  return loading;
+export function getKeyPairs(
+  app: { readonly core: { readonly keyPairs: KeyPairCache } },
+  owner: string,
+): Promise<CryptoKeyPair[]> {
+  return app.core.keyPairs.get(owner);
 }
 
 /**

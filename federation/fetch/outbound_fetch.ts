@@ -24,29 +24,57 @@ import { publicFetch } from "../../actors/net/public_fetch.ts";
 /** Redirects followed for a caller that asked fetch to follow them. */
 const MAX_REDIRECTS = 5;
 
-const settings = { deadlineMs: 10_000, allowPrivateAddress: false };
-let installed = false;
+/** Marks a guard's fetch with the fetch under every guard. */
+const UNGUARDED = Symbol("rookery.unguardedFetch");
+type Guarded = typeof fetch & { [UNGUARDED]?: typeof fetch };
+
+/** The guard's settings (FETCH_TIMEOUT, ALLOW_PRIVATE_ADDRESS). */
+export interface OutboundFetchOptions {
+  timeoutMs: number;
+  allowPrivateAddress: boolean;
+}
 
 /**
- * Wraps `globalThis.fetch` (once per process) so that our requests end after
- * `timeoutMs` (FETCH_TIMEOUT) and connect only to checked public addresses;
- * a later call only changes the settings.
+ * `globalThis.fetch` wrapped so that our requests end after `timeoutMs` and
+ * connect only to checked public addresses. The process core installs one
+ * and uninstalls it as it closes. `fetch` is the process's, so with several
+ * instances in one process (tests) each wraps the one before: the outermost
+ * guards our requests (as the one wrapper of old did with the last settings
+ * given) and sends them to the fetch under all guards, a guard closed while
+ * a later one still wraps it stops guarding, and the last one out puts back
+ * the fetch it found.
  */
-export function installOutboundFetch(
-  options: { timeoutMs: number; allowPrivateAddress: boolean },
-): void {
-  settings.deadlineMs = options.timeoutMs;
-  settings.allowPrivateAddress = options.allowPrivateAddress;
-  if (installed) return;
-  installed = true;
-  const original = globalThis.fetch;
-  globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (!isOurs(request.headers)) return original(request);
-    const signal = AbortSignal.any([request.signal, AbortSignal.timeout(settings.deadlineMs)]);
-    if (settings.allowPrivateAddress) return original(request, { signal });
-    return pinnedFetch(request, signal);
-  };
+export class OutboundFetchGuard {
+  readonly #wrapped: typeof fetch;
+  readonly #fetch: typeof fetch;
+  #active = true;
+
+  private constructor(options: OutboundFetchOptions) {
+    const wrapped = this.#wrapped = globalThis.fetch;
+    const base = (wrapped as Guarded)[UNGUARDED] ?? wrapped;
+    const guarded: Guarded = (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (!this.#active || !isOurs(request.headers)) return wrapped(request);
+      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(options.timeoutMs)]);
+      if (options.allowPrivateAddress) return base(request, { signal });
+      return pinnedFetch(request, signal);
+    };
+    guarded[UNGUARDED] = base;
+    this.#fetch = guarded;
+  }
+
+  /** Wraps the process's fetch. */
+  static install(options: OutboundFetchOptions): OutboundFetchGuard {
+    const guard = new OutboundFetchGuard(options);
+    globalThis.fetch = guard.#fetch;
+    return guard;
+  }
+
+  /** Stops guarding; puts the fetch it wrapped back when nothing wrapped it since. */
+  uninstall(): void {
+    this.#active = false;
+    if (globalThis.fetch === this.#fetch) globalThis.fetch = this.#wrapped;
+  }
 }
 
 function isOurs(headers: Headers): boolean {

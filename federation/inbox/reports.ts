@@ -37,7 +37,7 @@ async function onFlag(ctx: InboxContext<AppContext>, flag: Flag): Promise<void> 
     .catch(() => null);
   if (!sender || sender.domain == null || sender.deletedAt || sender.suspendedAt) return;
   // A domain block with reject_reports: its Flags are ignored (Mastodon's rule).
-  if (await reportsRejected(ctx.data.database, sender.domain)) {
+  if (await reportsRejected(ctx.data, sender.domain)) {
     logger.info("Ignored Flag {id} from {actor}: reports from its domain are rejected.", {
       id: flag.id?.href,
       actor: sender.uri,

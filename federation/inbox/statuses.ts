@@ -248,7 +248,7 @@ export async function handleStatusUpdate(
     followersUrl: sender.followersUrl,
     raw: await rawObjectOf(ctx, update, object),
     maxMedia: ctx.data.config.limits.maxMediaAttachments,
-    rejectMedia: await mediaRejected(ctx.data.database, sender.domain),
+    rejectMedia: await mediaRejected(ctx.data, sender.domain),
   });
   if (!parsed) return true;
   await applyQuoteStamp(ctx, {

@@ -18,7 +18,7 @@ const logger = getLogger(["rookery", "federation", "outbox"]);
 export function accountDeliveries(ctx: AppContext): AccountDeliveries {
   return {
     async accountCreated(accountId) {
-      await getKeyPairs(ctx.database, accountId);
+      await getKeyPairs(ctx, accountId);
     },
     async accountUpdated(accountId, updateId) {
       const [account] = await ctx.database.db.select().from(accounts)

@@ -23,6 +23,7 @@
 import { sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { Database } from "../../db/connection.ts";
+import type { ChannelListener } from "../../db/channel_listener.ts";
 import type { Outbox } from "../../actors/outbox/mod.ts";
 import { OUTBOX_CHANNEL, PROCESS_TOKEN } from "../../actors/outbox/deliveries.ts";
 
@@ -65,6 +66,7 @@ async function call(outbox: Outbox, intent: IntentRow): Promise<void> {
 /** Creates the relay of a process and starts its fast path (listening for its own intents). */
 export function createOutboxRelay(
   database: Database,
+  listener: ChannelListener,
   outbox: Outbox,
   options: { releaseLeasesOnStart?: boolean } = {},
 ): OutboxRelay {
@@ -203,15 +205,14 @@ export function createOutboxRelay(
   const onNotify = (payload: string) => {
     if (payload === PROCESS_TOKEN && !stopped) relay();
   };
-  const listen = database.pg
-    ? database.pg.listen(OUTBOX_CHANNEL, onNotify).then((l) => () => l.unlisten())
-    : database.pglite!.listen(OUTBOX_CHANNEL, onNotify).then((u) => () => u());
-  const listening = released.then(() => listen).then(async (unlisten) => {
-    if (stopped) return await unlisten();
-    stopListening = unlisten;
-    // Intents written before the listener was ready are this process's too.
-    relay();
-  }).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
+  const listening = released.then(() => listener.listen(OUTBOX_CHANNEL, onNotify)).then(
+    async (unlisten) => {
+      if (stopped) return await unlisten();
+      stopListening = unlisten;
+      // Intents written before the listener was ready are this process's too.
+      relay();
+    },
+  ).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
 
   return {
     relay,

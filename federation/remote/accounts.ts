@@ -253,7 +253,7 @@ export async function upsertRemoteActor(
   // A server we do not federate with gets no account here; one whose media
   // is rejected keeps no avatar, header or emoji (actors/moderation/domain_rules.ts).
   if (await federationRefused(app, columns.domain)) return null;
-  const rejectMedia = await mediaRejected(app.database, columns.domain);
+  const rejectMedia = await mediaRejected(app, columns.domain);
   if (rejectMedia) Object.assign(columns, { avatarUrl: null, headerUrl: null });
   const emojis = rejectMedia ? [] : mergeEmojis(terms?.emojis ?? [], await readEmojiTags(actor));
   // WebFinger is asked before the transaction opens: no row lock waits on the network.

@@ -30,21 +30,23 @@ const logger = getLogger(["rookery", "federation", "status-links"]);
 
 /** How long a parent asked for from a thread view is not asked for again (by this process). */
 const ASK_AGAIN_MS = 10 * 60_000;
-/** Parents asked for lately, oldest first; bounded. */
-const askedAt = new Map<string, number>();
+/** Parents this process asked for lately, oldest first; bounded (the process core holds it). */
+export class RecentAsks {
+  readonly #askedAt = new Map<string, number>();
 
-/**
- * Whether `uri` was asked for lately; notes it otherwise. A peer that stalls
- * or fails then costs a thread's viewers one wait per ten minutes, not one
- * per view.
- */
-function askedLately(uri: string): boolean {
-  const at = askedAt.get(uri);
-  if (at != null && Date.now() - at < ASK_AGAIN_MS) return true;
-  askedAt.delete(uri);
-  if (askedAt.size >= 10_000) askedAt.delete(askedAt.keys().next().value!);
-  askedAt.set(uri, Date.now());
-  return false;
+  /**
+   * Whether `uri` was asked for lately; notes it otherwise. A peer that
+   * stalls or fails then costs a thread's viewers one wait per ten minutes,
+   * not one per view.
+   */
+  askedLately(uri: string): boolean {
+    const at = this.#askedAt.get(uri);
+    if (at != null && Date.now() - at < ASK_AGAIN_MS) return true;
+    this.#askedAt.delete(uri);
+    if (this.#askedAt.size >= 10_000) this.#askedAt.delete(this.#askedAt.keys().next().value!);
+    this.#askedAt.set(uri, Date.now());
+    return false;
+  }
 }
 
 /** The job: fetches the missing parent and quoted post of a stored remote status, and links them. */
@@ -105,7 +107,7 @@ export async function fetchMissingAncestor(app: AppContext, statusId: string): P
     // Stored since (and not linked): link it. Deleted: there is nothing to fetch.
     const [stored] = await app.database.db.select({ id: statuses.id }).from(statuses)
       .where(eq(statuses.uri, uri)).limit(1);
-    if (!stored && askedLately(uri)) return false;
+    if (!stored && app.core.statusLinkAsks.askedLately(uri)) return false;
     const parent = stored
       ? await findStatusByUri(app, uri)
       : await resolveRemoteStatus(instanceContext(app), uri, FetchBudget.of(app), 1);

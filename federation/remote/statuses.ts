@@ -116,7 +116,7 @@ export async function storeRemoteStatus(
     followersUrl: author.followersUrl,
     raw: options.raw,
     maxMedia: app.config.limits.maxMediaAttachments,
-    rejectMedia: await mediaRejected(app.database, author.domain),
+    rejectMedia: await mediaRejected(app, author.domain),
   });
   if (!parsed) return null;
   const known = await statusOrEarlyDelete(app, parsed.uri, author.id);

@@ -3,6 +3,7 @@
  */
 import type { KvStore } from "@fedify/fedify";
 import type { Database } from "../../db/connection.ts";
+import { ChannelListener } from "../../db/channel_listener.ts";
 import { RookeryPostgresKvStore } from "./postgres_kv.ts";
 import { SqlKvStore } from "./sql_kv.ts";
 import {
@@ -20,12 +21,19 @@ export interface FederationStores {
   maintain(): Promise<void>;
 }
 
+/**
+ * The stores for `database`. Queue wake-ups are heard on `listener` (the
+ * process core's); a test that builds a queue alone may leave it out and
+ * the queue listens on a listener of its own.
+ */
 export function createStores(
   database: Database,
   queueOptions: SqlMessageQueueOptions = {},
+  listener?: ChannelListener,
 ): FederationStores {
   if (database.kind === "postgres" && database.pg) {
     const pg = database.pg;
+    const wakes = listener ?? new ChannelListener(database);
     return {
       // KV from @fedify/postgres; the queue is ours (see sql_queue.ts for why).
       kv: new RookeryPostgresKvStore(pg),
@@ -35,10 +43,7 @@ export function createStores(
           notify: async () => {
             await pg.notify(QUEUE_CHANNEL, "");
           },
-          subscribe: async (wake) => {
-            const { unlisten } = await pg.listen(QUEUE_CHANNEL, wake);
-            return unlisten;
-          },
+          subscribe: (wake) => wakes.listen(QUEUE_CHANNEL, wake),
         },
       }),
       maintain: async () => {},

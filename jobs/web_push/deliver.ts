@@ -144,7 +144,7 @@ async function followFacts(
  * for a retry, to the one named). Returns the retries to queue.
  */
 export async function deliverPush(
-  ctx: Pick<AppContext, "config" | "database">,
+  ctx: Pick<AppContext, "config" | "database" | "core">,
   notificationId: string,
   retry: PushAttempt = {},
 ): Promise<PushRetry[]> {
@@ -159,7 +159,7 @@ export async function deliverPush(
   const follows = wanted.some((s) => s.policy === "followed" || s.policy === "follower")
     ? await followFacts(ctx, notification.account_id, notification.from_account_id)
     : { followed: false, follower: false };
-  const vapid = await vapidKeys(ctx.database);
+  const vapid = await vapidKeys(ctx);
   const attempt = retry.attempt ?? 1;
   const allowed = wanted.filter((s) =>
     (s.policy !== "followed" || follows.followed) && (s.policy !== "follower" || follows.follower)

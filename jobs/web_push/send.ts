@@ -54,9 +54,9 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
-let loading: Promise<typeof webpushModule> | undefined;
-function loadWebPush(): Promise<typeof webpushModule> {
-  return loading ??= import("web-push").then((module) => module.default as typeof webpushModule);
+/** web-push, loaded at the first push (the module registry keeps it after). */
+async function loadWebPush(): Promise<typeof webpushModule> {
+  return (await import("web-push")).default as typeof webpushModule;
 }
 
 /** Encrypts and sends `payload` to the subscription. Never throws for the push service's answers. */

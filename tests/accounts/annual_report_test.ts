@@ -322,9 +322,9 @@ test("annual reports: a year of activity, its report, read, and the hostile case
       const again = await admin(server, "annual-report", "generate", "2025", "--account", "alice");
       assert.match(again.stdout, /Queued the 2025 annual report of @alice\./);
       const scope = { accountId: alice.id, year: 2025 };
-      assert.equal(await generateAnnualReport(server.rookery.ctx.database, scope), "exists");
+      assert.equal(await generateAnnualReport(server.rookery.ctx, scope), "exists");
       assert.equal(
-        await generateAnnualReport(server.rookery.ctx.database, { ...scope, year: 2023 }),
+        await generateAnnualReport(server.rookery.ctx, { ...scope, year: 2023 }),
         "no_activity",
       );
       const later = await ok(server, alice, "GET", "/api/v1/annual_reports");

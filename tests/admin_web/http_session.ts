@@ -53,6 +53,7 @@ export async function signInOverHttp(
   // not staff sees no page that shows it, and must still be refused with it).
   const session = await findWebSession(
     instance.rookery.ctx.database.db,
+    instance.rookery.ctx.core.activity,
     decodeURIComponent(cookie.slice(cookie.indexOf("=") + 1)),
   );
   const token = session!.csrfToken;

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { createLocalAccount } from "../../actors/accounts/accounts.ts";
 import { createAccessToken, createApplication } from "../../actors/oauth/tokens.ts";
-import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
 import { json, POSTGRES_ONLY, startInstance, test, type TestInstance } from "../harness.ts";
 
 /** A fixed instant in the middle of a 5- and a 30-minute window, so no test straddles one. */
@@ -50,16 +49,22 @@ function limits(res: Response) {
   };
 }
 
+/** Pins the instance's rate limit clock, so that a run never straddles a window boundary. */
+function pinned(instance: TestInstance, at = PINNED): TestInstance {
+  instance.rookery.ctx.core.rateLimits.clock = () => new Date(at);
+  return instance;
+}
+
 async function withLimits(
   fn: (a: TestInstance) => Promise<void>,
   options: { databaseUrl?: string } = {},
 ) {
-  rateLimitClock.now = () => new Date(PINNED);
-  const a = await startInstance({ env: { RATE_LIMITS: "on" }, worker: false, ...options });
+  const a = pinned(
+    await startInstance({ env: { RATE_LIMITS: "on" }, worker: false, ...options }),
+  );
   try {
     await fn(a);
   } finally {
-    rateLimitClock.now = () => new Date();
     await a.close({ destroy: true });
   }
 }
@@ -113,7 +118,7 @@ test("rate limits: 300 requests per IP per 5 minutes, then 429; other IPs unaffe
     assert.equal(limits(other).remaining, "299");
 
     // The next window starts afresh.
-    rateLimitClock.now = () => new Date(PINNED.getTime() + 5 * 60 * 1000);
+    pinned(a, new Date(PINNED.getTime() + 5 * 60 * 1000));
     const later = await from(a, "198.51.100.7", CHEAP);
     assert.equal(later.status, 200);
     assert.equal(limits(later).remaining, "299");
@@ -247,11 +252,13 @@ test(
   POSTGRES_ONLY,
   async () => {
     await withLimits(async (a) => {
-      const b = await startInstance({
-        env: { RATE_LIMITS: "on" },
-        worker: false,
-        databaseUrl: a.databaseUrl!,
-      });
+      const b = pinned(
+        await startInstance({
+          env: { RATE_LIMITS: "on" },
+          worker: false,
+          databaseUrl: a.databaseUrl!,
+        }),
+      );
       try {
         const token = await userToken(a, "dave");
         assert.equal(limits(await from(a, "192.0.2.20", CHEAP)).remaining, "299");
@@ -275,12 +282,13 @@ test(
 );
 
 test("rate limits: X-Forwarded-For is used only with TRUST_PROXY, right-most public address", async () => {
-  rateLimitClock.now = () => new Date(PINNED);
-  const trusted = await startInstance({
-    env: { RATE_LIMITS: "on", TRUST_PROXY: "true" },
-    worker: false,
-  });
-  const untrusted = await startInstance({ env: { RATE_LIMITS: "on" }, worker: false });
+  const trusted = pinned(
+    await startInstance({
+      env: { RATE_LIMITS: "on", TRUST_PROXY: "true" },
+      worker: false,
+    }),
+  );
+  const untrusted = pinned(await startInstance({ env: { RATE_LIMITS: "on" }, worker: false }));
   try {
     const xff = (value: string): RequestInit => ({ headers: { "x-forwarded-for": value } });
     // Behind a proxy on loopback: the client is the right-most public address.
@@ -296,7 +304,6 @@ test("rate limits: X-Forwarded-For is used only with TRUST_PROXY, right-most pub
     assert.equal(limits(u1).remaining, "299");
     assert.equal(limits(u2).remaining, "298");
   } finally {
-    rateLimitClock.now = () => new Date();
     await trusted.close({ destroy: true });
     await untrusted.close({ destroy: true });
   }

@@ -33,7 +33,7 @@ async function signedGet(
   },
   signedUrl = url,
 ): Promise<Response> {
-  const [rsa] = await getKeyPairs(from.rookery.ctx.database, signer.owner);
+  const [rsa] = await getKeyPairs(from.rookery.ctx, signer.owner);
   const signed = await signRequest(
     new Request(signedUrl, { headers: { Accept: AP } }),
     rsa.privateKey,
@@ -50,7 +50,7 @@ async function signedGet(
  * on another server.
  */
 async function hostlessSignedGet(from: TestInstance, url: string): Promise<Response> {
-  const [rsa] = await getKeyPairs(from.rookery.ctx.database, INSTANCE_KEY_OWNER);
+  const [rsa] = await getKeyPairs(from.rookery.ctx, INSTANCE_KEY_OWNER);
   const date = new Date().toUTCString();
   const target = `get ${new URL(url).pathname}`;
   const text = `(request-target): ${target}\ndate: ${date}`;

@@ -45,7 +45,7 @@ async function postActivity(
     body: JSON.stringify({ "@context": "https://www.w3.org/ns/activitystreams", ...activity }),
   });
   if (!sign) return await fetch(request);
-  const [rsa] = await getKeyPairs(b.rookery.ctx.database, INSTANCE_KEY_OWNER);
+  const [rsa] = await getKeyPairs(b.rookery.ctx, INSTANCE_KEY_OWNER);
   const signed = await signRequest(request, rsa.privateKey, new URL(`${b.origin}/actor#main-key`));
   return await fetch(signed);
 }

@@ -127,9 +127,14 @@ test("context of a remote status crawls its replies collection in the background
 
     // A does not federate with C.
     const adb = a.rookery.ctx.database;
-    await createDomainBlock({ db: adb.db, database: adb }, null, new URL(peer.origin).host, {
-      severity: "suspend",
-    });
+    await createDomainBlock(
+      { db: adb.db, rules: a.rookery.ctx.core.domainRules },
+      null,
+      new URL(peer.origin).host,
+      {
+        severity: "suspend",
+      },
+    );
     const hitsBefore = peer.hits("/notes/1");
 
     const found = await ok(

@@ -12,7 +12,6 @@ import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import type { TestInstance } from "../harness.ts";
-import { entityCache } from "../../api/entities/entity_cache.ts";
 
 /** alice follows bob, filters "kiwi" (warn, home); bob posts about kiwis. */
 async function setup(a: TestInstance) {
@@ -56,7 +55,7 @@ test("filter cache: filled by reads, emptied by any change to a filter", async (
     const { alice, filter, status } = await setup(a);
     const { database } = a.rookery.ctx;
     assert.equal((await homeStatus(a, alice, status.id)).filtered[0].filter.id, filter.id);
-    assert.equal(entityCache(database).filters.get(alice.id)?.length, 1, "cached");
+    assert.equal(a.rookery.ctx.core.entityCache.filters.get(alice.id)?.length, 1, "cached");
     const read = await filterStatementsDuring(() => homeStatus(a, alice, status.id));
     assert.equal(read.filtered.length, 1);
     assert.equal(read.statements, 0, "a warm read asks the database nothing about filters");
@@ -95,7 +94,7 @@ test("filter cache: a change in another process applies in this one", POSTGRES_O
   try {
     const { alice, filter, status } = await setup(first);
     assert.equal((await homeStatus(second, alice, status.id)).filtered.length, 1);
-    assert.ok(entityCache(second.rookery.ctx.database).filters.get(alice.id));
+    assert.ok(second.rookery.ctx.core.entityCache.filters.get(alice.id));
     await ok(first, alice, "PUT", `/api/v2/filters/${filter.id}`, { filter_action: "hide" });
     await eventually(
       "the other process's change",

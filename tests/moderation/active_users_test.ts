@@ -31,7 +31,7 @@ test("active_users and sources", async (t) => {
       // reader only reads, several times; webby signs in on the web; idle does nothing today.
       for (let i = 0; i < 3; i++) await ok(instance, reader, "GET", "/api/v1/timelines/home");
       await ok(instance, reader, "GET", "/api/v1/accounts/verify_credentials");
-      await createWebSession(db, webby.userId);
+      await createWebSession(db, instance.rookery.ctx.core.activity, webby.userId);
       // idle was active yesterday (as the recorder would have written it).
       await db.insert(userActivityDays).values({ userId: idle.userId, day: day(-1) });
 

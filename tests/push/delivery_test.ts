@@ -252,7 +252,7 @@ test("web push delivery", async (t) => {
         },
         "{}",
         {
-          vapid: await vapidKeys(instance.rookery.ctx.database),
+          vapid: await vapidKeys(instance.rookery.ctx),
           subject: "mailto:admin@example.com",
           urgency: "normal",
           allowPrivateAddress: false,

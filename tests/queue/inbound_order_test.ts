@@ -14,6 +14,7 @@ import { createStores } from "../../federation/stores/mod.ts";
 import { JobQueue } from "../../jobs/queue.ts";
 import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox/order.ts";
 import type { AppContext } from "../../context.ts";
+import { WriteMarks } from "../../db/write_marks.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 
@@ -50,7 +51,8 @@ function inboxMessage(actor: string, n: number): InboxMessage {
 /** The server's queue: the database's store, wrapped as federation/mod.ts wraps it. */
 function serverQueue(database: Database) {
   const { queue } = createStores(database, { concurrency: 8, pollMs: 100 });
-  const ctx = { database } as unknown as AppContext;
+  // The queue marks this process's writes after each message (db/write_marks.ts).
+  const ctx = { database, core: { writes: new WriteMarks() } } as unknown as AppContext;
   return new JobQueue(queue, ctx, () => Promise.resolve());
 }
 

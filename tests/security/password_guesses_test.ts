@@ -13,7 +13,6 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema/mod.ts";
-import { rateLimitClock } from "../../api/middleware/rate_limit.ts";
 import { IMPORT_IN_PROGRESS, MAX_IMPORT_BYTES } from "../../actors/import_export/import.ts";
 import { TOO_MANY_GUESSES } from "../../web/routes/settings/password_guess.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
@@ -23,13 +22,13 @@ import { includes, type PageSession, signInOverHttp } from "../admin_web/http_se
 
 /** Mid-window for both the 5-minute and the hourly buckets. */
 const PINNED = new Date("2030-01-07T10:02:30.000Z");
-rateLimitClock.now = () => new Date(PINNED);
 const instance = await startInstance({
   env: { RATE_LIMITS: "on", TRUST_PROXY: "true" },
   worker: false,
 });
+// Windows are computed from this instance's clock: pinned mid-window.
+instance.rookery.ctx.core.rateLimits.clock = () => new Date(PINNED);
 afterAll(async () => {
-  rateLimitClock.now = () => new Date();
   await instance.close({ destroy: true });
 });
 const db = instance.rookery.ctx.database.db;

@@ -19,7 +19,7 @@ import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { startFakePeer } from "../fixtures/fake_peer.ts";
 import { addressPolicy, dnsResolver } from "../../actors/net/public_fetch.ts";
-import { installOutboundFetch } from "../../federation/fetch/outbound_fetch.ts";
+import { OutboundFetchGuard } from "../../federation/fetch/outbound_fetch.ts";
 
 const PEER_NAME = "peer.rookery-pinned.test";
 
@@ -146,6 +146,7 @@ test("pinned connections for Fedify's own requests", async (t) => {
           body: "{}",
           signal: AbortSignal.timeout(30_000),
         }).then((r) => r.body?.cancel(), (error) => error);
+      let unpinned: OutboundFetchGuard | undefined;
       try {
         const refused = await send();
         assert.ok(refused instanceof TypeError, `refused, not timed out: ${refused}`);
@@ -153,11 +154,12 @@ test("pinned connections for Fedify's own requests", async (t) => {
         assert.equal(connections, 0);
         // Control: unpinned (ALLOW_PRIVATE_ADDRESS on), fetch resolves the
         // name itself and reaches the listener.
-        installOutboundFetch({ timeoutMs: 10_000, allowPrivateAddress: true });
+        // Outermost, this guard handles our requests until it is uninstalled.
+        unpinned = OutboundFetchGuard.install({ timeoutMs: 10_000, allowPrivateAddress: true });
         await send();
         await eventually("a connection", () => Promise.resolve(connections === 1));
       } finally {
-        installOutboundFetch({ timeoutMs: 30_000, allowPrivateAddress: false });
+        unpinned?.uninstall();
         trap.close();
       }
     });

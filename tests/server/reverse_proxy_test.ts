@@ -262,7 +262,7 @@ async function deliveriesStep(
 
 /** A GET signed (RFC 9421) with B's instance key for `signedFor`, sent to `url`. */
 async function signedGet(b: TestInstance, url: string, signedFor = url): Promise<Response> {
-  const [rsa] = await getKeyPairs(b.rookery.ctx.database, INSTANCE_KEY_OWNER);
+  const [rsa] = await getKeyPairs(b.rookery.ctx, INSTANCE_KEY_OWNER);
   const signed = await signRequest(
     new Request(signedFor, { headers: { Accept: AP } }),
     rsa.privateKey,

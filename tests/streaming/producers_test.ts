@@ -3,7 +3,7 @@
  * need, in its own transaction, naming exactly who is concerned. Driven over
  * HTTP (and the admin command line for announcements, and a second instance
  * for an inbound edit and delete); the events are read in the test process
- * with listenToStream, the way the transport reads them.
+ * through the process core's stream bus, the way the transport reads them.
  *
  * Between actions the test publishes a marker event of its own and waits for
  * it: the bus delivers in commit order, so everything the action committed
@@ -15,11 +15,7 @@ import { call, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { arrived, followRemote } from "../fixtures/federation.ts";
 import { cli, type CliTarget, expectCode } from "../admin/cli.ts";
-import {
-  listenToStream,
-  publishStreamEvent,
-  type StreamEvent,
-} from "../../actors/streaming/bus.ts";
+import { publishStreamEvent, type StreamEvent } from "../../actors/streaming/bus.ts";
 
 const dataDir = await Deno.makeTempDir({ prefix: "rookery-producers-" });
 const main = await startInstance({ dataDir, memory: false, adminSocket: true, tls: true });
@@ -28,7 +24,7 @@ const target: CliTarget = { dataDir, databaseUrl: main.databaseUrl };
 /** Every event published on the main instance's database, in order. */
 const seen: StreamEvent[] = [];
 const waiters = new Set<() => void>();
-const stopListening = await listenToStream(main.rookery.ctx.database, (event) => {
+const stopListening = await main.rookery.ctx.core.streamBus.subscribe((event) => {
   seen.push(event);
   for (const wake of waiters) wake();
 });

@@ -10,7 +10,7 @@ import { POSTGRES_ONLY, startInstance, test } from "../harness.ts";
 import { createUser } from "../fixtures/users.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { eventually } from "../fixtures/wait.ts";
-import { EntityCache, entityCache } from "../../api/entities/entity_cache.ts";
+import { EntityCache } from "../../api/entities/entity_cache.ts";
 import type { StatusBundle } from "../../api/entities/status_content.ts";
 import type { Account } from "../../api/entities/account.ts";
 
@@ -43,7 +43,7 @@ test("entity cache: rows changed by hand-written SQL show at the next read", asy
     assert.equal(before.favourites_count, 0);
     assert.equal(before.card, null);
     assert.equal(await home().then((s) => s.poll.votes_count), 0);
-    const cache = entityCache(database);
+    const cache = instance.rookery.ctx.core.entityCache;
     assert.ok(cache.statuses.get(status.id), "the boosted status is cached");
     assert.ok(cache.accounts.get(alice.id), "its author is cached");
 
@@ -103,7 +103,7 @@ test("entity cache: a token revoked or a user disabled behind our back stops at 
     const alice = await createUser(instance, "alice");
     const bob = await createUser(instance, "bob");
     const { database } = instance.rookery.ctx;
-    const cache = entityCache(database);
+    const cache = instance.rookery.ctx.core.entityCache;
     const verify = (user: typeof alice) =>
       instance.request("/api/v1/accounts/verify_credentials", {
         headers: { authorization: `Bearer ${user.token}` },
@@ -149,7 +149,7 @@ test("entity cache: a write in another process shows in this one", POSTGRES_ONLY
     const homeOnSecond = async () =>
       (await ok(second, bob, "GET", "/api/v1/timelines/home"))[0].reblog;
     assert.equal((await homeOnSecond()).account.display_name, "");
-    assert.ok(entityCache(second.rookery.ctx.database).accounts.get(alice.id));
+    assert.ok(second.rookery.ctx.core.entityCache.accounts.get(alice.id));
     await ok(first, alice, "PATCH", "/api/v1/accounts/update_credentials", {
       display_name: "Elsewhere",
     });

@@ -109,7 +109,8 @@ test("settings over HTTP: forged posts, others' ids, sessions", async (t) => {
       includes(html, "This browser");
       const secretOf = (cookie: string) =>
         decodeURIComponent(cookie.slice(cookie.indexOf("=") + 1));
-      const secondId = (await findWebSession(db, secretOf(second.cookie)))!.id;
+      const secondId =
+        (await findWebSession(db, instance.rookery.ctx.core.activity, secretOf(second.cookie)))!.id;
 
       // Ann cannot end Ben's session.
       const annSession = await signInOverHttp(instance, "ann", "/settings/sessions");

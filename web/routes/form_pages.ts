@@ -22,7 +22,6 @@ import {
   type BucketState,
   countRequest,
   RATE_LIMITS,
-  rateLimitClock,
   rateLimitHeaders,
   tooManyRequests,
 } from "../../api/middleware/rate_limit.ts";
@@ -77,15 +76,15 @@ export async function limitPageWrite(
   c: Context<ApiEnv>,
   session: WebSession | null,
 ): Promise<Response | null> {
-  const { config, database } = c.get("ctx");
+  const { config } = c.get("ctx");
   if (!config.rateLimits || c.req.method === "GET" || c.req.method === "HEAD") return null;
   const bucket = session
     ? { rule: RATE_LIMITS.account, subject: session.user.accountId }
     : { rule: RATE_LIMITS.ip, subject: rateLimitSubject(clientIp(c)) };
-  const now = rateLimitClock.now();
+  const now = c.get("ctx").core.rateLimits.clock();
   let state: BucketState;
   try {
-    [state] = await countRequest(database, [bucket], now);
+    [state] = await countRequest(c.get("ctx"), [bucket], now);
   } catch (error) {
     logger.warn("Could not count a page write: {error}", { error });
     return null;

@@ -216,7 +216,7 @@ export function adminAccountRoutes(): Hono<ApiEnv> {
       text: readString(p, "text", { allowBlank: true }),
       sendEmailNotification: readBoolean(p, "send_email_notification"),
     };
-    await run(() => performAction(ctx.database.db, ctx.config, moderatorOf(c), id, input));
+    await run(() => performAction(ctx.database.db, ctx, moderatorOf(c), id, input));
     return c.json({});
   });
 

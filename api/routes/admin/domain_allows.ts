@@ -32,8 +32,8 @@ const READ = requireStaff("manage_federation", "admin:read:domain_allows");
 const WRITE = requireStaff("manage_federation", "admin:write:domain_allows");
 
 function target(c: Context<ApiEnv>): Target {
-  const { database } = c.get("ctx");
-  return { db: database.db, database };
+  const { database, core } = c.get("ctx");
+  return { db: database.db, rules: core.domainRules };
 }
 
 export function adminDomainAllowRoutes(): Hono<ApiEnv> {

@@ -63,8 +63,8 @@ async function notFoundAs404<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function target(c: Context<ApiEnv>): Target {
-  const { database } = c.get("ctx");
-  return { db: database.db, database };
+  const { database, core } = c.get("ctx");
+  return { db: database.db, rules: core.domainRules };
 }
 
 export function adminDomainBlockRoutes(): Hono<ApiEnv> {

@@ -60,24 +60,21 @@ export function adminIpBlockRoutes(): Hono<ApiEnv> {
   });
 
   app.post(PATH, write, async (c) => {
-    const { database } = c.get("ctx");
     const input = readInput(await params(c));
-    const row = await runCommand(() => createIpBlock(database, staffAccount(c), input));
+    const row = await runCommand(() => createIpBlock(c.get("ctx"), staffAccount(c), input));
     return c.json(serializeIpBlock(row));
   });
 
   const update = async (c: Context<ApiEnv>) => {
-    const { database } = c.get("ctx");
     const id = pathId(c);
     const input = readInput(await params(c));
-    const row = await runCommand(() => updateIpBlock(database, staffAccount(c), id, input));
+    const row = await runCommand(() => updateIpBlock(c.get("ctx"), staffAccount(c), id, input));
     return c.json(serializeIpBlock(row));
   };
   app.on(["PUT", "PATCH"], `${PATH}/:id`, write, update);
 
   app.delete(`${PATH}/:id`, write, async (c) => {
-    const { database } = c.get("ctx");
-    await runCommand(() => deleteIpBlock(database, staffAccount(c), pathId(c)));
+    await runCommand(() => deleteIpBlock(c.get("ctx"), staffAccount(c), pathId(c)));
     return c.json({});
   });
 

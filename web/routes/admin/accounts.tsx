@@ -274,7 +274,7 @@ export function accountPages(): Hono<ApiEnv> {
     return await runOn(
       c,
       "account_action",
-      (id) => performAction(ctx.database.db, ctx.config, staffModerator(c), id, readActionInput(p)),
+      (id) => performAction(ctx.database.db, ctx, staffModerator(c), id, readActionInput(p)),
       { form: actionDraftOf(p) },
     );
   });

@@ -66,8 +66,8 @@ const LIST_PAGE = { default: 50, max: 200 } as const;
 const ALLOWS_SHOWN = 200;
 
 function target(c: Context<ApiEnv>): Target {
-  const { database } = c.get("ctx");
-  return { db: database.db, database };
+  const { database, core } = c.get("ctx");
+  return { db: database.db, rules: core.domainRules };
 }
 
 /** The form's raw values, to show again after a refusal. */

@@ -183,7 +183,7 @@ export function reportPages(): Hono<ApiEnv> {
       const report = await requireReport(ctx.database.db, id);
       return await performAction(
         ctx.database.db,
-        ctx.config,
+        ctx,
         staffModerator(c),
         report.targetAccountId,
         { ...readActionInput(p), reportId: report.id },

@@ -221,7 +221,8 @@ function secureCookies(c: Context<ApiEnv>): boolean {
 
 /** The browser's live session, if any. */
 export async function currentSession(c: Context<ApiEnv>): Promise<WebSession | null> {
-  return await findWebSession(c.get("ctx").database.db, getCookie(c, SESSION_COOKIE));
+  const { database, core } = c.get("ctx");
+  return await findWebSession(database.db, core.activity, getCookie(c, SESSION_COOKIE));
 }
 
 /** Gives the browser its session cookie. */

@@ -16,7 +16,6 @@ import {
   countRequest,
   RATE_LIMITS,
   type RateLimit,
-  rateLimitClock,
   tooManyRequests,
 } from "../../../api/middleware/rate_limit.ts";
 import {
@@ -74,13 +73,13 @@ export async function overEmailLimit(
   email: string,
   rule: RateLimit = RATE_LIMITS.passwordResetsEmail,
 ): Promise<Response | null> {
-  const { config, database } = c.get("ctx");
+  const { config } = c.get("ctx");
   const address = email.trim().toLowerCase();
   if (!config.rateLimits || !address) return null;
   try {
-    const now = rateLimitClock.now();
+    const now = c.get("ctx").core.rateLimits.clock();
     const [state] = await countRequest(
-      database,
+      c.get("ctx"),
       [{ rule, subject: `email:${address}` }],
       now,
     );

@@ -35,7 +35,6 @@ import {
   type BucketState,
   countRequest,
   RATE_LIMITS,
-  rateLimitClock,
   refusalHeaders,
   tooManyRequests,
   wantsHtml,
@@ -81,9 +80,9 @@ async function overAccountLimit(c: Context<ApiEnv>, login: string): Promise<Buck
     const userId = await findLoginUser(database.db, login);
     const subject = userId ? `user:${userId}` : `login:${normalLogin(login)}`;
     const [state] = await countRequest(
-      database,
+      c.get("ctx"),
       [{ rule: RATE_LIMITS.signInAccount, subject }],
-      rateLimitClock.now(),
+      c.get("ctx").core.rateLimits.clock(),
     );
     return state.count > state.rule.limit ? state : null;
   } catch (error) {
@@ -170,7 +169,7 @@ export function signInRoutes(): Hono<ApiEnv> {
     // Counted before the password is tested, so the 26th guess tests nothing.
     const over = await overAccountLimit(c, login);
     if (over) {
-      const now = rateLimitClock.now();
+      const now = c.get("ctx").core.rateLimits.clock();
       if (!wantsHtml(c)) return tooManyRequests(c, over, now);
       for (const [name, value] of Object.entries(refusalHeaders(over, now))) c.header(name, value);
       return show({ error: TOO_MANY_ATTEMPTS, login, status: 429 });
@@ -189,7 +188,7 @@ export function signInRoutes(): Hono<ApiEnv> {
     // value an attacker planted) is ended rather than reused.
     const previous = await currentSession(c);
     if (previous) await deleteWebSession(db, previous.id);
-    const session = await createWebSession(db, result.user.userId, {
+    const session = await createWebSession(db, c.get("ctx").core.activity, result.user.userId, {
       userAgent: c.req.header("user-agent") ?? null,
       ip: clientIp(c),
     });

@@ -55,8 +55,8 @@ function closedPage(c: Context<ApiEnv>) {
 
 /** Whether this visitor may not sign up at all (closed, or an IP block). */
 async function signUpRefused(c: Context<ApiEnv>): Promise<boolean> {
-  const { config, database } = c.get("ctx");
-  return config.registrations === "closed" || await signUpForbiddenFrom(database, clientIp(c));
+  const { config } = c.get("ctx");
+  return config.registrations === "closed" || await signUpForbiddenFrom(c.get("ctx"), clientIp(c));
 }
 
 function showForm(

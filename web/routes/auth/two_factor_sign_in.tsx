@@ -111,7 +111,7 @@ export function twoFactorSignInRoutes(): Hono<ApiEnv> {
     // As after a password alone: a fresh session, never an older one reused.
     const previous = await currentSession(c);
     if (previous) await deleteWebSession(db, previous.id);
-    const session = await createWebSession(db, answer.userId, {
+    const session = await createWebSession(db, c.get("ctx").core.activity, answer.userId, {
       userAgent: c.req.header("user-agent") ?? null,
       ip: clientIp(c),
     });

@@ -14,12 +14,7 @@
  */
 import type { Context } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
-import {
-  countRequest,
-  RATE_LIMITS,
-  rateLimitClock,
-  refusalHeaders,
-} from "../../../api/middleware/rate_limit.ts";
+import { countRequest, RATE_LIMITS, refusalHeaders } from "../../../api/middleware/rate_limit.ts";
 import { type ConfirmedPassword, passwordMatches } from "../../../actors/auth/sessions.ts";
 import type { FieldErrors } from "../../pages/auth/layout.tsx";
 
@@ -42,8 +37,8 @@ export async function checkOwnPassword(
   if (password === "") return { outcome: "blank" };
   const { config, database } = c.get("ctx");
   if (config.rateLimits) {
-    const now = rateLimitClock.now();
-    const [state] = await countRequest(database, [{
+    const now = c.get("ctx").core.rateLimits.clock();
+    const [state] = await countRequest(c.get("ctx"), [{
       rule: RATE_LIMITS.signInAccount,
       subject: `user:${userId}`,
     }], now);
