@@ -34,6 +34,7 @@ import { pageRoutes } from "./web/routes/public/profile_pages.ts";
 import { feedRoutes } from "./web/routes/public/feeds.ts";
 import { instancePageRoutes } from "./web/routes/public/instance_pages.ts";
 import { tagPageRoutes } from "./web/routes/public/tag_pages.ts";
+import { collectionPageRoutes } from "./web/routes/public/collection_pages.ts";
 import { appRoutes } from "./api/routes/apps.ts";
 import { oauthRoutes } from "./api/routes/oauth.ts";
 import { authorizeRoutes } from "./web/routes/auth/oauth_authorize.ts";
@@ -271,6 +272,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", feedRoutes());
   app.route("/", instancePageRoutes());
   app.route("/", tagPageRoutes());
+  app.route("/", collectionPageRoutes());
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());
 
