@@ -35,6 +35,7 @@ import { feedRoutes } from "./web/routes/public/feeds.ts";
 import { instancePageRoutes } from "./web/routes/public/instance_pages.ts";
 import { tagPageRoutes } from "./web/routes/public/tag_pages.ts";
 import { collectionPageRoutes } from "./web/routes/public/collection_pages.ts";
+import { emailSubscriptionPageRoutes } from "./web/routes/public/email_subscriptions.ts";
 import { appRoutes } from "./api/routes/apps.ts";
 import { oauthRoutes } from "./api/routes/oauth.ts";
 import { authorizeRoutes } from "./web/routes/auth/oauth_authorize.ts";
@@ -97,6 +98,7 @@ import { annualReportRoutes } from "./api/routes/annual_reports.ts";
 import { collectionRoutes } from "./api/routes/collections.ts";
 import { profileRoutes } from "./api/routes/profile.ts";
 import { donationCampaignRoutes } from "./api/routes/donation_campaigns.ts";
+import { emailSubscriptionRoutes } from "./api/routes/email_subscriptions.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -266,6 +268,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", collectionRoutes());
   app.route("/", profileRoutes());
   app.route("/", donationCampaignRoutes());
+  app.route("/", emailSubscriptionRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   // Before the pages: `/@name.rss` would otherwise be taken for a profile.
@@ -273,6 +276,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", instancePageRoutes());
   app.route("/", tagPageRoutes());
   app.route("/", collectionPageRoutes());
+  app.route("/", emailSubscriptionPageRoutes());
   app.route("/", statusPageRoutes());
   app.route("/", pageRoutes());
 

@@ -28,6 +28,8 @@ import { ALL_SCOPES } from "../../model/scopes.ts";
 /** Write routes Mastodon does not guard with a write scope. */
 const WRITE_EXEMPT: Record<string, string> = {
   "POST /api/v1/apps": "public: registering an application needs no token",
+  "POST /api/v1/accounts/:account_id{[0-9]+}/email_subscriptions":
+    "public: a visitor subscribes by e-mail, no token needed (Mastodon 4.7)",
   "POST /api/v1/statuses/:id{[0-9]+}/translate":
     "read:statuses: translating reads a status and changes nothing",
 };
