@@ -9,6 +9,13 @@
  * decides those). Events are handled one after another, so a client sees
  * them in commit order (an update before its delete).
  *
+ * A subscription added to an open WebSocket also gets the events handled
+ * since the connection opened that it would have received (kept 10 s, at
+ * most 500): a client may send its subscribe frame and, at once, act over
+ * HTTP; the event its action causes can be handled before the frame is read
+ * (masto.js's suite does exactly this). Never older than the connection:
+ * "everything since you connected".
+ *
  * Once a second it asks the database, in one query, which of the tokens its
  * connections hold are still live, and closes the connections of revoked
  * ones (a token may be revoked by another process).
@@ -19,6 +26,7 @@ import type { StreamEvent } from "../../actors/streaming/bus.ts";
 import { SseHeartbeat } from "./sse.ts";
 import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
 import { Payload, type StreamConnection } from "./frames.ts";
+import type { Subscription } from "./streams.ts";
 import { isPublicStream, type StreamName } from "./streams.ts";
 import {
   deliverAnnouncement,
@@ -39,6 +47,17 @@ export const MAX_BACKLOG = 10_000;
 /** How often held tokens are checked against the database (a revoked token's streams close within a second). */
 export const TOKEN_CHECK_MS = 500;
 
+/** How long, and how many, handled events are kept for a late subscription. */
+export const REPLAY_WINDOW_MS = 10_000;
+export const REPLAY_MAX = 500;
+
+/** A handled event, numbered in the order its targets were chosen. */
+interface KeptEvent {
+  seq: number;
+  at: number;
+  event: StreamEvent;
+}
+
 export class StreamHub {
   /** The keep-alive of this hub's SSE connections. */
   readonly sseHeartbeat = new SseHeartbeat();
@@ -55,6 +74,11 @@ export class StreamHub {
   #timer: ReturnType<typeof setInterval> | null = null;
   #checking = false;
   #closed = false;
+  /** The number of the last event whose targets were chosen. */
+  #seq = 0;
+  #kept: KeptEvent[] = [];
+  /** Each connection's `#seq` when it was added. */
+  readonly #openMarks = new WeakMap<StreamConnection, number>();
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
@@ -94,6 +118,7 @@ export class StreamHub {
   /** Registers a new connection. */
   add(conn: StreamConnection): void {
     this.#connections.add(conn);
+    this.#openMarks.set(conn, this.#seq);
     if (conn.accountId) addTo(this.#byAccount, conn.accountId, conn);
     this.#index(conn);
   }
@@ -113,6 +138,36 @@ export class StreamHub {
       if (sub.list) addTo(this.#byList, sub.list, conn);
       if (isPublicStream(sub.name)) this.#public.add(conn);
     }
+  }
+
+  /**
+   * Sends `sub`, just added to `conn`, the kept events handled since the
+   * connection opened that concern it. Queued behind the events waiting:
+   * those choose their targets later, with `sub` among them, so nothing
+   * arrives twice.
+   */
+  replay(conn: StreamConnection, sub: Subscription): void {
+    const mark = this.#openMarks.get(conn);
+    if (mark === undefined) return;
+    const missed = this.#kept.filter((k) => k.seq > mark);
+    if (missed.length === 0) return;
+    const only: Target = { conn, sub };
+    for (const kept of missed) {
+      this.#queue = this.#queue.then(() => this.#dispatch(kept.event, only)).catch((error) =>
+        deliveryFailed(kept.event.event, error)
+      );
+    }
+  }
+
+  #keep(event: StreamEvent): void {
+    const now = Date.now();
+    this.#kept.push({ seq: this.#seq, at: now, event });
+    let drop = 0;
+    while (
+      drop < this.#kept.length &&
+      (this.#kept.length - drop > REPLAY_MAX || this.#kept[drop].at < now - REPLAY_WINDOW_MS)
+    ) drop++;
+    if (drop) this.#kept.splice(0, drop);
   }
 
   /** Forgets a closed connection. */
@@ -162,18 +217,31 @@ export class StreamHub {
     return out;
   }
 
-  async #dispatch(event: StreamEvent): Promise<void> {
-    if (this.#connections.size === 0) return;
+  /** Sends an event to its targets (`only`: to that one alone, when it is among them). */
+  async #dispatch(event: StreamEvent, only?: Target): Promise<void> {
+    if (!only) {
+      this.#seq++;
+      if (this.#connections.size === 0) return;
+      this.#keep(event);
+    }
     const ctx = this.#ctx;
+    const pick = (targets: Target[]) =>
+      only ? targets.filter((t) => t.conn === only.conn && t.sub === only.sub) : targets;
+    const accounts = (
+      ids: Iterable<string>,
+      names: readonly StreamName[],
+      filter?: (conn: StreamConnection, name: StreamName) => boolean,
+    ) => pick(this.#accountTargets(ids, names, filter));
+    const lists = (ids: readonly string[]) => pick(this.#listTargets(ids));
     switch (event.event) {
       case "update":
       case "status.update":
       case "delete": {
         const direct = [
-          ...this.#accountTargets(event.home ?? [], ["user"]),
-          ...this.#listTargets(event.lists ?? []),
+          ...accounts(event.home ?? [], ["user"]),
+          ...lists(event.lists ?? []),
         ];
-        const candidates = this.#publicTargets();
+        const candidates = pick(this.#publicTargets());
         if (event.event === "delete") {
           await deliverDelete(ctx, event.statusId, direct, candidates);
         } else {
@@ -186,7 +254,7 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.notificationId,
-          this.#accountTargets(
+          accounts(
             [event.accountId],
             ["user", "user:notification"],
             (conn, name) => name !== "user" || conn.notifications,
@@ -196,7 +264,7 @@ export class StreamHub {
       case "notifications_merged":
         // Mastodon's payload is "1".
         deliverPlain(
-          this.#accountTargets(
+          accounts(
             [event.accountId],
             ["user", "user:notification"],
             (conn, name) => name !== "user" || conn.notifications,
@@ -209,12 +277,12 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.conversationId,
-          this.#accountTargets([event.accountId], ["direct"]),
+          accounts([event.accountId], ["direct"]),
         );
         return;
       case "filters_changed":
         deliverPlain(
-          this.#accountTargets([event.accountId], ["user"]),
+          accounts([event.accountId], ["user"]),
           new Payload("filters_changed", undefined),
         );
         return;
@@ -222,12 +290,12 @@ export class StreamHub {
         await deliverAnnouncement(
           ctx,
           event.announcementId,
-          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          accounts(this.#byAccount.keys(), ["user"]),
         );
         return;
       case "announcement.reaction":
         deliverPlain(
-          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          accounts(this.#byAccount.keys(), ["user"]),
           new Payload(
             "announcement.reaction",
             JSON.stringify({
@@ -240,7 +308,7 @@ export class StreamHub {
         return;
       case "announcement.delete":
         deliverPlain(
-          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          accounts(this.#byAccount.keys(), ["user"]),
           new Payload("announcement.delete", event.announcementId),
         );
         return;
