@@ -60,6 +60,15 @@ test("collection page: members, metadata and the 404 cases", async (t) => {
       await seen.body?.cancel();
     });
 
+    await t.step("the profile lists it, unless the owner hides featured things", async () => {
+      const profile = await (await instance.request("/@alice")).text();
+      includes(profile, `<a href="${instance.origin}${path}">Nice &lt;people&gt;</a>`);
+      await ok(instance, alice, "PATCH", "/api/v1/profile", { show_featured: false });
+      const hidden = await (await instance.request("/@alice")).text();
+      assert.ok(!hidden.includes(path));
+      await ok(instance, alice, "PATCH", "/api/v1/profile", { show_featured: true });
+    });
+
     await t.step("a deleted collection is gone", async () => {
       await ok(instance, alice, "DELETE", `/api/v1/collections/${collection.id}`);
       const res = await instance.request(path);

@@ -32,6 +32,8 @@ export interface ProfilePageProps {
   statuses: StatusJson[];
   /** The account's pinned posts (first page of the posts tab only). */
   pinned: StatusJson[];
+  /** Its discoverable collections, when it shows them (first page of the posts tab only). */
+  collections?: { name: string; url: string; count: number }[];
   tab: ProfileTab;
   /** The next (older) page, when there may be one. */
   older: string | null;
@@ -43,7 +45,7 @@ export interface ProfilePageProps {
 }
 
 export const ProfilePage: FC<ProfilePageProps> = (
-  { account, statuses, pinned, tab, older, paged, instanceTitle, origin, viewer },
+  { account, statuses, pinned, collections, tab, older, paged, instanceTitle, origin, viewer },
 ) => {
   const handle = `@${account.acct}@${new URL(origin).host}`;
   const base = `/@${account.username}`;
@@ -124,6 +126,20 @@ export const ProfilePage: FC<ProfilePageProps> = (
           <a href={`${base}.rss`}>RSS feed</a>
         </p>
       </section>
+      {collections?.length
+        ? (
+          <section class="collections" aria-labelledby="collections">
+            <h2 id="collections">Collections</h2>
+            <ul>
+              {collections.map((c) => (
+                <li>
+                  <a href={c.url}>{c.name}</a> <span class="muted">({c.count} accounts)</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )
+        : null}
       <nav class="tabs" aria-label="Posts">
         {TABS.map((t) => (
           <a href={`${base}${t.suffix}`} aria-current={t.key === tab ? "page" : undefined}>
