@@ -29,6 +29,7 @@ import { pollEntity, type PollJson } from "./poll.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
+import { markMissingAttribution } from "./card_attribution.ts";
 import {
   hydrate,
   type Hydration,
@@ -83,6 +84,8 @@ export interface PreviewCardJson {
   embed_url: string;
   blurhash: string | null;
   published_at: null;
+  /** The viewer wrote the status, the page names them its creator, and its site is not one of their attribution domains (card_attribution.ts). */
+  missing_attribution: boolean;
 }
 
 /** The Status entity. */
@@ -259,6 +262,7 @@ export async function serializeStatuses(
     }
     out.push(json);
   }
+  await markMissingAttribution(ctx, out, h.bundles, viewer);
   return out;
 }
 

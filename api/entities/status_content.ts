@@ -44,6 +44,8 @@ export interface StatusBundle {
   card: PreviewCardJson | null;
   /** The card's id, for invalidation (cards are shared between statuses). */
   cardId: string | null;
+  /** The card's `fediverse:creator` handle (card_attribution.ts). */
+  cardCreator: string | null;
 }
 
 type PreviewCardRow = typeof previewCards.$inferSelect;
@@ -73,6 +75,7 @@ export function cardEntity(row: PreviewCardRow): PreviewCardJson {
     embed_url: row.embedUrl,
     blurhash: row.blurhash,
     published_at: null,
+    missing_attribution: false,
   };
 }
 
@@ -252,6 +255,7 @@ export async function loadContent(
       application: app ? { name: app.name, website: app.website } : null,
       card: card ? cardEntity(card) : null,
       cardId: card ? card.id : null,
+      cardCreator: card?.creatorHandle ?? null,
     };
   });
   return { statuses: bundles, accounts: [...accountMap.values()] };
