@@ -13,6 +13,7 @@ import type { ApiEnv } from "../../../api/env.ts";
 import { type Params, params } from "../../../api/params.ts";
 import { constantTimeEqual, issueAuthorizationCode } from "../../../actors/oauth/oauth.ts";
 import { loginRefusal } from "../../../actors/auth/sessions.ts";
+import { twoFactorSetupRedirect } from "../form_pages.ts";
 import { CodePage, ConsentPage } from "../../pages/auth/oauth.tsx";
 import { SignInPage } from "../../pages/auth/sign_in.tsx";
 import {
@@ -75,6 +76,9 @@ export function authorizeRoutes(): Hono<ApiEnv> {
       await endSession(c, session);
       return showSignIn(c, request, { error: refusal, status: 403 });
     }
+    // A role that requires two-factor sign-in: no app is authorized before it is set up.
+    const setup = await twoFactorSetupRedirect(c, session);
+    if (setup) return setup;
     const { config } = c.get("ctx");
     return sendPage(
       c,
