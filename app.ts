@@ -45,6 +45,7 @@ import { adminWebRoutes } from "./web/routes/admin/mod.ts";
 import { dataSettingsRoutes } from "./web/routes/settings/data.tsx";
 import { movingSettingsRoutes } from "./web/routes/settings/moving.tsx";
 import { deletionSettingsRoutes } from "./web/routes/settings/deletion.tsx";
+import { emailSubscriptionSettingsRoutes } from "./web/routes/settings/email_subscriptions.tsx";
 import { profileSettingsRoutes } from "./web/routes/settings/profile.tsx";
 import { accountSettingsRoutes } from "./web/routes/settings/account.tsx";
 import { archiveSettingsRoutes } from "./web/routes/settings/archive.tsx";
@@ -216,6 +217,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", dataSettingsRoutes());
   app.route("/", movingSettingsRoutes());
   app.route("/", deletionSettingsRoutes());
+  app.route("/", emailSubscriptionSettingsRoutes());
   app.route("/", profileSettingsRoutes());
   app.route("/", accountSettingsRoutes());
   app.route("/", archiveSettingsRoutes());

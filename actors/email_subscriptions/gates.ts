@@ -21,12 +21,23 @@ export interface SubscribableAccount {
   displayName: string;
 }
 
-/** The account when its subscriptions are open (all gates hold), else null. */
-export async function subscribableAccount(
+/** What the gates say of an account: whether it may take subscriptions, and whether it does. */
+export interface SubscriptionGates {
+  account: SubscribableAccount;
+  /** Gate 4: the owner opted in. */
+  optedIn: boolean;
+}
+
+/**
+ * Gates 1, 2, 3 and 5 for an account (null when one fails), with the
+ * owner's opt-in (gate 4) beside: the owner's settings page shows its
+ * switch when the others hold.
+ */
+export async function subscriptionGates(
   db: Executor,
   config: Pick<Config, "emailSubscriptions">,
   accountId: string,
-): Promise<SubscribableAccount | null> {
+): Promise<SubscriptionGates | null> {
   if (!config.emailSubscriptions.enabled) return null;
   if (!await serverSetting(db, "email_subscriptions")) return null;
   const [row] = await db.select({
@@ -42,7 +53,19 @@ export async function subscribableAccount(
     isNull(accounts.deletedAt),
     isNull(accounts.movedToAccountId),
   )).limit(1);
-  if (!row || row.settings?.email_subscriptions_enabled !== true) return null;
-  if (!(await settingsOfRole(db, row.role)).emailSubscriptions) return null;
-  return { id: row.id, username: row.username, displayName: row.displayName };
+  if (!row || !(await settingsOfRole(db, row.role)).emailSubscriptions) return null;
+  return {
+    account: { id: row.id, username: row.username, displayName: row.displayName },
+    optedIn: row.settings?.email_subscriptions_enabled === true,
+  };
+}
+
+/** The account when its subscriptions are open (all gates hold), else null. */
+export async function subscribableAccount(
+  db: Executor,
+  config: Pick<Config, "emailSubscriptions">,
+  accountId: string,
+): Promise<SubscribableAccount | null> {
+  const gates = await subscriptionGates(db, config, accountId);
+  return gates?.optedIn ? gates.account : null;
 }

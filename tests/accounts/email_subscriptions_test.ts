@@ -13,6 +13,7 @@ import { createToken, createUser } from "../fixtures/users.ts";
 import { emailSubscriptions, roleSettings, users } from "../../db/schema/mod.ts";
 import { setServerSetting } from "../../actors/settings/server_settings.ts";
 import { mailFiles } from "./helpers.ts";
+import { signInOverHttp } from "../admin_web/http_session.ts";
 
 /** The mail with quoted-printable soft breaks and folded header lines undone. */
 function unfold(mail: string): string {
@@ -46,13 +47,20 @@ test("e-mail subscriptions: gates, validation, confirm and unsubscribe", async (
     await t.step("404 until the admin, the role and the owner all turn them on", async () => {
       const notFound = { status: 404, body: { error: "Record not found" } };
       assert.deepEqual(await answer(await post({ email: "reader@example.com" })), notFound);
+      const page = await signInOverHttp(instance, "alice", "/");
+      const settings = async () => await (await page.get("/settings/email_subscriptions")).text();
+      assert.match(await settings(), /not available for your account/);
       await setServerSetting(db, "email_subscriptions", true);
       assert.deepEqual(await answer(await post({ email: "reader@example.com" })), notFound);
       await db.update(roleSettings).set({ emailSubscriptions: true })
         .where(eq(roleSettings.role, "user"));
       assert.deepEqual(await answer(await post({ email: "reader@example.com" })), notFound);
-      await db.update(users).set({ settings: { email_subscriptions_enabled: true } })
-        .where(eq(users.accountId, alice.id));
+      // The owner opts in on the settings page, which the role now offers.
+      assert.match(await settings(), /Subscriptions are <strong>off<\/strong>/);
+      const on = await page.post("/settings/email_subscriptions", { enabled: "1" });
+      assert.equal(on.status, 303);
+      await on.body?.cancel();
+      assert.match(await settings(), /Subscriptions are <strong>on<\/strong>/);
       assert.deepEqual(await answer(await post({ email: "Reader@Example.com " })), {
         status: 200,
         body: {},
@@ -160,6 +168,27 @@ test("e-mail subscriptions: gates, validation, confirm and unsubscribe", async (
       const left = await db.select().from(emailSubscriptions)
         .where(and(eq(emailSubscriptions.accountId, alice.id)));
       assert.equal(left.length, 0);
+      // The owner's "remove all" and switch off.
+      await db.insert(emailSubscriptions).values({
+        id: "1",
+        accountId: alice.id,
+        email: "x@example.com",
+        confirmedAt: new Date(),
+      });
+      const owner = await signInOverHttp(instance, "alice", "/");
+      assert.match(
+        await (await owner.get("/settings/email_subscriptions")).text(),
+        /<strong>1<\/strong> confirmed subscriber\./,
+      );
+      const removed = await owner.post("/settings/email_subscriptions/remove_all");
+      assert.equal(removed.status, 303);
+      await removed.body?.cancel();
+      assert.equal((await db.select().from(emailSubscriptions)).length, 0);
+      const off = await owner.post("/settings/email_subscriptions", { enabled: "0" });
+      await off.body?.cancel();
+      const closed = await post({ email: "reader@example.com" });
+      assert.equal(closed.status, 404);
+      await closed.body?.cancel();
       const again = await instance.request(url.pathname + url.search, { method: "POST" });
       assert.equal(again.status, 404);
       await again.body?.cancel();
