@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { createToken, createUser } from "../fixtures/users.ts";
-import { emailSubscriptions, roleSettings, users } from "../../db/schema/mod.ts";
+import { emailSubscriptions, roleSettings } from "../../db/schema/mod.ts";
 import { setServerSetting } from "../../actors/settings/server_settings.ts";
 import { mailFiles } from "./helpers.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
