@@ -14,6 +14,7 @@ import { runDataImport } from "./data_import.ts";
 import { crawlReplies } from "../federation/remote/replies_crawl.ts";
 import { runArchive } from "./archive_export.ts";
 import { runAnnualReportJob } from "./annual_reports.ts";
+import { runEmailDigest } from "./email_digests.ts";
 import type { Job } from "./queue.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
@@ -37,5 +38,7 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runArchive(ctx, job, signal);
     case "annual_report":
       return await runAnnualReportJob(ctx, job);
+    case "email_digest":
+      return await runEmailDigest(ctx, job.accountId);
   }
 }

@@ -53,7 +53,9 @@ export type Job =
    * One account's annual report for one year (annual_reports.ts); `refreshId`
    * when a user asked for it (finished when the job ends).
    */
-  | { job: "annual_report"; accountId: string; year: number; refreshId?: string };
+  | { job: "annual_report"; accountId: string; year: number; refreshId?: string }
+  /** The digest of an account's new posts to its e-mail subscribers (email_digests.ts). */
+  | { job: "email_digest"; accountId: string };
 
 type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
 

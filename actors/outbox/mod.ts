@@ -21,6 +21,7 @@ import type { ReportDeliveries } from "./reports.ts";
 import type { PushJobs } from "./push.ts";
 import type { CollectionDeliveries } from "./collections.ts";
 import type { AnnualReportJobs } from "./annual_reports.ts";
+import type { EmailDigestJobs } from "./email_subscriptions.ts";
 
 export interface Outbox
   extends
@@ -34,4 +35,5 @@ export interface Outbox
     ReportDeliveries,
     PushJobs,
     CollectionDeliveries,
-    AnnualReportJobs {}
+    AnnualReportJobs,
+    EmailDigestJobs {}

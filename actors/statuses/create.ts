@@ -75,7 +75,9 @@ import {
   type QuotePolicyValue,
   type Visibility,
 } from "./validation.ts";
+import type { Config } from "../../config.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
+import { requestEmailDigest } from "../email_subscriptions/digest.ts";
 import type { MissingLinks } from "../outbox/status_links.ts";
 import { linkLocalEmojis, linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
@@ -399,7 +401,9 @@ export async function createStatus(
   const p = input.local ? await prepareLocal(ctx, input) : await prepareRemote(ctx, input);
   let status: StatusRow;
   try {
-    status = await db.transaction(async (tx) => await write(tx, ctx.config.origin, input, p));
+    status = await db.transaction(async (tx) =>
+      await write(tx, ctx.config.origin, input, p, ctx.config.emailSubscriptions)
+    );
   } catch (error) {
     if (error instanceof Duplicate) {
       const [row] = await db.select().from(statuses).where(eq(statuses.id, error.statusId));
@@ -443,6 +447,7 @@ async function write(
   origin: string,
   input: CreateStatusInput,
   p: Prepared,
+  digest: Config["emailSubscriptions"],
 ): Promise<StatusRow> {
   if (input.local && input.idempotencyKey) {
     const earlier = await claimIdempotencyKey(tx, input.accountId, input.idempotencyKey, p.id);
@@ -566,6 +571,8 @@ async function write(
   const cardSettled = await linkKnownCard(tx, origin, status, media.length > 0);
   // The Create and the card job are promised with the status itself.
   if (input.local) await recordDelivery(tx, "statusCreated", status.id);
+  // Its e-mail subscribers' digest, when it has any (Mastodon 4.7).
+  await requestEmailDigest(tx, digest, status);
   if (!input.local && input.missingLinks) {
     await recordDelivery(tx, "statusLinksRequested", status.id, input.missingLinks);
   }

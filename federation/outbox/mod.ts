@@ -14,6 +14,7 @@ import { reportDeliveries } from "./reports.ts";
 import { pushJobs } from "./push.ts";
 import { collectionDeliveries } from "./collections.ts";
 import { annualReportJobs } from "./annual_reports.ts";
+import { emailDigestJobs } from "./email_subscriptions.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -28,5 +29,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...pushJobs(ctx),
     ...collectionDeliveries(ctx),
     ...annualReportJobs(ctx),
+    ...emailDigestJobs(ctx),
   };
 }
