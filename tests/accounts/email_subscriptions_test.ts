@@ -30,7 +30,7 @@ function link(mail: string, kind: "confirm" | "unsubscribe"): string {
 test("e-mail subscriptions: gates, validation, confirm and unsubscribe", async (t) => {
   const instance = await startInstance({
     worker: false,
-    env: { EMAIL_SUBSCRIPTIONS: "true", EMAIL_DOMAIN_CHECK: "false" },
+    env: { EMAIL_SUBSCRIPTIONS: "true", EMAIL_DOMAIN_CHECK: "false", RATE_LIMITS: "on" },
   });
   try {
     const { db } = instance.rookery.ctx.database;
@@ -192,6 +192,13 @@ test("e-mail subscriptions: gates, validation, confirm and unsubscribe", async (
       const again = await instance.request(url.pathname + url.search, { method: "POST" });
       assert.equal(again.status, 404);
       await again.body?.cancel();
+    });
+
+    await t.step("the eleventh request from one address in 30 minutes is refused", async () => {
+      // Ten were made above, whatever they answered.
+      const res = await post({ email: "reader@example.com" });
+      assert.equal(res.status, 429);
+      await res.body?.cancel();
     });
   } finally {
     await instance.close({ destroy: true });
