@@ -100,6 +100,7 @@ import { collectionRoutes } from "./api/routes/collections.ts";
 import { profileRoutes } from "./api/routes/profile.ts";
 import { donationCampaignRoutes } from "./api/routes/donation_campaigns.ts";
 import { emailSubscriptionRoutes } from "./api/routes/email_subscriptions.ts";
+import { tooManyRequests } from "./web/routes/too_many_requests.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -155,7 +156,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.use(ipAccess());
   app.use("/api/*", authenticate());
   app.use("/oauth/*", authenticate());
-  app.use(rateLimit());
+  // Browsers' forms get their 429 as a page (web/), clients as JSON.
+  app.use(rateLimit(tooManyRequests));
   app.use("/api/*", requireUserInAuthorizedFetch());
 
   app.use(async (c, next) => {

@@ -10,7 +10,20 @@ import type { Federation } from "@fedify/fedify";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/connection.ts";
 import type { ProcessCore } from "./process/core.ts";
-import type { EmailDnsResolver } from "./actors/access_blocks/email_mx.ts";
+
+/** The record types the sign-up's e-mail check asks for. */
+export type EmailDnsRecordType = "MX" | "A" | "AAAA";
+
+/**
+ * Looks up `name`'s records of `type`: the MX exchanges or the addresses.
+ * Resolves `[]` when the name does not exist or has no such records;
+ * rejects when DNS could not answer. `signal` aborts it at the deadline.
+ */
+export type EmailDnsResolver = (
+  name: string,
+  type: EmailDnsRecordType,
+  signal: AbortSignal,
+) => Promise<string[]>;
 
 export interface AppContext {
   readonly config: Config;

@@ -3,7 +3,6 @@
  * depending on the role, the queue worker. main.ts runs it; tests run it too,
  * in-process, so they exercise exactly what production runs.
  */
-import { pruneCardFailures } from "./actors/cards/stored.ts";
 import { join } from "node:path";
 import { getLogger } from "@logtape/logtape";
 import type { RouterRoute } from "hono/types";
@@ -21,16 +20,10 @@ import { createApp } from "./app.ts";
 import { ApiError } from "./api/errors.ts";
 import { foldGetBody } from "./api/get_body.ts";
 import { forwardedRequest, isForwarded } from "./api/forwarded.ts";
-import { startPollExpiry } from "./actors/polls/close.ts";
-import { startScheduledStatusPublisher } from "./actors/statuses/scheduled_statuses.ts";
-import type { PeriodicJob } from "./jobs/periodic.ts";
-import { startMediaMaintenance } from "./actors/media/processing.ts";
-import { startTrendsRefresh } from "./jobs/trends.ts";
-import { startSuspensionPurge } from "./actors/moderation/suspension.ts";
-import { mediaStore } from "./actors/media/store.ts";
-import { purgeArchives } from "./actors/import_export/archive.ts";
-import { startAnnualReportCampaign } from "./jobs/annual_reports.ts";
-import { purgeEarlyDeletes } from "./federation/inbox/early_deletes.ts";
+import { type PeriodicJobs, startPeriodicJobs } from "./jobs/periodic.ts";
+import { JobQueue } from "./jobs/queue.ts";
+import { runJob } from "./jobs/handlers.ts";
+import { startMediaWorker } from "./actors/media/processing.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -79,9 +72,11 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const { core } = opened;
   await opened.listening;
   const partial = { config, database, core } as AppContext;
-  const { federation, jobQueue, maintain, guardInbox } = buildFederation(partial);
+  // Rookery's own jobs ride on the federation's queue (jobs/queue.ts runs them).
+  const { federation, maintain, guardInbox } = buildFederation(partial, {
+    wrapQueue: (queue) => new JobQueue(queue, partial, runJob),
+  });
   partial.federation = federation;
-  core.jobQueue = jobQueue;
   const ctx = partial;
   // The fast path starts now, in every process that writes; the sweep runs
   // with the worker.
@@ -98,9 +93,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     logger.warn("Could not make the instance actor's keys: {error}", { error })
   );
   const abort = new AbortController();
-  const timers: ReturnType<typeof setInterval>[] = [];
   let worker: Promise<void> | null = null;
-  const jobs: PeriodicJob[] = [];
+  let periodic: PeriodicJobs | null = null;
 
   return {
     ctx,
@@ -136,29 +130,11 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       worker = federation.startQueue(ctx, { signal: abort.signal }).catch((error) => {
         if (!abort.signal.aborted) logger.error("Queue worker stopped: {error}", { error });
       });
-      const run = () =>
-        // Archive exports past their week go with their files (actors/import_export/archive.ts).
-        Promise.all([
-          maintain(),
-          pruneCardFailures(ctx.database.db),
-          purgeArchives(ctx.database.db, config.dataDir),
-          purgeEarlyDeletes(ctx.database.db),
-        ])
-          .catch((error) => logger.warn("Maintenance failed: {error}", { error }));
-      timers.push(setInterval(run, 10 * 60_000));
-      // Database scans: polls that ended, scheduled statuses that are due.
-      jobs.push(startPollExpiry(ctx), startScheduledStatusPublisher(ctx));
-      // Trend scores, recomputed every TRENDS_INTERVAL (one worker at a time).
-      jobs.push(startTrendsRefresh(ctx));
-      // Data of accounts suspended longer than SUSPENSION_GRACE_DAYS.
-      jobs.push(
-        startSuspensionPurge(ctx.database, ctx.config.suspensionGraceDays, mediaStore(ctx.config)),
-      );
-      // December's annual reports, when ANNUAL_REPORTS is on.
-      jobs.push(startAnnualReportCampaign(ctx));
+      startMediaWorker(ctx, abort.signal);
+      // Scans, purges and refreshes, each on its own schedule (the table is jobs/periodic.ts).
+      periodic = startPeriodicJobs({ ctx, maintainFederationStore: maintain });
       // Intents a crash, a failed enqueue or a process without a worker left.
       outboxRelay.startSweep();
-      timers.push(...startMediaMaintenance(ctx, abort.signal));
     },
     async closeStreams() {
       await opened.closeStreams();
@@ -166,8 +142,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     async close() {
       await opened.closeStreams();
       abort.abort();
-      for (const t of timers) clearInterval(t);
-      await Promise.all(jobs.map((job) => job.stop()));
+      await periodic?.stop();
       // No new deliveries are queued while the worker finishes its jobs.
       await outboxRelay.stop();
       if (worker) await worker;

@@ -8,7 +8,8 @@ import { resolve } from "node:path";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db, Executor } from "../db/connection.ts";
 import { oauthApplications } from "../db/schema/mod.ts";
-import { createLocalAccount, ROLES, type UserRole } from "../actors/accounts/accounts.ts";
+import { createLocalAccount } from "../actors/accounts/accounts.ts";
+import { isRole, ROLES } from "../model/permissions.ts";
 import { NotFoundError, ValidationError } from "../model/errors.ts";
 import {
   approveUser,
@@ -81,7 +82,7 @@ const COMMANDS: Record<string, Command> = {
     },
     async run({ db, config }, args) {
       const role = args.strings.role ?? "user";
-      if (!ROLES.includes(role as UserRole)) {
+      if (!isRole(role)) {
         throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
       }
       if (args.strings.email === undefined) throw new UsageError("Missing --email <email>");
@@ -93,7 +94,7 @@ const COMMANDS: Record<string, Command> = {
         username: args.positionals.username,
         email: args.strings.email,
         password,
-        role: role as UserRole,
+        role,
         confirmed,
         approved,
         allowReserved: args.flags.has("allow-reserved"),
@@ -148,7 +149,7 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     async run({ db }, args) {
       const role = args.positionals.role;
-      if (!ROLES.includes(role as UserRole)) {
+      if (!isRole(role)) {
         throw new UsageError(`<role> must be one of ${ROLES.join(", ")}`);
       }
       const result = await setUserRole(db, args.positionals.username, role);

@@ -2,13 +2,17 @@
  * Builds the Fedify federation object: stores, queue, signing policy and every
  * dispatcher and listener. The pieces live in this folder, one file each.
  */
-import { createFederation, type Federation, getDefaultActivityTransformers } from "@fedify/fedify";
+import {
+  createFederation,
+  type Federation,
+  getDefaultActivityTransformers,
+  type MessageQueue,
+} from "@fedify/fedify";
 import type { AppContext } from "../context.ts";
 import { createStores } from "./stores/mod.ts";
 import { registerDispatchers } from "./register.ts";
 import { productUserAgent } from "../version.ts";
-import { type JobQueue, jobQueueFor } from "../jobs/queue.ts";
-import { runJob } from "../jobs/handlers.ts";
+import { FedifyQueue } from "./stores/fedify_queue.ts";
 import { CIRCUIT_BREAKER_OPTIONS } from "./outbox/circuit_breaker.ts";
 import { createDocumentLoaders } from "./fetch/document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox/guard.ts";
@@ -22,22 +26,32 @@ export const PUBLIC_KEY_CACHE_PREFIX = ["_fedify", "publicKey", "checked"] as co
 
 export interface FederationSetup {
   federation: Federation<AppContext>;
-  /** The queue jobs and deliveries share (the process core keeps it). */
-  jobQueue: JobQueue;
   /** Periodic clean-up of the store; run by worker processes. */
   maintain(): Promise<void>;
   /** Checks a delivery to an inbox before Fedify sees it (inbox_guard.ts). */
   guardInbox(request: Request): Promise<Request | Response>;
 }
 
-export function buildFederation(ctx: Omit<AppContext, "federation">): FederationSetup {
+/** What the process adds to the federation it builds. */
+export interface FederationOptions {
+  /**
+   * Wraps the queue Fedify is given, so that other messages ride on it:
+   * rookery.ts passes jobs/queue.ts's, which runs Rookery's own jobs.
+   */
+  wrapQueue?: (queue: MessageQueue) => MessageQueue;
+}
+
+export function buildFederation(
+  ctx: Omit<AppContext, "federation">,
+  options: FederationOptions = {},
+): FederationSetup {
   const { config, database } = ctx;
   const stores = createStores(database, {}, ctx.core.listener);
   const { kv, maintain } = stores;
-  // Rookery's own background jobs (link previews) ride on the same queue.
-  const jobQueue = jobQueueFor(ctx, stores.queue, runJob);
+  const fedifyQueue = new FedifyQueue(stores.queue, ctx);
+  const queue = options.wrapQueue?.(fedifyQueue) ?? fedifyQueue;
   // One product token for every request (version.ts); Fedify's own would add
-  // "Fedify/…; Deno/…", and its deliveries carry none (jobs.ts adds ours).
+  // "Fedify/…; Deno/…", and its deliveries carry none (stores/fedify_queue.ts adds ours).
   const userAgent = productUserAgent(config.origin);
   const loaders = createDocumentLoaders({
     kv,
@@ -54,7 +68,7 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     // writes it again, which would lose Mastodon's terms and shape
     // (objects/mastodon_terms.ts) from under the proof computed on them.
     // The outbox relay already runs off the request path.
-    queue: { inbox: jobQueue, outbox: jobQueue },
+    queue: { inbox: queue, outbox: queue },
     // Everything we send is in Mastodon's shape (federation/objects/wire_shape.ts).
     activityTransformers: [...getDefaultActivityTransformers<AppContext>(), wireActivity],
     // The web role only enqueues; worker processes call startQueue().
@@ -95,5 +109,5 @@ export function buildFederation(ctx: Omit<AppContext, "federation">): Federation
     contextLoader: loaders.contextLoaderFactory(),
     refusedDomain: (domain) => federationRefused(ctx, domain),
   });
-  return { federation, jobQueue, maintain, guardInbox };
+  return { federation, maintain, guardInbox };
 }

@@ -16,16 +16,13 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { generateAnnualReport } from "../actors/annual_reports/generate.ts";
 import { accountsDueForReport, campaignYear } from "../actors/annual_reports/campaign.ts";
-import { finishAsyncRefresh } from "../actors/async_refreshes.ts";
-import { type PeriodicJob, runEvery } from "./periodic.ts";
-import { enqueueJob } from "./queue.ts";
+import { finishAsyncRefresh } from "../actors/async_refreshes/refreshes.ts";
+import { recordJob } from "../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "jobs", "annual_report"]);
 
 /** Accounts looked up per query while queueing a campaign. */
 const BATCH = 500;
-/** How often the worker looks at the calendar; the campaign itself runs once a day. */
-const CHECK_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Queues one job per account; all of them when `accountIds` is absent. Returns how many. */
 export async function queueAnnualReports(
@@ -34,9 +31,7 @@ export async function queueAnnualReports(
   accountIds?: readonly string[],
 ): Promise<number> {
   const queue = (accountId: string) =>
-    enqueueJob(ctx, { job: "annual_report", accountId, year }, {
-      orderingKey: `annual_report:${accountId}`,
-    });
+    recordJob(ctx.database.db, { job: "annual_report", accountId, year });
   if (accountIds) {
     for (const id of accountIds) await queue(id);
     return accountIds.length;
@@ -83,13 +78,17 @@ export async function runAnnualReportCampaign(
   return queued;
 }
 
-/** The December campaign (ANNUAL_REPORTS): a check every hour, a run once a day. */
-export function startAnnualReportCampaign(ctx: AppContext): PeriodicJob {
+/**
+ * The December campaign's check (ANNUAL_REPORTS), for the periodic runner
+ * to call now and then (jobs/periodic.ts): the campaign runs once a day,
+ * whatever the number of checks.
+ */
+export function annualReportCampaign(ctx: AppContext): () => Promise<void> {
   let lastRunDay = "";
-  return runEvery("annual_report_campaign", CHECK_INTERVAL_MS, async () => {
+  return async () => {
     const now = new Date();
     const day = now.toISOString().slice(0, 10);
     if (day === lastRunDay) return;
     if (await runAnnualReportCampaign(ctx, now) != null) lastRunDay = day;
-  });
+  };
 }

@@ -48,7 +48,6 @@ import { activitiesOf } from "../federation/dispatchers/outbox_collection.ts";
 import { buildLocalActor } from "../federation/dispatchers/actor.ts";
 import type { LocalAccount } from "../federation/dispatchers/local_actors.ts";
 import { instanceContext } from "../federation/fetch/lookup.ts";
-import { enqueueJob } from "./queue.ts";
 import { shapeForPeers } from "../federation/objects/wire_shape.ts";
 
 const logger = getLogger(["rookery", "jobs", "archive"]);
@@ -63,11 +62,6 @@ type Json = Record<string, unknown>;
 /** The route of an archive's download (web/routes/settings/archive.tsx). */
 export function archiveDownloadPath(id: string): string {
   return `/settings/archives/${id}/download`;
-}
-
-/** Queues the build of archive `archiveId`. */
-export async function queueArchive(ctx: AppContext, archiveId: string): Promise<void> {
-  await enqueueJob(ctx, { job: "archive", archiveId }, { orderingKey: `archive:${archiveId}` });
 }
 
 /**
@@ -115,7 +109,6 @@ export async function runArchive(
     if (key) await removeFile(archiveFile(config.dataDir, key));
     if (signal?.aborted && !key && await requeueArchive(database.db, claimed.id)) {
       logger.info("Archive {id} stopped with the worker: queued again.", { id: claimed.id });
-      await queueArchive(ctx, claimed.id);
       return;
     }
     logger.warn("Archive {id} failed: {error}", { id: claimed.id, error });

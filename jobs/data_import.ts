@@ -48,19 +48,12 @@ import { resolveRemoteAccount } from "../federation/remote/accounts.ts";
 import { findStatusByUri, resolveRemoteStatus } from "../federation/remote/statuses.ts";
 import { instanceContext } from "../federation/fetch/lookup.ts";
 import { FetchBudget } from "../federation/fetch/budget.ts";
-import { enqueueJob } from "./queue.ts";
+import { recordJob } from "../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "jobs", "data_import"]);
 
 /** Rows applied per run of the job (each may fetch a remote actor). */
 export const IMPORT_BATCH = 50;
-
-/** Queues the next run of import `importId`. */
-export async function queueDataImport(ctx: AppContext, importId: string): Promise<void> {
-  await enqueueJob(ctx, { job: "data_import", importId }, {
-    orderingKey: `data_import:${importId}`,
-  });
-}
 
 /** One run: the overwrite removals first (once), then the next batch of rows. */
 export async function runDataImport(ctx: AppContext, job: { importId: string }): Promise<void> {
@@ -112,7 +105,7 @@ export async function runDataImport(ctx: AppContext, job: { importId: string }):
     // A finished import keeps its figures, not the file (up to 4 MiB of rows).
     ...(done ? { rows: [] } : {}),
   }).where(eq(dataImports.id, imp.id));
-  if (!done) await queueDataImport(ctx, imp.id);
+  if (!done) await recordJob(ctx.database.db, { job: "data_import", importId: imp.id });
 }
 
 const truthy = (cell: string | undefined, fallback: boolean): boolean => {

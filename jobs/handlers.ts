@@ -1,8 +1,7 @@
 /**
- * What each of Rookery's own jobs does (the queue that carries them is
- * jobs/queue.ts). Apart from the queue so that modules which queue jobs
- * (featured_schedule.ts, outbox/cards.ts) do not import the handlers, which
- * import half the server.
+ * What each of Rookery's own jobs does: the table from a job (recorded by
+ * actors/outbox/jobs.ts) to the function that runs it. jobs/queue.ts calls
+ * it for every job message a worker takes.
  */
 import type { AppContext } from "../context.ts";
 import { refreshLinkCard } from "./link_cards/refresh.ts";
@@ -15,7 +14,7 @@ import { crawlReplies } from "../federation/remote/replies_crawl.ts";
 import { runArchive } from "./archive_export.ts";
 import { runAnnualReportJob } from "./annual_reports.ts";
 import { runEmailDigest } from "./email_digests.ts";
-import type { Job } from "./queue.ts";
+import type { Job } from "../actors/outbox/jobs.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
 export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): Promise<void> {

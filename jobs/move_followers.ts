@@ -7,18 +7,9 @@
  */
 import type { AppContext } from "../context.ts";
 import { carryBlocksAndMutesOver, redirectFollowerBatch } from "../actors/accounts/moves.ts";
-import { enqueueJob, type Job } from "./queue.ts";
+import { type Job, recordJob } from "../actors/outbox/jobs.ts";
 
 type MoveFollowersJob = Extract<Job, { job: "move_followers" }>;
-
-/** The job for the followers after the follow `afterId` (null: from the first). */
-export function moveFollowersJob(
-  originId: string,
-  targetId: string,
-  afterId: string | null,
-): MoveFollowersJob {
-  return { job: "move_followers", originId, targetId, afterId };
-}
 
 /** Runs one batch and queues the next when there may be more. */
 export async function runMoveFollowers(ctx: AppContext, job: MoveFollowersJob): Promise<void> {
@@ -26,7 +17,5 @@ export async function runMoveFollowers(ctx: AppContext, job: MoveFollowersJob): 
   if (job.afterId == null) await carryBlocksAndMutesOver(ctx, job.originId, job.targetId);
   const last = await redirectFollowerBatch(ctx, job.originId, job.targetId, job.afterId);
   if (last == null) return;
-  await enqueueJob(ctx, moveFollowersJob(job.originId, job.targetId, last), {
-    orderingKey: `move:${job.originId}`,
-  });
+  await recordJob(ctx.database.db, { ...job, afterId: last });
 }

@@ -10,7 +10,6 @@
  * after it.
  */
 import { sql } from "drizzle-orm";
-import type { AppContext } from "../context.ts";
 import type { Database, Executor } from "../db/connection.ts";
 import { trendScores } from "../db/schema/mod.ts";
 import {
@@ -21,7 +20,6 @@ import {
   type TrendKind,
   type TrendScore,
 } from "../db/queries/trends.ts";
-import { type PeriodicJob, runEvery } from "./periodic.ts";
 
 /** Arbitrary, constant: "rookery trends" (migrations use another key). */
 export const TRENDS_LOCK_KEY = 7_205_211_999;
@@ -99,9 +97,4 @@ export async function refreshTrends(
       number
     >;
   });
-}
-
-/** Starts the periodic refresh (every TRENDS_INTERVAL seconds) in a worker. */
-export function startTrendsRefresh(ctx: AppContext): PeriodicJob {
-  return runEvery("trends", ctx.config.trends.intervalMs, () => refreshTrends(ctx.database));
 }

@@ -1,14 +1,33 @@
 /**
- * The notification types. Apart from notify.ts because the modules notify.ts
- * uses (rules.ts, group_key.ts) need the type too.
+ * The notification types: the one list. db/queries/notifications.ts filters
+ * by it, actors/notifications/ writes these, and a push subscription's
+ * alerts are named after them (actors/push/alerts.ts).
  */
-import { KNOWN_TYPES } from "../db/queries/notifications.ts";
 
-/** A notification type (the list lives with the queries: db/ must not import actors/). */
-export type NotificationType = (typeof KNOWN_TYPES)[number];
+/** Every notification type the API knows, in Mastodon's order. */
+export const NOTIFICATION_TYPES = [
+  "mention",
+  "status",
+  "reblog",
+  "follow",
+  "follow_request",
+  "favourite",
+  "poll",
+  "update",
+  "quote",
+  "quoted_update",
+  "admin.sign_up",
+  "admin.report",
+  "moderation_warning",
+  // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
+  "move",
+  // Collections (Mastodon 4.6): the account is the collection's owner.
+  "added_to_collection",
+  "collection_update",
+] as const;
 
-/** Every type, in Mastodon's order. */
-export const NOTIFICATION_TYPES: readonly NotificationType[] = KNOWN_TYPES;
+/** A notification type. */
+export type NotificationType = typeof NOTIFICATION_TYPES[number];
 
 /** Types that carry a status (Mastodon's NotificationSerializer#status_type?). */
 export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
@@ -21,3 +40,21 @@ export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
   "quote",
   "quoted_update",
 ]);
+
+/** Types never pushed: a move, and the collection types (not among Mastodon's push alerts). */
+type Unpushed = "move" | "added_to_collection" | "collection_update";
+const UNPUSHED: ReadonlySet<string> = new Set<Unpushed>([
+  "move",
+  "added_to_collection",
+  "collection_update",
+]);
+
+/**
+ * The types a push subscription can ask alerts for (Mastodon's push alerts
+ * take the Notification::TYPES names of its Web::PushSubscription).
+ */
+export const PUSH_ALERTS = NOTIFICATION_TYPES.filter(
+  (type): type is Exclude<NotificationType, Unpushed> => !UNPUSHED.has(type),
+);
+/** A push alert's name. */
+export type PushAlert = typeof PUSH_ALERTS[number];

@@ -10,7 +10,18 @@
  * `admin.sign_up` manage_users: {@link mayReceiveNotification}). SQL that picks staff by role uses
  * {@link rolesWith}, so the table below stays the only definition.
  */
-import type { UserRole } from "../actors/accounts/accounts.ts";
+
+/**
+ * The roles, highest first: Mastodon's default roles (Owner, Admin,
+ * Moderator) and plain users. Their rank is their place in this list.
+ */
+export const ROLES = ["owner", "admin", "moderator", "user"] as const;
+export type UserRole = typeof ROLES[number];
+
+/** Whether `name` is one of the roles. */
+export function isRole(name: string): name is UserRole {
+  return (ROLES as readonly string[]).includes(name);
+}
 
 /** Mastodon's permission flags, by bit position. */
 export const PERMISSION_FLAGS = {
@@ -132,23 +143,20 @@ export function hasPermission(
 
 /** The roles that have `permission`, for queries over `users.role`. */
 export function rolesWith(permission: Permission): UserRole[] {
-  return (Object.keys(ROLE_MASKS) as UserRole[]).filter((role) => hasPermission(role, permission));
+  return ROLES.filter((role) => hasPermission(role, permission));
 }
 
-/** The roles' order, lowest first (Mastodon's role positions). */
-const ROLE_POSITIONS: Readonly<Record<string, number>> = {
-  user: 0,
-  moderator: 1,
-  admin: 2,
-  owner: 3,
-};
+/** A role's rank: users 0, then up the list (unknown roles rank as users). */
+function rank(role: string): number {
+  return isRole(role) ? ROLES.length - 1 - ROLES.indexOf(role) : 0;
+}
 
 /**
  * Whether a user of `role` may act on a user of `other` (Mastodon's
  * `UserRole#overrides?`: strictly higher; unknown roles rank as users).
  */
 export function outranks(role: string, other: string): boolean {
-  return (ROLE_POSITIONS[role] ?? 0) > (ROLE_POSITIONS[other] ?? 0);
+  return rank(role) > rank(other);
 }
 
 /** Whether `name` is one of Mastodon's permission names. */

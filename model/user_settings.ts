@@ -8,10 +8,13 @@
  * row never breaks an API answer.
  */
 
-export const PRIVACY_VALUES = ["public", "unlisted", "private"] as const;
-export type Privacy = typeof PRIVACY_VALUES[number] | "direct";
-export const QUOTE_POLICY_VALUES = ["public", "followers", "nobody"] as const;
-export type QuotePolicy = typeof QUOTE_POLICY_VALUES[number];
+import { FOLLOWER_VISIBILITIES, VISIBILITIES, type Visibility } from "./visibility.ts";
+import { QUOTE_POLICIES, type QuotePolicy } from "./quote_policy.ts";
+
+/** The default privacy of new posts: a visibility (the settings form offers all but direct). */
+export type Privacy = Visibility;
+/** The privacy choices the profile form accepts (Mastodon's: direct is not a default). */
+export const PRIVACY_VALUES = FOLLOWER_VISIBILITIES;
 export const DISPLAY_MEDIA_VALUES = ["default", "show_all", "hide_all"] as const;
 export type DisplayMedia = typeof DISPLAY_MEDIA_VALUES[number];
 
@@ -68,13 +71,13 @@ export function resolveSettings(
     )
     : [];
   return {
-    defaultPrivacy: oneOf([...PRIVACY_VALUES, "direct"] as const, s.default_privacy) ??
+    defaultPrivacy: oneOf(VISIBILITIES, s.default_privacy) ??
       (account.locked ? "private" : "public"),
     defaultSensitive: s.default_sensitive === true,
     defaultLanguage: typeof s.default_language === "string" && s.default_language !== ""
       ? s.default_language
       : null,
-    defaultQuotePolicy: oneOf(QUOTE_POLICY_VALUES, s.default_quote_policy) ?? "public",
+    defaultQuotePolicy: oneOf(QUOTE_POLICIES, s.default_quote_policy) ?? "public",
     displayMedia: oneOf(DISPLAY_MEDIA_VALUES, s.display_media) ?? "default",
     expandSpoilers: s.expand_spoilers === true,
     noteSource: typeof s.note_source === "string" ? s.note_source : "",

@@ -31,7 +31,6 @@ import { KeyPairCache } from "../federation/dispatchers/keys.ts";
 import { OutboundFetchGuard } from "../federation/fetch/outbound_fetch.ts";
 import { RecentAsks } from "../federation/remote/status_links.ts";
 import type { OutboxRelay } from "../federation/outbox/relay.ts";
-import type { JobQueue } from "../jobs/queue.ts";
 
 export interface ProcessCore {
   /** The one LISTEN connection, channels multiplexed (db/channel_listener.ts). */
@@ -68,8 +67,6 @@ export interface ProcessCore {
   readonly statusLinkAsks: RecentAsks;
   /** Fedify's own requests: deadline and address checks (federation/fetch/outbound_fetch.ts). */
   readonly outboundFetch: OutboundFetchGuard;
-  /** Jobs and deliveries; set by rookery.ts once the federation is built (jobs/queue.ts). */
-  jobQueue: JobQueue;
   /** Relays recorded delivery intents; set by rookery.ts (federation/outbox/relay.ts). */
   outboxRelay: OutboxRelay;
 }

@@ -17,20 +17,9 @@
  * the whole request; a 500 is not an answer we give.)
  */
 import { normalizeEmailDomain } from "./email_domain_blocks.ts";
+import type { EmailDnsRecordType, EmailDnsResolver } from "../../context.ts";
 
-/** The record types the check asks for. */
-export type EmailDnsRecordType = "MX" | "A" | "AAAA";
-
-/**
- * Looks up `name`'s records of `type`: the MX exchanges or the addresses.
- * Resolves `[]` when the name does not exist or has no such records;
- * rejects when DNS could not answer. `signal` aborts it at the deadline.
- */
-export type EmailDnsResolver = (
-  name: string,
-  type: EmailDnsRecordType,
-  signal: AbortSignal,
-) => Promise<string[]>;
+export type { EmailDnsRecordType, EmailDnsResolver } from "../../context.ts";
 
 /** How long a sign-up waits for DNS, every lookup included (Mastodon: 5 s per query). */
 export const EMAIL_DNS_TIMEOUT_MS = 3_000;

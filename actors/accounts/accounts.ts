@@ -8,11 +8,10 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, users } from "../../db/schema/mod.ts";
 import { Problems, ValidationError } from "../../model/errors.ts";
+import { isRole, ROLES, type UserRole } from "../../model/permissions.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { isValidEmail } from "../auth/email_address.ts";
-
-export const ROLES = ["owner", "admin", "moderator", "user"] as const;
-export type UserRole = typeof ROLES[number];
+import { localUris } from "../../model/uris.ts";
 
 export const USERNAME_PATTERN = /^[a-z0-9_]+$/i;
 export const USERNAME_MAX = 30;
@@ -70,18 +69,19 @@ export interface LocalUrls {
   origin: string;
 }
 
-/** Actor and profile URLs of a local account. */
+/** Actor and profile URLs of a local account, as its row stores them (model/uris.ts). */
 export function localAccountUris(origin: string, username: string) {
+  const uris = localUris(origin);
   return {
-    uri: `${origin}/users/${username}`,
-    url: `${origin}/@${username}`,
-    inboxUrl: `${origin}/users/${username}/inbox`,
-    sharedInboxUrl: `${origin}/inbox`,
-    outboxUrl: `${origin}/users/${username}/outbox`,
-    followersUrl: `${origin}/users/${username}/followers`,
-    followingUrl: `${origin}/users/${username}/following`,
-    featuredUrl: `${origin}/users/${username}/collections/featured`,
-    featuredTagsUrl: `${origin}/users/${username}/collections/tags`,
+    uri: uris.actor(username),
+    url: uris.profile(username),
+    inboxUrl: uris.inbox(username),
+    sharedInboxUrl: uris.sharedInbox(),
+    outboxUrl: uris.outbox(username),
+    followersUrl: uris.followers(username),
+    followingUrl: uris.following(username),
+    featuredUrl: uris.featured(username),
+    featuredTagsUrl: uris.featuredTags(username),
   };
 }
 
@@ -133,7 +133,7 @@ export async function validateNewAccount(db: Executor, input: NewLocalAccount): 
     if (taken) problems.add("email", "ERR_TAKEN", "is already taken");
   }
   checkNewPassword(input.password ?? "", problems);
-  if (input.role && !ROLES.includes(input.role)) {
+  if (input.role && !isRole(input.role)) {
     problems.add("role", "ERR_INCLUSION", `is not one of ${ROLES.join(", ")}`);
   }
   problems.throwIfAny();

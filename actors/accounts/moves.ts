@@ -35,6 +35,7 @@ import { follow, SelfFollowError, unfollow } from "../relationships/follows.ts";
 import { notify } from "../notifications/notify.ts";
 import { block } from "../relationships/blocks.ts";
 import { mute, muteActive } from "../relationships/mutes.ts";
+import { recordJob } from "../outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "actors", "moves"]);
 
@@ -268,7 +269,7 @@ async function recordMove(tx: Executor, originId: string, targetId: string): Pro
   await tx.update(accounts).set({ movedToAccountId: targetId, updatedAt: new Date() })
     .where(eq(accounts.id, originId));
   if (!recorded) return false;
-  await recordDelivery(tx, "followersMoved", originId, targetId);
+  await recordJob(tx, { job: "move_followers", originId, targetId, afterId: null });
   return true;
 }
 

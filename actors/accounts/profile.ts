@@ -16,9 +16,10 @@ import { accounts, users } from "../../db/schema/mod.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { newId } from "../../db/ids.ts";
-import { resolveMentions } from "../formatting/mentions.ts";
+import { mentionTargets, resolveMentionAccounts } from "../formatting/mentions.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
-import { countableLength, textToHtml } from "../formatting/text_to_html.ts";
+import { CHARACTERS_PER_URL, type ParsedText, parseText } from "../formatting/parsed_text.ts";
+import { type MentionTarget, textToHtml } from "../formatting/text_to_html.ts";
 import {
   ImageRejected,
   type ProcessedImage,
@@ -29,12 +30,8 @@ import {
 } from "../media/profile_media.ts";
 import { mediaStore } from "../media/store.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
-import {
-  type FieldSource,
-  PRIVACY_VALUES,
-  QUOTE_POLICY_VALUES,
-  type UserSettings,
-} from "../../model/user_settings.ts";
+import { type FieldSource, PRIVACY_VALUES, type UserSettings } from "../../model/user_settings.ts";
+import { QUOTE_POLICIES } from "../../model/quote_policy.ts";
 import {
   checkProfileDisplay,
   descriptionColumnOf,
@@ -108,7 +105,10 @@ function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) 
     );
   }
   const note = input.note?.trim();
-  if (note != null && countableLength(note) > PROFILE_LIMITS.note) {
+  // Parsed once: counted here, its mentions resolved and rendered later.
+  const parsedNote = note == null ? undefined : parseText(note);
+  const noteLimit = PROFILE_LIMITS.note;
+  if (parsedNote && parsedNote.countableLength(CHARACTERS_PER_URL, noteLimit) > noteLimit) {
     problems.add(
       "note",
       "ERR_TOO_LONG",
@@ -175,11 +175,11 @@ function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) 
     }
   };
   included("source[privacy]", PRIVACY_VALUES, input.privacy);
-  included("source[quote_policy]", QUOTE_POLICY_VALUES, input.quotePolicy);
+  included("source[quote_policy]", QUOTE_POLICIES, input.quotePolicy);
   if (input.language != null && !ISO6391.validate(input.language)) {
     problems.add("source[language]", "ERR_INCLUSION", "is not included in the list");
   }
-  return { displayName, note, fields, attributionDomains };
+  return { displayName, note, parsedNote, fields, attributionDomains };
 }
 
 /** Processes the uploads; refusals become problems. */
@@ -212,13 +212,14 @@ function renderFields(
   fields: FieldSource[],
   previous: AccountRow["fields"],
   previousSources: FieldSource[],
-  mentions: Awaited<ReturnType<typeof resolveMentions>>,
+  parsedValues: readonly ParsedText[],
+  mentions: ReadonlyMap<string, MentionTarget>,
 ): AccountRow["fields"] {
-  return fields.map((field) => {
+  return fields.map((field, i) => {
     const index = previousSources.findIndex((p) => p.value === field.value);
     return {
       name: field.name,
-      value: textToHtml(field.value, { origin: ctx.config.origin, relMe: true, mentions }),
+      value: textToHtml(parsedValues[i], { origin: ctx.config.origin, relMe: true, mentions }),
       verified_at: index >= 0 ? previous[index]?.verified_at ?? null : null,
     };
   });
@@ -240,8 +241,11 @@ export async function updateProfile(
   problems.throwIfAny();
 
   const { config, database } = ctx;
-  const texts = [values.note ?? "", ...(values.fields ?? []).map((f) => f.value)];
-  const mentions = await resolveMentions(database.db, config.domain, texts);
+  const fieldValues = (values.fields ?? []).map((f) => parseText(f.value));
+  const texts = values.parsedNote ? [values.parsedNote, ...fieldValues] : fieldValues;
+  const mentions = mentionTargets(
+    await resolveMentionAccounts(database.db, config.domain, texts),
+  );
   const store = mediaStore(config);
   const stored: Partial<Record<ProfileImageKind, string>> = {};
   for (const image of images) {
@@ -258,8 +262,8 @@ export async function updateProfile(
       const settings = { ...(row.settings ?? {}) } as UserSettings & Record<string, unknown>;
       const changes: Partial<typeof accounts.$inferInsert> = {};
       if (values.displayName != null) changes.displayName = values.displayName;
-      if (values.note != null) {
-        changes.note = textToHtml(values.note, {
+      if (values.parsedNote) {
+        changes.note = textToHtml(values.parsedNote, {
           origin: config.origin,
           multiline: true,
           mentions,
@@ -273,6 +277,7 @@ export async function updateProfile(
           values.fields,
           account.fields,
           previousSources,
+          fieldValues,
           mentions,
         );
         settings.fields_source = values.fields;
@@ -308,7 +313,7 @@ export async function updateProfile(
         const fields = values.fields ?? account.fields;
         await linkLocalEmojis(tx, { accountId }, [
           values.displayName ?? account.displayName,
-          values.note ?? account.note,
+          values.parsedNote ?? account.note,
           ...fields.flatMap((f) => [f.name, f.value]),
         ], { replace: true });
       }

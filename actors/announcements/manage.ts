@@ -15,13 +15,15 @@
  * (`announcement.delete`), in the command's transaction.
  */
 import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { announcements, statuses } from "../../db/schema/mod.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
-import { extractHashtags, parseText, textToHtml } from "../formatting/text_to_html.ts";
-import { resolveMentions } from "../formatting/mentions.ts";
+import { parseText } from "../formatting/parsed_text.ts";
+import { textToHtml } from "../formatting/text_to_html.ts";
+import { mentionTargets, resolveMentionAccounts } from "../formatting/mentions.ts";
 import { publishStreamEvent } from "../streaming/bus.ts";
 
 export type AnnouncementRow = typeof announcements.$inferSelect;
@@ -90,7 +92,7 @@ export async function createAnnouncement(
 ): Promise<AnnouncementRow> {
   const text = validate(input);
   const parsed = parseText(text);
-  const mentions = await resolveMentions(db, config.domain, [text]);
+  const mentions = mentionTargets(await resolveMentionAccounts(db, config.domain, [parsed]));
   const content = textToHtml(parsed, { origin: config.origin, multiline: true, mentions });
   const linked = linkedStatusIds(config.origin, text);
   // Only posts anyone may see are listed (the text still links the others).
@@ -100,7 +102,7 @@ export async function createAnnouncement(
       eq(statuses.local, true),
       isNull(statuses.deletedAt),
       isNull(statuses.reblogOfId),
-      inArray(statuses.visibility, ["public", "unlisted"]),
+      inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
     ));
   const now = new Date();
   const published = input.published ?? true;
@@ -118,7 +120,7 @@ export async function createAnnouncement(
         ...new Set([...mentions.values()].flatMap((m) => m.accountId ? [m.accountId] : [])),
       ],
       statusIds: linked.filter((id) => visible.some((v) => v.id === id)),
-      tagNames: [...new Set(extractHashtags(parsed))],
+      tagNames: [...new Set(parsed.hashtags.map((h) => h.tag))],
       createdAt: now,
       updatedAt: now,
     }).returning();

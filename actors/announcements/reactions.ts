@@ -18,7 +18,7 @@ import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { announcementMutes, announcementReactions, customEmojis } from "../../db/schema/mod.ts";
 import { ValidationError } from "../../model/errors.ts";
-import { validShortcode } from "../emoji/shortcodes.ts";
+import { validShortcode } from "../../model/emoji_shortcodes.ts";
 import { findActiveAnnouncement } from "./manage.ts";
 import { publishStreamEvent } from "../streaming/bus.ts";
 

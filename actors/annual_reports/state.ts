@@ -6,14 +6,14 @@
  * - `eligible`: the year is the current campaign's (ANNUAL_REPORTS, 10–31
  *   December) and the user posted in it, so it may be generated now;
  * - `ineligible`: anything else (another year, no posts, campaigns off).
- * Generating records the refresh and the job's intent in one transaction;
+ * Generating records the refresh and its job in one transaction;
  * the job (jobs/annual_reports.ts) finishes the refresh.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { generatedAnnualReports } from "../../db/schema/mod.ts";
-import { recordDelivery } from "../outbox/deliveries.ts";
-import { runningAsyncRefresh, startAsyncRefresh } from "../async_refreshes.ts";
+import { recordJob } from "../outbox/jobs.ts";
+import { runningAsyncRefresh, startAsyncRefresh } from "../async_refreshes/refreshes.ts";
 import type { AsyncRefresh } from "../statuses/reply_crawls.ts";
 import { campaignYear } from "./campaign.ts";
 import { type ReportScope, reportStatusesWhere } from "./year.ts";
@@ -71,7 +71,12 @@ export async function requestReport(
   return await ctx.database.db.transaction(async (tx) => {
     const { refresh, started } = await startAsyncRefresh(tx, KIND, subjectOf(scope));
     if (started) {
-      await recordDelivery(tx, "annualReportRequested", scope.accountId, scope.year, refresh.id);
+      await recordJob(tx, {
+        job: "annual_report",
+        accountId: scope.accountId,
+        year: scope.year,
+        refreshId: refresh.id,
+      });
     }
     return refresh;
   });

@@ -1,9 +1,9 @@
 /**
  * When a status asks for a preview card. The status commands (posting,
  * editing, and their remote counterparts) call {@link requestLinkCard} inside
- * their transaction; nothing is fetched here: the job is recorded as an
- * intent with the status (`linkCardRequested`, actors/outbox/deliveries.ts), the
- * relay queues it after commit, and a worker runs jobs/link_cards/refresh.ts.
+ * their transaction; nothing is fetched here: the `link_card` job is
+ * recorded with the status (actors/outbox/jobs.ts), and once committed a
+ * worker runs it (jobs/link_cards/refresh.ts).
  *
  * A status may have a card when it has no media and no poll (Mastodon shows
  * one or the other) and, when remote, no content warning (Mastodon does not
@@ -19,10 +19,10 @@
  */
 import { eq } from "drizzle-orm";
 import { statuses, statusPreviewCards } from "../../db/schema/mod.ts";
-import { recordDelivery } from "../outbox/deliveries.ts";
 import { firstCardLink } from "./links.ts";
 import { linkStoredCard } from "./stored.ts";
 import type { Executor } from "../../db/connection.ts";
+import { recordJob } from "../outbox/jobs.ts";
 
 type StatusRow = typeof statuses.$inferSelect;
 
@@ -77,7 +77,7 @@ export async function requestLinkCard(
     ? firstCardLink(status.content, { origin })
     : null;
   if (link) {
-    await recordDelivery(tx, "linkCardRequested", status.id);
+    await recordJob(tx, { job: "link_card", statusId: status.id });
   } else if (request.edited) {
     await tx.delete(statusPreviewCards).where(eq(statusPreviewCards.statusId, status.id));
   }

@@ -3,15 +3,14 @@
  * A new local post that subscribers get (public, not a reply to someone
  * else, not a boost) schedules one digest: `email_digests.due_at` is set
  * only when no digest is pending, to the later of "now + EMAIL_DIGEST_DELAY"
- * and "last sent + EMAIL_DIGEST_MIN_INTERVAL", and the intent
- * `emailDigestDue` (recorded in the post's transaction) queues the job for
- * then. So a burst of posts is one mail, and a list gets at most one an hour.
+ * and "last sent + EMAIL_DIGEST_MIN_INTERVAL", and the `email_digest` job is
+ * recorded in the post's transaction to run then. So a burst of posts is one mail, and a list gets at most one an hour.
  */
 import { and, eq, isNotNull, sql } from "drizzle-orm";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { emailDigests, emailSubscriptions } from "../../db/schema/mod.ts";
-import { recordDelivery } from "../outbox/deliveries.ts";
+import { recordJob } from "../outbox/jobs.ts";
 
 /** What of a new status decides whether subscribers get it. */
 export interface DigestCandidate {
@@ -22,6 +21,9 @@ export interface DigestCandidate {
   inReplyToAccountId: string | null;
 }
 
+/** When digests go: the delay after a first new post, the least gap between two. */
+export type DigestTiming = Pick<Config["emailSubscriptions"], "digestDelayMs" | "minIntervalMs">;
+
 /** Whether subscribers get the status (a reply to oneself counts: a thread). */
 export function goesToSubscribers(s: DigestCandidate): boolean {
   return s.local && s.visibility === "public" && s.reblogOfId == null &&
@@ -31,7 +33,7 @@ export function goesToSubscribers(s: DigestCandidate): boolean {
 /** Schedules the account's digest for a new status, in the status's transaction. */
 export async function requestEmailDigest(
   tx: Executor,
-  timing: Pick<Config["emailSubscriptions"], "digestDelayMs" | "minIntervalMs">,
+  timing: DigestTiming,
   status: DigestCandidate,
 ): Promise<void> {
   if (!goesToSubscribers(status)) return;
@@ -54,6 +56,7 @@ export async function requestEmailDigest(
     })
     .returning({ dueAt: emailDigests.dueAt });
   if (row?.dueAt) {
-    await recordDelivery(tx, "emailDigestDue", status.accountId, row.dueAt.toISOString());
+    const delayMs = Math.max(0, row.dueAt.getTime() - Date.now());
+    await recordJob(tx, { job: "email_digest", accountId: status.accountId }, { delayMs });
   }
 }

@@ -16,7 +16,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accountCustomEmojis, customEmojis, statusCustomEmojis } from "../../db/schema/mod.ts";
-import { scanShortcodes } from "./shortcodes.ts";
+import { type ScannedText, scanShortcodes } from "./shortcodes.ts";
 
 /** An Emoji tag of a remote object, already checked by federation/. */
 export interface RemoteEmojiInput {
@@ -54,12 +54,13 @@ async function linkIds(tx: Executor, owner: EmojiOwner, ids: string[]): Promise<
 
 /**
  * Links a local status or account to the local, enabled emoji its texts
- * name. `replace` first drops earlier links (edits, profile updates).
+ * name (a text parsed already is read, not scanned). `replace` first drops
+ * earlier links (edits, profile updates).
  */
 export async function linkLocalEmojis(
   tx: Executor,
   owner: EmojiOwner,
-  texts: readonly (string | null | undefined)[],
+  texts: readonly (string | ScannedText | null | undefined)[],
   options: { replace: boolean },
 ): Promise<void> {
   if (options.replace) await unlinkAll(tx, owner);
@@ -129,7 +130,7 @@ export async function linkRemoteEmojis(
   owner: EmojiOwner,
   domain: string,
   emojis: readonly RemoteEmojiInput[],
-  texts: readonly (string | null | undefined)[],
+  texts: readonly (string | ScannedText | null | undefined)[],
   options: { replace: boolean },
 ): Promise<void> {
   if (options.replace) await unlinkAll(tx, owner);

@@ -13,7 +13,7 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { customEmojis } from "../../db/schema/mod.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
-import { MAX_SHORTCODE_LENGTH, SHORTCODE_PATTERN } from "./shortcodes.ts";
+import { MAX_SHORTCODE_LENGTH, SHORTCODE_PATTERN } from "../../model/emoji_shortcodes.ts";
 import {
   type EmojiImage,
   EmojiImageRejected,
@@ -23,6 +23,7 @@ import {
 import { mediaStore } from "../media/store.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
 import type { Db } from "../../db/connection.ts";
+import { localUris } from "../../model/uris.ts";
 
 export type CustomEmojiRow = typeof customEmojis.$inferSelect;
 
@@ -36,11 +37,6 @@ export interface NewLocalEmoji {
   category?: string | null;
   /** False: usable in text, left out of the picker. Default true. */
   visibleInPicker?: boolean;
-}
-
-/** The ActivityPub id of a local emoji. */
-export function localEmojiUri(origin: string, id: string): string {
-  return `${origin}/emojis/${id}`;
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -104,7 +100,7 @@ export async function addLocalEmoji(
       id,
       shortcode,
       domain: null,
-      uri: localEmojiUri(config.origin, id),
+      uri: localUris(config.origin).emoji(id),
       ...files,
       contentType: image!.contentType,
       category,

@@ -1,45 +1,40 @@
 /**
- * Finding custom emoji in text: `:shortcode:` as Mastodon's
- * CustomEmoji::SCAN_RE reads it. A shortcode is at least two ASCII letters,
- * digits or underscores, and the colons must not touch another letter, digit
- * or colon (`foo:bar:`, `::bar::` and `12:30:45` are not emoji).
+ * Finding the custom emoji a text uses: `:shortcode:` as Mastodon's
+ * CustomEmoji::SCAN_RE reads it (the syntax is model/emoji_shortcodes.ts's).
  *
  * The stored text keeps `:shortcode:` (Mastodon does not replace it in
  * HTML); clients draw the image from the entity's `emojis` list.
  */
-
-/** What a shortcode may be (Mastodon's SHORTCODE_ONLY_RE). */
-export const SHORTCODE_PATTERN = /^[a-zA-Z0-9_]{2,}$/;
-
-/** The longest shortcode accepted, local or remote (bounds hostile input). */
-export const MAX_SHORTCODE_LENGTH = 128;
+import {
+  MAX_SHORTCODE_LENGTH,
+  mayNameEmoji,
+  shortcodeMatches,
+} from "../../model/emoji_shortcodes.ts";
 
 /** At most this many distinct emoji are linked to one status or profile. */
 export const MAX_EMOJIS_PER_OBJECT = 50;
 
-const SCAN = /(?<=[^\p{L}\p{N}:]|^):([a-zA-Z0-9_]{2,}):(?=[^\p{L}\p{N}:]|$)/gmu;
-
-/** A cheap superset test: could any of these texts name an emoji? */
-const MAYBE = /:[a-zA-Z0-9_]{2,}:/;
-
-/** Whether a shortcode is well formed and not too long. */
-export function validShortcode(shortcode: string): boolean {
-  return shortcode.length <= MAX_SHORTCODE_LENGTH && SHORTCODE_PATTERN.test(shortcode);
+/** A text whose shortcodes were found already (actors/formatting/parsed_text.ts ParsedText). */
+export interface ScannedText {
+  readonly emojis: readonly { readonly shortcode: string }[];
 }
 
 /**
  * The distinct shortcodes used in the texts, in order of first use, at most
  * {@link MAX_EMOJIS_PER_OBJECT}. Texts may be plain or HTML: the colons
- * survive rendering, and tags (`>`, `<`) are not letters.
+ * survive rendering, and tags (`>`, `<`) are not letters. A text parsed
+ * already is not scanned again.
  */
-export function scanShortcodes(texts: readonly (string | null | undefined)[]): string[] {
+export function scanShortcodes(
+  texts: readonly (string | ScannedText | null | undefined)[],
+): string[] {
   const found = new Set<string>();
   for (const text of texts) {
-    if (!text || !text.includes(":")) continue;
-    for (const match of text.matchAll(SCAN)) {
-      const code = match[1];
-      if (code.length > MAX_SHORTCODE_LENGTH) continue;
-      found.add(code);
+    if (!text) continue;
+    const matches = typeof text === "string" ? shortcodeMatches(text) : text.emojis;
+    for (const { shortcode } of matches) {
+      if (shortcode.length > MAX_SHORTCODE_LENGTH) continue;
+      found.add(shortcode);
       if (found.size >= MAX_EMOJIS_PER_OBJECT) return [...found];
     }
   }
@@ -52,5 +47,5 @@ export function scanShortcodes(texts: readonly (string | null | undefined)[]): s
  * for pages where no status or account can have any.
  */
 export function mayHaveEmoji(texts: readonly (string | null | undefined)[]): boolean {
-  return texts.some((text) => text != null && text.length > 4 && MAYBE.test(text));
+  return texts.some((text) => text != null && text.length > 4 && mayNameEmoji(text));
 }

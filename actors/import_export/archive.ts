@@ -23,6 +23,7 @@ import { newId } from "../../db/ids.ts";
 import { backups, users } from "../../db/schema/mod.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { encodeHex } from "../formatting/encoding.ts";
+import { recordJob } from "../outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "data", "archive"]);
 
@@ -96,9 +97,9 @@ export async function nextArchiveAt(
 }
 
 /**
- * Records a new archive request (state queued); the caller queues the job.
- * The user's row is locked first, so two requests at once cannot both pass
- * the check.
+ * Records a new archive request (state queued) and its build job
+ * (jobs/archive_export.ts) in one transaction. The user's row is locked
+ * first, so two requests at once cannot both pass the check.
  *
  * @throws ArchiveTooSoon when the user asked for one within the interval
  */
@@ -112,6 +113,7 @@ export async function requestArchive(db: Db, userId: string, now = new Date()) {
     }
     const [row] = await tx.insert(backups).values({ id: newId(), userId, createdAt: now })
       .returning();
+    await recordJob(tx, { job: "archive", archiveId: row.id });
     return row;
   });
 }
@@ -167,12 +169,19 @@ export async function finishArchive(
   return rows.length > 0;
 }
 
-/** Puts a running archive back in the queue (its worker stopped); false when it is not running. */
+/**
+ * Puts a running archive back in the queue, with a new build job (its
+ * worker stopped); false when it is not running.
+ */
 export async function requeueArchive(db: Db, id: string): Promise<boolean> {
-  const rows = await db.update(backups).set({ state: "queued" })
-    .where(and(eq(backups.id, id), eq(backups.state, "running")))
-    .returning({ id: backups.id });
-  return rows.length > 0;
+  return await db.transaction(async (tx) => {
+    const rows = await tx.update(backups).set({ state: "queued" })
+      .where(and(eq(backups.id, id), eq(backups.state, "running")))
+      .returning({ id: backups.id });
+    if (rows.length === 0) return false;
+    await recordJob(tx, { job: "archive", archiveId: id });
+    return true;
+  });
 }
 
 /** Records that the archive could not be built (no file). */

@@ -18,6 +18,7 @@ import type { Db } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, dataImports } from "../../db/schema/mod.ts";
 import { NotFoundError } from "../../model/errors.ts";
+import { recordJob } from "../outbox/jobs.ts";
 
 export const IMPORT_KINDS = [
   "following",
@@ -130,7 +131,8 @@ export async function hasUnfinishedImport(db: Db, accountId: string): Promise<bo
 }
 
 /**
- * Records an import of `rows` for the import job; the caller queues the job.
+ * Records an import of `rows` and its first run of the import job
+ * (jobs/data_import.ts), in one transaction.
  * The account's row is locked while the unfinished ones are counted, so two
  * uploads at once do not both pass.
  *
@@ -157,6 +159,7 @@ export async function createImport(
       rows,
       totalRows: rows.length,
     }).returning();
+    await recordJob(tx, { job: "data_import", importId: row.id });
     return row;
   });
 }

@@ -14,6 +14,7 @@ import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
 import { actingAccount, type StatusRow, visibleOriginal } from "./target.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
+import { activityIds } from "../../model/uris.ts";
 
 /** What a remote Like carries that a local favourite does not. */
 export interface RemoteFavourite {
@@ -42,7 +43,7 @@ export async function favourite(
       accountId,
       statusId: status.id,
       // Fragment ids on the actor: unique, ours, never dereferenced (Mastodon's shape).
-      uri: remote?.uri ?? (account.domain == null ? `${account.uri}#likes/${id}` : null),
+      uri: remote?.uri ?? (account.domain == null ? activityIds.like(account.uri, id) : null),
     }).onConflictDoNothing().returning();
     if (!row) return status;
     const [counted] = await tx.update(statuses)

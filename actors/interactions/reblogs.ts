@@ -26,6 +26,7 @@ import { fanOutStatus, removeFromFeeds } from "../timelines/fanout.ts";
 import { notify } from "../notifications/notify.ts";
 import { resolveSettings } from "../../model/user_settings.ts";
 import { Problems } from "../../model/errors.ts";
+import { isFollowerVisibility } from "../../model/visibility.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
 import {
@@ -37,12 +38,10 @@ import {
   type StatusRow,
   visibleStatus,
 } from "./target.ts";
+import { activityIds } from "../../model/uris.ts";
 
 /** Clock skew allowed to a remote boost's `published` (as for remote posts, federation/remote/statuses.ts). */
 const FUTURE_TOLERANCE_MS = 60_000;
-
-/** The visibilities a boost may have. */
-export const REBLOG_VISIBILITIES = ["public", "unlisted", "private"] as const;
 
 export interface ReblogOptions {
   /** Requested visibility; absent or empty means the account's default. */
@@ -92,7 +91,7 @@ export async function reblog(
       ? "private"
       : await boostVisibility(tx, account, options.visibility);
     const id = newId();
-    const uri = options.remote?.uri ?? `${account.uri}/statuses/${id}/activity`;
+    const uri = options.remote?.uri ?? activityIds.boost(account.uri, id);
     // A remote boost keeps its own date, unless it claims to come from the
     // future (it would top "last posted" and date sorts): then it is now.
     const published = options.remote?.published;
@@ -192,7 +191,7 @@ async function boostVisibility(
   requested: string | null | undefined,
 ): Promise<string> {
   if (requested != null && requested !== "") {
-    if ((REBLOG_VISIBILITIES as readonly string[]).includes(requested)) return requested;
+    if (isFollowerVisibility(requested)) return requested;
     const problems = new Problems();
     problems.add(
       "visibility",

@@ -30,10 +30,7 @@ import type { MediaRow } from "./upload.ts";
 
 const logger = getLogger(["rookery", "media"]);
 
-/** How often workers look for unfinished uploads. */
-export const PENDING_POLL_MS = 15_000;
-/** How often unattached uploads are cleaned up, and how old they must be. */
-export const CLEANUP_INTERVAL_MS = 60 * 60_000;
+/** How old unattached uploads must be to be cleaned up. */
 export const UNATTACHED_MAX_AGE_MS = 24 * 60 * 60_000;
 
 export interface MediaWorker {
@@ -67,23 +64,13 @@ export class MediaWork {
 }
 
 /**
- * Starts this process's media work (rookery.ts calls it from startWorker):
- * polls for unfinished uploads and every hour cleans up
- * ({@link cleanUpMedia}). Returns the timers, for the caller to clear.
+ * Makes this process a media worker until `signal` aborts (rookery.ts calls
+ * it from startWorker): uploads are then processed here as they come
+ * ({@link scheduleMediaProcessing}) and as the periodic runner finds them
+ * ({@link processPendingMedia}, jobs/periodic.ts).
  */
-export function startMediaMaintenance(
-  ctx: AppContext,
-  signal: AbortSignal,
-): ReturnType<typeof setInterval>[] {
+export function startMediaWorker(ctx: AppContext, signal: AbortSignal): void {
   ctx.core.media.worker = { signal, inFlight: new Set(), chain: Promise.resolve() };
-  const poll = () =>
-    processPendingMedia(ctx).catch((error) =>
-      logger.warn("Media polling failed: {error}", { error })
-    );
-  const cleanup = () =>
-    cleanUpMedia(ctx).catch((error) => logger.warn("Media cleanup failed: {error}", { error }));
-  queueMicrotask(poll);
-  return [setInterval(poll, PENDING_POLL_MS), setInterval(cleanup, CLEANUP_INTERVAL_MS)];
 }
 
 /**

@@ -10,7 +10,8 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, oauthAccessTokens, statuses, users } from "../../db/schema/mod.ts";
-import { findLocalUser, ROLES, type UserRole } from "../accounts/accounts.ts";
+import { findLocalUser } from "../accounts/accounts.ts";
+import { isRole, ROLES } from "../../model/permissions.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { generatePassword, hashPassword } from "../auth/passwords.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
@@ -109,7 +110,7 @@ export function enableUser(db: Executor, username: string): Promise<StateChange>
 
 /** Changes the role (owner, admin, moderator, user). */
 export function setUserRole(db: Executor, username: string, role: string): Promise<StateChange> {
-  if (!ROLES.includes(role as UserRole)) {
+  if (!isRole(role)) {
     const problems = new Problems();
     problems.add("role", "ERR_INCLUSION", `is not one of ${ROLES.join(", ")}`);
     problems.throwIfAny();

@@ -33,7 +33,6 @@ import { accounts, follows, statuses, users, webSessions } from "../../db/schema
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { removeAllFollows } from "../relationships/follow_rows.ts";
 import { deleteLocalAccount } from "./local_users.ts";
-import { type PeriodicJob, runEvery } from "../../jobs/periodic.ts";
 import { purgeAccountMedia } from "../media/removal.ts";
 import { removeDiscardedMedia } from "../media/discarded.ts";
 import type { MediaStore } from "../media/store.ts";
@@ -189,20 +188,4 @@ export async function purgeExpiredSuspensions(
   }
   if (purged > 0) await removeDiscardedMedia(db, media);
   return purged;
-}
-
-/** How often the worker looks for suspensions past the grace period. */
-const PURGE_INTERVAL_MS = 60 * 60 * 1000;
-
-/** Starts the worker's periodic purge of suspensions past SUSPENSION_GRACE_DAYS. */
-export function startSuspensionPurge(
-  database: { db: Db },
-  graceDays: number,
-  media: MediaStore,
-): PeriodicJob {
-  return runEvery(
-    "suspension-purge",
-    PURGE_INTERVAL_MS,
-    () => purgeExpiredSuspensions(database.db, graceDays, media),
-  );
 }

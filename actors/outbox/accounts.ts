@@ -17,9 +17,4 @@ export interface AccountDeliveries {
    * account). `moveId` (fresh, recorded with the intent) names the activity.
    */
   accountMoved(accountId: string, targetId: string, moveId: string): Promise<void>;
-  /**
-   * An account (local or remote) moved to `targetId`: its local followers
-   * are redirected by jobs, a batch at a time (actors/accounts/moves.ts).
-   */
-  followersMoved(originId: string, targetId: string): Promise<void>;
 }

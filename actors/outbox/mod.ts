@@ -9,19 +9,16 @@
  * stored rows and queues it. Each area declares its part in
  * actors/outbox/*.ts; every method is required, so a missing one is a type
  * error, and arguments must survive JSON (they are stored with the intent).
+ * Background work that is not a delivery (link cards, pushes, fetches, a
+ * move's followers) is a job instead, recorded the same way (jobs.ts).
  */
 import type { AccountDeliveries } from "./accounts.ts";
 import type { RelationshipDeliveries } from "./relationships.ts";
 import type { InteractionDeliveries } from "./interactions.ts";
 import type { PollDeliveries } from "./polls.ts";
 import type { StatusFederationDeliveries } from "./statuses.ts";
-import type { LinkCardJobs } from "./cards.ts";
-import type { StatusLinkJobs } from "./status_links.ts";
 import type { ReportDeliveries } from "./reports.ts";
-import type { PushJobs } from "./push.ts";
 import type { CollectionDeliveries } from "./collections.ts";
-import type { AnnualReportJobs } from "./annual_reports.ts";
-import type { EmailDigestJobs } from "./email_subscriptions.ts";
 
 export interface Outbox
   extends
@@ -30,10 +27,5 @@ export interface Outbox
     InteractionDeliveries,
     PollDeliveries,
     StatusFederationDeliveries,
-    LinkCardJobs,
-    StatusLinkJobs,
     ReportDeliveries,
-    PushJobs,
-    CollectionDeliveries,
-    AnnualReportJobs,
-    EmailDigestJobs {}
+    CollectionDeliveries {}

@@ -1,6 +1,6 @@
 /**
  * Closing polls on time. The worker calls {@link closeDuePolls} every few
- * seconds (see {@link startPollExpiry}): it finds polls whose `expires_at`
+ * seconds (the periodic runner, jobs/periodic.ts): it finds polls whose `expires_at`
  * has passed and whose end was not processed yet (`closed_at` null, the
  * partial index polls_open_idx), and in one transaction per batch sets
  * `closed_at` and notifies, with `poll`, the author when local and every
@@ -17,12 +17,9 @@ import { accounts, polls, pollVotes, statuses } from "../../db/schema/mod.ts";
 import { notify } from "../notifications/notify.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { newId } from "../../db/ids.ts";
-import { type PeriodicJob, runEvery } from "../../jobs/periodic.ts";
 
 /** How many polls one transaction closes. */
 const BATCH = 100;
-/** How often the worker looks for polls to close. */
-export const POLL_EXPIRY_INTERVAL_MS = 5_000;
 
 /**
  * Closes the polls due at `now` (all of them, batch by batch); returns how
@@ -87,12 +84,4 @@ async function closeBatch(ctx: AppContext, now: Date): Promise<number> {
     }
     return due.length;
   });
-}
-
-/** Starts the worker's poll expiry job. */
-export function startPollExpiry(
-  ctx: AppContext,
-  intervalMs = POLL_EXPIRY_INTERVAL_MS,
-): PeriodicJob {
-  return runEvery("close polls", intervalMs, () => closeDuePolls(ctx));
 }

@@ -30,6 +30,7 @@ import { accounts, blocks, polls, pollVotes } from "../../db/schema/mod.ts";
 import { canSeeStatus } from "../../db/queries/visibility.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
+import { activityIds } from "../../model/uris.ts";
 
 export type PollRow = typeof polls.$inferSelect;
 
@@ -159,7 +160,7 @@ export async function votePoll(ctx: AppContext, input: VoteInput): Promise<PollR
       tx,
       locked,
       input.choices,
-      (id) => voter.domain == null && !locked.authorLocal ? `${voter.uri}#votes/${id}` : null,
+      (id) => voter.domain == null && !locked.authorLocal ? activityIds.vote(voter.uri, id) : null,
     );
     await deliverVote(tx, locked, written.votes);
     return written.poll;

@@ -4,25 +4,7 @@
  * subscription commands and the delivery.
  */
 import { mayReceiveNotification } from "../../model/permissions.ts";
-
-/** Every alert, in the order the entity lists them. */
-export const PUSH_ALERTS = [
-  "mention",
-  "status",
-  "reblog",
-  "follow",
-  "follow_request",
-  "favourite",
-  "poll",
-  "update",
-  "admin.sign_up",
-  "admin.report",
-  "quote",
-  "quoted_update",
-  // Mastodon takes every notification type as an alert (Notification::TYPES).
-  "moderation_warning",
-] as const;
-export type PushAlert = typeof PUSH_ALERTS[number];
+import { PUSH_ALERTS, type PushAlert } from "../../model/notification_types.ts";
 
 /** Whose notifications are pushed: everyone's, accounts the user follows, followers, nobody's. */
 export const PUSH_POLICIES = ["all", "followed", "follower", "none"] as const;

@@ -1,15 +1,15 @@
 /**
  * Asks for the Web Push of new notifications, in the transaction that
- * inserts them (actors/notifications/notify.ts): an outbox intent
- * (`pushRequested`, actors/outbox/deliveries.ts) commits with the notifications or
- * not at all, and the relay turns it into queued jobs (jobs/web_push/deliver.ts
- * sends them). Only recipients with a subscription get an intent, so the
- * common case (nobody subscribed) costs one indexed query and no write.
+ * inserts them (actors/notifications/notify.ts): one `web_push` job per
+ * notification (actors/outbox/jobs.ts) commits with the notifications or not
+ * at all (jobs/web_push/ sends them). Only recipients with a subscription
+ * get a job, so the common case (nobody subscribed) costs one indexed query
+ * and no write.
  */
 import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { users, webPushSubscriptions } from "../../db/schema/mod.ts";
-import { recordDelivery } from "../outbox/deliveries.ts";
+import { recordJobs } from "../outbox/jobs.ts";
 
 /** A notification just inserted. */
 export interface InsertedNotification {
@@ -32,5 +32,5 @@ export async function requestPush(
     .where(inArray(users.accountId, recipients));
   const subscribed = new Set(rows.map((r) => r.accountId));
   const ids = candidates.filter((n) => subscribed.has(n.accountId)).map((n) => n.id);
-  if (ids.length > 0) await recordDelivery(tx, "pushRequested", ids);
+  await recordJobs(tx, ids.map((notificationId) => ({ job: "web_push", notificationId })));
 }

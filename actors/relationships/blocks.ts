@@ -17,6 +17,7 @@ import { isLocal, pairOf, removeFollows, removeRequests, requirePair } from "./f
 import type { BlockSnapshot, FollowSnapshot } from "../outbox/relationships.ts";
 import { removeAuthorFromHome } from "../timelines/fanout.ts";
 import { clearAfterBlock } from "./after_block.ts";
+import { activityIds } from "../../model/uris.ts";
 
 function selfError(action: string): ValidationError {
   return new ValidationError({
@@ -48,7 +49,7 @@ export async function block(
   await app.database.db.transaction(async (tx) => {
     const { account, target } = await requirePair(tx, accountId, targetId);
     const id = newId();
-    const uri = remote?.uri ?? `${account.uri}#blocks/${id}`;
+    const uri = remote?.uri ?? activityIds.block(account.uri, id);
     const [inserted] = await tx.insert(blocks).values({
       id,
       accountId,

@@ -35,6 +35,7 @@ import {
   retractNotifications,
 } from "../notifications/notify.ts";
 import { mergeFollowedAccount, unmergeFollowedAccount } from "../timelines/merge.ts";
+import { activityIds } from "../../model/uris.ts";
 
 export { type FollowOptions, NotPermittedError } from "./follow_rows.ts";
 
@@ -149,7 +150,7 @@ async function writeRequest(
     accountId: followerId,
     targetAccountId: targetId,
     // Fragment ids on the actor: unique, ours, and never dereferenced by peers.
-    uri: remoteUri ?? `${followerUri}#follows/${id}`,
+    uri: remoteUri ?? activityIds.follow(followerUri, id),
     ...values,
   }).onConflictDoNothing().returning();
   if (inserted) return { created: true, snapshot: snapshotOf(inserted) };

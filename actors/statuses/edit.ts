@@ -3,51 +3,45 @@
  * UpdateStatusService does it:
  * - The first edit stores the original version in `status_edits` (dated as
  *   the status), then every edit stores the new version, so the history
- *   lists every version oldest first.
+ *   lists every version oldest first (edits.ts).
  * - Only what is sent changes; text, content warning, sensitivity, language,
  *   media (with descriptions and focus) and the poll may change. A changed
  *   poll (options, multiple) starts over: votes are dropped.
- * - Mentions, hashtags and custom emoji are read again from the new text; newly mentioned
- *   local accounts get a mention notification; local accounts that boosted
- *   the status get an `update` notification.
+ * - Mentions, hashtags and custom emoji are read again from the new text,
+ *   parsed once as a post's is; newly mentioned local accounts get a mention
+ *   notification; local accounts that boosted the status get an `update`
+ *   notification.
  * - The feeds that hold the status hear of it (`status.update`, see
  *   publishStatusUpdate in ../timelines/fanout.ts).
  */
-import { refreshFeaturedTagStats } from "../tags/featured_tags.ts";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import {
-  type accounts,
-  mediaAttachments,
-  polls,
-  statusEdits,
-  statuses,
-  statusTags,
-} from "../../db/schema/mod.ts";
-import { composeText, type RemoteAccountResolver, resolveMentionAccounts } from "./compose.ts";
-import { disallowedHashtags, invalid } from "./errors.ts";
-import { unusableTags } from "../../db/queries/tags.ts";
-import {
-  attachMedia,
-  authoredStatus,
-  insertPoll,
-  notifyEdit,
-  ownMedia,
-  setMentions,
-  setStatusTags,
-} from "./rows.ts";
-import { checkStatusInput, type PollInput } from "./validation.ts";
-import { recordDelivery } from "../outbox/deliveries.ts";
-import { linkLocalEmojis } from "../emoji/links.ts";
+import { mediaAttachments, polls, statuses, statusTags } from "../../db/schema/mod.ts";
 import { requestLinkCard } from "../cards/request.ts";
-import { publishStatusUpdate } from "../timelines/fanout.ts";
+import { linkLocalEmojis } from "../emoji/links.ts";
+import {
+  type MentionedAccount,
+  type RemoteAccountResolver,
+  resolveMentionAccounts,
+} from "../formatting/mentions.ts";
+import { type ParsedText, parseText } from "../formatting/parsed_text.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
+import { refreshFeaturedTagStats } from "../tags/featured_tags.ts";
+import { checkUsableTags, type ComposedText, composeText } from "./compose.ts";
+import { invalid } from "./errors.ts";
 import type { StatusRow } from "./create.ts";
-import { parseText } from "../formatting/text_to_html.ts";
-
-type AccountRow = typeof accounts.$inferSelect;
+import {
+  keepOriginalVersion,
+  recordVersion,
+  replaceMentionsAndTags,
+  statusMediaIds,
+} from "./edits.ts";
+import { attachMedia, authoredStatus, insertPoll, notifyEdit, ownMedia } from "./rows.ts";
+import { checkStatusInput, type PollInput } from "./validation.ts";
+import { effectiveQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
 
 /** A description or focus change of one attachment. */
 export interface MediaAttributeInput {
@@ -69,7 +63,7 @@ export interface EditStatusInput {
   mediaAttributes?: MediaAttributeInput[];
   /** A poll to set; null removes it; undefined keeps it. */
   poll?: PollInput | null;
-  quoteApprovalPolicy?: "public" | "followers" | "nobody";
+  quoteApprovalPolicy?: QuotePolicy;
   resolveRemoteAccount?: RemoteAccountResolver;
 }
 
@@ -91,12 +85,6 @@ function parseFocus(focus: string): { x: number; y: number } {
   return { x: parts[0], y: parts[1] };
 }
 
-async function currentMediaIds(db: Executor, statusId: string): Promise<string[]> {
-  const rows = await db.select({ id: mediaAttachments.id }).from(mediaAttachments)
-    .where(eq(mediaAttachments.statusId, statusId)).orderBy(mediaAttachments.id);
-  return rows.map((r) => r.id);
-}
-
 async function pollOptions(db: Executor, pollId: string | null): Promise<string[] | null> {
   if (!pollId) return null;
   const [row] = await db.select({ options: polls.options }).from(polls)
@@ -104,13 +92,21 @@ async function pollOptions(db: Executor, pollId: string | null): Promise<string[
   return row?.options ?? null;
 }
 
-/** The new version of `status` that `input` asks for, checked (422 otherwise). */
-async function planEdit(db: Executor, config: Config, input: EditStatusInput, status: StatusRow) {
+/**
+ * The new version of `status` that `input` asks for, checked (422
+ * otherwise). The same text as `earlier` (the early read) is not parsed again.
+ */
+async function planEdit(
+  db: Executor,
+  config: Config,
+  input: EditStatusInput,
+  status: StatusRow,
+  earlier?: { text: string; parsed: ParsedText },
+) {
   const text = input.text ?? status.text ?? "";
-  // Parsed once: the length check, the mentions and the HTML all read it.
-  const parsed = parseText(text);
+  const parsed = earlier?.text === text ? earlier.parsed : parseText(text);
   const spoilerText = input.spoilerText ?? status.spoilerText;
-  const mediaIds = input.mediaIds ?? await currentMediaIds(db, status.id);
+  const mediaIds = input.mediaIds ?? await statusMediaIds(db, status.id);
   const checked = checkStatusInput(config, {
     text: parsed,
     spoilerText,
@@ -133,6 +129,189 @@ async function planEdit(db: Executor, config: Config, input: EditStatusInput, st
   };
 }
 
+type PlannedEdit = Awaited<ReturnType<typeof planEdit>>;
+
+/** The text as first read, with its mentions resolved before the transaction. */
+interface EarlyText {
+  text: string;
+  parsed: ParsedText;
+  mentioned: Map<string, MentionedAccount>;
+  /** The remote handles looked up then, answered again from memory. */
+  remembered: RemoteAccountResolver;
+}
+
+/** Resolves the mentions of the text as first read; remote look-ups are remembered. */
+async function resolveEarly(
+  db: Executor,
+  config: Config,
+  early: PlannedEdit,
+  resolver: RemoteAccountResolver | undefined,
+): Promise<EarlyText> {
+  const looked = new Map<string, MentionedAccount | null>();
+  const mentioned = await resolveMentionAccounts(
+    db,
+    config.domain,
+    [early.parsed],
+    resolver
+      ? async (handle) => {
+        const row = await resolver(handle);
+        looked.set(handle.toLowerCase(), row);
+        return row;
+      }
+      : undefined,
+  );
+  const remembered = (handle: string) => Promise.resolve(looked.get(handle.toLowerCase()) ?? null);
+  return { text: early.text, parsed: early.parsed, mentioned, remembered };
+}
+
+/**
+ * The new text composed inside the transaction. The text differs from the
+ * early read only when another edit changed it meanwhile: the early parse
+ * (planEdit) and mentions serve otherwise. A quote keeps its `RE:` paragraph.
+ */
+async function composeEdit(
+  tx: Executor,
+  config: Config,
+  status: StatusRow,
+  planned: PlannedEdit,
+  early: EarlyText,
+): Promise<ComposedText> {
+  const mentioned = planned.parsed === early.parsed
+    ? early.mentioned
+    : await resolveMentionAccounts(tx, config.domain, [planned.parsed], early.remembered);
+  const composed = composeText(config.origin, planned.parsed, mentioned);
+  await checkUsableTags(tx, composed.tagNames);
+  const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
+  if (!status.quotedStatusId || !quoteInline) return composed;
+  return { ...composed, content: quoteInline + composed.content };
+}
+
+/** The description and focus changes of the attachments the new version keeps. */
+async function applyMediaAttributes(
+  tx: Executor,
+  attributes: readonly MediaAttributeInput[],
+  mediaIds: readonly string[],
+  focusById: ReadonlyMap<string, { x: number; y: number }>,
+): Promise<void> {
+  for (const attr of attributes) {
+    if (!mediaIds.includes(attr.id)) continue;
+    const [m] = await tx.select({ meta: mediaAttachments.meta }).from(mediaAttachments)
+      .where(eq(mediaAttachments.id, attr.id));
+    const focus = focusById.get(attr.id);
+    await tx.update(mediaAttachments).set({
+      ...(attr.description !== undefined ? { description: attr.description } : {}),
+      ...(focus ? { meta: { ...(m?.meta ?? {}), focus } } : {}),
+    }).where(eq(mediaAttachments.id, attr.id));
+  }
+}
+
+/**
+ * The poll an edit asks for (null removes it): the same options keep the
+ * poll and its votes (its settings and end change); other options start a
+ * new poll. Answers the status's poll and options after it.
+ */
+async function replacePoll(
+  tx: Executor,
+  status: StatusRow,
+  poll: PollInput | null,
+  oldOptions: string[] | null,
+  now: Date,
+): Promise<{ pollId: string | null; options: string[] | null }> {
+  const same = poll && oldOptions &&
+    JSON.stringify(poll.options.map((o) => o.trim())) === JSON.stringify(oldOptions);
+  if (same) {
+    if (status.pollId) {
+      await tx.update(polls).set({
+        multiple: poll.multiple,
+        hideTotals: poll.hideTotals,
+        expiresAt: new Date(now.getTime() + poll.expiresIn * 1000),
+      }).where(eq(polls.id, status.pollId));
+    }
+    return { pollId: status.pollId, options: oldOptions };
+  }
+  if (status.pollId) await tx.delete(polls).where(eq(polls.id, status.pollId));
+  if (!poll) return { pollId: null, options: null };
+  const row = await insertPoll(tx, status.accountId, status.id, poll, { now });
+  return { pollId: row.id, options: row.options };
+}
+
+/** Relinks the tags and emoji of the new version; recounts the featured tags it touched. */
+async function retagEdit(
+  tx: Executor,
+  status: StatusRow,
+  composed: ComposedText,
+  emojiTexts: (string | ParsedText)[],
+): Promise<string[]> {
+  const tagsOf = async () =>
+    (await tx.select({ tagId: statusTags.tagId }).from(statusTags)
+      .where(eq(statusTags.statusId, status.id))).map((r) => r.tagId);
+  const before = await tagsOf();
+  const added = await replaceMentionsAndTags(
+    tx,
+    status,
+    composed.mentionedAccountIds,
+    composed.tagNames,
+  );
+  await linkLocalEmojis(tx, { statusId: status.id }, emojiTexts, { replace: true });
+  // Edits are rare: recount the featured tags the edit touched.
+  await refreshFeaturedTagStats(tx, status.accountId, [...new Set([...before, ...await tagsOf()])]);
+  return added;
+}
+
+/** Applies the edit to the locked row (see {@link editStatus}). */
+async function applyEdit(
+  tx: Executor,
+  ctx: AppContext,
+  input: EditStatusInput,
+  early: EarlyText,
+): Promise<StatusRow> {
+  const { config } = ctx;
+  const status = await ownStatus(tx, input.accountId, input.statusId, { lock: true });
+  const planned = await planEdit(tx, config, input, status, early);
+  const { text, parsed, spoilerText, mediaIds, language } = planned;
+  const oldOptions = await pollOptions(tx, status.pollId);
+  const composed = await composeEdit(tx, config, status, planned, early);
+  const now = new Date();
+  await ownMedia(tx, input.accountId, mediaIds, status.id);
+  await keepOriginalVersion(tx, status, oldOptions);
+  await applyMediaAttributes(tx, input.mediaAttributes ?? [], mediaIds, planned.focusById);
+  await attachMedia(tx, status.id, mediaIds);
+  const poll = input.poll === undefined
+    ? { pollId: status.pollId, options: oldOptions }
+    : await replacePoll(tx, status, input.poll, oldOptions, now);
+  const [row] = await tx.update(statuses).set({
+    text,
+    content: composed.content,
+    spoilerText,
+    sensitive: (input.sensitive ?? status.sensitive) || spoilerText !== "",
+    language,
+    pollId: poll.pollId,
+    quoteApprovalPolicy: effectiveQuotePolicy(
+      status.visibility,
+      input.quoteApprovalPolicy ?? status.quoteApprovalPolicy as QuotePolicy,
+    ),
+    editedAt: now,
+  }).where(eq(statuses.id, status.id)).returning();
+  await recordVersion(tx, status, {
+    text,
+    content: composed.content,
+    spoilerText,
+    sensitive: row.sensitive,
+    mediaAttachmentIds: mediaIds,
+    pollOptions: poll.options,
+    createdAt: now,
+  });
+  const added = await retagEdit(tx, status, composed, [
+    parsed,
+    spoilerText,
+    ...(poll.options ?? []),
+  ]);
+  await notifyEdit(tx, status, added.filter((id) => composed.localAccountIds.has(id)));
+  await recordDelivery(tx, "statusUpdated", row.id, newId());
+  await requestLinkCard(tx, config.origin, row, { hasMedia: mediaIds.length > 0, edited: true });
+  return row;
+}
+
 /**
  * Edits a status and returns the updated row.
  *
@@ -145,156 +324,9 @@ async function planEdit(db: Executor, config: Config, input: EditStatusInput, st
  * sends nothing.
  */
 export async function editStatus(ctx: AppContext, input: EditStatusInput): Promise<StatusRow> {
-  const { config } = ctx;
   const db = ctx.database.db;
   const seen = await ownStatus(db, input.accountId, input.statusId);
-  const early = await planEdit(db, config, input, seen);
-  // Remote handles resolved now are answered from here inside the transaction.
-  const looked = new Map<string, AccountRow | null>();
-  const mentionedEarly = await resolveMentionAccounts(
-    db,
-    config.domain,
-    early.parsed,
-    input.resolveRemoteAccount
-      ? async (handle) => {
-        const row = await input.resolveRemoteAccount!(handle);
-        looked.set(handle.toLowerCase(), row);
-        return row;
-      }
-      : undefined,
-  );
-  const remembered = (handle: string) => Promise.resolve(looked.get(handle.toLowerCase()) ?? null);
-
-  const updated = await db.transaction(async (tx) => {
-    const status = await ownStatus(tx, input.accountId, input.statusId, { lock: true });
-    const planned = await planEdit(
-      tx,
-      config,
-      input,
-      status,
-    );
-    const { text, spoilerText, mediaIds, language, focusById } = planned;
-    // The same text as the early read: its parse is reused.
-    const parsed = text === early.text ? early.parsed : planned.parsed;
-    const oldOptions = await pollOptions(tx, status.pollId);
-    const poll = input.poll;
-    // The text differs from the early read only when another edit changed it meanwhile.
-    const mentioned = text === early.text
-      ? mentionedEarly
-      : await resolveMentionAccounts(tx, config.domain, parsed, remembered);
-    const composed = composeText(config.origin, parsed, mentioned);
-    const unusable = await unusableTags(tx, composed.tagNames);
-    if (unusable.length) throw disallowedHashtags(unusable);
-    let content = composed.content;
-    const quoteInline = /^<p class="quote-inline">.*?<\/p>/.exec(status.content)?.[0];
-    if (status.quotedStatusId && quoteInline) content = quoteInline + content;
-    const localMentioned = new Set(
-      [...mentioned.values()].filter((a) => a.domain == null).map((a) => a.id),
-    );
-    const now = new Date();
-
-    await ownMedia(tx, input.accountId, mediaIds, status.id);
-    const earlier = await tx.select({ id: statusEdits.id }).from(statusEdits)
-      .where(eq(statusEdits.statusId, status.id)).limit(1);
-    if (earlier.length === 0) {
-      // The original version, dated as the status, so the history starts there.
-      await tx.insert(statusEdits).values({
-        id: newId(),
-        statusId: status.id,
-        accountId: status.accountId,
-        text: status.text,
-        content: status.content,
-        spoilerText: status.spoilerText,
-        sensitive: status.sensitive,
-        mediaAttachmentIds: await currentMediaIds(tx, status.id),
-        pollOptions: oldOptions,
-        createdAt: status.createdAt,
-      });
-    }
-    for (const attr of input.mediaAttributes ?? []) {
-      if (!mediaIds.includes(attr.id)) continue;
-      const [m] = await tx.select({ meta: mediaAttachments.meta }).from(mediaAttachments)
-        .where(eq(mediaAttachments.id, attr.id));
-      const focus = focusById.get(attr.id);
-      await tx.update(mediaAttachments).set({
-        ...(attr.description !== undefined ? { description: attr.description } : {}),
-        ...(focus ? { meta: { ...(m?.meta ?? {}), focus } } : {}),
-      }).where(eq(mediaAttachments.id, attr.id));
-    }
-    await attachMedia(tx, status.id, mediaIds);
-    let pollId = status.pollId;
-    let newOptions = oldOptions;
-    if (poll !== undefined) {
-      const same = poll && oldOptions &&
-        JSON.stringify(poll.options.map((o) => o.trim())) === JSON.stringify(oldOptions);
-      if (!same) {
-        if (status.pollId) await tx.delete(polls).where(eq(polls.id, status.pollId));
-        pollId = null;
-        newOptions = null;
-        if (poll) {
-          const row = await insertPoll(tx, status.accountId, status.id, poll, { now });
-          pollId = row.id;
-          newOptions = row.options;
-        }
-      } else if (poll && status.pollId) {
-        await tx.update(polls).set({
-          multiple: poll.multiple,
-          hideTotals: poll.hideTotals,
-          expiresAt: new Date(now.getTime() + poll.expiresIn * 1000),
-        }).where(eq(polls.id, status.pollId));
-      }
-    }
-    const [row] = await tx.update(statuses).set({
-      text,
-      content,
-      spoilerText,
-      sensitive: (input.sensitive ?? status.sensitive) || spoilerText !== "",
-      language,
-      pollId,
-      quoteApprovalPolicy: status.visibility === "private" || status.visibility === "direct"
-        ? "nobody"
-        : input.quoteApprovalPolicy ?? status.quoteApprovalPolicy,
-      editedAt: now,
-    }).where(eq(statuses.id, status.id)).returning();
-    await tx.insert(statusEdits).values({
-      id: newId(),
-      statusId: status.id,
-      accountId: status.accountId,
-      text,
-      content,
-      spoilerText,
-      sensitive: row.sensitive,
-      mediaAttachmentIds: mediaIds,
-      pollOptions: newOptions,
-      createdAt: now,
-    });
-    const added = await setMentions(
-      tx,
-      status.id,
-      composed.mentionedAccountIds.filter((id) => id !== status.accountId),
-    );
-    // The feeds that hold it hear of the edit: asked before the tags change,
-    // as the status entered tag followers' feeds by the tags it had.
-    await publishStatusUpdate(tx, status.id);
-    const before = await tx.select({ tagId: statusTags.tagId }).from(statusTags)
-      .where(eq(statusTags.statusId, status.id));
-    await setStatusTags(tx, status.id, composed.tagNames);
-    await linkLocalEmojis(tx, { statusId: status.id }, [text, spoilerText, ...(newOptions ?? [])], {
-      replace: true,
-    });
-    const after = await tx.select({ tagId: statusTags.tagId }).from(statusTags)
-      .where(eq(statusTags.statusId, status.id));
-    // Edits are rare: recount the featured tags the edit touched.
-    await refreshFeaturedTagStats(tx, status.accountId, [
-      ...new Set([...before, ...after].map((r) => r.tagId)),
-    ]);
-    await notifyEdit(tx, status, added.filter((id) => localMentioned.has(id)));
-    await recordDelivery(tx, "statusUpdated", row.id, newId());
-    await requestLinkCard(tx, ctx.config.origin, row, {
-      hasMedia: mediaIds.length > 0,
-      edited: true,
-    });
-    return row;
-  });
-  return updated;
+  const planned = await planEdit(db, ctx.config, input, seen);
+  const early = await resolveEarly(db, ctx.config, planned, input.resolveRemoteAccount);
+  return await db.transaction((tx) => applyEdit(tx, ctx, input, early));
 }

@@ -18,18 +18,18 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, mediaAttachments, polls, statusEdits, statuses } from "../../db/schema/mod.ts";
+import { accounts, mediaAttachments, polls, statuses } from "../../db/schema/mod.ts";
 import {
   authoredStatus,
   insertRemoteMedia,
+  insertRemotePoll,
   notifyEdit,
-  setMentions,
-  setStatusTags,
+  type PollRow,
 } from "./rows.ts";
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
+import { keepOriginalVersion, recordVersion, replaceMentionsAndTags } from "./edits.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
-import { publishStatusUpdate } from "../timelines/fanout.ts";
 
 /** Poll results as the author's server last published them. */
 export interface RemotePollResults {
@@ -95,10 +95,93 @@ export async function refreshRemotePoll(
   await db.transaction((tx) => writeResults(tx, poll.id, results));
 }
 
-async function remoteMediaIds(tx: Executor, statusId: string): Promise<string[]> {
-  const rows = await tx.select({ id: mediaAttachments.id }).from(mediaAttachments)
-    .where(eq(mediaAttachments.statusId, statusId)).orderBy(mediaAttachments.id);
-  return rows.map((r) => r.id);
+/**
+ * The poll of the new version: the same options refresh the results of the
+ * stored poll; other options (or none) replace it. Answers the poll's id.
+ */
+async function replaceRemotePoll(
+  tx: Executor,
+  status: StatusRow,
+  oldPoll: PollRow | undefined,
+  poll: RemotePollResults | null,
+): Promise<string | null> {
+  if (oldPoll && poll && JSON.stringify(oldPoll.options) === JSON.stringify(poll.options)) {
+    await writeResults(tx, oldPoll.id, poll);
+    return status.pollId;
+  }
+  if (oldPoll) await tx.delete(polls).where(eq(polls.id, oldPoll.id));
+  if (!poll) return null;
+  const pollId = newId();
+  await insertRemotePoll(tx, pollId, status, { ...poll, uri: status.uri });
+  return pollId;
+}
+
+/** Relinks the emoji of the new version, among those its author's server tagged. */
+async function relinkRemoteEmojis(tx: Executor, status: StatusRow, input: RemoteEditInput) {
+  const [author] = await tx.select({ domain: accounts.domain }).from(accounts)
+    .where(eq(accounts.id, status.accountId));
+  await linkRemoteEmojis(
+    tx,
+    { statusId: status.id },
+    author?.domain ?? "",
+    author?.domain ? input.emojis ?? [] : [],
+    [input.content, input.spoilerText, ...(input.poll?.options ?? [])],
+    { replace: true },
+  );
+}
+
+/** Applies a newer version to the locked row (see {@link editRemoteStatus}). */
+async function applyRemoteEdit(
+  tx: Executor,
+  ctx: AppContext,
+  input: RemoteEditInput,
+): Promise<StatusRow | null> {
+  const status = await remoteStatus(tx, input.accountId, input.statusId, { lock: true });
+  if (input.editedAt <= (status.editedAt ?? status.createdAt)) return null;
+  const [oldPoll] = status.pollId
+    ? await tx.select().from(polls).where(eq(polls.id, status.pollId))
+    : [];
+  await keepOriginalVersion(tx, status, oldPoll?.options ?? null);
+  // Remote attachments are only links: the new list replaces the old one.
+  await tx.update(mediaAttachments).set({ statusId: null })
+    .where(eq(mediaAttachments.statusId, status.id));
+  const mediaIds = await insertRemoteMedia(tx, status.accountId, status.id, input.media);
+  const pollId = await replaceRemotePoll(tx, status, oldPoll, input.poll);
+  const sensitive = input.sensitive || input.spoilerText !== "";
+  const [row] = await tx.update(statuses).set({
+    content: input.content,
+    spoilerText: input.spoilerText,
+    sensitive,
+    language: input.language,
+    pollId,
+    editedAt: input.editedAt,
+  }).where(eq(statuses.id, status.id)).returning();
+  await recordVersion(tx, status, {
+    text: null,
+    content: input.content,
+    spoilerText: input.spoilerText,
+    sensitive,
+    mediaAttachmentIds: mediaIds,
+    pollOptions: input.poll?.options ?? null,
+    createdAt: input.editedAt,
+  });
+  const added = await replaceMentionsAndTags(
+    tx,
+    status,
+    input.mentionedAccountIds,
+    input.tagNames,
+  );
+  await relinkRemoteEmojis(tx, status, input);
+  const localAdded = added.length
+    ? await tx.select({ id: accounts.id }).from(accounts)
+      .where(and(inArray(accounts.id, added), isNull(accounts.domain)))
+    : [];
+  await notifyEdit(tx, status, localAdded.map((a) => a.id));
+  await requestLinkCard(tx, ctx.config.origin, row, {
+    hasMedia: input.media.length > 0,
+    edited: true,
+  });
+  return row;
 }
 
 /**
@@ -116,107 +199,6 @@ export async function editRemoteStatus(
 ): Promise<StatusRow> {
   const db = ctx.database.db;
   await remoteStatus(db, input.accountId, input.statusId);
-  const updated = await db.transaction(async (tx) => {
-    const status = await remoteStatus(tx, input.accountId, input.statusId, { lock: true });
-    if (input.editedAt <= (status.editedAt ?? status.createdAt)) return null;
-    const [oldPoll] = status.pollId
-      ? await tx.select().from(polls).where(eq(polls.id, status.pollId))
-      : [];
-    const earlier = await tx.select({ id: statusEdits.id }).from(statusEdits)
-      .where(eq(statusEdits.statusId, status.id)).limit(1);
-    if (earlier.length === 0) {
-      await tx.insert(statusEdits).values({
-        id: newId(),
-        statusId: status.id,
-        accountId: status.accountId,
-        text: null,
-        content: status.content,
-        spoilerText: status.spoilerText,
-        sensitive: status.sensitive,
-        mediaAttachmentIds: await remoteMediaIds(tx, status.id),
-        pollOptions: oldPoll?.options ?? null,
-        createdAt: status.createdAt,
-      });
-    }
-    // Remote attachments are only links: the new list replaces the old one.
-    await tx.update(mediaAttachments).set({ statusId: null })
-      .where(eq(mediaAttachments.statusId, status.id));
-    const mediaIds = await insertRemoteMedia(tx, status.accountId, status.id, input.media);
-    let pollId = status.pollId;
-    const sameOptions = oldPoll && input.poll &&
-      JSON.stringify(oldPoll.options) === JSON.stringify(input.poll.options);
-    if (sameOptions) {
-      await writeResults(tx, oldPoll.id, input.poll!);
-    } else {
-      if (oldPoll) await tx.delete(polls).where(eq(polls.id, oldPoll.id));
-      pollId = null;
-      if (input.poll) {
-        pollId = newId();
-        await tx.insert(polls).values({
-          id: pollId,
-          accountId: status.accountId,
-          statusId: status.id,
-          uri: status.uri,
-          options: input.poll.options,
-          tallies: input.poll.tallies,
-          multiple: input.poll.multiple,
-          votesCount: input.poll.tallies.reduce((a, b) => a + b, 0),
-          votersCount: input.poll.votersCount,
-          expiresAt: input.poll.expiresAt,
-        });
-      }
-    }
-    const sensitive = input.sensitive || input.spoilerText !== "";
-    const [row] = await tx.update(statuses).set({
-      content: input.content,
-      spoilerText: input.spoilerText,
-      sensitive,
-      language: input.language,
-      pollId,
-      editedAt: input.editedAt,
-    }).where(eq(statuses.id, status.id)).returning();
-    await tx.insert(statusEdits).values({
-      id: newId(),
-      statusId: status.id,
-      accountId: status.accountId,
-      text: null,
-      content: input.content,
-      spoilerText: input.spoilerText,
-      sensitive,
-      mediaAttachmentIds: mediaIds,
-      pollOptions: input.poll?.options ?? null,
-      createdAt: input.editedAt,
-    });
-    const added = await setMentions(
-      tx,
-      status.id,
-      input.mentionedAccountIds.filter((id) => id !== status.accountId),
-    );
-    // The feeds that hold it hear of the edit: asked before the tags change,
-    // as the status entered tag followers' feeds by the tags it had.
-    await publishStatusUpdate(tx, status.id);
-    await setStatusTags(tx, status.id, input.tagNames);
-    const [author] = await tx.select({ domain: accounts.domain }).from(accounts)
-      .where(eq(accounts.id, status.accountId));
-    await linkRemoteEmojis(
-      tx,
-      { statusId: status.id },
-      author?.domain ?? "",
-      author?.domain ? input.emojis ?? [] : [],
-      [input.content, input.spoilerText, ...(input.poll?.options ?? [])],
-      { replace: true },
-    );
-    const localAdded = added.length
-      ? await tx.select({ id: accounts.id }).from(accounts)
-        .where(and(inArray(accounts.id, added), isNull(accounts.domain)))
-      : [];
-    await notifyEdit(tx, status, localAdded.map((a) => a.id));
-    await requestLinkCard(tx, ctx.config.origin, row, {
-      hasMedia: input.media.length > 0,
-      edited: true,
-    });
-    return row;
-  });
-  if (!updated) return await remoteStatus(db, input.accountId, input.statusId);
-  return updated;
+  const updated = await db.transaction((tx) => applyRemoteEdit(tx, ctx, input));
+  return updated ?? await remoteStatus(db, input.accountId, input.statusId);
 }

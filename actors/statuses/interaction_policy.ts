@@ -17,12 +17,7 @@ import { recordDelivery } from "../outbox/deliveries.ts";
 import type { StatusRow } from "./create.ts";
 import { authoredStatus } from "./rows.ts";
 import { StatusError } from "./errors.ts";
-import type { QuotePolicyValue } from "./validation.ts";
-
-/** The policy a status of `visibility` can have when `wanted` is asked. */
-function effectivePolicy(visibility: string, wanted: QuotePolicyValue): QuotePolicyValue {
-  return visibility === "private" || visibility === "direct" ? "nobody" : wanted;
-}
+import { effectiveQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
 
 /**
  * Sets the quote approval policy of one's own local status and returns the
@@ -32,11 +27,11 @@ export async function setQuotePolicy(
   db: Db,
   accountId: string,
   statusId: string,
-  policy: QuotePolicyValue,
+  policy: QuotePolicy,
 ): Promise<StatusRow> {
   return await db.transaction(async (tx) => {
     const status = await authoredStatus(tx, accountId, statusId, { lock: true });
-    const next = effectivePolicy(status.visibility, policy);
+    const next = effectiveQuotePolicy(status.visibility, policy);
     if (next === status.quoteApprovalPolicy) return status;
     const [row] = await tx.update(statuses).set({ quoteApprovalPolicy: next })
       .where(eq(statuses.id, status.id)).returning();
@@ -54,12 +49,12 @@ export async function applyRemoteQuotePolicy(
   db: Db,
   accountId: string,
   statusId: string,
-  policy: QuotePolicyValue,
+  policy: QuotePolicy,
 ): Promise<void> {
   try {
     await db.transaction(async (tx) => {
       const status = await authoredStatus(tx, accountId, statusId, { lock: true, remote: true });
-      const next = effectivePolicy(status.visibility, policy);
+      const next = effectiveQuotePolicy(status.visibility, policy);
       if (next === status.quoteApprovalPolicy) return;
       await tx.update(statuses).set({ quoteApprovalPolicy: next })
         .where(eq(statuses.id, status.id));

@@ -18,6 +18,7 @@ import { publishStatusUpdate } from "../timelines/fanout.ts";
 import { newId } from "../../db/ids.ts";
 import type { Executor } from "../../db/connection.ts";
 import type { QuoteRequestAnswer } from "../outbox/statuses.ts";
+import { type Quotable, quotePermission } from "../../model/quote_policy.ts";
 
 export type QuoteRow = typeof quotes.$inferSelect;
 
@@ -76,15 +77,7 @@ async function decide(
     return { accepted: false, quote: quote ?? null };
   }
   if (quote.state === "accepted") return { accepted: true, quote };
-  let allowed = quoted.visibility !== "private" && quoted.visibility !== "direct" &&
-    (quoted.quoteApprovalPolicy === "public" || quote.accountId === quoted.accountId);
-  if (!allowed && quoted.quoteApprovalPolicy === "followers") {
-    const [f] = await tx.select({ id: follows.id }).from(follows).where(and(
-      eq(follows.accountId, quote.accountId),
-      eq(follows.targetAccountId, quoted.accountId),
-    )).limit(1);
-    allowed = f != null && quoted.visibility !== "private" && quoted.visibility !== "direct";
-  }
+  const allowed = await mayQuote(tx, quoted, quote.accountId);
   if (!allowed || quote.state === "revoked") {
     const [row] = await tx.update(quotes).set({ state: "rejected" })
       .where(eq(quotes.id, quote.id)).returning();
@@ -146,4 +139,18 @@ export async function recordQuoteAnswer(
     }
     return row;
   });
+}
+
+/**
+ * Whether the account `quoterId` may quote `status`: the policy's answer
+ * (model/quote_policy.ts), with the follow it may ask for looked up.
+ */
+export async function mayQuote(db: Executor, status: Quotable, quoterId: string): Promise<boolean> {
+  const permission = quotePermission(status, quoterId);
+  if (permission !== "if_follower") return permission === "yes";
+  const [follow] = await db.select({ id: follows.id }).from(follows).where(and(
+    eq(follows.accountId, quoterId),
+    eq(follows.targetAccountId, status.accountId),
+  )).limit(1);
+  return follow != null;
 }

@@ -215,6 +215,37 @@ export async function insertPoll(
   return row;
 }
 
+/** A remote poll as its author's server published it. */
+export interface RemotePollInput {
+  options: string[];
+  tallies: number[];
+  multiple: boolean;
+  votersCount: number;
+  expiresAt: Date | null;
+  uri: string | null;
+}
+
+/** Stores the poll of a remote status (posted, or edited with new options). */
+export async function insertRemotePoll(
+  tx: Executor,
+  id: string,
+  status: { id: string; accountId: string },
+  poll: RemotePollInput,
+): Promise<void> {
+  await tx.insert(polls).values({
+    id,
+    accountId: status.accountId,
+    statusId: status.id,
+    uri: poll.uri,
+    options: poll.options,
+    tallies: poll.tallies,
+    multiple: poll.multiple,
+    votesCount: poll.tallies.reduce((a, b) => a + b, 0),
+    votersCount: poll.votersCount,
+    expiresAt: poll.expiresAt,
+  });
+}
+
 /**
  * The notifications of an edit, local or remote: `mention` for local
  * accounts the new version mentions for the first time, `update` for local

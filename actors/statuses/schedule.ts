@@ -23,7 +23,9 @@ import type { LocalStatusInput } from "./create.ts";
 import { IDEMPOTENCY_TTL_MS } from "./create.ts";
 import { invalid } from "./errors.ts";
 import { ownMedia } from "./rows.ts";
-import { checkStatusInput, type Visibility } from "./validation.ts";
+import { checkStatusInput } from "./validation.ts";
+import type { Visibility } from "../../model/visibility.ts";
+import { parseText } from "../formatting/parsed_text.ts";
 
 export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;
 
@@ -67,7 +69,7 @@ export async function scheduleStatus(
   checkScheduledAt(scheduledAt);
   const mediaIds = input.mediaIds ?? [];
   const language = checkStatusInput(config, {
-    text: input.text,
+    text: parseText(input.text),
     spoilerText: input.spoilerText ?? "",
     mediaCount: mediaIds.length,
     poll: input.poll,

@@ -38,14 +38,10 @@ export {
   SCHEDULED_TOTAL_LIMIT,
 } from "./schedule_limits.ts";
 import { NotFoundError } from "../../model/errors.ts";
-import { type PeriodicJob, runEvery } from "../../jobs/periodic.ts";
 
 const logger = getLogger(["rookery", "scheduled_statuses"]);
 
 export type ScheduledStatusRow = typeof scheduledStatuses.$inferSelect;
-
-/** How often the worker looks for due scheduled statuses. */
-export const SCHEDULED_PUBLISH_INTERVAL_MS = 5_000;
 
 /** One of the account's scheduled statuses; someone else's is not found. */
 export async function findScheduledStatus(
@@ -159,12 +155,4 @@ export async function publishDueScheduledStatuses(
     if (outcome === "none") return published;
     if (outcome === "published") published++;
   }
-}
-
-/** Starts the worker's scheduled status publisher. */
-export function startScheduledStatusPublisher(
-  ctx: AppContext,
-  intervalMs = SCHEDULED_PUBLISH_INTERVAL_MS,
-): PeriodicJob {
-  return runEvery("publish scheduled statuses", intervalMs, () => publishDueScheduledStatuses(ctx));
 }

@@ -5,18 +5,10 @@
  */
 import ISO6391 from "iso-639-1";
 import type { Config } from "../../config.ts";
-import {
-  countableLength,
-  MAX_URL_LENGTH,
-  type ParsedText,
-  parseText,
-} from "../formatting/text_to_html.ts";
+import { MAX_URL_LENGTH, type ParsedText, parseText } from "../formatting/parsed_text.ts";
 import { invalid, StatusError } from "./errors.ts";
-
-export const VISIBILITIES = ["public", "unlisted", "private", "direct"] as const;
-export type Visibility = typeof VISIBILITIES[number];
-export const QUOTE_POLICIES = ["public", "followers", "nobody"] as const;
-export type QuotePolicyValue = typeof QUOTE_POLICIES[number];
+import { isVisibility, type Visibility } from "../../model/visibility.ts";
+import { isQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
 
 /** A poll as asked for by a local author. */
 export interface PollInput {
@@ -39,36 +31,31 @@ export function statusLength(
   spoilerText: string,
   stopAbove = Infinity,
 ): number {
-  return countableLength(text, config.limits.charactersReservedPerUrl, stopAbove) +
+  return parseText(text).countableLength(config.limits.charactersReservedPerUrl, stopAbove) +
     [...spoilerText].length;
 }
 
-/** Refuses blank or overlong text (blank is fine with media or a poll). */
+/**
+ * Refuses blank or overlong text (blank is fine with media or a poll). The
+ * command renders the same parse afterwards: what is counted here is what
+ * it links.
+ */
 export function checkText(
   config: Config,
-  input: string | ParsedText,
+  text: ParsedText,
   spoilerText: string,
   hasMediaOrPoll: boolean,
 ): void {
-  // A parsed text is checked from its entities: the command renders the
-  // same parse afterwards (one scan of the text in all).
-  const parsed = parseText(input);
-  const text = parsed.source;
-  if (text.trim() === "" && !hasMediaOrPoll) throw invalid("Text can't be blank");
+  if (text.source.trim() === "" && !hasMediaOrPoll) throw invalid("Text can't be blank");
   const max = config.limits.maxStatusCharacters;
   // No text longer than this can fit, however many of its characters are
   // links (each counts `perUrl` up to MAX_URL_LENGTH long): refuse it before
   // parsing, which costs time in proportion to its length.
   const perUrl = config.limits.charactersReservedPerUrl;
   const ceiling = max + Math.ceil(max / Math.max(1, perUrl)) * MAX_URL_LENGTH;
-  // Refusals come first, from the text itself: counting without building
-  // entities is cheap, where parsing 85 KB of `#a ` or `@a ` into 28,000
-  // entities costs tens of milliseconds. A text that fits is short, so its
-  // parse, which the command renders afterwards, is cheap too.
   if (
-    text.length + spoilerText.length > ceiling ||
-    statusLength(config, text, spoilerText, max) > max ||
-    statusLength(config, parsed, spoilerText) > max
+    text.source.length + spoilerText.length > ceiling ||
+    statusLength(config, text, spoilerText, max) > max
   ) {
     throw invalid(`Text character limit of ${max} exceeded`);
   }
@@ -76,8 +63,8 @@ export function checkText(
 
 /** What every status input is checked for, whether posted, scheduled or edited. */
 export interface StatusContentInput {
-  /** The text; parsed (text_to_html.ts parseText) when the command renders it too. */
-  text: string | ParsedText;
+  /** The text, parsed (actors/formatting/parsed_text.ts): the command renders the same parse. */
+  text: ParsedText;
   spoilerText: string;
   /** How many attachments the status will have. */
   mediaCount: number;
@@ -149,16 +136,12 @@ export function checkLanguage(language: string): string {
 
 /** A visibility name; 422 otherwise. */
 export function checkVisibility(value: string): Visibility {
-  if (!(VISIBILITIES as readonly string[]).includes(value)) {
-    throw invalid("Visibility is not included in the list");
-  }
-  return value as Visibility;
+  if (!isVisibility(value)) throw invalid("Visibility is not included in the list");
+  return value;
 }
 
 /** A quote approval policy; 422 otherwise. */
-export function checkQuotePolicy(value: string): QuotePolicyValue {
-  if (!(QUOTE_POLICIES as readonly string[]).includes(value)) {
-    throw invalid("Quote approval policy is not included in the list");
-  }
-  return value as QuotePolicyValue;
+export function checkQuotePolicy(value: string): QuotePolicy {
+  if (!isQuotePolicy(value)) throw invalid("Quote approval policy is not included in the list");
+  return value;
 }

@@ -11,6 +11,8 @@
  * deleted. Only the account's public and unlisted posts count, as Mastodon.
  */
 import { and, count, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { isPublicVisibility } from "../../model/visibility.ts";
+import { PUBLIC_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
 import type { Executor } from "../../db/connection.ts";
 import { featuredTags } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
@@ -144,7 +146,7 @@ export async function refreshFeaturedTagStats(
   if (tagIds && tagIds.length === 0) return;
   const counted = sql`FROM statuses s JOIN statuses_tags st ON st.status_id = s.id
     WHERE st.tag_id = featured_tags.tag_id AND s.account_id = featured_tags.account_id
-      AND s.visibility IN ('public', 'unlisted') AND s.deleted_at IS NULL
+      AND s.visibility IN ${PUBLIC_VISIBILITY_SQL} AND s.deleted_at IS NULL
       AND s.reblog_of_id IS NULL`;
   await tx.update(featuredTags).set({
     statusesCount: sql`(SELECT count(*) ${counted})`,
@@ -165,7 +167,7 @@ export async function countInFeaturedTags(
   status: { id: string; accountId: string; visibility: string; reblogOfId: string | null },
   delta: 1 | -1,
 ): Promise<void> {
-  if (status.reblogOfId || (status.visibility !== "public" && status.visibility !== "unlisted")) {
+  if (status.reblogOfId || !isPublicVisibility(status.visibility)) {
     return;
   }
   await tx.execute(sql`

@@ -27,11 +27,11 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
+import { FOLLOWER_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
 import type { statuses } from "../../db/schema/mod.ts";
 import {
   BOOST_IS_NEW_IN_LIST,
   boostIsNewInHome,
-  FOLLOWER_VISIBILITIES,
   HOME_RULES,
   LIST_RULES,
   VIA,
@@ -105,7 +105,7 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
       SELECT f.account_id, ${VIA.follow}, f.show_reblogs, f.languages
         FROM s JOIN follows f ON f.target_account_id = s.account_id
         JOIN accounts fa ON fa.id = f.account_id AND fa.domain IS NULL AND fa.deleted_at IS NULL
-        WHERE s.visibility IN ${FOLLOWER_VISIBILITIES}
+        WHERE s.visibility IN ${FOLLOWER_VISIBILITY_SQL}
           OR (s.visibility = 'direct' AND EXISTS (SELECT 1 FROM mentions m
             WHERE m.status_id = s.id AND m.account_id = f.account_id))
       UNION ALL

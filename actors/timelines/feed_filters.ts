@@ -14,6 +14,7 @@
  * exempt (you always see what you post).
  */
 import { type SQL, sql } from "drizzle-orm";
+import { FOLLOWER_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
 
 /** How a candidate receiver came to be one (the `c.via` column). */
 export const VIA = {
@@ -24,9 +25,6 @@ export const VIA = {
   /** A local follower of one of the status's hashtags. */
   tag: 2,
 } as const;
-
-/** Statuses that may reach followers' feeds through a follow. */
-export const FOLLOWER_VISIBILITIES = sql`('public', 'unlisted', 'private')`;
 
 /**
  * Neither the receiver nor the people in the status are at odds: the receiver
@@ -126,7 +124,7 @@ export const HOME_RULES = sql`(c.via = ${VIA.self} OR (
  * Whether list `l` (of owner `l.account_id`, with the owner's follow of the
  * author as `f`, possibly NULL) gets status `s`, apart from boost de-duplication.
  */
-export const LIST_RULES = sql`s.visibility IN ${FOLLOWER_VISIBILITIES}
+export const LIST_RULES = sql`s.visibility IN ${FOLLOWER_VISIBILITY_SQL}
   AND (l.account_id = s.account_id OR (f.id IS NOT NULL
     AND ${noBlocksOrMutes(sql`l.account_id`)} AND ${languageAllowed(sql`f.languages`)}
     AND (s.reblog_of_id IS NULL OR f.show_reblogs)))

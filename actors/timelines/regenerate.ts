@@ -20,13 +20,8 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import {
-  boostIsNewInHome,
-  FOLLOWER_VISIBILITIES,
-  HOME_RULES,
-  LIST_RULES,
-  VIA,
-} from "./feed_filters.ts";
+import { FOLLOWER_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
+import { boostIsNewInHome, HOME_RULES, LIST_RULES, VIA } from "./feed_filters.ts";
 import { HOME_FEED_LIMIT, rowsOf } from "./fanout.ts";
 
 /** How many recent statuses of each followed account a rebuild considers. */
@@ -95,7 +90,7 @@ function homeCandidates(accountId: string, source: HomeSource, perAccount: numbe
       HAVING count(*) >= ${sql.raw(String(MERGE_FLOOR_MIN_ENTRIES))}), 0) AS id) floor
     CROSS JOIN LATERAL (SELECT * FROM statuses x
       WHERE x.account_id = c.author AND x.deleted_at IS NULL AND x.id > floor.id
-        AND (c.via = ${VIA.self} OR x.visibility IN ${FOLLOWER_VISIBILITIES})
+        AND (c.via = ${VIA.self} OR x.visibility IN ${FOLLOWER_VISIBILITY_SQL})
       ORDER BY x.id DESC LIMIT ${sql.raw(String(perAccount))}) s
     LEFT JOIN statuses o ON o.id = s.reblog_of_id
     WHERE (s.reblog_of_id IS NULL OR o.deleted_at IS NULL) AND ${boostIsNewInHome(me)}

@@ -19,6 +19,7 @@
  *   a failure is not kept.
  */
 import { and, eq } from "drizzle-orm";
+import { isPublicVisibility } from "../../model/visibility.ts";
 import type { Config, TranslationConfig } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { statusTranslations, type StoredTranslation } from "../../db/schema/mod.ts";
@@ -146,7 +147,7 @@ export async function translateStatus(
   requestedLanguage: string,
 ): Promise<StatusTranslation> {
   const translator = app.core.translator;
-  if (!translator || (source.visibility !== "public" && source.visibility !== "unlisted")) {
+  if (!translator || !isPublicVisibility(source.visibility)) {
     throw new TranslationNotAllowedError("This action is not allowed");
   }
   const pair = pickLanguages(await translator.languages(), source.language, requestedLanguage);

@@ -17,6 +17,7 @@ import { htmlToText } from "../formatting/html_to_text.ts";
 import { sanitizeHtml } from "../formatting/sanitize_html.ts";
 import type { StoredTranslation } from "../../db/schema/mod.ts";
 import type { TranslatedText } from "./backend.ts";
+import { replaceShortcodes } from "../../model/emoji_shortcodes.ts";
 
 /** A status as the translation needs it (api/routes/translations.ts builds it). */
 export interface TranslationSource {
@@ -48,7 +49,6 @@ export interface SourceTexts {
   texts: string[];
 }
 
-const SHORTCODE = /:([a-zA-Z0-9_]{2,}):/g;
 const TAG_OR_TEXT = /(<[^>]*>)/;
 
 /** Wraps the known `:shortcode:`s of the text parts of `html` in untranslated spans. */
@@ -57,7 +57,7 @@ function markShortcodes(html: string, shortcodes: ReadonlySet<string>): string {
   return html.split(TAG_OR_TEXT).map((part) =>
     part.startsWith("<")
       ? part
-      : part.replace(SHORTCODE, (whole, code: string) =>
+      : replaceShortcodes(part, (whole, code) =>
         shortcodes.has(code) ? `<span translate="no">${whole}</span>` : whole)
   ).join("");
 }

@@ -7,7 +7,7 @@
 import type { Database } from "../../db/connection.ts";
 import { tagHistories } from "../../db/queries/tags.ts";
 import type { AdminTagRow } from "../../actors/moderation/tags.ts";
-import { tagUrl } from "./tag.ts";
+import { localUris } from "../../model/uris.ts";
 
 export async function serializeAdminTags(
   database: Database,
@@ -19,7 +19,7 @@ export async function serializeAdminTags(
   return rows.map((row) => ({
     id: row.id,
     name: row.displayName ?? row.name,
-    url: tagUrl(origin, row.name),
+    url: localUris(origin).tag(row.name),
     history: histories.get(row.id) ?? [],
     trendable: row.review === "allowed" || (row.review === null && !reviewRequired),
     usable: row.usable,

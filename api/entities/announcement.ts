@@ -11,6 +11,7 @@
  *   plus `url` and `static_url` for a custom emoji (absent for Unicode ones).
  */
 import { and, inArray, isNull, sql } from "drizzle-orm";
+import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import type { AppContext } from "../../context.ts";
 import {
   accounts,
@@ -22,6 +23,7 @@ import {
 import type { AnnouncementRow } from "../../actors/announcements/manage.ts";
 import { scanShortcodes } from "../../actors/emoji/shortcodes.ts";
 import { type CustomEmoji, customEmojiEntity } from "./custom_emoji.ts";
+import { localUris } from "../../model/uris.ts";
 
 export interface AnnouncementReactionJson {
   name: string;
@@ -94,7 +96,7 @@ export async function serializeAnnouncements(
         .where(and(
           inArray(statuses.id, statusIds),
           isNull(statuses.deletedAt),
-          inArray(statuses.visibility, ["public", "unlisted"]),
+          inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
         )),
     // Emoji in the text, and those reacted with (by row id).
     db.select().from(customEmojis).where(and(
@@ -143,7 +145,7 @@ export async function serializeAnnouncements(
       }),
       tags: row.tagNames.map((name) => ({
         name,
-        url: `${origin}/tags/${encodeURIComponent(name.toLowerCase())}`,
+        url: localUris(origin).tag(name.toLowerCase()),
       })),
       emojis: [...codes].flatMap((code) => {
         const e = emojiByCode.get(code);

@@ -27,7 +27,7 @@ import {
 } from "../../db/queries/collections.ts";
 import { collectionUri, collectionUrl } from "../../model/collection_uris.ts";
 import { type Account, loadAccountEntities } from "./account.ts";
-import { tagUrl } from "./tag.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** The CollectionItem entity. */
 export interface CollectionItem {
@@ -107,7 +107,7 @@ export function collectionEntity(
     local: row.local,
     sensitive: row.sensitive,
     discoverable: row.discoverable,
-    tag: row.tagName ? { name: row.tagName, url: tagUrl(config.origin, row.tagName) } : null,
+    tag: row.tagName ? { name: row.tagName, url: localUris(config.origin).tag(row.tagName) } : null,
     item_count: row.itemCount,
     items: items.map(collectionItemEntity),
     created_at: row.createdAt.toISOString(),

@@ -6,6 +6,7 @@
  * string and `last_status_at` is a date (`YYYY-MM-DD`), not a datetime.
  */
 import type { FeaturedTagRow } from "../../db/queries/accounts.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** The FeaturedTag entity. */
 export interface FeaturedTag {
@@ -30,7 +31,7 @@ export function featuredTagEntity(
   return {
     id: row.id,
     name: row.name,
-    url: `${origin}/@${acct}/tagged/${encodeURIComponent(row.name)}`,
+    url: localUris(origin).taggedPage(acct, row.name),
     statuses_count: String(row.statusesCount),
     last_status_at: row.lastStatusAt ? row.lastStatusAt.toISOString().slice(0, 10) : null,
   };

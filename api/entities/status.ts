@@ -21,6 +21,12 @@
  * - `text` (the plain source) is added only by the delete response.
  */
 import type { AppContext } from "../../context.ts";
+import {
+  effectiveQuotePolicy,
+  quotePermission,
+  type QuotePolicy,
+} from "../../model/quote_policy.ts";
+import { isFollowerVisibility } from "../../model/visibility.ts";
 import type { statuses } from "../../db/schema/mod.ts";
 import { type Account, type CustomEmoji, SENSITIZED } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
@@ -128,16 +134,15 @@ export interface StatusJson {
 
 /** Who may quote a status, and whether the viewer may (QuoteApproval). */
 function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteApprovalJson {
-  const quotable = row.visibility === "public" || row.visibility === "unlisted";
-  const policy = quotable ? row.quoteApprovalPolicy : "nobody";
+  const policy = effectiveQuotePolicy(row.visibility, row.quoteApprovalPolicy as QuotePolicy);
   const automatic = policy === "public" ? ["public"] : policy === "followers" ? ["followers"] : [];
-  let current: QuoteApprovalJson["current_user"];
-  if (!viewer) current = "unknown";
-  else if (viewer.accountId === row.accountId) {
-    current = row.visibility === "direct" ? "denied" : "automatic";
-  } else if (policy === "public") current = "automatic";
-  else if (policy === "followers" && h.followedAuthors.has(row.accountId)) current = "automatic";
-  else current = "denied";
+  const permission = viewer ? quotePermission(row, viewer.accountId) : null;
+  const current: QuoteApprovalJson["current_user"] = permission == null
+    ? "unknown"
+    : permission === "yes" ||
+        (permission === "if_follower" && h.followedAuthors.has(row.accountId))
+    ? "automatic"
+    : "denied";
   return { automatic, manual: [], current_user: current };
 }
 
@@ -196,7 +201,7 @@ function build(
         reblogged: h.reblogged.has(proper.id),
         muted: proper.conversationId != null && h.mutedConversations.has(proper.conversationId),
         bookmarked: h.bookmarked.has(proper.id),
-        ...(row.accountId === viewer.accountId && !boosted && PINNABLE.has(row.visibility)
+        ...(row.accountId === viewer.accountId && !boosted && isFollowerVisibility(row.visibility)
           ? { pinned: h.pinned.has(row.id) }
           : {}),
       }
@@ -223,9 +228,6 @@ function build(
       : null,
   };
 }
-
-/** Visibilities whose statuses can be pinned (and so carry `pinned`). */
-const PINNABLE = new Set(["public", "unlisted", "private"]);
 
 /**
  * Serializes a page of statuses for a viewer (null: anonymous), in the order

@@ -31,6 +31,7 @@ import { mediaAttachmentEntity, type MediaAttachmentJson } from "./media_attachm
 import type { PollRow } from "./poll.ts";
 import { type CustomEmoji, emojisByOwner } from "./custom_emoji.ts";
 import type { MentionJson, PreviewCardJson, StatusRow } from "./status.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** A status as every viewer sees it: its row and everything shown with it. */
 export interface StatusBundle {
@@ -229,7 +230,7 @@ export async function loadContent(
   const tags = listMap<{ name: string; url: string }>();
   for (const t of loaded.tags ?? []) {
     const name = t.name.toLowerCase();
-    tags.add(t.statusId, { name, url: `${origin}/tags/${encodeURIComponent(name)}` });
+    tags.add(t.statusId, { name, url: localUris(origin).tag(name) });
   }
   const emojis = emojisByOwner(origin, emojiRows(loaded.statusEmojis));
   const pollMap = new Map(revive<PollRow>(polls, loaded.polls).map((p) => [p.id, p]));

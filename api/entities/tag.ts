@@ -18,6 +18,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
 import { featuredTags, tagFollows } from "../../db/schema/mod.ts";
 import { tagHistories, type TagHistoryDay } from "../../db/queries/tags.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** The Tag entity. */
 export interface TagJson {
@@ -40,11 +41,6 @@ export interface TagInput {
 export interface SerializeTagOptions {
   /** Leave out `id` (feature and unfeature responses). */
   omitId?: boolean;
-}
-
-/** The public URL of a tag's page. */
-export function tagUrl(origin: string, name: string): string {
-  return `${origin}/tags/${encodeURIComponent(name)}`;
 }
 
 /** Serializes tags in order, with the viewer's flags when there is a viewer. */
@@ -75,7 +71,7 @@ export async function serializeTags(
     const json: TagJson = {
       ...(options.omitId ? {} : { id: row.id }),
       name: row.name,
-      url: tagUrl(origin, row.name),
+      url: localUris(origin).tag(row.name),
       history: histories.get(row.id) ?? [],
     };
     if (viewer) {

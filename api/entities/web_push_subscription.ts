@@ -1,6 +1,6 @@
 /** WebPushSubscription (Mastodon 4.5: `standard` since 4.4, quote alerts since 4.5). */
 import type { PushSubscriptionRow } from "../../actors/push/subscriptions.ts";
-import { PUSH_ALERTS } from "../../actors/push/alerts.ts";
+import { PUSH_ALERTS } from "../../model/notification_types.ts";
 
 export interface WebPushSubscription {
   id: number;

@@ -29,8 +29,8 @@
  * Counting is rate_limit_counter.ts: exact at the limit across processes,
  * and far from it one write per lease of requests rather than per request.
  * The headers describe the bucket closest to its limit; past any limit the
- * answer is 429 with Mastodon's body (an HTML page to a browser's sign-in
- * form) and Retry-After.
+ * answer is 429 with Mastodon's body and Retry-After (app.ts has browsers'
+ * forms answered with a page instead: web/routes/too_many_requests.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { sql } from "drizzle-orm";
@@ -38,9 +38,6 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { clientIp, rateLimitSubject } from "../client_ip.ts";
 import type { Database } from "../../db/connection.ts";
-import { MessagePage } from "../../web/pages/auth/layout.tsx";
-import { documentHtml } from "../../web/pages/shell.tsx";
-import { pageHeaders } from "../../web/routes/page_response.ts";
 import { setResponseHeaders } from "./headers.ts";
 import {
   type Bucket,
@@ -191,29 +188,12 @@ export function wantsHtml(c: Context<ApiEnv>): boolean {
   return /\btext\/html\b/.test(c.req.header("accept") ?? "");
 }
 
-/** Paths that only ever answer with pages (settings and staff), whatever the Accept header. */
-const PAGE_ONLY_PATH = /^\/(settings|admin)(\/|$)/;
+/** How a request past its limit is answered. */
+export type Refusal = (c: Context<ApiEnv>, state: BucketState, now: Date) => Response;
 
-/** A 429 in Mastodon's shape; a page for a browser's sign-in form and the pages with forms. */
-export function tooManyRequests(
-  c: Context<ApiEnv>,
-  state: BucketState,
-  now: Date,
-): Response {
-  const headers = refusalHeaders(state, now);
-  const signIn = c.req.path.startsWith("/auth/") && wantsHtml(c);
-  if (signIn || PAGE_ONLY_PATH.test(c.req.path)) {
-    const page = MessagePage({
-      title: TOO_MANY_REQUESTS,
-      instanceTitle: c.get("ctx").config.instance.title,
-      text: signIn
-        ? "Too many sign-in attempts. Please wait a few minutes and try again."
-        : "Too many requests. Please wait a few minutes and try again.",
-      alert: true,
-    });
-    return c.html(documentHtml(page), 429, { ...headers, ...pageHeaders("account") });
-  }
-  return c.json({ error: TOO_MANY_REQUESTS }, 429, headers);
+/** A 429 in Mastodon's shape: `{"error":"Too many requests"}` and the headers. */
+export function tooManyRequestsJson(c: Context<ApiEnv>, state: BucketState, now: Date): Response {
+  return c.json({ error: TOO_MANY_REQUESTS }, 429, refusalHeaders(state, now));
 }
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
@@ -235,8 +215,9 @@ function maybePurge(database: Database, counter: RateLimitCounter, now: number):
 /**
  * The middleware. Runs after authentication (it needs `c.var.user`); does
  * nothing when `config.rateLimits` is off or outside the API and OAuth paths.
+ * `refuse` answers a request past a limit (default: the JSON 429).
  */
-export function rateLimit(): MiddlewareHandler<ApiEnv> {
+export function rateLimit(refuse: Refusal = tooManyRequestsJson): MiddlewareHandler<ApiEnv> {
   return async (c: Context<ApiEnv>, next) => {
     const ctx = c.get("ctx");
     const { config, database } = ctx;
@@ -261,7 +242,7 @@ export function rateLimit(): MiddlewareHandler<ApiEnv> {
     }
     maybePurge(database, ctx.core.rateLimits, now.getTime());
     const exceeded = states.filter((s) => s.count > s.rule.limit);
-    if (exceeded.length) return tooManyRequests(c, tightest(exceeded), now);
+    if (exceeded.length) return refuse(c, tightest(exceeded), now);
     await next();
     setResponseHeaders(c, rateLimitHeaders(tightest(states)));
   };

@@ -18,7 +18,7 @@ import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { findRefresh } from "../../actors/statuses/reply_crawls.ts";
-import { findAsyncRefresh } from "../../actors/async_refreshes.ts";
+import { findAsyncRefresh } from "../../actors/async_refreshes/refreshes.ts";
 import { serializeAsyncRefresh } from "../entities/async_refresh.ts";
 
 /** The async refreshes route, mounted at the root of the app. */

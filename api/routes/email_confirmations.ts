@@ -1,6 +1,6 @@
 /**
- * E-mail confirmation:
- * - GET /auth/confirmation?confirmation_token=… (the link in the mail) → HTML page
+ * E-mail confirmation in the API (the link in the mail opens a page:
+ * web/routes/auth/confirmation_link.tsx):
  * - POST /api/v1/emails/confirmations (write:accounts, user token of the signing-up app)
  *   → {} (resend, optionally to a new `email`)
  * - GET /api/v1/emails/check_confirmation (read:accounts) → true or false
@@ -20,15 +20,7 @@ import { params } from "../params.ts";
 import { readString } from "../readers.ts";
 import { requireScopes } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
-import { MessagePage } from "../../web/pages/auth/layout.tsx";
-import { sendHtmlPage } from "../../web/routes/page_response.ts";
-import {
-  CONFIRMATION_PATH,
-  type ConfirmationResult,
-  confirmEmail,
-  requestConfirmation,
-  requestEmailChange,
-} from "../../actors/auth/email_confirmation.ts";
+import { requestConfirmation, requestEmailChange } from "../../actors/auth/email_confirmation.ts";
 import { users } from "../../db/schema/mod.ts";
 
 /** Mastodon's refusals for the resend endpoint. */
@@ -53,63 +45,9 @@ function isSignUpApplication(
   return user.createdByApplicationId != null && user.createdByApplicationId === applicationId;
 }
 
-/** The page the confirmation link opens: what happened, and a status to match. */
-function confirmationPage(result: ConfirmationResult, instanceTitle: string): {
-  status: 200 | 404 | 410 | 422;
-  page: unknown;
-} {
-  const page = (status: 200 | 404 | 410 | 422, title: string, text: string) => ({
-    status,
-    page: MessagePage({
-      title,
-      instanceTitle,
-      text,
-      alert: status !== 200,
-      links: status === 200 ? [{ href: "/auth/sign_in", label: "Sign in" }] : undefined,
-    }),
-  });
-  switch (result.status) {
-    case "confirmed":
-      return page(
-        200,
-        "E-mail address confirmed",
-        `Thank you, @${result.username}: ${result.email} is confirmed. You can now use your account.`,
-      );
-    case "already_confirmed":
-      return page(200, "Already confirmed", "This e-mail address was already confirmed.");
-    case "expired":
-      return page(
-        410,
-        "This link has expired",
-        "Confirmation links work for two days. Ask the app you signed up with for a new one.",
-      );
-    case "email_taken":
-      return page(422, "Address in use", "This e-mail address now belongs to another account.");
-    default:
-      return page(
-        404,
-        "Invalid confirmation link",
-        "This confirmation link is not valid. Check that the whole link was copied.",
-      );
-  }
-}
-
 /** The routes, mounted at the root of the app. */
 export function emailConfirmationRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-
-  app.get(CONFIRMATION_PATH, async (c) => {
-    const { config, database, core } = c.get("ctx");
-    const token = c.req.query("confirmation_token") ?? "";
-    // A GET that writes: mark it as the app marks other methods, so that this
-    // process's cached token stops refusing the user at once, not only when
-    // the database's change notification arrives.
-    core.writes.mark();
-    const result = await confirmEmail(database.db, token);
-    core.writes.mark();
-    const { status, page } = confirmationPage(result, config.instance.title);
-    return await sendHtmlPage(c, "account", page, status);
-  });
 
   // Any token kind here: the user check below gives Mastodon's own message, and
   // unconfirmed logins (which requireUser refuses) are the ones that need this.

@@ -7,8 +7,9 @@
  *   `{effective_date, effective, content, succeeded_by}`
  * - GET /api/v1/instance/terms_of_service/:date → the same when `:date` is
  *   its effective date
- * - GET /privacy-policy and /terms-of-service: the same text as a page, which
- *   /api/v2/instance links to (`configuration.urls`)
+ * The same text as a page (/privacy-policy and /terms-of-service, which
+ * /api/v2/instance links to: `configuration.urls`) is web/routes/public/
+ * instance_pages.ts's.
  *
  * Decisions:
  * - A document that is not configured answers 404 "Record not found", as
@@ -30,12 +31,6 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import type { Config } from "../../config.ts";
 import { apiError } from "../errors.ts";
-import { DocumentPage } from "../../web/pages/public/about.tsx";
-import {
-  publicViewer,
-  sendMessagePage,
-  sendPublicPage,
-} from "../../web/routes/public/public_page_kit.ts";
 
 const logger = getLogger(["rookery", "http", "instance"]);
 
@@ -81,8 +76,8 @@ export async function loadInstanceDocument(
   }
 }
 
-/** YYYY-MM-DD in UTC. */
-function day(date: Date): string {
+/** YYYY-MM-DD in UTC: a document's date. */
+export function day(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
@@ -118,36 +113,6 @@ export function instanceDocumentRoutes(): Hono<ApiEnv> {
     if (!doc || c.req.param("date") !== day(doc.updatedAt)) return apiError(c, 404, notFound);
     return c.json(termsEntity(doc));
   });
-
-  for (
-    const [path, kind, title] of [
-      ["/privacy-policy", "privacy", "Privacy policy"],
-      ["/terms-of-service", "terms", "Terms of service"],
-    ] as const
-  ) {
-    app.get(path, async (c) => {
-      const { config } = c.get("ctx");
-      const doc = await loadInstanceDocument(config, kind);
-      if (!doc) {
-        return await sendMessagePage(
-          c,
-          404,
-          "Not found",
-          `This server has no ${title.toLowerCase()}.`,
-        );
-      }
-      return await sendPublicPage(
-        c,
-        DocumentPage({
-          instanceTitle: config.instance.title,
-          title,
-          updated: day(doc.updatedAt),
-          content: doc.content,
-          viewer: await publicViewer(c),
-        }),
-      );
-    });
-  }
 
   return app;
 }

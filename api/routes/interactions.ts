@@ -39,6 +39,7 @@ import { quotes, statuses } from "../../db/schema/mod.ts";
 import {
   canSeeStatus,
   findVisibleStatus,
+  PUBLIC_VISIBILITY_SQL,
   visibleStatusFilter,
 } from "../../db/queries/visibility.ts";
 import { listableAccount, visibleToViewer } from "../../db/queries/accounts.ts";
@@ -113,7 +114,7 @@ const FAVOURITED_BY: RelationSource = {
 const REBLOGGED_BY: RelationSource = {
   table: sql`statuses`,
   statusColumn: sql`r.reblog_of_id`,
-  extra: sql`r.deleted_at IS NULL AND r.visibility IN ('public', 'unlisted')`,
+  extra: sql`r.deleted_at IS NULL AND r.visibility IN ${PUBLIC_VISIBILITY_SQL}`,
 };
 
 /** One page of the accounts behind a status's relation rows, newest row first. */

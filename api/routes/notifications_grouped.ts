@@ -42,7 +42,6 @@ import {
   DEFAULT_GROUPED_TYPES,
   type GroupHead,
   groupMembers,
-  KNOWN_TYPES,
   loadGroupsData,
   newestInGroup,
   notificationsByIds,
@@ -51,6 +50,7 @@ import {
   type PageRange,
 } from "../../db/queries/notifications.ts";
 import type { Executor } from "../../db/connection.ts";
+import { NOTIFICATION_TYPES } from "../../model/notification_types.ts";
 import type { AppContext } from "../../context.ts";
 import { clearNotifications, dismissGroup } from "../../actors/notifications/dismiss.ts";
 import { readNotificationFilter, readSupportedTypes, viewerOf } from "./notifications.ts";
@@ -71,7 +71,7 @@ function isGroupKey(key: string): boolean {
 function readGroupedTypes(p: Params): string[] {
   const given = readStringArray(p, "grouped_types");
   if (!given?.length) return [...DEFAULT_GROUPED_TYPES];
-  const known = new Set<string>(KNOWN_TYPES);
+  const known = new Set<string>(NOTIFICATION_TYPES);
   return [...new Set(given.filter((t) => known.has(t)))];
 }
 

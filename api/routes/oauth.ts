@@ -22,7 +22,7 @@ import {
   OAUTH_ERROR_DESCRIPTIONS,
   type OAuthErrorCode,
   RESPONSE_MODES,
-} from "../../web/routes/auth/authorize_request.ts";
+} from "../../model/oauth.ts";
 import {
   type ApplicationRow,
   authenticateClient,

@@ -20,7 +20,7 @@ import { bearerToken } from "../middleware/auth.ts";
 import { withValidation } from "../validation_errors.ts";
 import { webPushSubscriptionEntity } from "../entities/web_push_subscription.ts";
 import { NotFoundError } from "../../model/errors.ts";
-import { PUSH_ALERTS } from "../../actors/push/alerts.ts";
+import { PUSH_ALERTS } from "../../model/notification_types.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
 import {
   findSubscription,

@@ -23,28 +23,7 @@ import type { Executor } from "../connection.ts";
 import { isId } from "../ids.ts";
 import { accounts, markers, notifications, statuses } from "../schema/mod.ts";
 import { visibleStatusFilter } from "./visibility.ts";
-
-/** Every notification type the API knows. */
-export const KNOWN_TYPES = [
-  "mention",
-  "status",
-  "reblog",
-  "follow",
-  "follow_request",
-  "favourite",
-  "poll",
-  "update",
-  "quote",
-  "quoted_update",
-  "admin.sign_up",
-  "admin.report",
-  "moderation_warning",
-  // Someone one follows moved (actors/accounts/moves.ts); the account is the one that moved.
-  "move",
-  // Collections (Mastodon 4.6): the account is the collection's owner.
-  "added_to_collection",
-  "collection_update",
-] as const;
+import { NOTIFICATION_TYPES } from "../../model/notification_types.ts";
 
 /** Types grouped when a client does not say (`grouped_types[]` omitted). */
 export const DEFAULT_GROUPED_TYPES = ["favourite", "follow", "reblog", "admin.sign_up"] as const;
@@ -89,13 +68,15 @@ const s = alias(statuses, "s");
 
 /** The types a filter leaves, or null when it leaves all of them. */
 export function requestedTypes(filter: NotificationFilter): string[] | null {
-  const known = new Set<string>(KNOWN_TYPES);
-  let wanted = filter.types?.length ? filter.types.filter((t) => known.has(t)) : [...KNOWN_TYPES];
+  const known = new Set<string>(NOTIFICATION_TYPES);
+  let wanted = filter.types?.length
+    ? filter.types.filter((t) => known.has(t))
+    : [...NOTIFICATION_TYPES];
   if (filter.excludeTypes?.length) {
     const excluded = new Set(filter.excludeTypes);
     wanted = wanted.filter((t) => !excluded.has(t));
   }
-  return wanted.length === KNOWN_TYPES.length ? null : [...new Set(wanted)];
+  return wanted.length === NOTIFICATION_TYPES.length ? null : [...new Set(wanted)];
 }
 
 /**

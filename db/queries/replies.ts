@@ -5,6 +5,7 @@
  * the same set (it starts with the author's own replies; we keep one order).
  */
 import { and, asc, count, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
+import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import type { Executor } from "../connection.ts";
 import { accounts, statuses } from "../schema/mod.ts";
 import { anyId } from "./any_id.ts";
@@ -18,7 +19,7 @@ export interface ListedReply {
 function listable(parentIds: readonly string[]) {
   return and(
     anyId(statuses.inReplyToId, parentIds),
-    inArray(statuses.visibility, ["public", "unlisted"]),
+    inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
     isNull(statuses.deletedAt),
     isNull(accounts.suspendedAt),
     isNull(accounts.deletedAt),

@@ -20,6 +20,10 @@
  * - A boost is visible only when the boosted status is visible too.
  * - An anonymous viewer sees public and unlisted statuses only.
  *
+ * The visibility words and the same rule over one status are model/
+ * visibility.ts's ({@link maySee} there); tests/statuses/visibility_rule_test.ts
+ * checks that this SQL and that rule agree on every case.
+ *
  * Limited (silenced) authors are a separate, narrower rule for the lists
  * where strangers discover posts — public, hashtag and link timelines,
  * trends, search: {@link notLimitedFilter} keeps their statuses for the
@@ -34,6 +38,18 @@ import { anyId } from "./any_id.ts";
 import type { Executor } from "../connection.ts";
 import { statuses } from "../schema/mod.ts";
 import { authorIsLimited } from "./limited_accounts.ts";
+import { FOLLOWER_VISIBILITIES, PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
+
+/** A `('a', 'b')` list of constant words, for `visibility IN …`. */
+function wordList(words: readonly string[]): SQL {
+  return sql.raw(`(${words.map((word) => `'${word}'`).join(", ")})`);
+}
+
+/** `visibility IN` this: visible to anyone (model/visibility.ts's PUBLIC_VISIBILITIES). */
+export const PUBLIC_VISIBILITY_SQL = wordList(PUBLIC_VISIBILITIES);
+
+/** `visibility IN` this: all but direct, what reaches followers' feeds (FOLLOWER_VISIBILITIES). */
+export const FOLLOWER_VISIBILITY_SQL = wordList(FOLLOWER_VISIBILITIES);
 
 /** Names a `statuses` row may go by in a query; always a constant, never input. */
 export type StatusAlias = "statuses" | "s" | "st" | "r" | "o" | "q";
@@ -60,7 +76,7 @@ function ownRules(viewer: ViewerRef, alias: StatusAlias): SQL {
     AND va.deleted_at IS NULL AND va.suspended_at IS NULL)`;
   const alive = sql`${s}.deleted_at IS NULL AND ${authorUsable}`;
   if (viewer == null) {
-    return sql`(${alive} AND ${s}.visibility IN ('public', 'unlisted'))`;
+    return sql`(${alive} AND ${s}.visibility IN ${PUBLIC_VISIBILITY_SQL})`;
   }
   const v = sql`${viewer}::bigint`;
   const mentioned = sql`EXISTS (SELECT 1 FROM mentions vm
@@ -69,7 +85,7 @@ function ownRules(viewer: ViewerRef, alias: StatusAlias): SQL {
     WHERE vf.account_id = ${v} AND vf.target_account_id = ${s}.account_id)`;
   // The mention check is written once for private and direct alike: each
   // EXISTS is a subplan PostgreSQL sets up at every execution.
-  const audience = sql`(${s}.visibility IN ('public', 'unlisted')
+  const audience = sql`(${s}.visibility IN ${PUBLIC_VISIBILITY_SQL}
     OR (${s}.visibility = 'private' AND ${follower})
     OR (${s}.visibility IN ('private', 'direct') AND ${mentioned}))`;
   const notBlocked = sql`NOT EXISTS (SELECT 1 FROM blocks vb

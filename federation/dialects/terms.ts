@@ -19,7 +19,8 @@
  * these values into what Fedify's typed objects give.
  */
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
-import { MAX_EMOJIS_PER_OBJECT, validShortcode } from "../../actors/emoji/shortcodes.ts";
+import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
+import { validShortcode } from "../../model/emoji_shortcodes.ts";
 import { checkLanguage } from "../../actors/statuses/validation.ts";
 import { webUrl } from "../fetch/trust.ts";
 

@@ -20,14 +20,12 @@ import {
   findLocalAccountByIdentifier,
   type LocalAccount,
 } from "./local_actors.ts";
-
-/** Path template of local actors; the identifier is the username. */
-export const ACTOR_PATH = "/users/{identifier}";
+import { LOCAL_PATHS, localUris } from "../../model/uris.ts";
 
 /** Registers the actor dispatcher, its key pairs and its WebFinger mappers. */
 export function registerActorDispatcher(federation: Federation<AppContext>): void {
   federation
-    .setActorDispatcher(ACTOR_PATH, dispatchActor)
+    .setActorDispatcher(LOCAL_PATHS.actor, dispatchActor)
     .mapActorAlias(INSTANCE_ACTOR_PATH, INSTANCE_ACTOR)
     .setKeyPairsDispatcher(async (ctx, identifier) => {
       const { database } = ctx.data;
@@ -52,7 +50,7 @@ export function registerActorDispatcher(federation: Federation<AppContext>): voi
 async function dispatchActor(ctx: RequestContext<AppContext>, identifier: string) {
   if (identifier === INSTANCE_ACTOR) {
     // Served at /actor only; /users/instance.actor would be a second id for it.
-    if (ctx.url.pathname === `/users/${INSTANCE_ACTOR}`) return null;
+    if (ctx.url.pathname === localUris("").actor(INSTANCE_ACTOR)) return null;
     return await buildInstanceActor(ctx);
   }
   const account = await findLocalAccountByIdentifier(ctx.data.database.db, identifier);
@@ -131,7 +129,7 @@ export async function buildLocalActor(
     preferredUsername: account.username,
     name: suspended ? null : account.displayName || null,
     summary: suspended ? null : account.note || null,
-    url: new URL(`/@${account.username}`, origin),
+    url: new URL(localUris(origin).profile(account.username)),
     // Mastodon publishes only the day an account was made, not the time.
     published: toInstant(startOfUtcDay(account.createdAt)),
     inbox: ctx.getInboxUri(identifier),

@@ -17,11 +17,12 @@ import { accounts, follows } from "../../db/schema/mod.ts";
 import { authorizeFetch } from "./authorized_fetch.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { cutPage, FIRST_PAGE, PAGE_SIZE, parseCursor } from "./pagination.ts";
+import { LOCAL_PATHS, localUris } from "../../model/uris.ts";
 
 /** Registers `/users/{identifier}/followers` and `/users/{identifier}/following`. */
 export function registerFollowCollections(federation: Federation<AppContext>): void {
   federation
-    .setFollowersDispatcher("/users/{identifier}/followers", async (ctx, identifier, cursor) => {
+    .setFollowersDispatcher(LOCAL_PATHS.followers, async (ctx, identifier, cursor) => {
       const account = await liveAccount(ctx, identifier);
       if (!account) return null;
       // A suspended account shows no collections, but its Update still reaches its followers.
@@ -55,7 +56,7 @@ export function registerFollowCollections(federation: Federation<AppContext>): v
     .authorize(authorizeFetch);
 
   federation
-    .setFollowingDispatcher("/users/{identifier}/following", async (ctx, identifier, cursor) => {
+    .setFollowingDispatcher(LOCAL_PATHS.following, async (ctx, identifier, cursor) => {
       const account = await liveAccount(ctx, identifier);
       if (!account || account.suspendedAt) return null;
       if (account.hideCollections) return { items: [] };
@@ -84,9 +85,13 @@ async function liveAccount(ctx: Context<AppContext>, identifier: string) {
 }
 
 /** Whether this context answers a GET of the collection (not an internal enumeration). */
-function isServingCollection(ctx: Context<AppContext>, name: string, identifier: string): boolean {
+function isServingCollection(
+  ctx: Context<AppContext>,
+  name: "followers" | "following",
+  identifier: string,
+): boolean {
   if (!("request" in ctx)) return false;
-  return (ctx as RequestContext<AppContext>).url.pathname === `/users/${identifier}/${name}`;
+  return (ctx as RequestContext<AppContext>).url.pathname === localUris("")[name](identifier);
 }
 
 async function followerRows(

@@ -26,6 +26,7 @@ import { buildNotes } from "../objects/note_batch.ts";
 import { carryTerms, WireCreate } from "../objects/mastodon_terms.ts";
 import { announceOf } from "../outbox/interactions.ts";
 import { cutPage, FIRST_PAGE, parseCursor } from "./pagination.ts";
+import { activityIds, LOCAL_PATHS } from "../../model/uris.ts";
 
 /** Activities per outbox page (Mastodon's OutboxController::LIMIT). */
 export const OUTBOX_PAGE_SIZE = 20;
@@ -36,7 +37,7 @@ type StatusRow = typeof statuses.$inferSelect;
 /** Registers the outbox dispatcher, its counter and its first cursor. */
 export function registerOutboxCollection(federation: Federation<AppContext>): void {
   federation
-    .setOutboxDispatcher("/users/{identifier}/outbox", async (ctx, identifier, cursor) => {
+    .setOutboxDispatcher(LOCAL_PATHS.outbox, async (ctx, identifier, cursor) => {
       const parsed = cursor == null ? { before: null } : parseCursor(cursor);
       if (!parsed) return null;
       if (identifier === INSTANCE_ACTOR) return { items: [], nextCursor: null };
@@ -109,7 +110,7 @@ export async function activitiesOf(
       // Wire*: the Note's Mastodon terms (objects/mastodon_terms.ts), as deliveries carry them.
       items.push(carryTerms(
         new WireCreate({
-          id: new URL(`${status.uri}/activity`),
+          id: new URL(activityIds.activity(status.uri)),
           actor: new URL(account.uri),
           object: note,
           tos: note.toIds,

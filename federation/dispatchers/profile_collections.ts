@@ -7,6 +7,7 @@
  * Hashtags. The instance actor has neither.
  */
 import type { Federation, RequestContext } from "@fedify/fedify";
+import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import { Hashtag } from "@fedify/vocab";
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { featuredTagsOf } from "../../db/queries/accounts.ts";
@@ -15,11 +16,12 @@ import { buildNotes } from "../objects/note_batch.ts";
 import type { AppContext } from "../../context.ts";
 import { authorizeFetch } from "./authorized_fetch.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
+import { LOCAL_PATHS, localUris } from "../../model/uris.ts";
 
 /** Registers the featured and featured tags dispatchers. */
 export function registerProfileCollections(federation: Federation<AppContext>): void {
   federation.setFeaturedDispatcher(
-    "/users/{identifier}/collections/featured",
+    LOCAL_PATHS.featured,
     async (ctx, identifier) => {
       const account = await liveAccount(ctx, identifier);
       if (!account) return null;
@@ -33,7 +35,7 @@ export function registerProfileCollections(federation: Federation<AppContext>): 
   }).authorize(authorizeFetch);
 
   federation.setFeaturedTagsDispatcher(
-    "/users/{identifier}/collections/tags",
+    LOCAL_PATHS.featuredTags,
     async (ctx, identifier) => {
       const account = await liveAccount(ctx, identifier);
       if (!account) return null;
@@ -41,7 +43,7 @@ export function registerProfileCollections(federation: Federation<AppContext>): 
       const rows = await featuredTagsOf(ctx.data.database, account.id);
       const items = rows.map((r) =>
         new Hashtag({
-          href: new URL(`/@${account.username}/tagged/${encodeURIComponent(r.name)}`, ctx.origin),
+          href: new URL(localUris(ctx.origin).taggedPage(account.username, r.name)),
           name: `#${r.name}`,
         })
       );
@@ -60,7 +62,7 @@ async function pinnedStatuses(ctx: RequestContext<AppContext>, accountId: string
     .where(and(
       eq(statusPins.accountId, accountId),
       isNull(statuses.deletedAt),
-      inArray(statuses.visibility, ["public", "unlisted"]),
+      inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
     ))
     .orderBy(desc(statusPins.id));
   return rows.map((r) => r.status);

@@ -20,6 +20,7 @@ import { REPLIES_PAGE_SIZE } from "../objects/replies.ts";
 import { authorizeFetch } from "./authorized_fetch.ts";
 import { fetcherAccountId, findLocalStatus } from "../objects/note.ts";
 import { FIRST_PAGE, parseCursor } from "./pagination.ts";
+import { LOCAL_PATHS } from "../../model/uris.ts";
 
 /** The local status of the path, when the requester may see it (else the collection is a 404). */
 async function visibleParent(ctx: RequestContext<AppContext>, values: Record<string, string>) {
@@ -34,7 +35,7 @@ export function registerRepliesCollection(federation: Federation<AppContext>): v
   federation.setCollectionDispatcher(
     "replies",
     Note,
-    "/users/{identifier}/statuses/{id}/replies",
+    LOCAL_PATHS.replies,
     async (ctx, values, cursor) => {
       // Without a cursor only a status that may not be seen gets here (no first cursor): 404.
       const status = cursor == null ? null : await visibleParent(ctx, values);

@@ -21,13 +21,14 @@ import { registerReportListeners } from "./reports.ts";
 import { registerMoveListener } from "./move.ts";
 import { registerRelationshipListeners } from "./relationships.ts";
 import { registerStatusListeners, sharedStatusHandlers } from "./statuses.ts";
+import { LOCAL_PATHS } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
 /** Registers the inbox listeners. */
 export function registerInboxListeners(federation: Federation<AppContext>): void {
   const listeners = federation
-    .setInboxListeners("/users/{identifier}/inbox", "/inbox")
+    .setInboxListeners(LOCAL_PATHS.inbox, LOCAL_PATHS.sharedInbox)
     // Fetches made while handling shared-inbox activities are signed by the
     // instance actor, so peers in secure mode answer them.
     .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }));

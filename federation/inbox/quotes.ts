@@ -22,8 +22,8 @@ import { accounts, quotes, statuses } from "../../db/schema/mod.ts";
 import { answerQuoteRequest, recordQuoteAnswer } from "../../actors/statuses/quote_approval.ts";
 import { accountForActorUri } from "../remote/accounts.ts";
 import { findStatusByUri, resolveRemoteStatus } from "../remote/statuses.ts";
-import { quoteStampUri } from "../objects/note_extras.ts";
 import { FetchBudget } from "../fetch/budget.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "quotes"]);
 
@@ -54,7 +54,7 @@ export async function onQuoteRequest(
   // The decision and its Accept or Reject, in one transaction (the outbox relays the answer).
   await answerQuoteRequest(ctx.data, {
     quotingStatusId: quoting && quoting.accountId === sender.id ? quoting.id : null,
-    stampUri: (id) => quoteStampUri(author.uri, id),
+    stampUri: (id) => activityIds.quoteStamp(author.uri, id),
     request: {
       requestUri: request.id.href,
       requesterId: sender.id,

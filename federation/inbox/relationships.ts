@@ -52,6 +52,7 @@ import { findLocalAccountByIdentifier } from "../dispatchers/local_actors.ts";
 import { accountForActorUri, type AccountRow, upsertRemoteActor } from "../remote/accounts.ts";
 import { embeddedJson, inboxJson, remember } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "relationships"]);
 
@@ -196,7 +197,7 @@ async function answeredFollower(
   if (!object && objectId) {
     // Only an id that no stored row has (rows from before ids were kept):
     // ours name their follower (`<actor>#follows/<id>`), and the pair decides.
-    return ctx.parseUri(new URL(objectId))?.type === "actor" && objectId.includes("#follows/")
+    return ctx.parseUri(new URL(objectId))?.type === "actor" && activityIds.isFollow(objectId)
       ? await localAccount(ctx, new URL(objectId.slice(0, objectId.indexOf("#"))))
       : null;
   }

@@ -21,6 +21,7 @@
  * relationship ones return false.
  */
 import type { InboxContext, InboxListenerSetters } from "@fedify/fedify";
+import { isPublicVisibility } from "../../model/visibility.ts";
 import {
   type Activity,
   Announce,
@@ -203,10 +204,10 @@ async function forwardReply(
   status: StatusRow,
 ): Promise<void> {
   if (!status.inReplyToId || status.accountId !== sender.id) return;
-  if (status.visibility !== "public" && status.visibility !== "unlisted") return;
+  if (!isPublicVisibility(status.visibility)) return;
   const db = ctx.data.database.db;
   const [parent] = await db.select().from(statuses).where(eq(statuses.id, status.inReplyToId));
-  if (!parent?.local || (parent.visibility !== "public" && parent.visibility !== "unlisted")) {
+  if (!parent?.local || !isPublicVisibility(parent.visibility)) {
     return;
   }
   const [author] = await db.select({ username: accounts.username }).from(accounts)

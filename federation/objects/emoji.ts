@@ -17,9 +17,11 @@ import type { AppContext } from "../../context.ts";
 import { customEmojis } from "../../db/schema/mod.ts";
 import { authorizeFetch } from "../dispatchers/authorized_fetch.ts";
 import { storedFileUrl } from "../../actors/media/storage.ts";
-import { MAX_EMOJIS_PER_OBJECT, validShortcode } from "../../actors/emoji/shortcodes.ts";
+import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
+import { validShortcode } from "../../model/emoji_shortcodes.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { webUrl } from "../fetch/trust.ts";
+import { localUris } from "../../model/uris.ts";
 
 /** Path of a local emoji's ActivityPub object (its `uri`). */
 export const EMOJI_PATH = "/emojis/{id}";
@@ -31,7 +33,7 @@ export function emojiTag(origin: string, row: EmojiRow): Emoji | null {
   const url = row.domain == null
     ? row.filePath ? storedFileUrl(origin, row.filePath) : null
     : row.remoteUrl;
-  const id = row.uri ?? (row.domain == null ? `${origin}/emojis/${row.id}` : null);
+  const id = row.uri ?? (row.domain == null ? localUris(origin).emoji(row.id) : null);
   if (!url) return null;
   return new Emoji({
     id: id ? new URL(id) : null,

@@ -50,9 +50,7 @@ import { pollShowsTotals } from "../../actors/polls/totals.ts";
 import { emojiTag } from "./emoji.ts";
 import { authorizeFetch, signedFetcher } from "../dispatchers/authorized_fetch.ts";
 import { type NoteTerms, WireNote, WireQuestion } from "./mastodon_terms.ts";
-
-/** Path template of local statuses (their uri). */
-export const NOTE_PATH = "/users/{identifier}/statuses/{id}";
+import { LOCAL_PATHS, localUris } from "../../model/uris.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -176,7 +174,7 @@ export function buildNote(
     ...data.mentions.map((m) => new Mention({ href: new URL(m.url ?? m.uri), name: m.handle })),
     ...data.tags.map((name) =>
       new Hashtag({
-        href: new URL(`${origin}/tags/${encodeURIComponent(name.toLowerCase())}`),
+        href: new URL(localUris(origin).tag(name.toLowerCase())),
         name: `#${name.toLowerCase()}`,
       })
     ),
@@ -290,7 +288,7 @@ export async function findLocalStatus(
 
 /** Registers the Note object dispatcher. */
 export function registerNoteDispatcher(federation: Federation<AppContext>): void {
-  federation.setObjectDispatcher(Note, NOTE_PATH, async (ctx, values) => {
+  federation.setObjectDispatcher(Note, LOCAL_PATHS.status, async (ctx, values) => {
     const db = ctx.data.database.db;
     const status = await findLocalStatus(db, values.identifier, values.id);
     if (!status || status.deletedAt) return null;

@@ -10,6 +10,7 @@
  * {@link withNoteExtras} is applied by both the object dispatcher and the
  * deliveries, so what a peer fetches equals what it was sent.
  */
+import { effectiveQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
 import type { Context } from "@fedify/fedify";
 import {
   InteractionPolicy,
@@ -27,20 +28,16 @@ import { anyId } from "../../db/queries/any_id.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
 import { firstReplies, type ListedReply } from "../../db/queries/replies.ts";
 import { EMBEDDED_REPLIES, repliesProperty } from "./replies.ts";
+import { activityIds, localUris } from "../../model/uris.ts";
 
 type StatusRow = typeof statuses.$inferSelect;
 
 /** The media type FEP-e232 gives a Link to an ActivityStreams object. */
 const AS_MEDIA_TYPE = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 
-/** The IRI of the stamp approving quote `quoteId` of a post by `authorUri` (ours). */
-export function quoteStampUri(authorUri: string, quoteId: string): string {
-  return `${authorUri}/quote_authorizations/${quoteId}`;
-}
-
 /** The thread IRI of a conversation: the remote `context` if known, else ours. */
 export function contextUri(origin: string, conversation: { id: string; uri: string | null }) {
-  return conversation.uri ?? `${origin}/contexts/${conversation.id}`;
+  return conversation.uri ?? localUris(origin).context(conversation.id);
 }
 
 /** Who may quote, as `canQuote`: Public, the author's followers, or the author alone. */
@@ -50,9 +47,7 @@ function canQuote(
   authorUri: string,
   username: string,
 ) {
-  const policy = status.visibility === "private" || status.visibility === "direct"
-    ? "nobody"
-    : status.quoteApprovalPolicy;
+  const policy = effectiveQuotePolicy(status.visibility, status.quoteApprovalPolicy as QuotePolicy);
   const automatic = policy === "public"
     ? PUBLIC_COLLECTION
     : policy === "followers"
@@ -148,7 +143,7 @@ export async function withNoteExtras<T extends Note | Question>(
   const { author, conversation, quote } = loaded;
   // Our own stamps need no stored IRI: they are served from the quotes row.
   const stamp = quote?.state !== "accepted" ? null : quote.approvalUri ??
-    (quote.quotedLocal ? quoteStampUri(quote.quotedAuthorUri, quote.id) : null);
+    (quote.quotedLocal ? activityIds.quoteStamp(quote.quotedAuthorUri, quote.id) : null);
   const tags: (APObject | Link | URL)[] = await Array.fromAsync(
     object.getTags({ documentLoader: () => Promise.reject(new Error("not fetched")) }),
   ).catch(() => []);

@@ -36,7 +36,9 @@ import {
   Video,
 } from "@fedify/vocab";
 import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
-import { checkLanguage, type Visibility } from "../../actors/statuses/validation.ts";
+import { checkLanguage } from "../../actors/statuses/validation.ts";
+import type { Visibility } from "../../model/visibility.ts";
+import type { QuotePolicy } from "../../model/quote_policy.ts";
 import { plainText, sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
@@ -144,7 +146,7 @@ export interface ParsedStatus {
     votersCount: number;
     closed: boolean;
   } | null;
-  quotePolicy: "public" | "followers" | "nobody";
+  quotePolicy: QuotePolicy;
   published: Date | null;
   updated: Date | null;
   /** A Note with a name and no content: possibly a poll vote. */

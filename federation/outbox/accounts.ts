@@ -10,8 +10,7 @@ import { instanceContext } from "../fetch/lookup.ts";
 import { getKeyPairs } from "../dispatchers/keys.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
 import { recipientOf } from "./relationships.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
-import { moveFollowersJob } from "../../jobs/move_followers.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
@@ -31,7 +30,7 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       // Mastodon's id shape (the actor and a fragment), named by the intent:
       // a relayed-twice Update keeps its id, so receivers drop the copy.
       const update = new Update({
-        id: new URL(`${actor.id!.href}#updates/${updateId}`),
+        id: new URL(activityIds.update(actor.id!.href, updateId)),
         actor: actor.id,
         to: PUBLIC_COLLECTION,
         object: actor,
@@ -59,7 +58,7 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       const actorUri = fedCtx.getActorUri(identifier);
       // Mastodon's shape: actor = object = the account, target = the new one, to its followers.
       const move = new Move({
-        id: new URL(`${actorUri.href}#moves/${moveId}`),
+        id: new URL(activityIds.move(actorUri.href, moveId)),
         actor: actorUri,
         object: actorUri,
         target: new URL(target.uri),
@@ -69,11 +68,6 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       logger.info("Queued Move of {actor} to {target} for its followers.", {
         actor: actorUri.href,
         target: target.uri,
-      });
-    },
-    async followersMoved(originId, targetId) {
-      await enqueueJob(ctx, moveFollowersJob(originId, targetId, null), {
-        orderingKey: `move:${originId}`,
       });
     },
   };

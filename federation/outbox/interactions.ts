@@ -36,6 +36,7 @@ import type {
   ReblogSnapshot,
 } from "../../actors/outbox/interactions.ts";
 import { instanceContext } from "../fetch/lookup.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
@@ -108,7 +109,7 @@ async function send(
 
 function likeOf(favourite: FavouriteSnapshot, sender: AccountRow, status: StatusRow): Like {
   return new Like({
-    id: new URL(favourite.uri ?? `${sender.uri}#likes/${favourite.id}`),
+    id: new URL(favourite.uri ?? activityIds.like(sender.uri, favourite.id)),
     actor: new URL(sender.uri),
     object: new URL(status.uri),
   });
@@ -204,7 +205,7 @@ export function interactionDeliveries(app: AppContext): InteractionDeliveries {
       if (!loaded) return;
       const { sender, status } = loaded;
       const add = new Add({
-        id: new URL(`${sender.uri}#pins/${pin.id}`),
+        id: new URL(activityIds.pin(sender.uri, pin.id)),
         actor: new URL(sender.uri),
         object: new URL(status.uri),
         target: ctx().getFeaturedUri(sender.username),
@@ -216,7 +217,7 @@ export function interactionDeliveries(app: AppContext): InteractionDeliveries {
       if (!loaded) return;
       const { sender, status } = loaded;
       const remove = new Remove({
-        id: new URL(`${sender.uri}#pins/${pin.id}/remove`),
+        id: new URL(activityIds.unpin(sender.uri, pin.id)),
         actor: new URL(sender.uri),
         object: new URL(status.uri),
         target: ctx().getFeaturedUri(sender.username),

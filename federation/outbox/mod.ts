@@ -8,13 +8,8 @@ import { relationshipDeliveries } from "./relationships.ts";
 import { interactionDeliveries } from "./interactions.ts";
 import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
-import { linkCardJobs } from "./cards.ts";
-import { statusLinkJobs } from "./status_links.ts";
 import { reportDeliveries } from "./reports.ts";
-import { pushJobs } from "./push.ts";
 import { collectionDeliveries } from "./collections.ts";
-import { annualReportJobs } from "./annual_reports.ts";
-import { emailDigestJobs } from "./email_subscriptions.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -23,12 +18,7 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...interactionDeliveries(ctx),
     ...pollDeliveries(ctx),
     ...statusDeliveries(ctx),
-    ...linkCardJobs(ctx),
-    ...statusLinkJobs(ctx),
     ...reportDeliveries(ctx),
-    ...pushJobs(ctx),
     ...collectionDeliveries(ctx),
-    ...annualReportJobs(ctx),
-    ...emailDigestJobs(ctx),
   };
 }

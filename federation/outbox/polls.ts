@@ -28,6 +28,7 @@ import { accounts, follows, mentions, polls, pollVotes, statuses } from "../../d
 import type { PollDeliveries } from "../../actors/outbox/polls.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { carryTerms, WireQuestion, WireUpdate } from "../objects/mastodon_terms.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "polls"]);
 
@@ -181,9 +182,9 @@ export function pollDeliveries(app: AppContext): PollDeliveries {
       const question = new URL(poll.uri ?? status.uri);
       const authorUri = new URL(author.uri);
       for (const v of vote.votes) {
-        const id = `${voter.uri}#votes/${v.id}`;
+        const id = activityIds.vote(voter.uri, v.id);
         const create = new Create({
-          id: new URL(`${id}/activity`),
+          id: new URL(activityIds.activity(id)),
           actor: new URL(voter.uri),
           to: authorUri,
           object: new Note({
@@ -211,7 +212,7 @@ export function pollDeliveries(app: AppContext): PollDeliveries {
       const update = carryTerms(
         new WireUpdate({
           // Named by the intent, so a relayed-twice Update is recognised as one.
-          id: new URL(`${rows.status.uri}#updates/${updateId}`),
+          id: new URL(activityIds.update(rows.status.uri, updateId)),
           actor: new URL(rows.author.uri),
           object: question,
           tos: question.toIds,

@@ -34,6 +34,7 @@ import type {
   RelationshipDeliveries,
 } from "../../actors/outbox/relationships.ts";
 import { instanceContext } from "../fetch/lookup.ts";
+import { activityIds } from "../../model/uris.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 
@@ -70,7 +71,7 @@ function followObject(
   target: AccountRow,
 ): Follow {
   return new Follow({
-    id: new URL(follow.uri ?? `${follower.uri}#follows/${follow.id}`),
+    id: new URL(follow.uri ?? activityIds.follow(follower.uri, follow.id)),
     actor: new URL(follower.uri),
     object: new URL(target.uri),
   });
@@ -123,7 +124,7 @@ export function relationshipDeliveries(app: AppContext): RelationshipDeliveries 
         pair.sender,
         pair.inbox,
         new Accept({
-          id: new URL(`${pair.sender.uri}#accepts/follows/${follow.id}`),
+          id: new URL(activityIds.acceptFollow(pair.sender.uri, follow.id)),
           actor: new URL(pair.sender.uri),
           object: followObject(follow, pair.recipient, pair.sender),
         }),
@@ -137,7 +138,7 @@ export function relationshipDeliveries(app: AppContext): RelationshipDeliveries 
         pair.sender,
         pair.inbox,
         new Reject({
-          id: new URL(`${pair.sender.uri}#rejects/follows/${follow.id}`),
+          id: new URL(activityIds.rejectFollow(pair.sender.uri, follow.id)),
           actor: new URL(pair.sender.uri),
           object: followObject(follow, pair.recipient, pair.sender),
         }),
@@ -171,7 +172,7 @@ export function relationshipDeliveries(app: AppContext): RelationshipDeliveries 
 
 function blockObject(block: BlockSnapshot, blocker: AccountRow, target: AccountRow): Block {
   return new Block({
-    id: new URL(block.uri ?? `${blocker.uri}#blocks/${block.id}`),
+    id: new URL(block.uri ?? activityIds.block(blocker.uri, block.id)),
     actor: new URL(blocker.uri),
     object: new URL(target.uri),
   });
@@ -196,7 +197,7 @@ async function deliverAccountDeletion(
     { identifier: account.username },
     recipients.map(recipientOf),
     new Delete({
-      id: new URL(`${account.uri}#delete`),
+      id: new URL(activityIds.delete(account.uri)),
       actor,
       object: actor,
       to: PUBLIC_COLLECTION,

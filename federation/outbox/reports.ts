@@ -19,6 +19,7 @@ import {
 import { accounts, statuses } from "../../db/schema/mod.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
@@ -52,7 +53,7 @@ export function reportDeliveries(app: AppContext): ReportDeliveries {
       const ctx = instanceContext(app);
       const actor = ctx.getActorUri(INSTANCE_ACTOR);
       const flag = new Flag({
-        id: new URL(`${actor.href}#reports/${report.id}`),
+        id: new URL(activityIds.report(actor.href, report.id)),
         actor,
         objects: [new URL(target.uri), ...uris.map((uri) => new URL(uri))],
         content: report.comment,

@@ -40,8 +40,9 @@ import { preparedQuery } from "../../db/queries/prepared.ts";
 import type { StatusFederationDeliveries } from "../../actors/outbox/statuses.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { buildNote, loadNoteData } from "../objects/note.ts";
-import { quoteStampUri, withNoteExtras } from "../objects/note_extras.ts";
+import { withNoteExtras } from "../objects/note_extras.ts";
 import { carryTerms, WireCreate, WireUpdate } from "../objects/mastodon_terms.ts";
+import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "statuses"]);
 
@@ -217,7 +218,7 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       // Wire*: the Note's contentMap, blurhash and focalPoint (mastodon_terms.ts).
       const create = carryTerms(
         new WireCreate({
-          id: new URL(`${status.uri}/activity`),
+          id: new URL(activityIds.activity(status.uri)),
           actor: new URL(author.uri),
           object: note,
           tos: note.toIds,
@@ -243,7 +244,7 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
           // Named by the intent, not by the time of sending: a relayed-twice
           // Update keeps its id (receivers drop the copy), and an Update that
           // is no edit (an approved quote) still differs from the last edit's.
-          id: new URL(`${status.uri}#updates/${updateId}`),
+          id: new URL(activityIds.update(status.uri, updateId)),
           actor: new URL(author.uri),
           object: note,
           tos: note.toIds,
@@ -262,7 +263,7 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       // The addressing of the Note as it was; the row and its mentions are kept.
       const note = await noteOf(ctx, status);
       const del = new Delete({
-        id: new URL(`${status.uri}#delete`),
+        id: new URL(activityIds.delete(status.uri)),
         actor: new URL(author.uri),
         object: new Tombstone({ id: new URL(status.uri) }),
         tos: note?.toIds ?? [],
@@ -287,16 +288,14 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       });
       const activity = answer.stampUri
         ? new Accept({
-          id: new URL(`${answer.stampUri}#accept`),
+          id: new URL(activityIds.acceptQuote(answer.stampUri)),
           actor: new URL(author.uri),
           object: request,
           result: new URL(answer.stampUri),
           to: recipient.id!,
         })
         : new Reject({
-          id: new URL(
-            `${author.uri}#quote_rejections/${encodeURIComponent(answer.requestUri)}`,
-          ),
+          id: new URL(activityIds.rejectQuote(author.uri, answer.requestUri)),
           actor: new URL(author.uri),
           object: request,
           to: recipient.id!,
@@ -310,10 +309,10 @@ export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
       const [quoting] = await app.database.db.select().from(statuses)
         .where(eq(statuses.id, quote.statusId));
       if (!quoting || quoting.local) return;
-      const stamp = quote.approvalUri ?? quoteStampUri(author.uri, quote.id);
+      const stamp = quote.approvalUri ?? activityIds.quoteStamp(author.uri, quote.id);
       const recipients = await remoteAuthorOf(app, quoting.id);
       const del = new Delete({
-        id: new URL(`${stamp}#delete`),
+        id: new URL(activityIds.delete(stamp)),
         actor: new URL(author.uri),
         object: new QuoteAuthorization({ id: new URL(stamp) }),
         tos: recipients.map((r) => r.id!),

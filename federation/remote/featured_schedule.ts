@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import { recordJob } from "../../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "federation", "featured"]);
 
@@ -22,7 +22,7 @@ export function duringSync<T>(sync: () => Promise<T>): Promise<T> {
 
 /**
  * Queues a sync of the remote account's pins from its featured collection
- * (a job on the federation queue, run by a worker: jobs/queue.ts).
+ * (a job, run by a worker: actors/outbox/jobs.ts).
  * Does nothing when called from inside another sync. Never throws: the
  * caller's own work is done, and a sync that is not queued waits for the
  * next refresh of the actor.
@@ -31,9 +31,7 @@ export async function scheduleFeaturedSync(app: AppContext, accountId: string): 
   if (insideSync.getStore()) return;
   try {
     // One sync of an account at a time, in order.
-    await enqueueJob(app, { job: "featured_collection", accountId }, {
-      orderingKey: `featured:${accountId}`,
-    });
+    await recordJob(app.database.db, { job: "featured_collection", accountId });
   } catch (error) {
     logger.warn("Could not queue the featured collection sync of {accountId}: {error}", {
       accountId,

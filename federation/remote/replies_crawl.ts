@@ -29,6 +29,7 @@
  * arriving by delivery).
  */
 import type { Context } from "@fedify/fedify";
+import { isPublicVisibility } from "../../model/visibility.ts";
 import type { DocumentLoader } from "@fedify/vocab";
 import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
@@ -47,7 +48,7 @@ import { findStatusByUri, rawJson, storeRemoteStatus } from "./statuses.ts";
 import { instanceContext, instanceDocumentLoader, lookupRemote } from "../fetch/lookup.ts";
 import { isStatusObject, visibilityFromAudience } from "../objects/remote_status.ts";
 import { sameOrigin, webUrl } from "../fetch/trust.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import { recordJob } from "../../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "federation", "replies-crawl"]);
 
@@ -62,8 +63,6 @@ export const MAX_CRAWL_DEPTH = 20;
 export const CRAWL_DEADLINE_MS = 120_000;
 /** Seconds a client should wait before asking again (Mastodon's retry). */
 export const RETRY_SECONDS = 3;
-
-const LISTED = new Set(["public", "unlisted"]);
 
 /** The `Mastodon-Async-Refresh` header of a refresh. */
 export function asyncRefreshHeader(refresh: AsyncRefresh): string {
@@ -82,7 +81,9 @@ export async function requestRepliesRefresh(
   mayStart: boolean,
 ): Promise<AsyncRefresh | null> {
   const settings = app.config.fetchReplies;
-  if (status.local || status.deletedAt || status.reblogOfId || !LISTED.has(status.visibility)) {
+  if (
+    status.local || status.deletedAt || status.reblogOfId || !isPublicVisibility(status.visibility)
+  ) {
     return null;
   }
   if (settings.maxStatuses === 0) return null;
@@ -93,8 +94,10 @@ export async function requestRepliesRefresh(
     const refresh = await claimRefresh(app.database, status.id, settings.cooldownMs);
     if (!refresh) return null;
     try {
-      await enqueueJob(app, { job: "replies_crawl", statusId: status.id, refreshId: refresh.id }, {
-        orderingKey: `replies_crawl:${status.id}`,
+      await recordJob(app.database.db, {
+        job: "replies_crawl",
+        statusId: status.id,
+        refreshId: refresh.id,
       });
     } catch (error) {
       await finishRefresh(app.database.db, refresh.id, 0);
@@ -195,7 +198,7 @@ class Crawl {
   ): Promise<{ status: StatusRow; json: Json | null } | null> {
     const known = await findStatusByUri(this.#app, uri);
     if (known) {
-      return known.inReplyToId === parent.id && LISTED.has(known.visibility)
+      return known.inReplyToId === parent.id && isPublicVisibility(known.visibility)
         ? { status: known, json: null }
         : null;
     }
@@ -204,7 +207,7 @@ class Crawl {
     if (!isStatusObject(object) || !object.id) return null;
     // A collection lists only its status's replies, and we take only what anyone may see.
     if (object.replyTargetId?.href !== parent.uri) return null;
-    if (!LISTED.has(visibilityFromAudience(object, null))) return null;
+    if (!isPublicVisibility(visibilityFromAudience(object, null))) return null;
     const raw = await rawJson(object);
     const status = await storeRemoteStatus(this.#ctx, object, {
       depth: 0,

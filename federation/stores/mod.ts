@@ -11,8 +11,7 @@ import {
   SqlMessageQueue,
   type SqlMessageQueueOptions,
 } from "./sql_queue.ts";
-
-const QUEUE_CHANNEL = "rookery_queue";
+import { QUEUE_CHANNEL } from "../../db/queries/queue_rows.ts";
 
 export interface FederationStores {
   kv: KvStore;
@@ -50,10 +49,23 @@ export function createStores(
     };
   }
   const kv = new SqlKvStore(database);
+  const pglite = database.pglite!;
   return {
     kv,
     // PGlite has one owner process: any lease found at start is a dead one's.
-    queue: new SqlMessageQueue(database, { releaseLeasesOnStart: true, ...queueOptions }),
+    queue: new SqlMessageQueue(database, {
+      releaseLeasesOnStart: true,
+      // The queue wakes itself for its own enqueues; jobs recorded in a
+      // command's transaction (actors/outbox/jobs.ts) wake it at commit.
+      signal: {
+        notify: () => Promise.resolve(),
+        subscribe: async (wake) => {
+          const unlisten = await pglite.listen(QUEUE_CHANNEL, wake);
+          return () => unlisten();
+        },
+      },
+      ...queueOptions,
+    }),
     maintain: () => kv.purgeExpired(),
   };
 }

@@ -20,12 +20,9 @@
  * finishes a message readies the next one of its key and takes it itself,
  * in the statement that deletes the finished one; a next message that
  * statement could not see yet is readied by the worker's next claim (the
- * same statement as the claim). A unique index keeps one ready message per
- * key whatever two processes do at the same instant; an enqueue reads its
- * key's queued messages under a KEY SHARE lock, so a message finished at
- * that instant is either seen gone, or deleted only once the new one is
- * committed (and readied by that next claim). A sweep readies what a
- * process that died in between left waiting.
+ * same statement as the claim). How a message is written (here, and by
+ * commands recording a job in their transaction) is db/queries/queue_rows.ts.
+ * A sweep readies what a process that died in between left waiting.
  *
  * A retry keeps its place: a message handed back through {@link keepPlace}
  * while it is being handled (Fedify's retry of it, same `id`) replaces the
@@ -39,6 +36,7 @@ import type {
 import { getLogger } from "@logtape/logtape";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
+import { queueMessages } from "../../db/queries/queue_rows.ts";
 
 const logger = getLogger(["rookery", "queue"]);
 
@@ -149,20 +147,18 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   async enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions) {
     if (messages.length === 0) return;
     const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
-    const runAt = new Date(Date.now() + delayMs).toISOString();
-    const key = options?.orderingKey ?? null;
-    let ready = key == null;
-    if (key == null) {
-      const values = messages.map((m) =>
-        sql`(${JSON.stringify(m)}::jsonb, ${runAt}::timestamptz, true)`
-      );
-      await this.#database.rows(sql`
-        INSERT INTO federation_queue (message, run_at, ready)
-        VALUES ${sql.join(values, sql`, `)}`);
+    const runAt = new Date(Date.now() + delayMs);
+    const orderingKey = options?.orderingKey ?? null;
+    let ready = orderingKey == null;
+    if (orderingKey == null) {
+      await this.#database.rows(queueMessages(messages, { runAt }));
     } else {
       // One at a time, so each finds the ones before it.
       for (const message of messages) {
-        if (await this.#enqueueOrdered(message, key, runAt)) ready = true;
+        const [row] = await this.#database.rows<{ ready: boolean }>(
+          queueMessages([message], { orderingKey, runAt }),
+        );
+        if (row?.ready) ready = true;
       }
     }
     // A message behind others of its key is readied by whoever finishes them.
@@ -175,24 +171,6 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         logger.warn("Could not notify other workers: {error}", { error })
       );
     }
-  }
-
-  /** Queues one message of `key`, ready when the key has nothing queued; returns whether it is. */
-  async #enqueueOrdered(message: unknown, key: string, runAt: string): Promise<boolean> {
-    const json = JSON.stringify(message);
-    const [row] = await this.#database.rows<{ ready: boolean }>(sql`
-      INSERT INTO federation_queue (message, ordering_key, run_at, ready)
-      VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, NOT EXISTS (
-        SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE))
-      ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
-      RETURNING ready`);
-    if (row) return row.ready;
-    // Another process queued the key's first message at this very instant:
-    // this one comes after it.
-    await this.#database.rows(sql`
-      INSERT INTO federation_queue (message, ordering_key, run_at, ready)
-      VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, false)`);
-    return false;
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from "../../context.ts";
 import { deliverPush } from "./deliver.ts";
-import { enqueueJob } from "../queue.ts";
+import { recordJob } from "../../actors/outbox/jobs.ts";
 
 export async function runPushJob(
   ctx: AppContext,
@@ -16,7 +16,7 @@ export async function runPushJob(
     attempt: job.attempt,
   });
   for (const retry of retries) {
-    await enqueueJob(ctx, {
+    await recordJob(ctx.database.db, {
       job: "web_push",
       notificationId: job.notificationId,
       subscriptionId: retry.subscriptionId,

@@ -127,12 +127,11 @@ export function waitForCard(
   }, 15_000);
 }
 
-/** Waits until no preview-card job is recorded (not yet relayed), queued or running. */
+/** Waits until no job is queued or running. */
 export function jobsDrained(instance: TestInstance): Promise<true> {
   return eventually("the card jobs to finish", async () => {
     const [row] = await instance.rookery.ctx.database.rows<{ n: number }>(
-      sql`SELECT (SELECT count(*) FROM federation_queue WHERE message->>'type' = 'rookery:job')::int
-        + (SELECT count(*) FROM outbox_intents WHERE method = 'linkCardRequested')::int AS n`,
+      sql`SELECT count(*)::int AS n FROM federation_queue WHERE message->>'type' = 'rookery:job'`,
     );
     return row.n === 0 ? true : undefined;
   }, 15_000);

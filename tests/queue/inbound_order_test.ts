@@ -1,6 +1,6 @@
 /**
  * Inbound activities through the queue the server builds (createStores
- * wrapped by jobs/queue.ts), with messages shaped as Fedify queues
+ * wrapped by federation/stores/fedify_queue.ts), with messages shaped as Fedify queues
  * them and a handler that fails and retries as Fedify's does: one actor's
  * activities run one at a time in the order they were queued, a retry keeps
  * its place in that line, one that keeps failing is dropped and the line
@@ -11,10 +11,9 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
 import { createStores } from "../../federation/stores/mod.ts";
-import { JobQueue } from "../../jobs/queue.ts";
+import { FedifyQueue } from "../../federation/stores/fedify_queue.ts";
 import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox/order.ts";
 import type { AppContext } from "../../context.ts";
-import { WriteMarks } from "../../db/write_marks.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 
@@ -51,13 +50,12 @@ function inboxMessage(actor: string, n: number): InboxMessage {
 /** The server's queue: the database's store, wrapped as federation/mod.ts wraps it. */
 function serverQueue(database: Database) {
   const { queue } = createStores(database, { concurrency: 8, pollMs: 100 });
-  // The queue marks this process's writes after each message (db/write_marks.ts).
-  const ctx = { database, core: { writes: new WriteMarks() } } as unknown as AppContext;
-  return new JobQueue(queue, ctx, () => Promise.resolve());
+  const ctx = { database } as unknown as AppContext;
+  return new FedifyQueue(queue, ctx);
 }
 
 /** What Fedify does with a failed inbox message: queue it again, one attempt on, after a delay. */
-function retry(queue: JobQueue, message: InboxMessage, delayMs: number) {
+function retry(queue: FedifyQueue, message: InboxMessage, delayMs: number) {
   return queue.enqueue(
     { ...message, attempt: message.attempt + 1 },
     { delay: Temporal.Duration.from({ milliseconds: delayMs }) },

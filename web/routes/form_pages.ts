@@ -24,8 +24,8 @@ import {
   countRequest,
   RATE_LIMITS,
   rateLimitHeaders,
-  tooManyRequests,
 } from "../../api/middleware/rate_limit.ts";
+import { tooManyRequests } from "./too_many_requests.ts";
 
 const logger = getLogger(["rookery", "http", "rate-limit"]);
 

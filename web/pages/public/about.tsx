@@ -9,6 +9,7 @@ import { raw } from "hono/html";
 import type { Account } from "../../../api/entities/account.ts";
 import { DisplayName } from "./status_card.tsx";
 import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
+import { localUris } from "../../../model/uris.ts";
 
 export interface InstanceSummary {
   title: string;
@@ -50,7 +51,7 @@ export const LandingPage: FC<{ instance: InstanceSummary; viewer: PublicViewer |
         ? (
           <p>
             Signed in as <strong>@{viewer.username}</strong>.{" "}
-            <a class="button primary" href={`/@${viewer.username}`}>Your profile</a>
+            <a class="button primary" href={localUris("").profile(viewer.username)}>Your profile</a>
           </p>
         )
         : (

@@ -8,6 +8,7 @@
  */
 import { type Child, createContext, type FC, useContext } from "hono/jsx";
 import { Brand, Shell, SignOutButton } from "../shell.tsx";
+import { localUris } from "../../../model/uris.ts";
 
 /** What a page tells link previewers, search engines and fetchers about itself. */
 export interface PageMeta {
@@ -106,7 +107,7 @@ export const PublicLayout: FC<{
           {viewer
             ? (
               <>
-                <a href={`/@${viewer.username}`}>@{viewer.username}</a>
+                <a href={localUris("").profile(viewer.username)}>@{viewer.username}</a>
                 <SignOutButton token={viewer.csrfToken} />
               </>
             )

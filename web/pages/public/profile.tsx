@@ -10,6 +10,7 @@ import type { Account } from "../../../api/entities/account.ts";
 import type { StatusJson } from "../../../api/entities/status.ts";
 import { DisplayName, emojifyHtml, emojifyText, StatusCard } from "./status_card.tsx";
 import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
+import { localUris } from "../../../model/uris.ts";
 
 export type ProfileTab = "posts" | "with_replies" | "media";
 
@@ -48,7 +49,7 @@ export const ProfilePage: FC<ProfilePageProps> = (
   { account, statuses, pinned, collections, tab, older, paged, instanceTitle, origin, viewer },
 ) => {
   const handle = `@${account.acct}@${new URL(origin).host}`;
-  const base = `/@${account.username}`;
+  const base = localUris("").profile(account.username);
   const name = account.display_name || account.username;
   const current = TABS.find((t) => t.key === tab)!;
   // Mastodon hides who follows whom, and how many, when the account asks.

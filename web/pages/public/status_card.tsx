@@ -10,8 +10,7 @@ import type { StatusJson } from "../../../api/entities/status.ts";
 import type { Account, CustomEmoji } from "../../../api/entities/account.ts";
 import { escapeHtml } from "../../../actors/formatting/escape_html.ts";
 import { sanitizeHtml } from "../../../actors/formatting/sanitize_html.ts";
-
-const SHORTCODE = /:([a-zA-Z0-9_]{2,}):/g;
+import { replaceShortcodes } from "../../../model/emoji_shortcodes.ts";
 
 function emojiImg(emoji: CustomEmoji): string {
   return `<img class="emoji" src="${escapeHtml(emoji.static_url)}" alt=":${
@@ -22,7 +21,7 @@ function emojiImg(emoji: CustomEmoji): string {
 /** Escaped plain text with its custom emoji as pictures (a display name). */
 export function emojifyText(text: string, emojis: readonly CustomEmoji[]): string {
   const byCode = new Map(emojis.map((e) => [e.shortcode, e]));
-  return escapeHtml(text).replace(SHORTCODE, (all, code: string) => {
+  return replaceShortcodes(escapeHtml(text), (all, code) => {
     const emoji = byCode.get(code);
     return emoji ? emojiImg(emoji) : all;
   });
@@ -37,7 +36,7 @@ export function emojifyHtml(html: string, emojis: readonly CustomEmoji[]): strin
   if (emojis.length === 0) return clean;
   const byCode = new Map(emojis.map((e) => [e.shortcode, e]));
   return clean.split(/(<[^>]*>)/).map((part) =>
-    part.startsWith("<") ? part : part.replace(SHORTCODE, (all, code: string) => {
+    part.startsWith("<") ? part : replaceShortcodes(part, (all, code) => {
       const emoji = byCode.get(code);
       return emoji ? emojiImg(emoji) : all;
     })

@@ -3,6 +3,7 @@ import type { FC } from "hono/jsx";
 import type { StatusJson } from "../../../api/entities/status.ts";
 import { StatusCard } from "./status_card.tsx";
 import { PublicLayout, type PublicViewer } from "./layout.tsx";
+import { localUris } from "../../../model/uris.ts";
 
 export interface TagPageProps {
   name: string;
@@ -17,7 +18,7 @@ export interface TagPageProps {
 export const TagPage: FC<TagPageProps> = (
   { name, statuses, older, paged, instanceTitle, origin, viewer },
 ) => {
-  const path = `/tags/${encodeURIComponent(name)}`;
+  const path = localUris("").tag(name);
   return (
     <PublicLayout
       title={`#${name}`}

@@ -8,6 +8,7 @@
 import type { FC } from "hono/jsx";
 import { CsrfField, type FieldErrors, fieldName } from "../auth/layout.tsx";
 import { SettingsLayout, type SettingsViewer } from "./layout.tsx";
+import { localUris } from "../../../model/uris.ts";
 
 /** What the form shows: the stored profile, or what was just typed. */
 export interface ProfileForm {
@@ -155,8 +156,8 @@ export const ProfilePage: FC<{
         )
         : null}
       <p>
-        This is how others see you, on your <a href={`/@${viewer.username}`}>public profile</a>{" "}
-        and on other servers.
+        This is how others see you, on your{" "}
+        <a href={localUris("").profile(viewer.username)}>public profile</a> and on other servers.
       </p>
       <form
         method="post"

@@ -26,30 +26,16 @@ import { randomSecret } from "../../../actors/oauth/tokens.ts";
 import { OAuthErrorPage } from "../../pages/auth/oauth.tsx";
 import { sendHtmlPageNow } from "../page_response.ts";
 import { SESSION_COOKIE } from "../session_cookie.ts";
+import {
+  OAUTH_ERROR_DESCRIPTIONS,
+  type OAuthErrorCode,
+  RESPONSE_MODES,
+  type ResponseMode,
+} from "../../../model/oauth.ts";
 
 export { SESSION_COOKIE };
 /** The sign-in form's double-submit token. */
 export const CSRF_COOKIE = "_rookery_csrf";
-
-/** Doorkeeper's descriptions of the errors the flow can give. */
-export const OAUTH_ERROR_DESCRIPTIONS = {
-  invalid_request:
-    "The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.",
-  invalid_client:
-    "Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.",
-  invalid_redirect_uri:
-    "The requested redirect uri is malformed or doesn't match client redirect URI.",
-  unsupported_response_type: "The authorization server does not support this response type.",
-  invalid_scope: "The requested scope is invalid, unknown, or malformed.",
-  access_denied: "The resource owner or authorization server denied the request.",
-  invalid_grant:
-    "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.",
-  unsupported_grant_type:
-    "The authorization grant type is not supported by the authorization server.",
-  unauthorized_client: "You are not authorized to revoke this token",
-} as const;
-
-export type OAuthErrorCode = keyof typeof OAUTH_ERROR_DESCRIPTIONS;
 
 /** A valid authorization request. */
 export interface AuthorizeRequest {
@@ -64,10 +50,6 @@ export interface AuthorizeRequest {
   /** The parameters to carry through the sign-in and consent forms. */
   fields: Record<string, string | undefined>;
 }
-
-/** The response modes supported for the code flow (form_post would need a script). */
-export const RESPONSE_MODES = ["query", "fragment"] as const;
-export type ResponseMode = typeof RESPONSE_MODES[number];
 
 /** Longest value accepted for any authorize parameter (state values can be long JWTs). */
 const MAX_PARAM = 4000;

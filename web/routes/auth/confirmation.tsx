@@ -7,7 +7,7 @@
  *   answers the same page either way; limited per IP by the middleware and
  *   to 5 per 30 minutes per address here, as Rack::Attack does.
  * (GET /auth/confirmation?confirmation_token=… is the link itself:
- * api/routes/email_confirmations.ts.)
+ * confirmation_link.tsx.)
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";

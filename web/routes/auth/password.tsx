@@ -12,12 +12,8 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../../../api/env.ts";
-import {
-  countRequest,
-  RATE_LIMITS,
-  type RateLimit,
-  tooManyRequests,
-} from "../../../api/middleware/rate_limit.ts";
+import { countRequest, RATE_LIMITS, type RateLimit } from "../../../api/middleware/rate_limit.ts";
+import { tooManyRequests } from "../too_many_requests.ts";
 import {
   requestPasswordReset,
   resetPasswordWithToken,

@@ -36,9 +36,9 @@ import {
   countRequest,
   RATE_LIMITS,
   refusalHeaders,
-  tooManyRequests,
   wantsHtml,
 } from "../../../api/middleware/rate_limit.ts";
+import { tooManyRequests } from "../too_many_requests.ts";
 import {
   authorizeUrl,
   currentSession,

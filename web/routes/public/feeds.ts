@@ -24,6 +24,7 @@ import { findLocalAccount } from "../../../federation/dispatchers/local_actors.t
 import { sanitizeHtml } from "../../../actors/formatting/sanitize_html.ts";
 import { plainText } from "../../pages/public/layout.tsx";
 import { closedToVisitor, PAGE_LIMIT } from "./public_page_kit.ts";
+import { localUris } from "../../../model/uris.ts";
 
 const FIRST_PAGE = { maxId: null, sinceId: null, minId: null, limit: PAGE_LIMIT };
 
@@ -117,7 +118,7 @@ export function feedRoutes(): Hono<ApiEnv> {
       taggedId,
     }, FIRST_PAGE);
     const statuses = await serializeStatuses(ctx, rows, null);
-    const profile = `${config.origin}/@${account.username}`;
+    const profile = localUris(config.origin).profile(account.username);
     const feed = new Feed({
       title: entity.display_name || entity.username,
       description: `Public posts from @${account.username}@${config.domain}`,
@@ -147,7 +148,7 @@ export function feedRoutes(): Hono<ApiEnv> {
       local: local === "true" || local === "1",
     }, FIRST_PAGE);
     const statuses = await serializeStatuses(ctx, rows, null);
-    const page = `${config.origin}/tags/${encodeURIComponent(tag.name)}`;
+    const page = localUris(config.origin).tag(tag.name);
     const feed = new Feed({
       title: `#${tag.name}`,
       description: `Public posts tagged #${tag.name}`,

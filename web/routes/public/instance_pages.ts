@@ -4,6 +4,8 @@
  * `/about` (extended description, rules, contact, moderated servers when
  * SHOW_DOMAIN_BLOCKS lets this visitor see them, as the instance API does).
  * The figures and the contact are the instance API's own (routes/instance.ts).
+ * `/privacy-policy` and `/terms-of-service`: the operator's documents as
+ * pages (the instance API's own: api/routes/instance_documents.ts).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -13,8 +15,14 @@ import { serializeDomainBlock } from "../../../api/entities/domain_block.ts";
 import { publicDomainBlocks } from "../../../actors/moderation/instance_domain_blocks.ts";
 import { loadContactAccount, loadCounts, loadRules } from "../../../api/routes/instance.ts";
 import { domainBlocksShown } from "../../../api/routes/instance_domain_blocks.ts";
-import { AboutPage, type InstanceSummary, LandingPage } from "../../pages/public/about.tsx";
-import { publicViewer, sendPublicPage } from "./public_page_kit.ts";
+import {
+  AboutPage,
+  DocumentPage,
+  type InstanceSummary,
+  LandingPage,
+} from "../../pages/public/about.tsx";
+import { publicViewer, sendMessagePage, sendPublicPage } from "./public_page_kit.ts";
+import { day, loadInstanceDocument } from "../../../api/routes/instance_documents.ts";
 
 /** The instance as the landing and about pages show it. */
 export async function instanceSummary(c: Context<ApiEnv>): Promise<InstanceSummary> {
@@ -69,6 +77,36 @@ export function instancePageRoutes(): Hono<ApiEnv> {
       }),
     );
   });
+
+  for (
+    const [path, kind, title] of [
+      ["/privacy-policy", "privacy", "Privacy policy"],
+      ["/terms-of-service", "terms", "Terms of service"],
+    ] as const
+  ) {
+    app.get(path, async (c) => {
+      const { config } = c.get("ctx");
+      const doc = await loadInstanceDocument(config, kind);
+      if (!doc) {
+        return await sendMessagePage(
+          c,
+          404,
+          "Not found",
+          `This server has no ${title.toLowerCase()}.`,
+        );
+      }
+      return await sendPublicPage(
+        c,
+        DocumentPage({
+          instanceTitle: config.instance.title,
+          title,
+          updated: day(doc.updatedAt),
+          content: doc.content,
+          viewer: await publicViewer(c),
+        }),
+      );
+    });
+  }
 
   return app;
 }

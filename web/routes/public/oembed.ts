@@ -22,6 +22,7 @@
  *   are shown, as on their public pages.
  */
 import { type Context, Hono } from "hono";
+import { isPublicVisibility } from "../../../model/visibility.ts";
 import type { ApiEnv } from "../../../api/env.ts";
 import { ApiError } from "../../../api/errors.ts";
 import { params } from "../../../api/params.ts";
@@ -37,6 +38,7 @@ import {
 import { findLocalAccount } from "../../../federation/dispatchers/local_actors.ts";
 import { findLocalStatus } from "../../../federation/objects/note.ts";
 import { canSeeStatus } from "../../../db/queries/visibility.ts";
+import { localUris } from "../../../model/uris.ts";
 
 const DEFAULT_WIDTH = 400;
 const MAX_SIZE = 4096;
@@ -49,7 +51,7 @@ async function publicStatus(c: Context<ApiEnv>, username: string, id: string) {
   if (!account || account.deletedAt || account.suspendedAt) return null;
   const status = await findLocalStatus(db, account.username, id);
   if (!status || status.deletedAt) return null;
-  if (status.visibility !== "public" && status.visibility !== "unlisted") return null;
+  if (!isPublicVisibility(status.visibility)) return null;
   if (!await canSeeStatus(db, null, status)) return null;
   return { account, status };
 }
@@ -98,7 +100,7 @@ export function oembedRoutes(): Hono<ApiEnv> {
     const { account, status } = found;
     const width = size(readString(p, "maxwidth")) ?? DEFAULT_WIDTH;
     const height = size(readString(p, "maxheight")) ?? null;
-    const embedUrl = `${config.origin}/@${account.username}/${status.id}/embed`;
+    const embedUrl = localUris(config.origin).embed(account.username, status.id);
     const authorName = account.displayName || account.username;
     return c.json({
       type: "rich",

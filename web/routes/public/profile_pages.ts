@@ -22,6 +22,7 @@ import {
   sendPublicPage,
 } from "./public_page_kit.ts";
 import type { Context } from "hono";
+import { localUris } from "../../../model/uris.ts";
 
 const ACTIVITYPUB_TYPES = ["application/activity+json", "application/ld+json"];
 const HTML_TYPES = ["text/html", "application/xhtml+xml"];
@@ -59,7 +60,7 @@ export function pageRoutes(): Hono<ApiEnv> {
     if (prefersActivityPub(c.req.header("Accept"))) {
       if (!account) return c.json({ error: "Record not found" }, 404);
       // The actor itself, answered by Fedify exactly as at its id.
-      const actorRequest = new Request(new URL(`/users/${account.username}`, config.origin), {
+      const actorRequest = new Request(localUris(config.origin).actor(account.username), {
         headers: c.req.raw.headers,
       });
       return await ctx.federation.fetch(actorRequest, {
@@ -95,7 +96,7 @@ export function pageRoutes(): Hono<ApiEnv> {
       return c.notFound();
     }
     c.header("Vary", "Accept");
-    return c.redirect(`${c.get("ctx").config.origin}/@${username}`, 302);
+    return c.redirect(localUris(c.get("ctx").config.origin).profile(username), 302);
   });
 
   return app;
@@ -149,7 +150,7 @@ async function profilePage(
     serializeStatuses(ctx, rows, null, undefined, { context: "account" }),
     serializeStatuses(ctx, pinnedRows, null, undefined, { context: "account" }),
   ]);
-  const path = `/@${account.username}${tab === "posts" ? "" : `/${tab}`}`;
+  const path = localUris("").profile(account.username, tab === "posts" ? undefined : tab);
   c.header("Link", `<${account.uri}>; rel="alternate"; type="application/activity+json"`);
   return await sendPublicPage(
     c,

@@ -31,6 +31,7 @@ import { loadAccountEntities } from "../../../api/entities/account.ts";
 import { ancestors, CONTEXT_LIMITS, descendants } from "../../../api/routes/statuses.ts";
 import { ThreadPage } from "../../pages/public/thread.tsx";
 import { publicViewer, sendMessagePage, sendPublicPage } from "./public_page_kit.ts";
+import { localUris } from "../../../model/uris.ts";
 
 async function lookup(c: Context<ApiEnv>, username: string, id: string) {
   const ctx = c.get("ctx");
@@ -126,7 +127,7 @@ export function statusPageRoutes(): Hono<ApiEnv> {
         descendants: all.slice(1).filter((s) => !above.has(s.id)),
         instanceTitle: config.instance.title,
         oembedUrl: `${config.origin}/api/oembed?url=${
-          encodeURIComponent(`${config.origin}/@${account.username}/${status.id}`)
+          encodeURIComponent(localUris(config.origin).statusPage(account.username, status.id))
         }`,
         noindex: author?.noindex === true,
         viewer: await publicViewer(c),
@@ -152,7 +153,7 @@ export function statusPageRoutes(): Hono<ApiEnv> {
     ) {
       return c.json({ error: "Record not found" }, 404);
     }
-    return c.redirect(`${config.origin}/@${account.username}/${status.id}`, 302);
+    return c.redirect(localUris(config.origin).statusPage(account.username, status.id), 302);
   });
 
   return app;

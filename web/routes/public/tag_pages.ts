@@ -21,6 +21,7 @@ import {
   sendPublicPage,
 } from "./public_page_kit.ts";
 import { redirectToSignIn } from "../form_pages.ts";
+import { localUris } from "../../../model/uris.ts";
 
 /** Longest tag name looked up (Mastodon's tags are far shorter). */
 const MAX_TAG_LENGTH = 200;
@@ -57,7 +58,7 @@ export function tagPageRoutes(): Hono<ApiEnv> {
       TagPage({
         name: tag.name,
         statuses,
-        older: olderLink(`/tags/${encodeURIComponent(tag.name)}`, rows),
+        older: olderLink(localUris("").tag(tag.name), rows),
         paged: maxId != null,
         instanceTitle: config.instance.title,
         origin: config.origin,

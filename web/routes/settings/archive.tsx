@@ -2,9 +2,9 @@
  * The archive export of the settings (issue 20), for the signed-in user
  * (the settings gate, session.ts):
  * - GET /settings/archive: the request button and the user's archives;
- * - POST /settings/archive: records a request (actors/import_export/archive.ts, at
- *   most one a week: else 422 with the date of the next) and queues the
- *   build (jobs/archive_export.ts);
+ * - POST /settings/archive: records a request with its build job
+ *   (actors/import_export/archive.ts, at most one a week: else 422 with the
+ *   date of the next; jobs/archive_export.ts builds it);
  * - GET /settings/archives/:id/download: the zip, streamed from its file;
  *   someone else's archive, an unknown id or one not built answers 404.
  */
@@ -14,14 +14,12 @@ import { isId } from "../../../db/ids.ts";
 import {
   archiveFile,
   ArchiveTooSoon,
-  failArchive,
   findOwnArchive,
   listArchives,
   nextArchiveAt,
   requestArchive,
 } from "../../../actors/import_export/archive.ts";
 import { NotFoundError } from "../../../model/errors.ts";
-import { queueArchive } from "../../../jobs/archive_export.ts";
 import { ArchivePage } from "../../pages/settings/archive.tsx";
 import { MessagePage } from "../../pages/auth/layout.tsx";
 import { sendUserPage, settingsSession, setUserPageHeaders, userPage } from "./session.ts";
@@ -80,9 +78,8 @@ export function archiveSettingsRoutes(): Hono<ApiEnv> {
 
   app.post("/settings/archive", async (c) => {
     const ctx = c.get("ctx");
-    let archive;
     try {
-      archive = await requestArchive(ctx.database.db, settingsSession(c).user.userId);
+      await requestArchive(ctx.database.db, settingsSession(c).user.userId);
     } catch (error) {
       if (!(error instanceof ArchiveTooSoon)) throw error;
       const next = error.nextAt.toISOString().slice(0, 16).replace("T", " ");
@@ -90,13 +87,6 @@ export function archiveSettingsRoutes(): Hono<ApiEnv> {
         alert: `You can request one archive a week: the next from ${next} UTC.`,
         status: 422,
       });
-    }
-    try {
-      await queueArchive(ctx, archive.id);
-    } catch (error) {
-      // Not left waiting for a job that was never queued (it would block the week).
-      await failArchive(ctx.database.db, archive.id);
-      throw error;
     }
     return c.redirect("/settings/archive?notice=requested", 303);
   });

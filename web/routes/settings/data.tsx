@@ -6,8 +6,8 @@
  * - GET /settings/import: the upload form and the latest imports;
  * - POST /settings/import: refused before the body is read while another
  *   import of the user is unfinished or when it is over the cap; then reads
- *   and checks the file (actors/import_export/import.ts), records it and queues the
- *   import job (jobs/data_import.ts);
+ *   and checks the file, records it with its import job
+ *   (actors/import_export/import.ts; jobs/data_import.ts runs it);
  * - GET /settings/imports/:id: one import's progress (someone else's: 404).
  */
 import { type Context, Hono } from "hono";
@@ -34,7 +34,6 @@ import {
 import type { WebSession } from "../../../actors/auth/sessions.ts";
 import { ApiError } from "../../../api/errors.ts";
 import { NotFoundError } from "../../../model/errors.ts";
-import { queueDataImport } from "../../../jobs/data_import.ts";
 import { SettingsLayout } from "../../pages/settings/layout.tsx";
 import { ExportPage, EXPORTS, ImportPage, ImportStatusPage } from "../../pages/settings/data.tsx";
 import { sendUserPage, settingsSession, setUserPageHeaders, userPage } from "./session.ts";
@@ -196,7 +195,6 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
       if (error instanceof ImportFileError) return await refuse(error.message);
       throw error;
     }
-    await queueDataImport(ctx, imp.id);
     return c.redirect(`/settings/imports/${imp.id}`, 303);
   });
 

@@ -8,10 +8,10 @@
  * hour, and one still running ten minutes after it started is taken as lost.
  */
 import { and, eq } from "drizzle-orm";
-import type { Executor } from "../db/connection.ts";
-import { asyncRefreshes } from "../db/schema/mod.ts";
-import { toBase64Url } from "./formatting/encoding.ts";
-import type { AsyncRefresh } from "./statuses/reply_crawls.ts";
+import type { Executor } from "../../db/connection.ts";
+import { asyncRefreshes } from "../../db/schema/mod.ts";
+import { toBase64Url } from "../formatting/encoding.ts";
+import type { AsyncRefresh } from "../statuses/reply_crawls.ts";
 
 /** A refresh still running this long after it started was lost (its job with a crashed worker). */
 const STALE_RUNNING_MS = 10 * 60_000;

@@ -1,0 +1,326 @@
+/**
+ * The posting transaction of createStatus (create.ts), local and remote
+ * alike: the status row in its thread, the rows that belong to it
+ * (mentions, tags, emoji, media, poll, quote), what it sets off (its card,
+ * its deliveries, the feeds, the notifications) and, last, the author's
+ * counters. Everything was checked before (prepare_local.ts,
+ * prepare_remote.ts); a refusal here is only what changed meanwhile.
+ */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
+import { newId } from "../../db/ids.ts";
+import { preparedQuery } from "../../db/queries/prepared.ts";
+import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
+import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
+import { linkLocalEmojis, linkRemoteEmojis } from "../emoji/links.ts";
+import type { ParsedText } from "../formatting/parsed_text.ts";
+import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
+import { countInFeaturedTags } from "../tags/featured_tags.ts";
+import { fanOutStatus } from "../timelines/fanout.ts";
+import type { CreateStatusInput, StatusRow } from "./create.ts";
+import { REPLY_NOT_FOUND, StatusError } from "./errors.ts";
+import { claimIdempotencyKey } from "./idempotency.ts";
+import {
+  attachMedia,
+  insertPoll,
+  insertRemoteMedia,
+  insertRemotePoll,
+  ownMedia,
+  setMentions,
+  setStatusTags,
+} from "./rows.ts";
+import type { Visibility } from "../../model/visibility.ts";
+import type { QuotePolicy } from "../../model/quote_policy.ts";
+import { recordJob } from "../outbox/jobs.ts";
+import { type DigestTiming, requestEmailDigest } from "../email_subscriptions/digest.ts";
+
+/** Everything checked before the transaction opens. */
+export interface PreparedStatus {
+  id: string;
+  uri: string;
+  url: string | null;
+  content: string;
+  /** The typed text (local statuses), and its parse, which the emoji are read from. */
+  text: string | null;
+  parsed: ParsedText | null;
+  visibility: Visibility;
+  quotePolicy: QuotePolicy;
+  language: string | null;
+  parent: StatusRow | null;
+  quoted: StatusRow | null;
+  quoteState: string | null;
+  mentioned: string[];
+  /** Mentioned accounts that live here (they get notifications). */
+  localMentioned: Set<string>;
+  tagNames: string[];
+  createdAt: Date;
+}
+
+/** Signals that the transaction should end and answer an earlier status. */
+export class Duplicate extends Error {
+  constructor(readonly statusId: string) {
+    super("duplicate");
+  }
+}
+
+/** The parent a new status replies to (null when gone) and the conversation it joins. */
+interface Thread {
+  parent: StatusRow | null;
+  conversationId: string;
+}
+
+/**
+ * The parent first, counted only if it is still there: a delete of it in
+ * progress is waited for, one that committed since it was read (or a
+ * deleted parent a remote reply names) leaves it out, and its row stays
+ * locked until this commits, so a delete that comes next waits for the
+ * reply. A reply joins its parent's conversation and only that one; only a
+ * remote status without a stored parent goes by its `context`.
+ */
+async function joinThread(
+  tx: Executor,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+): Promise<Thread> {
+  let parent = p.parent;
+  if (parent) {
+    const [live] = await tx.update(statuses)
+      .set({ repliesCount: sql`${statuses.repliesCount} + 1` })
+      .where(and(eq(statuses.id, parent.id), isNull(statuses.deletedAt)))
+      .returning({ conversationId: statuses.conversationId });
+    if (!live && input.local) throw new StatusError(404, REPLY_NOT_FOUND);
+    parent = live ? { ...parent, conversationId: live.conversationId } : null;
+  }
+  if (parent?.conversationId) return { parent, conversationId: parent.conversationId };
+  if (!parent && !input.local && input.conversationUri) {
+    await tx.insert(conversations).values({ id: newId(), uri: input.conversationUri })
+      .onConflictDoNothing();
+    const [c] = await tx.select({ id: conversations.id }).from(conversations)
+      .where(eq(conversations.uri, input.conversationUri));
+    return { parent, conversationId: c.id };
+  }
+  const conversationId = newId();
+  await preparedQuery(
+    tx,
+    "new_conversation",
+    (db) => db.insert(conversations).values({ id: sql.placeholder("id") }),
+  ).execute({ id: conversationId });
+  if (parent) {
+    await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, parent.id));
+  }
+  return { parent, conversationId };
+}
+
+/** The columns a new status row is written with (each a placeholder of the prepared INSERT). */
+const INSERTED_COLUMNS = [
+  "id",
+  "uri",
+  "url",
+  "accountId",
+  "local",
+  "visibility",
+  "content",
+  "text",
+  "spoilerText",
+  "sensitive",
+  "language",
+  "inReplyToId",
+  "inReplyToAccountId",
+  "inReplyToUri",
+  "conversationId",
+  "applicationId",
+  "pollId",
+  "quotedStatusId",
+  "quoteApprovalPolicy",
+  "createdAt",
+] as const;
+type InsertedColumn = (typeof INSERTED_COLUMNS)[number];
+const INSERT_PLACEHOLDERS = Object.fromEntries(
+  INSERTED_COLUMNS.map((c) => [c, sql.placeholder(c)]),
+) as unknown as typeof statuses.$inferInsert;
+
+async function insertStatusRow(
+  tx: Executor,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+  { parent, conversationId }: Thread,
+  pollId: string | null,
+): Promise<StatusRow> {
+  const [status] = await preparedQuery(
+    tx,
+    "insert_status",
+    (db) => db.insert(statuses).values(INSERT_PLACEHOLDERS).returning(),
+  ).execute(
+    {
+      id: p.id,
+      uri: p.uri,
+      url: p.url,
+      accountId: input.accountId,
+      local: input.local,
+      visibility: p.visibility,
+      content: p.content,
+      text: p.text,
+      spoilerText: input.spoilerText ?? "",
+      sensitive: (input.sensitive ?? false) || (input.spoilerText ?? "") !== "",
+      language: p.language,
+      inReplyToId: parent?.id ?? null,
+      inReplyToAccountId: parent?.accountId ?? null,
+      inReplyToUri: parent?.uri ??
+        (!input.local ? input.inReplyToUri ?? p.parent?.uri ?? null : null),
+      conversationId,
+      applicationId: input.local ? input.applicationId ?? null : null,
+      pollId,
+      quotedStatusId: p.quoted?.id ?? null,
+      quoteApprovalPolicy: p.quotePolicy,
+      createdAt: p.createdAt,
+    } satisfies Record<InsertedColumn, unknown>,
+  );
+  return status;
+}
+
+/** Links the custom emoji the status's text, warning and poll options use. */
+async function linkStatusEmojis(
+  tx: Executor,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+  status: StatusRow,
+) {
+  const texts = [p.parsed ?? status.content, status.spoilerText, ...(input.poll?.options ?? [])];
+  if (input.local) {
+    await linkLocalEmojis(tx, { statusId: status.id }, texts, { replace: false });
+  } else if (input.emojis?.length) {
+    const [author] = await tx.select({ domain: accounts.domain }).from(accounts)
+      .where(eq(accounts.id, input.accountId));
+    if (!author?.domain) return;
+    await linkRemoteEmojis(tx, { statusId: status.id }, author.domain, input.emojis, texts, {
+      replace: false,
+    });
+  }
+}
+
+/** The rows that belong to the new status: mentions, tags, emoji, media and poll. */
+async function writeParts(
+  tx: Executor,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+  status: StatusRow,
+  mediaIds: string[],
+  pollId: string | null,
+) {
+  // The status row was inserted just above: nothing to replace or compare.
+  await setMentions(tx, status.id, p.mentioned, true);
+  await setStatusTags(tx, status.id, p.tagNames, true);
+  await linkStatusEmojis(tx, input, p, status);
+  if (input.local) {
+    if (p.tagNames.length) await countInFeaturedTags(tx, status, 1);
+    if (mediaIds.length) await attachMedia(tx, status.id, mediaIds);
+    if (input.poll) await insertPoll(tx, input.accountId, status.id, input.poll, { id: pollId! });
+  } else {
+    await insertRemoteMedia(tx, input.accountId, status.id, input.media ?? []);
+    if (input.poll) {
+      await insertRemotePoll(tx, pollId!, status, {
+        ...input.poll,
+        tallies: input.poll.tallies ?? input.poll.options.map(() => 0),
+        votersCount: input.poll.votersCount ?? 0,
+        uri: input.poll.uri ?? null,
+      });
+    }
+  }
+  if (p.quoted) {
+    await tx.insert(quotes).values({
+      id: newId(),
+      statusId: status.id,
+      quotedStatusId: p.quoted.id,
+      accountId: input.accountId,
+      quotedAccountId: p.quoted.accountId,
+      state: p.quoteState ?? "pending",
+    });
+    if (p.quoteState === "accepted") {
+      await tx.update(statuses).set({ quotesCount: sql`${statuses.quotesCount} + 1` })
+        .where(eq(statuses.id, p.quoted.id));
+    }
+  }
+}
+
+/** What the new status sets off: its card, its deliveries, the feeds, the notifications. */
+async function announce(
+  tx: Executor,
+  origin: string,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+  status: StatusRow,
+  hasMedia: boolean,
+  digest: DigestTiming,
+) {
+  const cardSettled = await linkKnownCard(tx, origin, status, hasMedia);
+  // The Create and the card job are promised with the status itself.
+  if (input.local) await recordDelivery(tx, "statusCreated", status.id);
+  // Its e-mail subscribers' digest, when it has any (Mastodon 4.7).
+  await requestEmailDigest(tx, digest, status);
+  if (!input.local && input.missingLinks) {
+    await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks });
+  }
+  await requestLinkCard(tx, origin, status, { hasMedia, settled: cardSettled });
+  await fanOutStatus(tx, status);
+  // Followers who rang the bell for this account get `status`.
+  await notifySubscribers(tx, status);
+  // The mentioned local accounts, all at once (the rules and policies are
+  // screened in one query, the notifications inserted in one statement).
+  await notifyMentions(tx, status, p.mentioned.filter((id) => p.localMentioned.has(id)));
+  if (p.quoted && p.quoted.local && p.quoted.accountId !== input.accountId) {
+    await notify(tx, {
+      type: "quote",
+      accountId: p.quoted.accountId,
+      fromAccountId: input.accountId,
+      statusId: status.id,
+    });
+  }
+}
+
+/**
+ * Last, just before COMMIT: this UPDATE locks the author's row until the
+ * transaction ends, so an author's concurrent posts wait for each other
+ * only for the commit, not for the fan-out and notifications as well.
+ */
+async function countNewStatus(tx: Executor, accountId: string, p: PreparedStatus) {
+  await preparedQuery(tx, "count_new_status", (db) =>
+    db.update(accounts).set({
+      statusesCount: sql`${accounts.statusesCount} + ${sql.placeholder("counted")}::int`,
+      lastStatusAt: sql`${sql.placeholder("at")}::timestamptz`,
+    }).where(eq(accounts.id, sql.placeholder("id")))).execute({
+      counted: p.visibility === "direct" ? 0 : 1,
+      at: p.createdAt.toISOString(),
+      id: accountId,
+    });
+}
+
+/** Writes a prepared status in the caller's transaction; throws {@link Duplicate} for a key reused. */
+export async function writeStatus(
+  tx: Executor,
+  origin: string,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+  digest: DigestTiming,
+): Promise<StatusRow> {
+  if (input.local && input.idempotencyKey) {
+    const earlier = await claimIdempotencyKey(tx, input.accountId, input.idempotencyKey, p.id);
+    if (earlier) throw new Duplicate(earlier);
+  }
+  const media = input.local
+    ? await ownMedia(
+      tx,
+      input.accountId,
+      input.mediaIds ?? [],
+      null,
+      input.scheduledStatusId ?? null,
+    )
+    : [];
+  const thread = await joinThread(tx, input, p);
+  const pollId = input.poll ? newId() : null;
+  const status = await insertStatusRow(tx, input, p, thread, pollId);
+  await writeParts(tx, input, p, status, media.map((m) => m.id), pollId);
+  await announce(tx, origin, input, p, status, media.length > 0, digest);
+  await countNewStatus(tx, input.accountId, p);
+  return status;
+}
