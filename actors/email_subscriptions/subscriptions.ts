@@ -5,7 +5,8 @@
  * already subscribed (no enumeration): a repeated request is accepted, and a
  * pending one gets its confirmation again at most once an hour.
  */
-import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { and, count, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, emailSubscriptions } from "../../db/schema/mod.ts";
@@ -22,6 +23,36 @@ const logger = getLogger(["rookery", "mail", "subscriptions"]);
 
 /** How long a pending subscription waits before its confirmation is sent again. */
 export const RESEND_AFTER_MS = 60 * 60 * 1000;
+/** New unconfirmed subscriptions one account takes in an hour; more are refused. */
+export const NEW_PER_ACCOUNT_HOUR = 100;
+/** Confirmation mails one address gets in a day, whatever the accounts; more are not sent. */
+export const MAILS_PER_ADDRESS_DAY = 3;
+
+/** An account took too many new subscriptions this hour (the API answers 429). */
+export class SubscriptionsThrottled extends Error {}
+
+/** Whether the account took its hour's share of new, unconfirmed subscriptions. */
+async function accountThrottled(db: Executor, accountId: string): Promise<boolean> {
+  const [row] = await db.select({ n: count() }).from(emailSubscriptions).where(and(
+    eq(emailSubscriptions.accountId, accountId),
+    isNull(emailSubscriptions.confirmedAt),
+    gt(emailSubscriptions.createdAt, sql`now() - interval '1 hour'`),
+  ));
+  return Number(row?.n ?? 0) >= NEW_PER_ACCOUNT_HOUR;
+}
+
+/**
+ * Whether the address got its day's confirmation mails (the latest mail of
+ * each subscription counts: a resend moves it): a form must not become a
+ * way to flood someone's inbox through many accounts.
+ */
+async function addressMailedEnough(db: Executor, email: string): Promise<boolean> {
+  const [row] = await db.select({ n: count() }).from(emailSubscriptions).where(and(
+    eq(emailSubscriptions.email, email),
+    gt(emailSubscriptions.confirmationSentAt, sql`now() - interval '1 day'`),
+  ));
+  return Number(row?.n ?? 0) >= MAILS_PER_ADDRESS_DAY;
+}
 
 /** Checks the address as sign-ups do (shape, length, blocked or unreachable domain). */
 async function checkAddress(ctx: AppContext, email: string): Promise<void> {
@@ -56,6 +87,9 @@ export async function subscribe(
   if (!account) throw new NotFoundError();
   const email = rawEmail.trim().toLowerCase();
   await checkAddress(ctx, email);
+  if (await accountThrottled(db, accountId)) throw new SubscriptionsThrottled();
+  // Over its day's mails the address is still accepted (the answer tells nothing), unmailed.
+  const mailable = !await addressMailedEnough(db, email);
   await db.insert(emailSubscriptions)
     .values({ id: newId(), accountId, email, locale: locale.slice(0, 16) })
     .onConflictDoNothing();
@@ -73,6 +107,12 @@ export async function subscribe(
     ))
     .returning({ id: emailSubscriptions.id });
   if (!claimed) return;
+  if (!mailable) {
+    logger.info("Not mailing subscription {id}: its address got enough mails today.", {
+      id: claimed.id,
+    });
+    return;
+  }
   try {
     await sendSubscriptionConfirmation(ctx, account, { id: claimed.id, email });
   } catch (error) {
