@@ -1,6 +1,7 @@
 /**
  * The data pages of the settings (issue 20), for the signed-in user:
  * - GET /settings/export: each CSV's row count and its download;
+ * - GET /settings/exports/custom_filters.json: the filters, as JSON (Mastodon 4.7);
  * - GET /settings/exports/<follows|followers|lists|blocks|mutes|domain_blocks|bookmarks>.csv:
  *   the file (actors/import_export/export.ts), streamed a page of rows at a time;
  * - GET /settings/import: the upload form and the latest imports;
@@ -16,6 +17,7 @@ import type { ApiEnv } from "../../../api/env.ts";
 import { params } from "../../../api/params.ts";
 import { isId } from "../../../db/ids.ts";
 import { exportCounts, exportCsv } from "../../../actors/import_export/export.ts";
+import { countFilters, exportFilters } from "../../../actors/import_export/filters_export.ts";
 import {
   createImport,
   findOwnImport,
@@ -121,8 +123,24 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
   app.use("/settings/imports/*", gate);
 
   app.get("/settings/export", async (c) => {
-    const counts = await exportCounts(c.get("ctx").database.db, settingsSession(c).user.accountId);
+    const { db } = c.get("ctx").database;
+    const accountId = settingsSession(c).user.accountId;
+    const counts = {
+      ...await exportCounts(db, accountId),
+      filters: await countFilters(db, accountId),
+    };
     return await sendUserPage(c, layout(c, "Export", "export", <ExportPage counts={counts} />));
+  });
+
+  // Filters (Mastodon 4.7): one JSON file, small enough to build whole.
+  app.get("/settings/exports/custom_filters.json", async (c) => {
+    const filters = await exportFilters(
+      c.get("ctx").database.db,
+      settingsSession(c).user.accountId,
+    );
+    setUserPageHeaders(c);
+    c.header("Content-Disposition", 'attachment; filename="custom_filters.json"');
+    return c.json(filters);
   });
 
   app.get("/settings/exports/:file", (c) => {
