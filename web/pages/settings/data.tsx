@@ -67,6 +67,7 @@ const KIND_LABELS: Record<string, string> = {
   domain_blocking: "Domain blocking list",
   bookmarks: "Bookmarks",
   lists: "Lists",
+  custom_filters: "Filters (custom_filters.json)",
 };
 
 const STATE_LABELS: Record<string, string> = {
@@ -119,7 +120,13 @@ export const ImportPage: FC<{
         ))}
       </select>
       <label for="import-data">CSV file</label>
-      <input id="import-data" type="file" name="data" accept=".csv,text/csv" required />
+      <input
+        id="import-data"
+        type="file"
+        name="data"
+        accept=".csv,text/csv,.json,application/json"
+        required
+      />
       <fieldset>
         <legend>Mode</legend>
         <label>

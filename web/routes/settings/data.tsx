@@ -18,6 +18,7 @@ import { params } from "../../../api/params.ts";
 import { isId } from "../../../db/ids.ts";
 import { exportCounts, exportCsv } from "../../../actors/import_export/export.ts";
 import { countFilters, exportFilters } from "../../../actors/import_export/filters_export.ts";
+import { parseFiltersJson } from "../../../actors/import_export/filters_import.ts";
 import {
   createImport,
   findOwnImport,
@@ -193,7 +194,9 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
     let rows: string[][];
     try {
       const text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
-      rows = parseImportCsv(kind as ImportKind, text);
+      rows = kind === "custom_filters"
+        ? parseFiltersJson(text)
+        : parseImportCsv(kind as ImportKind, text);
     } catch (error) {
       if (error instanceof ImportFileError) return await refuse(error.message);
       if (error instanceof TypeError) return await refuse("The file is not UTF-8 text.");
