@@ -232,28 +232,76 @@ function readTranslation(env: Env): TranslationConfig | null {
   return { kind: "libretranslate", url: url.href.replace(/\/+$/, ""), apiKey, timeoutMs };
 }
 
+/** ORIGIN, by default http://localhost:<PORT>: an http or https URL. */
+function readOrigin(env: Env, port: number): URL {
+  const raw = (env.ORIGIN ?? "").trim() || `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`ORIGIN is not a URL: ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError("ORIGIN must be an http or https URL");
+  }
+  return url;
+}
+
+function readOnOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? (fallback ? "on" : "off")).trim().toLowerCase();
+  if (raw === "on") return true;
+  if (raw === "off") return false;
+  throw new ConfigError(`${name} must be on or off`);
+}
+
+/** What the instance says of itself (INSTANCE_*, CONTACT_*, the policy files). */
+function readInstance(env: Env): Config["instance"] {
+  const languages = (env.INSTANCE_LANGUAGES ?? "en").split(",").map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    title: (env.INSTANCE_TITLE ?? "").trim() || "Rookery",
+    description: (env.INSTANCE_DESCRIPTION ?? "").trim() ||
+      "A federated social network server.",
+    extendedDescription: env.INSTANCE_EXTENDED_DESCRIPTION ?? "",
+    contactEmail: (env.CONTACT_EMAIL ?? "").trim(),
+    contactUsername: (env.CONTACT_USERNAME ?? "").trim() || null,
+    thumbnailUrl: (env.INSTANCE_THUMBNAIL_URL ?? "").trim() || null,
+    thumbnailDescription: (env.INSTANCE_THUMBNAIL_DESCRIPTION ?? "").trim(),
+    languages: languages.length ? languages : ["en"],
+    privacyPolicyFile: (env.PRIVACY_POLICY_FILE ?? "").trim() || null,
+    termsOfServiceFile: (env.TERMS_OF_SERVICE_FILE ?? "").trim() || null,
+  };
+}
+
+/** The limits clients are told of (Mastodon's, the status length and body size configurable). */
+function readLimits(env: Env): Config["limits"] {
+  return {
+    maxStatusCharacters: readInt(env, "MAX_STATUS_CHARACTERS", 500, 1, 100_000),
+    maxMediaAttachments: 4,
+    charactersReservedPerUrl: 23,
+    maxPollOptions: 4,
+    maxPollOptionCharacters: 50,
+    minPollExpiration: 300,
+    maxPollExpiration: 2_629_746,
+    maxFeaturedTags: 10,
+    maxPinnedStatuses: 5,
+    maxProfileFields: 4,
+    imageSizeLimit: 16 * 1024 * 1024,
+    videoSizeLimit: 99 * 1024 * 1024,
+    maxBodyBytes: readInt(env, "MAX_BODY_BYTES", 110 * 1024 * 1024, 1024),
+  };
+}
+
 const AUDIENCES = ["all", "users", "disabled"] as const;
 
 /** Builds the configuration from an environment (defaults to the process's). */
 export function loadConfig(env: Env = Deno.env.toObject()): Config {
   const port = readInt(env, "PORT", 8080, 0, 65535);
-  const originRaw = (env.ORIGIN ?? "").trim() || `http://localhost:${port}`;
-  let originUrl: URL;
-  try {
-    originUrl = new URL(originRaw);
-  } catch {
-    throw new ConfigError(`ORIGIN is not a URL: ${JSON.stringify(originRaw)}`);
-  }
-  if (originUrl.protocol !== "http:" && originUrl.protocol !== "https:") {
-    throw new ConfigError("ORIGIN must be an http or https URL");
-  }
+  const originUrl = readOrigin(env, port);
   const databaseUrl = (env.DATABASE_URL ?? "").trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError("DATABASE_URL must start with postgres:// or postgresql://");
   }
-  const rateLimitsRaw = (env.RATE_LIMITS ?? "on").trim().toLowerCase();
-  const languages = (env.INSTANCE_LANGUAGES ?? "en").split(",").map((s) => s.trim())
-    .filter(Boolean);
   return {
     port,
     bindAddress: (env.BIND ?? "").trim() || "0.0.0.0",
@@ -282,9 +330,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       initialWaitMs: readInt(env, "THREAD_CRAWL_MIN_AGE", 5, 0, 1_440) * 60_000,
       maxStatuses: readInt(env, "THREAD_CRAWL_MAX_REPLIES", 1000, 0, 10_000),
     },
-    rateLimits: rateLimitsRaw === "on" ? true : rateLimitsRaw === "off" ? false : (() => {
-      throw new ConfigError("RATE_LIMITS must be on or off");
-    })(),
+    rateLimits: readOnOff(env, "RATE_LIMITS", true),
     trustProxy: readBool(env, "TRUST_PROXY", false),
     authorizedFetch: readBool(env, "AUTHORIZED_FETCH", false),
     publicPreview: readBool(env, "PUBLIC_PREVIEW", true),
@@ -310,33 +356,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       "info",
     ),
     logFormat: readEnum(env, "LOG_FORMAT", ["text", "json"] as const, "text"),
-    instance: {
-      title: (env.INSTANCE_TITLE ?? "").trim() || "Rookery",
-      description: (env.INSTANCE_DESCRIPTION ?? "").trim() ||
-        "A federated social network server.",
-      extendedDescription: env.INSTANCE_EXTENDED_DESCRIPTION ?? "",
-      contactEmail: (env.CONTACT_EMAIL ?? "").trim(),
-      contactUsername: (env.CONTACT_USERNAME ?? "").trim() || null,
-      thumbnailUrl: (env.INSTANCE_THUMBNAIL_URL ?? "").trim() || null,
-      thumbnailDescription: (env.INSTANCE_THUMBNAIL_DESCRIPTION ?? "").trim(),
-      languages: languages.length ? languages : ["en"],
-      privacyPolicyFile: (env.PRIVACY_POLICY_FILE ?? "").trim() || null,
-      termsOfServiceFile: (env.TERMS_OF_SERVICE_FILE ?? "").trim() || null,
-    },
-    limits: {
-      maxStatusCharacters: readInt(env, "MAX_STATUS_CHARACTERS", 500, 1, 100_000),
-      maxMediaAttachments: 4,
-      charactersReservedPerUrl: 23,
-      maxPollOptions: 4,
-      maxPollOptionCharacters: 50,
-      minPollExpiration: 300,
-      maxPollExpiration: 2_629_746,
-      maxFeaturedTags: 10,
-      maxPinnedStatuses: 5,
-      maxProfileFields: 4,
-      imageSizeLimit: 16 * 1024 * 1024,
-      videoSizeLimit: 99 * 1024 * 1024,
-      maxBodyBytes: readInt(env, "MAX_BODY_BYTES", 110 * 1024 * 1024, 1024),
-    },
+    instance: readInstance(env),
+    limits: readLimits(env),
   };
 }

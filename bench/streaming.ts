@@ -38,6 +38,7 @@ import { ALL_SCOPES } from "../model/scopes.ts";
 import { sql } from "drizzle-orm";
 import { percentile } from "./paced.ts";
 import { insertLocalAccounts } from "./seed.ts";
+import { openAll, Sockets } from "./streaming_sockets.ts";
 
 export interface StreamingSeed {
   posterToken: string;
@@ -163,136 +164,6 @@ export interface StreamingResult {
   loadAfter: number;
 }
 
-/** A status id at the start of an `update` frame's payload (a Status begins with its id). */
-const FIRST_ID = /\\"id\\":\\"(\d+)\\"/;
-
-/** The sockets and what arrived on them: status id → arrival time per socket (NaN: none yet). */
-class Sockets {
-  readonly sockets: WebSocket[] = [];
-  readonly arrivals = new Map<string, Float64Array>();
-  /** Status id → sockets that received it. */
-  private readonly counts = new Map<string, number>();
-  duplicates = 0;
-  /** Frames of socket 0 where the shortcut and a full parse disagree. */
-  misread = 0;
-  /** Error frames (`{"error": …}`, a refused subscription), by text. */
-  readonly refusals = new Map<string, number>();
-  /** Sockets closed while we still wanted them, by close code and reason. */
-  readonly closes = new Map<string, number>();
-  #closing = false;
-
-  constructor(readonly size: number) {}
-
-  /** Opens socket `index` with `token`; resolves once open, rejects if refused. */
-  open(url: string, index: number, token: string): Promise<void> {
-    const ws = new WebSocket(
-      `${url.replace(/^http/, "ws")}/api/v1/streaming?stream=user&access_token=${
-        encodeURIComponent(token)
-      }`,
-    );
-    this.sockets[index] = ws;
-    ws.onmessage = (e) => {
-      const at = performance.now();
-      const data = e.data;
-      if (typeof data !== "string") return;
-      if (data.startsWith('{"error"')) {
-        this.refusals.set(data, (this.refusals.get(data) ?? 0) + 1);
-        return;
-      }
-      if (!data.includes('"event":"update"')) return;
-      const id = FIRST_ID.exec(data)?.[1];
-      if (index === 0) this.check(data, id);
-      if (id) this.arrived(id, index, at);
-    };
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("no answer to the upgrade in 30 s")), 30_000);
-      ws.onopen = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      ws.onclose = (e) => {
-        clearTimeout(timer);
-        reject(new Error(`socket ${index} closed (${e.code} ${e.reason || "no reason"})`));
-      };
-      ws.onerror = (e) => {
-        clearTimeout(timer);
-        reject(new Error(`socket ${index}: ${(e as ErrorEvent).message ?? "error"}`));
-      };
-    }).then(() => {
-      ws.onerror = null;
-      ws.onclose = (e) => {
-        if (this.#closing) return;
-        const key = `${e.code} ${e.reason || "(no reason)"}`;
-        this.closes.set(key, (this.closes.get(key) ?? 0) + 1);
-      };
-    });
-  }
-
-  private arrived(id: string, index: number, at: number) {
-    let times = this.arrivals.get(id);
-    if (!times) {
-      times = new Float64Array(this.size).fill(NaN);
-      this.arrivals.set(id, times);
-    }
-    if (Number.isNaN(times[index])) {
-      times[index] = at;
-      this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
-    } else {
-      this.duplicates++;
-    }
-  }
-
-  private check(data: string, id: string | undefined) {
-    try {
-      const frame = JSON.parse(data);
-      const ok = frame.event === "update" && Array.isArray(frame.stream) &&
-        frame.stream[0] === "user" && JSON.parse(frame.payload).id === id;
-      if (!ok) this.misread++;
-    } catch {
-      this.misread++;
-    }
-  }
-
-  /** How many sockets have received `id`. */
-  received(id: string): number {
-    return this.counts.get(id) ?? 0;
-  }
-
-  /** Sockets that have received no update at all. */
-  silent(): number {
-    let n = 0;
-    for (let s = 0; s < this.size; s++) {
-      let any = false;
-      for (const times of this.arrivals.values()) {
-        if (!Number.isNaN(times[s])) {
-          any = true;
-          break;
-        }
-      }
-      if (!any) n++;
-    }
-    return n;
-  }
-
-  closeAll() {
-    this.#closing = true;
-    for (const ws of this.sockets) {
-      if (ws && ws.readyState === WebSocket.OPEN) ws.close();
-    }
-  }
-}
-
-/** Opens `tokens.length` sockets, `parallel` handshakes at a time. */
-async function openAll(sockets: Sockets, url: string, tokens: string[], parallel = 50) {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(parallel, tokens.length) }, async () => {
-    while (next < tokens.length) {
-      const i = next++;
-      await sockets.open(url, i, tokens[i]);
-    }
-  }));
-}
-
 interface Posted {
   id: string;
   sentAt: number;
@@ -393,14 +264,13 @@ async function listenToBus(databaseUrl: string) {
   };
 }
 
-/** Runs the scenario against a server seeded with {@link seedStreaming}. */
-export async function streamingScenario(options: StreamingOptions): Promise<StreamingResult> {
-  const { url, pid, seeded, log } = options;
-  const settleMs = options.settleMs ?? 5000;
+/**
+ * Warms the streaming path (code, caches, prepared statements) on a few
+ * sockets, so the baseline RSS is a running server's, not a cold one's.
+ */
+async function warmUp(options: StreamingOptions): Promise<void> {
+  const { url, seeded } = options;
   const tokens = seeded.followerTokens;
-
-  // Warm the streaming path (code, caches, prepared statements) on a few
-  // sockets, so the baseline RSS is a running server's, not a cold one's.
   const few = new Sockets(Math.min(10, tokens.length));
   await openAll(few, url, tokens.slice(0, few.size));
   for (let i = 0; i < 3; i++) {
@@ -413,19 +283,14 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
     }
   }
   few.closeAll();
-  await sleep(settleMs);
-  const rssBefore = rssKiB(pid);
+}
 
-  log(`streaming: opening ${tokens.length} sockets`);
-  const sockets = new Sockets(tokens.length);
-  const openStarted = performance.now();
-  await openAll(sockets, url, tokens);
-  const openSeconds = (performance.now() - openStarted) / 1000;
-  // The URL's subscription is made just after the upgrade: settled by now.
-  await sleep(settleMs);
-  const rssIdle = rssKiB(pid);
-  // Subscribed = has received a post. Sockets that missed one (registered
-  // after it) get the next; a few tries.
+/**
+ * Subscribed = has received a post. Sockets that missed one (registered
+ * after it) get the next; a few tries. Logs what kept sockets silent.
+ */
+async function waitSubscribed(options: StreamingOptions, sockets: Sockets): Promise<void> {
+  const { url, seeded, log } = options;
   for (let i = 0; i < 5; i++) {
     const warm = await post(url, seeded.posterToken, `Streaming warm-up, all sockets ${i}`);
     await delivered(sockets, warm.id, 10_000);
@@ -442,19 +307,13 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
     }
     log(`streaming: socket readyStates ${JSON.stringify([...states])}`);
   }
-  // Idle: let the server's garbage collector settle before reading the RSS.
-  const idleCpu = cpuMs(pid);
-  const idleStarted = performance.now();
-  await sleep(settleMs);
-  const idleServerCpuMsPerSecond = (cpuMs(pid) - idleCpu) /
-    Math.max(0.001, (performance.now() - idleStarted) / 1000);
-  const rssOpen = rssKiB(pid);
+}
 
-  const bus = options.databaseUrl ? await listenToBus(options.databaseUrl) : null;
-  log(`streaming: ${options.posts} posts, ${options.intervalMs} ms apart`);
-  const loadBefore = loadAverage();
-  const serverCpu = cpuMs(pid);
-  const clientCpu = cpuMs("self");
+/** Sends the posts at their interval, then waits (up to the drain time) for every delivery. */
+async function sendPosts(
+  options: StreamingOptions,
+  sockets: Sockets,
+): Promise<{ posted: Posted[]; errors: number }> {
   const posted: Posted[] = [];
   let errors = 0;
   const pending: Promise<void>[] = [];
@@ -462,7 +321,7 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
   for (let i = 0; i < options.posts; i++) {
     await sleep(Math.max(0, start + i * options.intervalMs - performance.now()));
     pending.push(
-      post(url, seeded.posterToken, `Streaming benchmark post ${i}`).then(
+      post(options.url, options.seeded.posterToken, `Streaming benchmark post ${i}`).then(
         (p) => void posted.push(p),
         () => void errors++,
       ),
@@ -473,6 +332,77 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
   while (
     performance.now() < drainUntil && posted.some((p) => sockets.received(p.id) < sockets.size)
   ) await sleep(10);
+  return { posted, errors };
+}
+
+/** The latencies of every post, from sending it: answer, NOTIFY, first and last socket. */
+function latencies(posted: Posted[], sockets: Sockets, notifiedAt: Map<string, number> | null) {
+  const out = {
+    answered: [] as number[],
+    notified: [] as number[],
+    first: [] as number[],
+    last: [] as number[],
+    all: [] as number[],
+    notifiedToFirst: [] as number[],
+    firstToLast: [] as number[],
+    missed: 0,
+  };
+  for (const p of posted) {
+    out.answered.push(p.answeredAt - p.sentAt);
+    const n = notifiedAt?.get(p.id);
+    if (n !== undefined) out.notified.push(n - p.sentAt);
+    const times = sockets.arrivals.get(p.id) ?? new Float64Array(sockets.size).fill(NaN);
+    let min = Infinity;
+    let max = -Infinity;
+    for (const t of times) {
+      if (Number.isNaN(t)) {
+        out.missed++;
+        max = Infinity;
+        continue;
+      }
+      const latency = t - p.sentAt;
+      out.all.push(latency);
+      if (latency < min) min = latency;
+      if (latency > max) max = latency;
+    }
+    out.first.push(min);
+    out.last.push(max);
+    if (n !== undefined) out.notifiedToFirst.push(p.sentAt + min - n);
+    out.firstToLast.push(max - min);
+  }
+  return out;
+}
+
+/** The server's RSS at each stage of the scenario, KiB. */
+interface RssKiB {
+  before: number;
+  idle: number;
+  open: number;
+  after: number;
+}
+
+/** The posting phase's measures. */
+interface PostingRun {
+  posts: number;
+  posted: Posted[];
+  errors: number;
+  notifiedAt: Map<string, number> | null;
+  serverCpuMsPerPost: number;
+  clientCpuMsPerPost: number;
+  loadBefore: number;
+  loadAfter: number;
+  rssAfter: number;
+}
+
+/** Posts with every socket open, measuring CPU, load and (with a database URL) the bus. */
+async function postingRun(options: StreamingOptions, sockets: Sockets): Promise<PostingRun> {
+  const { pid } = options;
+  const bus = options.databaseUrl ? await listenToBus(options.databaseUrl) : null;
+  options.log(`streaming: ${options.posts} posts, ${options.intervalMs} ms apart`);
+  const loadBefore = loadAverage();
+  const serverCpu = cpuMs(pid);
+  const clientCpu = cpuMs("self");
+  const { posted, errors } = await sendPosts(options, sockets);
   const serverCpuMsPerPost = (cpuMs(pid) - serverCpu) / options.posts;
   const clientCpuMsPerPost = (cpuMs("self") - clientCpu) / options.posts;
   const loadAfter = loadAverage();
@@ -482,65 +412,86 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
   if (sockets.misread > 0) {
     throw new Error(`${sockets.misread} update frames were not read as expected (frame format?)`);
   }
-
-  const answered: number[] = [];
-  const notified: number[] = [];
-  const first: number[] = [];
-  const last: number[] = [];
-  const all: number[] = [];
-  const notifiedToFirst: number[] = [];
-  const firstToLast: number[] = [];
-  let missed = 0;
-  for (const p of posted) {
-    answered.push(p.answeredAt - p.sentAt);
-    const n = notifiedAt?.get(p.id);
-    if (n !== undefined) notified.push(n - p.sentAt);
-    const times = sockets.arrivals.get(p.id) ?? new Float64Array(sockets.size).fill(NaN);
-    let min = Infinity;
-    let max = -Infinity;
-    for (const t of times) {
-      if (Number.isNaN(t)) {
-        missed++;
-        max = Infinity;
-        continue;
-      }
-      const latency = t - p.sentAt;
-      all.push(latency);
-      if (latency < min) min = latency;
-      if (latency > max) max = latency;
-    }
-    first.push(min);
-    last.push(max);
-    if (n !== undefined) notifiedToFirst.push(p.sentAt + min - n);
-    firstToLast.push(max - min);
-  }
-  const mib = (kib: number) => Math.round(kib / 1024 * 10) / 10;
   return {
-    sockets: sockets.size,
     posts: options.posts,
-    openSeconds: Math.round(openSeconds * 10) / 10,
-    postAnswered: summarize(answered),
-    notified: notifiedAt ? summarize(notified) : null,
-    firstSocket: summarize(first),
-    lastSocket: summarize(last),
-    deliveries: summarize(all),
-    notifiedToFirst: notifiedAt ? summarize(notifiedToFirst) : null,
-    firstToLast: summarize(firstToLast),
-    missed,
-    duplicates: sockets.duplicates,
+    posted,
     errors,
-    rssBeforeMiB: mib(rssBefore),
-    rssIdleMiB: mib(rssIdle),
-    rssOpenMiB: mib(rssOpen),
-    rssAfterMiB: mib(rssAfter),
-    extraIdleMiBPer1000: mib((rssIdle - rssBefore) * 1000 / sockets.size),
-    extraMiBPer1000: mib((rssOpen - rssBefore) * 1000 / sockets.size),
-    serverCpuMsPerPost: Math.round(serverCpuMsPerPost * 10) / 10,
-    clientCpuMsPerPost: Math.round(clientCpuMsPerPost * 10) / 10,
-    idleServerCpuMsPerSecond: Math.round(idleServerCpuMsPerSecond),
+    notifiedAt,
+    serverCpuMsPerPost,
+    clientCpuMsPerPost,
     loadBefore,
     loadAfter,
+    rssAfter,
   };
+}
+
+/** The scenario's result from its measures. */
+function resultOf(
+  sockets: Sockets,
+  run: PostingRun,
+  rss: RssKiB,
+  idle: { openSeconds: number; serverCpuMsPerSecond: number },
+): StreamingResult {
+  const l = latencies(run.posted, sockets, run.notifiedAt);
+  const mib = (kib: number) => Math.round(kib / 1024 * 10) / 10;
+  const tenth = (v: number) => Math.round(v * 10) / 10;
+  return {
+    sockets: sockets.size,
+    posts: run.posts,
+    openSeconds: tenth(idle.openSeconds),
+    postAnswered: summarize(l.answered),
+    notified: run.notifiedAt ? summarize(l.notified) : null,
+    firstSocket: summarize(l.first),
+    lastSocket: summarize(l.last),
+    deliveries: summarize(l.all),
+    notifiedToFirst: run.notifiedAt ? summarize(l.notifiedToFirst) : null,
+    firstToLast: summarize(l.firstToLast),
+    missed: l.missed,
+    duplicates: sockets.duplicates,
+    errors: run.errors,
+    rssBeforeMiB: mib(rss.before),
+    rssIdleMiB: mib(rss.idle),
+    rssOpenMiB: mib(rss.open),
+    rssAfterMiB: mib(rss.after),
+    extraIdleMiBPer1000: mib((rss.idle - rss.before) * 1000 / sockets.size),
+    extraMiBPer1000: mib((rss.open - rss.before) * 1000 / sockets.size),
+    serverCpuMsPerPost: tenth(run.serverCpuMsPerPost),
+    clientCpuMsPerPost: tenth(run.clientCpuMsPerPost),
+    idleServerCpuMsPerSecond: Math.round(idle.serverCpuMsPerSecond),
+    loadBefore: run.loadBefore,
+    loadAfter: run.loadAfter,
+  };
+}
+
+/** Runs the scenario against a server seeded with {@link seedStreaming}. */
+export async function streamingScenario(options: StreamingOptions): Promise<StreamingResult> {
+  const { url, pid, seeded, log } = options;
+  const settleMs = options.settleMs ?? 5000;
+  const tokens = seeded.followerTokens;
+  await warmUp(options);
+  await sleep(settleMs);
+  const before = rssKiB(pid);
+
+  log(`streaming: opening ${tokens.length} sockets`);
+  const sockets = new Sockets(tokens.length);
+  const openStarted = performance.now();
+  await openAll(sockets, url, tokens);
+  const openSeconds = (performance.now() - openStarted) / 1000;
+  // The URL's subscription is made just after the upgrade: settled by now.
+  await sleep(settleMs);
+  const idleRss = rssKiB(pid);
+  await waitSubscribed(options, sockets);
+  // Idle: let the server's garbage collector settle before reading the RSS.
+  const idleCpu = cpuMs(pid);
+  const idleStarted = performance.now();
+  await sleep(settleMs);
+  const serverCpuMsPerSecond = (cpuMs(pid) - idleCpu) /
+    Math.max(0.001, (performance.now() - idleStarted) / 1000);
+  const open = rssKiB(pid);
+
+  const run = await postingRun(options, sockets);
+  const rss = { before, idle: idleRss, open, after: run.rssAfter };
+  return resultOf(sockets, run, rss, { openSeconds, serverCpuMsPerSecond });
 }
 
 /** Prints one database's streaming figures as Markdown tables. */

@@ -86,22 +86,53 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Wraps `pglite` in a client that runs data statements as prepared statements. */
-export function preparedClient(pglite: PGlite): PreparedClient {
-  const pg = pglite as unknown as PGliteInternals;
-  /** By SQL text, least recently used first. */
-  const statements = new Map<string, Statement>();
+/**
+ * The prepared statements of one PGlite, by SQL text, least recently used
+ * first; those that fall out are closed before the next top-level statement.
+ */
+class StatementCache {
+  readonly #pg: PGliteInternals;
+  readonly #statements = new Map<string, Statement>();
   /** Names evicted from the cache, closed before the next top-level statement. */
-  const toClose: string[] = [];
-  let counter = 0;
+  readonly #toClose: string[] = [];
+  #counter = 0;
 
-  function call(message: Uint8Array): Promise<messages.BackendMessage[]> {
-    return pg.execProtocolStream(message, { syncToFs: false });
+  constructor(pg: PGliteInternals) {
+    this.#pg = pg;
   }
 
-  async function prepare(text: string): Promise<Statement> {
-    const name = `rookery_${++counter}`;
-    const described = await call(concat([
+  call(message: Uint8Array): Promise<messages.BackendMessage[]> {
+    return this.#pg.execProtocolStream(message, { syncToFs: false });
+  }
+
+  /** Closes the statements evicted since the last call (outside a transaction only). */
+  async closeEvicted(): Promise<void> {
+    if (this.#toClose.length === 0) return;
+    const names = this.#toClose.splice(0);
+    await this.call(concat([
+      ...names.map((name) => serialize.close({ type: "S", name })),
+      serialize.sync(),
+    ]));
+  }
+
+  /** The statement for `text`, prepared now if it is not cached, and marked most recently used. */
+  async statementFor(text: string): Promise<Statement> {
+    const cached = this.#statements.get(text);
+    if (!cached) return await this.#prepare(text);
+    this.#statements.delete(text); // to the most recently used end
+    this.#statements.set(text, cached);
+    return cached;
+  }
+
+  /** Forgets a statement whose result columns changed; it is closed later. */
+  drop(text: string, statement: Statement): void {
+    this.#statements.delete(text);
+    this.#toClose.push(statement.name);
+  }
+
+  async #prepare(text: string): Promise<Statement> {
+    const name = `rookery_${++this.#counter}`;
+    const described = await this.call(concat([
       serialize.parse({ name, text }),
       serialize.describe({ type: "S", name }),
       serialize.sync(),
@@ -114,50 +145,128 @@ export function preparedClient(pglite: PGlite): PreparedClient {
       paramTypes: parse.parseDescribeStatementResults(described),
       fields: row?.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) ?? [],
     };
-    statements.set(text, statement);
-    if (statements.size > MAX_STATEMENTS) {
-      const [oldest, evicted] = statements.entries().next().value!;
-      statements.delete(oldest);
-      toClose.push(evicted.name);
+    this.#statements.set(text, statement);
+    if (this.#statements.size > MAX_STATEMENTS) {
+      const [oldest, evicted] = this.#statements.entries().next().value!;
+      this.#statements.delete(oldest);
+      this.#toClose.push(evicted.name);
     }
     return statement;
   }
+}
 
-  async function run<T>(
-    text: string,
-    params: unknown[],
-    options: QueryOptions | undefined,
-    retry: boolean,
-  ): Promise<Results<T>> {
-    let statement = statements.get(text);
-    if (statement) {
-      statements.delete(text); // to the most recently used end
-      statements.set(text, statement);
-    } else {
-      statement = await prepare(text);
+/** The parameters of one execution as text, by the statement's parameter types. */
+function bindValues(
+  pg: PGliteInternals,
+  statement: Statement,
+  params: unknown[],
+  options: QueryOptions | undefined,
+): (string | null)[] {
+  return params.map((value, i) => {
+    if (value === null || value === undefined) return null;
+    const type = statement.paramTypes[i];
+    const serializer = options?.serializers?.[type] ?? pg.serializers[type];
+    return serializer ? serializer(value) : String(value);
+  });
+}
+
+/** Runs `text` as a prepared statement; once more after a result-type change when `retry`. */
+async function run<T>(
+  pg: PGliteInternals,
+  cache: StatementCache,
+  query: { text: string; params: unknown[]; options: QueryOptions | undefined },
+  retry: boolean,
+): Promise<Results<T>> {
+  const { text, params, options } = query;
+  const statement = await cache.statementFor(text);
+  try {
+    const replies = await cache.call(concat([
+      serialize.bind({
+        statement: statement.name,
+        values: bindValues(pg, statement, params, options),
+      }),
+      serialize.execute({}),
+      serialize.sync(),
+    ]));
+    return toResults<T>(pg, replies, statement.fields, options);
+  } catch (error) {
+    if ((error as { code?: string }).code === RESULT_TYPE_CHANGED) {
+      cache.drop(text, statement);
+      if (retry) return await run(pg, cache, query, false);
     }
-    const values = params.map((value, i) => {
-      if (value === null || value === undefined) return null;
-      const type = statement.paramTypes[i];
-      const serializer = options?.serializers?.[type] ?? pg.serializers[type];
-      return serializer ? serializer(value) : String(value);
-    });
-    try {
-      const replies = await call(concat([
-        serialize.bind({ statement: statement.name, values }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]));
-      return toResults<T>(replies, statement.fields, options);
-    } catch (error) {
-      if ((error as { code?: string }).code === RESULT_TYPE_CHANGED) {
-        statements.delete(text);
-        toClose.push(statement.name);
-        if (retry) return await run(text, params, options, false);
-      }
-      throw error;
+    throw error;
+  }
+}
+
+/**
+ * The replies to one execution as `PGlite.query` returns them. (PGlite's
+ * own parseResults copies its ~150 type parsers into a new object at every
+ * call when drizzle passes its few; that was 6% of the CPU of posting.)
+ */
+function toResults<T>(
+  pg: PGliteInternals,
+  replies: messages.BackendMessage[],
+  fields: Statement["fields"],
+  options: QueryOptions | undefined,
+): Results<T> {
+  const own = options?.parsers;
+  const parsers = fields.map(({ dataTypeID }) =>
+    own?.[dataTypeID] ?? pg.parsers[dataTypeID] ?? null
+  );
+  const asArray = options?.rowMode === "array";
+  const rows: unknown[] = [];
+  let command: string | undefined;
+  let rowCount: number | undefined;
+  for (const message of replies) {
+    if (message.name === "dataRow") {
+      const values = (message as messages.DataRowMessage).fields;
+      rows.push(rowOf(values, fields, parsers, asArray));
+    } else if (message.name === "commandComplete") {
+      // "SELECT 2", "UPDATE 3", "INSERT 0 5": the last word is the row count.
+      const parts = (message as messages.CommandCompleteMessage).text.split(" ");
+      command = parts[0];
+      rowCount = parseInt(parts[parts.length - 1], 10);
     }
   }
+  const counted = ["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"].includes(command ?? "");
+  const result: Results<T> = {
+    rows: rows as T[],
+    fields,
+    affectedRows: counted ? rowCount! : 0,
+  };
+  if (command !== undefined) {
+    result.command = command;
+    if (!Number.isNaN(rowCount)) (result as { rowCount?: number }).rowCount = rowCount;
+  }
+  return result;
+}
+
+/** One data row, parsed, as an array or an object keyed by column name. */
+function rowOf(
+  values: (string | null)[],
+  fields: Statement["fields"],
+  parsers: (((value: string, typeId?: number) => unknown) | null)[],
+  asArray: boolean,
+): unknown[] | Record<string, unknown> {
+  const row: unknown[] | Record<string, unknown> = asArray ? [] : {};
+  for (let i = 0; i < values.length; i++) {
+    const text = values[i];
+    const parser = parsers[i];
+    const value = text === null ? null : parser ? parser(text, fields[i].dataTypeID) : text;
+    if (asArray) (row as unknown[]).push(value);
+    else (row as Record<string, unknown>)[fields[i].name] = value;
+  }
+  return row;
+}
+
+function usable(text: string, options?: QueryOptions): boolean {
+  return !options?.blob && !options?.paramTypes && PREPARABLE.test(text);
+}
+
+/** Wraps `pglite` in a client that runs data statements as prepared statements. */
+export function preparedClient(pglite: PGlite): PreparedClient {
+  const pg = pglite as unknown as PGliteInternals;
+  const cache = new StatementCache(pg);
 
   /** Runs one statement under the query lock; `inTransaction` decides retries and syncing. */
   function exclusive<T>(
@@ -167,16 +276,10 @@ export function preparedClient(pglite: PGlite): PreparedClient {
     inTransaction: boolean,
   ): Promise<Results<T>> {
     return pg._runExclusiveQuery(async () => {
-      if (!inTransaction && toClose.length) {
-        const names = toClose.splice(0);
-        await call(concat([
-          ...names.map((name) => serialize.close({ type: "S", name })),
-          serialize.sync(),
-        ]));
-      }
+      if (!inTransaction) await cache.closeEvicted();
       try {
         // A statement in a transaction cannot be retried: its error aborted the transaction.
-        return await run<T>(text, params, options, !inTransaction);
+        return await run<T>(pg, cache, { text, params, options }, !inTransaction);
       } catch (error) {
         Object.assign(error as object, { query: text, params, queryOptions: options });
         throw error;
@@ -184,60 +287,6 @@ export function preparedClient(pglite: PGlite): PreparedClient {
         if (!inTransaction) await pg.syncToFs();
       }
     });
-  }
-
-  /**
-   * The replies to one execution as `PGlite.query` returns them. (PGlite's
-   * own parseResults copies its ~150 type parsers into a new object at every
-   * call when drizzle passes its few; that was 6% of the CPU of posting.)
-   */
-  function toResults<T>(
-    replies: messages.BackendMessage[],
-    fields: Statement["fields"],
-    options: QueryOptions | undefined,
-  ): Results<T> {
-    const own = options?.parsers;
-    const parsers = fields.map(({ dataTypeID }) =>
-      own?.[dataTypeID] ?? pg.parsers[dataTypeID] ?? null
-    );
-    const asArray = options?.rowMode === "array";
-    const rows: unknown[] = [];
-    let command: string | undefined;
-    let rowCount: number | undefined;
-    for (const message of replies) {
-      if (message.name === "dataRow") {
-        const values = (message as messages.DataRowMessage).fields;
-        const row: unknown[] | Record<string, unknown> = asArray ? [] : {};
-        for (let i = 0; i < values.length; i++) {
-          const text = values[i];
-          const parser = parsers[i];
-          const value = text === null ? null : parser ? parser(text, fields[i].dataTypeID) : text;
-          if (asArray) (row as unknown[]).push(value);
-          else (row as Record<string, unknown>)[fields[i].name] = value;
-        }
-        rows.push(row);
-      } else if (message.name === "commandComplete") {
-        // "SELECT 2", "UPDATE 3", "INSERT 0 5": the last word is the row count.
-        const parts = (message as messages.CommandCompleteMessage).text.split(" ");
-        command = parts[0];
-        rowCount = parseInt(parts[parts.length - 1], 10);
-      }
-    }
-    const counted = ["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"].includes(command ?? "");
-    const result: Results<T> = {
-      rows: rows as T[],
-      fields,
-      affectedRows: counted ? rowCount! : 0,
-    };
-    if (command !== undefined) {
-      result.command = command;
-      if (!Number.isNaN(rowCount)) (result as { rowCount?: number }).rowCount = rowCount;
-    }
-    return result;
-  }
-
-  function usable(text: string, options?: QueryOptions): boolean {
-    return !options?.blob && !options?.paramTypes && PREPARABLE.test(text);
   }
 
   return {

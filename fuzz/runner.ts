@@ -90,26 +90,31 @@ function describeBody(body: Uint8Array | null): string {
   return JSON.stringify(head) + (body.length > 300 ? ` … (${body.length} bytes)` : "");
 }
 
-/** Runs the fuzzer against `target`. */
-export async function runFuzz(target: FuzzTarget, options: RunOptions): Promise<RunResult> {
-  const table = variants(options.filter);
-  if (!table.length) throw new Error("no route matches the filter");
-  const slowMs = options.slowMs ?? 1000;
-  const refreshEvery = options.refreshEvery ?? 500;
-  const histogram = new Map<string, Map<string, number>>();
-  const failures: Failure[] = [];
-  const indices = options.indices ??
-    Array.from({ length: options.count }, (_, i) => i);
-  const inFlight = new Map<number, string>();
+/** What a run collects while it sends. */
+interface RunState {
+  options: RunOptions;
+  histogram: Map<string, Map<string, number>>;
+  failures: Failure[];
+  /** Index → label of the inputs whose requests are in flight. */
+  inFlight: Map<number, string>;
+}
 
-  // A crash of the server (an unhandled rejection or error in the process
-  // that runs it) is a failure of the inputs that were in flight.
-  const onCrash = (event: Event) => {
+function addFailure(state: RunState, failure: Failure): void {
+  state.failures.push(failure);
+  state.options.onFailure?.(failure);
+}
+
+/**
+ * A crash of the server (an unhandled rejection or error in the process
+ * that runs it) is a failure of the inputs that were in flight.
+ */
+function crashHandler(state: RunState): (event: Event) => void {
+  return (event) => {
     event.preventDefault();
     const reason = (event as PromiseRejectionEvent).reason ?? (event as ErrorEvent).error;
-    for (const [index, label] of inFlight) {
-      const failure: Failure = {
-        seed: options.seed,
+    for (const [index, label] of state.inFlight) {
+      addFailure(state, {
+        seed: state.options.seed,
         index,
         label,
         url: "",
@@ -118,75 +123,99 @@ export async function runFuzz(target: FuzzTarget, options: RunOptions): Promise<
         bodyLength: 0,
         bodyHead: "",
         problem: `crash: ${reason?.stack ?? reason}`,
-      };
-      failures.push(failure);
-      options.onFailure?.(failure);
+      });
     }
   };
+}
+
+/** Input `index`'s request: its route's path and body from the input's own PRNG. */
+async function inputRequest(target: FuzzTarget, variant: Variant, seed: number, index: number) {
+  const rng = Rng.forInput(seed, index);
+  const gen = target.gen;
+  const path = fillPath(variant.route.path, gen.ids, (xs) => rng.pick(xs), (p) => rng.chance(p));
+  const body = generateBody(rng, gen, variant.route);
+  const url = `${target.instance.origin}${path}`;
+  const headers = new Headers();
+  if (body.contentType !== null) headers.set("content-type", body.contentType);
+  if (variant.route.kind === "api" && !variant.route.anonymous) {
+    // Mostly the real token; sometimes a junk one, to fuzz the refusal path too.
+    headers.set("authorization", rng.chance(0.95) ? `Bearer ${target.user.token}` : "Bearer x");
+  }
+  let request = new Request(url, { method: variant.route.method, headers, body: body.body });
+  if (variant.signed) request = await target.signer.sign(request, body.body, rng.chance(0.5));
+  return { request, url, body };
+}
+
+/** Sends a request: its status (or `error`), what is wrong with the answer, and its head. */
+async function send(request: Request, slowMs: number, verbose: boolean | undefined) {
+  const started = performance.now();
+  try {
+    const res = await fetch(request, { signal: AbortSignal.timeout(60_000) });
+    const text = await res.text();
+    const ms = performance.now() - started;
+    let problem: string | null = null;
+    if (res.status >= 500) problem = `status ${res.status}`;
+    else if (ms > slowMs) problem = `slow: ${Math.round(ms)} ms (status ${res.status})`;
+    const answer = problem || verbose ? text.slice(0, 300) : undefined;
+    return { key: String(res.status), problem, answer };
+  } catch (error) {
+    const problem = `connection: ${error instanceof Error ? error.message : error}`;
+    return { key: "error", problem, answer: undefined };
+  }
+}
+
+/** Sends input `index` and records its answer. */
+async function sendInput(
+  target: FuzzTarget,
+  state: RunState,
+  variant: Variant,
+  index: number,
+): Promise<void> {
+  const { options } = state;
+  const { request, url, body } = await inputRequest(target, variant, options.seed, index);
+  state.inFlight.set(index, variant.label);
+  let sent;
+  try {
+    sent = await send(request, options.slowMs ?? 1000, options.verbose);
+  } finally {
+    state.inFlight.delete(index);
+  }
+  const { key, problem, answer } = sent;
+  const counts = state.histogram.get(variant.label) ?? new Map<string, number>();
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+  state.histogram.set(variant.label, counts);
+  if (options.verbose) {
+    console.log(
+      `#${index} ${variant.route.method} ${url} [${body.shape}] ${body.contentType}\n` +
+        `  body: ${describeBody(body.body)}\n  → ${key}: ${answer}`,
+    );
+  }
+  if (!problem) return;
+  addFailure(state, {
+    seed: options.seed,
+    index,
+    label: variant.label,
+    url,
+    shape: body.shape,
+    contentType: body.contentType,
+    bodyLength: body.body?.length ?? 0,
+    bodyHead: describeBody(body.body),
+    problem,
+    answer,
+  });
+}
+
+/** Runs the fuzzer against `target`. */
+export async function runFuzz(target: FuzzTarget, options: RunOptions): Promise<RunResult> {
+  const table = variants(options.filter);
+  if (!table.length) throw new Error("no route matches the filter");
+  const refreshEvery = options.refreshEvery ?? 500;
+  const state: RunState = { options, histogram: new Map(), failures: [], inFlight: new Map() };
+  const indices = options.indices ??
+    Array.from({ length: options.count }, (_, i) => i);
+  const onCrash = crashHandler(state);
   globalThis.addEventListener("unhandledrejection", onCrash);
   globalThis.addEventListener("error", onCrash);
-
-  async function one(index: number): Promise<void> {
-    const variant = table[index % table.length];
-    const rng = Rng.forInput(options.seed, index);
-    const gen = target.gen;
-    const path = fillPath(variant.route.path, gen.ids, (xs) => rng.pick(xs), (p) => rng.chance(p));
-    const body = generateBody(rng, gen, variant.route);
-    const url = `${target.instance.origin}${path}`;
-    const headers = new Headers();
-    if (body.contentType !== null) headers.set("content-type", body.contentType);
-    if (variant.route.kind === "api" && !variant.route.anonymous) {
-      // Mostly the real token; sometimes a junk one, to fuzz the refusal path too.
-      headers.set("authorization", rng.chance(0.95) ? `Bearer ${target.user.token}` : "Bearer x");
-    }
-    let request = new Request(url, { method: variant.route.method, headers, body: body.body });
-    if (variant.signed) request = await target.signer.sign(request, body.body, rng.chance(0.5));
-    inFlight.set(index, variant.label);
-    let key: string;
-    let problem: string | null = null;
-    let answer: string | undefined;
-    const started = performance.now();
-    try {
-      const res = await fetch(request, { signal: AbortSignal.timeout(60_000) });
-      const text = await res.text();
-      const ms = performance.now() - started;
-      key = String(res.status);
-      if (res.status >= 500) problem = `status ${res.status}`;
-      else if (ms > slowMs) problem = `slow: ${Math.round(ms)} ms (status ${res.status})`;
-      if (problem || options.verbose) answer = text.slice(0, 300);
-    } catch (error) {
-      key = "error";
-      problem = `connection: ${error instanceof Error ? error.message : error}`;
-    } finally {
-      inFlight.delete(index);
-    }
-    const counts = histogram.get(variant.label) ?? new Map<string, number>();
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-    histogram.set(variant.label, counts);
-    if (options.verbose) {
-      console.log(
-        `#${index} ${variant.route.method} ${url} [${body.shape}] ${body.contentType}\n` +
-          `  body: ${describeBody(body.body)}\n  → ${key}: ${answer}`,
-      );
-    }
-    if (problem) {
-      const failure: Failure = {
-        seed: options.seed,
-        index,
-        label: variant.label,
-        url,
-        shape: body.shape,
-        contentType: body.contentType,
-        bodyLength: body.body?.length ?? 0,
-        bodyHead: describeBody(body.body),
-        problem,
-        answer,
-      };
-      failures.push(failure);
-      options.onFailure?.(failure);
-    }
-  }
-
   let next = 0;
   let done = 0;
   const concurrency = Math.max(1, options.concurrency ?? 1);
@@ -197,7 +226,7 @@ export async function runFuzz(target: FuzzTarget, options: RunOptions): Promise<
       const workers = Array.from({ length: concurrency }, async () => {
         while (next < batchEnd && !options.signal?.aborted) {
           const index = indices[next++];
-          await one(index);
+          await sendInput(target, state, table[index % table.length], index);
           if (++done % 1000 === 0) options.onProgress?.(done);
         }
       });
@@ -209,7 +238,7 @@ export async function runFuzz(target: FuzzTarget, options: RunOptions): Promise<
     globalThis.removeEventListener("unhandledrejection", onCrash);
     globalThis.removeEventListener("error", onCrash);
   }
-  return { sent: done, histogram, failures };
+  return { sent: done, histogram: state.histogram, failures: state.failures };
 }
 
 /** A failure as printed: everything needed to replay it. */

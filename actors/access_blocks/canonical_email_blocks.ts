@@ -11,7 +11,7 @@ import { canonicalEmailBlocks } from "../../db/schema/mod.ts";
 import { type Actor, recordAdminAction } from "../moderation/audit_log.ts";
 import { NotFoundError, ValidationError } from "../../model/errors.ts";
 import { canonicalEmailHash, isCanonicalEmailHash } from "./canonical_email.ts";
-import { type BlockPage, newestFirst, pageQuery } from "./paging.ts";
+import { newestFirst, type Page, pageWindow } from "../../db/queries/id_paging.ts";
 
 export type CanonicalEmailBlockRow = typeof canonicalEmailBlocks.$inferSelect;
 
@@ -35,12 +35,12 @@ export async function canonicalEmailBlocksFor(
 /** A page of blocks, newest first. */
 export async function listCanonicalEmailBlocks(
   db: Executor,
-  page: BlockPage,
+  page: Page,
 ): Promise<CanonicalEmailBlockRow[]> {
-  const q = pageQuery(canonicalEmailBlocks.id, page);
+  const q = pageWindow(canonicalEmailBlocks.id, page);
   const rows = await db.select().from(canonicalEmailBlocks).where(q.where).orderBy(q.order)
     .limit(page.limit);
-  return newestFirst(rows, q.ascending);
+  return newestFirst(rows, q.reverse);
 }
 
 /** One block; NotFoundError otherwise. */

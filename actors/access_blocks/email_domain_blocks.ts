@@ -15,7 +15,7 @@ import { anyId } from "../../db/queries/any_id.ts";
 import { emailDomainBlockAttempts, emailDomainBlocks } from "../../db/schema/mod.ts";
 import { type Actor, recordAdminAction } from "../moderation/audit_log.ts";
 import { NotFoundError, ValidationError } from "../../model/errors.ts";
-import { type BlockPage, newestFirst, pageQuery } from "./paging.ts";
+import { newestFirst, type Page, pageWindow } from "../../db/queries/id_paging.ts";
 
 export type EmailDomainBlockRow = typeof emailDomainBlocks.$inferSelect;
 
@@ -161,12 +161,12 @@ export async function emailDomainBlockHistory(
 /** A page of blocks, newest first. */
 export async function listEmailDomainBlocks(
   db: Executor,
-  page: BlockPage,
+  page: Page,
 ): Promise<EmailDomainBlockRow[]> {
-  const q = pageQuery(emailDomainBlocks.id, page);
+  const q = pageWindow(emailDomainBlocks.id, page);
   const rows = await db.select().from(emailDomainBlocks).where(q.where).orderBy(q.order)
     .limit(page.limit);
-  return newestFirst(rows, q.ascending);
+  return newestFirst(rows, q.reverse);
 }
 
 /** One block; NotFoundError when there is none. */

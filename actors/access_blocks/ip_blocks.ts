@@ -13,12 +13,12 @@ import { type Actor, recordAdminAction } from "../moderation/audit_log.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { formatNetwork, parseNetwork } from "./cidr.ts";
 import { invalidateIpBlocks, type IpBlocksHolder } from "./ip_block_cache.ts";
+import { newestFirst, type Page, pageWindow } from "../../db/queries/id_paging.ts";
 
 /** Where the commands below write, and the process's copy they drop. */
 export interface IpBlocksApp extends IpBlocksHolder {
   readonly database: Database;
 }
-import { type BlockPage, newestFirst, pageQuery } from "./paging.ts";
 
 export type IpBlockRow = typeof ipBlocks.$inferSelect;
 
@@ -49,10 +49,12 @@ export function ipBlockNetwork(row: IpBlockRow): string {
 const live = (now: Date) => or(isNull(ipBlocks.expiresAt), gt(ipBlocks.expiresAt, now));
 
 /** A page of live blocks, newest first. */
-export async function listIpBlocks(db: Executor, page: BlockPage): Promise<IpBlockRow[]> {
-  const q = pageQuery(ipBlocks.id, page, live(new Date()));
-  const rows = await db.select().from(ipBlocks).where(q.where).orderBy(q.order).limit(page.limit);
-  return newestFirst(rows, q.ascending);
+export async function listIpBlocks(db: Executor, page: Page): Promise<IpBlockRow[]> {
+  const q = pageWindow(ipBlocks.id, page);
+  const rows = await db.select().from(ipBlocks).where(and(live(new Date()), q.where)).orderBy(
+    q.order,
+  ).limit(page.limit);
+  return newestFirst(rows, q.reverse);
 }
 
 /** One live block; NotFoundError otherwise. */

@@ -93,9 +93,62 @@ export function normalizeAttributionDomain(raw: string): string | null {
   return valid && !/^\d+$/.test(labels[labels.length - 1]) ? host : null;
 }
 
+/** The fields as typed (trimmed, empty pairs dropped), checked against Mastodon's limits. */
+function checkFields(input: FieldSource[], maxFields: number, problems: Problems): FieldSource[] {
+  const fields = input.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))
+    .filter((f) => f.name !== "" || f.value !== "");
+  if (fields.length > maxFields) {
+    problems.add("fields", "ERR_TOO_LONG", `is too long (maximum is ${maxFields} fields)`);
+  }
+  if (fields.some((f) => [...f.name].length > PROFILE_LIMITS.fieldName)) {
+    problems.add(
+      "fields",
+      "ERR_TOO_LONG",
+      `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`,
+    );
+  }
+  if (fields.some((f) => [...f.value].length > PROFILE_LIMITS.fieldValue)) {
+    problems.add(
+      "fields",
+      "ERR_TOO_LONG",
+      `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`,
+    );
+  }
+  if (fields.some((f) => f.name === "" && f.value !== "")) {
+    problems.add(
+      "fields",
+      "ERR_FIELDS_WITH_VALUES_MISSING_LABELS",
+      "contains values with missing labels",
+    );
+  }
+  return fields;
+}
+
+/** The attribution domains normalized and deduplicated; invalid ones and too many are problems. */
+function checkAttributionDomains(input: string[], problems: Problems): string[] {
+  const cleaned = input.map((d) => d.trim()).filter((d) => d !== "");
+  const normalized = cleaned.map(normalizeAttributionDomain);
+  const invalid = cleaned.filter((_, i) => normalized[i] == null);
+  const domains = [...new Set(normalized.filter((d): d is string => d != null))];
+  if (invalid.length > 0) {
+    problems.add(
+      "attribution_domains",
+      "ERR_INVALID",
+      `contains invalid domains: ${invalid.join(", ")}`,
+    );
+  }
+  if (domains.length > PROFILE_LIMITS.attributionDomains) {
+    problems.add(
+      "attribution_domains",
+      "ERR_TOO_LONG",
+      `is too long (maximum is ${PROFILE_LIMITS.attributionDomains} domains)`,
+    );
+  }
+  return domains;
+}
+
 /** Checks every scalar value; returns the normalized ones. */
 function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) {
-  const limits = ctx.config.limits;
   const displayName = input.displayName?.trim();
   if (displayName != null && [...displayName].length > PROFILE_LIMITS.displayName) {
     problems.add(
@@ -115,60 +168,10 @@ function checkValues(ctx: AppContext, input: ProfileUpdate, problems: Problems) 
       `is too long (maximum is ${PROFILE_LIMITS.note} characters)`,
     );
   }
-  let fields: FieldSource[] | undefined;
-  if (input.fields) {
-    fields = input.fields.map((f) => ({ name: f.name.trim(), value: f.value.trim() }))
-      .filter((f) => f.name !== "" || f.value !== "");
-    if (fields.length > limits.maxProfileFields) {
-      problems.add(
-        "fields",
-        "ERR_TOO_LONG",
-        `is too long (maximum is ${limits.maxProfileFields} fields)`,
-      );
-    }
-    if (fields.some((f) => [...f.name].length > PROFILE_LIMITS.fieldName)) {
-      problems.add(
-        "fields",
-        "ERR_TOO_LONG",
-        `name is too long (maximum is ${PROFILE_LIMITS.fieldName} characters)`,
-      );
-    }
-    if (fields.some((f) => [...f.value].length > PROFILE_LIMITS.fieldValue)) {
-      problems.add(
-        "fields",
-        "ERR_TOO_LONG",
-        `value is too long (maximum is ${PROFILE_LIMITS.fieldValue} characters)`,
-      );
-    }
-    if (fields.some((f) => f.name === "" && f.value !== "")) {
-      problems.add(
-        "fields",
-        "ERR_FIELDS_WITH_VALUES_MISSING_LABELS",
-        "contains values with missing labels",
-      );
-    }
-  }
-  let attributionDomains: string[] | undefined;
-  if (input.attributionDomains) {
-    const cleaned = input.attributionDomains.map((d) => d.trim()).filter((d) => d !== "");
-    const normalized = cleaned.map(normalizeAttributionDomain);
-    const invalid = cleaned.filter((_, i) => normalized[i] == null);
-    attributionDomains = [...new Set(normalized.filter((d): d is string => d != null))];
-    if (invalid.length > 0) {
-      problems.add(
-        "attribution_domains",
-        "ERR_INVALID",
-        `contains invalid domains: ${invalid.join(", ")}`,
-      );
-    }
-    if (attributionDomains.length > PROFILE_LIMITS.attributionDomains) {
-      problems.add(
-        "attribution_domains",
-        "ERR_TOO_LONG",
-        `is too long (maximum is ${PROFILE_LIMITS.attributionDomains} domains)`,
-      );
-    }
-  }
+  const fields = input.fields &&
+    checkFields(input.fields, ctx.config.limits.maxProfileFields, problems);
+  const attributionDomains = input.attributionDomains &&
+    checkAttributionDomains(input.attributionDomains, problems);
   const included = (key: string, values: readonly string[], value: string | undefined) => {
     if (value != null && !values.includes(value)) {
       problems.add(key, "ERR_INCLUSION", "is not included in the list");
@@ -225,6 +228,114 @@ function renderFields(
   });
 }
 
+type CheckedValues = ReturnType<typeof checkValues>;
+type Mentions = ReadonlyMap<string, MentionTarget>;
+/** The update as checked, with what its texts mention and the parsed field values. */
+type CheckedUpdate = {
+  input: ProfileUpdate;
+  values: CheckedValues;
+  mentions: Mentions;
+  fieldValues: readonly ParsedText[];
+};
+type Settings = UserSettings & Record<string, unknown>;
+
+/** The accounts columns the update changes; the note and fields sources go into `settings`. */
+function accountChanges(
+  ctx: AppContext,
+  account: AccountRow,
+  update: CheckedUpdate,
+  settings: Settings,
+): Partial<typeof accounts.$inferInsert> {
+  const { input, values, mentions } = update;
+  const changes: Partial<typeof accounts.$inferInsert> = {};
+  if (values.displayName != null) changes.displayName = values.displayName;
+  if (values.parsedNote) {
+    changes.note = textToHtml(values.parsedNote, {
+      origin: ctx.config.origin,
+      multiline: true,
+      mentions,
+    });
+    settings.note_source = values.note;
+  }
+  if (values.fields) {
+    const previousSources = Array.isArray(settings.fields_source) ? settings.fields_source : [];
+    changes.fields = renderFields(
+      ctx,
+      values.fields,
+      account.fields,
+      previousSources,
+      update.fieldValues,
+      mentions,
+    );
+    settings.fields_source = values.fields;
+  }
+  if (input.locked != null) changes.locked = input.locked;
+  if (input.bot != null) changes.actorType = input.bot ? "Service" : "Person";
+  if (input.discoverable != null) changes.discoverable = input.discoverable;
+  if (input.hideCollections != null) changes.hideCollections = input.hideCollections;
+  if (input.indexable != null) changes.indexable = input.indexable;
+  if (values.attributionDomains) changes.attributionDomains = values.attributionDomains;
+  return changes;
+}
+
+/** The posting settings the update changes, in `settings`. */
+function changeSettings(settings: Settings, input: ProfileUpdate): void {
+  if (input.privacy != null) {
+    settings.default_privacy = input.privacy as UserSettings["default_privacy"];
+  }
+  if (input.sensitive != null) settings.default_sensitive = input.sensitive;
+  if (input.noindex != null) settings.noindex = input.noindex;
+  if (input.language != null) settings.default_language = input.language;
+  if (input.quotePolicy != null) {
+    settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
+  }
+}
+
+/** Writes the checked update in one transaction (see {@link updateProfile}). */
+async function writeProfile(
+  ctx: AppContext,
+  accountId: string,
+  update: CheckedUpdate,
+  stored: Partial<Record<ProfileImageKind, string>>,
+): Promise<void> {
+  const { values } = update;
+  await ctx.database.db.transaction(async (tx) => {
+    const [row] = await tx.select({ account: accounts, settings: users.settings })
+      .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
+      .where(eq(accounts.id, accountId)).limit(1).for("update");
+    if (!row || row.account.domain != null) throw new NotFoundError();
+    const { account } = row;
+    const settings = { ...(row.settings ?? {}) } as Settings;
+    const changes = accountChanges(ctx, account, update, settings);
+    if (stored.avatar) changes.avatarUrl = stored.avatar;
+    if (stored.header) changes.headerUrl = stored.header;
+    Object.assign(
+      changes,
+      profileDisplayChanges(update.input, { avatar: !!stored.avatar, header: !!stored.header }),
+    );
+    changeSettings(settings, update.input);
+    if (Object.keys(changes).length > 0) {
+      await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
+        .where(eq(accounts.id, accountId));
+      await recordDelivery(tx, "accountUpdated", accountId, newId());
+    }
+    if (values.displayName != null || values.note != null || values.fields) {
+      // The custom emoji of the profile as it now reads (display name, note, fields).
+      const fields = values.fields ?? account.fields;
+      await linkLocalEmojis(tx, { accountId }, [
+        values.displayName ?? account.displayName,
+        values.parsedNote ?? account.note,
+        ...fields.flatMap((f) => [f.name, f.value]),
+      ], { replace: true });
+    }
+    await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
+    await discardMediaFiles(tx, [
+      stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
+      stored.header ? profileImageKey(accountId, account.headerUrl) : null,
+    ]);
+  });
+}
+
 /**
  * Applies a profile update to a local account. Throws ValidationError (all
  * problems at once) when anything is refused; nothing changes then.
@@ -251,78 +362,8 @@ export async function updateProfile(
   for (const image of images) {
     stored[image.kind] = await storeProfileImage(store, accountId, image);
   }
-
   try {
-    await database.db.transaction(async (tx) => {
-      const [row] = await tx.select({ account: accounts, settings: users.settings })
-        .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
-        .where(eq(accounts.id, accountId)).limit(1).for("update");
-      if (!row || row.account.domain != null) throw new NotFoundError();
-      const { account } = row;
-      const settings = { ...(row.settings ?? {}) } as UserSettings & Record<string, unknown>;
-      const changes: Partial<typeof accounts.$inferInsert> = {};
-      if (values.displayName != null) changes.displayName = values.displayName;
-      if (values.parsedNote) {
-        changes.note = textToHtml(values.parsedNote, {
-          origin: config.origin,
-          multiline: true,
-          mentions,
-        });
-        settings.note_source = values.note;
-      }
-      if (values.fields) {
-        const previousSources = Array.isArray(settings.fields_source) ? settings.fields_source : [];
-        changes.fields = renderFields(
-          ctx,
-          values.fields,
-          account.fields,
-          previousSources,
-          fieldValues,
-          mentions,
-        );
-        settings.fields_source = values.fields;
-      }
-      if (input.locked != null) changes.locked = input.locked;
-      if (input.bot != null) changes.actorType = input.bot ? "Service" : "Person";
-      if (input.discoverable != null) changes.discoverable = input.discoverable;
-      if (input.hideCollections != null) changes.hideCollections = input.hideCollections;
-      if (input.indexable != null) changes.indexable = input.indexable;
-      if (values.attributionDomains) changes.attributionDomains = values.attributionDomains;
-      if (stored.avatar) changes.avatarUrl = stored.avatar;
-      if (stored.header) changes.headerUrl = stored.header;
-      Object.assign(
-        changes,
-        profileDisplayChanges(input, { avatar: !!stored.avatar, header: !!stored.header }),
-      );
-      if (input.privacy != null) {
-        settings.default_privacy = input.privacy as UserSettings["default_privacy"];
-      }
-      if (input.sensitive != null) settings.default_sensitive = input.sensitive;
-      if (input.noindex != null) settings.noindex = input.noindex;
-      if (input.language != null) settings.default_language = input.language;
-      if (input.quotePolicy != null) {
-        settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
-      }
-      if (Object.keys(changes).length > 0) {
-        await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
-          .where(eq(accounts.id, accountId));
-        await recordDelivery(tx, "accountUpdated", accountId, newId());
-      }
-      if (values.displayName != null || values.note != null || values.fields) {
-        // The custom emoji of the profile as it now reads (display name, note, fields).
-        const fields = values.fields ?? account.fields;
-        await linkLocalEmojis(tx, { accountId }, [
-          values.displayName ?? account.displayName,
-          values.parsedNote ?? account.note,
-          ...fields.flatMap((f) => [f.name, f.value]),
-        ], { replace: true });
-      }
-      await tx.update(users).set({ settings }).where(eq(users.accountId, accountId));
-      await discardMediaFiles(tx, [
-        stored.avatar ? profileImageKey(accountId, account.avatarUrl) : null,
-        stored.header ? profileImageKey(accountId, account.headerUrl) : null,
-      ]);
-    });
+    await writeProfile(ctx, accountId, { input, values, mentions, fieldValues }, stored);
   } catch (error) {
     await store.delete(Object.values(stored).map((url) => profileImageKey(accountId, url)));
     throw error;

@@ -11,10 +11,9 @@
  * - what it added to other accounts' statuses, first: its favourites (rows
  *   and counters) and the counters its boosts, replies and quotes raised;
  * - its follow requests, blocks both ways, and the mutes, endorsements and
- *   notes about it;
- * - its profile (name, bio, fields, avatar, header).
+ *   notes about it.
  *
- * The row stays as a tombstone (deleted_at), so the same actor IRI is never
+ * The row stays as a tombstone (tombstone.ts: the profile emptied), so the same actor IRI is never
  * taken for someone else. Media files leave the store once the transaction
  * committed (media/discarded.ts).
  */
@@ -38,13 +37,6 @@ export async function remoteAccountDeleted(app: AppContext, accountId: string): 
     await withdrawInteractions(tx, accountId);
     await purgeAccountData(tx, account);
     await removeRelations(tx, accountId);
-    await tx.update(accounts).set({
-      displayName: "",
-      note: "",
-      fields: [],
-      avatarUrl: null,
-      headerUrl: null,
-    }).where(eq(accounts.id, accountId));
     return true;
   });
   if (purged) await flushDiscardedMedia(db, app.config);

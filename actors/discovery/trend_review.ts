@@ -8,6 +8,7 @@
  * review on, only what was allowed (db/queries/trends.ts, reviewCondition).
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { newestFirst, pageWindow } from "../../db/queries/id_paging.ts";
 import type { Executor } from "../../db/connection.ts";
 import {
   previewCards,
@@ -222,7 +223,7 @@ export async function listPublishers(
   page: { maxId: string | null; sinceId: string | null; minId: string | null; limit: number },
   ids?: readonly string[],
 ): Promise<PublisherRow[]> {
-  const lower = page.minId ?? page.sinceId;
+  const window = pageWindow(trendPublishers.id, page);
   const rows = await db.select({
     id: trendPublishers.id,
     domain: trendPublishers.domain,
@@ -236,11 +237,10 @@ export async function listPublishers(
     )
     .where(and(
       ids ? inArray(trendPublishers.id, [...ids]) : undefined,
-      page.maxId ? sql`${trendPublishers.id} < ${page.maxId}::bigint` : undefined,
-      lower ? sql`${trendPublishers.id} > ${lower}::bigint` : undefined,
+      window.where,
     ))
-    .orderBy(page.minId ? trendPublishers.id : sql`${trendPublishers.id} DESC`)
+    .orderBy(window.order)
     .limit(page.limit);
-  if (page.minId) rows.reverse();
-  return rows.map((r) => ({ ...r, state: r.state as TrendReviewState | null }));
+  return newestFirst(rows, window.reverse)
+    .map((r) => ({ ...r, state: r.state as TrendReviewState | null }));
 }

@@ -6,8 +6,8 @@
  * (web/pages/: status cards, the embed page, the staff pages' evidence;
  * web/routes/public/feeds.ts), a second line of defence against a row written by
  * something that forgot; both sides keep exactly the same tags and
- * attributes. Plain-text values (display names, field names) go through
- * {@link plainText}.
+ * attributes. Plain-text values (display names, field names) are read by
+ * html_to_text.ts.
  */
 // @deno-types="@types/sanitize-html"
 import sanitize from "sanitize-html";
@@ -130,21 +130,4 @@ function textOnly(html: string): string {
     .replaceAll("<", "&lt;").replaceAll(">", "&gt;")
     .replace(/\s+/g, " ").trim();
   return text ? `<p>${text}</p>` : "";
-}
-
-/**
- * Reduces a value that must be plain text (a display name, a field name) to
- * text: tags removed, entities decoded, control characters dropped, bounded.
- */
-export function plainText(value: string | null | undefined, maxLength = 2_000): string {
-  if (!value) return "";
-  const text = sanitize(value.slice(0, maxLength * 4), {
-    allowedTags: [],
-    allowedAttributes: {},
-  });
-  // sanitize-html leaves entities encoded; decode the few it produces.
-  const decoded = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'").replaceAll("&amp;", "&");
-  // deno-lint-ignore no-control-regex
-  return [...decoded.replace(/[\u0000-\u001f\u007f]/g, " ")].slice(0, maxLength).join("").trim();
 }

@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
 import { bookmarks, statuses } from "../../db/schema/mod.ts";
-import { type StatusRow, visibleOriginal } from "./target.ts";
+import { originalIdOf, type StatusRow, visibleOriginal } from "./target.ts";
 
 /**
  * `accountId` bookmarks `statusId` (idempotent). Returns the bookmarked status.
@@ -38,8 +38,7 @@ export async function unbookmark(
   statusId: string,
 ): Promise<StatusRow> {
   return await app.database.db.transaction(async (tx) => {
-    const [named] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
-    const originalId = named?.reblogOfId ?? statusId;
+    const originalId = await originalIdOf(tx, statusId);
     const [row] = await tx.delete(bookmarks)
       .where(and(eq(bookmarks.accountId, accountId), eq(bookmarks.statusId, originalId)))
       .returning();

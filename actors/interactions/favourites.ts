@@ -12,7 +12,7 @@ import { newId } from "../../db/ids.ts";
 import { favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
-import { actingAccount, type StatusRow, visibleOriginal } from "./target.ts";
+import { actingAccount, originalIdOf, type StatusRow, visibleOriginal } from "./target.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { activityIds } from "../../model/uris.ts";
 
@@ -75,8 +75,7 @@ export async function unfavourite(
   statusId: string,
 ): Promise<StatusRow> {
   return await app.database.db.transaction(async (tx) => {
-    const [target] = await tx.select().from(statuses).where(eq(statuses.id, statusId)).limit(1);
-    const originalId = target?.reblogOfId ?? statusId;
+    const originalId = await originalIdOf(tx, statusId);
     const [row] = await tx.delete(favourites)
       .where(and(eq(favourites.accountId, accountId), eq(favourites.statusId, originalId)))
       .returning();

@@ -52,6 +52,17 @@ export async function visibleOriginal(
   return await originalOf(tx, accountId, await visibleStatus(tx, accountId, statusId));
 }
 
+/**
+ * The id an undo acts on: the boosted status's for a boost, else `statusId`
+ * itself. Not checked for visibility: one may take back what one holds on a
+ * status that became hidden since.
+ */
+export async function originalIdOf(tx: Executor, statusId: string): Promise<string> {
+  const [named] = await tx.select({ reblogOfId: statuses.reblogOfId }).from(statuses)
+    .where(eq(statuses.id, statusId)).limit(1);
+  return named?.reblogOfId ?? statusId;
+}
+
 /** The acting account; a missing or deleted one is NotFoundError. */
 export async function actingAccount(tx: Executor, accountId: string): Promise<AccountRow> {
   const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);

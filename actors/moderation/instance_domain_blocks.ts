@@ -14,7 +14,8 @@
  * time: the statuses come back; the follows do not. Silence writes nothing:
  * it is read through db/queries/limited_accounts.ts.
  */
-import { and, asc, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
+import { asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { newestFirst, type Page, pageWindow } from "../../db/queries/id_paging.ts";
 import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { domainAllows, domainBlocks, followRequests, follows } from "../../db/schema/mod.ts";
@@ -220,13 +221,7 @@ export async function createDomainBlock(
     }).returning();
     if (row.severity === "suspend") await suspendAccounts(tx, row);
     if (row.rejectMedia || row.severity === "suspend") await clearMedia(tx, row);
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "create",
-      targetType: "DomainBlock",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "create", "DomainBlock", row);
     return row;
   });
   target.rules?.forget();
@@ -259,13 +254,7 @@ export async function updateDomainBlock(
     ) {
       await clearMedia(tx, row);
     }
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "update",
-      targetType: "DomainBlock",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "update", "DomainBlock", row);
     return row;
   });
   target.rules?.forget();
@@ -282,17 +271,28 @@ export async function removeDomainBlock(
     const row = await lockBlock(tx, id);
     if (row.severity === "suspend") await unsuspendAccounts(tx, row);
     await tx.delete(domainBlocks).where(eq(domainBlocks.id, row.id));
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "destroy",
-      targetType: "DomainBlock",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "destroy", "DomainBlock", row);
     return row;
   });
   target.rules?.forget();
   return block;
+}
+
+/** The audit row of a domain block's or allow's change. */
+async function auditDomain(
+  tx: Executor,
+  actor: Actor,
+  action: "create" | "update" | "destroy",
+  targetType: "DomainBlock" | "DomainAllow",
+  row: { id: string; domain: string },
+): Promise<void> {
+  await recordAdminAction(tx, {
+    accountId: actor,
+    action,
+    targetType,
+    targetId: row.id,
+    humanIdentifier: row.domain,
+  });
 }
 
 async function lockBlock(tx: Executor, id: string): Promise<DomainBlockRow> {
@@ -322,26 +322,17 @@ export async function findDomainBlockByDomain(
 }
 
 /** Paging of the admin lists: newest first by id. */
-export interface IdPage {
-  maxId: string | null;
-  sinceId: string | null;
-  minId: string | null;
-  limit: number;
-}
+export type IdPage = Page;
 
 async function pageOf<T extends { id: string }>(
   db: Executor,
   table: typeof domainBlocks | typeof domainAllows,
   page: IdPage,
 ): Promise<T[]> {
-  const conditions: SQL[] = [];
-  if (page.maxId) conditions.push(lt(table.id, page.maxId));
-  if (page.sinceId) conditions.push(gt(table.id, page.sinceId));
-  if (page.minId) conditions.push(gt(table.id, page.minId));
-  const ascending = page.minId != null && page.maxId == null;
-  const rows = await db.select().from(table).where(and(...conditions))
-    .orderBy(ascending ? asc(table.id) : desc(table.id)).limit(page.limit);
-  return (ascending ? rows.reverse() : rows) as T[];
+  const window = pageWindow(table.id, page);
+  const rows = await db.select().from(table).where(window.where).orderBy(window.order)
+    .limit(page.limit);
+  return newestFirst(rows, window.reverse) as T[];
 }
 
 /** One page of blocks, newest first. */
@@ -381,13 +372,7 @@ export async function createDomainAllow(
         .where(eq(domainAllows.domain, domain)).limit(1);
       return existing;
     }
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "create",
-      targetType: "DomainAllow",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "create", "DomainAllow", row);
     return row;
   });
   target.rules?.forget();
@@ -409,13 +394,7 @@ export async function removeDomainAllow(
   const allow = await target.db.transaction(async (tx) => {
     const [row] = await tx.delete(domainAllows).where(eq(domainAllows.id, id)).returning();
     if (!row) throw new NotFoundError();
-    await recordAdminAction(tx, {
-      accountId: actor,
-      action: "destroy",
-      targetType: "DomainAllow",
-      targetId: row.id,
-      humanIdentifier: row.domain,
-    });
+    await auditDomain(tx, actor, "destroy", "DomainAllow", row);
     if (options.purge) await purgeDomainAccounts(tx, row.domain);
     return row;
   });

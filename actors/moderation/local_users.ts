@@ -9,16 +9,15 @@
  */
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, oauthAccessTokens, statuses, users } from "../../db/schema/mod.ts";
+import { accounts, oauthAccessTokens, users } from "../../db/schema/mod.ts";
 import { findLocalUser } from "../accounts/accounts.ts";
 import { isRole, ROLES } from "../../model/permissions.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
 import { generatePassword, hashPassword } from "../auth/passwords.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
-import { removeAllFollows } from "../relationships/follow_rows.ts";
+import { tombstoneAccount } from "../accounts/tombstone.ts";
 import type { DeletionRecipient } from "../outbox/relationships.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
-import { purgeAccountMedia } from "../media/removal.ts";
 
 type LocalUser = NonNullable<Awaited<ReturnType<typeof findLocalUser>>>;
 
@@ -158,15 +157,14 @@ export interface AccountDeletion {
 /**
  * Deletes a local account, leaving a tombstone.
  *
- * The accounts row stays (with deleted_at set and the profile emptied) so the
+ * The accounts row stays as a tombstone (actors/accounts/tombstone.ts: profile
+ * emptied, statuses marked deleted, media and follows both ways gone) so the
  * username is never handed out again and the actor IRI can answer 410 Gone;
  * its key pair stays too, because the Delete activity must be signed with it.
  * The users row goes, and with it (by cascade) the access tokens and login
- * history. Follows in both directions are removed and the other side's
- * counters corrected; the account's statuses are marked deleted; its media
- * go (actors/media/removal.ts), the files only once the caller's
- * transaction committed and it called flushDiscardedMedia (or the worker's
- * hourly cleanup did).
+ * history. Media files leave the store only once the caller's transaction
+ * committed and it called flushDiscardedMedia (or the worker's hourly
+ * cleanup did).
  *
  * Federation: the transaction records the Delete(Person) (`accountDeleted`,
  * actors/outbox/relationships.ts) so the servers in the account's reach (followers,
@@ -188,23 +186,7 @@ export async function deleteLocalAccount(
     // Everyone whose server holds a copy of the account (db/queries/account_reach.ts),
     // captured before the follows go.
     const recipients: DeletionRecipient[] = await accountReach(tx, account.id);
-    const removedFollows = await removeAllFollows(tx, account.id);
-    const now = new Date();
-    await tx.update(statuses).set({ deletedAt: now })
-      .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
-    await purgeAccountMedia(tx, account);
-    await tx.update(accounts).set({
-      deletedAt: now,
-      updatedAt: now,
-      displayName: "",
-      note: "",
-      fields: [],
-      avatarUrl: null,
-      headerUrl: null,
-      followersCount: 0,
-      followingCount: 0,
-      statusesCount: 0,
-    }).where(eq(accounts.id, account.id));
+    const removedFollows = await tombstoneAccount(tx, account);
     await tx.delete(users).where(eq(users.id, user.id));
     if (recipients.length) await recordDelivery(tx, "accountDeleted", account.id, recipients);
     return {

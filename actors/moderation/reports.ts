@@ -11,7 +11,8 @@
  * and is still logged: the log records what staff did, not what changed.
  * `updated_at` moves only when a column does, as Rails' `update!`.
  */
-import { and, asc, desc, eq, gt, isNotNull, isNull, lt, type SQL } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { newestFirst, pageWindow } from "../../db/queries/id_paging.ts";
 import type { Executor } from "../../db/connection.ts";
 import { isId } from "../../db/ids.ts";
 import { anyId } from "../../db/queries/any_id.ts";
@@ -50,19 +51,14 @@ export async function listReports(
   for (const id of [filter.accountId, filter.targetAccountId]) {
     if (id !== undefined && !isId(id)) return [];
   }
-  const conditions: (SQL | undefined)[] = [
+  const window = pageWindow(reports.id, page);
+  const rows = await db.select().from(reports).where(and(
     filter.resolved ? isNotNull(reports.actionTakenAt) : isNull(reports.actionTakenAt),
     filter.accountId ? eq(reports.accountId, filter.accountId) : undefined,
     filter.targetAccountId ? eq(reports.targetAccountId, filter.targetAccountId) : undefined,
-    page.maxId ? lt(reports.id, page.maxId) : undefined,
-    page.sinceId ? gt(reports.id, page.sinceId) : undefined,
-    page.minId ? gt(reports.id, page.minId) : undefined,
-  ];
-  // min_id pages read upwards from the cursor, then show newest first like the rest.
-  const upwards = page.minId != null;
-  const rows = await db.select().from(reports).where(and(...conditions))
-    .orderBy(upwards ? asc(reports.id) : desc(reports.id)).limit(page.limit);
-  return upwards ? rows.reverse() : rows;
+    window.where,
+  )).orderBy(window.order).limit(page.limit);
+  return newestFirst(rows, window.reverse);
 }
 
 /**

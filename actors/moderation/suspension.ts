@@ -29,11 +29,10 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, follows, statuses, users, webSessions } from "../../db/schema/mod.ts";
+import { accounts, follows, users, webSessions } from "../../db/schema/mod.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
-import { removeAllFollows } from "../relationships/follow_rows.ts";
 import { deleteLocalAccount } from "./local_users.ts";
-import { purgeAccountMedia } from "../media/removal.ts";
+import { tombstoneAccount } from "../accounts/tombstone.ts";
 import { removeDiscardedMedia } from "../media/discarded.ts";
 import type { MediaStore } from "../media/store.ts";
 
@@ -101,9 +100,8 @@ async function rejectRemoteFollows(tx: Executor, accountId: string): Promise<voi
  * the tombstone of an account deletion (actors/moderation/local_users.ts
  * deleteLocalAccount: statuses gone, follows removed, the user row deleted,
  * a Delete of the actor sent); it stays suspended, so its name is never
- * given out again. A remote account loses its statuses, media and follows
- * and its row becomes a tombstone too (deleted_at), so that it is not
- * fetched back. Media files leave the store once the caller's transaction
+ * given out again. A remote account becomes the same tombstone
+ * (actors/accounts/tombstone.ts), so that it is not fetched back. Media files leave the store once the caller's transaction
  * committed (actors/media/discarded.ts).
  */
 export async function purgeAccountData(tx: Executor, account: AccountRow): Promise<void> {
@@ -113,18 +111,7 @@ export async function purgeAccountData(tx: Executor, account: AccountRow): Promi
     if (user) await deleteLocalAccount(tx, account.username);
     return;
   }
-  const now = new Date();
-  await tx.update(statuses).set({ deletedAt: now })
-    .where(and(eq(statuses.accountId, account.id), isNull(statuses.deletedAt)));
-  await purgeAccountMedia(tx, account);
-  await removeAllFollows(tx, account.id);
-  await tx.update(accounts).set({
-    followersCount: 0,
-    followingCount: 0,
-    statusesCount: 0,
-    deletedAt: now,
-    updatedAt: now,
-  }).where(eq(accounts.id, account.id));
+  await tombstoneAccount(tx, account);
 }
 
 /**

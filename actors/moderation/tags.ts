@@ -5,7 +5,8 @@
  * "rejected", no review yet is requires_review. Every update writes its audit
  * row in its own transaction.
  */
-import { and, desc, eq, gt, inArray, lt } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
+import { newestFirst, type Page, pageWindow } from "../../db/queries/id_paging.ts";
 import type { Executor } from "../../db/connection.ts";
 import { tags } from "../../db/schema/mod.ts";
 import { isId } from "../../db/ids.ts";
@@ -39,18 +40,12 @@ export async function requireTag(db: Executor, id: string): Promise<AdminTagRow>
 /** Tags by id, newest first, with max_id/since_id/min_id paging. */
 export async function listTags(
   db: Executor,
-  page: { maxId: string | null; sinceId: string | null; minId: string | null; limit: number },
+  page: Page,
 ): Promise<AdminTagRow[]> {
-  const lower = page.minId ?? page.sinceId;
-  const where = and(
-    page.maxId ? lt(tags.id, page.maxId) : undefined,
-    lower ? gt(tags.id, lower) : undefined,
-  );
-  let rows = page.minId
-    ? await db.select().from(tags).where(where).orderBy(tags.id).limit(page.limit)
-    : await db.select().from(tags).where(where).orderBy(desc(tags.id)).limit(page.limit);
-  if (page.minId) rows = rows.reverse();
-  return await withReviews(db, rows);
+  const window = pageWindow(tags.id, page);
+  const rows = await db.select().from(tags).where(window.where).orderBy(window.order)
+    .limit(page.limit);
+  return await withReviews(db, newestFirst(rows, window.reverse));
 }
 
 /** Tags by ids, in the given order (trends). */

@@ -121,6 +121,18 @@ async function dismissOne(tx: Executor, accountId: string, request: { id: string
     .where(eq(notificationRequests.id, request.id));
 }
 
+/** The requests of `accountId` among `ids`; with `single`, none is a NotFoundError. */
+async function requestsToAnswer(
+  tx: Executor,
+  accountId: string,
+  ids: readonly string[],
+  options: { single?: boolean },
+) {
+  const found = await ownRequests(tx, accountId, ids);
+  if (options.single && found.length === 0) throw new NotFoundError();
+  return found;
+}
+
 /**
  * Accepts requests of `accountId` by id. With `single`, a request that is
  * not theirs (or does not exist) is a NotFoundError; otherwise it is skipped.
@@ -131,8 +143,7 @@ export async function acceptRequests(
   ids: readonly string[],
   options: { single?: boolean } = {},
 ): Promise<void> {
-  const found = await ownRequests(tx, accountId, ids);
-  if (options.single && found.length === 0) throw new NotFoundError();
+  const found = await requestsToAnswer(tx, accountId, ids, options);
   for (const request of found) await acceptOne(tx, accountId, request);
   // Once per command, as Mastodon once its last unfilter job is done: apps reload.
   if (found.length > 0) {
@@ -147,9 +158,9 @@ export async function dismissRequests(
   ids: readonly string[],
   options: { single?: boolean } = {},
 ): Promise<void> {
-  const found = await ownRequests(tx, accountId, ids);
-  if (options.single && found.length === 0) throw new NotFoundError();
-  for (const request of found) await dismissOne(tx, accountId, request);
+  for (const request of await requestsToAnswer(tx, accountId, ids, options)) {
+    await dismissOne(tx, accountId, request);
+  }
 }
 
 /** A recipient and a sender: the key of a request. */

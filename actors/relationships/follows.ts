@@ -218,6 +218,15 @@ export async function removeFromFollowers(app: AppContext, accountId: string, fo
   });
 }
 
+/** The answered request's notification goes, as in Mastodon (notifications: issue 4). */
+async function retractRequestNotification(tx: Tx, accountId: string, requesterId: string) {
+  await retractNotifications(tx, {
+    types: ["follow_request"],
+    accountId,
+    fromAccountId: requesterId,
+  });
+}
+
 /**
  * `accountId` accepts the pending request of `requesterId`: the request
  * becomes a follow with its options and Follow IRI. A remote requester is
@@ -235,12 +244,7 @@ export async function authorizeFollowRequest(
     const [request] = await tx.delete(followRequests)
       .where(pairOf(followRequests, requesterId, accountId)).returning();
     if (!request) throw new NotFoundError();
-    // Notifications (issue 4): the answered request's notification goes, as in Mastodon.
-    await retractNotifications(tx, {
-      types: ["follow_request"],
-      accountId,
-      fromAccountId: requesterId,
-    });
+    await retractRequestNotification(tx, accountId, requesterId);
     const { row, created } = await writeFollow(tx, requesterId, accountId, {
       reblogs: request.showReblogs,
       notify: request.notify,
@@ -270,12 +274,7 @@ export async function rejectFollowRequest(
     const { account, target: requester } = await requirePair(tx, accountId, requesterId);
     const [request] = await removeRequests(tx, pairOf(followRequests, requesterId, accountId));
     if (!request) throw new NotFoundError();
-    // Notifications (issue 4): the answered request's notification goes, as in Mastodon.
-    await retractNotifications(tx, {
-      types: ["follow_request"],
-      accountId,
-      fromAccountId: requesterId,
-    });
+    await retractRequestNotification(tx, accountId, requesterId);
     if (isLocal(account) && !isLocal(requester)) {
       await recordDelivery(tx, "followRejected", request);
     }

@@ -9,7 +9,7 @@
  *   validation error ("Account has already been taken").
  */
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../../db/connection.ts";
+import type { Db, Executor } from "../../db/connection.ts";
 import { accounts, followRequests, follows, listAccounts, lists } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { NotFoundError, Problems } from "../../model/errors.ts";
@@ -56,11 +56,21 @@ function validate(input: ListInput, creating: boolean): void {
 }
 
 /** One of the account's lists, or NotFoundError (someone else's list is not found either). */
-export async function findOwnList(db: Db, accountId: string, listId: string): Promise<ListRow> {
-  const [row] = await db.select().from(lists)
-    .where(and(eq(lists.id, listId), eq(lists.accountId, accountId)));
+export async function findOwnList(
+  db: Executor,
+  accountId: string,
+  listId: string,
+  options: { lock?: boolean } = {},
+): Promise<ListRow> {
+  const query = db.select().from(lists).where(ownList(accountId, listId));
+  const [row] = options.lock ? await query.for("update") : await query;
   if (!row) throw new NotFoundError();
   return row;
+}
+
+/** List `listId` of `accountId` (anyone else's is no list of theirs). */
+function ownList(accountId: string, listId: string) {
+  return and(eq(lists.id, listId), eq(lists.accountId, accountId));
 }
 
 /** The account's lists, oldest first (as Mastodon lists them). */
@@ -120,7 +130,7 @@ export async function updateList(
   if (input.exclusive !== undefined) changes.exclusive = input.exclusive;
   if (Object.keys(changes).length === 0) return await findOwnList(db, accountId, listId);
   const [row] = await db.update(lists).set(changes)
-    .where(and(eq(lists.id, listId), eq(lists.accountId, accountId))).returning();
+    .where(ownList(accountId, listId)).returning();
   if (!row) throw new NotFoundError();
   return row;
 }
@@ -128,8 +138,7 @@ export async function updateList(
 /** Deletes a list (its members and feed go with it). */
 export async function deleteList(db: Db, accountId: string, listId: string): Promise<void> {
   const gone = await db.delete(lists)
-    .where(and(eq(lists.id, listId), eq(lists.accountId, accountId)))
-    .returning({ id: lists.id });
+    .where(ownList(accountId, listId)).returning({ id: lists.id });
   if (gone.length === 0) throw new NotFoundError();
 }
 
@@ -146,9 +155,7 @@ export async function addListAccounts(
 ): Promise<void> {
   const ids = [...new Set(accountIds)];
   await db.transaction(async (tx) => {
-    const [list] = await tx.select().from(lists)
-      .where(and(eq(lists.id, listId), eq(lists.accountId, accountId))).for("update");
-    if (!list) throw new NotFoundError();
+    await findOwnList(tx, accountId, listId, { lock: true });
     if (ids.length === 0) return;
     const allowed = await tx.select({ id: accounts.id }).from(accounts)
       .where(and(
@@ -182,9 +189,7 @@ export async function removeListAccounts(
 ): Promise<void> {
   const ids = [...new Set(accountIds)];
   await db.transaction(async (tx) => {
-    const [list] = await tx.select({ id: lists.id }).from(lists)
-      .where(and(eq(lists.id, listId), eq(lists.accountId, accountId)));
-    if (!list) throw new NotFoundError();
+    await findOwnList(tx, accountId, listId);
     if (ids.length === 0) return;
     await tx.delete(listAccounts)
       .where(and(eq(listAccounts.listId, listId), inArray(listAccounts.accountId, ids)));

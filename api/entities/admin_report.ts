@@ -26,6 +26,7 @@ import type { ReportRow } from "../../actors/moderation/report_filing.ts";
 import { type AdminAccount, loadAdminAccounts } from "./admin_account.ts";
 import { serializeStatusIds, type StatusJson, type Viewer } from "./status.ts";
 import { type Rule, ruleEntity } from "./rule.ts";
+import { reportBasics } from "./report.ts";
 
 /** The Admin::Report entity. */
 export interface AdminReportJson {
@@ -82,13 +83,7 @@ export async function serializeAdminReports(
     const target = accountOf(row.targetAccountId);
     if (!target) continue;
     out.push({
-      id: row.id,
-      action_taken: row.actionTakenAt != null,
-      action_taken_at: row.actionTakenAt?.toISOString() ?? null,
-      category: row.category,
-      comment: row.comment,
-      forwarded: row.forwarded,
-      created_at: row.createdAt.toISOString(),
+      ...reportBasics(row),
       updated_at: row.updatedAt.toISOString(),
       account: accountOf(row.accountId),
       target_account: target,

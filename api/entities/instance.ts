@@ -129,13 +129,8 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
       accounts: accountsConfiguration(config),
       statuses: statusesConfiguration(config),
       media_attachments: {
-        supported_mime_types: SUPPORTED_MIME_TYPES,
+        ...mediaConfiguration(config),
         description_limit: MEDIA_LIMITS.descriptionLimit,
-        image_size_limit: config.limits.imageSizeLimit,
-        image_matrix_limit: MEDIA_LIMITS.imageMatrixLimit,
-        video_size_limit: config.limits.videoSizeLimit,
-        video_frame_rate_limit: MEDIA_LIMITS.videoFrameRateLimit,
-        video_matrix_limit: MEDIA_LIMITS.videoMatrixLimit,
       },
       polls: pollsConfiguration(config),
       translation: { enabled: config.translation != null },
@@ -164,6 +159,18 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
   };
 }
 
+/** The media limits both instance entities give (v2 adds the description limit). */
+function mediaConfiguration(config: Config) {
+  return {
+    supported_mime_types: SUPPORTED_MIME_TYPES,
+    image_size_limit: config.limits.imageSizeLimit,
+    image_matrix_limit: MEDIA_LIMITS.imageMatrixLimit,
+    video_size_limit: config.limits.videoSizeLimit,
+    video_frame_rate_limit: MEDIA_LIMITS.videoFrameRateLimit,
+    video_matrix_limit: MEDIA_LIMITS.videoMatrixLimit,
+  };
+}
+
 /** GET /api/v1/instance (deprecated since 4.0, still read by several clients). */
 export function instanceV1(config: Config, facts: InstanceFacts, stats: InstanceStats) {
   return {
@@ -187,14 +194,7 @@ export function instanceV1(config: Config, facts: InstanceFacts, stats: Instance
     configuration: {
       accounts: { max_featured_tags: config.limits.maxFeaturedTags },
       statuses: statusesConfiguration(config),
-      media_attachments: {
-        supported_mime_types: SUPPORTED_MIME_TYPES,
-        image_size_limit: config.limits.imageSizeLimit,
-        image_matrix_limit: MEDIA_LIMITS.imageMatrixLimit,
-        video_size_limit: config.limits.videoSizeLimit,
-        video_frame_rate_limit: MEDIA_LIMITS.videoFrameRateLimit,
-        video_matrix_limit: MEDIA_LIMITS.videoMatrixLimit,
-      },
+      media_attachments: mediaConfiguration(config),
       polls: pollsConfiguration(config),
     },
     contact_account: facts.contactAccount,

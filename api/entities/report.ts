@@ -24,6 +24,19 @@ export interface ReportJson {
   target_account: Account;
 }
 
+/** The members Report and Admin::Report share, as Mastodon's serializers write them. */
+export function reportBasics(row: ReportRow) {
+  return {
+    id: row.id,
+    action_taken: row.actionTakenAt != null,
+    action_taken_at: row.actionTakenAt?.toISOString() ?? null,
+    category: row.category,
+    comment: row.comment,
+    forwarded: row.forwarded,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
 /** Serializes reports in the order given; one whose target cannot be loaded is left out. */
 export async function serializeReports(
   ctx: AppContext,
@@ -41,13 +54,7 @@ export async function serializeReports(
     const target = byId.get(row.targetAccountId);
     if (!target) continue;
     out.push({
-      id: row.id,
-      action_taken: row.actionTakenAt != null,
-      action_taken_at: row.actionTakenAt?.toISOString() ?? null,
-      category: row.category,
-      comment: row.comment,
-      forwarded: row.forwarded,
-      created_at: row.createdAt.toISOString(),
+      ...reportBasics(row),
       status_ids: row.statusIds,
       rule_ids: row.ruleIds && row.ruleIds.length ? row.ruleIds : null,
       target_account: target,

@@ -15,7 +15,8 @@ import { loadAccountEntities } from "../entities/account.ts";
 import { accounts, blocks, endorsements, mutes } from "../../db/schema/mod.ts";
 import { muteActive } from "../../actors/relationships/mutes.ts";
 import { me } from "./relationships.ts";
-import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
+import { linkRelationPage } from "../relation_pagination.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
 
 type RelationTable = typeof blocks | typeof endorsements | typeof mutes;
 

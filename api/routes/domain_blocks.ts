@@ -21,7 +21,8 @@ import {
   unblockDomain,
 } from "../../actors/relationships/domain_blocks.ts";
 import { me, relationshipError } from "./relationships.ts";
-import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
+import { linkRelationPage } from "../relation_pagination.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
 
 /** Longest `domain` value looked at; longer input is invalid anyway. */
 const MAX_DOMAIN_INPUT = 1_024;

@@ -19,7 +19,7 @@ import { requireUser } from "../middleware/scopes.ts";
 import { serializeStatuses } from "../entities/status.ts";
 import { bookmarks, favourites, statuses } from "../../db/schema/mod.ts";
 import { visibleStatusFilter } from "../../db/queries/visibility.ts";
-import { pageWindow } from "../relation_pagination.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
 
 type SavedTable = typeof favourites | typeof bookmarks;
 

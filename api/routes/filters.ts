@@ -19,7 +19,7 @@
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
-import { params } from "../params.ts";
+import { type Params, params } from "../params.ts";
 import { readBoolean, readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { filterWithRulesEntity } from "../entities/filter.ts";
@@ -51,13 +51,15 @@ import { pathId, readFilterInput, readText, run } from "./filter_params.ts";
 
 const BASE = "/api/v2/filters";
 
-/** The v2 filter routes, mounted at the root of the app. */
-export function filterRoutes(): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const read = requireUser("read:filters");
-  const write = requireUser("write:filters");
+type Gate = ReturnType<typeof requireUser>;
 
-  // Keywords and statuses by their own id first: `:id` below takes digits only anyway.
+/** A keyword's parameters (create and update). */
+function readKeyword(p: Params) {
+  return { keyword: readText(p, "keyword"), wholeWord: readBoolean(p, "whole_word") };
+}
+
+/** Keywords and statuses by their own id. */
+function ruleRoutes(app: Hono<ApiEnv>, read: Gate, write: Gate): void {
   app.get(`${BASE}/keywords/:id{[0-9]+}`, read, async (c) => {
     const id = pathId(c);
     const row = await run(() => findOwnKeyword(c.get("ctx").database.db, viewerAccountId(c)!, id));
@@ -66,8 +68,7 @@ export function filterRoutes(): Hono<ApiEnv> {
 
   app.on(["PUT", "PATCH"], `${BASE}/keywords/:id{[0-9]+}`, write, async (c) => {
     const id = pathId(c);
-    const p = await params(c);
-    const input = { keyword: readText(p, "keyword"), wholeWord: readBoolean(p, "whole_word") };
+    const input = readKeyword(await params(c));
     const row = await run(() =>
       updateKeyword(c.get("ctx").database.db, viewerAccountId(c)!, id, input)
     );
@@ -93,7 +94,10 @@ export function filterRoutes(): Hono<ApiEnv> {
     await run(() => deleteFilterStatus(c.get("ctx").database.db, viewerAccountId(c)!, id));
     return c.json({});
   });
+}
 
+/** The filters themselves. */
+function filterCrudRoutes(app: Hono<ApiEnv>, read: Gate, write: Gate): void {
   app.get(BASE, read, async (c) => {
     const found = await filtersOf(c.get("ctx").database.db, viewerAccountId(c)!);
     return c.json(found.map(filterWithRulesEntity));
@@ -127,7 +131,10 @@ export function filterRoutes(): Hono<ApiEnv> {
     await run(() => deleteFilter(c.get("ctx").database.db, viewerAccountId(c)!, id));
     return c.json({});
   });
+}
 
+/** The keywords and statuses of one filter. */
+function filterRuleListRoutes(app: Hono<ApiEnv>, read: Gate, write: Gate): void {
   app.get(`${BASE}/:filter_id{[0-9]+}/keywords`, read, async (c) => {
     const id = pathId(c, "filter_id");
     const rows = await run(() => keywordsOf(c.get("ctx").database.db, viewerAccountId(c)!, id));
@@ -136,8 +143,7 @@ export function filterRoutes(): Hono<ApiEnv> {
 
   app.post(`${BASE}/:filter_id{[0-9]+}/keywords`, write, async (c) => {
     const id = pathId(c, "filter_id");
-    const p = await params(c);
-    const input = { keyword: readText(p, "keyword"), wholeWord: readBoolean(p, "whole_word") };
+    const input = readKeyword(await params(c));
     const row = await run(() =>
       addKeyword(c.get("ctx").database.db, viewerAccountId(c)!, id, input)
     );
@@ -165,6 +171,16 @@ export function filterRoutes(): Hono<ApiEnv> {
     );
     return c.json(filterStatusEntity(row));
   });
+}
 
+/** The v2 filter routes, mounted at the root of the app. */
+export function filterRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const read = requireUser("read:filters");
+  const write = requireUser("write:filters");
+  // Keywords and statuses by their own id first: `:id` below takes digits only anyway.
+  ruleRoutes(app, read, write);
+  filterCrudRoutes(app, read, write);
+  filterRuleListRoutes(app, read, write);
   return app;
 }

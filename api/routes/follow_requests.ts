@@ -15,7 +15,8 @@ import { loadAccountEntities } from "../entities/account.ts";
 import { accounts, followRequests } from "../../db/schema/mod.ts";
 import { authorizeFollowRequest, rejectFollowRequest } from "../../actors/relationships/follows.ts";
 import { answerRelationship, me, targetId } from "./relationships.ts";
-import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
+import { linkRelationPage } from "../relation_pagination.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
 
 /** The follow request routes, mounted at the root of the app. */
 export function followRequestRoutes(): Hono<ApiEnv> {

@@ -54,7 +54,7 @@ import { pin, unpin } from "../../actors/interactions/pins.ts";
 import { revokeQuote } from "../../actors/interactions/quotes.ts";
 import { relationshipError } from "./relationships.ts";
 import { NOT_FOUND, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
-import { pageWindow } from "../relation_pagination.ts";
+import { newestFirst, pageWindow } from "../../db/queries/id_paging.ts";
 
 /** The signed-in account (the scope middleware guarantees a user). */
 function me(c: Context<ApiEnv>): string {
@@ -123,22 +123,19 @@ async function accountPage(c: Context<ApiEnv>, source: RelationSource): Promise<
   const status = await statusFromPath(c, viewer);
   const page = readPageParams(await params(c), PAGE_SIZES.accounts);
   const { config, database } = c.get("ctx");
-  const bounds = [
-    page.maxId ? sql`r.id < ${page.maxId}::bigint` : sql`TRUE`,
-    page.sinceId ? sql`r.id > ${page.sinceId}::bigint` : sql`TRUE`,
-    page.minId ? sql`r.id > ${page.minId}::bigint` : sql`TRUE`,
-  ];
-  const ascending = page.minId != null;
+  const window = pageWindow(sql`r.id`, page);
   const found = await database.rows<{ cursor: string | number; account_id: string | number }>(
     sql`SELECT r.id AS cursor, a.id AS account_id
       FROM ${source.table} r JOIN accounts a ON a.id = r.account_id
       WHERE ${source.statusColumn} = ${status.id}::bigint AND ${source.extra}
-        AND ${sql.join(bounds, sql` AND `)}
+        AND ${window.where ?? sql`TRUE`}
         AND ${listableAccount()} AND ${visibleToViewer(viewer, { mutes: true })}
-      ORDER BY r.id ${ascending ? sql`ASC` : sql`DESC`} LIMIT ${page.limit}`,
+      ORDER BY ${window.order} LIMIT ${page.limit}`,
   );
-  const items = found.map((r) => ({ cursor: String(r.cursor), accountId: String(r.account_id) }));
-  if (ascending) items.reverse();
+  const items = newestFirst(
+    found.map((r) => ({ cursor: String(r.cursor), accountId: String(r.account_id) })),
+    window.reverse,
+  );
   setPaginationHeaders(c, items, (i) => i.cursor, {
     prevParam: "since_id",
     hasMore: items.length === page.limit,

@@ -22,7 +22,7 @@
  * on this page, so a client can merge a group that continues on the next one.
  */
 import { withGroupFallbacks } from "../entities/notification_fallback.ts";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
@@ -123,92 +123,103 @@ async function groupInputs(
   return inputs;
 }
 
+/** The path's group key, 404 when it cannot be one. */
+function groupKeyOf(c: Context<ApiEnv>): string {
+  const key = c.req.param("group_key") ?? "";
+  if (!isGroupKey(key)) throw new ApiError(404, "Record not found");
+  return key;
+}
+
+/** GET …/notifications: a page of groups. */
+async function listGroups(c: Context<ApiEnv>): Promise<Response> {
+  const p = await params(c);
+  const page = readPageParams(p, PAGE_SIZES.groupedNotifications);
+  const ctx: AppContext = c.get("ctx");
+  const { db } = ctx.database;
+  const viewer = viewerOf(c);
+  const heads = await pageOfGroups(
+    db,
+    viewer,
+    readNotificationFilter(p),
+    readGroupedTypes(p),
+    page,
+  );
+  const inputs = heads.length ? await groupInputs(db, viewer, heads, pageRange(heads, page)) : [];
+  setPaginationHeaders(c, heads, (h) => h.id);
+  const result = await serializeNotificationGroups(ctx, inputs, viewer, {
+    partialAvatars: readPartialAvatars(p),
+    paged: true,
+  });
+  return c.json(withGroupFallbacks(ctx.config.origin, readSupportedTypes(p), result));
+}
+
+/** GET …/notifications/unread_count: groups newer than the marker. */
+async function unreadCount(c: Context<ApiEnv>): Promise<Response> {
+  const p = await params(c);
+  const { db } = c.get("ctx").database;
+  const marker = await notificationsMarker(db, c.get("user")!.id);
+  const count = await countUnreadGroups(
+    db,
+    viewerOf(c),
+    readNotificationFilter(p),
+    readGroupedTypes(p),
+    marker,
+    clampLimit(p.limit, PAGE_SIZES.unreadCount),
+  );
+  return c.json({ count });
+}
+
+/** GET …/notifications/:group_key: the result with that one group. */
+async function showGroup(c: Context<ApiEnv>): Promise<Response> {
+  const key = groupKeyOf(c);
+  const ctx: AppContext = c.get("ctx");
+  const { db } = ctx.database;
+  const viewer = viewerOf(c);
+  const row = await newestInGroup(db, viewer, key);
+  if (!row) throw new ApiError(404, "Record not found");
+  const grouped = row.groupKey != null &&
+    (DEFAULT_GROUPED_TYPES as readonly string[]).includes(row.type);
+  const head: GroupHead = grouped
+    ? { id: row.id, key: row.groupKey!, grouped: true }
+    : { id: row.id, key: `ungrouped-${row.id}`, grouped: false };
+  const inputs = await groupInputs(db, viewer, [head], null);
+  const result = await serializeNotificationGroups(ctx, inputs, viewer, {
+    keepStatus: row.statusId ?? undefined,
+  });
+  if (result.notification_groups.length === 0) throw new ApiError(404, "Record not found");
+  const supported = readSupportedTypes(await params(c));
+  return c.json(withGroupFallbacks(ctx.config.origin, supported, result));
+}
+
+/** GET …/notifications/:group_key/accounts: who caused the group, newest first. */
+async function groupAccounts(c: Context<ApiEnv>): Promise<Response> {
+  const key = groupKeyOf(c);
+  const ctx: AppContext = c.get("ctx");
+  const page = readPageParams(await params(c), PAGE_SIZES.accounts);
+  const rows = await groupMembers(ctx.database.db, viewerOf(c), key, page);
+  // An unknown group (or someone else's) is a 404; a later page past the end is [].
+  if (rows.length === 0 && page.maxId == null && page.minId == null && page.sinceId == null) {
+    throw new ApiError(404, "Record not found");
+  }
+  setPaginationHeaders(c, rows, (row) => row.id);
+  const ids = [...new Set(rows.map((row) => row.fromAccountId))];
+  return c.json(await loadAccountEntities(ctx.database.db, ctx.config, ids));
+}
+
 /** The grouped notification routes under one prefix (`/api/v2` or `/api/v2_alpha`). */
 function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const read = requireUser("read:notifications");
   const write = requireUser("write:notifications");
   const base = `${prefix}/notifications`;
-
-  app.get(base, read, async (c) => {
-    const p = await params(c);
-    const page = readPageParams(p, PAGE_SIZES.groupedNotifications);
-    const ctx: AppContext = c.get("ctx");
-    const { db } = ctx.database;
-    const viewer = viewerOf(c);
-    const heads = await pageOfGroups(
-      db,
-      viewer,
-      readNotificationFilter(p),
-      readGroupedTypes(p),
-      page,
-    );
-    const inputs = heads.length ? await groupInputs(db, viewer, heads, pageRange(heads, page)) : [];
-    setPaginationHeaders(c, heads, (h) => h.id);
-    const result = await serializeNotificationGroups(ctx, inputs, viewer, {
-      partialAvatars: readPartialAvatars(p),
-      paged: true,
-    });
-    return c.json(withGroupFallbacks(ctx.config.origin, readSupportedTypes(p), result));
-  });
-
-  app.get(`${base}/unread_count`, read, async (c) => {
-    const p = await params(c);
-    const { db } = c.get("ctx").database;
-    const marker = await notificationsMarker(db, c.get("user")!.id);
-    const count = await countUnreadGroups(
-      db,
-      viewerOf(c),
-      readNotificationFilter(p),
-      readGroupedTypes(p),
-      marker,
-      clampLimit(p.limit, PAGE_SIZES.unreadCount),
-    );
-    return c.json({ count });
-  });
-
+  app.get(base, read, listGroups);
+  app.get(`${base}/unread_count`, read, unreadCount);
   app.post(`${base}/clear`, write, async (c) => {
     await clearNotifications(c.get("ctx").database.db, viewerOf(c));
     return c.json({});
   });
-
-  app.get(`${base}/:group_key`, read, async (c) => {
-    const key = c.req.param("group_key");
-    if (!isGroupKey(key)) throw new ApiError(404, "Record not found");
-    const ctx: AppContext = c.get("ctx");
-    const { db } = ctx.database;
-    const viewer = viewerOf(c);
-    const row = await newestInGroup(db, viewer, key);
-    if (!row) throw new ApiError(404, "Record not found");
-    const grouped = row.groupKey != null &&
-      (DEFAULT_GROUPED_TYPES as readonly string[]).includes(row.type);
-    const head: GroupHead = grouped
-      ? { id: row.id, key: row.groupKey!, grouped: true }
-      : { id: row.id, key: `ungrouped-${row.id}`, grouped: false };
-    const inputs = await groupInputs(db, viewer, [head], null);
-    const result = await serializeNotificationGroups(ctx, inputs, viewer, {
-      keepStatus: row.statusId ?? undefined,
-    });
-    if (result.notification_groups.length === 0) throw new ApiError(404, "Record not found");
-    const supported = readSupportedTypes(await params(c));
-    return c.json(withGroupFallbacks(ctx.config.origin, supported, result));
-  });
-
-  app.get(`${base}/:group_key/accounts`, read, async (c) => {
-    const key = c.req.param("group_key");
-    if (!isGroupKey(key)) throw new ApiError(404, "Record not found");
-    const ctx: AppContext = c.get("ctx");
-    const page = readPageParams(await params(c), PAGE_SIZES.accounts);
-    const rows = await groupMembers(ctx.database.db, viewerOf(c), key, page);
-    // An unknown group (or someone else's) is a 404; a later page past the end is [].
-    if (rows.length === 0 && page.maxId == null && page.minId == null && page.sinceId == null) {
-      throw new ApiError(404, "Record not found");
-    }
-    setPaginationHeaders(c, rows, (row) => row.id);
-    const ids = [...new Set(rows.map((row) => row.fromAccountId))];
-    return c.json(await loadAccountEntities(ctx.database.db, ctx.config, ids));
-  });
-
+  app.get(`${base}/:group_key`, read, showGroup);
+  app.get(`${base}/:group_key/accounts`, read, groupAccounts);
   app.post(`${base}/:group_key/dismiss`, write, async (c) => {
     const key = c.req.param("group_key");
     if (isGroupKey(key)) {
@@ -216,7 +227,6 @@ function groupedRoutesAt(prefix: string): Hono<ApiEnv> {
     }
     return c.json({});
   });
-
   return app;
 }
 

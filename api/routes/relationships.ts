@@ -19,7 +19,8 @@ import type { Context } from "hono";
 import { and, inArray, isNull } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { ApiError, validationFailed } from "../errors.ts";
-import { params } from "../params.ts";
+import { type Params, params } from "../params.ts";
+import type { AppContext } from "../../context.ts";
 import { readBoolean, readInt, readString, readStringArray } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { loadRelationships } from "../entities/relationship.ts";
@@ -89,12 +90,64 @@ export async function answerRelationship(
 
 const LANGUAGE = /^[a-z]{2,3}$/;
 
-function readLanguages(p: Awaited<ReturnType<typeof params>>): string[] | null | undefined {
+function readLanguages(p: Params): string[] | null | undefined {
   if (!("languages" in p)) return undefined;
   const list = readStringArray(p, "languages", { maxItems: 200 }) ?? [];
   const codes = list.map((l) => l.trim().toLowerCase());
   if (!codes.every((l) => LANGUAGE.test(l))) throw validationFailed("Languages is invalid");
   return codes.length ? [...new Set(codes)] : null;
+}
+
+/** GET /api/v1/accounts/relationships?id[]=: in the order asked, unknown accounts skipped. */
+async function relationships(c: Context<ApiEnv>): Promise<Response> {
+  const p = await params(c);
+  const ids = (readStringArray(p, "id", { maxItems: 10_000 }) ?? []).filter(isId)
+    .slice(0, MAX_RELATIONSHIP_IDS);
+  if (ids.length === 0) return c.json([]);
+  const withSuspended = readBoolean(p, "with_suspended") ?? false;
+  const db = c.get("ctx").database.db;
+  const known = await db.select({ id: accounts.id }).from(accounts).where(and(
+    inArray(accounts.id, ids),
+    isNull(accounts.deletedAt),
+    withSuspended ? undefined : isNull(accounts.suspendedAt),
+  ));
+  const exists = new Set(known.map((r) => r.id));
+  return c.json(await loadRelationships(db, me(c), ids.filter((id) => exists.has(id))));
+}
+
+/**
+ * A handler running `command` on the path's account and answering the
+ * Relationship; `read` takes the command's options from the parameters
+ * (only then is the body read).
+ */
+function relationAction<O>(
+  command: (ctx: AppContext, viewer: string, target: string, options: O) => Promise<unknown>,
+  read?: (p: Params) => O,
+) {
+  return async (c: Context<ApiEnv>): Promise<Response> => {
+    const target = targetId(c);
+    const options = read ? read(await params(c)) : undefined as O;
+    return await answerRelationship(c, target, () => command(c.get("ctx"), me(c), target, options));
+  };
+}
+
+function readFollowOptions(p: Params) {
+  return {
+    reblogs: readBoolean(p, "reblogs"),
+    notify: readBoolean(p, "notify"),
+    languages: readLanguages(p),
+  };
+}
+
+function readMuteOptions(p: Params) {
+  return {
+    notifications: readBoolean(p, "notifications"),
+    duration: readInt(p, "duration", { min: 0, max: MAX_MUTE_SECONDS }),
+  };
+}
+
+function readComment(p: Params): string {
+  return readString(p, "comment", { allowBlank: true, maxLength: NOTE_MAX }) ?? "";
 }
 
 /** The relation action routes, mounted at the root of the app. */
@@ -104,96 +157,21 @@ export function relationshipRoutes(): Hono<ApiEnv> {
   const writeBlocks = requireUser("write:blocks", "follow");
   const writeMutes = requireUser("write:mutes", "follow");
   const writeAccounts = requireUser("write:accounts");
-
-  app.get("/api/v1/accounts/relationships", requireUser("read:follows", "follow"), async (c) => {
-    const p = await params(c);
-    const ids = (readStringArray(p, "id", { maxItems: 10_000 }) ?? []).filter(isId)
-      .slice(0, MAX_RELATIONSHIP_IDS);
-    if (ids.length === 0) return c.json([]);
-    const withSuspended = readBoolean(p, "with_suspended") ?? false;
-    const db = c.get("ctx").database.db;
-    const known = await db.select({ id: accounts.id }).from(accounts).where(and(
-      inArray(accounts.id, ids),
-      isNull(accounts.deletedAt),
-      withSuspended ? undefined : isNull(accounts.suspendedAt),
-    ));
-    const exists = new Set(known.map((r) => r.id));
-    return c.json(await loadRelationships(db, me(c), ids.filter((id) => exists.has(id))));
-  });
-
-  app.post("/api/v1/accounts/:id/follow", writeFollows, async (c) => {
-    const target = targetId(c);
-    const p = await params(c);
-    const options = {
-      reblogs: readBoolean(p, "reblogs"),
-      notify: readBoolean(p, "notify"),
-      languages: readLanguages(p),
-    };
-    return await answerRelationship(c, target, () => follow(c.get("ctx"), me(c), target, options));
-  });
-
-  app.post("/api/v1/accounts/:id/unfollow", writeFollows, async (c) => {
-    const target = targetId(c);
-    return await answerRelationship(c, target, () => unfollow(c.get("ctx"), me(c), target));
-  });
-
-  app.post("/api/v1/accounts/:id/remove_from_followers", writeFollows, async (c) => {
-    const target = targetId(c);
-    return await answerRelationship(
-      c,
-      target,
-      () => removeFromFollowers(c.get("ctx"), me(c), target),
-    );
-  });
-
-  app.post("/api/v1/accounts/:id/block", writeBlocks, async (c) => {
-    const target = targetId(c);
-    return await answerRelationship(c, target, () => block(c.get("ctx"), me(c), target));
-  });
-
-  app.post("/api/v1/accounts/:id/unblock", writeBlocks, async (c) => {
-    const target = targetId(c);
-    return await answerRelationship(c, target, () => unblock(c.get("ctx"), me(c), target));
-  });
-
-  app.post("/api/v1/accounts/:id/mute", writeMutes, async (c) => {
-    const target = targetId(c);
-    const p = await params(c);
-    const options = {
-      notifications: readBoolean(p, "notifications"),
-      duration: readInt(p, "duration", { min: 0, max: MAX_MUTE_SECONDS }),
-    };
-    return await answerRelationship(c, target, () => mute(c.get("ctx"), me(c), target, options));
-  });
-
-  app.post("/api/v1/accounts/:id/unmute", writeMutes, async (c) => {
-    const target = targetId(c);
-    return await answerRelationship(c, target, () => unmute(c.get("ctx"), me(c), target));
-  });
-
+  const on = "/api/v1/accounts/:id";
+  app.get("/api/v1/accounts/relationships", requireUser("read:follows", "follow"), relationships);
+  app.post(`${on}/follow`, writeFollows, relationAction(follow, readFollowOptions));
+  app.post(`${on}/unfollow`, writeFollows, relationAction(unfollow));
+  app.post(`${on}/remove_from_followers`, writeFollows, relationAction(removeFromFollowers));
+  app.post(`${on}/block`, writeBlocks, relationAction((ctx, m, t) => block(ctx, m, t)));
+  app.post(`${on}/unblock`, writeBlocks, relationAction(unblock));
+  app.post(`${on}/mute`, writeMutes, relationAction(mute, readMuteOptions));
+  app.post(`${on}/unmute`, writeMutes, relationAction(unmute));
   for (const action of ["endorse", "pin"]) {
-    app.post(`/api/v1/accounts/:id/${action}`, writeAccounts, async (c) => {
-      const target = targetId(c);
-      return await answerRelationship(c, target, () => endorse(c.get("ctx"), me(c), target));
-    });
+    app.post(`${on}/${action}`, writeAccounts, relationAction(endorse));
   }
   for (const action of ["unendorse", "unpin"]) {
-    app.post(`/api/v1/accounts/:id/${action}`, writeAccounts, async (c) => {
-      const target = targetId(c);
-      return await answerRelationship(c, target, () => unendorse(c.get("ctx"), me(c), target));
-    });
+    app.post(`${on}/${action}`, writeAccounts, relationAction(unendorse));
   }
-
-  app.post("/api/v1/accounts/:id/note", writeAccounts, async (c) => {
-    const target = targetId(c);
-    const p = await params(c);
-    const comment = readString(p, "comment", { allowBlank: true, maxLength: NOTE_MAX }) ?? "";
-    return await answerRelationship(
-      c,
-      target,
-      () => setAccountNote(c.get("ctx"), me(c), target, comment),
-    );
-  });
-
+  app.post(`${on}/note`, writeAccounts, relationAction(setAccountNote, readComment));
   return app;
 }

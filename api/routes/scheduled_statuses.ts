@@ -20,7 +20,7 @@ import { readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeScheduledStatuses } from "../entities/scheduled_status.ts";
 import { me } from "./relationships.ts";
-import { pageWindow } from "../relation_pagination.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
 import { isId } from "../../db/ids.ts";
 import { scheduledStatuses } from "../../db/schema/mod.ts";
 import { NotFoundError } from "../../model/errors.ts";

@@ -116,135 +116,151 @@ function pathId(c: Context<ApiEnv>): string {
   return id;
 }
 
+/** The idempotency key of a post (stored, so bounded); null without one. */
+function idempotencyKey(c: Context<ApiEnv>): string | null {
+  const key = c.req.header("Idempotency-Key")?.trim() || null;
+  if (key && key.length > MAX_IDEMPOTENCY_KEY) {
+    throw validationFailed("Idempotency key is too long");
+  }
+  return key;
+}
+
+/** The status a POST describes; ids that cannot be ids are the 404s of unknown ones. */
+function readNewStatus(c: Context<ApiEnv>, p: Params): LocalStatusInput {
+  const inReplyToId = readString(p, "in_reply_to_id");
+  if (inReplyToId !== undefined && !isId(inReplyToId)) throw new ApiError(404, REPLY_NOT_FOUND);
+  const quotedStatusId = readString(p, "quoted_status_id");
+  if (quotedStatusId !== undefined && !isId(quotedStatusId)) {
+    throw new ApiError(404, QUOTE_NOT_FOUND);
+  }
+  const visibility = readString(p, "visibility");
+  const quotePolicy = readString(p, "quote_approval_policy");
+  const key = idempotencyKey(c);
+  return {
+    local: true,
+    accountId: me(c),
+    text: readString(p, "status", { allowBlank: true }) ?? "",
+    applicationId: c.get("token")?.applicationId ?? null,
+    mediaIds: readStringArray(p, "media_ids", { maxItems: 1000 }) ?? [],
+    poll: readPoll(p) ?? null,
+    inReplyToId: inReplyToId ?? null,
+    sensitive: readBoolean(p, "sensitive"),
+    spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
+    visibility: visibility !== undefined ? checkVisibility(visibility) : undefined,
+    language: readString(p, "language"),
+    quotedStatusId: quotedStatusId ?? null,
+    quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
+    idempotencyKey: key,
+    resolveRemoteAccount: resolver(c.get("ctx")),
+    allowedMentions: readStringArray(p, "allowed_mentions", { maxItems: 1000 }) ?? null,
+  };
+}
+
+/** POST /api/v1/statuses: a Status, or a ScheduledStatus with `scheduled_at`. */
+async function postStatus(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const p = await params(c);
+  try {
+    const input = readNewStatus(c, p);
+    const scheduledAt = readTime(p, "scheduled_at");
+    if (scheduledAt) {
+      const row = await scheduleStatus(ctx, input, scheduledAt);
+      const [json] = await serializeScheduledStatuses(ctx, [row]);
+      return c.json(json);
+    }
+    const status = await createStatus(ctx, input);
+    // Without a key the status is new (a key may answer an earlier one,
+    // which may have been favourited since): nothing about it depends on
+    // the viewer yet.
+    const viewerRows = input.idempotencyKey ? undefined : newOwnStatusViewerRows(status, me(c));
+    const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) }, viewerRows);
+    return c.json(json);
+  } catch (error) {
+    if (error instanceof UnexpectedMentionsError) throw await unexpectedMentions(ctx, error);
+    throw statusError(error);
+  }
+}
+
+/** PUT /api/v1/statuses/:id: the edited Status. */
+async function putStatus(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const id = pathId(c);
+  const p = await params(c);
+  const attributes: MediaAttributeInput[] = (readPermittedObjectList(p, "media_attributes") ?? [])
+    .map((a) => ({
+      id: readString(a, "id") ?? "",
+      description: readString(a, "description", { allowBlank: true }),
+      focus: readString(a, "focus"),
+    }));
+  const quotePolicy = readString(p, "quote_approval_policy");
+  try {
+    const status = await editStatus(ctx, {
+      accountId: me(c),
+      statusId: id,
+      text: readString(p, "status", { allowBlank: true }),
+      spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
+      sensitive: readBoolean(p, "sensitive"),
+      language: readString(p, "language"),
+      mediaIds: "media_ids" in p
+        ? readStringArray(p, "media_ids", { maxItems: 1000 }) ?? []
+        : undefined,
+      mediaAttributes: attributes,
+      poll: readPoll(p),
+      quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
+      resolveRemoteAccount: resolver(ctx),
+    });
+    const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
+    return c.json(json);
+  } catch (error) {
+    throw statusError(error);
+  }
+}
+
+/** PUT or PATCH /api/v1/statuses/:id/interaction_policy: the Status with its new policy. */
+async function putInteractionPolicy(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const id = pathId(c);
+  const policy = readString(await params(c), "quote_approval_policy") ?? "";
+  try {
+    const status = await setQuotePolicy(ctx.database.db, me(c), id, checkQuotePolicy(policy));
+    const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
+    return c.json(json);
+  } catch (error) {
+    throw statusError(error);
+  }
+}
+
+/** DELETE /api/v1/statuses/:id: the Status as it was, with its source text for redraft. */
+async function removeStatus(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const id = pathId(c);
+  const p = await params(c);
+  const viewer = { accountId: me(c) };
+  try {
+    const before = await ownStatus(ctx.database.db, viewer.accountId, id);
+    // Serialized before the delete: the answer shows the media and poll for redraft.
+    const [json] = await serializeStatuses(ctx, [before], viewer);
+    await deleteStatus(ctx, viewer.accountId, id, {
+      deleteMedia: readBoolean(p, "delete_media") ?? false,
+    });
+    return c.json({ ...json, text: before.text ?? "" });
+  } catch (error) {
+    throw statusError(error);
+  }
+}
+
 /** The write routes, mounted at the root of the app. */
 export function statusWriteRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const writeStatuses = requireUser("write:statuses");
-
-  app.post("/api/v1/statuses", writeStatuses, async (c) => {
-    const ctx = c.get("ctx");
-    const p = await params(c);
-    const inReplyToId = readString(p, "in_reply_to_id");
-    if (inReplyToId !== undefined && !isId(inReplyToId)) throw new ApiError(404, REPLY_NOT_FOUND);
-    const quotedStatusId = readString(p, "quoted_status_id");
-    if (quotedStatusId !== undefined && !isId(quotedStatusId)) {
-      throw new ApiError(404, QUOTE_NOT_FOUND);
-    }
-    const visibility = readString(p, "visibility");
-    const quotePolicy = readString(p, "quote_approval_policy");
-    const key = c.req.header("Idempotency-Key")?.trim() || null;
-    if (key && key.length > MAX_IDEMPOTENCY_KEY) {
-      throw validationFailed("Idempotency key is too long");
-    }
-    let input: LocalStatusInput;
-    let scheduledAt: Date | undefined;
-    try {
-      input = {
-        local: true,
-        accountId: me(c),
-        text: readString(p, "status", { allowBlank: true }) ?? "",
-        applicationId: c.get("token")?.applicationId ?? null,
-        mediaIds: readStringArray(p, "media_ids", { maxItems: 1000 }) ?? [],
-        poll: readPoll(p) ?? null,
-        inReplyToId: inReplyToId ?? null,
-        sensitive: readBoolean(p, "sensitive"),
-        spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
-        visibility: visibility !== undefined ? checkVisibility(visibility) : undefined,
-        language: readString(p, "language"),
-        quotedStatusId: quotedStatusId ?? null,
-        quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
-        idempotencyKey: key,
-        resolveRemoteAccount: resolver(ctx),
-        allowedMentions: readStringArray(p, "allowed_mentions", { maxItems: 1000 }) ?? null,
-      };
-      scheduledAt = readTime(p, "scheduled_at");
-      if (scheduledAt) {
-        const row = await scheduleStatus(ctx, input, scheduledAt);
-        const [json] = await serializeScheduledStatuses(ctx, [row]);
-        return c.json(json);
-      }
-      const status = await createStatus(ctx, input);
-      // Without a key the status is new (a key may answer an earlier one,
-      // which may have been favourited since): nothing about it depends on
-      // the viewer yet.
-      const viewerRows = key ? undefined : newOwnStatusViewerRows(status, me(c));
-      const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) }, viewerRows);
-      return c.json(json);
-    } catch (error) {
-      if (error instanceof UnexpectedMentionsError) throw await unexpectedMentions(ctx, error);
-      throw statusError(error);
-    }
-  });
-
-  app.on(["PUT", "PATCH"], "/api/v1/statuses/:id{[0-9]+}", writeStatuses, async (c) => {
-    const ctx = c.get("ctx");
-    const id = pathId(c);
-    const p = await params(c);
-    const attributes: MediaAttributeInput[] = (readPermittedObjectList(p, "media_attributes") ?? [])
-      .map((a) => ({
-        id: readString(a, "id") ?? "",
-        description: readString(a, "description", { allowBlank: true }),
-        focus: readString(a, "focus"),
-      }));
-    const quotePolicy = readString(p, "quote_approval_policy");
-    try {
-      const status = await editStatus(ctx, {
-        accountId: me(c),
-        statusId: id,
-        text: readString(p, "status", { allowBlank: true }),
-        spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
-        sensitive: readBoolean(p, "sensitive"),
-        language: readString(p, "language"),
-        mediaIds: "media_ids" in p
-          ? readStringArray(p, "media_ids", { maxItems: 1000 }) ?? []
-          : undefined,
-        mediaAttributes: attributes,
-        poll: readPoll(p),
-        quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
-        resolveRemoteAccount: resolver(ctx),
-      });
-      const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
-      return c.json(json);
-    } catch (error) {
-      throw statusError(error);
-    }
-  });
-
+  app.post("/api/v1/statuses", writeStatuses, postStatus);
+  app.on(["PUT", "PATCH"], "/api/v1/statuses/:id{[0-9]+}", writeStatuses, putStatus);
   app.on(
     ["PUT", "PATCH"],
     "/api/v1/statuses/:id{[0-9]+}/interaction_policy",
     writeStatuses,
-    async (c) => {
-      const ctx = c.get("ctx");
-      const id = pathId(c);
-      const policy = readString(await params(c), "quote_approval_policy") ?? "";
-      try {
-        const status = await setQuotePolicy(ctx.database.db, me(c), id, checkQuotePolicy(policy));
-        const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
-        return c.json(json);
-      } catch (error) {
-        throw statusError(error);
-      }
-    },
+    putInteractionPolicy,
   );
-
-  app.delete("/api/v1/statuses/:id{[0-9]+}", writeStatuses, async (c) => {
-    const ctx = c.get("ctx");
-    const id = pathId(c);
-    const p = await params(c);
-    const viewer = { accountId: me(c) };
-    try {
-      const before = await ownStatus(ctx.database.db, viewer.accountId, id);
-      // Serialized before the delete: the answer shows the media and poll for redraft.
-      const [json] = await serializeStatuses(ctx, [before], viewer);
-      await deleteStatus(ctx, viewer.accountId, id, {
-        deleteMedia: readBoolean(p, "delete_media") ?? false,
-      });
-      return c.json({ ...json, text: before.text ?? "" });
-    } catch (error) {
-      throw statusError(error);
-    }
-  });
-
+  app.delete("/api/v1/statuses/:id{[0-9]+}", writeStatuses, removeStatus);
   return app;
 }

@@ -27,7 +27,8 @@ import { requireUser } from "../middleware/scopes.ts";
 import { serializeTag, serializeTags } from "../entities/tag.ts";
 import { me, relationshipError } from "./relationships.ts";
 import { viewerAccountId } from "./accounts_access.ts";
-import { linkRelationPage, pageWindow } from "../relation_pagination.ts";
+import { linkRelationPage } from "../relation_pagination.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
 import { tagFollows, tags } from "../../db/schema/mod.ts";
 import {
   findTagByName,

@@ -26,8 +26,7 @@ import type { StreamEvent } from "../../actors/streaming/bus.ts";
 import { SseHeartbeat } from "./sse.ts";
 import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
 import { Payload, type StreamConnection } from "./frames.ts";
-import type { Subscription } from "./streams.ts";
-import { isPublicStream, type StreamName } from "./streams.ts";
+import { isPublicStream, type StreamName, type Subscription } from "./streams.ts";
 import {
   deliverAnnouncement,
   deliverConversation,
@@ -40,6 +39,12 @@ import {
 } from "./render.ts";
 
 const logger = getLogger(["rookery", "streaming"]);
+
+/** The events about announcements. */
+type AnnouncementEvent = Extract<
+  StreamEvent,
+  { event: "announcement" | "announcement.reaction" | "announcement.delete" }
+>;
 
 /** Events waiting for dispatch beyond which new ones are dropped. */
 export const MAX_BACKLOG = 10_000;
@@ -57,6 +62,10 @@ interface KeptEvent {
   at: number;
   event: StreamEvent;
 }
+
+/** Keeps the targets an event goes to (all of them, or a replay's one). */
+type Pick = (targets: Target[]) => Target[];
+const ALL: Pick = (targets) => targets;
 
 export class StreamHub {
   /** The keep-alive of this hub's SSE connections. */
@@ -151,9 +160,9 @@ export class StreamHub {
     if (mark === undefined) return;
     const missed = this.#kept.filter((k) => k.seq > mark);
     if (missed.length === 0) return;
-    const only: Target = { conn, sub };
+    const pick: Pick = (targets) => targets.filter((t) => t.conn === conn && t.sub === sub);
     for (const kept of missed) {
-      this.#queue = this.#queue.then(() => this.#dispatch(kept.event, only)).catch((error) =>
+      this.#queue = this.#queue.then(() => this.#dispatch(kept.event, pick)).catch((error) =>
         deliveryFailed(kept.event.event, error)
       );
     }
@@ -217,29 +226,22 @@ export class StreamHub {
     return out;
   }
 
-  /** Sends an event to its targets (`only`: to that one alone, when it is among them). */
-  async #dispatch(event: StreamEvent, only?: Target): Promise<void> {
-    if (!only) {
+  /** Sends an event to its targets (a replay's `pick` keeps its one). */
+  async #dispatch(event: StreamEvent, pick?: Pick): Promise<void> {
+    if (!pick) {
       this.#seq++;
       if (this.#connections.size === 0) return;
       this.#keep(event);
     }
+    pick ??= ALL;
     const ctx = this.#ctx;
-    const pick = (targets: Target[]) =>
-      only ? targets.filter((t) => t.conn === only.conn && t.sub === only.sub) : targets;
-    const accounts = (
-      ids: Iterable<string>,
-      names: readonly StreamName[],
-      filter?: (conn: StreamConnection, name: StreamName) => boolean,
-    ) => pick(this.#accountTargets(ids, names, filter));
-    const lists = (ids: readonly string[]) => pick(this.#listTargets(ids));
     switch (event.event) {
       case "update":
       case "status.update":
       case "delete": {
         const direct = [
-          ...accounts(event.home ?? [], ["user"]),
-          ...lists(event.lists ?? []),
+          ...pick(this.#accountTargets(event.home ?? [], ["user"])),
+          ...pick(this.#listTargets(event.lists ?? [])),
         ];
         const candidates = pick(this.#publicTargets());
         if (event.event === "delete") {
@@ -254,21 +256,13 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.notificationId,
-          accounts(
-            [event.accountId],
-            ["user", "user:notification"],
-            (conn, name) => name !== "user" || conn.notifications,
-          ),
+          pick(this.#notificationTargets(event.accountId)),
         );
         return;
       case "notifications_merged":
         // Mastodon's payload is "1".
         deliverPlain(
-          accounts(
-            [event.accountId],
-            ["user", "user:notification"],
-            (conn, name) => name !== "user" || conn.notifications,
-          ),
+          pick(this.#notificationTargets(event.accountId)),
           new Payload("notifications_merged", "1"),
         );
         return;
@@ -277,25 +271,36 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.conversationId,
-          accounts([event.accountId], ["direct"]),
+          pick(this.#accountTargets([event.accountId], ["direct"])),
         );
         return;
       case "filters_changed":
         deliverPlain(
-          accounts([event.accountId], ["user"]),
+          pick(this.#accountTargets([event.accountId], ["user"])),
           new Payload("filters_changed", undefined),
         );
         return;
       case "announcement":
+      case "announcement.reaction":
+      case "announcement.delete":
+        return await this.#dispatchAnnouncement(event, pick);
+    }
+  }
+
+  /** Announcements go to every signed-in user stream of this process. */
+  async #dispatchAnnouncement(event: AnnouncementEvent, pick: Pick): Promise<void> {
+    const ctx = this.#ctx;
+    switch (event.event) {
+      case "announcement":
         await deliverAnnouncement(
           ctx,
           event.announcementId,
-          accounts(this.#byAccount.keys(), ["user"]),
+          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
         );
         return;
       case "announcement.reaction":
         deliverPlain(
-          accounts(this.#byAccount.keys(), ["user"]),
+          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
           new Payload(
             "announcement.reaction",
             JSON.stringify({
@@ -308,11 +313,20 @@ export class StreamHub {
         return;
       case "announcement.delete":
         deliverPlain(
-          accounts(this.#byAccount.keys(), ["user"]),
+          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
           new Payload("announcement.delete", event.announcementId),
         );
         return;
     }
+  }
+
+  /** The streams a notification of `accountId` goes to (`user` only when it asked for them). */
+  #notificationTargets(accountId: string): Target[] {
+    return this.#accountTargets(
+      [accountId],
+      ["user", "user:notification"],
+      (conn, name) => name !== "user" || conn.notifications,
+    );
   }
 
   /** Closes the connections whose token was revoked (or whose user was disabled). */

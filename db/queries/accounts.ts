@@ -17,6 +17,7 @@
  *   accounts that block them, or accounts on a domain they blocked.
  */
 import { type SQL, sql } from "drizzle-orm";
+import { pageWindow } from "./id_paging.ts";
 import type { Database } from "../connection.ts";
 
 /** Paging bounds on some id column, newest first unless `minId` is given. */
@@ -101,17 +102,10 @@ export function visibleToViewer(
   return sql.join(parts, sql` AND `);
 }
 
-/** `col < max_id AND col > since_id/min_id`, and the order the page is read in. */
+/** The page's bounds on `column` (TRUE without any), and whether it is read upwards. */
 function pageBounds(column: SQL, page: IdPage): { where: SQL; ascending: boolean } {
-  const parts: SQL[] = [];
-  if (page.maxId) parts.push(sql`${column} < ${page.maxId}::bigint`);
-  if (page.sinceId) parts.push(sql`${column} > ${page.sinceId}::bigint`);
-  if (page.minId) parts.push(sql`${column} > ${page.minId}::bigint`);
-  return {
-    where: parts.length ? sql.join(parts, sql` AND `) : sql`TRUE`,
-    // min_id pages forward from the cursor: read upwards, hand back newest first.
-    ascending: page.minId != null,
-  };
+  const window = pageWindow(column, page);
+  return { where: window.where ?? sql`TRUE`, ascending: window.reverse };
 }
 
 function idList(ids: readonly string[]): SQL {

@@ -4,7 +4,8 @@
  * origin, moderation status, role, name, domain, address or IP, one page of
  * ids at a time (the entity loader serializes them).
  */
-import { and, asc, desc, gt, lt, type SQL, sql } from "drizzle-orm";
+import { and, type SQL, sql } from "drizzle-orm";
+import { newestFirst, pageWindow } from "./id_paging.ts";
 import type { Executor } from "../connection.ts";
 import { accounts } from "../schema/mod.ts";
 
@@ -116,15 +117,10 @@ export async function listAdminAccountIds(
   filter: AdminAccountFilter,
   page: IdPage,
 ): Promise<string[]> {
-  const where = conditions(filter);
-  if (page.maxId) where.push(lt(accounts.id, page.maxId));
-  if (page.minId) where.push(gt(accounts.id, page.minId));
-  else if (page.sinceId) where.push(gt(accounts.id, page.sinceId));
-  // min_id wants the ids just above it: read upwards, then turn the page around.
-  const rows = await db.select({ id: accounts.id }).from(accounts).where(and(...where))
-    .orderBy(page.minId ? asc(accounts.id) : desc(accounts.id)).limit(page.limit);
-  const ids = rows.map((r) => r.id);
-  return page.minId ? ids.reverse() : ids;
+  const window = pageWindow(accounts.id, page);
+  const rows = await db.select({ id: accounts.id }).from(accounts)
+    .where(and(...conditions(filter), window.where)).orderBy(window.order).limit(page.limit);
+  return newestFirst(rows.map((r) => r.id), window.reverse);
 }
 
 /** Whether `value` is an IPv4/IPv6 address or CIDR range PostgreSQL's inet takes. */

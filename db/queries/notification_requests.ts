@@ -5,13 +5,14 @@
  * shown either). The last status is given only when the recipient may still
  * see it (the one visibility module decides).
  */
-import { and, asc, desc, eq, gt, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "../connection.ts";
 import { isId } from "../ids.ts";
 import { accounts, notificationRequests, statuses } from "../schema/mod.ts";
 import { visibleStatusFilter } from "./visibility.ts";
-import type { IdWindow } from "./notifications.ts";
+import { type IdWindow, notificationWindow } from "./notifications.ts";
+import { newestFirst } from "./id_paging.ts";
 
 /** A request row as the serializer needs it. */
 export interface NotificationRequestRow {
@@ -69,17 +70,12 @@ export async function listNotificationRequests(
   options: { dismissed: boolean },
   page: IdWindow,
 ): Promise<NotificationRequestRow[]> {
-  const forward = page.minId != null && page.sinceId == null;
+  const window = notificationWindow(r.id, page);
   const rows = await selectRows(db, viewer).where(ownRequests(
     viewer,
-    and(
-      eq(r.dismissed, options.dismissed),
-      page.maxId ? lt(r.id, page.maxId) : undefined,
-      page.sinceId ? gt(r.id, page.sinceId) : undefined,
-      page.minId ? gt(r.id, page.minId) : undefined,
-    ),
-  )).orderBy(forward ? asc(r.id) : desc(r.id)).limit(page.limit);
-  return forward ? rows.reverse() : rows;
+    and(eq(r.dismissed, options.dismissed), window.where),
+  )).orderBy(window.order).limit(page.limit);
+  return newestFirst(rows, window.reverse);
 }
 
 /** One of `viewer`'s requests (dismissed ones too), or null. */

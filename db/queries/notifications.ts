@@ -17,7 +17,8 @@
  * one index probe, so a page costs about as many probes as it has groups
  * plus the notifications it skips.
  */
-import { and, asc, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, type Column, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { newestFirst, type Page, pageWindow } from "./id_paging.ts";
 import { alias } from "drizzle-orm/pg-core";
 import type { Executor } from "../connection.ts";
 import { isId } from "../ids.ts";
@@ -38,11 +39,14 @@ export interface NotificationFilter {
 }
 
 /** Paging bounds over notification ids. */
-export interface IdWindow {
-  maxId: string | null;
-  sinceId: string | null;
-  minId: string | null;
-  limit: number;
+export type IdWindow = Page;
+
+/**
+ * A page of notifications (or requests) by id: with both `since_id` and
+ * `min_id` it is read downwards, as Mastodon's notification lists read it.
+ */
+export function notificationWindow(column: Column, page: IdWindow) {
+  return pageWindow(column, page, page.minId != null && page.sinceId == null);
 }
 
 /** A notification row as the serializers need it. */
@@ -128,14 +132,10 @@ export async function listNotifications(
   filter: NotificationFilter,
   page: IdWindow,
 ): Promise<NotificationRow[]> {
-  const forward = page.minId != null && page.sinceId == null;
-  const rows = await selectRows(db).where(and(
-    browsable(viewer, filter),
-    page.maxId ? lt(n.id, page.maxId) : undefined,
-    page.sinceId ? gt(n.id, page.sinceId) : undefined,
-    page.minId ? gt(n.id, page.minId) : undefined,
-  )).orderBy(forward ? asc(n.id) : desc(n.id)).limit(page.limit);
-  return forward ? rows.reverse() : rows;
+  const window = notificationWindow(n.id, page);
+  const rows = await selectRows(db).where(and(browsable(viewer, filter), window.where))
+    .orderBy(window.order).limit(page.limit);
+  return newestFirst(rows, window.reverse);
 }
 
 /** Notifications of `viewer` by id (browsable ones only), newest first. */
@@ -173,15 +173,13 @@ export async function groupMembers(
   groupKey: string,
   page: IdWindow,
 ): Promise<NotificationRow[]> {
-  const forward = page.minId != null && page.sinceId == null;
+  const window = notificationWindow(n.id, page);
   const rows = await selectRows(db).where(and(
     browsable(viewer, { includeFiltered: true }),
     groupCondition(groupKey),
-    page.maxId ? lt(n.id, page.maxId) : undefined,
-    page.sinceId ? gt(n.id, page.sinceId) : undefined,
-    page.minId ? gt(n.id, page.minId) : undefined,
-  )).orderBy(forward ? asc(n.id) : desc(n.id)).limit(page.limit);
-  return forward ? rows.reverse() : rows;
+    window.where,
+  )).orderBy(window.order).limit(page.limit);
+  return newestFirst(rows, window.reverse);
 }
 
 /** Which notifications a group key names (Mastodon's Notification.by_group_key). */

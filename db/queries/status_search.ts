@@ -220,14 +220,46 @@ function parts(scope: SearchScope): { library: boolean; public: boolean } {
 }
 
 /**
- * The ids of the statuses the search finds, newest first (with `minId`: the
- * ones just above it, still newest first).
+ * The pieces every part of the search statement shares, decided once: the
+ * order, the window, the conditions, whether the GIN index is asked first.
  */
-export async function searchStatuses(database: Database, search: StatusSearch): Promise<string[]> {
+interface SearchPlan {
+  search: StatusSearch;
+  /** The viewer, as a bigint parameter. */
+  v: SQL;
+  forward: boolean;
+  order: SQL;
+  /** The rows each part must find: the page and what it skips. */
+  window: number;
+  /** The conditions a status must meet, the text match included. */
+  common: SQL;
+  /** The same without the text match. */
+  rest: SQL;
+  /** Whether the query has words or phrases the GIN index can find. */
+  gin: boolean;
+  ginFirst: boolean;
+  ginMatches: SQL;
+  /** Where the GIN steps read (the materialized matches when asked first) and what they check. */
+  ginSource: SQL;
+  ginCond: SQL;
+  recentWindow: number;
+  libraryWindow: number;
+  /** Past the edge of a window, in page order, and that edge. */
+  older: SQL;
+  edgeOf: SQL;
+  /** The author conditions, each prefixed with AND. */
+  authors: SQL;
+}
+
+/** What a part adds to the statement: common table expressions and branches of the union. */
+interface SearchParts {
+  ctes: SQL[];
+  branches: SQL[];
+}
+
+async function planSearch(database: Database, search: StatusSearch): Promise<SearchPlan> {
   const v = sql`${search.viewerId}::bigint`;
   const forward = search.minId != null && search.maxId == null;
-  const order = forward ? sql`ASC` : sql`DESC`;
-  const window = search.limit + search.offset;
   const text = textQuery(search.parsed);
   const rest = sql.join([
     ...rowConditions(search),
@@ -243,164 +275,202 @@ export async function searchStatuses(database: Database, search: StatusSearch): 
   const gin = hasPositiveText(search.parsed);
   const ginFirst = gin && (search.ginFirst ??
     (await estimateRows(database, ginMatches)) <= GIN_FIRST_ROWS);
-  // Asking the GIN index first is a window of one row (the steps below
-  // need an edge to continue from).
-  const recentWindow = ginFirst ? 1 : search.recentWindow ?? RECENT_WINDOW;
-  const libraryWindow = ginFirst ? 1 : search.libraryWindow ?? LIBRARY_WINDOW;
-  const common = sql`${matches} AND ${rest}`;
-  /** The id range as one condition on `column` (a constant, never input). */
-  const inRange = (column: string) => {
-    const bounds = idBounds(search, column);
-    return bounds.length ? sql.join(bounds, sql` AND `) : sql`TRUE`;
+  return {
+    search,
+    v,
+    forward,
+    order: forward ? sql`ASC` : sql`DESC`,
+    window: search.limit + search.offset,
+    common: sql`${matches} AND ${rest}`,
+    rest,
+    gin,
+    ginFirst,
+    ginMatches,
+    // Asked first, the GIN index is read once for all the parts' GIN steps.
+    ginSource: ginFirst ? sql`gin_matches ss` : sql`status_search ss`,
+    ginCond: ginFirst ? sql`TRUE` : ginMatches,
+    // Asking the GIN index first is a window of one row (the steps below
+    // need an edge to continue from).
+    recentWindow: ginFirst ? 1 : search.recentWindow ?? RECENT_WINDOW,
+    libraryWindow: ginFirst ? 1 : search.libraryWindow ?? LIBRARY_WINDOW,
+    older: forward ? sql`>` : sql`<`,
+    edgeOf: forward ? sql`max` : sql`min`,
+    authors: sql.join(authorConditions(search).map((c) => sql` AND ${c}`), sql``),
   };
-  /**
-   * Candidate ids (a subquery yielding `id` in page order) checked one by
-   * one against `conditions`, in that order, until the page is full. OFFSET
-   * 0 keeps both subqueries from being flattened into a join PostgreSQL
-   * would plan from its guesses (merging with the whole index read
-   * backwards, or checking every candidate before sorting).
-   */
-  const probe = (candidates: SQL, conditions: SQL) =>
-    sql`(SELECT c.id FROM (${candidates} OFFSET 0) c
+}
+
+/** The id range as one condition on `column` (a constant, never input). */
+function inRange(plan: SearchPlan, column: string): SQL {
+  const bounds = idBounds(plan.search, column);
+  return bounds.length ? sql.join(bounds, sql` AND `) : sql`TRUE`;
+}
+
+/**
+ * Candidate ids (a subquery yielding `id` in page order) checked one by
+ * one against `conditions`, in that order, until the page is full. OFFSET
+ * 0 keeps both subqueries from being flattened into a join PostgreSQL
+ * would plan from its guesses (merging with the whole index read
+ * backwards, or checking every candidate before sorting).
+ */
+function probe(plan: SearchPlan, candidates: SQL, conditions: SQL): SQL {
+  return sql`(SELECT c.id FROM (${candidates} OFFSET 0) c
       CROSS JOIN LATERAL (SELECT 1 FROM status_search ss JOIN statuses s ON s.id = ss.status_id
         WHERE ss.status_id = c.id AND ${conditions} OFFSET 0) hit
-      ORDER BY c.id ${order} LIMIT ${window})`;
+      ORDER BY c.id ${plan.order} LIMIT ${plan.window})`;
+}
+
+/**
+ * The ids of the statuses the search finds, newest first (with `minId`: the
+ * ones just above it, still newest first).
+ *
+ * Each part reads its newest rows first, then, for a query with words and
+ * only when those did not fill the page, asks the GIN index for the rest
+ * (`+ 0` keeps PostgreSQL from reading the primary key instead, backwards
+ * or as a bitmap of the whole range). So a part's cost never rests on
+ * PostgreSQL's guess of how common the words are: its statistics keep
+ * only the commonest words and guess any other at 0.5% of statuses, and a
+ * guess too high for a rare word had it read the whole index backwards
+ * (0.6 s over a million statuses). A frequent word fills the page within
+ * the newest rows; a rare one is found at once by the GIN index.
+ */
+export async function searchStatuses(database: Database, search: StatusSearch): Promise<string[]> {
+  const plan = await planSearch(database, search);
   const want = parts(search.parsed.scope);
-  const branches: SQL[] = [];
   const ctes: SQL[] = [];
-  // Asked first, the GIN index is read once for all the parts' GIN steps.
-  const ginSource = ginFirst ? sql`gin_matches ss` : sql`status_search ss`;
-  const ginCond = ginFirst ? sql`TRUE` : ginMatches;
-  if (ginFirst) {
+  const branches: SQL[] = [];
+  if (plan.ginFirst) {
     ctes.push(sql`gin_matches AS MATERIALIZED (
       SELECT ss.status_id, ss.account_id, ss.public FROM status_search ss
-      WHERE ${ginMatches} AND ${inRange("ss.status_id")})`);
+      WHERE ${plan.ginMatches} AND ${inRange(plan, "ss.status_id")})`);
   }
-  const older = forward ? sql`>` : sql`<`;
-  const edgeOf = forward ? sql`max` : sql`min`;
-  const authors = sql.join(authorConditions(search).map((c) => sql` AND ${c}`), sql``);
-  // Each part reads its newest rows first, then, for a query with words and
-  // only when those did not fill the page, asks the GIN index for the rest
-  // (`+ 0` keeps PostgreSQL from reading the primary key instead, backwards
-  // or as a bitmap of the whole range). So a part's cost never rests on
-  // PostgreSQL's guess of how common the words are: its statistics keep
-  // only the commonest words and guess any other at 0.5% of statuses, and a
-  // guess too high for a rare word had it read the whole index backwards
-  // (0.6 s over a million statuses). A frequent word fills the page within
-  // the newest rows; a rare one is found at once by the GIN index.
-  if (want.library) {
-    // The user's own statuses and those they interacted with.
-    const mine = (column: string, from: SQL) =>
-      sql`(SELECT ${sql.raw(column)} AS id FROM ${from} AND ${inRange(column)}
+  for (const part of [want.library && libraryPart(plan), want.public && publicPart(plan)]) {
+    if (!part) continue;
+    ctes.push(...part.ctes);
+    branches.push(...part.branches);
+  }
+  const withs = ctes.length ? sql`WITH ${sql.join(ctes, sql`, `)}` : sql``;
+  const query = sql`${withs} SELECT id FROM (${sql.join(branches, sql` UNION `)}) found
+    ORDER BY id ${plan.order} LIMIT ${search.limit} OFFSET ${search.offset}`;
+  const rows = await runSearch(database, query);
+  const ids = rows.map((r) => String(r.id));
+  return plan.forward ? ids.reverse() : ids;
+}
+
+/** The library part: the user's own statuses and those they interacted with. */
+function libraryPart(plan: SearchPlan): SearchParts {
+  const { v, order, gin, libraryWindow } = plan;
+  const mine = (column: string, from: SQL) =>
+    sql`(SELECT ${sql.raw(column)} AS id FROM ${from} AND ${inRange(plan, column)}
         ORDER BY 1 ${order}${gin ? sql` LIMIT ${libraryWindow}` : sql``})`;
-    const interactedParts = [
-      mine("status_id", sql`mentions WHERE account_id = ${v}`),
-      mine("status_id", sql`favourites WHERE account_id = ${v}`),
-      mine("status_id", sql`bookmarks WHERE account_id = ${v}`),
-      mine("reblog_of_id", sql`statuses WHERE account_id = ${v} AND reblog_of_id IS NOT NULL`),
-    ];
-    const libraryIds = sql.join([
-      mine("ss.status_id", sql`status_search ss WHERE ss.account_id = ${v}`),
-      ...interactedParts,
-    ], sql` UNION `);
-    // All of them, without the window's cut.
-    const interactedIds = sql`SELECT status_id AS id FROM mentions WHERE account_id = ${v}
+  const libraryIds = sql.join([
+    mine("ss.status_id", sql`status_search ss WHERE ss.account_id = ${v}`),
+    mine("status_id", sql`mentions WHERE account_id = ${v}`),
+    mine("status_id", sql`favourites WHERE account_id = ${v}`),
+    mine("status_id", sql`bookmarks WHERE account_id = ${v}`),
+    mine("reblog_of_id", sql`statuses WHERE account_id = ${v} AND reblog_of_id IS NOT NULL`),
+  ], sql` UNION `);
+  if (!gin) {
+    const candidates = sql`SELECT id FROM (${libraryIds}) ids ORDER BY id ${order}`;
+    return { ctes: [], branches: [probe(plan, candidates, plan.common)] };
+  }
+  const ctes = [
+    sql`library_window AS MATERIALIZED (
+        SELECT id FROM (${libraryIds}) ids ORDER BY id ${order} LIMIT ${libraryWindow})`,
+    sql`library_recent AS MATERIALIZED ${
+      probe(plan, sql`SELECT id FROM library_window ORDER BY id ${order}`, plan.common)
+    }`,
+    sql`library_edge AS MATERIALIZED (
+        SELECT ${plan.edgeOf}(id) AS id, count(*) AS n FROM library_window)`,
+  ];
+  return {
+    ctes,
+    branches: [sql`(SELECT id FROM library_recent)`, ...olderLibraryBranches(plan)],
+  };
+}
+
+/** Past the library's window, when it did not fill the page: through the GIN index. */
+function olderLibraryBranches(plan: SearchPlan): SQL[] {
+  const { v, order, older, ginSource, ginCond } = plan;
+  // All the statuses interacted with, without the window's cut.
+  const interactedIds = sql`SELECT status_id AS id FROM mentions WHERE account_id = ${v}
       UNION SELECT status_id FROM favourites WHERE account_id = ${v}
       UNION SELECT status_id FROM bookmarks WHERE account_id = ${v}
       UNION SELECT reblog_of_id FROM statuses WHERE account_id = ${v}
         AND reblog_of_id IS NOT NULL`;
-    if (!gin) {
-      branches.push(probe(sql`SELECT id FROM (${libraryIds}) ids ORDER BY id ${order}`, common));
-    } else {
-      const size = libraryWindow;
-      ctes.push(sql`library_window AS MATERIALIZED (
-        SELECT id FROM (${libraryIds}) ids ORDER BY id ${order} LIMIT ${size})`);
-      ctes.push(
-        sql`library_recent AS MATERIALIZED ${
-          probe(sql`SELECT id FROM library_window ORDER BY id ${order}`, common)
-        }`,
-      );
-      ctes.push(sql`library_edge AS MATERIALIZED (
-        SELECT ${edgeOf}(id) AS id, count(*) AS n FROM library_window)`);
-      branches.push(sql`(SELECT id FROM library_recent)`);
-      const more = sql`(SELECT count(*) FROM library_recent) < ${window}
-        AND (SELECT n FROM library_edge) = ${size}`;
-      // Older own statuses: the GIN index intersected with (account_id, status_id).
-      branches.push(probe(
-        sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
+  const more = sql`(SELECT count(*) FROM library_recent) < ${plan.window}
+        AND (SELECT n FROM library_edge) = ${plan.libraryWindow}`;
+  const range = inRange(plan, "ss.status_id");
+  // Older own statuses: the GIN index intersected with (account_id, status_id).
+  const own = probe(
+    plan,
+    sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
           WHERE ${more} AND ss.account_id = ${v}
             AND ss.status_id + 0 ${older} (SELECT id FROM library_edge)
-            AND ${inRange("ss.status_id")} AND ${ginCond}${authors}
+            AND ${range} AND ${ginCond}${plan.authors}
           ORDER BY 1 ${order}`,
-        common,
-      ));
-      // Older interacted-with statuses: each checked in turn, or, when the
-      // GIN index is asked first (its matches are few), its matches among them.
-      branches.push(probe(
-        ginFirst
-          ? sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
+    plan.common,
+  );
+  // Older interacted-with statuses: each checked in turn, or, when the
+  // GIN index is asked first (its matches are few), its matches among them.
+  const interacted = probe(
+    plan,
+    plan.ginFirst
+      ? sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
             WHERE ${more} AND ss.status_id + 0 ${older} (SELECT id FROM library_edge)
-              AND ${inRange("ss.status_id")} AND ${ginCond}
+              AND ${range} AND ${ginCond}
               AND ss.status_id + 0 IN (${interactedIds})
             ORDER BY 1 ${order}`
-          : sql`SELECT id FROM (${interactedIds}) ids
+      : sql`SELECT id FROM (${interactedIds}) ids
             WHERE ${more} AND id ${older} (SELECT id FROM library_edge)
             ORDER BY id ${order}`,
-        common,
-      ));
-    }
-  }
-  if (want.public) {
-    // Public statuses of indexable accounts.
-    const indexable = sql`ss.public AND EXISTS (SELECT 1 FROM accounts ia
+    plan.common,
+  );
+  return [own, interacted];
+}
+
+/** The public part: public statuses of indexable accounts. */
+function publicPart(plan: SearchPlan): SearchParts {
+  const { order, common, rest } = plan;
+  const indexable = sql`ss.public AND EXISTS (SELECT 1 FROM accounts ia
       WHERE ia.id = ss.account_id AND ia.indexable)`;
-    const author = oneAuthor(search);
-    if (author) {
-      // One author (`from:` or `account_id`): their statuses, newest first
-      // through (account_id, status_id), each checked in turn; bounded by
-      // that author's statuses, whatever the words.
-      branches.push(probe(
-        sql`SELECT ss.status_id AS id FROM status_search ss
-          WHERE ss.account_id = ${author}::bigint AND ${inRange("ss.status_id")}
-          ORDER BY ss.status_id ${order}`,
-        sql`${indexable} AND ${common}`,
-      ));
-    } else if (!gin) {
-      // Without words, the newest first until the page is full.
-      branches.push(probe(
-        sql`SELECT ss.status_id AS id FROM status_search ss
-          WHERE ${inRange("ss.status_id")} AND ss.public${authors}
-          ORDER BY ss.status_id ${order}`,
-        sql`${indexable} AND ${rest}`,
-      ));
-    } else {
-      const recentRows = sql`(SELECT * FROM status_search ss WHERE ${inRange("ss.status_id")}
-        ORDER BY ss.status_id ${order} LIMIT ${recentWindow})`;
-      ctes.push(sql`recent AS MATERIALIZED (
+  const range = inRange(plan, "ss.status_id");
+  const author = oneAuthor(plan.search);
+  if (author) {
+    // One author (`from:` or `account_id`): their statuses, newest first
+    // through (account_id, status_id), each checked in turn; bounded by
+    // that author's statuses, whatever the words.
+    const candidates = sql`SELECT ss.status_id AS id FROM status_search ss
+          WHERE ss.account_id = ${author}::bigint AND ${range}
+          ORDER BY ss.status_id ${order}`;
+    return { ctes: [], branches: [probe(plan, candidates, sql`${indexable} AND ${common}`)] };
+  }
+  if (!plan.gin) {
+    // Without words, the newest first until the page is full.
+    const candidates = sql`SELECT ss.status_id AS id FROM status_search ss
+          WHERE ${range} AND ss.public${plan.authors}
+          ORDER BY ss.status_id ${order}`;
+    return { ctes: [], branches: [probe(plan, candidates, sql`${indexable} AND ${rest}`)] };
+  }
+  const recentRows = sql`(SELECT * FROM status_search ss WHERE ${range}
+        ORDER BY ss.status_id ${order} LIMIT ${plan.recentWindow})`;
+  const ctes = [
+    sql`recent AS MATERIALIZED (
         SELECT ss.status_id AS id FROM ${recentRows} ss JOIN statuses s ON s.id = ss.status_id
         WHERE ${indexable} AND ${common}
-        ORDER BY ss.status_id ${order} LIMIT ${window})`);
-      ctes.push(
-        sql`edge AS MATERIALIZED (SELECT ${edgeOf}(w.status_id) AS id FROM ${recentRows} w)`,
-      );
-      branches.push(sql`(SELECT id FROM recent)`);
-      // The GIN index's matches are sorted first, then checked newest first.
-      branches.push(probe(
-        sql`SELECT ss.status_id + 0 AS id FROM ${ginSource}
-          WHERE (SELECT count(*) FROM recent) < ${window}
-            AND ss.status_id + 0 ${older} (SELECT id FROM edge)
-            AND ${inRange("ss.status_id")} AND ss.public AND ${ginCond}${authors}
+        ORDER BY ss.status_id ${order} LIMIT ${plan.window})`,
+    sql`edge AS MATERIALIZED (SELECT ${plan.edgeOf}(w.status_id) AS id FROM ${recentRows} w)`,
+  ];
+  // The GIN index's matches are sorted first, then checked newest first.
+  const older = probe(
+    plan,
+    sql`SELECT ss.status_id + 0 AS id FROM ${plan.ginSource}
+          WHERE (SELECT count(*) FROM recent) < ${plan.window}
+            AND ss.status_id + 0 ${plan.older} (SELECT id FROM edge)
+            AND ${range} AND ss.public AND ${plan.ginCond}${plan.authors}
           ORDER BY 1 ${order}`,
-        sql`${indexable} AND ${rest}`,
-      ));
-    }
-  }
-  const withs = ctes.length ? sql`WITH ${sql.join(ctes, sql`, `)}` : sql``;
-  const query = sql`${withs} SELECT id FROM (${sql.join(branches, sql` UNION `)}) found
-    ORDER BY id ${order} LIMIT ${search.limit} OFFSET ${search.offset}`;
-  const rows = await runSearch(database, query);
-  const ids = rows.map((r) => String(r.id));
-  return forward ? ids.reverse() : ids;
+    sql`${indexable} AND ${rest}`,
+  );
+  return { ctes, branches: [sql`(SELECT id FROM recent)`, older] };
 }
 
 const dialect = new PgDialect();

@@ -13,9 +13,6 @@
  */
 import {
   and,
-  asc,
-  type Column,
-  desc,
   eq,
   getTableColumns,
   inArray,
@@ -35,41 +32,10 @@ import {
   tags,
 } from "../schema/mod.ts";
 import { feedEntryFilter, notLimitedFilter, visibleStatusFilter } from "./visibility.ts";
+import { type Page, type PageBounds, pageWindow } from "./id_paging.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
-
-/** Paging bounds, as api/pagination.ts reads them. */
-export interface Page {
-  maxId: string | null;
-  sinceId: string | null;
-  minId: string | null;
-  limit: number;
-}
-
-/** A page's bounds as values, or as placeholders of a prepared query. */
-export type PageBounds = {
-  [K in "maxId" | "sinceId" | "minId"]: string | Placeholder | null;
-};
-
-/** `column` within the page's bounds, and the order to read it in. */
-export function pageWindow(column: Column | SQL, page: PageBounds): {
-  where: SQL | undefined;
-  order: SQL;
-  /** min_id pages read upwards; the caller reverses them to newest first. */
-  reverse: boolean;
-} {
-  const parts: SQL[] = [];
-  if (page.maxId) parts.push(sql`${column} < ${page.maxId}::bigint`);
-  if (page.sinceId) parts.push(sql`${column} > ${page.sinceId}::bigint`);
-  if (page.minId) parts.push(sql`${column} > ${page.minId}::bigint`);
-  const reverse = page.minId != null;
-  return {
-    where: parts.length ? and(...parts) : undefined,
-    order: reverse ? asc(column) : desc(column),
-    reverse,
-  };
-}
 
 const STATUS_COLUMNS = getTableColumns(statuses);
 

@@ -93,38 +93,45 @@ function scores(rows: ScoreRow[]): TrendScore[] {
   }));
 }
 
-/** Trending tags at `now`: distinct accounts' latest uses, decayed. */
-export async function scoreTags(database: Database, now: Date, executor?: Executor) {
+/**
+ * The decayed score of each target: the distinct accounts whose latest
+ * eligible status links to it (through `link`, a join table with the
+ * target's id in `column`), each weighted by that status's age.
+ */
+async function scoreByAccounts(
+  database: Database,
+  now: Date,
+  link: { table: string; column: string; where?: SQL },
+  executor?: Executor,
+) {
+  const [table, column] = [sql.raw(link.table), sql.raw(link.column)];
   const rows = await database.rows<ScoreRow>(
     sql`WITH uses AS (
-        SELECT st.tag_id, s.account_id, max(s.created_at) AS last_at
-        FROM statuses s JOIN statuses_tags st ON st.status_id = s.id
-        WHERE ${eligible(now, "s")}
+        SELECT l.${column} AS target_id, s.account_id, max(s.created_at) AS last_at
+        FROM statuses s JOIN ${table} l ON l.status_id = s.id
+        WHERE ${eligible(now, "s")}${link.where ? sql` AND ${link.where}` : sql``}
         GROUP BY 1, 2)
-      SELECT tag_id::text AS target_id, sum(${weight(now, sql`last_at`)}) AS score,
+      SELECT target_id::text AS target_id, sum(${weight(now, sql`last_at`)}) AS score,
         count(*) AS accounts
-      FROM uses GROUP BY tag_id
+      FROM uses GROUP BY target_id
       HAVING sum(${weight(now, sql`last_at`)}) >= ${threshold(MIN_ACCOUNTS)}`,
     executor,
   );
   return scores(rows);
 }
 
+/** Trending tags at `now`: distinct accounts' latest uses, decayed. */
+export function scoreTags(database: Database, now: Date, executor?: Executor) {
+  return scoreByAccounts(database, now, { table: "statuses_tags", column: "tag_id" }, executor);
+}
+
 /** Trending links at `now`: distinct accounts' latest posts with the card, decayed. */
-export async function scoreLinks(database: Database, now: Date, executor?: Executor) {
-  const rows = await database.rows<ScoreRow>(
-    sql`WITH shares AS (
-        SELECT spc.preview_card_id, s.account_id, max(s.created_at) AS last_at
-        FROM statuses s JOIN statuses_preview_cards spc ON spc.status_id = s.id
-        WHERE ${eligible(now, "s")} AND NOT s.sensitive AND s.spoiler_text = ''
-        GROUP BY 1, 2)
-      SELECT preview_card_id::text AS target_id, sum(${weight(now, sql`last_at`)}) AS score,
-        count(*) AS accounts
-      FROM shares GROUP BY preview_card_id
-      HAVING sum(${weight(now, sql`last_at`)}) >= ${threshold(MIN_ACCOUNTS)}`,
-    executor,
-  );
-  return scores(rows);
+export function scoreLinks(database: Database, now: Date, executor?: Executor) {
+  return scoreByAccounts(database, now, {
+    table: "statuses_preview_cards",
+    column: "preview_card_id",
+    where: sql`NOT s.sensitive AND s.spoiler_text = ''`,
+  }, executor);
 }
 
 /** Trending statuses at `now`: favourites and boosts, decayed by the status's age. */

@@ -9,7 +9,6 @@
  * remote followers only (local ones are not delivered to over HTTP).
  */
 import type { Context, Federation, RequestContext } from "@fedify/fedify";
-import type { Recipient } from "@fedify/vocab";
 import { and, count, desc, eq, isNotNull, lt } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
@@ -18,6 +17,7 @@ import { authorizeFetch } from "./authorized_fetch.ts";
 import { findLocalAccountByIdentifier } from "./local_actors.ts";
 import { cutPage, FIRST_PAGE, PAGE_SIZE, parseCursor } from "./pagination.ts";
 import { LOCAL_PATHS, localUris } from "../../model/uris.ts";
+import { recipientOf as toRecipient } from "../objects/recipient.ts";
 
 /** Registers `/users/{identifier}/followers` and `/users/{identifier}/following`. */
 export function registerFollowCollections(federation: Federation<AppContext>): void {
@@ -141,16 +141,4 @@ async function countFollows(
   const column = which === "followers" ? follows.targetAccountId : follows.accountId;
   const [row] = await db.select({ n: count() }).from(follows).where(eq(column, accountId));
   return Number(row?.n ?? 0);
-}
-
-function toRecipient(row: {
-  uri: string;
-  inboxUrl: string | null;
-  sharedInboxUrl: string | null;
-}): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: row.inboxUrl ? new URL(row.inboxUrl) : null,
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
 }

@@ -143,34 +143,34 @@ export async function loadNotesData(
   return result;
 }
 
-/** Builds the Note (or Question) of a local status. */
-export function buildNote(
+/** The Note (or Question) of a local status with its thread, quote policy and quote; null without data. */
+export async function localNote(
   ctx: Context<AppContext>,
   status: StatusRow,
-  data: NoteData,
-): Note | Question {
-  const followers = ctx.getFollowersUri(data.author.username);
-  const mentioned = data.mentions.map((m) => new URL(m.uri));
-  let to: URL[], cc: URL[];
-  switch (status.visibility) {
+): Promise<Note | Question | null> {
+  const data = await loadNoteData(ctx.data.database.db, ctx.data.config.origin, status);
+  if (!data) return null;
+  // Thread, quote policy and quote (note_extras.ts), as deliveries send them.
+  return await withNoteExtras(ctx, status, buildNote(ctx, status, data));
+}
+
+/** To and cc of a status by its visibility, as Mastodon's TagManager addresses it. */
+function addressing(visibility: string, followers: URL, mentioned: URL[]) {
+  switch (visibility) {
     case "public":
-      to = [PUBLIC_COLLECTION];
-      cc = [followers, ...mentioned];
-      break;
+      return { tos: [PUBLIC_COLLECTION], ccs: [followers, ...mentioned] };
     case "unlisted":
-      to = [followers];
-      cc = [PUBLIC_COLLECTION, ...mentioned];
-      break;
+      return { tos: [followers], ccs: [PUBLIC_COLLECTION, ...mentioned] };
     case "private":
-      to = [followers, ...mentioned];
-      cc = [];
-      break;
+      return { tos: [followers, ...mentioned], ccs: [] };
     default:
-      to = mentioned;
-      cc = [];
+      return { tos: mentioned, ccs: [] };
   }
-  const origin = ctx.data.config.origin;
-  const tagObjects = [
+}
+
+/** The Mention, Hashtag and Emoji tags of a note. */
+function noteTags(origin: string, data: NoteData) {
+  return [
     ...data.mentions.map((m) => new Mention({ href: new URL(m.url ?? m.uri), name: m.handle })),
     ...data.tags.map((name) =>
       new Hashtag({
@@ -180,23 +180,21 @@ export function buildNote(
     ),
     ...data.emojis.map((e) => emojiTag(origin, e)).filter((e) => e != null),
   ];
-  const terms: NoteTerms = {
-    language: status.language,
-    content: status.content,
-    summary: status.spoilerText || null,
-    attachments: new Map(),
-  };
-  const attachments = data.media.map((m) => {
+}
+
+/**
+ * The attachments of a note as Documents; their blurhash and focal point,
+ * which Fedify's vocabulary lacks, go into `terms` for mastodon_terms.ts.
+ */
+function noteAttachments(origin: string, media: NoteData["media"], terms: NoteTerms): Document[] {
+  return media.map((m) => {
     // As the API's attachment `url`: none while processing, else ours or the remote one.
-    const url = m.state === "processing"
-      ? null
-      : mediaFileUrl(ctx.data.config.origin, m.filePath) ?? m.remoteUrl;
+    const url = m.state === "processing" ? null : mediaFileUrl(origin, m.filePath) ?? m.remoteUrl;
     const meta = m.meta as {
       original?: { width?: number; height?: number };
       focus?: { x?: unknown; y?: unknown };
     };
     const original = meta.original;
-    // blurhash and focalPoint are not in Fedify's vocabulary: mastodon_terms.ts adds them.
     const focus = meta.focus;
     if (url) {
       terms.attachments.set(url, {
@@ -214,11 +212,45 @@ export function buildNote(
       height: original?.height ?? null,
     });
   });
+}
+
+/** The poll's part of a Question: its options (with totals unless hidden), end and voters. */
+function questionFields(poll: NonNullable<NoteData["poll"]>) {
+  // Hidden totals stay hidden from other servers too, until the poll ends.
+  const totals = pollShowsTotals(poll);
+  const options = poll.options.map((name, i) =>
+    new Note({
+      name,
+      replies: new Collection(totals ? { totalItems: poll.tallies[i] ?? 0 } : {}),
+    })
+  );
+  return {
+    ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
+    endTime: poll.expiresAt ? instant(poll.expiresAt) : null,
+    closed: poll.expiresAt && poll.expiresAt <= new Date() ? instant(poll.expiresAt) : null,
+    voters: poll.votersCount,
+  };
+}
+
+/** Builds the Note (or Question) of a local status. */
+export function buildNote(
+  ctx: Context<AppContext>,
+  status: StatusRow,
+  data: NoteData,
+): Note | Question {
+  const origin = ctx.data.config.origin;
+  const followers = ctx.getFollowersUri(data.author.username);
+  const mentioned = data.mentions.map((m) => new URL(m.uri));
+  const terms: NoteTerms = {
+    language: status.language,
+    content: status.content,
+    summary: status.spoilerText || null,
+    attachments: new Map(),
+  };
   const props = {
     id: new URL(status.uri),
     attribution: new URL(data.author.uri),
-    tos: to,
-    ccs: cc,
+    ...addressing(status.visibility, followers, mentioned),
     content: status.content,
     summary: status.spoilerText || null,
     sensitive: status.sensitive,
@@ -226,34 +258,15 @@ export function buildNote(
     updated: status.editedAt ? instant(status.editedAt) : null,
     url: status.url ? new URL(status.url) : null,
     replyTarget: status.inReplyToUri ? new URL(status.inReplyToUri) : null,
-    tags: tagObjects,
-    attachments,
+    tags: noteTags(origin, data),
+    attachments: noteAttachments(origin, data.media, terms),
     quoteUrl: data.quotedUri ? new URL(data.quotedUri) : null,
   };
-  if (data.poll) {
-    // Hidden totals stay hidden from other servers too, until the poll ends.
-    const totals = pollShowsTotals(data.poll);
-    const options = data.poll.options.map((name, i) =>
-      new Note({
-        name,
-        replies: new Collection(totals ? { totalItems: data.poll!.tallies[i] ?? 0 } : {}),
-      })
-    );
-    const question = new WireQuestion({
-      ...props,
-      ...(data.poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
-      endTime: data.poll.expiresAt ? instant(data.poll.expiresAt) : null,
-      closed: data.poll.expiresAt && data.poll.expiresAt <= new Date()
-        ? instant(data.poll.expiresAt)
-        : null,
-      voters: data.poll.votersCount,
-    });
-    question.mastodonTerms.set(new URL(status.uri).href, terms);
-    return question;
-  }
-  const note = new WireNote(props);
-  note.mastodonTerms.set(new URL(status.uri).href, terms);
-  return note;
+  const object = data.poll
+    ? new WireQuestion({ ...props, ...questionFields(data.poll) })
+    : new WireNote(props);
+  object.mastodonTerms.set(new URL(status.uri).href, terms);
+  return object;
 }
 
 /**
@@ -294,10 +307,7 @@ export function registerNoteDispatcher(federation: Federation<AppContext>): void
     if (!status || status.deletedAt) return null;
     const viewer = await fetcherAccountId(ctx);
     if (!await canSeeStatus(db, viewer, status)) return null;
-    const data = await loadNoteData(db, ctx.data.config.origin, status);
-    if (!data) return null;
     // A Question is served at the same path; Fedify only checks it is an Object.
-    // Thread, quote policy and quote (note_extras.ts), as deliveries send them.
-    return await withNoteExtras(ctx, status, buildNote(ctx, status, data)) as Note;
+    return await localNote(ctx, status) as Note | null;
   }).authorize((ctx, values) => authorizeFetch(ctx, values.identifier));
 }

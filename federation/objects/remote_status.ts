@@ -39,7 +39,8 @@ import type { RemoteMediaInput } from "../../actors/statuses/create.ts";
 import { checkLanguage } from "../../actors/statuses/validation.ts";
 import type { Visibility } from "../../model/visibility.ts";
 import type { QuotePolicy } from "../../model/quote_policy.ts";
-import { plainText, sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
+import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
+import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import type { RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { readEmojiTag } from "./emoji.ts";
@@ -196,8 +197,10 @@ async function readMedia(
       remoteUrl: url,
       type: mediaTypeOf(mime, item),
       contentType: mime,
-      description: plainText(textOf(item.name) ?? textOf(item.summary), MEDIA_DESCRIPTION_LIMIT) ||
-        null,
+      description: htmlToText(textOf(item.name) ?? textOf(item.summary), {
+        oneLine: true,
+        maxLength: MEDIA_DESCRIPTION_LIMIT,
+      }) || null,
       blurhash: extra.blurhash ?? null,
       meta,
     });
@@ -250,7 +253,7 @@ async function readPoll(
   const options: string[] = [];
   const tallies: number[] = [];
   for (const option of (multiple ? inclusive : exclusive).slice(0, MAX_POLL_OPTIONS)) {
-    const title = plainText(textOf(option.name), 200);
+    const title = htmlToText(textOf(option.name), { oneLine: true, maxLength: 200 });
     if (!title) continue;
     const replies = await option.getReplies({ documentLoader: noFetch, suppressError: true })
       .catch(() => null);
@@ -298,8 +301,8 @@ function convertedContent(
   content: string | null,
   link: string,
 ): string {
-  const title = plainText(name, 500);
-  const excerpt = plainText(summary, 1_500);
+  const title = htmlToText(name, { oneLine: true, maxLength: 500 });
+  const excerpt = htmlToText(summary, { oneLine: true, maxLength: 1_500 });
   return [
     title ? `<p><strong>${escapeHtml(title)}</strong></p>` : "",
     excerpt ? `<p>${escapeHtml(excerpt)}</p>` : sanitizeHtml(content),
@@ -344,7 +347,7 @@ export async function parseStatusObject(
     attributedTo: object.attributionId?.href ?? null,
     content,
     // A converted object's summary is its text, not a content warning (as in Mastodon).
-    spoilerText: converted ? "" : plainText(summary, 1_500),
+    spoilerText: converted ? "" : htmlToText(summary, { oneLine: true, maxLength: 1_500 }),
     sensitive: terms?.sensitive ?? (object as Note).sensitive ?? false,
     // Mastodon takes the language from the language maps only (not `@language`).
     language: terms ? terms.language : languageOf(object.content),
@@ -364,7 +367,7 @@ export async function parseStatusObject(
     quotePolicy: quotePolicyOf(object),
     published: toDate(object.published),
     updated: toDate(object.updated),
-    name: name ? plainText(name, 500) : null,
+    name: name ? htmlToText(name, { oneLine: true, maxLength: 500 }) : null,
     hasContent: (rawContent ?? "").trim() !== "",
   };
 }

@@ -9,7 +9,7 @@ import { buildLocalActor } from "../dispatchers/actor.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { getKeyPairs } from "../dispatchers/keys.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
-import { recipientOf } from "./relationships.ts";
+import { recipientOf } from "../objects/recipient.ts";
 import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);

@@ -26,7 +26,7 @@ import {
   Remove,
   Undo,
 } from "@fedify/vocab";
-import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, follows, statuses } from "../../db/schema/mod.ts";
@@ -37,6 +37,7 @@ import type {
 } from "../../actors/outbox/interactions.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { activityIds } from "../../model/uris.ts";
+import { inboxColumns, recipientOf, remoteInbox } from "../objects/recipient.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
 
@@ -45,14 +46,6 @@ type StatusRow = typeof statuses.$inferSelect;
 
 function toInstant(date: Date): Temporal.Instant {
   return Temporal.Instant.fromEpochMilliseconds(date.getTime());
-}
-
-function recipientOf(row: Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
 }
 
 function isRemoteInbox(row: AccountRow | undefined): row is AccountRow {
@@ -78,18 +71,9 @@ async function load(
 
 /** Every remote follower of a local account, as Fedify recipients. */
 async function remoteFollowers(app: AppContext, accountId: string): Promise<Recipient[]> {
-  const rows = await app.database.db.select({
-    uri: accounts.uri,
-    inboxUrl: accounts.inboxUrl,
-    sharedInboxUrl: accounts.sharedInboxUrl,
-  }).from(follows)
+  const rows = await app.database.db.select(inboxColumns).from(follows)
     .innerJoin(accounts, eq(accounts.id, follows.accountId))
-    .where(and(
-      eq(follows.targetAccountId, accountId),
-      isNotNull(accounts.domain),
-      isNotNull(accounts.inboxUrl),
-      isNull(accounts.deletedAt),
-    ));
+    .where(and(eq(follows.targetAccountId, accountId), remoteInbox));
   return rows.map(recipientOf);
 }
 

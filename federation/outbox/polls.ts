@@ -9,105 +9,26 @@
  *   voters, one request per shared inbox, as Mastodon's
  *   DistributePollUpdateWorker.
  *
- * {@link buildQuestion} builds the Question from the rows; the statuses
- * federation reuses it for Create(Question) and the object dispatcher.
+ * The Question is the status's own (federation/objects/note.ts localNote),
+ * as its Create and the object dispatcher carry it.
  */
-import type { Context } from "@fedify/fedify";
-import {
-  Collection,
-  Create,
-  Note,
-  PUBLIC_COLLECTION,
-  type Question,
-  type Recipient,
-} from "@fedify/vocab";
-import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { Create, Note, type Recipient } from "@fedify/vocab";
+import { and, eq, inArray } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, follows, mentions, polls, pollVotes, statuses } from "../../db/schema/mod.ts";
 import type { PollDeliveries } from "../../actors/outbox/polls.ts";
 import { instanceContext } from "../fetch/lookup.ts";
-import { carryTerms, WireQuestion, WireUpdate } from "../objects/mastodon_terms.ts";
+import { carryTerms, WireUpdate } from "../objects/mastodon_terms.ts";
 import { activityIds } from "../../model/uris.ts";
+import { localNote } from "../objects/note.ts";
+import { inboxColumns, recipientOf, remoteInbox } from "../objects/recipient.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "polls"]);
 
 type AccountRow = typeof accounts.$inferSelect;
 type StatusRow = typeof statuses.$inferSelect;
 type PollRow = typeof polls.$inferSelect;
-
-function toInstant(date: Date): Temporal.Instant {
-  return Temporal.Instant.fromEpochMilliseconds(date.getTime());
-}
-
-function recipientOf(row: Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
-}
-
-/** What {@link buildQuestion} needs. */
-export interface QuestionRows {
-  status: StatusRow;
-  poll: PollRow;
-  author: AccountRow;
-  /** IRIs of the accounts the status mentions. */
-  mentionedUris: string[];
-}
-
-/**
- * The Question of a local status with a poll. Addressing follows Mastodon's
- * TagManager: public → to Public, cc followers; unlisted → to followers, cc
- * Public; private → to followers; direct → the mentioned accounts only;
- * mentioned accounts are always in cc (to, for direct). `updated` is sent
- * only for edited statuses, so a receiver treats a results update as an
- * implicit update of the poll, not as an edit.
- */
-export function buildQuestion(ctx: Context<AppContext>, rows: QuestionRows): Question {
-  const { status, poll, author } = rows;
-  const followers = ctx.getFollowersUri(author.username);
-  const mentioned = rows.mentionedUris.map((u) => new URL(u));
-  const addressing = status.visibility === "public"
-    ? { tos: [PUBLIC_COLLECTION], ccs: [followers, ...mentioned] }
-    : status.visibility === "unlisted"
-    ? { tos: [followers], ccs: [PUBLIC_COLLECTION, ...mentioned] }
-    : status.visibility === "private"
-    ? { tos: [followers], ccs: mentioned }
-    : { tos: mentioned, ccs: [] };
-  const options = poll.options.map((name, i) =>
-    new Note({
-      name,
-      replies: new Collection({ totalItems: poll.tallies[i] ?? 0 }),
-    })
-  );
-  const expired = poll.expiresAt != null && poll.expiresAt.getTime() <= Date.now();
-  // WireQuestion: the language maps as the Note carries them (objects/mastodon_terms.ts).
-  const question = new WireQuestion({
-    id: new URL(status.uri),
-    url: status.url ? new URL(status.url) : null,
-    attribution: new URL(author.uri),
-    content: status.content,
-    summary: status.spoilerText || null,
-    sensitive: status.sensitive,
-    published: toInstant(status.createdAt),
-    updated: status.editedAt ? toInstant(status.editedAt) : null,
-    replyTarget: status.inReplyToUri ? new URL(status.inReplyToUri) : null,
-    ...addressing,
-    ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
-    endTime: poll.expiresAt ? toInstant(poll.expiresAt) : null,
-    closed: expired && poll.expiresAt ? toInstant(poll.expiresAt) : null,
-    voters: poll.votersCount,
-  });
-  question.mastodonTerms.set(new URL(status.uri).href, {
-    language: status.language,
-    content: status.content,
-    summary: status.spoilerText || null,
-    attachments: new Map(),
-  });
-  return question;
-}
 
 /** The rows behind a poll: the poll, its status and the status's author. */
 async function loadPoll(
@@ -122,32 +43,13 @@ async function loadPoll(
   return row ?? null;
 }
 
-/** Loads what {@link buildQuestion} needs for a poll, or null when it has no status. */
-export async function loadQuestionRows(
-  app: AppContext,
-  pollId: string,
-): Promise<QuestionRows | null> {
-  const loaded = await loadPoll(app, pollId);
-  if (!loaded) return null;
-  const mentionedUris = (await app.database.db.select({ uri: accounts.uri }).from(mentions)
-    .innerJoin(accounts, eq(accounts.id, mentions.accountId))
-    .where(eq(mentions.statusId, loaded.status.id))).map((r) => r.uri);
-  return { ...loaded, mentionedUris };
-}
+/** The rows behind a poll: the poll, its status and the status's author. */
+type PollRows = NonNullable<Awaited<ReturnType<typeof loadPoll>>>;
 
 /** Remote followers, mentioned accounts and voters of a local poll (deduplicated). */
-async function updateAudience(app: AppContext, rows: QuestionRows): Promise<Recipient[]> {
+async function updateAudience(app: AppContext, rows: PollRows): Promise<Recipient[]> {
   const { db } = app.database;
-  const remote = and(
-    isNotNull(accounts.domain),
-    isNotNull(accounts.inboxUrl),
-    isNull(accounts.deletedAt),
-  );
-  const columns = {
-    uri: accounts.uri,
-    inboxUrl: accounts.inboxUrl,
-    sharedInboxUrl: accounts.sharedInboxUrl,
-  };
+  const [remote, columns] = [remoteInbox, inboxColumns];
   const found = [
     ...await db.selectDistinct(columns).from(pollVotes)
       .innerJoin(accounts, eq(accounts.id, pollVotes.accountId))
@@ -203,12 +105,14 @@ export function pollDeliveries(app: AppContext): PollDeliveries {
       logger.debug("Queued {n} vote(s) in {poll}.", { n: vote.votes.length, poll: question.href });
     },
     async pollUpdated(pollId, updateId) {
-      const rows = await loadQuestionRows(app, pollId);
+      const rows = await loadPoll(app, pollId);
       if (!rows || rows.author.domain != null || rows.status.deletedAt) return;
       const recipients = await updateAudience(app, rows);
       if (recipients.length === 0) return;
       const ctx = instanceContext(app);
-      const question = buildQuestion(ctx, rows);
+      // The whole Question, as the Create carried it (Mastodon's UpdatePollSerializer).
+      const question = await localNote(ctx, rows.status);
+      if (!question) return;
       const update = carryTerms(
         new WireUpdate({
           // Named by the intent, so a relayed-twice Update is recognised as one.

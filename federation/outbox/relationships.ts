@@ -35,6 +35,7 @@ import type {
 } from "../../actors/outbox/relationships.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { activityIds } from "../../model/uris.ts";
+import { recipientOf } from "../objects/recipient.ts";
 
 type AccountRow = typeof accounts.$inferSelect;
 
@@ -51,17 +52,6 @@ async function crossing(
   if (!sender || !recipient || sender.domain != null || recipient.domain == null) return null;
   if (!recipient.inboxUrl || recipient.deletedAt) return null;
   return { sender, recipient, inbox: recipientOf(recipient) };
-}
-
-/** A remote account as Fedify's recipient (its shared inbox preferred when sending). */
-export function recipientOf(
-  row: Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">,
-): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
 }
 
 /** The Follow a snapshot describes, with its stored id (or one of ours for old rows). */
@@ -92,6 +82,29 @@ async function send(
   });
 }
 
+/** The Undo of a Follow or Block its sender sent. */
+function undoOf(sender: AccountRow, object: Follow | Block): Undo {
+  return new Undo({ id: new URL(`${object.id!.href}/undo`), actor: new URL(sender.uri), object });
+}
+
+/** Accept or Reject of a remote account's Follow, from its local target. */
+async function answerFollow(
+  app: AppContext,
+  follow: FollowSnapshot,
+  answer: "accepts" | "rejects",
+): Promise<void> {
+  const pair = await crossing(app, follow.targetAccountId, follow.accountId);
+  if (!pair) return;
+  const ids = answer === "accepts" ? activityIds.acceptFollow : activityIds.rejectFollow;
+  const values = {
+    id: new URL(ids(pair.sender.uri, follow.id)),
+    actor: new URL(pair.sender.uri),
+    object: followObject(follow, pair.recipient, pair.sender),
+  };
+  const activity = answer === "accepts" ? new Accept(values) : new Reject(values);
+  await send(instanceContext(app), pair.sender, pair.inbox, activity);
+}
+
 /** The relationship part of the outbox. */
 export function relationshipDeliveries(app: AppContext): RelationshipDeliveries {
   const ctx = () => instanceContext(app);
@@ -105,45 +118,10 @@ export function relationshipDeliveries(app: AppContext): RelationshipDeliveries 
       const pair = await crossing(app, follow.accountId, follow.targetAccountId);
       if (!pair) return;
       const object = followObject(follow, pair.sender, pair.recipient);
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Undo({
-          id: new URL(`${object.id!.href}/undo`),
-          actor: new URL(pair.sender.uri),
-          object,
-        }),
-      );
+      await send(ctx(), pair.sender, pair.inbox, undoOf(pair.sender, object));
     },
-    async followAccepted(follow) {
-      const pair = await crossing(app, follow.targetAccountId, follow.accountId);
-      if (!pair) return;
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Accept({
-          id: new URL(activityIds.acceptFollow(pair.sender.uri, follow.id)),
-          actor: new URL(pair.sender.uri),
-          object: followObject(follow, pair.recipient, pair.sender),
-        }),
-      );
-    },
-    async followRejected(follow) {
-      const pair = await crossing(app, follow.targetAccountId, follow.accountId);
-      if (!pair) return;
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Reject({
-          id: new URL(activityIds.rejectFollow(pair.sender.uri, follow.id)),
-          actor: new URL(pair.sender.uri),
-          object: followObject(follow, pair.recipient, pair.sender),
-        }),
-      );
-    },
+    followAccepted: (follow) => answerFollow(app, follow, "accepts"),
+    followRejected: (follow) => answerFollow(app, follow, "rejects"),
     async blocked(block) {
       const pair = await crossing(app, block.accountId, block.targetAccountId);
       if (!pair) return;
@@ -153,16 +131,7 @@ export function relationshipDeliveries(app: AppContext): RelationshipDeliveries 
       const pair = await crossing(app, block.accountId, block.targetAccountId);
       if (!pair) return;
       const object = blockObject(block, pair.sender, pair.recipient);
-      await send(
-        ctx(),
-        pair.sender,
-        pair.inbox,
-        new Undo({
-          id: new URL(`${object.id!.href}/undo`),
-          actor: new URL(pair.sender.uri),
-          object,
-        }),
-      );
+      await send(ctx(), pair.sender, pair.inbox, undoOf(pair.sender, object));
     },
     async accountDeleted(accountId, recipients) {
       await deliverAccountDeletion(app, accountId, recipients);

@@ -70,24 +70,100 @@ export function createOutboxRelay(
   outbox: Outbox,
   options: { releaseLeasesOnStart?: boolean } = {},
 ): OutboxRelay {
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = false;
-  let sweepTimer: ReturnType<typeof setTimeout> | null = null;
-  let sweepAt = 0;
-  let sweeping = false;
-  let stopListening: (() => Promise<void>) | null = null;
+  return new ProcessRelay(database, listener, outbox, options.releaseLeasesOnStart ?? false);
+}
 
-  /** Brings the next sweep forward to at most `ms` from now (a retry fell due sooner). */
-  function sweepWithin(ms: number): void {
-    if (!sweeping || stopped || !sweepTimer || sweepAt <= Date.now() + ms) return;
-    clearTimeout(sweepTimer);
-    sweepAt = Date.now() + ms;
-    sweepTimer = setTimeout(sweep, ms);
+/** A process's relay: the fast path from its construction, the sweep once started. */
+class ProcessRelay implements OutboxRelay {
+  readonly #database: Database;
+  readonly #outbox: Outbox;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
+  #sweepTimer: ReturnType<typeof setTimeout> | null = null;
+  #sweepAt = 0;
+  #sweeping = false;
+  #stopListening: (() => Promise<void>) | null = null;
+  /** Settles once leases a dead owner left are released (PGlite only). */
+  readonly #released: Promise<void>;
+  /** Settles once the fast path listens (or could not). */
+  readonly #listening: Promise<void>;
+
+  constructor(
+    database: Database,
+    listener: ChannelListener,
+    outbox: Outbox,
+    releaseLeasesOnStart: boolean,
+  ) {
+    this.#database = database;
+    this.#outbox = outbox;
+    // Leases a dead owner left (PGlite only: this process is the only relay).
+    this.#released = releaseLeasesOnStart
+      ? database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
+          WHERE locked_until IS NOT NULL`).then(() => {}, () => {})
+      : Promise.resolve();
+    const onNotify = (payload: string) => {
+      if (payload === PROCESS_TOKEN && !this.#stopped) this.relay();
+    };
+    this.#listening = this.#released.then(() => listener.listen(OUTBOX_CHANNEL, onNotify)).then(
+      async (unlisten) => {
+        if (this.#stopped) return await unlisten();
+        this.#stopListening = unlisten;
+        // Intents written before the listener was ready are this process's too.
+        this.relay();
+      },
+    ).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
   }
 
-  async function claim(): Promise<IntentRow[]> {
-    return await database.rows<IntentRow>(sql`
+  relay(): Promise<void> {
+    if (this.#running) {
+      // A pass is under way; the intent just committed may have been missed.
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.#pass();
+        } catch (error) {
+          if (!this.#stopped) logger.warn("Outbox relay failed: {error}", { error });
+        }
+      } while (this.#again && !this.#stopped);
+    })().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
+  startSweep(): void {
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    this.#released.then(() => this.#sweep());
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#sweepTimer) clearTimeout(this.#sweepTimer);
+    // A listen still being set up is closed when it completes (bounded wait).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.#listening, new Promise((r) => timer = setTimeout(r, 5_000))]);
+    clearTimeout(timer);
+    await this.#running;
+    await this.#stopListening?.().catch(() => {});
+  }
+
+  /** Brings the next sweep forward to at most `ms` from now (a retry fell due sooner). */
+  #sweepWithin(ms: number): void {
+    if (!this.#sweeping || this.#stopped || !this.#sweepTimer) return;
+    if (this.#sweepAt <= Date.now() + ms) return;
+    clearTimeout(this.#sweepTimer);
+    this.#sweepAt = Date.now() + ms;
+    this.#sweepTimer = setTimeout(() => this.#sweep(), ms);
+  }
+
+  async #claim(): Promise<IntentRow[]> {
+    return await this.#database.rows<IntentRow>(sql`
       UPDATE outbox_intents SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond'
       WHERE id IN (
         SELECT id FROM outbox_intents
@@ -99,23 +175,23 @@ export function createOutboxRelay(
   }
 
   /** One pass: claims and relays batches until none is left or one fails. */
-  async function pass(): Promise<void> {
-    while (!stopped) {
-      const claimed = (await claim()).sort((x, y) => (BigInt(x.id) < BigInt(y.id) ? -1 : 1));
+  async #pass(): Promise<void> {
+    while (!this.#stopped) {
+      const claimed = (await this.#claim()).sort((x, y) => (BigInt(x.id) < BigInt(y.id) ? -1 : 1));
       if (claimed.length === 0) return;
       let next = 0;
       // A large fan-out can take a while: keep the rest of the batch ours.
       const renew = setInterval(() => {
         const held = claimed.slice(next).map((r) => sql`${r.id}::bigint`);
         if (held.length === 0) return;
-        database.rows(sql`UPDATE outbox_intents
+        this.#database.rows(sql`UPDATE outbox_intents
           SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond'
           WHERE id IN (${sql.join(held, sql`, `)})`).catch((error) =>
           logger.warn("Could not renew outbox leases: {error}", { error })
         );
       }, LEASE_MS / 3);
       try {
-        if (!await relayBatch(claimed, (i) => next = i)) return;
+        if (!await this.#relayBatch(claimed, (i) => next = i)) return;
       } finally {
         clearInterval(renew);
       }
@@ -124,62 +200,48 @@ export function createOutboxRelay(
   }
 
   /** Relays a claimed batch in order; false when one failed (the rest was released). */
-  async function relayBatch(claimed: IntentRow[], at: (i: number) => void): Promise<boolean> {
+  async #relayBatch(claimed: IntentRow[], at: (i: number) => void): Promise<boolean> {
     for (let i = 0; i < claimed.length; i++) {
       at(i);
       const intent = claimed[i];
       try {
-        await call(outbox, intent);
+        await call(this.#outbox, intent);
       } catch (error) {
-        // Keep the order of what follows (a Delete must not overtake its
-        // Create): release the rest of the batch and retry this one later.
-        const attempts = intent.attempts + 1;
-        const backoff = Math.min(MAX_BACKOFF_S, 2 ** attempts);
-        logger.warn(
-          "Could not relay {method} (intent {id}, attempt {attempts}); retrying in {backoff} s: {error}",
-          { method: intent.method, id: intent.id, attempts, backoff, error },
-        );
-        await database.rows(sql`UPDATE outbox_intents
-            SET attempts = ${attempts}, locked_until = NULL,
-              next_attempt_at = now() + ${backoff} * interval '1 second'
-            WHERE id = ${intent.id}`);
-        sweepWithin(backoff * 1000);
-        const rest = claimed.slice(i + 1).map((r) => sql`${r.id}::bigint`);
-        if (rest.length) {
-          await database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
-              WHERE id IN (${sql.join(rest, sql`, `)})`);
-        }
+        await this.#retryLater(intent, claimed.slice(i + 1), error);
         return false;
       }
-      await database.rows(sql`DELETE FROM outbox_intents WHERE id = ${intent.id}`);
+      await this.#database.rows(sql`DELETE FROM outbox_intents WHERE id = ${intent.id}`);
     }
     return true;
   }
 
-  function relay(): Promise<void> {
-    if (running) {
-      // A pass is under way; the intent just committed may have been missed.
-      again = true;
-      return running;
+  /**
+   * Keeps the order of what follows a failed intent (a Delete must not
+   * overtake its Create): the intent is retried after a backoff and the rest
+   * of its batch released.
+   */
+  async #retryLater(intent: IntentRow, rest: IntentRow[], error: unknown): Promise<void> {
+    const attempts = intent.attempts + 1;
+    const backoff = Math.min(MAX_BACKOFF_S, 2 ** attempts);
+    logger.warn(
+      "Could not relay {method} (intent {id}, attempt {attempts}); retrying in {backoff} s: {error}",
+      { method: intent.method, id: intent.id, attempts, backoff, error },
+    );
+    await this.#database.rows(sql`UPDATE outbox_intents
+        SET attempts = ${attempts}, locked_until = NULL,
+          next_attempt_at = now() + ${backoff} * interval '1 second'
+        WHERE id = ${intent.id}`);
+    this.#sweepWithin(backoff * 1000);
+    const ids = rest.map((r) => sql`${r.id}::bigint`);
+    if (ids.length) {
+      await this.#database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
+          WHERE id IN (${sql.join(ids, sql`, `)})`);
     }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await pass();
-        } catch (error) {
-          if (!stopped) logger.warn("Outbox relay failed: {error}", { error });
-        }
-      } while (again && !stopped);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
   }
 
   /** Milliseconds until the next intent falls due (or its lease ends), capped. */
-  async function nextDue(): Promise<number> {
-    const [row] = await database.rows<{ ms: number | null }>(sql`
+  async #nextDue(): Promise<number> {
+    const [row] = await this.#database.rows<{ ms: number | null }>(sql`
       SELECT (extract(epoch FROM min(greatest(next_attempt_at, coalesce(locked_until,
         next_attempt_at)) - now())) * 1000)::float8 AS ms
       FROM outbox_intents`);
@@ -187,49 +249,13 @@ export function createOutboxRelay(
     return Math.min(SWEEP_MS, Math.max(100, Math.ceil(row.ms)));
   }
 
-  async function sweep(): Promise<void> {
-    sweepTimer = null;
-    if (stopped) return;
-    await relay();
-    const wait = await nextDue().catch(() => SWEEP_MS);
-    if (stopped) return;
-    sweepAt = Date.now() + wait;
-    sweepTimer = setTimeout(sweep, wait);
+  async #sweep(): Promise<void> {
+    this.#sweepTimer = null;
+    if (this.#stopped) return;
+    await this.relay();
+    const wait = await this.#nextDue().catch(() => SWEEP_MS);
+    if (this.#stopped) return;
+    this.#sweepAt = Date.now() + wait;
+    this.#sweepTimer = setTimeout(() => this.#sweep(), wait);
   }
-
-  // Leases a dead owner left (PGlite only: this process is the only relay).
-  const released = options.releaseLeasesOnStart
-    ? database.rows(sql`UPDATE outbox_intents SET locked_until = NULL
-        WHERE locked_until IS NOT NULL`).then(() => {}, () => {})
-    : Promise.resolve();
-  const onNotify = (payload: string) => {
-    if (payload === PROCESS_TOKEN && !stopped) relay();
-  };
-  const listening = released.then(() => listener.listen(OUTBOX_CHANNEL, onNotify)).then(
-    async (unlisten) => {
-      if (stopped) return await unlisten();
-      stopListening = unlisten;
-      // Intents written before the listener was ready are this process's too.
-      relay();
-    },
-  ).catch((error) => logger.warn("Outbox relay cannot listen: {error}", { error }));
-
-  return {
-    relay,
-    startSweep() {
-      if (sweeping) return;
-      sweeping = true;
-      released.then(sweep);
-    },
-    async stop() {
-      stopped = true;
-      if (sweepTimer) clearTimeout(sweepTimer);
-      // A listen still being set up is closed when it completes (bounded wait).
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([listening, new Promise((r) => timer = setTimeout(r, 5_000))]);
-      clearTimeout(timer);
-      await running;
-      await stopListening?.().catch(() => {});
-    },
-  };
 }

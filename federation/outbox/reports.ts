@@ -6,30 +6,19 @@
  * actor's IRI named by the report id, so a relayed-twice Flag is one report
  * on the other side.
  */
-import { Flag, type Recipient } from "@fedify/vocab";
+import { Flag } from "@fedify/vocab";
 import { eq, inArray } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import type { ReportDeliveries } from "../../actors/outbox/reports.ts";
-import {
-  findReport,
-  type ForwardingRecipient,
-  forwardingRecipients,
-} from "../../actors/moderation/report_filing.ts";
+import { findReport, forwardingRecipients } from "../../actors/moderation/report_filing.ts";
 import { accounts, statuses } from "../../db/schema/mod.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
 import { activityIds } from "../../model/uris.ts";
+import { recipientOf } from "../objects/recipient.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox"]);
-
-function recipientOf(row: ForwardingRecipient): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
-}
 
 export function reportDeliveries(app: AppContext): ReportDeliveries {
   return {

@@ -24,55 +24,36 @@ import {
   Accept,
   type Activity,
   Delete,
-  type Note,
-  type Question,
   QuoteAuthorization,
   QuoteRequest,
   type Recipient,
   Reject,
   Tombstone,
 } from "@fedify/vocab";
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, follows, mentions, quotes, statuses } from "../../db/schema/mod.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
-import type { StatusFederationDeliveries } from "../../actors/outbox/statuses.ts";
+import type {
+  QuoteRequestAnswer,
+  QuoteRevocationSnapshot,
+  StatusFederationDeliveries,
+} from "../../actors/outbox/statuses.ts";
 import { instanceContext } from "../fetch/lookup.ts";
-import { buildNote, loadNoteData } from "../objects/note.ts";
-import { withNoteExtras } from "../objects/note_extras.ts";
+import { localNote } from "../objects/note.ts";
 import { carryTerms, WireCreate, WireUpdate } from "../objects/mastodon_terms.ts";
+import { inboxColumns, recipientOf, remoteInbox as remoteLive } from "../objects/recipient.ts";
 import { activityIds } from "../../model/uris.ts";
 
 const logger = getLogger(["rookery", "federation", "outbox", "statuses"]);
 
 type AccountRow = typeof accounts.$inferSelect;
 type StatusRow = typeof statuses.$inferSelect;
-type InboxColumns = Pick<AccountRow, "uri" | "inboxUrl" | "sharedInboxUrl">;
-
-const inboxColumns = {
-  uri: accounts.uri,
-  inboxUrl: accounts.inboxUrl,
-  sharedInboxUrl: accounts.sharedInboxUrl,
-};
 
 function instant(date: Date): Temporal.Instant {
   return Temporal.Instant.fromEpochMilliseconds(date.getTime());
 }
-
-function recipientOf(row: InboxColumns): Recipient {
-  return {
-    id: new URL(row.uri),
-    inboxId: new URL(row.inboxUrl!),
-    endpoints: row.sharedInboxUrl ? { sharedInbox: new URL(row.sharedInboxUrl) } : null,
-  };
-}
-
-const remoteLive = and(
-  isNotNull(accounts.domain),
-  isNotNull(accounts.inboxUrl),
-  isNull(accounts.deletedAt),
-);
 
 /** A local, original (not a boost) status and its author; null otherwise. */
 async function loadLocal(
@@ -147,15 +128,6 @@ async function audience(
 }
 
 /** The Note (or Question) of a local status, as the object dispatcher serves it. */
-async function noteOf(
-  ctx: Context<AppContext>,
-  status: StatusRow,
-): Promise<Note | Question | null> {
-  const data = await loadNoteData(ctx.data.database.db, ctx.data.config.origin, status);
-  if (!data) return null;
-  return await withNoteExtras(ctx, status, buildNote(ctx, status, data));
-}
-
 async function send(
   ctx: Context<AppContext>,
   author: AccountRow,
@@ -198,126 +170,140 @@ async function requestQuoteApproval(
   await send(ctx, author, target, request, status.uri);
 }
 
+/** Create(Note) of a new local status, then a QuoteRequest when it quotes a remote post. */
+async function statusCreated(app: AppContext, statusId: string): Promise<void> {
+  const loaded = await loadLocal(app, statusId);
+  if (!loaded || loaded.status.deletedAt) return;
+  const { status, author } = loaded;
+  // The audience first: with no remote recipient (a server of local
+  // followers) and no quote to request approval for, there is nothing to
+  // send, and building the Note (several queries and vocab objects) would
+  // be wasted on every post.
+  const recipients = await audience(app, status, { boosters: false });
+  if (recipients.length === 0 && !status.quotedStatusId) return;
+  const ctx = instanceContext(app);
+  const note = await localNote(ctx, status);
+  if (!note) return;
+  // Wire*: the Note's contentMap, blurhash and focalPoint (mastodon_terms.ts).
+  const create = carryTerms(
+    new WireCreate({
+      id: new URL(activityIds.activity(status.uri)),
+      actor: new URL(author.uri),
+      object: note,
+      tos: note.toIds,
+      ccs: note.ccIds,
+      published: instant(status.createdAt),
+    }),
+    note,
+  );
+  await send(ctx, author, recipients, create, status.uri);
+  await requestQuoteApproval(app, ctx, status, author);
+  logger.debug("Queued Create {id}.", { id: status.uri });
+}
+
+/** Update(Note) of an edited local status (or one whose quote was approved). */
+async function statusUpdated(app: AppContext, statusId: string, updateId: string): Promise<void> {
+  const loaded = await loadLocal(app, statusId);
+  if (!loaded || loaded.status.deletedAt) return;
+  const { status, author } = loaded;
+  const ctx = instanceContext(app);
+  const note = await localNote(ctx, status);
+  if (!note) return;
+  const updated = status.editedAt ?? status.createdAt;
+  const update = carryTerms(
+    new WireUpdate({
+      // Named by the intent, not by the time of sending: a relayed-twice
+      // Update keeps its id (receivers drop the copy), and an Update that
+      // is no edit (an approved quote) still differs from the last edit's.
+      id: new URL(activityIds.update(status.uri, updateId)),
+      actor: new URL(author.uri),
+      object: note,
+      tos: note.toIds,
+      ccs: note.ccIds,
+      updated: instant(updated),
+    }),
+    note,
+  );
+  await send(ctx, author, await audience(app, status, { boosters: true }), update, status.uri);
+}
+
+/** Delete of a deleted local status, to the audience of its Create and its boosters. */
+async function statusDeleted(app: AppContext, statusId: string): Promise<void> {
+  const loaded = await loadLocal(app, statusId);
+  if (!loaded) return;
+  const { status, author } = loaded;
+  const ctx = instanceContext(app);
+  // The addressing of the Note as it was; the row and its mentions are kept.
+  const note = await localNote(ctx, status);
+  const del = new Delete({
+    id: new URL(activityIds.delete(status.uri)),
+    actor: new URL(author.uri),
+    object: new Tombstone({ id: new URL(status.uri) }),
+    tos: note?.toIds ?? [],
+    ccs: note?.ccIds ?? [],
+  });
+  await send(ctx, author, await audience(app, status, { boosters: true }), del, status.uri);
+}
+
+/** Accept (the stamp as `result`) or Reject of a remote QuoteRequest, to the requester. */
+async function quoteRequestAnswered(app: AppContext, answer: QuoteRequestAnswer): Promise<void> {
+  const loaded = await loadLocal(app, answer.quotedStatusId);
+  if (!loaded) return;
+  const { status, author } = loaded;
+  const [requester] = await app.database.db.select().from(accounts)
+    .where(and(eq(accounts.id, answer.requesterId), remoteLive));
+  if (!requester) return;
+  const recipient = recipientOf(requester);
+  // The request as it came, by ids: what the requester matches our answer on.
+  const request = new QuoteRequest({
+    id: new URL(answer.requestUri),
+    actor: new URL(requester.uri),
+    object: new URL(status.uri),
+    instrument: new URL(answer.instrumentUri),
+  });
+  const activity = answer.stampUri
+    ? new Accept({
+      id: new URL(activityIds.acceptQuote(answer.stampUri)),
+      actor: new URL(author.uri),
+      object: request,
+      result: new URL(answer.stampUri),
+      to: recipient.id!,
+    })
+    : new Reject({
+      id: new URL(activityIds.rejectQuote(author.uri, answer.requestUri)),
+      actor: new URL(author.uri),
+      object: request,
+      to: recipient.id!,
+    });
+  await send(instanceContext(app), author, [recipient], activity, answer.requestUri);
+}
+
+/** Delete of a QuoteAuthorization stamp we issued, to the quoting status's author. */
+async function quoteRevoked(app: AppContext, quote: QuoteRevocationSnapshot): Promise<void> {
+  const loaded = await loadLocal(app, quote.quotedStatusId);
+  if (!loaded) return;
+  const { author } = loaded;
+  const [quoting] = await app.database.db.select().from(statuses)
+    .where(eq(statuses.id, quote.statusId));
+  if (!quoting || quoting.local) return;
+  const stamp = quote.approvalUri ?? activityIds.quoteStamp(author.uri, quote.id);
+  const recipients = await remoteAuthorOf(app, quoting.id);
+  const del = new Delete({
+    id: new URL(activityIds.delete(stamp)),
+    actor: new URL(author.uri),
+    object: new QuoteAuthorization({ id: new URL(stamp) }),
+    tos: recipients.map((r) => r.id!),
+  });
+  await send(instanceContext(app), author, recipients, del, stamp);
+}
+
 /** The statuses part of the outbox. */
 export function statusDeliveries(app: AppContext): StatusFederationDeliveries {
-  const context = () => instanceContext(app);
   return {
-    async statusCreated(statusId) {
-      const loaded = await loadLocal(app, statusId);
-      if (!loaded || loaded.status.deletedAt) return;
-      const { status, author } = loaded;
-      // The audience first: with no remote recipient (a server of local
-      // followers) and no quote to request approval for, there is nothing to
-      // send, and building the Note (several queries and vocab objects) would
-      // be wasted on every post.
-      const recipients = await audience(app, status, { boosters: false });
-      if (recipients.length === 0 && !status.quotedStatusId) return;
-      const ctx = context();
-      const note = await noteOf(ctx, status);
-      if (!note) return;
-      // Wire*: the Note's contentMap, blurhash and focalPoint (mastodon_terms.ts).
-      const create = carryTerms(
-        new WireCreate({
-          id: new URL(activityIds.activity(status.uri)),
-          actor: new URL(author.uri),
-          object: note,
-          tos: note.toIds,
-          ccs: note.ccIds,
-          published: instant(status.createdAt),
-        }),
-        note,
-      );
-      await send(ctx, author, recipients, create, status.uri);
-      await requestQuoteApproval(app, ctx, status, author);
-      logger.debug("Queued Create {id}.", { id: status.uri });
-    },
-    async statusUpdated(statusId, updateId) {
-      const loaded = await loadLocal(app, statusId);
-      if (!loaded || loaded.status.deletedAt) return;
-      const { status, author } = loaded;
-      const ctx = context();
-      const note = await noteOf(ctx, status);
-      if (!note) return;
-      const updated = status.editedAt ?? status.createdAt;
-      const update = carryTerms(
-        new WireUpdate({
-          // Named by the intent, not by the time of sending: a relayed-twice
-          // Update keeps its id (receivers drop the copy), and an Update that
-          // is no edit (an approved quote) still differs from the last edit's.
-          id: new URL(activityIds.update(status.uri, updateId)),
-          actor: new URL(author.uri),
-          object: note,
-          tos: note.toIds,
-          ccs: note.ccIds,
-          updated: instant(updated),
-        }),
-        note,
-      );
-      await send(ctx, author, await audience(app, status, { boosters: true }), update, status.uri);
-    },
-    async statusDeleted(statusId) {
-      const loaded = await loadLocal(app, statusId);
-      if (!loaded) return;
-      const { status, author } = loaded;
-      const ctx = context();
-      // The addressing of the Note as it was; the row and its mentions are kept.
-      const note = await noteOf(ctx, status);
-      const del = new Delete({
-        id: new URL(activityIds.delete(status.uri)),
-        actor: new URL(author.uri),
-        object: new Tombstone({ id: new URL(status.uri) }),
-        tos: note?.toIds ?? [],
-        ccs: note?.ccIds ?? [],
-      });
-      await send(ctx, author, await audience(app, status, { boosters: true }), del, status.uri);
-    },
-    async quoteRequestAnswered(answer) {
-      const loaded = await loadLocal(app, answer.quotedStatusId);
-      if (!loaded) return;
-      const { status, author } = loaded;
-      const [requester] = await app.database.db.select().from(accounts)
-        .where(and(eq(accounts.id, answer.requesterId), remoteLive));
-      if (!requester) return;
-      const recipient = recipientOf(requester);
-      // The request as it came, by ids: what the requester matches our answer on.
-      const request = new QuoteRequest({
-        id: new URL(answer.requestUri),
-        actor: new URL(requester.uri),
-        object: new URL(status.uri),
-        instrument: new URL(answer.instrumentUri),
-      });
-      const activity = answer.stampUri
-        ? new Accept({
-          id: new URL(activityIds.acceptQuote(answer.stampUri)),
-          actor: new URL(author.uri),
-          object: request,
-          result: new URL(answer.stampUri),
-          to: recipient.id!,
-        })
-        : new Reject({
-          id: new URL(activityIds.rejectQuote(author.uri, answer.requestUri)),
-          actor: new URL(author.uri),
-          object: request,
-          to: recipient.id!,
-        });
-      await send(context(), author, [recipient], activity, answer.requestUri);
-    },
-    async quoteRevoked(quote) {
-      const loaded = await loadLocal(app, quote.quotedStatusId);
-      if (!loaded) return;
-      const { author } = loaded;
-      const [quoting] = await app.database.db.select().from(statuses)
-        .where(eq(statuses.id, quote.statusId));
-      if (!quoting || quoting.local) return;
-      const stamp = quote.approvalUri ?? activityIds.quoteStamp(author.uri, quote.id);
-      const recipients = await remoteAuthorOf(app, quoting.id);
-      const del = new Delete({
-        id: new URL(activityIds.delete(stamp)),
-        actor: new URL(author.uri),
-        object: new QuoteAuthorization({ id: new URL(stamp) }),
-        tos: recipients.map((r) => r.id!),
-      });
-      await send(context(), author, recipients, del, stamp);
-    },
+    statusCreated: (statusId) => statusCreated(app, statusId),
+    statusUpdated: (statusId, updateId) => statusUpdated(app, statusId, updateId),
+    statusDeleted: (statusId) => statusDeleted(app, statusId),
+    quoteRequestAnswered: (answer) => quoteRequestAnswered(app, answer),
+    quoteRevoked: (quote) => quoteRevoked(app, quote),
   };
 }

@@ -36,7 +36,8 @@ import { preparedQuery } from "../../db/queries/prepared.ts";
 import { accounts } from "../../db/schema/mod.ts";
 import { instanceContext, instanceDocumentLoader, lookupRemote } from "../fetch/lookup.ts";
 import { scheduleFeaturedSync } from "./featured_schedule.ts";
-import { plainText, sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
+import { sanitizeHtml } from "../../actors/formatting/sanitize_html.ts";
+import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { readEmojiTags } from "../objects/emoji.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../../actors/emoji/links.ts";
@@ -122,7 +123,7 @@ async function spkiPem(key: CryptoKey): Promise<string> {
 
 /** A profile field as stored: plain name, sanitized HTML value; null when nameless. */
 function fieldOf(name: string | undefined, value: string | undefined) {
-  const plain = plainText(name, LIMITS.fieldName);
+  const plain = htmlToText(name, { oneLine: true, maxLength: LIMITS.fieldName });
   if (!plain) return null;
   const html = sanitizeHtml(value?.slice(0, LIMITS.fieldValue * 4));
   return { name: plain, value: html, verified_at: null };
@@ -176,7 +177,8 @@ export async function actorColumns(
   const keyOwned = key?.ownerId == null || key.ownerId.href === id.href;
   const url = actor.url instanceof Link ? actor.url.href : actor.url;
   const createdAt = publishedDay(actor.published);
-  const username = plainText(actor.preferredUsername?.toString(), 255) ||
+  const username =
+    htmlToText(actor.preferredUsername?.toString(), { oneLine: true, maxLength: 255 }) ||
     decodeURIComponent(id.pathname.split("/").filter(Boolean).pop() ?? "") || id.host;
   return {
     username: username.replace(/[\s@]/g, "_"),
@@ -186,7 +188,10 @@ export async function actorColumns(
     uri: id.href,
     url: webUrl(url ?? null),
     actorType: actorTypeOf(actor),
-    displayName: plainText(actor.name?.toString(), LIMITS.displayName),
+    displayName: htmlToText(actor.name?.toString(), {
+      oneLine: true,
+      maxLength: LIMITS.displayName,
+    }),
     note: sanitizeHtml(actor.summary?.toString()),
     fields,
     locked: terms?.manuallyApprovesFollowers ?? actor.manuallyApprovesFollowers ?? false,

@@ -20,6 +20,7 @@ import { eventually } from "../fixtures/wait.ts";
 import { form, image, upload } from "../media/helpers.ts";
 import { staff, startAdminFixture } from "./admin_fixture.ts";
 import { SseClient } from "../streaming/helpers.ts";
+import { insertRemoteAccount } from "../discovery/helpers.ts";
 
 test("account moderation as readers see it", async (t) => {
   const f = await startAdminFixture();
@@ -221,6 +222,30 @@ test("account moderation as readers see it", async (t) => {
         .where(eq(accounts.id, zed));
     });
 
+    await t.step("a remote account's data deleted: the same tombstone as a local one", async () => {
+      const yan = await insertRemoteAccount(instance, "yan", "remote.example", {
+        displayName: "Yan",
+        note: "<p>a bio</p>",
+        fields: [{ name: "site", value: "<p>x</p>", verified_at: null }],
+        locked: true,
+        statusesCount: 3,
+      });
+      const suspended = await post(mod, `/api/v1/admin/accounts/${yan}/action`, {
+        type: "suspend",
+      });
+      assert.equal(suspended.status, 200);
+      const gone = await callJson(instance, admin, "DELETE", `/api/v1/admin/accounts/${yan}`);
+      assert.equal(gone.status, 200);
+      const row = await accountRow(yan);
+      assert.ok(row.deletedAt);
+      // Mastodon's purge_profile!: the profile is emptied for remote accounts too.
+      assert.deepEqual(
+        [row.displayName, row.note, row.fields, row.locked, row.statusesCount],
+        ["", "", [], false, 0],
+      );
+      assert.equal(gone.body.account.display_name, "");
+    });
+
     await t.step("the grace period: the worker's purge", async () => {
       const hal = await createUser(instance, "hal");
       const ivy = await createUser(instance, "ivy");
@@ -248,7 +273,7 @@ test("account moderation as readers see it", async (t) => {
     });
 
     await t.step("admin command line: suspend, unsuspend, silence, unsilence", async () => {
-      const env = { db, config: ctx.config };
+      const env = { db, config: ctx.config, app: ctx };
       const silenced = await runAdminCommand(env, ["account", "silence", "alice"]);
       assert.equal(silenced.exitCode, 0, silenced.stderr);
       assert.ok((await accountRow(alice.id)).silencedAt);

@@ -102,6 +102,34 @@ test("votes in remote polls and Update(Question) reach the remote side", async (
       [["cats", 1], ["dogs", 0]],
     );
     assert.ok(update.object.endTime);
+    // The Update carries the Question its Create carried: its hashtag, and, with
+    // hide_totals, no counts until the poll ends.
+    const hidden = await callJson(instance, alice, "POST", "/api/v1/statuses", {
+      status: "Tea or milk? #drinks",
+      poll: { options: ["tea", "milk"], expires_in: 3600, hide_totals: true },
+    });
+    assert.equal(hidden.status, 200);
+    await callJson(instance, carol, "POST", `/api/v1/polls/${hidden.body.poll.id}/votes`, {
+      choices: [1],
+    });
+    const hiddenUpdate = await eventually(
+      "the Update(Question) of the hidden poll",
+      () =>
+        Promise.resolve(
+          received.find((a) => a.type === "Update" && a.object?.id === hidden.body.uri),
+        ),
+      30_000,
+    );
+    assert.deepEqual(
+      hiddenUpdate.object.oneOf.map((o: { replies: { totalItems?: number } }) =>
+        o.replies.totalItems
+      ),
+      [undefined, undefined],
+    );
+    assert.deepEqual(
+      [hiddenUpdate.object.tag].flat().map((t: { name: string }) => t.name),
+      ["#drinks"],
+    );
   } finally {
     await instance.close({ destroy: true });
     await server.shutdown();

@@ -34,11 +34,10 @@ import { ROLE_BADGES } from "../../entities/account.ts";
 import { loadAdminAccount, loadAdminAccounts } from "../../entities/admin_account.ts";
 import {
   ACCOUNT_STATUSES,
-  type AccountStatus,
   type AdminAccountFilter,
-  isIpOrRange,
   listAdminAccountIds,
 } from "../../../db/queries/admin_accounts.ts";
+import { accountFilterOf, filterText, readAccountQuery, readTextQuery } from "./account_filter.ts";
 import { NotFoundError } from "../../../model/errors.ts";
 import { rolesWith } from "../../../model/permissions.ts";
 import { flushDiscardedMedia } from "../../../actors/media/discarded.ts";
@@ -58,9 +57,6 @@ import {
 const READ = requireStaff("manage_users", "admin:read:accounts");
 const WRITE = requireStaff("manage_users", "admin:write:accounts");
 
-/** The longest text filter kept (longer ones cannot match a name or address we store). */
-const FILTER_MAX = 320;
-
 function moderatorOf(c: Context<ApiEnv>): Moderator {
   const user = c.get("user")!;
   return { accountId: user.accountId, role: user.role };
@@ -77,28 +73,6 @@ async function run<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function text(p: Params, key: string): string | undefined {
-  const value = readString(p, key, { maxLength: FILTER_MAX })?.trim();
-  return value ? value : undefined;
-}
-
-/** The filters both versions share. */
-function commonFilter(p: Params): AdminAccountFilter {
-  const filter: AdminAccountFilter = {
-    username: text(p, "username"),
-    displayName: text(p, "display_name"),
-    byDomain: text(p, "by_domain"),
-    email: text(p, "email"),
-  };
-  const ip = text(p, "ip");
-  if (ip) {
-    // Mastodon fails on what is not an address; here it simply matches no one.
-    if (isIpOrRange(ip)) filter.ip = ip;
-    else filter.none = true;
-  }
-  return filter;
-}
-
 /** The roles whose ids Mastodon's Role entity shows (the "everyone" role is -99). */
 function rolesOfIds(ids: readonly string[]): string[] {
   const byId = new Map(Object.entries(ROLE_BADGES).map(([role, badge]) => [badge.id, role]));
@@ -108,7 +82,11 @@ function rolesOfIds(ids: readonly string[]): string[] {
 
 /** v1 lists active local accounts unless told otherwise (Mastodon's defaults). */
 function v1Filter(p: Params): AdminAccountFilter {
-  const filter: AdminAccountFilter = { ...commonFilter(p), origin: "local", status: "active" };
+  const filter: AdminAccountFilter = {
+    ...accountFilterOf(readTextQuery(p)),
+    origin: "local",
+    status: "active",
+  };
   if (readBoolean(p, "remote")) filter.origin = "remote";
   for (const status of ACCOUNT_STATUSES) {
     if (readBoolean(p, status)) filter.status = status;
@@ -118,22 +96,8 @@ function v1Filter(p: Params): AdminAccountFilter {
 }
 
 function v2Filter(p: Params): AdminAccountFilter {
-  const filter = commonFilter(p);
-  const origin = text(p, "origin");
-  if (origin) {
-    if (origin !== "local" && origin !== "remote") {
-      throw new ApiError(400, `Unknown origin: ${origin.slice(0, 40)}`);
-    }
-    filter.origin = origin;
-  }
-  const status = text(p, "status");
-  if (status) {
-    if (!(ACCOUNT_STATUSES as readonly string[]).includes(status)) {
-      throw new ApiError(400, `Unknown status: ${status.slice(0, 40)}`);
-    }
-    filter.status = status as AccountStatus;
-  }
-  const permissions = text(p, "permissions");
+  const filter = accountFilterOf(readAccountQuery(p));
+  const permissions = filterText(p, "permissions");
   if (permissions) {
     if (permissions !== "staff") {
       throw new ApiError(400, `Unknown permissions: ${permissions.slice(0, 40)}`);
@@ -146,7 +110,7 @@ function v2Filter(p: Params): AdminAccountFilter {
     filter.roles = filter.roles ? filter.roles.filter((r) => roles.includes(r)) : roles;
   }
   // Rookery has no invites, so no account was invited by anyone.
-  if (text(p, "invited_by")) filter.none = true;
+  if (filterText(p, "invited_by")) filter.none = true;
   return filter;
 }
 

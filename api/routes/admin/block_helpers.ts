@@ -12,7 +12,7 @@ import { isId } from "../../../db/ids.ts";
 import { NotFoundError } from "../../../model/errors.ts";
 import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../../pagination.ts";
 import type { Params } from "../../params.ts";
-import type { BlockPage } from "../../../actors/access_blocks/paging.ts";
+import type { Page } from "../../../db/queries/id_paging.ts";
 
 /** The staff member's account (requireStaff ran first). */
 export function staffAccount(c: Context<ApiEnv>): string {
@@ -37,7 +37,7 @@ export async function runCommand<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** The admin page size (100 by default, 200 at most) from the query. */
-export function blockPage(p: Params): BlockPage {
+export function blockPage(p: Params): Page {
   return readPageParams(p, PAGE_SIZES.admin);
 }
 

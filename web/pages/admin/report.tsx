@@ -114,6 +114,103 @@ const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = 
   );
 };
 
+/** Who, when, why and where the report stands. */
+const ReportFacts: FC<{ view: ReportView }> = ({ view }) => {
+  const { row, report } = view;
+  const target = report.target_account;
+  return (
+    <dl class="report-facts">
+      <Fact label="Reported account" id="target">
+        <AccountLink account={target} /> (<AccountState account={target} />)
+      </Fact>
+      <Fact label="Reported by" id="reporter">
+        <Reporter report={row} reporter={report.account} />
+      </Fact>
+      <Fact label="Filed">
+        <Time at={row.createdAt} />
+      </Fact>
+      <Fact label="Category" id="category-value">{row.category}</Fact>
+      {report.rules.length
+        ? (
+          <>
+            <Fact label="Rules cited">
+              <ul id="rules">{report.rules.map((r) => <li key={r.id}>{r.text}</li>)}</ul>
+            </Fact>
+          </>
+        )
+        : null}
+      <Fact label="Comment" id="comment" pre>
+        {row.comment ? row.comment : <span class="muted">(none)</span>}
+      </Fact>
+      <Fact label="Forwarded" id="forwarded">
+        {row.forwarded
+          ? `yes${row.forwardToDomains.length ? ` (to ${row.forwardToDomains.join(", ")})` : ""}`
+          : "no"}
+      </Fact>
+      <Fact label="Assigned to" id="assigned">
+        {report.assigned_account
+          ? <AccountLink account={report.assigned_account} />
+          : <span class="muted">nobody</span>}
+      </Fact>
+      <Fact label="State" id="state">
+        {row.actionTakenAt
+          ? (
+            <>
+              resolved <Time at={row.actionTakenAt} />
+              {report.action_taken_by_account
+                ? (
+                  <>
+                    {" "}by <AccountLink account={report.action_taken_by_account} />
+                  </>
+                )
+                : null}
+            </>
+          )
+          : "unresolved"}
+      </Fact>
+      <Fact label="Other open reports about this account" id="other-open">
+        {view.otherOpenReports > 0
+          ? (
+            <a href={queueHref({ resolved: false, targetAccountId: target.id })}>
+              {view.otherOpenReports}
+            </a>
+          )
+          : "0"}
+      </Fact>
+    </dl>
+  );
+};
+
+/** Assign or unassign, resolve or reopen. */
+const ReportButtons: FC<{ view: ReportView; token: string }> = ({ view, token }) => {
+  const { row, report } = view;
+  const base = `/admin/reports/${row.id}`;
+  return (
+    <div class="actions">
+      {report.assigned_account
+        ? (
+          <ActionButton
+            action={`${base}/unassign`}
+            token={token}
+            label="Unassign"
+            variant="secondary"
+          />
+        )
+        : <ActionButton action={`${base}/assign_to_self`} token={token} label="Assign to me" />}
+      {row.actionTakenAt
+        ? (
+          <ActionButton
+            action={`${base}/reopen`}
+            token={token}
+            label="Reopen"
+            variant="secondary"
+          />
+        )
+        : <ActionButton action={`${base}/resolve`} token={token} label="Mark as resolved" />}
+    </div>
+  );
+};
+
 /** The report; a refused form's alert is the frame's (routes/admin_web/page_frame.tsx). */
 export const ReportPage: FC<{
   view: ReportView;
@@ -121,97 +218,14 @@ export const ReportPage: FC<{
   draft?: ActionDraft;
 }> = ({ view, token, draft }) => {
   const { row, report } = view;
-  const target = report.target_account;
-  const base = `/admin/reports/${row.id}`;
   return (
     <>
       <p>
         <a href={queueHref({ resolved: row.actionTakenAt != null })}>Back to the reports</a>
       </p>
       <section class="card">
-        <dl class="report-facts">
-          <Fact label="Reported account" id="target">
-            <AccountLink account={target} /> (<AccountState account={target} />)
-          </Fact>
-          <Fact label="Reported by" id="reporter">
-            <Reporter report={row} reporter={report.account} />
-          </Fact>
-          <Fact label="Filed">
-            <Time at={row.createdAt} />
-          </Fact>
-          <Fact label="Category" id="category-value">{row.category}</Fact>
-          {report.rules.length
-            ? (
-              <>
-                <Fact label="Rules cited">
-                  <ul id="rules">{report.rules.map((r) => <li key={r.id}>{r.text}</li>)}</ul>
-                </Fact>
-              </>
-            )
-            : null}
-          <Fact label="Comment" id="comment" pre>
-            {row.comment ? row.comment : <span class="muted">(none)</span>}
-          </Fact>
-          <Fact label="Forwarded" id="forwarded">
-            {row.forwarded
-              ? `yes${
-                row.forwardToDomains.length ? ` (to ${row.forwardToDomains.join(", ")})` : ""
-              }`
-              : "no"}
-          </Fact>
-          <Fact label="Assigned to" id="assigned">
-            {report.assigned_account
-              ? <AccountLink account={report.assigned_account} />
-              : <span class="muted">nobody</span>}
-          </Fact>
-          <Fact label="State" id="state">
-            {row.actionTakenAt
-              ? (
-                <>
-                  resolved <Time at={row.actionTakenAt} />
-                  {report.action_taken_by_account
-                    ? (
-                      <>
-                        {" "}by <AccountLink account={report.action_taken_by_account} />
-                      </>
-                    )
-                    : null}
-                </>
-              )
-              : "unresolved"}
-          </Fact>
-          <Fact label="Other open reports about this account" id="other-open">
-            {view.otherOpenReports > 0
-              ? (
-                <a href={queueHref({ resolved: false, targetAccountId: target.id })}>
-                  {view.otherOpenReports}
-                </a>
-              )
-              : "0"}
-          </Fact>
-        </dl>
-        <div class="actions">
-          {report.assigned_account
-            ? (
-              <ActionButton
-                action={`${base}/unassign`}
-                token={token}
-                label="Unassign"
-                variant="secondary"
-              />
-            )
-            : <ActionButton action={`${base}/assign_to_self`} token={token} label="Assign to me" />}
-          {row.actionTakenAt
-            ? (
-              <ActionButton
-                action={`${base}/reopen`}
-                token={token}
-                label="Reopen"
-                variant="secondary"
-              />
-            )
-            : <ActionButton action={`${base}/resolve`} token={token} label="Mark as resolved" />}
-        </div>
+        <ReportFacts view={view} />
+        <ReportButtons view={view} token={token} />
       </section>
       <h2>Reported posts ({report.statuses.length})</h2>
       {report.statuses.length

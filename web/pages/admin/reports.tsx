@@ -50,6 +50,75 @@ export function queueHref(
   return text ? `/admin/reports?${text}` : "/admin/reports";
 }
 
+/** One report of the queue. */
+const QueueRowView: FC<{ row: QueueRow; resolved: boolean }> = (
+  { row: { report, target, reporter, assigned }, resolved },
+) => (
+  <tr data-report-id={report.id}>
+    <td>
+      <a href={`/admin/reports/${report.id}`}>#{report.id}</a>
+    </td>
+    <td class="target">
+      {target
+        ? (
+          <>
+            <AccountLink account={target} />{" "}
+            <a
+              class="muted"
+              href={queueHref({ resolved, targetAccountId: target.id })}
+              title={`Only reports about @${handleOf(target)}`}
+            >
+              (filter)
+            </a>
+          </>
+        )
+        : <span class="muted">(account gone)</span>}
+    </td>
+    <td class="reporter">
+      <Reporter report={report} reporter={reporter} />
+    </td>
+    <td class="category">{report.category}</td>
+    <td class="comment">{excerpt(report.comment)}</td>
+    <td class="statuses">{report.statusIds.length}</td>
+    <td class="assigned">
+      {assigned ? <AccountLink account={assigned} /> : <span class="muted">nobody</span>}
+    </td>
+    <td>
+      <Time at={report.createdAt} />
+    </td>
+  </tr>
+);
+
+/** Unresolved or resolved, and the account the queue is about. */
+const QueueFilters: FC<{
+  resolved: boolean;
+  targetAccountId?: string;
+  target: AdminAccount | null;
+}> = ({ resolved, targetAccountId, target }) => (
+  <nav class="filters" aria-label="Which reports">
+    <a
+      href={queueHref({ resolved: false, targetAccountId })}
+      aria-current={resolved ? undefined : "page"}
+    >
+      Unresolved
+    </a>
+    <a
+      href={queueHref({ resolved: true, targetAccountId })}
+      aria-current={resolved ? "page" : undefined}
+    >
+      Resolved
+    </a>
+    {targetAccountId
+      ? (
+        <span>
+          About {target ? <AccountLink account={target} /> : "an unknown account"} ·{" "}
+          <a href={queueHref({ resolved })}>all accounts</a>
+        </span>
+      )
+      : null}
+  </nav>
+);
+
 export const ReportsQueue: FC<{
   rows: QueueRow[];
   resolved: boolean;
@@ -60,28 +129,7 @@ export const ReportsQueue: FC<{
   older: string | null;
 }> = ({ rows, resolved, targetAccountId, target, newer, older }) => (
   <>
-    <nav class="filters" aria-label="Which reports">
-      <a
-        href={queueHref({ resolved: false, targetAccountId })}
-        aria-current={resolved ? undefined : "page"}
-      >
-        Unresolved
-      </a>
-      <a
-        href={queueHref({ resolved: true, targetAccountId })}
-        aria-current={resolved ? "page" : undefined}
-      >
-        Resolved
-      </a>
-      {targetAccountId
-        ? (
-          <span>
-            About {target ? <AccountLink account={target} /> : "an unknown account"} ·{" "}
-            <a href={queueHref({ resolved })}>all accounts</a>
-          </span>
-        )
-        : null}
-    </nav>
+    <QueueFilters resolved={resolved} targetAccountId={targetAccountId} target={target} />
     {rows.length === 0
       ? (
         <p class="muted" id="no-reports">
@@ -103,43 +151,7 @@ export const ReportsQueue: FC<{
             </tr>
           </thead>
           <tbody>
-            {rows.map(({ report, target, reporter, assigned }) => (
-              <tr data-report-id={report.id}>
-                <td>
-                  <a href={`/admin/reports/${report.id}`}>#{report.id}</a>
-                </td>
-                <td class="target">
-                  {target
-                    ? (
-                      <>
-                        <AccountLink account={target} />{" "}
-                        <a
-                          class="muted"
-                          href={queueHref({ resolved, targetAccountId: target.id })}
-                          title={`Only reports about @${handleOf(target)}`}
-                        >
-                          (filter)
-                        </a>
-                      </>
-                    )
-                    : <span class="muted">(account gone)</span>}
-                </td>
-                <td class="reporter">
-                  <Reporter report={report} reporter={reporter} />
-                </td>
-                <td class="category">{report.category}</td>
-                <td class="comment">{excerpt(report.comment)}</td>
-                <td class="statuses">{report.statusIds.length}</td>
-                <td class="assigned">
-                  {assigned
-                    ? <AccountLink account={assigned} />
-                    : <span class="muted">nobody</span>}
-                </td>
-                <td>
-                  <Time at={report.createdAt} />
-                </td>
-              </tr>
-            ))}
+            {rows.map((row) => <QueueRowView key={row.report.id} row={row} resolved={resolved} />)}
           </tbody>
         </table>
       )}

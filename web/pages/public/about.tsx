@@ -8,8 +8,9 @@ import type { FC } from "hono/jsx";
 import { raw } from "hono/html";
 import type { Account } from "../../../api/entities/account.ts";
 import { DisplayName } from "./status_card.tsx";
-import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
+import { PublicLayout, type PublicViewer } from "./layout.tsx";
 import { localUris } from "../../../model/uris.ts";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 
 export interface InstanceSummary {
   title: string;
@@ -98,6 +99,61 @@ const SEVERITY: Record<string, string> = {
   suspend: "Suspended",
 };
 
+/** The servers this one moderates, as SHOW_DOMAIN_BLOCKS lets the visitor see them. */
+const ModeratedServers: FC<{ moderated: ModeratedServer[] }> = ({ moderated }) => (
+  <section aria-labelledby="moderated">
+    <h2 id="moderated">Moderated servers</h2>
+    {moderated.length
+      ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Server</th>
+              <th scope="col">Severity</th>
+              <th scope="col">Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {moderated.map((m) => (
+              <tr>
+                <td>{m.domain}</td>
+                <td>{SEVERITY[m.severity] ?? m.severity}</td>
+                <td>{m.comment ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )
+      : <p class="muted">No servers are moderated.</p>}
+  </section>
+);
+
+/** Who runs the server and how to write to them. */
+const Contact: FC<Pick<AboutPageProps, "contactAccount" | "contactEmail">> = (
+  { contactAccount, contactEmail },
+) => (
+  <section aria-labelledby="contact">
+    <h2 id="contact">Contact</h2>
+    {contactAccount
+      ? (
+        <p>
+          Administered by{" "}
+          <a href={contactAccount.url ?? contactAccount.uri}>
+            <DisplayName account={contactAccount} /> (@{contactAccount.acct})
+          </a>
+        </p>
+      )
+      : null}
+    {contactEmail
+      ? (
+        <p>
+          E-mail: <a href={`mailto:${contactEmail}`}>{contactEmail}</a>
+        </p>
+      )
+      : null}
+    {!contactAccount && !contactEmail ? <p class="muted">No contact given.</p> : null}
+  </section>
+);
 export const AboutPage: FC<AboutPageProps> = (
   { instance, extended, rules, contactAccount, contactEmail, moderated, viewer },
 ) => (
@@ -106,7 +162,7 @@ export const AboutPage: FC<AboutPageProps> = (
     instanceTitle={instance.title}
     viewer={viewer}
     meta={{
-      description: instance.description || plainText(extended),
+      description: instance.description || htmlToText(extended, { oneLine: true }),
       url: `${instance.origin}/about`,
       image: instance.thumbnail,
     }}
@@ -129,56 +185,8 @@ export const AboutPage: FC<AboutPageProps> = (
         )
         : <p class="muted">This server has not published rules.</p>}
     </section>
-    <section aria-labelledby="contact">
-      <h2 id="contact">Contact</h2>
-      {contactAccount
-        ? (
-          <p>
-            Administered by{" "}
-            <a href={contactAccount.url ?? contactAccount.uri}>
-              <DisplayName account={contactAccount} /> (@{contactAccount.acct})
-            </a>
-          </p>
-        )
-        : null}
-      {contactEmail
-        ? (
-          <p>
-            E-mail: <a href={`mailto:${contactEmail}`}>{contactEmail}</a>
-          </p>
-        )
-        : null}
-      {!contactAccount && !contactEmail ? <p class="muted">No contact given.</p> : null}
-    </section>
-    {moderated
-      ? (
-        <section aria-labelledby="moderated">
-          <h2 id="moderated">Moderated servers</h2>
-          {moderated.length
-            ? (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Server</th>
-                    <th scope="col">Severity</th>
-                    <th scope="col">Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {moderated.map((m) => (
-                    <tr>
-                      <td>{m.domain}</td>
-                      <td>{SEVERITY[m.severity] ?? m.severity}</td>
-                      <td>{m.comment ?? ""}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-            : <p class="muted">No servers are moderated.</p>}
-        </section>
-      )
-      : null}
+    <Contact contactAccount={contactAccount} contactEmail={contactEmail} />
+    {moderated ? <ModeratedServers moderated={moderated} /> : null}
   </PublicLayout>
 );
 

@@ -130,10 +130,3 @@ export const MessagePage: FC<{ instanceTitle: string; title: string; message: st
     <p>{message}</p>
   </PublicLayout>
 );
-
-/** Plain text of stored HTML, for descriptions (escaped again when rendered). */
-export function plainText(html: string): string {
-  return html.replace(/<br\s*\/?>|<\/p>/gi, " ").replace(/<[^>]*>/g, "").replace(/\s+/g, " ")
-    .trim().replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'").replaceAll("&amp;", "&");
-}

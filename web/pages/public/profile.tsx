@@ -9,8 +9,9 @@ import { raw } from "hono/html";
 import type { Account } from "../../../api/entities/account.ts";
 import type { StatusJson } from "../../../api/entities/status.ts";
 import { DisplayName, emojifyHtml, emojifyText, StatusCard } from "./status_card.tsx";
-import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
+import { PublicLayout, type PublicViewer } from "./layout.tsx";
 import { localUris } from "../../../model/uris.ts";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 
 export type ProfileTab = "posts" | "with_replies" | "media";
 
@@ -45,6 +46,87 @@ export interface ProfilePageProps {
   viewer: PublicViewer | null;
 }
 
+/** The profile's fields, verified links marked. */
+const ProfileFields: FC<{ account: Account }> = ({ account }) => (
+  <dl class="fields">
+    {account.fields.map((f) => (
+      <>
+        <dt>{raw(emojifyText(f.name, account.emojis))}</dt>
+        <dd class={f.verified_at ? "verified" : undefined}>
+          {raw(withRelMe(emojifyHtml(f.value, account.emojis)))}
+          {f.verified_at
+            ? <span class="muted">{` (verified ${f.verified_at.slice(0, 10)})`}</span>
+            : null}
+        </dd>
+      </>
+    ))}
+  </dl>
+);
+
+/** The profile card: header, avatar, names, bio, fields, counts and links. */
+const ProfileCard: FC<{ account: Account; handle: string; base: string }> = (
+  { account, handle, base },
+) => (
+  <section class="card profile h-card" aria-labelledby="profile-name">
+    <img class="banner" src={account.header_static} alt="" />
+    <div class="head">
+      <img class="avatar u-photo" src={account.avatar_static} alt="" width="80" height="80" />
+      <div>
+        <h1 id="profile-name" class="p-name">
+          <DisplayName account={account} />
+        </h1>
+        <p class="muted p-nickname">{handle}</p>
+      </div>
+    </div>
+    {account.locked ? <p class="muted">This account approves its followers.</p> : null}
+    {account.bot ? <p class="muted">This account is automated.</p> : null}
+    <div class="p-note">{raw(emojifyHtml(account.note, account.emojis))}</div>
+    {account.fields.length ? <ProfileFields account={account} /> : null}
+    <ul class="counts">
+      <li>
+        <strong>{account.statuses_count}</strong> posts
+      </li>
+      {
+        // Mastodon hides who follows whom, and how many, when the account asks.
+        account.hide_collections ? null : (
+          <>
+            <li>
+              <strong>{account.following_count}</strong> following
+            </li>
+            <li>
+              <strong>{account.followers_count}</strong> followers
+            </li>
+          </>
+        )
+      }
+    </ul>
+    <p>
+      <a class="u-url u-uid" rel="me" href={account.url ?? account.uri}>{handle}</a>
+      {" · "}
+      <a href={`${base}.rss`}>RSS feed</a>
+    </p>
+  </section>
+);
+
+/** The account's collections, when it shows them (Mastodon 4.7). */
+const ProfileCollections: FC<{ collections?: ProfilePageProps["collections"] }> = (
+  { collections },
+) =>
+  collections?.length
+    ? (
+      <section class="collections" aria-labelledby="collections">
+        <h2 id="collections">Collections</h2>
+        <ul>
+          {collections.map((c) => (
+            <li>
+              <a href={c.url}>{c.name}</a> <span class="muted">({c.count} accounts)</span>
+            </li>
+          ))}
+        </ul>
+      </section>
+    )
+    : null;
+
 export const ProfilePage: FC<ProfilePageProps> = (
   { account, statuses, pinned, collections, tab, older, paged, instanceTitle, origin, viewer },
 ) => {
@@ -52,15 +134,13 @@ export const ProfilePage: FC<ProfilePageProps> = (
   const base = localUris("").profile(account.username);
   const name = account.display_name || account.username;
   const current = TABS.find((t) => t.key === tab)!;
-  // Mastodon hides who follows whom, and how many, when the account asks.
-  const showCollections = !account.hide_collections;
   return (
     <PublicLayout
       title={`${name} (${handle})`}
       instanceTitle={instanceTitle}
       viewer={viewer}
       meta={{
-        description: plainText(account.note) || `Posts by ${name}`,
+        description: htmlToText(account.note, { oneLine: true }) || `Posts by ${name}`,
         url: `${origin}${base}${current.suffix}`,
         type: "profile",
         image: account.avatar_static,
@@ -69,78 +149,8 @@ export const ProfilePage: FC<ProfilePageProps> = (
         noindex: account.noindex === true,
       }}
     >
-      <section class="card profile h-card" aria-labelledby="profile-name">
-        <img class="banner" src={account.header_static} alt="" />
-        <div class="head">
-          <img class="avatar u-photo" src={account.avatar_static} alt="" width="80" height="80" />
-          <div>
-            <h1 id="profile-name" class="p-name">
-              <DisplayName account={account} />
-            </h1>
-            <p class="muted p-nickname">{handle}</p>
-          </div>
-        </div>
-        {account.locked ? <p class="muted">This account approves its followers.</p> : null}
-        {account.bot ? <p class="muted">This account is automated.</p> : null}
-        <div class="p-note">{raw(emojifyHtml(account.note, account.emojis))}</div>
-        {account.fields.length
-          ? (
-            <dl class="fields">
-              {account.fields.map((f) => (
-                <>
-                  <dt>{raw(emojifyText(f.name, account.emojis))}</dt>
-                  <dd class={f.verified_at ? "verified" : undefined}>
-                    {raw(withRelMe(emojifyHtml(f.value, account.emojis)))}
-                    {f.verified_at
-                      ? (
-                        <span class="muted">
-                          {` (verified ${f.verified_at.slice(0, 10)})`}
-                        </span>
-                      )
-                      : null}
-                  </dd>
-                </>
-              ))}
-            </dl>
-          )
-          : null}
-        <ul class="counts">
-          <li>
-            <strong>{account.statuses_count}</strong> posts
-          </li>
-          {showCollections
-            ? (
-              <>
-                <li>
-                  <strong>{account.following_count}</strong> following
-                </li>
-                <li>
-                  <strong>{account.followers_count}</strong> followers
-                </li>
-              </>
-            )
-            : null}
-        </ul>
-        <p>
-          <a class="u-url u-uid" rel="me" href={account.url ?? account.uri}>{handle}</a>
-          {" · "}
-          <a href={`${base}.rss`}>RSS feed</a>
-        </p>
-      </section>
-      {collections?.length
-        ? (
-          <section class="collections" aria-labelledby="collections">
-            <h2 id="collections">Collections</h2>
-            <ul>
-              {collections.map((c) => (
-                <li>
-                  <a href={c.url}>{c.name}</a> <span class="muted">({c.count} accounts)</span>
-                </li>
-              ))}
-            </ul>
-          </section>
-        )
-        : null}
+      <ProfileCard account={account} handle={handle} base={base} />
+      <ProfileCollections collections={collections} />
       <nav class="tabs" aria-label="Posts">
         {TABS.map((t) => (
           <a href={`${base}${t.suffix}`} aria-current={t.key === tab ? "page" : undefined}>

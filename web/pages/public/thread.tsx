@@ -5,7 +5,8 @@
 import type { FC } from "hono/jsx";
 import type { StatusJson } from "../../../api/entities/status.ts";
 import { StatusCard } from "./status_card.tsx";
-import { plainText, PublicLayout, type PublicViewer } from "./layout.tsx";
+import { PublicLayout, type PublicViewer } from "./layout.tsx";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 
 export interface ThreadPageProps {
   status: StatusJson;
@@ -23,7 +24,7 @@ export const ThreadPage: FC<ThreadPageProps> = (
   { status, ancestors, descendants, instanceTitle, oembedUrl, noindex, viewer },
 ) => {
   const name = status.account.display_name || status.account.username;
-  const text = status.spoiler_text || plainText(status.content);
+  const text = status.spoiler_text || htmlToText(status.content, { oneLine: true });
   const picture = status.media_attachments.find((m) => m.type === "image");
   return (
     <PublicLayout

@@ -132,6 +132,127 @@ const ImageInput: FC<{
   </div>
 );
 
+/** The extra fields: label and content pairs. */
+const FieldInputs: FC<{ form: ProfileForm; limits: ProfileLimits; error: string | null }> = (
+  { form, limits, error },
+) => (
+  <fieldset class="profile-fields" aria-describedby={describedBy("fields-hint")}>
+    <legend>Extra fields</legend>
+    <p class="hint" id="fields-hint">
+      Up to {form.fields.length}{" "}
+      label and content pairs on your profile. A link whose page links back to your profile with
+      rel="me" is marked verified.
+    </p>
+    <FieldError id="fields-error" text={error} />
+    {form.fields.map((field, i) => (
+      <div class="profile-field" data-field={i}>
+        <label for={`field-${i}-name`}>Label {i + 1}</label>
+        <input
+          id={`field-${i}-name`}
+          name={`fields_attributes[${i}][name]`}
+          type="text"
+          value={field.name}
+          maxlength={limits.fieldName * 4}
+          aria-invalid={error ? "true" : undefined}
+        />
+        <label for={`field-${i}-value`}>Content {i + 1}</label>
+        <input
+          id={`field-${i}-value`}
+          name={`fields_attributes[${i}][value]`}
+          type="text"
+          value={field.value}
+          maxlength={limits.fieldValue * 4}
+          aria-invalid={error ? "true" : undefined}
+          aria-describedby={field.verifiedAt ? `field-${i}-verified` : undefined}
+        />
+        {field.verifiedAt
+          ? (
+            <p class="verified" id={`field-${i}-verified`}>
+              <span aria-hidden="true">✓</span> Verified link (checked{" "}
+              {field.verifiedAt.slice(0, 10)})
+            </p>
+          )
+          : null}
+      </div>
+    ))}
+  </fieldset>
+);
+
+/** Display name and bio. */
+const TextInputs: FC<{ form: ProfileForm; limits: ProfileLimits; errors?: FieldErrors }> = (
+  { form, limits, errors },
+) => {
+  const nameError = problemText(errors, "display_name");
+  const noteError = problemText(errors, "note");
+  return (
+    <>
+      <label for="display_name">Display name</label>
+      <input
+        id="display_name"
+        name="display_name"
+        type="text"
+        value={form.displayName}
+        maxlength={limits.displayName * 4}
+        aria-invalid={nameError ? "true" : undefined}
+        aria-describedby={describedBy("display_name-hint", nameError && "display_name-error")}
+      />
+      <p class="hint" id="display_name-hint">At most {limits.displayName} characters.</p>
+      <FieldError id="display_name-error" text={nameError} />
+
+      <label for="note">Bio</label>
+      <textarea
+        id="note"
+        name="note"
+        rows={5}
+        aria-invalid={noteError ? "true" : undefined}
+        aria-describedby={describedBy("note-hint", noteError && "note-error")}
+      >
+        {form.note}
+      </textarea>
+      <p class="hint" id="note-hint">
+        At most {limits.note} characters. Links, @mentions and #hashtags work as in posts.
+      </p>
+      <FieldError id="note-error" text={noteError} />
+    </>
+  );
+};
+
+/** The reach and approval switches. */
+const Switches: FC<{ form: ProfileForm }> = ({ form }) => (
+  <fieldset class="switches">
+    <legend>Reach and approval</legend>
+    {SWITCHES.map((s) => (
+      <div>
+        <label class="check" for={s.name}>
+          <input
+            id={s.name}
+            name={s.name}
+            type="checkbox"
+            value="1"
+            checked={form[s.key]}
+            aria-describedby={`${s.name}-hint`}
+          />
+          <span>{s.label}</span>
+        </label>
+        <p class="hint" id={`${s.name}-hint`}>{s.hint}</p>
+      </div>
+    ))}
+  </fieldset>
+);
+
+/** A form per picture the profile has, to remove it. */
+const RemoveImages: FC<{ images: ProfileImages; csrfToken: string }> = ({ images, csrfToken }) => (
+  <section aria-labelledby="remove-images">
+    <h2 id="remove-images">Remove pictures</h2>
+    {(["avatar", "header"] as const).filter((k) => images[k]).map((kind) => (
+      <form method="post" action={`/settings/profile/${kind}/remove`} class="remove-image">
+        <CsrfField token={csrfToken} />
+        <button type="submit">Remove the {kind}</button>
+      </form>
+    ))}
+  </section>
+);
+
 export const ProfilePage: FC<{
   instanceTitle: string;
   viewer: SettingsViewer;
@@ -141,156 +262,49 @@ export const ProfilePage: FC<{
   errors?: FieldErrors;
   alert?: string;
   notice?: string;
-}> = ({ instanceTitle, viewer, form, images, limits, errors, alert, notice }) => {
-  const nameError = problemText(errors, "display_name");
-  const noteError = problemText(errors, "note");
-  const fieldsError = problemText(errors, "fields");
-  return (
-    <SettingsLayout title="Profile" instanceTitle={instanceTitle} viewer={viewer} section="profile">
-      {notice ? <p class="notice" role="status">{notice}</p> : null}
-      {alert || errors
-        ? (
-          <p class="alert" role="alert">
-            {alert ?? "The profile was not saved: see the problems below."}
-          </p>
-        )
-        : null}
-      <p>
-        This is how others see you, on your{" "}
-        <a href={localUris("").profile(viewer.username)}>public profile</a> and on other servers.
-      </p>
-      <form
-        method="post"
-        action="/settings/profile"
-        enctype="multipart/form-data"
-        class="profile-form"
-      >
-        <CsrfField token={viewer.csrfToken} />
-        <label for="display_name">Display name</label>
-        <input
-          id="display_name"
-          name="display_name"
-          type="text"
-          value={form.displayName}
-          maxlength={limits.displayName * 4}
-          aria-invalid={nameError ? "true" : undefined}
-          aria-describedby={describedBy("display_name-hint", nameError && "display_name-error")}
-        />
-        <p class="hint" id="display_name-hint">At most {limits.displayName} characters.</p>
-        <FieldError id="display_name-error" text={nameError} />
-
-        <label for="note">Bio</label>
-        <textarea
-          id="note"
-          name="note"
-          rows={5}
-          aria-invalid={noteError ? "true" : undefined}
-          aria-describedby={describedBy("note-hint", noteError && "note-error")}
-        >
-          {form.note}
-        </textarea>
-        <p class="hint" id="note-hint">
-          At most {limits.note} characters. Links, @mentions and #hashtags work as in posts.
+}> = ({ instanceTitle, viewer, form, images, limits, errors, alert, notice }) => (
+  <SettingsLayout title="Profile" instanceTitle={instanceTitle} viewer={viewer} section="profile">
+    {notice ? <p class="notice" role="status">{notice}</p> : null}
+    {alert || errors
+      ? (
+        <p class="alert" role="alert">
+          {alert ?? "The profile was not saved: see the problems below."}
         </p>
-        <FieldError id="note-error" text={noteError} />
-
-        <fieldset class="profile-fields" aria-describedby={describedBy("fields-hint")}>
-          <legend>Extra fields</legend>
-          <p class="hint" id="fields-hint">
-            Up to {form.fields.length}{" "}
-            label and content pairs on your profile. A link whose page links back to your profile
-            with rel="me" is marked verified.
-          </p>
-          <FieldError id="fields-error" text={fieldsError} />
-          {form.fields.map((field, i) => (
-            <div class="profile-field" data-field={i}>
-              <label for={`field-${i}-name`}>Label {i + 1}</label>
-              <input
-                id={`field-${i}-name`}
-                name={`fields_attributes[${i}][name]`}
-                type="text"
-                value={field.name}
-                maxlength={limits.fieldName * 4}
-                aria-invalid={fieldsError ? "true" : undefined}
-              />
-              <label for={`field-${i}-value`}>Content {i + 1}</label>
-              <input
-                id={`field-${i}-value`}
-                name={`fields_attributes[${i}][value]`}
-                type="text"
-                value={field.value}
-                maxlength={limits.fieldValue * 4}
-                aria-invalid={fieldsError ? "true" : undefined}
-                aria-describedby={field.verifiedAt ? `field-${i}-verified` : undefined}
-              />
-              {field.verifiedAt
-                ? (
-                  <p
-                    class="verified"
-                    id={`field-${i}-verified`}
-                  >
-                    <span aria-hidden="true">✓</span> Verified link (checked{" "}
-                    {field.verifiedAt.slice(0, 10)})
-                  </p>
-                )
-                : null}
-            </div>
-          ))}
-        </fieldset>
-
-        <ImageInput
-          kind="avatar"
-          label="Avatar"
-          hint={`PNG, JPEG, GIF or WebP, at most ${limits.imageMb} MB; shown at 400×400 pixels.`}
-          current={images.avatar}
-          error={problemText(errors, "avatar")}
-        />
-        <ImageInput
-          kind="header"
-          label="Header"
-          hint={`PNG, JPEG, GIF or WebP, at most ${limits.imageMb} MB; shown at 1500×500 pixels.`}
-          current={images.header}
-          error={problemText(errors, "header")}
-        />
-        {errors
-          ? <p class="hint">Choose the images again: a refused form keeps no files.</p>
-          : null}
-
-        <fieldset class="switches">
-          <legend>Reach and approval</legend>
-          {SWITCHES.map((s) => (
-            <div>
-              <label class="check" for={s.name}>
-                <input
-                  id={s.name}
-                  name={s.name}
-                  type="checkbox"
-                  value="1"
-                  checked={form[s.key]}
-                  aria-describedby={`${s.name}-hint`}
-                />
-                <span>{s.label}</span>
-              </label>
-              <p class="hint" id={`${s.name}-hint`}>{s.hint}</p>
-            </div>
-          ))}
-        </fieldset>
-        <button type="submit">Save profile</button>
-      </form>
-
-      {images.avatar || images.header
-        ? (
-          <section aria-labelledby="remove-images">
-            <h2 id="remove-images">Remove pictures</h2>
-            {(["avatar", "header"] as const).filter((k) => images[k]).map((kind) => (
-              <form method="post" action={`/settings/profile/${kind}/remove`} class="remove-image">
-                <CsrfField token={viewer.csrfToken} />
-                <button type="submit">Remove the {kind}</button>
-              </form>
-            ))}
-          </section>
-        )
-        : null}
-    </SettingsLayout>
-  );
-};
+      )
+      : null}
+    <p>
+      This is how others see you, on your{" "}
+      <a href={localUris("").profile(viewer.username)}>public profile</a> and on other servers.
+    </p>
+    <form
+      method="post"
+      action="/settings/profile"
+      enctype="multipart/form-data"
+      class="profile-form"
+    >
+      <CsrfField token={viewer.csrfToken} />
+      <TextInputs form={form} limits={limits} errors={errors} />
+      <FieldInputs form={form} limits={limits} error={problemText(errors, "fields")} />
+      <ImageInput
+        kind="avatar"
+        label="Avatar"
+        hint={`PNG, JPEG, GIF or WebP, at most ${limits.imageMb} MB; shown at 400×400 pixels.`}
+        current={images.avatar}
+        error={problemText(errors, "avatar")}
+      />
+      <ImageInput
+        kind="header"
+        label="Header"
+        hint={`PNG, JPEG, GIF or WebP, at most ${limits.imageMb} MB; shown at 1500×500 pixels.`}
+        current={images.header}
+        error={problemText(errors, "header")}
+      />
+      {errors ? <p class="hint">Choose the images again: a refused form keeps no files.</p> : null}
+      <Switches form={form} />
+      <button type="submit">Save profile</button>
+    </form>
+    {images.avatar || images.header
+      ? <RemoveImages images={images} csrfToken={viewer.csrfToken} />
+      : null}
+  </SettingsLayout>
+);

@@ -16,16 +16,16 @@ import { type Context, Hono } from "hono";
 import { eq } from "drizzle-orm";
 import type { ApiEnv } from "../../../api/env.ts";
 import { ApiError } from "../../../api/errors.ts";
-import { type Params, params } from "../../../api/params.ts";
-import { readBoolean, readString } from "../../../api/readers.ts";
+import { params } from "../../../api/params.ts";
+import { readBoolean } from "../../../api/readers.ts";
 import { readPageParams } from "../../../api/pagination.ts";
 import { loadAdminAccount, loadAdminAccounts } from "../../../api/entities/admin_account.ts";
+import { listAdminAccountIds } from "../../../db/queries/admin_accounts.ts";
 import {
-  ACCOUNT_STATUSES,
-  type AdminAccountFilter,
-  isIpOrRange,
-  listAdminAccountIds,
-} from "../../../db/queries/admin_accounts.ts";
+  accountFilterOf,
+  type AccountQuery,
+  readAccountQuery,
+} from "../../../api/routes/admin/account_filter.ts";
 import { accountWarningsOf } from "../../../db/queries/account_warnings.ts";
 import { isId } from "../../../db/ids.ts";
 import { accounts, users } from "../../../db/schema/mod.ts";
@@ -42,7 +42,7 @@ import {
   unsuspendAccountCommand,
 } from "../../../actors/moderation/account_actions.ts";
 import { registerNotices } from "../../pages/admin/layout.tsx";
-import { AccountList, type AccountListQuery, accountListUrl } from "../../pages/admin/accounts.tsx";
+import { AccountList, accountListUrl } from "../../pages/admin/accounts.tsx";
 import { AccountPage } from "../../pages/admin/account.tsx";
 import { type ActionDraft, handleOf } from "../../pages/admin/components.tsx";
 import { staffModerator, staffPage } from "./session.ts";
@@ -72,68 +72,16 @@ registerNotices({
 const GATE = staffPage("manage_users");
 /** Rows per page of the list. */
 const LIST_PAGE = { default: 40, max: 100 } as const;
-/** The longest text filter kept, as the admin API. */
-const FILTER_MAX = 320;
 /** How many warnings and reports (of each state) the account page shows. */
 const SHOWN = 20;
-
-function textParam(p: Params, key: string): string | undefined {
-  const value = readString(p, key, { maxLength: FILTER_MAX })?.trim();
-  return value ? value : undefined;
-}
-
-/** The list's query and the filter it means; ApiError 422 for values that mean nothing. */
-function readListQuery(
-  p: Params,
-  accessFilters: boolean,
-): { query: AccountListQuery; filter: AdminAccountFilter } {
-  const query: AccountListQuery = {};
-  const origin = textParam(p, "origin");
-  if (origin) {
-    if (origin !== "local" && origin !== "remote") {
-      throw new ApiError(422, `Unknown origin: ${origin.slice(0, 40)}`);
-    }
-    query.origin = origin;
-  }
-  const status = textParam(p, "status");
-  if (status) {
-    if (!(ACCOUNT_STATUSES as readonly string[]).includes(status)) {
-      throw new ApiError(422, `Unknown status: ${status.slice(0, 40)}`);
-    }
-    query.status = status;
-  }
-  query.username = textParam(p, "username");
-  query.display_name = textParam(p, "display_name");
-  query.by_domain = textParam(p, "by_domain");
-  const filter: AdminAccountFilter = {
-    origin: query.origin,
-    status: query.status as AdminAccountFilter["status"],
-    username: query.username,
-    displayName: query.display_name,
-    byDomain: query.by_domain,
-  };
-  // E-mail and IP are the access data only admins see (manage_user_access).
-  if (accessFilters) {
-    query.email = textParam(p, "email");
-    filter.email = query.email;
-    query.ip = textParam(p, "ip");
-    if (query.ip) {
-      if (!isIpOrRange(query.ip)) {
-        throw new ApiError(422, "IP is not an address or a range (such as 192.0.2.0/24)");
-      }
-      filter.ip = query.ip;
-    }
-  }
-  return { query, filter };
-}
 
 async function listPage(c: Context<ApiEnv>): Promise<Response> {
   const { config, database } = c.get("ctx");
   const p = await params(c);
   const accessFilters = hasPermission(c.get("staff")!.user.role, "manage_user_access");
-  let read: ReturnType<typeof readListQuery>;
+  let query: AccountQuery;
   try {
-    read = readListQuery(p, accessFilters);
+    query = readAccountQuery(p, accessFilters);
   } catch (error) {
     const refusal = refusalOf(error);
     if (!refusal) throw error;
@@ -147,7 +95,7 @@ async function listPage(c: Context<ApiEnv>): Promise<Response> {
       ),
     });
   }
-  const { query, filter } = read;
+  const filter = accountFilterOf(query);
   const page = readPageParams(p, LIST_PAGE);
   const ids = await listAdminAccountIds(database.db, filter, page);
   const rows = await loadAdminAccounts(database.db, config, ids);

@@ -99,56 +99,95 @@ async function submit(
   return redirectWithNotice(c, done.to, done.notice);
 }
 
+/** GET /admin/reports: the queue, read leniently from the query string. */
+async function queuePage(c: Context<ApiEnv>): Promise<Response> {
+  // The query string alone, read leniently: a link's odd parameter is a
+  // default, never an error page.
+  const q = new URL(c.req.url).searchParams;
+  const pageParams = pageParamsFromQuery(c, PAGE_SIZES.admin);
+  const resolved = readBoolean({ resolved: q.get("resolved") }, "resolved") ?? false;
+  const rawTarget = q.get("target_account_id") ?? "";
+  // Anything but an id names no account: an empty queue, as the API answers.
+  const targetAccountId = rawTarget ? rawTarget.slice(0, 64) : undefined;
+  const filter = { resolved, targetAccountId };
+  const { rows, target } = await loadQueue(c.get("ctx"), filter, pageParams);
+  const { newer, older } = pageLinks(
+    pageParams,
+    PAGE_SIZES.admin,
+    rows.map((r) => r.report.id),
+    (cursor) => queueHref(filter, cursor),
+  );
+  return await sendFramed(c, {
+    title: resolved ? "Resolved reports" : "Reports",
+    section: "reports",
+    body: (
+      <ReportsQueue
+        rows={rows}
+        resolved={resolved}
+        targetAccountId={targetAccountId}
+        target={target}
+        newer={newer}
+        older={older}
+      />
+    ),
+  });
+}
+
+/** The report's state changes, each a form without fields. */
+const COMMANDS: Record<
+  string,
+  { run: (db: Executor, staff: string, id: string) => Promise<ReportRow>; notice: string }
+> = {
+  assign_to_self: { run: assignReportToSelf, notice: "report_assigned" },
+  unassign: { run: unassignReport, notice: "report_unassigned" },
+  resolve: { run: resolveReport, notice: "report_resolved" },
+  reopen: { run: reopenReport, notice: "report_reopened" },
+};
+
+/** POST /admin/reports/:id/category: category and rules. */
+async function postCategory(c: Context<ApiEnv>): Promise<Response> {
+  const id = c.req.param("id") ?? "";
+  const db = c.get("ctx").database.db;
+  return await submit(c, id, async () => {
+    // An unknown report is a 404 whatever the form says, as in the API.
+    await requireReport(db, id);
+    const p = await params(c);
+    const changes = {
+      category: readString(p, "category", { maxLength: 64 }),
+      ruleIds: readStringArray(p, "rule_ids", { maxItems: REPORT_LIST_MAX }),
+    };
+    return await updateReport(db, staffModerator(c).accountId, id, changes);
+  }, { to: `/admin/reports/${id}`, notice: "report_updated" });
+}
+
+/** POST /admin/reports/:id/action: an action against the reported account, resolving the report. */
+async function postAction(c: Context<ApiEnv>): Promise<Response> {
+  const id = c.req.param("id") ?? "";
+  const ctx = c.get("ctx");
+  const p = await params(c);
+  const draft = actionDraftOf(p);
+  return await submit(c, id, async () => {
+    const report = await requireReport(ctx.database.db, id);
+    return await performAction(
+      ctx.database.db,
+      ctx,
+      staffModerator(c),
+      report.targetAccountId,
+      { ...readActionInput(p), reportId: report.id },
+    );
+  }, {
+    to: draft.type === "none" ? `/admin/reports/${id}` : "/admin/reports",
+    notice: draft.type === "none" ? "report_warning_sent" : "report_action_taken",
+  }, draft);
+}
+
 /** The reports pages, mounted at the root of the app. */
 export function reportPages(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const gate = staffPage("manage_reports");
-
-  app.get("/admin/reports", gate, async (c) => {
-    // The query string alone, read leniently: a link's odd parameter is a
-    // default, never an error page.
-    const q = new URL(c.req.url).searchParams;
-    const pageParams = pageParamsFromQuery(c, PAGE_SIZES.admin);
-    const resolved = readBoolean({ resolved: q.get("resolved") }, "resolved") ?? false;
-    const rawTarget = q.get("target_account_id") ?? "";
-    // Anything but an id names no account: an empty queue, as the API answers.
-    const targetAccountId = rawTarget ? rawTarget.slice(0, 64) : undefined;
-    const filter = { resolved, targetAccountId };
-    const { rows, target } = await loadQueue(c.get("ctx"), filter, pageParams);
-    const { newer, older } = pageLinks(
-      pageParams,
-      PAGE_SIZES.admin,
-      rows.map((r) => r.report.id),
-      (cursor) => queueHref(filter, cursor),
-    );
-    return await sendFramed(c, {
-      title: resolved ? "Resolved reports" : "Reports",
-      section: "reports",
-      body: (
-        <ReportsQueue
-          rows={rows}
-          resolved={resolved}
-          targetAccountId={targetAccountId}
-          target={target}
-          newer={newer}
-          older={older}
-        />
-      ),
-    });
-  });
-
+  app.get("/admin/reports", gate, queuePage);
   app.get("/admin/reports/:id", gate, (c) => reportPage(c, c.req.param("id")));
-
-  const commands: Record<
-    string,
-    { run: (db: Executor, staff: string, id: string) => Promise<ReportRow>; notice: string }
-  > = {
-    assign_to_self: { run: assignReportToSelf, notice: "report_assigned" },
-    unassign: { run: unassignReport, notice: "report_unassigned" },
-    resolve: { run: resolveReport, notice: "report_resolved" },
-    reopen: { run: reopenReport, notice: "report_reopened" },
-  };
-  for (const [name, { run, notice }] of Object.entries(commands)) {
+  for (const [name, { run, notice }] of Object.entries(COMMANDS)) {
     app.post(`/admin/reports/:id/${name}`, gate, async (c) => {
       const id = c.req.param("id");
       const db = c.get("ctx").database.db;
@@ -158,40 +197,7 @@ export function reportPages(): Hono<ApiEnv> {
       });
     });
   }
-
-  app.post("/admin/reports/:id/category", gate, async (c) => {
-    const id = c.req.param("id");
-    const db = c.get("ctx").database.db;
-    return await submit(c, id, async () => {
-      // An unknown report is a 404 whatever the form says, as in the API.
-      await requireReport(db, id);
-      const p = await params(c);
-      const changes = {
-        category: readString(p, "category", { maxLength: 64 }),
-        ruleIds: readStringArray(p, "rule_ids", { maxItems: REPORT_LIST_MAX }),
-      };
-      return await updateReport(db, staffModerator(c).accountId, id, changes);
-    }, { to: `/admin/reports/${id}`, notice: "report_updated" });
-  });
-
-  app.post("/admin/reports/:id/action", gate, async (c) => {
-    const id = c.req.param("id");
-    const ctx = c.get("ctx");
-    const p = await params(c);
-    const draft = actionDraftOf(p);
-    return await submit(c, id, async () => {
-      const report = await requireReport(ctx.database.db, id);
-      return await performAction(
-        ctx.database.db,
-        ctx,
-        staffModerator(c),
-        report.targetAccountId,
-        { ...readActionInput(p), reportId: report.id },
-      );
-    }, {
-      to: draft.type === "none" ? `/admin/reports/${id}` : "/admin/reports",
-      notice: draft.type === "none" ? "report_warning_sent" : "report_action_taken",
-    }, draft);
-  });
+  app.post("/admin/reports/:id/category", gate, postCategory);
+  app.post("/admin/reports/:id/action", gate, postAction);
   return app;
 }

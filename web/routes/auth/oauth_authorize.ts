@@ -10,9 +10,10 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
-import { type Params, params } from "../../../api/params.ts";
+import type { Params } from "../../../api/params.ts";
+import { formParams } from "./page.ts";
 import { constantTimeEqual, issueAuthorizationCode } from "../../../actors/oauth/oauth.ts";
-import { loginRefusal } from "../../../actors/auth/sessions.ts";
+import { loginRefusal, type WebSession } from "../../../actors/auth/sessions.ts";
 import { twoFactorSetupRedirect } from "../form_pages.ts";
 import { CodePage, ConsentPage } from "../../pages/auth/oauth.tsx";
 import { SignInPage } from "../../pages/auth/sign_in.tsx";
@@ -27,11 +28,17 @@ import {
   validateAuthorizeRequest,
 } from "./authorize_request.ts";
 
-/** Shows the sign-in form for an authorization request. */
-export function showSignIn(
+/** What a sign-in form shows again after a failed attempt. */
+export type SignInShown = { error?: string; login?: string; status?: 200 | 401 | 403 | 429 };
+
+/**
+ * Sends the sign-in form carrying `fields` (an authorization request's, or
+ * where to go back to), naming the app an authorization request is for.
+ */
+export function sendSignInForm(
   c: Context<ApiEnv>,
-  request: AuthorizeRequest,
-  options: { error?: string; login?: string; status?: 200 | 401 | 403 | 429 } = {},
+  form: { fields: Record<string, string | undefined>; appName?: string },
+  options: SignInShown = {},
 ): Response {
   const { config } = c.get("ctx");
   return sendPage(
@@ -39,9 +46,9 @@ export function showSignIn(
     SignInPage({
       instanceTitle: config.instance.title,
       domain: config.domain,
-      fields: request.fields,
+      fields: form.fields,
       csrfToken: signInCsrfToken(c),
-      appName: request.application.name,
+      appName: form.appName,
       error: options.error,
       login: options.login,
     }),
@@ -49,70 +56,82 @@ export function showSignIn(
   );
 }
 
-/** Reads the request's parameters, answering malformed bodies with the error page. */
-async function safeParams(c: Context<ApiEnv>): Promise<Params | null> {
-  try {
-    return await params(c);
-  } catch {
-    return null;
-  }
+/** Shows the sign-in form for an authorization request. */
+export function showSignIn(
+  c: Context<ApiEnv>,
+  request: AuthorizeRequest,
+  options: SignInShown = {},
+): Response {
+  return sendSignInForm(c, { fields: request.fields, appName: request.application.name }, options);
 }
 
-/** The authorize routes, mounted at the root of the app. */
-export function authorizeRoutes(): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
+/** The validated request and the browser's session, or the page that answers instead. */
+async function authorizeContext(
+  c: Context<ApiEnv>,
+): Promise<{ p: Params; request: AuthorizeRequest; session: WebSession | null } | Response> {
+  const p = await formParams(c);
+  if (!p) return errorPage(c, "invalid_request");
+  const validation = await validateAuthorizeRequest(c, p);
+  if (!validation.ok) return validation.response;
+  return { p, request: validation.request, session: await currentSession(c) };
+}
 
-  app.get("/oauth/authorize", async (c) => {
-    const p = await safeParams(c);
-    if (!p) return errorPage(c, "invalid_request");
-    const validation = await validateAuthorizeRequest(c, p);
-    if (!validation.ok) return validation.response;
-    const { request } = validation;
-    const session = await currentSession(c);
-    if (!session || request.forceLogin) return showSignIn(c, request);
-    const refusal = loginRefusal(session.user.state);
-    if (refusal) {
-      // The login was disabled (or suspended) since signing in: start over.
-      await endSession(c, session);
-      return showSignIn(c, request, { error: refusal, status: 403 });
-    }
-    // A role that requires two-factor sign-in: no app is authorized before it is set up.
-    const setup = await twoFactorSetupRedirect(c, session);
-    if (setup) return setup;
-    const { config } = c.get("ctx");
-    return sendPage(
-      c,
-      ConsentPage({
-        instanceTitle: config.instance.title,
-        appName: request.application.name,
-        appWebsite: request.application.website,
-        username: session.user.username,
-        domain: config.domain,
-        scopes: request.scopes,
-        fields: request.fields,
-        csrfToken: session.csrfToken,
-      }),
-    );
-  });
+/**
+ * When the login was disabled (or suspended) since signing in, the session
+ * ends and the sign-in form says why; null when it may go on.
+ */
+async function refusedLogin(
+  c: Context<ApiEnv>,
+  session: WebSession,
+  request: AuthorizeRequest,
+): Promise<Response | null> {
+  const refusal = loginRefusal(session.user.state);
+  if (!refusal) return null;
+  await endSession(c, session);
+  return showSignIn(c, request, { error: refusal, status: 403 });
+}
 
-  const decide = (forceDeny: boolean) => async (c: Context<ApiEnv>) => {
-    const p = await safeParams(c);
-    if (!p) return errorPage(c, "invalid_request");
-    const validation = await validateAuthorizeRequest(c, p);
-    if (!validation.ok) return validation.response;
-    const { request } = validation;
-    const session = await currentSession(c);
+/** GET /oauth/authorize: the sign-in page, or the consent page for a signed-in browser. */
+async function showAuthorize(c: Context<ApiEnv>): Promise<Response> {
+  const found = await authorizeContext(c);
+  if (found instanceof Response) return found;
+  const { request, session } = found;
+  if (!session || request.forceLogin) return showSignIn(c, request);
+  const refused = await refusedLogin(c, session, request);
+  if (refused) return refused;
+  // A role that requires two-factor sign-in: no app is authorized before it is set up.
+  const setup = await twoFactorSetupRedirect(c, session);
+  if (setup) return setup;
+  const { config } = c.get("ctx");
+  return sendPage(
+    c,
+    ConsentPage({
+      instanceTitle: config.instance.title,
+      appName: request.application.name,
+      appWebsite: request.application.website,
+      username: session.user.username,
+      domain: config.domain,
+      scopes: request.scopes,
+      fields: request.fields,
+      csrfToken: session.csrfToken,
+    }),
+  );
+}
+
+/** POST (or DELETE: always deny) /oauth/authorize: the consent decision. */
+function decide(forceDeny: boolean) {
+  return async (c: Context<ApiEnv>): Promise<Response> => {
+    const found = await authorizeContext(c);
+    if (found instanceof Response) return found;
+    const { p, request, session } = found;
     if (!session) return showSignIn(c, request);
     const presented = typeof p.authenticity_token === "string" ? p.authenticity_token : "";
     if (!presented || !constantTimeEqual(presented, session.csrfToken)) {
       // Not from our consent page (or from a page of an older session).
       return errorPage(c, "invalid_request", 403);
     }
-    const refusal = loginRefusal(session.user.state);
-    if (refusal) {
-      await endSession(c, session);
-      return showSignIn(c, request, { error: refusal, status: 403 });
-    }
+    const refused = await refusedLogin(c, session, request);
+    if (refused) return refused;
     const deny = forceDeny || p.decision === "deny" ||
       (typeof p._method === "string" && p._method.toLowerCase() === "delete");
     if (deny) {
@@ -135,10 +154,14 @@ export function authorizeRoutes(): Hono<ApiEnv> {
       request.responseMode,
     );
   };
+}
 
+/** The authorize routes, mounted at the root of the app. */
+export function authorizeRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.get("/oauth/authorize", showAuthorize);
   app.post("/oauth/authorize", decide(false));
   app.delete("/oauth/authorize", decide(true));
-
   app.get("/oauth/authorize/native", (c) => {
     const code = c.req.query("code") ?? "";
     if (!code || code.length > 200) return errorPage(c, "invalid_request");
@@ -147,6 +170,5 @@ export function authorizeRoutes(): Hono<ApiEnv> {
       CodePage({ instanceTitle: c.get("ctx").config.instance.title, code }),
     );
   });
-
   return app;
 }

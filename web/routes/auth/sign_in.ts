@@ -19,7 +19,6 @@ import { Hono } from "hono";
 import { getLogger } from "@logtape/logtape";
 import type { Context } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
-import { type Params, params } from "../../../api/params.ts";
 import { clientIp } from "../../../api/client_ip.ts";
 import { constantTimeEqual } from "../../../actors/oauth/oauth.ts";
 import {
@@ -30,7 +29,6 @@ import {
   loginRefusal,
   normalLogin,
 } from "../../../actors/auth/sessions.ts";
-import { SignInPage } from "../../pages/auth/sign_in.tsx";
 import {
   type BucketState,
   countRequest,
@@ -44,13 +42,11 @@ import {
   currentSession,
   endSession,
   errorPage,
-  sendPage,
   setSessionCookie,
-  signInCsrfCookie,
-  signInCsrfToken,
   validateAuthorizeRequest,
 } from "./authorize_request.ts";
-import { showSignIn } from "./oauth_authorize.ts";
+import { sendSignInForm, showSignIn, type SignInShown } from "./oauth_authorize.ts";
+import { formField, formParams, formTokenMatches } from "./page.ts";
 import { requiresOtp } from "../../../actors/auth/two_factor.ts";
 import { startSecondFactor } from "./two_factor_sign_in.tsx";
 
@@ -58,11 +54,6 @@ import { startSecondFactor } from "./two_factor_sign_in.tsx";
 export const INVALID_LOGIN = "Invalid e-mail address or password.";
 /** Shown when the form's token does not match the browser's cookie. */
 export const EXPIRED_FORM = "Your session expired. Please sign in again to continue.";
-
-function field(p: Params, key: string, max: number): string {
-  const value = p[key];
-  return typeof value === "string" ? value.slice(0, max) : "";
-}
 
 const logger = getLogger(["rookery", "http", "rate-limit"]);
 
@@ -104,32 +95,9 @@ export function localPath(value: string | undefined): string {
   return value;
 }
 
-/** What a sign-in form shows again after a failed attempt. */
-type SignInShown = { error?: string; login?: string; status?: 200 | 401 | 403 | 429 };
-
 /** The sign-in form outside an OAuth request, going back to `redirectTo`. */
 function showPlainSignIn(c: Context<ApiEnv>, redirectTo: string, options: SignInShown = {}) {
-  const { config } = c.get("ctx");
-  return sendPage(
-    c,
-    SignInPage({
-      instanceTitle: config.instance.title,
-      domain: config.domain,
-      fields: { redirect_to: redirectTo },
-      csrfToken: signInCsrfToken(c),
-      error: options.error,
-      login: options.login,
-    }),
-    options.status ?? 200,
-  );
-}
-
-async function safeParams(c: Context<ApiEnv>): Promise<Params | null> {
-  try {
-    return await params(c);
-  } catch {
-    return null;
-  }
+  return sendSignInForm(c, { fields: { redirect_to: redirectTo } }, options);
 }
 
 /** The sign-in routes, mounted at the root of the app. */
@@ -146,12 +114,12 @@ export function signInRoutes(): Hono<ApiEnv> {
   });
 
   app.post("/auth/sign_in", async (c) => {
-    const p = await safeParams(c);
+    const p = await formParams(c);
     if (!p) return errorPage(c, "invalid_request");
     let show: (options: SignInShown) => Response;
     let destination: string;
     if (p.client_id === undefined) {
-      destination = localPath(field(p, "redirect_to", 2000));
+      destination = localPath(formField(p, "redirect_to", 2000));
       show = (options) => showPlainSignIn(c, destination, options);
     } else {
       const validation = await validateAuthorizeRequest(c, p);
@@ -160,10 +128,8 @@ export function signInRoutes(): Hono<ApiEnv> {
       destination = authorizeUrl(request.fields);
       show = (options) => showSignIn(c, request, options);
     }
-    const login = field(p, "login", 320);
-    const cookie = signInCsrfCookie(c);
-    const presented = field(p, "authenticity_token", 200);
-    if (!cookie || !presented || !constantTimeEqual(cookie, presented)) {
+    const login = formField(p, "login", 320);
+    if (!formTokenMatches(c, p)) {
       return show({ error: EXPIRED_FORM, login, status: 403 });
     }
     // Counted before the password is tested, so the 26th guess tests nothing.
@@ -175,7 +141,7 @@ export function signInRoutes(): Hono<ApiEnv> {
       return show({ error: TOO_MANY_ATTEMPTS, login, status: 429 });
     }
     const db = c.get("ctx").database.db;
-    const result = await checkPassword(db, login, field(p, "password", 1000));
+    const result = await checkPassword(db, login, formField(p, "password", 1000));
     if (!result.ok) {
       const error = result.reason === "refused" ? result.message : INVALID_LOGIN;
       return show({ error, login, status: result.reason === "refused" ? 403 : 401 });
@@ -198,15 +164,17 @@ export function signInRoutes(): Hono<ApiEnv> {
   });
 
   app.post("/auth/sign_out", async (c) => {
-    const p = await safeParams(c);
+    const p = await formParams(c);
     if (!p) return errorPage(c, "invalid_request");
     const session = await currentSession(c);
-    const presented = field(p, "authenticity_token", 200);
+    const presented = formField(p, "authenticity_token", 200);
     if (session && !(presented && constantTimeEqual(presented, session.csrfToken))) {
       return errorPage(c, "invalid_request", 403);
     }
     await endSession(c, session);
-    if (p.client_id === undefined) return c.redirect(localPath(field(p, "redirect_to", 2000)), 303);
+    if (p.client_id === undefined) {
+      return c.redirect(localPath(formField(p, "redirect_to", 2000)), 303);
+    }
     const validation = await validateAuthorizeRequest(c, p);
     if (!validation.ok) return c.redirect("/", 303);
     return c.redirect(authorizeUrl(validation.request.fields), 303);

@@ -22,7 +22,7 @@ import { accountStatuses, tagsByName, tagTimeline } from "../../../db/queries/ti
 import { mediaAttachments } from "../../../db/schema/mod.ts";
 import { findLocalAccount } from "../../../federation/dispatchers/local_actors.ts";
 import { sanitizeHtml } from "../../../actors/formatting/sanitize_html.ts";
-import { plainText } from "../../pages/public/layout.tsx";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 import { closedToVisitor, PAGE_LIMIT } from "./public_page_kit.ts";
 import { localUris } from "../../../model/uris.ts";
 
@@ -55,7 +55,7 @@ async function addItems(c: Context<ApiEnv>, feed: Feed, statuses: StatusJson[]):
   const facts = await mediaFacts(c, statuses);
   for (const status of statuses) {
     const link = status.url ?? status.uri;
-    const text = plainText(status.content);
+    const text = htmlToText(status.content, { oneLine: true });
     const description = status.spoiler_text
       ? `<p>${escapeXmlText(status.spoiler_text)}</p><hr />${sanitizeHtml(status.content)}`
       : sanitizeHtml(status.content);

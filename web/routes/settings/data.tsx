@@ -115,6 +115,137 @@ async function refuseUploadEarly(
   return null;
 }
 
+/** GET /settings/export: each CSV's row count and its download. */
+async function exportPage(c: Context<ApiEnv>): Promise<Response> {
+  const { db } = c.get("ctx").database;
+  const accountId = settingsSession(c).user.accountId;
+  const counts = {
+    ...await exportCounts(db, accountId),
+    filters: await countFilters(db, accountId),
+  };
+  return await sendUserPage(c, layout(c, "Export", "export", <ExportPage counts={counts} />));
+}
+
+/** Text chunks as a byte stream that pulls one chunk at a time (and stops them on cancel). */
+function byteStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await chunks.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+}
+
+/** GET /settings/exports/<name>.csv: the file, streamed a page of rows at a time. */
+/** The filters (Mastodon 4.7): one JSON file, small enough to build whole. */
+async function exportFiltersFile(c: Context<ApiEnv>): Promise<Response> {
+  const filters = await exportFilters(
+    c.get("ctx").database.db,
+    settingsSession(c).user.accountId,
+  );
+  setUserPageHeaders(c);
+  c.header("Content-Disposition", 'attachment; filename="custom_filters.json"');
+  return c.json(filters);
+}
+
+function exportFile(c: Context<ApiEnv>): Response {
+  const match = /^([a-z_]+)\.csv$/.exec(c.req.param("file") ?? "");
+  const entry = match ? EXPORTS.find((e) => e.path === match[1]) : undefined;
+  if (!entry) return c.json({ error: "Record not found" }, 404);
+  const { database, config } = c.get("ctx");
+  const chunks = exportCsv(
+    database.db,
+    settingsSession(c).user.accountId,
+    config.domain,
+    entry.kind,
+  );
+  setUserPageHeaders(c);
+  c.header("Content-Type", "text/csv; charset=utf-8");
+  c.header("Content-Disposition", `attachment; filename="${entry.kind}.csv"`);
+  return c.body(byteStream(chunks));
+}
+
+/** The rows of an uploaded CSV, or why it was refused. */
+async function readUpload(
+  file: unknown,
+  kind: ImportKind,
+): Promise<{ rows: string[][] } | { refused: string; status: 413 | 422 }> {
+  if (!(file instanceof File) || file.size === 0) {
+    return { refused: "Choose a CSV file to upload.", status: 422 };
+  }
+  if (file.size > MAX_IMPORT_BYTES) return { refused: TOO_LARGE, status: 413 };
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+    return {
+      rows: kind === "custom_filters" ? parseFiltersJson(text) : parseImportCsv(kind, text),
+    };
+  } catch (error) {
+    if (error instanceof ImportFileError) return { refused: error.message, status: 422 };
+    if (error instanceof TypeError) return { refused: "The file is not UTF-8 text.", status: 422 };
+    throw error;
+  }
+}
+
+/** POST /settings/import: records the import and queues its job, then shows its progress. */
+async function postImport(c: Context<ApiEnv>): Promise<Response> {
+  const p = await params(c);
+  const kind = typeof p.type === "string" ? p.type : "";
+  const mode = typeof p.mode === "string" && p.mode !== "" ? p.mode : "merge";
+  const refuse = (message: string, status: 413 | 422 = 422) =>
+    importPage(c, { message, status, kind, mode });
+  if (!(IMPORT_KINDS as readonly string[]).includes(kind)) {
+    return await refuse("Choose what the file holds (the import type).");
+  }
+  if (!(IMPORT_MODES as readonly string[]).includes(mode)) {
+    return await refuse("The mode is merge or overwrite.");
+  }
+  const upload = await readUpload(p.data, kind as ImportKind);
+  if ("refused" in upload) return await refuse(upload.refused, upload.status);
+  const ctx = c.get("ctx");
+  let imp;
+  try {
+    imp = await createImport(
+      ctx.database.db,
+      settingsSession(c).user.accountId,
+      kind as ImportKind,
+      mode as ImportMode,
+      upload.rows,
+    );
+  } catch (error) {
+    if (error instanceof ImportFileError) return await refuse(error.message);
+    throw error;
+  }
+  return c.redirect(`/settings/imports/${imp.id}`, 303);
+}
+
+/** GET /settings/imports/:id: one import's progress (someone else's: 404). */
+async function importStatus(c: Context<ApiEnv>): Promise<Response> {
+  const id = c.req.param("id") ?? "";
+  const notFound = () =>
+    sendUserPage(
+      c,
+      layout(c, "Not found", "import", <p>There is no such import.</p>),
+      404,
+    );
+  if (!isId(id)) return await notFound();
+  try {
+    const { rows: _rows, ...imp } = await findOwnImport(
+      c.get("ctx").database.db,
+      settingsSession(c).user.accountId,
+      id,
+    );
+    return await sendUserPage(c, layout(c, "Import", "import", <ImportStatusPage imp={imp} />));
+  } catch (error) {
+    if (error instanceof NotFoundError) return await notFound();
+    throw error;
+  }
+}
+
 export function dataSettingsRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const gate = userPage();
@@ -122,123 +253,11 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
   app.use("/settings/exports/*", gate);
   app.use("/settings/import", userPage({ beforeBody: refuseUploadEarly }));
   app.use("/settings/imports/*", gate);
-
-  app.get("/settings/export", async (c) => {
-    const { db } = c.get("ctx").database;
-    const accountId = settingsSession(c).user.accountId;
-    const counts = {
-      ...await exportCounts(db, accountId),
-      filters: await countFilters(db, accountId),
-    };
-    return await sendUserPage(c, layout(c, "Export", "export", <ExportPage counts={counts} />));
-  });
-
-  // Filters (Mastodon 4.7): one JSON file, small enough to build whole.
-  app.get("/settings/exports/custom_filters.json", async (c) => {
-    const filters = await exportFilters(
-      c.get("ctx").database.db,
-      settingsSession(c).user.accountId,
-    );
-    setUserPageHeaders(c);
-    c.header("Content-Disposition", 'attachment; filename="custom_filters.json"');
-    return c.json(filters);
-  });
-
-  app.get("/settings/exports/:file", (c) => {
-    const match = /^([a-z_]+)\.csv$/.exec(c.req.param("file"));
-    const entry = match ? EXPORTS.find((e) => e.path === match[1]) : undefined;
-    if (!entry) return c.json({ error: "Record not found" }, 404);
-    const { database, config } = c.get("ctx");
-    const chunks = exportCsv(
-      database.db,
-      settingsSession(c).user.accountId,
-      config.domain,
-      entry.kind,
-    );
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const { value, done } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(encoder.encode(value));
-      },
-      async cancel() {
-        await chunks.return(undefined);
-      },
-    });
-    setUserPageHeaders(c);
-    c.header("Content-Type", "text/csv; charset=utf-8");
-    c.header("Content-Disposition", `attachment; filename="${entry.kind}.csv"`);
-    return c.body(body);
-  });
-
+  app.get("/settings/export", exportPage);
+  app.get("/settings/exports/custom_filters.json", exportFiltersFile);
+  app.get("/settings/exports/:file", exportFile);
   app.get("/settings/import", async (c) => await importPage(c));
-
-  app.post("/settings/import", async (c) => {
-    const p = await params(c);
-    const kind = typeof p.type === "string" ? p.type : "";
-    const mode = typeof p.mode === "string" && p.mode !== "" ? p.mode : "merge";
-    const refuse = (message: string, status: 413 | 422 = 422) =>
-      importPage(c, { message, status, kind, mode });
-    if (!(IMPORT_KINDS as readonly string[]).includes(kind)) {
-      return await refuse("Choose what the file holds (the import type).");
-    }
-    if (!(IMPORT_MODES as readonly string[]).includes(mode)) {
-      return await refuse("The mode is merge or overwrite.");
-    }
-    const file = p.data;
-    if (!(file instanceof File) || file.size === 0) {
-      return await refuse("Choose a CSV file to upload.");
-    }
-    if (file.size > MAX_IMPORT_BYTES) return await refuse(TOO_LARGE, 413);
-    let rows: string[][];
-    try {
-      const text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
-      rows = kind === "custom_filters"
-        ? parseFiltersJson(text)
-        : parseImportCsv(kind as ImportKind, text);
-    } catch (error) {
-      if (error instanceof ImportFileError) return await refuse(error.message);
-      if (error instanceof TypeError) return await refuse("The file is not UTF-8 text.");
-      throw error;
-    }
-    const ctx = c.get("ctx");
-    let imp;
-    try {
-      imp = await createImport(
-        ctx.database.db,
-        settingsSession(c).user.accountId,
-        kind as ImportKind,
-        mode as ImportMode,
-        rows,
-      );
-    } catch (error) {
-      if (error instanceof ImportFileError) return await refuse(error.message);
-      throw error;
-    }
-    return c.redirect(`/settings/imports/${imp.id}`, 303);
-  });
-
-  app.get("/settings/imports/:id", async (c) => {
-    const id = c.req.param("id");
-    const notFound = () =>
-      sendUserPage(
-        c,
-        layout(c, "Not found", "import", <p>There is no such import.</p>),
-        404,
-      );
-    if (!isId(id)) return await notFound();
-    try {
-      const { rows: _rows, ...imp } = await findOwnImport(
-        c.get("ctx").database.db,
-        settingsSession(c).user.accountId,
-        id,
-      );
-      return await sendUserPage(c, layout(c, "Import", "import", <ImportStatusPage imp={imp} />));
-    } catch (error) {
-      if (error instanceof NotFoundError) return await notFound();
-      throw error;
-    }
-  });
+  app.post("/settings/import", postImport);
+  app.get("/settings/imports/:id", importStatus);
   return app;
 }

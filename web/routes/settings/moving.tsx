@@ -57,20 +57,26 @@ function asFieldErrors(error: ValidationError): FieldErrors {
   return acct ? { ...rest, handle: acct } : rest;
 }
 
-async function aliasesPage(
-  c: Context<ApiEnv>,
-  options: { errors?: FieldErrors; handle?: string; status?: Status } = {},
-): Promise<Response> {
+type PageOptions = { errors?: FieldErrors; handle?: string; status?: Status };
+
+/** What both moving pages show whatever they are: the viewer, the notice or the refusal. */
+function commonProps(c: Context<ApiEnv>, options: PageOptions) {
+  return {
+    instanceTitle: c.get("ctx").config.instance.title,
+    viewer: viewerOf(c),
+    notice: options.errors ? undefined : NOTICES[c.req.query("notice") ?? ""],
+    errors: options.errors,
+    handle: options.handle,
+  };
+}
+
+async function aliasesPage(c: Context<ApiEnv>, options: PageOptions = {}): Promise<Response> {
   const { config, database } = c.get("ctx");
   const session = settingsSession(c);
   return await sendAccountPage(
     c,
     <AliasesPage
-      instanceTitle={config.instance.title}
-      viewer={viewerOf(c)}
-      notice={options.errors ? undefined : NOTICES[c.req.query("notice") ?? ""]}
-      errors={options.errors}
-      handle={options.handle}
+      {...commonProps(c, options)}
       aliases={await listAliases(database.db, session.user.accountId)}
       selfHandle={`${session.user.username}@${config.domain}`}
     />,
@@ -78,24 +84,11 @@ async function aliasesPage(
   );
 }
 
-async function migrationPage(
-  c: Context<ApiEnv>,
-  options: { errors?: FieldErrors; handle?: string; status?: Status } = {},
-): Promise<Response> {
-  const { config, database } = c.get("ctx");
-  const session = settingsSession(c);
-  const state = await migrationState(database.db, session.user.accountId);
+async function migrationPage(c: Context<ApiEnv>, options: PageOptions = {}): Promise<Response> {
+  const state = await migrationState(c.get("ctx").database.db, settingsSession(c).user.accountId);
   return await sendAccountPage(
     c,
-    <MigrationPage
-      instanceTitle={config.instance.title}
-      viewer={viewerOf(c)}
-      notice={options.errors ? undefined : NOTICES[c.req.query("notice") ?? ""]}
-      errors={options.errors}
-      handle={options.handle}
-      redirect={state.redirect}
-      selfUri={state.uri}
-    />,
+    <MigrationPage {...commonProps(c, options)} redirect={state.redirect} selfUri={state.uri} />,
     options.status ?? 200,
   );
 }
@@ -110,102 +103,93 @@ function typedHandle(p: Record<string, unknown>): { handle: string; errors?: Fie
   return { handle: raw };
 }
 
+/** What the form says when a handle does not lead to an account. */
+const UNRESOLVED = "could not be found: check the handle and that its server answers";
+
+/** POST /settings/aliases: adds the alias the handle names. */
+async function postAlias(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const { handle, errors } = typedHandle((await formParams(c)) ?? {});
+  if (errors) return await aliasesPage(c, { errors, handle, status: 422 });
+  const alias = await accountByHandle(ctx, handle, false);
+  if (!alias) return await aliasesPage(c, { errors: fieldError(UNRESOLVED), handle, status: 422 });
+  try {
+    await addAlias(ctx, settingsSession(c).user.accountId, alias);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return await aliasesPage(c, { errors: asFieldErrors(error), handle, status: 422 });
+  }
+  return c.redirect("/settings/aliases?notice=added", 303);
+}
+
+/** POST /settings/aliases/remove: unlinks one (an unlisted one: 404). */
+async function postAliasRemoval(c: Context<ApiEnv>): Promise<Response> {
+  const p = (await formParams(c)) ?? {};
+  const uri = formField(p, "uri", 2048);
+  const removed = uri !== "" &&
+    await removeAlias(c.get("ctx"), settingsSession(c).user.accountId, uri);
+  if (removed) return c.redirect("/settings/aliases?notice=removed", 303);
+  return await sendAccountPage(
+    c,
+    <MessagePage
+      title="Not found"
+      instanceTitle={c.get("ctx").config.instance.title}
+      text="That account is not one of your aliases."
+      alert
+      links={[{ href: "/settings/aliases", label: "Back to the aliases" }]}
+    />,
+    404,
+  );
+}
+
+/** POST /settings/migration: moves to the account the handle names (current password). */
+async function postMigration(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const session = settingsSession(c);
+  const p = (await formParams(c)) ?? {};
+  const { handle, errors } = typedHandle(p);
+  if (errors) return await migrationPage(c, { errors, handle, status: 422 });
+  const guess = await checkOwnPassword(
+    c,
+    session.user.userId,
+    formField(p, "current_password", 1000),
+  );
+  if (guess.outcome !== "ok") {
+    return await migrationPage(c, { ...passwordRefusal(guess, "current_password"), handle });
+  }
+  // Fresh: the target's aliases must be what its server says now.
+  const target = await accountByHandle(ctx, handle, true);
+  if (!target) {
+    return await migrationPage(c, { errors: fieldError(UNRESOLVED), handle, status: 422 });
+  }
+  try {
+    await moveLocalAccount(ctx, session.user.accountId, target.id);
+  } catch (error) {
+    const refused = error instanceof NotFoundError
+      ? fieldError("could not be found")
+      : error instanceof ValidationError
+      ? asFieldErrors(error)
+      : null;
+    if (!refused) throw error;
+    return await migrationPage(c, { errors: refused, handle, status: 422 });
+  }
+  return c.redirect("/settings/migration?notice=moved", 303);
+}
+
 export function movingSettingsRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   for (const path of ["/settings/aliases", "/settings/migration"]) {
     app.use(path, userPage());
     app.use(`${path}/*`, userPage());
   }
-
   app.get("/settings/aliases", async (c) => await aliasesPage(c));
-
-  app.post("/settings/aliases", async (c) => {
-    const ctx = c.get("ctx");
-    const { handle, errors } = typedHandle((await formParams(c)) ?? {});
-    if (errors) return await aliasesPage(c, { errors, handle, status: 422 });
-    const alias = await accountByHandle(ctx, handle, false);
-    if (!alias) {
-      return await aliasesPage(c, {
-        errors: fieldError("could not be found: check the handle and that its server answers"),
-        handle,
-        status: 422,
-      });
-    }
-    try {
-      await addAlias(ctx, settingsSession(c).user.accountId, alias);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      return await aliasesPage(c, { errors: asFieldErrors(error), handle, status: 422 });
-    }
-    return c.redirect("/settings/aliases?notice=added", 303);
-  });
-
-  app.post("/settings/aliases/remove", async (c) => {
-    const p = (await formParams(c)) ?? {};
-    const uri = formField(p, "uri", 2048);
-    const removed = uri !== "" &&
-      await removeAlias(c.get("ctx"), settingsSession(c).user.accountId, uri);
-    if (!removed) {
-      return await sendAccountPage(
-        c,
-        <MessagePage
-          title="Not found"
-          instanceTitle={c.get("ctx").config.instance.title}
-          text="That account is not one of your aliases."
-          alert
-          links={[{ href: "/settings/aliases", label: "Back to the aliases" }]}
-        />,
-        404,
-      );
-    }
-    return c.redirect("/settings/aliases?notice=removed", 303);
-  });
-
+  app.post("/settings/aliases", postAlias);
+  app.post("/settings/aliases/remove", postAliasRemoval);
   app.get("/settings/migration", async (c) => await migrationPage(c));
-
-  app.post("/settings/migration", async (c) => {
-    const ctx = c.get("ctx");
-    const session = settingsSession(c);
-    const p = (await formParams(c)) ?? {};
-    const { handle, errors } = typedHandle(p);
-    if (errors) return await migrationPage(c, { errors, handle, status: 422 });
-    const guess = await checkOwnPassword(
-      c,
-      session.user.userId,
-      formField(p, "current_password", 1000),
-    );
-    if (guess.outcome !== "ok") {
-      return await migrationPage(c, { ...passwordRefusal(guess, "current_password"), handle });
-    }
-    // Fresh: the target's aliases must be what its server says now.
-    const target = await accountByHandle(ctx, handle, true);
-    if (!target) {
-      return await migrationPage(c, {
-        errors: fieldError("could not be found: check the handle and that its server answers"),
-        handle,
-        status: 422,
-      });
-    }
-    try {
-      await moveLocalAccount(ctx, session.user.accountId, target.id);
-    } catch (error) {
-      if (error instanceof NotFoundError) {
-        return await migrationPage(c, {
-          errors: fieldError("could not be found"),
-          handle,
-          status: 422,
-        });
-      }
-      if (!(error instanceof ValidationError)) throw error;
-      return await migrationPage(c, { errors: asFieldErrors(error), handle, status: 422 });
-    }
-    return c.redirect("/settings/migration?notice=moved", 303);
-  });
-
+  app.post("/settings/migration", postMigration);
   app.post("/settings/migration/cancel", async (c) => {
     await cancelRedirect(c.get("ctx"), settingsSession(c).user.accountId);
     return c.redirect("/settings/migration?notice=cancelled", 303);
   });
-
   return app;
 }
