@@ -22,6 +22,7 @@ import { rateLimit } from "./api/middleware/rate_limit.ts";
 import { ipAccess } from "./api/middleware/ip_access.ts";
 import { requireUserInAuthorizedFetch } from "./api/middleware/require_user.ts";
 import { unauthorizedFetch } from "./federation/dispatchers/authorized_fetch.ts";
+import { serveFeaturedCollections } from "./federation/dispatchers/featured_collections.ts";
 import { instanceRoutes } from "./api/routes/instance.ts";
 import { instanceDomainBlockRoutes } from "./api/routes/instance_domain_blocks.ts";
 import { adminDomainBlockRoutes } from "./api/routes/admin/domain_blocks.ts";
@@ -48,6 +49,8 @@ import { deletionSettingsRoutes } from "./web/routes/settings/deletion.tsx";
 import { emailSubscriptionSettingsRoutes } from "./web/routes/settings/email_subscriptions.tsx";
 import { profileSettingsRoutes } from "./web/routes/settings/profile.tsx";
 import { accountSettingsRoutes } from "./web/routes/settings/account.tsx";
+import { interactionRequestSettingsRoutes } from "./web/routes/settings/interaction_requests.tsx";
+import { interactionSettingsRoutes } from "./web/routes/settings/interactions.tsx";
 import { archiveSettingsRoutes } from "./web/routes/settings/archive.tsx";
 import { accountRoutes } from "./api/routes/accounts.ts";
 import { ownAccountRoutes } from "./api/routes/accounts_own.ts";
@@ -57,6 +60,8 @@ import { mediaRoutes } from "./api/routes/media.ts";
 import { mediaFileRoutes } from "./api/routes/media_files.ts";
 import { relationshipRoutes } from "./api/routes/relationships.ts";
 import { followRequestRoutes } from "./api/routes/follow_requests.ts";
+import { interactionRequestRoutes } from "./api/routes/interaction_requests.ts";
+import { interactionPolicyRoutes } from "./api/routes/interaction_policies.ts";
 import { blockAndMuteRoutes } from "./api/routes/blocks_mutes.ts";
 import { domainBlockRoutes } from "./api/routes/domain_blocks.ts";
 import { reportRoutes } from "./api/routes/reports.ts";
@@ -222,6 +227,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", emailSubscriptionSettingsRoutes());
   app.route("/", profileSettingsRoutes());
   app.route("/", accountSettingsRoutes());
+  app.route("/", interactionRequestSettingsRoutes());
+  app.route("/", interactionSettingsRoutes());
   app.route("/", archiveSettingsRoutes());
   app.route("/", ownAccountRoutes());
   app.route("/", emailConfirmationRoutes());
@@ -231,6 +238,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", accountRoutes());
   app.route("/", relationshipRoutes());
   app.route("/", followRequestRoutes());
+  app.route("/", interactionRequestRoutes());
+  app.route("/", interactionPolicyRoutes());
   app.route("/", blockAndMuteRoutes());
   app.route("/", domainBlockRoutes());
   app.route("/", reportRoutes());
@@ -282,6 +291,12 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", collectionPageRoutes());
   app.route("/", emailSubscriptionPageRoutes());
   app.route("/", statusPageRoutes());
+  // FEP-7aa9 documents Fedify has no dispatcher for (federation/dispatchers/featured_collections.ts).
+  app.get("/users/:username/*", async (c, next) => {
+    const res = await serveFeaturedCollections(ctx, c.req.raw);
+    if (res) return res;
+    await next();
+  });
   app.route("/", pageRoutes());
 
   app.notFound((c) => {

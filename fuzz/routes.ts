@@ -31,6 +31,7 @@ const STATUS_FIELDS = [
   "scheduled_at",
   "quoted_status_id",
   "quote_approval_policy",
+  "interaction_policy",
   "media_attributes",
 ];
 const DOMAIN_BLOCK_FIELDS = [
@@ -189,6 +190,14 @@ export const API_ROUTES: FuzzRoute[] = [
   api("DELETE", "/api/v1/featured_tags/{featured_tag}"),
   api("POST", "/api/v1/follow_requests/{account}/authorize"),
   api("POST", "/api/v1/follow_requests/{account}/reject"),
+  api("POST", "/api/v1/interaction_requests/{interaction_request}/authorize"),
+  api("POST", "/api/v1/interaction_requests/{interaction_request}/reject"),
+  api("PATCH", "/api/v1/interaction_policies/defaults", [
+    "public",
+    "unlisted",
+    "private",
+    "direct",
+  ]),
   ...statusActions,
   api("POST", "/api/v1/statuses/{status}/quotes/{status}/revoke"),
   api("POST", "/api/v1/lists", ["title", "replies_policy", "exclusive"]),
@@ -234,8 +243,14 @@ export const API_ROUTES: FuzzRoute[] = [
   api("POST", "/api/v1/statuses", STATUS_FIELDS),
   api("PUT", "/api/v1/statuses/{status}", STATUS_FIELDS),
   api("DELETE", "/api/v1/statuses/{status}", ["delete_media"]),
-  api("PUT", "/api/v1/statuses/{status}/interaction_policy", ["quote_approval_policy"]),
-  api("PATCH", "/api/v1/statuses/{status}/interaction_policy", ["quote_approval_policy"]),
+  api("PUT", "/api/v1/statuses/{status}/interaction_policy", [
+    "quote_approval_policy",
+    "interaction_policy",
+  ]),
+  api("PATCH", "/api/v1/statuses/{status}/interaction_policy", [
+    "quote_approval_policy",
+    "interaction_policy",
+  ]),
   api("POST", "/api/v1/tags/{tag}/follow"),
   api("POST", "/api/v1/tags/{tag}/unfollow"),
   api("POST", "/api/v1/tags/{tag}/feature"),
@@ -259,6 +274,9 @@ const ACTIVITY_FIELDS = [
   "tag",
   "attachment",
   "signature",
+  "target",
+  "instrument",
+  "result",
 ];
 
 /** The shared and the personal inbox. */

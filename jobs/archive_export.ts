@@ -135,6 +135,8 @@ async function writeArchive(
         .where(
           and(
             eq(favourites.accountId, account.id),
+            // Likes still waiting for approval are not part of the archive yet.
+            eq(favourites.pendingApproval, false),
             isNull(statuses.deletedAt),
             after(favourites.id),
           ),

@@ -14,6 +14,8 @@ import { crawlReplies } from "../federation/remote/replies_crawl.ts";
 import { runArchive } from "./archive_export.ts";
 import { runAnnualReportJob } from "./annual_reports.ts";
 import { runEmailDigest } from "./email_digests.ts";
+import { verifyFeaturedItem } from "../federation/remote/featured_items.ts";
+import { refreshRemoteAccount } from "../federation/remote/account_refresh.ts";
 import type { Job } from "../actors/outbox/jobs.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
@@ -39,5 +41,9 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runAnnualReportJob(ctx, job);
     case "email_digest":
       return await runEmailDigest(ctx, job.accountId);
+    case "verify_featured_item":
+      return await verifyFeaturedItem(ctx, job);
+    case "remote_account_refresh":
+      return await refreshRemoteAccount(ctx, job.accountId);
   }
 }

@@ -24,6 +24,12 @@ export const NOTIFICATION_TYPES = [
   // Collections (Mastodon 4.6): the account is the collection's owner.
   "added_to_collection",
   "collection_update",
+  // GoToSocial's: an interaction with one's status waits for approval
+  // (issue 34, actors/interactions/requests.ts). The status is the liked
+  // status, the held reply, or the held boost.
+  "pending.favourite",
+  "pending.reply",
+  "pending.reblog",
 ] as const;
 
 /** A notification type. */
@@ -39,6 +45,9 @@ export const STATUS_TYPES: ReadonlySet<NotificationType> = new Set([
   "update",
   "quote",
   "quoted_update",
+  "pending.favourite",
+  "pending.reply",
+  "pending.reblog",
 ]);
 
 /** Types never pushed: a move, and the collection types (not among Mastodon's push alerts). */
@@ -56,5 +65,15 @@ const UNPUSHED: ReadonlySet<string> = new Set<Unpushed>([
 export const PUSH_ALERTS = NOTIFICATION_TYPES.filter(
   (type): type is Exclude<NotificationType, Unpushed> => !UNPUSHED.has(type),
 );
+
+/**
+ * The alert a `pending.*` alert follows when a subscription does not name
+ * it (issue 34): an app that asks for mentions hears of held replies too.
+ */
+export const PENDING_ALERT_BASES: Readonly<Record<string, NotificationType>> = {
+  "pending.favourite": "favourite",
+  "pending.reply": "mention",
+  "pending.reblog": "reblog",
+};
 /** A push alert's name. */
 export type PushAlert = typeof PUSH_ALERTS[number];

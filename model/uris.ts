@@ -138,4 +138,23 @@ export const activityIds = {
   /** The Reject of a QuoteRequest, named after the request. */
   rejectQuote: (authorUri: string, requestUri: string) =>
     `${authorUri}#quote_rejections/${encodeURIComponent(requestUri)}`,
+  /**
+   * An approval of ours of a favourite, reply or boost (issue 34), served as
+   * a Like/Reply/AnnounceAuthorization; named after the interaction request.
+   */
+  authorization: (authorUri: string, requestId: string) =>
+    `${authorUri}/authorizations/${requestId}`,
+  /** Our Accept and Reject of an interaction request. */
+  acceptInteraction: (authorUri: string, requestId: string) =>
+    `${authorUri}#interaction_accepts/${requestId}`,
+  rejectInteraction: (authorUri: string, requestId: string) =>
+    `${authorUri}#interaction_rejects/${requestId}`,
+  /** Our ReplyRequest for a reply of ours. */
+  replyRequest: (replyUri: string) => `${replyUri}/reply_request`,
+  /** Our AnnounceRequest for a boost of ours (beside the boost's `/activity`). */
+  announceRequest: (actorUri: string, boostId: string) =>
+    `${actorUri}/statuses/${boostId}/announce_request`,
+  /** Our LikeRequest for a favourite of ours (beside its `#likes/{id}`). */
+  likeRequest: (actorUri: string, favouriteId: string) =>
+    `${actorUri}#like_requests/${favouriteId}`,
 };

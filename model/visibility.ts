@@ -50,6 +50,11 @@ export interface ViewerStanding {
   mentioned: boolean;
   /** Either blocks the other, or the viewer blocked the author's domain. */
   blocked: boolean;
+  /**
+   * The viewer wrote the status a held reply replies to, or a held boost
+   * boosts: the one who decides (issue 34).
+   */
+  approver?: boolean;
 }
 
 /**
@@ -59,11 +64,14 @@ export interface ViewerStanding {
  * unlisted: anyone; private: followers and the mentioned; direct: the
  * mentioned. A deleted status, or one of a deleted or suspended author, is
  * seen by nobody, and a boost only with its original (the SQL checks both).
+ * A reply or boost `held` for approval is seen, within those rules, only by
+ * its author and the approver.
  */
-export function maySee(visibility: string, viewer: ViewerStanding | null): boolean {
-  if (viewer == null) return isPublicVisibility(visibility);
+export function maySee(visibility: string, viewer: ViewerStanding | null, held = false): boolean {
+  if (viewer == null) return isPublicVisibility(visibility) && !held;
   if (viewer.author) return true;
   if (viewer.blocked) return false;
+  if (held && !viewer.approver) return false;
   if (isPublicVisibility(visibility)) return true;
   if (visibility === "private") return viewer.follower || viewer.mentioned;
   return visibility === "direct" && viewer.mentioned;

@@ -9,6 +9,7 @@
  * from the media store only after the commit (actors/media/discarded.ts). Followers' servers get
  * an Update of the actor, recorded in the same transaction (actors/outbox/deliveries.ts).
  */
+import { quoteWordChanged } from "./interaction_defaults.ts";
 import { eq } from "drizzle-orm";
 import ISO6391 from "iso-639-1";
 import type { AppContext } from "../../context.ts";
@@ -287,6 +288,7 @@ function changeSettings(settings: Settings, input: ProfileUpdate): void {
   if (input.noindex != null) settings.noindex = input.noindex;
   if (input.language != null) settings.default_language = input.language;
   if (input.quotePolicy != null) {
+    if (settings.default_quote_policy !== input.quotePolicy) quoteWordChanged(settings);
     settings.default_quote_policy = input.quotePolicy as UserSettings["default_quote_policy"];
   }
 }

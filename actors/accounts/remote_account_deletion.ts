@@ -51,20 +51,24 @@ const RAISED_BY_STATUSES = [
 /**
  * Takes back what the account did to other statuses: its favourites go, and
  * the favourite, boost, reply and quote counters they and its live statuses
- * raised come down. Runs before its statuses are marked deleted.
+ * raised come down (interactions still waiting for approval raised none).
+ * Runs before its statuses are marked deleted.
  */
 async function withdrawInteractions(tx: Executor, accountId: string): Promise<void> {
   await tx.execute(sql`WITH gone AS (
-      DELETE FROM favourites WHERE account_id = ${accountId}::bigint RETURNING status_id
+      DELETE FROM favourites WHERE account_id = ${accountId}::bigint
+      RETURNING status_id, pending_approval
     )
     UPDATE statuses s SET favourites_count = GREATEST(s.favourites_count - g.n, 0)
-    FROM (SELECT status_id, count(*)::int AS n FROM gone GROUP BY status_id) g
+    FROM (SELECT status_id, count(*)::int AS n FROM gone WHERE NOT pending_approval
+      GROUP BY status_id) g
     WHERE s.id = g.status_id`);
   for (const { column, counter } of RAISED_BY_STATUSES) {
     const [link, count] = [sql.identifier(column), sql.identifier(counter)];
     await tx.execute(sql`UPDATE statuses s SET ${count} = GREATEST(s.${count} - c.n, 0)
       FROM (SELECT ${link} AS id, count(*)::int AS n FROM statuses
         WHERE account_id = ${accountId}::bigint AND deleted_at IS NULL AND ${link} IS NOT NULL
+          AND NOT pending_approval
         GROUP BY ${link}) c
       WHERE s.id = c.id`);
   }

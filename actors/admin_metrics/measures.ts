@@ -64,14 +64,15 @@ export const MEASURES: Record<string, MeasureDef> = {
   interactions: {
     aggregate: "count",
     events: (w) =>
+      // Interactions still waiting for approval count once approved.
       sql`SELECT f.created_at AS at FROM favourites f JOIN statuses t ON t.id = f.status_id AND t.local
-          WHERE ${idRange(sql`f.id`, w)}
+          WHERE ${idRange(sql`f.id`, w)} AND NOT f.pending_approval
         UNION ALL
         SELECT b.created_at FROM statuses b JOIN statuses t ON t.id = b.reblog_of_id AND t.local
-          WHERE ${idRange(sql`b.id`, w)} AND b.deleted_at IS NULL
+          WHERE ${idRange(sql`b.id`, w)} AND b.deleted_at IS NULL AND NOT b.pending_approval
         UNION ALL
         SELECT r.created_at FROM statuses r JOIN statuses t ON t.id = r.in_reply_to_id AND t.local
-          WHERE ${idRange(sql`r.id`, w)} AND r.deleted_at IS NULL`,
+          WHERE ${idRange(sql`r.id`, w)} AND r.deleted_at IS NULL AND NOT r.pending_approval`,
   },
   opened_reports: {
     aggregate: "count",

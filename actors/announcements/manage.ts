@@ -103,6 +103,7 @@ export async function createAnnouncement(
       isNull(statuses.deletedAt),
       isNull(statuses.reblogOfId),
       inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
+      eq(statuses.pendingApproval, false),
     ));
   const now = new Date();
   const published = input.published ?? true;

@@ -38,7 +38,7 @@ export function reportStatusesWhere(scope: ReportScope, alias = "s"): SQL {
   return sql`${t}.account_id = ${scope.accountId}::bigint
     AND ${t}.created_at >= ${start.toISOString()}::timestamptz
     AND ${t}.created_at < ${end.toISOString()}::timestamptz
-    AND ${t}.deleted_at IS NULL`;
+    AND ${t}.deleted_at IS NULL AND NOT ${t}.pending_approval`;
 }
 
 /** The condition on `follows` aliased `alias` for follows made in the year. */

@@ -10,6 +10,10 @@
  * links to this server; URLs longer than Mastodon stores (2,692 bytes).
  * Local statuses go through the same path: their HTML comes from our own
  * formatter, whose mention and hashtag links carry these classes.
+ *
+ * A remote status whose author named its card's link (a `Link` attachment,
+ * FEP-8967, Mastodon 4.7: `statuses.card_link`) gets that link's card
+ * instead, under the same rules for the URL.
  */
 import { Parser } from "htmlparser2";
 
@@ -42,6 +46,15 @@ function cardableUrl(href: string, origin: string): string | null {
   const out = url.href;
   if (new TextEncoder().encode(out).length > MAX_LINK_BYTES) return null;
   return out;
+}
+
+/** The link a status's preview card is for: the one its author named, else its text's first. */
+export function statusCardLink(
+  status: { content: string; cardLink: string | null },
+  options: CardLinkOptions,
+): string | null {
+  if (status.cardLink) return cardableUrl(status.cardLink, new URL(options.origin).origin);
+  return firstCardLink(status.content, options);
 }
 
 /** The link of `html` a preview card is for, or null when there is none. */

@@ -19,7 +19,7 @@
  */
 import { eq } from "drizzle-orm";
 import { statuses, statusPreviewCards } from "../../db/schema/mod.ts";
-import { firstCardLink } from "./links.ts";
+import { firstCardLink, statusCardLink } from "./links.ts";
 import { linkStoredCard } from "./stored.ts";
 import type { Executor } from "../../db/connection.ts";
 import { recordJob } from "../outbox/jobs.ts";
@@ -73,9 +73,7 @@ export async function requestLinkCard(
   request: LinkCardRequest,
 ): Promise<void> {
   if (request.settled) return;
-  const link = mayHaveCard(status, request.hasMedia)
-    ? firstCardLink(status.content, { origin })
-    : null;
+  const link = mayHaveCard(status, request.hasMedia) ? statusCardLink(status, { origin }) : null;
   if (link) {
     await recordJob(tx, { job: "link_card", statusId: status.id });
   } else if (request.edited) {

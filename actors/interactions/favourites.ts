@@ -9,10 +9,22 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
-import { favourites, statuses } from "../../db/schema/mod.ts";
+import type { Executor } from "../../db/connection.ts";
+import { accounts, favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
-import { actingAccount, originalIdOf, type StatusRow, visibleOriginal } from "./target.ts";
+import {
+  actingAccount,
+  NotPermittedError,
+  originalIdOf,
+  type StatusRow,
+  visibleOriginal,
+} from "./target.ts";
+import { decideInteraction } from "./policy.ts";
+import { approvingIfHeld, openInboundRequest, withdrawRequest } from "./requests.ts";
+
+/** The refusal of a favourite the status's interaction policy does not allow (GoToSocial's words). */
+const FORBIDDEN = "You do not have permission to favourite this status";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { activityIds } from "../../model/uris.ts";
 
@@ -36,29 +48,80 @@ export async function favourite(
 ): Promise<StatusRow> {
   const status = await app.database.db.transaction(async (tx) => {
     const account = await actingAccount(tx, accountId);
-    const status = await visibleOriginal(tx, accountId, statusId);
+    const status = await approvingIfHeld(
+      tx,
+      app.config.origin,
+      accountId,
+      await visibleOriginal(tx, accountId, statusId),
+    );
+    const decision = await decideInteraction(tx, "favourite", status, account);
+    if (decision.permission === "forbidden") throw new NotPermittedError(FORBIDDEN);
     const id = newId();
+    const held = decision.permission === "manual";
     const [row] = await tx.insert(favourites).values({
       id,
       accountId,
       statusId: status.id,
       // Fragment ids on the actor: unique, ours, never dereferenced (Mastodon's shape).
       uri: remote?.uri ?? (account.domain == null ? activityIds.like(account.uri, id) : null),
+      pendingApproval: held,
     }).onConflictDoNothing().returning();
     if (!row) return status;
-    const [counted] = await tx.update(statuses)
-      .set({ favouritesCount: sql`${statuses.favouritesCount} + 1` })
-      .where(eq(statuses.id, status.id)).returning();
+    if (held) {
+      // Counted (and sent) when the author approves.
+      await openInboundRequest(tx, {
+        type: "favourite",
+        target: status,
+        accountId,
+        favouriteId: row.id,
+        interactionUri: row.uri ?? activityIds.like(account.uri, row.id),
+      });
+      return status;
+    }
+    const counted = await countFavourite(tx, row, account.domain == null);
     await notify(tx, {
       type: "favourite",
       accountId: status.accountId,
       fromAccountId: accountId,
       statusId: status.id,
     });
-    if (account.domain == null) await recordDelivery(tx, "statusFavourited", snapshotOf(row));
     return counted;
   });
   return status;
+}
+
+/**
+ * What a favourite adds once it stands (at once, or when the status's author
+ * approves it): the counter, and a local account's Like. Returns the status.
+ */
+async function countFavourite(
+  tx: Executor,
+  row: typeof favourites.$inferSelect,
+  local: boolean,
+): Promise<StatusRow> {
+  const [counted] = await tx.update(statuses)
+    .set({ favouritesCount: sql`${statuses.favouritesCount} + 1` })
+    .where(eq(statuses.id, row.statusId)).returning();
+  if (local) await recordDelivery(tx, "statusFavourited", snapshotOf(row));
+  return counted;
+}
+
+/**
+ * A held favourite approved by the status's author: it counts from now on
+ * (actors/interactions/requests.ts); the author, who approved it, is not
+ * notified of it again.
+ */
+export async function approveHeldFavourite(
+  tx: Executor,
+  favouriteId: string,
+  proof: string,
+): Promise<void> {
+  const [row] = await tx.update(favourites).set({ pendingApproval: false, approvedByUri: proof })
+    .where(and(eq(favourites.id, favouriteId), eq(favourites.pendingApproval, true))).returning();
+  if (!row) return;
+  const [account] = await tx.select({ domain: accounts.domain }).from(accounts)
+    .where(eq(accounts.id, row.accountId));
+  await countFavourite(tx, row, account?.domain == null);
 }
 
 /**
@@ -76,10 +139,17 @@ export async function unfavourite(
 ): Promise<StatusRow> {
   return await app.database.db.transaction(async (tx) => {
     const originalId = await originalIdOf(tx, statusId);
-    const [row] = await tx.delete(favourites)
+    const [row] = await tx.select().from(favourites)
       .where(and(eq(favourites.accountId, accountId), eq(favourites.statusId, originalId)))
-      .returning();
+      .for("update").limit(1);
     if (!row) return await visibleOriginal(tx, accountId, statusId);
+    // A held favourite never counted nor was sent: its request goes with it.
+    if (row.pendingApproval) await withdrawRequest(tx, { favouriteId: row.id });
+    await tx.delete(favourites).where(eq(favourites.id, row.id));
+    if (row.pendingApproval) {
+      const [status] = await tx.select().from(statuses).where(eq(statuses.id, originalId));
+      return status;
+    }
     const [status] = await tx.update(statuses)
       .set({ favouritesCount: sql`GREATEST(${statuses.favouritesCount} - 1, 0)` })
       .where(eq(statuses.id, originalId)).returning();

@@ -29,6 +29,8 @@ import { Problems } from "../../model/errors.ts";
 import { isFollowerVisibility } from "../../model/visibility.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
+import { decideInteraction } from "./policy.ts";
+import { approvingIfHeld, openInboundRequest, withdrawRequest } from "./requests.ts";
 import {
   type AccountRow,
   actingAccount,
@@ -39,6 +41,9 @@ import {
   visibleStatus,
 } from "./target.ts";
 import { activityIds } from "../../model/uris.ts";
+
+/** The refusal of a boost the status's interaction policy does not allow (GoToSocial's words). */
+const FORBIDDEN = "You do not have permission to reblog this status";
 
 /** Clock skew allowed to a remote boost's `published` (as for remote posts, federation/remote/statuses.ts). */
 const FUTURE_TOLERANCE_MS = 60_000;
@@ -74,11 +79,18 @@ export async function reblog(
 ): Promise<ReblogResult> {
   const result = await app.database.db.transaction(async (tx) => {
     const account = await actingAccount(tx, accountId);
-    const original = await originalOf(tx, accountId, await visibleStatus(tx, accountId, statusId));
+    const original = await approvingIfHeld(
+      tx,
+      app.config.origin,
+      accountId,
+      await originalOf(tx, accountId, await visibleStatus(tx, accountId, statusId)),
+    );
     const own = original.accountId === accountId;
     if (original.visibility === "direct" || (original.visibility === "private" && !own)) {
       throw new NotPermittedError();
     }
+    const decision = await decideInteraction(tx, "reblog", original, account);
+    if (decision.permission === "forbidden") throw new NotPermittedError(FORBIDDEN);
     await lockFor(tx, `reblog:${accountId}:${original.id}`);
     const [existing] = await tx.select().from(statuses).where(and(
       eq(statuses.accountId, accountId),
@@ -98,6 +110,7 @@ export async function reblog(
     const now = published && published.getTime() <= Date.now() + FUTURE_TOLERANCE_MS
       ? published
       : new Date();
+    const held = decision.permission === "manual";
     const [boost] = await tx.insert(statuses).values({
       id,
       uri,
@@ -109,15 +122,20 @@ export async function reblog(
       content: "",
       reblogOfId: original.id,
       createdAt: now,
+      pendingApproval: held,
     }).returning();
-    await tx.update(statuses).set({ reblogsCount: sql`${statuses.reblogsCount} + 1` })
-      .where(eq(statuses.id, original.id));
-    // Mastodon counts boosts among an account's posts.
-    await tx.update(accounts).set({
-      statusesCount: sql`${accounts.statusesCount} + 1`,
-      lastStatusAt: now,
-    }).where(eq(accounts.id, accountId));
-    await fanOutStatus(tx, boost);
+    if (held) {
+      // Counted, fanned out and announced when the author approves.
+      await openInboundRequest(tx, {
+        type: "reblog",
+        target: original,
+        accountId,
+        statusId: boost.id,
+        interactionUri: boost.uri,
+      });
+      return { boost, original, created: true };
+    }
+    await countBoost(tx, boost);
     // The boost itself: the notification then goes away with it (unreblog).
     await notify(tx, {
       type: "reblog",
@@ -125,10 +143,40 @@ export async function reblog(
       fromAccountId: accountId,
       statusId: boost.id,
     });
-    if (boost.local) await recordDelivery(tx, "statusReblogged", snapshotOf(boost));
     return { boost, original, created: true };
   });
   return result;
+}
+
+/**
+ * What a boost adds once it stands (at once, or when its author approves
+ * it): the counters, the feeds, and a local booster's Announce.
+ */
+async function countBoost(tx: Executor, boost: StatusRow): Promise<void> {
+  await tx.update(statuses).set({ reblogsCount: sql`${statuses.reblogsCount} + 1` })
+    .where(eq(statuses.id, boost.reblogOfId!));
+  // Mastodon counts boosts among an account's posts.
+  await tx.update(accounts).set({
+    statusesCount: sql`${accounts.statusesCount} + 1`,
+    lastStatusAt: boost.createdAt,
+  }).where(eq(accounts.id, boost.accountId));
+  await fanOutStatus(tx, boost);
+  if (boost.local) await recordDelivery(tx, "statusReblogged", snapshotOf(boost));
+}
+
+/**
+ * A held boost approved by the boosted status's author: it stands from now
+ * on (actors/interactions/requests.ts); the author, who approved it, is not
+ * notified of it again.
+ */
+export async function approveHeldBoost(
+  tx: Executor,
+  boostId: string,
+  proof: string,
+): Promise<void> {
+  const [boost] = await tx.update(statuses).set({ pendingApproval: false, approvedByUri: proof })
+    .where(and(eq(statuses.id, boostId), eq(statuses.pendingApproval, true))).returning();
+  if (boost) await countBoost(tx, boost);
 }
 
 /**
@@ -155,8 +203,14 @@ export async function unreblog(
       isNull(statuses.deletedAt),
     )).limit(1);
     if (!boost) return await visibleStatus(tx, accountId, statusId);
-    await removeBoost(tx, boost);
-    if (boost.local) await recordDelivery(tx, "statusUnreblogged", snapshotOf(boost));
+    if (boost.pendingApproval) {
+      // Never counted nor sent: its request and the row go.
+      await withdrawRequest(tx, { statusId: boost.id });
+      await tx.delete(statuses).where(eq(statuses.id, boost.id));
+    } else {
+      await removeBoost(tx, boost);
+      if (boost.local) await recordDelivery(tx, "statusUnreblogged", snapshotOf(boost));
+    }
     const [status] = await tx.select().from(statuses).where(eq(statuses.id, originalId));
     return status;
   });

@@ -7,6 +7,7 @@
  *   be the target's and visible to the reporter (404 otherwise, as Mastodon's
  *   `find` raises); the comment is at most 1,000 characters; `rule_ids`
  *   force the category to `violation`, which needs rules of this instance;
+ *   `collection_ids` must be the target's collections (422 otherwise);
  *   `forward` on a remote target records a Flag delivery (actors/outbox/reports.ts).
  * - {@link receiveFlag}: a Flag from another server naming local accounts,
  *   or remote ones whose reported statuses reply to ours
@@ -21,7 +22,7 @@ import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { isId, newId } from "../../db/ids.ts";
-import { accounts, instanceRules, reports, statuses } from "../../db/schema/mod.ts";
+import { accounts, collections, instanceRules, reports, statuses } from "../../db/schema/mod.ts";
 import { visibleStatusFilter } from "../../db/queries/visibility.ts";
 import { NotFoundError, Problems, ValidationError } from "../../model/errors.ts";
 import { normalizeDomain } from "../relationships/domain_blocks.ts";
@@ -55,6 +56,8 @@ export interface ReportInput {
   forwardToDomains?: readonly string[];
   category?: string;
   ruleIds?: readonly string[];
+  /** Collections of the target (Mastodon 4.6). */
+  collectionIds?: readonly string[];
 }
 
 type AccountRow = typeof accounts.$inferSelect;
@@ -115,6 +118,29 @@ async function reportedStatusIds(
     visibleStatusFilter(reporterId),
   ));
   if (rows.length !== ids.length) throw new NotFoundError();
+  return ids;
+}
+
+/**
+ * The attached collections (null when none): each must be the target's,
+ * else a problem on `collection_ids` (Mastodon's message).
+ */
+async function reportedCollectionIds(
+  db: Executor,
+  targetId: string,
+  ids: string[],
+  problems: Problems,
+): Promise<string[] | null> {
+  if (ids.length === 0) return null;
+  const wellFormed = ids.filter(isId);
+  const found = wellFormed.length
+    ? await db.select({ id: collections.id }).from(collections)
+      .where(and(inArray(collections.id, wellFormed), eq(collections.accountId, targetId)))
+    : [];
+  if (found.length !== ids.length) {
+    problems.add("collection_ids", "ERR_INVALID", "does not reference collections of the account");
+    return null;
+  }
   return ids;
 }
 
@@ -188,6 +214,12 @@ export async function fileReport(
       problems.add("comment", "ERR_TOO_LONG", `is too long (maximum is ${COMMENT_MAX} characters)`);
     }
     const category = categoryOf(input, problems);
+    const collectionIds = await reportedCollectionIds(
+      tx,
+      target.id,
+      unique(input.collectionIds),
+      problems,
+    );
     const ruleIds = category === "violation"
       ? await validRuleIds(tx, unique(input.ruleIds), problems)
       : null;
@@ -204,6 +236,7 @@ export async function fileReport(
       comment,
       category,
       ruleIds,
+      collectionIds,
       forwarded: forward && domains.includes(target.domain!),
       forwardToDomains: domains,
     }).returning();
@@ -223,6 +256,8 @@ export interface ReceivedFlag {
   targetAccountIds: readonly string[];
   /** Statuses it names, local or remote (each is kept with its author's report). */
   statusIds: readonly string[];
+  /** Collections it names, local or remote (each is kept with its owner's report). */
+  collectionIds?: readonly string[];
   comment: string;
 }
 
@@ -254,15 +289,18 @@ export async function receiveFlag(app: AppContext, flag: ReceivedFlag): Promise<
           WHERE ra.id = ${statuses.inReplyToAccountId} AND ra.domain IS NULL)`,
       }).from(statuses).where(inArray(statuses.id, wanted))
       : [];
+    const namedCollections = await flaggedCollections(tx, flag.collectionIds);
     const created: ReportRow[] = [];
     for (const target of candidates) {
       const own = namedStatuses.filter((s) => s.accountId === target.id);
+      const ownCollections = namedCollections.filter((c) => c.accountId === target.id);
       if (target.domain != null && !own.some((s) => s.answersLocal)) continue;
       const [report] = await tx.insert(reports).values({
         id: newId(),
         accountId: flag.senderId,
         targetAccountId: target.id,
         statusIds: own.map((s) => s.id),
+        collectionIds: ownCollections.length ? ownCollections.map((c) => c.id) : null,
         comment,
         category: "other",
         uri: flag.uri,
@@ -273,6 +311,14 @@ export async function receiveFlag(app: AppContext, flag: ReceivedFlag): Promise<
     }
     return created;
   });
+}
+
+/** The collections a Flag names (a bounded number), with their owners. */
+async function flaggedCollections(db: Executor, ids: readonly string[] | undefined) {
+  const wanted = unique(ids).filter(isId).slice(0, REPORT_LIST_MAX);
+  if (wanted.length === 0) return [];
+  return await db.select({ id: collections.id, accountId: collections.accountId })
+    .from(collections).where(inArray(collections.id, wanted));
 }
 
 /** A report by id, or null (ids that cannot be ids included). */

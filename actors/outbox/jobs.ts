@@ -41,7 +41,11 @@ export type Job =
    */
   | { job: "annual_report"; accountId: string; year: number; refreshId?: string }
   /** The digest of an account's new posts to its e-mail subscribers (jobs/email_digests.ts). */
-  | { job: "email_digest"; accountId: string };
+  | { job: "email_digest"; accountId: string }
+  /** A member's consent to be in a remote collection, checked at its server (federation/remote/featured_items.ts). */
+  | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean }
+  /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
+  | { job: "remote_account_refresh"; accountId: string };
 
 /** A job as the queue carries it. */
 export type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
@@ -79,6 +83,10 @@ function orderingKeyOf(job: Job): string | null {
       return `annual_report:${job.accountId}`;
     case "email_digest":
       return `email_digest:${job.accountId}`;
+    case "verify_featured_item":
+      return `featured_item:${job.itemId}`;
+    case "remote_account_refresh":
+      return `account_refresh:${job.accountId}`;
   }
 }
 

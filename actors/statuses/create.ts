@@ -30,6 +30,7 @@
  *   transaction, so concurrent duplicates wait for the first and reuse it.
  * - statuses_count counts every status but direct ones, as Mastodon.
  */
+import type { PolicyInput } from "../../model/interaction_policy.ts";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { statuses } from "../../db/schema/mod.ts";
@@ -69,6 +70,12 @@ export interface LocalStatusInput {
   quotedStatusId?: string | null;
   /** Absent: the author's default. */
   quoteApprovalPolicy?: QuotePolicy;
+  /**
+   * Who may interact with it (GoToSocial's InteractionPolicy, issue 34); a
+   * sub-policy left out is the author's default for the visibility, and
+   * its `can_quote` wins over `quoteApprovalPolicy`.
+   */
+  interactionPolicy?: PolicyInput;
   idempotencyKey?: string | null;
   /** When publishing a scheduled status: its id (its reserved media may be used). */
   scheduledStatusId?: string | null;
@@ -114,6 +121,8 @@ export interface RemoteStatusInput {
   quoteApprovalPolicy?: QuotePolicy;
   /** Emoji tags of the object (kept when the text uses them). */
   emojis?: RemoteEmojiInput[];
+  /** The page its `Link` attachment names: the link of its preview card (FEP-8967). */
+  cardLink?: string | null;
   createdAt?: Date;
   /** The parent or quoted post it names that were not fetched (over budget): fetched later. */
   missingLinks?: MissingLinks | null;

@@ -15,6 +15,8 @@
 import { countInFeaturedTags } from "../tags/featured_tags.ts";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Executor } from "../../db/connection.ts";
+import { withdrawRequest } from "../interactions/requests.ts";
 import { accounts, quotes, statuses, statusPins } from "../../db/schema/mod.ts";
 import { removeFromFeeds } from "../timelines/fanout.ts";
 import { recountRequestsOfStatus } from "../notifications/requests.ts";
@@ -41,50 +43,65 @@ export async function deleteStatus(
 ): Promise<StatusRow> {
   const db = ctx.database.db;
   const status = await ownStatus(db, accountId, statusId);
-  const now = new Date();
-  const discarded = await db.transaction(async (tx) => {
-    const marked = await tx.update(statuses).set({ deletedAt: now })
-      .where(and(eq(statuses.id, status.id), isNull(statuses.deletedAt)))
-      .returning({ id: statuses.id });
-    if (marked.length === 0) return 0; // deleted meanwhile by another request
-    await countInFeaturedTags(tx, status, -1);
-    if (status.inReplyToId) {
-      await tx.update(statuses)
-        .set({ repliesCount: sql`GREATEST(${statuses.repliesCount} - 1, 0)` })
-        .where(eq(statuses.id, status.inReplyToId));
-    }
-    const [quote] = await tx.select().from(quotes).where(eq(quotes.statusId, status.id));
-    if (quote?.quotedStatusId && quote.state === "accepted") {
-      await tx.update(statuses)
-        .set({ quotesCount: sql`GREATEST(${statuses.quotesCount} - 1, 0)` })
-        .where(eq(statuses.id, quote.quotedStatusId));
-    }
-    // Quotes of this status now point at a deleted post.
-    await tx.update(quotes).set({ state: "deleted" }).where(eq(quotes.quotedStatusId, status.id));
-    const boosts = await tx.update(statuses).set({ deletedAt: now })
-      .where(and(eq(statuses.reblogOfId, status.id), isNull(statuses.deletedAt)))
-      .returning({ id: statuses.id, accountId: statuses.accountId });
-    const decrement = [
-      ...(status.visibility === "direct" ? [] : [status.accountId]),
-      ...boosts.map((b) => b.accountId),
-    ];
-    for (const id of decrement) {
-      await tx.update(accounts)
-        .set({ statusesCount: sql`GREATEST(${accounts.statusesCount} - 1, 0)` })
-        .where(eq(accounts.id, id));
-    }
-    await tx.delete(statusPins).where(
-      inArray(statusPins.statusId, [status.id, ...boosts.map((b) => b.id)]),
-    );
-    const files = await settleDeletedStatusMedia(tx, status, {
-      deleteMedia: options.deleteMedia === true || !status.local,
-    });
-    // Boosts of it too (their feeds, and a `delete` event for each).
-    await removeFromFeeds(tx, status.id);
-    await recountRequestsOfStatus(tx, status.id);
-    if (status.local) await recordDelivery(tx, "statusDeleted", status.id);
-    return files;
-  });
+  const discarded = await db.transaction((tx) => removeStatusIn(tx, status, options));
   if (discarded > 0) await flushDiscardedMedia(db, ctx.config);
   return status;
+}
+
+/**
+ * The deletion of `status` in the caller's transaction (see the module
+ * notes); returns how many media files are to be flushed after it commits.
+ * A status held for approval (issue 34) was never counted on its parent nor
+ * sent: its request goes instead, and no Delete is sent.
+ */
+export async function removeStatusIn(
+  tx: Executor,
+  status: StatusRow,
+  options: DeleteStatusOptions = {},
+): Promise<number> {
+  const now = new Date();
+  const marked = await tx.update(statuses).set({ deletedAt: now })
+    .where(and(eq(statuses.id, status.id), isNull(statuses.deletedAt)))
+    .returning({ id: statuses.id });
+  if (marked.length === 0) return 0; // deleted meanwhile by another request
+  await countInFeaturedTags(tx, status, -1);
+  if (status.pendingApproval) await withdrawRequest(tx, { statusId: status.id });
+  else if (status.inReplyToId) {
+    await tx.update(statuses)
+      .set({ repliesCount: sql`GREATEST(${statuses.repliesCount} - 1, 0)` })
+      .where(eq(statuses.id, status.inReplyToId));
+  }
+  const [quote] = await tx.select().from(quotes).where(eq(quotes.statusId, status.id));
+  if (quote?.quotedStatusId && quote.state === "accepted") {
+    await tx.update(statuses)
+      .set({ quotesCount: sql`GREATEST(${statuses.quotesCount} - 1, 0)` })
+      .where(eq(statuses.id, quote.quotedStatusId));
+  }
+  // Quotes of this status now point at a deleted post.
+  await tx.update(quotes).set({ state: "deleted" }).where(eq(quotes.quotedStatusId, status.id));
+  const boosts = await tx.update(statuses).set({ deletedAt: now })
+    .where(and(eq(statuses.reblogOfId, status.id), isNull(statuses.deletedAt)))
+    .returning({ id: statuses.id, accountId: statuses.accountId });
+  const decrement = [
+    ...(status.visibility === "direct" ? [] : [status.accountId]),
+    ...boosts.map((b) => b.accountId),
+  ];
+  for (const id of decrement) {
+    await tx.update(accounts)
+      .set({ statusesCount: sql`GREATEST(${accounts.statusesCount} - 1, 0)` })
+      .where(eq(accounts.id, id));
+  }
+  await tx.delete(statusPins).where(
+    inArray(statusPins.statusId, [status.id, ...boosts.map((b) => b.id)]),
+  );
+  const files = await settleDeletedStatusMedia(tx, status, {
+    deleteMedia: options.deleteMedia === true || !status.local,
+  });
+  // Boosts of it too (their feeds, and a `delete` event for each).
+  await removeFromFeeds(tx, status.id);
+  await recountRequestsOfStatus(tx, status.id);
+  if (status.local && !status.pendingApproval) {
+    await recordDelivery(tx, "statusDeleted", status.id);
+  }
+  return files;
 }

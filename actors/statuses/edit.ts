@@ -14,6 +14,8 @@
  * - The feeds that hold the status hear of it (`status.update`, see
  *   publishStatusUpdate in ../timelines/fanout.ts).
  */
+import type { PolicyInput } from "../../model/interaction_policy.ts";
+import { changedPolicy } from "./interaction_policy.ts";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Config } from "../../config.ts";
@@ -21,6 +23,7 @@ import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { mediaAttachments, polls, statuses, statusTags } from "../../db/schema/mod.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { linkLocalEmojis } from "../emoji/links.ts";
 import {
   type MentionedAccount,
@@ -41,7 +44,7 @@ import {
 } from "./edits.ts";
 import { attachMedia, authoredStatus, insertPoll, notifyEdit, ownMedia } from "./rows.ts";
 import { checkStatusInput, type PollInput } from "./validation.ts";
-import { effectiveQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
+import type { QuotePolicy } from "../../model/quote_policy.ts";
 
 /** A description or focus change of one attachment. */
 export interface MediaAttributeInput {
@@ -64,6 +67,8 @@ export interface EditStatusInput {
   /** A poll to set; null removes it; undefined keeps it. */
   poll?: PollInput | null;
   quoteApprovalPolicy?: QuotePolicy;
+  /** GoToSocial's InteractionPolicy; sub-policies left out keep the status's (issue 34). */
+  interactionPolicy?: PolicyInput;
   resolveRemoteAccount?: RemoteAccountResolver;
 }
 
@@ -279,6 +284,10 @@ async function applyEdit(
   const poll = input.poll === undefined
     ? { pollId: status.pollId, options: oldOptions }
     : await replacePoll(tx, status, input.poll, oldOptions, now);
+  const policy = changedPolicy(status, {
+    quotePolicy: input.quoteApprovalPolicy,
+    interactionPolicy: input.interactionPolicy,
+  });
   const [row] = await tx.update(statuses).set({
     text,
     content: composed.content,
@@ -286,10 +295,9 @@ async function applyEdit(
     sensitive: (input.sensitive ?? status.sensitive) || spoilerText !== "",
     language,
     pollId: poll.pollId,
-    quoteApprovalPolicy: effectiveQuotePolicy(
-      status.visibility,
-      input.quoteApprovalPolicy ?? status.quoteApprovalPolicy as QuotePolicy,
-    ),
+    // Who may interact is not part of the version history.
+    quoteApprovalPolicy: policy.quotePolicy,
+    interactionPolicy: policy.interactionPolicy,
     editedAt: now,
   }).where(eq(statuses.id, status.id)).returning();
   await recordVersion(tx, status, {
@@ -309,6 +317,7 @@ async function applyEdit(
   await notifyEdit(tx, status, added.filter((id) => composed.localAccountIds.has(id)));
   await recordDelivery(tx, "statusUpdated", row.id, newId());
   await requestLinkCard(tx, config.origin, row, { hasMedia: mediaIds.length > 0, edited: true });
+  await linkTaggedCollections(tx, config.origin, row, { edited: true });
   return row;
 }
 

@@ -30,6 +30,7 @@ import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { keepOriginalVersion, recordVersion, replaceMentionsAndTags } from "./edits.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
 import { requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 
 /** Poll results as the author's server last published them. */
 export interface RemotePollResults {
@@ -56,6 +57,8 @@ export interface RemoteEditInput {
   poll: RemotePollResults | null;
   /** Emoji tags of the new version (kept when its text uses them). */
   emojis?: RemoteEmojiInput[];
+  /** The page its `Link` attachment names now (FEP-8967). */
+  cardLink?: string | null;
   editedAt: Date;
 }
 
@@ -154,6 +157,7 @@ async function applyRemoteEdit(
     sensitive,
     language: input.language,
     pollId,
+    cardLink: input.cardLink ?? null,
     editedAt: input.editedAt,
   }).where(eq(statuses.id, status.id)).returning();
   await recordVersion(tx, status, {
@@ -181,6 +185,7 @@ async function applyRemoteEdit(
     hasMedia: input.media.length > 0,
     edited: true,
   });
+  await linkTaggedCollections(tx, ctx.config.origin, row, { edited: true });
   return row;
 }
 

@@ -18,6 +18,7 @@ import { type ParsedText, parseText } from "../formatting/parsed_text.ts";
 import { textToHtml } from "../formatting/text_to_html.ts";
 import { checkUsableTags, type ComposedText, composeText } from "./compose.ts";
 import type { LocalStatusInput, StatusRow } from "./create.ts";
+import { resolvePolicy } from "./interaction_policy.ts";
 import {
   checkAllowedMentions,
   invalid,
@@ -28,7 +29,7 @@ import {
 } from "./errors.ts";
 import { checkStatusInput } from "./validation.ts";
 import type { Visibility } from "../../model/visibility.ts";
-import { closedToQuotes, effectiveQuotePolicy } from "../../model/quote_policy.ts";
+import { closedToQuotes } from "../../model/quote_policy.ts";
 import { localUris } from "../../model/uris.ts";
 import { mayQuote } from "./quote_approval.ts";
 import type { PreparedStatus } from "./write_status.ts";
@@ -149,9 +150,11 @@ export async function prepareLocal(
     quoted = await visibleTarget(db, account.id, input.quotedStatusId, QUOTE_NOT_FOUND);
     visibility = await checkQuote(db, account.id, quoted, visibility, composed.mentionedAccountIds);
   }
-  const quotePolicy = effectiveQuotePolicy(
+  const { quotePolicy, interactionPolicy } = resolvePolicy(
+    { quotePolicy: input.quoteApprovalPolicy, interactionPolicy: input.interactionPolicy },
     visibility,
-    input.quoteApprovalPolicy ?? prefs.defaultQuotePolicy,
+    prefs.interactionPolicies[visibility],
+    prefs.defaultQuotePolicy,
   );
   const id = newId();
   const uris = localUris(config.origin);
@@ -172,5 +175,6 @@ export async function prepareLocal(
     localMentioned: composed.localAccountIds,
     tagNames: composed.tagNames,
     createdAt: new Date(),
+    interactionPolicy,
   };
 }

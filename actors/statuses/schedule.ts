@@ -8,6 +8,7 @@
  * scheduler, which turns `params` back into a post with
  * {@link inputFromScheduledParams} and calls createStatus.
  */
+import { builtInDefaults, checkPolicy, type PolicyInput } from "../../model/interaction_policy.ts";
 import {
   checkScheduleLimits,
   MIN_SCHEDULE_AHEAD_MS,
@@ -45,6 +46,8 @@ export interface ScheduledParams {
   language: string | null;
   quoted_status_id: string | null;
   quote_approval_policy: string | null;
+  /** Who may interact with it (issue 34), as the client asked; applied at publication. */
+  interaction_policy?: PolicyInput | null;
   with_rate_limit: boolean;
 }
 
@@ -76,6 +79,15 @@ export async function scheduleStatus(
     hasPoll: input.poll != null,
     language: input.language,
   }) ?? null;
+  if (input.interactionPolicy && input.visibility) {
+    // Refused now rather than at publication (the rest is checked then, with the defaults).
+    const checked = checkPolicy(
+      input.interactionPolicy,
+      input.visibility,
+      builtInDefaults(input.visibility, "public"),
+    );
+    if ("problem" in checked) throw invalid(`Interaction policy ${checked.problem}`);
+  }
   const params: ScheduledParams = {
     text: input.text,
     poll: input.poll
@@ -97,6 +109,7 @@ export async function scheduleStatus(
     language,
     quoted_status_id: input.quotedStatusId ?? null,
     quote_approval_policy: input.quoteApprovalPolicy ?? null,
+    interaction_policy: input.interactionPolicy ?? null,
     with_rate_limit: false,
   };
   return await db.transaction(async (tx) => {
@@ -172,5 +185,6 @@ export function inputFromScheduledParams(
     quoteApprovalPolicy: (p.quote_approval_policy ?? undefined) as
       | LocalStatusInput["quoteApprovalPolicy"]
       | undefined,
+    interactionPolicy: p.interaction_policy ?? undefined,
   };
 }

@@ -12,13 +12,14 @@ import { newId } from "../../db/ids.ts";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
+import { linkTaggedCollections } from "../collections/tagged.ts";
 import { linkLocalEmojis, linkRemoteEmojis } from "../emoji/links.ts";
 import type { ParsedText } from "../formatting/parsed_text.ts";
 import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { countInFeaturedTags } from "../tags/featured_tags.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
-import type { CreateStatusInput, StatusRow } from "./create.ts";
+import type { CreateStatusInput, RemoteStatusInput, StatusRow } from "./create.ts";
 import { REPLY_NOT_FOUND, StatusError } from "./errors.ts";
 import { claimIdempotencyKey } from "./idempotency.ts";
 import {
@@ -34,6 +35,8 @@ import type { Visibility } from "../../model/visibility.ts";
 import type { QuotePolicy } from "../../model/quote_policy.ts";
 import { recordJob } from "../outbox/jobs.ts";
 import { type DigestTiming, requestEmailDigest } from "../email_subscriptions/digest.ts";
+import type { StoredPolicy } from "../../model/interaction_policy.ts";
+import { holdReply, replyHeld } from "./held_replies.ts";
 
 /** Everything checked before the transaction opens. */
 export interface PreparedStatus {
@@ -55,6 +58,8 @@ export interface PreparedStatus {
   localMentioned: Set<string>;
   tagNames: string[];
   createdAt: Date;
+  /** The policy stored with the status (NULL: the built-in defaults, or a remote unaware one). */
+  interactionPolicy: StoredPolicy | null;
 }
 
 /** Signals that the transaction should end and answer an earlier status. */
@@ -82,11 +87,13 @@ async function joinThread(
   tx: Executor,
   input: CreateStatusInput,
   p: PreparedStatus,
+  held: boolean,
 ): Promise<Thread> {
   let parent = p.parent;
   if (parent) {
+    // A held reply counts when approved; the parent is locked all the same.
     const [live] = await tx.update(statuses)
-      .set({ repliesCount: sql`${statuses.repliesCount} + 1` })
+      .set({ repliesCount: sql`${statuses.repliesCount} + ${held ? 0 : 1}::int` })
       .where(and(eq(statuses.id, parent.id), isNull(statuses.deletedAt)))
       .returning({ conversationId: statuses.conversationId });
     if (!live && input.local) throw new StatusError(404, REPLY_NOT_FOUND);
@@ -133,6 +140,9 @@ const INSERTED_COLUMNS = [
   "pollId",
   "quotedStatusId",
   "quoteApprovalPolicy",
+  "interactionPolicy",
+  "pendingApproval",
+  "cardLink",
   "createdAt",
 ] as const;
 type InsertedColumn = (typeof INSERTED_COLUMNS)[number];
@@ -146,6 +156,7 @@ async function insertStatusRow(
   p: PreparedStatus,
   { parent, conversationId }: Thread,
   pollId: string | null,
+  held: boolean,
 ): Promise<StatusRow> {
   const [status] = await preparedQuery(
     tx,
@@ -173,6 +184,9 @@ async function insertStatusRow(
       pollId,
       quotedStatusId: p.quoted?.id ?? null,
       quoteApprovalPolicy: p.quotePolicy,
+      interactionPolicy: p.interactionPolicy,
+      pendingApproval: held,
+      cardLink: input.local ? null : input.cardLink ?? null,
       createdAt: p.createdAt,
     } satisfies Record<InsertedColumn, unknown>,
   );
@@ -243,36 +257,39 @@ async function writeParts(
   }
 }
 
-/** What the new status sets off: its card, its deliveries, the feeds, the notifications. */
-async function announce(
-  tx: Executor,
-  origin: string,
-  input: CreateStatusInput,
-  p: PreparedStatus,
-  status: StatusRow,
-  hasMedia: boolean,
-  digest: DigestTiming,
-) {
-  const cardSettled = await linkKnownCard(tx, origin, status, hasMedia);
+/** What {@link announce} needs besides the status row. */
+export interface Announced {
+  hasMedia: boolean;
+  /** The mentioned local accounts to notify. */
+  notified: string[];
+  quoted: StatusRow | null;
+  missingLinks?: RemoteStatusInput["missingLinks"];
+}
+
+/**
+ * What a status sets off once it stands (when written, or when a held
+ * reply is approved): its card, its deliveries, the feeds, the notifications.
+ */
+export async function announce(tx: Executor, origin: string, status: StatusRow, a: Announced) {
+  const cardSettled = await linkKnownCard(tx, origin, status, a.hasMedia);
   // The Create and the card job are promised with the status itself.
-  if (input.local) await recordDelivery(tx, "statusCreated", status.id);
-  // Its e-mail subscribers' digest, when it has any (Mastodon 4.7).
-  await requestEmailDigest(tx, digest, status);
-  if (!input.local && input.missingLinks) {
-    await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks });
+  if (status.local) await recordDelivery(tx, "statusCreated", status.id);
+  if (!status.local && a.missingLinks) {
+    await recordJob(tx, { job: "status_links", statusId: status.id, missing: a.missingLinks });
   }
-  await requestLinkCard(tx, origin, status, { hasMedia, settled: cardSettled });
+  await requestLinkCard(tx, origin, status, { hasMedia: a.hasMedia, settled: cardSettled });
+  await linkTaggedCollections(tx, origin, status);
   await fanOutStatus(tx, status);
   // Followers who rang the bell for this account get `status`.
   await notifySubscribers(tx, status);
   // The mentioned local accounts, all at once (the rules and policies are
   // screened in one query, the notifications inserted in one statement).
-  await notifyMentions(tx, status, p.mentioned.filter((id) => p.localMentioned.has(id)));
-  if (p.quoted && p.quoted.local && p.quoted.accountId !== input.accountId) {
+  await notifyMentions(tx, status, a.notified);
+  if (a.quoted && a.quoted.local && a.quoted.accountId !== status.accountId) {
     await notify(tx, {
       type: "quote",
-      accountId: p.quoted.accountId,
-      fromAccountId: input.accountId,
+      accountId: a.quoted.accountId,
+      fromAccountId: status.accountId,
       statusId: status.id,
     });
   }
@@ -316,11 +333,22 @@ export async function writeStatus(
       input.scheduledStatusId ?? null,
     )
     : [];
-  const thread = await joinThread(tx, input, p);
+  const held = await replyHeld(tx, origin, input, p);
+  const thread = await joinThread(tx, input, p, held);
   const pollId = input.poll ? newId() : null;
-  const status = await insertStatusRow(tx, input, p, thread, pollId);
+  const status = await insertStatusRow(tx, input, p, thread, pollId, held);
   await writeParts(tx, input, p, status, media.map((m) => m.id), pollId);
-  await announce(tx, origin, input, p, status, media.length > 0, digest);
+  if (held) await holdReply(tx, status, thread.parent);
+  else {
+    await announce(tx, origin, status, {
+      hasMedia: media.length > 0,
+      notified: p.mentioned.filter((id) => p.localMentioned.has(id)),
+      quoted: p.quoted,
+      missingLinks: input.local ? undefined : input.missingLinks,
+    });
+    // Its e-mail subscribers' digest, when it has any (Mastodon 4.7).
+    await requestEmailDigest(tx, digest, status);
+  }
   await countNewStatus(tx, input.accountId, p);
   return status;
 }

@@ -147,7 +147,7 @@ export async function refreshFeaturedTagStats(
   const counted = sql`FROM statuses s JOIN statuses_tags st ON st.status_id = s.id
     WHERE st.tag_id = featured_tags.tag_id AND s.account_id = featured_tags.account_id
       AND s.visibility IN ${PUBLIC_VISIBILITY_SQL} AND s.deleted_at IS NULL
-      AND s.reblog_of_id IS NULL`;
+      AND s.reblog_of_id IS NULL AND NOT s.pending_approval`;
   await tx.update(featuredTags).set({
     statusesCount: sql`(SELECT count(*) ${counted})`,
     lastStatusAt: sql`(SELECT max(s.created_at) ${counted})`,

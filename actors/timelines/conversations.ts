@@ -224,6 +224,7 @@ export async function removeFromConversations(tx: Executor, statusId: string): P
       SELECT max(x.id) FROM statuses x
       WHERE x.conversation_id = ac.conversation_id AND x.visibility = 'direct'
         AND x.deleted_at IS NULL AND x.id <> ${statusId}::bigint AND x.reblog_of_id IS NULL
+        AND NOT x.pending_approval
         AND (x.account_id = ac.account_id OR EXISTS (SELECT 1 FROM mentions m
           WHERE m.status_id = x.id AND m.account_id = ac.account_id))
         AND NOT EXISTS (SELECT 1 FROM notifications fn WHERE fn.status_id = x.id

@@ -89,7 +89,8 @@ const STATUS = sql.placeholder("status");
  * speculative insertion costs an extra index probe and WAL record per row).
  */
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
-  if (status.deletedAt) return;
+  // A reply or boost waiting for approval enters feeds when it is approved.
+  if (status.deletedAt || status.pendingApproval) return;
   const receivers = await executePrepared<{ kind: string; id: string }>(
     tx,
     "fan_out",

@@ -90,6 +90,7 @@ function homeCandidates(accountId: string, source: HomeSource, perAccount: numbe
       HAVING count(*) >= ${sql.raw(String(MERGE_FLOOR_MIN_ENTRIES))}), 0) AS id) floor
     CROSS JOIN LATERAL (SELECT * FROM statuses x
       WHERE x.account_id = c.author AND x.deleted_at IS NULL AND x.id > floor.id
+        AND NOT x.pending_approval
         AND (c.via = ${VIA.self} OR x.visibility IN ${FOLLOWER_VISIBILITY_SQL})
       ORDER BY x.id DESC LIMIT ${sql.raw(String(perAccount))}) s
     LEFT JOIN statuses o ON o.id = s.reblog_of_id
@@ -169,7 +170,7 @@ export async function backfillListFeeds(
     FROM lists l
     CROSS JOIN LATERAL unnest(ARRAY[${ids}]) AS member(id)
     CROSS JOIN LATERAL (SELECT * FROM statuses x
-      WHERE x.account_id = member.id AND x.deleted_at IS NULL
+      WHERE x.account_id = member.id AND x.deleted_at IS NULL AND NOT x.pending_approval
       ORDER BY x.id DESC LIMIT ${sql.raw(String(MERGE_PER_ACCOUNT))}) s
     LEFT JOIN follows f ON f.account_id = l.account_id AND f.target_account_id = s.account_id
     LEFT JOIN statuses o ON o.id = s.reblog_of_id

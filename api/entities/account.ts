@@ -13,6 +13,7 @@ import { prepared } from "../../db/queries/prepared.ts";
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, users } from "../../db/schema/mod.ts";
+import { shownUsername } from "../../model/handles.ts";
 import { DEFAULT_AVATAR_PATH, DEFAULT_HEADER_PATH } from "../routes/static_images.ts";
 import { type CustomEmoji, loadAccountEmojis } from "./custom_emoji.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
@@ -157,7 +158,8 @@ export const ROLE_BADGES: Record<string, AccountRole> = {
 
 /** `user` for local accounts, `user@domain` for remote ones. */
 export function acctOf(account: Pick<AccountRow, "username" | "domain">): string {
-  return account.domain ? `${account.username}@${account.domain}` : account.username;
+  const username = shownUsername(account.username);
+  return account.domain ? `${username}@${account.domain}` : username;
 }
 
 function featureApprovalJson(policy: FeaturePolicy | null): FeatureApprovalJson {
@@ -207,7 +209,7 @@ export function accountEntity(
   const policy = gone ? { automatic: [], manual: [] } : accountFeaturePolicy(account);
   const entity: Account = {
     id: account.id,
-    username: account.username,
+    username: shownUsername(account.username),
     acct: acctOf(account),
     display_name: gone ? "" : account.displayName,
     locked: gone ? false : account.locked,

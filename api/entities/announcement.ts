@@ -10,7 +10,7 @@
  * - `reactions` are `{name, count, me}` in the order they were first used,
  *   plus `url` and `static_url` for a custom emoji (absent for Unicode ones).
  */
-import { and, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { PUBLIC_VISIBILITIES } from "../../model/visibility.ts";
 import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
@@ -129,6 +129,7 @@ async function loadAnnouncementData(
           inArray(statuses.id, statusIds),
           isNull(statuses.deletedAt),
           inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
+          eq(statuses.pendingApproval, false),
         )),
     announcementEmojis(db, ids, scanShortcodes(rows.map((r) => r.text))),
   ]);

@@ -21,6 +21,8 @@ export interface ReportJson {
   created_at: string;
   status_ids: string[];
   rule_ids: string[] | null;
+  /** Collections of the target (Mastodon 4.6); null when none. */
+  collection_ids: string[] | null;
   target_account: Account;
 }
 
@@ -57,6 +59,7 @@ export async function serializeReports(
       ...reportBasics(row),
       status_ids: row.statusIds,
       rule_ids: row.ruleIds && row.ruleIds.length ? row.ruleIds : null,
+      collection_ids: row.collectionIds?.length ? row.collectionIds : null,
       target_account: target,
     });
   }

@@ -32,8 +32,11 @@ import { type Account, type CustomEmoji, SENSITIZED } from "./account.ts";
 import { emojisUsedIn } from "./custom_emoji.ts";
 import type { MediaAttachmentJson } from "./media_attachment.ts";
 import { pollEntity, type PollJson } from "./poll.ts";
+import { type Collection, collectionsById } from "./collection.ts";
 import type { FilterResultJson } from "./filter_result.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
+import { type InteractionPolicyJson, interactionPolicyJson } from "./interaction_policy.ts";
+import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
 import { markMissingAttribution } from "./card_attribution.ts";
 import {
@@ -126,8 +129,11 @@ export interface StatusJson {
   mentions: MentionJson[];
   tags: { name: string; url: string }[];
   emojis: CustomEmoji[];
+  /** The collections it links to (Mastodon 4.6), as the viewer sees them. */
+  tagged_collections: Collection[];
   quote: QuoteJson | null;
   quote_approval: QuoteApprovalJson;
+  interaction_policy: InteractionPolicyJson;
   card: PreviewCardJson | null;
   poll: PollJson | null;
 }
@@ -146,16 +152,54 @@ function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteAppro
   return { automatic, manual: [], current_user: current };
 }
 
+/**
+ * Who may interact with `row`, and the viewer (InteractionPolicy). A reply
+ * to a held status waits unless its author started the thread; the
+ * serializer does not look the thread up, so it never counts the viewer as
+ * its starter (a held status is shown to two accounts only).
+ */
+function interactionPolicy(row: StatusRow, viewer: Viewer, h: Hydration): InteractionPolicyJson {
+  if (!viewer) return interactionPolicyJson(row, null);
+  const me = viewer.accountId;
+  const mentioned = h.bundles.get(row.id)?.mentions.some((m) => m.id === me) ?? false;
+  return interactionPolicyJson(row, {
+    isAuthor: row.accountId === me,
+    mentionedOrRepliedTo: mentioned || row.inReplyToAccountId === me,
+    followsAuthor: h.followedAuthors.has(row.accountId),
+    followedByAuthor: h.followersOfViewer.has(row.accountId),
+    actorUri: h.viewerUri,
+    startedThread: false,
+  });
+}
+
+/**
+ * What a held reply says to the two who see it (issue 34), after its
+ * content: the replied-to author may approve it, its author waits. Never
+ * stored, never federated; built from allow-listed tags only.
+ */
+function heldNote(row: StatusRow, viewer: Viewer, h: Hydration): string {
+  if (!row.pendingApproval || !viewer || row.inReplyToAccountId == null) return "";
+  if (viewer.accountId === row.inReplyToAccountId) {
+    const page = `${h.origin}/settings/interaction_requests`;
+    return `<p><em>This reply is waiting for your approval. Favourite, boost or reply to it to approve it, or decide at <a href="${page}">${page}</a>.</em></p>`;
+  }
+  if (viewer.accountId !== row.accountId) return "";
+  const approver = h.bundles.get(row.id)?.mentions.find((m) => m.id === row.inReplyToAccountId);
+  const who = approver ? `@${escapeHtml(approver.acct)}` : "the author";
+  return `<p><em>Waiting for ${who} to approve this reply: until then only you and they can see it.</em></p>`;
+}
+
 function build(
   row: StatusRow,
   viewer: Viewer,
   h: Hydration,
   depth: number,
+  tagged: ReadonlyMap<string, Collection>,
 ): StatusJson | null {
   const account = h.accounts.get(row.accountId);
   if (!account) return null;
   const boosted = row.reblogOfId ? h.statuses.get(row.reblogOfId) : undefined;
-  const reblog = boosted ? build(boosted, viewer, h, depth) : null;
+  const reblog = boosted ? build(boosted, viewer, h, depth, tagged) : null;
   if (row.reblogOfId && !reblog) return null;
   const proper = boosted ?? row;
   const bundle = boosted ? undefined : h.bundles.get(row.id);
@@ -169,7 +213,10 @@ function build(
       quote = { state: q.state, quoted_status_id: q.quotedStatusId };
     } else {
       const quoted = visible ? h.statuses.get(q.quotedStatusId!) : undefined;
-      quote = { state: q.state, quoted_status: quoted ? build(quoted, viewer, h, 1) : null };
+      quote = {
+        state: q.state,
+        quoted_status: quoted ? build(quoted, viewer, h, 1, tagged) : null,
+      };
     }
   }
   const app = bundle?.application ?? undefined;
@@ -206,7 +253,7 @@ function build(
           : {}),
       }
       : {}),
-    content: boosted ? "" : row.content,
+    content: boosted ? "" : row.content + heldNote(row, viewer, h),
     ...(viewer ? { filtered: [] } : {}),
     reblog,
     ...(app ? { application: app } : {}),
@@ -215,8 +262,10 @@ function build(
     mentions: bundle?.mentions ?? [],
     tags: bundle?.tags ?? [],
     emojis: bundle?.emojis ?? [],
+    tagged_collections: (bundle?.taggedCollectionIds ?? []).flatMap((id) => tagged.get(id) ?? []),
     quote,
     quote_approval: quoteApproval(proper, viewer, h),
+    interaction_policy: interactionPolicy(proper, viewer, h),
     card: bundle?.card ?? null,
     poll: poll
       ? pollEntity(
@@ -227,6 +276,20 @@ function build(
       )
       : null,
   };
+}
+
+/**
+ * The Collection entities of the collections the page's statuses link to,
+ * for the viewer; no query at all when none links one (the common case:
+ * the links are in the bundles already).
+ */
+function taggedCollections(
+  ctx: AppContext,
+  h: Hydration,
+  viewer: Viewer,
+): Promise<Map<string, Collection>> {
+  const ids = [...h.bundles.values()].flatMap((bundle) => bundle.taggedCollectionIds);
+  return collectionsById(ctx.database.db, ctx.config, ids, viewer?.accountId ?? null);
 }
 
 /**
@@ -249,9 +312,10 @@ export async function serializeStatuses(
     hydrate(ctx, [...rows], viewer, viewerRows),
     viewer ? viewerFilters(ctx, viewer.accountId) : [],
   ]);
+  const tagged = await taggedCollections(ctx, h, viewer);
   const out: StatusJson[] = [];
   for (const row of rows) {
-    const json = build(row, viewer, h, 0);
+    const json = build(row, viewer, h, 0, tagged);
     if (!json) continue;
     if (viewer && compiled.length > 0) {
       const { results, hidden } = applyFilters(row, h, viewer.accountId, compiled, filters);

@@ -1,7 +1,7 @@
 /**
  * Loading what every viewer sees alike in statuses and their authors, in ONE
  * prepared statement: the status rows with their media, mentions, tags,
- * emoji, polls, applications and cards, and the Account entities of their
+ * emoji, polls, applications, cards and linked collections, and the Account entities of their
  * authors (and of accounts asked for by id). The results are kept in the
  * entity cache (entity_cache.ts); status_hydration.ts asks only for what the
  * cache lacks.
@@ -47,6 +47,8 @@ export interface StatusBundle {
   cardId: string | null;
   /** The card's `fediverse:creator` handle (card_attribution.ts). */
   cardCreator: string | null;
+  /** The collections the status links to (`tagged_collections`, Mastodon 4.6). */
+  taggedCollectionIds: string[];
 }
 
 type PreviewCardRow = typeof previewCards.$inferSelect;
@@ -101,6 +103,7 @@ interface Loaded {
   polls: unknown;
   applications: { id: string; name: string; website: string | null }[] | null;
   cards: unknown;
+  taggedCollections: { statusId: string; collectionId: string }[] | null;
 }
 
 function contentQuery(db: Executor) {
@@ -160,7 +163,11 @@ function contentQuery(db: Executor) {
         WHERE spc.status_id IN (SELECT id FROM co)`,
       sql`spc.status_id::text AS "statusId"`,
     )
-  } AS cards) AS h`;
+  } AS cards,
+    (SELECT json_agg(json_build_object('statusId', sc.status_id::text,
+      'collectionId', sc.collection_id::text) ORDER BY sc.collection_id)
+      FROM status_collections sc WHERE sc.status_id IN (SELECT id FROM co)) AS tagged_collections
+    ) AS h`;
   const f = (name: string) => sql.raw(`h.${name}`);
   return db.select({
     statuses: f("statuses"),
@@ -173,6 +180,7 @@ function contentQuery(db: Executor) {
     polls: f("polls"),
     applications: f("applications"),
     cards: f("cards"),
+    taggedCollections: f("tagged_collections"),
   }).from(statement).prepare("status_content");
 }
 
@@ -240,6 +248,9 @@ export async function loadContent(
       .map((c) => [c.statusId, c]),
   );
 
+  const tagged = listMap<string>();
+  for (const t of loaded.taggedCollections ?? []) tagged.add(t.statusId, t.collectionId);
+
   const bundles = revive<StatusRow>(statuses, loaded.statuses).map((row): StatusBundle => {
     const original = row.reblogOfId == null;
     const app = original && row.local && row.applicationId
@@ -257,6 +268,7 @@ export async function loadContent(
       card: card ? cardEntity(card) : null,
       cardId: card ? card.id : null,
       cardCreator: card?.creatorHandle ?? null,
+      taggedCollectionIds: tagged.map.get(row.id) ?? [],
     };
   });
   return { statuses: bundles, accounts: [...accountMap.values()] };

@@ -6,8 +6,9 @@
  * (status_content.ts). What depends on the viewer is read fresh for every
  * page, in ONE prepared statement (see {@link viewerQuery}): the quotes and
  * which quoted statuses the viewer may see, the viewer's favourites, boosts,
- * bookmarks, pins, muted threads and poll votes, and which authors they
- * follow (for quote approval). A warm page costs that one statement.
+ * bookmarks, pins, muted threads and poll votes, which authors they follow
+ * and which follow them (for quote approval and interaction policies). A
+ * warm page costs that one statement.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
@@ -37,8 +38,17 @@ export interface Hydration {
   bookmarked: Set<string>;
   pinned: Set<string>;
   mutedConversations: Set<string>;
-  /** Authors the viewer follows (for quote_approval). */
+  /**
+   * Authors the viewer follows, among those whose policies ask
+   * (quote_approval, interaction_policy: see the viewer statement).
+   */
   followedAuthors: Set<string>;
+  /** Authors who follow the viewer, among those with a stated interaction policy. */
+  followersOfViewer: Set<string>;
+  /** The viewer's actor IRI (matched against the IRIs a policy lists); "" when not read. */
+  viewerUri: string;
+  /** This server's origin (links in per-viewer notes). */
+  origin: string;
 }
 
 /** The distinct non-null ids, in first-seen order. */
@@ -71,6 +81,8 @@ export interface ViewerRows {
   pinned?: string[] | null;
   muted?: string[] | null;
   followed?: string[] | null;
+  followers?: string[] | null;
+  viewerUri?: string | null;
   votes?: { pollId: string; choice: number }[] | null;
 }
 
@@ -100,6 +112,7 @@ export function emptyViewerRows(quotes: ViewerRows["quotes"]): ViewerRows {
     pinned: [],
     muted: [],
     followed: [],
+    followers: [],
     votes: [],
   };
 }
@@ -123,7 +136,9 @@ function viewerQuery(db: Executor, signedIn: boolean) {
 }
 
 /** The columns of a shown status the viewer statement reads. */
-const SHOWN_COLUMNS = sql.raw("id, account_id, poll_id, conversation_id, quote_approval_policy");
+const SHOWN_COLUMNS = sql.raw(
+  "id, account_id, poll_id, conversation_id, quote_approval_policy, visibility, interaction_policy",
+);
 
 /**
  * Where the viewer statement finds the statuses shown:
@@ -165,8 +180,14 @@ export function viewerParts(signedIn: boolean, source: ViewerSource) {
       AND m.conversation_id = ANY(ARRAY(SELECT conversation_id FROM hs
         WHERE conversation_id IS NOT NULL))) AS muted,
     ARRAY(SELECT DISTINCT h.account_id::text FROM hs h
-      WHERE h.quote_approval_policy = 'followers' AND EXISTS (SELECT 1 FROM follows f
-        WHERE f.account_id = ${v} AND f.target_account_id = h.account_id)) AS followed,
+      WHERE (h.quote_approval_policy = 'followers' OR h.visibility = 'private'
+          OR h.interaction_policy IS NOT NULL)
+        AND EXISTS (SELECT 1 FROM follows f
+          WHERE f.account_id = ${v} AND f.target_account_id = h.account_id)) AS followed,
+    ARRAY(SELECT DISTINCT h.account_id::text FROM hs h
+      WHERE h.interaction_policy IS NOT NULL AND EXISTS (SELECT 1 FROM follows f
+        WHERE f.account_id = h.account_id AND f.target_account_id = ${v})) AS followers,
+    (SELECT uri FROM accounts WHERE id = ${v}) AS viewer_uri,
     (SELECT json_agg(json_build_object('pollId', pv.poll_id::text, 'choice', pv.choice))
       FROM poll_votes pv WHERE pv.account_id = ${v}
         AND pv.poll_id IN (SELECT poll_id FROM hs WHERE poll_id IS NOT NULL)) AS votes`
@@ -196,9 +217,17 @@ export function viewerParts(signedIn: boolean, source: ViewerSource) {
     visibleQuoted: { name: "visible_quoted", type: "text[]" },
   };
   if (signedIn) {
-    for (const name of ["favourited", "reblogged", "bookmarked", "pinned", "muted", "followed"]) {
-      columns[name] = { name, type: "text[]" };
-    }
+    const arrays = [
+      "favourited",
+      "reblogged",
+      "bookmarked",
+      "pinned",
+      "muted",
+      "followed",
+      "followers",
+    ];
+    for (const name of arrays) columns[name] = { name, type: "text[]" };
+    columns.viewerUri = { name: "viewer_uri", type: "text" };
     columns.votes = { name: "votes", type: "json" };
   }
   return { ctes, select, columns };
@@ -286,5 +315,8 @@ export async function hydrate(
     pinned: new Set(fresh.pinned),
     mutedConversations: new Set(fresh.muted),
     followedAuthors: new Set(fresh.followed),
+    followersOfViewer: new Set(fresh.followers),
+    viewerUri: fresh.viewerUri ?? "",
+    origin: ctx.config.origin,
   };
 }

@@ -108,13 +108,15 @@ interface RelationSource {
 const FAVOURITED_BY: RelationSource = {
   table: sql`favourites`,
   statusColumn: sql`r.status_id`,
-  extra: sql`TRUE`,
+  // A favourite waiting for approval is not shown (nor counted) yet.
+  extra: sql`NOT r.pending_approval`,
 };
 
 const REBLOGGED_BY: RelationSource = {
   table: sql`statuses`,
   statusColumn: sql`r.reblog_of_id`,
-  extra: sql`r.deleted_at IS NULL AND r.visibility IN ${PUBLIC_VISIBILITY_SQL}`,
+  extra: sql`r.deleted_at IS NULL AND r.visibility IN ${PUBLIC_VISIBILITY_SQL}
+    AND NOT r.pending_approval`,
 };
 
 /** One page of the accounts behind a status's relation rows, newest row first. */

@@ -20,7 +20,7 @@ import { bearerToken } from "../middleware/auth.ts";
 import { withValidation } from "../validation_errors.ts";
 import { webPushSubscriptionEntity } from "../entities/web_push_subscription.ts";
 import { NotFoundError } from "../../model/errors.ts";
-import { PUSH_ALERTS } from "../../model/notification_types.ts";
+import { PENDING_ALERT_BASES, PUSH_ALERTS } from "../../model/notification_types.ts";
 import { vapidKeys } from "../../actors/push/vapid.ts";
 import {
   findSubscription,
@@ -39,7 +39,11 @@ function readData(p: Params): PushData {
   const data = readPermittedObject(p, "data") ?? {};
   const given = readPermittedObject(data, "alerts") ?? {};
   const alerts: Record<string, boolean> = {};
-  for (const alert of PUSH_ALERTS) alerts[alert] = readBoolean(given, alert) ?? false;
+  for (const alert of PUSH_ALERTS) {
+    const base = PENDING_ALERT_BASES[alert];
+    alerts[alert] = readBoolean(given, alert) ?? (base ? readBoolean(given, base) : undefined) ??
+      false;
+  }
   const policy = readString(data, "policy", { maxLength: 20 }) ??
     readString(p, "policy", { maxLength: 20 });
   return { alerts, policy };

@@ -3,7 +3,7 @@
  * - POST /api/v1/reports (write:reports): account_id (required), status_ids[],
  *   comment (≤ 1,000 characters), forward, forward_to_domains[], category
  *   (spam, legal, violation, other; `violation` whenever rule_ids[] is
- *   given), rule_ids[] → Report. 404 for an unknown or suspended account or
+ *   given), rule_ids[], collection_ids[] (the account's collections) → Report. 404 for an unknown or suspended account or
  *   a status that is not theirs or not visible to the reporter; 422 for the
  *   rest (actors/moderation/report_filing.ts).
  */
@@ -37,6 +37,7 @@ export function reportRoutes(): Hono<ApiEnv> {
       forwardToDomains: readStringArray(p, "forward_to_domains", list),
       category: readString(p, "category", { maxLength: 64 }),
       ruleIds: readStringArray(p, "rule_ids", list),
+      collectionIds: readStringArray(p, "collection_ids", list),
     };
     const ctx = c.get("ctx");
     try {

@@ -46,7 +46,8 @@ import { createStatus, type LocalStatusInput } from "../../actors/statuses/creat
 import { scheduleStatus } from "../../actors/statuses/schedule.ts";
 import { editStatus, type MediaAttributeInput, ownStatus } from "../../actors/statuses/edit.ts";
 import { deleteStatus } from "../../actors/statuses/delete.ts";
-import { setQuotePolicy } from "../../actors/statuses/interaction_policy.ts";
+import { setInteractionPolicy } from "../../actors/statuses/interaction_policy.ts";
+import { readInteractionPolicy } from "../entities/interaction_policy.ts";
 import {
   QUOTE_NOT_FOUND,
   REPLY_NOT_FOUND,
@@ -150,6 +151,7 @@ function readNewStatus(c: Context<ApiEnv>, p: Params): LocalStatusInput {
     language: readString(p, "language"),
     quotedStatusId: quotedStatusId ?? null,
     quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
+    interactionPolicy: readInteractionPolicy(p, "interaction_policy"),
     idempotencyKey: key,
     resolveRemoteAccount: resolver(c.get("ctx")),
     allowedMentions: readStringArray(p, "allowed_mentions", { maxItems: 1000 }) ?? null,
@@ -207,6 +209,7 @@ async function putStatus(c: Context<ApiEnv>): Promise<Response> {
       mediaAttributes: attributes,
       poll: readPoll(p),
       quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
+      interactionPolicy: readInteractionPolicy(p, "interaction_policy"),
       resolveRemoteAccount: resolver(ctx),
     });
     const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
@@ -220,9 +223,17 @@ async function putStatus(c: Context<ApiEnv>): Promise<Response> {
 async function putInteractionPolicy(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
   const id = pathId(c);
-  const policy = readString(await params(c), "quote_approval_policy") ?? "";
+  const p = await params(c);
+  const quotePolicy = readString(p, "quote_approval_policy");
+  const interactionPolicy = readInteractionPolicy(p, "interaction_policy");
   try {
-    const status = await setQuotePolicy(ctx.database.db, me(c), id, checkQuotePolicy(policy));
+    const status = await setInteractionPolicy(ctx.database.db, me(c), id, {
+      // Mastodon's route needs its word unless GoToSocial's policy is given.
+      quotePolicy: quotePolicy !== undefined || !interactionPolicy
+        ? checkQuotePolicy(quotePolicy ?? "")
+        : undefined,
+      interactionPolicy,
+    });
     const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
     return c.json(json);
   } catch (error) {

@@ -98,7 +98,7 @@ export function publicStreamShows(
 /** The flag kinds of viewerFlags that are plain lists of status (or account) ids. */
 const ID_LISTS: Record<
   string,
-  "favourited" | "reblogged" | "bookmarked" | "pinned" | "muted" | "followed"
+  "favourited" | "reblogged" | "bookmarked" | "pinned" | "muted" | "followed" | "followers"
 > = {
   f: "favourited",
   r: "reblogged",
@@ -106,6 +106,7 @@ const ID_LISTS: Record<
   p: "pinned",
   m: "muted",
   o: "followed",
+  w: "followers",
 };
 
 /** Builds each viewer's ViewerRows from the flag rows of one statement. */
@@ -144,6 +145,9 @@ function viewerRowsOf(
       }
       case "A":
         authors.add(x);
+        break;
+      case "u":
+        of(viewer).viewerUri = x;
         break;
     }
   }

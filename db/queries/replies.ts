@@ -21,6 +21,8 @@ function listable(parentIds: readonly string[]) {
     anyId(statuses.inReplyToId, parentIds),
     inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
     isNull(statuses.deletedAt),
+    // Held for approval: listed once approved (issue 34).
+    eq(statuses.pendingApproval, false),
     isNull(accounts.suspendedAt),
     isNull(accounts.deletedAt),
   );

@@ -49,7 +49,9 @@ export async function viewersSeeingInPublic(
  * status, for quotes), `x` the value.
  * - f, r, b, p: the viewer favourited, boosted, bookmarked, pinned status x
  * - m: the viewer muted conversation x
- * - o: the viewer follows author x (for quote approval)
+ * - o: the viewer follows author x (for quote approval and interaction policies)
+ * - w: author x follows the viewer (for interaction policies)
+ * - u: the viewer's actor IRI is x (when a shown status states an interaction policy)
  * - n: the viewer voted option (x = "poll:choice")
  * - q: the viewer may see quoted status x
  * - Q: status v quotes (x = "state:quoted id"), the same for every viewer
@@ -84,7 +86,8 @@ export async function viewerFlags(
       UNION SELECT reblog_of_id FROM statuses WHERE id = ANY(${ids}) AND reblog_of_id IS NOT NULL),
     hq AS (SELECT status_id, state, quoted_status_id FROM quotes
       WHERE status_id IN (SELECT id FROM base)),
-    hs AS (SELECT id, account_id, poll_id, conversation_id, quote_approval_policy FROM statuses
+    hs AS (SELECT id, account_id, poll_id, conversation_id, quote_approval_policy, visibility,
+        interaction_policy FROM statuses
       -- One IN over a UNION: two INs joined by OR are planned as a
       -- sequential scan of statuses (600 ms on a million rows).
       WHERE id IN (SELECT id FROM base
@@ -106,8 +109,15 @@ export async function viewerFlags(
         AND m.conversation_id = ANY(ARRAY(SELECT conversation_id FROM hs)) OFFSET 0) m
     UNION ALL SELECT 'o', f.account_id::text, f.target_account_id::text FROM follows f
       WHERE f.target_account_id IN (SELECT account_id FROM hs
-          WHERE quote_approval_policy = 'followers')
+          WHERE quote_approval_policy = 'followers' OR visibility = 'private'
+            OR interaction_policy IS NOT NULL)
         AND f.account_id IN (SELECT id FROM vw)
+    UNION ALL SELECT 'w', f.target_account_id::text, f.account_id::text FROM follows f
+      WHERE f.account_id IN (SELECT account_id FROM hs WHERE interaction_policy IS NOT NULL)
+        AND f.target_account_id IN (SELECT id FROM vw)
+    UNION ALL SELECT 'u', a.id::text, a.uri FROM accounts a
+      WHERE a.id IN (SELECT id FROM vw)
+        AND EXISTS (SELECT 1 FROM hs WHERE interaction_policy IS NOT NULL)
     UNION ALL SELECT 'n', pv.account_id::text, pv.poll_id::text || ':' || pv.choice::text
       FROM poll_votes pv
       WHERE pv.poll_id IN (SELECT poll_id FROM hs) AND pv.account_id IN (SELECT id FROM vw)

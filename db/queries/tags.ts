@@ -142,6 +142,7 @@ export async function dailyHistories(
         WHERE j.${column} IN (${idList}) AND j.status_id >= ${minIdAt(since)}::bigint
           AND s.created_at >= ${since.toISOString()}::timestamptz
           AND s.visibility = 'public' AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+          AND NOT s.pending_approval
         GROUP BY 1, 2`,
       executor,
     );

@@ -69,6 +69,7 @@ function eligible(now: Date, alias: string): SQL {
     AND ${s}.created_at >= ${since.toISOString()}::timestamptz
     AND ${s}.created_at <= ${now.toISOString()}::timestamptz
     AND ${s}.visibility = 'public' AND ${s}.deleted_at IS NULL AND ${s}.reblog_of_id IS NULL
+    AND NOT ${s}.pending_approval
     AND EXISTS (SELECT 1 FROM accounts ta WHERE ta.id = ${s}.account_id
       AND ta.discoverable AND ta.deleted_at IS NULL AND ta.suspended_at IS NULL)`;
 }

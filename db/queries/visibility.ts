@@ -19,6 +19,9 @@
  * - direct: the accounts it mentions (blocks as above).
  * - A boost is visible only when the boosted status is visible too.
  * - An anonymous viewer sees public and unlisted statuses only.
+ * - A reply or boost waiting for approval (`pending_approval`, issue 34) is
+ *   seen only by its author and by the author of the status it replies to
+ *   or boosts (who decides), on top of the rules above.
  *
  * The visibility words and the same rule over one status are model/
  * visibility.ts's ({@link maySee} there); tests/statuses/visibility_rule_test.ts
@@ -76,7 +79,7 @@ function ownRules(viewer: ViewerRef, alias: StatusAlias): SQL {
     AND va.deleted_at IS NULL AND va.suspended_at IS NULL)`;
   const alive = sql`${s}.deleted_at IS NULL AND ${authorUsable}`;
   if (viewer == null) {
-    return sql`(${alive} AND ${s}.visibility IN ${PUBLIC_VISIBILITY_SQL})`;
+    return sql`(${alive} AND ${s}.visibility IN ${PUBLIC_VISIBILITY_SQL} AND NOT ${s}.pending_approval)`;
   }
   const v = sql`${viewer}::bigint`;
   const mentioned = sql`EXISTS (SELECT 1 FROM mentions vm
@@ -95,7 +98,10 @@ function ownRules(viewer: ViewerRef, alias: StatusAlias): SQL {
     AND NOT EXISTS (SELECT 1 FROM accounts vd JOIN account_domain_blocks vdb
       ON vdb.account_id = ${v} AND lower(vdb.domain) = lower(vd.domain)
       WHERE vd.id = ${s}.account_id AND vd.domain IS NOT NULL)`;
-  return sql`(${alive} AND (${s}.account_id = ${v} OR (${audience} AND ${notBlocked})))`;
+  // `NOT pending_approval` first: the EXISTS runs for pending rows only.
+  const approver = sql`(NOT ${s}.pending_approval OR ${s}.in_reply_to_account_id = ${v}
+    OR EXISTS (SELECT 1 FROM statuses vp WHERE vp.id = ${s}.reblog_of_id AND vp.account_id = ${v}))`;
+  return sql`(${alive} AND (${s}.account_id = ${v} OR (${audience} AND ${notBlocked} AND ${approver})))`;
 }
 
 /**

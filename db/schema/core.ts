@@ -20,6 +20,13 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
+/** One key a remote actor lists: its id, its kind, and the property that lists it. */
+export interface RemoteKey {
+  id: string;
+  type: "rsa" | "ed25519" | "other";
+  in: "publicKey" | "assertionMethod";
+}
+
 /** Every account the server knows: local ones (domain null) and remote ones. */
 export const accounts = pgTable("accounts", {
   id: id("id").primaryKey(),
@@ -71,6 +78,8 @@ export const accounts = pgTable("accounts", {
   /** PEM of a remote actor's RSA key (local keys live in key_pairs). */
   publicKeyPem: text("public_key_pem"),
   publicKeyId: text("public_key_id"),
+  /** Every key a remote actor lists; any of them verifies its signatures. */
+  publicKeys: jsonb("public_keys").$type<RemoteKey[]>().notNull().default(sql`'[]'::jsonb`),
   followersCount: integer("followers_count").notNull().default(0),
   followingCount: integer("following_count").notNull().default(0),
   statusesCount: integer("statuses_count").notNull().default(0),

@@ -28,3 +28,4 @@ export * from "./collections.ts";
 export * from "./settings.ts";
 export * from "./email_subscriptions.ts";
 export * from "./async_refreshes.ts";
+export * from "./interaction_requests.ts";

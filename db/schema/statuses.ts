@@ -22,6 +22,7 @@ import { id, ts, tsvector } from "./columns.ts";
 import { accounts, oauthApplications, tags, users } from "./core.ts";
 import { accountWarnings, reports } from "./moderation.ts";
 import { collections } from "./collections.ts";
+import type { StoredPolicy } from "../../model/interaction_policy.ts";
 
 /** Statuses, local and remote; a boost is a status with reblog_of_id set. */
 export const statuses = pgTable("statuses", {
@@ -56,10 +57,23 @@ export const statuses = pgTable("statuses", {
   quotedStatusId: id("quoted_status_id"),
   /** Who may quote this status: public, followers or nobody. */
   quoteApprovalPolicy: text("quote_approval_policy").notNull().default("public"),
+  /**
+   * Who may favourite, reply, boost and quote (model/interaction_policy.ts),
+   * normalised. Local: NULL = the built-in defaults for the visibility.
+   * Remote: what the Note said; NULL or an absent sub-policy = its server is
+   * unaware of policies for that interaction.
+   */
+  interactionPolicy: jsonb("interaction_policy").$type<StoredPolicy>(),
+  /** This reply or boost waits for the target author's approval (hidden from others). */
+  pendingApproval: boolean("pending_approval").notNull().default(false),
+  /** The authorization IRI proving this reply or boost was approved. */
+  approvedByUri: text("approved_by_uri"),
   repliesCount: integer("replies_count").notNull().default(0),
   reblogsCount: integer("reblogs_count").notNull().default(0),
   favouritesCount: integer("favourites_count").notNull().default(0),
   quotesCount: integer("quotes_count").notNull().default(0),
+  /** A remote post's `Link` attachment (FEP-8967): the link its preview card shows. */
+  cardLink: text("card_link"),
   createdAt: ts("created_at").notNull().defaultNow(),
   editedAt: ts("edited_at"),
   deletedAt: ts("deleted_at"),
@@ -209,6 +223,10 @@ export const favourites = pgTable("favourites", {
   statusId: id("status_id").notNull().references(() => statuses.id, { onDelete: "cascade" }),
   /** The Like activity's IRI. */
   uri: text("uri"),
+  /** The Like waits for the status author's approval; not counted meanwhile. */
+  pendingApproval: boolean("pending_approval").notNull().default(false),
+  /** The LikeAuthorization IRI once approved. */
+  approvedByUri: text("approved_by_uri"),
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [
   uniqueIndex("favourites_pair_idx").on(t.accountId, t.statusId),

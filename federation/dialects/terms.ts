@@ -28,7 +28,7 @@ import { webUrl } from "../fetch/trust.ts";
 export type Json = Record<string, unknown>;
 
 /** The prefixes and namespace IRIs a term may be written with. */
-const NS = {
+export const NS = {
   as: ["as:", "https://www.w3.org/ns/activitystreams#"],
   toot: ["toot:", "http://joinmastodon.org/ns#"],
   schema: [
@@ -68,7 +68,7 @@ export function term(object: Json, name: string, namespaces: readonly string[]):
 }
 
 /** Unwraps an expanded JSON-LD value: a one-item array, `@value`, `@id`, `@list`. */
-function unwrap(value: unknown): unknown {
+export function unwrap(value: unknown): unknown {
   let current = value;
   for (let i = 0; i < 4; i++) {
     if (Array.isArray(current) && current.length === 1) current = current[0];
@@ -80,24 +80,24 @@ function unwrap(value: unknown): unknown {
 }
 
 /** A list of values (a single value is a list of one), at most `max`. */
-function list(value: unknown, max: number): unknown[] {
+export function list(value: unknown, max: number): unknown[] {
   const v = isJson(value) && "@list" in value ? value["@list"] : value;
   if (v === undefined || v === null) return [];
   return (Array.isArray(v) ? v : [v]).slice(0, max);
 }
 
-function bool(value: unknown): boolean | null {
+export function bool(value: unknown): boolean | null {
   const v = unwrap(value);
   return typeof v === "boolean" ? v : null;
 }
 
-function str(value: unknown, max: number): string | null {
+export function str(value: unknown, max: number): string | null {
   const v = unwrap(value);
   return typeof v === "string" && v.length <= max ? v : null;
 }
 
 /** An http(s) IRI: a string, or an object with `id`, `@id` or `href`. */
-function iri(value: unknown): string | null {
+export function iri(value: unknown): string | null {
   const v = unwrap(value);
   if (typeof v === "string") return v.length <= 2_048 ? webUrl(v) : null;
   if (!isJson(v)) return null;
@@ -141,7 +141,7 @@ function hashtagNames(tags: Json[], max: number): string[] {
 }
 
 /** The name (without `#`) of one `Hashtag` object; null when it is not one or is unusable. */
-function hashtagName(tag: Json): string | null {
+export function hashtagName(tag: Json): string | null {
   if (!hasType(tag, "Hashtag", NS.as)) return null;
   const name = str(term(tag, "name", NS.as), 200)?.trim().replace(/^#/, "") ?? "";
   return /^[\p{L}\p{N}_]{1,100}$/u.test(name) ? name : null;
@@ -204,7 +204,10 @@ export function readEmojis(object: Json): RemoteEmojiInput[] {
  * The first entry of a language map (`contentMap`, `summaryMap`, `nameMap`):
  * its language (normalized, null when not ISO 639-1) and its text.
  */
-function firstOfMap(object: Json, name: string): { language: string | null; text: string } | null {
+export function firstOfMap(
+  object: Json,
+  name: string,
+): { language: string | null; text: string } | null {
   const map = term(object, name, NS.as);
   if (!isJson(map)) return null;
   for (const [key, value] of Object.entries(map)) {
@@ -317,6 +320,8 @@ export interface StatusTerms extends StatusTexts {
   /** A poll's `votersCount`; null when absent or not a count. */
   votersCount: number | null;
   media: Map<string, MediaExtras>;
+  /** The page its `Link` attachment names, for its preview card (FEP-8967); null when none. */
+  cardLink: string | null;
 }
 
 /** Reads a status object (Note, Question, Article…) as received. */
@@ -332,7 +337,24 @@ export function readStatusTerms(object: Json): StatusTerms {
       ? voters
       : null,
     media: readMediaExtras(object),
+    cardLink: readCardLink(object),
   };
+}
+
+/**
+ * The first `Link` attachment that names a web page (FEP-8967, as Mastodon
+ * 4.7 writes and reads it: `{"type": "Link", "href": …, "mediaType":
+ * "text/html"}`), the link its author chose for the preview card.
+ */
+export function readCardLink(object: Json): string | null {
+  for (const item of items(object, "attachment").slice(0, MAX_TERM_ITEMS)) {
+    if (!hasType(item, "Link", NS.as)) continue;
+    const mediaType = term(item, "mediaType", NS.as);
+    if (mediaType !== undefined && str(mediaType, 100) !== "text/html") continue;
+    const href = iri(term(item, "href", NS.as));
+    if (href) return href;
+  }
+  return null;
 }
 
 // ----------------------------------------------------------------- actor
@@ -372,6 +394,13 @@ export interface ActorTerms {
   /** Domains allowed to credit the account as author of their pages (lower case). */
   attributionDomains: string[];
   emojis: RemoteEmojiInput[];
+  /** The profile tabs' switches (Mastodon 4.6: `showFeatured`, `showMedia`, `showRepliesInMedia`). */
+  showFeatured: boolean | null;
+  showMedia: boolean | null;
+  showRepliesInMedia: boolean | null;
+  /** The avatar's and header's descriptions (the `name` of `icon` and `image`). */
+  iconName: string | null;
+  imageName: string | null;
 }
 
 /** Reads an actor document as received. */
@@ -396,5 +425,16 @@ export function readActorTerms(actor: Json): ActorTerms {
     movedTo: iri(term(actor, "movedTo", NS.as)),
     attributionDomains: [...new Set(domains)],
     emojis: readEmojis(actor),
+    showFeatured: bool(term(actor, "showFeatured", NS.toot)),
+    showMedia: bool(term(actor, "showMedia", NS.toot)),
+    showRepliesInMedia: bool(term(actor, "showRepliesInMedia", NS.toot)),
+    iconName: imageName(term(actor, "icon", NS.as)),
+    imageName: imageName(term(actor, "image", NS.as)),
   };
+}
+
+/** The `name` of an actor's icon or image (its description), bounded; null when none. */
+function imageName(value: unknown): string | null {
+  const image = unwrap(value);
+  return isJson(image) ? str(term(image, "name", NS.as), 10_000) : null;
 }

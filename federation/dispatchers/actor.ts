@@ -11,6 +11,11 @@ import type { AppContext } from "../../context.ts";
 import { accountCustomEmojis, accounts, customEmojis } from "../../db/schema/mod.ts";
 import { mayHaveEmoji } from "../../actors/emoji/shortcodes.ts";
 import { emojiTag } from "../objects/emoji.ts";
+import { WirePerson, WireService } from "../objects/mastodon_terms.ts";
+import { actorCollectionTerms } from "../objects/featured_collections.ts";
+import { featuredCollectionsUri } from "../../model/collection_uris.ts";
+import { localFeaturePolicy } from "../../model/feature_policy.ts";
+import { addNodeTerms, profileTerms } from "../objects/actor_terms.ts";
 import { buildInstanceActor, INSTANCE_ACTOR, INSTANCE_ACTOR_PATH } from "./instance_actor.ts";
 import { isInstanceActorHandle } from "./instance_actor.ts";
 import { getKeyPairs, INSTANCE_KEY_OWNER } from "./keys.ts";
@@ -147,8 +152,9 @@ export async function buildLocalActor(
     ),
     // Custom emoji of the display name, note and fields, as Mastodon tags them.
     tags: emojis.map((e) => emojiTag(origin, e.emoji)).filter((e) => e != null),
-    icon: suspended ? null : mediaImage(account.avatarUrl, origin),
-    image: suspended ? null : mediaImage(account.headerUrl, origin),
+    // The descriptions are the images' `name`, as Mastodon 4.7 writes them.
+    icon: suspended ? null : mediaImage(account.avatarUrl, origin, account.avatarDescription),
+    image: suspended ? null : mediaImage(account.headerUrl, origin, account.headerDescription),
     manuallyApprovesFollowers: suspended ? false : account.locked,
     discoverable: suspended ? false : account.discoverable,
     indexable: suspended ? false : account.indexable,
@@ -158,7 +164,24 @@ export async function buildLocalActor(
     aliases: account.alsoKnownAs.map((uri) => new URL(uri)),
     successor,
   };
-  return account.actorType === "Service" ? new Service(values) : new Person(values);
+  const actor = account.actorType === "Service" ? new WireService(values) : new WirePerson(values);
+  // Terms Fedify's Person lacks (objects/actor_terms.ts), added by the wire class, beside
+  // any other terms of the actor set before.
+  addNodeTerms(actor, values.id.href, profileTerms(account, ctx.data.config.domain, suspended));
+  if (!suspended) {
+    // FEP-7aa9's terms (objects/featured_collections.ts).
+    addNodeTerms(
+      actor,
+      values.id.href,
+      actorCollectionTerms({
+        actorUri: values.id.href,
+        followersUri: values.followers.href,
+        featuredCollectionsUri: featuredCollectionsUri(origin, identifier),
+        policy: localFeaturePolicy(account),
+      }),
+    );
+  }
+  return actor;
 }
 
 /** The actor IRI the account moved to (`movedTo`), or null. */
@@ -169,8 +192,8 @@ async function movedToUri(ctx: Context<AppContext>, account: LocalAccount): Prom
   return target ? new URL(target.uri) : null;
 }
 
-/** An Image for a stored media URL, with its type when the extension tells it. */
-function mediaImage(url: string | null, origin: string): Image | null {
+/** An Image for a stored media URL, with its type when the extension tells it, and its description. */
+function mediaImage(url: string | null, origin: string, description: string): Image | null {
   if (!url) return null;
   let parsed: URL;
   try {
@@ -178,7 +201,11 @@ function mediaImage(url: string | null, origin: string): Image | null {
   } catch {
     return null;
   }
-  return new Image({ url: parsed, mediaType: mediaTypeOf(parsed.pathname) });
+  return new Image({
+    url: parsed,
+    mediaType: mediaTypeOf(parsed.pathname),
+    name: description || null,
+  });
 }
 
 const IMAGE_TYPES: Record<string, string> = {

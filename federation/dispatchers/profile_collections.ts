@@ -63,6 +63,7 @@ async function pinnedStatuses(ctx: RequestContext<AppContext>, accountId: string
       eq(statusPins.accountId, accountId),
       isNull(statuses.deletedAt),
       inArray(statuses.visibility, [...PUBLIC_VISIBILITIES]),
+      eq(statuses.pendingApproval, false),
     ))
     .orderBy(desc(statusPins.id));
   return rows.map((r) => r.status);

@@ -20,16 +20,27 @@
  *    (still before any fetch or signature work);
  * 5. the HTTP signature verified with the checked key loader of
  *    document_loader.ts (a key counts only when its owner publishes it)
- *    → 401 when it fails;
+ *    → 401 when it fails, 503 (with Retry-After) when the key's server
+ *    could not be reached (key_reachability.ts: the sender tries again
+ *    later, and the failure is not remembered as a missing key);
  * 6. the signer is the activity's actor → passed on as received, unless
  *    the activity's `id` is on another origin than its actor's → 400 (its
  *    actor's server cannot vouch for it, and an id taken first would make
  *    the genuine activity a duplicate). Otherwise the activity is relayed
- *    (inbox forwarding, a relay): a Create goes on with its object reduced
- *    to its id, so the listener fetches the object from its own server,
- *    and without an id of its own, so a relayed copy cannot take the id of
- *    an activity its actor has yet to deliver; anything else → 401. A
- *    Linked Data signature is never the reason to trust an activity: an
+ *    (inbox forwarding, a relay), and only then are its FEP-8b32 proofs
+ *    looked at (proofs.ts):
+ *    - a valid proof by a key its actor lists: a Create, Update or Delete
+ *      goes on as received, as its actor's own (each is safe to apply
+ *      twice: a known status is a duplicate, an older Update is not an
+ *      edit, a Delete of what is gone does nothing), if its id and its
+ *      object are on its actor's server and what it creates is its
+ *      actor's; any other type → 401;
+ *    - a proof that does not verify → 401; its key's server unreachable → 503;
+ *    - no proof: a Create goes on with its object reduced to its id, so
+ *      the listener fetches the object from its own server, and without an
+ *      id of its own, so a relayed copy cannot take the id of an activity
+ *      its actor has yet to deliver; anything else → 401.
+ *    A Linked Data signature is never the reason to trust an activity: an
  *    old one can be replayed.
  *
  * Keys are fetched with the loader mod.ts gives, signed by the instance
@@ -46,8 +57,11 @@ import { getLogger } from "@logtape/logtape";
 import { jsonShapeProblem, wellFormedJson } from "../fetch/json_limits.ts";
 import { readUpTo } from "../../actors/net/read_body.ts";
 import { withValidContexts } from "../dialects/contexts.ts";
+import { withBaseTypes } from "../dialects/featured_collections.ts";
 import { addressedToUs, blockedHost } from "../request_host.ts";
 import { sameOrigin } from "../fetch/trust.ts";
+import { observeReachability, type Reachability } from "./key_reachability.ts";
+import { verifyAuthorProof } from "./proofs.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -57,6 +71,10 @@ export const INBOX_MAX_BYTES = 1024 * 1024;
 export const MAX_FUTURE_SKEW_MS = 60 * 60 * 1000;
 /** How far back (Mastodon's window). */
 export const SIGNATURE_MAX_AGE = { hours: 12 } as const;
+/** When a sender refused with 503 (its key's server unreachable) is told to try again, in seconds. */
+export const KEY_UNREACHABLE_RETRY_AFTER = 60;
+/** Activities a valid proof by their actor admits when someone else relays them. */
+const PROVABLE_TYPES = new Set(["Create", "Update", "Delete"]);
 
 const INBOX_PATH = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
 
@@ -98,22 +116,30 @@ export function createInboxGuard(options: InboxGuardOptions) {
       headers: request.headers,
       body: bytes,
     });
+    // This delivery's key fetches, observed: an unreachable key server is a 503.
+    const reachability = observeReachability(options.documentLoader);
     const verification = await verifyRequestDetailed(signed, {
-      documentLoader: options.documentLoader,
+      documentLoader: reachability.documentLoader,
       contextLoader: options.contextLoader,
       timeWindow: SIGNATURE_MAX_AGE,
-      keyCache,
+      keyCache: reachability.keyCache(keyCache),
     });
     if (!verification.verified) {
       logger.info("Refused a delivery to {path}: {reason}.", {
         path: new URL(request.url).pathname,
         reason: verification.reason.type,
+        transient: reachability.transient,
       });
+      if (reachability.transient) return keyServerUnreachable();
       return refuse(401, "Signature could not be verified");
     }
     const signer = verification.key.ownerId?.href ??
       (verification.key as { controllerId?: URL | null }).controllerId?.href;
-    return handOn(request, bytes, json, signer ?? null);
+    return await handOn(request, bytes, json, signer ?? null, {
+      reachability,
+      keyCache,
+      contextLoader: options.contextLoader,
+    });
   };
 }
 
@@ -173,33 +199,57 @@ function idOnActorsServer(activity: Record<string, unknown>): boolean {
   return typeof id === "string" && actorId != null && sameOrigin(id, actorId);
 }
 
+/** The body of a delivery: its bytes and their JSON, before any repair. */
+interface Received {
+  bytes: Uint8Array<ArrayBuffer>;
+  json: Record<string, unknown>;
+}
+
+/** What step 6 needs to verify a relayed activity's proofs. */
+interface RelayedChecks {
+  reachability: Reachability;
+  keyCache: KeyCache;
+  contextLoader: DocumentLoader;
+}
+
 /**
  * Step 6: the request Fedify gets. The signer's own activity goes on as
  * received, if its id is on its actor's server. Someone else's (inbox
- * forwarding, relays) is trusted for no more than its signer can vouch
- * for: its Linked Data signature is not enough (an old one can be
+ * forwarding, relays) is trusted for what its actor's proof vouches for
+ * (see the top of this file); without a proof, for no more than its signer
+ * can vouch for: its Linked Data signature is not enough (an old one can be
  * replayed), so a Create is kept as a pointer (its object is fetched from
  * its own server) and without an id (which would stand for the actor's own
  * activity of that id, to be dropped as a duplicate when it came);
  * anything else is refused.
  */
-function handOn(
+async function handOn(
   request: Request,
   bytes: Uint8Array<ArrayBuffer>,
   json: Record<string, unknown>,
   signer: string | null,
-): Request | Response {
+  checks: RelayedChecks,
+): Promise<Request | Response> {
   const { headers, url } = request;
   // Contexts JSON-LD would refuse lose their bad definitions (federation/dialects/contexts.ts).
-  const activity = withValidContexts(wellFormedJson(json)) as Record<string, unknown>;
+  const activity = withBaseTypes(
+    withValidContexts(wellFormedJson(json)) as Record<string, unknown>,
+  );
   if (signer != null && signer === idOf(activity.actor)) {
     if (!idOnActorsServer(activity)) {
       return refuse(400, "Activity refused: its id is not on its actor's server");
     }
-    // The body as signed, unless half an emoji or a context had to be repaired.
-    const body = activity === json ? bytes : JSON.stringify(activity);
-    return new Request(url, { method: "POST", headers, body });
+    return passedOn(request, { bytes, json }, activity);
   }
+  // Relayed: its actor's proofs, when it carries any (the JSON as received: repairs would not verify).
+  const actorId = idOf(activity.actor);
+  const verdict = actorId == null ? "none" : await verifyAuthorProof(json, actorId, {
+    ...checks,
+    maxFutureSkewMs: MAX_FUTURE_SKEW_MS,
+  });
+  if (verdict === "invalid") return refuse(401, "Integrity proof could not be verified");
+  if (verdict === "unreachable") return keyServerUnreachable();
+  if (verdict === "valid") return provedByItsActor(request, { bytes, json }, activity);
   const objectId = idOf(activity.object);
   if (activity.type !== "Create" || objectId == null) {
     return refuse(401, "The signer and the actor do not match");
@@ -207,6 +257,56 @@ function handOn(
   const { signature: _signature, proof: _proof, id: _id, ...relayed } = activity;
   const body = JSON.stringify({ ...relayed, object: objectId });
   return new Request(url, { method: "POST", headers, body });
+}
+
+/**
+ * A relayed activity whose proofs its actor made: taken as the actor's own
+ * when it is a Create, Update or Delete whose id and object are on the
+ * actor's server and whose embedded object (if any) is the actor's.
+ */
+function provedByItsActor(
+  request: Request,
+  received: Received,
+  activity: Record<string, unknown>,
+): Request | Response {
+  if (typeof activity.type !== "string" || !PROVABLE_TYPES.has(activity.type)) {
+    return refuse(401, "The signer and the actor do not match");
+  }
+  if (!idOnActorsServer(activity)) {
+    return refuse(400, "Activity refused: its id is not on its actor's server");
+  }
+  if (!objectOfItsActor(activity)) {
+    return refuse(401, "Activity refused: its object is not its actor's");
+  }
+  logger.debug("Accepted {id}, relayed, on its author's proof.", { id: activity.id });
+  return passedOn(request, received, activity);
+}
+
+/**
+ * Whether a proved activity's object is on its actor's server and, when
+ * embedded, attributed to its actor (or is the actor itself: an Update of
+ * its profile). The proof covers what the activity embeds; it must not lend
+ * the actor's word to someone else's object.
+ */
+function objectOfItsActor(activity: Record<string, unknown>): boolean {
+  const actorId = idOf(activity.actor)!;
+  const objectId = idOf(activity.object);
+  if (objectId == null || !sameOrigin(objectId, actorId)) return false;
+  const object = activity.object;
+  if (typeof object === "string" || activity.type === "Delete" || objectId === actorId) return true;
+  const attributed = (object as Record<string, unknown>).attributedTo;
+  const authors = Array.isArray(attributed) ? attributed : [attributed];
+  return authors.length === 1 && idOf(authors[0]) === actorId;
+}
+
+/** The activity as received, unless half an emoji or a context had to be repaired. */
+function passedOn(
+  request: Request,
+  received: Received,
+  activity: Record<string, unknown>,
+): Request {
+  const body = activity === received.json ? received.bytes : JSON.stringify(activity);
+  return new Request(request.url, { method: "POST", headers: request.headers, body });
 }
 
 /** The id of an activity's actor or object, given as a string or an embedded object. */
@@ -235,6 +335,13 @@ function hostOf(url: string | null): string | null {
   } catch {
     return null;
   }
+}
+
+/** 503: the key's server could not be reached; the sender should try again later. */
+function keyServerUnreachable(): Response {
+  const response = refuse(503, "The key's server could not be reached");
+  response.headers.set("Retry-After", String(KEY_UNREACHABLE_RETRY_AFTER));
+  return response;
 }
 
 function refuse(status: number, message: string): Response {

@@ -17,6 +17,11 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
 import { registerPinListeners } from "./pins.ts";
+import {
+  collectionAddRemove,
+  handleFeatureRequest,
+  withCollectionHandlers,
+} from "./collections.ts";
 import { registerReportListeners } from "./reports.ts";
 import { registerMoveListener } from "./move.ts";
 import { registerRelationshipListeners } from "./relationships.ts";
@@ -34,17 +39,20 @@ export function registerInboxListeners(federation: Federation<AppContext>): void
     .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }));
   // Follow, Accept, Reject, Undo, Block, Update and Delete (of actors); Undo,
   // Update, Delete, Accept and Reject go on to the status handlers when not theirs.
-  registerRelationshipListeners(listeners, sharedStatusHandlers);
+  // Collections (FEP-7aa9: inbox/collections.ts) see Accept, Reject, Update and Delete first.
+  registerRelationshipListeners(listeners, withCollectionHandlers(sharedStatusHandlers));
   // Create, Announce, Like and QuoteRequest.
   registerStatusListeners(listeners);
-  // Add and Remove (pins).
-  registerPinListeners(listeners);
+  // Add and Remove (collections, then pins).
+  registerPinListeners(listeners, collectionAddRemove);
   // Flag (reports from other servers).
   registerReportListeners(listeners);
   // Move (accounts that move to another).
   registerMoveListener(listeners);
   listeners
-    .on(Activity, (ctx, activity) => {
+    .on(Activity, async (ctx, activity) => {
+      // A FeatureRequest reaches Fedify as a plain Activity (the guard's type shim).
+      if (await handleFeatureRequest(ctx, activity)) return;
       logger.info("Received {type} {id} from {actor} (for {recipient}); not handled yet.", {
         type: activity.constructor.name,
         id: activity.id?.href,

@@ -22,13 +22,32 @@ import { pin, unpin } from "../../actors/interactions/pins.ts";
 import { accountForActorUri, type AccountRow } from "../remote/accounts.ts";
 import { findStatusByUri, resolveRemoteStatus } from "../remote/statuses.ts";
 import { FetchBudget } from "../fetch/budget.ts";
+import type { Handler } from "./relationships.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "pins"]);
 
-/** Registers Add and Remove. */
-export function registerPinListeners(listeners: InboxListenerSetters<AppContext>): void {
-  listeners.on(Add, onAdd).on(Remove, onRemove);
+/** Handlers that see Add and Remove first; true when they took the activity. */
+export interface AddRemoveHandlers {
+  add?: Handler<Add>;
+  remove?: Handler<Remove>;
+}
+
+/**
+ * Registers Add and Remove; `first` (collections, federation/inbox/collections.ts)
+ * sees each before the pins do.
+ */
+export function registerPinListeners(
+  listeners: InboxListenerSetters<AppContext>,
+  first: AddRemoveHandlers = {},
+): void {
+  listeners
+    .on(Add, async (ctx, add) => {
+      if (!await first.add?.(ctx, add)) await onAdd(ctx, add);
+    })
+    .on(Remove, async (ctx, remove) => {
+      if (!await first.remove?.(ctx, remove)) await onRemove(ctx, remove);
+    });
 }
 
 /**

@@ -57,7 +57,7 @@ import { activityIds } from "../../model/uris.ts";
 const logger = getLogger(["rookery", "federation", "inbox", "relationships"]);
 
 /** A handler for an activity these listeners share; returns false when it is not its. */
-type Handler<T> = (ctx: InboxContext<AppContext>, activity: T) => Promise<boolean>;
+export type Handler<T> = (ctx: InboxContext<AppContext>, activity: T) => Promise<boolean>;
 
 /**
  * Handlers of other areas for the activity classes registered here; each

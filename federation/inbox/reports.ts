@@ -4,7 +4,7 @@
  * its instance actor; other servers send it from the reporting user. Either
  * way the sender (a remote actor, stored like any other) is the reporter.
  *
- * `object` lists accounts and statuses, which are looked up here by IRI;
+ * `object` lists accounts, statuses and collections, looked up here by IRI;
  * which of them make reports is decided by `receiveFlag` (actors/moderation/report_filing.ts):
  * named local accounts, and named remote accounts whose named statuses reply
  * to local accounts (a report forwarded to us because it concerns our
@@ -20,6 +20,7 @@ import type { AppContext } from "../../context.ts";
 import { accounts, statuses } from "../../db/schema/mod.ts";
 import { receiveFlag, REPORT_LIST_MAX } from "../../actors/moderation/report_filing.ts";
 import { accountForActorUri } from "../remote/accounts.ts";
+import { collectionIdsByUris } from "../objects/featured_collection_rows.ts";
 import { FetchBudget } from "../fetch/budget.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import { reportsRejected } from "../../actors/moderation/domain_rules.ts";
@@ -51,9 +52,11 @@ async function onFlag(ctx: InboxContext<AppContext>, flag: Flag): Promise<void> 
   // By IRI, the form Mastodon and the others send (both columns are indexed).
   // Which of them count is the command's rule (local accounts, or remote
   // ones whose named statuses answer ours).
-  const [named, namedStatuses] = await Promise.all([
+  const [named, namedStatuses, collectionIds] = await Promise.all([
     db.select({ id: accounts.id }).from(accounts).where(inArray(accounts.uri, uris)),
     db.select({ id: statuses.id }).from(statuses).where(inArray(statuses.uri, uris)),
+    // Collections (Mastodon 4.6 lists them after the statuses).
+    collectionIdsByUris(db, ctx.data.config.origin, uris),
   ]);
   const content = flag.content?.toString() ?? "";
   const uri = flag.id && sameOrigin(flag.id, sender.uri) ? flag.id.href : null;
@@ -62,6 +65,7 @@ async function onFlag(ctx: InboxContext<AppContext>, flag: Flag): Promise<void> 
     uri,
     targetAccountIds: named.map((a) => a.id),
     statusIds: namedStatuses.map((s) => s.id),
+    collectionIds,
     comment: content,
   });
   if (created.length === 0) {

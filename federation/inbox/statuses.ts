@@ -92,7 +92,7 @@ async function ignoringRefusals(what: string, run: () => Promise<unknown>): Prom
  * just verified with the actor's key, and without the actor nothing else
  * of the activity is used.
  */
-async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
+export async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
   if (!activity.actorId) return null;
   const account = await accountForActorUri(ctx, activity.actorId).catch(() => null);
   if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return null;
@@ -195,8 +195,10 @@ async function handleVote(
 
 /**
  * A reply to a public or unlisted local post is forwarded to the local
- * author's followers, when the activity is LD-signed (Mastodon's rule:
- * only then do the followers' servers trust it).
+ * author's followers, and so is its Delete, when the activity is signed
+ * (Linked Data signature or FEP-8b32 proof: Mastodon's rule, only then can
+ * the followers' servers trust it). Forwarded as received, so the author's
+ * proof still holds when it reaches them (federation/inbox/proofs.ts).
  */
 async function forwardReply(
   ctx: InboxContext<AppContext>,
@@ -204,6 +206,8 @@ async function forwardReply(
   status: StatusRow,
 ): Promise<void> {
   if (!status.inReplyToId || status.accountId !== sender.id) return;
+  // A reply waiting for approval reaches nobody else until approved.
+  if (status.pendingApproval) return;
   if (!isPublicVisibility(status.visibility)) return;
   const db = ctx.data.database.db;
   const [parent] = await db.select().from(statuses).where(eq(statuses.id, status.inReplyToId));
@@ -284,6 +288,7 @@ export async function handleStatusUpdate(
       media: parsed.media,
       poll: parsed.poll,
       emojis: parsed.emojis,
+      cardLink: parsed.cardLink,
       editedAt: parsed.updated!,
     }));
   return true;
@@ -315,6 +320,8 @@ export async function handleStatusDelete(
   if (status.reblogOfId) {
     await ignoringRefusals("Delete(Announce)", () => unreblog(ctx.data, sender.id, status.id));
   } else {
+    // While the reply still is one: its Delete follows where it was forwarded.
+    await forwardReply(ctx, sender, status);
     await ignoringRefusals("Delete(Note)", () => deleteStatus(ctx.data, sender.id, status.id));
   }
   return true;

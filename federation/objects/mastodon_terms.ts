@@ -22,7 +22,9 @@ import {
   Create,
   Note,
   type Object as APObject,
+  Person,
   Question,
+  Service,
   Update,
 } from "@fedify/vocab";
 import { shapeForPeers } from "./wire_shape.ts";
@@ -35,6 +37,16 @@ export interface NoteTerms {
   summary: string | null;
   /** Per attachment URL (as the Note's `attachment[].url` gives it). */
   attachments: Map<string, { blurhash: string | null; focalPoint: [number, number] | null }>;
+}
+
+/**
+ * Members Fedify's class cannot say, merged as they are into one node of
+ * the compact document (an actor's FEP-7aa9 terms: federation/dispatchers/actor.ts),
+ * with the `@context` definitions of their terms.
+ */
+export interface NodeExtras {
+  members: Json;
+  context: Json;
 }
 
 /** The context entry Mastodon uses for these terms. */
@@ -51,14 +63,14 @@ type Json = Record<string, unknown>;
 // deno-lint-ignore no-explicit-any
 type VocabClass = new (...args: any[]) => APObject;
 
-/** Objects that carry {@link NoteTerms} for the Notes they are or embed. */
+/** Objects that carry {@link NoteTerms} (or {@link NodeExtras}) for the nodes they are or embed. */
 export interface CarriesTerms {
-  mastodonTerms: Map<string, NoteTerms>;
+  mastodonTerms: Map<string, NoteTerms | NodeExtras>;
 }
 
 function withMastodonTerms<C extends VocabClass>(Base: C) {
   return class extends Base implements CarriesTerms {
-    mastodonTerms = new Map<string, NoteTerms>();
+    mastodonTerms = new Map<string, NoteTerms | NodeExtras>();
 
     // deno-lint-ignore no-explicit-any
     override clone(...args: any[]): any {
@@ -105,8 +117,12 @@ export const WireNote = withMastodonTerms(Note);
 export const WireQuestion = withMastodonTerms(Question);
 /** A Create whose embedded Note serializes with its terms. */
 export const WireCreate = withMastodonTerms(Create);
-/** An Update whose embedded Note serializes with its terms. */
+/** An Update whose embedded Note (or actor) serializes with its terms. */
 export const WireUpdate = withMastodonTerms(Update);
+/** A Person (an actor) that serializes with its {@link NodeExtras}. */
+export const WirePerson = withMastodonTerms(Person);
+/** A Service (a bot's actor) that serializes with its {@link NodeExtras}. */
+export const WireService = withMastodonTerms(Service);
 
 /** Lets `carrier` (an activity) serialize the terms of `object` (a Wire Note) it embeds. */
 export function carryTerms<T extends CarriesTerms>(carrier: T, object: unknown): T {
@@ -115,9 +131,10 @@ export function carryTerms<T extends CarriesTerms>(carrier: T, object: unknown):
   return carrier;
 }
 
-/** Adds the terms to every Note of `json` named in `terms`, and their context to the document. */
-export function addTerms(json: Json, terms: Map<string, NoteTerms>): Json {
+/** Adds the terms to every node of `json` named in `terms`, and their context to the document. */
+export function addTerms(json: Json, terms: Map<string, NoteTerms | NodeExtras>): Json {
   let usesMedia = false;
+  let extraContext: Json = {};
   const visit = (node: unknown, depth: number): void => {
     if (depth > MAX_DEPTH || !node || typeof node !== "object") return;
     if (Array.isArray(node)) {
@@ -126,11 +143,15 @@ export function addTerms(json: Json, terms: Map<string, NoteTerms>): Json {
     }
     const record = node as Json;
     const t = typeof record.id === "string" ? terms.get(record.id) : undefined;
-    if (t) usesMedia = applyNoteTerms(record, t) || usesMedia;
+    if (t && "members" in t) {
+      Object.assign(record, structuredClone(t.members));
+      extraContext = { ...extraContext, ...t.context };
+    } else if (t) usesMedia = applyNoteTerms(record, t) || usesMedia;
     for (const key of ["object", "orderedItems", "items"]) visit(record[key], depth + 1);
   };
   visit(json, 0);
-  if (usesMedia) json["@context"] = withTermsContext(json["@context"]);
+  const context = usesMedia ? { ...TERMS_CONTEXT, ...extraContext } : extraContext;
+  if (Object.keys(context).length) json["@context"] = withTermsContext(json["@context"], context);
   return json;
 }
 
@@ -168,11 +189,11 @@ function urlOf(value: unknown): string | null {
   return null;
 }
 
-/** The document's context with Mastodon's definitions of blurhash and focalPoint. */
-function withTermsContext(context: unknown): unknown[] {
+/** The document's context with `definitions` (Mastodon's of blurhash and focalPoint…) added. */
+function withTermsContext(context: unknown, definitions: Json): unknown[] {
   const entries = context == null ? [] : Array.isArray(context) ? [...context] : [context];
   const index = entries.findIndex((e) => e && typeof e === "object" && !Array.isArray(e));
-  if (index < 0) return [...entries, TERMS_CONTEXT];
-  entries[index] = { ...entries[index] as Json, ...TERMS_CONTEXT };
+  if (index < 0) return [...entries, definitions];
+  entries[index] = { ...entries[index] as Json, ...definitions };
   return entries;
 }

@@ -21,6 +21,7 @@ import {
   Collection,
   Document,
   Hashtag,
+  Link,
   Mention,
   Note,
   PUBLIC_COLLECTION,
@@ -35,9 +36,11 @@ import {
   mediaAttachments,
   mentions,
   polls,
+  previewCards,
   quotes,
   statusCustomEmojis,
   statuses,
+  statusPreviewCards,
   statusTags,
   tags,
 } from "../../db/schema/mod.ts";
@@ -64,6 +67,8 @@ export interface NoteData {
   quotedUri: string | null;
   /** Custom emoji the text uses (Emoji tags). */
   emojis: (typeof customEmojis.$inferSelect)[];
+  /** The page of its preview card, sent as a `Link` attachment (FEP-8967, Mastodon 4.7). */
+  cardUrl: string | null;
 }
 
 function instant(date: Date): Temporal.Instant {
@@ -96,32 +101,39 @@ export async function loadNotesData(
   // A poll's options are not on the row: a status with one may have emoji.
   const emojiIds = rows.filter((s) => s.pollId != null || mayHaveEmoji([s.content, s.spoilerText]))
     .map((s) => s.id);
-  const [authors, mentioned, tagRows, media, pollRows, quoteRows, emojis] = await Promise.all([
-    db.select({ id: accounts.id, username: accounts.username, uri: accounts.uri })
-      .from(accounts).where(anyId(accounts.id, [...new Set(rows.map((s) => s.accountId))])),
-    db.select({
-      statusId: mentions.statusId,
-      uri: accounts.uri,
-      url: accounts.url,
-      username: accounts.username,
-      domain: accounts.domain,
-    }).from(mentions).innerJoin(accounts, eq(accounts.id, mentions.accountId))
-      .where(anyId(mentions.statusId, ids)),
-    db.select({ statusId: statusTags.statusId, name: tags.name }).from(statusTags)
-      .innerJoin(tags, eq(tags.id, statusTags.tagId)).where(anyId(statusTags.statusId, ids)),
-    db.select().from(mediaAttachments).where(anyId(mediaAttachments.statusId, ids))
-      .orderBy(mediaAttachments.id),
-    pollIds.length ? db.select().from(polls).where(anyId(polls.id, pollIds)) : [],
-    db.select({ statusId: quotes.statusId, uri: statuses.uri }).from(quotes)
-      .innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
-      .where(anyId(quotes.statusId, ids)),
-    emojiIds.length
-      ? db.select({ statusId: statusCustomEmojis.statusId, emoji: customEmojis })
-        .from(statusCustomEmojis)
-        .innerJoin(customEmojis, eq(customEmojis.id, statusCustomEmojis.customEmojiId))
-        .where(and(anyId(statusCustomEmojis.statusId, emojiIds), eq(customEmojis.disabled, false)))
-      : [],
-  ]);
+  const [authors, mentioned, tagRows, media, pollRows, quoteRows, emojis, cards] = await Promise
+    .all([
+      db.select({ id: accounts.id, username: accounts.username, uri: accounts.uri })
+        .from(accounts).where(anyId(accounts.id, [...new Set(rows.map((s) => s.accountId))])),
+      db.select({
+        statusId: mentions.statusId,
+        uri: accounts.uri,
+        url: accounts.url,
+        username: accounts.username,
+        domain: accounts.domain,
+      }).from(mentions).innerJoin(accounts, eq(accounts.id, mentions.accountId))
+        .where(anyId(mentions.statusId, ids)),
+      db.select({ statusId: statusTags.statusId, name: tags.name }).from(statusTags)
+        .innerJoin(tags, eq(tags.id, statusTags.tagId)).where(anyId(statusTags.statusId, ids)),
+      db.select().from(mediaAttachments).where(anyId(mediaAttachments.statusId, ids))
+        .orderBy(mediaAttachments.id),
+      pollIds.length ? db.select().from(polls).where(anyId(polls.id, pollIds)) : [],
+      db.select({ statusId: quotes.statusId, uri: statuses.uri }).from(quotes)
+        .innerJoin(statuses, eq(statuses.id, quotes.quotedStatusId))
+        .where(anyId(quotes.statusId, ids)),
+      emojiIds.length
+        ? db.select({ statusId: statusCustomEmojis.statusId, emoji: customEmojis })
+          .from(statusCustomEmojis)
+          .innerJoin(customEmojis, eq(customEmojis.id, statusCustomEmojis.customEmojiId))
+          .where(
+            and(anyId(statusCustomEmojis.statusId, emojiIds), eq(customEmojis.disabled, false)),
+          )
+        : [],
+      db.select({ statusId: statusPreviewCards.statusId, url: previewCards.url })
+        .from(statusPreviewCards)
+        .innerJoin(previewCards, eq(previewCards.id, statusPreviewCards.previewCardId))
+        .where(anyId(statusPreviewCards.statusId, ids)),
+    ]);
   const domain = new URL(origin).host;
   for (const status of rows) {
     const author = authors.find((a) => a.id === status.accountId);
@@ -138,6 +150,7 @@ export async function loadNotesData(
       poll: pollRows.find((p) => p.id === status.pollId) ?? null,
       quotedUri: quoteRows.find((q) => q.statusId === status.id)?.uri ?? null,
       emojis: emojis.filter((e) => e.statusId === status.id).map((e) => e.emoji),
+      cardUrl: cards.find((c) => c.statusId === status.id)?.url ?? null,
     });
   }
   return result;
@@ -180,6 +193,13 @@ function noteTags(origin: string, data: NoteData) {
     ),
     ...data.emojis.map((e) => emojiTag(origin, e)).filter((e) => e != null),
   ];
+}
+
+/** The preview card's page, sent after the media as a `Link`, as Mastodon 4.7 writes it. */
+function cardAttachment(cardUrl: string | null): Link[] {
+  return cardUrl && URL.canParse(cardUrl)
+    ? [new Link({ href: new URL(cardUrl), mediaType: "text/html" })]
+    : [];
 }
 
 /**
@@ -259,7 +279,7 @@ export function buildNote(
     url: status.url ? new URL(status.url) : null,
     replyTarget: status.inReplyToUri ? new URL(status.inReplyToUri) : null,
     tags: noteTags(origin, data),
-    attachments: noteAttachments(origin, data.media, terms),
+    attachments: [...noteAttachments(origin, data.media, terms), ...cardAttachment(data.cardUrl)],
     quoteUrl: data.quotedUri ? new URL(data.quotedUri) : null,
   };
   const object = data.poll

@@ -150,6 +150,8 @@ export interface ParsedStatus {
   quotePolicy: QuotePolicy;
   published: Date | null;
   updated: Date | null;
+  /** The page its `Link` attachment names (FEP-8967): its preview card's link. */
+  cardLink: string | null;
   /** A Note with a name and no content: possibly a poll vote. */
   name: string | null;
   hasContent: boolean;
@@ -206,6 +208,22 @@ async function readMedia(
     });
   }
   return media;
+}
+
+/**
+ * The first embedded `Link` attachment naming a web page, when the JSON as
+ * received is not at hand (dialects/terms.ts readCardLink reads that).
+ */
+async function cardLinkOf(object: APObject): Promise<string | null> {
+  for await (
+    const item of object.getAttachments({ documentLoader: noFetch, suppressError: true })
+  ) {
+    if (!(item instanceof Link)) continue;
+    if (item.mediaType != null && item.mediaType !== "text/html") continue;
+    const href = webUrl(item.href);
+    if (href) return href;
+  }
+  return null;
 }
 
 /** Mentions, hashtags and emoji: Fedify's typed tags, then those only the raw JSON shows. */
@@ -367,6 +385,7 @@ export async function parseStatusObject(
     quotePolicy: quotePolicyOf(object),
     published: toDate(object.published),
     updated: toDate(object.updated),
+    cardLink: terms ? terms.cardLink : await cardLinkOf(object),
     name: name ? htmlToText(name, { oneLine: true, maxLength: 500 }) : null,
     hasContent: (rawContent ?? "").trim() !== "",
   };

@@ -1,11 +1,12 @@
 /** Delivers activities about local accounts (Update and Delete of a Person). */
-import { Move, PUBLIC_COLLECTION, Update } from "@fedify/vocab";
+import { Move, PUBLIC_COLLECTION } from "@fedify/vocab";
 import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import type { AccountDeliveries } from "../../actors/outbox/accounts.ts";
 import { accounts } from "../../db/schema/mod.ts";
 import { buildLocalActor } from "../dispatchers/actor.ts";
+import { carryTerms, WireUpdate } from "../objects/mastodon_terms.ts";
 import { instanceContext } from "../fetch/lookup.ts";
 import { getKeyPairs } from "../dispatchers/keys.ts";
 import { accountReach } from "../../db/queries/account_reach.ts";
@@ -29,12 +30,16 @@ export function accountDeliveries(ctx: AppContext): AccountDeliveries {
       const identifier = account.username;
       // Mastodon's id shape (the actor and a fragment), named by the intent:
       // a relayed-twice Update keeps its id, so receivers drop the copy.
-      const update = new Update({
-        id: new URL(activityIds.update(actor.id!.href, updateId)),
-        actor: actor.id,
-        to: PUBLIC_COLLECTION,
-        object: actor,
-      });
+      // Wire*: the actor's terms Fedify lacks go with it (objects/mastodon_terms.ts).
+      const update = carryTerms(
+        new WireUpdate({
+          id: new URL(activityIds.update(actor.id!.href, updateId)),
+          actor: actor.id,
+          to: PUBLIC_COLLECTION,
+          object: actor,
+        }),
+        actor,
+      );
       // Mastodon's UpdateDistributionWorker sends to AccountReachFinder's
       // inboxes, not only the followers': a suspension must reach the servers
       // the account recently mentioned or interacted with too.

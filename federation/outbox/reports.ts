@@ -1,10 +1,10 @@
 /**
  * Delivers forwarded reports: a `Flag` from the instance actor (as Mastodon
  * sends it, so the reporter stays anonymous to the other server) whose
- * `object` is the reported account followed by the reported statuses and
- * whose `content` is the comment. Its id is a fragment of the instance
- * actor's IRI named by the report id, so a relayed-twice Flag is one report
- * on the other side.
+ * `object` is the reported account followed by the reported statuses, then
+ * its reported collections, and whose `content` is the comment. Its id is a
+ * fragment of the instance actor's IRI named by the report id, so a
+ * relayed-twice Flag is one report on the other side.
  */
 import { Flag } from "@fedify/vocab";
 import { eq, inArray } from "drizzle-orm";
@@ -14,6 +14,7 @@ import type { ReportDeliveries } from "../../actors/outbox/reports.ts";
 import { findReport, forwardingRecipients } from "../../actors/moderation/report_filing.ts";
 import { accounts, statuses } from "../../db/schema/mod.ts";
 import { instanceContext } from "../fetch/lookup.ts";
+import { collectionUrisByIds } from "../objects/featured_collection_rows.ts";
 import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
 import { activityIds } from "../../model/uris.ts";
 import { recipientOf } from "../objects/recipient.ts";
@@ -39,6 +40,8 @@ export function reportDeliveries(app: AppContext): ReportDeliveries {
       const uris = report.statusIds
         .map((id) => reported.find((s) => s.id === id)?.uri)
         .filter((uri): uri is string => uri != null);
+      // Collections after the statuses, as Mastodon 4.6 lists them.
+      uris.push(...await collectionUrisByIds(db, app.config.origin, report.collectionIds ?? []));
       const ctx = instanceContext(app);
       const actor = ctx.getActorUri(INSTANCE_ACTOR);
       const flag = new Flag({

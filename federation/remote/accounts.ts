@@ -42,7 +42,10 @@ import { readEmojiTags } from "../objects/emoji.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../../actors/emoji/links.ts";
 import { webUrl } from "../fetch/trust.ts";
+import { actorKeys } from "./actor_keys.ts";
+import { invalidateHandle, scheduleAccountRefresh } from "./handle_takeover.ts";
 import { type ActorTerms, isJson, readActorTerms } from "../dialects/terms.ts";
+import { actorCollectionColumns } from "./actor_collections.ts";
 import { receivedJson } from "../dialects/received.ts";
 import {
   confirmHandle,
@@ -69,7 +72,14 @@ export type AccountRow = typeof accounts.$inferSelect;
 export const REFRESH_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** Mastodon's limits on what it keeps of a remote profile. */
-const LIMITS = { displayName: 100, fieldName: 255, fieldValue: 2_047, fields: 16, url: 2_048 };
+const LIMITS = {
+  displayName: 100,
+  fieldName: 255,
+  fieldValue: 2_047,
+  fields: 16,
+  url: 2_048,
+  description: 1_500,
+};
 
 function isFedifyContext(ctx: AppContext | Context<AppContext>): ctx is Context<AppContext> {
   return "getActorUri" in ctx;
@@ -111,14 +121,6 @@ function actorTypeOf(actor: Actor): string {
   if (actor instanceof Group) return "Group";
   if (actor instanceof Organization) return "Organization";
   return "Person";
-}
-
-async function spkiPem(key: CryptoKey): Promise<string> {
-  const der = new Uint8Array(await crypto.subtle.exportKey("spki", key));
-  let binary = "";
-  for (const byte of der) binary += String.fromCharCode(byte);
-  const lines = btoa(binary).match(/.{1,64}/g) ?? [];
-  return `-----BEGIN PUBLIC KEY-----\n${lines.join("\n")}\n-----END PUBLIC KEY-----\n`;
 }
 
 /** A profile field as stored: plain name, sanitized HTML value; null when nameless. */
@@ -173,8 +175,6 @@ export async function actorColumns(
     actor.getIcon(options).catch(() => null),
     actor.getImage(options).catch(() => null),
   ]);
-  const key = await actor.getPublicKey(options).catch(() => null);
-  const keyOwned = key?.ownerId == null || key.ownerId.href === id.href;
   const url = actor.url instanceof Link ? actor.url.href : actor.url;
   const createdAt = publishedDay(actor.published);
   const username =
@@ -201,6 +201,18 @@ export async function actorColumns(
     attributionDomains: terms?.attributionDomains ?? [],
     avatarUrl: imageUrl(icon),
     headerUrl: imageUrl(image),
+    // Mastodon 4.6/4.7's profile terms; an actor without them shows everything.
+    avatarDescription: htmlToText(terms?.iconName ?? icon?.name?.toString(), {
+      oneLine: true,
+      maxLength: LIMITS.description,
+    }),
+    headerDescription: htmlToText(terms?.imageName ?? image?.name?.toString(), {
+      oneLine: true,
+      maxLength: LIMITS.description,
+    }),
+    showFeatured: terms?.showFeatured ?? true,
+    showMedia: terms?.showMedia ?? true,
+    showMediaReplies: terms?.showRepliesInMedia ?? true,
     inboxUrl: webUrl(actor.inboxId),
     sharedInboxUrl: webUrl(actor.endpoints?.sharedInbox),
     outboxUrl: webUrl(actor.outboxId),
@@ -210,8 +222,7 @@ export async function actorColumns(
     featuredTagsUrl: terms?.featuredTags ?? webUrl(actor.featuredTagsId),
     // `alsoKnownAs` as received (no context defines it for plain-context peers), else Fedify's.
     alsoKnownAs: terms?.alsoKnownAs.length ? terms.alsoKnownAs : actorAliases(actor),
-    publicKeyPem: key?.publicKey && keyOwned ? await spkiPem(key.publicKey) : null,
-    publicKeyId: key?.id && keyOwned ? key.id.href : null,
+    ...await actorKeys(actor, documentLoader),
     suspendedAt: actor.suspended ? new Date() : null,
     suspensionOrigin: actor.suspended ? "remote" : null,
     // A document without `movedTo` ends a redirect (Mastodon's "Cancel redirect"
@@ -229,7 +240,8 @@ export async function actorColumns(
  * Matched by actor id. Its handle is the one WebFinger confirms (handles.ts),
  * asked when the row is new, when the actor's name changed, or when the
  * last check is a day old; without a confirmation a stored row keeps its
- * handle and a new one takes `preferredUsername@actor host`. A stored
+ * handle and a new one takes `preferredUsername@actor host`. A confirmed
+ * handle another stored actor holds is taken from it (handle_takeover.ts). A stored
  * account with the same handle but another id (the remote account was
  * re-created) takes the new id and key only when WebFinger on the handle's
  * domain now points to the new id; otherwise the actor is not stored
@@ -255,6 +267,14 @@ export async function upsertRemoteActor(
   const json = await receivedJson(actor);
   const terms = isJson(json) ? readActorTerms(json) : null;
   const columns = await actorColumns(actor, budget ? budget.wrap(loader) : loader, terms);
+  Object.assign(
+    columns,
+    actorCollectionColumns(json, {
+      uri: columns.uri,
+      followersUrl: columns.followersUrl ?? null,
+      followingUrl: columns.followingUrl ?? null,
+    }),
+  );
   // A server we do not federate with gets no account here; one whose media
   // is rejected keeps no avatar, header or emoji (actors/moderation/domain_rules.ts).
   if (await federationRefused(app, columns.domain)) return null;
@@ -270,7 +290,9 @@ export async function upsertRemoteActor(
   const db = app.database.db;
   for (let attempt = 0;; attempt++) {
     try {
-      return await db.transaction((tx) => writeRemoteAccount(tx, columns, naming, emojis));
+      const written = await db.transaction((tx) => writeRemoteAccount(tx, columns, naming, emojis));
+      if (written.tookHandleOf) await scheduleAccountRefresh(app, written.tookHandleOf);
+      return written.row;
     } catch (error) {
       // Two deliveries about one new actor at once: the second sees the first's row.
       if (attempt === 0 && isUniqueViolation(error)) continue;
@@ -324,12 +346,18 @@ async function decideHandle(
   return { handle: known ?? suggested, confirmed: false, checkedAt };
 }
 
+/** What a write did: the row (null when not stored), and whose handle it took over. */
+interface Written {
+  row: AccountRow | null;
+  tookHandleOf?: string;
+}
+
 async function writeRemoteAccount(
   tx: Executor,
   columns: Omit<typeof accounts.$inferInsert, "id">,
   naming: Naming,
   emojis: RemoteEmojiInput[],
-): Promise<AccountRow | null> {
+): Promise<Written> {
   const { handle, confirmed, checkedAt } = naming;
   const [byUri] = await tx.select().from(accounts).where(eq(accounts.uri, columns.uri)).limit(1);
   const [byHandle] = await tx.select().from(accounts).where(and(
@@ -347,7 +375,7 @@ async function writeRemoteAccount(
         domain: handle.domain,
         other: byHandle.uri,
       });
-      return null;
+      return { row: null };
     }
     existing = byHandle;
   }
@@ -356,21 +384,25 @@ async function writeRemoteAccount(
     suspensionOrigin: _o,
     publicKeyPem,
     publicKeyId,
+    publicKeys,
     username: _u,
     domain: _d,
     ...rest
   } = columns;
   const checked = checkedAt ? { lastWebfingeredAt: checkedAt } : {};
   if (existing) {
-    if (existing.domain == null) return existing;
-    // A handle another row holds is not taken from it: the row keeps its own.
-    const renamed = byHandle && byHandle.id !== existing.id ? {} : handle;
+    if (existing.domain == null) return { row: existing };
+    // A handle another row holds is taken from it only on WebFinger's word
+    // that it is now this actor's (handle_takeover.ts); else the row keeps its own.
+    const heldByOther = byHandle != null && byHandle.id !== existing.id;
+    if (heldByOther && confirmed) await invalidateHandle(tx, byHandle.id);
+    const renamed = heldByOther && !confirmed ? {} : handle;
     const [row] = await tx.update(accounts).set({
       ...rest,
       ...renamed,
       ...checked,
-      // A document without a key (a stripped Update) does not erase the one we know.
-      ...(publicKeyPem ? { publicKeyPem, publicKeyId } : {}),
+      // A document without keys (a stripped Update) does not erase those we know.
+      ...(publicKeys?.length ? { publicKeys, publicKeyPem, publicKeyId } : {}),
       // Keep the first suspension time; lift it when the actor is no longer
       // suspended, unless our own moderators suspended it (their decision stands).
       ...(existing.suspensionOrigin === "local" ? {} : {
@@ -379,12 +411,12 @@ async function writeRemoteAccount(
       }),
     }).where(eq(accounts.id, existing.id)).returning();
     await linkProfileEmojis(tx, row, emojis, true);
-    return row;
+    return { row, tookHandleOf: heldByOther && confirmed ? byHandle.id : undefined };
   }
   const [row] = await tx.insert(accounts)
     .values({ id: newId(), ...columns, ...handle, ...checked }).returning();
   await linkProfileEmojis(tx, row, emojis, false);
-  return row;
+  return { row };
 }
 
 /** Links the emoji the profile's display name, note and fields use (Emoji tags of the actor). */

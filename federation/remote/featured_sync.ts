@@ -32,6 +32,7 @@ import { findStatusByUri, rawJson, resolveRemoteStatus, storeRemoteStatus } from
 import { isStatusObject } from "../objects/remote_status.ts";
 import { duringSync } from "./featured_schedule.ts";
 import { syncFeaturedTags } from "./featured_tags_sync.ts";
+import { syncFeaturedCollections } from "./featured_collections_sync.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import {
   capturingLoader,
@@ -50,13 +51,17 @@ export const MAX_FEATURED_ITEMS = 20;
 /** Runs the queued sync of one account (the job handler, jobs/handlers.ts). */
 export async function runFeaturedSync(app: AppContext, accountId: string): Promise<void> {
   await duringSync(async () => {
-    // The featured tags are read in the same job (Mastodon fetches both
-    // collections together); a failure of one does not skip the other.
-    try {
-      await syncFeaturedCollection(app, accountId);
-    } finally {
-      await syncFeaturedTags(app, accountId);
+    // The featured tags and the collections (FEP-7aa9) are read in the same
+    // job (Mastodon fetches them together); a failure of one skips no other.
+    let failure: unknown = null;
+    for (const part of [syncFeaturedCollection, syncFeaturedTags, syncFeaturedCollections]) {
+      try {
+        await part(app, accountId);
+      } catch (error) {
+        failure ??= error;
+      }
     }
+    if (failure) throw failure;
   });
 }
 

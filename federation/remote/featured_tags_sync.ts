@@ -18,10 +18,9 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts } from "../../db/schema/mod.ts";
 import { replaceRemoteFeaturedTags } from "../../actors/tags/featured_tags.ts";
-import { domainOfUrl, federationRefused } from "../../actors/moderation/domain_rules.ts";
-import { instanceContext, instanceDocumentLoader } from "../fetch/lookup.ts";
+import { fetchRawDocument } from "../fetch/raw_document.ts";
 import { sameOrigin } from "../fetch/trust.ts";
-import { isJson, type Json, readFeaturedTagsCollection } from "../dialects/terms.ts";
+import { type Json, readFeaturedTagsCollection } from "../dialects/terms.ts";
 
 const logger = getLogger(["rookery", "federation", "featured"]);
 
@@ -60,24 +59,7 @@ export async function syncFeaturedTags(app: AppContext, accountId: string): Prom
   return true;
 }
 
-/**
- * The JSON document at `url`, fetched signed by the instance actor through
- * the same document loader as every other fetch (its address checks
- * included); null unless it is a JSON object whose URL and id are on the
- * actor's server. Read raw, not through Fedify's parse: a Hashtag under the
- * plain ActivityStreams context, or one odd item, would make the parse of
- * the whole collection fail.
- */
+/** The JSON document at `url`, on the actor's server (fetch/raw_document.ts); null otherwise. */
 async function fetchJson(app: AppContext, url: string, actorUri: string): Promise<Json | null> {
-  if (!sameOrigin(url, actorUri)) return null;
-  if (await federationRefused(app, domainOfUrl(url))) return null;
-  try {
-    const loader = await instanceDocumentLoader(instanceContext(app));
-    const { document, documentUrl } = await loader(url);
-    if (!isJson(document) || !sameOrigin(documentUrl, actorUri)) return null;
-    return sameOrigin(String(document.id ?? ""), actorUri) ? document : null;
-  } catch (error) {
-    logger.info("Could not fetch the featured tags at {url}: {error}", { url, error });
-    return null;
-  }
+  return (await fetchRawDocument(app, url, { sameOriginAs: actorUri })).json;
 }

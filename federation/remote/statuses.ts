@@ -161,6 +161,7 @@ export async function storeRemoteStatus(
       mentionedAccountIds: mentioned,
       tagNames: parsed.tagNames,
       emojis: parsed.emojis,
+      cardLink: parsed.cardLink,
       media: parsed.media,
       poll: parsed.poll
         ? {

@@ -3,8 +3,9 @@
  * for a status that asked for a card (actors/cards/request.ts):
  *
  * 1. the status is read again; without media and poll (and, when remote,
- *    without a content warning) its first link that is not a mention, a
- *    hashtag or the quoted post is chosen (links.ts);
+ *    without a content warning) the link its author named (a `Link`
+ *    attachment), else its first link that is not a mention, a hashtag or
+ *    the quoted post, is chosen (actors/cards/links.ts);
  * 2. a stored card for that URL younger than two weeks is reused; otherwise,
  *    unless the page failed within the last minutes (stored.ts), it is
  *    fetched (fetch_page.ts: SSRF guard, deadline, size cap) and read
@@ -32,7 +33,7 @@ import {
 } from "../../db/schema/mod.ts";
 import { productUserAgent } from "../../version.ts";
 import { fetchHtmlPage } from "./fetch_page.ts";
-import { firstCardLink } from "../../actors/cards/links.ts";
+import { statusCardLink } from "../../actors/cards/links.ts";
 import { extractCard, type ExtractedCard } from "./opengraph.ts";
 import { mayHaveCard } from "../../actors/cards/request.ts";
 import { CARD_STALE_MS, failedRecently, recordCardFailure } from "../../actors/cards/stored.ts";
@@ -113,11 +114,12 @@ async function linkCard(ctx: AppContext, read: StatusRow, cardId: string | null)
   await ctx.database.db.transaction(async (tx) => {
     const [now] = await tx.select({
       content: statuses.content,
+      cardLink: statuses.cardLink,
       editedAt: statuses.editedAt,
       deletedAt: statuses.deletedAt,
     }).from(statuses).where(eq(statuses.id, read.id)).for("share");
     if (
-      !now || now.deletedAt || now.content !== read.content ||
+      !now || now.deletedAt || now.content !== read.content || now.cardLink !== read.cardLink ||
       now.editedAt?.getTime() !== read.editedAt?.getTime()
     ) return;
     await tx.delete(statusPreviewCards).where(and(
@@ -144,7 +146,7 @@ export async function refreshLinkCard(
   const [status] = await db.select().from(statuses).where(eq(statuses.id, statusId));
   if (!status || status.deletedAt) return;
   const link = mayHaveCard(status, await hasMedia(ctx, status.id))
-    ? firstCardLink(status.content, {
+    ? statusCardLink(status, {
       origin: ctx.config.origin,
       skipHrefs: await hrefsToSkip(ctx, status),
     })

@@ -34,7 +34,12 @@ const pat = await createUser(instance, "pat");
 const bob = await createUser(instance, "bob", { account: { displayName: "Bobby Tables" } });
 const carol = await createUser(instance, "carol", { approved: false });
 await db.update(users).set({ reason: "I knit <b>socks</b>" }).where(eq(users.id, carol.userId));
-const zed = await insertRemoteAccount(instance, "zed", "remote.example");
+const zed = await insertRemoteAccount(instance, "zed", "remote.example", {
+  publicKeys: [
+    { id: "https://remote.example/users/zed#main-key", type: "rsa", in: "publicKey" },
+    { id: "https://remote.example/users/zed#ed25519-key", type: "ed25519", in: "assertionMethod" },
+  ],
+});
 const reportId = newId();
 await db.insert(reports).values({
   id: reportId,
@@ -253,6 +258,12 @@ test("staff account pages over HTTP", async (t) => {
     const shown = await page(await modPages.get(`/admin/accounts/${pat.id}`));
     includes(shown.html, "First warning");
     includes(shown.html, "Second warning");
+  });
+
+  await t.step("a remote account's page lists its keys", async () => {
+    const { html } = await page(await modPages.get(`/admin/accounts/${zed}`));
+    includes(html, "https://remote.example/users/zed#main-key</code> (RSA, in");
+    includes(html, "https://remote.example/users/zed#ed25519-key</code> (ED25519, in");
   });
 
   await t.step("limit a remote account, then lift it", async () => {

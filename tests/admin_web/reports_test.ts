@@ -7,7 +7,7 @@
  * a post without the form token is refused, unknown and malformed ids are
  * 404 pages, oversized and invalid input is a 422 page with nothing
  * written, an outranked moderator is refused, a Flag's report names the
- * sending server, and the queue pages and filters.
+ * sending server, the queue pages and filters, and a report's collections.
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
@@ -391,5 +391,24 @@ test("reports pages over HTTP: who may, hostile input, refusals", async (t) => {
     const stillOpen = await db.select().from(reports)
       .where(and(eq(reports.targetAccountId, pat.id)));
     assert.equal(stillOpen.length, 2);
+  });
+
+  await t.step("a report naming collections lists them, linked to their pages", async () => {
+    const curator = await createUser(instance, "curator");
+    const named = (await ok(instance, curator, "POST", "/api/v1/collections", {
+      name: "<b>Bad</b> picks",
+    })).collection;
+    const filed = await ok(instance, pat, "POST", "/api/v1/reports", {
+      account_id: curator.id,
+      collection_ids: [named.id],
+    });
+    const page = await get(`/admin/reports/${filed.id}`, staff.cookie);
+    assert.equal(page.status, 200);
+    includes(
+      page.html,
+      `<dd id="collections" ><ul><li><a href="${named.url}">&lt;b&gt;Bad&lt;/b&gt; picks</a>`,
+    );
+    await ok(instance, curator, "DELETE", `/api/v1/collections/${named.id}`);
+    includes((await get(`/admin/reports/${filed.id}`, staff.cookie)).html, "(they are gone)");
   });
 });

@@ -19,7 +19,9 @@ test("the actor document of a local account, field by field", async () => {
         { name: "Pronouns", value: "she/her", verified_at: null },
       ],
       avatarUrl: "https://cdn.example/alice.png",
+      avatarDescription: "A white rabbit",
       headerUrl: "https://cdn.example/header.jpg",
+      showMedia: false,
       locked: true,
       discoverable: false,
       indexable: false,
@@ -55,12 +57,24 @@ test("the actor document of a local account, field by field", async () => {
       type: "Image",
       mediaType: "image/png",
       url: "https://cdn.example/alice.png",
+      name: "A white rabbit",
     });
     assert.deepEqual(actor.image, {
       type: "Image",
       mediaType: "image/jpeg",
       url: "https://cdn.example/header.jpg",
     });
+    // Mastodon 4.6/4.7's terms Fedify lacks, defined inline in the context.
+    assert.equal(actor.webfinger, `acct:alice@${a.domain}`);
+    assert.equal(actor.showFeatured, true);
+    assert.equal(actor.showMedia, false);
+    assert.equal(actor.showRepliesInMedia, true);
+    const defined = Object.assign({}, ...contexts.filter((c) => typeof c === "object"));
+    assert.equal(defined.showMedia, "toot:showMedia");
+    assert.equal(
+      defined.webfinger["@id"],
+      "https://purl.archive.org/socialweb/webfinger#webfinger",
+    );
     assert.deepEqual(many(actor.attachment), [
       {
         type: "PropertyValue",

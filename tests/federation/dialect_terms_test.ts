@@ -171,6 +171,40 @@ test("quotes in every form, in Mastodon's order; the web URL among Links", () =>
   assert.equal(readWebUrl({ url: "data:text/html,x" }), null);
 });
 
+test("profile terms (Mastodon 4.6/4.7) and a post's Link attachment, in every spelling", () => {
+  const compact = readActorTerms({
+    showFeatured: false,
+    "toot:showMedia": false,
+    [`${TOOT}showRepliesInMedia`]: [{ "@value": false }],
+    icon: { type: "Image", url: "https://r.example/a.png", name: "A cat" },
+    "as:image": { type: "Image", url: "https://r.example/h.png", [`${AS}name`]: "A hill" },
+  });
+  assert.deepEqual(
+    [compact.showFeatured, compact.showMedia, compact.showRepliesInMedia],
+    [false, false, false],
+  );
+  assert.equal(compact.iconName, "A cat");
+  assert.equal(compact.imageName, "A hill");
+  const bare = readActorTerms({ icon: "https://r.example/a.png", showMedia: "no" });
+  assert.deepEqual([bare.showFeatured, bare.showMedia, bare.iconName], [null, null, null]);
+
+  const link = (attachment: unknown) => readStatusTerms({ attachment }).cardLink;
+  assert.equal(
+    link([
+      { type: "Document", mediaType: "image/png", url: "https://r.example/1.png" },
+      { type: "Link", mediaType: "application/pdf", href: "https://r.example/doc.pdf" },
+      { type: "Link", mediaType: "text/html", href: "https://r.example/page" },
+    ]),
+    "https://r.example/page",
+  );
+  assert.equal(
+    link({ "@type": "as:Link", "as:href": "https://r.example/p" }),
+    "https://r.example/p",
+  );
+  assert.equal(link([{ type: "Link", href: "javascript:alert(1)" }]), null);
+  assert.equal(link([{ type: "Document", url: "https://r.example/page" }]), null);
+});
+
 test("contexts JSON-LD would refuse lose only their bad definitions", () => {
   const good = {
     "@context": ["https://www.w3.org/ns/activitystreams", { toot: "http://joinmastodon.org/ns#" }],

@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { mediaAttachments } from "../../db/schema/mod.ts";
+import { accounts, mediaAttachments } from "../../db/schema/mod.ts";
 import { type InstanceOptions, startInstance, test, type TestInstance } from "../harness.ts";
 import { callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -22,7 +22,7 @@ import { eventually as waitFor } from "../fixtures/wait.ts";
 import { arrived, closeAll, followRemote, remoteId } from "../fixtures/federation.ts";
 import { ROOKERY_VERSION } from "../../version.ts";
 import { verifyJsonLd, verifyObject } from "@fedify/fedify";
-import { Create } from "@fedify/vocab";
+import { Create, Update } from "@fedify/vocab";
 import { getDocumentLoader } from "@fedify/vocab-runtime";
 
 /** First contacts make keys and fetch actors; on a loaded machine that takes a while. */
@@ -81,6 +81,44 @@ async function roundTrip(t: Deno.TestContext, a: TestInstance, b: TestInstance, 
     // hands LD-signed activities over re-compacted with its own context, toot: terms expanded.)
     const shown = await ok(b, bob, "GET", `/api/v1/statuses/${row.id}`);
     assert.equal(shown.spoiler_text, "Salut");
+  });
+
+  await t.step("alice's profile terms reach B with her Update, proved", async () => {
+    await a.rookery.ctx.database.db.update(accounts).set({
+      avatarUrl: "https://cdn.example/alice.png",
+      avatarDescription: "A cat in a hat",
+      headerUrl: "https://cdn.example/hill.jpg",
+      headerDescription: "A green hill",
+      showFeatured: false,
+      showMedia: false,
+      showMediaReplies: false,
+    }).where(eq(accounts.id, alice.id));
+    await ok(a, alice, "PATCH", "/api/v1/accounts/update_credentials", { display_name: "Al" });
+    const aliceUri = `${a.origin}/users/alice`;
+    const row = await eventually("alice's terms on B", async () => {
+      const [found] = await b.rookery.ctx.database.db.select().from(accounts)
+        .where(eq(accounts.uri, aliceUri));
+      return found?.displayName === "Al" ? found : undefined;
+    });
+    assert.equal(row.avatarDescription, "A cat in a hat");
+    assert.equal(row.headerDescription, "A green hill");
+    assert.deepEqual([row.showFeatured, row.showMedia, row.showMediaReplies], [
+      false,
+      false,
+      false,
+    ]);
+    const bodies = await Promise.all(seen.map((r) => r.body));
+    const update = bodies.find((body) => body?.type === "Update" && body.object?.id === aliceUri);
+    assert.ok(update, "B received the Update");
+    assert.equal(update.object.webfinger, `acct:alice@${a.domain}`);
+    assert.equal(update.object.icon.name, "A cat in a hat");
+    const loader = getDocumentLoader({ allowPrivateAddress: true });
+    const { signature: _, ...unsigned } = update;
+    const proved = await verifyObject(Update, unsigned, {
+      documentLoader: loader,
+      contextLoader: loader,
+    });
+    assert.ok(proved, "the proof covers the added terms");
   });
 
   await t.step("every request A made to B carried A's User-Agent", () => {

@@ -1,10 +1,12 @@
 /**
  * Inbox forwarding across three instances (federation-notes, "Inbox
  * forwarding"): carol on C replies to alice's public post on A; C delivers
- * the reply to A only, and A forwards it, as received (LD-signed), to
- * alice's followers, so bob's server B learns of it without following
- * carol (and reads it from C: a relayed activity is not trusted on the
- * strength of its Linked Data signature).
+ * the reply to A only, and A forwards it, as received (LD-signed and
+ * carrying carol's FEP-8b32 proof), to alice's followers, so bob's server B
+ * learns of it without following carol. B takes it as carol's on her proof,
+ * without fetching anything from C (not on the Linked Data signature: an old
+ * one can be replayed); a copy changed on the way is refused. Carol's Delete
+ * of the reply is forwarded the same way and removes it from B.
  * Followers-only and direct replies are not forwarded.
  */
 import assert from "node:assert/strict";
@@ -12,7 +14,13 @@ import { resolveRemoteStatus } from "../../federation/remote/statuses.ts";
 import { FetchBudget } from "../../federation/fetch/budget.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson, postStatus } from "../fixtures/api.ts";
-import { arrived, closeAll, followRemote, storedStatus } from "../fixtures/federation.ts";
+import {
+  arrived,
+  closeAll,
+  followRemote,
+  postSigned,
+  storedStatus,
+} from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 
@@ -106,9 +114,8 @@ test("a public reply to a local post is forwarded to the author's followers; pri
         thread.body.descendants.some((s: any) => s.uri === publicReply.uri);
     });
 
-    // It came as carol's Create, LD-signed by carol, HTTP-signed by A (the forwarder).
-    // B does not take the LD signature's word for it (an old one can be replayed):
-    // it read the reply from C, its origin.
+    // It came as carol's Create, LD-signed and proved by carol, HTTP-signed by A
+    // (the forwarder). B took it on carol's proof: nothing was fetched from C for it.
     const posts = await Promise.all(toB);
     const forwarded = posts.filter((p) => objectIdOf(p.body) === publicReply.uri);
     assert.ok(forwarded.length > 0, "B's inbox received the reply");
@@ -116,14 +123,37 @@ test("a public reply to a local post is forwarded to the author's followers; pri
       assert.equal(body.type, "Create");
       assert.equal(body.actor, `${c.origin}/users/carol`);
       assert.ok(body.signature, "the forwarded Create keeps carol's LD signature");
+      assert.ok(body.proof?.verificationMethod?.startsWith(`${c.origin}/users/carol#`));
       assert.ok(keyId?.startsWith(`${a.origin}/`), `signed by A, not ${keyId}`);
     }
-    assert.ok(
-      fetchedFromC.some((line) =>
-        line.startsWith(`${new URL(publicReply.uri).pathname} `) && line.includes(b.origin)
-      ),
-      `B did not fetch the reply from C: ${fetchedFromC.join(", ")}`,
+    const replyPath = new URL(publicReply.uri).pathname;
+    assert.deepEqual(
+      fetchedFromC.filter((line) => line.startsWith(`${replyPath} `)),
+      [],
+      "B read the forwarded reply from C",
     );
+
+    // The same Create, changed on the way and relayed by A: carol's proof no longer holds.
+    const genuine = forwarded[0].body;
+    const tampered = {
+      ...genuine,
+      object: { ...genuine.object, content: "<p>I disagree</p>", contentMap: undefined },
+    };
+    assert.equal(await postSigned(a, alice, `${b.origin}/inbox`, tampered), 401);
+    assert.equal((await storedStatus(b, publicReply.uri))?.content.includes("disagree"), false);
+
+    // Carol deletes her reply: C tells A, A forwards the Delete to B, B removes it.
+    const deleted = await callJson(c, carol, "DELETE", `/api/v1/statuses/${publicReply.id}`);
+    assert.equal(deleted.status, 200);
+    await eventually(
+      "the reply deleted on B",
+      async () => (await storedStatus(b, publicReply.uri))?.deletedAt != null,
+    );
+    const deletes = (await Promise.all(toB)).filter((p) =>
+      p.body?.type === "Delete" && objectIdOf(p.body) === publicReply.uri
+    );
+    assert.ok(deletes.length > 0 && deletes.every((p) => p.keyId?.startsWith(`${a.origin}/`)));
+    assert.deepEqual(fetchedFromC.filter((line) => line.startsWith(`${replyPath} `)), []);
 
     // Neither the followers-only nor the direct reply reached B.
     for (const hidden of [privateReply, directReply]) {

@@ -98,6 +98,10 @@ test("push subscription API", async (t) => {
         quote: false,
         quoted_update: false,
         moderation_warning: false,
+        // Held interactions (issue 34) follow their base alert unless named.
+        "pending.favourite": false,
+        "pending.reply": true,
+        "pending.reblog": false,
       });
       const get = await callJson(instance, alice, "GET", PATH);
       assert.equal(get.status, 200);

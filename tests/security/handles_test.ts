@@ -18,6 +18,9 @@
  * - WebFinger redirects are followed, 3 at most.
  * - A handle the actor states (FEP-2c59 `webfinger`) counts once confirmed.
  * - A renamed actor keeps its handle until WebFinger confirms the new one.
+ * - A handle WebFinger now gives another stored actor is taken from its
+ *   holder, which shows an id-based handle until its refresh settles it (its
+ *   new handle, or gone).
  * - Confirmations are cached: a second store asks nobody; a day later it does.
  */
 import assert from "node:assert/strict";
@@ -32,6 +35,7 @@ import { eventually } from "../fixtures/wait.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { upsertRemoteActor } from "../../federation/remote/accounts.ts";
 import { instanceContext, lookupRemote } from "../../federation/fetch/lookup.ts";
+import { refreshRemoteAccount } from "../../federation/remote/account_refresh.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 
@@ -326,6 +330,88 @@ test("remote handles are confirmed by WebFinger", async (t) => {
         const moved = await upsertRemoteActor(ctx, renamed);
         assert.equal(moved?.id, found.id);
         assert.equal(`${moved?.username}@${moved?.domain}`, `kimberly@${AP}`);
+      },
+    );
+
+    await t.step(
+      "a handle WebFinger now gives another actor is taken from its holder, which is refreshed",
+      async () => {
+        const ctx = r.rookery.ctx;
+        const first = ap.publishActor("first", { preferredUsername: "holly" });
+        const second = ap.publishActor("second", { preferredUsername: "bert" });
+        apWf.set(`holly@${AP}`, { subject: `acct:holly@${AP}`, self: first });
+        apWf.set(`bert@${AP}`, { subject: `acct:bert@${AP}`, self: second });
+        const [a] = await resolve(first);
+        const [b] = await resolve(second);
+        assert.equal(a?.acct, `holly@${AP}`);
+        assert.equal(b?.acct, `bert@${AP}`);
+
+        // Without WebFinger's word nothing moves: holly still names the first actor.
+        const unconfirmed = await lookupRemote(instanceContext(ctx), second);
+        ap.publishActor("second", { preferredUsername: "holly" });
+        const claiming = await lookupRemote(instanceContext(ctx), second);
+        assert.ok(isActor(unconfirmed) && isActor(claiming));
+        const kept = await upsertRemoteActor(ctx, claiming);
+        assert.equal(`${kept?.username}@${kept?.domain}`, `bert@${AP}`);
+        assert.equal((await rowOf(first)).username, "holly");
+
+        // The first actor's server fails for now; then WebFinger gives holly to the second,
+        // which says so in a signed Update: the second takes holly, the first is invalidated.
+        ap.route("/users/first", () => new Response("down", { status: 500 }));
+        const firstFetches = ap.hits("/users/first");
+        apWf.set(`holly@${AP}`, { subject: `acct:holly@${AP}`, self: second });
+        const update = {
+          "@context": [AS, "https://w3id.org/security/v1"],
+          id: `${second}#updates/1`,
+          type: "Update",
+          actor: second,
+          object: { ...ap.documentOf("/users/second"), "@context": undefined },
+        };
+        const res = await ap.deliver(`${r.origin}/inbox`, update, {
+          keyId: `${second}#main-key`,
+          send: (request) => r.request(request.url, request),
+        });
+        assert.equal(await statusOf(res), 202);
+        await eventually(
+          "the second actor named holly",
+          async () => (await rowOf(second)).username === "holly",
+        );
+        assert.equal((await rowOf(first)).username, `!${a.id}`);
+        // The refresh asked the first actor's server, which failed: the placeholder stays.
+        await eventually(
+          "the refresh",
+          () => Promise.resolve(ap.hits("/users/first") > firstFetches),
+        );
+        const shown = await callJson(r, reader, "GET", `/api/v1/accounts/${a.id}`);
+        assert.equal(shown.body.username, a.id);
+        assert.equal(shown.body.acct, `${a.id}@${AP}`);
+        assert.equal((await lookup(`holly@${AP}`)).body.id, b.id);
+
+        // Refreshed once its server answers: its new handle, as WebFinger confirms it.
+        ap.publishActor("first", { preferredUsername: "ann" });
+        apWf.set(`ann@${AP}`, { subject: `acct:ann@${AP}`, self: first });
+        await refreshRemoteAccount(ctx, a.id);
+        assert.equal((await rowOf(first)).username, "ann");
+        assert.equal(
+          (await callJson(r, reader, "GET", `/api/v1/accounts/${a.id}`)).body.acct,
+          `ann@${AP}`,
+        );
+
+        // Another holder whose server now says it is gone (410) is purged by its refresh.
+        const third = ap.publishActor("third", { preferredUsername: "gail" });
+        apWf.set(`gail@${AP}`, { subject: `acct:gail@${AP}`, self: third });
+        const [c] = await resolve(third);
+        ap.route("/users/third", () => new Response("gone", { status: 410 }));
+        ap.publishActor("second", { preferredUsername: "gail" });
+        apWf.set(`gail@${AP}`, { subject: `acct:gail@${AP}`, self: second });
+        const renamed = await lookupRemote(instanceContext(ctx), second);
+        assert.ok(isActor(renamed));
+        assert.equal((await upsertRemoteActor(ctx, renamed))?.username, "gail");
+        await eventually(
+          "the third actor purged",
+          async () => (await rowOf(third)).deletedAt != null,
+        );
+        assert.equal((await rowOf(third)).id, c.id);
       },
     );
 

@@ -1,10 +1,12 @@
 /**
  * Who may speak for a remote actor, and what an inbox reads before it knows:
  * deliveries signed by a hand-written peer on loopback (tests/fixtures/
- * fake_peer.ts) with its own RSA keys, against one Rookery instance.
+ * fake_peer.ts) with its own RSA and Ed25519 keys, against one Rookery
+ * instance. An actor may list several keys: each one verifies.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
+import { exportSpki } from "@fedify/fedify";
 import { accounts } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
@@ -216,6 +218,66 @@ test("signatures: only the key an actor publishes speaks for it", async (t) => {
         assert.equal(await status(mirrored), 401);
       },
     );
+
+    await t.step("every key an actor lists verifies, and all of them are recorded", async () => {
+      const id = victimHost.actor("many");
+      const second = await crypto.subtle.generateKey(
+        {
+          name: "RSASSA-PKCS1-v1_5",
+          modulusLength: 2048,
+          publicExponent: new Uint8Array([1, 0, 1]),
+          hash: "SHA-256",
+        },
+        true,
+        ["sign", "verify"],
+      );
+      victimHost.publishActor("many", {
+        "@context": [
+          AS,
+          "https://w3id.org/security/v1",
+          "https://www.w3.org/ns/did/v1",
+          "https://w3id.org/security/multikey/v1",
+        ],
+        publicKey: [
+          { id: `${id}#main-key`, owner: id, publicKeyPem: victimHost.publicKeyPem },
+          { id: `${id}#key-2`, owner: id, publicKeyPem: await exportSpki(second.publicKey) },
+          { id: `${id}#ed25519-key`, owner: id, publicKeyPem: victimHost.edPublicKeyPem },
+        ],
+        assertionMethod: [{
+          id: `${id}#multikey`,
+          type: "Multikey",
+          controller: id,
+          publicKeyMultibase: victimHost.edPublicKeyMultibase,
+        }],
+      });
+      const signedWith = (keyId: string, spec: "draft-cavage-http-signatures-12" | "rfc9421") => {
+        const privateKey = keyId.endsWith("#key-2")
+          ? second.privateKey
+          : keyId.endsWith("#ed25519-key")
+          ? victimHost.edKeys.privateKey
+          : victimHost.keys.privateKey;
+        const create = note(id, `signed with ${keyId} (${spec})`);
+        return victimHost.deliver(inbox, create, { keyId, privateKey, send, spec }).then(status);
+      };
+      const cavage = "draft-cavage-http-signatures-12";
+      assert.equal(await signedWith(`${id}#main-key`, cavage), 202);
+      assert.equal(await signedWith(`${id}#key-2`, cavage), 202);
+      assert.equal(await signedWith(`${id}#main-key`, "rfc9421"), 202);
+      assert.equal(await signedWith(`${id}#ed25519-key`, "rfc9421"), 202);
+      assert.equal(await signedWith(`${id}#key-3`, cavage), 401);
+      const row = await eventually("the account", async () => {
+        const [found] = await rookery.rookery.ctx.database.db.select().from(accounts)
+          .where(eq(accounts.uri, id));
+        return found;
+      });
+      assert.deepEqual(row.publicKeys, [
+        { id: `${id}#main-key`, type: "rsa", in: "publicKey" },
+        { id: `${id}#key-2`, type: "rsa", in: "publicKey" },
+        { id: `${id}#ed25519-key`, type: "ed25519", in: "publicKey" },
+        { id: `${id}#multikey`, type: "ed25519", in: "assertionMethod" },
+      ]);
+      assert.equal(row.publicKeyId, `${id}#main-key`);
+    });
   } finally {
     await victimHost.close();
     await attackerHost.close();

@@ -4,10 +4,12 @@
  * /api/v1/statuses/:id, and the pure rule of model/visibility.ts (maySee),
  * on every visibility × viewer standing: anonymous, the author, and a
  * signed-in viewer who follows the author or not, is mentioned or not, and
- * blocks the author, is blocked by the author, or neither.
+ * blocks the author, is blocked by the author, or neither; and the same for
+ * a status held for approval (seen by its author alone when no viewer decides).
  */
 import assert from "node:assert/strict";
-import { blocks } from "../../db/schema/mod.ts";
+import { inArray } from "drizzle-orm";
+import { blocks, statuses } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
 import { maySee, type ViewerStanding, VISIBILITIES } from "../../model/visibility.ts";
 import { startInstance, test } from "../harness.ts";
@@ -41,12 +43,18 @@ test("the SQL visibility rule and model/visibility.ts agree on every case", asyn
     }
     const mentions = viewers.filter((v) => v.mentioned).map((v) => `@${v.user.username}`);
     const posted = new Map<string, string>();
+    const held = new Map<string, string>();
     for (const visibility of VISIBILITIES) {
       const status = await postStatus(a, author, { status: mentions.join(" "), visibility });
       posted.set(visibility, status.id);
+      // The same, held for approval (issue 34): none of the viewers decides.
+      const waiting = await postStatus(a, author, { status: mentions.join(" "), visibility });
+      held.set(visibility, waiting.id);
     }
     // Blocks written after posting: the mentions stay, as they do for a block made later.
     const db = a.rookery.ctx.database.db;
+    await db.update(statuses).set({ pendingApproval: true })
+      .where(inArray(statuses.id, [...held.values()]));
     for (const v of viewers) {
       if (v.block === "none") continue;
       const [from, to] = v.block === "blocks_author" ? [v.user, author] : [author, v.user];
@@ -82,6 +90,15 @@ test("the SQL visibility rule and model/visibility.ts agree on every case", asyn
           `${c.who} and a ${visibility} status`,
         );
         checked++;
+      }
+    }
+    for (const [visibility, id] of held) {
+      for (const c of cases) {
+        assert.equal(
+          await seen(c.user, id),
+          maySee(visibility, c.standing, true),
+          `${c.who} and a held ${visibility} status`,
+        );
       }
     }
     assert.equal(checked, 4 * (2 + 12));

@@ -176,6 +176,7 @@ function bundle(id: string, cardId: string | null = null): StatusBundle {
     card: null,
     cardId,
     cardCreator: null,
+    taggedCollectionIds: [],
   };
 }
 

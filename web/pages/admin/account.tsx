@@ -8,6 +8,7 @@ import type { Child, FC } from "hono/jsx";
 import type { AdminAccount } from "../../../api/entities/admin_account.ts";
 import type { AccountWarningRow } from "../../../db/queries/account_warnings.ts";
 import type { ReportRow } from "../../../actors/moderation/report_filing.ts";
+import type { RemoteKey } from "../../../db/schema/core.ts";
 import { ActionButton, CsrfField } from "./layout.tsx";
 import { lastActivity, roleName } from "./accounts.tsx";
 import { WARNING_TEXT_MAX } from "../../../actors/moderation/account_actions.ts";
@@ -74,6 +75,21 @@ const Facts: FC<{ a: AdminAccount; seesAccess: boolean }> = ({ a, seesAccess }) 
     <Fact name="following" label="Following" value={a.account.following_count} />
     {seesAccess && !a.domain ? <Fact name="ip" label="Latest IP" value={a.ip} /> : null}
   </table>
+);
+
+/** A remote actor's keys, as its document lists them. */
+const Keys: FC<{ keys: RemoteKey[] }> = ({ keys }) => (
+  <>
+    <h2>Keys</h2>
+    <ul class="keys">
+      {keys.map((key) => (
+        <li>
+          <code>{key.id}</code> ({key.type === "other" ? "other" : key.type.toUpperCase()}, in{" "}
+          <code>{key.in}</code>)
+        </li>
+      ))}
+    </ul>
+  </>
 );
 
 /** The buttons that lift a state, or decide a sign-up; only those that apply. */
@@ -212,10 +228,12 @@ export const AccountPage: FC<{
   remoteSuspension: boolean;
   /** Its data was deleted (a tombstone, kept as Mastodon keeps it): no command applies. */
   deleted: boolean;
+  /** The keys a remote actor lists (each verifies its signatures). */
+  keys: RemoteKey[];
   warnings: AccountWarningRow[];
   reports: ReportRow[];
   form: ActionDraft;
-}> = ({ a, viewer, remoteSuspension, deleted, warnings, reports, form }) => (
+}> = ({ a, viewer, remoteSuspension, deleted, keys, warnings, reports, form }) => (
   <>
     <p class="muted">
       @{handleOf(a)} ·{" "}
@@ -225,6 +243,7 @@ export const AccountPage: FC<{
         : null} · <a href="/admin/accounts">all accounts</a>
     </p>
     <Facts a={a} seesAccess={viewer.seesAccess} />
+    {a.domain && keys.length ? <Keys keys={keys} /> : null}
     <h2>Moderation</h2>
     {deleted
       ? <p class="muted deleted">This account's data was deleted; nothing more can be done here.</p>

@@ -1,6 +1,6 @@
 /**
  * One report in full (Mastodon's admin/reports show): who filed it about
- * whom, why, the reported posts, who handles it and whether it is settled,
+ * whom, why, the reported posts and collections, who handles it and whether it is settled,
  * with the forms staff act through: assign, resolve or reopen, change the
  * category, and take action against the reported account.
  */
@@ -30,6 +30,16 @@ export interface ReportView {
   otherOpenReports: number;
   /** The instance's rules, for the category form. */
   rules: InstanceRule[];
+  /** The target's collections the report names, those still kept. */
+  collections: ReportedCollection[];
+}
+
+/** A collection a report names, as its page links it. */
+export interface ReportedCollection {
+  id: string;
+  name: string;
+  uri: string;
+  url: string | null;
 }
 
 /** One fact of the report: a term and its value (`pre` keeps the text's line breaks). */
@@ -114,6 +124,23 @@ const ActionForm: FC<{ view: ReportView; token: string; draft: ActionDraft }> = 
   );
 };
 
+/** The collections the report names (`collection_ids`), those still kept. */
+const NamedCollections: FC<{ view: ReportView }> = ({ view }) => (
+  <Fact label="Collections named" id="collections">
+    {view.collections.length
+      ? (
+        <ul>
+          {view.collections.map((c) => (
+            <li>
+              <a href={c.url ?? c.uri}>{c.name}</a>
+            </li>
+          ))}
+        </ul>
+      )
+      : <span class="muted">(they are gone)</span>}
+  </Fact>
+);
+
 /** Who, when, why and where the report stands. */
 const ReportFacts: FC<{ view: ReportView }> = ({ view }) => {
   const { row, report } = view;
@@ -139,6 +166,7 @@ const ReportFacts: FC<{ view: ReportView }> = ({ view }) => {
           </>
         )
         : null}
+      {row.collectionIds?.length ? <NamedCollections view={view} /> : null}
       <Fact label="Comment" id="comment" pre>
         {row.comment ? row.comment : <span class="muted">(none)</span>}
       </Fact>

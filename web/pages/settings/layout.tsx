@@ -12,6 +12,12 @@ export const SETTINGS_SECTIONS = [
   { key: "account", path: "/settings/account", label: "Account" },
   { key: "otp", path: "/settings/otp_authentication", label: "Two-factor sign-in" },
   { key: "applications", path: "/settings/applications", label: "Authorized apps" },
+  { key: "interactions", path: "/settings/interactions", label: "Interactions" },
+  {
+    key: "interaction_requests",
+    path: "/settings/interaction_requests",
+    label: "Waiting for approval",
+  },
   { key: "export", path: "/settings/export", label: "Export" },
   { key: "import", path: "/settings/import", label: "Import" },
   { key: "sessions", path: "/settings/sessions", label: "Sessions" },

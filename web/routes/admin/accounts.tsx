@@ -134,6 +134,7 @@ async function accountPage(
     db.select({
       deletedAt: accounts.deletedAt,
       suspensionOrigin: accounts.suspensionOrigin,
+      publicKeys: accounts.publicKeys,
       role: users.role,
     }).from(accounts).leftJoin(users, eq(users.accountId, accounts.id))
       .where(eq(accounts.id, id)).limit(1),
@@ -161,6 +162,7 @@ async function accountPage(
         }}
         remoteSuspension={row.suspensionOrigin === "remote"}
         deleted={row.deletedAt != null}
+        keys={row.publicKeys}
         warnings={warnings}
         reports={[...open, ...resolved]}
         form={refused?.form ?? { reportId: isId(reportId) ? reportId : undefined }}

@@ -19,7 +19,9 @@ import {
   requireReport,
 } from "../../../actors/moderation/reports.ts";
 import type { QueueRow } from "../../pages/admin/reports.tsx";
-import type { ReportView } from "../../pages/admin/report.tsx";
+import type { ReportedCollection, ReportView } from "../../pages/admin/report.tsx";
+import { collectionsByIds } from "../../../db/queries/collections.ts";
+import { collectionLinks } from "../../../api/entities/collection.ts";
 import type { AdminAccount } from "../../../api/entities/admin_account.ts";
 
 /** A page of the queue with its accounts (a fixed number of queries whatever the page size). */
@@ -64,6 +66,15 @@ async function otherOpenReports(
   return Number(row?.n ?? 0);
 }
 
+/** The collections a report names (`collection_ids`, Mastodon 4.6), those still kept. */
+async function namedCollections(
+  ctx: AppContext,
+  ids: readonly string[] | null,
+): Promise<ReportedCollection[]> {
+  const rows = await collectionsByIds(ctx.database.db, ids ?? []);
+  return rows.map((r) => ({ id: r.id, name: r.name, ...collectionLinks(ctx.config.origin, r) }));
+}
+
 /**
  * A report as its page shows it, serialized for the staff member
  * `staffAccountId` (as the API does). NotFoundError for an unknown or
@@ -75,11 +86,12 @@ export async function loadReportView(
   id: string,
 ): Promise<ReportView> {
   const row = await requireReport(ctx.database.db, id);
-  const [report, others, rules] = await Promise.all([
+  const [report, others, rules, collections] = await Promise.all([
     serializeAdminReport(ctx, row, { accountId: staffAccountId }),
     otherOpenReports(ctx, row.targetAccountId, row.id),
     listRules(ctx.database.db),
+    namedCollections(ctx, row.collectionIds),
   ]);
   if (!report) throw new NotFoundError();
-  return { row, report, otherOpenReports: others, rules };
+  return { row, report, otherOpenReports: others, rules, collections };
 }
