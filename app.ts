@@ -35,6 +35,8 @@ import { pageRoutes } from "./web/routes/public/profile_pages.ts";
 import { feedRoutes } from "./web/routes/public/feeds.ts";
 import { instancePageRoutes } from "./web/routes/public/instance_pages.ts";
 import { tagPageRoutes } from "./web/routes/public/tag_pages.ts";
+import { collectionPageRoutes } from "./web/routes/public/collection_pages.ts";
+import { emailSubscriptionPageRoutes } from "./web/routes/public/email_subscriptions.ts";
 import { appRoutes } from "./api/routes/apps.ts";
 import { oauthRoutes } from "./api/routes/oauth.ts";
 import { authorizeRoutes } from "./web/routes/auth/oauth_authorize.ts";
@@ -44,6 +46,7 @@ import { adminWebRoutes } from "./web/routes/admin/mod.ts";
 import { dataSettingsRoutes } from "./web/routes/settings/data.tsx";
 import { movingSettingsRoutes } from "./web/routes/settings/moving.tsx";
 import { deletionSettingsRoutes } from "./web/routes/settings/deletion.tsx";
+import { emailSubscriptionSettingsRoutes } from "./web/routes/settings/email_subscriptions.tsx";
 import { profileSettingsRoutes } from "./web/routes/settings/profile.tsx";
 import { accountSettingsRoutes } from "./web/routes/settings/account.tsx";
 import { interactionRequestSettingsRoutes } from "./web/routes/settings/interaction_requests.tsx";
@@ -98,6 +101,9 @@ import { adminIpBlockRoutes } from "./api/routes/admin/ip_blocks.ts";
 import { adminCanonicalEmailBlockRoutes } from "./api/routes/admin/canonical_email_blocks.ts";
 import { annualReportRoutes } from "./api/routes/annual_reports.ts";
 import { collectionRoutes } from "./api/routes/collections.ts";
+import { profileRoutes } from "./api/routes/profile.ts";
+import { donationCampaignRoutes } from "./api/routes/donation_campaigns.ts";
+import { emailSubscriptionRoutes } from "./api/routes/email_subscriptions.ts";
 import { tooManyRequests } from "./web/routes/too_many_requests.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -217,6 +223,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", dataSettingsRoutes());
   app.route("/", movingSettingsRoutes());
   app.route("/", deletionSettingsRoutes());
+  app.route("/", emailSubscriptionSettingsRoutes());
   app.route("/", profileSettingsRoutes());
   app.route("/", accountSettingsRoutes());
   app.route("/", interactionRequestSettingsRoutes());
@@ -270,12 +277,17 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", adminCanonicalEmailBlockRoutes());
   app.route("/", annualReportRoutes());
   app.route("/", collectionRoutes());
+  app.route("/", profileRoutes());
+  app.route("/", donationCampaignRoutes());
+  app.route("/", emailSubscriptionRoutes());
   // Later route groups (accounts, statuses, OAuth, pages…) are mounted below.
   app.route("/", oembedRoutes());
   // Before the pages: `/@name.rss` would otherwise be taken for a profile.
   app.route("/", feedRoutes());
   app.route("/", instancePageRoutes());
   app.route("/", tagPageRoutes());
+  app.route("/", collectionPageRoutes());
+  app.route("/", emailSubscriptionPageRoutes());
   app.route("/", statusPageRoutes());
   // FEP-7aa9 documents Fedify has no dispatcher for (federation/dispatchers/featured_collections.ts).
   app.get("/users/:username/*", async (c, next) => {

@@ -101,6 +101,14 @@ export interface Config {
    */
   annualReports: boolean;
   /**
+   * E-mail subscriptions to accounts' public posts (Mastodon 4.7 newsletters,
+   * EMAIL_SUBSCRIPTIONS; off by default). An admin must also turn them on,
+   * and a role grant them. A post waits `digestDelayMs` (EMAIL_DIGEST_DELAY,
+   * seconds) for others to join its mail; an account's subscribers get at most
+   * one mail every `minIntervalMs` (EMAIL_DIGEST_MIN_INTERVAL, seconds).
+   */
+  emailSubscriptions: { enabled: boolean; digestDelayMs: number; minIntervalMs: number };
+  /**
    * Machine translation of statuses (actors/translation/): a
    * LibreTranslate-compatible server or DeepL; null: translation is disabled.
    */
@@ -118,6 +126,8 @@ export interface Config {
     /** Username of the local account shown as the contact. */
     contactUsername: string | null;
     thumbnailUrl: string | null;
+    /** The thumbnail's alt text (INSTANCE_THUMBNAIL_DESCRIPTION). */
+    thumbnailDescription: string;
     languages: string[];
     /**
      * Files with the privacy policy and the terms of service (Markdown, or
@@ -327,6 +337,7 @@ function readInstance(env: Env): Config["instance"] {
     contactEmail: (env.CONTACT_EMAIL ?? "").trim(),
     contactUsername: (env.CONTACT_USERNAME ?? "").trim() || null,
     thumbnailUrl: (env.INSTANCE_THUMBNAIL_URL ?? "").trim() || null,
+    thumbnailDescription: (env.INSTANCE_THUMBNAIL_DESCRIPTION ?? "").trim(),
     languages: languages.length ? languages : ["en"],
     privacyPolicyFile: (env.PRIVACY_POLICY_FILE ?? "").trim() || null,
     termsOfServiceFile: (env.TERMS_OF_SERVICE_FILE ?? "").trim() || null,
@@ -403,6 +414,11 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     },
     suspensionGraceDays: readInt(env, "SUSPENSION_GRACE_DAYS", 30, 0, 3650),
     annualReports: readBool(env, "ANNUAL_REPORTS", false),
+    emailSubscriptions: {
+      enabled: readBool(env, "EMAIL_SUBSCRIPTIONS", false),
+      digestDelayMs: readInt(env, "EMAIL_DIGEST_DELAY", 600, 0, 86_400) * 1000,
+      minIntervalMs: readInt(env, "EMAIL_DIGEST_MIN_INTERVAL", 3_600, 0, 604_800) * 1000,
+    },
     translation: readTranslation(env),
     media: { store: readMediaStore(env) },
     logLevel: readEnum(

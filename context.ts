@@ -41,4 +41,6 @@ export interface AppContext {
    * (actors/access_blocks/email_mx.ts); unset: the system resolver. Tests set it.
    */
   resolveEmailDns?: EmailDnsResolver;
+  /** The time calendar rules read (the annual report campaign); unset: the clock. Tests set it. */
+  now?: () => Date;
 }

@@ -41,6 +41,7 @@ import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import { MOVE_COMMANDS } from "./move_commands.ts";
 import { ANNUAL_REPORT_COMMANDS } from "./annual_report_commands.ts";
+import { ROLE_COMMANDS } from "./role_commands.ts";
 import type { AdminEnv, Command, CommandResult, LocalEnv, Output } from "./command.ts";
 import { flushDiscardedMedia } from "../actors/media/discarded.ts";
 export type { AdminEnv, Command, CommandResult, LocalEnv, Output } from "./command.ts";
@@ -264,6 +265,7 @@ const COMMANDS: Record<string, Command> = {
   ...MODERATION_COMMANDS,
   ...MOVE_COMMANDS,
   ...ANNUAL_REPORT_COMMANDS,
+  ...ROLE_COMMANDS,
 };
 
 /** The application for CLI tokens, created on first use with every scope. */

@@ -139,6 +139,18 @@ Annual reports
       kept. With ANNUAL_REPORTS=true the worker does this for the current
       year from the 10th to the 31st of December.
 
+Roles and server settings
+  role show                       Lists each role's settings.
+  role set <role> [--require-2fa on|off] [--collection-limit N]
+                  [--email-subscriptions on|off]
+      Changes a role's settings (user, moderator, admin, owner): whether
+      its members must use two-factor sign-in, how many collections they
+      may make, whether they may take e-mail subscriptions.
+  setting show                    Lists the server-wide switches.
+  setting set email_subscriptions <on|off>
+      Turns e-mail subscriptions to accounts on or off (EMAIL_SUBSCRIPTIONS
+      must be true as well).
+
 Announcements
   announcement create --text <text> [--starts-at <time> --ends-at <time>]
                       [--all-day] [--unpublished]

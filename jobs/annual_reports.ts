@@ -16,6 +16,7 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../context.ts";
 import { generateAnnualReport } from "../actors/annual_reports/generate.ts";
 import { accountsDueForReport, campaignYear } from "../actors/annual_reports/campaign.ts";
+import { finishAsyncRefresh } from "../actors/async_refreshes/refreshes.ts";
 import { recordJob } from "../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "jobs", "annual_report"]);
@@ -49,10 +50,16 @@ export async function queueAnnualReports(
 /** Runs one job. */
 export async function runAnnualReportJob(
   ctx: AppContext,
-  job: { accountId: string; year: number },
+  job: { accountId: string; year: number; refreshId?: string },
 ): Promise<void> {
-  const result = await generateAnnualReport(ctx, job);
-  logger.debug("Annual report {year} of account {accountId}: {result}", { ...job, result });
+  const scope = { accountId: job.accountId, year: job.year };
+  try {
+    const result = await generateAnnualReport(ctx, scope);
+    logger.debug("Annual report {year} of account {accountId}: {result}", { ...scope, result });
+  } finally {
+    // The user's refresh ends either way: the state route then says what came of it.
+    if (job.refreshId) await finishAsyncRefresh(ctx.database.db, job.refreshId, 0);
+  }
 }
 
 /**

@@ -50,6 +50,7 @@ import { instanceContext } from "../federation/fetch/lookup.ts";
 import { FetchBudget } from "../federation/fetch/budget.ts";
 import { recordJob } from "../actors/outbox/jobs.ts";
 
+import { importFilterRow, removeAllFilters } from "../actors/import_export/filters_import.ts";
 const logger = getLogger(["rookery", "jobs", "data_import"]);
 
 /** Rows applied per run of the job (each may fetch a remote actor). */
@@ -175,6 +176,15 @@ async function applyRow(
     }
     case "lists":
       return await addToList(ctx, accountId, row[0], row[1]);
+    case "custom_filters":
+      return await importFilterRow(
+        ctx.database.db,
+        accountId,
+        row[0] ?? "",
+        async (uri) =>
+          await findStatusByUri(ctx, uri) ??
+            await resolveRemoteStatus(instanceContext(ctx), uri, FetchBudget.of(ctx)),
+      );
   }
 }
 
@@ -259,6 +269,9 @@ async function removeUnlisted(ctx: AppContext, imp: DataImportRow): Promise<void
       }
       return;
     }
+    case "custom_filters":
+      await removeAllFilters(db, me);
+      return;
     case "lists": {
       const members = new Map<string, Set<string>>();
       for (const [title, raw] of all) {

@@ -13,6 +13,7 @@ import { runDataImport } from "./data_import.ts";
 import { crawlReplies } from "../federation/remote/replies_crawl.ts";
 import { runArchive } from "./archive_export.ts";
 import { runAnnualReportJob } from "./annual_reports.ts";
+import { runEmailDigest } from "./email_digests.ts";
 import { verifyFeaturedItem } from "../federation/remote/featured_items.ts";
 import { refreshRemoteAccount } from "../federation/remote/account_refresh.ts";
 import type { Job } from "../actors/outbox/jobs.ts";
@@ -38,6 +39,8 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await runArchive(ctx, job, signal);
     case "annual_report":
       return await runAnnualReportJob(ctx, job);
+    case "email_digest":
+      return await runEmailDigest(ctx, job.accountId);
     case "verify_featured_item":
       return await verifyFeaturedItem(ctx, job);
     case "remote_account_refresh":

@@ -21,6 +21,7 @@ import { cleanUpMedia, processPendingMedia } from "../actors/media/processing.ts
 import { pruneCardFailures } from "../actors/cards/stored.ts";
 import { purgeArchives } from "../actors/import_export/archive.ts";
 import { purgeEarlyDeletes } from "../federation/inbox/early_deletes.ts";
+import { purgePendingSubscriptions } from "../actors/email_subscriptions/purge.ts";
 import { refreshTrends } from "./trends.ts";
 import { annualReportCampaign } from "./annual_reports.ts";
 
@@ -109,6 +110,13 @@ export const PERIODIC_JOBS: readonly PeriodicJobSpec[] = [
     every: () => 10 * MINUTE,
     firstAfterMs: 10 * MINUTE,
     start: ({ ctx }) => () => purgeArchives(ctx.database.db, ctx.media),
+  },
+  // E-mail subscriptions never confirmed, once their link has expired.
+  {
+    name: "pending e-mail subscriptions",
+    every: () => HOUR,
+    firstAfterMs: 10 * MINUTE,
+    start: ({ ctx }) => () => purgePendingSubscriptions(ctx.database.db),
   },
   {
     name: "early deletes",

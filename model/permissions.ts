@@ -46,6 +46,9 @@ export const PERMISSION_FLAGS = {
   manage_user_access: 1 << 18,
   delete_user_data: 1 << 19,
   view_feeds: 1 << 20,
+  invite_bypass_approval: 1 << 21,
+  /** Granted per role by `role_settings.email_subscriptions` (actors/roles/role_settings.ts). */
+  manage_email_subscriptions: 1 << 22,
 } as const;
 
 /** A permission's name (`manage_reports`…). */
@@ -104,19 +107,38 @@ function computedMask(role: string): number {
   return mask & PERMISSION_FLAGS.administrator ? ALL : mask;
 }
 
+/** What a role's run-time settings add to its fixed permissions. */
+export interface RoleGrants {
+  /** `role_settings.email_subscriptions`: the role may offer e-mail subscriptions. */
+  emailSubscriptions?: boolean;
+}
+
+/** The role's mask with its run-time grants. */
+function grantedMask(role: string, grants: RoleGrants): number {
+  const mask = computedMask(role);
+  return grants.emailSubscriptions ? mask | PERMISSION_FLAGS.manage_email_subscriptions : mask;
+}
+
 /**
  * The role's permissions as the decimal bitmask Mastodon's Role entity shows
  * (REST::RoleSerializer sends `computed_permissions`: the owner's
  * `administrator` shows as every flag, so clients testing one bit see it).
  */
-export function rolePermissions(role: string): string {
-  return String(computedMask(role));
+export function rolePermissions(role: string, grants: RoleGrants = {}): string {
+  return String(grantedMask(role, grants));
 }
 
-/** Whether a user of `role` may do what `permission` covers (unknown roles may not). */
-export function hasPermission(role: string, permission: Permission): boolean {
+/**
+ * Whether a user of `role` may do what `permission` covers (unknown roles
+ * may not); `grants` are the role's run-time settings.
+ */
+export function hasPermission(
+  role: string,
+  permission: Permission,
+  grants: RoleGrants = {},
+): boolean {
   const bit = PERMISSION_FLAGS[permission];
-  return bit !== undefined && (computedMask(role) & bit) === bit;
+  return bit !== undefined && (grantedMask(role, grants) & bit) === bit;
 }
 
 /** The roles that have `permission`, for queries over `users.role`. */

@@ -32,6 +32,12 @@ import { ownProfileImageKey } from "../media/store/keys.ts";
 import { discardMediaFiles, flushDiscardedMedia } from "../media/discarded.ts";
 import { type FieldSource, PRIVACY_VALUES, type UserSettings } from "../../model/user_settings.ts";
 import { QUOTE_POLICIES } from "../../model/quote_policy.ts";
+import {
+  checkProfileDisplay,
+  descriptionColumnOf,
+  profileDisplayChanges,
+  type ProfileDisplayUpdate,
+} from "./profile_display.ts";
 
 /** Mastodon's limits on profile text. */
 export const PROFILE_LIMITS = {
@@ -43,7 +49,7 @@ export const PROFILE_LIMITS = {
 } as const;
 
 /** What `update_credentials` may change; absent members stay as they are. */
-export interface ProfileUpdate {
+export interface ProfileUpdate extends ProfileDisplayUpdate {
   displayName?: string;
   note?: string;
   avatar?: Blob;
@@ -308,6 +314,10 @@ async function writeProfile(
     if (stored.header) {
       Object.assign(changes, { headerKey: stored.header.key, headerFileSize: stored.header.size });
     }
+    Object.assign(
+      changes,
+      profileDisplayChanges(update.input, { avatar: !!stored.avatar, header: !!stored.header }),
+    );
     changeSettings(settings, update.input);
     if (Object.keys(changes).length > 0) {
       await tx.update(accounts).set({ ...changes, updatedAt: new Date() })
@@ -342,6 +352,7 @@ export async function updateProfile(
 ): Promise<void> {
   const problems = new Problems();
   const values = checkValues(ctx, input, problems);
+  checkProfileDisplay(input, problems);
   const images = await processImages(ctx, input, problems);
   problems.throwIfAny();
 
@@ -386,7 +397,12 @@ export async function removeProfileImage(
     if (!account || account.domain != null) throw new NotFoundError();
     const current = account[key];
     if (current == null) return null;
-    await tx.update(accounts).set({ [key]: null, [size]: null, updatedAt: new Date() })
+    await tx.update(accounts).set({
+      [key]: null,
+      [size]: null,
+      [descriptionColumnOf(kind)]: "",
+      updatedAt: new Date(),
+    })
       .where(eq(accounts.id, accountId));
     await recordDelivery(tx, "accountUpdated", accountId, newId());
     await discardMediaFiles(tx, [ownProfileImageKey(accountId, current)]);

@@ -27,6 +27,8 @@ export const IMPORT_KINDS = [
   "domain_blocking",
   "bookmarks",
   "lists",
+  // Mastodon 4.7's filters file (JSON: filters_import.ts).
+  "custom_filters",
 ] as const;
 export type ImportKind = typeof IMPORT_KINDS[number];
 export const IMPORT_MODES = ["merge", "overwrite"] as const;
@@ -53,6 +55,8 @@ const COLUMNS: Record<ImportKind, string[]> = {
   bookmarks: ["#uri"],
   // Mastodon's lists.csv has no header: title, then address.
   lists: ["List name", "Account address"],
+  // One cell: the filter as JSON (read by filters_import.ts, never as CSV).
+  custom_filters: ["filter"],
 };
 
 /** A file that cannot be imported at all; the message says why (shown to the user). */

@@ -211,3 +211,6 @@ export function sniffFormat(bytes: Uint8Array, hint: MediaFamily | null): Sniffe
   if (bytes.length < 12) return null;
   return sniffImage(bytes) ?? sniffAudioOnly(bytes) ?? sniffContainer(bytes, hint);
 }
+
+/** The longest alt text of an attachment (Mastodon 4.7: 10,000 characters; 1,500 before). */
+export const MEDIA_DESCRIPTION_LIMIT = 10_000;

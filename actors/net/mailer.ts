@@ -23,6 +23,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Extra header fields (List-Unsubscribe and the like). */
+  headers?: Record<string, string>;
 }
 
 /** What the mailer reports about a sent (or written) message. */
@@ -94,6 +96,7 @@ export async function sendMail(app: MailContext, message: MailMessage): Promise<
     subject: message.subject,
     text: message.text,
     html: message.html,
+    headers: message.headers,
   };
   if (config.mail.smtpUrl) {
     const info = await (await mailer.smtpTransport(config.mail.smtpUrl)).sendMail(envelope);

@@ -35,8 +35,13 @@ export type Job =
   | { job: "replies_crawl"; statusId: string; refreshId: string }
   /** The build of an archive export from the settings pages (jobs/archive_export.ts). */
   | { job: "archive"; archiveId: string }
-  /** One account's annual report for one year (jobs/annual_reports.ts). */
-  | { job: "annual_report"; accountId: string; year: number }
+  /**
+   * One account's annual report for one year (jobs/annual_reports.ts);
+   * `refreshId` when a user asked for it (finished when the job ends).
+   */
+  | { job: "annual_report"; accountId: string; year: number; refreshId?: string }
+  /** The digest of an account's new posts to its e-mail subscribers (jobs/email_digests.ts). */
+  | { job: "email_digest"; accountId: string }
   /** A member's consent to be in a remote collection, checked at its server (federation/remote/featured_items.ts). */
   | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean }
   /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
@@ -76,6 +81,8 @@ function orderingKeyOf(job: Job): string | null {
       return `archive:${job.archiveId}`;
     case "annual_report":
       return `annual_report:${job.accountId}`;
+    case "email_digest":
+      return `email_digest:${job.accountId}`;
     case "verify_featured_item":
       return `featured_item:${job.itemId}`;
     case "remote_account_refresh":

@@ -150,7 +150,9 @@ export async function createStatus(
   }
   const p = input.local ? await prepareLocal(ctx, input) : await prepareRemote(ctx, input);
   try {
-    return await db.transaction(async (tx) => await writeStatus(tx, ctx.config.origin, input, p));
+    return await db.transaction(async (tx) =>
+      await writeStatus(tx, ctx.config.origin, input, p, ctx.config.emailSubscriptions)
+    );
   } catch (error) {
     if (error instanceof Duplicate) {
       const [row] = await db.select().from(statuses).where(eq(statuses.id, error.statusId));

@@ -90,9 +90,6 @@ export function checkStatusInput(
   if (input.mediaCount > maxMediaAttachments) {
     throw new StatusError(422, `Cannot attach more than ${maxMediaAttachments} files`);
   }
-  if (input.hasPoll && input.mediaCount > 0) {
-    throw invalid("Polls cannot be combined with media attachments");
-  }
   if (input.poll) checkPoll(config, input.poll);
   checkText(config, input.text, input.spoilerText, input.mediaCount > 0 || input.hasPoll);
   return input.language == null ? input.language : checkLanguage(input.language);

@@ -34,6 +34,7 @@ import {
 import type { Visibility } from "../../model/visibility.ts";
 import type { QuotePolicy } from "../../model/quote_policy.ts";
 import { recordJob } from "../outbox/jobs.ts";
+import { type DigestTiming, requestEmailDigest } from "../email_subscriptions/digest.ts";
 import type { StoredPolicy } from "../../model/interaction_policy.ts";
 import { holdReply, replyHeld } from "./held_replies.ts";
 
@@ -317,6 +318,7 @@ export async function writeStatus(
   origin: string,
   input: CreateStatusInput,
   p: PreparedStatus,
+  digest: DigestTiming,
 ): Promise<StatusRow> {
   if (input.local && input.idempotencyKey) {
     const earlier = await claimIdempotencyKey(tx, input.accountId, input.idempotencyKey, p.id);
@@ -344,6 +346,8 @@ export async function writeStatus(
       quoted: p.quoted,
       missingLinks: input.local ? undefined : input.missingLinks,
     });
+    // Its e-mail subscribers' digest, when it has any (Mastodon 4.7).
+    await requestEmailDigest(tx, digest, status);
   }
   await countNewStatus(tx, input.accountId, p);
   return status;

@@ -89,15 +89,33 @@ export function notInExclusiveList(receiver: SQL): SQL {
 }
 
 /**
+ * How near the top of a home feed an earlier copy of a post hides a new
+ * boost of it (Mastodon 4.7: the newest 80 entries); below that, the boost
+ * shows again.
+ */
+export const BOOST_WINDOW = 80;
+
+/** Whether home feed entry `entry` of `receiver` is among its newest BOOST_WINDOW (reads at most that many). */
+function inBoostWindow(receiver: SQL, entry: SQL): SQL {
+  return sql`(SELECT count(*) FROM (SELECT 1 FROM home_feed w
+    WHERE w.account_id = ${receiver} AND w.status_id > ${entry}
+    LIMIT ${sql.raw(String(BOOST_WINDOW))}) newer) < ${sql.raw(String(BOOST_WINDOW))}`;
+}
+
+/**
  * For boosts: the original exists and is not the receiver's own, and neither
- * the original nor another boost of it is already in the receiver's home feed.
+ * the original nor another boost of it is among the newest entries of the
+ * receiver's home feed (BOOST_WINDOW). Each probe is an index lookup; the
+ * window is counted only when an earlier copy is found.
  */
 export function boostIsNewInHome(receiver: SQL): SQL {
   return sql`(s.reblog_of_id IS NULL OR (o.id IS NOT NULL AND o.account_id <> ${receiver}
     AND NOT EXISTS (SELECT 1 FROM home_feed h
-      WHERE h.account_id = ${receiver} AND h.status_id = s.reblog_of_id)
+      WHERE h.account_id = ${receiver} AND h.status_id = s.reblog_of_id
+        AND ${inBoostWindow(receiver, sql`h.status_id`)})
     AND NOT EXISTS (SELECT 1 FROM home_feed h
-      WHERE h.account_id = ${receiver} AND h.reblog_of_id = s.reblog_of_id)))`;
+      WHERE h.account_id = ${receiver} AND h.reblog_of_id = s.reblog_of_id
+        AND ${inBoostWindow(receiver, sql`h.status_id`)})))`;
 }
 
 /** The same for a list feed (alias `l`), which has no reblog column: boosts are joined. */

@@ -7,7 +7,8 @@ import { eq, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/queries/prepared.ts";
 import type { MediaUrls } from "../../actors/media/urls.ts";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, followRequests, users } from "../../db/schema/mod.ts";
+import { accounts, followRequests, roleSettings, users } from "../../db/schema/mod.ts";
+import { DEFAULT_ROLE_SETTINGS } from "../../actors/roles/role_settings.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { type ResolvedSettings, resolveSettings } from "../../model/user_settings.ts";
 import {
@@ -30,6 +31,8 @@ export interface Role {
   permissions: string;
   color: string;
   highlighted: boolean;
+  /** How many collections the role may make (Mastodon 4.6). */
+  collection_limit: number;
 }
 
 /** The `source` member: what the user typed and their posting defaults. */
@@ -52,24 +55,26 @@ export interface CredentialAccount extends Account {
   role: Role;
 }
 
+/** A role's run-time settings, as the Role entity shows them. */
+export interface RoleEntitySettings {
+  collectionLimit: number;
+  emailSubscriptions: boolean;
+}
+
 /** The Role entity of a user's role (plain users get Mastodon's "everyone" role). */
-export function roleEntity(role: string): Role {
+export function roleEntity(
+  role: string,
+  settings: RoleEntitySettings = { collectionLimit: 10, emailSubscriptions: false },
+): Role {
   const badge = ROLE_BADGES[role];
-  if (!badge) {
-    return {
-      id: "-99",
-      name: "",
-      permissions: rolePermissions("user"),
-      color: "",
-      highlighted: false,
-    };
-  }
+  const grants = { emailSubscriptions: settings.emailSubscriptions };
   return {
-    id: badge.id,
-    name: badge.name,
-    permissions: rolePermissions(role),
-    color: badge.color,
-    highlighted: true,
+    id: badge?.id ?? "-99",
+    name: badge?.name ?? "",
+    permissions: rolePermissions(badge ? role : "user", grants),
+    color: badge?.color ?? "",
+    highlighted: badge != null,
+    collection_limit: settings.collectionLimit,
   };
 }
 
@@ -77,7 +82,7 @@ export function roleEntity(role: string): Role {
  * The typed field sources; accounts whose fields were set elsewhere (the
  * admin command line, older rows) fall back to the text of their HTML.
  */
-function sourceFields(account: AccountRow, settings: ResolvedSettings) {
+export function sourceFields(account: Pick<AccountRow, "fields">, settings: ResolvedSettings) {
   const typed = settings.fieldsSource.length === account.fields.length
     ? settings.fieldsSource
     : null;
@@ -92,22 +97,22 @@ function sourceFields(account: AccountRow, settings: ResolvedSettings) {
 export function credentialAccountEntity(
   urls: MediaUrls,
   account: AccountRow,
-  user: { role: string; settings: Record<string, unknown> },
+  user: { role: string; settings: Record<string, unknown>; roleSettings?: RoleEntitySettings },
   followRequestsCount: number,
   emojis: CustomEmoji[] = [],
   moved: Account | null = null,
 ): CredentialAccount {
   const settings = resolveSettings(user.settings, account);
-  const noteSource = user.settings?.note_source != null
-    ? settings.noteSource
-    : htmlToText(account.note);
+  const entity = accountEntity(urls, account, user, moved, emojis);
   return {
-    ...accountEntity(urls, account, user, moved, emojis),
+    ...entity,
+    // One may always feature oneself.
+    feature_approval: { ...entity.feature_approval, current_user: "automatic" },
     source: {
       privacy: settings.defaultPrivacy,
       sensitive: settings.defaultSensitive,
       language: settings.defaultLanguage ?? "",
-      note: noteSource,
+      note: noteSourceOf(account, user.settings, settings),
       fields: sourceFields(account, settings),
       follow_requests_count: followRequestsCount,
       hide_collections: account.hideCollections,
@@ -116,8 +121,17 @@ export function credentialAccountEntity(
       attribution_domains: account.attributionDomains,
       quote_policy: settings.defaultQuotePolicy,
     },
-    role: roleEntity(user.role),
+    role: roleEntity(user.role, user.roleSettings),
   };
+}
+
+/** What the user typed as its bio; older rows fall back to the text of their HTML. */
+export function noteSourceOf(
+  account: Pick<AccountRow, "note">,
+  stored: Record<string, unknown> | null | undefined,
+  settings: ResolvedSettings,
+): string {
+  return stored?.note_source != null ? settings.noteSource : htmlToText(account.note);
 }
 
 /** Mastodon counts at most this many pending requests here (`limit(40).count`). */
@@ -140,11 +154,14 @@ export async function loadCredentialAccount(
         account: accounts,
         role: users.role,
         settings: users.settings,
+        collectionLimit: roleSettings.collectionLimit,
+        emailSubscriptions: roleSettings.emailSubscriptions,
         pending: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${followRequests}
           WHERE ${followRequests.targetAccountId} = ${accounts.id}
           LIMIT ${sql.raw(String(FOLLOW_REQUESTS_COUNT_LIMIT))}) pending)`.mapWith(Number),
       })
         .from(accounts).innerJoin(users, eq(users.accountId, accounts.id))
+        .leftJoin(roleSettings, eq(roleSettings.role, users.role))
         .where(eq(accounts.id, sql.placeholder("id"))).limit(1),
   ).execute({ id: accountId });
   if (!row) return null;
@@ -154,7 +171,14 @@ export async function loadCredentialAccount(
   return credentialAccountEntity(
     urls,
     row.account,
-    { role: row.role, settings: row.settings ?? {} },
+    {
+      role: row.role,
+      settings: row.settings ?? {},
+      roleSettings: {
+        collectionLimit: row.collectionLimit ?? DEFAULT_ROLE_SETTINGS.collectionLimit,
+        emailSubscriptions: row.emailSubscriptions ?? false,
+      },
+    },
     row.pending,
     emojis,
     // A moved account shows where it went, as every Account does (actors/accounts/moves.ts).

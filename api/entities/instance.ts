@@ -7,8 +7,10 @@
 import type { Config } from "../../config.ts";
 import { MASTODON_API_VERSION, SOURCE_URL, VERSION_STRING } from "../../version.ts";
 import type { Account } from "./account.ts";
+import { PROFILE_LIMITS } from "../../actors/accounts/profile.ts";
+import { IMAGE_DESCRIPTION_LIMIT } from "../../actors/accounts/profile_display.ts";
 import { DEFAULT_THUMBNAIL_PATH, ICON_SIZES, iconPath } from "../routes/static_images.ts";
-import { ACCEPTED_MIME_TYPES } from "../../actors/media/formats.ts";
+import { ACCEPTED_MIME_TYPES, MEDIA_DESCRIPTION_LIMIT } from "../../actors/media/formats.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 
 /** A server rule. */
@@ -28,6 +30,8 @@ export interface InstanceFacts {
   rules: Rule[];
   /** The server's VAPID public key (actors/push/vapid.ts), as Mastodon shows it. */
   vapidKey: string;
+  /** The year annual reports are offered for now, or null (actors/annual_reports/state.ts). */
+  wrapstodon: number | null;
 }
 
 /** The V1 entity's extra counts. */
@@ -45,7 +49,7 @@ export const SUPPORTED_MIME_TYPES = ACCEPTED_MIME_TYPES;
 
 /** Mastodon's media constants that are not configurable here. */
 export const MEDIA_LIMITS = {
-  descriptionLimit: 1500,
+  descriptionLimit: MEDIA_DESCRIPTION_LIMIT,
   imageMatrixLimit: 33_177_600,
   videoFrameRateLimit: 120,
   videoMatrixLimit: 8_294_400,
@@ -68,6 +72,21 @@ function statusesConfiguration(config: Config) {
   };
 }
 
+/** What a profile may hold (Mastodon 4.6's `configuration.accounts`), from the limits the checks use. */
+function accountsConfiguration(config: Config) {
+  return {
+    max_display_name_length: PROFILE_LIMITS.displayName,
+    max_note_length: PROFILE_LIMITS.note,
+    max_avatar_description_length: IMAGE_DESCRIPTION_LIMIT,
+    max_header_description_length: IMAGE_DESCRIPTION_LIMIT,
+    max_featured_tags: config.limits.maxFeaturedTags,
+    max_pinned_statuses: config.limits.maxPinnedStatuses,
+    max_profile_fields: config.limits.maxProfileFields,
+    profile_field_name_limit: PROFILE_LIMITS.fieldName,
+    profile_field_value_limit: PROFILE_LIMITS.fieldValue,
+  };
+}
+
 function pollsConfiguration(config: Config) {
   return {
     max_options: config.limits.maxPollOptions,
@@ -87,7 +106,7 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
     source_url: SOURCE_URL,
     description: config.instance.description,
     usage: { users: { active_month: facts.activeMonth } },
-    thumbnail: { url: thumbnailUrl(config) },
+    thumbnail: { url: thumbnailUrl(config), description: config.instance.thumbnailDescription },
     icon: ICON_SIZES.map((size) => ({
       src: `${config.origin}${iconPath(size)}`,
       size: `${size}x${size}`,
@@ -107,10 +126,7 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
           : null,
       },
       vapid: { public_key: facts.vapidKey },
-      accounts: {
-        max_featured_tags: config.limits.maxFeaturedTags,
-        max_pinned_statuses: config.limits.maxPinnedStatuses,
-      },
+      accounts: accountsConfiguration(config),
       statuses: statusesConfiguration(config),
       media_attachments: {
         ...mediaConfiguration(config),
@@ -134,6 +150,7 @@ export function instanceV2(config: Config, facts: InstanceFacts) {
       url: null,
     },
     api_versions: { mastodon: MASTODON_API_VERSION },
+    wrapstodon: facts.wrapstodon,
     contact: {
       email: config.instance.contactEmail,
       account: facts.contactAccount,

@@ -9,8 +9,10 @@
  * - `status` is present for status types only; a notification of such a
  *   type whose status cannot be shown is left out of the page.
  * - A notification whose sender cannot be loaded is left out too.
- * - `report` is present for `admin.report` (the Report entity), and
- *   `moderation_warning` for `moderation_warning` (the AccountWarning entity).
+ * - `report` is present for `admin.report` (the Report entity),
+ *   `moderation_warning` for `moderation_warning` (the AccountWarning entity),
+ *   and `collection` for `added_to_collection` and `collection_update` (the
+ *   Collection entity as the recipient sees it).
  */
 import type { AppContext } from "../../context.ts";
 import type { NotificationRow } from "../../db/queries/notifications.ts";
@@ -20,6 +22,8 @@ import { serializeStatusIds, type StatusJson } from "./status.ts";
 import type { FilterOptions } from "./status_filters.ts";
 import { type ReportJson, reportsById } from "./report.ts";
 import { type AccountWarningJson, accountWarningsById } from "./account_warning.ts";
+import { type Collection, collectionsById } from "./collection.ts";
+import type { NotificationFallback } from "./notification_fallback.ts";
 
 /** The Notification entity. */
 export interface NotificationJson {
@@ -33,7 +37,17 @@ export interface NotificationJson {
   report?: ReportJson;
   /** The warning, for `moderation_warning`. */
   moderation_warning?: AccountWarningJson;
+  /** The collection, for `added_to_collection` and `collection_update`. */
+  collection?: Collection;
+  /** What to show instead, for a client that does not know the type (notification_fallback.ts). */
+  fallback?: NotificationFallback;
 }
+
+/** The types that carry a collection. */
+export const COLLECTION_TYPES: ReadonlySet<string> = new Set([
+  "added_to_collection",
+  "collection_update",
+]);
 
 /** Whether notifications of this type carry a status. */
 export function isStatusType(type: string): boolean {
@@ -88,6 +102,12 @@ export async function serializeNotifications(
   );
   const reports = await reportsById(ctx, rows.map((r) => r.reportId));
   const warnings = await accountWarningsById(ctx, rows.map((r) => r.accountWarningId));
+  const collections = await collectionsById(
+    ctx.database.db,
+    ctx.config,
+    rows.map((r) => r.collectionId),
+    viewerAccountId,
+  );
   const out: NotificationJson[] = [];
   for (const row of rows) {
     const account = accountsById.get(row.fromAccountId);
@@ -113,6 +133,11 @@ export async function serializeNotifications(
       const warning = row.accountWarningId ? warnings.get(row.accountWarningId) : undefined;
       if (!warning) continue;
       json.moderation_warning = warning;
+    }
+    if (COLLECTION_TYPES.has(row.type)) {
+      const collection = row.collectionId ? collections.get(row.collectionId) : undefined;
+      if (!collection) continue;
+      json.collection = collection;
     }
     out.push(json);
   }

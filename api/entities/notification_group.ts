@@ -19,7 +19,9 @@ import type { AppContext } from "../../context.ts";
 import type { GroupData, NotificationRow } from "../../db/queries/notifications.ts";
 import type { Account } from "./account.ts";
 import { loadAccountEntities } from "./account.ts";
-import { isStatusType, statusesById } from "./notification.ts";
+import { COLLECTION_TYPES, isStatusType, statusesById } from "./notification.ts";
+import { type Collection, collectionsById } from "./collection.ts";
+import type { NotificationFallback } from "./notification_fallback.ts";
 import type { StatusJson } from "./status.ts";
 import { type ReportJson, reportsById } from "./report.ts";
 import { type AccountWarningJson, accountWarningsById } from "./account_warning.ts";
@@ -39,6 +41,10 @@ export interface NotificationGroupJson {
   report?: ReportJson;
   /** The warning, for `moderation_warning`. */
   moderation_warning?: AccountWarningJson;
+  /** The collection, for `added_to_collection` and `collection_update`. */
+  collection?: Collection;
+  /** What to show instead, for a client that does not know the type (notification_fallback.ts). */
+  fallback?: NotificationFallback;
 }
 
 /** An account reduced to its avatar (Mastodon's PartialAccountSerializer). */
@@ -50,6 +56,7 @@ export interface PartialAccountJson {
   url: string | null;
   avatar: string;
   avatar_static: string;
+  avatar_description: string;
 }
 
 /** The whole result. */
@@ -93,6 +100,7 @@ function partial(account: Account): PartialAccountJson {
     url: account.url,
     avatar: account.avatar,
     avatar_static: account.avatar_static,
+    avatar_description: account.avatar_description,
   };
 }
 
@@ -121,6 +129,12 @@ export async function serializeNotificationGroups(
 
   const reports = await reportsById(ctx, groups.map((g) => g.row.reportId));
   const warnings = await accountWarningsById(ctx, groups.map((g) => g.row.accountWarningId));
+  const collections = await collectionsById(
+    ctx.database.db,
+    ctx.config,
+    groups.map((g) => g.row.collectionId),
+    viewerAccountId,
+  );
   const notificationGroups: NotificationGroupJson[] = [];
   const shownSamples: string[][] = [];
   const shownStatuses = new Map<string, StatusJson>();
@@ -151,6 +165,11 @@ export async function serializeNotificationGroups(
       const warning = row.accountWarningId ? warnings.get(row.accountWarningId) : undefined;
       if (!warning) return;
       json.moderation_warning = warning;
+    }
+    if (COLLECTION_TYPES.has(row.type)) {
+      const collection = row.collectionId ? collections.get(row.collectionId) : undefined;
+      if (!collection) return;
+      json.collection = collection;
     }
     notificationGroups.push(json);
     shownSamples.push(sampleIds);

@@ -30,6 +30,8 @@ export interface Relationship {
   blocked_by: boolean;
   muting: boolean;
   muting_notifications: boolean;
+  /** When a timed mute ends (ISO 8601); null when not muting or muting for good (4.6). */
+  muting_expires_at: string | null;
   requested: boolean;
   requested_by: boolean;
   domain_blocking: boolean;
@@ -77,7 +79,11 @@ export async function loadRelationships(
       }).from(followRequests).where(bothWays(followRequests, accountId, ids)),
       db.select({ accountId: blocks.accountId, targetAccountId: blocks.targetAccountId })
         .from(blocks).where(bothWays(blocks, accountId, ids)),
-      db.select({ targetAccountId: mutes.targetAccountId, hide: mutes.hideNotifications })
+      db.select({
+        targetAccountId: mutes.targetAccountId,
+        hide: mutes.hideNotifications,
+        expiresAt: mutes.expiresAt,
+      })
         .from(mutes).where(and(
           eq(mutes.accountId, accountId),
           inArray(mutes.targetAccountId, ids),
@@ -111,7 +117,7 @@ export async function loadRelationships(
   const requestedBy = incoming(requestRows);
   const blocking = outgoing(blockRows);
   const blockedBy = incoming(blockRows);
-  const muting = new Map(muteRows.map((r) => [r.targetAccountId, r.hide]));
+  const muting = new Map(muteRows.map((r) => [r.targetAccountId, r]));
   const endorsedSet = new Set(endorsed.map((r) => r.targetAccountId));
   const noteOf = new Map(notes.map((r) => [r.targetAccountId, r.comment]));
   const domainSet = new Set(domainBlocked.map((r) => r.id));
@@ -129,7 +135,8 @@ export async function loadRelationships(
       blocking: blocking.has(id),
       blocked_by: blockedBy.has(id),
       muting: muting.has(id),
-      muting_notifications: muting.get(id) ?? false,
+      muting_notifications: muting.get(id)?.hide ?? false,
+      muting_expires_at: muting.get(id)?.expiresAt?.toISOString() ?? null,
       requested: requested.has(id),
       requested_by: requestedBy.has(id),
       domain_blocking: domainSet.has(id),

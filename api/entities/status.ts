@@ -38,6 +38,7 @@ import type { CompiledFilter } from "../../actors/filters/match.ts";
 import { type InteractionPolicyJson, interactionPolicyJson } from "./interaction_policy.ts";
 import { escapeHtml } from "../../actors/formatting/escape_html.ts";
 import { applyFilters, type FilterOptions, viewerFilters } from "./status_filters.ts";
+import { markMissingAttribution } from "./card_attribution.ts";
 import {
   hydrate,
   type Hydration,
@@ -92,6 +93,8 @@ export interface PreviewCardJson {
   embed_url: string;
   blurhash: string | null;
   published_at: null;
+  /** The viewer wrote the status, the page names them its creator, and its site is not one of their attribution domains (card_attribution.ts). */
+  missing_attribution: boolean;
 }
 
 /** The Status entity. */
@@ -325,6 +328,7 @@ export async function serializeStatuses(
     }
     out.push(json);
   }
+  await markMissingAttribution(ctx, out, h.bundles, viewer);
   return out;
 }
 

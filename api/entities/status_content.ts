@@ -45,6 +45,8 @@ export interface StatusBundle {
   card: PreviewCardJson | null;
   /** The card's id, for invalidation (cards are shared between statuses). */
   cardId: string | null;
+  /** The card's `fediverse:creator` handle (card_attribution.ts). */
+  cardCreator: string | null;
   /** The collections the status links to (`tagged_collections`, Mastodon 4.6). */
   taggedCollectionIds: string[];
 }
@@ -77,6 +79,7 @@ export function cardEntity(urls: MediaUrls, row: PreviewCardRow): PreviewCardJso
     embed_url: row.embedUrl,
     blurhash: row.blurhash,
     published_at: null,
+    missing_attribution: false,
   };
 }
 
@@ -265,6 +268,7 @@ export async function loadContent(
       application: app ? { name: app.name, website: app.website } : null,
       card: card ? cardEntity(urls, card) : null,
       cardId: card ? card.id : null,
+      cardCreator: card?.creatorHandle ?? null,
       taggedCollectionIds: tagged.map.get(row.id) ?? [],
     };
   });

@@ -72,6 +72,8 @@ export const RATE_LIMITS = {
   signInIp: { name: "sign_in_ip", limit: 25, periodSeconds: 5 * 60 },
   /** Rack::Attack's throttle_login_attempts/email. */
   signInAccount: { name: "sign_in_account", limit: 25, periodSeconds: 60 * 60 },
+  /** E-mail subscriptions asked from one address (Mastodon 4.7: each may send a mail). */
+  emailSubscriptionsIp: { name: "email_subscriptions_ip", limit: 10, periodSeconds: 30 * 60 },
 } as const satisfies Record<string, RateLimit>;
 
 /** Whether a path is rate limited at all (the API, OAuth and sign-in; not federation or pages). */
@@ -88,6 +90,7 @@ const WEB_SIGN_UP_PATH = /^\/auth\/sign_up\/?$/;
 const PASSWORD_RESET_PATH = /^\/auth\/password\/?$/;
 const CONFIRMATION_RESEND_PATH = /^\/auth\/confirmation\/?$/;
 const API_CONFIRMATION_RESEND_PATH = /^\/api\/v1\/emails\/confirmations\/?$/;
+const EMAIL_SUBSCRIPTION_PATH = /^\/api\/v1\/accounts\/[^/]+\/email_subscriptions\/?$/;
 
 /** The buckets one request counts against. */
 export function bucketsFor(
@@ -135,6 +138,9 @@ export function bucketsFor(
     (CONFIRMATION_RESEND_PATH.test(path) || API_CONFIRMATION_RESEND_PATH.test(path))
   ) {
     buckets.push({ rule: RATE_LIMITS.emailConfirmationsIp, subject: ip });
+  }
+  if (method === "POST" && EMAIL_SUBSCRIPTION_PATH.test(path)) {
+    buckets.push({ rule: RATE_LIMITS.emailSubscriptionsIp, subject: ip });
   }
   return buckets;
 }

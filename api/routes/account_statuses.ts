@@ -4,7 +4,8 @@
  * first, 20 by default and 40 at most, with Link headers.
  *
  * Filters (Mastodon's AccountStatusesFilter): only_media, exclude_replies
- * (replies to others; a thread of one's own stays), exclude_reblogs, pinned
+ * (replies to others; a thread of one's own stays), exclude_reblogs,
+ * exclude_direct (Mastodon 4.6: direct messages left out), pinned
  * (the account's pins), tagged (a hashtag name; an unknown one matches
  * nothing). Private and direct statuses appear only for viewers allowed to
  * see them; an account that blocks the viewer shows nothing.
@@ -42,6 +43,7 @@ export function accountStatusesRoutes(): Hono<ApiEnv> {
         onlyMedia: readBoolean(p, "only_media") ?? false,
         excludeReplies: readBoolean(p, "exclude_replies") ?? false,
         excludeReblogs: readBoolean(p, "exclude_reblogs") ?? false,
+        excludeDirect: readBoolean(p, "exclude_direct") ?? false,
         pinned: readBoolean(p, "pinned") ?? false,
         taggedId,
       }, page);

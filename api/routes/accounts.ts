@@ -28,13 +28,13 @@ import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
 import { readString, readStringArray } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { loadAccountEntities } from "../entities/account.ts";
 import { isId } from "../../db/ids.ts";
 import {
   filterViewableAccountIds,
   findViewableAccountByHandle,
 } from "../../db/queries/accounts.ts";
 import { accountFromPath, NOT_FOUND, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
+import { loadAccountEntitiesFor } from "../entities/feature_approval.ts";
 import { listEntity } from "../entities/list.ts";
 import { listsContaining } from "../../actors/timelines/lists.ts";
 import { accountListRoutes } from "./accounts_lists.ts";
@@ -72,7 +72,12 @@ export function accountRoutes(): Hono<ApiEnv> {
     // Known accounts only: Mastodon's lookup skips WebFinger on purpose.
     const account = await findViewableAccountByHandle(database, parsed.username, parsed.domain);
     if (!account) throw new ApiError(404, NOT_FOUND);
-    const [entity] = await loadAccountEntities(database.db, mediaUrls, [account.id]);
+    const [entity] = await loadAccountEntitiesFor(
+      database.db,
+      mediaUrls,
+      [account.id],
+      viewerAccountId(c),
+    );
     if (!entity) throw new ApiError(404, NOT_FOUND);
     return c.json(entity);
   });
@@ -93,13 +98,18 @@ export function accountRoutes(): Hono<ApiEnv> {
       );
     }
     const ids = await filterViewableAccountIds(database, distinct.filter((id) => isId(id)));
-    return c.json(await loadAccountEntities(database.db, mediaUrls, ids));
+    return c.json(await loadAccountEntitiesFor(database.db, mediaUrls, ids, viewerAccountId(c)));
   });
 
   app.get("/api/v1/accounts/:id{[0-9]+}", readAccounts, async (c) => {
     const { database, mediaUrls } = c.get("ctx");
     const account = await accountFromPath(c);
-    const [entity] = await loadAccountEntities(database.db, mediaUrls, [account.id]);
+    const [entity] = await loadAccountEntitiesFor(
+      database.db,
+      mediaUrls,
+      [account.id],
+      viewerAccountId(c),
+    );
     if (!entity) throw new ApiError(404, NOT_FOUND);
     return c.json(entity);
   });

@@ -75,9 +75,11 @@ function toField(item: Params): FieldSource {
   };
 }
 
-/** Every parameter of update_credentials, typed; shape errors become 422 here. */
-function readProfileUpdate(p: Params): ProfileUpdate {
-  const source = readPermittedObject(p, "source") ?? {};
+/**
+ * The profile parameters of update_credentials and `/api/v1/profile`, typed;
+ * shape errors become 422 here.
+ */
+export function readProfileFields(p: Params): ProfileUpdate {
   return {
     displayName: readText(p, "display_name", true),
     note: readText(p, "note", true),
@@ -92,6 +94,19 @@ function readProfileUpdate(p: Params): ProfileUpdate {
       ? []
       : readStringArray(p, "attribution_domains", { maxItems: 100 }),
     fields: readFields(p),
+    avatarDescription: readText(p, "avatar_description", true),
+    headerDescription: readText(p, "header_description", true),
+    showMedia: readBoolean(p, "show_media"),
+    showMediaReplies: readBoolean(p, "show_media_replies"),
+    showFeatured: readBoolean(p, "show_featured"),
+  };
+}
+
+/** Every parameter of update_credentials: the profile and the posting defaults (`source`). */
+function readProfileUpdate(p: Params): ProfileUpdate {
+  const source = readPermittedObject(p, "source") ?? {};
+  return {
+    ...readProfileFields(p),
     privacy: readString(source, "privacy"),
     sensitive: readBoolean(source, "sensitive"),
     language: readString(source, "language"),

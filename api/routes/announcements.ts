@@ -61,7 +61,7 @@ export function announcementRoutes(): Hono<ApiEnv> {
     return c.json({});
   });
 
-  app.put("/api/v1/announcements/:id/reactions/:name", reactions, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/announcements/:id/reactions/:name", reactions, async (c) => {
     const id = announcementId(c);
     const name = c.req.param("name");
     await run(() => addAnnouncementReaction(c.get("ctx").database.db, me(c), id, name));

@@ -66,7 +66,7 @@ function ruleRoutes(app: Hono<ApiEnv>, read: Gate, write: Gate): void {
     return c.json(filterKeywordEntity(row));
   });
 
-  app.put(`${BASE}/keywords/:id{[0-9]+}`, write, async (c) => {
+  app.on(["PUT", "PATCH"], `${BASE}/keywords/:id{[0-9]+}`, write, async (c) => {
     const id = pathId(c);
     const input = readKeyword(await params(c));
     const row = await run(() =>
@@ -117,7 +117,7 @@ function filterCrudRoutes(app: Hono<ApiEnv>, read: Gate, write: Gate): void {
     return c.json(filterWithRulesEntity(found));
   });
 
-  app.put(`${BASE}/:id{[0-9]+}`, write, async (c) => {
+  app.on(["PUT", "PATCH"], `${BASE}/:id{[0-9]+}`, write, async (c) => {
     const id = pathId(c);
     const input = readFilterInput(await params(c));
     const found = await run(() =>

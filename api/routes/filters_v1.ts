@@ -62,7 +62,7 @@ export function v1FilterRoutes(): Hono<ApiEnv> {
     return c.json(v1FilterEntity(found));
   });
 
-  app.put("/api/v1/filters/:id{[0-9]+}", write, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/filters/:id{[0-9]+}", write, async (c) => {
     const id = pathId(c);
     const input = v1Input(await params(c));
     const found = await run(() =>

@@ -13,6 +13,7 @@
  *   (actors/translation/service.ts), `{}` without one, 503 when the backend
  *   cannot be asked (Mastodon lets that error through as a 500).
  */
+import { currentCampaign } from "../../actors/annual_reports/state.ts";
 import { Hono } from "hono";
 import { asc, sql } from "drizzle-orm";
 import ISO6391 from "iso-639-1";
@@ -104,6 +105,7 @@ async function loadFacts(ctx: AppContext) {
     contactAccount,
     rules,
     vapidKey: vapid.serverKey,
+    wrapstodon: currentCampaign(ctx, ctx.now?.() ?? new Date()),
   };
   return { facts, counts };
 }

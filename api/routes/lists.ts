@@ -99,7 +99,7 @@ export function listRoutes(): Hono<ApiEnv> {
     return c.json(listEntity(row));
   });
 
-  app.put("/api/v1/lists/:id", write, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/lists/:id", write, async (c) => {
     const id = listIdOf(c);
     const input = listInput(await params(c));
     const row = await run(() =>

@@ -134,7 +134,7 @@ export function mediaRoutes(): Hono<ApiEnv> {
     return answer(c, await ownMedia(c, { unattachedOnly: true }), 206);
   });
 
-  app.put("/api/v1/media/:id", requireUser("write:media"), async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/media/:id", requireUser("write:media"), async (c) => {
     const row = await ownMedia(c, { unattachedOnly: true });
     if (row.state === "failed") throw new ApiError(422, PROCESSING_ERROR);
     const p = await params(c);

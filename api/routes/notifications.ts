@@ -15,6 +15,7 @@
  * - Unknown values in types[] are ignored, as Mastodon (types[]=nonsense alone
  *   matches nothing); an account_id that is not an id matches nothing.
  */
+import { supportedTypesOf, withFallbacks } from "../entities/notification_fallback.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
@@ -50,6 +51,11 @@ export function readNotificationFilter(p: Params): NotificationFilter {
   };
 }
 
+/** `supported_types[]`: the types the client can show (absent: it did not say, no fallbacks). */
+export function readSupportedTypes(p: Params): Set<string> | null {
+  return supportedTypesOf(readStringArray(p, "supported_types"));
+}
+
 /** The v1 notification routes, mounted at the root of the app. */
 export function notificationRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -67,7 +73,8 @@ export function notificationRoutes(): Hono<ApiEnv> {
       page,
     );
     setPaginationHeaders(c, rows, (r) => r.id);
-    return c.json(await serializeNotifications(ctx, rows, viewerOf(c)));
+    const list = await serializeNotifications(ctx, rows, viewerOf(c));
+    return c.json(withFallbacks(ctx.config.origin, readSupportedTypes(p), list));
   });
 
   app.get("/api/v1/notifications/unread_count", read, async (c) => {
@@ -95,7 +102,8 @@ export function notificationRoutes(): Hono<ApiEnv> {
       keep: rows[0]?.statusId ?? undefined,
     });
     if (!json) throw new ApiError(404, "Record not found");
-    return c.json(json);
+    const supported = readSupportedTypes(await params(c));
+    return c.json(withFallbacks(ctx.config.origin, supported, [json])[0]);
   });
 
   app.post("/api/v1/notifications/clear", write, async (c) => {

@@ -21,6 +21,7 @@
  * newest; a group's page_min_id/page_max_id tell which of its members fall
  * on this page, so a client can merge a group that continues on the next one.
  */
+import { withGroupFallbacks } from "../entities/notification_fallback.ts";
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
@@ -52,7 +53,7 @@ import type { Executor } from "../../db/connection.ts";
 import { NOTIFICATION_TYPES } from "../../model/notification_types.ts";
 import type { AppContext } from "../../context.ts";
 import { clearNotifications, dismissGroup } from "../../actors/notifications/dismiss.ts";
-import { readNotificationFilter, viewerOf } from "./notifications.ts";
+import { readNotificationFilter, readSupportedTypes, viewerOf } from "./notifications.ts";
 
 /** Longest group key we look up (real keys are well under it). */
 const MAX_GROUP_KEY_LENGTH = 200;
@@ -145,12 +146,11 @@ async function listGroups(c: Context<ApiEnv>): Promise<Response> {
   );
   const inputs = heads.length ? await groupInputs(db, viewer, heads, pageRange(heads, page)) : [];
   setPaginationHeaders(c, heads, (h) => h.id);
-  return c.json(
-    await serializeNotificationGroups(ctx, inputs, viewer, {
-      partialAvatars: readPartialAvatars(p),
-      paged: true,
-    }),
-  );
+  const result = await serializeNotificationGroups(ctx, inputs, viewer, {
+    partialAvatars: readPartialAvatars(p),
+    paged: true,
+  });
+  return c.json(withGroupFallbacks(ctx.config.origin, readSupportedTypes(p), result));
 }
 
 /** GET …/notifications/unread_count: groups newer than the marker. */
@@ -187,7 +187,8 @@ async function showGroup(c: Context<ApiEnv>): Promise<Response> {
     keepStatus: row.statusId ?? undefined,
   });
   if (result.notification_groups.length === 0) throw new ApiError(404, "Record not found");
-  return c.json(result);
+  const supported = readSupportedTypes(await params(c));
+  return c.json(withGroupFallbacks(ctx.config.origin, supported, result));
 }
 
 /** GET …/notifications/:group_key/accounts: who caused the group, newest first. */

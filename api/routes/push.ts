@@ -96,7 +96,7 @@ export function pushRoutes(): Hono<ApiEnv> {
     return await entity(c, row);
   });
 
-  app.put(PATH, requireUser("push"), async (c) => {
+  app.on(["PUT", "PATCH"], PATH, requireUser("push"), async (c) => {
     const data = readData(await params(c));
     const row = await orNotFound(() =>
       updateSubscriptionData(c.get("ctx").database.db, {

@@ -78,7 +78,7 @@ export function scheduledStatusRoutes(): Hono<ApiEnv> {
     return await one(c, row);
   });
 
-  app.put("/api/v1/scheduled_statuses/:id", writeStatuses, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/scheduled_statuses/:id", writeStatuses, async (c) => {
     const id = scheduledId(c);
     const { db } = c.get("ctx").database;
     const raw = readString(await params(c), "scheduled_at", { maxLength: 100 });

@@ -265,7 +265,7 @@ export function statusWriteRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const writeStatuses = requireUser("write:statuses");
   app.post("/api/v1/statuses", writeStatuses, postStatus);
-  app.put("/api/v1/statuses/:id{[0-9]+}", writeStatuses, putStatus);
+  app.on(["PUT", "PATCH"], "/api/v1/statuses/:id{[0-9]+}", writeStatuses, putStatus);
   app.on(
     ["PUT", "PATCH"],
     "/api/v1/statuses/:id{[0-9]+}/interaction_policy",

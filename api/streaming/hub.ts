@@ -9,6 +9,13 @@
  * decides those). Events are handled one after another, so a client sees
  * them in commit order (an update before its delete).
  *
+ * A subscription added to an open WebSocket also gets the events handled
+ * since the connection opened that it would have received (kept 10 s, at
+ * most 500): a client may send its subscribe frame and, at once, act over
+ * HTTP; the event its action causes can be handled before the frame is read
+ * (masto.js's suite does exactly this). Never older than the connection:
+ * "everything since you connected".
+ *
  * Once a second it asks the database, in one query, which of the tokens its
  * connections hold are still live, and closes the connections of revoked
  * ones (a token may be revoked by another process).
@@ -19,7 +26,7 @@ import type { StreamEvent } from "../../actors/streaming/bus.ts";
 import { SseHeartbeat } from "./sse.ts";
 import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
 import { Payload, type StreamConnection } from "./frames.ts";
-import { isPublicStream, type StreamName } from "./streams.ts";
+import { isPublicStream, type StreamName, type Subscription } from "./streams.ts";
 import {
   deliverAnnouncement,
   deliverConversation,
@@ -45,6 +52,21 @@ export const MAX_BACKLOG = 10_000;
 /** How often held tokens are checked against the database (a revoked token's streams close within a second). */
 export const TOKEN_CHECK_MS = 500;
 
+/** How long, and how many, handled events are kept for a late subscription. */
+export const REPLAY_WINDOW_MS = 10_000;
+export const REPLAY_MAX = 500;
+
+/** A handled event, numbered in the order its targets were chosen. */
+interface KeptEvent {
+  seq: number;
+  at: number;
+  event: StreamEvent;
+}
+
+/** Keeps the targets an event goes to (all of them, or a replay's one). */
+type Pick = (targets: Target[]) => Target[];
+const ALL: Pick = (targets) => targets;
+
 export class StreamHub {
   /** The keep-alive of this hub's SSE connections. */
   readonly sseHeartbeat = new SseHeartbeat();
@@ -61,6 +83,11 @@ export class StreamHub {
   #timer: ReturnType<typeof setInterval> | null = null;
   #checking = false;
   #closed = false;
+  /** The number of the last event whose targets were chosen. */
+  #seq = 0;
+  #kept: KeptEvent[] = [];
+  /** Each connection's `#seq` when it was added. */
+  readonly #openMarks = new WeakMap<StreamConnection, number>();
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
@@ -100,6 +127,7 @@ export class StreamHub {
   /** Registers a new connection. */
   add(conn: StreamConnection): void {
     this.#connections.add(conn);
+    this.#openMarks.set(conn, this.#seq);
     if (conn.accountId) addTo(this.#byAccount, conn.accountId, conn);
     this.#index(conn);
   }
@@ -119,6 +147,36 @@ export class StreamHub {
       if (sub.list) addTo(this.#byList, sub.list, conn);
       if (isPublicStream(sub.name)) this.#public.add(conn);
     }
+  }
+
+  /**
+   * Sends `sub`, just added to `conn`, the kept events handled since the
+   * connection opened that concern it. Queued behind the events waiting:
+   * those choose their targets later, with `sub` among them, so nothing
+   * arrives twice.
+   */
+  replay(conn: StreamConnection, sub: Subscription): void {
+    const mark = this.#openMarks.get(conn);
+    if (mark === undefined) return;
+    const missed = this.#kept.filter((k) => k.seq > mark);
+    if (missed.length === 0) return;
+    const pick: Pick = (targets) => targets.filter((t) => t.conn === conn && t.sub === sub);
+    for (const kept of missed) {
+      this.#queue = this.#queue.then(() => this.#dispatch(kept.event, pick)).catch((error) =>
+        deliveryFailed(kept.event.event, error)
+      );
+    }
+  }
+
+  #keep(event: StreamEvent): void {
+    const now = Date.now();
+    this.#kept.push({ seq: this.#seq, at: now, event });
+    let drop = 0;
+    while (
+      drop < this.#kept.length &&
+      (this.#kept.length - drop > REPLAY_MAX || this.#kept[drop].at < now - REPLAY_WINDOW_MS)
+    ) drop++;
+    if (drop) this.#kept.splice(0, drop);
   }
 
   /** Forgets a closed connection. */
@@ -168,18 +226,24 @@ export class StreamHub {
     return out;
   }
 
-  async #dispatch(event: StreamEvent): Promise<void> {
-    if (this.#connections.size === 0) return;
+  /** Sends an event to its targets (a replay's `pick` keeps its one). */
+  async #dispatch(event: StreamEvent, pick?: Pick): Promise<void> {
+    if (!pick) {
+      this.#seq++;
+      if (this.#connections.size === 0) return;
+      this.#keep(event);
+    }
+    pick ??= ALL;
     const ctx = this.#ctx;
     switch (event.event) {
       case "update":
       case "status.update":
       case "delete": {
         const direct = [
-          ...this.#accountTargets(event.home ?? [], ["user"]),
-          ...this.#listTargets(event.lists ?? []),
+          ...pick(this.#accountTargets(event.home ?? [], ["user"])),
+          ...pick(this.#listTargets(event.lists ?? [])),
         ];
-        const candidates = this.#publicTargets();
+        const candidates = pick(this.#publicTargets());
         if (event.event === "delete") {
           await deliverDelete(ctx, event.statusId, direct, candidates);
         } else {
@@ -192,13 +256,13 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.notificationId,
-          this.#notificationTargets(event.accountId),
+          pick(this.#notificationTargets(event.accountId)),
         );
         return;
       case "notifications_merged":
         // Mastodon's payload is "1".
         deliverPlain(
-          this.#notificationTargets(event.accountId),
+          pick(this.#notificationTargets(event.accountId)),
           new Payload("notifications_merged", "1"),
         );
         return;
@@ -207,36 +271,36 @@ export class StreamHub {
           ctx,
           event.accountId,
           event.conversationId,
-          this.#accountTargets([event.accountId], ["direct"]),
+          pick(this.#accountTargets([event.accountId], ["direct"])),
         );
         return;
       case "filters_changed":
         deliverPlain(
-          this.#accountTargets([event.accountId], ["user"]),
+          pick(this.#accountTargets([event.accountId], ["user"])),
           new Payload("filters_changed", undefined),
         );
         return;
       case "announcement":
       case "announcement.reaction":
       case "announcement.delete":
-        return await this.#dispatchAnnouncement(event);
+        return await this.#dispatchAnnouncement(event, pick);
     }
   }
 
   /** Announcements go to every signed-in user stream of this process. */
-  async #dispatchAnnouncement(event: AnnouncementEvent): Promise<void> {
+  async #dispatchAnnouncement(event: AnnouncementEvent, pick: Pick): Promise<void> {
     const ctx = this.#ctx;
     switch (event.event) {
       case "announcement":
         await deliverAnnouncement(
           ctx,
           event.announcementId,
-          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
         );
         return;
       case "announcement.reaction":
         deliverPlain(
-          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
           new Payload(
             "announcement.reaction",
             JSON.stringify({
@@ -249,7 +313,7 @@ export class StreamHub {
         return;
       case "announcement.delete":
         deliverPlain(
-          this.#accountTargets(this.#byAccount.keys(), ["user"]),
+          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
           new Payload("announcement.delete", event.announcementId),
         );
         return;

@@ -115,6 +115,9 @@ export class WebSocketConnection implements StreamConnection {
         }
         this.subs = [...this.subs, sub];
         this.hub.update(this);
+        // What it missed since the socket opened (hub.ts: a subscribe frame
+        // may trail the event the client's own request caused).
+        this.hub.replay(this, sub);
       } catch (error) {
         if (error instanceof StreamError) this.#error(error);
         else throw error;

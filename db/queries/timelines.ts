@@ -253,6 +253,8 @@ export interface AccountStatusesOptions {
   onlyMedia?: boolean;
   excludeReplies?: boolean;
   excludeReblogs?: boolean;
+  /** Leave out direct messages (Mastodon 4.6). */
+  excludeDirect?: boolean;
   pinned?: boolean;
   /** Only statuses with this tag (an id); null: the tag asked for does not exist. */
   taggedId?: string | null;
@@ -275,6 +277,7 @@ export async function accountStatuses(
   ];
   if (options.onlyMedia) parts.push(HAS_MEDIA);
   if (options.excludeReplies) parts.push(NOT_A_REPLY_TO_OTHERS);
+  if (options.excludeDirect) parts.push(sql`${statuses.visibility} <> 'direct'`);
   if (options.excludeReblogs || options.onlyMedia || options.pinned || options.taggedId) {
     // Boosts carry no media, pins or tags of their own.
     parts.push(sql`${statuses.reblogOfId} IS NULL`);

@@ -16,6 +16,7 @@
  * (federation/dialects/received.ts), those are read from it by
  * federation/dialects/terms.ts, as Mastodon reads them, and merged here.
  */
+import { MEDIA_DESCRIPTION_LIMIT } from "../../actors/media/formats.ts";
 import {
   Article,
   Audio,
@@ -200,7 +201,7 @@ async function readMedia(
       contentType: mime,
       description: htmlToText(textOf(item.name) ?? textOf(item.summary), {
         oneLine: true,
-        maxLength: 1_500,
+        maxLength: MEDIA_DESCRIPTION_LIMIT,
       }) || null,
       blurhash: extra.blurhash ?? null,
       meta,

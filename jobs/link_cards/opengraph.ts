@@ -36,6 +36,16 @@ export interface ExtractedCard {
   providerName: string;
   providerUrl: string;
   authorName: string;
+  /** `fediverse:creator`: the author's handle, `user@domain`, lower-cased; null when absent or malformed. */
+  creatorHandle: string | null;
+}
+
+/** `@user@domain` or `user@domain`, as `fediverse:creator` names an author. */
+const CREATOR_HANDLE = /^@?([^@\s/]{1,64}@[a-z0-9.-]{1,253}(?::[0-9]{1,5})?)$/i;
+
+function creatorHandle(value: string | undefined): string | null {
+  const match = CREATOR_HANDLE.exec(value?.trim() ?? "");
+  return match ? match[1].toLowerCase() : null;
 }
 
 /** Collapses white space, drops control characters, trims and caps. */
@@ -111,5 +121,6 @@ export function extractCard(html: string, pageUrl: string): ExtractedCard | null
       ? absoluteUrl(/^https?:\/\//i.test(site) ? site : `http://${site}`, pageUrl) ?? ""
       : "",
     authorName: clean(meta.get("og:author") || meta.get("og:author:username"), MAX_NAME),
+    creatorHandle: creatorHandle(meta.get("fediverse:creator")),
   };
 }

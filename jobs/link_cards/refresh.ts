@@ -101,6 +101,7 @@ async function storeCard(ctx: AppContext, url: string, card: ExtractedCard): Pro
     providerName: card.providerName,
     providerUrl: card.providerUrl,
     authorName: card.authorName,
+    creatorHandle: card.creatorHandle,
     updatedAt: new Date(),
   };
   const [row] = await ctx.database.db.insert(previewCards).values({ id: newId(), url, ...fields })

@@ -34,6 +34,7 @@ test("verify_credentials: CredentialAccount with source and role; scopes and tok
       permissions: "65536",
       color: "",
       highlighted: false,
+      collection_limit: 10,
     });
 
     const { token: writeOnly } = await localUser(instance, "bob", ["write"]);

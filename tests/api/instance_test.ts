@@ -14,6 +14,7 @@ const ENV = {
   INSTANCE_LANGUAGES: "en,fr",
   REGISTRATIONS: "approval",
   INSTANCE_EXTENDED_DESCRIPTION: "Be nice.\n\nNo <spam>.",
+  INSTANCE_THUMBNAIL_DESCRIPTION: "A rookery at dawn",
 };
 
 async function localUser(a: TestInstance, username: string, role = "user") {
@@ -104,11 +105,11 @@ test("instance v2: every 4.5 field, with real counts, rules and the owner as con
     assert.deepEqual(rest, {
       domain: a.domain,
       title: "Rookery Test",
-      version: "4.5.0 (compatible; Rookery 0.1.0)",
+      version: "4.7.6 (compatible; Rookery 0.1.0)",
       source_url: "https://github.com/rookery-social/rookery",
       description: "A place for tests.",
       usage: { users: { active_month: 1 } },
-      thumbnail: { url: `${origin}/instance/thumbnail.png` },
+      thumbnail: { url: `${origin}/instance/thumbnail.png`, description: "A rookery at dawn" },
       icon: [36, 48, 72, 96, 144, 192, 256, 384, 512].map((s) => ({
         src: `${origin}/instance/icons/${s}.png`,
         size: `${s}x${s}`,
@@ -124,7 +125,17 @@ test("instance v2: every 4.5 field, with real counts, rules and the owner as con
         },
         // The Web Push key (tests/push checks its shape and that it signs).
         vapid: { public_key: body.configuration.vapid.public_key },
-        accounts: { max_featured_tags: 10, max_pinned_statuses: 5 },
+        accounts: {
+          max_display_name_length: 30,
+          max_note_length: 500,
+          max_avatar_description_length: 150,
+          max_header_description_length: 150,
+          max_featured_tags: 10,
+          max_pinned_statuses: 5,
+          max_profile_fields: 4,
+          profile_field_name_limit: 255,
+          profile_field_value_limit: 255,
+        },
         statuses: {
           max_characters: 500,
           max_media_attachments: 4,
@@ -132,7 +143,7 @@ test("instance v2: every 4.5 field, with real counts, rules and the owner as con
         },
         media_attachments: {
           supported_mime_types: body.configuration.media_attachments.supported_mime_types,
-          description_limit: 1500,
+          description_limit: 10000,
           image_size_limit: 16 * 1024 * 1024,
           image_matrix_limit: 33177600,
           video_size_limit: 99 * 1024 * 1024,
@@ -161,7 +172,9 @@ test("instance v2: every 4.5 field, with real counts, rules and the owner as con
         reason_required: true,
         url: null,
       },
-      api_versions: { mastodon: 7 },
+      api_versions: { mastodon: 11 },
+      // No campaign: ANNUAL_REPORTS is off (tests/accounts/annual_report_state_test.ts).
+      wrapstodon: null,
     });
     const mimes: string[] = body.configuration.media_attachments.supported_mime_types;
     for (
@@ -205,7 +218,7 @@ test("instance v1: the deprecated shape with real stats", async () => {
     assert.equal(body.short_description, "A place for tests.");
     assert.equal(body.description, "A place for tests.");
     assert.equal(body.email, "admin@example.com");
-    assert.equal(body.version, "4.5.0 (compatible; Rookery 0.1.0)");
+    assert.equal(body.version, "4.7.6 (compatible; Rookery 0.1.0)");
     assert.deepEqual(body.urls, { streaming_api: a.origin.replace(/^http/, "ws") });
     // 3 local users; 2 live local statuses (one deleted, one remote); 3 domains (case folded).
     assert.deepEqual(body.stats, { user_count: 3, status_count: 2, domain_count: 3 });
@@ -469,17 +482,20 @@ test("account entity: local and remote accounts, roles, bots, moves and suspensi
     assert.deepEqual(Object.keys(local).sort(), [
       "acct",
       "avatar",
+      "avatar_description",
       "avatar_static",
       "bot",
       "created_at",
       "discoverable",
       "display_name",
       "emojis",
+      "feature_approval",
       "fields",
       "followers_count",
       "following_count",
       "group",
       "header",
+      "header_description",
       "header_static",
       "hide_collections",
       "id",
@@ -489,6 +505,9 @@ test("account entity: local and remote accounts, roles, bots, moves and suspensi
       "noindex",
       "note",
       "roles",
+      "show_featured",
+      "show_media",
+      "show_media_replies",
       "statuses_count",
       "uri",
       "url",

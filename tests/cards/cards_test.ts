@@ -59,6 +59,7 @@ test("statuses get the card of their first link; the link timeline lists them", 
       embed_url: "",
       blurhash: null,
       published_at: null,
+      missing_attribution: false,
     });
     const fetch = pages.requests.find((r) => r.path === "/og")!;
     assert.equal(fetch.userAgent, `Rookery/${ROOKERY_VERSION} (+${instance.origin}/) Bot`);

@@ -41,7 +41,7 @@ function html(body: string, status = 200): Response {
  * Starts the page server. Paths: /og (OpenGraph), /plain (<title> and meta
  * description only), /notitle, /json (not HTML), /huge (a title, then body
  * without end), /redirect (302 to /second), /loop (redirects forever),
- * /missing (404). The query string is ignored, so `?tag` gives distinct URLs.
+ * /missing (404), /creator/:handle (names `fediverse:creator`). The query string is ignored, so `?tag` gives distinct URLs.
  */
 export function startPageServer(): Promise<PageServer> {
   const requests: PageServer["requests"] = [];
@@ -57,6 +57,14 @@ export function startPageServer(): Promise<PageServer> {
       userAgent: req.headers.get("user-agent") ?? "",
       accept: req.headers.get("accept") ?? "",
     });
+    if (url.pathname.startsWith("/creator/")) {
+      // A page whose author names themselves (`fediverse:creator`).
+      const handle = decodeURIComponent(url.pathname.slice("/creator/".length));
+      return html(
+        `<head><meta property="og:title" content="By ${handle}">` +
+          `<meta name="fediverse:creator" content="@${handle}"></head>`,
+      );
+    }
     switch (url.pathname) {
       case "/og":
         return html(OG_PAGE);

@@ -81,6 +81,7 @@ Deno.test("OpenGraph first, then <title> and meta description; entities decoded,
     providerName: "The Paper",
     providerUrl: "http://paper.example/",
     authorName: "Ann Writer",
+    creatorHandle: null,
   });
 
   const plain = extractCard(
@@ -96,6 +97,17 @@ Deno.test("OpenGraph first, then <title> and meta description; entities decoded,
     extractCard(`<title>${"t".repeat(400)}</title>`, "https://x.example/")?.title,
     "t".repeat(255),
   );
+
+  // fediverse:creator: a handle with or without its @, lower-cased; anything else is none.
+  const creator = (content: string) =>
+    extractCard(
+      `<title>t</title><meta name="fediverse:creator" content="${content}">`,
+      "https://x.example/",
+    )?.creatorHandle;
+  assert.equal(creator("@Ann@Paper.example"), "ann@paper.example");
+  assert.equal(creator("ann@paper.example"), "ann@paper.example");
+  assert.equal(creator("https://paper.example/@ann"), null);
+  assert.equal(creator("@ann"), null);
 
   // No title: no card. Markup inside <title> is text, not tags.
   assert.equal(

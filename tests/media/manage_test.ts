@@ -48,6 +48,9 @@ test("show, update and delete own media; others' are 404; attached media stays",
       await put(alice.token, media.id, { description: "Alt text", focus: "0.1,-0.9" }),
     );
     assert.equal(updated.description, "Alt text");
+    // Up to 10,000 characters since Mastodon 4.7.
+    const long = await json(await put(alice.token, media.id, { description: "y".repeat(10_000) }));
+    assert.equal(long.description.length, 10_000);
     assert.deepEqual(updated.meta.focus, { x: 0.1, y: -0.9 });
     assert.deepEqual(updated.meta.original, media.meta.original);
     assert.equal(updated.url, media.url);
@@ -56,8 +59,8 @@ test("show, update and delete own media; others' are 404; attached media stays",
         [{ focus: "1.5,0" }, "Validation failed: Focus is invalid"],
         [{ focus: "0,0,0" }, "Validation failed: Focus is invalid"],
         [
-          { description: "x".repeat(1501) },
-          "Validation failed: Description is too long (maximum is 1500 characters)",
+          { description: "x".repeat(10_001) },
+          "Validation failed: Description is too long (maximum is 10000 characters)",
         ],
       ] as const
     ) {

@@ -156,6 +156,7 @@ test("grouped notifications: groups, partial avatars, paging, show, dismiss, unr
       "url",
       "avatar",
       "avatar_static",
+      "avatar_description",
     ]);
 
     // grouped_types[]: only favourites group; follows come one by one.

@@ -29,6 +29,7 @@ test("follow, unfollow and the Relationship shape; counters follow", async () =>
       blocked_by: false,
       muting: false,
       muting_notifications: false,
+      muting_expires_at: null,
       requested: false,
       requested_by: false,
       domain_blocking: false,
@@ -196,6 +197,9 @@ test("mute with notifications and duration; expired mutes count as absent", asyn
       duration: 3600,
     });
     assert.equal(timed.body.muting_notifications, true);
+    // Mastodon 4.6: when the timed mute ends; null for a mute for good.
+    assert.ok(Math.abs(Date.parse(timed.body.muting_expires_at) - Date.now() - 3_600_000) < 60_000);
+    assert.equal(m.body.muting_expires_at, null);
     const list = await callJson(a, alice, "GET", "/api/v1/mutes");
     assert.deepEqual(list.body.map((x: any) => x.id), [carol.id, bob.id]);
     const expires = Date.parse(list.body[0].mute_expires_at);

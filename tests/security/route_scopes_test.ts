@@ -28,6 +28,8 @@ import { ALL_SCOPES } from "../../model/scopes.ts";
 /** Write routes Mastodon does not guard with a write scope. */
 const WRITE_EXEMPT: Record<string, string> = {
   "POST /api/v1/apps": "public: registering an application needs no token",
+  "POST /api/v1/accounts/:account_id{[0-9]+}/email_subscriptions":
+    "public: a visitor subscribes by e-mail, no token needed (Mastodon 4.7)",
   "POST /api/v1/statuses/:id{[0-9]+}/translate":
     "read:statuses: translating reads a status and changes nothing",
 };
@@ -45,6 +47,7 @@ const READ_EXEMPT: Record<string, string> = {
   "GET /api/v1/apps/verify_credentials": "any valid token: an app checks its own credentials",
   "GET /api/v1/media/:id": "write:media: a client polls the processing of its own upload",
   "GET /api/v1/domain_blocks/preview": "write:blocks: asked right before blocking a domain",
+  "GET /api/v1/donation_campaigns": "any user token: Mastodon requires a user and no scope",
 };
 
 /** GET routes Mastodon guards with the top-level `read`: no `read:*` scope is enough. */

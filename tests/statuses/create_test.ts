@@ -242,11 +242,15 @@ test("posting: validation errors, limits, languages, media and polls", async () 
     await fail({ status: "x", poll: poll({ expires_in: 60 }) }, 422, /too soon/);
     await fail({ status: "x", poll: poll({ expires_in: 2_629_747 }) }, 422, /too far/);
     await fail({ status: "x", poll: { options: ["a", "b"] } }, 422);
+    // A poll and media together (Mastodon 4.7).
     const m2 = await mediaRow(a, alice);
-    await fail({ status: "x", media_ids: [m2], poll: poll() }, 422);
+    const both = await postStatus(a, alice, { status: "x", media_ids: [m2], poll: poll() });
+    assert.equal(both.media_attachments.length, 1);
+    assert.deepEqual(both.poll.options.map((o: any) => o.title), ["a", "b"]);
+    assert.equal(both.card, null);
     // A poll alone may go without text.
     assert.ok((await postStatus(a, alice, { poll: poll() })).poll);
-    assert.equal((await db.select().from(polls)).length, 4);
+    assert.equal((await db.select().from(polls)).length, 5);
   } finally {
     await a.close({ destroy: true });
   }

@@ -55,6 +55,12 @@ test("account statuses: filters, pins, tags, paging, blocks, hostile ids", async
     assert.deepEqual(await ids(instance, null, `${path}?pinned=true`), [media.id]);
     assert.deepEqual(await ids(instance, null, `${path}?tagged=TEA`), [plain.id]);
     assert.deepEqual(await ids(instance, null, `${path}?tagged=nosuch`), []);
+    // exclude_direct (4.6): a direct message is listed for who may see it, unless left out.
+    const dm = await postStatus(instance, alice, "@bob psst", { visibility: "direct" });
+    assert.equal((await ids(instance, bob, path))[0], dm.id);
+    assert.ok(!(await ids(instance, bob, `${path}?exclude_direct=true`)).includes(dm.id));
+    assert.ok(!(await ids(instance, alice, `${path}?exclude_direct=1`)).includes(dm.id));
+    await ok(instance, alice, "DELETE", `/api/v1/statuses/${dm.id}`);
     const [shownBoost] = await ok<any[]>(instance, null, "GET", `${path}?limit=1`);
     assert.equal(shownBoost.reblog.id, bobPost.id);
 

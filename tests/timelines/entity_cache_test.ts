@@ -175,6 +175,7 @@ function bundle(id: string, cardId: string | null = null): StatusBundle {
     application: null,
     card: null,
     cardId,
+    cardCreator: null,
     taggedCollectionIds: [],
   };
 }

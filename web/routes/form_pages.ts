@@ -15,6 +15,7 @@ import type { ApiEnv } from "../../api/env.ts";
 import { params } from "../../api/params.ts";
 import { constantTimeEqual } from "../../actors/oauth/oauth.ts";
 import { loginRefusal, type WebSession } from "../../actors/auth/sessions.ts";
+import { TWO_FACTOR_SETUP_PATH, twoFactorSetupDue } from "../../actors/auth/two_factor_policy.ts";
 import { currentSession, endSession } from "./auth/authorize_request.ts";
 import { sendHtmlPage, setPageHeaders } from "./page_response.ts";
 import { clientIp, rateLimitSubject } from "../../api/client_ip.ts";
@@ -50,6 +51,21 @@ export async function liveSession(c: Context<ApiEnv>): Promise<WebSession | null
     return null;
   }
   return session;
+}
+
+/**
+ * Sends a user whose role requires two-factor sign-in, and who has not set
+ * it up, to its set-up page (actors/auth/two_factor_policy.ts); null for
+ * everyone else, and on the set-up pages themselves.
+ */
+export async function twoFactorSetupRedirect(
+  c: Context<ApiEnv>,
+  session: WebSession,
+): Promise<Response | null> {
+  if (c.req.path.startsWith(TWO_FACTOR_SETUP_PATH)) return null;
+  if (!await twoFactorSetupDue(c.get("ctx").database.db, session.user.userId)) return null;
+  setFormPageHeaders(c);
+  return c.redirect(TWO_FACTOR_SETUP_PATH, 303);
 }
 
 /** Whether the request may be sent to the sign-in form (a GET), rather than refused. */

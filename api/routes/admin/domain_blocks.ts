@@ -102,7 +102,7 @@ export function adminDomainBlockRoutes(): Hono<ApiEnv> {
     }
   });
 
-  app.put("/api/v1/admin/domain_blocks/:id", WRITE, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/admin/domain_blocks/:id", WRITE, async (c) => {
     const input = readInput(await params(c));
     const row = await notFoundAs404(() =>
       withValidation(() =>

@@ -71,7 +71,7 @@ export function adminIpBlockRoutes(): Hono<ApiEnv> {
     const row = await runCommand(() => updateIpBlock(c.get("ctx"), staffAccount(c), id, input));
     return c.json(serializeIpBlock(row));
   };
-  app.put(`${PATH}/:id`, write, update);
+  app.on(["PUT", "PATCH"], `${PATH}/:id`, write, update);
 
   app.delete(`${PATH}/:id`, write, async (c) => {
     await runCommand(() => deleteIpBlock(c.get("ctx"), staffAccount(c), pathId(c)));

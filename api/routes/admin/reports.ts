@@ -81,7 +81,7 @@ export function adminReportRoutes(): Hono<ApiEnv> {
     return await one(c, await command(() => requireReport(db, c.req.param("id"))));
   });
 
-  app.put("/api/v1/admin/reports/:id", write, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/admin/reports/:id", write, async (c) => {
     const db = c.get("ctx").database.db;
     // An unknown report is a 404 whatever the body, as Mastodon finds the report first.
     await command(() => requireReport(db, c.req.param("id")));

@@ -61,7 +61,7 @@ export function adminTagRoutes(): Hono<ApiEnv> {
     return c.json((await adminTagsJson(c, [row]))[0]);
   });
 
-  app.put("/api/v1/admin/tags/:id", write, async (c) => {
+  app.on(["PUT", "PATCH"], "/api/v1/admin/tags/:id", write, async (c) => {
     // An unknown tag is a 404 whatever the body.
     await tagCommand(() => requireTag(db(c), c.req.param("id")));
     const p = await params(c);

@@ -34,6 +34,8 @@ export interface ProfilePageProps {
   statuses: StatusJson[];
   /** The account's pinned posts (first page of the posts tab only). */
   pinned: StatusJson[];
+  /** Its discoverable collections, when it shows them (first page of the posts tab only). */
+  collections?: { name: string; url: string; count: number }[];
   tab: ProfileTab;
   /** The next (older) page, when there may be one. */
   older: string | null;
@@ -106,8 +108,27 @@ const ProfileCard: FC<{ account: Account; handle: string; base: string }> = (
   </section>
 );
 
+/** The account's collections, when it shows them (Mastodon 4.7). */
+const ProfileCollections: FC<{ collections?: ProfilePageProps["collections"] }> = (
+  { collections },
+) =>
+  collections?.length
+    ? (
+      <section class="collections" aria-labelledby="collections">
+        <h2 id="collections">Collections</h2>
+        <ul>
+          {collections.map((c) => (
+            <li>
+              <a href={c.url}>{c.name}</a> <span class="muted">({c.count} accounts)</span>
+            </li>
+          ))}
+        </ul>
+      </section>
+    )
+    : null;
+
 export const ProfilePage: FC<ProfilePageProps> = (
-  { account, statuses, pinned, tab, older, paged, instanceTitle, origin, viewer },
+  { account, statuses, pinned, collections, tab, older, paged, instanceTitle, origin, viewer },
 ) => {
   const handle = `@${account.acct}@${new URL(origin).host}`;
   const base = localUris("").profile(account.username);
@@ -129,6 +150,7 @@ export const ProfilePage: FC<ProfilePageProps> = (
       }}
     >
       <ProfileCard account={account} handle={handle} base={base} />
+      <ProfileCollections collections={collections} />
       <nav class="tabs" aria-label="Posts">
         {TABS.map((t) => (
           <a href={`${base}${t.suffix}`} aria-current={t.key === tab ? "page" : undefined}>

@@ -23,9 +23,11 @@ export const EXPORTS: { kind: ExportKind; label: string; path: string }[] = [
   { kind: "bookmarks", label: "Bookmarks", path: "bookmarks" },
 ];
 
-export const ExportPage: FC<{ counts: Record<ExportKind, number> }> = ({ counts }) => (
+export const ExportPage: FC<{ counts: Record<ExportKind, number> & { filters: number } }> = (
+  { counts },
+) => (
   <table>
-    <caption class="muted">CSV files in Mastodon's formats</caption>
+    <caption class="muted">Files in Mastodon's formats</caption>
     <thead>
       <tr>
         <th scope="col">Data</th>
@@ -45,6 +47,15 @@ export const ExportPage: FC<{ counts: Record<ExportKind, number> }> = ({ counts 
           </td>
         </tr>
       ))}
+      <tr class="export-custom_filters">
+        <th scope="row">Filters</th>
+        <td class="count">{counts.filters}</td>
+        <td>
+          <a href="/settings/exports/custom_filters.json" download="custom_filters.json">
+            custom_filters.json
+          </a>
+        </td>
+      </tr>
     </tbody>
   </table>
 );
@@ -56,6 +67,7 @@ const KIND_LABELS: Record<string, string> = {
   domain_blocking: "Domain blocking list",
   bookmarks: "Bookmarks",
   lists: "Lists",
+  custom_filters: "Filters (custom_filters.json)",
 };
 
 const STATE_LABELS: Record<string, string> = {
@@ -108,7 +120,13 @@ export const ImportPage: FC<{
         ))}
       </select>
       <label for="import-data">CSV file</label>
-      <input id="import-data" type="file" name="data" accept=".csv,text/csv" required />
+      <input
+        id="import-data"
+        type="file"
+        name="data"
+        accept=".csv,text/csv,.json,application/json"
+        required
+      />
       <fieldset>
         <legend>Mode</legend>
         <label>

@@ -17,6 +17,7 @@ import {
   maySignInFirst,
   redirectToSignIn,
   sendFormPage,
+  twoFactorSetupRedirect,
 } from "../form_pages.ts";
 import { ForbiddenPage, type StaffViewer } from "../../pages/admin/layout.tsx";
 
@@ -59,6 +60,8 @@ export function staffPage(permission: Permission): MiddlewareHandler<ApiEnv> {
     if (!session) {
       return maySignInFirst(c) ? redirectToSignIn(c) : await sendStaffPage(c, forbidden(c), 403);
     }
+    const setup = await twoFactorSetupRedirect(c, session);
+    if (setup) return setup;
     if (!hasPermission(session.user.role, permission) || !(await formTokenValid(c, session))) {
       return await sendStaffPage(c, forbidden(c), 403);
     }

@@ -14,6 +14,7 @@ import type { Params } from "../../../api/params.ts";
 import { formParams } from "./page.ts";
 import { constantTimeEqual, issueAuthorizationCode } from "../../../actors/oauth/oauth.ts";
 import { loginRefusal, type WebSession } from "../../../actors/auth/sessions.ts";
+import { twoFactorSetupRedirect } from "../form_pages.ts";
 import { CodePage, ConsentPage } from "../../pages/auth/oauth.tsx";
 import { SignInPage } from "../../pages/auth/sign_in.tsx";
 import {
@@ -98,6 +99,9 @@ async function showAuthorize(c: Context<ApiEnv>): Promise<Response> {
   if (!session || request.forceLogin) return showSignIn(c, request);
   const refused = await refusedLogin(c, session, request);
   if (refused) return refused;
+  // A role that requires two-factor sign-in: no app is authorized before it is set up.
+  const setup = await twoFactorSetupRedirect(c, session);
+  if (setup) return setup;
   const { config } = c.get("ctx");
   return sendPage(
     c,

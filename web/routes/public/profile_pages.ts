@@ -6,6 +6,8 @@
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
+import { collectionsOf } from "../../../db/queries/collections.ts";
+import { collectionUrl } from "../../../model/collection_uris.ts";
 import { couldBeUsername, findLocalAccount } from "../../../federation/dispatchers/local_actors.ts";
 import { loadAccountEntities } from "../../../api/entities/account.ts";
 import { serializeStatuses } from "../../../api/entities/status.ts";
@@ -135,6 +137,15 @@ async function profilePage(
       limit: PAGE_LIMIT,
     })
     : [];
+  // Its collections too, when it shows them (Mastodon 4.7's `show_featured`).
+  const collectionRows = tab === "posts" && maxId == null && account.showFeatured
+    ? await collectionsOf(ctx.database.db, account.id, null, { offset: 0, limit: PAGE_LIMIT })
+    : [];
+  const collections = collectionRows.map((r) => ({
+    name: r.name,
+    url: collectionUrl(config.origin, account.username, r.id),
+    count: r.itemCount,
+  }));
   const [statuses, pinned] = await Promise.all([
     serializeStatuses(ctx, rows, null, undefined, { context: "account" }),
     serializeStatuses(ctx, pinnedRows, null, undefined, { context: "account" }),
@@ -147,6 +158,7 @@ async function profilePage(
       account: entity,
       statuses,
       pinned,
+      collections,
       tab,
       older: olderLink(path, rows),
       paged: maxId != null,

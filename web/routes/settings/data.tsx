@@ -1,6 +1,7 @@
 /**
  * The data pages of the settings (issue 20), for the signed-in user:
  * - GET /settings/export: each CSV's row count and its download;
+ * - GET /settings/exports/custom_filters.json: the filters, as JSON (Mastodon 4.7);
  * - GET /settings/exports/<follows|followers|lists|blocks|mutes|domain_blocks|bookmarks>.csv:
  *   the file (actors/import_export/export.ts), streamed a page of rows at a time;
  * - GET /settings/import: the upload form and the latest imports;
@@ -16,6 +17,8 @@ import type { ApiEnv } from "../../../api/env.ts";
 import { params } from "../../../api/params.ts";
 import { isId } from "../../../db/ids.ts";
 import { exportCounts, exportCsv } from "../../../actors/import_export/export.ts";
+import { countFilters, exportFilters } from "../../../actors/import_export/filters_export.ts";
+import { parseFiltersJson } from "../../../actors/import_export/filters_import.ts";
 import {
   createImport,
   findOwnImport,
@@ -114,7 +117,12 @@ async function refuseUploadEarly(
 
 /** GET /settings/export: each CSV's row count and its download. */
 async function exportPage(c: Context<ApiEnv>): Promise<Response> {
-  const counts = await exportCounts(c.get("ctx").database.db, settingsSession(c).user.accountId);
+  const { db } = c.get("ctx").database;
+  const accountId = settingsSession(c).user.accountId;
+  const counts = {
+    ...await exportCounts(db, accountId),
+    filters: await countFilters(db, accountId),
+  };
   return await sendUserPage(c, layout(c, "Export", "export", <ExportPage counts={counts} />));
 }
 
@@ -134,6 +142,17 @@ function byteStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> 
 }
 
 /** GET /settings/exports/<name>.csv: the file, streamed a page of rows at a time. */
+/** The filters (Mastodon 4.7): one JSON file, small enough to build whole. */
+async function exportFiltersFile(c: Context<ApiEnv>): Promise<Response> {
+  const filters = await exportFilters(
+    c.get("ctx").database.db,
+    settingsSession(c).user.accountId,
+  );
+  setUserPageHeaders(c);
+  c.header("Content-Disposition", 'attachment; filename="custom_filters.json"');
+  return c.json(filters);
+}
+
 function exportFile(c: Context<ApiEnv>): Response {
   const match = /^([a-z_]+)\.csv$/.exec(c.req.param("file") ?? "");
   const entry = match ? EXPORTS.find((e) => e.path === match[1]) : undefined;
@@ -162,7 +181,9 @@ async function readUpload(
   if (file.size > MAX_IMPORT_BYTES) return { refused: TOO_LARGE, status: 413 };
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
-    return { rows: parseImportCsv(kind, text) };
+    return {
+      rows: kind === "custom_filters" ? parseFiltersJson(text) : parseImportCsv(kind, text),
+    };
   } catch (error) {
     if (error instanceof ImportFileError) return { refused: error.message, status: 422 };
     if (error instanceof TypeError) return { refused: "The file is not UTF-8 text.", status: 422 };
@@ -233,6 +254,7 @@ export function dataSettingsRoutes(): Hono<ApiEnv> {
   app.use("/settings/import", userPage({ beforeBody: refuseUploadEarly }));
   app.use("/settings/imports/*", gate);
   app.get("/settings/export", exportPage);
+  app.get("/settings/exports/custom_filters.json", exportFiltersFile);
   app.get("/settings/exports/:file", exportFile);
   app.get("/settings/import", async (c) => await importPage(c));
   app.post("/settings/import", postImport);

@@ -17,6 +17,7 @@ import {
   redirectToSignIn,
   sendFormPage,
   setFormPageHeaders,
+  twoFactorSetupRedirect,
 } from "../form_pages.ts";
 
 /** The settings pages' headers and sender: those of every page with forms. */
@@ -46,6 +47,8 @@ export function userPage(options: { beforeBody?: BeforeBody } = {}): MiddlewareH
       setFormPageHeaders(c);
       return c.text("Sign in first.", 403);
     }
+    const setup = await twoFactorSetupRedirect(c, session);
+    if (setup) return setup;
     const refused = await options.beforeBody?.(c, session);
     if (refused) return refused;
     if (!(await formTokenValid(c, session))) {

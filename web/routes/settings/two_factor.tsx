@@ -27,12 +27,14 @@ import { PasswordChallengePage } from "../../pages/settings/challenge.tsx";
 import type { FieldErrors } from "../../pages/auth/layout.tsx";
 import { formField, formParams, sendAccountPage } from "../auth/page.ts";
 import { checkOwnPassword, passwordRefusal } from "./password_guess.ts";
+import { roleRequiresTwoFactor } from "../../../actors/auth/two_factor_policy.ts";
 import { challengePassedRecently, passChallenge } from "../../../actors/auth/password_challenge.ts";
 import { TOO_MANY_ATTEMPTS } from "../auth/sign_in.ts";
 import { settingsSession, userPage } from "./session.ts";
 
 export const WRONG_CONFIRMATION = "Invalid two-factor code. Check the app's clock and try again.";
 export const WRONG_DISABLE = "Wrong password or code.";
+const ROLE_REQUIRES_TWO_FACTOR = "Your role requires two-factor sign-in: it cannot be turned off.";
 const NOTICES: Record<string, string> = { disabled: "Two-factor sign-in is now off." };
 const PAGE_PATH = "/settings/otp_authentication";
 const CHALLENGE_PATH = "/settings/otp_authentication/challenge";
@@ -153,6 +155,9 @@ export function twoFactorSettingsRoutes(): Hono<ApiEnv> {
     const { database } = c.get("ctx");
     const session = settingsSession(c);
     const p = (await formParams(c))!;
+    if (await roleRequiresTwoFactor(database.db, session.user.userId)) {
+      return await showPage(c, { error: ROLE_REQUIRES_TWO_FACTOR, status: 422 });
+    }
     const guess = await checkOwnPassword(c, session.user.userId, formField(p, "password", 1000));
     if (guess.outcome === "limited") {
       return await showPage(c, { error: TOO_MANY_ATTEMPTS, status: 429 });

@@ -1,0 +1,38 @@
+/**
+ * Server-wide switches the staff change at run time (table
+ * `server_settings`, migration 0045): one JSON value per key. Read straight
+ * from the table (a primary-key lookup); the readers are rare requests
+ * (a subscription, a digest run), not every request.
+ */
+import { eq } from "drizzle-orm";
+import type { Executor } from "../../db/connection.ts";
+import { serverSettings } from "../../db/schema/mod.ts";
+
+/** The keys in use and what each holds. */
+export interface ServerSettingValues {
+  /** The admin's switch for e-mail subscriptions (Mastodon 4.7 newsletters). */
+  email_subscriptions: boolean;
+}
+
+const DEFAULTS: ServerSettingValues = { email_subscriptions: false };
+
+/** The value of `key`, or its default when unset (or stored with the wrong type). */
+export async function serverSetting<K extends keyof ServerSettingValues>(
+  db: Executor,
+  key: K,
+): Promise<ServerSettingValues[K]> {
+  const [row] = await db.select({ value: serverSettings.value }).from(serverSettings)
+    .where(eq(serverSettings.key, key)).limit(1);
+  const value = row?.value;
+  return typeof value === typeof DEFAULTS[key] ? value as ServerSettingValues[K] : DEFAULTS[key];
+}
+
+/** Sets `key` (insert or replace). */
+export async function setServerSetting<K extends keyof ServerSettingValues>(
+  db: Executor,
+  key: K,
+  value: ServerSettingValues[K],
+): Promise<void> {
+  await db.insert(serverSettings).values({ key, value })
+    .onConflictDoUpdate({ target: serverSettings.key, set: { value, updatedAt: new Date() } });
+}
