@@ -90,7 +90,8 @@ const WEB_SIGN_UP_PATH = /^\/auth\/sign_up\/?$/;
 const PASSWORD_RESET_PATH = /^\/auth\/password\/?$/;
 const CONFIRMATION_RESEND_PATH = /^\/auth\/confirmation\/?$/;
 const API_CONFIRMATION_RESEND_PATH = /^\/api\/v1\/emails\/confirmations\/?$/;
-const EMAIL_SUBSCRIPTION_PATH = /^\/api\/v1\/accounts\/[^/]+\/email_subscriptions\/?$/;
+/** The API's route and the profile page's form (web/routes/public/email_subscriptions.ts). */
+const EMAIL_SUBSCRIPTION_PATH = /^\/(?:api\/v1\/accounts\/[^/]+|@[^/]+)\/email_subscriptions\/?$/;
 
 /** The buckets one request counts against. */
 export function bucketsFor(
