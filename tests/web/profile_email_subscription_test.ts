@@ -5,7 +5,8 @@
  * cache, while a profile without it stays cacheable; the form's POST needs
  * the double-submit token (cookie and field), and runs the API's command:
  * 422 page for a bad address, "Check your inbox" and one confirmation mail
- * for a good one, 404 once the owner turns subscriptions off.
+ * for a good one, 404 once the owner turns subscriptions off; the API
+ * route's per-address limit counts the form's posts too.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
@@ -29,7 +30,7 @@ function formToken(html: string): string | null {
 test("profile page: the e-mail subscription form", async (t) => {
   const instance = await startInstance({
     worker: false,
-    env: { EMAIL_SUBSCRIPTIONS: "true", EMAIL_DOMAIN_CHECK: "false" },
+    env: { EMAIL_SUBSCRIPTIONS: "true", EMAIL_DOMAIN_CHECK: "false", RATE_LIMITS: "on" },
   });
   try {
     const { db } = instance.rookery.ctx.database;
@@ -138,6 +139,21 @@ test("profile page: the e-mail subscription form", async (t) => {
       });
       assert.equal(nobody.status, 404);
       await nobody.body?.cancel();
+    });
+
+    await t.step("the form and the API route share the 10 per 30 minutes", async () => {
+      // Seven form posts were made above, whatever they answered; three API calls make ten.
+      for (let i = 0; i < 3; i++) {
+        const api = await instance.request(`/api/v1/accounts/${alice.id}/email_subscriptions`, {
+          method: "POST",
+          body: new URLSearchParams({ email: "a@b.example" }),
+        });
+        assert.equal(api.status, 404);
+        await api.body?.cancel();
+      }
+      const res = await post({ email: "late@example.com", authenticity_token: token }, cookie);
+      assert.equal(res.status, 429);
+      await res.body?.cancel();
     });
   } finally {
     await instance.close({ destroy: true });
