@@ -111,7 +111,7 @@ test("collections against a Mastodon-shaped peer (FEP-7aa9)", async (t) => {
     ["alice", "amy", "ann"].map((name) => createUser(rookery, name, discoverable)),
   );
   const lena = await createUser(rookery, "lena", { account: { discoverable: false } });
-  const lou = await createUser(rookery, "lou", { account: { discoverable: true, locked: true } });
+  await createUser(rookery, "lou", { account: { discoverable: true, locked: true } });
   let serial = 0;
   const requestId = () => `${curator}/feature_requests/${++serial}`;
   try {
