@@ -24,6 +24,7 @@ import { approveHeldBoost } from "./reblogs.ts";
 import { approveHeldReply } from "../statuses/held_replies.ts";
 import { removeStatusIn } from "../statuses/delete.ts";
 import { flushDiscardedMedia } from "../media/discarded.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
 import type { StatusRow } from "./target.ts";
 
 export type InteractionRequestRow = typeof interactionRequests.$inferSelect;
@@ -150,7 +151,18 @@ async function acceptLocked(tx: Executor, origin: string, row: InteractionReques
     authorizationUri: proof,
     decidedAt: new Date(),
   }).where(eq(interactionRequests.id, row.id)).returning();
+  await answerIfRemote(tx, decided);
   return decided;
+}
+
+/**
+ * A decided request of a remote interacter is answered (Accept with the
+ * authorization, or Reject: federation/outbox/interaction_requests.ts).
+ */
+export async function answerIfRemote(tx: Executor, row: InteractionRequestRow): Promise<void> {
+  const [interacter] = await tx.select({ domain: accounts.domain }).from(accounts)
+    .where(eq(accounts.id, row.accountId));
+  if (interacter?.domain != null) await recordDelivery(tx, "interactionAnswered", row.id);
 }
 
 /** The author of the status accepts the held interaction `requestId`. */
@@ -213,6 +225,7 @@ export async function rejectRequest(
       state: "rejected",
       decidedAt: new Date(),
     }).where(eq(interactionRequests.id, row.id)).returning();
+    await answerIfRemote(tx, decided);
     return { decided, files: await discardInteraction(tx, row) };
   });
   if (files > 0) await flushDiscardedMedia(db, app.media);

@@ -65,6 +65,8 @@ import { lookupRemote } from "../fetch/lookup.ts";
 import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
+import { forgedClaim } from "./approval_claims.ts";
+import { wasRejected } from "../../actors/interactions/remote_requests.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -155,6 +157,8 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     return;
   }
   if (await handleVote(ctx, sender, object)) return;
+  // A forged approval, or a reply its author already rejected, does not come in.
+  if (await refusedInteraction(ctx, object, object.id.href)) return;
   const status = await storeRemoteStatus(ctx, object, {
     depth: 0,
     raw: await rawObjectOf(ctx, create, object),
@@ -163,6 +167,19 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     budget,
   });
   if (status) await forwardReply(ctx, sender, status);
+}
+
+/**
+ * Whether an interaction (reply, Like, Announce) is to be dropped: it claims
+ * an approval of ours we did not give it, or was rejected before (issue 34).
+ */
+async function refusedInteraction(
+  ctx: InboxContext<AppContext>,
+  object: APObject,
+  uri: string | undefined,
+): Promise<boolean> {
+  if (await forgedClaim(ctx, object)) return true;
+  return uri != null && await wasRejected(ctx.data.database.db, uri);
 }
 
 /**
@@ -346,7 +363,7 @@ async function removedBeforeArrival(
 // ---------------------------------------------------------------- Announce, Like, Undo
 
 /** Visibility of a boost from its addressing (Mastodon: public, unlisted or private). */
-function boostVisibility(announce: Announce): string {
+export function boostVisibility(announce: Announce): string {
   if (announce.toIds.some(isPublicIri)) return "public";
   if (announce.ccIds.some(isPublicIri)) return "unlisted";
   return "private";
@@ -361,6 +378,7 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   const [known] = await ctx.data.database.db.select({ id: statuses.id }).from(statuses)
     .where(eq(statuses.uri, announce.id.href));
   if (known || await undoneEarly(ctx.data, sender.id, announce)) return;
+  if (await refusedInteraction(ctx, announce, announce.id.href)) return;
   const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
   await ignoringRefusals("Announce", () =>
@@ -379,6 +397,7 @@ export async function onLike(ctx: InboxContext<AppContext>, like: Like) {
   if (!sender || !like.objectId) return;
   const status = await findStatusByUri(ctx.data, like.objectId.href);
   if (!status?.local || await undoneEarly(ctx.data, sender.id, like)) return;
+  if (await refusedInteraction(ctx, like, like.id?.href)) return;
   await ignoringRefusals("Like", () =>
     favourite(
       ctx.data,
