@@ -1,0 +1,193 @@
+/**
+ * Interaction policies against a peer speaking GoToSocial's dialect (issue
+ * 34, design §9.5): polite ReplyRequest, LikeRequest and AnnounceRequest
+ * for our posts. A request within manual approval is held and answered
+ * with the polite Accept (the request embedded by ids, our authorization as
+ * `result`) once our user authorizes it; one the policy allows at once is
+ * accepted at once; a forbidden one gets the polite Reject and stores
+ * nothing; a request whose interaction already claims an approval is
+ * refused. A plain reply claiming an authorization of ours that we never
+ * issued for it (a forged `approvedBy`) is dropped.
+ *
+ * Activities of one actor are handled in the order they came, so a later
+ * marker activity arriving proves an earlier one was handled (no sleeps).
+ */
+import assert from "node:assert/strict";
+import { startInstance, test } from "../harness.ts";
+import { ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { arrived, storedStatus } from "../fixtures/federation.ts";
+import { eventually } from "../fixtures/wait.ts";
+import {
+  type Json,
+  listOf,
+  politeRequest,
+  PUBLIC,
+  startPolicyPeer,
+} from "../fixtures/policy_peers.ts";
+
+test("a GoToSocial peer's polite requests: held, accepted, refused", async (t) => {
+  const rookery = await startInstance();
+  const gts = await startPolicyPeer(rookery, "gotosocial");
+  try {
+    const alice = await createUser(rookery, "alice");
+    const aliceUri = `${rookery.origin}/users/alice`;
+    const zork = gts.actor("zork");
+    const answerTo = (requestId: string) =>
+      eventually(`the answer to ${requestId}`, () =>
+        Promise.resolve(
+          gts.received("zork").find((a) => (a.object as Json | undefined)?.id === requestId),
+        ));
+    const marker = async () => {
+      const note = gts.note("zork", { content: "<p>marker</p>" });
+      const { "@context": _, ...object } = note;
+      await gts.deliver("zork", { id: `${note.id}/activity`, type: "Create", actor: zork, object });
+      await arrived(rookery, note.id as string, "the marker");
+    };
+    const pendingRequests = () => ok(rookery, alice, "GET", "/api/v1/interaction_requests");
+    const manual = await postStatus(rookery, alice, "ask first", {
+      interaction_policy: {
+        can_reply: { automatic_approval: ["author"], manual_approval: ["public"] },
+        can_favourite: { automatic_approval: ["author"], manual_approval: [] },
+      },
+    });
+    const reply = (extra: Json = {}) => {
+      const { "@context": _, ...note } = gts.note("zork", {
+        inReplyTo: manual.uri,
+        cc: [`${zork}/followers`, aliceUri],
+        content: "<p>may I?</p>",
+        ...extra,
+      });
+      return note;
+    };
+
+    await t.step("a ReplyRequest held, then the polite Accept and the authorization", async () => {
+      const note = reply();
+      const requestId = gts.id("zork", "reply_requests");
+      await gts.deliver(
+        "zork",
+        politeRequest("ReplyRequest", requestId, zork, manual.uri, aliceUri, note),
+      );
+      const [request] = await eventually("the held request", async () => {
+        const list = await pendingRequests();
+        return list.length ? list : null;
+      });
+      assert.equal(request.type, "reply");
+      assert.equal(request.reply.uri, note.id);
+      assert.equal((await storedStatus(rookery, note.id as string))?.pendingApproval, true);
+      await ok(rookery, alice, "POST", `/api/v1/interaction_requests/${request.id}/authorize`);
+      const accept = await answerTo(requestId);
+      assert.equal(accept.type, "Accept");
+      assert.equal(accept.actor, aliceUri);
+      assert.deepEqual(listOf(accept.to), [zork]);
+      assert.equal(accept.cc, undefined, "a polite answer goes to the requester only");
+      assert.deepEqual(accept.object, {
+        id: requestId,
+        type: "ReplyRequest",
+        actor: zork,
+        object: manual.uri,
+        instrument: note.id,
+      });
+      const res = await rookery.request(accept.result as string, {
+        headers: { Accept: "application/activity+json" },
+      });
+      const authorization: Json = await res.json();
+      assert.equal(authorization.type, "ReplyAuthorization");
+      assert.equal(authorization.interactingObject, note.id);
+      assert.equal(authorization.interactionTarget, manual.uri);
+      assert.equal((await storedStatus(rookery, note.id as string))?.pendingApproval, false);
+    });
+
+    await t.step("a forbidden LikeRequest gets the polite Reject and stores nothing", async () => {
+      const requestId = gts.id("zork", "like_requests");
+      const like = { id: gts.id("zork", "likes"), type: "Like", actor: zork, object: manual.uri };
+      await gts.deliver(
+        "zork",
+        politeRequest("LikeRequest", requestId, zork, manual.uri, aliceUri, like),
+      );
+      const reject = await answerTo(requestId);
+      assert.equal(reject.type, "Reject");
+      assert.equal(reject.result, undefined);
+      assert.equal((reject.object as Json).type, "LikeRequest");
+      const shown = await ok(rookery, alice, "GET", `/api/v1/statuses/${manual.id}`);
+      assert.equal(shown.favourites_count, 0);
+    });
+
+    await t.step("an AnnounceRequest the policy allows is accepted at once", async () => {
+      const open = await postStatus(rookery, alice, "boost away");
+      const requestId = gts.id("zork", "announce_requests");
+      const announce = {
+        id: gts.id("zork", "announces"),
+        type: "Announce",
+        actor: zork,
+        object: open.uri,
+        to: [PUBLIC],
+        cc: [`${zork}/followers`, aliceUri],
+      };
+      await gts.deliver(
+        "zork",
+        politeRequest("AnnounceRequest", requestId, zork, open.uri, aliceUri, announce),
+      );
+      const accept = await answerTo(requestId);
+      assert.equal(accept.type, "Accept");
+      assert.equal((accept.object as Json).type, "AnnounceRequest");
+      assert.match(accept.result as string, /\/users\/alice\/authorizations\/\d+$/);
+      const shown = await ok(rookery, alice, "GET", `/api/v1/statuses/${open.id}`);
+      assert.equal(shown.reblogs_count, 1);
+      assert.deepEqual(await pendingRequests(), []);
+    });
+
+    await t.step("a request whose reply already claims approval is refused", async () => {
+      const note = reply({ approvedBy: `${gts.peer.origin}/users/zork/authorizations/1` });
+      await gts.deliver(
+        "zork",
+        politeRequest(
+          "ReplyRequest",
+          gts.id("zork", "reply_requests"),
+          zork,
+          manual.uri,
+          aliceUri,
+          note,
+        ),
+      );
+      await marker();
+      assert.equal(await storedStatus(rookery, note.id as string), undefined);
+      assert.deepEqual(await pendingRequests(), []);
+    });
+
+    await t.step("a plain reply with a forged approvedBy of ours is dropped", async () => {
+      const open = await postStatus(rookery, alice, "anyone may reply");
+      const [issued] = await rookery.rookery.ctx.database.rows<{ authorization_uri: string }>(
+        (await import("drizzle-orm")).sql`SELECT authorization_uri FROM interaction_requests
+          WHERE state = 'accepted' AND type = 'reply'`,
+      );
+      const forged = [
+        `${aliceUri}/authorizations/123456789`, // never issued
+        issued.authorization_uri, // issued, for another reply
+      ];
+      const notes = forged.map((claim) => reply({ inReplyTo: open.uri, approvedBy: claim }));
+      for (const object of notes) {
+        await gts.deliver("zork", {
+          id: `${object.id}/activity`,
+          type: "Create",
+          actor: zork,
+          object,
+        });
+      }
+      const honest = reply({ inReplyTo: open.uri });
+      await gts.deliver("zork", {
+        id: `${honest.id}/activity`,
+        type: "Create",
+        actor: zork,
+        object: honest,
+      });
+      await arrived(rookery, honest.id as string, "the reply claiming nothing");
+      for (const note of notes) {
+        assert.equal(await storedStatus(rookery, note.id as string), undefined);
+      }
+    });
+  } finally {
+    await gts.close();
+    await rookery.close({ destroy: true });
+  }
+});
