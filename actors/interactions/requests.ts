@@ -81,6 +81,38 @@ export async function openInboundRequest(
   return row;
 }
 
+/**
+ * Records a request for `held`, held by the caller in the same transaction:
+ * for a local status, the author is told ({@link openInboundRequest}); for a
+ * remote one, we ask its server (`interactionRequested`: a polite request).
+ */
+export async function openRequest(tx: Executor, held: HeldInteraction): Promise<void> {
+  if (held.target.local) {
+    await openInboundRequest(tx, held);
+    return;
+  }
+  const [actor] = await tx.select({ uri: accounts.uri }).from(accounts)
+    .where(eq(accounts.id, held.accountId));
+  const requestUri = held.type === "reply"
+    ? activityIds.replyRequest(held.interactionUri)
+    : held.type === "favourite"
+    ? activityIds.likeRequest(actor.uri, held.favouriteId!)
+    : activityIds.announceRequest(actor.uri, held.statusId!);
+  const [row] = await tx.insert(interactionRequests).values({
+    id: newId(),
+    type: held.type,
+    targetStatusId: held.target.id,
+    targetAccountId: held.target.accountId,
+    accountId: held.accountId,
+    statusId: held.statusId ?? null,
+    favouriteId: held.favouriteId ?? null,
+    interactionUri: held.interactionUri,
+    requestUri,
+    polite: true,
+  }).returning();
+  await recordDelivery(tx, "interactionRequested", row.id);
+}
+
 /** The pending request `requestId` of `accountId`'s status, locked; else NotFoundError. */
 async function pendingRequest(tx: Executor, accountId: string, requestId: string) {
   const [row] = await tx.select().from(interactionRequests).where(and(
@@ -230,6 +262,47 @@ export async function rejectRequest(
   });
   if (files > 0) await flushDiscardedMedia(db, app.media);
   return decided;
+}
+
+/** The remote author's answer to one of our requests, as received. */
+export interface RemoteAnswer {
+  accepted: boolean;
+  /** The authorization IRI (`result`), for an Accept. */
+  authorizationUri: string | null;
+  /** The Accept's or Reject's IRI. */
+  responseUri: string | null;
+}
+
+/**
+ * The remote author answered our request `requestId` (still pending, else
+ * nothing happens): accepted, the held interaction stands with the
+ * authorization as its proof and goes out as it would have at once (the
+ * reply's Create, the boost's Announce); rejected, it is discarded
+ * (GoToSocial deletes it silently; it was never sent to anyone else).
+ */
+export async function recordRemoteAnswer(
+  app: AppContext,
+  requestId: string,
+  answer: RemoteAnswer,
+): Promise<void> {
+  const db = app.database.db;
+  const files = await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(interactionRequests).where(and(
+      eq(interactionRequests.id, requestId),
+      eq(interactionRequests.state, "pending"),
+    )).for("update").limit(1);
+    if (!row) return 0;
+    await tx.update(interactionRequests).set({
+      state: answer.accepted ? "accepted" : "rejected",
+      authorizationUri: answer.accepted ? answer.authorizationUri : null,
+      responseUri: answer.responseUri,
+      decidedAt: new Date(),
+    }).where(eq(interactionRequests.id, row.id));
+    if (!answer.accepted || !answer.authorizationUri) return await discardInteraction(tx, row);
+    await approveInteraction(tx, app.config.origin, row, answer.authorizationUri);
+    return 0;
+  });
+  if (files > 0) await flushDiscardedMedia(db, app.media);
 }
 
 /**

@@ -10,4 +10,9 @@
 export interface InteractionRequestDeliveries {
   /** Accept or Reject of the remote interaction of `interaction_requests` row `requestId`. */
   interactionAnswered(requestId: string): Promise<void>;
+  /**
+   * The polite request (ReplyRequest, LikeRequest, AnnounceRequest) of our
+   * account's held interaction with a remote status, to that status's author.
+   */
+  interactionRequested(requestId: string): Promise<void>;
 }

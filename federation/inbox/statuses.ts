@@ -66,6 +66,7 @@ import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 import { forgedClaim } from "./approval_claims.ts";
+import { handleInteractionAnswer } from "./interaction_answers.ts";
 import { wasRejected } from "../../actors/interactions/remote_requests.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
@@ -483,8 +484,10 @@ export const sharedStatusHandlers: SharedListeners = {
   undo: handleStatusUndo,
   update: handleStatusUpdate,
   delete: handleStatusDelete,
-  accept: handleQuoteAnswer,
-  reject: handleQuoteAnswer,
+  accept: async (ctx, accept) =>
+    await handleQuoteAnswer(ctx, accept) || await handleInteractionAnswer(ctx, accept),
+  reject: async (ctx, reject) =>
+    await handleQuoteAnswer(ctx, reject) || await handleInteractionAnswer(ctx, reject),
 };
 
 /** Registers Create, Announce, Like and QuoteRequest. */

@@ -161,6 +161,13 @@ export async function withNoteExtras<T extends Note | Question>(
     replies: repliesProperty(status.uri, loaded.replies),
     contexts: conversation ? [new URL(contextUri(ctx.data.config.origin, conversation))] : [],
     interactionPolicy: canQuote(ctx, status, author.uri, author.username),
+    // An approved reply names its authorization (GoToSocial reads `approvedBy`, 0.21 the typed one).
+    ...(status.approvedByUri && status.inReplyToId
+      ? {
+        approvedBy: new URL(status.approvedByUri),
+        replyAuthorization: new URL(status.approvedByUri),
+      }
+      : {}),
     ...(quote
       ? {
         quote: new URL(quote.quotedUri),

@@ -15,11 +15,18 @@
  *
  * An Accept carries the authorization's IRI as `result`
  * (federation/objects/interaction_authorization.ts serves it).
+ *
+ * The other way, when one of our accounts interacts with a remote status
+ * whose policy wants approval (or proof), the interaction is held and the
+ * polite request goes to the status's author only, the interaction embedded
+ * as `instrument` (design §5.2); nothing else is sent until the Accept.
  */
 import type { Context } from "@fedify/fedify";
 import {
   Accept,
+  type Activity,
   AnnounceRequest,
+  Like,
   LikeRequest,
   PUBLIC_COLLECTION,
   type Recipient,
@@ -33,6 +40,8 @@ import type { InteractionRequestDeliveries } from "../../actors/outbox/interacti
 import { instanceContext } from "../fetch/lookup.ts";
 import { inboxColumns, recipientOf, remoteInbox } from "../objects/recipient.ts";
 import { activityIds } from "../../model/uris.ts";
+import { localNote } from "../objects/note.ts";
+import { announceOf } from "./interactions.ts";
 
 type RequestRow = typeof interactionRequests.$inferSelect;
 type AccountRow = typeof accounts.$inferSelect;
@@ -100,14 +109,15 @@ async function interactionAnswered(app: AppContext, requestId: string): Promise<
     ? new Accept({ ...common, result: new URL(request.authorizationUri) })
     : new Reject(common);
   const recipients = [interacter, ...(broadcast ? await remoteFollowers(app, author) : [])];
-  await sendAnswer(ctx, author, recipients, activity, request.interactionUri);
+  await sendSigned(ctx, author, recipients, activity, request.interactionUri);
 }
 
-async function sendAnswer(
+/** Sends `activity`, signed by `signer`, once per recipient. */
+async function sendSigned(
   ctx: Context<AppContext>,
   author: AccountRow,
   recipients: Recipient[],
-  activity: Accept | Reject,
+  activity: Activity,
   orderingKey: string,
 ): Promise<void> {
   const seen = new Set<string>();
@@ -118,9 +128,82 @@ async function sendAnswer(
   });
 }
 
+/** The pending request of a local account for a remote status, with the rows it names. */
+async function loadRequest(app: AppContext, requestId: string) {
+  const db = app.database.db;
+  const [row] = await db.select({ request: interactionRequests, target: statuses })
+    .from(interactionRequests)
+    .innerJoin(statuses, eq(statuses.id, interactionRequests.targetStatusId))
+    .where(and(eq(interactionRequests.id, requestId), eq(interactionRequests.state, "pending")));
+  if (!row?.request.requestUri || row.target.local) return null;
+  const [sender] = await db.select().from(accounts).where(eq(accounts.id, row.request.accountId));
+  const [author] = await db.select().from(accounts)
+    .where(and(eq(accounts.id, row.request.targetAccountId), remoteInbox));
+  if (!sender || sender.domain != null || !author) return null;
+  return { ...row, sender, author };
+}
+
+/** The held interaction itself, as the request's `instrument`. */
+async function instrumentOf(
+  ctx: Context<AppContext>,
+  loaded: NonNullable<Awaited<ReturnType<typeof loadRequest>>>,
+) {
+  const { request, target, sender, author } = loaded;
+  if (request.type === "favourite") {
+    return new Like({
+      id: new URL(request.interactionUri),
+      actor: new URL(sender.uri),
+      object: new URL(target.uri),
+    });
+  }
+  if (!request.statusId) return null;
+  const [status] = await ctx.data.database.db.select().from(statuses)
+    .where(eq(statuses.id, request.statusId));
+  if (!status || status.deletedAt) return null;
+  if (request.type === "reply") return await localNote(ctx, status);
+  return announceOf(
+    ctx,
+    {
+      id: status.id,
+      uri: status.uri,
+      accountId: status.accountId,
+      reblogOfId: target.id,
+      visibility: status.visibility,
+      createdAt: status.createdAt.toISOString(),
+    },
+    sender,
+    target,
+    author,
+  );
+}
+
+/** Our polite request for a held interaction with a remote status (see the module comment). */
+async function interactionRequested(app: AppContext, requestId: string): Promise<void> {
+  const loaded = await loadRequest(app, requestId);
+  if (!loaded) return;
+  const { request, target, sender, author } = loaded;
+  const ctx = instanceContext(app);
+  const instrument = await instrumentOf(ctx, loaded);
+  if (!instrument) return;
+  const values = {
+    id: new URL(request.requestUri!),
+    actor: new URL(sender.uri),
+    object: new URL(target.uri),
+    instrument,
+    to: new URL(author.uri),
+  };
+  const activity = request.type === "favourite"
+    ? new LikeRequest(values)
+    : request.type === "reblog"
+    ? new AnnounceRequest(values)
+    : new ReplyRequest(values);
+  await sendSigned(ctx, sender, [recipientOf(author)], activity, request.interactionUri);
+}
+
 /** The interaction requests part of the outbox. */
 export function interactionRequestDeliveries(app: AppContext): InteractionRequestDeliveries {
   return {
     interactionAnswered: (requestId) => interactionAnswered(app, requestId),
+    interactionRequested: (requestId) => interactionRequested(app, requestId),
   };
 }

@@ -25,6 +25,7 @@ import type { AppContext } from "../../context.ts";
 import { accounts, statuses } from "../../db/schema/mod.ts";
 import { createStatus, type StatusRow } from "../../actors/statuses/create.ts";
 import { StatusError } from "../../actors/statuses/errors.ts";
+import { remotePolicyOf } from "../objects/interaction_policy.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
 import { accountForActorUri, type AccountRow, isUniqueViolation } from "./accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "../objects/remote_status.ts";
@@ -176,6 +177,7 @@ export async function storeRemoteStatus(
       quotedStatusId: quoted && quoted.visibility !== "direct" ? quoted.id : null,
       quoteState: quoteStateOf(parsed.quoteAuthorizationUri, quoted),
       quoteApprovalPolicy: parsed.quotePolicy,
+      interactionPolicy: remotePolicyOf(object, author),
       createdAt: parsed.published && parsed.published.getTime() <= Date.now() + 60_000
         ? parsed.published
         : undefined,
