@@ -10,7 +10,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, favourites, statuses } from "../../db/schema/mod.ts";
+import { favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
 import {

@@ -191,3 +191,121 @@ test("a GoToSocial peer's polite requests: held, accepted, refused", async (t) =
     await rookery.close({ destroy: true });
   }
 });
+
+test("our reply and Like to a GoToSocial post that wants approval: asked, then answered later", async (t) => {
+  const rookery = await startInstance();
+  const gts = await startPolicyPeer(rookery, "gotosocial");
+  const fans = await startPolicyPeer(rookery, "mastodon");
+  try {
+    const alice = await createUser(rookery, "alice");
+    const aliceUri = `${rookery.origin}/users/alice`;
+    const zork = gts.actor("zork");
+    const fan = fans.actor("fan");
+    await fans.deliver("fan", {
+      id: fans.id("fan", "follows"),
+      type: "Follow",
+      actor: fan,
+      object: aliceUri,
+    });
+    await eventually(
+      "fan following alice",
+      async () =>
+        (await ok(rookery, alice, "GET", "/api/v1/accounts/verify_credentials")).followers_count ===
+          1,
+    );
+    const manualEverything = {
+      canReply: { automaticApproval: [zork], manualApproval: [PUBLIC] },
+      canLike: { automaticApproval: [zork], manualApproval: [PUBLIC] },
+    };
+    const post = gts.note("zork", {
+      content: "<p>ask me</p>",
+      interactionPolicy: manualEverything,
+    });
+    const { "@context": _, ...object } = post;
+    await gts.deliver("zork", { id: `${post.id}/activity`, type: "Create", actor: zork, object });
+    const stored = await arrived(rookery, post.id as string, "zork's post");
+    const requestsAt = (type: string) => gts.received("zork").filter((a) => a.type === type);
+
+    await t.step(
+      "the reply waits for the ReplyRequest's Accept, then goes out with it",
+      async () => {
+        const reply = await postStatus(rookery, alice, "may I?", { in_reply_to_id: stored.id });
+        const [request] = await eventually(
+          "the ReplyRequest",
+          () =>
+            Promise.resolve(requestsAt("ReplyRequest").length ? requestsAt("ReplyRequest") : null),
+        );
+        assert.equal(request.actor, aliceUri);
+        assert.equal(request.object, post.id);
+        assert.deepEqual(listOf(request.to), [zork]);
+        const instrument = request.instrument as Json;
+        assert.equal(instrument.id, reply.uri);
+        assert.equal(instrument.inReplyTo, post.id);
+        assert.equal(instrument.approvedBy, undefined);
+        assert.equal((await storedStatus(rookery, reply.uri))?.pendingApproval, true);
+        assert.equal(
+          fans.received("fan").filter((a) => a.type === "Create").length,
+          0,
+        );
+
+        // Answers by someone else, or with a proof on another server, change nothing.
+        const authorization = `${gts.peer.origin}/users/zork/authorizations/1`;
+        const accept = (actor: string, result: string) => ({
+          id: gts.id(actor === zork ? "zork" : "mallory", "accepts"),
+          type: "Accept",
+          actor,
+          object: {
+            id: request.id,
+            type: "ReplyRequest",
+            actor: aliceUri,
+            object: post.id,
+            instrument: reply.uri,
+          },
+          result,
+          to: aliceUri,
+        });
+        gts.actor("mallory");
+        await gts.deliver("mallory", accept(gts.peer.actor("mallory"), authorization));
+        await gts.deliver("zork", accept(zork, "https://elsewhere.example/authorizations/1"));
+        await gts.deliver("zork", accept(zork, authorization));
+        const create = await eventually(
+          "the Create at alice's follower",
+          () => Promise.resolve(fans.received("fan").find((a) => a.type === "Create")),
+        );
+        const note = create.object as Json;
+        assert.equal(note.id, reply.uri);
+        assert.equal(note.approvedBy, authorization);
+        assert.equal(note.replyAuthorization, authorization);
+        const row = await storedStatus(rookery, reply.uri);
+        assert.equal(row?.pendingApproval, false);
+        assert.equal(row?.approvedByUri, authorization);
+      },
+    );
+
+    await t.step("the Like waits for the LikeRequest's answer; a Reject discards it", async () => {
+      await ok(rookery, alice, "POST", `/api/v1/statuses/${stored.id}/favourite`);
+      const [request] = await eventually(
+        "the LikeRequest",
+        () => Promise.resolve(requestsAt("LikeRequest").length ? requestsAt("LikeRequest") : null),
+      );
+      assert.equal((request.instrument as Json).type, "Like");
+      assert.equal(requestsAt("Like").length, 0, "no plain Like before approval");
+      await gts.deliver("zork", {
+        id: gts.id("zork", "rejects"),
+        type: "Reject",
+        actor: zork,
+        object: request.id,
+        to: aliceUri,
+      });
+      await eventually(
+        "the favourite gone",
+        async () => !(await ok(rookery, alice, "GET", `/api/v1/statuses/${stored.id}`)).favourited,
+      );
+      assert.equal(requestsAt("Undo").length, 0, "nothing to take back");
+    });
+  } finally {
+    await gts.close();
+    await fans.close();
+    await rookery.close({ destroy: true });
+  }
+});
