@@ -1,5 +1,14 @@
 /**
- * Remote interaction policies as we read them (issue 34, design §5.4):
+ * Interaction policies on the wire (issue 34, design §5.1 and §5.4).
+ *
+ * Ours: every Note states `canLike`, `canReply` and `canAnnounce` (the
+ * policy in force: stored, else the built-in defaults), which is
+ * GoToSocial's signal that we enforce them: `public` → Public, `followers`
+ * and `following` → the author's collections, `author` → the author,
+ * `mentioned` → the mentioned accounts, actor IRIs as they are.
+ * (`canQuote` is written by note_extras.ts, as before.)
+ *
+ * Remote ones as we read them:
  * GoToSocial's `interactionPolicy` on a Note (`canLike`, `canReply`,
  * `canAnnounce`, each `automaticApproval`/`manualApproval`) in our words:
  * Public → `public`, the author's followers and following collections →
@@ -8,12 +17,21 @@
  * server enforces nothing, and neither do we. `canQuote` is read by the
  * quote machinery (remote_status.ts), as before.
  */
-import type { InteractionRule, Note, Object as APObject } from "@fedify/vocab";
+import type { Context } from "@fedify/fedify";
 import {
+  InteractionRule,
+  type Note,
+  type Object as APObject,
+  PUBLIC_COLLECTION,
+} from "@fedify/vocab";
+import type { AppContext } from "../../context.ts";
+import {
+  effectivePolicy,
   isActorIri,
   MAX_POLICY_VALUES,
   normalize,
   type PolicyRules,
+  type PolicySubject,
   type StoredPolicy,
 } from "../../model/interaction_policy.ts";
 import { isPublicIri } from "./remote_status.ts";
@@ -59,4 +77,51 @@ export function remotePolicyOf(object: APObject, author: PolicyAuthor): StoredPo
   if (reply) stored.can_reply = reply;
   if (announce) stored.can_reblog = announce;
   return Object.keys(stored).length ? stored : null;
+}
+
+/** Our author's values as IRIs. */
+function irisOf(
+  ctx: Context<AppContext>,
+  values: readonly string[],
+  author: { uri: string; username: string },
+  mentioned: readonly URL[],
+): URL[] {
+  const iris = values.flatMap((value) => {
+    switch (value) {
+      case "public":
+        return [PUBLIC_COLLECTION];
+      case "followers":
+        return [ctx.getFollowersUri(author.username)];
+      case "following":
+        return [ctx.getFollowingUri(author.username)];
+      case "author":
+        return [new URL(author.uri)];
+      case "mentioned":
+        return [...mentioned];
+      default:
+        return isActorIri(value) ? [new URL(value)] : [];
+    }
+  });
+  const seen = new Set<string>();
+  return iris.filter((iri) => !seen.has(iri.href) && seen.add(iri.href));
+}
+
+/** The `canLike`, `canReply` and `canAnnounce` rules of a local status's Note. */
+export function policyForNote(
+  ctx: Context<AppContext>,
+  status: PolicySubject,
+  author: { uri: string; username: string },
+  mentioned: readonly URL[],
+): { canLike: InteractionRule; canReply: InteractionRule; canAnnounce: InteractionRule } {
+  const policy = effectivePolicy(status);
+  const rule = (rules: PolicyRules | null) =>
+    new InteractionRule({
+      automaticApprovals: irisOf(ctx, rules?.automatic ?? ["public"], author, mentioned),
+      manualApprovals: irisOf(ctx, rules?.manual ?? [], author, mentioned),
+    });
+  return {
+    canLike: rule(policy.can_favourite),
+    canReply: rule(policy.can_reply),
+    canAnnounce: rule(policy.can_reblog),
+  };
 }
