@@ -66,6 +66,7 @@ import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 import { forgedClaim } from "./approval_claims.ts";
+import { remotePolicyOf } from "../objects/interaction_policy.ts";
 import { handleInteractionAnswer } from "./interaction_answers.ts";
 import { wasRejected } from "../../actors/interactions/remote_requests.ts";
 
@@ -279,7 +280,13 @@ export async function handleStatusUpdate(
     stampUri: parsed.quoteAuthorizationUri,
   });
   // Who may quote changes with or without an edit (Mastodon's implicit update).
-  await applyRemoteQuotePolicy(ctx.data.database.db, sender.id, status.id, parsed.quotePolicy);
+  await applyRemoteQuotePolicy(
+    ctx.data.database.db,
+    sender.id,
+    status.id,
+    parsed.quotePolicy,
+    remotePolicyOf(object, sender),
+  );
   // Mastodon: only an Update with a newer `updated` is an edit; otherwise it
   // only refreshes a poll's results (an Update of a Question after votes).
   const edited = parsed.updated != null && parsed.updated > (status.editedAt ?? status.createdAt);

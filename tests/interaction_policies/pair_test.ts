@@ -93,6 +93,19 @@ test("two Rookery instances: a forbidden Like refused, replies asked for, author
       );
       assert.equal((await ok(a, alice, "GET", `/api/v1/statuses/${post.id}`)).replies_count, 1);
     });
+
+    await t.step("a policy change reaches b with the Update, without an edit", async () => {
+      await ok(a, alice, "PUT", `/api/v1/statuses/${post.id}/interaction_policy`, {
+        interaction_policy: { can_favourite: { automatic_approval: ["public"] } },
+      });
+      await eventually("the new policy on b", async () => {
+        const seen = await ok(b, bob, "GET", `/api/v1/statuses/${copy.id}`);
+        return seen.interaction_policy.can_favourite.automatic_approval.includes("public");
+      });
+      await ok(b, bob, "POST", `/api/v1/statuses/${copy.id}/favourite`);
+      await eventually("bob's Like on a", async () =>
+        (await ok(a, alice, "GET", `/api/v1/statuses/${post.id}`)).favourites_count === 1);
+    });
   } finally {
     await closeAll(a, b);
   }
