@@ -25,6 +25,7 @@ import { approveHeldReply } from "../statuses/held_replies.ts";
 import { removeStatusIn } from "../statuses/delete.ts";
 import { flushDiscardedMedia } from "../media/discarded.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
+import { publishStreamEvent } from "../streaming/bus.ts";
 import type { StatusRow } from "./target.ts";
 
 export type InteractionRequestRow = typeof interactionRequests.$inferSelect;
@@ -159,7 +160,17 @@ async function discardInteraction(tx: Executor, row: InteractionRequestRow): Pro
   if (row.type === "favourite" && row.favouriteId) {
     await tx.delete(favourites).where(eq(favourites.id, row.favouriteId));
   } else if (row.type === "reblog" && row.statusId) {
-    await tx.delete(statuses).where(eq(statuses.id, row.statusId));
+    const [boost] = await tx.delete(statuses).where(eq(statuses.id, row.statusId))
+      .returning({ id: statuses.id, accountId: statuses.accountId });
+    // The booster's apps drop the boost they were shown (it never reached any feed).
+    if (boost) {
+      await publishStreamEvent(tx, {
+        event: "delete",
+        statusId: boost.id,
+        home: [boost.accountId],
+        lists: [],
+      });
+    }
   } else if (row.type === "reply" && row.statusId) {
     const [reply] = await tx.select().from(statuses).where(eq(statuses.id, row.statusId));
     if (reply) return await removeStatusIn(tx, reply, { deleteMedia: true });

@@ -103,8 +103,11 @@ test("two Rookery instances: a forbidden Like refused, replies asked for, author
         return seen.interaction_policy.can_favourite.automatic_approval.includes("public");
       });
       await ok(b, bob, "POST", `/api/v1/statuses/${copy.id}/favourite`);
-      await eventually("bob's Like on a", async () =>
-        (await ok(a, alice, "GET", `/api/v1/statuses/${post.id}`)).favourites_count === 1);
+      await eventually(
+        "bob's Like on a",
+        async () =>
+          (await ok(a, alice, "GET", `/api/v1/statuses/${post.id}`)).favourites_count === 1,
+      );
     });
   } finally {
     await closeAll(a, b);
