@@ -13,14 +13,9 @@ import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { interactionRequests } from "../../db/schema/mod.ts";
 import { sameOrigin } from "../fetch/trust.ts";
+import { claimOf } from "../objects/interaction_policy.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "approval_claims"]);
-
-/** The approval an interaction claims: the typed property first, then `approvedBy`. */
-export function claimOf(object: APObject): URL | null {
-  return object.replyAuthorizationId ?? object.likeAuthorizationId ??
-    object.announceAuthorizationId ?? object.approvedBy ?? null;
-}
 
 /**
  * Whether `object` claims an authorization of ours that we did not issue

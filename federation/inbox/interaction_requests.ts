@@ -39,7 +39,7 @@ import { FetchBudget } from "../fetch/budget.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
 import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { boostVisibility, remoteSender } from "./statuses.ts";
-import { claimOf } from "./approval_claims.ts";
+import { claimOf } from "../objects/interaction_policy.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "interaction_requests"]);
 

@@ -125,3 +125,9 @@ export function policyForNote(
     canAnnounce: rule(policy.can_reblog),
   };
 }
+
+/** The approval an interaction claims: the typed property first, then `approvedBy`. */
+export function claimOf(object: APObject): URL | null {
+  return object.replyAuthorizationId ?? object.likeAuthorizationId ??
+    object.announceAuthorizationId ?? object.approvedBy ?? null;
+}

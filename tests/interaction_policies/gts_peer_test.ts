@@ -309,3 +309,93 @@ test("our reply and Like to a GoToSocial post that wants approval: asked, then a
     await rookery.close({ destroy: true });
   }
 });
+
+test("a third server's reply to a GoToSocial post that wants approval is stored only with a valid proof", async () => {
+  const rookery = await startInstance();
+  const gts = await startPolicyPeer(rookery, "gotosocial");
+  const other = await startPolicyPeer(rookery, "gotosocial");
+  try {
+    const zork = gts.actor("zork");
+    const xavier = other.actor("xavier");
+    const deliverNote = async (note: Json) => {
+      const { "@context": _, ...object } = note;
+      await gts.deliver("zork", { id: `${note.id}/activity`, type: "Create", actor: zork, object });
+      return await arrived(rookery, note.id as string, "zork's post");
+    };
+    const guarded = await deliverNote(gts.note("zork", {
+      interactionPolicy: { canReply: { automaticApproval: [zork], manualApproval: [PUBLIC] } },
+    }));
+    const open = await deliverNote(gts.note("zork", {}));
+    const authorization = (name: string, body: Json) => {
+      const id = `${gts.peer.origin}/users/zork/authorizations/${name}`;
+      gts.peer.serve(new URL(id).pathname, {
+        "@context": ["https://www.w3.org/ns/activitystreams", "https://gotosocial.org/ns"],
+        id,
+        ...body,
+      });
+      return id;
+    };
+    const replies: { note: Json; stored: boolean }[] = [];
+    const reply = (
+      parent: string,
+      claim: ((id: string) => string | null) | null,
+      stored: boolean,
+    ) => {
+      const note = other.note("xavier", { inReplyTo: parent, cc: [`${xavier}/followers`, zork] });
+      if (claim) {
+        const iri = claim(note.id as string);
+        if (iri) note.approvedBy = iri;
+      }
+      replies.push({ note, stored });
+    };
+    const valid = (kind: string, reply: string, extra: Json = {}) => ({
+      type: "ReplyAuthorization",
+      attributedTo: zork,
+      interactingObject: reply,
+      interactionTarget: guarded.uri,
+      ...extra,
+      ...(kind === "like" ? { type: "LikeAuthorization" } : {}),
+    });
+    reply(guarded.uri, () => `${other.peer.origin}/users/xavier/authorizations/1`, false);
+    reply(guarded.uri, () => `${gts.peer.origin}/users/zork/authorizations/missing`, false);
+    reply(
+      guarded.uri,
+      () => authorization("other", valid("reply", `${xavier}/statuses/elsewhere`)),
+      false,
+    );
+    reply(guarded.uri, (id) => authorization("like", valid("like", id)), false);
+    reply(
+      guarded.uri,
+      (id) => authorization("someone", valid("reply", id, { attributedTo: xavier })),
+      false,
+    );
+    reply(guarded.uri, null, false);
+    reply(guarded.uri, (id) => authorization("good", valid("reply", id)), true);
+    reply(open.uri, null, true);
+    for (const { note } of replies) {
+      const { "@context": _, ...object } = note;
+      await other.deliver("xavier", {
+        id: `${note.id}/activity`,
+        type: "Create",
+        actor: xavier,
+        object,
+      });
+    }
+    await arrived(rookery, replies.at(-1)!.note.id as string, "the last reply");
+    for (const { note, stored } of replies) {
+      const row = await storedStatus(rookery, note.id as string);
+      assert.equal(row != null, stored, `${note.approvedBy ?? "no claim"}: stored ${stored}`);
+    }
+    const good = await storedStatus(rookery, replies[6].note.id as string);
+    assert.equal(good?.approvedByUri, replies[6].note.approvedBy);
+    assert.equal(
+      other.peer.hits("/users/xavier/authorizations/1"),
+      0,
+      "a claim on the wrong host is not fetched",
+    );
+  } finally {
+    await gts.close();
+    await other.close();
+    await rookery.close({ destroy: true });
+  }
+});
