@@ -1,0 +1,7 @@
+/**
+ * The composer (web/pages/app/composer.tsx): text, counter, content
+ * warning, options, attachments, poll. Part of the one stylesheet (../style.ts).
+ */
+export const COMPOSER = `
+form.composer{background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem}
+`;

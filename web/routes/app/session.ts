@@ -1,0 +1,51 @@
+/**
+ * The web app's gate and viewer. Any signed-in user may use the app; the
+ * gate is the settings pages' (form_pages.ts signedInGate): a visitor's GET
+ * goes to the sign-in form and comes back, a visitor's POST is a 403, every
+ * POST carries the session's form token and counts in the account's write
+ * bucket (plus `extraLimit`, the specific bucket of the API route doing the
+ * same write). Shared paths (/, /tags/:name, /@acct…) reach the app through
+ * branch.ts instead, which sets the same session.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ApiEnv } from "../../../api/env.ts";
+import type { WebSession } from "../../../actors/auth/sessions.ts";
+import type { RateLimit } from "../../../api/middleware/rate_limit.ts";
+import { type BeforeBody, signedInGate } from "../form_pages.ts";
+import { sendHtmlPage } from "../page_response.ts";
+import type { AppViewer } from "../../pages/app/layout.tsx";
+
+/** The gate of an app route (see the module's comment). */
+export function appPage(
+  options: { beforeBody?: BeforeBody; extraLimit?: RateLimit } = {},
+): MiddlewareHandler<ApiEnv> {
+  return signedInGate({ variable: "appSession", ...options });
+}
+
+/** The session of a request that passed {@link appPage} or the signed-in branch. */
+export function appSession(c: Context<ApiEnv>): WebSession {
+  const session = c.get("appSession");
+  if (!session) throw new Error("An app route ran without the app gate");
+  return session;
+}
+
+/** Who is signed in, as the layout and the components need it. */
+export function appViewer(c: Context<ApiEnv>): AppViewer {
+  const { user, csrfToken } = appSession(c);
+  return {
+    accountId: user.accountId,
+    username: user.username,
+    role: user.role,
+    csrfToken,
+  };
+}
+
+/** Sends an app page: doctype, the `app` kind's headers (page_response.ts). */
+export async function sendAppPage(
+  c: Context<ApiEnv>,
+  page: unknown,
+  status: ContentfulStatusCode = 200,
+): Promise<Response> {
+  return await sendHtmlPage(c, "app", page, status);
+}
