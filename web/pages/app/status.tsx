@@ -1,0 +1,51 @@
+/**
+ * One post in the web app: an <article> named by its author and time
+ * (aria-labelledby), `id="status-<id>"` for anchors and fragment swaps, and
+ * `data-id` the row's id (the boost's, for a boost: the cursor the script
+ * pages with). The header, body and meta line come from web/pages/status/,
+ * the actions from actions.tsx.
+ */
+import type { FC } from "hono/jsx";
+import type { StatusJson } from "../../../api/entities/status.ts";
+import type { AppViewer } from "./layout.tsx";
+import { BoostedBy, StatusHeader, StatusMeta } from "../status/header.tsx";
+import { StatusBody } from "../status/body.tsx";
+import { ActionBar } from "./actions.tsx";
+
+export interface StatusItemProps {
+  /** The row as the read answered it (a boost wraps the boosted post). */
+  status: StatusJson;
+  viewer: AppViewer;
+  /** The page's own path and query: forms come back there, at this post. */
+  here: string;
+  /** 1-based position in a feed (aria-posinset), when in one. */
+  position?: number;
+  /** The focused post of a thread. */
+  focus?: boolean;
+}
+
+export const StatusItem: FC<StatusItemProps> = ({ status, viewer, here, position, focus }) => {
+  const shown = status.reblog ?? status;
+  const idBase = `status-${status.id}`;
+  const returnTo = `${here}#${idBase}`;
+  return (
+    <article
+      class={`status${focus ? " focus" : ""}`}
+      id={idBase}
+      data-id={status.id}
+      aria-labelledby={`${idBase}-by ${idBase}-time`}
+      aria-posinset={position}
+      aria-setsize={position ? -1 : undefined}
+      tabindex={-1}
+    >
+      {status.reblog ? <BoostedBy account={status.account} /> : null}
+      <StatusHeader status={shown} idBase={idBase} />
+      <StatusBody
+        status={shown}
+        forms={{ token: viewer.csrfToken, returnTo, viewerAccountId: viewer.accountId }}
+      />
+      <StatusMeta status={shown} idBase={idBase} />
+      <ActionBar status={shown} viewer={viewer} returnTo={returnTo} />
+    </article>
+  );
+};
