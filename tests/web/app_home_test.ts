@@ -1,0 +1,240 @@
+/**
+ * The web app's Home and public timelines and its composer, over HTTP (no
+ * browser): the signed-in `/` is Home and a visitor's is still the landing
+ * page; the page shows the API's home timeline (same ids, same cursors,
+ * 40 a page) with the app CSP and no-store; a content warning and
+ * sensitive media stay folded; /home redirects; the app gate sends
+ * visitors to sign in and refuses their posts; posting from the composer
+ * makes one status per idempotency key and keeps the text of a refused one.
+ */
+import assert from "node:assert/strict";
+import { afterAll, startInstance, test } from "../harness.ts";
+import { links, ok, postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { mediaRow } from "../fixtures/media.ts";
+import { signInOverHttp } from "../admin_web/http_session.ts";
+
+const instance = await startInstance();
+afterAll(() => instance.close({ destroy: true }));
+
+const ann = await createUser(instance, "ann");
+const bob = await createUser(instance, "bob");
+const cat = await createUser(instance, "cat");
+await ok(instance, ann.token, "POST", `/api/v1/accounts/${bob.id}/follow`);
+for (let i = 1; i <= 44; i++) await postStatus(instance, bob.token, `Bob's post number ${i}`);
+const warned = await postStatus(instance, bob.token, "Behind a warning", {
+  spoiler_text: "Spoilers ahead",
+});
+const media = await mediaRow(instance, bob);
+const sensitive = await postStatus(instance, bob.token, "A sensitive picture", {
+  media_ids: [media],
+  sensitive: true,
+});
+const followersOnly = await postStatus(instance, bob.token, "Only for followers", {
+  visibility: "private",
+});
+await postStatus(instance, cat.token, "Cat is not followed by Ann");
+
+const session = await signInOverHttp(instance, "ann", "/");
+
+/** The data-id of each article of a page, in order. */
+function articleIds(html: string): string[] {
+  return [...html.matchAll(/<article class="status[^"]*" id="status-\d+" data-id="(\d+)"/g)]
+    .map((m) => m[1]);
+}
+
+async function apiHome(query: string): Promise<{ ids: string[]; link: Record<string, URL> }> {
+  const res = await instance.request(`/api/v1/timelines/home${query}`, {
+    headers: { authorization: `Bearer ${ann.token}` },
+  });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  return { ids: body.map((s: { id: string }) => s.id), link: links(res.headers.get("link")) };
+}
+
+/** The href of the pager link with `rel`, decoded. */
+function pagerHref(html: string, rel: "prev" | "next"): URL | null {
+  const m = html.match(new RegExp(`<a href="([^"]+)" rel="${rel}"`));
+  return m ? new URL(m[1].replaceAll("&amp;", "&")) : null;
+}
+
+test("a visitor's / is the landing page; a signed-in one's is Home", async (t) => {
+  await t.step("visitor", async () => {
+    const res = await instance.request("/");
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.ok(!html.includes('role="feed"'));
+    assert.ok(!res.headers.get("content-security-policy")!.includes("script-src"));
+  });
+
+  await t.step("signed in: the API's home timeline, 40 a page, app headers", async () => {
+    const res = await session.get("/");
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    const csp = res.headers.get("content-security-policy")!;
+    assert.ok(csp.includes(`script-src ${instance.origin}/assets/rookery.js`), csp);
+    assert.ok(csp.includes("require-trusted-types-for 'script'"), csp);
+    assert.equal(res.headers.get("cache-control"), "private, no-store");
+    assert.ok(html.includes("<h1>Home</h1>"));
+    assert.ok(html.includes('id="composer"'));
+    const ids = articleIds(html);
+    assert.equal(ids.length, 40);
+    const api = await apiHome("?limit=40");
+    assert.deepEqual(ids, api.ids);
+    assert.ok(html.includes("Only for followers"), "a followers-only post of a followee");
+    assert.ok(!html.includes("Cat is not followed"), "no post of someone not followed");
+    // The first page has no Newer link; Older carries the API's next cursor.
+    assert.equal(pagerHref(html, "prev"), null);
+    const older = pagerHref(html, "next")!;
+    assert.equal(older.searchParams.get("max_id"), api.link.next.searchParams.get("max_id"));
+  });
+
+  await t.step("Older, then Newer, with the API's cursors", async () => {
+    const first = await session.get("/").then((r) => r.text());
+    const older = pagerHref(first, "next")!;
+    const res = await session.get(older.pathname + older.search);
+    const html = await res.text();
+    const ids = articleIds(html);
+    const api = await apiHome(`?limit=40&max_id=${older.searchParams.get("max_id")}`);
+    assert.deepEqual(ids, api.ids);
+    assert.equal(ids.length, 7);
+    assert.equal(pagerHref(html, "next"), null, "the end: no Older link");
+    const newer = pagerHref(html, "prev")!;
+    assert.equal(newer.searchParams.get("min_id"), api.link.prev.searchParams.get("min_id"));
+    const back = articleIds(await session.get(newer.pathname + newer.search).then((r) => r.text()));
+    assert.deepEqual(back, (await apiHome(`?limit=40&min_id=${ids[0]}`)).ids);
+  });
+
+  await t.step("content warnings and sensitive media stay folded", async () => {
+    const html = await session.get("/").then((r) => r.text());
+    const article = (id: string) => {
+      const start = html.indexOf(`id="status-${id}"`);
+      return html.slice(start, html.indexOf("</article>", start));
+    };
+    assert.match(
+      article(warned.id),
+      /<details class="cw"><summary><span dir="auto">Spoilers ahead/,
+    );
+    assert.match(article(sensitive.id), /<details class="sensitive"><summary>Sensitive content/);
+  });
+
+  await t.step("the script's fragment: articles alone, varying by the header", async () => {
+    const res = await instance.request("/", {
+      headers: { cookie: session.cookie, "rookery-fragment": "1" },
+    });
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.ok(!html.startsWith("<!DOCTYPE"));
+    assert.ok(html.startsWith('<div class="feed" role="feed"'));
+    assert.match(res.headers.get("vary") ?? "", /Rookery-Fragment/);
+    assert.equal(articleIds(html).length, 40);
+  });
+});
+
+test("/home, the public timelines and the gate", async (t) => {
+  await t.step("/home redirects to / with its query", async () => {
+    const res = await session.get("/home?max_id=5");
+    await res.body?.cancel();
+    assert.equal(res.status, 301);
+    assert.equal(res.headers.get("location"), "/?max_id=5");
+  });
+
+  await t.step("local timeline: the API's public local ids", async () => {
+    const html = await session.get("/public/local").then((r) => r.text());
+    assert.ok(html.includes("<h1>Local timeline</h1>"));
+    const api = await ok(
+      instance,
+      ann.token,
+      "GET",
+      "/api/v1/timelines/public?local=true&limit=40",
+    );
+    assert.deepEqual(articleIds(html), api.map((s: { id: string }) => s.id));
+    assert.ok(html.includes("Cat is not followed"));
+    assert.ok(!html.includes("Only for followers"));
+  });
+
+  await t.step("a visitor is sent to sign in, and a visitor's post refused", async () => {
+    const res = await instance.request("/public/local", { redirect: "manual" });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/auth/sign_in?redirect_to=%2Fpublic%2Flocal");
+    const posted = await instance.request("/statuses", {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ status: "anonymous" }),
+    });
+    await posted.body?.cancel();
+    assert.equal(posted.status, 403);
+  });
+});
+
+test("posting from the composer", async (t) => {
+  const own = async () =>
+    (await ok(instance, ann.token, "GET", `/api/v1/accounts/${ann.id}/statuses`)) as {
+      id: string;
+      content: string;
+      spoiler_text: string;
+      visibility: string;
+    }[];
+
+  await t.step("without the form token: 403, nothing posted", async () => {
+    const res = await session.post("/statuses", {
+      authenticity_token: "forged",
+      status: "Forged post",
+    });
+    await res.body?.cancel();
+    assert.equal(res.status, 403);
+    assert.equal((await own()).length, 0);
+  });
+
+  await t.step("a post, twice with one key: one status, back to return_to", async () => {
+    const fields = {
+      status: "Hello from the web",
+      spoiler_text: "Greeting",
+      visibility: "unlisted",
+      idempotency_key: crypto.randomUUID(),
+      return_to: "/public/local",
+    };
+    const first = await session.post("/statuses", fields);
+    await first.body?.cancel();
+    assert.equal(first.status, 303);
+    assert.equal(first.headers.get("location"), "/public/local?notice=posted");
+    const again = await session.post("/statuses", fields);
+    await again.body?.cancel();
+    assert.equal(again.status, 303);
+    const mine = await own();
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0].content, "<p>Hello from the web</p>");
+    assert.equal(mine[0].spoiler_text, "Greeting");
+    assert.equal(mine[0].visibility, "unlisted");
+    const notice = await session.get("/public/local?notice=posted").then((r) => r.text());
+    assert.ok(notice.includes("Your post was published."));
+  });
+
+  await t.step("an open redirect is refused: back to /", async () => {
+    const res = await session.post("/statuses", {
+      status: "Second post",
+      return_to: "//evil.example/",
+    });
+    await res.body?.cancel();
+    assert.equal(res.headers.get("location"), "/?notice=posted");
+  });
+
+  await t.step("too long: 422, the message and the text kept", async () => {
+    const text = "x".repeat(501);
+    const res = await session.post("/statuses", { status: text });
+    const html = await res.text();
+    assert.equal(res.status, 422);
+    assert.ok(html.includes('role="alert"'));
+    assert.ok(html.includes("Text character limit of 500 exceeded"), html.slice(0, 2000));
+    assert.ok(html.includes(text));
+    assert.equal((await own()).length, 2);
+  });
+
+  await t.step("a reply to an unknown post: 404 page, never a 500", async () => {
+    const res = await session.post("/statuses", { status: "Reply", in_reply_to_id: "1" });
+    await res.body?.cancel();
+    assert.equal(res.status, 404);
+  });
+});
