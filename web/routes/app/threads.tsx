@@ -1,11 +1,84 @@
 /**
- * The web app's /@acct/:id (signed in) and its refresh fragment (design 35 §2; engineer A). Mounted by mod.ts;
- * every route is behind appPage() (session.ts) or signedInBranch() (branch.ts).
+ * The signed-in thread page, GET /@acct/:id (through signedInBranch: a
+ * visitor, or an ActivityPub request, gets the public page and the Note).
+ * It reads through api/reads/statuses.ts readThread, the function of GET
+ * /api/v1/statuses/:id/context: the viewer's visible statuses with
+ * signed-in limits, the `thread` filters, held replies as the Status entity
+ * shows them, remote statuses at /@user@domain/:id, a missing parent fetched
+ * and the remote replies' refresh started. A path whose handle is not the
+ * author's redirects (301) to the right one; a status the viewer may not
+ * see is a 404 page.
+ *
+ * Not yet (design 35 §12): the refresh fragment for the script (`?refresh_id=`).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
+import { isId } from "../../../db/ids.ts";
+import { findVisibleStatus } from "../../../db/queries/visibility.ts";
+import { readThread } from "../../../api/reads/statuses.ts";
+import { RETRY_SECONDS } from "../../../federation/remote/replies_crawl.ts";
+import { AppLayout } from "../../pages/app/layout.tsx";
+import { Thread } from "../../pages/app/thread.tsx";
+import { statusPath } from "../../pages/status/links.ts";
+import { appViewer, sendAppPage } from "./session.ts";
+import { signedInBranch } from "./branch.ts";
+import { hereWith } from "./return_to.ts";
+
+async function sendNotFound(c: Context<ApiEnv>): Promise<Response> {
+  return await sendAppPage(
+    c,
+    <AppLayout
+      title="Not found"
+      instanceTitle={c.get("ctx").config.instance.title}
+      viewer={appViewer(c)}
+    >
+      <p>This post does not exist, or you may not see it.</p>
+      <p>
+        <a href="/">Back to Home</a>
+      </p>
+    </AppLayout>,
+    404,
+  );
+}
+
+/** The thread page of status `:id` for the signed-in viewer. */
+async function threadPage(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const viewer = appViewer(c);
+  const id = c.req.param("id")!;
+  if (!isId(id)) return await sendNotFound(c);
+  const row = await findVisibleStatus(ctx.database.db, viewer.accountId, id);
+  if (!row) return await sendNotFound(c);
+  const thread = await readThread(ctx, { accountId: viewer.accountId }, row);
+  if (!thread.status) return await sendNotFound(c);
+  const canonical = statusPath(thread.status);
+  if (new URL(c.req.url).pathname !== canonical) return c.redirect(canonical, 301);
+  const account = thread.status.account;
+  return await sendAppPage(
+    c,
+    <AppLayout
+      title={`Post by @${account.acct}`}
+      instanceTitle={ctx.config.instance.title}
+      viewer={viewer}
+      notice={c.req.query("notice")}
+      alert={c.req.query("alert")}
+    >
+      <Thread
+        status={thread.status}
+        ancestors={thread.ancestors}
+        descendants={thread.descendants}
+        refresh={thread.refresh}
+        retrySeconds={RETRY_SECONDS}
+        viewer={viewer}
+        here={hereWith(c.req.url)}
+        domain={account.acct.includes("@") ? account.acct.split("@")[1] : null}
+      />
+    </AppLayout>,
+  );
+}
 
 export function appThreadRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  app.get("/:handle{@[^/]+}/:id{[0-9]{1,19}}", signedInBranch(threadPage));
   return app;
 }
