@@ -8,8 +8,11 @@ export const APP = `
 .layout-app main{max-width:42rem}
 .layout-app h1{margin:.25rem 0 .75rem}
 .feed{margin:0 0 1rem}
-.feed .empty{background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:1rem}
+.feed.empty{background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:1rem}
 nav.pager{display:flex;justify-content:space-between;gap:1rem;margin:1rem 0}
 nav.pager a[rel=next]{margin-left:auto}
-@media (min-width:64rem){body.layout-app{display:grid;grid-template-columns:14rem minmax(0,1fr);align-items:start}body.layout-app>header{flex-direction:column;align-items:stretch;height:100vh;border-bottom:0;border-right:1px solid var(--border)}body.layout-app>header nav{flex-direction:column;align-items:flex-start}body.layout-app>header .who{margin-left:0;margin-top:auto}body.layout-app main{margin:1rem auto;width:100%}}
+@media (min-width:64rem){body.layout-app{display:grid;grid-template-columns:14rem minmax(0,1fr);align-items:start}body.layout-app>header{flex-direction:column;align-items:stretch;height:100vh;position:sticky;top:0;border-bottom:0;border-right:1px solid var(--border)}body.layout-app>header nav{flex-direction:column;align-items:flex-start}body.layout-app>header .who{margin-left:0;margin-top:auto}body.layout-app main{margin:1rem auto;width:100%}}
+details.more-nav{position:relative}
+details.more-nav>div{display:flex;flex-direction:column;gap:.25rem;padding:.5rem 0}
+details.more-nav>summary{font-weight:400;color:var(--accent)}
 `;
