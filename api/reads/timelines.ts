@@ -14,7 +14,7 @@
  */
 import type { AppContext } from "../../context.ts";
 import type { Params } from "../params.ts";
-import { readBoolean } from "../readers.ts";
+import { readBoolean, readStringArray } from "../readers.ts";
 import {
   PAGE_SIZES,
   pageCursors,
@@ -28,10 +28,16 @@ import type { ViewerRows } from "../entities/status_hydration.ts";
 import {
   homePageQuery,
   homePageValues,
+  listTimeline,
   publicTimeline,
   type PublicTimelineOptions,
   type StatusRow,
+  tagsByName,
+  tagTimeline,
 } from "../../db/queries/timelines.ts";
+import { isId } from "../../db/ids.ts";
+import { findOwnList } from "../../actors/timelines/lists.ts";
+import { NotFoundError } from "../../model/errors.ts";
 import { rebuildHomeFeedIfEmpty } from "../../actors/timelines/regenerate.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
 
@@ -96,4 +102,64 @@ export async function readPublicTimeline(
     page,
   );
   return await statusPage(ctx, rows, viewer, "public");
+}
+
+/** How many names each of any[], all[] and none[] contributes. */
+export const TAGS_PER_MODE = 4;
+
+/**
+ * The hashtag feed of `name` (with `any[]`, `all[]`, `none[]`, `local`,
+ * `remote`, `only_media`), or null for a hashtag never seen here. Each of
+ * any[], all[] and none[] uses its first 4 names; an unknown name in all[]
+ * matches nothing, unknown names in any[] and none[] are ignored.
+ */
+export async function readTagTimeline(
+  ctx: AppContext,
+  viewer: FeedViewer,
+  name: string,
+  p: Params,
+  size: PageSize = PAGE_SIZES.timelines,
+): Promise<PageRead<StatusJson> | null> {
+  const { db } = ctx.database;
+  const page = readPageParams(p, size);
+  const names = (key: string) => (readStringArray(p, key) ?? []).slice(0, TAGS_PER_MODE);
+  const any = names("any"), all = names("all"), none = names("none");
+  const known = await tagsByName(db, [name, ...any, ...all, ...none]);
+  const idOf = (n: string) =>
+    known.get(n.replace(/^[#＃]/, "").normalize("NFKC").toLowerCase())?.id;
+  const main = idOf(name);
+  if (!main) return null;
+  const allIds = all.map(idOf);
+  const rows = await tagTimeline(
+    db,
+    viewer?.accountId ?? null,
+    {
+      any: [main, ...any.map(idOf).filter((id): id is string => id != null)],
+      all: allIds.every((id) => id != null) ? allIds as string[] : null,
+      none: none.map(idOf).filter((id): id is string => id != null),
+    },
+    publicOptions(p),
+    page,
+  );
+  return await statusPage(ctx, rows, viewer, "public");
+}
+
+/** A list's feed, for its owner only (NotFoundError otherwise, as for an unknown id). */
+export async function readListTimeline(
+  ctx: AppContext,
+  viewer: { accountId: string },
+  listId: string,
+  p: Params,
+  size: PageSize = PAGE_SIZES.timelines,
+): Promise<PageRead<StatusJson>> {
+  const { db } = ctx.database;
+  if (!isId(listId)) throw new NotFoundError("Record not found");
+  await findOwnList(db, viewer.accountId, listId);
+  const page = readPageParams(p, size);
+  return await statusPage(
+    ctx,
+    await listTimeline(db, listId, viewer.accountId, page),
+    viewer,
+    "home",
+  );
 }

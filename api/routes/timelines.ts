@@ -32,34 +32,29 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
-import { readString, readStringArray } from "../readers.ts";
+import { readString } from "../readers.ts";
 import { PAGE_SIZES, type PageRead, readPageParams, setLinkHeader } from "../pagination.ts";
 import { checkToken, requireUser } from "../middleware/scopes.ts";
 import type { StatusJson } from "../entities/status.ts";
 import {
   publicOptions as readPublicOptions,
   readHomeTimeline,
+  readListTimeline,
   readPublicTimeline,
+  readTagTimeline,
   statusPage,
 } from "../reads/timelines.ts";
-import { isId } from "../../db/ids.ts";
 import {
   directTimeline,
   linkTimeline,
-  listTimeline,
   type PublicTimelineOptions,
   type StatusRow,
-  tagsByName,
-  tagTimeline,
 } from "../../db/queries/timelines.ts";
-import { findOwnList } from "../../actors/timelines/lists.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
 
-/** How many names each of any[], all[] and none[] contributes. */
-export const TAGS_PER_MODE = 4;
 
 /** Mastodon's answer when a feed needs a signed-in (or at least identified) client. */
 const AUTH_REQUIRED = "This API requires an authenticated user";
@@ -121,30 +116,15 @@ export function timelineRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/timelines/tag/:hashtag", publicFeedAccess(), async (c) => {
-    const { db } = c.get("ctx").database;
-    const p = await params(c);
-    const page = readPageParams(p, PAGE_SIZES.timelines);
-    const name = c.req.param("hashtag");
-    const names = (key: string) => (readStringArray(p, key) ?? []).slice(0, TAGS_PER_MODE);
-    const any = names("any"), all = names("all"), none = names("none");
-    const known = await tagsByName(db, [name, ...any, ...all, ...none]);
-    const idOf = (n: string) =>
-      known.get(n.replace(/^[#＃]/, "").normalize("NFKC").toLowerCase())?.id;
-    const main = idOf(name);
-    if (!main) throw new ApiError(404, "Record not found");
-    const allIds = all.map(idOf);
-    const rows = await tagTimeline(
-      db,
-      viewerAccountId(c),
-      {
-        any: [main, ...any.map(idOf).filter((id): id is string => id != null)],
-        all: allIds.every((id) => id != null) ? allIds as string[] : null,
-        none: none.map(idOf).filter((id): id is string => id != null),
-      },
-      await publicOptions(c),
-      page,
+    const me = viewerAccountId(c);
+    const read = await readTagTimeline(
+      c.get("ctx"),
+      me ? { accountId: me } : null,
+      c.req.param("hashtag"),
+      await params(c),
     );
-    return await answerPage(c, rows, "public");
+    if (!read) throw new ApiError(404, "Record not found");
+    return answerRead(c, read);
   });
 
   app.get("/api/v1/timelines/link", publicFeedAccess(), async (c) => {
@@ -158,18 +138,14 @@ export function timelineRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), async (c) => {
-    const { db } = c.get("ctx").database;
-    const me = viewerAccountId(c)!;
-    const listId = c.req.param("list_id");
-    if (!isId(listId)) throw new ApiError(404, "Record not found");
+    const me = { accountId: viewerAccountId(c)! };
     try {
-      await findOwnList(db, me, listId);
+      const listId = c.req.param("list_id");
+      return answerRead(c, await readListTimeline(c.get("ctx"), me, listId, await params(c)));
     } catch (error) {
       if (error instanceof NotFoundError) throw new ApiError(404, "Record not found");
       throw error;
     }
-    const page = readPageParams(await params(c), PAGE_SIZES.timelines);
-    return await answerPage(c, await listTimeline(db, listId, me, page), "home");
   });
 
   app.get("/api/v1/timelines/direct", requireUser("read:statuses"), async (c) => {

@@ -34,6 +34,11 @@ const followersOnly = await postStatus(instance, bob.token, "Only for followers"
   visibility: "private",
 });
 await postStatus(instance, cat.token, "Cat is not followed by Ann");
+const tagged = await postStatus(instance, cat.token, "Socks again #knitting");
+const list = await ok(instance, ann.token, "POST", "/api/v1/lists", { title: "Bob" });
+await ok(instance, ann.token, "POST", `/api/v1/lists/${list.id}/accounts`, {
+  account_ids: [bob.id],
+});
 
 const session = await signInOverHttp(instance, "ann", "/");
 
@@ -166,6 +171,44 @@ test("/home, the public timelines and the gate", async (t) => {
     });
     await posted.body?.cancel();
     assert.equal(posted.status, 403);
+  });
+});
+
+test("hashtag and list timelines", async (t) => {
+  await t.step("a signed-in hashtag page: the API's tag timeline", async () => {
+    const res = await session.get("/tags/knitting");
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.ok(html.includes("<h1>#knitting</h1>"));
+    const api = await ok(instance, ann.token, "GET", "/api/v1/timelines/tag/knitting?limit=40");
+    assert.deepEqual(articleIds(html), api.map((s: { id: string }) => s.id));
+    assert.deepEqual(articleIds(html), [tagged.id]);
+  });
+
+  await t.step("an unknown hashtag: an empty feed, not a 404", async () => {
+    const res = await session.get("/tags/nobodyusesthis");
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.ok(html.includes("No posts with #nobodyusesthis yet."));
+  });
+
+  await t.step("a visitor's hashtag page is still the public one", async () => {
+    const res = await instance.request("/tags/knitting");
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.ok(!html.includes('role="feed"'));
+    assert.ok(html.includes("Socks again"));
+  });
+
+  await t.step("the owner's list timeline; anyone else's is a 404", async () => {
+    const html = await session.get(`/lists/${list.id}`).then((r) => r.text());
+    const api = await ok(instance, ann.token, "GET", `/api/v1/timelines/list/${list.id}?limit=40`);
+    assert.equal(articleIds(html).length, 40);
+    assert.deepEqual(articleIds(html), api.map((s: { id: string }) => s.id));
+    const other = await signInOverHttp(instance, "cat", "/");
+    const refused = await other.get(`/lists/${list.id}`);
+    await refused.body?.cancel();
+    assert.equal(refused.status, 404);
   });
 });
 

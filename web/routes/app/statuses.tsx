@@ -28,7 +28,7 @@ import { scheduleStatus } from "../../../actors/statuses/schedule.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
 import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
 import { refusalOf } from "../refusals.ts";
-import { appPage, appViewer, sendAppPage } from "./session.ts";
+import { appPage, appViewer, sendAppPage } from "./session.tsx";
 import { returnTo } from "./return_to.ts";
 import { redirectAfterPost } from "./fragments.ts";
 

@@ -20,37 +20,22 @@ import { RETRY_SECONDS } from "../../../federation/remote/replies_crawl.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
 import { Thread } from "../../pages/app/thread.tsx";
 import { statusPath } from "../../pages/status/links.ts";
-import { appViewer, sendAppPage } from "./session.ts";
+import { appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
+
+const NOT_FOUND = "This post does not exist, or you may not see it.";
 import { signedInBranch } from "./branch.ts";
 import { hereWith } from "./return_to.ts";
-
-async function sendNotFound(c: Context<ApiEnv>): Promise<Response> {
-  return await sendAppPage(
-    c,
-    <AppLayout
-      title="Not found"
-      instanceTitle={c.get("ctx").config.instance.title}
-      viewer={appViewer(c)}
-    >
-      <p>This post does not exist, or you may not see it.</p>
-      <p>
-        <a href="/">Back to Home</a>
-      </p>
-    </AppLayout>,
-    404,
-  );
-}
 
 /** The thread page of status `:id` for the signed-in viewer. */
 async function threadPage(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
   const viewer = appViewer(c);
   const id = c.req.param("id")!;
-  if (!isId(id)) return await sendNotFound(c);
+  if (!isId(id)) return await sendAppNotFound(c, NOT_FOUND);
   const row = await findVisibleStatus(ctx.database.db, viewer.accountId, id);
-  if (!row) return await sendNotFound(c);
+  if (!row) return await sendAppNotFound(c, NOT_FOUND);
   const thread = await readThread(ctx, { accountId: viewer.accountId }, row);
-  if (!thread.status) return await sendNotFound(c);
+  if (!thread.status) return await sendAppNotFound(c, NOT_FOUND);
   const canonical = statusPath(thread.status);
   if (new URL(c.req.url).pathname !== canonical) return c.redirect(canonical, 301);
   const account = thread.status.account;

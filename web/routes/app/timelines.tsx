@@ -2,7 +2,8 @@
  * The web app's timelines: GET / (Home, for a live session; the landing
  * page otherwise, through signedInBranch), /home (301 to /, the lead's
  * decision), /public/local, /public and /public/remote (`only_media`
- * toggle). Each reads through api/reads/timelines.ts, the same function,
+ * toggle), /tags/:name (signed in; `local`, `only_media`) and /lists/:id
+ * (the owner's only). Each reads through api/reads/timelines.ts, the same function,
  * parameters, filters and serializer as the API's route, 40 posts a page
  * (`limit` 1–40 accepted), and pages with the same cursors as its Link
  * header. With the fragment header (the script's newer/older requests) the
@@ -15,11 +16,17 @@ import { type Params, params } from "../../../api/params.ts";
 import { type PageRead, type PageSize, readPageParams } from "../../../api/pagination.ts";
 import type { StatusJson } from "../../../api/entities/status.ts";
 import { readBoolean } from "../../../api/readers.ts";
-import { readHomeTimeline, readPublicTimeline } from "../../../api/reads/timelines.ts";
+import {
+  readHomeTimeline,
+  readListTimeline,
+  readPublicTimeline,
+  readTagTimeline,
+} from "../../../api/reads/timelines.ts";
+import { NotFoundError } from "../../../model/errors.ts";
 import { AppLayout, type AppNavKey } from "../../pages/app/layout.tsx";
 import { Feed, Timeline } from "../../pages/app/timeline.tsx";
 import { Composer } from "../../pages/app/composer.tsx";
-import { appPage, appViewer, sendAppPage } from "./session.ts";
+import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { signedInBranch } from "./branch.ts";
 import { hereWith } from "./return_to.ts";
 import { pagerLinks } from "./paging.ts";
@@ -136,6 +143,49 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
       });
     });
   }
+
+  app.get(
+    "/tags/:name{[^/.]+}",
+    signedInBranch(async (c) => {
+      const p = await params(c);
+      const name = c.req.param("name")!;
+      const viewer = appViewer(c);
+      // A hashtag never seen here: an empty feed (following it creates it).
+      const read = await readTagTimeline(c.get("ctx"), viewer, name, p, APP_TIMELINE_PAGE) ??
+        { items: [], cursors: null, rows: 0 };
+      const onlyMedia = readBoolean(p, "only_media") ?? false;
+      return await sendTimeline(c, p, read, {
+        title: `#${name}`,
+        current: "search",
+        label: `Posts with #${name}`,
+        empty: <p>No posts with #{name} yet.</p>,
+        top: <MediaToggle path={`/tags/${encodeURIComponent(name)}`} onlyMedia={onlyMedia} />,
+      });
+    }),
+  );
+
+  app.get("/lists/:id{[0-9]+}", appPage(), async (c) => {
+    const p = await params(c);
+    const viewer = appViewer(c);
+    let read: PageRead<StatusJson>;
+    try {
+      read = await readListTimeline(c.get("ctx"), viewer, c.req.param("id"), p, APP_TIMELINE_PAGE);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      return await sendAppNotFound(c, "This list does not exist, or is not yours.");
+    }
+    return await sendTimeline(c, p, read, {
+      title: "List",
+      current: "lists",
+      label: "List timeline",
+      empty: <p>Nothing here yet: add people to the list.</p>,
+      top: (
+        <p>
+          <a href={`/lists/${c.req.param("id")}/edit`}>Edit the list</a>
+        </p>
+      ),
+    });
+  });
 
   return app;
 }

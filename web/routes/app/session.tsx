@@ -14,7 +14,7 @@ import type { WebSession } from "../../../actors/auth/sessions.ts";
 import type { RateLimit } from "../../../api/middleware/rate_limit.ts";
 import { type BeforeBody, signedInGate } from "../form_pages.ts";
 import { sendHtmlPage } from "../page_response.ts";
-import type { AppViewer } from "../../pages/app/layout.tsx";
+import { AppLayout, type AppViewer } from "../../pages/app/layout.tsx";
 
 /** The gate of an app route (see the module's comment). */
 export function appPage(
@@ -48,4 +48,22 @@ export async function sendAppPage(
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
   return await sendHtmlPage(c, "app", page, status);
+}
+
+/** The app's 404 page, saying what is missing. */
+export async function sendAppNotFound(c: Context<ApiEnv>, message: string): Promise<Response> {
+  return await sendAppPage(
+    c,
+    <AppLayout
+      title="Not found"
+      instanceTitle={c.get("ctx").config.instance.title}
+      viewer={appViewer(c)}
+    >
+      <p>{message}</p>
+      <p>
+        <a href="/">Back to Home</a>
+      </p>
+    </AppLayout>,
+    404,
+  );
 }
