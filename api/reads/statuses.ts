@@ -21,7 +21,8 @@ import {
   type StatusRow,
   type Viewer,
 } from "../entities/status.ts";
-import { visibleStatusFilter } from "../../db/queries/visibility.ts";
+import { findVisibleStatus, visibleStatusFilter } from "../../db/queries/visibility.ts";
+import { isId } from "../../db/ids.ts";
 import { statuses } from "../../db/schema/mod.ts";
 import type { Database } from "../../db/connection.ts";
 import { fetchMissingAncestor } from "../../federation/remote/status_links.ts";
@@ -122,4 +123,24 @@ export async function readThread(
     descendants: all.filter((s) => below.has(s.id)),
     refresh,
   };
+}
+
+/**
+ * One status as `viewer` may see it, shown in its thread: filters apply,
+ * but a hide filter never hides the status asked for. Null when it does not
+ * exist or the viewer may not see it.
+ */
+export async function readStatus(
+  ctx: AppContext,
+  viewer: Viewer,
+  id: string,
+): Promise<{ row: StatusRow; status: StatusJson } | null> {
+  if (!isId(id)) return null;
+  const row = await findVisibleStatus(ctx.database.db, viewer?.accountId ?? null, id);
+  if (!row) return null;
+  const [status] = await serializeStatuses(ctx, [row], viewer, undefined, {
+    context: "thread",
+    keep: row.id,
+  });
+  return status ? { row, status } : null;
 }

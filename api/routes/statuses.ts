@@ -38,7 +38,7 @@ import { findVisibleStatus, visibleStatusFilter } from "../../db/queries/visibil
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { statuses } from "../../db/schema/mod.ts";
 import { asyncRefreshHeader } from "../../federation/remote/replies_crawl.ts";
-import { readThread } from "../reads/statuses.ts";
+import { readStatus, readThread } from "../reads/statuses.ts";
 
 /** `GET /api/v1/statuses?id[]=` answers at most this many ids. */
 export const MAX_STATUS_IDS = 40;
@@ -92,14 +92,9 @@ export function statusReadRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/statuses/:id{[0-9]+}", readStatuses, async (c) => {
-    const status = await visibleStatusFromPath(c);
-    // Shown in its thread: filters apply, but a hide filter never hides the status asked for.
-    const [json] = await serializeStatuses(c.get("ctx"), [status], viewerOf(c), undefined, {
-      context: "thread",
-      keep: status.id,
-    });
-    if (!json) throw new ApiError(404, NOT_FOUND);
-    return c.json(json);
+    const read = await readStatus(c.get("ctx"), viewerOf(c), c.req.param("id"));
+    if (!read) throw new ApiError(404, NOT_FOUND);
+    return c.json(read.status);
   });
 
   app.get("/api/v1/statuses/:id{[0-9]+}/context", readStatuses, async (c) => {

@@ -55,7 +55,6 @@ import { viewerAccountId } from "./accounts_access.ts";
 import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
 
-
 /** Mastodon's answer when a feed needs a signed-in (or at least identified) client. */
 const AUTH_REQUIRED = "This API requires an authenticated user";
 

@@ -281,3 +281,59 @@ test("posting from the composer", async (t) => {
     assert.equal(res.status, 404);
   });
 });
+
+test("a post's address, sharing, and deleting one's own post", async (t) => {
+  const mine = await postStatus(instance, ann.token, "Soon gone");
+
+  await t.step("/statuses/:id goes to the post's page", async () => {
+    const res = await session.get(`/statuses/${warned.id}`);
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), `/@bob/${warned.id}`);
+  });
+
+  await t.step("/share opens the composer with the text and the link", async () => {
+    const res = await session.get("/share?text=Look&url=https%3A%2F%2Fyarn.example%2F");
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    const composer = await session.get(res.headers.get("location")!).then((r) => r.text());
+    assert.match(
+      composer,
+      /<textarea id="status" name="status"[^>]*>Look https:\/\/yarn\.example\/<\/textarea>/,
+    );
+  });
+
+  await t.step("someone else's post cannot be deleted", async () => {
+    const page = await session.get(`/statuses/${warned.id}/delete`);
+    await page.body?.cancel();
+    assert.equal(page.status, 404);
+    const res = await session.post(`/statuses/${warned.id}/delete`);
+    await res.body?.cancel();
+    assert.equal(res.status, 404);
+    await ok(instance, bob.token, "GET", `/api/v1/statuses/${warned.id}`);
+  });
+
+  await t.step("the confirmation, a forged post, then the delete", async () => {
+    const page = await session.get(`/statuses/${mine.id}/delete?return_to=/@ann/${mine.id}`);
+    const html = await page.text();
+    assert.equal(page.status, 200);
+    assert.ok(html.includes(`action="/statuses/${mine.id}/delete"`));
+    const forged = await session.post(`/statuses/${mine.id}/delete`, {
+      authenticity_token: "forged",
+    });
+    await forged.body?.cancel();
+    assert.equal(forged.status, 403);
+    await ok(instance, ann.token, "GET", `/api/v1/statuses/${mine.id}`);
+    const res = await session.post(`/statuses/${mine.id}/delete`, {
+      return_to: `/@ann/${mine.id}`,
+    });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/?notice=deleted");
+    const gone = await instance.request(`/api/v1/statuses/${mine.id}`, {
+      headers: { authorization: `Bearer ${ann.token}` },
+    });
+    await gone.body?.cancel();
+    assert.equal(gone.status, 404);
+  });
+});

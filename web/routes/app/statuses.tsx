@@ -8,7 +8,12 @@
  * command's message and what was typed, with the API's status (403, 404,
  * 422), never a 500. Success: 303 to `return_to` (default /) with a notice.
  *
- * Not yet (design 35 §2.2): /share, edit/update/history/delete/redraft,
+ * Also: GET /statuses/:id (303 to the post's page /@acct/:id), /share
+ * (Mastodon's share intent: 303 to the composer with `text` and `url`), and
+ * deleting one's own post (GET confirmation, POST counted in the API's
+ * status-deletion bucket too; back to `return_to`, never the deleted page).
+ *
+ * Not yet (design 35 §2.2): edit/update/history, delete-and-redraft,
  * scheduled statuses, fragment answers for the script.
  */
 import { type Context, Hono } from "hono";
@@ -25,11 +30,18 @@ import {
 import { isId } from "../../../db/ids.ts";
 import { createStatus } from "../../../actors/statuses/create.ts";
 import { scheduleStatus } from "../../../actors/statuses/schedule.ts";
+import { RATE_LIMITS } from "../../../api/middleware/rate_limit.ts";
+import { readStatus } from "../../../api/reads/statuses.ts";
+import { ownStatus } from "../../../actors/statuses/edit.ts";
+import { deleteStatus } from "../../../actors/statuses/delete.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
+import { ConfirmPage } from "../../pages/app/confirm.tsx";
+import { StatusItem } from "../../pages/app/status.tsx";
+import { statusPath } from "../../pages/status/links.ts";
 import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
 import { refusalOf } from "../refusals.ts";
-import { appPage, appViewer, sendAppPage } from "./session.tsx";
-import { returnTo } from "./return_to.ts";
+import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
+import { hereWith, returnTo } from "./return_to.ts";
 import { redirectAfterPost } from "./fragments.ts";
 
 /** What the form said, to show it again after a refusal. */
@@ -101,8 +113,84 @@ async function post(c: Context<ApiEnv>): Promise<Response> {
   }
 }
 
+const NOT_FOUND = "This post does not exist, or you may not see it.";
+
+/** The viewer's own post of the `:id` path, or null (someone else's is not found either). */
+async function ownRead(c: Context<ApiEnv>) {
+  const viewer = appViewer(c);
+  const read = await readStatus(c.get("ctx"), viewer, c.req.param("id")!);
+  return read && read.row.accountId === viewer.accountId && !read.row.reblogOfId ? read : null;
+}
+
+async function deleteConfirmation(c: Context<ApiEnv>): Promise<Response> {
+  const read = await ownRead(c);
+  if (!read) return await sendAppNotFound(c, NOT_FOUND);
+  const viewer = appViewer(c);
+  const path = statusPath(read.status);
+  return await sendAppPage(
+    c,
+    <AppLayout
+      title="Delete this post?"
+      instanceTitle={c.get("ctx").config.instance.title}
+      viewer={viewer}
+    >
+      <StatusItem status={read.status} viewer={viewer} here={hereWith(c.req.url)} />
+      <ConfirmPage
+        action={`/statuses/${read.row.id}/delete`}
+        token={viewer.csrfToken}
+        returnTo={returnTo({ return_to: c.req.query("return_to") ?? null }, "/")}
+        button="Delete"
+        cancel={path}
+        danger
+      >
+        <p>The post, its media and its poll are removed here and from the servers it reached.</p>
+      </ConfirmPage>
+    </AppLayout>,
+  );
+}
+
+async function deletePost(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const viewer = appViewer(c);
+  const id = c.req.param("id")!;
+  const p = await params(c);
+  try {
+    await ownStatus(ctx.database.db, viewer.accountId, id);
+    await deleteStatus(ctx, viewer.accountId, id, { deleteMedia: true });
+  } catch (error) {
+    const refusal = refusalOf(statusErrorOf(error));
+    if (!refusal) throw error;
+    return await sendAppNotFound(c, NOT_FOUND);
+  }
+  // Never back to the deleted post's own page.
+  const back = returnTo(p, "/");
+  const onDeleted = back.split(/[?#]/)[0].endsWith(`/${id}`);
+  return redirectAfterPost(c, onDeleted ? "/" : back, "deleted");
+}
+
 export function appStatusRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+
+  app.get("/statuses/:id{[0-9]+}", appPage(), async (c) => {
+    const read = await readStatus(c.get("ctx"), appViewer(c), c.req.param("id"));
+    if (!read) return await sendAppNotFound(c, NOT_FOUND);
+    return c.redirect(statusPath(read.status.reblog ?? read.status), 303);
+  });
+
+  app.get("/share", appPage(), async (c) => {
+    const p = await params(c);
+    const parts = ["text", "url"]
+      .map((key) => readString(p, key, { maxLength: 10_000 }))
+      .filter((part): part is string => !!part);
+    return c.redirect(`/statuses/new?text=${encodeURIComponent(parts.join(" "))}`, 303);
+  });
+
+  app.get("/statuses/:id{[0-9]+}/delete", appPage(), deleteConfirmation);
+  app.post(
+    "/statuses/:id{[0-9]+}/delete",
+    appPage({ extraLimit: RATE_LIMITS.statusDeletions }),
+    deletePost,
+  );
 
   app.get("/statuses/new", appPage(), async (c) => {
     const p = await params(c);
