@@ -10,14 +10,13 @@ import { table } from "./format.ts";
 import {
   allRoleSettings,
   changeRoleSettings,
+  MAX_COLLECTION_LIMIT,
+  parseCollectionLimit,
+  ROLES,
   type RoleSettings,
   type RoleSettingsChange,
 } from "../actors/roles/role_settings.ts";
-import { serverSetting, setServerSetting } from "../actors/settings/server_settings.ts";
-
-const ROLES = ["user", "moderator", "admin", "owner"];
-/** Mastodon's bound on a role's collection limit is none; ours keeps the column sane. */
-const MAX_COLLECTION_LIMIT = 1_000;
+import { changeServerSetting, serverSetting } from "../actors/settings/server_settings.ts";
 
 function onOff(name: string, raw: string): boolean {
   if (raw === "on" || raw === "true") return true;
@@ -35,10 +34,8 @@ function roleChange(strings: Record<string, string>): RoleSettingsChange {
   }
   const limit = strings["collection-limit"];
   if (limit != null) {
-    const n = /^\d{1,7}$/.test(limit) ? Number(limit) : NaN;
-    if (!(n >= 0 && n <= MAX_COLLECTION_LIMIT)) {
-      throw new UsageError(`--collection-limit takes 0 to ${MAX_COLLECTION_LIMIT}`);
-    }
+    const n = parseCollectionLimit(limit);
+    if (n == null) throw new UsageError(`--collection-limit takes 0 to ${MAX_COLLECTION_LIMIT}`);
     change.collectionLimit = n;
   }
   if (Object.keys(change).length === 0) throw new UsageError("Nothing to change");
@@ -81,7 +78,7 @@ export const ROLE_COMMANDS: Record<string, Command> = {
     },
     async run(env, args) {
       const role = args.positionals.role;
-      if (!ROLES.includes(role)) {
+      if (!(ROLES as readonly string[]).includes(role)) {
         throw new UsageError(`The role is one of ${ROLES.join(", ")}, not ${safe(role)}`);
       }
       const settings = await changeRoleSettings(env.db, role, roleChange(args.strings), null);
@@ -108,7 +105,7 @@ export const ROLE_COMMANDS: Record<string, Command> = {
       if (key !== "email_subscriptions") {
         throw new UsageError(`Unknown setting ${safe(key)} (known: ${SETTINGS.join(", ")})`);
       }
-      await setServerSetting(env.db, key, onOff("value", value));
+      await changeServerSetting(env.db, key, onOff("value", value), null);
       return `${key}: ${String(await serverSetting(env.db, key))}`;
     },
   },

@@ -3,7 +3,8 @@
  * Mastodon 4.6 keeps it. Each command is one transaction that records the
  * answer to send as an intent (actors/outbox/collections.ts):
  *
- * - our member is asked by a remote curator ({@link answerFeatureRequest}):
+ * - our member is asked by a remote curator ({@link answerFeatureRequest};
+ *   {@link rejectFeatureRequest} when the collection is not the curator's):
  *   the member's feature policy decides (policy.ts, as for a local
  *   curator); an acceptance is an accepted item of that remote collection,
  *   with an `added_to_collection` notification and an Accept carrying our
@@ -17,6 +18,7 @@
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accounts, collectionItems, collections } from "../../db/schema/mod.ts";
 import { collectionItemUri } from "../../model/collection_uris.ts";
@@ -34,6 +36,33 @@ export interface FeatureRequestInput {
   memberId: string;
   /** The request's id, which the answer names. */
   requestUri: string;
+}
+
+/** The intent of a Reject of a FeatureRequest, from our member to its curator. */
+async function recordRejection(
+  tx: Executor,
+  input: Omit<FeatureRequestInput, "collectionId">,
+): Promise<void> {
+  await recordDelivery(tx, "featureRequestAnswered", {
+    accepted: false,
+    rejectionId: newId(),
+    memberId: input.memberId,
+    curatorId: input.curatorId,
+    requestUri: input.requestUri,
+  });
+}
+
+/**
+ * Rejects a FeatureRequest for our member that names no collection the
+ * curator owns (another's, none, or one its server would not give us), as
+ * the design of issue 33 answers it: the curator learns that the request
+ * is refused rather than waiting on it; nothing else is kept.
+ */
+export async function rejectFeatureRequest(
+  ctx: AppContext,
+  input: Omit<FeatureRequestInput, "collectionId">,
+): Promise<void> {
+  await ctx.database.db.transaction((tx) => recordRejection(tx, input));
 }
 
 /**
@@ -55,13 +84,7 @@ export async function answerFeatureRequest(
     const decision = await featureDecision(ctx.database, tx, input.curatorId, input.memberId);
     if (!decision || decision.remote) return "ignored";
     if (!decision.allowed) {
-      await recordDelivery(tx, "featureRequestAnswered", {
-        accepted: false,
-        rejectionId: newId(),
-        memberId: input.memberId,
-        curatorId: input.curatorId,
-        requestUri: input.requestUri,
-      });
+      await recordRejection(tx, input);
       return "rejected";
     }
     const [known] = await tx.select({ id: collectionItems.id, state: collectionItems.state })

@@ -70,13 +70,44 @@ export async function settingsOfAccount(
 export async function allRoleSettings(db: Executor): Promise<RoleSettings[]> {
   const rows = await db.select(columns).from(roleSettings);
   const byRole = new Map(rows.map((r) => [r.role, r]));
-  return ["user", "moderator", "admin", "owner"].map((role) =>
-    byRole.get(role) ?? { role, ...DEFAULT_ROLE_SETTINGS }
-  );
+  return ROLES.map((role) => byRole.get(role) ?? { role, ...DEFAULT_ROLE_SETTINGS });
 }
 
 /** What a change of a role's settings may set. */
 export type RoleSettingsChange = Partial<Omit<RoleSettings, "role">>;
+
+/** The roles, lowest first (Rookery's are fixed; Mastodon's positions). */
+export const ROLES = ["user", "moderator", "admin", "owner"] as const;
+
+/** Mastodon's bound on a role's collection limit is none; ours keeps the column sane. */
+export const MAX_COLLECTION_LIMIT = 1_000;
+
+/** A collection limit as typed (digits, 0 to the maximum), or null when it is not one. */
+export function parseCollectionLimit(raw: string): number | null {
+  const n = /^\d{1,7}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  return n >= 0 && n <= MAX_COLLECTION_LIMIT ? n : null;
+}
+
+/**
+ * Why a staff member of `actorRole` may not make `change` to `role`, or
+ * null when it may (Mastodon's UserRole checks): no role above one's own
+ * (so only the owner edits the owner's role), and only the owner changes
+ * whether its own role requires two-factor sign-in, so an admin cannot
+ * loosen what binds it.
+ */
+export function roleChangeRefusal(
+  actorRole: string,
+  role: string,
+  change: RoleSettingsChange,
+): string | null {
+  const rank = (r: string) => ROLES.indexOf(r as (typeof ROLES)[number]);
+  if (rank(role) < 0) return "There is no such role.";
+  if (rank(actorRole) < rank(role)) return "You cannot change a role above your own.";
+  if (role === actorRole && actorRole !== "owner" && change.requireTwoFactor !== undefined) {
+    return "Only the owner can change whether your own role requires two-factor sign-in.";
+  }
+  return null;
+}
 
 /**
  * Changes a role's settings, with its audit row (`actor` null: the command

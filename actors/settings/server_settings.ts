@@ -7,6 +7,7 @@
 import { eq } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { serverSettings } from "../../db/schema/mod.ts";
+import { recordAdminAction } from "../moderation/audit_log.ts";
 
 /** The keys in use and what each holds. */
 export interface ServerSettingValues {
@@ -35,4 +36,26 @@ export async function setServerSetting<K extends keyof ServerSettingValues>(
 ): Promise<void> {
   await db.insert(serverSettings).values({ key, value })
     .onConflictDoUpdate({ target: serverSettings.key, set: { value, updatedAt: new Date() } });
+}
+
+/**
+ * Sets `key` as a staff member (`actor`; null: the command line) asked,
+ * with its audit row, in one transaction.
+ */
+export async function changeServerSetting<K extends keyof ServerSettingValues>(
+  db: Executor,
+  key: K,
+  value: ServerSettingValues[K],
+  actor: string | null,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await setServerSetting(tx, key, value);
+    await recordAdminAction(tx, {
+      accountId: actor,
+      action: "update",
+      targetType: "Setting",
+      targetId: null,
+      humanIdentifier: `${key}=${JSON.stringify(value)}`,
+    });
+  });
 }

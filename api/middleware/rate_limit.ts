@@ -76,11 +76,6 @@ export const RATE_LIMITS = {
   emailSubscriptionsIp: { name: "email_subscriptions_ip", limit: 10, periodSeconds: 30 * 60 },
 } as const satisfies Record<string, RateLimit>;
 
-/** Whether a path is rate limited at all (the API, OAuth and sign-in; not federation or pages). */
-export function isRateLimitedPath(path: string): boolean {
-  return path.startsWith("/api/") || path.startsWith("/oauth/") || path.startsWith("/auth/");
-}
-
 const MEDIA_PATH = /^\/api\/v[12]\/media\/?$/;
 const STATUS_DELETE_PATH = /^\/api\/v1\/statuses\/[^/]+\/?$/;
 const UNREBLOG_PATH = /^\/api\/v1\/statuses\/[^/]+\/unreblog\/?$/;
@@ -90,7 +85,17 @@ const WEB_SIGN_UP_PATH = /^\/auth\/sign_up\/?$/;
 const PASSWORD_RESET_PATH = /^\/auth\/password\/?$/;
 const CONFIRMATION_RESEND_PATH = /^\/auth\/confirmation\/?$/;
 const API_CONFIRMATION_RESEND_PATH = /^\/api\/v1\/emails\/confirmations\/?$/;
-const EMAIL_SUBSCRIPTION_PATH = /^\/api\/v1\/accounts\/[^/]+\/email_subscriptions\/?$/;
+/** The API's route and the profile page's form (web/routes/public/email_subscriptions.ts). */
+const EMAIL_SUBSCRIPTION_PATH = /^\/(?:api\/v1\/accounts\/[^/]+|@[^/]+)\/email_subscriptions\/?$/;
+
+/**
+ * Whether a path is rate limited at all (the API, OAuth and sign-in, and the
+ * profile page's subscription form; not federation or other pages).
+ */
+export function isRateLimitedPath(path: string): boolean {
+  return path.startsWith("/api/") || path.startsWith("/oauth/") || path.startsWith("/auth/") ||
+    EMAIL_SUBSCRIPTION_PATH.test(path);
+}
 
 /** The buckets one request counts against. */
 export function bucketsFor(

@@ -4,8 +4,9 @@
  * the guard's type shim let Fedify parse it):
  *
  * - FeatureRequest for one of our members: the collection (the instrument)
- *   must be the sender's, stored or fetched from its server; the member's
- *   policy answers (actors/collections/consent.ts);
+ *   must be the sender's, stored or fetched from its server, else the
+ *   member rejects it; the member's policy answers
+ *   (actors/collections/consent.ts);
  * - Accept or Reject of one of our requests, by the member it asked: the
  *   Accept's stamp must be on the member's server;
  * - Delete of a member's stamp, by that member: its items are revoked;
@@ -37,6 +38,7 @@ import type { AppContext } from "../../context.ts";
 import { accounts, collectionItems, collections } from "../../db/schema/mod.ts";
 import {
   answerFeatureRequest,
+  rejectFeatureRequest,
   revokeByStamp,
   settleFeatureRequest,
 } from "../../actors/collections/consent.ts";
@@ -105,10 +107,20 @@ export async function handleFeatureRequest(
     return ignored(activity, "it is not the sender's own request");
   }
   const member = await localMember(ctx, request.object);
-  if (!member || !request.instrument) return ignored(activity, "it names none of our accounts");
-  const collectionId = (await storedCollection(ctx, sender, request.instrument))?.id ??
-    await processRemoteCollection(ctx.data, sender, request.instrument);
-  if (!collectionId) return ignored(activity, "its collection is not the sender's");
+  if (!member) return ignored(activity, "it names none of our accounts");
+  const collectionId = request.instrument
+    ? (await storedCollection(ctx, sender, request.instrument))?.id ??
+      await processRemoteCollection(ctx.data, sender, request.instrument)
+    : null;
+  if (!collectionId) {
+    // Our member refuses what it cannot check: the curator is told, nothing is kept.
+    await rejectFeatureRequest(ctx.data, {
+      curatorId: sender.id,
+      memberId: member.id,
+      requestUri: request.id,
+    });
+    return ignored(activity, "its collection is not the sender's (rejected)");
+  }
   const answer = await answerFeatureRequest(ctx.data, {
     collectionId,
     curatorId: sender.id,

@@ -91,11 +91,12 @@ async function fetchCard(
 }
 
 async function storeCard(ctx: AppContext, url: string, card: ExtractedCard): Promise<CardRow> {
-  const fields = {
+  // Typed: a column renamed later is a compile error here, not a value silently dropped.
+  const fields: Partial<typeof previewCards.$inferInsert> = {
     title: card.title,
     description: card.description,
     type: card.type,
-    imageUrl: card.imageUrl,
+    imageRemoteUrl: card.imageUrl,
     width: card.width,
     height: card.height,
     providerName: card.providerName,

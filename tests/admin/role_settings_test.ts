@@ -10,6 +10,7 @@ import { createTestDatabase, test, TEST_DATABASE_URL } from "../harness.ts";
 import { openDatabase } from "../../db/connection.ts";
 import { settingsOfRole } from "../../actors/roles/role_settings.ts";
 import { serverSetting } from "../../actors/settings/server_settings.ts";
+import { listAdminActions } from "../../actors/moderation/audit_log.ts";
 import { cli, expectCode } from "./cli.ts";
 
 test("admin CLI: role and server settings", async () => {
@@ -52,6 +53,11 @@ test("admin CLI: role and server settings", async () => {
       assert.equal(user.emailSubscriptions, true);
       assert.equal(user.requireTwoFactor, false);
       assert.equal(await serverSetting(db.db, "email_subscriptions"), true);
+      // Both changes are audited, with no actor (the command line).
+      const [setting] = await listAdminActions(db.db, { targetType: "Setting" });
+      assert.equal(setting.humanIdentifier, "email_subscriptions=true");
+      assert.equal(setting.accountId, null);
+      assert.equal((await listAdminActions(db.db, { targetType: "UserRole" })).length, 1);
     } finally {
       await db.close();
     }

@@ -4,7 +4,7 @@
  * `featuredCollections` and `canFeature`; FeatureRequests for our members
  * in the FEP's spelling, Mastodon's and a compact one without context
  * (accepted with a stamp we serve, or rejected by the member's policy, or
- * left unanswered when the collection is not the sender's); answers to our
+ * rejected when the collection is not the sender's or cannot be read); answers to our
  * own requests (a stamp on another host is not taken); items of a remote
  * collection checked against their stamps (gone, or naming another
  * collection: rejected); the 151st item; an actor without a policy.
@@ -111,7 +111,7 @@ test("collections against a Mastodon-shaped peer (FEP-7aa9)", async (t) => {
     ["alice", "amy", "ann"].map((name) => createUser(rookery, name, discoverable)),
   );
   const lena = await createUser(rookery, "lena", { account: { discoverable: false } });
-  const lou = await createUser(rookery, "lou", { account: { discoverable: true, locked: true } });
+  await createUser(rookery, "lou", { account: { discoverable: true, locked: true } });
   let serial = 0;
   const requestId = () => `${curator}/feature_requests/${++serial}`;
   try {
@@ -187,7 +187,7 @@ test("collections against a Mastodon-shaped peer (FEP-7aa9)", async (t) => {
       assert.equal(copy.descriptionHtml, "<p>Good people</p>");
     });
 
-    await t.step("a policy refusal is a Reject; another's collection gets no answer", async () => {
+    await t.step("a policy refusal is a Reject; so is another's collection", async () => {
       const refused = requestId();
       await deliver(curator, {
         id: refused,
@@ -200,23 +200,42 @@ test("collections against a Mastodon-shaped peer (FEP-7aa9)", async (t) => {
       await deliver(curator, {
         id: notTheirs,
         type: "FeatureRequest",
-        object: `${rookery.origin}/users/${lou.username}`,
+        object: `${rookery.origin}/users/${alice.username}`,
         instrument: serveCollection(2, pam),
       });
-      // One actor's activities are applied in order: once a later one is
-      // answered, the earlier one was handled.
-      const later = requestId();
+      const reject = await answerTo(notTheirs);
+      assert.equal(reject.type, "Reject", JSON.stringify(reject));
+      assert.equal(reject.actor, `${rookery.origin}/users/${alice.username}`);
+      assert.deepEqual(reject.to, [curator]);
+      assert.equal(reject.result, undefined);
+      assert.match(
+        reject.id,
+        new RegExp(`^${rookery.origin}/users/${alice.username}#rejects/feature_requests/\\d+$`),
+      );
+      // A collection its server does not give, or none: rejected too, though
+      // Alice's policy would let the curator feature her.
+      const gone = requestId();
       await deliver(curator, {
-        id: later,
+        id: gone,
         type: "FeatureRequest",
-        object: `${rookery.origin}/users/lena`,
-        instrument: collection,
+        object: `${rookery.origin}/users/${alice.username}`,
+        instrument: `${peer.origin}/collections/404`,
       });
-      await answerTo(later);
-      assert.ok(!received.some((a) => a.object === notTheirs));
+      assert.equal((await answerTo(gone)).type, "Reject");
+      const bare = requestId();
+      await deliver(curator, {
+        id: bare,
+        type: "FeatureRequest",
+        object: `${rookery.origin}/users/${alice.username}`,
+      });
+      assert.equal((await answerTo(bare)).type, "Reject");
       const rows = await db.select().from(collectionItems)
         .where(eq(collectionItems.accountId, lena.id));
       assert.deepEqual(rows, []);
+      // Alice, whom the curator may feature, is in its own collection only.
+      const alices = await db.select({ collectionId: collectionItems.collectionId })
+        .from(collectionItems).where(eq(collectionItems.accountId, alice.id));
+      assert.equal(alices.length, 1);
       assert.equal(
         (await db.select().from(collections).where(
           eq(collections.uri, `${peer.origin}/collections/2`),

@@ -3,7 +3,8 @@
  * shell.tsx, style.ts): public (landing, about, profile, thread, tag, a
  * 404, the embed), the account flow (sign-in, sign-up, password reset,
  * e-mail confirmation), OAuth (consent, code, error), settings (the password
- * asked again, 2FA, apps, sessions, export, import) and staff (dashboard, accounts, domain blocks).
+ * asked again, 2FA, apps, sessions, export, import) and staff (dashboard, accounts, domain blocks,
+ * roles, settings).
  *
  * Over HTTP: each links the one stylesheet and has no inline style or
  * script, and each kind sends its policy (page_response.ts): `style-src
@@ -114,6 +115,8 @@ const FAMILIES: Family[] = [
   { name: "admin_dashboard", path: "/admin", signedIn: true },
   { name: "admin_accounts", path: "/admin/accounts", signedIn: true },
   { name: "admin_domain_blocks", path: "/admin/domain_blocks", signedIn: true },
+  { name: "admin_roles", path: "/admin/roles", signedIn: true },
+  { name: "admin_settings", path: "/admin/settings", signedIn: true },
 ];
 
 function includes(text: string, part: string, where: string): void {

@@ -170,13 +170,18 @@ export function pageHeaders(
   return headers;
 }
 
-/** Sets the headers of a kind of page on the response being built. */
-export function setPageHeaders(c: Context<ApiEnv>, kind: PageKind): void {
+/**
+ * Sets the headers of a kind of page on the response being built.
+ * `personal`: the page holds something of this browser's even without a
+ * session (a visitor's form token, its cookie set with it), so it is stored
+ * by no cache, as a signed-in browser's page.
+ */
+export function setPageHeaders(c: Context<ApiEnv>, kind: PageKind, personal = false): void {
   const { config, media } = c.get("ctx");
   const mediaOrigin = new URL(media.urlBase).origin;
   const headers = pageHeaders(
     kind,
-    carriesSession(c),
+    personal || carriesSession(c),
     mediaOrigin === config.origin ? null : mediaOrigin,
     config.origin,
   );
@@ -186,14 +191,18 @@ export function setPageHeaders(c: Context<ApiEnv>, kind: PageKind): void {
   }
 }
 
-/** Sends a JSX page (Hono escapes every value) with its doctype and the headers of its kind. */
+/**
+ * Sends a JSX page (Hono escapes every value) with its doctype and the
+ * headers of its kind ({@link setPageHeaders} for `personal`).
+ */
 export async function sendHtmlPage(
   c: Context<ApiEnv>,
   kind: PageKind,
   page: unknown,
   status: ContentfulStatusCode = 200,
+  personal = false,
 ): Promise<Response> {
-  setPageHeaders(c, kind);
+  setPageHeaders(c, kind, personal);
   return c.html(await renderDocument(page), status);
 }
 

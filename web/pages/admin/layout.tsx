@@ -23,6 +23,8 @@ export const SECTIONS = [
     label: "Domain blocks",
     permission: "manage_federation",
   },
+  { key: "roles", path: "/admin/roles", label: "Roles", permission: "manage_roles" },
+  { key: "settings", path: "/admin/settings", label: "Settings", permission: "manage_settings" },
 ] as const satisfies readonly {
   key: string;
   path: string;

@@ -44,6 +44,14 @@ export interface ProfilePageProps {
   instanceTitle: string;
   origin: string;
   viewer: PublicViewer | null;
+  /** The e-mail subscription form, when the account takes subscriptions (Mastodon 4.7). */
+  emailSubscription?: EmailSubscriptionForm | null;
+}
+
+/** Where the subscription form posts, and the visitor's form token. */
+export interface EmailSubscriptionForm {
+  action: string;
+  csrfToken: string;
 }
 
 /** The profile's fields, verified links marked. */
@@ -127,8 +135,43 @@ const ProfileCollections: FC<{ collections?: ProfilePageProps["collections"] }> 
     )
     : null;
 
+/** "Get new posts by e-mail": an address, posted with the visitor's form token. */
+const EmailSubscriptionBox: FC<{ form?: EmailSubscriptionForm | null }> = ({ form }) =>
+  form
+    ? (
+      <section class="card email-subscription" aria-labelledby="email-subscription">
+        <h2 id="email-subscription">Get new posts by e-mail</h2>
+        <form method="post" action={form.action}>
+          <input type="hidden" name="authenticity_token" value={form.csrfToken} />
+          <label for="subscription-email">E-mail address</label>
+          <input
+            id="subscription-email"
+            type="email"
+            name="email"
+            required
+            maxlength={320}
+            autocomplete="email"
+          />
+          <button type="submit" class="button primary">Subscribe</button>
+        </form>
+      </section>
+    )
+    : null;
+
 export const ProfilePage: FC<ProfilePageProps> = (
-  { account, statuses, pinned, collections, tab, older, paged, instanceTitle, origin, viewer },
+  {
+    account,
+    statuses,
+    pinned,
+    collections,
+    tab,
+    older,
+    paged,
+    instanceTitle,
+    origin,
+    viewer,
+    emailSubscription,
+  },
 ) => {
   const handle = `@${account.acct}@${new URL(origin).host}`;
   const base = localUris("").profile(account.username);
@@ -150,6 +193,7 @@ export const ProfilePage: FC<ProfilePageProps> = (
       }}
     >
       <ProfileCard account={account} handle={handle} base={base} />
+      <EmailSubscriptionBox form={emailSubscription} />
       <ProfileCollections collections={collections} />
       <nav class="tabs" aria-label="Posts">
         {TABS.map((t) => (

@@ -10,6 +10,7 @@ import { accountPages } from "./accounts.tsx";
 import { domainBlockPages } from "./domain_blocks.tsx";
 import { dashboardPages } from "./dashboard.tsx";
 import { reportPages } from "./reports.tsx";
+import { roleSettingsPages } from "./role_settings.tsx";
 import { staffPage } from "./session.ts";
 
 export function adminWebRoutes(): Hono<ApiEnv> {
@@ -23,5 +24,6 @@ export function adminWebRoutes(): Hono<ApiEnv> {
   app.route("/", domainBlockPages());
   app.route("/", dashboardPages());
   app.route("/", reportPages());
+  app.route("/", roleSettingsPages());
   return app;
 }

@@ -50,6 +50,7 @@ const RECORD_OF: Partial<Record<SectionKey, string>> = {
   reports: "report",
   accounts: "account",
   domain_blocks: "domain block",
+  roles: "role",
 };
 
 /**

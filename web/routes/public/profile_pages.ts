@@ -23,6 +23,7 @@ import {
 } from "./public_page_kit.ts";
 import type { Context } from "hono";
 import { localUris } from "../../../model/uris.ts";
+import { subscriptionForm } from "./email_subscriptions.ts";
 
 const ACTIVITYPUB_TYPES = ["application/activity+json", "application/ld+json"];
 const HTML_TYPES = ["text/html", "application/xhtml+xml"];
@@ -152,6 +153,7 @@ async function profilePage(
   ]);
   const path = localUris("").profile(account.username, tab === "posts" ? undefined : tab);
   c.header("Link", `<${account.uri}>; rel="alternate"; type="application/activity+json"`);
+  const emailSubscription = await subscriptionForm(c, account);
   return await sendPublicPage(
     c,
     ProfilePage({
@@ -165,6 +167,10 @@ async function profilePage(
       instanceTitle: config.instance.title,
       origin: config.origin,
       viewer: await publicViewer(c),
+      emailSubscription,
     }),
+    200,
+    // The form holds this browser's token (and may set its cookie): no shared cache keeps it.
+    emailSubscription != null,
   );
 }

@@ -17,11 +17,15 @@ import { MessagePage, SiteDocuments } from "../../pages/public/layout.tsx";
 /** Posts per page of a profile or a tag, as Mastodon's web pages list them. */
 export const PAGE_LIMIT = 20;
 
-/** Sends a JSX page (Hono escapes every value) with the public pages' headers (page_response.ts). */
+/**
+ * Sends a JSX page (Hono escapes every value) with the public pages' headers
+ * (page_response.ts); `personal` when it holds a visitor's form token.
+ */
 export async function sendPublicPage(
   c: Context<ApiEnv>,
   page: unknown,
   status: ContentfulStatusCode = 200,
+  personal = false,
 ): Promise<Response> {
   const { instance } = c.get("ctx").config;
   // The footer links the legal documents only when they are configured.
@@ -30,7 +34,7 @@ export async function sendPublicPage(
     terms: instance.termsOfServiceFile != null,
   };
   const wrapped = jsx(SiteDocuments.Provider, { value: documents }, page as Child);
-  return await sendHtmlPage(c, "public", wrapped, status);
+  return await sendHtmlPage(c, "public", wrapped, status, personal);
 }
 
 /** The signed-in browser, if any (a suspended or disabled user counts as nobody). */
