@@ -123,16 +123,23 @@ test("a visitor's / is the landing page; a signed-in one's is Home", async (t) =
     assert.match(article(sensitive.id), /<details class="sensitive"><summary>Sensitive content/);
   });
 
-  await t.step("the script's fragment: articles alone, varying by the header", async () => {
-    const res = await instance.request("/", {
-      headers: { cookie: session.cookie, "rookery-fragment": "1" },
-    });
-    const html = await res.text();
-    assert.equal(res.status, 200);
-    assert.ok(!html.startsWith("<!DOCTYPE"));
-    assert.ok(html.startsWith('<div class="feed" role="feed"'));
-    assert.match(res.headers.get("vary") ?? "", /Rookery-Fragment/);
-    assert.equal(articleIds(html).length, 40);
+  await t.step("the script's fragments: older posts appended, newer prepended", async () => {
+    const fragment = async (query: string) => {
+      const res = await instance.request(`/${query}`, {
+        headers: { cookie: session.cookie, "rookery-fragment": "1" },
+      });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("vary") ?? "", /Rookery-Fragment/);
+      return await res.text();
+    };
+    const first = articleIds(await session.get("/").then((r) => r.text()));
+    const older = await fragment(`?max_id=${first[39]}`);
+    assert.ok(!older.startsWith("<!DOCTYPE"));
+    assert.ok(older.startsWith('<div data-append="feed">'));
+    assert.deepEqual(articleIds(older), (await apiHome(`?limit=40&max_id=${first[39]}`)).ids);
+    const newer = await fragment(`?min_id=${first[5]}`);
+    assert.ok(newer.startsWith('<div data-prepend="feed">'));
+    assert.deepEqual(articleIds(newer), first.slice(0, 5));
   });
 });
 
@@ -253,6 +260,34 @@ test("posting from the composer", async (t) => {
     assert.equal(mine[0].visibility, "unlisted");
     const notice = await session.get("/public/local?notice=posted").then((r) => r.text());
     assert.ok(notice.includes("Your post was published."));
+  });
+
+  await t.step("the script's post: a fresh composer and the new article", async () => {
+    const res = await instance.request("/statuses", {
+      method: "POST",
+      headers: {
+        cookie: session.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        "rookery-fragment": "1",
+      },
+      body: new URLSearchParams({
+        authenticity_token: session.token,
+        status: "Posted by the script",
+        idempotency_key: "script-1",
+        return_to: "/",
+      }),
+    });
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.ok(!html.startsWith("<!DOCTYPE"));
+    assert.match(html, /^<form id="composer"[^>]*data-replace="composer"/);
+    assert.ok(!html.includes('value="script-1"'), "a new idempotency key");
+    const mine = await own();
+    assert.match(
+      html,
+      new RegExp(`<div data-prepend="feed"><article class="status" id="status-${mine[0].id}"`),
+    );
+    await ok(instance, ann.token, "DELETE", `/api/v1/statuses/${mine[0].id}`);
   });
 
   await t.step("an open redirect is refused: back to /", async () => {

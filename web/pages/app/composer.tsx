@@ -31,12 +31,14 @@ export interface ComposerProps {
   values?: ComposerValues;
   /** Why the last attempt was refused (shown above the text, which is kept). */
   error?: string | null;
-  /** The label is shown on the composer page, visually hidden above Home. */
-  labelHidden?: boolean;
+  /** Fragment instructions on the form (web/routes/app/fragments.ts), when sent to the script. */
+  fragment?: Record<`data-${string}`, string>;
 }
 
-export const Composer: FC<ComposerProps> = ({ viewer, returnTo, values = {}, error }) => (
-  <form id="composer" class="composer" method="post" action="/statuses" data-enhance>
+export const Composer: FC<ComposerProps> = (
+  { viewer, returnTo, values = {}, error, fragment },
+) => (
+  <form id="composer" class="composer" method="post" action="/statuses" data-enhance {...fragment}>
     <CsrfField token={viewer.csrfToken} />
     <input type="hidden" name="return_to" value={returnTo} />
     <input type="hidden" name="idempotency_key" value={crypto.randomUUID()} />

@@ -18,11 +18,18 @@ export interface FeedProps {
   label: string;
 }
 
-export const Feed: FC<FeedProps> = ({ statuses, viewer, here, label }) => (
-  <div class="feed" role="feed" aria-busy="false" aria-label={label} id="feed">
+/** The articles of a feed (also the script's fragment of newer or older posts). */
+export const FeedItems: FC<Omit<FeedProps, "label">> = ({ statuses, viewer, here }) => (
+  <>
     {statuses.map((status, i) => (
       <StatusItem status={status} viewer={viewer} here={here} position={i + 1} />
     ))}
+  </>
+);
+
+export const Feed: FC<FeedProps> = ({ statuses, viewer, here, label }) => (
+  <div class="feed" role="feed" aria-busy="false" aria-label={label} id="feed">
+    <FeedItems statuses={statuses} viewer={viewer} here={here} />
   </div>
 );
 

@@ -1,8 +1,12 @@
 /**
  * The fragment protocol of the web app. The script sends a form (or asks a
- * page) with `Rookery-Fragment: 1`; the server answers the HTML to swap in
- * (top-level elements marked `data-replace|data-prepend|data-append|
- * data-remove="<id>"`, `data-announce`), with no doctype. Without the
+ * page) with `Rookery-Fragment: 1`; the server answers the HTML to swap in,
+ * with no doctype, as top-level elements each carrying one instruction:
+ * - `data-replace="<id>"`: this element replaces the element with that id;
+ * - `data-prepend="<id>"` / `data-append="<id>"`: this element is a wrapper,
+ *   its children go at the start / end of the element with that id;
+ * - `data-remove="<id>"`: the element with that id goes (this one is empty);
+ * and optionally `data-announce="<text>"` for the live region. Without the
  * header the same route answers its page or its 303, so everything works
  * without the script. Responses vary by the header.
  */

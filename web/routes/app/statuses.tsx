@@ -28,6 +28,7 @@ import {
   statusErrorOf,
 } from "../../../api/status_params.ts";
 import { isId } from "../../../db/ids.ts";
+import { serializeStatuses, type StatusRow } from "../../../api/entities/status.ts";
 import { createStatus } from "../../../actors/statuses/create.ts";
 import { scheduleStatus } from "../../../actors/statuses/schedule.ts";
 import { RATE_LIMITS } from "../../../api/middleware/rate_limit.ts";
@@ -42,7 +43,7 @@ import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
 import { refusalOf } from "../refusals.ts";
 import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { hereWith, returnTo } from "./return_to.ts";
-import { redirectAfterPost } from "./fragments.ts";
+import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
 
 /** What the form said, to show it again after a refusal. */
 function typedValues(p: Params): ComposerValues {
@@ -82,6 +83,37 @@ async function sendComposerPage(
   );
 }
 
+/**
+ * The script's answer to a post: a fresh composer (new idempotency key) in
+ * place of the old one, and the new post on top of the feed, announced.
+ */
+async function postedFragment(
+  c: Context<ApiEnv>,
+  row: StatusRow,
+  back: string,
+): Promise<Response> {
+  const ctx = c.get("ctx");
+  const viewer = appViewer(c);
+  const [status] = await serializeStatuses(ctx, [row], { accountId: viewer.accountId });
+  return await sendFragment(
+    c,
+    <>
+      <Composer
+        viewer={viewer}
+        returnTo={back}
+        fragment={{ "data-replace": "composer", "data-announce": "Your post was published." }}
+      />
+      {status
+        ? (
+          <div data-prepend="feed">
+            <StatusItem status={status} viewer={viewer} here={back.split("#")[0]} />
+          </div>
+        )
+        : null}
+    </>,
+  );
+}
+
 /** Runs the post's command; a refusal comes back as the composer page. */
 async function post(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
@@ -99,7 +131,8 @@ async function post(c: Context<ApiEnv>): Promise<Response> {
       await scheduleStatus(ctx, input, scheduledAt);
       return redirectAfterPost(c, "/scheduled_statuses", "scheduled");
     }
-    await createStatus(ctx, input);
+    const row = await createStatus(ctx, input);
+    if (wantsFragment(c)) return await postedFragment(c, row, back);
     return redirectAfterPost(c, back, "posted");
   } catch (error) {
     const refusal = refusalOf(statusErrorOf(error));

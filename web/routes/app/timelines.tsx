@@ -24,7 +24,7 @@ import {
 } from "../../../api/reads/timelines.ts";
 import { NotFoundError } from "../../../model/errors.ts";
 import { AppLayout, type AppNavKey } from "../../pages/app/layout.tsx";
-import { Feed, Timeline } from "../../pages/app/timeline.tsx";
+import { FeedItems, Timeline } from "../../pages/app/timeline.tsx";
 import { Composer } from "../../pages/app/composer.tsx";
 import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { signedInBranch } from "./branch.ts";
@@ -54,7 +54,24 @@ async function sendTimeline(
   const viewer = appViewer(c);
   const here = hereWith(c.req.url);
   const feed = { statuses: read.items, viewer, here, label: view.label };
-  if (wantsFragment(c)) return await sendFragment(c, <Feed {...feed} />);
+  if (wantsFragment(c)) {
+    // Newer posts go on top of the feed, older ones under it.
+    const newer = p.min_id != null || p.since_id != null;
+    return await sendFragment(
+      c,
+      newer
+        ? (
+          <div data-prepend="feed">
+            <FeedItems {...feed} />
+          </div>
+        )
+        : (
+          <div data-append="feed">
+            <FeedItems {...feed} />
+          </div>
+        ),
+    );
+  }
   const pager = pagerLinks(c, readPageParams(p, APP_TIMELINE_PAGE), APP_TIMELINE_PAGE, read);
   return await sendAppPage(
     c,
