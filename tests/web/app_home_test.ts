@@ -290,6 +290,20 @@ test("posting from the composer", async (t) => {
     await ok(instance, ann.token, "DELETE", `/api/v1/statuses/${mine[0].id}`);
   });
 
+  await t.step("the composer starts from the user's posting preferences", async () => {
+    const before = await session.get("/").then((r) => r.text());
+    assert.match(before, /<option value="public" selected>/);
+    await ok(instance, ann.token, "PATCH", "/api/v1/accounts/update_credentials", {
+      source: { privacy: "private", sensitive: true },
+    });
+    const after = await session.get("/statuses/new").then((r) => r.text());
+    assert.match(after, /<option value="private" selected>/);
+    assert.match(after, /<input type="checkbox" name="sensitive" value="true" checked>/);
+    await ok(instance, ann.token, "PATCH", "/api/v1/accounts/update_credentials", {
+      source: { privacy: "public", sensitive: false },
+    });
+  });
+
   await t.step("an open redirect is refused: back to /", async () => {
     const res = await session.post("/statuses", {
       status: "Second post",

@@ -24,8 +24,15 @@ export interface ComposerValues {
   inReplyToId?: string;
 }
 
+/** The user's posting defaults (their preferences), which a new post starts from. */
+export interface ComposerDefaults {
+  visibility: string;
+  sensitive: boolean;
+}
+
 export interface ComposerProps {
   viewer: AppViewer;
+  defaults?: ComposerDefaults;
   /** Where to go after posting. */
   returnTo: string;
   values?: ComposerValues;
@@ -36,7 +43,7 @@ export interface ComposerProps {
 }
 
 export const Composer: FC<ComposerProps> = (
-  { viewer, returnTo, values = {}, error, fragment },
+  { viewer, defaults, returnTo, values = {}, error, fragment },
 ) => (
   <form id="composer" class="composer" method="post" action="/statuses" data-enhance {...fragment}>
     <CsrfField token={viewer.csrfToken} />
@@ -64,13 +71,21 @@ export const Composer: FC<ComposerProps> = (
     <label for="visibility">Visibility</label>
     <select id="visibility" name="visibility">
       {VISIBILITIES.map(([value, label]) => (
-        <option value={value} selected={(values.visibility ?? "public") === value}>
+        <option
+          value={value}
+          selected={(values.visibility ?? defaults?.visibility ?? "public") === value}
+        >
           {label}
         </option>
       ))}
     </select>
     <label class="check">
-      <input type="checkbox" name="sensitive" value="true" checked={values.sensitive} />
+      <input
+        type="checkbox"
+        name="sensitive"
+        value="true"
+        checked={values.sensitive ?? defaults?.sensitive}
+      />
       Mark media as sensitive
     </label>
     <button type="submit">Post</button>

@@ -15,6 +15,8 @@ import type { RateLimit } from "../../../api/middleware/rate_limit.ts";
 import { type BeforeBody, signedInGate } from "../form_pages.ts";
 import { sendHtmlPage } from "../page_response.ts";
 import { AppLayout, type AppViewer } from "../../pages/app/layout.tsx";
+import type { ComposerDefaults } from "../../pages/app/composer.tsx";
+import { readPreferences } from "../../../api/reads/preferences.ts";
 
 /** The gate of an app route (see the module's comment). */
 export function appPage(
@@ -66,4 +68,13 @@ export async function sendAppNotFound(c: Context<ApiEnv>, message: string): Prom
     </AppLayout>,
     404,
   );
+}
+
+/** What a new post of the viewer starts from: their preferences (GET /api/v1/preferences). */
+export async function composerDefaults(c: Context<ApiEnv>): Promise<ComposerDefaults> {
+  const prefs = await readPreferences(c.get("ctx"), appSession(c).user.userId);
+  return {
+    visibility: prefs?.defaultPrivacy ?? "public",
+    sensitive: prefs?.defaultSensitive ?? false,
+  };
 }

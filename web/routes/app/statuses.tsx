@@ -41,7 +41,7 @@ import { StatusItem } from "../../pages/app/status.tsx";
 import { statusPath } from "../../pages/status/links.ts";
 import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
 import { refusalOf } from "../refusals.ts";
-import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
+import { appPage, appViewer, composerDefaults, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { hereWith, returnTo } from "./return_to.ts";
 import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
 
@@ -74,6 +74,7 @@ async function sendComposerPage(
     >
       <Composer
         viewer={viewer}
+        defaults={await composerDefaults(c)}
         returnTo={options.returnTo}
         values={options.values}
         error={options.error}
@@ -100,6 +101,7 @@ async function postedFragment(
     <>
       <Composer
         viewer={viewer}
+        defaults={await composerDefaults(c)}
         returnTo={back}
         fragment={{ "data-replace": "composer", "data-announce": "Your post was published." }}
       />

@@ -26,7 +26,7 @@ import { NotFoundError } from "../../../model/errors.ts";
 import { AppLayout, type AppNavKey } from "../../pages/app/layout.tsx";
 import { FeedItems, Timeline } from "../../pages/app/timeline.tsx";
 import { Composer } from "../../pages/app/composer.tsx";
-import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
+import { appPage, appViewer, composerDefaults, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { signedInBranch } from "./branch.ts";
 import { hereWith } from "./return_to.ts";
 import { pagerLinks } from "./paging.ts";
@@ -129,7 +129,7 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         current: "home",
         label: "Home timeline",
         empty: <HomeEmpty />,
-        top: <Composer viewer={viewer} returnTo="/" />,
+        top: <Composer viewer={viewer} defaults={await composerDefaults(c)} returnTo="/" />,
       });
     }),
   );
