@@ -8,6 +8,8 @@
  * makes one status per idempotency key and keeps the text of a refused one.
  */
 import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
+import { roleSettings, users } from "../../db/schema/mod.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { links, ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -163,6 +165,21 @@ test("/home, the public timelines and the gate", async (t) => {
     assert.deepEqual(articleIds(html), api.map((s: { id: string }) => s.id));
     assert.ok(html.includes("Cat is not followed"));
     assert.ok(!html.includes("Only for followers"));
+  });
+
+  await t.step("a role that requires two-factor sign-in sets it up first", async () => {
+    const { db } = instance.rookery.ctx.database;
+    const boss = await createUser(instance, "boss");
+    await db.update(users).set({ role: "admin" }).where(eq(users.id, boss.userId));
+    await db.update(roleSettings).set({ requireTwoFactor: true })
+      .where(eq(roleSettings.role, "admin"));
+    const bossSession = await signInOverHttp(instance, "boss", "/");
+    for (const path of ["/", "/public/local", `/@bob/${warned.id}`]) {
+      const res = await bossSession.get(path);
+      await res.body?.cancel();
+      assert.equal(res.status, 303, path);
+      assert.equal(res.headers.get("location"), "/settings/otp_authentication", path);
+    }
   });
 
   await t.step("a visitor is sent to sign in, and a visitor's post refused", async () => {

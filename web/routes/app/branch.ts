@@ -10,7 +10,7 @@
  */
 import type { Handler, MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
-import { liveSession } from "../form_pages.ts";
+import { liveSession, twoFactorSetupRedirect } from "../form_pages.ts";
 import { carriesSession } from "../session_cookie.ts";
 import { prefersActivityPub } from "../public/profile_pages.ts";
 
@@ -22,6 +22,9 @@ export function signedInBranch(handler: Handler<ApiEnv>): MiddlewareHandler<ApiE
     if (!carriesSession(c)) return await next();
     const session = await liveSession(c);
     if (!session) return await next();
+    // As behind the gate: a role that requires two-factor sign-in sets it up first.
+    const setup = await twoFactorSetupRedirect(c, session);
+    if (setup) return setup;
     c.set("appSession", session);
     return await handler(c, next);
   };
