@@ -120,9 +120,22 @@ test("a visitor's / is the landing page; a signed-in one's is Home", async (t) =
     };
     assert.match(
       article(warned.id),
-      /<details class="cw"><summary><span dir="auto">Spoilers ahead/,
+      /<details class="cw"\s*><summary><span dir="auto">Spoilers ahead/,
     );
     assert.match(article(sensitive.id), /<details class="sensitive"><summary>Sensitive content/);
+  });
+
+  await t.step("the reader's preferences: show all media, expand warnings", async () => {
+    const { db } = instance.rookery.ctx.database;
+    await db.update(users).set({ settings: { display_media: "show_all", expand_spoilers: true } })
+      .where(eq(users.id, ann.userId));
+    const html = await session.get("/").then((r) => r.text());
+    await db.update(users).set({ settings: {} }).where(eq(users.id, ann.userId));
+    const start = html.indexOf(`id="status-${sensitive.id}"`);
+    const article = html.slice(start, html.indexOf("</article>", start));
+    assert.ok(!article.includes('class="sensitive"'), "sensitive media shown at once");
+    assert.match(article, /<div class="media count-1">/);
+    assert.match(html, /<details class="cw" open><summary><span dir="auto">Spoilers ahead/);
   });
 
   await t.step("the script's fragments: older posts appended, newer prepended", async () => {

@@ -16,6 +16,16 @@ export interface AppViewer {
   username: string;
   role: string;
   csrfToken: string;
+  /** How posts are shown to them (their preferences), where the page read them. */
+  reading?: ReadingPreferences;
+}
+
+/** The reading preferences of Mastodon's: media display and content warnings. */
+export interface ReadingPreferences {
+  /** `default`: hide sensitive media; `show_all`; `hide_all`. */
+  displayMedia: "default" | "show_all" | "hide_all";
+  /** Open content warnings at once. */
+  expandSpoilers: boolean;
 }
 
 /** The entries of the main navigation, by key (`current` marks one). */

@@ -43,6 +43,7 @@ export const StatusItem: FC<StatusItemProps> = ({ status, viewer, here, position
       <StatusBody
         status={shown}
         forms={{ token: viewer.csrfToken, returnTo, viewerAccountId: viewer.accountId }}
+        reading={viewer.reading}
       />
       <StatusMeta status={shown} idBase={idBase} />
       <ActionBar status={shown} viewer={viewer} returnTo={returnTo} />

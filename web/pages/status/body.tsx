@@ -15,6 +15,7 @@ import { PollForm, PollResults } from "./poll.tsx";
 import { LinkCard } from "./card.tsx";
 import { QuotedStatus } from "./quote.tsx";
 import { StatusHeader } from "./header.tsx";
+import type { ReadingPreferences } from "../app/layout.tsx";
 
 /** What a form inside the body needs (the vote), for a signed-in reader. */
 export interface BodyForms {
@@ -30,11 +31,16 @@ function filterTitles(status: StatusJson, action: string): string[] {
     .map((r) => r.filter.title);
 }
 
-const Media: FC<{ status: StatusJson; blurred: boolean }> = ({ status, blurred }) => {
+const Media: FC<{ status: StatusJson; blurred: boolean; reading?: ReadingPreferences }> = (
+  { status, blurred, reading },
+) => {
   const media = status.media_attachments;
   if (media.length === 0) return null;
   if (blurred) return <HiddenMedia media={media} label="Hidden by a filter" />;
-  if (status.sensitive) return <HiddenMedia media={media} label="Sensitive content" />;
+  if (reading?.displayMedia === "hide_all") return <HiddenMedia media={media} label="Media" />;
+  if (status.sensitive && reading?.displayMedia !== "show_all") {
+    return <HiddenMedia media={media} label="Sensitive content" />;
+  }
   return <MediaGrid media={media} />;
 };
 
@@ -49,24 +55,31 @@ const Poll: FC<{ status: StatusJson; forms?: BodyForms }> = ({ status, forms }) 
 };
 
 /** A quoted post: its author and body, one level deep (no forms, no nested quote). */
-const Quoted = (quoted: StatusJson) => (
+const quotedRenderer = (reading?: ReadingPreferences) => (quoted: StatusJson) => (
   <>
     <StatusHeader status={quoted} idBase={`quoted-${quoted.id}`} />
-    <StatusBody status={quoted} nested />
+    <StatusBody status={quoted} nested reading={reading} />
   </>
 );
 
 /** The post's body; `nested` for a quoted post (its own quote is a line, not a post). */
-export const StatusBody: FC<{ status: StatusJson; forms?: BodyForms; nested?: boolean }> = (
-  { status, forms, nested },
-) => {
+export const StatusBody: FC<{
+  status: StatusJson;
+  forms?: BodyForms;
+  nested?: boolean;
+  reading?: ReadingPreferences;
+}> = ({ status, forms, nested, reading }) => {
   const inner = (
     <>
       <div class="content" lang={status.language ?? undefined} dir="auto">
         {raw(renderContent(status))}
       </div>
       {status.poll ? <Poll status={status} forms={nested ? undefined : forms} /> : null}
-      <Media status={status} blurred={filterTitles(status, "blur").length > 0} />
+      <Media
+        status={status}
+        blurred={filterTitles(status, "blur").length > 0}
+        reading={reading}
+      />
       {status.card && status.media_attachments.length === 0 && !status.poll
         ? <LinkCard card={status.card} />
         : null}
@@ -74,7 +87,7 @@ export const StatusBody: FC<{ status: StatusJson; forms?: BodyForms; nested?: bo
         ? (
           <QuotedStatus
             quote={nested ? { state: status.quote.state, quoted_status_id: null } : status.quote}
-            renderQuoted={Quoted}
+            renderQuoted={quotedRenderer(reading)}
           />
         )
         : null}
@@ -82,7 +95,7 @@ export const StatusBody: FC<{ status: StatusJson; forms?: BodyForms; nested?: bo
   );
   const withWarning = status.spoiler_text
     ? (
-      <details class="cw">
+      <details class="cw" open={reading?.expandSpoilers || undefined}>
         <summary>
           <span dir="auto">{raw(emojifyText(status.spoiler_text, status.emojis))}</span>{" "}
           <span class="muted">Show more</span>

@@ -70,11 +70,26 @@ export async function sendAppNotFound(c: Context<ApiEnv>, message: string): Prom
   );
 }
 
-/** What a new post of the viewer starts from: their preferences (GET /api/v1/preferences). */
-export async function composerDefaults(c: Context<ApiEnv>): Promise<ComposerDefaults> {
+/**
+ * The viewer with their reading preferences, and what a new post of theirs
+ * starts from: both from their preferences (GET /api/v1/preferences), one
+ * query, for the pages that show posts or a composer.
+ */
+export async function appReader(
+  c: Context<ApiEnv>,
+): Promise<{ viewer: AppViewer; defaults: ComposerDefaults }> {
   const prefs = await readPreferences(c.get("ctx"), appSession(c).user.userId);
   return {
-    visibility: prefs?.defaultPrivacy ?? "public",
-    sensitive: prefs?.defaultSensitive ?? false,
+    viewer: {
+      ...appViewer(c),
+      reading: {
+        displayMedia: prefs?.displayMedia ?? "default",
+        expandSpoilers: prefs?.expandSpoilers ?? false,
+      },
+    },
+    defaults: {
+      visibility: prefs?.defaultPrivacy ?? "public",
+      sensitive: prefs?.defaultSensitive ?? false,
+    },
   };
 }

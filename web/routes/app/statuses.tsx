@@ -41,7 +41,7 @@ import { StatusItem } from "../../pages/app/status.tsx";
 import { statusPath } from "../../pages/status/links.ts";
 import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
 import { refusalOf } from "../refusals.ts";
-import { appPage, appViewer, composerDefaults, sendAppNotFound, sendAppPage } from "./session.tsx";
+import { appPage, appReader, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { hereWith, returnTo } from "./return_to.ts";
 import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
 
@@ -63,7 +63,7 @@ async function sendComposerPage(
   c: Context<ApiEnv>,
   options: { values: ComposerValues; returnTo: string; error?: string; status?: number },
 ): Promise<Response> {
-  const viewer = appViewer(c);
+  const { viewer, defaults } = await appReader(c);
   return await sendAppPage(
     c,
     <AppLayout
@@ -74,7 +74,7 @@ async function sendComposerPage(
     >
       <Composer
         viewer={viewer}
-        defaults={await composerDefaults(c)}
+        defaults={defaults}
         returnTo={options.returnTo}
         values={options.values}
         error={options.error}
@@ -94,14 +94,14 @@ async function postedFragment(
   back: string,
 ): Promise<Response> {
   const ctx = c.get("ctx");
-  const viewer = appViewer(c);
+  const { viewer, defaults } = await appReader(c);
   const [status] = await serializeStatuses(ctx, [row], { accountId: viewer.accountId });
   return await sendFragment(
     c,
     <>
       <Composer
         viewer={viewer}
-        defaults={await composerDefaults(c)}
+        defaults={defaults}
         returnTo={back}
         fragment={{ "data-replace": "composer", "data-announce": "Your post was published." }}
       />

@@ -20,7 +20,7 @@ import { RETRY_SECONDS } from "../../../federation/remote/replies_crawl.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
 import { Thread } from "../../pages/app/thread.tsx";
 import { statusPath } from "../../pages/status/links.ts";
-import { appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
+import { appReader, sendAppNotFound, sendAppPage } from "./session.tsx";
 
 const NOT_FOUND = "This post does not exist, or you may not see it.";
 import { signedInBranch } from "./branch.ts";
@@ -29,7 +29,7 @@ import { hereWith } from "./return_to.ts";
 /** The thread page of status `:id` for the signed-in viewer. */
 async function threadPage(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
-  const viewer = appViewer(c);
+  const { viewer } = await appReader(c);
   const id = c.req.param("id")!;
   if (!isId(id)) return await sendAppNotFound(c, NOT_FOUND);
   const row = await findVisibleStatus(ctx.database.db, viewer.accountId, id);

@@ -23,10 +23,10 @@ import {
   readTagTimeline,
 } from "../../../api/reads/timelines.ts";
 import { NotFoundError } from "../../../model/errors.ts";
-import { AppLayout, type AppNavKey } from "../../pages/app/layout.tsx";
+import { AppLayout, type AppNavKey, type AppViewer } from "../../pages/app/layout.tsx";
 import { FeedItems, Timeline } from "../../pages/app/timeline.tsx";
 import { Composer } from "../../pages/app/composer.tsx";
-import { appPage, appViewer, composerDefaults, sendAppNotFound, sendAppPage } from "./session.tsx";
+import { appPage, appReader, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { signedInBranch } from "./branch.ts";
 import { hereWith } from "./return_to.ts";
 import { pagerLinks } from "./paging.ts";
@@ -50,8 +50,8 @@ async function sendTimeline(
   p: Params,
   read: PageRead<StatusJson>,
   view: TimelineView,
+  viewer: AppViewer,
 ): Promise<Response> {
-  const viewer = appViewer(c);
   const here = hereWith(c.req.url);
   const feed = { statuses: read.items, viewer, here, label: view.label };
   if (wantsFragment(c)) {
@@ -122,15 +122,15 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
     "/",
     signedInBranch(async (c) => {
       const p = await params(c);
-      const viewer = appViewer(c);
+      const { viewer, defaults } = await appReader(c);
       const read = await readHomeTimeline(c.get("ctx"), viewer, p, APP_TIMELINE_PAGE);
       return await sendTimeline(c, p, read, {
         title: "Home",
         current: "home",
         label: "Home timeline",
         empty: <HomeEmpty />,
-        top: <Composer viewer={viewer} defaults={await composerDefaults(c)} returnTo="/" />,
-      });
+        top: <Composer viewer={viewer} defaults={defaults} returnTo="/" />,
+      }, viewer);
     }),
   );
 
@@ -149,7 +149,7 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         remote: feed.option === "remote",
       };
       const onlyMedia = readBoolean(p, "only_media") ?? false;
-      const viewer = appViewer(c);
+      const { viewer } = await appReader(c);
       const read = await readPublicTimeline(c.get("ctx"), viewer, p, APP_TIMELINE_PAGE);
       return await sendTimeline(c, p, read, {
         title: feed.title,
@@ -157,7 +157,7 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         label: feed.title,
         empty: <p>Nothing here yet.</p>,
         top: <MediaToggle path={feed.path} onlyMedia={onlyMedia} />,
-      });
+      }, viewer);
     });
   }
 
@@ -166,7 +166,7 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
     signedInBranch(async (c) => {
       const p = await params(c);
       const name = c.req.param("name")!;
-      const viewer = appViewer(c);
+      const { viewer } = await appReader(c);
       // A hashtag never seen here: an empty feed (following it creates it).
       const read = await readTagTimeline(c.get("ctx"), viewer, name, p, APP_TIMELINE_PAGE) ??
         { items: [], cursors: null, rows: 0 };
@@ -177,13 +177,13 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         label: `Posts with #${name}`,
         empty: <p>No posts with #{name} yet.</p>,
         top: <MediaToggle path={`/tags/${encodeURIComponent(name)}`} onlyMedia={onlyMedia} />,
-      });
+      }, viewer);
     }),
   );
 
   app.get("/lists/:id{[0-9]+}", appPage(), async (c) => {
     const p = await params(c);
-    const viewer = appViewer(c);
+    const { viewer } = await appReader(c);
     let read: PageRead<StatusJson>;
     try {
       read = await readListTimeline(c.get("ctx"), viewer, c.req.param("id"), p, APP_TIMELINE_PAGE);
@@ -201,7 +201,7 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
           <a href={`/lists/${c.req.param("id")}/edit`}>Edit the list</a>
         </p>
       ),
-    });
+    }, viewer);
   });
 
   return app;
