@@ -166,8 +166,11 @@ test("inbox limits: refused before the work, never a 500", async (t) => {
             )
           ),
         );
-        for (const [i, [code, ms]] of results.entries()) {
-          assert.equal(code, 401, `key server ${i}`);
+        // A key server that cannot answer in time is unreachable: 503, asked
+        // again on the retry (docs/federation.md); one that redirects too often
+        // answered, wrongly: 401.
+        assert.deepEqual(results.map(([code]) => code), [503, 503, 401]);
+        for (const [i, [, ms]] of results.entries()) {
           assert.ok(ms < 15_000, `key server ${i} answered after ${ms} ms`);
         }
         // Five redirects followed (to /hop5), the sixth not.
