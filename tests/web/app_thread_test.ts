@@ -102,6 +102,22 @@ test("the signed-in thread page", async (t) => {
     assert.deepEqual(articleIds(html).slice(2), (await apiContext(alice, middle.id)).descendants);
   });
 
+  await t.step("the script's poll: the replies section and the refresh line alone", async () => {
+    const res = await instance.request(`/@bob/${middle.id}`, {
+      headers: { cookie: sessions.alice.cookie, "rookery-fragment": "1" },
+    });
+    const html = await res.text();
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("vary") ?? "", /Rookery-Fragment/);
+    assert.match(
+      html,
+      /^<section aria-labelledby="replies" id="replies-section" data-replace="replies-section">/,
+    );
+    assert.deepEqual(articleIds(html), (await apiContext(alice, middle.id)).descendants);
+    // A local thread has no crawl under way: the line goes.
+    assert.ok(html.endsWith('<p data-remove="refresh"></p>'));
+  });
+
   await t.step("a wrong handle redirects to the author's path", async () => {
     const res = await sessions.alice.get(`/@alice/${middle.id}`);
     await res.body?.cancel();

@@ -74,28 +74,56 @@ export const Thread: FC<ThreadProps> = (props) => {
           }}
         />
       </section>
-      <section aria-labelledby="replies" id="replies-section">
-        <h2 id="replies">Replies</h2>
-        {props.descendants.length === 0 ? <p class="muted">No replies yet.</p> : null}
-        {props.descendants.map((s) => (
-          <div class={`depth-${depths.get(s.id) ?? 1}`}>
-            <StatusItem status={s} viewer={viewer} here={here} />
-          </div>
-        ))}
-      </section>
-      {props.refresh && props.refresh.status === "running"
-        ? (
-          <p
-            id="refresh"
-            role="status"
-            data-refresh-id={props.refresh.id}
-            data-retry={String(props.retrySeconds)}
-          >
-            Fetching replies{props.domain ? ` from ${props.domain}` : ""}…{" "}
-            <a href={here}>Check again</a>
-          </p>
-        )
-        : null}
+      <Replies {...props} depths={depths} />
+      <RefreshLine
+        refresh={props.refresh}
+        retrySeconds={props.retrySeconds}
+        here={here}
+        domain={props.domain}
+      />
     </>
+  );
+};
+
+/** The replies under the focused post (also the script's fragment, `data-replace`). */
+export const Replies: FC<ThreadProps & { depths: Map<string, number>; fragment?: boolean }> = (
+  props,
+) => (
+  <section
+    aria-labelledby="replies"
+    id="replies-section"
+    data-replace={props.fragment ? "replies-section" : undefined}
+  >
+    <h2 id="replies">Replies</h2>
+    {props.descendants.length === 0 ? <p class="muted">No replies yet.</p> : null}
+    {props.descendants.map((s) => (
+      <div class={`depth-${props.depths.get(s.id) ?? 1}`}>
+        <StatusItem status={s} viewer={props.viewer} here={props.here} />
+      </div>
+    ))}
+  </section>
+);
+
+/** "Fetching replies…" while a remote thread's replies are crawled, with a way to look again. */
+export const RefreshLine: FC<{
+  refresh: AsyncRefresh | null;
+  retrySeconds: number;
+  here: string;
+  domain: string | null;
+  fragment?: boolean;
+}> = ({ refresh, retrySeconds, here, domain, fragment }) => {
+  if (!refresh || refresh.status !== "running") {
+    return fragment ? <p data-remove="refresh"></p> : null;
+  }
+  return (
+    <p
+      id="refresh"
+      role="status"
+      data-refresh-id={refresh.id}
+      data-retry={String(retrySeconds)}
+      data-replace={fragment ? "refresh" : undefined}
+    >
+      Fetching replies{domain ? ` from ${domain}` : ""}… <a href={here}>Check again</a>
+    </p>
   );
 };

@@ -9,7 +9,9 @@
  * author's redirects (301) to the right one; a status the viewer may not
  * see is a 404 page.
  *
- * Not yet (design 35 §12): the refresh fragment for the script (`?refresh_id=`).
+ * With the fragment header (the script polling a remote thread's refresh)
+ * the answer is the replies section and the refresh line alone: replaced,
+ * or the line removed once the crawl is over.
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
@@ -18,7 +20,8 @@ import { findVisibleStatus } from "../../../db/queries/visibility.ts";
 import { readThread } from "../../../api/reads/statuses.ts";
 import { RETRY_SECONDS } from "../../../federation/remote/replies_crawl.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
-import { Thread } from "../../pages/app/thread.tsx";
+import { RefreshLine, Replies, replyDepths, Thread } from "../../pages/app/thread.tsx";
+import { sendFragment, wantsFragment } from "./fragments.ts";
 import { statusPath } from "../../pages/status/links.ts";
 import { appReader, sendAppNotFound, sendAppPage } from "./session.tsx";
 
@@ -39,6 +42,25 @@ async function threadPage(c: Context<ApiEnv>): Promise<Response> {
   const canonical = statusPath(thread.status);
   if (new URL(c.req.url).pathname !== canonical) return c.redirect(canonical, 301);
   const account = thread.status.account;
+  const props = {
+    status: thread.status,
+    ancestors: thread.ancestors,
+    descendants: thread.descendants,
+    refresh: thread.refresh,
+    retrySeconds: RETRY_SECONDS,
+    viewer,
+    here: hereWith(c.req.url),
+    domain: account.acct.includes("@") ? account.acct.split("@")[1] : null,
+  };
+  if (wantsFragment(c)) {
+    return await sendFragment(
+      c,
+      <>
+        <Replies {...props} depths={replyDepths(props.status.id, props.descendants)} fragment />
+        <RefreshLine {...props} fragment />
+      </>,
+    );
+  }
   return await sendAppPage(
     c,
     <AppLayout
@@ -48,16 +70,7 @@ async function threadPage(c: Context<ApiEnv>): Promise<Response> {
       notice={c.req.query("notice")}
       alert={c.req.query("alert")}
     >
-      <Thread
-        status={thread.status}
-        ancestors={thread.ancestors}
-        descendants={thread.descendants}
-        refresh={thread.refresh}
-        retrySeconds={RETRY_SECONDS}
-        viewer={viewer}
-        here={hereWith(c.req.url)}
-        domain={account.acct.includes("@") ? account.acct.split("@")[1] : null}
-      />
+      <Thread {...props} />
     </AppLayout>,
   );
 }
