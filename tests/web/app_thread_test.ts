@@ -65,6 +65,8 @@ test("the signed-in thread page", async (t) => {
       new RegExp(`<div class="depth-1"><article class="status" id="status-${deep.id}"`),
     );
     assert.ok(html.includes("<h1>Post by @bob</h1>"));
+    // The focused post links who boosted and favourited it.
+    assert.ok(html.includes(`<a href="/statuses/${middle.id}/favourited_by">0 favourites</a>`));
   });
 
   await t.step("the reply composer: in reply to the post, mentions prefilled", async () => {

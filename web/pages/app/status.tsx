@@ -12,6 +12,19 @@ import { BoostedBy, StatusHeader, StatusMeta } from "../status/header.tsx";
 import { StatusBody } from "../status/body.tsx";
 import { ActionBar } from "./actions.tsx";
 
+/** What the focused post of a thread shows more: the app it came from, who boosted and liked it. */
+const FocusDetails: FC<{ status: StatusJson }> = ({ status }) => (
+  <p class="details muted">
+    {status.application?.name ? <span>via {status.application.name}</span> : null}
+    <a href={`/statuses/${status.id}/reblogged_by`}>
+      {status.reblogs_count} {status.reblogs_count === 1 ? "boost" : "boosts"}
+    </a>
+    <a href={`/statuses/${status.id}/favourited_by`}>
+      {status.favourites_count} {status.favourites_count === 1 ? "favourite" : "favourites"}
+    </a>
+  </p>
+);
+
 export interface StatusItemProps {
   /** The row as the read answered it (a boost wraps the boosted post). */
   status: StatusJson;
@@ -46,6 +59,7 @@ export const StatusItem: FC<StatusItemProps> = ({ status, viewer, here, position
         reading={viewer.reading}
       />
       <StatusMeta status={shown} idBase={idBase} />
+      {focus ? <FocusDetails status={shown} /> : null}
       <ActionBar status={shown} viewer={viewer} returnTo={returnTo} />
     </article>
   );

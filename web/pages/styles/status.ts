@@ -32,4 +32,5 @@ p.quote{font-size:.9rem}
 .status-actions{margin:.5rem 0 0;gap:.5rem 1rem;font-size:.9rem}
 .depth-1{margin-left:1rem}.depth-2{margin-left:2rem}.depth-3{margin-left:3rem}.depth-4{margin-left:4rem}
 @media (max-width:36rem){.depth-2,.depth-3,.depth-4{margin-left:2rem}}
+article.status .details{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.4rem 0 0;font-size:.9rem}
 `;
