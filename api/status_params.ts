@@ -11,11 +11,13 @@ import {
   readBoolean,
   readInt,
   readPermittedObject,
+  readPermittedObjectList,
   readString,
   readStringArray,
 } from "./readers.ts";
 import { isId } from "../db/ids.ts";
 import type { LocalStatusInput } from "../actors/statuses/create.ts";
+import type { EditStatusInput, MediaAttributeInput } from "../actors/statuses/edit.ts";
 import { QUOTE_NOT_FOUND, REPLY_NOT_FOUND, StatusError } from "../actors/statuses/errors.ts";
 import {
   checkQuotePolicy,
@@ -113,5 +115,37 @@ export function readStatusInput(
     idempotencyKey: author.idempotencyKey,
     resolveRemoteAccount: remoteAccountResolver(ctx),
     allowedMentions: readStringArray(p, "allowed_mentions", { maxItems: 1000 }) ?? null,
+  };
+}
+
+/** The edit a PUT describes, of `statusId` by `accountId` (absent fields stay as they are). */
+export function readStatusEdit(
+  ctx: AppContext,
+  p: Params,
+  accountId: string,
+  statusId: string,
+): EditStatusInput {
+  const attributes: MediaAttributeInput[] = (readPermittedObjectList(p, "media_attributes") ?? [])
+    .map((a) => ({
+      id: readString(a, "id") ?? "",
+      description: readString(a, "description", { allowBlank: true }),
+      focus: readString(a, "focus"),
+    }));
+  const quotePolicy = readString(p, "quote_approval_policy");
+  return {
+    accountId,
+    statusId,
+    text: readString(p, "status", { allowBlank: true }),
+    spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
+    sensitive: readBoolean(p, "sensitive"),
+    language: readString(p, "language"),
+    mediaIds: "media_ids" in p
+      ? readStringArray(p, "media_ids", { maxItems: 1000 }) ?? []
+      : undefined,
+    mediaAttributes: attributes,
+    poll: readPoll(p),
+    quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
+    interactionPolicy: readInteractionPolicy(p, "interaction_policy"),
+    resolveRemoteAccount: remoteAccountResolver(ctx),
   };
 }

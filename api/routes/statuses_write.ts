@@ -29,7 +29,7 @@ import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
-import { readBoolean, readPermittedObjectList, readString, readStringArray } from "../readers.ts";
+import { readBoolean, readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeStatuses } from "../entities/status.ts";
 import { newOwnStatusViewerRows } from "../entities/status_hydration.ts";
@@ -37,7 +37,7 @@ import { serializeScheduledStatuses } from "../entities/scheduled_status.ts";
 import { isId } from "../../db/ids.ts";
 import { createStatus, type LocalStatusInput } from "../../actors/statuses/create.ts";
 import { scheduleStatus } from "../../actors/statuses/schedule.ts";
-import { editStatus, type MediaAttributeInput, ownStatus } from "../../actors/statuses/edit.ts";
+import { editStatus, ownStatus } from "../../actors/statuses/edit.ts";
 import { deleteStatus } from "../../actors/statuses/delete.ts";
 import { setInteractionPolicy } from "../../actors/statuses/interaction_policy.ts";
 import { readInteractionPolicy } from "../entities/interaction_policy.ts";
@@ -47,10 +47,9 @@ import { checkQuotePolicy } from "../../actors/statuses/validation.ts";
 import type { AppContext } from "../../context.ts";
 import {
   checkIdempotencyKey,
-  readPoll,
   readScheduledAt,
+  readStatusEdit,
   readStatusInput,
-  remoteAccountResolver,
   statusErrorOf,
 } from "../status_params.ts";
 
@@ -112,30 +111,9 @@ async function putStatus(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
   const id = pathId(c);
   const p = await params(c);
-  const attributes: MediaAttributeInput[] = (readPermittedObjectList(p, "media_attributes") ?? [])
-    .map((a) => ({
-      id: readString(a, "id") ?? "",
-      description: readString(a, "description", { allowBlank: true }),
-      focus: readString(a, "focus"),
-    }));
-  const quotePolicy = readString(p, "quote_approval_policy");
+  const input = readStatusEdit(ctx, p, me(c), id);
   try {
-    const status = await editStatus(ctx, {
-      accountId: me(c),
-      statusId: id,
-      text: readString(p, "status", { allowBlank: true }),
-      spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
-      sensitive: readBoolean(p, "sensitive"),
-      language: readString(p, "language"),
-      mediaIds: "media_ids" in p
-        ? readStringArray(p, "media_ids", { maxItems: 1000 }) ?? []
-        : undefined,
-      mediaAttributes: attributes,
-      poll: readPoll(p),
-      quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
-      interactionPolicy: readInteractionPolicy(p, "interaction_policy"),
-      resolveRemoteAccount: remoteAccountResolver(ctx),
-    });
+    const status = await editStatus(ctx, input);
     const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
     return c.json(json);
   } catch (error) {

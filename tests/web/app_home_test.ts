@@ -382,6 +382,36 @@ test("a post's address, sharing, and deleting one's own post", async (t) => {
     );
   });
 
+  await t.step("editing one's own post", async () => {
+    const page = await session.get(`/statuses/${mine.id}/edit`);
+    const html = await page.text();
+    assert.equal(page.status, 200);
+    assert.ok(html.includes(`action="/statuses/${mine.id}/update"`));
+    assert.match(html, /<textarea id="status" name="status"[^>]*>Soon gone<\/textarea>/);
+    assert.ok(!html.includes('name="visibility"'), "the visibility stays");
+    const res = await session.post(`/statuses/${mine.id}/update`, { status: "Soon gone, edited" });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), `/@ann/${mine.id}?notice=edited`);
+    const edited = await ok(instance, ann.token, "GET", `/api/v1/statuses/${mine.id}`);
+    assert.equal(edited.content, "<p>Soon gone, edited</p>");
+    assert.ok(edited.edited_at);
+    const tooLong = await session.post(`/statuses/${mine.id}/update`, { status: "y".repeat(501) });
+    const refused = await tooLong.text();
+    assert.equal(tooLong.status, 422);
+    assert.ok(refused.includes("y".repeat(501)));
+    const others = await session.get(`/statuses/${warned.id}/edit`);
+    await others.body?.cancel();
+    assert.equal(others.status, 404);
+    const forced = await session.post(`/statuses/${warned.id}/update`, { status: "Mine now" });
+    await forced.body?.cancel();
+    assert.equal(forced.status, 404);
+    assert.equal(
+      (await ok(instance, bob.token, "GET", `/api/v1/statuses/${warned.id}`)).content,
+      "<p>Behind a warning</p>",
+    );
+  });
+
   await t.step("someone else's post cannot be deleted", async () => {
     const page = await session.get(`/statuses/${warned.id}/delete`);
     await page.body?.cancel();

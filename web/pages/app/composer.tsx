@@ -38,17 +38,26 @@ export interface ComposerProps {
   values?: ComposerValues;
   /** Why the last attempt was refused (shown above the text, which is kept). */
   error?: string | null;
+  /** Editing a post: the form posts to its update route; its visibility stays. */
+  edit?: { statusId: string };
   /** Fragment instructions on the form (web/routes/app/fragments.ts), when sent to the script. */
   fragment?: Record<`data-${string}`, string>;
 }
 
 export const Composer: FC<ComposerProps> = (
-  { viewer, defaults, returnTo, values = {}, error, fragment },
+  { viewer, defaults, returnTo, values = {}, error, edit, fragment },
 ) => (
-  <form id="composer" class="composer" method="post" action="/statuses" data-enhance {...fragment}>
+  <form
+    id="composer"
+    class="composer"
+    method="post"
+    action={edit ? `/statuses/${edit.statusId}/update` : "/statuses"}
+    data-enhance
+    {...fragment}
+  >
     <CsrfField token={viewer.csrfToken} />
     <input type="hidden" name="return_to" value={returnTo} />
-    <input type="hidden" name="idempotency_key" value={crypto.randomUUID()} />
+    {edit ? null : <input type="hidden" name="idempotency_key" value={crypto.randomUUID()} />}
     {values.inReplyToId
       ? <input type="hidden" name="in_reply_to_id" value={values.inReplyToId} />
       : null}
@@ -68,17 +77,21 @@ export const Composer: FC<ComposerProps> = (
       <label for="spoiler_text">Warning shown before the post</label>
       <input id="spoiler_text" name="spoiler_text" type="text" value={values.spoilerText ?? ""} />
     </details>
-    <label for="visibility">Visibility</label>
-    <select id="visibility" name="visibility">
-      {VISIBILITIES.map(([value, label]) => (
-        <option
-          value={value}
-          selected={(values.visibility ?? defaults?.visibility ?? "public") === value}
-        >
-          {label}
-        </option>
-      ))}
-    </select>
+    {edit ? <p class="hint">The visibility of a post cannot be changed.</p> : (
+      <>
+        <label for="visibility">Visibility</label>
+        <select id="visibility" name="visibility">
+          {VISIBILITIES.map(([value, label]) => (
+            <option
+              value={value}
+              selected={(values.visibility ?? defaults?.visibility ?? "public") === value}
+            >
+              {label}
+            </option>
+          ))}
+        </select>
+      </>
+    )}
     <label class="check">
       <input
         type="checkbox"
@@ -88,6 +101,6 @@ export const Composer: FC<ComposerProps> = (
       />
       Mark media as sensitive
     </label>
-    <button type="submit">Post</button>
+    <button type="submit">{edit ? "Save" : "Post"}</button>
   </form>
 );

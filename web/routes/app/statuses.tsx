@@ -13,7 +13,12 @@
  * deleting one's own post (GET confirmation, POST counted in the API's
  * status-deletion bucket too; back to `return_to`, never the deleted page).
  *
- * Not yet (design 35 §2.2): edit/update/history, delete-and-redraft,
+ * Editing: GET /statuses/:id/edit (the composer with the post's source
+ * text and warning; one's own posts only) and POST /statuses/:id/update,
+ * read by the API's edit reader and made by editStatus, as PUT
+ * /api/v1/statuses/:id.
+ *
+ * Not yet (design 35 §2.2): history, delete-and-redraft, media and poll edits,
  * scheduled statuses, fragment answers for the script.
  */
 import { type Context, Hono } from "hono";
@@ -24,6 +29,7 @@ import { readBoolean, readString } from "../../../api/readers.ts";
 import {
   checkIdempotencyKey,
   readScheduledAt,
+  readStatusEdit,
   readStatusInput,
   statusErrorOf,
 } from "../../../api/status_params.ts";
@@ -33,7 +39,8 @@ import { createStatus } from "../../../actors/statuses/create.ts";
 import { scheduleStatus } from "../../../actors/statuses/schedule.ts";
 import { RATE_LIMITS } from "../../../api/middleware/rate_limit.ts";
 import { readStatus } from "../../../api/reads/statuses.ts";
-import { ownStatus } from "../../../actors/statuses/edit.ts";
+import { editStatus, ownStatus } from "../../../actors/statuses/edit.ts";
+import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 import { deleteStatus } from "../../../actors/statuses/delete.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
 import { ConfirmPage } from "../../pages/app/confirm.tsx";
@@ -203,6 +210,60 @@ async function deletePost(c: Context<ApiEnv>): Promise<Response> {
   return redirectAfterPost(c, onDeleted ? "/" : back, "deleted");
 }
 
+/** The edit page: the composer in edit mode, or the refused edit with its message. */
+async function sendEditPage(
+  c: Context<ApiEnv>,
+  statusId: string,
+  values: ComposerValues,
+  refusal?: { message: string; status: number },
+): Promise<Response> {
+  const { viewer } = await appReader(c);
+  return await sendAppPage(
+    c,
+    <AppLayout
+      title="Edit post"
+      instanceTitle={c.get("ctx").config.instance.title}
+      viewer={viewer}
+    >
+      <Composer
+        viewer={viewer}
+        returnTo={`/statuses/${statusId}`}
+        values={values}
+        edit={{ statusId }}
+        error={refusal?.message}
+      />
+    </AppLayout>,
+    (refusal?.status ?? 200) as ContentfulStatusCode,
+  );
+}
+
+async function editPage(c: Context<ApiEnv>): Promise<Response> {
+  const read = await ownRead(c);
+  if (!read) return await sendAppNotFound(c, NOT_FOUND);
+  return await sendEditPage(c, read.row.id, {
+    status: read.row.text ?? htmlToText(read.row.content),
+    spoilerText: read.row.spoilerText,
+    sensitive: read.row.sensitive,
+  });
+}
+
+async function updatePost(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
+  const viewer = appViewer(c);
+  const id = c.req.param("id")!;
+  const p = await params(c);
+  try {
+    const edited = await editStatus(ctx, readStatusEdit(ctx, p, viewer.accountId, id));
+    const [json] = await serializeStatuses(ctx, [edited], { accountId: viewer.accountId });
+    return redirectAfterPost(c, json ? statusPath(json) : "/", "edited");
+  } catch (error) {
+    const refusal = refusalOf(statusErrorOf(error));
+    if (!refusal) throw error;
+    if (refusal.status === 404) return await sendAppNotFound(c, NOT_FOUND);
+    return await sendEditPage(c, id, typedValues(p), refusal);
+  }
+}
+
 export function appStatusRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
@@ -220,6 +281,8 @@ export function appStatusRoutes(): Hono<ApiEnv> {
     return c.redirect(`/statuses/new?text=${encodeURIComponent(parts.join(" "))}`, 303);
   });
 
+  app.get("/statuses/:id{[0-9]+}/edit", appPage(), editPage);
+  app.post("/statuses/:id{[0-9]+}/update", appPage(), updatePost);
   app.get("/statuses/:id{[0-9]+}/delete", appPage(), deleteConfirmation);
   app.post(
     "/statuses/:id{[0-9]+}/delete",
