@@ -11,10 +11,8 @@
  * list was read, the collections it no longer names are forgotten; a list
  * that cannot be read leaves them as they are.
  */
-import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { accounts } from "../../db/schema/mod.ts";
 import { forgetUnlistedCollections } from "../../actors/collections/remote.ts";
 import { idOfNode } from "../dialects/featured_collections.ts";
 import { isJson, type Json, list, NS, term, unwrap } from "../dialects/terms.ts";
@@ -22,6 +20,7 @@ import { FetchBudget } from "../fetch/budget.ts";
 import { fetchRawDocument } from "../fetch/raw_document.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import { processRemoteCollection } from "./remote_collections.ts";
+import { syncedRemoteAccount } from "./synced_account.ts";
 
 const logger = getLogger(["rookery", "federation", "collections"]);
 
@@ -38,9 +37,8 @@ export async function syncFeaturedCollections(
   app: AppContext,
   accountId: string,
 ): Promise<boolean> {
-  const [account] = await app.database.db.select().from(accounts)
-    .where(eq(accounts.id, accountId)).limit(1);
-  if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return false;
+  const account = await syncedRemoteAccount(app, accountId);
+  if (!account) return false;
   const url = account.featuredCollectionsUrl;
   if (!url || !sameOrigin(url, account.uri)) return false;
   const listing = await readListing(app, url, account.uri);

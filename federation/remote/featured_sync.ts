@@ -20,10 +20,8 @@
  * a pin an Add makes while the collection is read stays.
  */
 import { Collection, Create, type Object as APObject } from "@fedify/vocab";
-import { eq } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { accounts } from "../../db/schema/mod.ts";
 import { replaceRemotePins } from "../../actors/interactions/remote_pins.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { instanceContext, instanceDocumentLoader, lookupRemote } from "../fetch/lookup.ts";
@@ -33,6 +31,7 @@ import { isStatusObject } from "../objects/remote_status.ts";
 import { duringSync } from "./featured_schedule.ts";
 import { syncFeaturedTags } from "./featured_tags_sync.ts";
 import { syncFeaturedCollections } from "./featured_collections_sync.ts";
+import { syncedRemoteAccount } from "./synced_account.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import {
   capturingLoader,
@@ -77,9 +76,8 @@ export async function syncFeaturedCollection(
   app: AppContext,
   accountId: string,
 ): Promise<boolean> {
-  const [account] = await app.database.db.select().from(accounts)
-    .where(eq(accounts.id, accountId)).limit(1);
-  if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return false;
+  const account = await syncedRemoteAccount(app, accountId);
+  if (!account) return false;
   const featuredUrl = account.featuredUrl;
   // A collection on another server than the actor could list anyone's posts.
   if (!featuredUrl || !sameOrigin(featuredUrl, account.uri)) return false;

@@ -170,9 +170,9 @@ test("refused uploads: fake images, wrong types, bad focus, long descriptions, s
       "focus not numbers",
     );
     await refuse(
-      form({ bytes: png, type: "image/png" }, { description: "d".repeat(1501) }),
+      form({ bytes: png, type: "image/png" }, { description: "d".repeat(10_001) }),
       422,
-      "Validation failed: Description is too long (maximum is 1500 characters)",
+      "Validation failed: Description is too long (maximum is 10000 characters)",
       "description",
     );
     await refuse(

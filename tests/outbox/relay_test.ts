@@ -99,8 +99,16 @@ test("deliveries survive a failing queue and a second relay", async (t) => {
       });
       assert.equal(voted.status, 200);
       await eventually("the Update on B", async () => (await deliveredTo("Update", uri)).length);
-      const relayed = await rows<{ method: string }>(sql`SELECT method FROM test_relayed`);
-      assert.deepEqual(relayed.map((r) => r.method).sort(), ["pollUpdated", "statusCreated"]);
+      // The queue may deliver before the relay's delete commits, so wait for
+      // both intents to be deleted rather than reading once.
+      const relayedMethods = async () =>
+        (await rows<{ method: string }>(sql`SELECT method FROM test_relayed`))
+          .map((r) => r.method).sort();
+      await eventually(
+        "both intents relayed and deleted",
+        async () => (await relayedMethods()).length >= 2,
+      );
+      assert.deepEqual(await relayedMethods(), ["pollUpdated", "statusCreated"]);
 
       await rows(sql`DROP TRIGGER test_keep_relayed ON outbox_intents`);
       await rows(sql`INSERT INTO outbox_intents (id, method, args)
