@@ -269,5 +269,6 @@ function snapshotOf(boost: StatusRow): ReblogSnapshot {
     reblogOfId: boost.reblogOfId!,
     visibility: boost.visibility,
     createdAt: boost.createdAt.toISOString(),
+    approvedByUri: boost.approvedByUri,
   };
 }

@@ -216,6 +216,7 @@ test("our reply and Like to a GoToSocial post that wants approval: asked, then a
     const manualEverything = {
       canReply: { automaticApproval: [zork], manualApproval: [PUBLIC] },
       canLike: { automaticApproval: [zork], manualApproval: [PUBLIC] },
+      canAnnounce: { automaticApproval: [zork], manualApproval: [PUBLIC] },
     };
     const post = gts.note("zork", {
       content: "<p>ask me</p>",
@@ -281,6 +282,34 @@ test("our reply and Like to a GoToSocial post that wants approval: asked, then a
         assert.equal(row?.approvedByUri, authorization);
       },
     );
+
+    await t.step("the boost waits for the AnnounceRequest's Accept, then names it", async () => {
+      await ok(rookery, alice, "POST", `/api/v1/statuses/${stored.id}/reblog`);
+      const [request] = await eventually("the AnnounceRequest", () =>
+        Promise.resolve(
+          requestsAt("AnnounceRequest").length ? requestsAt("AnnounceRequest") : null,
+        ));
+      const instrument = request.instrument as Json;
+      assert.equal(instrument.type, "Announce");
+      assert.equal(instrument.object, post.id);
+      assert.equal(fans.received("fan").filter((a) => a.type === "Announce").length, 0);
+      const authorization = `${gts.peer.origin}/users/zork/authorizations/2`;
+      await gts.deliver("zork", {
+        id: gts.id("zork", "accepts"),
+        type: "Accept",
+        actor: zork,
+        object: request.id,
+        result: authorization,
+        to: aliceUri,
+      });
+      const announce = await eventually(
+        "the Announce at alice's follower",
+        () => Promise.resolve(fans.received("fan").find((a) => a.type === "Announce")),
+      );
+      assert.equal(announce.id, instrument.id);
+      assert.equal(announce.approvedBy, authorization);
+      assert.equal(announce.announceAuthorization, authorization);
+    });
 
     await t.step("the Like waits for the LikeRequest's answer; a Reject discards it", async () => {
       await ok(rookery, alice, "POST", `/api/v1/statuses/${stored.id}/favourite`);
