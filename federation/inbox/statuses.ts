@@ -161,6 +161,9 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
   if (await handleVote(ctx, sender, object)) return;
   // A forged approval, or a reply its author already rejected, does not come in.
   if (await refusedInteraction(ctx, object, object.id.href)) return;
+  // GoToSocial's rule: a reply to a rejected reply is rejected with it.
+  const parentUri = object.replyTargetId?.href;
+  if (parentUri && await wasRejected(ctx.data.database.db, parentUri)) return;
   const status = await storeRemoteStatus(ctx, object, {
     depth: 0,
     raw: await rawObjectOf(ctx, create, object),

@@ -16,7 +16,7 @@ import { startInstance, test } from "../harness.ts";
 import { ok } from "../fixtures/api.ts";
 import { postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
-import { arrived } from "../fixtures/federation.ts";
+import { arrived, storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { type Json, listOf, PUBLIC, startPolicyPeer } from "../fixtures/policy_peers.ts";
 
@@ -124,6 +124,41 @@ test("a Mastodon peer's reply and Like held, then answered in the impolite form"
       );
     });
 
+    await t.step("a rejected reply, and replies to it, are not taken again", async () => {
+      const post = await postStatus(rookery, alice, "ask first, again", {
+        interaction_policy: {
+          can_reply: { automatic_approval: ["author"], manual_approval: ["public"] },
+        },
+      });
+      const create = (note: Json) => {
+        const { "@context": _, ...object } = note;
+        return mastodon.deliver("mel", {
+          id: `${note.id}/activity`,
+          type: "Create",
+          actor: mel,
+          object,
+          to: [PUBLIC],
+        });
+      };
+      const rejected = mastodon.note("mel", { inReplyTo: post.uri, content: "<p>hm</p>" });
+      await create(rejected);
+      const [request] = await eventually("the held reply's request", async () => {
+        const list = await ok(rookery, alice, "GET", "/api/v1/interaction_requests");
+        return list.length ? list : null;
+      });
+      await ok(rookery, alice, "POST", `/api/v1/interaction_requests/${request.id}/reject`);
+      await eventually("the Reject at mel's inbox", () =>
+        Promise.resolve(
+          mastodon.received("mel").find((a) => a.type === "Reject" && a.object === rejected.id),
+        ));
+      const under = mastodon.note("mel", { inReplyTo: rejected.id, content: "<p>and?</p>" });
+      await create(rejected);
+      await create(under);
+      await marker();
+      assert.equal(await storedStatus(rookery, under.id as string), undefined);
+      assert.deepEqual(await ok(rookery, alice, "GET", "/api/v1/interaction_requests"), []);
+    });
+
     await t.step(
       "a plain Like held, rejected to its author only, and not taken again",
       async () => {
@@ -147,7 +182,10 @@ test("a Mastodon peer's reply and Like held, then answered in the impolite form"
         await ok(rookery, alice, "POST", `/api/v1/interaction_requests/${request.id}/reject`);
         const reject = await eventually(
           "the Reject at mel's inbox",
-          () => Promise.resolve(mastodon.received("mel").find((a) => a.type === "Reject")),
+          () =>
+            Promise.resolve(
+              mastodon.received("mel").find((a) => a.type === "Reject" && a.object === like.id),
+            ),
         );
         assert.equal(reject.object, like.id);
         assert.equal(reject.target, post.uri);
@@ -161,7 +199,7 @@ test("a Mastodon peer's reply and Like held, then answered in the impolite form"
           (await ok(rookery, alice, "GET", `/api/v1/statuses/${post.id}`)).favourites_count,
           0,
         );
-        assert.equal(fans.received("fan").filter((a) => a.type === "Reject").length, 0);
+        assert.equal(fans.received("fan").filter((a) => a.object === like.id).length, 0);
       },
     );
   } finally {
