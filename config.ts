@@ -115,6 +115,8 @@ export interface Config {
   translation: TranslationConfig | null;
   /** Where media files and archives are kept (S3_* variables). */
   media: { store: MediaStoreConfig };
+  /** The Prometheus endpoint (METRICS_BIND). */
+  metrics: MetricsConfig;
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -163,6 +165,11 @@ export type TranslationConfig =
     /** DEEPL_API_KEY (+ DEEPL_PLAN): DeepL's v2 API on its free or pro host. */
     | { kind: "deepl"; apiKey: string; plan: "free" | "pro" }
   );
+
+/** Where the Prometheus endpoint listens (METRICS_BIND); null: no metrics at all. */
+export interface MetricsConfig {
+  bind: { hostname: string; port: number } | null;
+}
 
 /** The folder under DATA_DIR (the default), or a bucket of S3-compatible storage. */
 export type MediaStoreConfig = { kind: "folder" } | S3StoreConfig;
@@ -303,6 +310,25 @@ function readMediaStore(env: Env): MediaStoreConfig {
   };
 }
 
+/**
+ * METRICS_BIND, `host:port` (`[v6]:port` for IPv6). The public listener never
+ * serves the metrics, so the same address is refused.
+ */
+function readMetrics(env: Env, bindAddress: string, port: number): MetricsConfig {
+  const raw = (env.METRICS_BIND ?? "").trim();
+  if (!raw) return { bind: null };
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s\[\]]+)):(\d{1,5})$/.exec(raw);
+  const metricsPort = match ? Number(match[3]) : NaN;
+  if (!match || metricsPort > 65535) {
+    throw new ConfigError(`METRICS_BIND must be host:port, not ${JSON.stringify(raw)}`);
+  }
+  const hostname = match[1] ?? match[2];
+  if (hostname === bindAddress && metricsPort === port && port !== 0) {
+    throw new ConfigError("METRICS_BIND must differ from BIND:PORT: metrics are never public");
+  }
+  return { bind: { hostname, port: metricsPort } };
+}
+
 /** ORIGIN, by default http://localhost:<PORT>: an http or https URL. */
 function readOrigin(env: Env, port: number): URL {
   const raw = (env.ORIGIN ?? "").trim() || `http://localhost:${port}`;
@@ -373,9 +399,10 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError("DATABASE_URL must start with postgres:// or postgresql://");
   }
+  const bindAddress = (env.BIND ?? "").trim() || "0.0.0.0";
   return {
     port,
-    bindAddress: (env.BIND ?? "").trim() || "0.0.0.0",
+    bindAddress,
     origin: originUrl.origin,
     domain: originUrl.host,
     dataDir: (env.DATA_DIR ?? "").trim() || "./data",
@@ -421,6 +448,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     },
     translation: readTranslation(env),
     media: { store: readMediaStore(env) },
+    metrics: readMetrics(env, bindAddress, port),
     logLevel: readEnum(
       env,
       "LOG_LEVEL",
