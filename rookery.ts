@@ -174,11 +174,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     metricsPort: metrics?.port ?? null,
     fetch(request, info) {
       if (!telemetry.enabled) return handle(request, info, { route: null });
-      return measureRequest(
-        telemetry.instruments,
-        request.method,
-        (record) => handle(request, info, record),
-      );
+      return measureRequest(telemetry, request, (record) => handle(request, info, record));
     },
     startWorker() {
       if (worker) return;

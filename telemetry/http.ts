@@ -4,6 +4,7 @@
  * number of series stays bounded; requests no route of ours answered get a
  * name in parentheses saying who did.
  */
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import type { Instruments } from "./instruments.ts";
 
 /** Filled while a request is handled: app.ts writes the route once routed. */
@@ -25,27 +26,56 @@ export const ANSWERED_BY = {
   unmatched: "(unmatched)",
 } as const;
 
-/** Times `handle` and records it under the route it reports. */
-export async function measureRequest(
-  instruments: Instruments,
-  method: string,
+/** What a measured request records into. */
+export interface RequestTelemetry {
+  readonly instruments: Instruments;
+  readonly tracer: Tracer;
+}
+
+/**
+ * Runs `handle` inside a server span and times it into the request
+ * histogram, both under the route it reports. The span carries the path,
+ * never the query (it can hold an access token); a trace of a client's is
+ * not continued (`traceparent` is not trusted).
+ */
+export function measureRequest(
+  telemetry: RequestTelemetry,
+  request: Request,
   handle: (record: RouteRecord) => Promise<Response>,
 ): Promise<Response> {
-  const started = performance.now();
-  const record: RouteRecord = { route: null };
-  let status = 500;
-  try {
-    const response = await handle(record);
-    status = response.status;
-    return response;
-  } finally {
-    instruments.httpDuration.record((performance.now() - started) / 1000, {
-      "http.request.method": method,
-      "http.route": record.route ??
-        (status === 404 ? ANSWERED_BY.unmatched : ANSWERED_BY.middleware),
-      "http.response.status_code": status,
-    });
-  }
+  const url = new URL(request.url);
+  const method = request.method;
+  const attributes = {
+    "http.request.method": method,
+    "url.path": url.pathname,
+    "url.scheme": url.protocol.slice(0, -1),
+  };
+  const options = { kind: SpanKind.SERVER, attributes };
+  return telemetry.tracer.startActiveSpan(method, options, ROOT_CONTEXT, async (span) => {
+    const started = performance.now();
+    const record: RouteRecord = { route: null };
+    let status = 500;
+    try {
+      const response = await handle(record);
+      status = response.status;
+      return response;
+    } catch (error) {
+      span.recordException(error as Error);
+      throw error;
+    } finally {
+      const route = record.route ??
+        (status === 404 ? ANSWERED_BY.unmatched : ANSWERED_BY.middleware);
+      telemetry.instruments.httpDuration.record((performance.now() - started) / 1000, {
+        "http.request.method": method,
+        "http.route": route,
+        "http.response.status_code": status,
+      });
+      span.updateName(`${method} ${route}`);
+      span.setAttributes({ "http.route": route, "http.response.status_code": status });
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+  });
 }
 
 /** Why the inbox guard refused a delivery, from its answer's status. */
