@@ -16,6 +16,7 @@ import type {
   MessageQueueListenOptions,
 } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { AppContext } from "../context.ts";
 import { isJobMessage, type Job } from "../actors/outbox/jobs.ts";
 
@@ -54,6 +55,22 @@ export class JobQueue implements MessageQueue {
     return this.#inner.getDepth?.() ?? Promise.resolve({ queued: 0 });
   }
 
+  /** Runs a job inside a consumer span `job <name>` (Fedify makes its own messages' spans). */
+  #traced(job: Job, run: () => Promise<void>): Promise<void> {
+    const options = { kind: SpanKind.CONSUMER, attributes: { "rookery.job": job.job } };
+    return this.#ctx.telemetry.tracer.startActiveSpan(`job ${job.job}`, options, async (span) => {
+      try {
+        await run();
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
   listen(
     handler: (message: any) => Promise<void> | void,
     options?: MessageQueueListenOptions,
@@ -62,7 +79,7 @@ export class JobQueue implements MessageQueue {
     return this.#inner.listen(async (message) => {
       try {
         if (!isJobMessage(message)) return await handler(message);
-        await this.#run(this.#ctx as AppContext, message, signal);
+        await this.#traced(message, () => this.#run(this.#ctx as AppContext, message, signal));
       } catch (error) {
         if (!isJobMessage(message)) throw error;
         if (signal?.aborted) return;

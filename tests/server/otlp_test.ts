@@ -10,6 +10,7 @@ import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser } from "../fixtures/users.ts";
 import { startCollector } from "../fixtures/otlp_collector.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
+import { recordJob } from "../../actors/outbox/jobs.ts";
 
 const collector = startCollector();
 const instance = await startInstance({
@@ -27,7 +28,9 @@ afterAll(async () => {
 });
 await createUser(instance, "alice");
 
-const SERVER = 2; // SpanKind.SERVER in OTLP
+/** SpanKind in OTLP. */
+const SERVER = 2;
+const CONSUMER = 5;
 
 test("a request is a server span named by its route, without its query", async () => {
   const res = await instance.request("/api/v1/instance?access_token=very-secret");
@@ -73,6 +76,16 @@ test("metrics are exported on their interval", async () => {
   });
   assert.match(names, /"db\.client\.operation\.duration"/);
   assert.match(names, /"process\.memory\.usage"/);
+});
+
+test("a job runs in a consumer span of its own", async () => {
+  await recordJob(instance.rookery.ctx.database.db, { job: "link_card", statusId: "1" });
+  instance.rookery.startWorker();
+  const span = await collector.waitFor(() =>
+    collector.spans().find((s) => s.name === "job link_card")
+  );
+  assert.equal(span.kind, CONSUMER);
+  assert.equal(span.attributes["rookery.job"], "link_card");
 });
 
 test("protobuf by default, and spans still pending are sent at close", async () => {
