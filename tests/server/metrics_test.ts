@@ -10,6 +10,8 @@ import { afterAll, DB_KIND, startInstance, test } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { WsClient } from "../streaming/helpers.ts";
+import { startFakePeer } from "../fixtures/fake_peer.ts";
+import { eventually } from "../fixtures/wait.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
 
 const instance = await startInstance({
@@ -162,6 +164,34 @@ test("database timing, pool use and process memory", async () => {
   assert.ok(used !== null && idle !== null && used + idle === max, `used ${used}, idle ${idle}`);
   assert.ok((value(text, "process_memory_usage") ?? 0) > 10_000_000, "RSS reported");
   assert.ok((value(text, "target_info", { service_name: "rookery", rookery_role: "all" })) === 1);
+});
+
+test("deliveries sent and failed for good are counted (Fedify's counters)", async () => {
+  const peer = await startFakePeer({ rsaBits: 2048 });
+  try {
+    const bob = peer.publishActor("bob");
+    const gone = peer.publishActor("gone");
+    peer.route("/users/gone/inbox", () => new Response(null, { status: 410 }));
+    // The queue runs from here on (the queue gauges' test above is done).
+    instance.rookery.startWorker();
+    for (const actor of [bob, gone]) {
+      const q = encodeURIComponent(actor);
+      const found = await ok(instance, alice, "GET", `/api/v2/search?q=${q}&resolve=true`);
+      await ok(instance, alice, "POST", `/api/v1/accounts/${found.accounts[0].id}/follow`);
+    }
+    const text = await eventually("both deliveries counted", async () => {
+      const text = await scrape();
+      const failed = value(text, "activitypub_delivery_permanent_failure_total") ?? 0;
+      const sent = value(text, "activitypub_delivery_sent_total", {
+        activitypub_delivery_success: "true",
+      }) ?? 0;
+      return failed >= 1 && sent >= 1 ? text : null;
+    });
+    assert.ok(peer.hits("/users/bob/inbox") >= 1);
+    assert.match(text, /^activitypub_delivery_duration_count\{/m);
+  } finally {
+    await peer.close();
+  }
 });
 
 test("METRICS_BIND is host:port and never the public address", () => {
