@@ -3,7 +3,16 @@
  * never on the public port, so the figures are only readable where the
  * operator binds them.
  */
+import { getLogger } from "@logtape/logtape";
 import type { Telemetry } from "./mod.ts";
+
+const logger = getLogger(["rookery", "telemetry"]);
+
+/** Loopback and private ranges: where metrics are not readable by the world. */
+function isPrivate(hostname: string): boolean {
+  return /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|f[cd][0-9a-f]{2}:|fe80:|localhost$)/i
+    .test(hostname);
+}
 
 export interface MetricsListener {
   /** The bound port (METRICS_BIND may ask for port 0). */
@@ -15,6 +24,9 @@ export function startMetricsListener(
   telemetry: Telemetry,
   bind: { hostname: string; port: number },
 ): MetricsListener {
+  if (!isPrivate(bind.hostname)) {
+    logger.warn("Metrics are readable by anyone who reaches {hostname}:{port}.", bind);
+  }
   const server = Deno.serve({
     hostname: bind.hostname,
     port: bind.port,
