@@ -166,6 +166,24 @@ test("database timing, pool use and process memory", async () => {
   assert.ok((value(text, "target_info", { service_name: "rookery", rookery_role: "all" })) === 1);
 });
 
+test("a ROLE=web process serves its own metrics, without the queue's", async () => {
+  const web = await startInstance({
+    worker: false,
+    env: { ROLE: "web", METRICS_BIND: "127.0.0.1:0" },
+  });
+  try {
+    await web.rookery.ctx.database.rows(sql`
+      INSERT INTO federation_queue (message, run_at) VALUES ('{"type": "outbox"}'::jsonb, now())`);
+    const res = await fetch(`http://127.0.0.1:${web.rookery.metricsPort}/metrics`);
+    const text = await res.text();
+    assert.match(text, /^target_info\{.*rookery_role="web".*\} 1$/m);
+    assert.doesNotMatch(text, /rookery_queue_depth/);
+    assert.match(text, /^db_client_connection_max\{/m);
+  } finally {
+    await web.close({ destroy: true });
+  }
+});
+
 test("deliveries sent and failed for good are counted (Fedify's counters)", async () => {
   const peer = await startFakePeer({ rsaBits: 2048 });
   try {
