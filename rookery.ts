@@ -81,6 +81,9 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     pgliteDir: options.pgliteDir ?? pgliteDirectory(config),
     template: options.pgliteTemplate,
     poolSize,
+  }).catch(async (error) => {
+    await telemetry.close();
+    throw error;
   });
   if (telemetry.enabled) observeProcess(telemetry, database, config, poolSize);
   const opened = openProcessCore(config, database);
@@ -130,42 +133,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     ? startMetricsListener(telemetry, config.metrics.bind)
     : null;
 
-  const handle = async (
-    request: Request,
-    info: Deno.ServeHandlerInfo | undefined,
-    record: RouteRecord,
-  ): Promise<Response> => {
-    // Only the connection's own request can be upgraded to a WebSocket.
-    const connectionRequest = request;
-    // A GET's body (Mastodon.py sends some parameters that way) is only
-    // readable on the request Deno's server made: fold it in first.
-    try {
-      request = await foldGetBody(request, config.limits.maxBodyBytes);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return Response.json({ error: error.message }, { status: error.status });
-    }
-    // Behind a TLS-terminating proxy, signatures cover the public URL
-    // (RFC 9421 @target-uri includes the scheme): rebuild it first.
-    if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
-    // Only our own name is answered: a request (and a signature) for
-    // another host goes no further (federation/request_host.ts).
-    if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) {
-      record.route = ANSWERED_BY.host;
-      return blockedHost();
-    }
-    if (isInboxDelivery(request)) {
-      const checked = await guardInbox(request);
-      if (checked instanceof Response) {
-        record.route = ANSWERED_BY.inbox;
-        countRefusal(telemetry, checked.status);
-        return checked;
-      }
-      request = checked;
-      telemetry.instruments.inboxActivities.add(1, { outcome: "accepted" });
-    }
-    return await app.fetch(request, { info, connectionRequest, route: record });
-  };
+  const handle = entrance(ctx, app, guardInbox);
 
   return {
     ctx,
@@ -235,4 +203,53 @@ function countRefusal(telemetry: Telemetry, status: number): void {
     outcome: "refused",
     reason: refusalReason(status),
   });
+}
+
+/**
+ * The HTTP entrance, before the application: GET bodies, proxy headers, our
+ * own host name only, the inbox guard. `record` receives who answered when
+ * it is not a route of the application (the request metrics).
+ */
+function entrance(
+  ctx: AppContext,
+  app: { fetch: ReturnType<typeof createApp>["fetch"] },
+  guardInbox: (request: Request) => Promise<Request | Response>,
+) {
+  const { config, telemetry } = ctx;
+  return async (
+    request: Request,
+    info: Deno.ServeHandlerInfo | undefined,
+    record: RouteRecord,
+  ): Promise<Response> => {
+    // Only the connection's own request can be upgraded to a WebSocket.
+    const connectionRequest = request;
+    // A GET's body (Mastodon.py sends some parameters that way) is only
+    // readable on the request Deno's server made: fold it in first.
+    try {
+      request = await foldGetBody(request, config.limits.maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return Response.json({ error: error.message }, { status: error.status });
+    }
+    // Behind a TLS-terminating proxy, signatures cover the public URL
+    // (RFC 9421 @target-uri includes the scheme): rebuild it first.
+    if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
+    // Only our own name is answered: a request (and a signature) for
+    // another host goes no further (federation/request_host.ts).
+    if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) {
+      record.route = ANSWERED_BY.host;
+      return blockedHost();
+    }
+    if (isInboxDelivery(request)) {
+      const checked = await guardInbox(request);
+      if (checked instanceof Response) {
+        record.route = ANSWERED_BY.inbox;
+        countRefusal(telemetry, checked.status);
+        return checked;
+      }
+      request = checked;
+      telemetry.instruments.inboxActivities.add(1, { outcome: "accepted" });
+    }
+    return await app.fetch(request, { info, connectionRequest, route: record });
+  };
 }
