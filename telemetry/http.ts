@@ -87,6 +87,8 @@ export function refusalReason(status: number): string {
       return "blocked";
     case 413:
       return "too_large";
+    case 503:
+      return "key_unreachable";
     default:
       return "invalid";
   }
