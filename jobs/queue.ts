@@ -16,9 +16,9 @@ import type {
   MessageQueueListenOptions,
 } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
-import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { AppContext } from "../context.ts";
-import { isJobMessage, type Job } from "../actors/outbox/jobs.ts";
+import { isJobMessage, type Job, type JobMessage } from "../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
 
@@ -55,10 +55,17 @@ export class JobQueue implements MessageQueue {
     return this.#inner.getDepth?.() ?? Promise.resolve({ queued: 0 });
   }
 
-  /** Runs a job inside a consumer span `job <name>` (Fedify makes its own messages' spans). */
-  #traced(job: Job, run: () => Promise<void>): Promise<void> {
+  /**
+   * Runs a job inside a consumer span `job <name>`, in the trace of the span
+   * that recorded it (Fedify makes its own messages' spans).
+   */
+  #traced(job: JobMessage, run: () => Promise<void>): Promise<void> {
     const options = { kind: SpanKind.CONSUMER, attributes: { "rookery.job": job.job } };
-    return this.#ctx.telemetry.tracer.startActiveSpan(`job ${job.job}`, options, async (span) => {
+    const parent = job.traceContext
+      ? trace.setSpanContext(ROOT_CONTEXT, { ...job.traceContext, isRemote: true })
+      : ROOT_CONTEXT;
+    const tracer = this.#ctx.telemetry.tracer;
+    return tracer.startActiveSpan(`job ${job.job}`, options, parent, async (span) => {
       try {
         await run();
       } catch (error) {

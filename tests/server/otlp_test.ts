@@ -88,6 +88,26 @@ test("a job runs in a consumer span of its own", async () => {
   assert.equal(span.attributes["rookery.job"], "link_card");
 });
 
+test("a job continues the trace of the request that recorded it", async () => {
+  instance.rookery.startWorker();
+  const carol = await createUser(instance, "carol");
+  const res = await instance.request("/api/v1/statuses", {
+    method: "POST",
+    headers: { authorization: `Bearer ${carol.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ status: "a link: http://127.0.0.1:1/page" }),
+  });
+  assert.equal(res.status, 200);
+  const { id } = await res.json();
+  const post = await collector.waitFor(() =>
+    collector.spans().find((s) => s.name === "POST /api/v1/statuses")
+  );
+  const job = await collector.waitFor(() =>
+    collector.spans().find((s) => s.name === "job link_card" && s.traceId === post.traceId)
+  );
+  assert.ok(job.parentSpanId, "the job's span has a parent");
+  assert.ok(id);
+});
+
 test("protobuf by default, and spans still pending are sent at close", async () => {
   const other = startCollector();
   const proto = await startInstance({
