@@ -48,6 +48,8 @@ import { startBenchPostgres } from "./postgres.ts";
 import { paced } from "./paced.ts";
 import type { Row } from "./rows.ts";
 import { type InboundReport, inboundScenario } from "./inbound.ts";
+import { rateLimitScenario } from "./limits.ts";
+import { type AloneResult, runDay, runFanout } from "./alone.ts";
 import {
   ceiling,
   freePort,
@@ -97,6 +99,11 @@ const CHEAP = ONLY === "cheap" || ONLY === "verify" || ONLY === "inbound";
 const INBOX_COUNT = Number(Deno.env.get("BENCH_INBOX_COUNT") ?? 2000);
 const INBOX_CONNECTIONS = Number(Deno.env.get("BENCH_INBOX_CONNECTIONS") ?? 32);
 const INBOX_RATE = Number(Deno.env.get("BENCH_INBOX_RATE") ?? 200);
+const INBOX_SENDERS = Number(Deno.env.get("BENCH_INBOX_SENDERS") ?? 1);
+/** The day's mix or the fan-out, each alone on its own server (bench/alone.ts). */
+const ALONE = ONLY === "day" ? runDay : ONLY === "fanout" ? runFanout : null;
+/** Their own tables, printed after the main one. */
+const aloneResults: AloneResult[] = [];
 const STARTS = Number(Deno.env.get("BENCH_STARTS") ?? 3);
 /** Per database: verify_credentials/s, idle RSS, the inbound report and its exact row count. */
 const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
@@ -177,8 +184,7 @@ function log(message: string) {
   console.error(`[bench] ${message}`);
 }
 
-async function startServer(env: Record<string, string>) {
-  const port = freePort();
+async function startServer(env: Record<string, string>, port = freePort()) {
   // The address the scenarios request: a server answers only its own host.
   const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
@@ -321,6 +327,7 @@ async function cheapScenarios(
     token: tokens.viewerToken,
     username: "bench0",
     count: INBOX_COUNT,
+    senders: INBOX_SENDERS,
     concurrency: INBOX_CONNECTIONS,
     rate: INBOX_RATE,
     seconds: SECONDS,
@@ -376,60 +383,6 @@ async function notesIn(database: Awaited<ReturnType<typeof openDatabase>>, prefi
   return Number(row?.n ?? 0);
 }
 
-/** Each client address makes this many requests: far from the 300 limit. */
-const REQUESTS_PER_ADDRESS = 200;
-
-/** Rows inserted or updated in rate_limit_counters so far (statistics lag ~1 s). */
-async function counterWrites(sql: postgres.Sql): Promise<number> {
-  await new Promise((r) => setTimeout(r, 1500));
-  const [row] = await sql`SELECT n_tup_ins + n_tup_upd AS n FROM pg_stat_user_tables
-    WHERE relname = 'rate_limit_counters'`;
-  return Number(row?.n ?? 0);
-}
-
-/** A cheap API call with rate limits on, from many addresses: throughput and writes. */
-async function rateLimitScenario(
-  env: Record<string, string>,
-  databaseUrl: string,
-): Promise<Row> {
-  const server = await startServer({ ...env, RATE_LIMITS: "on", TRUST_PROXY: "true" });
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    let sent = 0;
-    // Public addresses, each used for REQUESTS_PER_ADDRESS requests in turn.
-    const address = () => {
-      const n = Math.floor(sent++ / REQUESTS_PER_ADDRESS);
-      return `11.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-    };
-    const target = {
-      url: `${server.url}/api/v1/instance/translation_languages`,
-      connections: 32,
-      requests: [{
-        setupRequest: (req: { headers?: Record<string, string> }) => ({
-          ...req,
-          headers: { ...req.headers, "x-forwarded-for": address() },
-        }),
-      }],
-    };
-    await autocannon({ ...target, duration: 3 }); // warm up
-    const before = await counterWrites(sql);
-    const result = await autocannon({ ...target, duration: SECONDS });
-    const written = await counterWrites(sql) - before;
-    return {
-      database: "PostgreSQL",
-      scenario: "API call, rate limits on, 200 req/address max",
-      requestsPerSecond: Math.round(result.requests.average),
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.errors + result.timeouts + result.non2xx,
-      writesPerRequest: Math.round(written / result.requests.total * 1000) / 1000,
-    };
-  } finally {
-    await sql.end();
-    await server.stop();
-  }
-}
-
 /** The exact count of the inbound notes in the database, once its server has stopped. */
 async function checkNotes(database: string, options: Parameters<typeof openDatabase>[0]) {
   const figures = processFigures.find((f) => f.database === database);
@@ -451,6 +404,16 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
     const tokens = await seedFor(database, STREAMING);
     await database.close();
     log(`pglite: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
+    if (ALONE) {
+      const alone = await ALONE({
+        database: "PGlite",
+        open: () => openDatabase({ databaseUrl: null, pgliteDir: `${dataDir}/db` }),
+        start: (port) => startServer({ DATA_DIR: dataDir }, port),
+        log,
+      });
+      aloneResults.push(alone);
+      return { rows: alone.rows, rss: 0 };
+    }
     const server = await startServer({ DATA_DIR: dataDir });
     try {
       if (SEARCH) {
@@ -498,6 +461,16 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     const env = { DATA_DIR: dataDir, DATABASE_URL: url.toString() };
     const rows: Row[] = [];
     let rss = 0;
+    if (ALONE) {
+      const alone = await ALONE({
+        database: "PostgreSQL",
+        open: () => openDatabase({ databaseUrl: url.toString(), pgliteDir: "" }),
+        start: (port) => startServer(env, port),
+        log,
+      });
+      aloneResults.push(alone);
+      return { rows: alone.rows, rss };
+    }
     if (ONLY !== "limits" && !STREAMING) {
       const server = await startServer(env);
       try {
@@ -524,7 +497,7 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     }
     if (!SEARCH && !STREAMING && !CHEAP) {
       log("postgres: API calls with rate limits on, full speed");
-      rows.push(await rateLimitScenario(env, url.toString()));
+      rows.push(await rateLimitScenario(env, url.toString(), SECONDS, startServer));
     }
     return { rows, rss };
   } finally {
@@ -536,12 +509,13 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
 }
 
 const results: { rows: Row[]; rss: number; database: string }[] = [];
-const processRun = !SEARCH && !STREAMING && ONLY !== "limits";
+const processRun = !SEARCH && !STREAMING && !ALONE && ONLY !== "limits";
 if (WHICH === "both" || WHICH === "postgres") {
   const r = await benchPostgres();
   if (r) results.push({ ...r, database: "PostgreSQL" });
 }
-if ((WHICH === "both" || WHICH === "pglite") && ONLY !== "limits") {
+// The fan-out's figure is PostgreSQL's: PGlite is a single self-hoster's database.
+if ((WHICH === "both" || WHICH === "pglite") && ONLY !== "limits" && ONLY !== "fanout") {
   results.push({ ...await benchPglite(), database: "PGlite" });
 }
 
@@ -579,11 +553,14 @@ for (const { database, rows } of searchResults) {
     console.log(`| ${r.query} | ${r.requests} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.errors} |`);
   }
 }
+for (const alone of aloneResults) alone.print();
 for (const { database, result } of streamingResults) {
   if (typeof result === "string") console.log(`\nStreaming, ${database}: failed: ${result}`);
   else printStreaming(database, result);
 }
-console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
-for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);
+if (!ALONE) {
+  console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
+  for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);
+}
 if (processRun) printProcess(processFigures, starts);
 Deno.exit(0);
