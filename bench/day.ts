@@ -56,8 +56,11 @@ export interface DaySeed {
 }
 
 /** Remote accounts are `friend0` … on the peer; the peer starts first, to seed them. */
-export function startDayPeer(server: string, size: DaySize): Promise<InboundPeer> {
-  return startInboundPeer(server, "bench0", { senders: size.remotes, name: "friend" });
+export async function startDayPeer(server: string, size: DaySize): Promise<InboundPeer> {
+  const gen = await startInboundPeer(server, "bench0", { senders: size.remotes, name: "friend" });
+  // Favourites of its notes are delivered to it.
+  gen.peer.route("/inbox", () => new Response(null, { status: 202 }));
+  return gen;
 }
 
 /** Tokens for the users, and their follows of each other and of the remote accounts. */
@@ -74,14 +77,13 @@ export async function seedDay(
     prefix: "friend",
     publicKeyPem: peer.publicKeyPem,
   });
+  // bench0 … (users − 1) of the common seed, with i their number.
+  const local = sql`(SELECT id, substr(username, 6)::int AS i FROM accounts
+    WHERE domain IS NULL AND username ~ '^bench[0-9]+$'
+      AND substr(username, 6)::int < ${size.users}::int)`;
   const rows = await database.rows<{ account_id: string; user_id: string }>(sql`
     SELECT a.id::text AS account_id, u.id::text AS user_id
-    FROM accounts a JOIN users u ON u.account_id = a.id
-    WHERE a.domain IS NULL AND a.username ~ '^bench[0-9]+$'
-      AND substr(a.username, 6)::int < ${size.users}::int
-    ORDER BY substr(a.username, 6)::int`);
-  const local = sql`(SELECT id, row_number() OVER (ORDER BY id) - 1 AS i FROM accounts
-    WHERE id = ANY(${rows.map((r) => r.account_id)}::bigint[]))`;
+    FROM ${local} a JOIN users u ON u.account_id = a.id ORDER BY a.i`);
   await insertFollows(
     database,
     BigInt(Date.now() - 47 * 86_400_000) << 16n,
@@ -178,11 +180,16 @@ function requester(url: string, seeded: DaySeed, inbound: Prepared[]) {
         `${url}/api/v1/statuses/${pick(pool)}/favourite`,
         as(pick(seeded.tokens), { method: "POST" }),
       ),
-    follow: () =>
-      fetch(
-        `${url}/api/v1/accounts/${pick(seeded.accountIds)}/follow`,
-        as(pick(seeded.tokens), { method: "POST" }),
-      ),
+    follow: () => {
+      // Someone other than oneself (following oneself is refused).
+      const n = seeded.tokens.length;
+      const user = Math.floor(Math.random() * n);
+      const target = (user + 1 + Math.floor(Math.random() * (n - 1))) % n;
+      return fetch(
+        `${url}/api/v1/accounts/${seeded.accountIds[target]}/follow`,
+        as(seeded.tokens[user], { method: "POST" }),
+      );
+    },
     inbound: () => {
       const { url, init } = inbound[sentInbound++ % inbound.length];
       return fetch(url, init);
@@ -219,6 +226,14 @@ export async function dayScenario(o: {
       headers: { authorization: `Bearer ${token}` },
     });
     for (const s of await res.json()) r.pool.push(s.id);
+  }
+  // One note from each remote account first: the server fetches its key once,
+  // as a running server has it, and every path is warm.
+  for (const { url, init } of await o.peer.sign(o.size.remotes, `day-warm-${Date.now()}`)) {
+    await (await fetch(url, init)).body?.cancel();
+  }
+  for (let i = 0; i < 20; i++) {
+    for (const kind of ["home", "notifications", "post", "favourite"] as const) await r.send(kind);
   }
   o.log(`opening ${o.seeded.tokens.length} streaming sockets`);
   const sockets = new Sockets(o.seeded.tokens.length);
