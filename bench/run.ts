@@ -9,9 +9,8 @@
  * - home timeline at full speed: maximum throughput;
  * - status creation by an account with 100 local followers: throughput;
  * - on PostgreSQL, a cheap API call with rate limits on, from many clients
- *   far from their limits (each address makes 200 requests, behind a
- *   trusted proxy): throughput, and rows written to the counter table per
- *   request (pg_stat_user_tables), which is the limiter's whole cost there.
+ *   far from their limits (bench/limits.ts): throughput, and rows written to
+ *   the counter table per request, which is the limiter's whole cost there.
  *
  * Environment: BENCH_DB (`pglite`, `postgres` or `both`, default both),
  * BENCH_STATUSES (default 1,000,000), BENCH_SECONDS per scenario (default 20),
@@ -37,6 +36,23 @@
  * PGlite, `deno task start` on a fresh data directory to its first answer
  * (BENCH_STARTS runs, default 3) (bench/process.ts). BENCH_ONLY=verify or
  * BENCH_ONLY=inbound: those alone (with the ceiling, RSS and start-up).
+ * BENCH_INBOX_SENDERS (default 1): the inbound deliveries come from that many
+ * actors in turn (per-sender ordering makes one sender's sequential).
+ *
+ * Alone, each on a server of its own (bench/alone.ts): BENCH_ONLY=day, a
+ * day's mix for BENCH_DAY_USERS active users (default 1,000) at
+ * BENCH_DAY_PEAK (default 3) times the day's average rate for
+ * BENCH_DAY_SECONDS (default 300): home and notification reads, posts,
+ * favourites, follows, a streaming socket per user and signed inbound notes
+ * from BENCH_DAY_REMOTES remote followees (default 200); p50/p99 per kind
+ * and the server's CPU as a share of one core, both databases
+ * (bench/day.ts). BENCH_ONLY=fanout (PostgreSQL): one post to
+ * BENCH_FANOUT_FOLLOWERS remote followers (default 100,000) on
+ * BENCH_FANOUT_SERVERS loopback servers (default 1,000), BENCH_FANOUT_SLOW
+ * of them (default 1%) holding each delivery BENCH_FANOUT_SLOW_MS (default
+ * 5,000): time to the last delivery, and the healthy servers' (fairness)
+ * (bench/fanout.ts).
+ *
  * BENCH_SERVER_FLAGS: extra `deno run` flags for the server (`--cpu-prof`);
  * BENCH_SERVER_MAIN: the main.ts of another checkout (before/after).
  */
