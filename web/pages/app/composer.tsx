@@ -8,6 +8,14 @@
 import type { FC } from "hono/jsx";
 import { CsrfField } from "../shell.tsx";
 import type { AppViewer } from "./layout.tsx";
+import {
+  AttachmentsField,
+  type KeptMedia,
+  LanguageSelect,
+  PollField,
+  type PollValues,
+  ScheduleField,
+} from "./composer_fields.tsx";
 
 export const VISIBILITIES = [
   ["public", "Public"],
@@ -22,12 +30,19 @@ export interface ComposerValues {
   visibility?: string;
   sensitive?: boolean;
   inReplyToId?: string;
+  language?: string | null;
+  poll?: PollValues;
+  /** The `datetime-local` value typed (UTC). */
+  scheduledLocal?: string;
+  /** Attachments already uploaded (kept after a refusal, or the post's own). */
+  media?: KeptMedia[];
 }
 
 /** The user's posting defaults (their preferences), which a new post starts from. */
 export interface ComposerDefaults {
   visibility: string;
   sensitive: boolean;
+  language: string | null;
 }
 
 export interface ComposerProps {
@@ -42,16 +57,19 @@ export interface ComposerProps {
   edit?: { statusId: string };
   /** Fragment instructions on the form (web/routes/app/fragments.ts), when sent to the script. */
   fragment?: Record<`data-${string}`, string>;
+  /** The instance's `max_options` of a poll. */
+  maxPollOptions?: number;
 }
 
 export const Composer: FC<ComposerProps> = (
-  { viewer, defaults, returnTo, values = {}, error, edit, fragment },
+  { viewer, defaults, returnTo, values = {}, error, edit, fragment, maxPollOptions = 4 },
 ) => (
   <form
     id="composer"
     class="composer"
     method="post"
     action={edit ? `/statuses/${edit.statusId}/update` : "/statuses"}
+    enctype="multipart/form-data"
     data-enhance
     {...fragment}
   >
@@ -101,6 +119,14 @@ export const Composer: FC<ComposerProps> = (
       />
       Mark media as sensitive
     </label>
+    <LanguageSelect value={values.language !== undefined ? values.language : defaults?.language} />
+    <AttachmentsField kept={values.media ?? []} slots={!edit} />
+    <PollField
+      poll={values.poll}
+      maxOptions={maxPollOptions}
+      note={edit ? "Changing the poll resets its votes." : undefined}
+    />
+    {edit ? null : <ScheduleField value={values.scheduledLocal} />}
     <button type="submit">{edit ? "Save" : "Post"}</button>
   </form>
 );

@@ -90,6 +90,7 @@ export async function appReader(
     defaults: {
       visibility: prefs?.defaultPrivacy ?? "public",
       sensitive: prefs?.defaultSensitive ?? false,
+      language: prefs?.defaultLanguage ?? null,
     },
   };
 }
