@@ -135,7 +135,7 @@ export const AttachmentsField: FC<{ kept: KeptMedia[]; slots: boolean }> = (
     <fieldset class="attachments">
       <legend>Media (up to {MAX_ATTACHMENTS})</legend>
       <ul class="attachment-list" id="attachments">
-        {kept.map((m) => <AttachmentItem media={m} />)}
+        {kept.map((m) => <AttachmentItem key={m.id} media={m} />)}
       </ul>
       {Array.from({ length: free }, (_, i) => (
         <div class="slot">

@@ -28,7 +28,9 @@ const Version: FC<{ version: StatusEditJson; label: string }> = ({ version, labe
     {version.poll
       ? (
         <ul class="poll-options">
-          {version.poll.options.map((o) => <li>{raw(emojifyText(o.title, version.emojis))}</li>)}
+          {version.poll.options.map((o, i) => (
+            <li key={i}>{raw(emojifyText(o.title, version.emojis))}</li>
+          ))}
         </ul>
       )
       : null}

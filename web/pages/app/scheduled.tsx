@@ -55,6 +55,6 @@ export const ScheduledList: FC<{ items: ScheduledStatusJson[]; token: string }> 
 ) =>
   items.length === 0 ? <p class="empty">No scheduled posts.</p> : (
     <ul class="scheduled-list">
-      {items.map((item) => <ScheduledItem item={item} token={token} />)}
+      {items.map((item) => <ScheduledItem key={item.id} item={item} token={token} />)}
     </ul>
   );
