@@ -240,3 +240,54 @@ test("history, delete and redraft", async (t) => {
     assert.deepEqual((posted.media_attachments as { id: string }[]).map((m) => m.id), [mediaId]);
   });
 });
+
+test("the script's uploads: POST /media, GET /media/:id, POST /media/:id/delete", async (t) => {
+  const fragment = { "Rookery-Fragment": "1" };
+  const send = async (path: string, fields: [string, string | File][]) => {
+    const body = new FormData();
+    body.append("authenticity_token", session.token);
+    for (const [key, value] of fields) body.append(key, value);
+    return await instance.request(path, {
+      method: "POST",
+      headers: { cookie: session.cookie, ...fragment },
+      body,
+    });
+  };
+  let id = "";
+
+  await t.step("an image: the attachment item to append", async () => {
+    const res = await send("/media", [["file", await png(20)], ["description", "Dot"]]);
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(
+      html,
+      /^<li class="attachment" id="attachment-(\d+)"[^>]*data-append="attachments"/,
+    );
+    assert.ok(html.includes(">Dot</textarea>"));
+    id = html.match(/name="media_ids\[\]" value="(\d+)"/)![1];
+  });
+
+  await t.step("a refused file: a 422 alert with the API's words", async () => {
+    const res = await send("/media", [["file", new File(["x"], "x.txt", { type: "text/plain" })]]);
+    assert.equal(res.status, 422);
+    assert.ok((await res.text()).includes("File content type is invalid"));
+  });
+
+  await t.step("polled, then removed; someone else's is 404", async () => {
+    const again = await instance.request(`/media/${id}`, {
+      headers: { cookie: session.cookie, ...fragment },
+    });
+    assert.equal(again.status, 200);
+    assert.ok((await again.text()).includes(`data-replace="attachment-${id}"`));
+    const bobSession = await signInOverHttp(instance, "bob", "/");
+    const bobs = await bobSession.post(`/media/${id}/delete`);
+    assert.equal(bobs.status, 404);
+    await bobs.body?.cancel();
+    const res = await send(`/media/${id}/delete`, []);
+    assert.equal(res.status, 200);
+    assert.ok((await res.text()).includes(`data-remove="attachment-${id}"`));
+    const gone = await send(`/media/${id}/delete`, []);
+    assert.equal(gone.status, 404);
+    await gone.body?.cancel();
+  });
+});
