@@ -291,3 +291,45 @@ test("the script's uploads: POST /media, GET /media/:id, POST /media/:id/delete"
     await gone.body?.cancel();
   });
 });
+
+test("replies and quotes start from their target", async (t) => {
+  const parent = await postStatus(instance, bob.token, "Bob asks @ann something", {
+    visibility: "private",
+  });
+  await ok(instance, ann.token, "POST", `/api/v1/accounts/${bob.id}/follow`);
+
+  await t.step("a reply: the target above, mentions and the narrower visibility", async () => {
+    const res = await session.get(`/statuses/new?in_reply_to_id=${parent.id}`);
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.ok(html.includes("Replying to"));
+    assert.ok(html.includes("Bob asks"));
+    assert.ok(html.includes(">@bob </textarea>"), "the author mentioned, not oneself");
+    assert.match(html, /<option value="private" selected/);
+  });
+
+  await t.step("a quote with a quote policy", async () => {
+    const quoted = await postStatus(instance, bob.token, "Quote me");
+    const page = await (await session.get(`/statuses/new?quoted_status_id=${quoted.id}`)).text();
+    assert.ok(page.includes("Quoting"));
+    assert.ok(page.includes(`name="quoted_status_id" value="${quoted.id}"`));
+    const res = await postForm("/statuses", [
+      ["status", "Quoting Bob"],
+      ["quoted_status_id", quoted.id],
+      ["quote_approval_policy", "followers"],
+    ]);
+    assert.equal(res.status, 303);
+    const [status] = await annStatuses();
+    assert.equal((status.quote as { quoted_status: { id: string } }).quoted_status.id, quoted.id);
+    assert.deepEqual(
+      (status.quote_approval as { automatic: string[] }).automatic,
+      ["followers"],
+    );
+  });
+
+  await t.step("a target the viewer may not see is not shown", async () => {
+    const hidden = await postStatus(instance, bob.token, "Secret", { visibility: "direct" });
+    const html = await (await session.get(`/statuses/new?in_reply_to_id=${hidden.id}`)).text();
+    assert.ok(!html.includes("Secret"));
+  });
+});

@@ -7,13 +7,17 @@
  */
 import type { FC } from "hono/jsx";
 import { CsrfField } from "../shell.tsx";
-import type { AppViewer } from "./layout.tsx";
+import type { AppViewer, ReadingPreferences } from "./layout.tsx";
+import type { StatusJson } from "../../../api/entities/status.ts";
+import { StatusHeader } from "../status/header.tsx";
+import { StatusBody } from "../status/body.tsx";
 import {
   AttachmentsField,
   type KeptMedia,
   LanguageSelect,
   PollField,
   type PollValues,
+  QuotePolicySelect,
   ScheduleField,
 } from "./composer_fields.tsx";
 
@@ -30,6 +34,8 @@ export interface ComposerValues {
   visibility?: string;
   sensitive?: boolean;
   inReplyToId?: string;
+  quotedStatusId?: string;
+  quotePolicy?: string;
   language?: string | null;
   poll?: PollValues;
   /** The `datetime-local` value typed (UTC). */
@@ -43,6 +49,7 @@ export interface ComposerDefaults {
   visibility: string;
   sensitive: boolean;
   language: string | null;
+  quotePolicy: string;
 }
 
 export interface ComposerProps {
@@ -78,6 +85,9 @@ export const Composer: FC<ComposerProps> = (
     {edit ? null : <input type="hidden" name="idempotency_key" value={crypto.randomUUID()} />}
     {values.inReplyToId
       ? <input type="hidden" name="in_reply_to_id" value={values.inReplyToId} />
+      : null}
+    {values.quotedStatusId && !edit
+      ? <input type="hidden" name="quoted_status_id" value={values.quotedStatusId} />
       : null}
     {error ? <p class="alert" role="alert" id="status-error">{error}</p> : null}
     <label for="status">What's on your mind?</label>
@@ -119,6 +129,7 @@ export const Composer: FC<ComposerProps> = (
       />
       Mark media as sensitive
     </label>
+    {edit ? null : <QuotePolicySelect value={values.quotePolicy ?? defaults?.quotePolicy} />}
     <LanguageSelect value={values.language !== undefined ? values.language : defaults?.language} />
     <AttachmentsField kept={values.media ?? []} slots={!edit} />
     <PollField
@@ -129,4 +140,19 @@ export const Composer: FC<ComposerProps> = (
     {edit ? null : <ScheduleField value={values.scheduledLocal} />}
     <button type="submit">{edit ? "Save" : "Post"}</button>
   </form>
+);
+
+/** The post a new one replies to or quotes, above the composer (no actions). */
+export const ComposerTarget: FC<{
+  status: StatusJson;
+  kind: "reply" | "quote";
+  reading?: ReadingPreferences;
+}> = ({ status, kind, reading }) => (
+  <section class="composer-target" aria-labelledby="composer-target">
+    <h2 id="composer-target">{kind === "reply" ? "Replying to" : "Quoting"}</h2>
+    <article class="status compact">
+      <StatusHeader status={status} idBase={`target-${status.id}`} />
+      <StatusBody status={status} nested reading={reading} />
+    </article>
+  </section>
 );

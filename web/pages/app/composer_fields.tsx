@@ -40,6 +40,24 @@ export const LanguageSelect: FC<{ value?: string | null }> = ({ value }) => (
   </>
 );
 
+const QUOTE_POLICY_LABELS = [
+  ["public", "Anyone"],
+  ["followers", "Followers only"],
+  ["nobody", "Just me"],
+] as const;
+
+/** Who may quote the post (`quote_approval_policy`); private and direct posts: the author only. */
+export const QuotePolicySelect: FC<{ value?: string }> = ({ value }) => (
+  <>
+    <label for="quote_approval_policy">Who can quote</label>
+    <select id="quote_approval_policy" name="quote_approval_policy">
+      {QUOTE_POLICY_LABELS.map(([policy, label]) => (
+        <option value={policy} selected={(value ?? "public") === policy}>{label}</option>
+      ))}
+    </select>
+  </>
+);
+
 /** A poll as typed: the options (blanks kept for the slots) and its settings. */
 export interface PollValues {
   enabled: boolean;

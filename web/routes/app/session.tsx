@@ -91,6 +91,7 @@ export async function appReader(
       visibility: prefs?.defaultPrivacy ?? "public",
       sensitive: prefs?.defaultSensitive ?? false,
       language: prefs?.defaultLanguage ?? null,
+      quotePolicy: prefs?.defaultQuotePolicy ?? "public",
     },
   };
 }

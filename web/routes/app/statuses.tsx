@@ -26,14 +26,23 @@ import {
   statusErrorOf,
 } from "../../../api/status_params.ts";
 import { isId } from "../../../db/ids.ts";
-import { serializeStatuses, type StatusRow } from "../../../api/entities/status.ts";
+import {
+  serializeStatuses,
+  type StatusJson,
+  type StatusRow,
+} from "../../../api/entities/status.ts";
 import { createStatus } from "../../../actors/statuses/create.ts";
 import { scheduleStatus } from "../../../actors/statuses/schedule.ts";
 import { readStatus } from "../../../api/reads/statuses.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
 import { StatusItem } from "../../pages/app/status.tsx";
 import { statusPath } from "../../pages/status/links.ts";
-import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
+import {
+  Composer,
+  type ComposerDefaults,
+  ComposerTarget,
+  type ComposerValues,
+} from "../../pages/app/composer.tsx";
 import type { KeptMedia } from "../../pages/app/composer_fields.tsx";
 import { refusalOf } from "../refusals.ts";
 import {
@@ -60,7 +69,10 @@ export const NOT_FOUND = "This post does not exist, or you may not see it.";
 export function typedValues(p: Params, media: KeptMedia[] = []): ComposerValues {
   const text = (key: string) => readString(p, key, { allowBlank: true });
   const replyTo = text("in_reply_to_id");
+  const quoted = text("quoted_status_id");
   return {
+    quotedStatusId: quoted && isId(quoted) ? quoted : undefined,
+    quotePolicy: text("quote_approval_policy"),
     status: text("status"),
     spoilerText: text("spoiler_text"),
     visibility: text("visibility"),
@@ -73,23 +85,76 @@ export function typedValues(p: Params, media: KeptMedia[] = []): ComposerValues 
   };
 }
 
-/** The composer page, empty, prefilled, or with the last refusal's message. */
+/** Visibilities from the widest to the narrowest. */
+const VISIBILITY_ORDER = ["public", "unlisted", "private", "direct"];
+
+/**
+ * What a reply starts from, as Mastodon's composer: the author and the
+ * people it mentions (not oneself), and the parent's visibility when it is
+ * narrower than one's default.
+ */
+function replyDefaults(
+  parent: StatusJson,
+  viewer: { accountId: string },
+  defaults: ComposerDefaults,
+): ComposerValues {
+  const handles = [parent.account, ...parent.mentions]
+    .filter((a) => a.id !== viewer.accountId)
+    .map((a) => `@${a.acct}`);
+  const narrowest = Math.max(
+    VISIBILITY_ORDER.indexOf(parent.visibility),
+    VISIBILITY_ORDER.indexOf(defaults.visibility),
+  );
+  return {
+    status: handles.length ? `${[...new Set(handles)].join(" ")} ` : "",
+    visibility: VISIBILITY_ORDER[narrowest] ?? defaults.visibility,
+    spoilerText: parent.spoiler_text || undefined,
+  };
+}
+
+/**
+ * The composer page, empty, prefilled, or with the last refusal's message;
+ * the post replied to or quoted above it. `fresh`: a new reply starts from
+ * its parent (replyDefaults), under what the query gave.
+ */
 export async function sendComposerPage(
   c: Context<ApiEnv>,
-  options: { values: ComposerValues; returnTo: string; error?: string; status?: number },
+  options: {
+    values: ComposerValues;
+    returnTo: string;
+    error?: string;
+    status?: number;
+    fresh?: boolean;
+  },
 ): Promise<Response> {
   const { viewer, defaults } = await appReader(c);
-  const { config } = c.get("ctx");
+  const ctx = c.get("ctx");
+  const target = async (id?: string) =>
+    id ? (await readStatus(ctx, viewer, id))?.status ?? null : null;
+  const reply = await target(options.values.inReplyToId);
+  const quote = await target(options.values.quotedStatusId);
+  let values = options.values;
+  if (options.fresh && reply) {
+    const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+    values = { ...replyDefaults(reply, viewer, defaults), ...given };
+  }
   return await sendAppPage(
     c,
-    <AppLayout title="New post" instanceTitle={config.instance.title} viewer={viewer} current="new">
+    <AppLayout
+      title={reply ? "Reply" : "New post"}
+      instanceTitle={ctx.config.instance.title}
+      viewer={viewer}
+      current="new"
+    >
+      {reply ? <ComposerTarget status={reply} kind="reply" reading={viewer.reading} /> : null}
+      {quote ? <ComposerTarget status={quote} kind="quote" reading={viewer.reading} /> : null}
       <Composer
         viewer={viewer}
         defaults={defaults}
         returnTo={options.returnTo}
-        values={options.values}
+        values={values}
         error={options.error}
-        maxPollOptions={config.limits.maxPollOptions}
+        maxPollOptions={ctx.config.limits.maxPollOptions}
       />
     </AppLayout>,
     (options.status ?? 200) as ContentfulStatusCode,
@@ -196,13 +261,18 @@ export function appStatusRoutes(): Hono<ApiEnv> {
 
   app.get("/statuses/new", appPage(), async (c) => {
     const p = await params(c);
-    const replyTo = readString(p, "in_reply_to_id");
+    const id = (key: string) => {
+      const value = readString(p, key);
+      return value && isId(value) ? value : undefined;
+    };
     return await sendComposerPage(c, {
       values: {
-        status: readString(p, "text", { allowBlank: true, maxLength: 10_000 }),
-        inReplyToId: replyTo && isId(replyTo) ? replyTo : undefined,
+        status: readString(p, "text", { maxLength: 10_000 }),
+        inReplyToId: id("in_reply_to_id"),
+        quotedStatusId: id("quoted_status_id"),
       },
       returnTo: "/",
+      fresh: true,
     });
   });
 
