@@ -333,3 +333,54 @@ test("replies and quotes start from their target", async (t) => {
     assert.ok(!html.includes("Secret"));
   });
 });
+
+test("refused composer input comes back as the page, never a 500", async (t) => {
+  const refused = async (fields: [string, string | File][], words: string) => {
+    const res = await postForm("/statuses", [["status", "Refused post"], ...fields]);
+    assert.equal(res.status, 422);
+    const html = await res.text();
+    assert.ok(html.includes(words), `${words} in the alert`);
+    assert.ok(html.includes(">Refused post</textarea>"), "the text is kept");
+  };
+  await t.step("more than four files", async () => {
+    const files: [string, File][] = [];
+    for (let i = 0; i < 5; i++) files.push([`media[${i}][file]`, await png(10)]);
+    await refused(files, "at most 4 files");
+  });
+  await t.step("a ticked poll without choices", async () => {
+    await refused([["poll_enabled", "true"], ["poll[expires_in]", "3600"]], "Poll");
+  });
+  await t.step("a schedule that is not a time", async () => {
+    await refused([["scheduled_local", "tomorrow-ish"]], "Scheduled at is invalid");
+  });
+  await t.step("an alt text over the limit", async () => {
+    await refused(
+      [["media[0][file]", await png(10)], ["media[0][description]", "x".repeat(10_001)]],
+      "too long",
+    );
+  });
+});
+
+test("editing keeps the poll unless ticked and changes alt texts", async () => {
+  const posted = await postForm("/statuses", [
+    ["status", "Edit my picture"],
+    ["media[0][file]", await png(16)],
+    ["media[0][description]", "Old words"],
+  ]);
+  assert.equal(posted.status, 303);
+  const [status] = await annStatuses();
+  const mediaId = (status.media_attachments as { id: string }[])[0].id;
+  const page = await (await session.get(`/statuses/${status.id}/edit`)).text();
+  assert.ok(page.includes(">Old words</textarea>"));
+  assert.ok(!page.includes('name="media[0][file]"'), "no new files in an edit");
+  const res = await postForm(`/statuses/${status.id}/update`, [
+    ["status", "Edited picture"],
+    ["media_ids[]", mediaId],
+    [`media_attributes[${mediaId}][id]`, mediaId],
+    [`media_attributes[${mediaId}][description]`, "New words"],
+  ]);
+  assert.equal(res.status, 303);
+  const after = await ok(instance, ann.token, "GET", `/api/v1/statuses/${status.id}`);
+  assert.equal(after.media_attachments[0].description, "New words");
+  assert.equal(after.content, "<p>Edited picture</p>");
+});

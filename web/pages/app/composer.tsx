@@ -64,12 +64,38 @@ export interface ComposerProps {
   edit?: { statusId: string };
   /** Fragment instructions on the form (web/routes/app/fragments.ts), when sent to the script. */
   fragment?: Record<`data-${string}`, string>;
-  /** The instance's `max_options` of a poll. */
-  maxPollOptions?: number;
+  /** The instance's limits the form shows (composerLimits). */
+  limits?: ComposerLimits;
 }
 
+/** The instance's limits a composer shows: the counter's and the poll's. */
+export interface ComposerLimits {
+  maxCharacters: number;
+  charactersPerUrl: number;
+  maxPollOptions: number;
+}
+
+/** The composer's limits from the configuration's. */
+export function composerLimits(limits: {
+  maxStatusCharacters: number;
+  charactersReservedPerUrl: number;
+  maxPollOptions: number;
+}): ComposerLimits {
+  return {
+    maxCharacters: limits.maxStatusCharacters,
+    charactersPerUrl: limits.charactersReservedPerUrl,
+    maxPollOptions: limits.maxPollOptions,
+  };
+}
+
+const DEFAULT_LIMITS: ComposerLimits = {
+  maxCharacters: 500,
+  charactersPerUrl: 23,
+  maxPollOptions: 4,
+};
+
 export const Composer: FC<ComposerProps> = (
-  { viewer, defaults, returnTo, values = {}, error, edit, fragment, maxPollOptions = 4 },
+  { viewer, defaults, returnTo, values = {}, error, edit, fragment, limits = DEFAULT_LIMITS },
 ) => (
   <form
     id="composer"
@@ -77,6 +103,8 @@ export const Composer: FC<ComposerProps> = (
     method="post"
     action={edit ? `/statuses/${edit.statusId}/update` : "/statuses"}
     enctype="multipart/form-data"
+    data-max-characters={String(limits.maxCharacters)}
+    data-characters-per-url={String(limits.charactersPerUrl)}
     data-enhance
     {...fragment}
   >
@@ -95,11 +123,14 @@ export const Composer: FC<ComposerProps> = (
       id="status"
       name="status"
       rows={4}
-      aria-describedby={error ? "status-error" : undefined}
+      aria-describedby={error ? "status-error status-count" : "status-count"}
       aria-invalid={error ? "true" : undefined}
     >
       {values.status ?? ""}
     </textarea>
+    <output id="status-count" for="status" class="hint">
+      At most {limits.maxCharacters} characters (a link counts as {limits.charactersPerUrl})
+    </output>
     <details class="cw-field" open={values.spoilerText ? true : undefined}>
       <summary>Content warning</summary>
       <label for="spoiler_text">Warning shown before the post</label>
@@ -134,7 +165,7 @@ export const Composer: FC<ComposerProps> = (
     <AttachmentsField kept={values.media ?? []} slots={!edit} />
     <PollField
       poll={values.poll}
-      maxOptions={maxPollOptions}
+      maxOptions={limits.maxPollOptions}
       note={edit ? "Changing the poll resets its votes." : undefined}
     />
     {edit ? null : <ScheduleField value={values.scheduledLocal} />}

@@ -37,7 +37,7 @@ import { ConfirmPage } from "../../pages/app/confirm.tsx";
 import { StatusItem } from "../../pages/app/status.tsx";
 import { HistoryList } from "../../pages/app/history.tsx";
 import { statusPath } from "../../pages/status/links.ts";
-import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
+import { Composer, composerLimits, type ComposerValues } from "../../pages/app/composer.tsx";
 import type { KeptMedia } from "../../pages/app/composer_fields.tsx";
 import { refusalOf } from "../refusals.ts";
 import { appPage, appReader, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
@@ -166,7 +166,7 @@ async function sendEditPage(
         values={values}
         edit={{ statusId }}
         error={refusal?.message}
-        maxPollOptions={config.limits.maxPollOptions}
+        limits={composerLimits(config.limits)}
       />
     </AppLayout>,
     (refusal?.status ?? 200) as ContentfulStatusCode,

@@ -40,6 +40,7 @@ import { statusPath } from "../../pages/status/links.ts";
 import {
   Composer,
   type ComposerDefaults,
+  composerLimits,
   ComposerTarget,
   type ComposerValues,
 } from "../../pages/app/composer.tsx";
@@ -154,7 +155,7 @@ export async function sendComposerPage(
         returnTo={options.returnTo}
         values={values}
         error={options.error}
-        maxPollOptions={ctx.config.limits.maxPollOptions}
+        limits={composerLimits(ctx.config.limits)}
       />
     </AppLayout>,
     (options.status ?? 200) as ContentfulStatusCode,
@@ -180,7 +181,7 @@ async function postedFragment(
         viewer={viewer}
         defaults={defaults}
         returnTo={back}
-        maxPollOptions={ctx.config.limits.maxPollOptions}
+        limits={composerLimits(ctx.config.limits)}
         fragment={{ "data-replace": "composer", "data-announce": "Your post was published." }}
       />
       {status
