@@ -384,3 +384,25 @@ test("editing keeps the poll unless ticked and changes alt texts", async () => {
   assert.equal(after.media_attachments[0].description, "New words");
   assert.equal(after.content, "<p>Edited picture</p>");
 });
+
+test("saving an edit's text leaves its poll, votes and end alone", async () => {
+  const status = await postStatus(instance, ann.token, "Vote now", {
+    poll: { options: ["Yes", "No"], expires_in: 3600 },
+  });
+  const poll = status.poll as { id: string; expires_at: string };
+  await ok(instance, bob.token, "POST", `/api/v1/polls/${poll.id}/votes`, { choices: ["0"] });
+  const page = await (await session.get(`/statuses/${status.id}/edit`)).text();
+  assert.ok(page.includes('value="Yes"'));
+  assert.ok(!/name="poll_enabled" value="true" checked/.test(page), "the poll box is not ticked");
+  // What the page sends back as it is: the choices and the default duration, unticked.
+  const res = await postForm(`/statuses/${status.id}/update`, [
+    ["status", "Vote now, please"],
+    ["poll[options][]", "Yes"],
+    ["poll[options][]", "No"],
+    ["poll[expires_in]", "86400"],
+  ]);
+  assert.equal(res.status, 303);
+  const after = await ok(instance, ann.token, "GET", `/api/v1/statuses/${status.id}`);
+  assert.equal(after.poll.expires_at, poll.expires_at);
+  assert.equal(after.poll.votes_count, 1);
+});

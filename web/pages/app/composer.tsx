@@ -166,7 +166,7 @@ export const Composer: FC<ComposerProps> = (
     <PollField
       poll={values.poll}
       maxOptions={limits.maxPollOptions}
-      note={edit ? "Changing the poll resets its votes." : undefined}
+      note={edit ? "Tick the box to change the poll; other choices reset its votes." : undefined}
     />
     {edit ? null : <ScheduleField value={values.scheduledLocal} />}
     <button type="submit">{edit ? "Save" : "Post"}</button>

@@ -53,8 +53,16 @@ async function ownRead(c: Context<ApiEnv>) {
   return read && read.row.accountId === viewer.accountId && !read.row.reblogOfId ? read : null;
 }
 
-/** A post as the composer shows it again (edit, redraft). */
-function composerValuesOf(row: StatusRow, status: StatusJson): ComposerValues {
+/**
+ * A post as the composer shows it again. A redraft's poll is ticked (a new
+ * post); an edit's is not, so saving the text leaves the poll and its end
+ * as they are (the reader ticks the box to change it).
+ */
+function composerValuesOf(
+  row: StatusRow,
+  status: StatusJson,
+  purpose: "edit" | "redraft",
+): ComposerValues {
   const media: KeptMedia[] = status.media_attachments.map((m) => ({
     id: m.id,
     previewUrl: m.preview_url,
@@ -71,7 +79,7 @@ function composerValuesOf(row: StatusRow, status: StatusJson): ComposerValues {
     media,
     poll: status.poll
       ? {
-        enabled: true,
+        enabled: purpose === "redraft",
         options: status.poll.options.map((o) => o.title),
         multiple: status.poll.multiple,
       }
@@ -138,7 +146,7 @@ async function deletePost(c: Context<ApiEnv>): Promise<Response> {
   }
   if (read) {
     return await sendComposerPage(c, {
-      values: composerValuesOf(read.row, read.status),
+      values: composerValuesOf(read.row, read.status, "redraft"),
       returnTo: "/",
     });
   }
@@ -176,7 +184,7 @@ async function sendEditPage(
 async function editPage(c: Context<ApiEnv>): Promise<Response> {
   const read = await ownRead(c);
   if (!read) return await sendAppNotFound(c, NOT_FOUND);
-  return await sendEditPage(c, read.row.id, composerValuesOf(read.row, read.status));
+  return await sendEditPage(c, read.row.id, composerValuesOf(read.row, read.status, "edit"));
 }
 
 async function updatePost(c: Context<ApiEnv>): Promise<Response> {
