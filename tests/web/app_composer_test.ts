@@ -406,3 +406,21 @@ test("saving an edit's text leaves its poll, votes and end alone", async () => {
   assert.equal(after.poll.expires_at, poll.expires_at);
   assert.equal(after.poll.votes_count, 1);
 });
+
+test("the script's delete: the article's data-remove, no redirect", async () => {
+  const status = await postStatus(instance, ann.token, "Delete me quietly");
+  const body = new FormData();
+  body.append("authenticity_token", session.token);
+  const res = await instance.request(`/statuses/${status.id}/delete`, {
+    method: "POST",
+    headers: { cookie: session.cookie, "Rookery-Fragment": "1" },
+    body,
+  });
+  assert.equal(res.status, 200);
+  assert.match(await res.text(), new RegExp(`^<div data-remove="status-${status.id}"`));
+  const gone = await instance.request(`/api/v1/statuses/${status.id}`, {
+    headers: { authorization: `Bearer ${ann.token}` },
+  });
+  assert.equal(gone.status, 404);
+  await gone.body?.cancel();
+});

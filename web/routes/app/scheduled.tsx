@@ -3,12 +3,14 @@
  * /scheduled_statuses lists them through the API's read
  * (readScheduledStatuses); POST /scheduled_statuses/:id/update moves one
  * (`scheduled_local`, a `datetime-local` read as UTC, or `scheduled_at`)
- * and POST /scheduled_statuses/:id/delete cancels it, with the commands of
+ * and POST /scheduled_statuses/:id/delete cancels it (for the script:
+ * `data-remove` of its item), with the commands of
  * PUT and DELETE /api/v1/scheduled_statuses/:id (the five-minute rule and
  * the daily limits are theirs). A refusal comes back as the list with the
  * message (422), someone else's or a missing one as the 404 page.
  */
 import { type Context, Hono } from "hono";
+import { jsx } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../../api/env.ts";
 import { params } from "../../../api/params.ts";
@@ -27,7 +29,8 @@ import { ScheduledList } from "../../pages/app/scheduled.tsx";
 import { refusalOf } from "../refusals.ts";
 import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { pagerLinks } from "./paging.ts";
-import { redirectAfterPost } from "./fragments.ts";
+import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
+import { NOTICES } from "../../pages/app/notices.tsx";
 import { apiParams } from "./composer_input.ts";
 
 const NOT_FOUND = "This scheduled post does not exist.";
@@ -72,6 +75,12 @@ async function command(
     if (!refusal) throw error;
     if (refusal.status === 404) return await sendAppNotFound(c, NOT_FOUND);
     return await listPage(c, refusal);
+  }
+  if (notice === "cancelled" && wantsFragment(c)) {
+    return await sendFragment(
+      c,
+      jsx("div", { "data-remove": `scheduled-${id}`, "data-announce": NOTICES.cancelled }),
+    );
   }
   return redirectAfterPost(c, "/scheduled_statuses", notice);
 }

@@ -9,13 +9,14 @@
  * - GET /statuses/:id/delete: the confirmation, with "Delete" and "Delete
  *   and redraft"; POST /statuses/:id/delete, counted in the API's
  *   status-deletion bucket too, back to `return_to` (never the deleted
- *   page). With `redraft=1` the media are kept (the API's `delete_media`
+ *   page; the script gets `data-remove` of the article). With `redraft=1` the media are kept (the API's `delete_media`
  *   false) and the answer is the composer filled with the post: its text,
  *   warning, visibility, language, sensitivity, attachments, poll choices
  *   and the post it replied to, as Mastodon's "Delete & re-draft".
  * Someone else's post, like a missing one, is the app's 404 page.
  */
 import { type Context, Hono } from "hono";
+import { jsx } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../../api/env.ts";
 import { params } from "../../../api/params.ts";
@@ -42,7 +43,7 @@ import type { KeptMedia } from "../../pages/app/composer_fields.tsx";
 import { refusalOf } from "../refusals.ts";
 import { appPage, appReader, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { hereWith, returnTo } from "./return_to.ts";
-import { redirectAfterPost } from "./fragments.ts";
+import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
 import { apiParams } from "./composer_input.ts";
 import { NOT_FOUND, sendComposerPage, typedValues } from "./statuses.tsx";
 
@@ -149,6 +150,12 @@ async function deletePost(c: Context<ApiEnv>): Promise<Response> {
       values: composerValuesOf(read.row, read.status, "redraft"),
       returnTo: "/",
     });
+  }
+  if (wantsFragment(c)) {
+    return await sendFragment(
+      c,
+      jsx("div", { "data-remove": `status-${id}`, "data-announce": "Your post was deleted." }),
+    );
   }
   // Never back to the deleted post's own page.
   const back = returnTo(p, "/");
