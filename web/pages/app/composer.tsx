@@ -136,21 +136,27 @@ export const Composer: FC<ComposerProps> = (
       <label for="spoiler_text">Warning shown before the post</label>
       <input id="spoiler_text" name="spoiler_text" type="text" value={values.spoilerText ?? ""} />
     </details>
-    {edit ? <p class="hint">The visibility of a post cannot be changed.</p> : (
-      <>
-        <label for="visibility">Visibility</label>
-        <select id="visibility" name="visibility">
-          {VISIBILITIES.map(([value, label]) => (
-            <option
-              value={value}
-              selected={(values.visibility ?? defaults?.visibility ?? "public") === value}
-            >
-              {label}
-            </option>
-          ))}
-        </select>
-      </>
-    )}
+    <div class="options">
+      {edit ? <p class="hint">The visibility of a post cannot be changed.</p> : (
+        <div class="option">
+          <label for="visibility">Visibility</label>
+          <select id="visibility" name="visibility">
+            {VISIBILITIES.map(([value, label]) => (
+              <option
+                value={value}
+                selected={(values.visibility ?? defaults?.visibility ?? "public") === value}
+              >
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {edit ? null : <QuotePolicySelect value={values.quotePolicy ?? defaults?.quotePolicy} />}
+      <LanguageSelect
+        value={values.language !== undefined ? values.language : defaults?.language}
+      />
+    </div>
     <label class="check">
       <input
         type="checkbox"
@@ -160,8 +166,6 @@ export const Composer: FC<ComposerProps> = (
       />
       Mark media as sensitive
     </label>
-    {edit ? null : <QuotePolicySelect value={values.quotePolicy ?? defaults?.quotePolicy} />}
-    <LanguageSelect value={values.language !== undefined ? values.language : defaults?.language} />
     <AttachmentsField kept={values.media ?? []} slots={!edit} />
     <PollField
       poll={values.poll}

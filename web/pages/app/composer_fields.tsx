@@ -29,7 +29,7 @@ const LANGUAGES = ISO6391.getAllCodes()
   .sort((a, b) => a[0].localeCompare(b[0]));
 
 export const LanguageSelect: FC<{ value?: string | null }> = ({ value }) => (
-  <>
+  <div class="option">
     <label for="language">Language</label>
     <select id="language" name="language">
       <option value="" selected={!value}>Not set</option>
@@ -37,7 +37,7 @@ export const LanguageSelect: FC<{ value?: string | null }> = ({ value }) => (
         <option value={code} lang={code} selected={value === code}>{name} ({code})</option>
       ))}
     </select>
-  </>
+  </div>
 );
 
 const QUOTE_POLICY_LABELS = [
@@ -48,14 +48,14 @@ const QUOTE_POLICY_LABELS = [
 
 /** Who may quote the post (`quote_approval_policy`); private and direct posts: the author only. */
 export const QuotePolicySelect: FC<{ value?: string }> = ({ value }) => (
-  <>
+  <div class="option">
     <label for="quote_approval_policy">Who can quote</label>
     <select id="quote_approval_policy" name="quote_approval_policy">
       {QUOTE_POLICY_LABELS.map(([policy, label]) => (
         <option value={policy} selected={(value ?? "public") === policy}>{label}</option>
       ))}
     </select>
-  </>
+  </div>
 );
 
 /** A poll as typed: the options (blanks kept for the slots) and its settings. */
@@ -150,24 +150,27 @@ export const AttachmentsField: FC<{ kept: KeptMedia[]; slots: boolean }> = (
 ) => {
   const free = slots ? Math.max(0, MAX_ATTACHMENTS - kept.length) : 0;
   return (
-    <fieldset class="attachments">
-      <legend>Media (up to {MAX_ATTACHMENTS})</legend>
-      <ul class="attachment-list" id="attachments">
-        {kept.map((m) => <AttachmentItem key={m.id} media={m} />)}
-      </ul>
-      {Array.from({ length: free }, (_, i) => (
-        <div class="slot">
-          <label for={`media-${i}-file`}>File {kept.length + i + 1}</label>
-          <input
-            id={`media-${i}-file`}
-            type="file"
-            name={`media[${i}][file]`}
-            accept="image/*,video/*,audio/*"
-          />
-          <label for={`media-${i}-description`}>Alt text for file {kept.length + i + 1}</label>
-          <textarea id={`media-${i}-description`} name={`media[${i}][description]`} rows={2} />
-        </div>
-      ))}
-    </fieldset>
+    <details class="attachments-field" open={kept.length > 0 || undefined}>
+      <summary>Media{kept.length ? ` (${kept.length})` : ""}</summary>
+      <fieldset class="attachments">
+        <legend>Media (up to {MAX_ATTACHMENTS})</legend>
+        <ul class="attachment-list" id="attachments">
+          {kept.map((m) => <AttachmentItem key={m.id} media={m} />)}
+        </ul>
+        {Array.from({ length: free }, (_, i) => (
+          <div class="slot">
+            <label for={`media-${i}-file`}>File {kept.length + i + 1}</label>
+            <input
+              id={`media-${i}-file`}
+              type="file"
+              name={`media[${i}][file]`}
+              accept="image/*,video/*,audio/*"
+            />
+            <label for={`media-${i}-description`}>Alt text for file {kept.length + i + 1}</label>
+            <textarea id={`media-${i}-description`} name={`media[${i}][description]`} rows={2} />
+          </div>
+        ))}
+      </fieldset>
+    </details>
   );
 };
