@@ -104,6 +104,18 @@ Storage maintenance
   (plain lines when it is not a terminal). --dry-run counts what would go
   and changes nothing.
 
+Backups (embedded database)
+  backup <file> [--force]
+      Writes a consistent, gzipped copy of the embedded database to <file>
+      (mode 0600), through the running server when there is one: it holds
+      statements back for about a second per 100 MB of database. An
+      existing <file> is kept unless --force. On PostgreSQL use pg_dump.
+  restore <file> [--replace]
+      With the server stopped: creates DATA_DIR/db from a backup. A
+      database already there is refused unless --replace, which moves it
+      aside to DATA_DIR/db.before-restore-<time>. Newer migrations are
+      applied. Media files are not in the backup.
+
 Custom emoji
   emoji add <shortcode> <image file> [--category <name>] [--unlisted]
       Adds a local custom emoji, used in posts and profiles as :shortcode:.
