@@ -26,6 +26,7 @@ import { runJob } from "./jobs/handlers.ts";
 import { startMediaWorker } from "./actors/media/processing.ts";
 import { createMediaStore } from "./actors/media/store/mod.ts";
 import { createMediaUrls } from "./actors/media/urls.ts";
+import { loadMediaProxyKey } from "./actors/media/proxy_key.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -80,7 +81,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       { store: media.description, error },
     )
   );
-  const mediaUrls = createMediaUrls(config.origin, media);
+  const mediaUrls = createMediaUrls(config.origin, media, await loadMediaProxyKey(database.db));
   const partial = { config, database, core, media, mediaUrls } as AppContext;
   // Rookery's own jobs ride on the federation's queue (jobs/queue.ts runs them).
   const { federation, maintain, guardInbox } = buildFederation(partial, {
