@@ -22,10 +22,11 @@
  */
 import { publicFetch, RefusedAddressError } from "../../net/public_fetch.ts";
 import { readUpTo } from "../../net/read_body.ts";
-import { type MediaFamily, sniffFormat, type SniffedFormat } from "../formats.ts";
+import { type MediaFamily, type SniffedFormat, sniffFormat } from "../formats.ts";
 
 /** Why a remote file was not fetched (also the log field). */
 export type RefusalReason =
+  | "unavailable"
   | "blocked"
   | "private_address"
   | "too_large"
