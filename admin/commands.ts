@@ -37,6 +37,7 @@ import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
 import { REPORT_COMMANDS } from "./report_commands.ts";
 import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
 import { STORAGE_COMMANDS } from "./storage_commands.ts";
+import { MEDIA_COMMANDS } from "./media_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import { MOVE_COMMANDS } from "./move_commands.ts";
@@ -261,6 +262,7 @@ const COMMANDS: Record<string, Command> = {
   ...REPORT_COMMANDS,
   ...MAINTENANCE_COMMANDS,
   ...STORAGE_COMMANDS,
+  ...MEDIA_COMMANDS,
   ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
   ...MOVE_COMMANDS,
