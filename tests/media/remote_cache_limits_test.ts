@@ -242,6 +242,10 @@ test("MEDIA_CACHE_RETENTION_PERIOD and the admin media commands", async (t) => {
       assert.ok(account.avatarKey, "avatars are not pruned by the worker");
       const shown = await callJson(instance, reader, "GET", `/api/v1/statuses/${statusId}`);
       assert.equal(shown.body.media_attachments[0].url, mediaUrl);
+      // A client holding the pruned copy's URL is sent to the proxy.
+      const stale = await get(instance, media.url(cached.filePath!));
+      assert.equal(stale.status, 302);
+      assert.equal(stale.headers.get("location"), mediaUrl);
       const again = await get(instance, mediaUrl);
       assert.equal(again.status, 302);
       assert.equal(peer.hits("/photo.png"), 2, "fetched anew");
