@@ -106,6 +106,7 @@ import { profileRoutes } from "./api/routes/profile.ts";
 import { donationCampaignRoutes } from "./api/routes/donation_campaigns.ts";
 import { emailSubscriptionRoutes } from "./api/routes/email_subscriptions.ts";
 import { tooManyRequests } from "./web/routes/too_many_requests.ts";
+import { webAppRoutes } from "./web/routes/app/mod.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -286,6 +287,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", oembedRoutes());
   // Before the pages: `/@name.rss` would otherwise be taken for a profile.
   app.route("/", feedRoutes());
+  // The web app: before the public pages, whose paths it shares with a live session.
+  app.route("/", webAppRoutes());
   app.route("/", instancePageRoutes());
   app.route("/", tagPageRoutes());
   app.route("/", collectionPageRoutes());

@@ -25,6 +25,8 @@ export interface ApiEnv {
     staff: WebSession | null;
     /** The signed-in user's browser session, on the /settings pages (set by userPage). */
     settingsSession: WebSession | null;
+    /** The signed-in user's browser session, on the web app's pages (set by appPage). */
+    appSession?: WebSession | null;
     /** The request's parameters, once parsed (api/params.ts): a body is read once. */
     params?: Promise<Params>;
   };

@@ -128,23 +128,59 @@ export function buildLinkHeader(c: Context<ApiEnv>, options: LinkOptions): strin
   return links.length ? links.join(", ") : null;
 }
 
+/** The cursors of a page of items ordered newest first, which its Link header is built from. */
+export interface PageCursors {
+  /** The oldest item's cursor, for the next (older) page; null at a known end. */
+  next: string | null;
+  /** The newest item's cursor, for the previous (newer) page. */
+  prev: string | null;
+  prevParam?: "min_id" | "since_id";
+}
+
 /**
- * Sets the `Link` header for a page of items ordered newest first: `next`
- * from the last (oldest) id, `prev` from the first (newest) one. An empty page
- * gets no header. `hasMore: false` leaves out `next` (lists that know they
- * reached the end, as Mastodon's `records_continue?`).
+ * What a paged read answers (api/reads/): the entities in order and the
+ * cursors, taken from the rows read before the serializer dropped any (a
+ * status it skips or a filter hides never breaks paging), and how many rows
+ * that was (a full page means there may be more).
  */
+export interface PageRead<T> {
+  items: T[];
+  cursors: PageCursors | null;
+  rows: number;
+}
+
+/**
+ * The cursors of a page of items ordered newest first: `next` from the last
+ * (oldest) id, `prev` from the first (newest) one; none for an empty page.
+ * `hasMore: false` leaves out `next` (lists that know they reached the end,
+ * as Mastodon's `records_continue?`).
+ */
+export function pageCursors<T>(
+  items: readonly T[],
+  cursorOf: (item: T) => string,
+  options: { prevParam?: "min_id" | "since_id"; hasMore?: boolean } = {},
+): PageCursors | null {
+  if (items.length === 0) return null;
+  return {
+    next: options.hasMore === false ? null : cursorOf(items[items.length - 1]),
+    prev: cursorOf(items[0]),
+    prevParam: options.prevParam,
+  };
+}
+
+/** Sets the `Link` header of a page's cursors (none for an empty page). */
+export function setLinkHeader(c: Context<ApiEnv>, cursors: PageCursors | null): void {
+  if (!cursors) return;
+  const header = buildLinkHeader(c, cursors);
+  if (header) c.header("Link", header);
+}
+
+/** Sets the `Link` header for a page of items ordered newest first ({@link pageCursors}). */
 export function setPaginationHeaders<T>(
   c: Context<ApiEnv>,
   items: readonly T[],
   cursorOf: (item: T) => string,
   options: { prevParam?: "min_id" | "since_id"; hasMore?: boolean } = {},
 ): void {
-  if (items.length === 0) return;
-  const header = buildLinkHeader(c, {
-    next: options.hasMore === false ? null : cursorOf(items[items.length - 1]),
-    prev: cursorOf(items[0]),
-    prevParam: options.prevParam,
-  });
-  if (header) c.header("Link", header);
+  setLinkHeader(c, pageCursors(items, cursorOf, options));
 }

@@ -8,8 +8,8 @@
  * - GET /api/v1/preferences (read:accounts) → Preferences
  */
 import { type Context, Hono } from "hono";
-import { eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
+import { readPreferences } from "../reads/preferences.ts";
 import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
 import {
@@ -32,9 +32,7 @@ import {
   removeProfileImage,
   updateProfile,
 } from "../../actors/accounts/profile.ts";
-import { resolveSettings } from "../../model/user_settings.ts";
 import type { FieldSource } from "../../model/user_settings.ts";
-import { accounts, users } from "../../db/schema/mod.ts";
 
 /** Mastodon's `forbidden` answer, used when registrations are closed. */
 const NOT_ALLOWED = "This action is not allowed";
@@ -172,12 +170,9 @@ export function ownAccountRoutes(): Hono<ApiEnv> {
   }
 
   app.get("/api/v1/preferences", requireUser("read:accounts"), async (c) => {
-    const { database } = c.get("ctx");
-    const [row] = await database.db.select({ settings: users.settings, locked: accounts.locked })
-      .from(users).innerJoin(accounts, eq(accounts.id, users.accountId))
-      .where(eq(users.id, c.get("user")!.id)).limit(1);
-    if (!row) throw new ApiError(404, "Record not found");
-    return c.json(preferencesEntity(resolveSettings(row.settings, row)));
+    const preferences = await readPreferences(c.get("ctx"), c.get("user")!.id);
+    if (!preferences) throw new ApiError(404, "Record not found");
+    return c.json(preferencesEntity(preferences));
   });
 
   return app;

@@ -37,21 +37,11 @@ import { isId } from "../../db/ids.ts";
 import { findVisibleStatus, visibleStatusFilter } from "../../db/queries/visibility.ts";
 import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { statuses } from "../../db/schema/mod.ts";
-import type { Database } from "../../db/connection.ts";
-import { fetchMissingAncestor } from "../../federation/remote/status_links.ts";
-import {
-  asyncRefreshHeader,
-  requestRepliesRefresh,
-} from "../../federation/remote/replies_crawl.ts";
+import { asyncRefreshHeader } from "../../federation/remote/replies_crawl.ts";
+import { readStatus, readThread } from "../reads/statuses.ts";
 
 /** `GET /api/v1/statuses?id[]=` answers at most this many ids. */
 export const MAX_STATUS_IDS = 40;
-
-/** Context limits (Mastodon's StatusesController / ContextController). */
-export const CONTEXT_LIMITS = {
-  anonymous: { ancestors: 40, descendants: 60, depth: 20 },
-  signedIn: { ancestors: 4096, descendants: 4096, depth: 4096 },
-} as const;
 
 const NOT_FOUND = "Record not found";
 
@@ -74,56 +64,8 @@ export async function visibleStatusFromPath(c: Context<ApiEnv>): Promise<StatusR
   return row;
 }
 
-/** The nearest visible ancestors of a status, oldest first. */
-export async function ancestors(
-  database: Database,
-  status: StatusRow,
-  viewer: string | null,
-  limit: number,
-): Promise<StatusRow[]> {
-  if (!status.inReplyToId) return [];
-  const rows = await database.rows<{ id: string | number }>(sql`
-    WITH RECURSIVE up(id, parent, depth) AS (
-      SELECT s.id, s.in_reply_to_id, 1 FROM statuses s WHERE s.id = ${status.inReplyToId}::bigint
-      UNION ALL
-      SELECT s.id, s.in_reply_to_id, up.depth + 1 FROM statuses s JOIN up ON s.id = up.parent
-      WHERE up.depth < ${limit}
-    )
-    SELECT statuses.id FROM up JOIN statuses ON statuses.id = up.id
-    WHERE ${visibleStatusFilter(viewer)}
-    ORDER BY up.depth ASC LIMIT ${limit}`);
-  return (await byIds(database, rows.map((r) => String(r.id)))).reverse();
-}
-
-/** Visible replies of a status, depth first (thread order), within the limits. */
-export async function descendants(
-  database: Database,
-  status: StatusRow,
-  viewer: string | null,
-  limit: number,
-  depth: number,
-): Promise<StatusRow[]> {
-  const rows = await database.rows<{ id: string | number }>(sql`
-    WITH RECURSIVE down(id, depth, path) AS (
-      SELECT s.id, 1, ARRAY[s.id] FROM statuses s WHERE s.in_reply_to_id = ${status.id}::bigint
-      UNION ALL
-      SELECT s.id, down.depth + 1, down.path || s.id FROM statuses s
-        JOIN down ON s.in_reply_to_id = down.id
-      WHERE down.depth < ${depth}
-    )
-    SELECT statuses.id FROM down JOIN statuses ON statuses.id = down.id
-    WHERE ${visibleStatusFilter(viewer)}
-    ORDER BY down.path ASC LIMIT ${limit}`);
-  return await byIds(database, rows.map((r) => String(r.id)));
-}
-
-async function byIds(database: Database, ids: string[]): Promise<StatusRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await database.db.select().from(statuses)
-    .where(sql`${statuses.id} IN (${sql.join(ids.map((id) => sql`${id}::bigint`), sql`, `)})`);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => byId.get(id)).filter((r): r is StatusRow => r != null);
-}
+/** Moved to api/reads/statuses.ts; kept here for the public pages' imports. */
+export { ancestors, CONTEXT_LIMITS, descendants } from "../reads/statuses.ts";
 
 /** The read routes, mounted at the root of the app. */
 export function statusReadRoutes(): Hono<ApiEnv> {
@@ -150,46 +92,15 @@ export function statusReadRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/statuses/:id{[0-9]+}", readStatuses, async (c) => {
-    const status = await visibleStatusFromPath(c);
-    // Shown in its thread: filters apply, but a hide filter never hides the status asked for.
-    const [json] = await serializeStatuses(c.get("ctx"), [status], viewerOf(c), undefined, {
-      context: "thread",
-      keep: status.id,
-    });
-    if (!json) throw new ApiError(404, NOT_FOUND);
-    return c.json(json);
+    const read = await readStatus(c.get("ctx"), viewerOf(c), c.req.param("id"));
+    if (!read) throw new ApiError(404, NOT_FOUND);
+    return c.json(read.status);
   });
 
   app.get("/api/v1/statuses/:id{[0-9]+}/context", readStatuses, async (c) => {
-    const ctx = c.get("ctx");
-    const status = await visibleStatusFromPath(c);
-    const viewer = viewerOf(c);
-    const limits = viewer ? CONTEXT_LIMITS.signedIn : CONTEXT_LIMITS.anonymous;
-    const viewerId = viewer?.accountId ?? null;
-    // The thread of a boost is the boosted status's thread.
-    let [proper] = status.reblogOfId ? await byIds(ctx.database, [status.reblogOfId]) : [status];
-    if (viewer && await fetchMissingAncestor(ctx, proper.id)) {
-      [proper] = await byIds(ctx.database, [proper.id]);
-    }
-    const up = await ancestors(ctx.database, proper, viewerId, limits.ancestors);
-    const down = await descendants(
-      ctx.database,
-      proper,
-      viewerId,
-      limits.descendants,
-      limits.depth,
-    );
-    // A hide filter of the thread context leaves statuses out: split by id, not by position.
-    const all = await serializeStatuses(ctx, [...up, ...down], viewer, undefined, {
-      context: "thread",
-    });
-    const above = new Set(up.map((s) => s.id));
-    const refresh = await requestRepliesRefresh(ctx, proper, viewer != null);
-    if (refresh) c.header("Mastodon-Async-Refresh", asyncRefreshHeader(refresh));
-    return c.json({
-      ancestors: all.filter((s) => above.has(s.id)),
-      descendants: all.filter((s) => !above.has(s.id)),
-    });
+    const thread = await readThread(c.get("ctx"), viewerOf(c), await visibleStatusFromPath(c));
+    if (thread.refresh) c.header("Mastodon-Async-Refresh", asyncRefreshHeader(thread.refresh));
+    return c.json({ ancestors: thread.ancestors, descendants: thread.descendants });
   });
 
   app.get("/api/v1/statuses/:id{[0-9]+}/history", readStatuses, async (c) => {

@@ -27,16 +27,9 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
-import { ApiError, validationFailed } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
-import {
-  readBoolean,
-  readInt,
-  readPermittedObject,
-  readPermittedObjectList,
-  readString,
-  readStringArray,
-} from "../readers.ts";
+import { readBoolean, readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeStatuses } from "../entities/status.ts";
 import { newOwnStatusViewerRows } from "../entities/status_hydration.ts";
@@ -44,31 +37,21 @@ import { serializeScheduledStatuses } from "../entities/scheduled_status.ts";
 import { isId } from "../../db/ids.ts";
 import { createStatus, type LocalStatusInput } from "../../actors/statuses/create.ts";
 import { scheduleStatus } from "../../actors/statuses/schedule.ts";
-import { editStatus, type MediaAttributeInput, ownStatus } from "../../actors/statuses/edit.ts";
+import { editStatus, ownStatus } from "../../actors/statuses/edit.ts";
 import { deleteStatus } from "../../actors/statuses/delete.ts";
 import { setInteractionPolicy } from "../../actors/statuses/interaction_policy.ts";
 import { readInteractionPolicy } from "../entities/interaction_policy.ts";
-import {
-  QUOTE_NOT_FOUND,
-  REPLY_NOT_FOUND,
-  StatusError,
-  UnexpectedMentionsError,
-} from "../../actors/statuses/errors.ts";
+import { UnexpectedMentionsError } from "../../actors/statuses/errors.ts";
 import { loadAccountEntities } from "../entities/account.ts";
-import {
-  checkQuotePolicy,
-  checkVisibility,
-  type PollInput,
-} from "../../actors/statuses/validation.ts";
-import { resolveRemoteAccount } from "../../federation/remote/accounts.ts";
+import { checkQuotePolicy } from "../../actors/statuses/validation.ts";
 import type { AppContext } from "../../context.ts";
-
-/** Idempotency keys longer than this are refused (they are stored). */
-const MAX_IDEMPOTENCY_KEY = 512;
-
-function statusError(error: unknown): unknown {
-  return error instanceof StatusError ? new ApiError(error.status, error.message) : error;
-}
+import {
+  checkIdempotencyKey,
+  readScheduledAt,
+  readStatusEdit,
+  readStatusInput,
+  statusErrorOf,
+} from "../status_params.ts";
 
 /** Mastodon's 422 for `allowed_mentions`: the message and the accounts it would have reached. */
 async function unexpectedMentions(
@@ -77,34 +60,6 @@ async function unexpectedMentions(
 ): Promise<ApiError> {
   const accounts = await loadAccountEntities(ctx.database.db, ctx.mediaUrls, error.accountIds);
   return new ApiError(422, error.message, { unexpected_accounts: accounts });
-}
-
-function readPoll(p: Params): PollInput | undefined {
-  const poll = readPermittedObject(p, "poll");
-  if (!poll) return undefined;
-  const options = readStringArray(poll, "options", { maxItems: 1000 });
-  const expiresIn = readInt(poll, "expires_in");
-  if (!options && expiresIn === undefined) return undefined;
-  if (!options) throw validationFailed("Poll options must have more than one item");
-  if (expiresIn === undefined) throw validationFailed("Poll expires at can't be blank");
-  return {
-    options,
-    expiresIn,
-    multiple: readBoolean(poll, "multiple") ?? false,
-    hideTotals: readBoolean(poll, "hide_totals") ?? false,
-  };
-}
-
-function readTime(p: Params, key: string): Date | undefined {
-  const raw = readString(p, key);
-  if (raw === undefined) return undefined;
-  const date = new Date(raw);
-  if (Number.isNaN(date.getTime())) throw validationFailed("Scheduled at is invalid");
-  return date;
-}
-
-function resolver(ctx: AppContext) {
-  return (handle: string) => resolveRemoteAccount(ctx, handle);
 }
 
 function me(c: Context<ApiEnv>): string {
@@ -117,45 +72,13 @@ function pathId(c: Context<ApiEnv>): string {
   return id;
 }
 
-/** The idempotency key of a post (stored, so bounded); null without one. */
-function idempotencyKey(c: Context<ApiEnv>): string | null {
-  const key = c.req.header("Idempotency-Key")?.trim() || null;
-  if (key && key.length > MAX_IDEMPOTENCY_KEY) {
-    throw validationFailed("Idempotency key is too long");
-  }
-  return key;
-}
-
-/** The status a POST describes; ids that cannot be ids are the 404s of unknown ones. */
+/** The status a POST describes, by the token's user and app. */
 function readNewStatus(c: Context<ApiEnv>, p: Params): LocalStatusInput {
-  const inReplyToId = readString(p, "in_reply_to_id");
-  if (inReplyToId !== undefined && !isId(inReplyToId)) throw new ApiError(404, REPLY_NOT_FOUND);
-  const quotedStatusId = readString(p, "quoted_status_id");
-  if (quotedStatusId !== undefined && !isId(quotedStatusId)) {
-    throw new ApiError(404, QUOTE_NOT_FOUND);
-  }
-  const visibility = readString(p, "visibility");
-  const quotePolicy = readString(p, "quote_approval_policy");
-  const key = idempotencyKey(c);
-  return {
-    local: true,
+  return readStatusInput(c.get("ctx"), p, {
     accountId: me(c),
-    text: readString(p, "status", { allowBlank: true }) ?? "",
     applicationId: c.get("token")?.applicationId ?? null,
-    mediaIds: readStringArray(p, "media_ids", { maxItems: 1000 }) ?? [],
-    poll: readPoll(p) ?? null,
-    inReplyToId: inReplyToId ?? null,
-    sensitive: readBoolean(p, "sensitive"),
-    spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
-    visibility: visibility !== undefined ? checkVisibility(visibility) : undefined,
-    language: readString(p, "language"),
-    quotedStatusId: quotedStatusId ?? null,
-    quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
-    interactionPolicy: readInteractionPolicy(p, "interaction_policy"),
-    idempotencyKey: key,
-    resolveRemoteAccount: resolver(c.get("ctx")),
-    allowedMentions: readStringArray(p, "allowed_mentions", { maxItems: 1000 }) ?? null,
-  };
+    idempotencyKey: checkIdempotencyKey(c.req.header("Idempotency-Key")),
+  });
 }
 
 /** POST /api/v1/statuses: a Status, or a ScheduledStatus with `scheduled_at`. */
@@ -164,7 +87,7 @@ async function postStatus(c: Context<ApiEnv>): Promise<Response> {
   const p = await params(c);
   try {
     const input = readNewStatus(c, p);
-    const scheduledAt = readTime(p, "scheduled_at");
+    const scheduledAt = readScheduledAt(p);
     if (scheduledAt) {
       const row = await scheduleStatus(ctx, input, scheduledAt);
       const [json] = await serializeScheduledStatuses(ctx, [row]);
@@ -179,7 +102,7 @@ async function postStatus(c: Context<ApiEnv>): Promise<Response> {
     return c.json(json);
   } catch (error) {
     if (error instanceof UnexpectedMentionsError) throw await unexpectedMentions(ctx, error);
-    throw statusError(error);
+    throw statusErrorOf(error);
   }
 }
 
@@ -188,34 +111,13 @@ async function putStatus(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
   const id = pathId(c);
   const p = await params(c);
-  const attributes: MediaAttributeInput[] = (readPermittedObjectList(p, "media_attributes") ?? [])
-    .map((a) => ({
-      id: readString(a, "id") ?? "",
-      description: readString(a, "description", { allowBlank: true }),
-      focus: readString(a, "focus"),
-    }));
-  const quotePolicy = readString(p, "quote_approval_policy");
+  const input = readStatusEdit(ctx, p, me(c), id);
   try {
-    const status = await editStatus(ctx, {
-      accountId: me(c),
-      statusId: id,
-      text: readString(p, "status", { allowBlank: true }),
-      spoilerText: readString(p, "spoiler_text", { allowBlank: true }),
-      sensitive: readBoolean(p, "sensitive"),
-      language: readString(p, "language"),
-      mediaIds: "media_ids" in p
-        ? readStringArray(p, "media_ids", { maxItems: 1000 }) ?? []
-        : undefined,
-      mediaAttributes: attributes,
-      poll: readPoll(p),
-      quoteApprovalPolicy: quotePolicy !== undefined ? checkQuotePolicy(quotePolicy) : undefined,
-      interactionPolicy: readInteractionPolicy(p, "interaction_policy"),
-      resolveRemoteAccount: resolver(ctx),
-    });
+    const status = await editStatus(ctx, input);
     const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
     return c.json(json);
   } catch (error) {
-    throw statusError(error);
+    throw statusErrorOf(error);
   }
 }
 
@@ -237,7 +139,7 @@ async function putInteractionPolicy(c: Context<ApiEnv>): Promise<Response> {
     const [json] = await serializeStatuses(ctx, [status], { accountId: me(c) });
     return c.json(json);
   } catch (error) {
-    throw statusError(error);
+    throw statusErrorOf(error);
   }
 }
 
@@ -256,7 +158,7 @@ async function removeStatus(c: Context<ApiEnv>): Promise<Response> {
     });
     return c.json({ ...json, text: before.text ?? "" });
   } catch (error) {
-    throw statusError(error);
+    throw statusErrorOf(error);
   }
 }
 

@@ -14,6 +14,9 @@
  * All answer Status[] newest first, 20 by default and 40 at most, with Link
  * headers (`next` by max_id, `prev` by min_id).
  *
+ * The home and public reads are in api/reads/timelines.ts, shared with the
+ * web app's pages.
+ *
  * Decisions:
  * - Public and hashtag timelines leave out boosts; the public one also leaves
  *   out replies to other people (Mastodon's PublicFeed), the hashtag one keeps
@@ -29,34 +32,28 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
-import { readBoolean, readString, readStringArray } from "../readers.ts";
-import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { readString } from "../readers.ts";
+import { PAGE_SIZES, type PageRead, readPageParams, setLinkHeader } from "../pagination.ts";
 import { checkToken, requireUser } from "../middleware/scopes.ts";
-import { serializeStatuses } from "../entities/status.ts";
-import { readPageWithViewer } from "../entities/status_page.ts";
-import type { ViewerRows } from "../entities/status_hydration.ts";
-import { isId } from "../../db/ids.ts";
+import type { StatusJson } from "../entities/status.ts";
+import {
+  publicOptions as readPublicOptions,
+  readHomeTimeline,
+  readListTimeline,
+  readPublicTimeline,
+  readTagTimeline,
+  statusPage,
+} from "../reads/timelines.ts";
 import {
   directTimeline,
-  homePageQuery,
-  homePageValues,
   linkTimeline,
-  listTimeline,
-  publicTimeline,
   type PublicTimelineOptions,
   type StatusRow,
-  tagsByName,
-  tagTimeline,
 } from "../../db/queries/timelines.ts";
-import { rebuildHomeFeedIfEmpty } from "../../actors/timelines/regenerate.ts";
-import { findOwnList } from "../../actors/timelines/lists.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { viewerAccountId } from "./accounts_access.ts";
 import { MAX_LINK_BYTES } from "../../actors/cards/links.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
-
-/** How many names each of any[], all[] and none[] contributes. */
-export const TAGS_PER_MODE = 4;
 
 /** Mastodon's answer when a feed needs a signed-in (or at least identified) client. */
 const AUTH_REQUIRED = "This API requires an authenticated user";
@@ -69,20 +66,18 @@ async function answerPage(
   c: Context<ApiEnv>,
   rows: StatusRow[],
   context: FilterContext | undefined,
-  viewerRows?: ViewerRows,
 ): Promise<Response> {
   const viewer = viewerAccountId(c);
-  const json = await serializeStatuses(
-    c.get("ctx"),
-    rows,
-    viewer ? { accountId: viewer } : null,
-    viewerRows,
-    { context },
+  return answerRead(
+    c,
+    await statusPage(c.get("ctx"), rows, viewer ? { accountId: viewer } : null, context),
   );
-  // Cursors come from the rows read, so a status the serializer skips (or a
-  // filter hides) never breaks paging.
-  setPaginationHeaders(c, rows, (row) => row.id);
-  return c.json(json);
+}
+
+/** A read's entities as JSON, with its Link header. */
+function answerRead(c: Context<ApiEnv>, read: PageRead<StatusJson>): Response {
+  setLinkHeader(c, read.cursors);
+  return c.json(read.items);
 }
 
 /** Public unless PUBLIC_PREVIEW is off; a token that comes along needs read:statuses. */
@@ -101,12 +96,7 @@ function publicFeedAccess(): MiddlewareHandler<ApiEnv> {
 }
 
 async function publicOptions(c: Context<ApiEnv>): Promise<PublicTimelineOptions> {
-  const p = await params(c);
-  return {
-    local: readBoolean(p, "local") ?? false,
-    remote: readBoolean(p, "remote") ?? false,
-    onlyMedia: readBoolean(p, "only_media") ?? false,
-  };
+  return readPublicOptions(await params(c));
 }
 
 /** The timeline routes, mounted at the root of the app. */
@@ -114,54 +104,26 @@ export function timelineRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get("/api/v1/timelines/home", requireUser("read:statuses"), async (c) => {
-    const { database } = c.get("ctx");
     const me = viewerAccountId(c)!;
-    const page = readPageParams(await params(c), PAGE_SIZES.timelines);
-    // The page and the viewer's flags on it in one statement (status_page.ts).
-    const read = () =>
-      readPageWithViewer(database.db, homePageQuery(database.db, page), homePageValues(me, page));
-    let { rows, viewerRows } = await read();
-    // An empty page is the end of the feed, or a feed that was never built:
-    // that one is rebuilt now and read again, so the first read already shows
-    // it (Mastodon answers 206 and an empty page, which clients show as empty).
-    if (rows.length === 0 && await rebuildHomeFeedIfEmpty(database.db, me) > 0) {
-      ({ rows, viewerRows } = await read());
-    }
-    return await answerPage(c, rows, "home", viewerRows);
+    return answerRead(c, await readHomeTimeline(c.get("ctx"), { accountId: me }, await params(c)));
   });
 
   app.get("/api/v1/timelines/public", publicFeedAccess(), async (c) => {
-    const { db } = c.get("ctx").database;
-    const page = readPageParams(await params(c), PAGE_SIZES.timelines);
-    const rows = await publicTimeline(db, viewerAccountId(c), await publicOptions(c), page);
-    return await answerPage(c, rows, "public");
+    const me = viewerAccountId(c);
+    const viewer = me ? { accountId: me } : null;
+    return answerRead(c, await readPublicTimeline(c.get("ctx"), viewer, await params(c)));
   });
 
   app.get("/api/v1/timelines/tag/:hashtag", publicFeedAccess(), async (c) => {
-    const { db } = c.get("ctx").database;
-    const p = await params(c);
-    const page = readPageParams(p, PAGE_SIZES.timelines);
-    const name = c.req.param("hashtag");
-    const names = (key: string) => (readStringArray(p, key) ?? []).slice(0, TAGS_PER_MODE);
-    const any = names("any"), all = names("all"), none = names("none");
-    const known = await tagsByName(db, [name, ...any, ...all, ...none]);
-    const idOf = (n: string) =>
-      known.get(n.replace(/^[#＃]/, "").normalize("NFKC").toLowerCase())?.id;
-    const main = idOf(name);
-    if (!main) throw new ApiError(404, "Record not found");
-    const allIds = all.map(idOf);
-    const rows = await tagTimeline(
-      db,
-      viewerAccountId(c),
-      {
-        any: [main, ...any.map(idOf).filter((id): id is string => id != null)],
-        all: allIds.every((id) => id != null) ? allIds as string[] : null,
-        none: none.map(idOf).filter((id): id is string => id != null),
-      },
-      await publicOptions(c),
-      page,
+    const me = viewerAccountId(c);
+    const read = await readTagTimeline(
+      c.get("ctx"),
+      me ? { accountId: me } : null,
+      c.req.param("hashtag"),
+      await params(c),
     );
-    return await answerPage(c, rows, "public");
+    if (!read) throw new ApiError(404, "Record not found");
+    return answerRead(c, read);
   });
 
   app.get("/api/v1/timelines/link", publicFeedAccess(), async (c) => {
@@ -175,18 +137,14 @@ export function timelineRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/timelines/list/:list_id", requireUser("read:lists"), async (c) => {
-    const { db } = c.get("ctx").database;
-    const me = viewerAccountId(c)!;
-    const listId = c.req.param("list_id");
-    if (!isId(listId)) throw new ApiError(404, "Record not found");
+    const me = { accountId: viewerAccountId(c)! };
     try {
-      await findOwnList(db, me, listId);
+      const listId = c.req.param("list_id");
+      return answerRead(c, await readListTimeline(c.get("ctx"), me, listId, await params(c)));
     } catch (error) {
       if (error instanceof NotFoundError) throw new ApiError(404, "Record not found");
       throw error;
     }
-    const page = readPageParams(await params(c), PAGE_SIZES.timelines);
-    return await answerPage(c, await listTimeline(db, listId, me, page), "home");
   });
 
   app.get("/api/v1/timelines/direct", requireUser("read:statuses"), async (c) => {

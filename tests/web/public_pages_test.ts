@@ -219,12 +219,14 @@ test("public pages over HTTP", async (t) => {
     assert.equal((await page("/terms-of-service")).status, 404);
   });
 
-  await t.step("a signed-in browser is shown its profile and can sign out", async () => {
+  await t.step("a signed-in browser gets the web app's Home and can sign out", async () => {
     const session = await signInOverHttp(instance, "bob", "/");
-    const landing = await (await session.get("/")).text();
-    includes(landing, "Signed in as <strong>@bob</strong>");
-    includes(landing, 'href="/@bob"');
-    excludes(landing, 'href="/auth/sign_up"');
+    const home = await (await session.get("/")).text();
+    // The signed-in `/` is the web app's Home (tests/web/app_home_test.ts).
+    includes(home, "<h1>Home</h1>");
+    includes(home, "@bob");
+    includes(home, 'href="/@bob"');
+    excludes(home, 'href="/auth/sign_up"');
     const out = await session.post("/auth/sign_out", { redirect_to: "/" });
     assert.equal(out.status, 303);
     await out.body?.cancel();

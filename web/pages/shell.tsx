@@ -5,9 +5,10 @@
  * an optional footer. The four layouts (public/, auth/, settings/, admin/)
  * and the embed page fill its slots; none writes its own <head>.
  *
- * Hono JSX escapes every value. No page has a script, an inline style or an
- * external font: the stylesheet is our own file (style.ts), which is what
- * lets the pages' CSP (web/routes/page_response.ts) stay strict.
+ * Hono JSX escapes every value. No page has an inline script, an inline
+ * style or an external font: the stylesheet is our own file (style.ts), and
+ * only the web app's pages (layout `app`) load one script file of ours,
+ * which is what lets the pages' CSP (web/routes/page_response.ts) stay strict.
  */
 import type { Child, FC } from "hono/jsx";
 import { STYLESHEET_HREF } from "./style.ts";
@@ -16,7 +17,7 @@ import { STYLESHEET_HREF } from "./style.ts";
 export const FAVICON_PATH = "/favicon.ico";
 
 /** The kinds of page, each with a few rules of its own in the stylesheet (`layout-<kind>`). */
-export type ShellLayout = "public" | "form" | "settings" | "admin" | "embed";
+export type ShellLayout = "public" | "form" | "settings" | "admin" | "embed" | "app";
 
 export interface ShellProps {
   /** The whole <title>. */
@@ -27,6 +28,10 @@ export interface ShellProps {
   robots?: string;
   /** More of <head>: metadata for link previews, alternates. */
   head?: Child;
+  /** The web app's script file (module scripts are deferred): only `app` pages pass it. */
+  script?: { src: string; integrity: string };
+  /** `<meta name content>` pairs for the web app's script (its stream token, its streams). */
+  meta?: Record<string, string>;
   /** The contents of the site header (brand, navigation); without it, no header. */
   header?: Child;
   /** The contents of the site footer; without it, no footer. */
@@ -34,9 +39,18 @@ export interface ShellProps {
   children?: Child;
 }
 
+/** `<meta name content>` of each pair. */
+function metaTags(meta: Record<string, string> | undefined) {
+  return Object.entries(meta ?? {}).map(([name, content]) => {
+    // Hono's precompiled JSX would print a `key` as an attribute.
+    // deno-lint-ignore jsx-key
+    return <meta name={name} content={content} />;
+  });
+}
+
 /** A whole page. */
 export const Shell: FC<ShellProps> = (
-  { title, layout, lang, robots, head, header, footer, children },
+  { title, layout, lang, robots, head, script, meta, header, footer, children },
 ) => (
   <html lang={lang ?? "en"}>
     <head>
@@ -46,6 +60,10 @@ export const Shell: FC<ShellProps> = (
       {robots ? <meta name="robots" content={robots} /> : null}
       <link rel="icon" href={FAVICON_PATH} />
       <link rel="stylesheet" href={STYLESHEET_HREF} />
+      {metaTags(meta)}
+      {script
+        ? <script type="module" src={script.src} integrity={script.integrity}></script>
+        : null}
       {head}
     </head>
     <body class={`layout-${layout}`}>

@@ -5,10 +5,10 @@
  * disabled since signing in loses it), the way back through the sign-in
  * form, and the session's form token on every POST so another site cannot
  * make the browser act; and the limit on writes (limitPageWrite).
- * admin_web/session.ts adds a role permission; settings/session.ts lets any
- * signed-in user in.
+ * admin_web/session.ts adds a role permission; settings/session.ts and the
+ * web app (app/session.ts) let any signed-in user in, through signedInGate.
  */
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getLogger } from "@logtape/logtape";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../api/env.ts";
@@ -20,9 +20,11 @@ import { currentSession, endSession } from "./auth/authorize_request.ts";
 import { sendHtmlPage, setPageHeaders } from "./page_response.ts";
 import { clientIp, rateLimitSubject } from "../../api/client_ip.ts";
 import {
+  type Bucket,
   type BucketState,
   countRequest,
   RATE_LIMITS,
+  type RateLimit,
   rateLimitHeaders,
 } from "../../api/middleware/rate_limit.ts";
 import { tooManyRequests } from "./too_many_requests.ts";
@@ -86,27 +88,32 @@ export function redirectToSignIn(c: Context<ApiEnv>): Response {
  * bucket, the one its tokens' API calls count in (300 per 5 minutes), any
  * other in its address's. Counted before the form token is checked, so
  * refused posts count too; past the limit, the 429 page. Reads are not
- * counted. Fails open, as the middleware does.
+ * counted. Fails open, as the middleware does. `extra`: a specific bucket
+ * the API route of the same write also counts in (media uploads, deletions),
+ * counted for a signed-in session only, so a page is no way around it.
  */
 export async function limitPageWrite(
   c: Context<ApiEnv>,
   session: WebSession | null,
+  extra?: RateLimit,
 ): Promise<Response | null> {
   const { config } = c.get("ctx");
   if (!config.rateLimits || c.req.method === "GET" || c.req.method === "HEAD") return null;
-  const bucket = session
-    ? { rule: RATE_LIMITS.account, subject: session.user.accountId }
-    : { rule: RATE_LIMITS.ip, subject: rateLimitSubject(clientIp(c)) };
+  const buckets: Bucket[] = session
+    ? [{ rule: RATE_LIMITS.account, subject: session.user.accountId }]
+    : [{ rule: RATE_LIMITS.ip, subject: rateLimitSubject(clientIp(c)) }];
+  if (session && extra) buckets.push({ rule: extra, subject: session.user.accountId });
   const now = c.get("ctx").core.rateLimits.clock();
-  let state: BucketState;
+  let states: BucketState[];
   try {
-    [state] = await countRequest(c.get("ctx"), [bucket], now);
+    states = await countRequest(c.get("ctx"), buckets, now);
   } catch (error) {
     logger.warn("Could not count a page write: {error}", { error });
     return null;
   }
-  if (state.count > state.rule.limit) return tooManyRequests(c, state, now);
-  for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.header(name, value);
+  const over = states.find((state) => state.count > state.rule.limit);
+  if (over) return tooManyRequests(c, over, now);
+  for (const [name, value] of Object.entries(rateLimitHeaders(states[0]))) c.header(name, value);
   return null;
 }
 
@@ -120,4 +127,47 @@ export async function formTokenValid(c: Context<ApiEnv>, session: WebSession): P
     presented = undefined;
   }
   return typeof presented === "string" && constantTimeEqual(presented, session.csrfToken);
+}
+
+/** What a page may refuse before its body is read (the form token is in the body). */
+export type BeforeBody = (c: Context<ApiEnv>, session: WebSession) => Promise<Response | null>;
+
+/** How a gate of signed-in pages differs: where it keeps the session, and its checks. */
+export interface GateOptions {
+  /** The request variable the pages behind it read the session from. */
+  variable: "settingsSession" | "appSession";
+  /** Runs once the user is known and before the body is read (an upload's size). */
+  beforeBody?: BeforeBody;
+  /** A specific bucket the write also counts in (limitPageWrite). */
+  extraLimit?: RateLimit;
+}
+
+/**
+ * The gate of the pages of a signed-in user (settings, the web app): a live
+ * session, the limit on writes, the sign-in form for a visitor's GET and a
+ * 403 for a visitor's POST, the second-factor set-up a role requires, and
+ * the form token on every POST.
+ */
+export function signedInGate(options: GateOptions): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    if (c.get(options.variable)) return await next();
+    const session = await liveSession(c);
+    const limited = await limitPageWrite(c, session, options.extraLimit);
+    if (limited) return limited;
+    if (!session) {
+      if (maySignInFirst(c)) return redirectToSignIn(c);
+      setFormPageHeaders(c);
+      return c.text("Sign in first.", 403);
+    }
+    const setup = await twoFactorSetupRedirect(c, session);
+    if (setup) return setup;
+    const refused = await options.beforeBody?.(c, session);
+    if (refused) return refused;
+    if (!(await formTokenValid(c, session))) {
+      setFormPageHeaders(c);
+      return c.text("The form's token is missing or wrong: reload the page and try again.", 403);
+    }
+    c.set(options.variable, session);
+    await next();
+  };
 }

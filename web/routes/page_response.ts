@@ -6,7 +6,7 @@
  * sign-in 429) comes here, so a page cannot drift into a laxer policy.
  *
  * What all the policies share: nothing runs (no script-src, so no script
- * at all), styles come only from our own stylesheet file (`style-src
+ * at all — except the web app's one file on `app` pages), styles come only from our own stylesheet file (`style-src
  * 'self'`: no inline style, not even an attribute), nothing else loads but
  * the images (and on public pages media) a page shows, no <base>, and no
  * framing except the embed page's, which exists to be framed.
@@ -31,8 +31,15 @@ import { carriesSession } from "./session_cookie.ts";
  *   a form post, and the consent form redirects to any client's URI.
  * - `embed`: the post framed by other sites (oEmbed): any site may frame
  *   it, it may show any image, and it has no form.
+ * - `app`: the signed-in web app (web/routes/app/): as `form`, plus media,
+ *   the one script file of the app (its exact URL, nothing inline), fetches
+ *   and the streaming WebSocket to our own origin, and Trusted Types, so the
+ *   script's one HTML sink goes through its one named policy.
  */
-export type PageKind = "public" | "form" | "account" | "oauth" | "embed";
+export type PageKind = "public" | "form" | "account" | "oauth" | "embed" | "app";
+
+/** Where the web app's one script is served (web/routes/assets.ts); `app` pages may run it. */
+export const APP_SCRIPT_PATH = "/assets/rookery.js";
 
 interface Policy {
   images: string;
@@ -41,6 +48,8 @@ interface Policy {
   frameAncestors: string;
   noStore: boolean;
   referrer: "same-origin" | "no-referrer";
+  /** The web app's script, fetches and socket (scriptDirectives). */
+  script?: boolean;
 }
 
 const POLICIES: Record<PageKind, Policy> = {
@@ -80,24 +89,59 @@ const POLICIES: Record<PageKind, Policy> = {
     noStore: false,
     referrer: "same-origin",
   },
+  app: {
+    images: "'self' data: https: http:",
+    media: "'self' https: http:",
+    formAction: "'self'",
+    frameAncestors: "'none'",
+    noStore: true,
+    referrer: "same-origin",
+    script: true,
+  },
 };
+
+/**
+ * What only `app` pages add: the script by its exact URL (a path match
+ * ignores the `?v=` hash), `fetch` to ourselves and the streaming socket
+ * (named, rather than trusting CSP3's mapping of 'self' to ws:), and
+ * Trusted Types with the script's one policy.
+ */
+function scriptDirectives(origin: string): string[] {
+  const url = new URL(origin);
+  const ws = `${url.protocol === "https:" ? "wss:" : "ws:"}//${url.host}`;
+  return [
+    `script-src ${url.origin}${APP_SCRIPT_PATH}`,
+    `connect-src 'self' ${ws}`,
+    "require-trusted-types-for 'script'",
+    "trusted-types rookery",
+  ];
+}
 
 /**
  * The Content-Security-Policy of a kind of page. `mediaOrigin`: where our
  * media files are served from when it is not our origin (S3_ALIAS_HOST),
- * which every page may show images and media from.
+ * which every page may show images and media from. `origin`: ours
+ * (config.origin), which `app` pages need to name their script and socket.
  */
-export function contentSecurityPolicy(kind: PageKind, mediaOrigin: string | null = null): string {
+export function contentSecurityPolicy(
+  kind: PageKind,
+  mediaOrigin: string | null = null,
+  origin: string | null = null,
+): string {
   const p = POLICIES[kind];
   const extra = mediaOrigin ? ` ${mediaOrigin}` : "";
+  if (p.script && !origin) throw new TypeError(`The ${kind} policy needs the origin`);
   return [
     "default-src 'none'",
+    ...(p.script ? scriptDirectives(origin!).slice(0, 1) : []),
     "style-src 'self'",
     `img-src ${p.images}${extra}`,
     p.media ? `media-src ${p.media}${extra}` : null,
+    ...(p.script ? scriptDirectives(origin!).slice(1, 2) : []),
     p.formAction ? `form-action ${p.formAction}` : null,
     `frame-ancestors ${p.frameAncestors}`,
     "base-uri 'none'",
+    ...(p.script ? scriptDirectives(origin!).slice(2) : []),
   ].filter(Boolean).join("; ");
 }
 
@@ -112,10 +156,11 @@ export function pageHeaders(
   kind: PageKind,
   signedIn = false,
   mediaOrigin: string | null = null,
+  origin: string | null = null,
 ): Record<string, string> {
   const p = POLICIES[kind];
   const headers: Record<string, string> = {
-    "Content-Security-Policy": contentSecurityPolicy(kind, mediaOrigin),
+    "Content-Security-Policy": contentSecurityPolicy(kind, mediaOrigin, origin),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": p.referrer,
   };
@@ -138,6 +183,7 @@ export function setPageHeaders(c: Context<ApiEnv>, kind: PageKind, personal = fa
     kind,
     personal || carriesSession(c),
     mediaOrigin === config.origin ? null : mediaOrigin,
+    config.origin,
   );
   for (const [name, value] of Object.entries(headers)) {
     // A route may vary by more (a profile negotiates Accept): add, never replace.

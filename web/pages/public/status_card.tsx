@@ -8,39 +8,14 @@ import type { FC } from "hono/jsx";
 import { raw } from "hono/html";
 import type { StatusJson } from "../../../api/entities/status.ts";
 import type { Account, CustomEmoji } from "../../../api/entities/account.ts";
-import { escapeHtml } from "../../../actors/formatting/escape_html.ts";
 import { sanitizeHtml } from "../../../actors/formatting/sanitize_html.ts";
-import { replaceShortcodes } from "../../../model/emoji_shortcodes.ts";
+import { emojifySanitized, emojifyText } from "../status/content.ts";
 
-function emojiImg(emoji: CustomEmoji): string {
-  return `<img class="emoji" src="${escapeHtml(emoji.static_url)}" alt=":${
-    escapeHtml(emoji.shortcode)
-  }:" title=":${escapeHtml(emoji.shortcode)}:">`;
-}
+export { emojifyText };
 
-/** Escaped plain text with its custom emoji as pictures (a display name). */
-export function emojifyText(text: string, emojis: readonly CustomEmoji[]): string {
-  const byCode = new Map(emojis.map((e) => [e.shortcode, e]));
-  return replaceShortcodes(escapeHtml(text), (all, code) => {
-    const emoji = byCode.get(code);
-    return emoji ? emojiImg(emoji) : all;
-  });
-}
-
-/**
- * Sanitized stored HTML with its custom emoji as pictures: only text between
- * tags is touched, so an attribute never gets markup.
- */
+/** Stored HTML, sanitized again for the public pages, with its custom emoji as pictures. */
 export function emojifyHtml(html: string, emojis: readonly CustomEmoji[]): string {
-  const clean = sanitizeHtml(html);
-  if (emojis.length === 0) return clean;
-  const byCode = new Map(emojis.map((e) => [e.shortcode, e]));
-  return clean.split(/(<[^>]*>)/).map((part) =>
-    part.startsWith("<") ? part : replaceShortcodes(part, (all, code) => {
-      const emoji = byCode.get(code);
-      return emoji ? emojiImg(emoji) : all;
-    })
-  ).join("");
+  return emojifySanitized(sanitizeHtml(html), emojis);
 }
 
 /** A display name with its custom emoji. */

@@ -9,11 +9,6 @@ import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../../api/env.ts";
-import { ApiError } from "../../../api/errors.ts";
-import { validationErrorResponse } from "../../../api/validation_errors.ts";
-import type { PageParams, PageSize } from "../../../api/pagination.ts";
-import { NotFoundError, ValidationError } from "../../../model/errors.ts";
-import { NotAllowedError } from "../../../actors/moderation/account_actions.ts";
 import { AdminLayout, type SectionKey, SECTIONS } from "../../pages/admin/layout.tsx";
 import { NotFoundBody } from "../../pages/admin/components.tsx";
 import { sendStaffPage, staffViewer } from "./session.ts";
@@ -84,61 +79,8 @@ export function redirectWithNotice(c: Context<ApiEnv>, path: string, notice: str
   return c.redirect(`${path}${sep}notice=${encodeURIComponent(notice)}`, 303);
 }
 
-/**
- * The Newer/Older links of a page of rows ordered by id, newest first
- * (`ids` as shown): Newer once the list was paged, Older while the page is
- * full or after going newer. `href` makes a link from a cursor, which keeps
- * a page size other than the default.
- */
-export function pageLinks(
-  page: PageParams,
-  size: PageSize,
-  ids: readonly string[],
-  href: (cursor: Record<string, string>) => string,
-): { newer: string | null; older: string | null } {
-  if (ids.length === 0) return { newer: null, older: null };
-  const limit: Record<string, string> = page.limit === size.default
-    ? {}
-    : { limit: String(page.limit) };
-  const paged = page.maxId != null || page.minId != null || page.sinceId != null;
-  return {
-    newer: paged ? href({ ...limit, min_id: ids[0] }) : null,
-    older: ids.length >= page.limit || page.minId != null
-      ? href({ ...limit, max_id: ids.at(-1)! })
-      : null,
-  };
-}
+/** Moved to ../page_links.ts, shared with the web app; kept here for the staff pages' imports. */
+export { pageLinks } from "../page_links.ts";
 
-/** A refusal to show on the page: the status and the message. */
-export interface Refusal {
-  status: 403 | 404 | 413 | 422 | 400;
-  message: string;
-}
-
-/**
- * What a command's error means for a page, or null when it is not a refusal
- * (then it is a real failure and goes on to the server's error handler).
- */
-export function refusalOf(error: unknown): Refusal | null {
-  if (error instanceof NotAllowedError) return { status: 403, message: error.message };
-  if (error instanceof NotFoundError) return { status: 404, message: error.message };
-  if (error instanceof ValidationError) {
-    return { status: 422, message: validationErrorResponse(error).message };
-  }
-  if (error instanceof ApiError && [400, 403, 404, 413, 422].includes(error.status)) {
-    return { status: error.status as Refusal["status"], message: error.message };
-  }
-  return null;
-}
-
-/** Runs a command; its refusal is returned, anything else is thrown on. */
-export async function attempt(fn: () => Promise<unknown>): Promise<Refusal | null> {
-  try {
-    await fn();
-    return null;
-  } catch (error) {
-    const refusal = refusalOf(error);
-    if (!refusal) throw error;
-    return refusal;
-  }
-}
+/** Moved to ../refusals.ts, shared with the web app; kept here for the staff pages' imports. */
+export { attempt, type Refusal, refusalOf } from "../refusals.ts";

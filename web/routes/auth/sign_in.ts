@@ -47,6 +47,7 @@ import {
 } from "./authorize_request.ts";
 import { sendSignInForm, showSignIn, type SignInShown } from "./oauth_authorize.ts";
 import { formField, formParams, formTokenMatches } from "./page.ts";
+import { localPath } from "../local_path.ts";
 import { requiresOtp } from "../../../actors/auth/two_factor.ts";
 import { startSecondFactor } from "./two_factor_sign_in.tsx";
 
@@ -80,19 +81,6 @@ async function overAccountLimit(c: Context<ApiEnv>, login: string): Promise<Buck
     logger.warn("Could not count a sign-in attempt: {error}", { error });
     return null;
   }
-}
-
-/**
- * A path on this server to go back to after signing in, or `/`. Anything
- * else (another origin, `//host`, a backslash that browsers read as a
- * slash) would make the sign-in form an open redirect.
- */
-export function localPath(value: string | undefined): string {
-  if (!value || value.length > 2000) return "/";
-  if (!value.startsWith("/") || value.startsWith("//") || value.includes("\\")) return "/";
-  // Control characters: browsers drop tabs and newlines, so "/\t/host" is "//host".
-  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) < 0x20) return "/";
-  return value;
 }
 
 /** The sign-in form outside an OAuth request, going back to `redirectTo`. */

@@ -9,16 +9,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
 import type { WebSession } from "../../../actors/auth/sessions.ts";
-import {
-  formTokenValid,
-  limitPageWrite,
-  liveSession,
-  maySignInFirst,
-  redirectToSignIn,
-  sendFormPage,
-  setFormPageHeaders,
-  twoFactorSetupRedirect,
-} from "../form_pages.ts";
+import { type BeforeBody, sendFormPage, setFormPageHeaders, signedInGate } from "../form_pages.ts";
 
 /** The settings pages' headers and sender: those of every page with forms. */
 export { sendFormPage as sendUserPage, setFormPageHeaders as setUserPageHeaders };
@@ -28,8 +19,7 @@ export function settingsSession(c: Context<ApiEnv>): WebSession {
   return c.get("settingsSession")!;
 }
 
-/** What a page may refuse before its body is read (the form token is in the body). */
-export type BeforeBody = (c: Context<ApiEnv>, session: WebSession) => Promise<Response | null>;
+export type { BeforeBody };
 
 /**
  * The gate of the settings pages: a signed-in user, the limit on writes, and
@@ -37,25 +27,5 @@ export type BeforeBody = (c: Context<ApiEnv>, session: WebSession) => Promise<Re
  * before the body is read (the CSV upload refuses a file it will not take).
  */
 export function userPage(options: { beforeBody?: BeforeBody } = {}): MiddlewareHandler<ApiEnv> {
-  return async (c, next) => {
-    if (c.get("settingsSession")) return await next();
-    const session = await liveSession(c);
-    const limited = await limitPageWrite(c, session);
-    if (limited) return limited;
-    if (!session) {
-      if (maySignInFirst(c)) return redirectToSignIn(c);
-      setFormPageHeaders(c);
-      return c.text("Sign in first.", 403);
-    }
-    const setup = await twoFactorSetupRedirect(c, session);
-    if (setup) return setup;
-    const refused = await options.beforeBody?.(c, session);
-    if (refused) return refused;
-    if (!(await formTokenValid(c, session))) {
-      setFormPageHeaders(c);
-      return c.text("The form's token is missing or wrong: reload the page and try again.", 403);
-    }
-    c.set("settingsSession", session);
-    await next();
-  };
+  return signedInGate({ variable: "settingsSession", beforeBody: options.beforeBody });
 }

@@ -1,0 +1,11 @@
+/**
+ * The web app's /@acct (signed in), followers, following, POST /accounts/:id/*, confirmations, domain blocks (design 35 §2; engineer B). Mounted by mod.ts;
+ * every route is behind appPage() (session.ts) or signedInBranch() (branch.ts).
+ */
+import { Hono } from "hono";
+import type { ApiEnv } from "../../../api/env.ts";
+
+export function appAccountRoutes(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  return app;
+}
