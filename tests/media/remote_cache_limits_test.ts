@@ -11,7 +11,9 @@
  *   attachments and card images cached longer ago, keeps avatars; the API
  *   points at the proxy again, which fetches anew;
  * - `media usage`, `media remove --prune-profiles` and `preview_cards
- *   remove` through the admin commands.
+ *   remove` through the admin commands;
+ * - public media answers (copies, placeholders) carry
+ *   `Access-Control-Allow-Origin: *` for web clients on other origins.
  */
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
@@ -209,6 +211,15 @@ test("MEDIA_CACHE_RETENTION_PERIOD and the admin media commands", async (t) => {
     const [cached] = await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, id));
     const [cachedCard] = await db.select().from(previewCards).where(eq(previewCards.id, card.id));
     assert.ok(cached.filePath?.startsWith("cache/") && cachedCard.imageKey?.startsWith("cache/"));
+
+    await t.step("public media answers are readable across origins", async () => {
+      for (const url of [urls.defaultAvatar, urls.defaultHeader, media.url(cached.filePath!)]) {
+        const res = await instance.request(url);
+        await res.body?.cancel();
+        assert.equal(res.status, 200, url);
+        assert.equal(res.headers.get("access-control-allow-origin"), "*", url);
+      }
+    });
 
     await t.step("media usage counts the copies", async () => {
       const run = await runAdminCommand(env, ["media", "usage"]);
