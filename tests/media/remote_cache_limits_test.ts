@@ -11,7 +11,8 @@
  *   attachments and card images cached longer ago, keeps avatars; the API
  *   points at the proxy again, which fetches anew;
  * - `media usage`, `media remove --prune-profiles` and `preview_cards
- *   remove` through the admin commands;
+ *   remove` through the admin commands; `media remove-orphans` over `cache/`;
+ * - a link card refreshed with another image forgets the copy of the old one;
  * - public media answers (copies, placeholders) carry
  *   `Access-Control-Allow-Origin: *` for web clients on other origins.
  */
@@ -28,6 +29,9 @@ import { accounts, mediaAttachments, previewCards, statuses } from "../../db/sch
 import { addressPolicy, dnsResolver } from "../../actors/net/public_fetch.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { image } from "./helpers.ts";
+import { storedFile } from "../fixtures/media.ts";
+import { refreshLinkCard } from "../../jobs/link_cards/refresh.ts";
+import { newCardImageKey } from "../../actors/media/store/keys.ts";
 
 const CDN = "cdn.rookery-cache.test";
 
@@ -263,13 +267,66 @@ test("MEDIA_CACHE_RETENTION_PERIOD and the admin media commands", async (t) => {
       assert.match(again.headers.get("location")!, /\/system\/cache\/media_attachments\//);
     });
 
+    await t.step(
+      "media remove-orphans takes stray copies under cache/, not live ones",
+      async () => {
+        const stray = newCardImageKey(newId(), "png");
+        await media.put(stray, png, { contentType: "image/png" });
+        const [row] = await db.select().from(mediaAttachments).where(eq(mediaAttachments.id, id));
+        const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+        for (const key of [stray, row.filePath!, row.previewPath!]) {
+          await Deno.utime(storedFile(instance.dataDir, key), hoursAgo, hoursAgo);
+        }
+        const run = await runAdminCommand(env, ["media", "remove-orphans"]);
+        assert.equal(run.exitCode, 0, run.stderr);
+        assert.match(run.stdout, new RegExp(`^removed ${stray}$`, "m"));
+        assert.equal(await media.size(stray), null);
+        assert.ok(await media.size(row.filePath!), "the live copy stays");
+        assert.ok(await media.size(row.previewPath!), "its preview too");
+      },
+    );
+
+    await t.step("a card refreshed with a new image forgets the old copy", async () => {
+      let picture = "/card.png";
+      peer.route("/page", () =>
+        new Response(
+          `<html><head><meta property="og:title" content="Page">` +
+            `<meta property="og:image" content="${peer.origin}${picture}"></head></html>`,
+          { headers: { "Content-Type": "text/html" } },
+        ));
+      peer.route(
+        "/card2.png",
+        () => new Response(png, { headers: { "Content-Type": "image/png" } }),
+      );
+      const posted = await callJson(instance, reader, "POST", "/api/v1/statuses", {
+        status: `see ${peer.origin}/page`,
+      });
+      const first = await eventually("the card", async () => {
+        const res = await callJson(instance, reader, "GET", `/api/v1/statuses/${posted.body.id}`);
+        return res.body.card?.image ? res.body.card : null;
+      });
+      assert.equal((await get(instance, first.image)).status, 302);
+      const [before] = await db.select().from(previewCards)
+        .where(eq(previewCards.url, `${peer.origin}/page`));
+      assert.ok(before.imageKey);
+      picture = "/card2.png";
+      await db.update(previewCards).set({ updatedAt: new Date(Date.now() - 365 * 86_400_000) })
+        .where(eq(previewCards.id, before.id));
+      await refreshLinkCard(instance.rookery.ctx, posted.body.id);
+      const [after] = await db.select().from(previewCards).where(eq(previewCards.id, before.id));
+      assert.equal(after.imageRemoteUrl, `${peer.origin}/card2.png`);
+      assert.equal(after.imageKey, null, "the old copy is forgotten");
+      assert.equal((await get(instance, first.image)).status, 302);
+      assert.equal(peer.hits("/card2.png"), 1, "the new image is fetched");
+    });
+
     await t.step("media remove --prune-profiles and preview_cards remove", async () => {
       assert.equal((await get(instance, cardUrl)).status, 302);
       const cards = await runAdminCommand(env, ["preview_cards", "remove", "--days", "0"]);
       assert.equal(cards.exitCode, 0, cards.stderr);
       assert.match(
         cards.stdout,
-        /Removed 1 card image \([\d.]+ (?:bytes|KB)\) older than 0 days\./,
+        /Removed 2 card images \([\d.]+ (?:bytes|KB)\) older than 0 days\./,
       );
       const dry = await runAdminCommand(env, [
         "media",
