@@ -250,8 +250,9 @@ test("MEDIA_CACHE_RETENTION_PERIOD and the admin media commands", async (t) => {
         const [row] = await db.select().from(previewCards).where(eq(previewCards.id, card.id));
         return row.imageKey == null;
       });
+      // The files go once each batch has committed.
       for (const key of [cached.filePath!, cached.previewPath!, cachedCard.imageKey!]) {
-        assert.equal(await media.size(key), null, `${key} deleted`);
+        await eventually(`${key} deleted`, async () => (await media.size(key)) === null);
       }
       const [account] = await db.select().from(accounts).where(eq(accounts.id, remote));
       assert.ok(account.avatarKey, "avatars are not pruned by the worker");
