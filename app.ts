@@ -57,6 +57,7 @@ import { ownAccountRoutes } from "./api/routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./api/routes/email_confirmations.ts";
 import { mediaRoutes } from "./api/routes/media.ts";
 import { mediaFileRoutes } from "./api/routes/media_files.ts";
+import { mediaProxyRoutes } from "./api/routes/media_proxy.ts";
 import { relationshipRoutes } from "./api/routes/relationships.ts";
 import { followRequestRoutes } from "./api/routes/follow_requests.ts";
 import { interactionRequestRoutes } from "./api/routes/interaction_requests.ts";
@@ -241,6 +242,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", emailConfirmationRoutes());
   app.route("/", mediaRoutes());
   app.route("/", mediaFileRoutes());
+  app.route("/", mediaProxyRoutes());
   app.route("/", accountRoutes());
   app.route("/", relationshipRoutes());
   app.route("/", followRequestRoutes());

@@ -114,7 +114,15 @@ export interface Config {
    */
   translation: TranslationConfig | null;
   /** Where media files and archives are kept (S3_* variables). */
-  media: { store: MediaStoreConfig };
+  media: {
+    store: MediaStoreConfig;
+    /**
+     * MEDIA_CACHE_RETENTION_PERIOD, in days: the worker deletes copies of
+     * remote attachments and card images cached longer ago (fetched again
+     * on demand); null keeps them until `media remove`.
+     */
+    cacheRetentionDays: number | null;
+  };
   /** The Prometheus endpoint (METRICS_BIND). */
   metrics: MetricsConfig;
   /** OTLP export of traces and metrics; null: none. */
@@ -553,7 +561,11 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       minIntervalMs: readInt(env, "EMAIL_DIGEST_MIN_INTERVAL", 3_600, 0, 604_800) * 1000,
     },
     translation: readTranslation(env),
-    media: { store: readMediaStore(env) },
+    media: {
+      store: readMediaStore(env),
+      // 0 or unset: no pruning (Mastodon's meaning of an empty setting).
+      cacheRetentionDays: readInt(env, "MEDIA_CACHE_RETENTION_PERIOD", 0, 0, 36_500) || null,
+    },
     metrics: readMetrics(env, bindAddress, port),
     otel: readOtel(env),
     logLevel: readEnum(

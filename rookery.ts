@@ -31,6 +31,7 @@ import { ANSWERED_BY, measureRequest, refusalReason, type RouteRecord } from "./
 import { type MetricsListener, startMetricsListener } from "./telemetry/prometheus.ts";
 import { databaseObserver } from "./telemetry/database.ts";
 import { queueGauges } from "./jobs/queue_gauges.ts";
+import { loadMediaProxyKey } from "./actors/media/proxy_key.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -103,7 +104,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       { store: media.description, error },
     )
   );
-  const mediaUrls = createMediaUrls(config.origin, media);
+  const mediaUrls = createMediaUrls(config.origin, media, await loadMediaProxyKey(database.db));
   const partial = { config, database, core, media, mediaUrls, telemetry } as AppContext;
   // Rookery's own jobs ride on the federation's queue (jobs/queue.ts runs them).
   const { federation, maintain, guardInbox } = buildFederation(partial, {

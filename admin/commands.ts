@@ -38,6 +38,7 @@ import { REPORT_COMMANDS } from "./report_commands.ts";
 import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
 import { STORAGE_COMMANDS } from "./storage_commands.ts";
 import { BACKUP_COMMANDS } from "./backup_commands.ts";
+import { MEDIA_COMMANDS } from "./media_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import { MOVE_COMMANDS } from "./move_commands.ts";
@@ -263,6 +264,7 @@ const COMMANDS: Record<string, Command> = {
   ...MAINTENANCE_COMMANDS,
   ...STORAGE_COMMANDS,
   ...BACKUP_COMMANDS,
+  ...MEDIA_COMMANDS,
   ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
   ...MOVE_COMMANDS,
