@@ -20,6 +20,7 @@ import { IpBlockCache } from "../actors/access_blocks/ip_block_cache.ts";
 import { DomainRules } from "../actors/moderation/domain_rules.ts";
 import { Distributions } from "../actors/annual_reports/percentiles.ts";
 import { MediaWork } from "../actors/media/processing.ts";
+import { RemoteMediaCache } from "../actors/media/remote_cache/cache.ts";
 import { Mailer } from "../actors/net/mailer.ts";
 import { VapidKeyCache } from "../actors/push/vapid.ts";
 import { StreamBus } from "../actors/streaming/bus.ts";
@@ -28,6 +29,7 @@ import { type EntityCache, openEntityCache } from "../api/entities/entity_cache.
 import { RateLimitCounter } from "../api/middleware/rate_limit_counter.ts";
 import { StreamHubStarter } from "../api/streaming/hub.ts";
 import { KeyPairCache } from "../federation/dispatchers/keys.ts";
+import { KeyOwners } from "../federation/dispatchers/key_owners.ts";
 import { OutboundFetchGuard } from "../federation/fetch/outbound_fetch.ts";
 import { RecentAsks } from "../federation/remote/status_links.ts";
 import type { OutboxRelay } from "../federation/outbox/relay.ts";
@@ -57,6 +59,8 @@ export interface ProcessCore {
   readonly streamHub: StreamHubStarter;
   /** Local actors' key pairs (federation/dispatchers/keys.ts). */
   readonly keyPairs: KeyPairCache;
+  /** Local actor identifiers → the accounts owning their keys (key_owners.ts). */
+  readonly keyOwners: KeyOwners;
   /** The Web Push key (actors/push/vapid.ts). */
   readonly vapidKeys: VapidKeyCache;
   /** Machine translation, when configured (actors/translation/service.ts). */
@@ -65,6 +69,8 @@ export interface ProcessCore {
   readonly mailer: Mailer;
   /** The media worker and ffmpeg's presence (actors/media/processing.ts). */
   readonly media: MediaWork;
+  /** Remote media fetches in flight (actors/media/remote_cache/cache.ts). */
+  readonly remoteMedia: RemoteMediaCache;
   /** Activity this process already recorded (actors/accounts/user_activity.ts). */
   readonly activity: ActivityMemo;
   /** Annual reports' yearly counts (actors/annual_reports/percentiles.ts). */
@@ -103,6 +109,8 @@ export function openProcessCore(config: Config, database: Database): OpenCore {
   ipBlocks.listen(listener);
   const streamBus = new StreamBus(database);
   streamBus.listen(listener);
+  const keyOwners = new KeyOwners();
+  keyOwners.listen(listener);
   const core = {
     listener,
     writes,
@@ -113,10 +121,12 @@ export function openProcessCore(config: Config, database: Database): OpenCore {
     streamBus,
     streamHub: new StreamHubStarter(),
     keyPairs: new KeyPairCache(database),
+    keyOwners,
     vapidKeys: new VapidKeyCache(database),
     translator: makeTranslator(config),
     mailer: new Mailer(),
     media: new MediaWork(),
+    remoteMedia: new RemoteMediaCache(),
     activity: new ActivityMemo(),
     reportDistributions: new Distributions(),
     statusLinkAsks: new RecentAsks(),
