@@ -12,6 +12,7 @@ import { registerNodeInfo } from "./dispatchers/nodeinfo.ts";
 import { registerNoteDispatcher } from "./objects/note.ts";
 import { registerEmojiDispatcher } from "./objects/emoji.ts";
 import { registerQuoteAuthorizationDispatcher } from "./objects/quote_authorization.ts";
+import { registerInteractionAuthorizationDispatcher } from "./objects/interaction_authorization.ts";
 import { registerOutboxCollection } from "./dispatchers/outbox_collection.ts";
 import { registerProfileCollections } from "./dispatchers/profile_collections.ts";
 import { registerRepliesCollection } from "./dispatchers/replies_collection.ts";
@@ -28,6 +29,7 @@ export function registerDispatchers(federation: Federation<AppContext>): void {
   registerRepliesCollection(federation);
   registerEmojiDispatcher(federation);
   registerQuoteAuthorizationDispatcher(federation);
+  registerInteractionAuthorizationDispatcher(federation);
   registerInboxListeners(federation);
   registerWebFingerLinks(federation);
   registerNodeInfo(federation);

@@ -26,6 +26,8 @@ export const LOCAL_PATHS = {
   status: "/users/{identifier}/statuses/{id}",
   replies: "/users/{identifier}/statuses/{id}/replies",
   quoteAuthorization: "/users/{identifier}/quote_authorizations/{id}",
+  /** Our Reply/Like/AnnounceAuthorization (issue 34), named after the interaction request. */
+  authorization: "/users/{identifier}/authorizations/{id}",
 } as const;
 
 /** A path of {@link LOCAL_PATHS} with its values. */

@@ -10,7 +10,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
 import type { Executor } from "../../db/connection.ts";
-import { accounts, favourites, statuses } from "../../db/schema/mod.ts";
+import { favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
 import {
@@ -20,8 +20,8 @@ import {
   type StatusRow,
   visibleOriginal,
 } from "./target.ts";
-import { decideInteraction } from "./policy.ts";
-import { approvingIfHeld, openInboundRequest, withdrawRequest } from "./requests.ts";
+import { decideInteraction, waitsForApproval } from "./policy.ts";
+import { approvingIfHeld, openRequest, withdrawRequest } from "./requests.ts";
 
 /** The refusal of a favourite the status's interaction policy does not allow (GoToSocial's words). */
 const FORBIDDEN = "You do not have permission to favourite this status";
@@ -57,7 +57,7 @@ export async function favourite(
     const decision = await decideInteraction(tx, "favourite", status, account);
     if (decision.permission === "forbidden") throw new NotPermittedError(FORBIDDEN);
     const id = newId();
-    const held = decision.permission === "manual";
+    const held = waitsForApproval(decision, status);
     const [row] = await tx.insert(favourites).values({
       id,
       accountId,
@@ -69,7 +69,7 @@ export async function favourite(
     if (!row) return status;
     if (held) {
       // Counted (and sent) when the author approves.
-      await openInboundRequest(tx, {
+      await openRequest(tx, {
         type: "favourite",
         target: status,
         accountId,
@@ -119,9 +119,8 @@ export async function approveHeldFavourite(
   const [row] = await tx.update(favourites).set({ pendingApproval: false, approvedByUri: proof })
     .where(and(eq(favourites.id, favouriteId), eq(favourites.pendingApproval, true))).returning();
   if (!row) return;
-  const [account] = await tx.select({ domain: accounts.domain }).from(accounts)
-    .where(eq(accounts.id, row.accountId));
-  await countFavourite(tx, row, account?.domain == null);
+  // No Like goes out: the only server that needs it had it with the request.
+  await countFavourite(tx, row, false);
 }
 
 /**

@@ -71,6 +71,8 @@ export async function decideInteraction(
   target: StatusRow,
   actor: AccountRow,
 ): Promise<Decision> {
+  // Neither side ours: the target's server judges, and its proofs are not checked here yet.
+  if (!target.local && actor.domain != null) return { permission: "automatic", proof: false };
   const rules = effectivePolicy(target)[SUB_POLICY[interaction]];
   const decisionTarget = { visibility: target.visibility, rules, pending: target.pendingApproval };
   const isAuthor = target.accountId === actor.id;
@@ -85,4 +87,14 @@ export async function decideInteraction(
     }
     : await interactionFacts(tx, target, actor);
   return decide(interaction, decisionTarget, { ...facts, isAuthor });
+}
+
+/**
+ * Whether an allowed interaction waits for an answer: manual approval, or
+ * (with a remote target) an automatic one its server proves with an
+ * authorization, which we must ask for (GoToSocial's "preapproval").
+ */
+export function waitsForApproval(decision: Decision, target: StatusRow): boolean {
+  if (decision.permission === "manual") return true;
+  return decision.permission === "automatic" && decision.proof && !target.local;
 }

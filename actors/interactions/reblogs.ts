@@ -29,8 +29,8 @@ import { Problems } from "../../model/errors.ts";
 import { isFollowerVisibility } from "../../model/visibility.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
-import { decideInteraction } from "./policy.ts";
-import { approvingIfHeld, openInboundRequest, withdrawRequest } from "./requests.ts";
+import { decideInteraction, waitsForApproval } from "./policy.ts";
+import { approvingIfHeld, openRequest, withdrawRequest } from "./requests.ts";
 import {
   type AccountRow,
   actingAccount,
@@ -110,7 +110,7 @@ export async function reblog(
     const now = published && published.getTime() <= Date.now() + FUTURE_TOLERANCE_MS
       ? published
       : new Date();
-    const held = decision.permission === "manual";
+    const held = waitsForApproval(decision, original);
     const [boost] = await tx.insert(statuses).values({
       id,
       uri,
@@ -126,7 +126,7 @@ export async function reblog(
     }).returning();
     if (held) {
       // Counted, fanned out and announced when the author approves.
-      await openInboundRequest(tx, {
+      await openRequest(tx, {
         type: "reblog",
         target: original,
         accountId,
@@ -269,5 +269,6 @@ function snapshotOf(boost: StatusRow): ReblogSnapshot {
     reblogOfId: boost.reblogOfId!,
     visibility: boost.visibility,
     createdAt: boost.createdAt.toISOString(),
+    approvedByUri: boost.approvedByUri,
   };
 }

@@ -24,6 +24,8 @@ import { approveHeldBoost } from "./reblogs.ts";
 import { approveHeldReply } from "../statuses/held_replies.ts";
 import { removeStatusIn } from "../statuses/delete.ts";
 import { flushDiscardedMedia } from "../media/discarded.ts";
+import { recordDelivery } from "../outbox/deliveries.ts";
+import { publishStreamEvent } from "../streaming/bus.ts";
 import type { StatusRow } from "./target.ts";
 
 export type InteractionRequestRow = typeof interactionRequests.$inferSelect;
@@ -80,6 +82,38 @@ export async function openInboundRequest(
   return row;
 }
 
+/**
+ * Records a request for `held`, held by the caller in the same transaction:
+ * for a local status, the author is told ({@link openInboundRequest}); for a
+ * remote one, we ask its server (`interactionRequested`: a polite request).
+ */
+export async function openRequest(tx: Executor, held: HeldInteraction): Promise<void> {
+  if (held.target.local) {
+    await openInboundRequest(tx, held);
+    return;
+  }
+  const [actor] = await tx.select({ uri: accounts.uri }).from(accounts)
+    .where(eq(accounts.id, held.accountId));
+  const requestUri = held.type === "reply"
+    ? activityIds.replyRequest(held.interactionUri)
+    : held.type === "favourite"
+    ? activityIds.likeRequest(actor.uri, held.favouriteId!)
+    : activityIds.announceRequest(actor.uri, held.statusId!);
+  const [row] = await tx.insert(interactionRequests).values({
+    id: newId(),
+    type: held.type,
+    targetStatusId: held.target.id,
+    targetAccountId: held.target.accountId,
+    accountId: held.accountId,
+    statusId: held.statusId ?? null,
+    favouriteId: held.favouriteId ?? null,
+    interactionUri: held.interactionUri,
+    requestUri,
+    polite: true,
+  }).returning();
+  await recordDelivery(tx, "interactionRequested", row.id);
+}
+
 /** The pending request `requestId` of `accountId`'s status, locked; else NotFoundError. */
 async function pendingRequest(tx: Executor, accountId: string, requestId: string) {
   const [row] = await tx.select().from(interactionRequests).where(and(
@@ -126,7 +160,17 @@ async function discardInteraction(tx: Executor, row: InteractionRequestRow): Pro
   if (row.type === "favourite" && row.favouriteId) {
     await tx.delete(favourites).where(eq(favourites.id, row.favouriteId));
   } else if (row.type === "reblog" && row.statusId) {
-    await tx.delete(statuses).where(eq(statuses.id, row.statusId));
+    const [boost] = await tx.delete(statuses).where(eq(statuses.id, row.statusId))
+      .returning({ id: statuses.id, accountId: statuses.accountId });
+    // The booster's apps drop the boost they were shown (it never reached any feed).
+    if (boost) {
+      await publishStreamEvent(tx, {
+        event: "delete",
+        statusId: boost.id,
+        home: [boost.accountId],
+        lists: [],
+      });
+    }
   } else if (row.type === "reply" && row.statusId) {
     const [reply] = await tx.select().from(statuses).where(eq(statuses.id, row.statusId));
     if (reply) return await removeStatusIn(tx, reply, { deleteMedia: true });
@@ -150,7 +194,18 @@ async function acceptLocked(tx: Executor, origin: string, row: InteractionReques
     authorizationUri: proof,
     decidedAt: new Date(),
   }).where(eq(interactionRequests.id, row.id)).returning();
+  await answerIfRemote(tx, decided);
   return decided;
+}
+
+/**
+ * A decided request of a remote interacter is answered (Accept with the
+ * authorization, or Reject: federation/outbox/interaction_requests.ts).
+ */
+export async function answerIfRemote(tx: Executor, row: InteractionRequestRow): Promise<void> {
+  const [interacter] = await tx.select({ domain: accounts.domain }).from(accounts)
+    .where(eq(accounts.id, row.accountId));
+  if (interacter?.domain != null) await recordDelivery(tx, "interactionAnswered", row.id);
 }
 
 /** The author of the status accepts the held interaction `requestId`. */
@@ -213,10 +268,52 @@ export async function rejectRequest(
       state: "rejected",
       decidedAt: new Date(),
     }).where(eq(interactionRequests.id, row.id)).returning();
+    await answerIfRemote(tx, decided);
     return { decided, files: await discardInteraction(tx, row) };
   });
   if (files > 0) await flushDiscardedMedia(db, app.media);
   return decided;
+}
+
+/** The remote author's answer to one of our requests, as received. */
+export interface RemoteAnswer {
+  accepted: boolean;
+  /** The authorization IRI (`result`), for an Accept. */
+  authorizationUri: string | null;
+  /** The Accept's or Reject's IRI. */
+  responseUri: string | null;
+}
+
+/**
+ * The remote author answered our request `requestId` (still pending, else
+ * nothing happens): accepted, the held interaction stands with the
+ * authorization as its proof and goes out as it would have at once (the
+ * reply's Create, the boost's Announce); rejected, it is discarded
+ * (GoToSocial deletes it silently; it was never sent to anyone else).
+ */
+export async function recordRemoteAnswer(
+  app: AppContext,
+  requestId: string,
+  answer: RemoteAnswer,
+): Promise<void> {
+  const db = app.database.db;
+  const files = await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(interactionRequests).where(and(
+      eq(interactionRequests.id, requestId),
+      eq(interactionRequests.state, "pending"),
+    )).for("update").limit(1);
+    if (!row) return 0;
+    await tx.update(interactionRequests).set({
+      state: answer.accepted ? "accepted" : "rejected",
+      authorizationUri: answer.accepted ? answer.authorizationUri : null,
+      responseUri: answer.responseUri,
+      decidedAt: new Date(),
+    }).where(eq(interactionRequests.id, row.id));
+    if (!answer.accepted || !answer.authorizationUri) return await discardInteraction(tx, row);
+    await approveInteraction(tx, app.config.origin, row, answer.authorizationUri);
+    return 0;
+  });
+  if (files > 0) await flushDiscardedMedia(db, app.media);
 }
 
 /**

@@ -36,6 +36,8 @@ export interface ReblogSnapshot {
   visibility: string;
   /** ISO 8601 (snapshots are stored as JSON). */
   createdAt: string;
+  /** The authorization that approved it, when its status's policy asked (issue 34). */
+  approvedByUri?: string | null;
 }
 
 /** A pinned status, as it was when the command ran. */

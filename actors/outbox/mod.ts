@@ -19,6 +19,7 @@ import type { PollDeliveries } from "./polls.ts";
 import type { StatusFederationDeliveries } from "./statuses.ts";
 import type { ReportDeliveries } from "./reports.ts";
 import type { CollectionDeliveries } from "./collections.ts";
+import type { InteractionRequestDeliveries } from "./interaction_requests.ts";
 
 export interface Outbox
   extends
@@ -28,4 +29,5 @@ export interface Outbox
     PollDeliveries,
     StatusFederationDeliveries,
     ReportDeliveries,
-    CollectionDeliveries {}
+    CollectionDeliveries,
+    InteractionRequestDeliveries {}

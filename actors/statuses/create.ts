@@ -30,7 +30,7 @@
  *   transaction, so concurrent duplicates wait for the first and reuse it.
  * - statuses_count counts every status but direct ones, as Mastodon.
  */
-import type { PolicyInput } from "../../model/interaction_policy.ts";
+import type { PolicyInput, StoredPolicy } from "../../model/interaction_policy.ts";
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { statuses } from "../../db/schema/mod.ts";
@@ -89,6 +89,8 @@ export interface LocalStatusInput {
 export interface RemoteStatusInput {
   local: false;
   accountId: string;
+  /** The favourite, reply and boost policies its server states (null: none, unaware). */
+  interactionPolicy?: StoredPolicy | null;
   uri: string;
   url?: string | null;
   /** Sanitized HTML. */

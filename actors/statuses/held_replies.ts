@@ -9,8 +9,8 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, mediaAttachments, mentions, quotes, statuses } from "../../db/schema/mod.ts";
-import { decideInteraction } from "../interactions/policy.ts";
-import { approvingIfHeld, openInboundRequest } from "../interactions/requests.ts";
+import { decideInteraction, waitsForApproval } from "../interactions/policy.ts";
+import { approvingIfHeld, openRequest } from "../interactions/requests.ts";
 import type { CreateStatusInput, StatusRow } from "./create.ts";
 import { StatusError } from "./errors.ts";
 import { announce, type PreparedStatus } from "./write_status.ts";
@@ -33,18 +33,17 @@ export async function replyHeld(
   const parent = await approvingIfHeld(tx, origin, author.id, p.parent);
   const decision = await decideInteraction(tx, "reply", parent, author);
   if (decision.permission === "forbidden") throw new StatusError(403, REPLY_FORBIDDEN);
-  return decision.permission === "manual";
+  return waitsForApproval(decision, parent);
 }
 
 /**
- * A held reply, just written: its request and the `pending.reply`
- * notification to the author of a local parent. (Asking a remote parent's
- * server is the federation's part, design step 4; remote policies are not
- * read yet, so no reply to a remote status is held.)
+ * A held reply, just written: its request, with the `pending.reply`
+ * notification to the author of a local parent, or our ReplyRequest to the
+ * server of a remote one.
  */
 export async function holdReply(tx: Executor, status: StatusRow, parent: StatusRow | null) {
-  if (!parent?.local) return;
-  await openInboundRequest(tx, {
+  if (!parent) return;
+  await openRequest(tx, {
     type: "reply",
     target: parent,
     accountId: status.accountId,

@@ -117,14 +117,20 @@ export async function applyRemoteQuotePolicy(
   accountId: string,
   statusId: string,
   policy: QuotePolicy,
+  /** Who may like, reply and boost, as its Note now states (issue 34); absent: unchanged. */
+  interactionPolicy?: StoredPolicy | null,
 ): Promise<void> {
   try {
     await db.transaction(async (tx) => {
       const status = await authoredStatus(tx, accountId, statusId, { lock: true, remote: true });
       const next = effectiveQuotePolicy(status.visibility, policy);
-      if (next === status.quoteApprovalPolicy) return;
-      await tx.update(statuses).set({ quoteApprovalPolicy: next })
-        .where(eq(statuses.id, status.id));
+      const sameRules = interactionPolicy === undefined ||
+        JSON.stringify(interactionPolicy) === JSON.stringify(status.interactionPolicy);
+      if (next === status.quoteApprovalPolicy && sameRules) return;
+      await tx.update(statuses).set({
+        quoteApprovalPolicy: next,
+        ...(interactionPolicy === undefined ? {} : { interactionPolicy }),
+      }).where(eq(statuses.id, status.id));
     });
   } catch (error) {
     if (error instanceof StatusError && error.status === 404) return;

@@ -51,8 +51,7 @@ export async function prepareRemote(
     mentioned: mentioned.filter((m) => m !== input.accountId),
     localMentioned: new Set(local.map((r) => r.id)),
     tagNames: input.tagNames ?? [],
-    // Remote policies are read with the federation's part (design step 3).
-    interactionPolicy: null,
+    interactionPolicy: input.interactionPolicy ?? null,
     createdAt,
   };
 }

@@ -9,7 +9,9 @@
  * Decisions:
  * - The types with a fallback are the ones clients did not always have:
  *   `admin.sign_up`, `admin.report`, `moderation_warning`,
- *   `added_to_collection`, `collection_update`, and Rookery's `move`. The
+ *   `added_to_collection`, `collection_update`, Rookery's `move`, and
+ *   GoToSocial's `pending.favourite`, `pending.reply`, `pending.reblog`
+ *   (an interaction waiting for the user's approval, issue 34). The
  *   types every client knows (mention, status, reblog, follow,
  *   follow_request, favourite, poll, update) and the quote types get none.
  * - The third member is `description`, always null, as Mastodon's
@@ -68,6 +70,12 @@ function title(subject: FallbackSubject): string | null {
       return `${who} updated a collection you are in`;
     case "move":
       return `${who} moved to ${mention(subject.movedTo)}`;
+    case "pending.favourite":
+      return `${who} wants to favourite your post: it waits for your approval`;
+    case "pending.reply":
+      return `${who} replied to your post: the reply waits for your approval`;
+    case "pending.reblog":
+      return `${who} wants to boost your post: it waits for your approval`;
     default:
       return null;
   }

@@ -12,7 +12,7 @@
  * inbox_pins.ts; reports (Flag) in inbox_reports.ts; Move in inbox_move.ts. Other verified activities are logged and acknowledged.
  */
 import type { Federation } from "@fedify/fedify";
-import { Activity } from "@fedify/vocab";
+import { Activity, AnnounceRequest, LikeRequest, ReplyRequest } from "@fedify/vocab";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
@@ -27,6 +27,7 @@ import { registerMoveListener } from "./move.ts";
 import { registerRelationshipListeners } from "./relationships.ts";
 import { registerStatusListeners, sharedStatusHandlers } from "./statuses.ts";
 import { LOCAL_PATHS } from "../../model/uris.ts";
+import { onAnnounceRequest, onLikeRequest, onReplyRequest } from "./interaction_requests.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -50,6 +51,10 @@ export function registerInboxListeners(federation: Federation<AppContext>): void
   // Move (accounts that move to another).
   registerMoveListener(listeners);
   listeners
+    // GoToSocial's polite interaction requests (issue 34).
+    .on(ReplyRequest, onReplyRequest)
+    .on(LikeRequest, onLikeRequest)
+    .on(AnnounceRequest, onAnnounceRequest)
     .on(Activity, async (ctx, activity) => {
       // A FeatureRequest reaches Fedify as a plain Activity (the guard's type shim).
       if (await handleFeatureRequest(ctx, activity)) return;

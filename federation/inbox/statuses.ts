@@ -65,6 +65,10 @@ import { lookupRemote } from "../fetch/lookup.ts";
 import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
+import { forgedClaim } from "./approval_claims.ts";
+import { remotePolicyOf } from "../objects/interaction_policy.ts";
+import { handleInteractionAnswer } from "./interaction_answers.ts";
+import { wasRejected } from "../../actors/interactions/remote_requests.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -155,6 +159,11 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     return;
   }
   if (await handleVote(ctx, sender, object)) return;
+  // A forged approval, or a reply its author already rejected, does not come in.
+  if (await refusedInteraction(ctx, object, object.id.href)) return;
+  // GoToSocial's rule: a reply to a rejected reply is rejected with it.
+  const parentUri = object.replyTargetId?.href;
+  if (parentUri && await wasRejected(ctx.data.database.db, parentUri)) return;
   const status = await storeRemoteStatus(ctx, object, {
     depth: 0,
     raw: await rawObjectOf(ctx, create, object),
@@ -163,6 +172,19 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     budget,
   });
   if (status) await forwardReply(ctx, sender, status);
+}
+
+/**
+ * Whether an interaction (reply, Like, Announce) is to be dropped: it claims
+ * an approval of ours we did not give it, or was rejected before (issue 34).
+ */
+async function refusedInteraction(
+  ctx: InboxContext<AppContext>,
+  object: APObject,
+  uri: string | undefined,
+): Promise<boolean> {
+  if (await forgedClaim(ctx, object)) return true;
+  return uri != null && await wasRejected(ctx.data.database.db, uri);
 }
 
 /**
@@ -261,7 +283,13 @@ export async function handleStatusUpdate(
     stampUri: parsed.quoteAuthorizationUri,
   });
   // Who may quote changes with or without an edit (Mastodon's implicit update).
-  await applyRemoteQuotePolicy(ctx.data.database.db, sender.id, status.id, parsed.quotePolicy);
+  await applyRemoteQuotePolicy(
+    ctx.data.database.db,
+    sender.id,
+    status.id,
+    parsed.quotePolicy,
+    remotePolicyOf(object, sender),
+  );
   // Mastodon: only an Update with a newer `updated` is an edit; otherwise it
   // only refreshes a poll's results (an Update of a Question after votes).
   const edited = parsed.updated != null && parsed.updated > (status.editedAt ?? status.createdAt);
@@ -346,7 +374,7 @@ async function removedBeforeArrival(
 // ---------------------------------------------------------------- Announce, Like, Undo
 
 /** Visibility of a boost from its addressing (Mastodon: public, unlisted or private). */
-function boostVisibility(announce: Announce): string {
+export function boostVisibility(announce: Announce): string {
   if (announce.toIds.some(isPublicIri)) return "public";
   if (announce.ccIds.some(isPublicIri)) return "unlisted";
   return "private";
@@ -361,6 +389,7 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   const [known] = await ctx.data.database.db.select({ id: statuses.id }).from(statuses)
     .where(eq(statuses.uri, announce.id.href));
   if (known || await undoneEarly(ctx.data, sender.id, announce)) return;
+  if (await refusedInteraction(ctx, announce, announce.id.href)) return;
   const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
   await ignoringRefusals("Announce", () =>
@@ -379,6 +408,7 @@ export async function onLike(ctx: InboxContext<AppContext>, like: Like) {
   if (!sender || !like.objectId) return;
   const status = await findStatusByUri(ctx.data, like.objectId.href);
   if (!status?.local || await undoneEarly(ctx.data, sender.id, like)) return;
+  if (await refusedInteraction(ctx, like, like.id?.href)) return;
   await ignoringRefusals("Like", () =>
     favourite(
       ctx.data,
@@ -464,8 +494,10 @@ export const sharedStatusHandlers: SharedListeners = {
   undo: handleStatusUndo,
   update: handleStatusUpdate,
   delete: handleStatusDelete,
-  accept: handleQuoteAnswer,
-  reject: handleQuoteAnswer,
+  accept: async (ctx, accept) =>
+    await handleQuoteAnswer(ctx, accept) || await handleInteractionAnswer(ctx, accept),
+  reject: async (ctx, reject) =>
+    await handleQuoteAnswer(ctx, reject) || await handleInteractionAnswer(ctx, reject),
 };
 
 /** Registers Create, Announce, Like and QuoteRequest. */

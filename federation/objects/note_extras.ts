@@ -11,11 +11,13 @@
  * deliveries, so what a peer fetches equals what it was sent.
  */
 import { effectiveQuotePolicy, type QuotePolicy } from "../../model/quote_policy.ts";
+import { policyForNote } from "./interaction_policy.ts";
 import type { Context } from "@fedify/fedify";
 import {
   InteractionPolicy,
   InteractionRule,
   Link,
+  Mention,
   type Note,
   type Object as APObject,
   PUBLIC_COLLECTION,
@@ -40,20 +42,28 @@ export function contextUri(origin: string, conversation: { id: string; uri: stri
   return conversation.uri ?? localUris(origin).context(conversation.id);
 }
 
-/** Who may quote, as `canQuote`: Public, the author's followers, or the author alone. */
-function canQuote(
+/**
+ * Who may quote, as `canQuote`: Public, the author's followers, or the
+ * author alone; with who may like, reply and boost (interaction_policy.ts).
+ */
+function interactionPolicyOf(
   ctx: Context<AppContext>,
   status: StatusRow,
-  authorUri: string,
-  username: string,
+  author: { uri: string; username: string },
+  mentioned: URL[],
 ) {
+  const authorUri = author.uri;
+  const username = author.username;
   const policy = effectiveQuotePolicy(status.visibility, status.quoteApprovalPolicy as QuotePolicy);
   const automatic = policy === "public"
     ? PUBLIC_COLLECTION
     : policy === "followers"
     ? ctx.getFollowersUri(username)
     : new URL(authorUri);
-  return new InteractionPolicy({ canQuote: new InteractionRule({ automaticApproval: automatic }) });
+  return new InteractionPolicy({
+    ...policyForNote(ctx, status, author, mentioned),
+    canQuote: new InteractionRule({ automaticApproval: automatic }),
+  });
 }
 
 /** What {@link withNoteExtras} reads for a status; {@link loadNoteExtras} reads it. */
@@ -160,7 +170,19 @@ export async function withNoteExtras<T extends Note | Question>(
     // The replies collection with its first page, as Mastodon embeds it (replies_collection.ts).
     replies: repliesProperty(status.uri, loaded.replies),
     contexts: conversation ? [new URL(contextUri(ctx.data.config.origin, conversation))] : [],
-    interactionPolicy: canQuote(ctx, status, author.uri, author.username),
+    interactionPolicy: interactionPolicyOf(
+      ctx,
+      status,
+      author,
+      tags.flatMap((t) => t instanceof Mention && t.href ? [t.href] : []),
+    ),
+    // An approved reply names its authorization (GoToSocial reads `approvedBy`, 0.21 the typed one).
+    ...(status.approvedByUri && status.inReplyToId
+      ? {
+        approvedBy: new URL(status.approvedByUri),
+        replyAuthorization: new URL(status.approvedByUri),
+      }
+      : {}),
     ...(quote
       ? {
         quote: new URL(quote.quotedUri),

@@ -123,6 +123,13 @@ export function announceOf(
     object: new URL(status.uri),
     published: toInstant(new Date(reblog.createdAt)),
     ...addressing,
+    // An approved boost names its authorization (GoToSocial reads `approvedBy`, 0.21 the typed one).
+    ...(reblog.approvedByUri
+      ? {
+        approvedBy: new URL(reblog.approvedByUri),
+        announceAuthorization: new URL(reblog.approvedByUri),
+      }
+      : {}),
   });
 }
 

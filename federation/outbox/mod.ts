@@ -10,6 +10,7 @@ import { pollDeliveries } from "./polls.ts";
 import { statusDeliveries } from "./statuses.ts";
 import { reportDeliveries } from "./reports.ts";
 import { collectionDeliveries } from "./collections.ts";
+import { interactionRequestDeliveries } from "./interaction_requests.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -20,5 +21,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...statusDeliveries(ctx),
     ...reportDeliveries(ctx),
     ...collectionDeliveries(ctx),
+    ...interactionRequestDeliveries(ctx),
   };
 }

@@ -25,6 +25,8 @@ import type { AppContext } from "../../context.ts";
 import { accounts, statuses } from "../../db/schema/mod.ts";
 import { createStatus, type StatusRow } from "../../actors/statuses/create.ts";
 import { StatusError } from "../../actors/statuses/errors.ts";
+import { remotePolicyOf } from "../objects/interaction_policy.ts";
+import { recordApproval, replyApproval } from "./authorizations.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
 import { accountForActorUri, type AccountRow, isUniqueViolation } from "./accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "../objects/remote_status.ts";
@@ -143,9 +145,12 @@ export async function storeRemoteStatus(
       depth,
     }
     : null;
+  // A third server's reply to a remote post that wants approval needs its proof (authorizations.ts).
+  const approval = await replyApproval(ctx, object, author.uri, parent?.value ?? null, budget);
+  if (approval === "refused") return null;
   const mentioned = await mentionedAccounts(app, parsed);
   try {
-    return await createStatus(app, {
+    const status = await createStatus(app, {
       local: false,
       accountId: author.id,
       uri: parsed.uri,
@@ -176,11 +181,14 @@ export async function storeRemoteStatus(
       quotedStatusId: quoted && quoted.visibility !== "direct" ? quoted.id : null,
       quoteState: quoteStateOf(parsed.quoteAuthorizationUri, quoted),
       quoteApprovalPolicy: parsed.quotePolicy,
+      interactionPolicy: remotePolicyOf(object, author),
       createdAt: parsed.published && parsed.published.getTime() <= Date.now() + 60_000
         ? parsed.published
         : undefined,
       missingLinks,
     });
+    if (approval) await recordApproval(ctx, status.id, approval);
+    return status;
   } catch (error) {
     if (error instanceof StatusError) {
       logger.info("Refused the remote status {uri}: {error}", { uri: parsed.uri, error });

@@ -274,3 +274,24 @@ test("the list: filters, the 400, paging with the filters kept, scopes", async (
     403,
   );
 });
+
+test("pending.* notifications carry Mastodon 4.6's fallback for apps that do not list them", async () => {
+  const post = await postWith(ASK, "favourite, and wait");
+  await ok(instance, bob, "POST", `/api/v1/statuses/${post.id}/favourite`);
+  const [plain] = await ok(
+    instance,
+    alice,
+    "GET",
+    "/api/v1/notifications?types[]=pending.favourite&supported_types[]=mention",
+  );
+  assert.equal(plain.type, "pending.favourite");
+  assert.match(plain.fallback.title, /^<a href="[^"]+">@bob<\/a> wants to favourite your post/);
+  assert.equal(plain.fallback.description, null);
+  const [knowing] = await ok(
+    instance,
+    alice,
+    "GET",
+    "/api/v1/notifications?types[]=pending.favourite&supported_types[]=pending.favourite",
+  );
+  assert.equal(knowing.fallback, undefined);
+});

@@ -1,0 +1,210 @@
+/**
+ * Interaction policies against a policy-unaware peer speaking Mastodon's
+ * dialect (issue 34, design §9.6): its plain Create reply to a post whose
+ * replies need approval is held; when our user authorizes it, the impolite
+ * Accept (object = the reply, target = the post, result = our
+ * authorization) reaches the replier and, broadcast cc Public and
+ * followers, our user's followers on another server; the authorization is
+ * served. A plain Like is held, rejected with an impolite Reject to its
+ * author only, and the same Like delivered again is dropped.
+ *
+ * Activities of one actor are handled in the order they came, so a later
+ * marker activity arriving proves an earlier one was handled (no sleeps).
+ */
+import assert from "node:assert/strict";
+import { startInstance, test } from "../harness.ts";
+import { ok } from "../fixtures/api.ts";
+import { postStatus } from "../fixtures/api.ts";
+import { createUser } from "../fixtures/users.ts";
+import { arrived, storedStatus } from "../fixtures/federation.ts";
+import { eventually } from "../fixtures/wait.ts";
+import { type Json, listOf, PUBLIC, startPolicyPeer } from "../fixtures/policy_peers.ts";
+
+test("a Mastodon peer's reply and Like held, then answered in the impolite form", async (t) => {
+  const rookery = await startInstance();
+  const mastodon = await startPolicyPeer(rookery, "mastodon");
+  const fans = await startPolicyPeer(rookery, "mastodon");
+  try {
+    const alice = await createUser(rookery, "alice");
+    const aliceUri = `${rookery.origin}/users/alice`;
+    const mel = mastodon.actor("mel");
+    const fan = fans.actor("fan");
+    await fans.deliver("fan", {
+      id: fans.id("fan", "follows"),
+      type: "Follow",
+      actor: fan,
+      object: aliceUri,
+    });
+    await eventually(
+      "fan following alice",
+      async () =>
+        (await ok(rookery, alice, "GET", "/api/v1/accounts/verify_credentials")).followers_count ===
+          1,
+    );
+    /** A plain public post by mel, stored once handled: mel's earlier activities were too. */
+    const marker = async () => {
+      const note = mastodon.note("mel", { content: "<p>marker</p>" });
+      const { "@context": _, ...object } = note;
+      await mastodon.deliver("mel", {
+        id: `${note.id}/activity`,
+        type: "Create",
+        actor: mel,
+        object,
+        to: [PUBLIC],
+      });
+      await arrived(rookery, note.id as string, "the marker");
+    };
+
+    await t.step("a plain reply held, authorized, and the Accept broadcast", async () => {
+      const post = await postStatus(rookery, alice, "ask first", {
+        interaction_policy: {
+          can_reply: { automatic_approval: ["author"], manual_approval: ["public"] },
+        },
+      });
+      const note = mastodon.note("mel", {
+        inReplyTo: post.uri,
+        cc: [`${mel}/followers`, aliceUri],
+        tag: [{ type: "Mention", href: aliceUri, name: `@alice@${rookery.domain}` }],
+        content: "<p>@alice may I?</p>",
+      });
+      const { "@context": _, ...object } = note;
+      await mastodon.deliver("mel", {
+        id: `${note.id}/activity`,
+        type: "Create",
+        actor: mel,
+        object,
+        to: [PUBLIC],
+        cc: object.cc as string[],
+      });
+      const [request] = await eventually("the held reply's request", async () => {
+        const list = await ok(rookery, alice, "GET", "/api/v1/interaction_requests");
+        return list.length ? list : null;
+      });
+      assert.equal(request.type, "reply");
+      assert.equal(request.reply.uri, note.id);
+      assert.equal(
+        (await ok(rookery, alice, "GET", `/api/v1/statuses/${post.id}`)).replies_count,
+        0,
+      );
+      assert.deepEqual(mastodon.received("mel"), [], "nothing answered before the decision");
+
+      await ok(rookery, alice, "POST", `/api/v1/interaction_requests/${request.id}/authorize`);
+      const accept = await eventually(
+        "the Accept at mel's inbox",
+        () => Promise.resolve(mastodon.received("mel").find((a) => a.type === "Accept")),
+      );
+      assert.equal(accept.actor, aliceUri);
+      assert.equal(accept.object, note.id, "impolite: the object is the reply itself");
+      assert.equal(accept.target, post.uri);
+      assert.deepEqual(listOf(accept.to), [mel]);
+      assert.deepEqual(
+        listOf(accept.cc).map((v) => v === "as:Public" ? PUBLIC : v).sort(),
+        [PUBLIC, `${aliceUri}/followers`].sort(),
+      );
+      const result = accept.result as string;
+      assert.match(result, new RegExp(`^${aliceUri}/authorizations/\\d+$`));
+      const broadcast = await eventually(
+        "the Accept at the follower's server",
+        () => Promise.resolve(fans.received("fan").find((a) => a.type === "Accept" && a.target)),
+      );
+      assert.equal(broadcast.result, result);
+
+      const res = await rookery.request(result, {
+        headers: { Accept: "application/activity+json" },
+      });
+      assert.equal(res.status, 200);
+      const authorization: Json = await res.json();
+      assert.equal(authorization.type, "ReplyAuthorization");
+      assert.equal(authorization.attributedTo, aliceUri);
+      assert.equal(authorization.interactingObject, note.id);
+      assert.equal(authorization.interactionTarget, post.uri);
+      assert.equal(
+        (await ok(rookery, alice, "GET", `/api/v1/statuses/${post.id}`)).replies_count,
+        1,
+      );
+    });
+
+    await t.step("a rejected reply, and replies to it, are not taken again", async () => {
+      const post = await postStatus(rookery, alice, "ask first, again", {
+        interaction_policy: {
+          can_reply: { automatic_approval: ["author"], manual_approval: ["public"] },
+        },
+      });
+      const create = (note: Json) => {
+        const { "@context": _, ...object } = note;
+        return mastodon.deliver("mel", {
+          id: `${note.id}/activity`,
+          type: "Create",
+          actor: mel,
+          object,
+          to: [PUBLIC],
+        });
+      };
+      const rejected = mastodon.note("mel", { inReplyTo: post.uri, content: "<p>hm</p>" });
+      await create(rejected);
+      const [request] = await eventually("the held reply's request", async () => {
+        const list = await ok(rookery, alice, "GET", "/api/v1/interaction_requests");
+        return list.length ? list : null;
+      });
+      await ok(rookery, alice, "POST", `/api/v1/interaction_requests/${request.id}/reject`);
+      await eventually("the Reject at mel's inbox", () =>
+        Promise.resolve(
+          mastodon.received("mel").find((a) => a.type === "Reject" && a.object === rejected.id),
+        ));
+      const under = mastodon.note("mel", { inReplyTo: rejected.id, content: "<p>and?</p>" });
+      await create(rejected);
+      await create(under);
+      await marker();
+      assert.equal(await storedStatus(rookery, under.id as string), undefined);
+      assert.deepEqual(await ok(rookery, alice, "GET", "/api/v1/interaction_requests"), []);
+    });
+
+    await t.step(
+      "a plain Like held, rejected to its author only, and not taken again",
+      async () => {
+        const post = await postStatus(rookery, alice, "likes need approval", {
+          interaction_policy: {
+            can_favourite: { automatic_approval: ["author"], manual_approval: ["public"] },
+          },
+        });
+        const like = {
+          id: mastodon.id("mel", "likes"),
+          type: "Like",
+          actor: mel,
+          object: post.uri,
+        };
+        await mastodon.deliver("mel", like);
+        const [request] = await eventually("the held Like's request", async () => {
+          const list = await ok(rookery, alice, "GET", "/api/v1/interaction_requests");
+          return list.length ? list : null;
+        });
+        assert.equal(request.type, "favourite");
+        await ok(rookery, alice, "POST", `/api/v1/interaction_requests/${request.id}/reject`);
+        const reject = await eventually(
+          "the Reject at mel's inbox",
+          () =>
+            Promise.resolve(
+              mastodon.received("mel").find((a) => a.type === "Reject" && a.object === like.id),
+            ),
+        );
+        assert.equal(reject.object, like.id);
+        assert.equal(reject.target, post.uri);
+        assert.equal(reject.result, undefined);
+        assert.equal(reject.cc, undefined, "a Like's answer is not broadcast");
+
+        await mastodon.deliver("mel", like);
+        await marker();
+        assert.deepEqual(await ok(rookery, alice, "GET", "/api/v1/interaction_requests"), []);
+        assert.equal(
+          (await ok(rookery, alice, "GET", `/api/v1/statuses/${post.id}`)).favourites_count,
+          0,
+        );
+        assert.equal(fans.received("fan").filter((a) => a.object === like.id).length, 0);
+      },
+    );
+  } finally {
+    await mastodon.close();
+    await fans.close();
+    await rookery.close({ destroy: true });
+  }
+});
