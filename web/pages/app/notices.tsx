@@ -17,6 +17,7 @@ export const NOTICES: Record<string, string> = {
   followed: "Followed.",
   unfollowed: "Unfollowed.",
   saved: "Saved.",
+  cleared: "Your notifications were cleared.",
 };
 
 /** What a one-button action refused (shown in an `.alert`, role="alert"). */
