@@ -96,7 +96,7 @@ export const ActionBar: FC<ActionBarProps> = ({ status, viewer, returnTo }) => {
       />
       <details class="more">
         <summary>
-          More<span class="sr-only">for the post by {status.account.acct}</span>
+          More<span class="sr-only">{` for the post by ${status.account.acct}`}</span>
         </summary>
         <div role="group" aria-label="More actions">
           <Toggle
