@@ -233,3 +233,43 @@ test("poll votes: one choice, several, an ended poll", async (t) => {
     assert.ok(page.includes("The poll has ended."));
   });
 });
+
+test("the bookmarks and favourites pages: the API's posts, its order and cursors", async (t) => {
+  const saved: { id: string }[] = [];
+  for (let i = 0; i < 22; i++) saved.push(await postStatus(instance, bob.token, `Keep ${i}`));
+  for (const s of saved) {
+    await session.post(`/statuses/${s.id}/bookmark`, { return_to: "/" });
+    await session.post(`/statuses/${s.id}/favourite`, { return_to: "/" });
+  }
+  for (const kind of ["bookmarks", "favourites"]) {
+    await t.step(kind, async () => {
+      const res = await session.get(`/${kind}`);
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      const ids = [
+        ...html.matchAll(/<article class="status[^"]*" id="status-\d+" data-id="(\d+)"/g),
+      ]
+        .map((m) => m[1]);
+      const api = await instance.request(`/api/v1/${kind}`, {
+        headers: { authorization: `Bearer ${ann.token}` },
+      });
+      const link = api.headers.get("link")!;
+      assert.deepEqual(ids, (await api.json()).map((s: { id: string }) => s.id));
+      assert.equal(ids.length, 20);
+      assert.equal(ids[0], saved[21].id);
+      const older = html.match(/<a href="([^"]+)" rel="next"/)![1].replaceAll("&amp;", "&");
+      const maxId = new URL(older).searchParams.get("max_id");
+      assert.ok(link.includes(`max_id=${maxId}`), link);
+      const rest = await session.get(new URL(older).pathname + new URL(older).search)
+        .then((r) => r.text());
+      assert.ok(rest.includes(`id="status-${saved[0].id}"`));
+      assert.ok(rest.includes(`id="status-${saved[1].id}"`));
+    });
+  }
+
+  await t.step("empty for someone who saved nothing", async () => {
+    const other = await signInOverHttp(instance, "bob", "/");
+    const html = await other.get("/bookmarks").then((r) => r.text());
+    assert.ok(html.includes("You have not bookmarked any post yet."));
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * What the signed-in user's favourites and bookmarks read
+ * (api/routes/favourites_bookmarks.ts answers it as JSON; the web app's
+ * /favourites and /bookmarks render it).
+ *
+ * Decisions (kept from the route): newest favourite (bookmark) first, paged
+ * by the favourite (bookmark) row id, which clients only see in the `Link`
+ * header; statuses the user may no longer see are left out by the
+ * visibility module; `next` only when the page came back full.
+ */
+import { and, eq } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Params } from "../params.ts";
+import { pageCursors, type PageRead, type PageSize, readPageParams } from "../pagination.ts";
+import { serializeStatuses, type StatusJson } from "../entities/status.ts";
+import { bookmarks, favourites, statuses } from "../../db/schema/mod.ts";
+import { visibleStatusFilter } from "../../db/queries/visibility.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
+
+export type SavedTable = typeof favourites | typeof bookmarks;
+
+/** One page of the statuses behind the viewer's favourites or bookmarks. */
+export async function readSaved(
+  ctx: AppContext,
+  viewer: string,
+  p: Params,
+  table: SavedTable,
+  size: PageSize,
+): Promise<PageRead<StatusJson>> {
+  const page = readPageParams(p, size);
+  const window = pageWindow(table.id, page);
+  const rows = await ctx.database.db.select({ cursor: table.id, status: statuses })
+    .from(table)
+    .innerJoin(statuses, eq(statuses.id, table.statusId))
+    .where(and(eq(table.accountId, viewer), window.where, visibleStatusFilter(viewer)))
+    .orderBy(window.order).limit(page.limit);
+  if (window.reverse) rows.reverse();
+  return {
+    items: await serializeStatuses(ctx, rows.map((r) => r.status), { accountId: viewer }),
+    cursors: pageCursors(rows, (r) => r.cursor, { hasMore: rows.length === page.limit }),
+    rows: rows.length,
+  };
+}
+
+export async function readFavourites(
+  ctx: AppContext,
+  viewer: string,
+  p: Params,
+  size: PageSize,
+): Promise<PageRead<StatusJson>> {
+  return await readSaved(ctx, viewer, p, favourites, size);
+}
+
+export async function readBookmarks(
+  ctx: AppContext,
+  viewer: string,
+  p: Params,
+  size: PageSize,
+): Promise<PageRead<StatusJson>> {
+  return await readSaved(ctx, viewer, p, bookmarks, size);
+}
