@@ -18,6 +18,10 @@ export const NOTICES: Record<string, string> = {
   unfollowed: "Unfollowed.",
   saved: "Saved.",
   cleared: "Your notifications were cleared.",
+  muted: "Muted.",
+  unmuted: "Unmuted.",
+  blocked: "Blocked.",
+  unblocked: "Unblocked.",
 };
 
 /** What a one-button action refused (shown in an `.alert`, role="alert"). */

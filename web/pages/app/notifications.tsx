@@ -145,7 +145,7 @@ export const NotificationGroupItem: FC<{
         <CsrfField token={viewer.csrfToken} />
         <input type="hidden" name="return_to" value={here} />
         <button type="submit" class="link">
-          Dismiss<span class="sr-only">{" this notification"}</span>
+          Dismiss <span class="sr-only">this notification</span>
         </button>
       </form>
     </li>
