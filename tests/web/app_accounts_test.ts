@@ -197,3 +197,57 @@ test("mute and block through their confirmations", async (t) => {
     await res.body?.cancel();
   });
 });
+
+test("follow requests: accepted, rejected, and a stale one", async (t) => {
+  const louSession = await signInOverHttp(instance, "lou", "/follow_requests");
+  const kim = await createUser(instance, "kim");
+  const max = await createUser(instance, "max");
+  await ok(instance, kim.token, "POST", `/api/v1/accounts/${lou.id}/follow`);
+  await ok(instance, max.token, "POST", `/api/v1/accounts/${lou.id}/follow`);
+
+  await t.step("the page lists the API's requests", async () => {
+    const html = await louSession.get("/follow_requests").then((r) => r.text());
+    const rows = [...html.matchAll(/id="request-(\d+)"/g)].map((m) => m[1]);
+    const api = await ok(instance, lou.token, "GET", "/api/v1/follow_requests");
+    assert.deepEqual(rows, api.map((a: { id: string }) => a.id));
+    assert.deepEqual(rows, [max.id, kim.id]);
+    assert.ok(html.includes(`formaction="/follow_requests/${kim.id}/authorize"`));
+  });
+
+  await t.step("accept without the script", async () => {
+    const res = await louSession.post(`/follow_requests/${kim.id}/authorize`, {
+      return_to: "/follow_requests",
+    });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/follow_requests");
+    assert.equal((await relationship(instance, kim, lou.id)).following, true);
+  });
+
+  await t.step("reject with the script: the row goes", async () => {
+    const res = await instance.request(`/follow_requests/${max.id}/reject`, {
+      method: "POST",
+      headers: {
+        cookie: louSession.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        "rookery-fragment": "1",
+      },
+      body: new URLSearchParams({ authenticity_token: louSession.token }),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(
+      await res.text(),
+      `<div data-remove="request-${max.id}" data-announce="Follow request rejected"></div>`,
+    );
+    assert.equal((await relationship(instance, max, lou.id)).requested, false);
+    const html = await louSession.get("/follow_requests").then((r) => r.text());
+    assert.ok(html.includes("Nobody is waiting for your approval"));
+  });
+
+  await t.step("a request no longer there: an alert, not a 500", async () => {
+    const res = await louSession.post(`/follow_requests/${max.id}/authorize`, {
+      return_to: "/follow_requests",
+    });
+    assert.equal(res.headers.get("location"), "/follow_requests?alert=not_found");
+    assert.equal((await relationship(instance, max, lou.id)).following, false);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * What the account lists read (api/routes/follow_requests.ts answers it as
+ * JSON; the web app's /follow_requests renders it).
+ *
+ * Decisions (kept from the route): follow requests to the viewer, newest
+ * first, paged by the request row's id (`max_id` next, `since_id` prev, as
+ * Mastodon's older relation endpoints); deleted requesters are left out.
+ */
+import { and, eq, isNull } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import type { Params } from "../params.ts";
+import { PAGE_SIZES, pageCursors, type PageRead, readPageParams } from "../pagination.ts";
+import { type Account, loadAccountEntities } from "../entities/account.ts";
+import { accounts, followRequests } from "../../db/schema/mod.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
+
+/** The accounts asking to follow `viewer`, a page. */
+export async function readFollowRequests(
+  ctx: AppContext,
+  viewer: string,
+  p: Params,
+): Promise<PageRead<Account>> {
+  const page = readPageParams(p, PAGE_SIZES.accounts);
+  const { db } = ctx.database;
+  const window = pageWindow(followRequests.id, page);
+  const rows = await db.select({ id: followRequests.id, accountId: followRequests.accountId })
+    .from(followRequests)
+    .innerJoin(accounts, eq(accounts.id, followRequests.accountId))
+    .where(
+      and(eq(followRequests.targetAccountId, viewer), isNull(accounts.deletedAt), window.where),
+    )
+    .orderBy(window.order).limit(page.limit);
+  if (window.reverse) rows.reverse();
+  return {
+    items: await loadAccountEntities(db, ctx.mediaUrls, rows.map((r) => r.accountId)),
+    cursors: pageCursors(rows, (r) => r.id, {
+      prevParam: "since_id",
+      hasMore: rows.length >= page.limit,
+    }),
+    rows: rows.length,
+  };
+}
