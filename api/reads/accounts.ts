@@ -2,17 +2,26 @@
  * What the account lists read (api/routes/follow_requests.ts answers it as
  * JSON; the web app's /follow_requests renders it).
  *
- * Decisions (kept from the route): follow requests to the viewer, newest
+ * and list members (api/routes/lists.ts; the web app's list edit page).
+ *
+ * Decisions (kept from the routes): follow requests to the viewer, newest
  * first, paged by the request row's id (`max_id` next, `since_id` prev, as
  * Mastodon's older relation endpoints); deleted requesters are left out.
  */
 import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Params } from "../params.ts";
-import { PAGE_SIZES, pageCursors, type PageRead, readPageParams } from "../pagination.ts";
+import {
+  clampLimit,
+  PAGE_SIZES,
+  pageCursors,
+  type PageRead,
+  readPageParams,
+} from "../pagination.ts";
 import { type Account, loadAccountEntities } from "../entities/account.ts";
 import { accounts, followRequests } from "../../db/schema/mod.ts";
 import { pageWindow } from "../../db/queries/id_paging.ts";
+import { listMembersPage } from "../../db/queries/timelines.ts";
 
 /** The accounts asking to follow `viewer`, a page. */
 export async function readFollowRequests(
@@ -38,5 +47,30 @@ export async function readFollowRequests(
       hasMore: rows.length >= page.limit,
     }),
     rows: rows.length,
+  };
+}
+
+/**
+ * The members of list `listId` (its owner checked by the caller), a page
+ * paged by the membership row (`since_id` prev); `limit=0` lists every
+ * member at once (Mastodon's documented special case), with no cursors.
+ */
+export async function readListMembers(
+  ctx: AppContext,
+  listId: string,
+  p: Params,
+): Promise<PageRead<Account>> {
+  const { db } = ctx.database;
+  const page = readPageParams(p, PAGE_SIZES.accounts);
+  const all = p.limit != null && p.limit !== "" && Number(p.limit) === 0;
+  const limit = all ? null : clampLimit(p.limit, PAGE_SIZES.accounts);
+  const items = await listMembersPage(db, listId, { ...page, limit });
+  return {
+    items: await loadAccountEntities(db, ctx.mediaUrls, items.map((i) => i.accountId)),
+    cursors: all ? null : pageCursors(items, (item) => item.cursor, {
+      prevParam: "since_id",
+      hasMore: items.length === limit,
+    }),
+    rows: items.length,
   };
 }
