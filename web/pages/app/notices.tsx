@@ -22,6 +22,7 @@ export const NOTICES: Record<string, string> = {
   unmuted: "Unmuted.",
   blocked: "Blocked.",
   unblocked: "Unblocked.",
+  list_deleted: "The list was deleted.",
 };
 
 /** What a one-button action refused (shown in an `.alert`, role="alert"). */
