@@ -102,6 +102,57 @@ test("the page shows the API's groups, each as a sentence", async (t) => {
   });
 });
 
+test("interactions waiting for approval: accepted, rejected", async (t) => {
+  await ok(instance, bob.token, "POST", `/api/v1/statuses/${guarded.id}/reblog`);
+  const pending = await ok(instance, ann.token, "GET", "/api/v1/interaction_requests");
+  const fave = pending.find((r: { type: string }) => r.type === "favourite");
+  const boost = pending.find((r: { type: string }) => r.type === "reblog");
+
+  await t.step("listed on the page, each with Accept and Reject", async () => {
+    const html = await session.get("/notifications").then((r) => r.text());
+    assert.ok(html.includes("Waiting for your approval"));
+    assert.ok(html.includes(`id="approval-${fave.id}"`));
+    assert.ok(html.includes(`formaction="/interaction_requests/${boost.id}/reject"`));
+    assert.ok(html.includes("wants to favourite"));
+  });
+
+  await t.step("accept without the script: the favourite counts", async () => {
+    const res = await session.post(`/interaction_requests/${fave.id}/authorize`, {
+      return_to: "/notifications",
+    });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/notifications");
+    const status = await ok(instance, ann.token, "GET", `/api/v1/statuses/${guarded.id}`);
+    assert.equal(status.favourites_count, 1);
+  });
+
+  await t.step("reject with the script: the row goes", async () => {
+    const res = await instance.request(`/interaction_requests/${boost.id}/reject`, {
+      method: "POST",
+      headers: {
+        cookie: session.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        "rookery-fragment": "1",
+      },
+      body: new URLSearchParams({ authenticity_token: session.token }),
+    });
+    assert.equal(
+      await res.text(),
+      `<div data-remove="approval-${boost.id}" data-announce="Rejected"></div>`,
+    );
+    assert.deepEqual(await ok(instance, ann.token, "GET", "/api/v1/interaction_requests"), []);
+  });
+
+  await t.step("a decided request: an alert, not a 500", async () => {
+    const res = await session.post(`/interaction_requests/${boost.id}/authorize`, {
+      return_to: "/notifications",
+    });
+    assert.equal(res.headers.get("location"), "/notifications?alert=not_found");
+    const html = await session.get("/notifications").then((r) => r.text());
+    assert.ok(!html.includes("Waiting for your approval"));
+  });
+});
+
 test("the Mentions tab shows mentions only", async () => {
   const html = await session.get("/notifications?types[]=mention").then((r) => r.text());
   const keys = groupKeys(html);

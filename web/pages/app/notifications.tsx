@@ -14,6 +14,7 @@ import type {
   GroupedNotificationsJson,
   NotificationGroupJson,
 } from "../../../api/entities/notification_group.ts";
+import type { InteractionRequestJson } from "../../../api/entities/interaction_request.ts";
 import type { AppViewer } from "./layout.tsx";
 import { StatusItem } from "./status.tsx";
 import { Pager, type PagerLinks } from "./pager.tsx";
@@ -152,7 +153,53 @@ export const NotificationGroupItem: FC<{
   );
 };
 
+/** What each kind of request asks, after the name. */
+const ASKS: Record<string, string> = {
+  favourite: "wants to favourite",
+  reply: "replied to",
+  reblog: "wants to boost",
+};
+
+/** The interactions with the viewer's posts that wait for their approval (issue 34). */
+export const Approvals: FC<{ requests: InteractionRequestJson[]; viewer: AppViewer }> = (
+  { requests, viewer },
+) => (
+  <section aria-labelledby="approvals">
+    <h2 id="approvals">Waiting for your approval</h2>
+    <ul class="approvals">
+      {requests.map((r) => (
+        <li id={`approval-${r.id}`}>
+          <p>
+            <a href={accountPath(r.account)} class="name">
+              {r.account.display_name || r.account.username}
+            </a>{" "}
+            {ASKS[r.type] ?? "interacted with"}{" "}
+            <a href={statusPath(r.status)}>{excerpt(r.status)}</a>
+            {r.reply ? <>: “{excerpt(r.reply)}”</> : null}
+          </p>
+          <form method="post" class="actions" data-enhance>
+            <CsrfField token={viewer.csrfToken} />
+            <input type="hidden" name="return_to" value="/notifications" />
+            <button type="submit" formaction={`/interaction_requests/${r.id}/authorize`}>
+              Accept
+            </button>
+            <button
+              type="submit"
+              class="secondary"
+              formaction={`/interaction_requests/${r.id}/reject`}
+            >
+              Reject
+            </button>
+          </form>
+        </li>
+      ))}
+    </ul>
+  </section>
+);
+
 export interface NotificationsPageProps {
+  /** Pending interaction requests, shown above the groups when there are any. */
+  approvals: InteractionRequestJson[];
   result: GroupedNotificationsJson;
   viewer: AppViewer;
   here: string;
@@ -162,7 +209,7 @@ export interface NotificationsPageProps {
 }
 
 export const NotificationsPage: FC<NotificationsPageProps> = (
-  { result, viewer, here, pager, mentions },
+  { approvals, result, viewer, here, pager, mentions },
 ) => {
   const accounts = new Map(result.accounts.map((a) => [a.id, a]));
   const statuses = new Map(result.statuses.map((s) => [s.id, s]));
@@ -178,6 +225,7 @@ export const NotificationsPage: FC<NotificationsPageProps> = (
         Opening this page marks your notifications as read.{" "}
         <a href="/notifications/clear">Clear all notifications</a>
       </p>
+      {approvals.length ? <Approvals requests={approvals} viewer={viewer} /> : null}
       {result.notification_groups.length === 0
         ? <p id="notifications">No notifications yet.</p>
         : (

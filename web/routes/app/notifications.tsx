@@ -10,6 +10,10 @@
  * - POST /notifications/:group_key/dismiss: 303 back, or with the fragment
  *   header the group's removal.
  * - GET /notifications/clear (confirmation), POST: every notification goes.
+ * - The interactions waiting for the viewer's approval (issue 34) are listed
+ *   on the first page of the All tab, each with Accept and Reject: POST
+ *   /interaction_requests/:id/authorize and /reject, the API's commands; 303
+ *   back, or with the fragment header the row's removal.
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
@@ -21,13 +25,16 @@ import { notificationsMarker } from "../../../db/queries/notifications.ts";
 import { MarkerConflictError, saveMarkers } from "../../../actors/timelines/markers.ts";
 import { clearNotifications, dismissGroup } from "../../../actors/notifications/dismiss.ts";
 import type { AppContext } from "../../../context.ts";
+import { readInteractionRequests } from "../../../api/reads/interaction_requests.ts";
+import { acceptRequest, rejectRequest } from "../../../actors/interactions/requests.ts";
+import { NotFoundError } from "../../../model/errors.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
 import { NotificationsPage } from "../../pages/app/notifications.tsx";
 import { ConfirmPage } from "../../pages/app/confirm.tsx";
 import { appPage, appReader, appSession, appViewer, sendAppPage } from "./session.tsx";
 import { hereWith, returnTo } from "./return_to.ts";
 import { pagerLinks } from "./paging.ts";
-import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
+import { redirectAfterPost, redirectWithAlert, sendFragment, wantsFragment } from "./fragments.ts";
 
 /** Moves the notifications marker forward to `newest` (never back; a conflict is left to the other writer). */
 async function markRead(ctx: AppContext, userId: string, newest: string): Promise<void> {
@@ -58,6 +65,9 @@ async function notificationsPage(c: Context<ApiEnv>): Promise<Response> {
   if (first && newest) await markRead(ctx, appSession(c).user.userId, newest);
   const types = p.types;
   const mentions = Array.isArray(types) && types.length === 1 && types[0] === "mention";
+  const approvals = first && types == null
+    ? (await readInteractionRequests(ctx, viewer.accountId, {})).items
+    : [];
   return await sendAppPage(
     c,
     <AppLayout
@@ -69,6 +79,7 @@ async function notificationsPage(c: Context<ApiEnv>): Promise<Response> {
       alert={c.req.query("alert")}
     >
       <NotificationsPage
+        approvals={approvals}
         result={read.result}
         viewer={viewer}
         here={hereWith(c.req.url)}
@@ -118,6 +129,25 @@ async function clearConfirmation(c: Context<ApiEnv>): Promise<Response> {
   );
 }
 
+/** Accepts or rejects an interaction request (a decided or foreign one: an alert). */
+function decideRequest(command: typeof acceptRequest, done: string) {
+  return async (c: Context<ApiEnv>): Promise<Response> => {
+    const id = c.req.param("id")!;
+    const p = await params(c);
+    const back = returnTo(p, "/notifications");
+    try {
+      await command(c.get("ctx"), appViewer(c).accountId, id);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      if (!wantsFragment(c)) return redirectWithAlert(c, back, "not_found");
+    }
+    if (wantsFragment(c)) {
+      return await sendFragment(c, <div data-remove={`approval-${id}`} data-announce={done}></div>);
+    }
+    return redirectAfterPost(c, back);
+  };
+}
+
 export function appNotificationRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get("/notifications", appPage(), notificationsPage);
@@ -127,5 +157,15 @@ export function appNotificationRoutes(): Hono<ApiEnv> {
     return redirectAfterPost(c, "/notifications", "cleared");
   });
   app.post("/notifications/:group_key/dismiss", appPage(), dismiss);
+  app.post(
+    "/interaction_requests/:id{[0-9]+}/authorize",
+    appPage(),
+    decideRequest(acceptRequest, "Accepted"),
+  );
+  app.post(
+    "/interaction_requests/:id{[0-9]+}/reject",
+    appPage(),
+    decideRequest(rejectRequest, "Rejected"),
+  );
   return app;
 }
