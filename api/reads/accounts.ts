@@ -2,7 +2,9 @@
  * What the account lists read (api/routes/follow_requests.ts answers it as
  * JSON; the web app's /follow_requests renders it).
  *
- * and list members (api/routes/lists.ts; the web app's list edit page).
+ * and list members (api/routes/lists.ts; the web app's list edit page), an
+ * account's followers and following (api/routes/accounts_lists.ts; the web
+ * app's /@acct/followers and /following).
  *
  * Decisions (kept from the routes): follow requests to the viewer, newest
  * first, paged by the request row's id (`max_id` next, `since_id` prev, as
@@ -22,6 +24,12 @@ import { type Account, loadAccountEntities } from "../entities/account.ts";
 import { accounts, followRequests } from "../../db/schema/mod.ts";
 import { pageWindow } from "../../db/queries/id_paging.ts";
 import { listMembersPage } from "../../db/queries/timelines.ts";
+import {
+  type FollowListKind,
+  isBlocking,
+  pageFollowList,
+  type ViewableAccount,
+} from "../../db/queries/accounts.ts";
 
 /** The accounts asking to follow `viewer`, a page. */
 export async function readFollowRequests(
@@ -70,6 +78,38 @@ export async function readListMembers(
     cursors: all ? null : pageCursors(items, (item) => item.cursor, {
       prevParam: "since_id",
       hasMore: items.length === limit,
+    }),
+    rows: items.length,
+  };
+}
+
+/**
+ * An account's followers or following as `viewerId` may see them, a page
+ * (Mastodon's controllers): empty when the account is suspended, hides its
+ * collections from someone else, or blocks the viewer; paged by the follow
+ * rows, `next` only for a full page, `since_id` prev.
+ */
+export async function readFollowList(
+  ctx: AppContext,
+  kind: FollowListKind,
+  account: Pick<ViewableAccount, "id" | "suspended" | "hideCollections">,
+  viewerId: string | null,
+  p: Params,
+): Promise<PageRead<Account>> {
+  const { database } = ctx;
+  const page = readPageParams(p, PAGE_SIZES.accounts);
+  const isOwner = viewerId === account.id;
+  const hidden = account.suspended || (account.hideCollections && !isOwner) ||
+    (viewerId != null && !isOwner && await isBlocking(database, account.id, viewerId));
+  if (hidden) return { items: [], cursors: null, rows: 0 };
+  const items = await pageFollowList(database, kind, account.id, viewerId, page);
+  return {
+    // Cursors come from the rows, so an account that vanished between the two
+    // queries costs its entity but never breaks the paging.
+    items: await loadAccountEntities(database.db, ctx.mediaUrls, items.map((i) => i.accountId)),
+    cursors: pageCursors(items, (item) => item.cursor, {
+      prevParam: "since_id",
+      hasMore: items.length === page.limit,
     }),
     rows: items.length,
   };
