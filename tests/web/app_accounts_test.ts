@@ -251,3 +251,26 @@ test("follow requests: accepted, rejected, and a stale one", async (t) => {
     assert.equal((await relationship(instance, max, lou.id)).following, false);
   });
 });
+
+test("followers and following pages: the API's lists", async () => {
+  const zed = await createUser(instance, "zed");
+  await ok(instance, zed.token, "POST", `/api/v1/accounts/${bob.id}/follow`);
+  await ok(instance, bob.token, "POST", `/api/v1/accounts/${zed.id}/follow`);
+  const profile = await session.get("/@bob").then((r) => r.text());
+  assert.ok(profile.includes('href="/@bob/followers"'));
+  for (const kind of ["followers", "following"]) {
+    const res = await session.get(`/@bob/${kind}`);
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    const shown = [...html.matchAll(/<span class="muted">@([^<]+)<\/span>/g)].map((m) => m[1]);
+    const api = await ok(instance, ann.token, "GET", `/api/v1/accounts/${bob.id}/${kind}`);
+    assert.deepEqual(shown, api.map((a: { acct: string }) => a.acct), kind);
+    assert.ok(shown.includes("zed"));
+  }
+  const unknown = await session.get("/@nobody/followers");
+  assert.equal(unknown.status, 404);
+  await unknown.body?.cancel();
+  const visitor = await instance.request("/@bob/followers", { redirect: "manual" });
+  assert.equal(visitor.status, 303);
+  await visitor.body?.cancel();
+});

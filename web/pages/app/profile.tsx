@@ -11,6 +11,7 @@ import type { Relationship } from "../../../api/entities/relationship.ts";
 import type { AppViewer } from "./layout.tsx";
 import { RelationshipBar } from "./relationship.tsx";
 import { emojifyHtml } from "../public/status_card.tsx";
+import { accountPath } from "../status/links.ts";
 
 export const ProfileHeader: FC<{
   account: Account;
@@ -35,10 +36,14 @@ export const ProfileHeader: FC<{
         {account.hide_collections ? null : (
           <>
             <li>
-              <strong>{account.following_count}</strong> following
+              <a href={`${accountPath(account)}/following`}>
+                <strong>{account.following_count}</strong> following
+              </a>
             </li>
             <li>
-              <strong>{account.followers_count}</strong> followers
+              <a href={`${accountPath(account)}/followers`}>
+                <strong>{account.followers_count}</strong> followers
+              </a>
             </li>
           </>
         )}

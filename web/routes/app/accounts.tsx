@@ -42,6 +42,9 @@ import { AppProfile, ProfileHeader } from "../../pages/app/profile.tsx";
 import { RelationshipBar } from "../../pages/app/relationship.tsx";
 import { ConfirmPage } from "../../pages/app/confirm.tsx";
 import { Timeline } from "../../pages/app/timeline.tsx";
+import { AccountRow } from "../../pages/app/accounts_list.tsx";
+import { Pager } from "../../pages/app/pager.tsx";
+import { readFollowList } from "../../../api/reads/accounts.ts";
 import { accountPath } from "../../pages/status/links.ts";
 import { refusalOf } from "../refusals.ts";
 import { appPage, appReader, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
@@ -87,15 +90,22 @@ async function profilePosts(ctx: AppContext, viewer: string, accountId: string, 
   return { page, read: { items, cursors: pageCursors(rows, (r) => r.id), rows: rows.length } };
 }
 
-async function profilePage(c: Context<ApiEnv>): Promise<Response> {
+/** The account of the `:handle` path (`@name` or `@name@domain`), as the viewer sees it. */
+async function accountOfHandle(c: Context<ApiEnv>, viewer: string) {
   const ctx = c.get("ctx");
   const handle = decodeURIComponent(c.req.param("handle")!);
   const parsed = handle.length <= MAX_ACCT_LENGTH ? parseAcct(handle, ctx.config.domain) : null;
   const found = parsed
     ? await findViewableAccountByHandle(ctx.database, parsed.username, parsed.domain)
     : null;
+  const account = found ? await viewableAccount(ctx, viewer, found.id) : null;
+  return { handle, found, account };
+}
+
+async function profilePage(c: Context<ApiEnv>): Promise<Response> {
+  const ctx = c.get("ctx");
   const { viewer } = await appReader(c);
-  const account = found ? await viewableAccount(ctx, viewer.accountId, found.id) : null;
+  const { handle, account } = await accountOfHandle(c, viewer.accountId);
   if (!account) return await profileNotFound(c, handle);
   const own = account.id === viewer.accountId;
   const [relationship] = own
@@ -158,6 +168,41 @@ async function profileNotFound(c: Context<ApiEnv>, handle: string): Promise<Resp
     </AppLayout>,
     404,
   );
+}
+
+/** GET /@acct/followers and /following: the API's list, as the viewer may see it. */
+function followListPage(kind: "followers" | "following") {
+  return async (c: Context<ApiEnv>): Promise<Response> => {
+    const ctx = c.get("ctx");
+    const viewer = appViewer(c);
+    const { handle, found, account } = await accountOfHandle(c, viewer.accountId);
+    if (!found || !account) return await profileNotFound(c, handle);
+    const p = await params(c);
+    const read = await readFollowList(ctx, kind, found, viewer.accountId, p);
+    const title = kind === "followers"
+      ? `Followers of @${account.acct}`
+      : `Followed by @${account.acct}`;
+    return await sendAppPage(
+      c,
+      <AppLayout title={title} instanceTitle={ctx.config.instance.title} viewer={viewer}>
+        <p>
+          <a href={accountPath(account)}>Back to the profile</a>
+        </p>
+        {read.items.length === 0 ? <p>Nobody to show.</p> : (
+          <ul class="accounts">
+            {read.items.map((a) => {
+              // Hono's precompiled JSX would print a `key` as an attribute.
+              // deno-lint-ignore jsx-key
+              return <AccountRow account={a} />;
+            })}
+          </ul>
+        )}
+        <Pager
+          links={pagerLinks(c, readPageParams(p, PAGE_SIZES.accounts), PAGE_SIZES.accounts, read)}
+        />
+      </AppLayout>,
+    );
+  };
 }
 
 /** The answer after a relationship command (see the module's comment). */
@@ -274,6 +319,8 @@ async function confirmation(c: Context<ApiEnv>, kind: "mute" | "block"): Promise
 export function appAccountRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get("/:handle{@[^/]+}", signedInBranch(profilePage));
+  app.get("/:handle{@[^/]+}/followers", appPage(), followListPage("followers"));
+  app.get("/:handle{@[^/]+}/following", appPage(), followListPage("following"));
 
   const on = "/accounts/:id{[0-9]+}";
   app.post(
