@@ -4,7 +4,8 @@
  *
  * and list members (api/routes/lists.ts; the web app's list edit page), an
  * account's followers and following (api/routes/accounts_lists.ts; the web
- * app's /@acct/followers and /following).
+ * app's /@acct/followers and /following), and who favourited or boosted a
+ * status (api/routes/interactions.ts; the web app's /statuses/:id/…_by).
  *
  * Decisions (kept from the routes): follow requests to the viewer, newest
  * first, paged by the request row's id (`max_id` next, `since_id` prev, as
@@ -24,6 +25,10 @@ import { type Account, loadAccountEntities } from "../entities/account.ts";
 import { accounts, followRequests } from "../../db/schema/mod.ts";
 import { pageWindow } from "../../db/queries/id_paging.ts";
 import { listMembersPage } from "../../db/queries/timelines.ts";
+import { type SQL, sql } from "drizzle-orm";
+import { PUBLIC_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
+import { listableAccount, visibleToViewer } from "../../db/queries/accounts.ts";
+import { newestFirst } from "../../db/queries/id_paging.ts";
 import {
   type FollowListKind,
   isBlocking,
@@ -108,6 +113,69 @@ export async function readFollowList(
     // queries costs its entity but never breaks the paging.
     items: await loadAccountEntities(database.db, ctx.mediaUrls, items.map((i) => i.accountId)),
     cursors: pageCursors(items, (item) => item.cursor, {
+      prevParam: "since_id",
+      hasMore: items.length === page.limit,
+    }),
+    rows: items.length,
+  };
+}
+
+/** Relation rows about a status that name accounts (favourites or boosts), aliased `r`. */
+interface RelationSource {
+  table: SQL;
+  /** The column of `r` naming the status. */
+  statusColumn: SQL;
+  /** More conditions on `r`. */
+  extra: SQL;
+}
+
+const FAVOURITED_BY: RelationSource = {
+  table: sql`favourites`,
+  statusColumn: sql`r.status_id`,
+  // A favourite waiting for approval is not shown (nor counted) yet.
+  extra: sql`NOT r.pending_approval`,
+};
+
+const REBLOGGED_BY: RelationSource = {
+  table: sql`statuses`,
+  statusColumn: sql`r.reblog_of_id`,
+  extra: sql`r.deleted_at IS NULL AND r.visibility IN ${PUBLIC_VISIBILITY_SQL}
+    AND NOT r.pending_approval`,
+};
+
+export type InteractionKind = "favourited_by" | "reblogged_by";
+
+/**
+ * The accounts that favourited (boosted) status `statusId`, which the
+ * caller checked `viewer` may see: newest first, paged by the favourite
+ * (boost) row, `since_id` prev, `next` only for a full page.
+ */
+export async function readInteractionAccounts(
+  ctx: AppContext,
+  kind: InteractionKind,
+  statusId: string,
+  viewer: string | null,
+  p: Params,
+): Promise<PageRead<Account>> {
+  const source = kind === "favourited_by" ? FAVOURITED_BY : REBLOGGED_BY;
+  const page = readPageParams(p, PAGE_SIZES.accounts);
+  const { database, mediaUrls } = ctx;
+  const window = pageWindow(sql`r.id`, page);
+  const found = await database.rows<{ cursor: string | number; account_id: string | number }>(
+    sql`SELECT r.id AS cursor, a.id AS account_id
+      FROM ${source.table} r JOIN accounts a ON a.id = r.account_id
+      WHERE ${source.statusColumn} = ${statusId}::bigint AND ${source.extra}
+        AND ${window.where ?? sql`TRUE`}
+        AND ${listableAccount()} AND ${visibleToViewer(viewer, { mutes: true })}
+      ORDER BY ${window.order} LIMIT ${page.limit}`,
+  );
+  const items = newestFirst(
+    found.map((r) => ({ cursor: String(r.cursor), accountId: String(r.account_id) })),
+    window.reverse,
+  );
+  return {
+    items: await loadAccountEntities(database.db, mediaUrls, items.map((i) => i.accountId)),
+    cursors: pageCursors(items, (i) => i.cursor, {
       prevParam: "since_id",
       hasMore: items.length === page.limit,
     }),

@@ -273,3 +273,22 @@ test("the bookmarks and favourites pages: the API's posts, its order and cursors
     assert.ok(html.includes("You have not bookmarked any post yet."));
   });
 });
+
+test("who favourited and boosted a post: the API's lists", async () => {
+  const liked = await postStatus(instance, bob.token, "Liked and boosted");
+  await session.post(`/statuses/${liked.id}/favourite`, { return_to: "/" });
+  await session.post(`/statuses/${liked.id}/reblog`, { return_to: "/" });
+  for (const kind of ["favourited_by", "reblogged_by"]) {
+    const res = await session.get(`/statuses/${liked.id}/${kind}`);
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    const shown = [...html.matchAll(/<span class="muted">@([^<]+)<\/span>/g)].map((m) => m[1]);
+    const api = await ok(instance, ann.token, "GET", `/api/v1/statuses/${liked.id}/${kind}`);
+    assert.deepEqual(shown, api.map((a: { acct: string }) => a.acct));
+    assert.deepEqual(shown, ["ann"]);
+  }
+  const hidden = await postStatus(instance, bob.token, "Not for Ann", { visibility: "direct" });
+  const res = await session.get(`/statuses/${hidden.id}/favourited_by`);
+  assert.equal(res.status, 404);
+  await res.body?.cancel();
+});

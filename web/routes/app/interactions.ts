@@ -5,7 +5,10 @@
  *   unbookmark,mute,unmute,pin,unpin}: the same commands as the API's
  *   POST /api/v1/statuses/:id/… (unreblog counted in the status-deletion
  *   bucket too, as DELETE-like writes are);
- * - POST /polls/:id/votes (`choices[]`), read by the API's reader.
+ * - POST /polls/:id/votes (`choices[]`), read by the API's reader;
+ * - GET /statuses/:id/favourited_by and /reblogged_by: who did, the API's
+ *   read (a post the viewer may not see is a 404 page), in
+ *   interaction_lists.tsx.
  * Without the fragment header: 303 back to `return_to` (the page, at the
  * post's anchor), or with `?alert=<key>` when the command refused. With it:
  * the post's article as it now is, replacing the one on the page (the
@@ -34,6 +37,7 @@ import { html } from "hono/html";
 import { StatusItem } from "../../pages/app/status.tsx";
 import { type Refusal, refusalOf } from "../refusals.ts";
 import { appPage, appReader } from "./session.tsx";
+import { appInteractionListRoutes } from "./interaction_lists.tsx";
 import { returnTo } from "./return_to.ts";
 import { redirectAfterPost, redirectWithAlert, sendFragment, wantsFragment } from "./fragments.ts";
 
@@ -145,6 +149,8 @@ export function appInteractionRoutes(): Hono<ApiEnv> {
       return await answerAction(c, id, () => command(ctx, me, id));
     });
   }
+
+  app.route("/", appInteractionListRoutes());
 
   app.post("/polls/:id{[0-9]+}/votes", appPage(), async (c) => {
     const pollId = pathId(c)!;
