@@ -267,6 +267,26 @@ test("the bookmarks and favourites pages: the API's posts, its order and cursors
     });
   }
 
+  await t.step("unbookmarked on /bookmarks with the script: the article goes", async () => {
+    const res = await instance.request(`/statuses/${saved[21].id}/unbookmark`, {
+      method: "POST",
+      headers: {
+        cookie: session.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        "rookery-fragment": "1",
+      },
+      body: new URLSearchParams({
+        authenticity_token: session.token,
+        return_to: `/bookmarks#status-${saved[21].id}`,
+      }),
+    });
+    assert.equal(
+      await res.text(),
+      `<div data-remove="status-${saved[21].id}" data-announce="Removed from this page"></div>`,
+    );
+    assert.equal((await apiStatus(saved[21].id)).bookmarked, false);
+  });
+
   await t.step("empty for someone who saved nothing", async () => {
     const other = await signInOverHttp(instance, "bob", "/");
     const html = await other.get("/bookmarks").then((r) => r.text());

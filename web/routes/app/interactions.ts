@@ -77,16 +77,21 @@ function refusalOfAction(error: unknown): { refusal: Refusal; reasons: string[] 
   return refusal ? { refusal, reasons: [] } : null;
 }
 
+/** The page a post leaves when taken back there (unbookmarked on /bookmarks…). */
+const LEAVES: Record<string, string> = { unbookmark: "/bookmarks", unfavourite: "/favourites" };
+
 /**
  * The fragment after an action: the article the form was in, as it now
  * is. The `return_to` anchor names it (`#status-<row id>`); without one, the
- * acted-on post's own article.
+ * acted-on post's own article. On the page the post leaves (`leaves`), its
+ * removal.
  */
 async function articleFragment(
   c: Context<ApiEnv>,
   p: Params,
   statusId: string,
   refusal?: Refusal,
+  leaves?: string,
 ): Promise<Response> {
   const back = returnTo(p, "/");
   const hash = back.indexOf("#");
@@ -94,8 +99,9 @@ async function articleFragment(
   const here = hash < 0 ? back : back.slice(0, hash);
   const rowId = /^status-(\d+)$/.exec(anchor)?.[1] ?? statusId;
   const { viewer } = await appReader(c);
-  const read = await readStatus(c.get("ctx"), viewer, rowId);
-  const announce = refusal?.message;
+  const gone = !refusal && leaves != null && here.split("?")[0] === leaves;
+  const read = gone ? null : await readStatus(c.get("ctx"), viewer, rowId);
+  const announce = refusal?.message ?? (gone ? "Removed from this page" : undefined);
   const status = refusal?.status ?? 200;
   if (!read) {
     // hono's html escapes what it interpolates.
@@ -114,6 +120,7 @@ async function answerAction(
   c: Context<ApiEnv>,
   statusId: string,
   run: (p: Params) => Promise<unknown>,
+  leaves?: string,
 ): Promise<Response> {
   const p = await params(c);
   const back = returnTo(p, "/");
@@ -125,7 +132,7 @@ async function answerAction(
     if (wantsFragment(c)) return await articleFragment(c, p, statusId, refused.refusal);
     return redirectWithAlert(c, back, alertKey(refused.refusal, refused.reasons));
   }
-  if (wantsFragment(c)) return await articleFragment(c, p, statusId);
+  if (wantsFragment(c)) return await articleFragment(c, p, statusId, undefined, leaves);
   return redirectAfterPost(c, back);
 }
 
@@ -146,7 +153,7 @@ export function appInteractionRoutes(): Hono<ApiEnv> {
       const id = pathId(c)!;
       const ctx = c.get("ctx");
       const me = c.get("appSession")!.user.accountId;
-      return await answerAction(c, id, () => command(ctx, me, id));
+      return await answerAction(c, id, () => command(ctx, me, id), LEAVES[action]);
     });
   }
 
