@@ -25,7 +25,7 @@ import {
 import { NotFoundError } from "../../../model/errors.ts";
 import { AppLayout, type AppNavKey, type AppViewer } from "../../pages/app/layout.tsx";
 import { FeedItems, Timeline } from "../../pages/app/timeline.tsx";
-import { Composer } from "../../pages/app/composer.tsx";
+import { Composer, composerLimits } from "../../pages/app/composer.tsx";
 import { appPage, appReader, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { signedInBranch } from "./branch.ts";
 import { hereWith } from "./return_to.ts";
@@ -129,7 +129,14 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         current: "home",
         label: "Home timeline",
         empty: <HomeEmpty />,
-        top: <Composer viewer={viewer} defaults={defaults} returnTo="/" />,
+        top: (
+          <Composer
+            viewer={viewer}
+            defaults={defaults}
+            returnTo="/"
+            limits={composerLimits(c.get("ctx").config.limits)}
+          />
+        ),
       }, viewer);
     }),
   );
