@@ -16,7 +16,7 @@
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
 import { type Params, params } from "../../../api/params.ts";
-import { PAGE_SIZES, pageCursors, readPageParams } from "../../../api/pagination.ts";
+import { PAGE_SIZES, readPageParams } from "../../../api/pagination.ts";
 import { parseAcct } from "../../../api/routes/accounts.ts";
 import {
   readFollowOptions,
@@ -26,13 +26,12 @@ import {
 import { loadAccountEntitiesFor } from "../../../api/entities/feature_approval.ts";
 import type { Account } from "../../../api/entities/account.ts";
 import { loadRelationships } from "../../../api/entities/relationship.ts";
-import { serializeStatuses } from "../../../api/entities/status.ts";
 import { isId } from "../../../db/ids.ts";
 import {
   filterViewableAccountIds,
   findViewableAccountByHandle,
 } from "../../../db/queries/accounts.ts";
-import { accountStatuses } from "../../../db/queries/timelines.ts";
+import { readAccountStatuses } from "../../../api/reads/account_statuses.ts";
 import { follow, unfollow } from "../../../actors/relationships/follows.ts";
 import { block, unblock } from "../../../actors/relationships/blocks.ts";
 import { mute, unmute } from "../../../actors/relationships/mutes.ts";
@@ -71,23 +70,19 @@ async function viewableAccount(
 }
 
 /**
- * The account's posts as `viewer` may see them, replies left out: the query
- * and serializer of GET /api/v1/accounts/:id/statuses. (Engineer A's
- * `readAccountStatuses` in api/reads/ replaces this call when it lands.)
+ * The account's posts as `viewer` may see them, replies to others left out
+ * (Mastodon's Posts tab): GET /api/v1/accounts/:id/statuses' read with
+ * `exclude_replies`.
  */
-async function profilePosts(ctx: AppContext, viewer: string, accountId: string, p: Params) {
-  const page = readPageParams(p, PAGE_SIZES.statuses);
-  const rows = await accountStatuses(ctx.database.db, accountId, viewer, {
-    onlyMedia: false,
-    excludeReplies: true,
-    excludeReblogs: false,
-    excludeDirect: false,
-    pinned: false,
-  }, page);
-  const items = await serializeStatuses(ctx, rows, { accountId: viewer }, undefined, {
-    context: "account",
-  });
-  return { page, read: { items, cursors: pageCursors(rows, (r) => r.id), rows: rows.length } };
+async function profilePosts(ctx: AppContext, viewer: string, account: Account, p: Params) {
+  const query = { ...p, exclude_replies: "true" };
+  const read = await readAccountStatuses(
+    ctx,
+    { id: account.id, suspended: !!account.suspended },
+    { accountId: viewer },
+    query,
+  );
+  return { page: readPageParams(query, PAGE_SIZES.statuses), read };
 }
 
 /** The account of the `:handle` path (`@name` or `@name@domain`), as the viewer sees it. */
@@ -113,7 +108,7 @@ async function profilePage(c: Context<ApiEnv>): Promise<Response> {
     : await loadRelationships(ctx.database.db, viewer.accountId, [account.id]);
   const p = await params(c);
   const here = hereWith(c.req.url);
-  const posts = account.suspended ? null : await profilePosts(ctx, viewer.accountId, account.id, p);
+  const posts = account.suspended ? null : await profilePosts(ctx, viewer.accountId, account, p);
   return await sendAppPage(
     c,
     <AppLayout
