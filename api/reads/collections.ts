@@ -1,7 +1,7 @@
 /**
- * What the signed-in user's favourites and bookmarks read
- * (api/routes/favourites_bookmarks.ts answers it as JSON; the web app's
- * /favourites and /bookmarks render it).
+ * What the signed-in user's favourites and bookmarks, and conversations, read
+ * (api/routes/favourites_bookmarks.ts and conversations.ts answer it as
+ * JSON; the web app's /favourites, /bookmarks and /conversations render it).
  *
  * Decisions (kept from the route): newest favourite (bookmark) first, paged
  * by the favourite (bookmark) row id, which clients only see in the `Link`
@@ -16,6 +16,9 @@ import { serializeStatuses, type StatusJson } from "../entities/status.ts";
 import { bookmarks, favourites, statuses } from "../../db/schema/mod.ts";
 import { visibleStatusFilter } from "../../db/queries/visibility.ts";
 import { pageWindow } from "../../db/queries/id_paging.ts";
+import { conversationsPage } from "../../db/queries/timelines.ts";
+import { type ConversationJson, serializeConversations } from "../entities/conversation.ts";
+import { PAGE_SIZES } from "../pagination.ts";
 
 export type SavedTable = typeof favourites | typeof bookmarks;
 
@@ -58,4 +61,19 @@ export async function readBookmarks(
   size: PageSize,
 ): Promise<PageRead<StatusJson>> {
   return await readSaved(ctx, viewer, p, bookmarks, size);
+}
+
+/** The viewer's conversations by latest status, a page (cursors are status ids). */
+export async function readConversations(
+  ctx: AppContext,
+  viewer: string,
+  p: Params,
+): Promise<PageRead<ConversationJson>> {
+  const page = readPageParams(p, PAGE_SIZES.conversations);
+  const rows = await conversationsPage(ctx.database.db, viewer, page);
+  return {
+    items: await serializeConversations(ctx, rows, viewer),
+    cursors: pageCursors(rows, (row) => row.lastStatusId!),
+    rows: rows.length,
+  };
 }

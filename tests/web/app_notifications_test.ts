@@ -226,3 +226,56 @@ test("dismiss one group, then clear them all", async (t) => {
     assert.match(res.headers.get("location")!, /^\/auth\/sign_in\?redirect_to=/);
   });
 });
+
+test("conversations: listed as the API lists them, read, unread, deleted", async (t) => {
+  // A private mention from someone not followed is filtered by the default policy.
+  await ok(instance, ann.token, "POST", `/api/v1/accounts/${bob.id}/follow`);
+  await postStatus(instance, bob.token, "@ann a private word", { visibility: "direct" });
+  const [conversation] = await ok(instance, ann.token, "GET", "/api/v1/conversations");
+  const id = conversation.id;
+  const html = await session.get("/conversations").then((r) => r.text());
+
+  await t.step("the page shows it, unread", () => {
+    assert.ok(html.includes(`id="conversation-${id}"`));
+    assert.ok(html.includes("a private word"));
+    assert.ok(html.includes(`formaction="/conversations/${id}/read"`));
+    assert.equal(conversation.unread, true);
+  });
+
+  await t.step("mark as read, then unread with the script", async () => {
+    const res = await session.post(`/conversations/${id}/read`, { return_to: "/conversations" });
+    assert.equal(res.headers.get("location"), "/conversations");
+    const [read] = await ok(instance, ann.token, "GET", "/api/v1/conversations");
+    assert.equal(read.unread, false);
+    const fragment = await instance.request(`/conversations/${id}/unread`, {
+      method: "POST",
+      headers: {
+        cookie: session.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        "rookery-fragment": "1",
+      },
+      body: new URLSearchParams({ authenticity_token: session.token }),
+    });
+    const row = await fragment.text();
+    assert.match(
+      row,
+      new RegExp(`^<li class="conversation" id="conversation-${id}" data-replace=`),
+    );
+    assert.ok(row.includes(`formaction="/conversations/${id}/read"`));
+  });
+
+  await t.step("someone else's, or a missing one: an alert", async () => {
+    const res = await session.post("/conversations/123456789/read", {
+      return_to: "/conversations",
+    });
+    assert.equal(res.headers.get("location"), "/conversations?alert=not_found");
+  });
+
+  await t.step("delete", async () => {
+    const res = await session.post(`/conversations/${id}/delete`, { return_to: "/conversations" });
+    assert.equal(res.status, 303);
+    assert.deepEqual(await ok(instance, ann.token, "GET", "/api/v1/conversations"), []);
+    const empty = await session.get("/conversations").then((r) => r.text());
+    assert.ok(empty.includes("No private conversations yet."));
+  });
+});

@@ -10,7 +10,7 @@ export const NOTIFICATIONS = `
 .status-actions details.more{display:inline-block}
 .status-actions details.more>div{display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:.35rem 0}
 .notifications,.approvals,.accounts,.lists,.tags{list-style:none;padding:0;margin:0}
-.notification,.approvals li{border-bottom:1px solid var(--border);padding:.75rem 0}
+.notification,.conversation,.approvals li{border-bottom:1px solid var(--border);padding:.75rem 0}
 .notification .sentence{margin:0 0 .4rem}
 .notification .subject{margin:0 0 .4rem;color:var(--muted)}
 .notification form{margin:.25rem 0 0}
