@@ -1,7 +1,8 @@
 /**
  * What the signed-in user's favourites and bookmarks, and conversations, read
  * (api/routes/favourites_bookmarks.ts and conversations.ts answer it as
- * JSON; the web app's /favourites, /bookmarks and /conversations render it).
+ * JSON; the web app's /favourites, /bookmarks and /conversations render it),
+ * and the followed hashtags (api/routes/tags.ts; /followed_tags).
  *
  * Decisions (kept from the route): newest favourite (bookmark) first, paged
  * by the favourite (bookmark) row id, which clients only see in the `Link`
@@ -19,6 +20,8 @@ import { pageWindow } from "../../db/queries/id_paging.ts";
 import { conversationsPage } from "../../db/queries/timelines.ts";
 import { type ConversationJson, serializeConversations } from "../entities/conversation.ts";
 import { PAGE_SIZES } from "../pagination.ts";
+import { serializeTags, type TagJson } from "../entities/tag.ts";
+import { tagFollows, tags } from "../../db/schema/mod.ts";
 
 export type SavedTable = typeof favourites | typeof bookmarks;
 
@@ -74,6 +77,35 @@ export async function readConversations(
   return {
     items: await serializeConversations(ctx, rows, viewer),
     cursors: pageCursors(rows, (row) => row.lastStatusId!),
+    rows: rows.length,
+  };
+}
+
+/** The hashtags the viewer follows, newest follow first, paged by the follow row (`since_id` prev). */
+export async function readFollowedTags(
+  ctx: AppContext,
+  viewer: string,
+  p: Params,
+): Promise<PageRead<TagJson>> {
+  const page = readPageParams(p, PAGE_SIZES.followedTags);
+  const { database, config } = ctx;
+  const window = pageWindow(tagFollows.id, page);
+  const rows = await database.db.select({ id: tagFollows.id, tagId: tags.id, name: tags.name })
+    .from(tagFollows).innerJoin(tags, eq(tags.id, tagFollows.tagId))
+    .where(and(eq(tagFollows.accountId, viewer), window.where))
+    .orderBy(window.order).limit(page.limit);
+  if (window.reverse) rows.reverse();
+  return {
+    items: await serializeTags(
+      database,
+      config.origin,
+      rows.map((r) => ({ id: r.tagId, name: r.name })),
+      { accountId: viewer },
+    ),
+    cursors: pageCursors(rows, (r) => r.id, {
+      prevParam: "since_id",
+      hasMore: rows.length >= page.limit,
+    }),
     rows: rows.length,
   };
 }

@@ -131,3 +131,37 @@ test("someone else's list is not found, and the form token is required", async (
   assert.equal(forged.status, 403);
   await forged.body?.cancel();
 });
+
+test("followed hashtags: follow, listed, unfollow", async (t) => {
+  const followed = async () =>
+    (await ok(instance, ann.token, "GET", "/api/v1/followed_tags")).map((
+      tag: { name: string },
+    ) => tag.name);
+
+  await t.step("follow: back to the tag's page", async () => {
+    const res = await session.post("/tags/sailing/follow");
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/tags/sailing");
+    assert.deepEqual(await followed(), ["sailing"]);
+  });
+
+  await t.step("the page lists the API's tags, each with Unfollow", async () => {
+    await session.post("/tags/knitting/follow");
+    const html = await session.get("/followed_tags").then((r) => r.text());
+    const shown = [...html.matchAll(/<li id="tag-([^"]+)">/g)].map((m) => m[1]);
+    assert.deepEqual(shown, await followed());
+    assert.ok(html.includes('action="/tags/sailing/unfollow"'));
+  });
+
+  await t.step("unfollow from the page", async () => {
+    const res = await session.post("/tags/sailing/unfollow", { return_to: "/followed_tags" });
+    assert.equal(res.headers.get("location"), "/followed_tags");
+    assert.deepEqual(await followed(), ["knitting"]);
+  });
+
+  await t.step("a name that cannot be a hashtag: an alert, not a 500", async () => {
+    const res = await session.post("/tags/not%20a%20tag/follow", { return_to: "/followed_tags" });
+    assert.equal(res.status, 303);
+    assert.match(res.headers.get("location")!, /^\/followed_tags\?alert=/);
+  });
+});
