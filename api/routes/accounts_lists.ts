@@ -21,7 +21,7 @@ import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
 import { readStringArray } from "../readers.ts";
-import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { PAGE_SIZES, readPageParams, setLinkHeader, setPaginationHeaders } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { type Account, loadAccountEntities } from "../entities/account.ts";
 import { featuredTagEntity } from "../entities/featured_tag.ts";
@@ -31,11 +31,10 @@ import {
   familiarFollowers,
   featuredTagsOf,
   type FollowListKind,
-  isBlocking,
   pageEndorsedAccounts,
-  pageFollowList,
 } from "../../db/queries/accounts.ts";
 import { accountFromPath, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
+import { readFollowList } from "../reads/accounts.ts";
 
 /** The cap on `id[]` for familiar followers, as for the multiple-accounts route. */
 const MAX_FAMILIAR_IDS = 40;
@@ -60,16 +59,16 @@ async function respondWithPage(
 /** The handler for followers or following. */
 function followList(kind: FollowListKind) {
   return async (c: Context<ApiEnv>) => {
-    const { database } = c.get("ctx");
     const account = await accountFromPath(c);
-    const viewerId = viewerAccountId(c);
-    const page = readPageParams(await params(c), PAGE_SIZES.accounts);
-    const isOwner = viewerId === account.id;
-    const hidden = account.suspended || (account.hideCollections && !isOwner) ||
-      (viewerId != null && !isOwner && await isBlocking(database, account.id, viewerId));
-    if (hidden) return c.json([]);
-    const items = await pageFollowList(database, kind, account.id, viewerId, page);
-    return await respondWithPage(c, items, page.limit);
+    const read = await readFollowList(
+      c.get("ctx"),
+      kind,
+      account,
+      viewerAccountId(c),
+      await params(c),
+    );
+    setLinkHeader(c, read.cursors);
+    return c.json(read.items);
   };
 }
 

@@ -12,11 +12,11 @@ import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
-import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { setLinkHeader } from "../pagination.ts";
+import { readConversations } from "../reads/collections.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeConversations } from "../entities/conversation.ts";
 import { isId } from "../../db/ids.ts";
-import { conversationsPage } from "../../db/queries/timelines.ts";
 import {
   markConversationRead,
   markConversationUnread,
@@ -47,12 +47,9 @@ export function conversationRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get("/api/v1/conversations", requireUser("read:statuses"), async (c) => {
-    const ctx = c.get("ctx");
-    const me = viewerAccountId(c)!;
-    const page = readPageParams(await params(c), PAGE_SIZES.conversations);
-    const rows = await conversationsPage(ctx.database.db, me, page);
-    setPaginationHeaders(c, rows, (row) => row.lastStatusId!);
-    return c.json(await serializeConversations(ctx, rows, me));
+    const read = await readConversations(c.get("ctx"), viewerAccountId(c)!, await params(c));
+    setLinkHeader(c, read.cursors);
+    return c.json(read.items);
   });
 
   for (

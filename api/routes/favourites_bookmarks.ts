@@ -11,32 +11,19 @@
  * only when the page came back full.
  */
 import { type Context, Hono } from "hono";
-import { and, eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { params } from "../params.ts";
-import { PAGE_SIZES, type PageSize, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { PAGE_SIZES, type PageSize, setLinkHeader } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { serializeStatuses } from "../entities/status.ts";
-import { bookmarks, favourites, statuses } from "../../db/schema/mod.ts";
-import { visibleStatusFilter } from "../../db/queries/visibility.ts";
-import { pageWindow } from "../../db/queries/id_paging.ts";
+import { readBookmarks, readFavourites } from "../reads/collections.ts";
 
-type SavedTable = typeof favourites | typeof bookmarks;
+type SavedRead = typeof readFavourites;
 
 /** One page of the statuses behind the user's favourites or bookmarks. */
-async function savedPage(c: Context<ApiEnv>, table: SavedTable, size: PageSize) {
-  const viewer = c.get("user")!.accountId;
-  const page = readPageParams(await params(c), size);
-  const ctx = c.get("ctx");
-  const window = pageWindow(table.id, page);
-  const rows = await ctx.database.db.select({ cursor: table.id, status: statuses })
-    .from(table)
-    .innerJoin(statuses, eq(statuses.id, table.statusId))
-    .where(and(eq(table.accountId, viewer), window.where, visibleStatusFilter(viewer)))
-    .orderBy(window.order).limit(page.limit);
-  if (window.reverse) rows.reverse();
-  setPaginationHeaders(c, rows, (r) => r.cursor, { hasMore: rows.length === page.limit });
-  return c.json(await serializeStatuses(ctx, rows.map((r) => r.status), { accountId: viewer }));
+async function savedPage(c: Context<ApiEnv>, read: SavedRead, size: PageSize) {
+  const page = await read(c.get("ctx"), c.get("user")!.accountId, await params(c), size);
+  setLinkHeader(c, page.cursors);
+  return c.json(page.items);
 }
 
 /** The favourites and bookmarks lists, mounted at the root of the app. */
@@ -45,12 +32,12 @@ export function favouriteAndBookmarkRoutes(): Hono<ApiEnv> {
   app.get(
     "/api/v1/favourites",
     requireUser("read:favourites"),
-    (c) => savedPage(c, favourites, PAGE_SIZES.favourites),
+    (c) => savedPage(c, readFavourites, PAGE_SIZES.favourites),
   );
   app.get(
     "/api/v1/bookmarks",
     requireUser("read:bookmarks"),
-    (c) => savedPage(c, bookmarks, PAGE_SIZES.bookmarks),
+    (c) => savedPage(c, readBookmarks, PAGE_SIZES.bookmarks),
   );
   return app;
 }

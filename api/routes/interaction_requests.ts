@@ -15,28 +15,15 @@ import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
-import { readBoolean, readString } from "../readers.ts";
-import { PAGE_SIZES, readPageParams } from "../pagination.ts";
+import { setLinkHeader } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { linkRelationPage } from "../relation_pagination.ts";
-import { newestFirst, pageWindow } from "../../db/queries/id_paging.ts";
+import { readInteractionRequests } from "../reads/interaction_requests.ts";
 import { serializeInteractionRequests } from "../entities/interaction_request.ts";
 import { isId } from "../../db/ids.ts";
-import { interactionRequests } from "../../db/schema/mod.ts";
-import {
-  type InteractionRequestRow,
-  ownRequest,
-  pendingRequestsPage,
-} from "../../db/queries/interaction_requests.ts";
+import { type InteractionRequestRow, ownRequest } from "../../db/queries/interaction_requests.ts";
 import { acceptRequest, rejectRequest } from "../../actors/interactions/requests.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { NOT_FOUND } from "./accounts_access.ts";
-
-/** The filters of the list: which parameter keeps which request type. */
-const TYPE_FILTERS = [["favourites", "favourite"], ["replies", "reply"], [
-  "reblogs",
-  "reblog",
-]] as const;
 
 function me(c: Context<ApiEnv>): string {
   return c.get("user")!.accountId;
@@ -75,27 +62,9 @@ export function interactionRequestRoutes(): Hono<ApiEnv> {
   const write = requireUser("write:statuses");
 
   app.get("/api/v1/interaction_requests", read, async (c) => {
-    const p = await params(c);
-    const types = TYPE_FILTERS.filter(([key]) => readBoolean(p, key) ?? true).map(([, type]) =>
-      type
-    );
-    if (types.length === 0) {
-      throw new ApiError(400, "At least one of favourites, replies or reblogs must be true");
-    }
-    const statusId = readString(p, "status_id") || undefined;
-    if (statusId && !isId(statusId)) return c.json([]);
-    const page = readPageParams(p, PAGE_SIZES.notifications);
-    const window = pageWindow(interactionRequests.id, page);
-    const rows = await pendingRequestsPage(
-      c.get("ctx").database.db,
-      me(c),
-      { statusId, types },
-      window,
-      page.limit,
-    );
-    newestFirst(rows, window.reverse);
-    linkRelationPage(c, rows, page.limit);
-    return c.json(await serializeInteractionRequests(c.get("ctx"), rows, me(c)));
+    const read = await readInteractionRequests(c.get("ctx"), me(c), await params(c));
+    setLinkHeader(c, read.cursors);
+    return c.json(read.items);
   });
 
   app.get("/api/v1/interaction_requests/:id", read, async (c) => {

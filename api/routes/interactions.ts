@@ -25,24 +25,22 @@
  *   `since_id`, as Mastodon.
  */
 import { type Context, Hono } from "hono";
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
 import { readString } from "../readers.ts";
-import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { PAGE_SIZES, readPageParams, setLinkHeader, setPaginationHeaders } from "../pagination.ts";
+import { type InteractionKind, readInteractionAccounts } from "../reads/accounts.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { loadAccountEntities } from "../entities/account.ts";
 import { serializeStatus, serializeStatuses, type StatusRow } from "../entities/status.ts";
 import { isId } from "../../db/ids.ts";
 import { quotes, statuses } from "../../db/schema/mod.ts";
 import {
   canSeeStatus,
   findVisibleStatus,
-  PUBLIC_VISIBILITY_SQL,
   visibleStatusFilter,
 } from "../../db/queries/visibility.ts";
-import { listableAccount, visibleToViewer } from "../../db/queries/accounts.ts";
 import { favourite, unfavourite } from "../../actors/interactions/favourites.ts";
 import { reblog, unreblog } from "../../actors/interactions/reblogs.ts";
 import { bookmark, unbookmark } from "../../actors/interactions/bookmarks.ts";
@@ -54,7 +52,7 @@ import { pin, unpin } from "../../actors/interactions/pins.ts";
 import { revokeQuote } from "../../actors/interactions/quotes.ts";
 import { relationshipError } from "./relationships.ts";
 import { NOT_FOUND, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
-import { newestFirst, pageWindow } from "../../db/queries/id_paging.ts";
+import { pageWindow } from "../../db/queries/id_paging.ts";
 
 /** The signed-in account (the scope middleware guarantees a user). */
 function me(c: Context<ApiEnv>): string {
@@ -96,53 +94,19 @@ async function statusFromPath(c: Context<ApiEnv>, viewer: string | null): Promis
   return row;
 }
 
-/** Relation rows about a status that name accounts (favourites or boosts), aliased `r`. */
-interface RelationSource {
-  table: SQL;
-  /** The column of `r` naming the status. */
-  statusColumn: SQL;
-  /** More conditions on `r`. */
-  extra: SQL;
-}
-
-const FAVOURITED_BY: RelationSource = {
-  table: sql`favourites`,
-  statusColumn: sql`r.status_id`,
-  // A favourite waiting for approval is not shown (nor counted) yet.
-  extra: sql`NOT r.pending_approval`,
-};
-
-const REBLOGGED_BY: RelationSource = {
-  table: sql`statuses`,
-  statusColumn: sql`r.reblog_of_id`,
-  extra: sql`r.deleted_at IS NULL AND r.visibility IN ${PUBLIC_VISIBILITY_SQL}
-    AND NOT r.pending_approval`,
-};
-
-/** One page of the accounts behind a status's relation rows, newest row first. */
-async function accountPage(c: Context<ApiEnv>, source: RelationSource): Promise<Response> {
+/** One page of the accounts that favourited or boosted the path's status, newest first. */
+async function accountPage(c: Context<ApiEnv>, kind: InteractionKind): Promise<Response> {
   const viewer = viewerAccountId(c);
   const status = await statusFromPath(c, viewer);
-  const page = readPageParams(await params(c), PAGE_SIZES.accounts);
-  const { database, mediaUrls } = c.get("ctx");
-  const window = pageWindow(sql`r.id`, page);
-  const found = await database.rows<{ cursor: string | number; account_id: string | number }>(
-    sql`SELECT r.id AS cursor, a.id AS account_id
-      FROM ${source.table} r JOIN accounts a ON a.id = r.account_id
-      WHERE ${source.statusColumn} = ${status.id}::bigint AND ${source.extra}
-        AND ${window.where ?? sql`TRUE`}
-        AND ${listableAccount()} AND ${visibleToViewer(viewer, { mutes: true })}
-      ORDER BY ${window.order} LIMIT ${page.limit}`,
+  const read = await readInteractionAccounts(
+    c.get("ctx"),
+    kind,
+    status.id,
+    viewer,
+    await params(c),
   );
-  const items = newestFirst(
-    found.map((r) => ({ cursor: String(r.cursor), accountId: String(r.account_id) })),
-    window.reverse,
-  );
-  setPaginationHeaders(c, items, (i) => i.cursor, {
-    prevParam: "since_id",
-    hasMore: items.length === page.limit,
-  });
-  return c.json(await loadAccountEntities(database.db, mediaUrls, items.map((i) => i.accountId)));
+  setLinkHeader(c, read.cursors);
+  return c.json(read.items);
 }
 
 /** The interaction routes, mounted at the root of the app. */
@@ -192,8 +156,12 @@ export function interactionRoutes(): Hono<ApiEnv> {
   });
 
   const readAccounts = scopesIfToken("read:accounts");
-  app.get("/api/v1/statuses/:id/favourited_by", readAccounts, (c) => accountPage(c, FAVOURITED_BY));
-  app.get("/api/v1/statuses/:id/reblogged_by", readAccounts, (c) => accountPage(c, REBLOGGED_BY));
+  app.get(
+    "/api/v1/statuses/:id/favourited_by",
+    readAccounts,
+    (c) => accountPage(c, "favourited_by"),
+  );
+  app.get("/api/v1/statuses/:id/reblogged_by", readAccounts, (c) => accountPage(c, "reblogged_by"));
 
   app.get("/api/v1/statuses/:id/quotes", requireUser("read:statuses"), async (c) => {
     const viewer = me(c);

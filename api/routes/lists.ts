@@ -20,13 +20,12 @@ import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
 import { readBoolean, readString, readStringArray } from "../readers.ts";
-import { clampLimit, PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { setLinkHeader } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
 import { listEntity } from "../entities/list.ts";
-import { loadAccountEntities } from "../entities/account.ts";
 import { isId } from "../../db/ids.ts";
-import { listMembersPage } from "../../db/queries/timelines.ts";
+import { readListMembers } from "../reads/accounts.ts";
 import {
   addListAccounts,
   createList,
@@ -61,7 +60,7 @@ async function run<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function listInput(p: Params): ListInput {
+export function listInput(p: Params): ListInput {
   return {
     title: readString(p, "title", { allowBlank: true }),
     repliesPolicy: readString(p, "replies_policy", { allowBlank: true }),
@@ -70,7 +69,7 @@ function listInput(p: Params): ListInput {
 }
 
 /** account_ids[]: ids that cannot exist make the whole request a 404, as an unknown one does. */
-function accountIds(p: Params): string[] {
+export function accountIds(p: Params): string[] {
   const ids = readStringArray(p, "account_ids", { maxItems: MAX_LIST_ACCOUNT_IDS }) ?? [];
   if (!ids.every((id) => isId(id))) throw new ApiError(404, NOT_FOUND);
   return ids;
@@ -115,27 +114,12 @@ export function listRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/lists/:id/accounts", read, async (c) => {
-    const { database, mediaUrls } = c.get("ctx");
+    const ctx = c.get("ctx");
     const id = listIdOf(c);
-    await run(() => findOwnList(database.db, viewerAccountId(c)!, id));
-    const p = await params(c);
-    const page = readPageParams(p, PAGE_SIZES.accounts);
-    // limit=0 lists every member at once (Mastodon's documented special case).
-    const all = p.limit != null && p.limit !== "" && Number(p.limit) === 0;
-    const limit = all ? null : clampLimit(p.limit, PAGE_SIZES.accounts);
-    const items = await listMembersPage(database.db, id, { ...page, limit });
-    const entities = await loadAccountEntities(
-      database.db,
-      mediaUrls,
-      items.map((i) => i.accountId),
-    );
-    if (!all) {
-      setPaginationHeaders(c, items, (item) => item.cursor, {
-        prevParam: "since_id",
-        hasMore: items.length === limit,
-      });
-    }
-    return c.json(entities);
+    await run(() => findOwnList(ctx.database.db, viewerAccountId(c)!, id));
+    const read = await readListMembers(ctx, id, await params(c));
+    setLinkHeader(c, read.cursors);
+    return c.json(read.items);
   });
 
   app.post("/api/v1/lists/:id/accounts", write, async (c) => {

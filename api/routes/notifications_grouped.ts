@@ -25,35 +25,29 @@ import { withGroupFallbacks } from "../entities/notification_fallback.ts";
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
-import { type Params, params } from "../params.ts";
-import { readString, readStringArray } from "../readers.ts";
+import { params } from "../params.ts";
 import {
   clampLimit,
   PAGE_SIZES,
-  type PageParams,
   readPageParams,
+  setLinkHeader,
   setPaginationHeaders,
 } from "../pagination.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { loadAccountEntities } from "../entities/account.ts";
-import { type GroupInput, serializeNotificationGroups } from "../entities/notification_group.ts";
+import { serializeNotificationGroups } from "../entities/notification_group.ts";
 import {
   countUnreadGroups,
   DEFAULT_GROUPED_TYPES,
   type GroupHead,
   groupMembers,
-  loadGroupsData,
   newestInGroup,
-  notificationsByIds,
   notificationsMarker,
-  pageOfGroups,
-  type PageRange,
 } from "../../db/queries/notifications.ts";
-import type { Executor } from "../../db/connection.ts";
-import { NOTIFICATION_TYPES } from "../../model/notification_types.ts";
 import type { AppContext } from "../../context.ts";
 import { clearNotifications, dismissGroup } from "../../actors/notifications/dismiss.ts";
 import { readNotificationFilter, readSupportedTypes, viewerOf } from "./notifications.ts";
+import { groupInputs, readGroupedTypes, readNotificationGroups } from "../reads/notifications.ts";
 
 /** Longest group key we look up (real keys are well under it). */
 const MAX_GROUP_KEY_LENGTH = 200;
@@ -63,64 +57,8 @@ const MAX_GROUP_KEY_LENGTH = 200;
  * (`favourite-123-456`, `admin.sign_up-789`, `ungrouped-123`). Anything else (a NUL, which
  * PostgreSQL text cannot hold, or a 50 KB string) names no group.
  */
-function isGroupKey(key: string): boolean {
+export function isGroupKey(key: string): boolean {
   return key.length <= MAX_GROUP_KEY_LENGTH && /^[\w.-]+$/.test(key);
-}
-
-/** grouped_types[]: the types that group (unknown ones dropped); omitted → the default. */
-function readGroupedTypes(p: Params): string[] {
-  const given = readStringArray(p, "grouped_types");
-  if (!given?.length) return [...DEFAULT_GROUPED_TYPES];
-  const known = new Set<string>(NOTIFICATION_TYPES);
-  return [...new Set(given.filter((t) => known.has(t)))];
-}
-
-/** expand_accounts: `full` (default) or `partial_avatars`. */
-function readPartialAvatars(p: Params): boolean {
-  return readString(p, "expand_accounts") === "partial_avatars";
-}
-
-/**
- * The ids a page covers, for the groups' page data (Mastodon's
- * load_grouped_notifications): the span of the heads, opened to the end of
- * the list on a short page.
- */
-function pageRange(heads: readonly GroupHead[], page: PageParams): PageRange {
-  const range: PageRange = { start: heads[heads.length - 1].id, end: heads[0].id };
-  if (heads.length < page.limit) {
-    if (page.minId != null) {
-      range.end = page.maxId ? (BigInt(page.maxId) - 1n).toString() : null;
-    } else {
-      range.start = page.sinceId ? (BigInt(page.sinceId) + 1n).toString() : null;
-    }
-  }
-  return range;
-}
-
-/** Loads the rows and group data for heads and builds the serializer's input. */
-async function groupInputs(
-  db: Executor,
-  viewer: string,
-  heads: readonly GroupHead[],
-  range: PageRange | null,
-): Promise<GroupInput[]> {
-  const rows = await notificationsByIds(db, viewer, heads.map((h) => h.id));
-  const rowsById = new Map(rows.map((r) => [r.id, r]));
-  const data = await loadGroupsData(
-    db,
-    viewer,
-    heads.filter((h) => h.grouped).map((h) => h.key),
-    range,
-  );
-  const inputs: GroupInput[] = [];
-  for (const head of heads) {
-    const row = rowsById.get(head.id);
-    if (!row) continue;
-    const groupData = head.grouped ? data.get(head.key) : undefined;
-    if (head.grouped && !groupData) continue;
-    inputs.push({ key: head.key, row, data: groupData });
-  }
-  return inputs;
 }
 
 /** The path's group key, 404 when it cannot be one. */
@@ -133,24 +71,10 @@ function groupKeyOf(c: Context<ApiEnv>): string {
 /** GET …/notifications: a page of groups. */
 async function listGroups(c: Context<ApiEnv>): Promise<Response> {
   const p = await params(c);
-  const page = readPageParams(p, PAGE_SIZES.groupedNotifications);
   const ctx: AppContext = c.get("ctx");
-  const { db } = ctx.database;
-  const viewer = viewerOf(c);
-  const heads = await pageOfGroups(
-    db,
-    viewer,
-    readNotificationFilter(p),
-    readGroupedTypes(p),
-    page,
-  );
-  const inputs = heads.length ? await groupInputs(db, viewer, heads, pageRange(heads, page)) : [];
-  setPaginationHeaders(c, heads, (h) => h.id);
-  const result = await serializeNotificationGroups(ctx, inputs, viewer, {
-    partialAvatars: readPartialAvatars(p),
-    paged: true,
-  });
-  return c.json(withGroupFallbacks(ctx.config.origin, readSupportedTypes(p), result));
+  const read = await readNotificationGroups(ctx, viewerOf(c), p);
+  setLinkHeader(c, read.cursors);
+  return c.json(withGroupFallbacks(ctx.config.origin, readSupportedTypes(p), read.result));
 }
 
 /** GET …/notifications/unread_count: groups newer than the marker. */

@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError, validationFailed } from "../errors.ts";
-import { params } from "../params.ts";
+import { type Params, params } from "../params.ts";
 import { readStringArray } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { loadPollEntities } from "../entities/poll.ts";
@@ -48,6 +48,17 @@ async function pollJson(c: Context<ApiEnv>, id: string) {
   return json;
 }
 
+/**
+ * The `choices[]` of a vote as option indexes (anything not a number is -1,
+ * which the vote refuses as an unknown option); null when none were sent.
+ * The web app's vote form is read by the same function.
+ */
+export function readVoteChoices(p: Params): number[] | null {
+  const raw = readStringArray(p, "choices", { maxItems: MAX_CHOICES });
+  if (!raw || raw.length === 0) return null;
+  return raw.map((s) => /^\s*\d{1,9}\s*$/.test(s) ? Number(s) : -1);
+}
+
 /** The poll routes, mounted at the root of the app. */
 export function pollRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -65,11 +76,8 @@ export function pollRoutes(): Hono<ApiEnv> {
 
   app.post("/api/v1/polls/:id/votes", requireUser("write:statuses"), async (c) => {
     const id = pollId(c);
-    const raw = readStringArray(await params(c), "choices", { maxItems: MAX_CHOICES });
-    if (!raw || raw.length === 0) {
-      throw new ApiError(400, "param is missing or the value is empty: choices");
-    }
-    const choices = raw.map((s) => /^\s*\d{1,9}\s*$/.test(s) ? Number(s) : -1);
+    const choices = readVoteChoices(await params(c));
+    if (!choices) throw new ApiError(400, "param is missing or the value is empty: choices");
     try {
       await votePoll(c.get("ctx"), { accountId: me(c), pollId: id, choices });
     } catch (error) {

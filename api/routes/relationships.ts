@@ -131,7 +131,7 @@ function relationAction<O>(
   };
 }
 
-function readFollowOptions(p: Params) {
+export function readFollowOptions(p: Params) {
   return {
     reblogs: readBoolean(p, "reblogs"),
     notify: readBoolean(p, "notify"),
@@ -139,7 +139,7 @@ function readFollowOptions(p: Params) {
   };
 }
 
-function readMuteOptions(p: Params) {
+export function readMuteOptions(p: Params) {
   return {
     notifications: readBoolean(p, "notifications"),
     duration: readInt(p, "duration", { min: 0, max: MAX_MUTE_SECONDS }),

@@ -18,18 +18,15 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { and, eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { params } from "../params.ts";
-import { PAGE_SIZES, readPageParams } from "../pagination.ts";
+import { setLinkHeader } from "../pagination.ts";
+import { readFollowedTags } from "../reads/collections.ts";
 import { requireUser } from "../middleware/scopes.ts";
-import { serializeTag, serializeTags } from "../entities/tag.ts";
+import { serializeTag } from "../entities/tag.ts";
 import { me, relationshipError } from "./relationships.ts";
 import { viewerAccountId } from "./accounts_access.ts";
-import { linkRelationPage } from "../relation_pagination.ts";
-import { pageWindow } from "../../db/queries/id_paging.ts";
-import { tagFollows, tags } from "../../db/schema/mod.ts";
 import {
   findTagByName,
   isValidTagName,
@@ -95,22 +92,9 @@ export function tagRoutes(): Hono<ApiEnv> {
   });
 
   app.get("/api/v1/followed_tags", requireUser("read:follows", "follow"), async (c) => {
-    const page = readPageParams(await params(c), PAGE_SIZES.followedTags);
-    const { database, config } = c.get("ctx");
-    const window = pageWindow(tagFollows.id, page);
-    const rows = await database.db.select({ id: tagFollows.id, tagId: tags.id, name: tags.name })
-      .from(tagFollows).innerJoin(tags, eq(tags.id, tagFollows.tagId))
-      .where(and(eq(tagFollows.accountId, me(c)), window.where))
-      .orderBy(window.order).limit(page.limit);
-    if (window.reverse) rows.reverse();
-    linkRelationPage(c, rows, page.limit);
-    const json = await serializeTags(
-      database,
-      config.origin,
-      rows.map((r) => ({ id: r.tagId, name: r.name })),
-      { accountId: me(c) },
-    );
-    return c.json(json);
+    const read = await readFollowedTags(c.get("ctx"), me(c), await params(c));
+    setLinkHeader(c, read.cursors);
+    return c.json(read.items);
   });
   return app;
 }

@@ -17,6 +17,12 @@ export const NOTICES: Record<string, string> = {
   followed: "Followed.",
   unfollowed: "Unfollowed.",
   saved: "Saved.",
+  cleared: "Your notifications were cleared.",
+  muted: "Muted.",
+  unmuted: "Unmuted.",
+  blocked: "Blocked.",
+  unblocked: "Unblocked.",
+  list_deleted: "The list was deleted.",
 };
 
 /** What a one-button action refused (shown in an `.alert`, role="alert"). */

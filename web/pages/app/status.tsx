@@ -35,9 +35,13 @@ export interface StatusItemProps {
   position?: number;
   /** The focused post of a thread. */
   focus?: boolean;
+  /** Sent as a fragment that replaces the article of the same id (fragments.ts). */
+  replace?: boolean;
 }
 
-export const StatusItem: FC<StatusItemProps> = ({ status, viewer, here, position, focus }) => {
+export const StatusItem: FC<StatusItemProps> = (
+  { status, viewer, here, position, focus, replace },
+) => {
   const shown = status.reblog ?? status;
   const idBase = `status-${status.id}`;
   const returnTo = `${here}#${idBase}`;
@@ -46,6 +50,7 @@ export const StatusItem: FC<StatusItemProps> = ({ status, viewer, here, position
       class={`status${focus ? " focus" : ""}`}
       id={idBase}
       data-id={status.id}
+      data-replace={replace ? idBase : undefined}
       aria-labelledby={`${idBase}-by ${idBase}-time`}
       aria-posinset={position}
       aria-setsize={position ? -1 : undefined}
