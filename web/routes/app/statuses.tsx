@@ -126,13 +126,14 @@ async function postedFragment(
 /** Runs the post's command; a refusal comes back as the composer page. */
 async function post(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
-  const { user } = c.get("appSession")!;
+  const { user, webToken } = c.get("appSession")!;
   const p = await params(c);
   const back = returnTo(p, "/");
   try {
     const input = readStatusInput(ctx, p, {
       accountId: user.accountId,
-      applicationId: null,
+      // The "Web" application (the session's web token's), as Mastodon's web posts.
+      applicationId: webToken?.applicationId ?? null,
       idempotencyKey: checkIdempotencyKey(readString(p, "idempotency_key")),
     });
     const scheduledAt = readScheduledAt(p);
@@ -268,8 +269,15 @@ export function appStatusRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get("/statuses/:id{[0-9]+}", appPage(), async (c) => {
-    const read = await readStatus(c.get("ctx"), appViewer(c), c.req.param("id"));
+    const { viewer } = await appReader(c);
+    const read = await readStatus(c.get("ctx"), viewer, c.req.param("id"));
     if (!read) return await sendAppNotFound(c, NOT_FOUND);
+    if (wantsFragment(c)) {
+      // The script's refresh of an edited post: the article alone, its
+      // forms coming back to the page it is shown on.
+      const here = returnTo(await params(c), "/").split("#")[0];
+      return await sendFragment(c, <StatusItem status={read.status} viewer={viewer} here={here} />);
+    }
     return c.redirect(statusPath(read.status.reblog ?? read.status), 303);
   });
 
