@@ -116,8 +116,11 @@ browserTest(
     const seen = await ok(instance, bob.token, "GET", `/api/v1/statuses/${mine}`);
     assert.equal(seen.application?.name, "Web");
 
-    // Another tab posts: at the top with nothing focused, it is inserted at once.
-    const other = await context.newPage();
+    // Another tab (the same session, its script off so that each post is a
+    // navigation) posts: at the top with nothing focused, it is inserted at once.
+    const otherContext = await appContext(browser, { js: false });
+    await otherContext.addCookies(await context.cookies());
+    const other = await otherContext.newPage();
     await other.goto(`${instance.origin}/statuses/new`);
     await other.fill("#composer textarea[name=status]", "From my other tab");
     await clickAndNavigate(other, "#composer button[type=submit]");
@@ -201,6 +204,7 @@ browserTest(
     await clickAndNavigate(other, "header button[type=submit]");
     await page.locator(".stream-stopped").waitFor();
     assert.deepEqual(problems, []);
+    await otherContext.close();
     await context.close();
   },
 );

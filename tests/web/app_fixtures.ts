@@ -89,24 +89,33 @@ export async function clickAndNavigate(page: Page, selector: string): Promise<vo
 }
 
 /**
- * Screenshots of the page as it is at 390 dark and 1280 light
+ * Screenshots of the page's URL at 390 dark and 1280 light
  * (`<name>-<width>-<scheme>.png`, to look at) and axe with no serious or
- * critical finding at each; the page's URL is reloaded at each size.
+ * critical finding at each, no horizontal overflow. The audit runs in a
+ * fresh context with the page's cookies and the script on: axe needs
+ * JavaScript, and a page without it is the same HTML less the script's
+ * additions.
  */
 export async function auditApp(page: Page, name: string): Promise<void> {
   await Deno.mkdir(APP_ARTIFACTS, { recursive: true });
+  const cookies = await page.context().cookies();
   for (const [width, scheme] of [[390, "dark"], [1280, "light"]] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: `${APP_ARTIFACTS}${name}-${width}-${scheme}.png` });
-    const overflow = await page.evaluate(
-      "document.documentElement.scrollWidth > document.documentElement.clientWidth",
-    );
-    assert.equal(overflow, false, `${name} at ${width}: no horizontal overflow`);
-    const { violations, passes } = await axeFindings(page);
-    assert.ok(passes > 5, `${name}: axe ran ${passes} checks`);
-    assert.deepEqual(violations, [], `${name} at ${width}: ${violations.join("\n")}`);
+    const context = await appContext(page.context().browser()!, { js: true, width, scheme });
+    try {
+      await context.addCookies(cookies);
+      const audited = await context.newPage();
+      await audited.goto(page.url());
+      await scriptReady(audited);
+      await audited.screenshot({ path: `${APP_ARTIFACTS}${name}-${width}-${scheme}.png` });
+      const overflow = await audited.evaluate(
+        "document.documentElement.scrollWidth > document.documentElement.clientWidth",
+      );
+      assert.equal(overflow, false, `${name} at ${width}: no horizontal overflow`);
+      const { violations, passes } = await axeFindings(audited);
+      assert.ok(passes > 5, `${name}: axe ran ${passes} checks`);
+      assert.deepEqual(violations, [], `${name} at ${width}: ${violations.join("\n")}`);
+    } finally {
+      await context.close();
+    }
   }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.emulateMedia({ colorScheme: "light" });
 }
