@@ -148,6 +148,11 @@ function typing() {
   return !!active && (active.matches("input, textarea, select") || active.isContentEditable);
 }
 
+/** Whether the reader is in the middle of writing something (a focused field with text). */
+function drafting() {
+  return typing() && !!document.activeElement.value;
+}
+
 /** The "N new posts" button and the newer articles waiting behind it. */
 function newPostsController(policy) {
   let pending = null;
@@ -194,7 +199,7 @@ function newPostsController(policy) {
         .reduce((n, el) => n + el.querySelectorAll("article.status").length, 0);
       if (count === 0) return;
       pending = html;
-      const atTop = scrollY < 40 && !feed.contains(document.activeElement) && !typing();
+      const atTop = scrollY < 40 && !feed.contains(document.activeElement) && !drafting();
       if (atTop) {
         applyFragment(policy, pending);
         pending = null;

@@ -72,10 +72,9 @@ export function appShortcutRoutes(): Hono<ApiEnv> {
         current="shortcuts"
       >
         <p class="no-js-only">The shortcuts need JavaScript, which is off in this browser.</p>
-        <p>
-          <input type="checkbox" id="shortcuts-enabled" checked disabled />{" "}
-          <label for="shortcuts-enabled">Single-key shortcuts on</label>
-        </p>
+        <label class="check">
+          <input type="checkbox" id="shortcuts-enabled" checked disabled /> Single-key shortcuts on
+        </label>
         <p>
           Single keys act only outside text fields, on the post that has the focus (move with j and
           k).
