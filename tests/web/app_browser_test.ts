@@ -127,8 +127,10 @@ browserTest(
     await page.locator("#feed article.status", { hasText: "From my other tab" }).waitFor();
 
     // Focus in the feed (j): the next one waits behind the button, which shows it.
+    // (Esc leaves the composer, which kept the focus after posting.)
+    await page.keyboard.press("Escape");
     await page.keyboard.press("j");
-    await page.waitForFunction("document.activeElement?.matches('article.status') ?? false");
+    await page.locator("article.status:focus").waitFor();
     await other.goto(`${instance.origin}/statuses/new`);
     await other.fill("#composer textarea[name=status]", "Waiting behind the button");
     await clickAndNavigate(other, "#composer button[type=submit]");
@@ -140,9 +142,7 @@ browserTest(
       0,
     );
     await button.click();
-    await page.waitForFunction(
-      "document.activeElement?.textContent?.includes('Waiting behind the button') ?? false",
-    );
+    await page.locator("article.status:focus", { hasText: "Waiting behind the button" }).waitFor();
     await auditApp(page, "home-live");
 
     // An edit elsewhere replaces the article; a delete leaves a tombstone.

@@ -79,7 +79,10 @@ function applyFragment(policy, html) {
       }
     } else if (into) {
       const target = document.getElementById(into);
-      const children = [...element.children];
+      // A post already shown (posted here, then announced by the stream) is not shown twice.
+      const children = [...element.children].filter((child) =>
+        !child.id || !document.getElementById(child.id)
+      );
       if (target) {
         if (element.dataset.prepend) target.prepend(...children);
         else target.append(...children);
