@@ -273,9 +273,7 @@ export async function findWebSession(
     id: row.sessionId,
     csrfToken: row.csrfToken,
     user: toSignedIn(row),
-    webToken: row.webTokenId
-      ? { id: row.webTokenId, applicationId: row.webApplicationId }
-      : null,
+    webToken: row.webTokenId ? { id: row.webTokenId, applicationId: row.webApplicationId } : null,
   };
 }
 

@@ -70,7 +70,9 @@ export async function ensureWebToken(
     id: oauthAccessTokens.id,
     applicationId: oauthAccessTokens.applicationId,
   }).from(oauthAccessTokens)
-    .where(sql`${oauthAccessTokens.webSessionId} = ${session.id} AND ${oauthAccessTokens.revokedAt} IS NULL`)
+    .where(
+      sql`${oauthAccessTokens.webSessionId} = ${session.id} AND ${oauthAccessTokens.revokedAt} IS NULL`,
+    )
     .limit(1);
   if (!row) throw new Error(`The web token of session ${session.id} vanished as it was made`);
   return row;

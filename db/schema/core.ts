@@ -217,7 +217,9 @@ export const oauthApplications = pgTable("oauth_applications", {
   /** The built-in "Web" application (migration 0054): its tokens are browser sessions'. */
   superapp: boolean("superapp").notNull().default(false),
   createdAt: ts("created_at").notNull().defaultNow(),
-}, (t) => [uniqueIndex("oauth_applications_superapp_idx").on(t.superapp).where(sql`${t.superapp}`)]);
+}, (t) => [
+  uniqueIndex("oauth_applications_superapp_idx").on(t.superapp).where(sql`${t.superapp}`),
+]);
 
 /** Access tokens; only their SHA-256 is stored. */
 export const oauthAccessTokens = pgTable("oauth_access_tokens", {

@@ -48,7 +48,6 @@ const KeyTable: FC = () => (
     </thead>
     <tbody>
       {KEYS.map(([key, action]) => (
-        // deno-lint-ignore jsx-key
         <tr>
           <td>
             <kbd>{key}</kbd>
