@@ -10,6 +10,8 @@
  *   (when ffmpeg is installed);
  * - an emoji added on one is listed and served by the other;
  * - an archive queued on A is built by the worker and downloads through B;
+ * - a CSV import uploaded through B is applied by the worker (the file is
+ *   kept in the database, never on a web process's disk);
  * - no process wrote media or archives to its own disk;
  * - a bucket that goes down: uploads answer 503, posting text still works.
  *
@@ -31,7 +33,7 @@ import { addEmoji } from "../emoji/helpers.ts";
 import { clip, form, image, upload, waitProcessed } from "../media/helpers.ts";
 import { ffmpegAvailable } from "../../actors/media/ffmpeg.ts";
 import { requestArchive } from "../../actors/import_export/archive.ts";
-import { backups } from "../../db/schema/mod.ts";
+import { backups, dataImports } from "../../db/schema/mod.ts";
 
 const ffmpeg = await ffmpegAvailable();
 const keyOf = (url: string) => new URL(url).pathname.replace(/^\/system\//, "");
@@ -139,6 +141,37 @@ test("two machines: one database, one bucket, nothing on local disks", POSTGRES_
         assert.ok("actor.json" in unzipSync(new Uint8Array(await res.arrayBuffer())));
       },
     );
+
+    await t.step("an import uploaded through B runs in the worker, shows on A", async () => {
+      const dave = await createUser(instance, "dave");
+      const session = await signInOverHttp(viaB, "dave", "/settings/import");
+      const body = new FormData();
+      body.set("authenticity_token", session.token);
+      body.set("type", "blocking");
+      body.set("mode", "merge");
+      body.set(
+        "data",
+        new File([`alice@${instance.domain}\n`], "blocks.csv", { type: "text/csv" }),
+      );
+      const res = await viaB.request("/settings/import", {
+        method: "POST",
+        headers: { cookie: session.cookie },
+        body,
+        redirect: "manual",
+      });
+      assert.equal(res.status, 303, await res.text());
+      const id = res.headers.get("location")!.match(/^\/settings\/imports\/(\d+)$/)![1];
+      // Neither web process runs jobs: only the worker can finish it.
+      const { db } = instance.rookery.ctx.database;
+      await eventually("the worker applies the import", async () => {
+        const [row] = await db.select().from(dataImports).where(eq(dataImports.id, id));
+        return row.state === "finished" && row.processedRows === 1;
+      }, 60_000);
+      const rel = await instance.request(`/api/v1/accounts/relationships?id[]=${alice.id}`, {
+        headers: { authorization: `Bearer ${dave.token}` },
+      });
+      assert.equal((await rel.json())[0].blocking, true);
+    });
 
     await t.step("no process wrote media or archives to its own disk", () => {
       for (const dir of [instance.dataDir, dirs.b, dirs.worker]) {
