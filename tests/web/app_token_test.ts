@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { oauthApplications } from "../../db/schema/mod.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
-import { createUser } from "../fixtures/users.ts";
+import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
 import { webTokenValue } from "../../actors/auth/web_tokens.ts";
 import { findWebSession } from "../../actors/auth/sessions.ts";
@@ -79,6 +79,24 @@ test("the web token: derived, streaming-only, ended with its session", async () 
   const out = await session.post("/auth/sign_out");
   await out.body?.cancel();
   assert.equal(await statusOf("/api/v1/streaming/user", token), 401);
+});
+
+test("a password change keeps the changer's web token and ends the other session's", async () => {
+  await createUser(instance, "bea");
+  const changer = await signInOverHttp(instance, "bea", "/");
+  const other = await signInOverHttp(instance, "bea", "/");
+  const tokenOf = async (session: typeof changer) =>
+    metaOf(await (await session.get("/")).text(), "rookery-stream-token")!;
+  const [kept, ended] = [await tokenOf(changer), await tokenOf(other)];
+  const res = await changer.post("/settings/account/password", {
+    current_password: TEST_PASSWORD,
+    password: "a brand new password here",
+    password_confirmation: "a brand new password here",
+  });
+  await res.body?.cancel();
+  assert.ok(res.status < 400, `password change answered ${res.status}`);
+  assert.equal(await statusOf("/api/v1/streaming/user", kept), 200);
+  assert.equal(await statusOf("/api/v1/streaming/user", ended), 401);
 });
 
 test("the script: versioned, immutable under its hash, pinned by integrity", async () => {
