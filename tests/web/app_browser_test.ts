@@ -30,10 +30,14 @@ import {
   signUpAndSignIn,
   streamOpen,
   watchConsole,
+  writeContactSheet,
 } from "./app_fixtures.ts";
 
 const instance = await startInstance({ listen: true });
-afterAll(() => instance.close({ destroy: true }));
+afterAll(async () => {
+  await writeContactSheet();
+  await instance.close({ destroy: true });
+});
 const bob = await createUser(instance, "bob");
 const bobsPost = await postStatus(instance, bob.token, "Bob says hello to the local timeline");
 

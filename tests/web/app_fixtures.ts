@@ -119,3 +119,26 @@ export async function auditApp(page: Page, name: string): Promise<void> {
     }
   }
 }
+
+/**
+ * Writes `index.html` beside the screenshots of this database's run: every
+ * PNG with its name, for the reviewer to look through in one page.
+ */
+export async function writeContactSheet(): Promise<void> {
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(APP_ARTIFACTS)) {
+      if (entry.isFile && entry.name.endsWith(".png")) names.push(entry.name);
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  const figures = names.sort().map((name) =>
+    `<figure><img src="${name}" alt="${name}" width="390"><figcaption>${name}</figcaption></figure>`
+  ).join("\n");
+  await Deno.writeTextFile(
+    `${APP_ARTIFACTS}index.html`,
+    `<!doctype html><meta charset="utf-8"><title>Web app screenshots (${DB_KIND})</title>\n${figures}\n`,
+  );
+}
