@@ -11,6 +11,11 @@
  * and to a local user's inbox. Signing is done before each run, so the
  * generator's RSA work takes no CPU from the server while it is measured.
  *
+ * BENCH_INBOX_SENDERS (default 1) spreads the deliveries over that many
+ * actors of the peer, in turn: per-sender ordering makes one sender's
+ * activities sequential, so many senders show what the server does with
+ * the same load from a busy federation.
+ *
  * Two runs:
  * - full speed: `count` deliveries, `concurrency` at a time; a delivery is
  *   accepted when it is answered 202 AND its note is stored afterwards
@@ -37,29 +42,44 @@ export interface Prepared {
 
 export interface InboundPeer {
   peer: FakePeer;
+  /** The first actor; all of them in `actors`. */
   actor: string;
+  actors: string[];
   /** The prefix of every note id this peer sends. */
   notePrefix: string;
   /** `n` signed deliveries, made now; `tag` keeps ids unique across runs. */
   sign(n: number, tag: string): Promise<Prepared[]>;
 }
 
-/** A fake remote server delivering to `server` (shared inbox and `username`'s inbox). */
-export async function startInboundPeer(server: string, username: string): Promise<InboundPeer> {
+/**
+ * A fake remote server delivering to `server` (shared inbox and `username`'s
+ * inbox). With `senders` > 1 it has that many actors, `{name}0` … (one key,
+ * the peer's), and delivery i comes from actor i % senders: per-sender
+ * ordering lets one sender's activities be handled only one at a time.
+ */
+export async function startInboundPeer(
+  server: string,
+  username: string,
+  { senders = 1, name = "loadgen" }: { senders?: number; name?: string } = {},
+): Promise<InboundPeer> {
   const peer = await startFakePeer({ rsaBits: 2048 });
-  const actor = peer.publishActor("loadgen", {
-    followers: `${peer.origin}/users/loadgen/followers`,
-  });
-  const notePrefix = `${actor}/notes/`;
+  const names = senders === 1 ? [name] : Array.from({ length: senders }, (_, i) => `${name}${i}`);
+  const actors = names.map((n) =>
+    peer.publishActor(n, { followers: `${peer.origin}/users/${n}/followers` })
+  );
+  const actor = actors[0];
+  const notePrefix = `${peer.origin}/users/${name}`;
   const inboxes = [`${server}/inbox`, `${server}/users/${username}/inbox`];
   return {
     peer,
     actor,
+    actors,
     notePrefix,
     async sign(n, tag) {
       const out: Prepared[] = [];
       for (let i = 0; i < n; i++) {
-        const id = `${notePrefix}${tag}-${i}`;
+        const actor = actors[i % actors.length];
+        const id = `${actor}/notes/${tag}-${i}`;
         const published = new Date().toISOString();
         const body = JSON.stringify({
           "@context": AS,
@@ -216,6 +236,8 @@ export interface InboundOptions {
   username: string;
   /** Deliveries in the full-speed run. */
   count: number;
+  /** Remote actors the deliveries come from, in turn (default 1). */
+  senders?: number;
   concurrency: number;
   /** Offered rate and duration of the fixed-rate run. */
   rate: number;
@@ -234,32 +256,63 @@ export interface InboundReport {
   storedTotal: number;
 }
 
+/** Looks `acct` up until the server has stored it (a warm-up delivery made it). */
+async function lookUp(url: string, auth: RequestInit, acct: string): Promise<string> {
+  for (let i = 0; i < 300; i++) {
+    const res = await fetch(`${url}/api/v1/accounts/lookup?acct=${acct}`, auth);
+    if (res.ok) return (await res.json()).id;
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the sender ${acct} was never stored`);
+}
+
+/**
+ * Counts the notes stored from all of `gen`'s actors: the sum of their
+ * statuses_count, 40 accounts a request (GET /api/v1/accounts?id[]=…).
+ */
+async function storedCounter(
+  url: string,
+  token: string,
+  gen: InboundPeer,
+): Promise<() => Promise<number>> {
+  const auth = { headers: { authorization: `Bearer ${token}` } };
+  const host = new URL(gen.peer.origin).host;
+  const ids: string[] = [];
+  for (const actor of gen.actors) {
+    ids.push(await lookUp(url, auth, `${actor.slice(actor.lastIndexOf("/") + 1)}@${host}`));
+  }
+  const chunks: string[] = [];
+  for (let i = 0; i < ids.length; i += 40) {
+    chunks.push(ids.slice(i, i + 40).map((id) => `id[]=${id}`).join("&"));
+  }
+  return async () => {
+    let n = 0;
+    for (const query of chunks) {
+      const res = await fetch(`${url}/api/v1/accounts?${query}`, auth);
+      if (!res.ok) {
+        await res.body?.cancel();
+        return 0;
+      }
+      for (const account of await res.json()) n += Number(account.statuses_count);
+    }
+    return n;
+  };
+}
+
 /** Warm-up, full-speed and fixed-rate runs of signed Create(Note) deliveries. */
 export async function inboundScenario(o: InboundOptions): Promise<InboundReport> {
-  const gen = await startInboundPeer(o.url, o.username);
+  const gen = await startInboundPeer(o.url, o.username, { senders: o.senders });
   try {
-    const auth = { headers: { authorization: `Bearer ${o.token}` } };
-    // Warm-up: the server fetches the actor and its key once, and the
-    // account exists afterwards to count its statuses.
-    const warm = await gen.sign(20, "warm");
+    // Warm-up: the server fetches each actor and its key once, and the
+    // accounts exist afterwards to count their statuses.
+    const warm = await gen.sign(Math.max(20, gen.actors.length), "warm");
     for (const { url, init } of warm) {
       const res = await fetch(url, init);
       await res.body?.cancel();
       if (res.status !== 202) throw new Error(`a warm-up delivery was answered ${res.status}`);
     }
-    const acct = `loadgen@${new URL(gen.peer.origin).host}`;
-    let accountId = "";
-    for (let i = 0; i < 300 && !accountId; i++) {
-      const res = await fetch(`${o.url}/api/v1/accounts/lookup?acct=${acct}`, auth);
-      if (res.ok) accountId = (await res.json()).id;
-      else await res.body?.cancel();
-      if (!accountId) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (!accountId) throw new Error(`the sender ${acct} was never stored`);
-    const stored = async () => {
-      const res = await fetch(`${o.url}/api/v1/accounts/${accountId}`, auth);
-      return res.ok ? Number((await res.json()).statuses_count) : 0;
-    };
+    const stored = await storedCounter(o.url, o.token, gen);
     await drain(stored, warm.length);
     o.log(`signing ${o.count} deliveries`);
     const signedMax = await gen.sign(o.count, "max");

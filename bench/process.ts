@@ -284,7 +284,7 @@ export function printProcess(figures: ProcessFigures[], starts: number[]) {
   for (const f of figures) {
     if (!f.inbound) continue;
     console.log(
-      `\n${f.database}: the server reported ${f.inbound.storedTotal} notes of the sender (warm-up ` +
+      `\n${f.database}: the server reported ${f.inbound.storedTotal} notes of the sender(s) (warm-up ` +
         `included); ${f.notesInDatabase ?? "?"} rows in the database afterwards.`,
     );
   }

@@ -13,9 +13,8 @@
  *   (bench/web.ts);
  * - status creation by an account with 100 local followers: throughput;
  * - on PostgreSQL, a cheap API call with rate limits on, from many clients
- *   far from their limits (each address makes 200 requests, behind a
- *   trusted proxy): throughput, and rows written to the counter table per
- *   request (pg_stat_user_tables), which is the limiter's whole cost there.
+ *   far from their limits (bench/limits.ts): throughput, and rows written to
+ *   the counter table per request, which is the limiter's whole cost there.
  *
  * Environment: BENCH_DB (`pglite`, `postgres` or `both`, default both),
  * BENCH_STATUSES (default 1,000,000), BENCH_SECONDS per scenario (default 20),
@@ -41,6 +40,23 @@
  * PGlite, `deno task start` on a fresh data directory to its first answer
  * (BENCH_STARTS runs, default 3) (bench/process.ts). BENCH_ONLY=verify or
  * BENCH_ONLY=inbound: those alone (with the ceiling, RSS and start-up).
+ * BENCH_INBOX_SENDERS (default 1): the inbound deliveries come from that many
+ * actors in turn (per-sender ordering makes one sender's sequential).
+ *
+ * Alone, each on a server of its own (bench/alone.ts): BENCH_ONLY=day, a
+ * day's mix for BENCH_DAY_USERS active users (default 1,000) at
+ * BENCH_DAY_PEAK (default 3) times the day's average rate for
+ * BENCH_DAY_SECONDS (default 300): home and notification reads, posts,
+ * favourites, follows, a streaming socket per user and signed inbound notes
+ * from BENCH_DAY_REMOTES remote followees (default 200); p50/p99 per kind
+ * and the server's CPU as a share of one core, both databases
+ * (bench/day.ts). BENCH_ONLY=fanout (PostgreSQL): one post to
+ * BENCH_FANOUT_FOLLOWERS remote followers (default 100,000) on
+ * BENCH_FANOUT_SERVERS loopback servers (default 1,000), BENCH_FANOUT_SLOW
+ * of them (default 1%) holding each delivery BENCH_FANOUT_SLOW_MS (default
+ * 5,000): time to the last delivery, and the healthy servers' (fairness)
+ * (bench/fanout.ts).
+ *
  * BENCH_SERVER_FLAGS: extra `deno run` flags for the server (`--cpu-prof`);
  * BENCH_SERVER_MAIN: the main.ts of another checkout (before/after).
  */
@@ -53,6 +69,8 @@ import { paced } from "./paced.ts";
 import { checkWebHome, cpuPerRequest, webHomeRequest } from "./web.ts";
 import type { Row } from "./rows.ts";
 import { type InboundReport, inboundScenario } from "./inbound.ts";
+import { rateLimitScenario } from "./limits.ts";
+import { type AloneResult, runDay, runFanout } from "./alone.ts";
 import {
   ceiling,
   freePort,
@@ -102,6 +120,11 @@ const CHEAP = ONLY === "cheap" || ONLY === "verify" || ONLY === "inbound";
 const INBOX_COUNT = Number(Deno.env.get("BENCH_INBOX_COUNT") ?? 2000);
 const INBOX_CONNECTIONS = Number(Deno.env.get("BENCH_INBOX_CONNECTIONS") ?? 32);
 const INBOX_RATE = Number(Deno.env.get("BENCH_INBOX_RATE") ?? 200);
+const INBOX_SENDERS = Number(Deno.env.get("BENCH_INBOX_SENDERS") ?? 1);
+/** The day's mix or the fan-out, each alone on its own server (bench/alone.ts). */
+const ALONE = ONLY === "day" ? runDay : ONLY === "fanout" ? runFanout : null;
+/** Their own tables, printed after the main one. */
+const aloneResults: AloneResult[] = [];
 const STARTS = Number(Deno.env.get("BENCH_STARTS") ?? 3);
 /** Per database: verify_credentials/s, idle RSS, the inbound report and its exact row count. */
 const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
@@ -182,8 +205,7 @@ function log(message: string) {
   console.error(`[bench] ${message}`);
 }
 
-async function startServer(env: Record<string, string>) {
-  const port = freePort();
+async function startServer(env: Record<string, string>, port = freePort()) {
   // The address the scenarios request: a server answers only its own host.
   const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
@@ -363,6 +385,7 @@ async function cheapScenarios(
     token: tokens.viewerToken,
     username: "bench0",
     count: INBOX_COUNT,
+    senders: INBOX_SENDERS,
     concurrency: INBOX_CONNECTIONS,
     rate: INBOX_RATE,
     seconds: SECONDS,
@@ -418,60 +441,6 @@ async function notesIn(database: Awaited<ReturnType<typeof openDatabase>>, prefi
   return Number(row?.n ?? 0);
 }
 
-/** Each client address makes this many requests: far from the 300 limit. */
-const REQUESTS_PER_ADDRESS = 200;
-
-/** Rows inserted or updated in rate_limit_counters so far (statistics lag ~1 s). */
-async function counterWrites(sql: postgres.Sql): Promise<number> {
-  await new Promise((r) => setTimeout(r, 1500));
-  const [row] = await sql`SELECT n_tup_ins + n_tup_upd AS n FROM pg_stat_user_tables
-    WHERE relname = 'rate_limit_counters'`;
-  return Number(row?.n ?? 0);
-}
-
-/** A cheap API call with rate limits on, from many addresses: throughput and writes. */
-async function rateLimitScenario(
-  env: Record<string, string>,
-  databaseUrl: string,
-): Promise<Row> {
-  const server = await startServer({ ...env, RATE_LIMITS: "on", TRUST_PROXY: "true" });
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    let sent = 0;
-    // Public addresses, each used for REQUESTS_PER_ADDRESS requests in turn.
-    const address = () => {
-      const n = Math.floor(sent++ / REQUESTS_PER_ADDRESS);
-      return `11.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-    };
-    const target = {
-      url: `${server.url}/api/v1/instance/translation_languages`,
-      connections: 32,
-      requests: [{
-        setupRequest: (req: { headers?: Record<string, string> }) => ({
-          ...req,
-          headers: { ...req.headers, "x-forwarded-for": address() },
-        }),
-      }],
-    };
-    await autocannon({ ...target, duration: 3 }); // warm up
-    const before = await counterWrites(sql);
-    const result = await autocannon({ ...target, duration: SECONDS });
-    const written = await counterWrites(sql) - before;
-    return {
-      database: "PostgreSQL",
-      scenario: "API call, rate limits on, 200 req/address max",
-      requestsPerSecond: Math.round(result.requests.average),
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.errors + result.timeouts + result.non2xx,
-      writesPerRequest: Math.round(written / result.requests.total * 1000) / 1000,
-    };
-  } finally {
-    await sql.end();
-    await server.stop();
-  }
-}
-
 /** The exact count of the inbound notes in the database, once its server has stopped. */
 async function checkNotes(database: string, options: Parameters<typeof openDatabase>[0]) {
   const figures = processFigures.find((f) => f.database === database);
@@ -493,6 +462,16 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
     const tokens = await seedFor(database, STREAMING);
     await database.close();
     log(`pglite: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
+    if (ALONE) {
+      const alone = await ALONE({
+        database: "PGlite",
+        open: () => openDatabase({ databaseUrl: null, pgliteDir: `${dataDir}/db` }),
+        start: (port) => startServer({ DATA_DIR: dataDir }, port),
+        log,
+      });
+      aloneResults.push(alone);
+      return { rows: alone.rows, rss: 0 };
+    }
     const server = await startServer({ DATA_DIR: dataDir });
     try {
       if (SEARCH) {
@@ -540,6 +519,16 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     const env = { DATA_DIR: dataDir, DATABASE_URL: url.toString() };
     const rows: Row[] = [];
     let rss = 0;
+    if (ALONE) {
+      const alone = await ALONE({
+        database: "PostgreSQL",
+        open: () => openDatabase({ databaseUrl: url.toString(), pgliteDir: "" }),
+        start: (port) => startServer(env, port),
+        log,
+      });
+      aloneResults.push(alone);
+      return { rows: alone.rows, rss };
+    }
     if (ONLY !== "limits" && !STREAMING) {
       const server = await startServer(env);
       try {
@@ -566,7 +555,7 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
     }
     if (!SEARCH && !STREAMING && !CHEAP) {
       log("postgres: API calls with rate limits on, full speed");
-      rows.push(await rateLimitScenario(env, url.toString()));
+      rows.push(await rateLimitScenario(env, url.toString(), SECONDS, startServer));
     }
     return { rows, rss };
   } finally {
@@ -578,12 +567,13 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
 }
 
 const results: { rows: Row[]; rss: number; database: string }[] = [];
-const processRun = !SEARCH && !STREAMING && ONLY !== "limits";
+const processRun = !SEARCH && !STREAMING && !ALONE && ONLY !== "limits";
 if (WHICH === "both" || WHICH === "postgres") {
   const r = await benchPostgres();
   if (r) results.push({ ...r, database: "PostgreSQL" });
 }
-if ((WHICH === "both" || WHICH === "pglite") && ONLY !== "limits") {
+// The fan-out's figure is PostgreSQL's: PGlite is a single self-hoster's database.
+if ((WHICH === "both" || WHICH === "pglite") && ONLY !== "limits" && ONLY !== "fanout") {
   results.push({ ...await benchPglite(), database: "PGlite" });
 }
 
@@ -621,11 +611,14 @@ for (const { database, rows } of searchResults) {
     console.log(`| ${r.query} | ${r.requests} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.errors} |`);
   }
 }
+for (const alone of aloneResults) alone.print();
 for (const { database, result } of streamingResults) {
   if (typeof result === "string") console.log(`\nStreaming, ${database}: failed: ${result}`);
   else printStreaming(database, result);
 }
-console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
-for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);
+if (!ALONE) {
+  console.log("\n| database | server RSS after the run (MiB) |\n|---|---:|");
+  for (const r of results) console.log(`| ${r.database} | ${r.rss} |`);
+}
 if (processRun) printProcess(processFigures, starts);
 Deno.exit(0);

@@ -41,6 +41,12 @@ interface Channel {
   unlisten: () => Promise<void>;
 }
 
+/**
+ * The channel the entity triggers (migrations 0005, 0008, 0013) notify at
+ * commit: `a<account id>`, `s<status id>`, … or `*` (api/entities/entity_cache.ts).
+ */
+export const ENTITY_CHANNEL = "rookery_entities";
+
 /** Thrown to subscribers of a listener that was closed. */
 export class ListenerClosedError extends Error {
   constructor() {

@@ -28,6 +28,7 @@ import { type EntityCache, openEntityCache } from "../api/entities/entity_cache.
 import { RateLimitCounter } from "../api/middleware/rate_limit_counter.ts";
 import { StreamHubStarter } from "../api/streaming/hub.ts";
 import { KeyPairCache } from "../federation/dispatchers/keys.ts";
+import { KeyOwners } from "../federation/dispatchers/key_owners.ts";
 import { OutboundFetchGuard } from "../federation/fetch/outbound_fetch.ts";
 import { RecentAsks } from "../federation/remote/status_links.ts";
 import type { OutboxRelay } from "../federation/outbox/relay.ts";
@@ -57,6 +58,8 @@ export interface ProcessCore {
   readonly streamHub: StreamHubStarter;
   /** Local actors' key pairs (federation/dispatchers/keys.ts). */
   readonly keyPairs: KeyPairCache;
+  /** Local actor identifiers → the accounts owning their keys (key_owners.ts). */
+  readonly keyOwners: KeyOwners;
   /** The Web Push key (actors/push/vapid.ts). */
   readonly vapidKeys: VapidKeyCache;
   /** Machine translation, when configured (actors/translation/service.ts). */
@@ -103,6 +106,8 @@ export function openProcessCore(config: Config, database: Database): OpenCore {
   ipBlocks.listen(listener);
   const streamBus = new StreamBus(database);
   streamBus.listen(listener);
+  const keyOwners = new KeyOwners();
+  keyOwners.listen(listener);
   const core = {
     listener,
     writes,
@@ -113,6 +118,7 @@ export function openProcessCore(config: Config, database: Database): OpenCore {
     streamBus,
     streamHub: new StreamHubStarter(),
     keyPairs: new KeyPairCache(database),
+    keyOwners,
     vapidKeys: new VapidKeyCache(database),
     translator: makeTranslator(config),
     mailer: new Mailer(),

@@ -28,13 +28,13 @@
  */
 import type { Database } from "../../db/connection.ts";
 import type { WriteMarks } from "../../db/write_marks.ts";
-import type { ChannelListener } from "../../db/channel_listener.ts";
+import { type ChannelListener, ENTITY_CHANNEL } from "../../db/channel_listener.ts";
 import type { Account } from "./account.ts";
 import type { StatusBundle } from "./status_content.ts";
 import type { AuthToken, AuthUser } from "../auth_types.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
 
-const CHANNEL = "rookery_entities";
+const CHANNEL = ENTITY_CHANNEL;
 /** Entries kept per kind; the oldest go first beyond this. */
 const MAX_ENTRIES = 10_000;
 /** Invalidations remembered for loads in flight. */

@@ -13,10 +13,8 @@
 import { Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { params } from "../params.ts";
-import { readBoolean, readString } from "../readers.ts";
-import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
-import { serializeStatuses } from "../entities/status.ts";
-import { accountStatuses, tagsByName } from "../../db/queries/timelines.ts";
+import { setLinkHeader } from "../pagination.ts";
+import { readAccountStatuses } from "../reads/account_statuses.ts";
 import { accountFromPath, scopesIfToken, viewerAccountId } from "./accounts_access.ts";
 
 /** The account statuses route, mounted at the root of the app. */
@@ -27,35 +25,16 @@ export function accountStatusesRoutes(): Hono<ApiEnv> {
     "/api/v1/accounts/:id{[0-9]+}/statuses",
     scopesIfToken("read:statuses"),
     async (c) => {
-      const ctx = c.get("ctx");
       const account = await accountFromPath(c);
       const viewer = viewerAccountId(c);
-      const p = await params(c);
-      const page = readPageParams(p, PAGE_SIZES.statuses);
-      if (account.suspended) return c.json([]);
-      const tagged = readString(p, "tagged", { maxLength: 200 });
-      let taggedId: string | null | undefined;
-      if (tagged) {
-        const found = await tagsByName(ctx.database.db, [tagged]);
-        taggedId = [...found.values()][0]?.id ?? null;
-      }
-      const rows = await accountStatuses(ctx.database.db, account.id, viewer, {
-        onlyMedia: readBoolean(p, "only_media") ?? false,
-        excludeReplies: readBoolean(p, "exclude_replies") ?? false,
-        excludeReblogs: readBoolean(p, "exclude_reblogs") ?? false,
-        excludeDirect: readBoolean(p, "exclude_direct") ?? false,
-        pinned: readBoolean(p, "pinned") ?? false,
-        taggedId,
-      }, page);
-      const json = await serializeStatuses(
-        ctx,
-        rows,
+      const read = await readAccountStatuses(
+        c.get("ctx"),
+        account,
         viewer ? { accountId: viewer } : null,
-        undefined,
-        { context: "account" },
+        await params(c),
       );
-      setPaginationHeaders(c, rows, (row) => row.id);
-      return c.json(json);
+      setLinkHeader(c, read.cursors);
+      return c.json(read.items);
     },
   );
 

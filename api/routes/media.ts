@@ -14,8 +14,9 @@
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../env.ts";
 import { ApiError, validationFailed } from "../errors.ts";
-import { type Params, params } from "../params.ts";
-import { readFile, readString } from "../readers.ts";
+import { params } from "../params.ts";
+import { readFile } from "../readers.ts";
+import { mediaRejection, readDescription, readFocus } from "../media_params.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { mediaAttachmentEntity } from "../entities/media_attachment.ts";
 import { NotFoundError } from "../../model/errors.ts";
@@ -23,55 +24,16 @@ import { MediaRejected } from "../../actors/media/errors.ts";
 import {
   deleteMedia,
   findOwnMedia,
-  type Focus,
   MediaInUse,
   type MediaRow,
-  parseFocus,
   updateMedia,
   uploadMedia,
 } from "../../actors/media/upload.ts";
 import { processMedia, scheduleMediaProcessing } from "../../actors/media/processing.ts";
 import { isId } from "../../db/ids.ts";
-import { MEDIA_LIMITS } from "../entities/instance.ts";
 
 /** Mastodon's answer for an attachment whose processing failed. */
 const PROCESSING_ERROR = "Error processing thumbnail for uploaded media";
-
-function megabytes(bytes: number): string {
-  return `${Math.round(bytes / (1024 * 1024))} MB`;
-}
-
-/** Mastodon's wording of a refused upload. */
-function rejection(c: Context<ApiEnv>, error: MediaRejected): ApiError {
-  const field = error.field === "file" ? "File" : "Thumbnail";
-  switch (error.reason) {
-    case "size": {
-      const limit = error.limit ?? c.get("ctx").config.limits.imageSizeLimit;
-      return validationFailed(`${field} file size must be less than ${megabytes(limit)}`);
-    }
-    case "dimensions":
-      return validationFailed(
-        `${field} dimensions are too large (at most ${MEDIA_LIMITS.imageMatrixLimit} pixels)`,
-      );
-    default:
-      return validationFailed(`${field} content type is invalid, ${field} is invalid`);
-  }
-}
-
-function readFocus(p: Params): Focus | undefined {
-  const raw = readString(p, "focus");
-  if (raw === undefined) return undefined;
-  const focus = parseFocus(raw);
-  if (!focus) throw validationFailed("Focus is invalid");
-  return focus;
-}
-
-function readDescription(p: Params): string | undefined {
-  return readString(p, "description", {
-    maxLength: MEDIA_LIMITS.descriptionLimit,
-    allowBlank: true,
-  });
-}
 
 /** The attachment as JSON with the status its state calls for. */
 function answer(c: Context<ApiEnv>, row: MediaRow, processingStatus: 202 | 206): Response {
@@ -113,7 +75,7 @@ export function mediaRoutes(): Hono<ApiEnv> {
       });
     } catch (error) {
       if (error instanceof MediaRejected) {
-        throw rejection(c, error);
+        throw mediaRejection(c.get("ctx").config, error);
       }
       throw error;
     }
@@ -147,7 +109,7 @@ export function mediaRoutes(): Hono<ApiEnv> {
       const updated = await updateMedia(c.get("ctx"), row.accountId, row.id, change);
       return answer(c, updated, 206);
     } catch (error) {
-      if (error instanceof MediaRejected) throw rejection(c, error);
+      if (error instanceof MediaRejected) throw mediaRejection(c.get("ctx").config, error);
       if (error instanceof NotFoundError) throw new ApiError(404, "Record not found");
       throw error;
     }

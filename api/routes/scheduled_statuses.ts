@@ -11,18 +11,16 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { and, eq } from "drizzle-orm";
 import type { ApiEnv } from "../env.ts";
 import { ApiError, validationFailed } from "../errors.ts";
 import { params } from "../params.ts";
-import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { setLinkHeader } from "../pagination.ts";
+import { readScheduledStatuses } from "../reads/scheduled_statuses.ts";
 import { readString } from "../readers.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { serializeScheduledStatuses } from "../entities/scheduled_status.ts";
 import { me } from "./relationships.ts";
-import { pageWindow } from "../../db/queries/id_paging.ts";
 import { isId } from "../../db/ids.ts";
-import { scheduledStatuses } from "../../db/schema/mod.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { StatusError } from "../../actors/statuses/errors.ts";
 import {
@@ -61,15 +59,9 @@ export function scheduledStatusRoutes(): Hono<ApiEnv> {
   const writeStatuses = requireUser("write:statuses");
 
   app.get("/api/v1/scheduled_statuses", readStatuses, async (c) => {
-    const page = readPageParams(await params(c), PAGE_SIZES.scheduledStatuses);
-    const ctx = c.get("ctx");
-    const window = pageWindow(scheduledStatuses.id, page);
-    const rows = await ctx.database.db.select().from(scheduledStatuses)
-      .where(and(eq(scheduledStatuses.accountId, me(c)), window.where))
-      .orderBy(window.order).limit(page.limit);
-    if (window.reverse) rows.reverse();
-    setPaginationHeaders(c, rows, (r) => r.id, { hasMore: rows.length >= page.limit });
-    return c.json(await serializeScheduledStatuses(ctx, rows));
+    const read = await readScheduledStatuses(c.get("ctx"), me(c), await params(c));
+    setLinkHeader(c, read.cursors);
+    return c.json(read.items);
   });
 
   app.get("/api/v1/scheduled_statuses/:id", readStatuses, async (c) => {

@@ -35,8 +35,11 @@ export function registerActorDispatcher(federation: Federation<AppContext>): voi
     .setKeyPairsDispatcher(async (ctx, identifier) => {
       const { database } = ctx.data;
       if (identifier === INSTANCE_ACTOR) return await getKeyPairs(ctx.data, INSTANCE_KEY_OWNER);
-      const account = await findLocalAccountByIdentifier(database.db, identifier);
-      return account ? await getKeyPairs(ctx.data, account.id) : [];
+      const owner = await ctx.data.core.keyOwners.ownerOf(
+        identifier,
+        async () => (await findLocalAccountByIdentifier(database.db, identifier))?.id ?? null,
+      );
+      return owner ? await getKeyPairs(ctx.data, owner) : [];
     })
     .mapHandle(async (ctx, username) => {
       if (isInstanceActorHandle(ctx.data.config, username)) return INSTANCE_ACTOR;

@@ -10,6 +10,12 @@
  * activity, so each delivery scanned every activity id of the last day.
  * Reads never see an expired entry either way (get, list and cas check
  * the TTL themselves).
+ *
+ * The table is made on first use, as @fedify/postgres does, but once per
+ * process and under a lock: its `CREATE TABLE IF NOT EXISTS` from two
+ * connections at once (two processes starting on a fresh database, or one
+ * process's concurrent first deliveries) collides in PostgreSQL's catalog
+ * ("duplicate key value violates unique constraint pg_type_typname_nsp_index").
  */
 import type { KvKey, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
 import { PostgresKvStore } from "@fedify/postgres";
@@ -18,13 +24,43 @@ import type postgres from "postgres";
 /** How often expired entries are deleted, at most. */
 export const KV_EXPIRY_INTERVAL_MS = 60_000;
 
+/** The advisory lock that serialises making the table across processes (any fixed number). */
+const CREATE_LOCK = 0x6b76_7632; // "kvv2"
+
 export class RookeryPostgresKvStore extends PostgresKvStore {
   readonly #sql: postgres.Sql;
   #expiredAt = 0;
+  #initializing: Promise<void> | null = null;
 
   constructor(sql: postgres.Sql) {
     super(sql);
     this.#sql = sql;
+  }
+
+  /**
+   * Makes the table (once per process, under a transaction-scoped advisory
+   * lock), then lets @fedify/postgres finish its own set-up, whose
+   * `IF NOT EXISTS` then finds the table. A failure is not remembered, so
+   * the next use tries again.
+   */
+  override initialize(): Promise<void> {
+    this.#initializing ??= this.#createTable().then(() => super.initialize()).catch((error) => {
+      this.#initializing = null;
+      throw error;
+    });
+    return this.#initializing;
+  }
+
+  async #createTable(): Promise<void> {
+    await this.#sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${CREATE_LOCK})`;
+      await tx`CREATE UNLOGGED TABLE IF NOT EXISTS fedify_kv_v2 (
+        key text[] PRIMARY KEY,
+        value jsonb NOT NULL,
+        created timestamp with time zone DEFAULT CURRENT_TIMESTAMP,
+        ttl interval
+      )`;
+    });
   }
 
   /** As @fedify/postgres's `set`, with the purge of expired entries throttled. */

@@ -8,11 +8,14 @@ import { createStores } from "../../federation/stores/mod.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 
-async function withDatabase(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>) {
+type Opened = Awaited<ReturnType<typeof openDatabase>>;
+
+/** A fresh database; `url` is its PostgreSQL address (null on PGlite). */
+async function withDatabase(fn: (db: Opened, url: string | null) => Promise<void>) {
   const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
   const database = await openDatabase({ databaseUrl: pg?.url ?? null, pgliteDir: "memory://" });
   try {
-    await fn(database);
+    await fn(database, pg?.url ?? null);
   } finally {
     await database.close();
     await pg?.drop();
@@ -64,6 +67,29 @@ test("the KV store gets, sets, lists by prefix, expires and compares-and-swaps",
     await eventually("the entry to expire", async () => (await kv.get(["gone"])) === undefined);
     assert.equal(await kv.cas(["gone"], undefined, "new"), true);
     assert.equal(await kv.get(["gone"]), "new");
+  });
+});
+
+test("two servers' first uses of the KV store at once on a fresh database do not collide", async () => {
+  await withDatabase(async (database, url) => {
+    // On PostgreSQL a second connection pool, as another process has; on
+    // PGlite the one database (a single process owns it).
+    const other = url ? await openDatabase({ databaseUrl: url, pgliteDir: "" }) : database;
+    try {
+      const stores = [createStores(database).kv, createStores(other).kv];
+      // Each store's first operations at once, several per store (one
+      // process's concurrent inbox requests): none may fail on the table
+      // being made by another.
+      await Promise.all(stores.flatMap((kv, s) =>
+        [0, 1, 2, 3].map(async (i) => {
+          await kv.set(["first", `${s}-${i}`], i);
+          assert.equal(await kv.get(["first", `${s}-${i}`]), i);
+        })
+      ));
+      assert.equal(await stores[1].get(["first", "0-3"]), 3);
+    } finally {
+      if (other !== database) await other.close();
+    }
   });
 });
 

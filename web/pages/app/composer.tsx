@@ -7,7 +7,19 @@
  */
 import type { FC } from "hono/jsx";
 import { CsrfField } from "../shell.tsx";
-import type { AppViewer } from "./layout.tsx";
+import type { AppViewer, ReadingPreferences } from "./layout.tsx";
+import type { StatusJson } from "../../../api/entities/status.ts";
+import { StatusHeader } from "../status/header.tsx";
+import { StatusBody } from "../status/body.tsx";
+import {
+  AttachmentsField,
+  type KeptMedia,
+  LanguageSelect,
+  PollField,
+  type PollValues,
+  QuotePolicySelect,
+  ScheduleField,
+} from "./composer_fields.tsx";
 
 export const VISIBILITIES = [
   ["public", "Public"],
@@ -22,12 +34,22 @@ export interface ComposerValues {
   visibility?: string;
   sensitive?: boolean;
   inReplyToId?: string;
+  quotedStatusId?: string;
+  quotePolicy?: string;
+  language?: string | null;
+  poll?: PollValues;
+  /** The `datetime-local` value typed (UTC). */
+  scheduledLocal?: string;
+  /** Attachments already uploaded (kept after a refusal, or the post's own). */
+  media?: KeptMedia[];
 }
 
 /** The user's posting defaults (their preferences), which a new post starts from. */
 export interface ComposerDefaults {
   visibility: string;
   sensitive: boolean;
+  language: string | null;
+  quotePolicy: string;
 }
 
 export interface ComposerProps {
@@ -42,16 +64,47 @@ export interface ComposerProps {
   edit?: { statusId: string };
   /** Fragment instructions on the form (web/routes/app/fragments.ts), when sent to the script. */
   fragment?: Record<`data-${string}`, string>;
+  /** The instance's limits the form shows (composerLimits). */
+  limits?: ComposerLimits;
 }
 
+/** The instance's limits a composer shows: the counter's and the poll's. */
+export interface ComposerLimits {
+  maxCharacters: number;
+  charactersPerUrl: number;
+  maxPollOptions: number;
+}
+
+/** The composer's limits from the configuration's. */
+export function composerLimits(limits: {
+  maxStatusCharacters: number;
+  charactersReservedPerUrl: number;
+  maxPollOptions: number;
+}): ComposerLimits {
+  return {
+    maxCharacters: limits.maxStatusCharacters,
+    charactersPerUrl: limits.charactersReservedPerUrl,
+    maxPollOptions: limits.maxPollOptions,
+  };
+}
+
+const DEFAULT_LIMITS: ComposerLimits = {
+  maxCharacters: 500,
+  charactersPerUrl: 23,
+  maxPollOptions: 4,
+};
+
 export const Composer: FC<ComposerProps> = (
-  { viewer, defaults, returnTo, values = {}, error, edit, fragment },
+  { viewer, defaults, returnTo, values = {}, error, edit, fragment, limits = DEFAULT_LIMITS },
 ) => (
   <form
     id="composer"
     class="composer"
     method="post"
     action={edit ? `/statuses/${edit.statusId}/update` : "/statuses"}
+    enctype="multipart/form-data"
+    data-max-characters={String(limits.maxCharacters)}
+    data-characters-per-url={String(limits.charactersPerUrl)}
     data-enhance
     {...fragment}
   >
@@ -61,37 +114,49 @@ export const Composer: FC<ComposerProps> = (
     {values.inReplyToId
       ? <input type="hidden" name="in_reply_to_id" value={values.inReplyToId} />
       : null}
+    {values.quotedStatusId && !edit
+      ? <input type="hidden" name="quoted_status_id" value={values.quotedStatusId} />
+      : null}
     {error ? <p class="alert" role="alert" id="status-error">{error}</p> : null}
     <label for="status">What's on your mind?</label>
     <textarea
       id="status"
       name="status"
       rows={4}
-      aria-describedby={error ? "status-error" : undefined}
+      aria-describedby={error ? "status-error status-count" : "status-count"}
       aria-invalid={error ? "true" : undefined}
     >
       {values.status ?? ""}
     </textarea>
+    <output id="status-count" for="status" class="hint">
+      At most {limits.maxCharacters} characters (a link counts as {limits.charactersPerUrl})
+    </output>
     <details class="cw-field" open={values.spoilerText ? true : undefined}>
       <summary>Content warning</summary>
       <label for="spoiler_text">Warning shown before the post</label>
       <input id="spoiler_text" name="spoiler_text" type="text" value={values.spoilerText ?? ""} />
     </details>
-    {edit ? <p class="hint">The visibility of a post cannot be changed.</p> : (
-      <>
-        <label for="visibility">Visibility</label>
-        <select id="visibility" name="visibility">
-          {VISIBILITIES.map(([value, label]) => (
-            <option
-              value={value}
-              selected={(values.visibility ?? defaults?.visibility ?? "public") === value}
-            >
-              {label}
-            </option>
-          ))}
-        </select>
-      </>
-    )}
+    <div class="options">
+      {edit ? <p class="hint">The visibility of a post cannot be changed.</p> : (
+        <div class="option">
+          <label for="visibility">Visibility</label>
+          <select id="visibility" name="visibility">
+            {VISIBILITIES.map(([value, label]) => (
+              <option
+                value={value}
+                selected={(values.visibility ?? defaults?.visibility ?? "public") === value}
+              >
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {edit ? null : <QuotePolicySelect value={values.quotePolicy ?? defaults?.quotePolicy} />}
+      <LanguageSelect
+        value={values.language !== undefined ? values.language : defaults?.language}
+      />
+    </div>
     <label class="check">
       <input
         type="checkbox"
@@ -101,6 +166,28 @@ export const Composer: FC<ComposerProps> = (
       />
       Mark media as sensitive
     </label>
+    <AttachmentsField kept={values.media ?? []} slots={!edit} />
+    <PollField
+      poll={values.poll}
+      maxOptions={limits.maxPollOptions}
+      note={edit ? "Tick the box to change the poll; other choices reset its votes." : undefined}
+    />
+    {edit ? null : <ScheduleField value={values.scheduledLocal} />}
     <button type="submit">{edit ? "Save" : "Post"}</button>
   </form>
+);
+
+/** The post a new one replies to or quotes, above the composer (no actions). */
+export const ComposerTarget: FC<{
+  status: StatusJson;
+  kind: "reply" | "quote";
+  reading?: ReadingPreferences;
+}> = ({ status, kind, reading }) => (
+  <section class="composer-target" aria-labelledby="composer-target">
+    <h2 id="composer-target">{kind === "reply" ? "Replying to" : "Quoting"}</h2>
+    <article class="status compact">
+      <StatusHeader status={status} idBase={`target-${status.id}`} />
+      <StatusBody status={status} nested reading={reading} />
+    </article>
+  </section>
 );

@@ -9,6 +9,7 @@
  */
 import type { FC } from "hono/jsx";
 import type { MediaAttachmentJson } from "../../../api/entities/media_attachment.ts";
+import { blurhashDataUrl, placeholderSize } from "./blurhash.ts";
 
 /** The small version's size from the attachment's metadata, when it has one. */
 function smallSize(m: MediaAttachmentJson): { width?: number; height?: number } {
@@ -69,12 +70,29 @@ export const MediaGrid: FC<{ media: MediaAttachmentJson[] }> = ({ media }) => (
   </div>
 );
 
-/** Attachments shown only once the reader opens them, with why they are hidden. */
+/** A hidden attachment's blurred stand-in, or nothing when its blurhash does not decode. */
+const Placeholder: FC<{ m: MediaAttachmentJson }> = ({ m }) => {
+  const { width, height } = smallSize(m);
+  const size = placeholderSize(width, height);
+  const src = m.blurhash ? blurhashDataUrl(m.blurhash, size) : null;
+  return src ? <img src={src} alt="" width={size.width} height={size.height} /> : null;
+};
+
+/**
+ * Attachments shown only once the reader opens them, with why they are
+ * hidden, over their blurred placeholders (the files are not fetched until
+ * then: lazy images inside a closed <details> are not loaded).
+ */
 export const HiddenMedia: FC<{ media: MediaAttachmentJson[]; label: string }> = (
   { media, label },
 ) => (
   <details class="sensitive">
-    <summary>{label} · Show</summary>
+    <summary>
+      <span class={`placeholders count-${media.length}`} aria-hidden="true">
+        {media.map((m) => <Placeholder key={m.id} m={m} />)}
+      </span>
+      <span class="label">{label} · Show</span>
+    </summary>
     <MediaGrid media={media} />
   </details>
 );

@@ -20,7 +20,11 @@ article.status .content p{margin:.4rem 0}
 article.status details.cw>summary,article.status details.filtered>summary{font-weight:400}
 .media figure{margin:0}
 .media details.alt summary{font-size:.75rem;color:var(--muted)}
-details.sensitive>summary{display:block;padding:1.5rem 1rem;margin:.5rem 0;border-radius:.35rem;background:var(--border);text-align:center}
+details.sensitive>summary{display:block;padding:3rem 1rem;margin:.5rem 0;border-radius:.35rem;background:var(--border);text-align:center;position:relative;overflow:hidden}
+details.sensitive .placeholders{position:absolute;inset:0;display:flex;gap:2px}
+details.sensitive .placeholders img{flex:1;min-width:0;width:100%;height:100%;object-fit:cover}
+details.sensitive .label{position:relative;background:var(--card);color:var(--fg);padding:.25rem .6rem;border-radius:.25rem}
+details.sensitive[open] .placeholders{display:none}
 .poll ul{list-style:none;padding:0;margin:.5rem 0}
 .poll li{display:grid;grid-template-columns:1fr auto;gap:0 .5rem;margin:.35rem 0}
 .poll progress{grid-column:1/-1;width:100%;height:.5rem}

@@ -11,6 +11,8 @@ import { Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
 import { appTimelineRoutes } from "./timelines.tsx";
 import { appStatusRoutes } from "./statuses.tsx";
+import { appStatusEditRoutes } from "./status_edits.tsx";
+import { appScheduledRoutes } from "./scheduled.tsx";
 import { appMediaRoutes } from "./media.ts";
 import { appThreadRoutes } from "./threads.tsx";
 import { appInteractionRoutes } from "./interactions.ts";
@@ -28,6 +30,8 @@ export function webAppRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.route("/", appTimelineRoutes());
   app.route("/", appStatusRoutes());
+  app.route("/", appStatusEditRoutes());
+  app.route("/", appScheduledRoutes());
   app.route("/", appMediaRoutes());
   app.route("/", appThreadRoutes());
   app.route("/", appInteractionRoutes());

@@ -113,6 +113,8 @@ export async function appReader(
     defaults: {
       visibility: prefs?.defaultPrivacy ?? "public",
       sensitive: prefs?.defaultSensitive ?? false,
+      language: prefs?.defaultLanguage ?? null,
+      quotePolicy: prefs?.defaultQuotePolicy ?? "public",
     },
   };
 }

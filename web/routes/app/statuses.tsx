@@ -1,90 +1,161 @@
 /**
  * Posting from the web app: GET /statuses/new (the composer page, with
  * `?text=` and `?in_reply_to_id=` prefilled) and POST /statuses. The post is
- * read by the API's reader (api/status_params.ts) and made by the same
- * command as POST /api/v1/statuses (createStatus, or scheduleStatus with
- * `scheduled_at`), with the form's idempotency key, so a double submit
- * makes one post. A refusal answers the composer page again with the
- * command's message and what was typed, with the API's status (403, 404,
- * 422), never a 500. Success: 303 to `return_to` (default /) with a notice.
+ * read by the API's reader (api/status_params.ts, after composer_input.ts
+ * turned the form's poll box, UTC schedule and file slots into the API's
+ * parameters) and made by the same command as POST /api/v1/statuses
+ * (createStatus, or scheduleStatus with `scheduled_at`), with the form's
+ * idempotency key, so a double submit makes one post. A refusal answers the
+ * composer page again with the command's message, what was typed and the
+ * files already uploaded, with the API's status (403, 404, 422), never a
+ * 500. Success: 303 to `return_to` (default /) with a notice.
  *
- * Also: GET /statuses/:id (303 to the post's page /@acct/:id), /share
- * (Mastodon's share intent: 303 to the composer with `text` and `url`), and
- * deleting one's own post (GET confirmation, POST counted in the API's
- * status-deletion bucket too; back to `return_to`, never the deleted page).
- *
- * Editing: GET /statuses/:id/edit (the composer with the post's source
- * text and warning; one's own posts only) and POST /statuses/:id/update,
- * read by the API's edit reader and made by editStatus, as PUT
- * /api/v1/statuses/:id.
- *
- * Not yet (design 35 §2.2): history, delete-and-redraft, media and poll edits,
- * scheduled statuses, fragment answers for the script.
+ * Also: GET /statuses/:id (303 to the post's page /@acct/:id) and /share
+ * (Mastodon's share intent: 303 to the composer with `text` and `url`).
+ * Editing, history and deleting are in status_edits.tsx.
  */
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiEnv } from "../../../api/env.ts";
 import { type Params, params } from "../../../api/params.ts";
-import { readBoolean, readString } from "../../../api/readers.ts";
+import { readBoolean, readString, readStringArray } from "../../../api/readers.ts";
 import {
   checkIdempotencyKey,
   readScheduledAt,
-  readStatusEdit,
   readStatusInput,
   statusErrorOf,
 } from "../../../api/status_params.ts";
 import { isId } from "../../../db/ids.ts";
-import { serializeStatuses, type StatusRow } from "../../../api/entities/status.ts";
+import {
+  serializeStatuses,
+  type StatusJson,
+  type StatusRow,
+} from "../../../api/entities/status.ts";
 import { createStatus } from "../../../actors/statuses/create.ts";
 import { scheduleStatus } from "../../../actors/statuses/schedule.ts";
-import { RATE_LIMITS } from "../../../api/middleware/rate_limit.ts";
 import { readStatus } from "../../../api/reads/statuses.ts";
-import { editStatus, ownStatus } from "../../../actors/statuses/edit.ts";
-import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
-import { deleteStatus } from "../../../actors/statuses/delete.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
-import { ConfirmPage } from "../../pages/app/confirm.tsx";
 import { StatusItem } from "../../pages/app/status.tsx";
 import { statusPath } from "../../pages/status/links.ts";
-import { Composer, type ComposerValues } from "../../pages/app/composer.tsx";
+import {
+  Composer,
+  type ComposerDefaults,
+  composerLimits,
+  ComposerTarget,
+  type ComposerValues,
+} from "../../pages/app/composer.tsx";
+import type { KeptMedia } from "../../pages/app/composer_fields.tsx";
 import { refusalOf } from "../refusals.ts";
-import { appPage, appReader, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
-import { hereWith, returnTo } from "./return_to.ts";
+import {
+  appPage,
+  appReader,
+  appSession,
+  appViewer,
+  sendAppNotFound,
+  sendAppPage,
+} from "./session.tsx";
+import { returnTo } from "./return_to.ts";
 import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
+import {
+  apiParams,
+  applyDescriptions,
+  keptMedia,
+  typedPoll,
+  uploadSlots,
+} from "./composer_input.ts";
+
+export const NOT_FOUND = "This post does not exist, or you may not see it.";
 
 /** What the form said, to show it again after a refusal. */
-function typedValues(p: Params): ComposerValues {
+export function typedValues(p: Params, media: KeptMedia[] = []): ComposerValues {
   const text = (key: string) => readString(p, key, { allowBlank: true });
   const replyTo = text("in_reply_to_id");
+  const quoted = text("quoted_status_id");
   return {
+    quotedStatusId: quoted && isId(quoted) ? quoted : undefined,
+    quotePolicy: text("quote_approval_policy"),
     status: text("status"),
     spoilerText: text("spoiler_text"),
     visibility: text("visibility"),
     sensitive: readBoolean(p, "sensitive") ?? false,
     inReplyToId: replyTo && isId(replyTo) ? replyTo : undefined,
+    language: text("language") ?? null,
+    poll: typedPoll(p),
+    scheduledLocal: text("scheduled_local"),
+    media,
   };
 }
 
-/** The composer page, empty, prefilled, or with the last refusal's message. */
-async function sendComposerPage(
+/** Visibilities from the widest to the narrowest. */
+const VISIBILITY_ORDER = ["public", "unlisted", "private", "direct"];
+
+/**
+ * What a reply starts from, as Mastodon's composer: the author and the
+ * people it mentions (not oneself), and the parent's visibility when it is
+ * narrower than one's default.
+ */
+function replyDefaults(
+  parent: StatusJson,
+  viewer: { accountId: string },
+  defaults: ComposerDefaults,
+): ComposerValues {
+  const handles = [parent.account, ...parent.mentions]
+    .filter((a) => a.id !== viewer.accountId)
+    .map((a) => `@${a.acct}`);
+  const narrowest = Math.max(
+    VISIBILITY_ORDER.indexOf(parent.visibility),
+    VISIBILITY_ORDER.indexOf(defaults.visibility),
+  );
+  return {
+    status: handles.length ? `${[...new Set(handles)].join(" ")} ` : "",
+    visibility: VISIBILITY_ORDER[narrowest] ?? defaults.visibility,
+    spoilerText: parent.spoiler_text || undefined,
+  };
+}
+
+/**
+ * The composer page, empty, prefilled, or with the last refusal's message;
+ * the post replied to or quoted above it. `fresh`: a new reply starts from
+ * its parent (replyDefaults), under what the query gave.
+ */
+export async function sendComposerPage(
   c: Context<ApiEnv>,
-  options: { values: ComposerValues; returnTo: string; error?: string; status?: number },
+  options: {
+    values: ComposerValues;
+    returnTo: string;
+    error?: string;
+    status?: number;
+    fresh?: boolean;
+  },
 ): Promise<Response> {
   const { viewer, defaults } = await appReader(c);
+  const ctx = c.get("ctx");
+  const target = async (id?: string) =>
+    id ? (await readStatus(ctx, viewer, id))?.status ?? null : null;
+  const reply = await target(options.values.inReplyToId);
+  const quote = await target(options.values.quotedStatusId);
+  let values = options.values;
+  if (options.fresh && reply) {
+    const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+    values = { ...replyDefaults(reply, viewer, defaults), ...given };
+  }
   return await sendAppPage(
     c,
     <AppLayout
-      title="New post"
-      instanceTitle={c.get("ctx").config.instance.title}
+      title={reply ? "Reply" : "New post"}
+      instanceTitle={ctx.config.instance.title}
       viewer={viewer}
       current="new"
     >
+      {reply ? <ComposerTarget status={reply} kind="reply" reading={viewer.reading} /> : null}
+      {quote ? <ComposerTarget status={quote} kind="quote" reading={viewer.reading} /> : null}
       <Composer
         viewer={viewer}
         defaults={defaults}
         returnTo={options.returnTo}
-        values={options.values}
+        values={values}
         error={options.error}
+        limits={composerLimits(ctx.config.limits)}
       />
     </AppLayout>,
     (options.status ?? 200) as ContentfulStatusCode,
@@ -110,6 +181,7 @@ async function postedFragment(
         viewer={viewer}
         defaults={defaults}
         returnTo={back}
+        limits={composerLimits(ctx.config.limits)}
         fragment={{ "data-replace": "composer", "data-announce": "Your post was published." }}
       />
       {status
@@ -123,20 +195,36 @@ async function postedFragment(
   );
 }
 
+/**
+ * The attachments of the post: those already uploaded (their alt texts
+ * applied), then the files chosen in the slots. Throws the first refusal
+ * after keeping what was uploaded in `kept`, so the page shows them again.
+ */
+async function attachments(c: Context<ApiEnv>, p: Params, kept: KeptMedia[]): Promise<void> {
+  const { accountId } = appSession(c).user;
+  const ids = readStringArray(p, "media_ids", { maxItems: 1000 }) ?? [];
+  kept.push(...await applyDescriptions(c, accountId, p, ids));
+  const uploads = await uploadSlots(c, accountId, p, kept.length);
+  kept.push(...uploads.rows.map((row) => keptMedia(c, row)));
+  if (uploads.refusal) throw uploads.refusal;
+}
+
 /** Runs the post's command; a refusal comes back as the composer page. */
 async function post(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
-  const { user, webToken } = c.get("appSession")!;
+  const { user, webToken } = appSession(c);
   const p = await params(c);
   const back = returnTo(p, "/");
+  const kept: KeptMedia[] = [];
   try {
-    const input = readStatusInput(ctx, p, {
+    await attachments(c, p, kept);
+    const input = readStatusInput(ctx, { ...apiParams(p), media_ids: kept.map((m) => m.id) }, {
       accountId: user.accountId,
       // The "Web" application (the session's web token's), as Mastodon's web posts.
       applicationId: webToken?.applicationId ?? null,
       idempotencyKey: checkIdempotencyKey(readString(p, "idempotency_key")),
     });
-    const scheduledAt = readScheduledAt(p);
+    const scheduledAt = readScheduledAt(apiParams(p));
     if (scheduledAt) {
       await scheduleStatus(ctx, input, scheduledAt);
       return redirectAfterPost(c, "/scheduled_statuses", "scheduled");
@@ -148,120 +236,11 @@ async function post(c: Context<ApiEnv>): Promise<Response> {
     const refusal = refusalOf(statusErrorOf(error));
     if (!refusal) throw error;
     return await sendComposerPage(c, {
-      values: typedValues(p),
+      values: typedValues(p, kept),
       returnTo: back,
       error: refusal.message,
       status: refusal.status,
     });
-  }
-}
-
-const NOT_FOUND = "This post does not exist, or you may not see it.";
-
-/** The viewer's own post of the `:id` path, or null (someone else's is not found either). */
-async function ownRead(c: Context<ApiEnv>) {
-  const viewer = appViewer(c);
-  const read = await readStatus(c.get("ctx"), viewer, c.req.param("id")!);
-  return read && read.row.accountId === viewer.accountId && !read.row.reblogOfId ? read : null;
-}
-
-async function deleteConfirmation(c: Context<ApiEnv>): Promise<Response> {
-  const read = await ownRead(c);
-  if (!read) return await sendAppNotFound(c, NOT_FOUND);
-  const viewer = appViewer(c);
-  const path = statusPath(read.status);
-  return await sendAppPage(
-    c,
-    <AppLayout
-      title="Delete this post?"
-      instanceTitle={c.get("ctx").config.instance.title}
-      viewer={viewer}
-    >
-      <StatusItem status={read.status} viewer={viewer} here={hereWith(c.req.url)} />
-      <ConfirmPage
-        action={`/statuses/${read.row.id}/delete`}
-        token={viewer.csrfToken}
-        returnTo={returnTo({ return_to: c.req.query("return_to") ?? null }, "/")}
-        button="Delete"
-        cancel={path}
-        danger
-      >
-        <p>The post, its media and its poll are removed here and from the servers it reached.</p>
-      </ConfirmPage>
-    </AppLayout>,
-  );
-}
-
-async function deletePost(c: Context<ApiEnv>): Promise<Response> {
-  const ctx = c.get("ctx");
-  const viewer = appViewer(c);
-  const id = c.req.param("id")!;
-  const p = await params(c);
-  try {
-    await ownStatus(ctx.database.db, viewer.accountId, id);
-    await deleteStatus(ctx, viewer.accountId, id, { deleteMedia: true });
-  } catch (error) {
-    const refusal = refusalOf(statusErrorOf(error));
-    if (!refusal) throw error;
-    return await sendAppNotFound(c, NOT_FOUND);
-  }
-  // Never back to the deleted post's own page.
-  const back = returnTo(p, "/");
-  const onDeleted = back.split(/[?#]/)[0].endsWith(`/${id}`);
-  return redirectAfterPost(c, onDeleted ? "/" : back, "deleted");
-}
-
-/** The edit page: the composer in edit mode, or the refused edit with its message. */
-async function sendEditPage(
-  c: Context<ApiEnv>,
-  statusId: string,
-  values: ComposerValues,
-  refusal?: { message: string; status: number },
-): Promise<Response> {
-  const { viewer } = await appReader(c);
-  return await sendAppPage(
-    c,
-    <AppLayout
-      title="Edit post"
-      instanceTitle={c.get("ctx").config.instance.title}
-      viewer={viewer}
-    >
-      <Composer
-        viewer={viewer}
-        returnTo={`/statuses/${statusId}`}
-        values={values}
-        edit={{ statusId }}
-        error={refusal?.message}
-      />
-    </AppLayout>,
-    (refusal?.status ?? 200) as ContentfulStatusCode,
-  );
-}
-
-async function editPage(c: Context<ApiEnv>): Promise<Response> {
-  const read = await ownRead(c);
-  if (!read) return await sendAppNotFound(c, NOT_FOUND);
-  return await sendEditPage(c, read.row.id, {
-    status: read.row.text ?? htmlToText(read.row.content),
-    spoilerText: read.row.spoilerText,
-    sensitive: read.row.sensitive,
-  });
-}
-
-async function updatePost(c: Context<ApiEnv>): Promise<Response> {
-  const ctx = c.get("ctx");
-  const viewer = appViewer(c);
-  const id = c.req.param("id")!;
-  const p = await params(c);
-  try {
-    const edited = await editStatus(ctx, readStatusEdit(ctx, p, viewer.accountId, id));
-    const [json] = await serializeStatuses(ctx, [edited], { accountId: viewer.accountId });
-    return redirectAfterPost(c, json ? statusPath(json) : "/", "edited");
-  } catch (error) {
-    const refusal = refusalOf(statusErrorOf(error));
-    if (!refusal) throw error;
-    if (refusal.status === 404) return await sendAppNotFound(c, NOT_FOUND);
-    return await sendEditPage(c, id, typedValues(p), refusal);
   }
 }
 
@@ -289,24 +268,20 @@ export function appStatusRoutes(): Hono<ApiEnv> {
     return c.redirect(`/statuses/new?text=${encodeURIComponent(parts.join(" "))}`, 303);
   });
 
-  app.get("/statuses/:id{[0-9]+}/edit", appPage(), editPage);
-  app.post("/statuses/:id{[0-9]+}/update", appPage(), updatePost);
-  app.get("/statuses/:id{[0-9]+}/delete", appPage(), deleteConfirmation);
-  app.post(
-    "/statuses/:id{[0-9]+}/delete",
-    appPage({ extraLimit: RATE_LIMITS.statusDeletions }),
-    deletePost,
-  );
-
   app.get("/statuses/new", appPage(), async (c) => {
     const p = await params(c);
-    const replyTo = readString(p, "in_reply_to_id");
+    const id = (key: string) => {
+      const value = readString(p, key);
+      return value && isId(value) ? value : undefined;
+    };
     return await sendComposerPage(c, {
       values: {
-        status: readString(p, "text", { allowBlank: true, maxLength: 10_000 }),
-        inReplyToId: replyTo && isId(replyTo) ? replyTo : undefined,
+        status: readString(p, "text", { maxLength: 10_000 }),
+        inReplyToId: id("in_reply_to_id"),
+        quotedStatusId: id("quoted_status_id"),
       },
       returnTo: "/",
+      fresh: true,
     });
   });
 

@@ -30,7 +30,7 @@ import {
   type AppViewer,
 } from "../../pages/app/layout.tsx";
 import { FeedItems, Timeline } from "../../pages/app/timeline.tsx";
-import { Composer } from "../../pages/app/composer.tsx";
+import { Composer, composerLimits } from "../../pages/app/composer.tsx";
 import { appPage, appReader, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { signedInBranch } from "./branch.ts";
 import { hereWith } from "./return_to.ts";
@@ -156,7 +156,14 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         label: "Home timeline",
         empty: <HomeEmpty />,
         streams: [{ stream: "user" }],
-        top: <Composer viewer={viewer} defaults={defaults} returnTo="/" />,
+        top: (
+          <Composer
+            viewer={viewer}
+            defaults={defaults}
+            returnTo="/"
+            limits={composerLimits(c.get("ctx").config.limits)}
+          />
+        ),
       }, viewer);
     }),
   );
