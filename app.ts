@@ -57,6 +57,7 @@ import { ownAccountRoutes } from "./api/routes/accounts_own.ts";
 import { emailConfirmationRoutes } from "./api/routes/email_confirmations.ts";
 import { mediaRoutes } from "./api/routes/media.ts";
 import { mediaFileRoutes } from "./api/routes/media_files.ts";
+import { mediaProxyRoutes } from "./api/routes/media_proxy.ts";
 import { relationshipRoutes } from "./api/routes/relationships.ts";
 import { followRequestRoutes } from "./api/routes/follow_requests.ts";
 import { interactionRequestRoutes } from "./api/routes/interaction_requests.ts";
@@ -106,6 +107,7 @@ import { donationCampaignRoutes } from "./api/routes/donation_campaigns.ts";
 import { emailSubscriptionRoutes } from "./api/routes/email_subscriptions.ts";
 import { tooManyRequests } from "./web/routes/too_many_requests.ts";
 import { webAppRoutes } from "./web/routes/app/mod.ts";
+import { answeringRoute } from "./api/route_label.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -155,6 +157,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
       await next();
     } finally {
       if (writes) ctx.core.writes.mark();
+      if (c.env?.route) c.env.route.route = answeringRoute(c);
     }
   });
   app.use(cors());
@@ -187,16 +190,20 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     }
   });
 
-  const fedifyFetch = async (c: Context<ApiEnv>, next: Next) =>
-    await ctx.federation.fetch(c.req.raw, {
+  const fedifyFetch = async (c: Context<ApiEnv>, next: Next) => {
+    // Fedify answered itself unless it handed the request on (onNotFound, onNotAcceptable).
+    c.set("answeredByFederation", true);
+    return await ctx.federation.fetch(c.req.raw, {
       contextData: ctx,
       // Authorized fetch refused an object or a collection (federation/dispatchers/authorized_fetch.ts).
       onUnauthorized: unauthorizedFetch,
       onNotFound: async () => {
+        c.set("answeredByFederation", undefined);
         await next();
         return c.res;
       },
       onNotAcceptable: async () => {
+        c.set("answeredByFederation", undefined);
         // An HTML page of ours may still answer (profile pages are negotiated).
         await next();
         if (c.res.status !== 404) return c.res;
@@ -206,6 +213,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
         });
       },
     });
+  };
 
   app.route("/", healthRoutes());
   app.route("/", instanceRoutes());
@@ -234,6 +242,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   app.route("/", emailConfirmationRoutes());
   app.route("/", mediaRoutes());
   app.route("/", mediaFileRoutes());
+  app.route("/", mediaProxyRoutes());
   app.route("/", accountRoutes());
   app.route("/", relationshipRoutes());
   app.route("/", followRequestRoutes());

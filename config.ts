@@ -114,7 +114,19 @@ export interface Config {
    */
   translation: TranslationConfig | null;
   /** Where media files and archives are kept (S3_* variables). */
-  media: { store: MediaStoreConfig };
+  media: {
+    store: MediaStoreConfig;
+    /**
+     * MEDIA_CACHE_RETENTION_PERIOD, in days: the worker deletes copies of
+     * remote attachments and card images cached longer ago (fetched again
+     * on demand); null keeps them until `media remove`.
+     */
+    cacheRetentionDays: number | null;
+  };
+  /** The Prometheus endpoint (METRICS_BIND). */
+  metrics: MetricsConfig;
+  /** OTLP export of traces and metrics; null: none. */
+  otel: OtelConfig | null;
   logLevel: LogLevel;
   /** "text" for people, "json" for log collectors. */
   logFormat: "text" | "json";
@@ -163,6 +175,34 @@ export type TranslationConfig =
     /** DEEPL_API_KEY (+ DEEPL_PLAN): DeepL's v2 API on its free or pro host. */
     | { kind: "deepl"; apiKey: string; plan: "free" | "pro" }
   );
+
+/** Where the Prometheus endpoint listens (METRICS_BIND); null: no metrics at all. */
+export interface MetricsConfig {
+  bind: { hostname: string; port: number } | null;
+}
+
+/** OpenTelemetry export over OTLP/HTTP (the standard OTEL_* variables). */
+export interface OtelConfig {
+  /** Where spans go; null: no traces (no endpoint, or OTEL_TRACES_EXPORTER=none). */
+  traces: { url: string; scheduledDelayMs: number } | null;
+  /** Where metrics go, and how often; null: none (OTEL_METRICS_EXPORTER=none). */
+  metrics: { url: string; intervalMs: number } | null;
+  protocol: "http/protobuf" | "http/json";
+  /** OTEL_EXPORTER_OTLP_HEADERS, e.g. an API key. */
+  headers: Record<string, string>;
+  serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES. */
+  resourceAttributes: Record<string, string>;
+  sampler: { kind: OtelSampler; ratio: number };
+}
+
+export type OtelSampler =
+  | "always_on"
+  | "always_off"
+  | "traceidratio"
+  | "parentbased_always_on"
+  | "parentbased_always_off"
+  | "parentbased_traceidratio";
 
 /** The folder under DATA_DIR (the default), or a bucket of S3-compatible storage. */
 export type MediaStoreConfig = { kind: "folder" } | S3StoreConfig;
@@ -303,6 +343,106 @@ function readMediaStore(env: Env): MediaStoreConfig {
   };
 }
 
+/**
+ * METRICS_BIND, `host:port` (`[v6]:port` for IPv6). The public listener never
+ * serves the metrics, so the same address is refused.
+ */
+function readMetrics(env: Env, bindAddress: string, port: number): MetricsConfig {
+  const raw = (env.METRICS_BIND ?? "").trim();
+  if (!raw) return { bind: null };
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s\[\]]+)):(\d{1,5})$/.exec(raw);
+  const metricsPort = match ? Number(match[3]) : NaN;
+  if (!match || metricsPort > 65535) {
+    throw new ConfigError(`METRICS_BIND must be host:port, not ${JSON.stringify(raw)}`);
+  }
+  const hostname = match[1] ?? match[2];
+  if (hostname === bindAddress && metricsPort === port && port !== 0) {
+    throw new ConfigError("METRICS_BIND must differ from BIND:PORT: metrics are never public");
+  }
+  return { bind: { hostname, port: metricsPort } };
+}
+
+/** `k=v,k2=v2` with URL-encoded values (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES). */
+function readPairs(env: Env, name: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const item of (env[name] ?? "").split(",")) {
+    if (!item.trim()) continue;
+    const at = item.indexOf("=");
+    if (at <= 0) throw new ConfigError(`${name} must be key=value pairs separated by commas`);
+    try {
+      pairs[item.slice(0, at).trim()] = decodeURIComponent(item.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(`${name} has a badly encoded value for ${item.slice(0, at).trim()}`);
+    }
+  }
+  return pairs;
+}
+
+/** An OTLP URL: the signal's own variable, else the base endpoint with `/v1/<signal>`. */
+function readOtlpUrl(env: Env, signal: "traces" | "metrics"): string | null {
+  const upper = signal.toUpperCase();
+  if (readEnum(env, `OTEL_${upper}_EXPORTER`, ["otlp", "none"] as const, "otlp") === "none") {
+    return null;
+  }
+  const own = (env[`OTEL_EXPORTER_OTLP_${upper}_ENDPOINT`] ?? "").trim();
+  const base = (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "").trim();
+  const url = own || (base ? `${base.replace(/\/+$/, "")}/v1/${signal}` : "");
+  if (!url) return null;
+  if (!/^https?:\/\/[^/]/.test(url)) {
+    throw new ConfigError(
+      `OTEL_EXPORTER_OTLP_${own ? `${upper}_` : ""}ENDPOINT must be an http(s) URL`,
+    );
+  }
+  return url;
+}
+
+/** OpenTelemetry's standard variables; only OTLP over HTTP is supported. */
+function readOtel(env: Env): OtelConfig | null {
+  if (readBool(env, "OTEL_SDK_DISABLED", false)) return null;
+  const tracesUrl = readOtlpUrl(env, "traces");
+  const metricsUrl = readOtlpUrl(env, "metrics");
+  if (!tracesUrl && !metricsUrl) return null;
+  const protocol = (env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "").trim() || "http/protobuf";
+  if (protocol !== "http/protobuf" && protocol !== "http/json") {
+    throw new ConfigError(
+      `OTEL_EXPORTER_OTLP_PROTOCOL ${
+        JSON.stringify(protocol)
+      } is not supported: use http/protobuf or http/json`,
+    );
+  }
+  const kind = readEnum(
+    env,
+    "OTEL_TRACES_SAMPLER",
+    [
+      "always_on",
+      "always_off",
+      "traceidratio",
+      "parentbased_always_on",
+      "parentbased_always_off",
+      "parentbased_traceidratio",
+    ] as const,
+    "parentbased_always_on",
+  );
+  const ratioText = (env.OTEL_TRACES_SAMPLER_ARG ?? "").trim();
+  const ratio = ratioText === "" ? 1 : Number(ratioText);
+  if (!(ratio >= 0 && ratio <= 1)) {
+    throw new ConfigError("OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1");
+  }
+  return {
+    traces: tracesUrl
+      ? { url: tracesUrl, scheduledDelayMs: readInt(env, "OTEL_BSP_SCHEDULE_DELAY", 5000, 1) }
+      : null,
+    metrics: metricsUrl
+      ? { url: metricsUrl, intervalMs: readInt(env, "OTEL_METRIC_EXPORT_INTERVAL", 60000, 100) }
+      : null,
+    protocol,
+    headers: readPairs(env, "OTEL_EXPORTER_OTLP_HEADERS"),
+    serviceName: (env.OTEL_SERVICE_NAME ?? "").trim() || "rookery",
+    resourceAttributes: readPairs(env, "OTEL_RESOURCE_ATTRIBUTES"),
+    sampler: { kind, ratio },
+  };
+}
+
 /** ORIGIN, by default http://localhost:<PORT>: an http or https URL. */
 function readOrigin(env: Env, port: number): URL {
   const raw = (env.ORIGIN ?? "").trim() || `http://localhost:${port}`;
@@ -373,9 +513,10 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError("DATABASE_URL must start with postgres:// or postgresql://");
   }
+  const bindAddress = (env.BIND ?? "").trim() || "0.0.0.0";
   return {
     port,
-    bindAddress: (env.BIND ?? "").trim() || "0.0.0.0",
+    bindAddress,
     origin: originUrl.origin,
     domain: originUrl.host,
     dataDir: (env.DATA_DIR ?? "").trim() || "./data",
@@ -420,7 +561,13 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
       minIntervalMs: readInt(env, "EMAIL_DIGEST_MIN_INTERVAL", 3_600, 0, 604_800) * 1000,
     },
     translation: readTranslation(env),
-    media: { store: readMediaStore(env) },
+    media: {
+      store: readMediaStore(env),
+      // 0 or unset: no pruning (Mastodon's meaning of an empty setting).
+      cacheRetentionDays: readInt(env, "MEDIA_CACHE_RETENTION_PERIOD", 0, 0, 36_500) || null,
+    },
+    metrics: readMetrics(env, bindAddress, port),
+    otel: readOtel(env),
     logLevel: readEnum(
       env,
       "LOG_LEVEL",

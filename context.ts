@@ -10,6 +10,7 @@ import type { Federation } from "@fedify/fedify";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/connection.ts";
 import type { MediaStore, MediaUrls, ProcessCore } from "./process/core.ts";
+import type { Telemetry } from "./telemetry/mod.ts";
 
 /** The record types the sign-up's e-mail check asks for. */
 export type EmailDnsRecordType = "MX" | "A" | "AAAA";
@@ -34,6 +35,8 @@ export interface AppContext {
   readonly mediaUrls: MediaUrls;
   /** The process's caches, listener, limiter, hub, queue and relay (process/core.ts). */
   readonly core: ProcessCore;
+  /** Metrics of this process (telemetry/mod.ts): instruments are no-ops when METRICS_BIND is unset. */
+  readonly telemetry: Telemetry;
   /** Set once the federation is built; Fedify passes this object as its context data. */
   federation: Federation<AppContext>;
   /**

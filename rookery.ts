@@ -26,6 +26,12 @@ import { runJob } from "./jobs/handlers.ts";
 import { startMediaWorker } from "./actors/media/processing.ts";
 import { createMediaStore } from "./actors/media/store/mod.ts";
 import { createMediaUrls } from "./actors/media/urls.ts";
+import { createTelemetry, noTelemetry, type Telemetry } from "./telemetry/mod.ts";
+import { ANSWERED_BY, measureRequest, refusalReason, type RouteRecord } from "./telemetry/http.ts";
+import { type MetricsListener, startMetricsListener } from "./telemetry/prometheus.ts";
+import { databaseObserver } from "./telemetry/database.ts";
+import { queueGauges } from "./jobs/queue_gauges.ts";
+import { loadMediaProxyKey } from "./actors/media/proxy_key.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -35,6 +41,8 @@ export interface Rookery {
   readonly outboxRelay: OutboxRelay;
   /** The Hono application's routes, as registered (tests/security/route_scopes_test.ts walks them). */
   readonly routes: readonly RouterRoute[];
+  /** The Prometheus endpoint's port, when METRICS_BIND is set (telemetry/prometheus.ts). */
+  readonly metricsPort: number | null;
   /** The HTTP handler (Fedify first, then the Mastodon API and pages). */
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts the queue worker and periodic maintenance. */
@@ -56,6 +64,8 @@ export interface CreateOptions {
   pgliteTemplate?: Blob;
   /** PostgreSQL pool size (the admin command line needs few connections). */
   poolSize?: number;
+  /** false: measure nothing and serve no metrics (the admin command line, beside a running server). */
+  telemetry?: false;
 }
 
 /** Where PGlite keeps its files inside the data directory. */
@@ -64,14 +74,28 @@ export function pgliteDirectory(config: Config): string {
 }
 
 export async function createRookery(config: Config, options: CreateOptions = {}): Promise<Rookery> {
+  // First, so that the database and the federation record into it from the start.
+  const telemetry = options.telemetry === false ? noTelemetry() : await createTelemetry(config);
+  const poolSize = options.poolSize ?? config.dbPoolSize;
   const database = options.database ?? await openDatabase({
     databaseUrl: config.databaseUrl,
     pgliteDir: options.pgliteDir ?? pgliteDirectory(config),
     template: options.pgliteTemplate,
-    poolSize: options.poolSize ?? config.dbPoolSize,
+    poolSize,
+  }).catch(async (error) => {
+    await telemetry.close();
+    throw error;
   });
+  if (telemetry.enabled) observeProcess(telemetry, database, config, poolSize);
   const opened = openProcessCore(config, database);
   const { core } = opened;
+  telemetry.observe({
+    name: "rookery.streaming.connections",
+    description: "Open streaming connections, by transport (websocket, sse).",
+    read: async () =>
+      Object.entries(await core.streamHub.countByTransport())
+        .map(([transport, count]) => [count, { transport }]),
+  });
   await opened.listening;
   const media = await createMediaStore(config);
   media.check().catch((error) =>
@@ -80,8 +104,8 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       { store: media.description, error },
     )
   );
-  const mediaUrls = createMediaUrls(config.origin, media);
-  const partial = { config, database, core, media, mediaUrls } as AppContext;
+  const mediaUrls = createMediaUrls(config.origin, media, await loadMediaProxyKey(database.db));
+  const partial = { config, database, core, media, mediaUrls, telemetry } as AppContext;
   // Rookery's own jobs ride on the federation's queue (jobs/queue.ts runs them).
   const { federation, maintain, guardInbox } = buildFederation(partial, {
     wrapQueue: (queue) => new JobQueue(queue, partial, runJob),
@@ -105,34 +129,21 @@ export async function createRookery(config: Config, options: CreateOptions = {})
   const abort = new AbortController();
   let worker: Promise<void> | null = null;
   let periodic: PeriodicJobs | null = null;
+  // Never on the public port: its own listener (telemetry/prometheus.ts).
+  const metrics: MetricsListener | null = telemetry.enabled && config.metrics.bind
+    ? startMetricsListener(telemetry, config.metrics.bind)
+    : null;
+
+  const handle = entrance(ctx, app, guardInbox);
 
   return {
     ctx,
     outboxRelay,
     routes: app.routes,
-    async fetch(request, info) {
-      // Only the connection's own request can be upgraded to a WebSocket.
-      const connectionRequest = request;
-      // A GET's body (Mastodon.py sends some parameters that way) is only
-      // readable on the request Deno's server made: fold it in first.
-      try {
-        request = await foldGetBody(request, config.limits.maxBodyBytes);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return Response.json({ error: error.message }, { status: error.status });
-      }
-      // Behind a TLS-terminating proxy, signatures cover the public URL
-      // (RFC 9421 @target-uri includes the scheme): rebuild it first.
-      if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
-      // Only our own name is answered: a request (and a signature) for
-      // another host goes no further (federation/request_host.ts).
-      if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) return blockedHost();
-      if (isInboxDelivery(request)) {
-        const checked = await guardInbox(request);
-        if (checked instanceof Response) return checked;
-        request = checked;
-      }
-      return await app.fetch(request, { info, connectionRequest });
+    metricsPort: metrics?.port ?? null,
+    fetch(request, info) {
+      if (!telemetry.enabled) return handle(request, info, { route: null });
+      return measureRequest(telemetry, request, (record) => handle(request, info, record));
     },
     startWorker() {
       if (worker) return;
@@ -159,7 +170,87 @@ export async function createRookery(config: Config, options: CreateOptions = {})
       // The rest of the core, its LISTEN last (process/core.ts).
       await opened.close();
       await media.close();
+      await metrics?.close();
+      database.queries.observer = null;
       if (!options.database) await database.close();
+      // Last, after the shutdown's own queries.
+      await telemetry.close();
     },
+  };
+}
+
+/** The gauges and hooks of a process whose metrics are on. */
+function observeProcess(
+  telemetry: Telemetry,
+  database: Database,
+  config: Config,
+  poolSize: number,
+): void {
+  const system = database.kind === "pglite" ? "pglite" : "postgresql";
+  const observer = databaseObserver(telemetry.instruments, system, database.pglite ? 1 : poolSize);
+  database.queries.observer = observer;
+  for (const gauge of observer.gauges()) telemetry.observe(gauge);
+  // Workers report the queue; web processes never run the aggregate.
+  if (config.role !== "web") {
+    for (const gauge of queueGauges(database)) {
+      telemetry.observe(gauge);
+    }
+  }
+}
+
+/** An inbox delivery the guard refused (rookery.inbox.activities). */
+function countRefusal(telemetry: Telemetry, status: number): void {
+  telemetry.instruments.inboxActivities.add(1, {
+    outcome: "refused",
+    reason: refusalReason(status),
+  });
+}
+
+/**
+ * The HTTP entrance, before the application: GET bodies, proxy headers, our
+ * own host name only, the inbox guard. `record` receives who answered when
+ * it is not a route of the application (the request metrics).
+ */
+function entrance(
+  ctx: AppContext,
+  app: { fetch: ReturnType<typeof createApp>["fetch"] },
+  guardInbox: (request: Request) => Promise<Request | Response>,
+) {
+  const { config, telemetry } = ctx;
+  return async (
+    request: Request,
+    info: Deno.ServeHandlerInfo | undefined,
+    record: RouteRecord,
+  ): Promise<Response> => {
+    // Only the connection's own request can be upgraded to a WebSocket.
+    const connectionRequest = request;
+    // A GET's body (Mastodon.py sends some parameters that way) is only
+    // readable on the request Deno's server made: fold it in first.
+    try {
+      request = await foldGetBody(request, config.limits.maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return Response.json({ error: error.message }, { status: error.status });
+    }
+    // Behind a TLS-terminating proxy, signatures cover the public URL
+    // (RFC 9421 @target-uri includes the scheme): rebuild it first.
+    if (config.trustProxy && isForwarded(request)) request = forwardedRequest(request);
+    // Only our own name is answered: a request (and a signature) for
+    // another host goes no further (federation/request_host.ts).
+    if (!answersAnyHost(request) && !addressedToUs(request, config.origin)) {
+      record.route = ANSWERED_BY.host;
+      return blockedHost();
+    }
+    if (isInboxDelivery(request)) {
+      const checked = await guardInbox(request);
+      if (checked instanceof Response) {
+        record.route = ANSWERED_BY.inbox;
+        countRefusal(telemetry, checked.status);
+        return checked;
+      }
+      request = checked;
+      telemetry.instruments.inboxActivities.add(1, { outcome: "accepted" });
+    }
+    return await app.fetch(request, { info, connectionRequest, route: record });
   };
 }

@@ -22,6 +22,9 @@ export interface ParsedArgs {
 /** Thrown for arguments that do not fit the command; exit code 2. */
 export class UsageError extends Error {}
 
+/** A failure the operator can act on: its message is printed as it is (exit 1). */
+export class CommandError extends Error {}
+
 /** Parses `argv` (the words after the command name) against a spec. */
 export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
   const positionals: string[] = [];

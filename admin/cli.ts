@@ -37,7 +37,7 @@ async function runDirect(
   // federate queue their deliveries in the database for the server's worker.
   let rookery: Rookery;
   try {
-    rookery = await createRookery(config, { poolSize: 2 });
+    rookery = await createRookery(config, { poolSize: 2, telemetry: false });
   } catch (error) {
     return failure(`cannot open the database: ${(error as Error).message ?? error}`);
   }

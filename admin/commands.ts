@@ -26,7 +26,7 @@ import {
 import { addRule, listRules, removeRule } from "../actors/moderation/instance_rules.ts";
 import { createAccessToken, createApplication } from "../actors/oauth/tokens.ts";
 import { generatePassword } from "../actors/auth/passwords.ts";
-import { parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
+import { CommandError, parseArgs, type ParsedArgs, safe, UsageError } from "./args.ts";
 import { USAGE } from "./help.ts";
 import { ALL_SCOPES, parseScopes } from "../model/scopes.ts";
 import { recordDelivery } from "../actors/outbox/deliveries.ts";
@@ -37,6 +37,8 @@ import { ANNOUNCEMENT_COMMANDS } from "./announcement_commands.ts";
 import { REPORT_COMMANDS } from "./report_commands.ts";
 import { MAINTENANCE_COMMANDS } from "./maintenance_commands.ts";
 import { STORAGE_COMMANDS } from "./storage_commands.ts";
+import { BACKUP_COMMANDS } from "./backup_commands.ts";
+import { MEDIA_COMMANDS } from "./media_commands.ts";
 import { DOMAIN_COMMANDS } from "./domain_commands.ts";
 import { MODERATION_COMMANDS } from "./moderation_commands.ts";
 import { MOVE_COMMANDS } from "./move_commands.ts";
@@ -261,6 +263,8 @@ const COMMANDS: Record<string, Command> = {
   ...REPORT_COMMANDS,
   ...MAINTENANCE_COMMANDS,
   ...STORAGE_COMMANDS,
+  ...BACKUP_COMMANDS,
+  ...MEDIA_COMMANDS,
   ...DOMAIN_COMMANDS,
   ...MODERATION_COMMANDS,
   ...MOVE_COMMANDS,
@@ -317,6 +321,8 @@ export function prepareCommand(argv: string[]): Prepared {
   if (["help", "--help", "-h"].includes(group) || rest.includes("--help")) {
     return { kind: "done", result: { exitCode: 0, stdout: USAGE, stderr: "" } };
   }
+  // Commands of one word (backup, restore) take every word after them.
+  if (Object.hasOwn(COMMANDS, group)) return prepared(COMMANDS[group], argv.slice(1));
   if (!GROUPS.has(group)) return { kind: "done", result: usage(`Unknown command ${safe(group)}`) };
   const command = action === undefined ? undefined : COMMANDS[`${group} ${action}`];
   if (!command || !Object.hasOwn(COMMANDS, `${group} ${action}`)) {
@@ -327,6 +333,10 @@ export function prepareCommand(argv: string[]): Prepared {
       : `Unknown ${group} command ${safe(action)};`;
     return { kind: "done", result: usage(`${what} ${group} commands are: ${known}`) };
   }
+  return prepared(command, rest);
+}
+
+function prepared(command: Command, rest: string[]): Prepared {
   let args: ParsedArgs;
   try {
     args = parseArgs(rest, command);
@@ -362,7 +372,7 @@ export function describeError(error: unknown): CommandResult {
     );
     return { exitCode: 1, stdout: "", stderr: `Error: validation failed:\n${lines.join("\n")}\n` };
   }
-  if (error instanceof NotFoundError) {
+  if (error instanceof NotFoundError || error instanceof CommandError) {
     return { exitCode: 1, stdout: "", stderr: `Error: ${error.message}\n` };
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -380,8 +390,10 @@ function line(text: string): string {
  * as it is; the server answers its usage error.
  */
 export function withAbsolutePaths(argv: string[], cwd: string): string[] {
-  const [group, action, ...rest] = argv;
-  const key = `${group} ${action}`;
+  const single = Object.hasOwn(COMMANDS, argv[0] ?? "");
+  const name = single ? [argv[0]] : argv.slice(0, 2);
+  const rest = argv.slice(name.length);
+  const key = name.join(" ");
   const command = Object.hasOwn(COMMANDS, key) ? COMMANDS[key] : undefined;
   if (!command?.paths?.length || rest.includes("--help")) return argv;
   let args: ParsedArgs;
@@ -395,8 +407,7 @@ export function withAbsolutePaths(argv: string[], cwd: string): string[] {
     return command.paths!.includes(name) ? resolve(cwd, value) : value;
   });
   return [
-    group,
-    action,
+    ...name,
     ...Object.entries(args.strings).map(([name, value]) => `--${name}=${value}`),
     ...[...args.flags].map((name) => `--${name}`),
     "--",

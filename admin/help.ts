@@ -74,11 +74,24 @@ Reports
       it with no account (the operator).
 
 Storage maintenance
-  media remove --older-than <days> [--dry-run]
-      Removes the stored copies of remote media (attachments of remote
-      accounts) created more than <days> days ago. The attachments stay:
-      the API then shows their remote URL. A local user's media is never
-      touched. Lists the files and prints the files and bytes freed.
+  media remove [--days <days>] [--dry-run]
+      Removes the stored copies of remote attachments cached more than
+      <days> days ago (default 7; --older-than is the same). The
+      attachments stay: the API shows the media proxy's URL, which fetches
+      the file again when it is next looked at. A local user's media is
+      never touched. Lists the files and prints the files and bytes freed.
+  media remove --prune-profiles | --remove-headers [--include-follows]
+               [--days <days>] [--dry-run]
+      Removes the copies of remote avatars and headers (or headers only)
+      of accounts neither seen nor updated for <days> days and that no
+      local account follows or is followed by (unless --include-follows).
+  media usage
+      Prints what attachments, emoji, card images, avatars, headers and
+      archives take (from the sizes the database keeps), and how much of
+      it is copies of remote media.
+  preview_cards remove [--days <days>] [--dry-run]
+      Removes the copies of link card images cached more than <days> days
+      ago (default 180); the cards stay and fetch their image again.
   media remove-orphans [--dry-run]
       Checks the media store against the database: deletes the stored
       files no attachment, custom emoji, avatar or header points at (files
@@ -100,9 +113,21 @@ Storage maintenance
       skipped, so it can run again to copy what came meanwhile. With
       --delete-local each local file goes once its copy is checked.
       <n> files at a time (default 4).
-  media remove and statuses remove-orphans show a progress bar on stderr
+  media remove, preview_cards remove and statuses remove-orphans show a progress bar on stderr
   (plain lines when it is not a terminal). --dry-run counts what would go
   and changes nothing.
+
+Backups (embedded database)
+  backup <file> [--force]
+      Writes a consistent, gzipped copy of the embedded database to <file>
+      (mode 0600), through the running server when there is one: it holds
+      statements back for about a second per 100 MB of database. An
+      existing <file> is kept unless --force. On PostgreSQL use pg_dump.
+  restore <file> [--replace]
+      With the server stopped: creates DATA_DIR/db from a backup. A
+      database already there is refused unless --replace, which moves it
+      aside to DATA_DIR/db.before-restore-<time>. Newer migrations are
+      applied. Media files are not in the backup.
 
 Custom emoji
   emoji add <shortcode> <image file> [--category <name>] [--unlisted]

@@ -1,25 +1,23 @@
 /**
- * Storage maintenance from the command line: `media remove` (the remote
- * media cache), `media remove-orphans` (files no row points at, and rows
- * whose file is missing) and `statuses remove-orphans` (old remote statuses
- * nobody here interacted with). The work is in jobs/maintenance/; these
+ * Storage maintenance from the command line: `media remove-orphans` (files
+ * no row points at, and rows whose file is missing) and `statuses remove-orphans` (old remote statuses
+ * nobody here interacted with); the remote media cache's commands are in
+ * media_commands.ts. The work is in jobs/maintenance/; these
  * commands parse the arguments, draw the progress bar and print what went.
  */
 import type { Command } from "./command.ts";
 import { UsageError } from "./args.ts";
 import { ProgressTracker } from "./progress.ts";
 import { daysAgo } from "../jobs/maintenance/batches.ts";
-import {
-  removeDetachedRemoteMedia,
-  removeRemoteMediaCache,
-} from "../jobs/maintenance/remote_media.ts";
+import { removeDetachedRemoteMedia } from "../jobs/maintenance/remote_media.ts";
 import { removeOrphanStatuses } from "../jobs/maintenance/orphan_statuses.ts";
 import { checkMediaStore, type MediaCheck } from "../jobs/maintenance/media_orphans.ts";
 
 /** Files listed one by one at most; beyond that only the totals. */
-const LIST_MAX = 1000;
+export const LIST_MAX = 1000;
 
-function readDays(name: string, value: string | undefined, fallback?: number): number {
+/** A `--<name> <days>` option's value (0 to 36500), or `fallback` when absent. */
+export function readDays(name: string, value: string | undefined, fallback?: number): number {
   if (value === undefined) {
     if (fallback === undefined) throw new UsageError(`Missing --${name} <days>`);
     return fallback;
@@ -71,36 +69,6 @@ function mediaCheckReport(check: MediaCheck, dryRun: boolean): string {
 
 /** The commands, merged into the command table. */
 export const MAINTENANCE_COMMANDS: Record<string, Command> = {
-  "media remove": {
-    usage: "media remove --older-than <days> [--dry-run]",
-    positionals: [],
-    options: { "older-than": "string", "dry-run": "boolean" },
-    async run({ db, media, progress }, args) {
-      const days = readDays("older-than", args.strings["older-than"]);
-      const dryRun = args.flags.has("dry-run");
-      let tracker: ProgressTracker | undefined;
-      const removal = await removeRemoteMediaCache(db, media, daysAgo(days), {
-        dryRun,
-        onProgress(examined, total) {
-          tracker ??= new ProgressTracker("media remove", total, progress);
-          tracker.tick(examined - tracker.done);
-        },
-      });
-      tracker?.finish();
-      const listed = removal.paths.slice(0, LIST_MAX);
-      const more = removal.paths.length - listed.length;
-      const lines = [
-        ...listed.map((path) => `${dryRun ? "would remove" : "removed"} ${path}`),
-        ...(more > 0 ? [`… and ${more} more`] : []),
-        `${dryRun ? "Would remove" : "Removed"} ${removal.files} file${
-          removal.files === 1 ? "" : "s"
-        } (${formatBytes(removal.bytes)}) of ${removal.attachments} remote attachment${
-          removal.attachments === 1 ? "" : "s"
-        } older than ${days} days${dryRun ? " (dry run: nothing changed)" : ""}.`,
-      ];
-      return lines.join("\n");
-    },
-  },
   "media remove-orphans": {
     usage: "media remove-orphans [--dry-run]",
     positionals: [],

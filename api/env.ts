@@ -3,6 +3,7 @@ import type { AppContext } from "../context.ts";
 import type { AuthToken, AuthUser } from "./auth_types.ts";
 import type { WebSession } from "../actors/auth/sessions.ts";
 import type { Params } from "./params.ts";
+import type { RouteRecord } from "../telemetry/http.ts";
 
 export interface ApiEnv {
   Bindings: {
@@ -14,6 +15,8 @@ export interface ApiEnv {
      * Deno cannot upgrade to a WebSocket: the streaming route upgrades this one.
      */
     connectionRequest?: Request;
+    /** Where the route that answered is written, for the request metrics (telemetry/http.ts). */
+    route?: RouteRecord;
   };
   Variables: {
     ctx: AppContext;
@@ -31,5 +34,7 @@ export interface ApiEnv {
     appStreamToken?: string;
     /** The request's parameters, once parsed (api/params.ts): a body is read once. */
     params?: Promise<Params>;
+    /** Set when Fedify answered the request itself (app.ts), for the request metrics. */
+    answeredByFederation?: true;
   };
 }

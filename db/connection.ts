@@ -13,6 +13,7 @@ import * as schema from "./schema/mod.ts";
 import { preparedClient } from "./pglite_prepared.ts";
 import { migrate } from "./migrate.ts";
 import { setProcessTag } from "./ids.ts";
+import { QueryTimer, timeQueries } from "./query_observer.ts";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** A transaction handle; commands accept either it or the Db. */
@@ -28,6 +29,8 @@ export interface Database {
   readonly pg?: postgres.Sql;
   /** The PGlite instance, in embedded mode. */
   readonly pglite?: PGlite;
+  /** Statement timing for the metrics: its `observer` is set by the process (db/query_observer.ts). */
+  readonly queries: QueryTimer;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,8 @@ const PGLITE_SETTINGS = [
 /** Opens and migrates the database. */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   let database: Database;
+  timeQueries();
+  const queries = new QueryTimer();
   if (options.databaseUrl) {
     prepareEveryQuery();
     const pg = postgres(options.databaseUrl, {
@@ -82,11 +87,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // to run); their generic plans are as good, so always reuse them.
       connection: { plan_cache_mode: "force_generic_plan" },
     });
-    const db = drizzlePostgres(pg, { schema }) as unknown as Db;
+    const db = drizzlePostgres(pg, { schema, logger: queries }) as unknown as Db;
     database = {
       kind: "postgres",
       db,
       pg,
+      queries,
       async rows<T>(query: SQL, executor: Executor = db) {
         const result = await executor.execute(query);
         return Array.from(result as unknown as Iterable<T>);
@@ -105,11 +111,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       ...(options.template ? { loadDataDir: options.template } : {}),
     });
     const client = preparedClient(pglite) as unknown as PGlite;
-    const db = drizzlePglite({ client, schema }) as unknown as Db;
+    const db = drizzlePglite({ client, schema, logger: queries }) as unknown as Db;
     database = {
       kind: "pglite",
       db,
       pglite,
+      queries,
       async rows<T>(query: SQL, executor: Executor = db) {
         const result = await executor.execute(query) as unknown as { rows: T[] };
         return result.rows;

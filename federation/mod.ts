@@ -78,6 +78,9 @@ export function buildFederation(
     // A failing inbound activity holds its actor's later ones: retried for
     // minutes, not hours (inbox_order.ts).
     inboxRetryPolicy: INBOX_RETRY_POLICY,
+    // Fedify's delivery, inbox and queue metrics and its spans, when ours are on (telemetry/).
+    ...(ctx.telemetry.meterProvider ? { meterProvider: ctx.telemetry.meterProvider } : {}),
+    ...(ctx.telemetry.tracerProvider ? { tracerProvider: ctx.telemetry.tracerProvider } : {}),
     origin: config.origin,
     // As the API: `/users/alice/` is `/users/alice` (Rails ignores the slash too).
     trailingSlashInsensitive: true,

@@ -23,6 +23,7 @@ import { purgeArchives } from "../actors/import_export/archive.ts";
 import { purgeEarlyDeletes } from "../federation/inbox/early_deletes.ts";
 import { purgePendingSubscriptions } from "../actors/email_subscriptions/purge.ts";
 import { refreshTrends } from "./trends.ts";
+import { pruneMediaCache } from "./maintenance/media_cache_retention.ts";
 import { annualReportCampaign } from "./annual_reports.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
@@ -84,6 +85,12 @@ export const PERIODIC_JOBS: readonly PeriodicJobSpec[] = [
     every: () => HOUR,
     firstAfterMs: HOUR,
     start: ({ ctx }) => () => cleanUpMedia(ctx),
+  },
+  // Copies of remote media past MEDIA_CACHE_RETENTION_PERIOD (when set).
+  {
+    name: "media cache retention",
+    every: () => HOUR,
+    start: ({ ctx }) => () => pruneMediaCache(ctx),
   },
   // December's annual reports, when ANNUAL_REPORTS is on: a look at the calendar every hour.
   {

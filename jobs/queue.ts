@@ -16,8 +16,9 @@ import type {
   MessageQueueListenOptions,
 } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { AppContext } from "../context.ts";
-import { isJobMessage, type Job } from "../actors/outbox/jobs.ts";
+import { isJobMessage, type Job, type JobMessage } from "../actors/outbox/jobs.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
 
@@ -54,6 +55,29 @@ export class JobQueue implements MessageQueue {
     return this.#inner.getDepth?.() ?? Promise.resolve({ queued: 0 });
   }
 
+  /**
+   * Runs a job inside a consumer span `job <name>`, in the trace of the span
+   * that recorded it (Fedify makes its own messages' spans).
+   */
+  #traced(job: JobMessage, run: () => Promise<void>): Promise<void> {
+    const options = { kind: SpanKind.CONSUMER, attributes: { "rookery.job": job.job } };
+    const parent = job.traceContext
+      ? trace.setSpanContext(ROOT_CONTEXT, { ...job.traceContext, isRemote: true })
+      : ROOT_CONTEXT;
+    const tracer = this.#ctx.telemetry.tracer;
+    return tracer.startActiveSpan(`job ${job.job}`, options, parent, async (span) => {
+      try {
+        await run();
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
   listen(
     handler: (message: any) => Promise<void> | void,
     options?: MessageQueueListenOptions,
@@ -62,7 +86,7 @@ export class JobQueue implements MessageQueue {
     return this.#inner.listen(async (message) => {
       try {
         if (!isJobMessage(message)) return await handler(message);
-        await this.#run(this.#ctx as AppContext, message, signal);
+        await this.#traced(message, () => this.#run(this.#ctx as AppContext, message, signal));
       } catch (error) {
         if (!isJobMessage(message)) throw error;
         if (signal?.aborted) return;

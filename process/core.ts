@@ -20,6 +20,7 @@ import { IpBlockCache } from "../actors/access_blocks/ip_block_cache.ts";
 import { DomainRules } from "../actors/moderation/domain_rules.ts";
 import { Distributions } from "../actors/annual_reports/percentiles.ts";
 import { MediaWork } from "../actors/media/processing.ts";
+import { RemoteMediaCache } from "../actors/media/remote_cache/cache.ts";
 import { Mailer } from "../actors/net/mailer.ts";
 import { VapidKeyCache } from "../actors/push/vapid.ts";
 import { StreamBus } from "../actors/streaming/bus.ts";
@@ -68,6 +69,8 @@ export interface ProcessCore {
   readonly mailer: Mailer;
   /** The media worker and ffmpeg's presence (actors/media/processing.ts). */
   readonly media: MediaWork;
+  /** Remote media fetches in flight (actors/media/remote_cache/cache.ts). */
+  readonly remoteMedia: RemoteMediaCache;
   /** Activity this process already recorded (actors/accounts/user_activity.ts). */
   readonly activity: ActivityMemo;
   /** Annual reports' yearly counts (actors/annual_reports/percentiles.ts). */
@@ -123,6 +126,7 @@ export function openProcessCore(config: Config, database: Database): OpenCore {
     translator: makeTranslator(config),
     mailer: new Mailer(),
     media: new MediaWork(),
+    remoteMedia: new RemoteMediaCache(),
     activity: new ActivityMemo(),
     reportDistributions: new Distributions(),
     statusLinkAsks: new RecentAsks(),

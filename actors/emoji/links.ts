@@ -16,6 +16,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { accountCustomEmojis, customEmojis, statusCustomEmojis } from "../../db/schema/mod.ts";
+import { discardMediaFiles } from "../media/discarded.ts";
 import { type ScannedText, scanShortcodes } from "./shortcodes.ts";
 
 /** An Emoji tag of a remote object, already checked by federation/. */
@@ -92,6 +93,8 @@ export async function upsertRemoteEmojis(
       id: customEmojis.id,
       shortcode: customEmojis.shortcode,
       url: customEmojis.remoteUrl,
+      filePath: customEmojis.filePath,
+      staticPath: customEmojis.staticPath,
     })
       .from(customEmojis).where(and(
         inArray(customEmojis.shortcode, codes),
@@ -102,10 +105,18 @@ export async function upsertRemoteEmojis(
   for (const emoji of emojis) {
     const row = existing.get(emoji.shortcode);
     if (!row || row.url === emoji.url) continue;
+    // A new image: our copy of the old one goes once this commits (the
+    // media proxy fetches the new one when it is first shown).
+    await discardMediaFiles(tx, [row.filePath, row.staticPath]);
     await tx.update(customEmojis).set({
       remoteUrl: emoji.url,
       uri: emoji.uri,
       contentType: emoji.contentType,
+      filePath: null,
+      staticPath: null,
+      imageFileSize: null,
+      cachedAt: null,
+      cacheFailedAt: null,
       updatedAt: new Date(),
     }).where(eq(customEmojis.id, row.id));
   }

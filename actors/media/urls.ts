@@ -7,6 +7,8 @@
  * as `ctx.mediaUrls`; serializers take it instead of the origin, so no
  * serializer builds a media URL by hand.
  */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { toBase64Url } from "../formatting/encoding.ts";
 import { isPublicKey, type MediaStore } from "./store/mod.ts";
 
 /** Paths (on the public origin) of the placeholder images (api/routes/static_images.ts serves them). */
@@ -27,8 +29,14 @@ export interface MediaUrls {
   file(key: string): string;
   /** The key of one of our stored files' public URL; null for any other URL. */
   keyOf(url: string): string | null;
-  /** The media proxy's URL of a remote file of row `id` (Mastodon's `/media_proxy/:id/…`). */
+  /**
+   * The media proxy's URL of a remote file of row `id` (Mastodon's
+   * `/media_proxy/:id/…`), signed (`?sig=`): the proxy answers only the
+   * URLs we handed out, so they are as unguessable as `/system` names.
+   */
   proxy(target: ProxyTarget, id: string): string;
+  /** Whether `sig` is the signature of `target` of row `id` (constant time). */
+  verifyProxy(target: ProxyTarget, id: string, sig: string): boolean;
   readonly defaultAvatar: string;
   readonly defaultHeader: string;
 }
@@ -40,10 +48,17 @@ const PROXY_PATHS: Record<ProxyTarget["kind"], string> = {
   card: "/media_proxy/cards",
 };
 
-/** The URLs of a process's store. */
+/** The first 16 bytes of HMAC-SHA256 over `<kind>/<id>/<variant>`, base64url (22 characters). */
+function proxySignature(key: Uint8Array, target: ProxyTarget, id: string): string {
+  const mac = createHmac("sha256", key).update(`${target.kind}/${id}/${target.variant}`).digest();
+  return toBase64Url(new Uint8Array(mac.subarray(0, 16)));
+}
+
+/** The URLs of a process's store; `proxyKey` signs media proxy URLs (actors/media/proxy_key.ts). */
 export function createMediaUrls(
   origin: string,
   store: Pick<MediaStore, "url" | "urlBase">,
+  proxyKey: Uint8Array,
 ): MediaUrls {
   return {
     origin,
@@ -53,8 +68,15 @@ export function createMediaUrls(
       const key = url.slice(store.urlBase.length);
       return isPublicKey(key) ? key : null;
     },
-    // Unsigned until the media proxy serves these (the remote media cache).
-    proxy: (target, id) => `${origin}${PROXY_PATHS[target.kind]}/${id}/${target.variant}`,
+    proxy: (target, id) =>
+      `${origin}${PROXY_PATHS[target.kind]}/${id}/${target.variant}?sig=${
+        proxySignature(proxyKey, target, id)
+      }`,
+    verifyProxy(target, id, sig) {
+      const expected = new TextEncoder().encode(proxySignature(proxyKey, target, id));
+      const given = new TextEncoder().encode(sig);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
     defaultAvatar: `${origin}${DEFAULT_AVATAR_PATH}`,
     defaultHeader: `${origin}${DEFAULT_HEADER_PATH}`,
   };
@@ -70,14 +92,17 @@ export interface ProfileImage {
 
 /**
  * The URL a client loads for an account's avatar or header (`kind`, of
- * account `accountId`): our stored file, else the remote server's image;
- * null when there is none (the caller shows the placeholder).
+ * account `id`): our stored file, else the media proxy's URL of the remote
+ * server's image (never the remote URL itself: a client must not be sent
+ * to a host we have not checked); null when there is none (the caller
+ * shows the placeholder).
  */
 export function profileImageUrl(
   urls: MediaUrls,
-  _account: { id: string; kind: "avatar" | "header" },
+  account: { id: string; kind: "avatar" | "header" },
   image: ProfileImage,
 ): string | null {
   if (image.key) return urls.file(image.key);
-  return image.remoteUrl ?? null;
+  if (!image.remoteUrl) return null;
+  return urls.proxy({ kind: "account", variant: account.kind }, account.id);
 }

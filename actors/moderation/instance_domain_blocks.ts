@@ -14,6 +14,7 @@
  * time: the statuses come back; the follows do not. Silence writes nothing:
  * it is read through db/queries/limited_accounts.ts.
  */
+import { clearCachedMedia } from "../media/remote_cache/clear.ts";
 import { asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import { newestFirst, type Page, pageWindow } from "../../db/queries/id_paging.ts";
 import type { Db, Executor } from "../../db/connection.ts";
@@ -162,6 +163,12 @@ async function suspendAccounts(tx: Executor, block: DomainBlockRow): Promise<voi
  * lose type, blurhash and size, so no client is sent to fetch them as images.
  */
 async function clearMedia(tx: Executor, block: DomainBlockRow): Promise<void> {
+  // Our copies go first: the media condition below reads file_path.
+  await clearCachedMedia(
+    tx,
+    accountsUnder(block.domain),
+    sql`${block.domain} = ANY(rookery_domain_variants(custom_emojis.domain))`,
+  );
   await tx.execute(sql`UPDATE accounts SET avatar_remote_url = NULL, header_remote_url = NULL
     WHERE ${accountsUnder(block.domain)}
       AND (avatar_remote_url IS NOT NULL OR header_remote_url IS NOT NULL)`);

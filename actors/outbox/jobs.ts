@@ -10,6 +10,7 @@
  * a federation fetch over its budget) the same function takes the
  * database instead of a transaction.
  */
+import { trace } from "@opentelemetry/api";
 import type { Executor } from "../../db/connection.ts";
 import { queueMessages } from "../../db/queries/queue_rows.ts";
 import type { MissingLinks } from "./status_links.ts";
@@ -47,8 +48,26 @@ export type Job =
   /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
   | { job: "remote_account_refresh"; accountId: string };
 
+/**
+ * The span a job was recorded in (W3C trace context fields), when traces are
+ * on: the job's own span continues its trace (jobs/queue.ts).
+ */
+export interface JobTraceContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+}
+
 /** A job as the queue carries it. */
-export type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE };
+export type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE; traceContext?: JobTraceContext };
+
+/** The active span's context, if a span records (nothing when traces are off). */
+function currentTraceContext(): JobTraceContext | undefined {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return undefined;
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return { traceId, spanId, traceFlags };
+}
 
 /** Whether a queued message is a job. */
 export function isJobMessage(message: unknown): message is JobMessage {
@@ -101,8 +120,13 @@ export async function recordJobs(
 ): Promise<void> {
   const runAt = new Date(Date.now() + (options.delayMs ?? 0));
   const unordered: JobMessage[] = [];
+  const traceContext = currentTraceContext();
   for (const job of jobs) {
-    const message: JobMessage = { ...job, type: JOB_MESSAGE_TYPE };
+    const message: JobMessage = {
+      ...job,
+      type: JOB_MESSAGE_TYPE,
+      ...(traceContext && { traceContext }),
+    };
     const orderingKey = orderingKeyOf(job);
     if (orderingKey == null) unordered.push(message);
     else await tx.execute(queueMessages([message], { orderingKey, runAt, wake: true }));

@@ -5,8 +5,8 @@
  * no text on the page could name an emoji).
  *
  * Local emoji point at our stored files (the original and its still PNG);
- * remote ones at our copy when we have one, else at their server's image,
- * for both URLs.
+ * remote ones at our copy when we have one, else at the media proxy's
+ * signed URLs (which fetch and keep a copy), never at their server.
  */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
@@ -35,7 +35,8 @@ export function customEmojiEntity(urls: MediaUrls, row: EmojiRow): CustomEmoji |
     still = row.staticPath ? urls.file(row.staticPath) : url;
   } else {
     if (row.domain == null || !row.remoteUrl) return null;
-    url = still = row.remoteUrl;
+    url = urls.proxy({ kind: "emoji", variant: "original" }, row.id);
+    still = urls.proxy({ kind: "emoji", variant: "static" }, row.id);
   }
   return {
     shortcode: row.shortcode,

@@ -2,8 +2,10 @@
  * The MediaAttachment entity (Mastodon 4.5) from `media_attachments` rows.
  *
  * Stored files (uploads, and copies of remote files) are at the store's
- * URLs (actors/media/urls.ts); remote attachments that were not copied keep
- * pointing at their server (`url` = `remote_url`).
+ * URLs (actors/media/urls.ts); a remote attachment we hold no copy of is at
+ * the media proxy's signed URL, which fetches and keeps a copy (Mastodon's
+ * `media_proxy_url`). The remote server's own URL is only ever in
+ * `remote_url`: a client is never sent to a host we have not checked.
  */
 import { inArray, sql } from "drizzle-orm";
 import { anyId } from "../../db/queries/any_id.ts";
@@ -36,14 +38,17 @@ export function mediaAttachmentEntity(
   const fileUrl = (key: string | null) => key ? urls.file(key) : null;
   const local = fileUrl(row.filePath);
   const processing = row.state === "processing";
-  const url = processing ? null : local ?? row.remoteUrl ?? null;
+  const proxied = local == null && row.remoteUrl != null;
+  const proxy = (variant: "original" | "small") =>
+    urls.proxy({ kind: "attachment", variant }, row.id);
+  const url = processing ? null : local ?? (proxied ? proxy("original") : null);
   // Without a preview image, only a still image can stand in for itself: a
   // video or audio file in an <img> shows nothing. A remote file of unknown
   // type (or one whose server's media is rejected by a domain block) is
   // only linked, never shown as a preview.
   const stillImage = row.type === "image" || (row.type === "unknown" && local != null);
   const preview = fileUrl(row.previewPath) ??
-    (stillImage ? local ?? row.remoteUrl ?? null : null);
+    (stillImage ? local ?? (proxied ? proxy("small") : null) : null);
   return {
     id: row.id,
     type: row.type,

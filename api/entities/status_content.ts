@@ -74,7 +74,11 @@ export function cardEntity(urls: MediaUrls, row: PreviewCardRow): PreviewCardJso
     width: row.width,
     height: row.height,
     // Our copy of the page's image when we have one.
-    image: row.imageKey ? urls.file(row.imageKey) : row.imageRemoteUrl,
+    image: row.imageKey
+      ? urls.file(row.imageKey)
+      : row.imageRemoteUrl
+      ? urls.proxy({ kind: "card", variant: "image" }, row.id)
+      : null,
     image_description: "",
     embed_url: row.embedUrl,
     blurhash: row.blurhash,

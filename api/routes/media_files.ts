@@ -10,7 +10,8 @@
  * `nosniff` and a sandboxing CSP. Names are random and never reused, so
  * answers are cached for a year. Single byte ranges are answered (206), as
  * video players and Safari need. Files of suspended or deleted accounts
- * answer 404 (one primary-key lookup). Web clients served from other
+ * answer 404 (one primary-key lookup). A copy of remote media that was
+ * pruned answers 302 to the media proxy, which fetches it again. Web clients served from other
  * origins read avatars and media across origins: `Access-Control-Allow-Origin: *`.
  */
 import { Hono } from "hono";
@@ -25,6 +26,7 @@ import {
   type StoredFile,
 } from "../../actors/media/store/mod.ts";
 import type { ParsedKey } from "../../actors/media/store/keys.ts";
+import type { ProxyTarget } from "../../actors/media/urls.ts";
 import { isHiddenAccount, isMediaOfHiddenAccount } from "../../db/queries/visibility.ts";
 import type { Executor } from "../../db/connection.ts";
 
@@ -76,6 +78,26 @@ function fileResponse(c: Context<ApiEnv>, file: StoredFile): Response {
   });
 }
 
+/**
+ * A pruned copy of remote media: a client still holding its URL (a JSON
+ * from before the prune) goes to the media proxy, which fetches it again
+ * (and answers 404 when the row has no remote file).
+ */
+function toProxy(c: Context<ApiEnv>, parsed: ParsedKey): Response {
+  const urls = c.get("ctx").mediaUrls;
+  const target: ProxyTarget | null = parsed.kind === "attachment"
+    ? { kind: "attachment", variant: parsed.variant }
+    : parsed.kind === "emoji"
+    ? { kind: "emoji", variant: parsed.variant }
+    : parsed.kind === "avatar" || parsed.kind === "header"
+    ? { kind: "account", variant: parsed.kind }
+    : parsed.kind === "card"
+    ? { kind: "card", variant: "image" }
+    : null;
+  if (!target || !parsed.id) return notFound(c);
+  return c.redirect(urls.proxy(target, parsed.id), 302);
+}
+
 /** The route, mounted at the root of the app. */
 export function mediaFileRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -101,7 +123,7 @@ export function mediaFileRoutes(): Hono<ApiEnv> {
       }
       throw error;
     }
-    if (!file) return notFound(c);
+    if (!file) return parsed.cached ? toProxy(c, parsed) : notFound(c);
     // HEAD: the same headers, no body (Hono answers HEAD with this GET handler).
     if (c.req.method === "HEAD") await file.body.cancel();
     return fileResponse(c, file);

@@ -65,6 +65,8 @@ function png(bytes: Uint8Array<ArrayBuffer>): Response {
       // As for uploaded files: never sniffed, never a document that could run.
       "X-Content-Type-Options": "nosniff",
       "Content-Security-Policy": "default-src 'none'; sandbox",
+      // Web clients on other origins read avatars (default ones too) across origins.
+      "Access-Control-Allow-Origin": "*",
     },
   });
 }

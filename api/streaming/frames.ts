@@ -59,6 +59,8 @@ export interface StreamConnection {
   readonly tokenId: string | null;
   /** Whether notifications may go to its `user` stream (read or read:notifications). */
   readonly notifications: boolean;
+  /** How the client is connected (the streaming connections gauge counts by it). */
+  readonly transport: "websocket" | "sse";
   /** What it is subscribed to (usually one; WebSocket clients may add more). */
   readonly subs: readonly Subscription[];
   /** Sends an event for one of its subscriptions. Never throws; a slow client is dropped. */

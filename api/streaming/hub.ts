@@ -120,6 +120,13 @@ export class StreamHub {
     return this.#connections.size;
   }
 
+  /** Open connections by transport (the streaming connections gauge). */
+  countByTransport(): Record<StreamConnection["transport"], number> {
+    const counts = { websocket: 0, sse: 0 };
+    for (const conn of this.#connections) counts[conn.transport]++;
+    return counts;
+  }
+
   /** Whether the hub has stopped (the process is closing): new connections are refused. */
   get closed(): boolean {
     return this.#closed;
@@ -396,6 +403,12 @@ export class StreamHubStarter {
       if (this.#hub === hub) this.#hub = null;
     });
     return hub;
+  }
+
+  /** Open connections by transport; none before the first stream. */
+  async countByTransport(): Promise<Record<StreamConnection["transport"], number>> {
+    const hub = this.#hub ? await this.#hub.catch(() => null) : null;
+    return hub?.countByTransport() ?? { websocket: 0, sse: 0 };
   }
 
   /** Closes the hub's connections and its subscription (the process is closing). */

@@ -52,6 +52,7 @@ export class SseConnection implements StreamConnection {
   readonly accountId: string | null;
   readonly tokenId: string | null;
   readonly notifications: boolean;
+  readonly transport = "sse";
   #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
   readonly #hub: StreamHub;
 

@@ -48,6 +48,7 @@ export class WebSocketConnection implements StreamConnection {
   readonly accountId: string | null;
   readonly tokenId: string | null;
   readonly notifications: boolean;
+  readonly transport = "websocket";
   readonly #socket: WebSocket;
   readonly #credentials: StreamCredentials;
   /** Client messages are handled one after another (a list check is async). */

@@ -41,6 +41,7 @@ import { htmlToText } from "../../actors/formatting/html_to_text.ts";
 import { readEmojiTags } from "../objects/emoji.ts";
 import { MAX_EMOJIS_PER_OBJECT } from "../../actors/emoji/shortcodes.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../../actors/emoji/links.ts";
+import { replacedProfileCopies } from "../../actors/media/remote_cache/replaced.ts";
 import { webUrl } from "../fetch/trust.ts";
 import { actorKeys } from "./actor_keys.ts";
 import { invalidateHandle, scheduleAccountRefresh } from "./handle_takeover.ts";
@@ -399,6 +400,7 @@ async function writeRemoteAccount(
     const renamed = heldByOther && !confirmed ? {} : handle;
     const [row] = await tx.update(accounts).set({
       ...rest,
+      ...await replacedProfileCopies(tx, existing, rest),
       ...renamed,
       ...checked,
       // A document without keys (a stripped Update) does not erase those we know.

@@ -19,7 +19,7 @@
  * (same content and edit time, under a share lock on its row): an edit that
  * committed meanwhile queued its own job, or removed the card itself.
  */
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, ne, type SQL, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { newId } from "../../db/ids.ts";
@@ -90,6 +90,12 @@ async function fetchCard(
   }
 }
 
+/** `column` when a card's update keeps its image URL, else null. */
+function sameImage(column: SQL): SQL {
+  return sql`CASE WHEN preview_cards.image_remote_url IS NOT DISTINCT FROM
+    excluded.image_remote_url THEN ${column} END`;
+}
+
 async function storeCard(ctx: AppContext, url: string, card: ExtractedCard): Promise<CardRow> {
   // Typed: a column renamed later is a compile error here, not a value silently dropped.
   const fields: Partial<typeof previewCards.$inferInsert> = {
@@ -106,7 +112,17 @@ async function storeCard(ctx: AppContext, url: string, card: ExtractedCard): Pro
     updatedAt: new Date(),
   };
   const [row] = await ctx.database.db.insert(previewCards).values({ id: newId(), url, ...fields })
-    .onConflictDoUpdate({ target: previewCards.url, set: fields }).returning();
+    .onConflictDoUpdate({
+      target: previewCards.url,
+      set: {
+        ...fields,
+        // A new image: our copy of the old one is forgotten (remove-orphans
+        // deletes its file) and the media proxy fetches the new one.
+        imageKey: sameImage(sql.raw("preview_cards.image_key")),
+        imageFileSize: sameImage(sql.raw("preview_cards.image_file_size")),
+        imageCachedAt: sameImage(sql.raw("preview_cards.image_cached_at")),
+      },
+    }).returning();
   return row;
 }
 

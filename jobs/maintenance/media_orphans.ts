@@ -4,7 +4,7 @@
  *
  * - orphan files: stored files no row points at (an attachment's file or
  *   preview, a local emoji's image or still, a local account's avatar or
- *   header). They are what a crash between a commit and the deletion of a
+ *   header, and under `cache/` our copies of remote media and card images). They are what a crash between a commit and the deletion of a
  *   file, or between writing a file and its row, leaves behind, and the
  *   only thing removed here. Files written in the last hour are left alone:
  *   their row may not be written yet (an upload, a transcoding).
@@ -18,7 +18,7 @@
  */
 import { and, gt, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
-import { accounts, customEmojis, mediaAttachments } from "../../db/schema/mod.ts";
+import { accounts, customEmojis, mediaAttachments, previewCards } from "../../db/schema/mod.ts";
 import {
   LOCAL_MEDIA_FOLDERS,
   type MediaStore,
@@ -77,7 +77,8 @@ export async function checkMediaStore(
     }
     batch = [];
   };
-  for (const folder of LOCAL_MEDIA_FOLDERS) {
+  // Archives are the archive purge's (actors/import_export/archive.ts).
+  for (const folder of [...LOCAL_MEDIA_FOLDERS, "cache"]) {
     for await (const file of store.list({ prefix: `${folder}/` })) {
       out.files++;
       present.add(file.key);
@@ -102,9 +103,11 @@ async function referencedKeys(db: Db, keys: string[]): Promise<Set<string>> {
   const media: string[] = [];
   const emoji: string[] = [];
   const owners: string[] = [];
+  const cards: string[] = [];
   for (const key of keys) {
     const parsed = parseKey(key);
-    if (parsed?.kind === "attachment") media.push(parsed.id);
+    if (parsed?.kind === "card") cards.push(parsed.id);
+    else if (parsed?.kind === "attachment") media.push(parsed.id);
     else if (parsed?.kind === "emoji") emoji.push(parsed.id);
     else if (parsed?.kind === "avatar" || parsed?.kind === "header") owners.push(parsed.id);
   }
@@ -119,6 +122,11 @@ async function referencedKeys(db: Db, keys: string[]): Promise<Set<string>> {
     const rows = await db.select({ a: customEmojis.filePath, b: customEmojis.staticPath })
       .from(customEmojis).where(inArray(customEmojis.id, [...new Set(emoji)]));
     for (const row of rows) add(row.a, row.b);
+  }
+  if (cards.length) {
+    const rows = await db.select({ a: previewCards.imageKey }).from(previewCards)
+      .where(inArray(previewCards.id, [...new Set(cards)]));
+    for (const row of rows) add(row.a);
   }
   if (owners.length) {
     const rows = await db.select({ id: accounts.id, a: accounts.avatarKey, b: accounts.headerKey })

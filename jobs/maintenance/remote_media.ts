@@ -1,17 +1,18 @@
 /**
  * Removing the cached copies of remote media (Mastodon's `tootctl media
- * remove`): the stored files of attachments that belong to remote accounts
- * and were created more than N days ago go; the rows stay, with their
- * `remote_url`, so statuses keep their attachments and the API then shows
- * the remote server's URL (api/entities/media_attachment.ts falls back to
- * `remote_url` when no stored path is left).
+ * remove`, and the worker's MEDIA_CACHE_RETENTION_PERIOD): the stored files
+ * of attachments that belong to remote accounts and were cached (or, for
+ * copies older than the cache's bookkeeping, created) more than N days ago
+ * go; the rows stay, with their `remote_url`, so statuses keep their
+ * attachments and the API then shows the media proxy's URL, which fetches
+ * the file again when it is next looked at (api/routes/media_proxy.ts).
  *
  * Only rows of remote accounts that have a remote URL are touched: a local
  * user's upload (no domain, no remote URL) is never a candidate, whatever
  * its age. Paths that are URLs rather than stored files are left alone.
  *
- * Remote avatars and headers are not cached (accounts keep the remote URL),
- * so there is nothing of theirs to remove.
+ * Avatars, headers and card images have their own (jobs/maintenance/
+ * profile_media.ts, card_images.ts).
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/connection.ts";
@@ -34,7 +35,7 @@ export interface MediaRemoval {
 /** The candidate condition, on `m` (media_attachments) joined to `a` (accounts). */
 function cached(cutoff: Date) {
   return sql`a.domain IS NOT NULL AND m.remote_url IS NOT NULL
-    AND m.created_at < ${cutoff.toISOString()}::timestamptz
+    AND coalesce(m.cached_at, m.created_at) < ${cutoff.toISOString()}::timestamptz
     AND ((m.file_path IS NOT NULL AND m.file_path !~* '^https?://')
       OR (m.preview_path IS NOT NULL AND m.preview_path !~* '^https?://'))`;
 }
@@ -95,7 +96,8 @@ export async function removeRemoteMediaCache(
             )
             UPDATE media_attachments m SET
               file_path = CASE WHEN m.file_path ~* '^https?://' THEN m.file_path END,
-              preview_path = CASE WHEN m.preview_path ~* '^https?://' THEN m.preview_path END
+              preview_path = CASE WHEN m.preview_path ~* '^https?://' THEN m.preview_path END,
+              cached_at = NULL, preview_file_size = NULL
             FROM old WHERE m.id = old.id
             RETURNING m.id::text AS id, old.file_path, old.preview_path`),
         )

@@ -1,7 +1,7 @@
 /**
  * Storage maintenance through the admin command line while the server runs
  * (admin socket): `media remove` drops cached remote files and the API falls
- * back to the remote URL, `statuses remove-orphans` deletes old remote
+ * back to the media proxy's URL (remote_url unchanged), `statuses remove-orphans` deletes old remote
  * statuses nobody here interacted with and keeps the rest, --dry-run changes
  * nothing, and both print progress on stderr.
  */
@@ -191,7 +191,10 @@ test("admin media remove and statuses remove-orphans", async (t) => {
     ];
 
     await t.step("bad arguments are usage errors", async () => {
-      expectCode(await cli(target, "media", "remove"), 2);
+      expectCode(await cli(target, "media", "remove", "--days", "soon"), 2);
+      const both = await cli(target, "media", "remove", "--prune-profiles", "--remove-headers");
+      expectCode(both, 2);
+      assert.match(both.stderr, /should not be specified simultaneously/);
       expectCode(await cli(target, "media", "remove", "--older-than", "soon"), 2);
       expectCode(await cli(target, "statuses", "remove-orphans", "--days", "-3"), 2);
     });
@@ -206,7 +209,7 @@ test("admin media remove and statuses remove-orphans", async (t) => {
       assert.ok(row.filePath && row.previewPath);
     });
 
-    await t.step("media remove drops old remote files; the API shows the remote URL", async () => {
+    await t.step("media remove drops old remote files; the API shows the proxy", async () => {
       const before = await ok(server, alice, "GET", `/api/v1/statuses/${favourited}`);
       assert.match(before.media_attachments[0].url, /^http:\/\/localhost.*\/system\//);
 
@@ -230,8 +233,9 @@ test("admin media remove and statuses remove-orphans", async (t) => {
       const after = await ok(server, alice, "GET", `/api/v1/statuses/${favourited}`);
       const media = after.media_attachments[0];
       assert.equal(media.id, favouritedMedia.id);
-      assert.equal(media.url, "https://remote.example/media/kept.png");
-      assert.equal(media.preview_url, "https://remote.example/media/kept.png");
+      const proxy = `${server.origin}/media_proxy/${favouritedMedia.id}`;
+      assert.match(media.url, new RegExp(`^${proxy}/original\\?sig=[\\w-]{22}$`));
+      assert.match(media.preview_url, new RegExp(`^${proxy}/small\\?sig=[\\w-]{22}$`));
       assert.equal(media.remote_url, "https://remote.example/media/kept.png");
 
       // Nothing left to do: a second run frees nothing.

@@ -528,8 +528,10 @@ test("account entity: local and remote accounts, roles, bots, moves and suspensi
     assert.equal(bot.locked, true);
     assert.equal(bot.display_name, "Beep");
     assert.equal(bot.note, "<p>hi</p>");
-    assert.equal(bot.avatar, "https://remote.example/a.png");
-    assert.equal(bot.avatar_static, "https://remote.example/a.png");
+    // The remote avatar is shown through the media proxy, never at the remote URL.
+    const proxied = a.rookery.ctx.mediaUrls.proxy({ kind: "account", variant: "avatar" }, bot.id);
+    assert.equal(bot.avatar, proxied);
+    assert.equal(bot.avatar_static, proxied);
     assert.equal(bot.created_at, "2024-02-03T00:00:00.000Z");
     assert.equal(bot.last_status_at, "2025-03-04");
     assert.deepEqual([bot.followers_count, bot.following_count, bot.statuses_count], [5, 6, 7]);

@@ -1,6 +1,7 @@
 /**
  * Custom emoji across two instances over https: a status with an emoji
- * posted on A is shown on B with the emoji pointing at A's image, an edit
+ * posted on A is shown on B through B's media proxy (never at A's URL),
+ * which copies A's image into B's store on the first look; an edit
  * changes B's list, and A's profile emoji (sent in an Update of the actor)
  * show on B's view of the account. Remote emoji are stored once per domain.
  */
@@ -31,12 +32,25 @@ test("emoji federate: statuses, edits and profiles seen on the other server", as
     assert.equal(shown.body.emojis.length, 1);
     const [emoji] = shown.body.emojis;
     assert.equal(emoji.shortcode, "blobcat");
-    assert.equal(emoji.url, status.emojis[0].url);
-    assert.ok(emoji.url.startsWith(`${a.origin}/system/custom_emojis/`));
-    assert.equal(emoji.static_url, emoji.url); // remote emoji are not proxied
-    const image = await fetchImage(b, emoji.url);
+    assert.ok(status.emojis[0].url.startsWith(`${a.origin}/system/custom_emojis/`));
+    const proxied = (variant: string) =>
+      new RegExp(`^${b.origin}/media_proxy/emojis/\\d+/${variant}\\?sig=[\\w-]{22}$`);
+    assert.match(emoji.url, proxied("original"));
+    assert.match(emoji.static_url, proxied("static"));
+    // The first look copies A's image into B's store and redirects there.
+    const proxy = await b.request(emoji.url, { redirect: "manual" });
+    await proxy.body?.cancel();
+    assert.equal(proxy.status, 302);
+    const copy = proxy.headers.get("location")!;
+    assert.ok(copy.startsWith(`${b.origin}/system/cache/custom_emojis/images/`), copy);
+    const image = await fetchImage(b, copy);
     assert.equal(image.status, 200);
     assert.equal(image.type, "image/png");
+    // (Caching a remote emoji does not flush every cached entity: a status
+    // built before keeps the proxy's URL, which now redirects at once.)
+    const again = await b.request(emoji.url, { redirect: "manual" });
+    await again.body?.cancel();
+    assert.equal(again.headers.get("location"), copy);
 
     // An edit on A changes B's list.
     const edit = await callJson(a, alice, "PUT", `/api/v1/statuses/${status.id}`, {
@@ -48,7 +62,7 @@ test("emoji federate: statuses, edits and profiles seen on the other server", as
       return res.body.emojis?.length === 2 ? res.body : null;
     });
     assert.deepEqual(afterEdit.emojis.map((e: any) => e.shortcode), ["blobcat", "blue_gif"]);
-    assert.equal(afterEdit.emojis[1].url, edit.body.emojis[1].url);
+    assert.match(afterEdit.emojis[1].url, proxied("original"));
 
     // Profile emoji reach B with the Update of the actor.
     const profile = await callJson(a, alice, "PATCH", "/api/v1/accounts/update_credentials", {
@@ -62,9 +76,10 @@ test("emoji federate: statuses, edits and profiles seen on the other server", as
     });
     assert.equal(account.display_name, "Alice :blobcat:");
     assert.deepEqual(
-      account.emojis.map((e: any) => [e.shortcode, e.url]),
-      profile.body.emojis.map((e: any) => [e.shortcode, e.url]),
+      account.emojis.map((e: any) => e.shortcode),
+      profile.body.emojis.map((e: any) => e.shortcode),
     );
+    for (const e of account.emojis) assert.ok(e.url.startsWith(b.origin), e.url);
 
     // One row per remote emoji, whatever used it.
     const rows = await b.rookery.ctx.database.db.select().from(customEmojis)

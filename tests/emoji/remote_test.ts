@@ -109,10 +109,15 @@ test("remote emoji stored per domain, updated, linked when used; remote profile 
       });
     const first = await remote(1, "<p>let's :party:</p>", "https://cdn.remote.example/party1.gif");
     const shown = await callJson(a, viewer, "GET", `/api/v1/statuses/${first.id}`);
+    // Shown through the media proxy (which keeps a copy), never at the CDN's URL.
+    const [party] = await db.select().from(customEmojis)
+      .where(eq(customEmojis.shortcode, "party"));
+    const proxy = (variant: "original" | "static") =>
+      a.rookery.ctx.mediaUrls.proxy({ kind: "emoji", variant }, party.id);
     assert.deepEqual(shown.body.emojis, [{
       shortcode: "party",
-      url: "https://cdn.remote.example/party1.gif",
-      static_url: "https://cdn.remote.example/party1.gif",
+      url: proxy("original"),
+      static_url: proxy("static"),
       visible_in_picker: true,
       category: null,
     }]);
@@ -127,9 +132,14 @@ test("remote emoji stored per domain, updated, linked when used; remote profile 
     assert.equal(rows.length, 1);
     assert.equal(rows[0].domain, "remote.example");
     assert.equal(rows[0].remoteUrl, "https://cdn.remote.example/party2.gif");
+    // Clients get the media proxy's URL of the emoji (it fetches the new image), never the CDN's.
+    const proxied = a.rookery.ctx.mediaUrls.proxy(
+      { kind: "emoji", variant: "original" },
+      rows[0].id,
+    );
     for (const id of [first.id, second.id]) {
       const res = await callJson(a, viewer, "GET", `/api/v1/statuses/${id}`);
-      assert.equal(res.body.emojis[0].url, "https://cdn.remote.example/party2.gif");
+      assert.equal(res.body.emojis[0].url, proxied);
     }
     // A local post never picks up another server's emoji.
     const local = await callJson(a, viewer, "POST", "/api/v1/statuses", { status: ":party:" });
@@ -158,11 +168,8 @@ test("remote emoji stored per domain, updated, linked when used; remote profile 
     assert.ok(yan);
     const profile = await callJson(a, viewer, "GET", `/api/v1/accounts/${yan.id}`);
     assert.deepEqual(
-      profile.body.emojis.map((e: any) => [e.shortcode, e.url]),
-      [["blobfox", "https://cdn.remote.example/fox.png"], [
-        "wave",
-        "https://cdn.remote.example/wave.png",
-      ]],
+      profile.body.emojis.map((e: any) => [e.shortcode, e.url.replace(/\/\d+\/.*$/, "")]),
+      [["blobfox", `${a.origin}/media_proxy/emojis`], ["wave", `${a.origin}/media_proxy/emojis`]],
     );
     await upsertRemoteActor(ctx, await person("Yan", []));
     const after = await callJson(a, viewer, "GET", `/api/v1/accounts/${yan.id}`);

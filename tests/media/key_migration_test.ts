@@ -150,7 +150,11 @@ test("migration 0049: accounts, archives and cards of a previous version", async
       const stored = await instance.rookery.ctx.media.get(`archives/${archive}`);
       assert.deepEqual(new Uint8Array(await new Response(stored!.body).arrayBuffer()), zip);
       const carol = await (await instance.request("/api/v1/accounts/200")).json();
-      assert.equal(carol.avatar, "https://cdn.remote.example/a.png");
+      // The remote avatar kept its URL: clients get the media proxy's for it.
+      assert.equal(
+        carol.avatar,
+        instance.rookery.ctx.mediaUrls.proxy({ kind: "account", variant: "avatar" }, "200"),
+      );
       assert.equal(carol.header, `${instance.origin}/headers/original/missing.png`);
     } finally {
       await instance.close();

@@ -1,7 +1,8 @@
 /**
  * Settings read by config.ts that need no running server: DB_POOL_SIZE
  * defaults to 10, takes a positive integer, and refuses anything else; the
- * S3_* variables (Mastodon's names and meanings) and their refusals.
+ * S3_* variables (Mastodon's names and meanings) and their refusals;
+ * MEDIA_CACHE_RETENTION_PERIOD.
  */
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../config.ts";
@@ -118,6 +119,21 @@ Deno.test("S3_*: missing or malformed values stop start-up, naming the variable"
       () => loadConfig(env),
       (e: unknown) => e instanceof ConfigError && message.test(e.message),
       JSON.stringify(env),
+    );
+  }
+});
+
+Deno.test("MEDIA_CACHE_RETENTION_PERIOD: unset or 0 keeps copies; days; refused values", () => {
+  assert.equal(loadConfig({}).media.cacheRetentionDays, null);
+  assert.equal(loadConfig({ MEDIA_CACHE_RETENTION_PERIOD: "0" }).media.cacheRetentionDays, null);
+  assert.equal(loadConfig({ MEDIA_CACHE_RETENTION_PERIOD: "14" }).media.cacheRetentionDays, 14);
+  for (const bad of ["-1", "1.5", "a week", "36501"]) {
+    assert.throws(
+      () => loadConfig({ MEDIA_CACHE_RETENTION_PERIOD: bad }),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /MEDIA_CACHE_RETENTION_PERIOD must be an integer/.test(e.message),
+      bad,
     );
   }
 });

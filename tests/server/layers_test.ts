@@ -6,7 +6,7 @@
  * actors/, no file beside a folder of the same name). The table:
  *   model/       nothing of ours
  *   db/          model/
- *   base         config.ts, logging.ts, version.ts, context.ts: model/, db/, each other
+ *   base         config.ts, logging.ts, version.ts, context.ts, telemetry/: model/, db/, each other
  *   actors/      model/, db/, base
  *   federation/  actors/ and below
  *   jobs/        federation/, actors/ and below
@@ -33,6 +33,7 @@ const WINGS: Record<string, string> = {
   "logging.ts": "base",
   "version.ts": "base",
   "context.ts": "base",
+  "telemetry/": "base",
   "actors/": "actors",
   "federation/": "federation",
   "jobs/": "jobs",
