@@ -11,6 +11,8 @@ export interface AuthToken {
   /** Null for app (client credentials) tokens. */
   userId: string | null;
   scopes: string[];
+  /** A browser session's web token (actors/auth/web_tokens.ts): good on the streaming API only. */
+  webSession?: boolean;
 }
 
 /** The user a token belongs to. */

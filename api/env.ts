@@ -30,6 +30,8 @@ export interface ApiEnv {
     settingsSession: WebSession | null;
     /** The signed-in user's browser session, on the web app's pages (set by appPage). */
     appSession?: WebSession | null;
+    /** The app page's streaming token for its script (actors/auth/web_tokens.ts). */
+    appStreamToken?: string;
     /** The request's parameters, once parsed (api/params.ts): a body is read once. */
     params?: Promise<Params>;
     /** Set when Fedify answered the request itself (app.ts), for the request metrics. */

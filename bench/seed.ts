@@ -10,6 +10,8 @@
  *   holds the newest 800 statuses of those accounts and its own;
  * - the poster (`bench501`) has 100 local followers (`bench502` … `bench601`).
  */
+import { createWebSession } from "../actors/auth/sessions.ts";
+import { ActivityMemo } from "../actors/accounts/user_activity.ts";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/connection.ts";
 import { hashPassword } from "../actors/auth/passwords.ts";
@@ -43,6 +45,8 @@ export const DEFAULT_SEED: Omit<SeedOptions, "origin"> = {
 export interface Seeded {
   viewerToken: string;
   posterToken: string;
+  /** The viewer's browser session (its cookie value), for the web home row (bench/web.ts). */
+  viewerCookie: string;
 }
 
 export async function seed(database: Database, options: SeedOptions): Promise<Seeded> {
@@ -135,7 +139,12 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
       userId: String((accountBase + (BigInt(index) << 16n)) + 1n),
       scopes: ["read", "write", "follow"],
     })).token;
-  return { viewerToken: await token(0), posterToken: await token(poster) };
+  const session = await createWebSession(db, new ActivityMemo(), String(accountBase + 1n));
+  return {
+    viewerToken: await token(0),
+    posterToken: await token(poster),
+    viewerCookie: session.secret,
+  };
 }
 
 /** A range of local accounts for {@link insertLocalAccounts}. */

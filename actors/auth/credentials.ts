@@ -25,7 +25,7 @@
  *   changed (Devise's send_password_change_notification, which Mastodon
  *   turns on).
  */
-import { and, eq, inArray, isNull, ne } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, or } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
   oauthAccessTokens,
@@ -92,7 +92,16 @@ export async function changePassword(
       .where(and(eq(webSessions.userId, userId), ne(webSessions.id, input.keepSessionId)));
     await tx.delete(signInChallenges).where(eq(signInChallenges.userId, userId));
     const revoked = await tx.update(oauthAccessTokens).set({ revokedAt: new Date() })
-      .where(and(eq(oauthAccessTokens.userId, userId), isNull(oauthAccessTokens.revokedAt)))
+      .where(and(
+        eq(oauthAccessTokens.userId, userId),
+        isNull(oauthAccessTokens.revokedAt),
+        // The changer's own session keeps its web token (its live updates);
+        // the other sessions' go with their rows.
+        or(
+          isNull(oauthAccessTokens.webSessionId),
+          ne(oauthAccessTokens.webSessionId, input.keepSessionId),
+        ),
+      ))
       .returning({ id: oauthAccessTokens.id });
     if (revoked.length) {
       await tx.delete(webPushSubscriptions)

@@ -7,7 +7,7 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { accounts, users, webSessions } from "../../db/schema/mod.ts";
+import { accounts, oauthAccessTokens, users, webSessions } from "../../db/schema/mod.ts";
 import { hasControlCharacters } from "../oauth/oauth.ts";
 import { verifyPassword } from "./passwords.ts";
 import { hashSecret, randomSecret } from "../oauth/tokens.ts";
@@ -226,6 +226,8 @@ export interface WebSession {
   id: string;
   csrfToken: string;
   user: SignedInUser;
+  /** The session's live web token (web_tokens.ts), when it has one yet. */
+  webToken: { id: string; applicationId: string | null } | null;
 }
 
 /**
@@ -245,9 +247,16 @@ export async function findWebSession(
     sessionId: webSessions.id,
     csrfToken: webSessions.csrfToken,
     lastSeenAt: webSessions.lastSeenAt,
+    webTokenId: oauthAccessTokens.id,
+    webApplicationId: oauthAccessTokens.applicationId,
   }).from(webSessions)
     .innerJoin(users, eq(users.id, webSessions.userId))
     .innerJoin(accounts, eq(accounts.id, users.accountId))
+    // The web token rides along, so the app's pages cost no extra query for it.
+    .leftJoin(
+      oauthAccessTokens,
+      and(eq(oauthAccessTokens.webSessionId, webSessions.id), isNull(oauthAccessTokens.revokedAt)),
+    )
     .where(
       and(eq(webSessions.tokenHash, await hashSecret(secret)), gt(webSessions.lastSeenAt, cutoff)),
     )
@@ -260,7 +269,12 @@ export async function findWebSession(
   if (!row.disabled && !row.suspendedAt && !row.deletedAt) {
     await recordActiveDay(db, memo, row.userId, now);
   }
-  return { id: row.sessionId, csrfToken: row.csrfToken, user: toSignedIn(row) };
+  return {
+    id: row.sessionId,
+    csrfToken: row.csrfToken,
+    user: toSignedIn(row),
+    webToken: row.webTokenId ? { id: row.webTokenId, applicationId: row.webApplicationId } : null,
+  };
 }
 
 /** Ends a session (sign-out, or a session whose user may no longer sign in). */

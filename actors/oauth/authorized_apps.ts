@@ -41,7 +41,12 @@ export async function authorizedApps(db: Executor, userId: string): Promise<Auth
     lastUsedAt: oauthAccessTokens.lastUsedAt,
   }).from(oauthAccessTokens)
     .innerJoin(oauthApplications, eq(oauthApplications.id, oauthAccessTokens.applicationId))
-    .where(and(eq(oauthAccessTokens.userId, userId), isNull(oauthAccessTokens.revokedAt)))
+    .where(and(
+      eq(oauthAccessTokens.userId, userId),
+      isNull(oauthAccessTokens.revokedAt),
+      // Web tokens are browser sessions, listed on the sessions page.
+      isNull(oauthAccessTokens.webSessionId),
+    ))
     .orderBy(desc(oauthAccessTokens.createdAt));
   const apps = new Map<string, AuthorizedApp>();
   for (const row of rows) {

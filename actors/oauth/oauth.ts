@@ -162,14 +162,19 @@ export async function registerApplication(db: Executor, input: AppRegistration) 
   return await createApplication(db, values);
 }
 
-/** The application with this client id, if any. */
+/**
+ * The application with this client id, if any. The built-in "Web"
+ * application (migration 0054) is never a client: its tokens are made for
+ * browser sessions only (actors/auth/web_tokens.ts).
+ */
 export async function findApplicationByClientId(
   db: Executor,
   clientId: string,
 ): Promise<ApplicationRow | null> {
   if (!clientId || clientId.length > 200 || hasControlCharacters(clientId)) return null;
   const [row] = await db.select().from(oauthApplications)
-    .where(eq(oauthApplications.clientId, clientId)).limit(1);
+    .where(and(eq(oauthApplications.clientId, clientId), eq(oauthApplications.superapp, false)))
+    .limit(1);
   return row ?? null;
 }
 

@@ -18,7 +18,15 @@ import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "../env.ts";
 import { hashSecret } from "../../actors/oauth/tokens.ts";
 import { type ActivityMemo, recordActiveDay } from "../../actors/accounts/user_activity.ts";
-import { accounts, loginActivity, oauthAccessTokens, users } from "../../db/schema/mod.ts";
+import {
+  accounts,
+  loginActivity,
+  oauthAccessTokens,
+  users,
+  webSessions,
+} from "../../db/schema/mod.ts";
+import { SESSION_IDLE_MS } from "../../actors/auth/sessions.ts";
+import { WEB_TOKEN_PATH } from "../../actors/auth/web_tokens.ts";
 import type { Executor } from "../../db/connection.ts";
 import type { AppContext } from "../../context.ts";
 import { prepared } from "../../db/queries/prepared.ts";
@@ -94,18 +102,27 @@ export async function lookupToken(db: Executor, hash: string): Promise<FoundToke
       approved: users.approved,
       confirmedAt: users.confirmedAt,
       suspendedAt: accounts.suspendedAt,
+      webSessionId: oauthAccessTokens.webSessionId,
+      sessionSeenAt: webSessions.lastSeenAt,
     }).from(oauthAccessTokens)
       .leftJoin(users, eq(users.id, oauthAccessTokens.userId))
       .leftJoin(accounts, eq(accounts.id, users.accountId))
+      .leftJoin(webSessions, eq(webSessions.id, oauthAccessTokens.webSessionId))
       .where(eq(oauthAccessTokens.tokenHash, sql.placeholder("hash")))
       .limit(1).prepare("lookup_token"));
   const [row] = await query.execute({ hash });
   if (!row || row.revokedAt) return null;
+  // A web token lives as long as its session: an idle-expired one is over.
+  if (
+    row.webSessionId &&
+    (!row.sessionSeenAt || Date.now() - row.sessionSeenAt.getTime() > SESSION_IDLE_MS)
+  ) return null;
   const authToken: AuthToken = {
     id: row.id,
     applicationId: row.applicationId,
     userId: row.userId,
     scopes: row.scopes,
+    ...(row.webSessionId ? { webSession: true } : {}),
   };
   if (!row.userId || !row.accountId) return { token: { ...authToken, userId: null }, user: null };
   return {
@@ -169,7 +186,9 @@ export function authenticate(): MiddlewareHandler<ApiEnv> {
       const { database } = c.get("ctx");
       const method = c.req.method;
       const found = await findToken(c.get("ctx"), plain, method === "GET" || method === "HEAD");
-      if (found) {
+      // A page's web token watches the stream and nothing else: anywhere
+      // else it is as unknown as a wrong token, so a leaked one reads nothing.
+      if (found && (!found.token.webSession || c.req.path.startsWith(WEB_TOKEN_PATH))) {
         c.set("token", found.token);
         c.set("user", found.user);
         // Opening a stream is not API use Mastodon counts (its streaming

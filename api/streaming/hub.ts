@@ -25,6 +25,7 @@ import type { AppContext } from "../../context.ts";
 import type { StreamEvent } from "../../actors/streaming/bus.ts";
 import { SseHeartbeat } from "./sse.ts";
 import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
+import { SESSION_IDLE_MS } from "../../actors/auth/sessions.ts";
 import { Payload, type StreamConnection } from "./frames.ts";
 import { isPublicStream, type StreamName, type Subscription } from "./streams.ts";
 import {
@@ -344,7 +345,7 @@ export class StreamHub {
       const held = new Set<string>();
       for (const conn of this.#connections) if (conn.tokenId) held.add(conn.tokenId);
       if (held.size === 0) return;
-      const live = await liveTokenIds(this.#ctx.database, [...held]);
+      const live = await liveTokenIds(this.#ctx.database, [...held], SESSION_IDLE_MS);
       // Only tokens that were asked about: connections opened during the
       // query are not in `live` either, and must not be closed for it.
       for (const conn of [...this.#connections]) {

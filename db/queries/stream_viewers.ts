@@ -131,11 +131,14 @@ export async function viewerFlags(
 
 /**
  * Which of `tokenIds` are still live: not revoked, and their user (if any)
- * neither disabled nor suspended. One statement for every held token.
+ * neither disabled nor suspended, and a web token's session not idle past
+ * `sessionIdleMs` (deleted sessions take their tokens by cascade). One
+ * statement for every held token.
  */
 export async function liveTokenIds(
   database: Database,
   tokenIds: readonly string[],
+  sessionIdleMs: number,
 ): Promise<Set<string>> {
   if (tokenIds.length === 0) return new Set();
   const rows = await database.rows<{ id: string }>(sql`SELECT t.id::text AS id
@@ -143,6 +146,9 @@ export async function liveTokenIds(
     LEFT JOIN users u ON u.id = t.user_id
     LEFT JOIN accounts a ON a.id = u.account_id
     WHERE t.id = ANY(${idArray(tokenIds)}) AND t.revoked_at IS NULL
-      AND (u.id IS NULL OR (NOT u.disabled AND a.suspended_at IS NULL))`);
+      AND (u.id IS NULL OR (NOT u.disabled AND a.suspended_at IS NULL))
+      AND (t.web_session_id IS NULL OR EXISTS (SELECT 1 FROM web_sessions s
+        WHERE s.id = t.web_session_id
+          AND s.last_seen_at > now() - ${sessionIdleMs} * interval '1 millisecond'))`);
   return new Set(rows.map((r) => String(r.id)));
 }

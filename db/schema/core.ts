@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import { id, ts } from "./columns.ts";
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   date,
@@ -213,8 +214,12 @@ export const oauthApplications = pgTable("oauth_applications", {
   clientSecretHash: text("client_secret_hash").notNull(),
   /** The user that registered the app, when created by one. */
   ownerUserId: id("owner_user_id"),
+  /** The built-in "Web" application (migration 0054): its tokens are browser sessions'. */
+  superapp: boolean("superapp").notNull().default(false),
   createdAt: ts("created_at").notNull().defaultNow(),
-});
+}, (t) => [
+  uniqueIndex("oauth_applications_superapp_idx").on(t.superapp).where(sql`${t.superapp}`),
+]);
 
 /** Access tokens; only their SHA-256 is stored. */
 export const oauthAccessTokens = pgTable("oauth_access_tokens", {
@@ -229,7 +234,18 @@ export const oauthAccessTokens = pgTable("oauth_access_tokens", {
   createdAt: ts("created_at").notNull().defaultNow(),
   lastUsedAt: ts("last_used_at"),
   revokedAt: ts("revoked_at"),
-}, (t) => [index("oauth_access_tokens_user_idx").on(t.userId)]);
+  /**
+   * The browser session a web token belongs to (actors/auth/web_tokens.ts):
+   * accepted on the streaming API only, ended with its session.
+   */
+  webSessionId: id("web_session_id").references((): AnyPgColumn => webSessions.id, {
+    onDelete: "cascade",
+  }),
+}, (t) => [
+  index("oauth_access_tokens_user_idx").on(t.userId),
+  uniqueIndex("oauth_access_tokens_web_session_idx").on(t.webSessionId)
+    .where(sql`${t.webSessionId} IS NOT NULL AND ${t.revokedAt} IS NULL`),
+]);
 
 /** Accepted follows (pending requests live elsewhere). */
 export const follows = pgTable("follows", {

@@ -9,12 +9,16 @@
  * - GET /favicon.ico: the site icon (api/static/favicon.ico, 16 and 32
  *   pixels), which every page links and browsers ask for on their own. Its
  *   URL never changes, so it is kept four weeks and then revalidated.
- * Both answer 304 to a request that names their current ETag.
+ * - GET /assets/rookery.js: the web app's script (web/assets/rookery.js),
+ *   versioned like the stylesheet; only `app` pages load and may run it.
+ * All answer 304 to a request that names their current ETag.
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../api/env.ts";
 import { STYLESHEET, STYLESHEET_PATH, STYLESHEET_VERSION } from "../pages/style.ts";
 import { FAVICON_PATH } from "../pages/shell.tsx";
+import { APP_SCRIPT, APP_SCRIPT_VERSION } from "../pages/app/script.ts";
+import { APP_SCRIPT_PATH } from "./page_response.ts";
 
 const FAVICON = await Deno.readFile(new URL("../../api/static/favicon.ico", import.meta.url));
 const FAVICON_ETAG = `"${
@@ -54,6 +58,14 @@ export function assetRoutes(): Hono<ApiEnv> {
         ? "public, max-age=31536000, immutable"
         : "no-cache",
       etag: STYLESHEET_ETAG,
+    }));
+  app.get(APP_SCRIPT_PATH, (c) =>
+    sendAsset(c, APP_SCRIPT, {
+      type: "text/javascript; charset=utf-8",
+      cacheControl: c.req.query("v") === APP_SCRIPT_VERSION
+        ? "public, max-age=31536000, immutable"
+        : "no-cache",
+      etag: `"${APP_SCRIPT_VERSION}"`,
     }));
   app.get(FAVICON_PATH, (c) =>
     sendAsset(c, FAVICON, {

@@ -9,6 +9,7 @@
 import type { Child, FC } from "hono/jsx";
 import { Brand, Shell, SignOutButton } from "../shell.tsx";
 import { Notices } from "./notices.tsx";
+import { APP_SCRIPT_TAG } from "./script.ts";
 
 /** Who is signed in, as every app page needs it. */
 export interface AppViewer {
@@ -16,6 +17,8 @@ export interface AppViewer {
   username: string;
   role: string;
   csrfToken: string;
+  /** The session's streaming-only web token, for the script (null: no live updates). */
+  streamToken?: string | null;
   /** How posts are shown to them (their preferences), where the page read them. */
   reading?: ReadingPreferences;
 }
@@ -107,10 +110,24 @@ export interface AppLayoutProps {
   /** `?notice=` / `?alert=` keys of a redirect (notices.tsx). */
   notice?: string | null;
   alert?: string | null;
-  /** The script and its metas (stream token, streams), when the page loads it. */
-  script?: { src: string; integrity: string };
-  meta?: Record<string, string>;
+  /**
+   * What the page's live updates subscribe to (streaming API names and
+   * parameters); every page watches the notifications for the nav dot.
+   */
+  streams?: { stream: string; tag?: string; list?: string }[];
   children?: Child;
+}
+
+/** The metas the script reads: the web token, the streams, who is signed in. */
+function scriptMeta(props: AppLayoutProps): Record<string, string> {
+  const meta: Record<string, string> = { "rookery-username": props.viewer.username };
+  if (props.viewer.streamToken) {
+    meta["rookery-stream-token"] = props.viewer.streamToken;
+    meta["rookery-streams"] = JSON.stringify(
+      props.streams ?? [{ stream: "user:notification" }],
+    );
+  }
+  return meta;
 }
 
 export const AppLayout: FC<AppLayoutProps> = (props) => (
@@ -118,8 +135,8 @@ export const AppLayout: FC<AppLayoutProps> = (props) => (
     title={`${props.title} - ${props.instanceTitle}`}
     layout="app"
     robots="noindex"
-    script={props.script}
-    meta={props.meta}
+    script={APP_SCRIPT_TAG}
+    meta={scriptMeta(props)}
     header={
       <>
         <Brand instanceTitle={props.instanceTitle} />

@@ -15,4 +15,12 @@ nav.pager a[rel=next]{margin-left:auto}
 details.more-nav{position:relative}
 details.more-nav>div{display:flex;flex-direction:column;gap:.25rem;padding:.5rem 0}
 details.more-nav>summary{font-weight:400;color:var(--accent)}
+.js .no-js-only{display:none}
+button.new-posts{display:block;width:100%;margin:0 0 .75rem;animation:rookery-fade .2s ease-out}
+button.new-posts[hidden]{display:none}
+.tombstone{color:var(--muted,inherit);font-style:italic;border:1px dashed var(--border);border-radius:.5rem;padding:.75rem}
+nav a.unread::after{content:"";display:inline-block;width:.5rem;height:.5rem;margin-left:.3rem;border-radius:50%;background:var(--accent);vertical-align:middle}
+@media (forced-colors:active){nav a.unread::after{background:CanvasText}}
+@keyframes rookery-fade{from{opacity:0}to{opacity:1}}
+@media (prefers-reduced-motion:reduce){*,::before,::after{animation-duration:0s!important;animation-iteration-count:1!important;transition-duration:0s!important;scroll-behavior:auto!important}}
 `;

@@ -17,12 +17,34 @@ import { sendHtmlPage } from "../page_response.ts";
 import { AppLayout, type AppViewer } from "../../pages/app/layout.tsx";
 import type { ComposerDefaults } from "../../pages/app/composer.tsx";
 import { readPreferences } from "../../../api/reads/preferences.ts";
+import { getCookie } from "hono/cookie";
+import { SESSION_COOKIE } from "../session_cookie.ts";
+import { ensureWebToken, webTokenValue } from "../../../actors/auth/web_tokens.ts";
 
 /** The gate of an app route (see the module's comment). */
 export function appPage(
   options: { beforeBody?: BeforeBody; extraLimit?: RateLimit } = {},
 ): MiddlewareHandler<ApiEnv> {
-  return signedInGate({ variable: "appSession", ...options });
+  const gate = signedInGate({ variable: "appSession", ...options });
+  return async (c, next) =>
+    await gate(c, async () => {
+      await attachWebToken(c);
+      await next();
+    });
+}
+
+/**
+ * Gives the app session its web token (made on its first app page) and the
+ * page the token's value for the script; posts made here carry the token's
+ * application, "Web", as Mastodon's web app's do.
+ */
+export async function attachWebToken(c: Context<ApiEnv>): Promise<void> {
+  const session = c.get("appSession");
+  const secret = getCookie(c, SESSION_COOKIE);
+  if (!session || !secret || c.get("appStreamToken")) return;
+  const webToken = await ensureWebToken(c.get("ctx").database.db, session, secret);
+  c.set("appSession", { ...session, webToken });
+  c.set("appStreamToken", await webTokenValue(secret, webToken.id));
 }
 
 /** The session of a request that passed {@link appPage} or the signed-in branch. */
@@ -40,6 +62,7 @@ export function appViewer(c: Context<ApiEnv>): AppViewer {
     username: user.username,
     role: user.role,
     csrfToken,
+    streamToken: c.get("appStreamToken") ?? null,
   };
 }
 

@@ -212,7 +212,7 @@ async function attachments(c: Context<ApiEnv>, p: Params, kept: KeptMedia[]): Pr
 /** Runs the post's command; a refusal comes back as the composer page. */
 async function post(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
-  const { user } = appSession(c);
+  const { user, webToken } = appSession(c);
   const p = await params(c);
   const back = returnTo(p, "/");
   const kept: KeptMedia[] = [];
@@ -220,7 +220,8 @@ async function post(c: Context<ApiEnv>): Promise<Response> {
     await attachments(c, p, kept);
     const input = readStatusInput(ctx, { ...apiParams(p), media_ids: kept.map((m) => m.id) }, {
       accountId: user.accountId,
-      applicationId: null,
+      // The "Web" application (the session's web token's), as Mastodon's web posts.
+      applicationId: webToken?.applicationId ?? null,
       idempotencyKey: checkIdempotencyKey(readString(p, "idempotency_key")),
     });
     const scheduledAt = readScheduledAt(apiParams(p));
@@ -247,8 +248,15 @@ export function appStatusRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get("/statuses/:id{[0-9]+}", appPage(), async (c) => {
-    const read = await readStatus(c.get("ctx"), appViewer(c), c.req.param("id"));
+    const { viewer } = await appReader(c);
+    const read = await readStatus(c.get("ctx"), viewer, c.req.param("id"));
     if (!read) return await sendAppNotFound(c, NOT_FOUND);
+    if (wantsFragment(c)) {
+      // The script's refresh of an edited post: the article alone, its
+      // forms coming back to the page it is shown on.
+      const here = returnTo(await params(c), "/").split("#")[0];
+      return await sendFragment(c, <StatusItem status={read.status} viewer={viewer} here={here} />);
+    }
     return c.redirect(statusPath(read.status.reblog ?? read.status), 303);
   });
 

@@ -23,7 +23,12 @@ import {
   readTagTimeline,
 } from "../../../api/reads/timelines.ts";
 import { NotFoundError } from "../../../model/errors.ts";
-import { AppLayout, type AppNavKey, type AppViewer } from "../../pages/app/layout.tsx";
+import {
+  AppLayout,
+  type AppLayoutProps,
+  type AppNavKey,
+  type AppViewer,
+} from "../../pages/app/layout.tsx";
 import { FeedItems, Timeline } from "../../pages/app/timeline.tsx";
 import { Composer, composerLimits } from "../../pages/app/composer.tsx";
 import { appPage, appReader, sendAppNotFound, sendAppPage } from "./session.tsx";
@@ -42,6 +47,8 @@ interface TimelineView {
   label: string;
   empty: Child;
   top?: Child;
+  /** The live updates of the page (layout.tsx `streams`). */
+  streams: AppLayoutProps["streams"];
 }
 
 /** Sends a page of a timeline read, or its articles alone for the script. */
@@ -80,6 +87,7 @@ async function sendTimeline(
       instanceTitle={c.get("ctx").config.instance.title}
       viewer={viewer}
       current={view.current}
+      streams={view.streams}
       notice={c.req.query("notice")}
       alert={c.req.query("alert")}
     >
@@ -101,9 +109,27 @@ const HomeEmpty = () => (
 
 /** The three public feeds: which reading each path is, and its words. */
 const PUBLIC_FEEDS = [
-  { path: "/public/local", option: "local", title: "Local timeline", current: "local" },
-  { path: "/public", option: null, title: "Federated timeline", current: "federated" },
-  { path: "/public/remote", option: "remote", title: "Remote timeline", current: "federated" },
+  {
+    path: "/public/local",
+    option: "local",
+    title: "Local timeline",
+    current: "local",
+    stream: "public:local",
+  },
+  {
+    path: "/public",
+    option: null,
+    title: "Federated timeline",
+    current: "federated",
+    stream: "public",
+  },
+  {
+    path: "/public/remote",
+    option: "remote",
+    title: "Remote timeline",
+    current: "federated",
+    stream: "public:remote",
+  },
 ] as const;
 
 const MediaToggle = ({ path, onlyMedia }: { path: string; onlyMedia: boolean }) => (
@@ -129,6 +155,7 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         current: "home",
         label: "Home timeline",
         empty: <HomeEmpty />,
+        streams: [{ stream: "user" }],
         top: (
           <Composer
             viewer={viewer}
@@ -163,6 +190,10 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         current: feed.current,
         label: feed.title,
         empty: <p>Nothing here yet.</p>,
+        streams: [
+          { stream: `${feed.stream}${onlyMedia ? ":media" : ""}` },
+          { stream: "user:notification" },
+        ],
         top: <MediaToggle path={feed.path} onlyMedia={onlyMedia} />,
       }, viewer);
     });
@@ -182,6 +213,10 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
         title: `#${name}`,
         current: "search",
         label: `Posts with #${name}`,
+        streams: [
+          { stream: readBoolean(p, "local") ? "hashtag:local" : "hashtag", tag: name },
+          { stream: "user:notification" },
+        ],
         empty: <p>No posts with #{name} yet.</p>,
         top: <MediaToggle path={`/tags/${encodeURIComponent(name)}`} onlyMedia={onlyMedia} />,
       }, viewer);
@@ -202,6 +237,7 @@ export function appTimelineRoutes(): Hono<ApiEnv> {
       title: "List",
       current: "lists",
       label: "List timeline",
+      streams: [{ stream: "list", list: c.req.param("id") }, { stream: "user:notification" }],
       empty: <p>Nothing here yet: add people to the list.</p>,
       top: (
         <p>
