@@ -184,6 +184,12 @@ browserTest(
     await warned.focus();
     await page.keyboard.press("x");
     assert.equal(await warned.locator("details.cw").getAttribute("open"), "");
+    // f favourites the focused post through its own button (posted in place:
+    // the article comes back with the button pressed).
+    await warned.focus();
+    await page.keyboard.press("f");
+    await page.locator("article.status", { hasText: "A warning" }).first()
+      .locator('button[data-shortcut="favourite"][aria-pressed="true"]').waitFor();
 
     // The shortcuts switched off stop acting.
     await page.goto(`${instance.origin}/keyboard_shortcuts`);

@@ -35,12 +35,15 @@ const Toggle: FC<{
   pressed: boolean;
   label: string;
   count?: number;
-}> = ({ base, on, off, pressed, label, count }) => (
+  /** The single-key shortcut that clicks this button (web/assets/rookery.js POST_KEYS). */
+  shortcut?: string;
+}> = ({ base, on, off, pressed, label, count, shortcut }) => (
   <button
     type="submit"
     formaction={`${base}/${pressed ? off : on}`}
     aria-pressed={pressed ? "true" : "false"}
     data-focus-key={on}
+    data-shortcut={shortcut}
   >
     {label}
     {count === undefined ? null : (
@@ -60,7 +63,7 @@ export const ActionBar: FC<ActionBarProps> = ({ status, viewer, returnTo }) => {
     <form method="post" action={`${base}/favourite`} class="actions status-actions" data-enhance>
       <CsrfField token={viewer.csrfToken} />
       <input type="hidden" name="return_to" value={returnTo} />
-      <a href={`${statusPath(status)}#reply`}>
+      <a href={`${statusPath(status)}#reply`} data-shortcut="reply">
         Reply <span class="count">{status.replies_count}</span>
       </a>
       {boostable(status, viewer)
@@ -71,6 +74,7 @@ export const ActionBar: FC<ActionBarProps> = ({ status, viewer, returnTo }) => {
             off="unreblog"
             pressed={!!status.reblogged}
             label="Boost"
+            shortcut="reblog"
             count={status.reblogs_count}
           />
         )
@@ -85,6 +89,7 @@ export const ActionBar: FC<ActionBarProps> = ({ status, viewer, returnTo }) => {
         off="unfavourite"
         pressed={!!status.favourited}
         label="Favourite"
+        shortcut="favourite"
         count={status.favourites_count}
       />
       <Toggle
@@ -93,6 +98,7 @@ export const ActionBar: FC<ActionBarProps> = ({ status, viewer, returnTo }) => {
         off="unbookmark"
         pressed={!!status.bookmarked}
         label="Bookmark"
+        shortcut="bookmark"
       />
       <details class="more">
         <summary>

@@ -35,7 +35,7 @@ export const BoostedBy: FC<{ account: Account }> = ({ account }) => (
 export const StatusHeader: FC<{ status: StatusJson; idBase: string }> = ({ status, idBase }) => (
   <div class="author">
     <img src={status.account.avatar_static} alt="" width="44" height="44" />
-    <a href={accountPath(status.account)} id={`${idBase}-by`}>
+    <a href={accountPath(status.account)} id={`${idBase}-by`} data-shortcut="profile">
       <span class="name" dir="auto">
         <DisplayName account={status.account} />
       </span>{" "}
