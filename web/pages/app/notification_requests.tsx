@@ -95,7 +95,7 @@ export const RequestsPage: FC<{
           <CsrfField token={viewer.csrfToken} />
           <input type="hidden" name="return_to" value={here} />
           <ul class="accounts" id="notification-requests">
-            {requests.map((request) => <RequestRow request={request} />)}
+            {requests.map((request) => <RequestRow key={request.id} request={request} />)}
           </ul>
           <p class="actions">
             <button type="submit">Accept selected</button>{" "}

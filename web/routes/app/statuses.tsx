@@ -50,7 +50,6 @@ import {
   appPage,
   appReader,
   appSession,
-  appViewer,
   sendAppNotFound,
   sendAppPage,
 } from "./session.tsx";
