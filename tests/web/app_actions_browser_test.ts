@@ -9,7 +9,9 @@
  *   marked read; bookmarks and favourites; a list created, renamed, a member
  *   added and removed; a hashtag followed and unfollowed; follow requests
  *   accepted and rejected; search for an account, a hashtag, a post and a
- *   handle.
+ *   handle; a post reported from its More menu; a stranger's private mention
+ *   held back, found through "Filtered notifications" and accepted; the
+ *   notification policy changed.
  * - With JavaScript (the same forms posted in place, no navigation): the
  *   post's toggles and a vote, following from a profile, a follow request
  *   rejected; a list member added by an ordinary form (one POST, not a
@@ -23,6 +25,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, startInstance } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { ok, postStatus, relationship } from "../fixtures/api.ts";
+import { eq } from "drizzle-orm";
+import { reports } from "../../db/schema/mod.ts";
 import {
   APP_ARTIFACTS,
   appContext,
@@ -293,6 +297,59 @@ browsers.test("without JavaScript: search for an account, a hashtag, a post, a h
   // A full handle that finds one account opens its profile.
   await search(`@bob@${domain}`);
   assert.equal(new URL(page.url()).pathname, "/@bob");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+browsers.test("without JavaScript: report a post; filtered notifications; the policy", async (b) => {
+  const eve = await createUser(instance, "eve");
+  await postStatus(instance, eve.token, "@ann a stranger's private word", { visibility: "direct" });
+  const post = await postStatus(instance, bob.token, "Bob's post to report");
+  const { context, page, problems } = await signedIn(b, "ann", false);
+
+  // Report from the post's More menu: the form, then back on the post.
+  await page.goto(`${origin}/@bob/${post.id}`);
+  await page.click(`#status-${post.id} details.more summary`);
+  await clickAndNavigate(page, `#status-${post.id} details.more a[href^="/reports/new"]`);
+  assert.equal(await page.isChecked(`input[name="status_ids[]"][value="${post.id}"]`), true);
+  // No rules on this server: "It breaks the server's rules" is not offered.
+  assert.equal(await page.locator('input[name=category][value="violation"]').count(), 0);
+  await page.check('input[name=category][value="spam"]');
+  await page.fill("#report-comment", "Selling things in replies");
+  await shot(page, "report");
+  await clickAndNavigate(page, "form.report-form button[type=submit]");
+  assert.equal(new URL(page.url()).pathname, `/@bob/${post.id}`);
+  await page.locator(".notice", { hasText: "the report was sent" }).waitFor();
+  const [report] = await instance.rookery.ctx.database.db.select().from(reports)
+    .where(eq(reports.accountId, ann.id));
+  assert.deepEqual(
+    [report.targetAccountId, report.category, report.statusIds, report.comment],
+    [bob.id, "spam", [post.id], "Selling things in replies"],
+  );
+
+  // The stranger's mention waits among the filtered notifications; accept it.
+  await page.goto(`${origin}/notifications`);
+  assert.equal(await page.locator("li.notification", { hasText: "a stranger's" }).count(), 0);
+  await clickAndNavigate(page, 'p.filtered a[href="/notifications/requests"]');
+  const row = page.locator("li.account-row", { hasText: "@eve" });
+  await row.waitFor();
+  await shot(page, "notification-requests");
+  await clickAndNavigate(page, 'li.account-row button[formaction$="/accept"]');
+  await page.locator("#notification-requests", { hasText: "Nothing filtered." }).waitFor();
+  await page.goto(`${origin}/notifications`);
+  await page.locator("li.notification", { hasText: "a stranger's private word" }).waitFor();
+
+  // The policy: filter people Ann does not follow.
+  await page.goto(`${origin}/notifications/policy`);
+  await page.selectOption("#policy-for_not_following", "filter");
+  await shot(page, "notification-policy");
+  await clickAndNavigate(page, "form.policy-form button[type=submit]");
+  await page.locator(".notice", { hasText: "Saved." }).waitFor();
+  const policy = await ok(instance, ann.token, "GET", "/api/v2/notifications/policy");
+  assert.equal(policy.for_not_following, "filter");
+  await ok(instance, ann.token, "PATCH", "/api/v2/notifications/policy", {
+    for_not_following: "accept",
+  });
   assert.deepEqual(problems, []);
   await context.close();
 });

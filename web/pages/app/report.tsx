@@ -1,7 +1,7 @@
 /**
  * The report form (design 35 §2.4, Mastodon's report flow on one page):
- * what is wrong (the API's four categories), which of the server's rules
- * (for "breaks the rules"), which posts (the account's recent ones, the post
+ * what is wrong (the API's four categories; "breaks the rules" only when
+ * the server has rules), which of the server's rules (for that one), which posts (the account's recent ones, the post
  * reported from already ticked), a comment for the moderators (at most
  * 1,000 characters, as the API), and for a remote account whether to send
  * its server an anonymous copy. The field names are the API's, posted to
@@ -80,7 +80,9 @@ export const ReportForm: FC<ReportFormProps> = (
       </p>
       <fieldset>
         <legend>What is wrong?</legend>
-        {CATEGORIES.map(([value, label, hint]) => (
+        {CATEGORIES.filter(([value]) => value !== "violation" || rules.length > 0).map((
+          [value, label, hint],
+        ) => (
           <label class="check">
             <input type="radio" name="category" value={value} checked={chosen.category === value} />
             <span>
