@@ -30,6 +30,7 @@ import { reports } from "../../db/schema/mod.ts";
 import {
   APP_ARTIFACTS,
   appContext,
+  auditApp,
   clickAndNavigate,
   scriptReady,
   sharedBrowser,
@@ -316,7 +317,7 @@ browsers.test("without JavaScript: report a post; filtered notifications; the po
   assert.equal(await page.locator('input[name=category][value="violation"]').count(), 0);
   await page.check('input[name=category][value="spam"]');
   await page.fill("#report-comment", "Selling things in replies");
-  await shot(page, "report");
+  await auditApp(page, "report");
   await clickAndNavigate(page, "form.report-form button[type=submit]");
   assert.equal(new URL(page.url()).pathname, `/@bob/${post.id}`);
   await page.locator(".notice", { hasText: "the report was sent" }).waitFor();
@@ -333,7 +334,7 @@ browsers.test("without JavaScript: report a post; filtered notifications; the po
   await clickAndNavigate(page, 'p.filtered a[href="/notifications/requests"]');
   const row = page.locator("li.account-row", { hasText: "@eve" });
   await row.waitFor();
-  await shot(page, "notification-requests");
+  await auditApp(page, "notification-requests");
   await clickAndNavigate(page, 'li.account-row button[formaction$="/accept"]');
   await page.locator("#notification-requests", { hasText: "Nothing filtered." }).waitFor();
   await page.goto(`${origin}/notifications`);
@@ -341,8 +342,8 @@ browsers.test("without JavaScript: report a post; filtered notifications; the po
 
   // The policy: filter people Ann does not follow.
   await page.goto(`${origin}/notifications/policy`);
+  await auditApp(page, "notification-policy");
   await page.selectOption("#policy-for_not_following", "filter");
-  await shot(page, "notification-policy");
   await clickAndNavigate(page, "form.policy-form button[type=submit]");
   await page.locator(".notice", { hasText: "Saved." }).waitFor();
   const policy = await ok(instance, ann.token, "GET", "/api/v2/notifications/policy");
