@@ -9,16 +9,18 @@
  *   marked read; bookmarks and favourites; a list created, renamed, a member
  *   added and removed; a hashtag followed and unfollowed; follow requests
  *   accepted and rejected; search for an account, a hashtag, a post and a
- *   handle; a post reported from its More menu; a stranger's private mention
- *   held back, found through "Filtered notifications" and accepted; the
- *   notification policy changed.
+ *   handle, and a handle on another server (a second instance) resolved;
+ *   a post reported from its More menu (the report form and the
+ *   filtered-notification pages audited with axe); a stranger's private
+ *   mention held back, found through "Filtered notifications" and
+ *   accepted; the notification policy changed.
  * - With JavaScript (the same forms posted in place, no navigation): the
  *   post's toggles and a vote, following from a profile, a follow request
  *   rejected; a list member added by an ordinary form (one POST, not a
  *   fetch then a fallback).
  * Every state is checked in the page and through the API; every wait is on
  * a navigation or a DOM state, never a sleep. Screenshots land in
- * tests/artifacts/app/<db>/actions-*.png.
+ * tests/artifacts/app/<db>/ (actions-*.png, and the audited pages').
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
@@ -300,6 +302,26 @@ browsers.test("without JavaScript: search for an account, a hashtag, a post, a h
   assert.equal(new URL(page.url()).pathname, "/@bob");
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+browsers.test("without JavaScript: a remote handle is resolved on its server", async (b) => {
+  const remote = await startInstance({ listen: true, originHost: "127.0.0.1" });
+  try {
+    await createUser(remote, "zed");
+    await postStatus(remote, (await createUser(remote, "yan")).token, "Yan is elsewhere");
+    const { context, page, problems } = await signedIn(b, "ann", false);
+    await page.goto(`${origin}/search`);
+    await page.fill("#search-q", `@zed@${remote.domain}`);
+    await clickAndNavigate(page, "form.search button[type=submit]");
+    // One account found: its profile here, with Follow.
+    assert.equal(decodeURIComponent(new URL(page.url()).pathname), `/@zed@${remote.domain}`);
+    await page.locator("form.relationship button", { hasText: "Follow" }).waitFor();
+    await shot(page, "remote-profile");
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await remote.close({ destroy: true });
+  }
 });
 
 browsers.test("without JavaScript: report a post; filtered notifications; the policy", async (b) => {
