@@ -16,7 +16,8 @@
  *   accepted; the notification policy changed.
  * - With JavaScript (the same forms posted in place, no navigation): the
  *   post's toggles and a vote, following from a profile, a follow request
- *   rejected; a list member added by an ordinary form (one POST, not a
+ *   rejected; the composer's count (the server's: a link as
+ *   characters_per_url) at and over the limit; a list member added by an ordinary form (one POST, not a
  *   fetch then a fallback).
  * Every state is checked in the page and through the API; every wait is on
  * a navigation or a DOM state, never a sleep. Screenshots land in
@@ -415,6 +416,22 @@ browsers.test("with JavaScript: the post's toggles, a vote, follow in place; a l
   await assertStillHere(page, "follow");
   assert.equal((await relationship(instance, cat.token, bob.id)).following, true);
   await shot(page, "profile-js");
+
+  // The composer counts as the server does: at the limit it says 0 left and
+  // posts; one character more (after the link, so not part of it) is too many.
+  await page.goto(`${origin}/`);
+  await scriptReady(page);
+  const max = Number(await page.getAttribute("#composer", "data-max-characters"));
+  const perUrl = Number(await page.getAttribute("#composer", "data-characters-per-url"));
+  const atLimit = `${"x".repeat(max - perUrl - 1)} https://example.com/${"a".repeat(60)}`;
+  const count = page.locator("#composer output.hint");
+  await page.fill("#composer textarea[name=status]", `${atLimit}!`);
+  await page.locator("#composer output.hint.over", { hasText: "1 character too many" }).waitFor();
+  await page.fill("#composer textarea[name=status]", atLimit);
+  await count.filter({ hasText: "0 characters left" }).waitFor();
+  await page.click("#composer button[type=submit]");
+  await page.locator("#feed article.status", { hasText: "https://example.com/" }).waitFor();
+  await count.filter({ hasText: `${max} characters left` }).waitFor();
 
   // A list member added with the script on: an ordinary form (no fragment for it), posted once.
   const list = await ok(instance, cat.token, "POST", "/api/v1/lists", { title: "Cat's list" });

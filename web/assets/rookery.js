@@ -42,6 +42,65 @@ export const POST_KEYS = { r: "reply", f: "favourite", b: "reblog", d: "bookmark
 /** The localStorage key that switches the single-key shortcuts off (WCAG 2.1.4). */
 export const SHORTCUTS_OFF_KEY = "rookery-shortcuts-off";
 
+/** An explicit http(s) link, without the punctuation that ends a sentence after it. */
+const LINK_RE = /https?:\/\/[^\s<>"]+?(?=[.,:;!?'")\]]*(?:\s|$))/giu;
+/** A remote mention (the server's MENTION_RE): only `@user` counts, not the domain. */
+const REMOTE_MENTION_RE =
+  /(?<![=/\p{L}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)@[\p{L}\p{N}_.-]+[\p{L}\p{N}_]+(?::\d{1,5})?/giu;
+/** twitter-text's longest link: a longer one is plain text and counts in full (the server's rule). */
+const MAX_URL_LENGTH = 4096;
+
+/**
+ * A post's length as the server counts it (actors/statuses/validation.ts,
+ * Mastodon's web app does the same): code points, each http(s) link as
+ * `perUrl`, a remote mention as its `@user`. The server's check on posting
+ * stays the authority; tests/web/app_composer_count_test.ts compares the two.
+ */
+export function countableLength(text, perUrl) {
+  const linked = text.replace(
+    LINK_RE,
+    (url) => [...url].length > MAX_URL_LENGTH ? url : "x".repeat(perUrl),
+  );
+  return [...linked.replace(REMOTE_MENTION_RE, "@$1")].length;
+}
+
+/**
+ * The composer's count (`data-max-characters`, `data-characters-per-url`):
+ * characters left, or how many too many, in the form's <output>, which the
+ * script silences (it would speak at every key) and replaces by one
+ * announcement when the text goes over.
+ */
+function composerCount() {
+  const update = (form) => {
+    const output = form.querySelector("output.hint");
+    const text = form.elements.namedItem("status");
+    if (!output || !text) return;
+    const warning = form.elements.namedItem("spoiler_text")?.value ?? "";
+    const max = Number(form.dataset.maxCharacters);
+    const used = countableLength(text.value, Number(form.dataset.charactersPerUrl)) +
+      [...warning].length;
+    const left = max - used;
+    const wasOver = output.classList.contains("over");
+    output.setAttribute("aria-live", "off");
+    if (wasOver !== left < 0) output.classList.toggle("over", left < 0);
+    const said = left >= 0
+      ? `${left} ${left === 1 ? "character" : "characters"} left`
+      : `${-left} ${left === -1 ? "character" : "characters"} too many`;
+    // Unchanged text is not written again: the observer below would see it.
+    if (output.textContent === said) return;
+    output.textContent = said;
+    if (left < 0 && !wasOver) announce(said);
+  };
+  const all = () => document.querySelectorAll("form[data-max-characters]").forEach(update);
+  document.addEventListener("input", (event) => {
+    const form = event.target.closest?.("form[data-max-characters]");
+    if (form) update(form);
+  });
+  // A composer swapped in after posting starts counting again.
+  new MutationObserver(all).observe(document.body, { childList: true, subtree: true });
+  all();
+}
+
 function meta(name) {
   return document.querySelector(`meta[name="${name}"]`)?.getAttribute("content") ?? null;
 }
@@ -420,6 +479,7 @@ function boot() {
   pollThreadRefresh(policy);
   keyboard(newPosts);
   shortcutsSwitch();
+  composerCount();
   document.documentElement.dataset.ready = "1";
 }
 
