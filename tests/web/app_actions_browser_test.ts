@@ -17,7 +17,8 @@
  * - With JavaScript (the same forms posted in place, no navigation): the
  *   post's toggles and a vote, following from a profile, a follow request
  *   rejected; the composer's count (the server's: a link as
- *   characters_per_url) at and over the limit; a list member added by an ordinary form (one POST, not a
+ *   characters_per_url) at and over the limit; a file posted with an upload
+ *   progress bar; a list member added by an ordinary form (one POST, not a
  *   fetch then a fallback).
  * Every state is checked in the page and through the API; every wait is on
  * a navigation or a DOM state, never a sleep. Screenshots land in
@@ -29,6 +30,8 @@ import { afterAll, startInstance } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { ok, postStatus, relationship } from "../fixtures/api.ts";
 import { eq } from "drizzle-orm";
+import { Buffer } from "node:buffer";
+import sharp from "sharp";
 import { reports } from "../../db/schema/mod.ts";
 import {
   APP_ARTIFACTS,
@@ -63,6 +66,14 @@ async function signedIn(browser: Browser, who: string, js: boolean) {
   await signIn(page, instance, who, TEST_PASSWORD);
   if (js) await scriptReady(page);
   return { context, page, problems };
+}
+
+/** A blue PNG of `size` pixels square. */
+async function png(size: number): Promise<Uint8Array<ArrayBuffer>> {
+  return new Uint8Array(
+    await sharp({ create: { width: size, height: size, channels: 3, background: "#3366cc" } })
+      .png().toBuffer(),
+  );
 }
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -432,6 +443,35 @@ browsers.test("with JavaScript: the post's toggles, a vote, follow in place; a l
   await page.click("#composer button[type=submit]");
   await page.locator("#feed article.status", { hasText: "https://example.com/" }).waitFor();
   await count.filter({ hasText: `${max} characters left` }).waitFor();
+
+  // A file posted with the script: a progress bar while it uploads, then the post with it.
+  await page.evaluate(`(() => {
+    const seen = [];
+    new MutationObserver((records) => {
+      for (const record of records) {
+        for (const node of record.addedNodes) {
+          if (node.nodeName === "PROGRESS") seen.push(node.className);
+        }
+      }
+    }).observe(document.body, { childList: true, subtree: true });
+    globalThis.progressSeen = seen;
+  })()`);
+  await page.fill("#composer textarea[name=status]", "A picture, uploaded with progress");
+  await page.click("#composer details.attachments-field summary");
+  await page.setInputFiles("#media-0-file", {
+    name: "blue.png",
+    mimeType: "image/png",
+    buffer: Buffer.from(await png(800)),
+  });
+  await page.fill("#media-0-description", "A blue square");
+  await page.click("#composer button[type=submit]");
+  const pictured = page.locator("#feed article.status", { hasText: "uploaded with progress" });
+  await pictured.locator('img[alt="A blue square"]').waitFor();
+  assert.deepEqual(
+    await page.evaluate(() => (globalThis as { progressSeen?: string[] }).progressSeen),
+    ["upload-progress"],
+  );
+  assert.equal(await page.locator("progress.upload-progress").count(), 0);
 
   // A list member added with the script on: an ordinary form (no fragment for it), posted once.
   const list = await ok(instance, cat.token, "POST", "/api/v1/lists", { title: "Cat's list" });

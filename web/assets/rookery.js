@@ -168,6 +168,47 @@ async function fetchFragment(url, init = {}) {
   return { response, html };
 }
 
+/** Whether the form carries files: then it is sent with upload progress. */
+function hasFiles(form) {
+  return [...form.querySelectorAll("input[type=file]")].some((input) => input.files?.length);
+}
+
+/**
+ * Posts a form with files by XMLHttpRequest, whose upload reports progress
+ * (fetch's does not), shown in a <progress> before the form's submit button
+ * until the answer comes. Answers as fetchFragment; a redirect (which XHR
+ * follows) gives no fragment, so the form falls back to the ordinary way.
+ */
+function sendWithProgress(form, url, body) {
+  const bar = document.createElement("progress");
+  bar.className = "upload-progress";
+  bar.max = 100;
+  bar.value = 0;
+  bar.setAttribute("aria-label", "Uploading");
+  form.querySelector("button[type=submit]")?.before(bar);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", url);
+    xhr.setRequestHeader(FRAGMENT_HEADER, "1");
+    xhr.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) bar.value = Math.round((event.loaded / event.total) * 100);
+    });
+    xhr.addEventListener("load", () => {
+      bar.remove();
+      const redirected = new URL(xhr.responseURL).pathname !== new URL(url, location.href).pathname;
+      const fragment = !redirected && [200, 422, 429].includes(xhr.status);
+      resolve({ html: fragment ? xhr.responseText : null });
+    });
+    for (const failure of ["error", "abort", "timeout"]) {
+      xhr.addEventListener(failure, () => {
+        bar.remove();
+        reject(new Error(`upload ${failure}`));
+      });
+    }
+    xhr.send(body);
+  });
+}
+
 /** Forms marked data-enhance post in place; anything unexpected falls back to a real submit. */
 function enhanceForms(policy) {
   document.addEventListener("submit", async (event) => {
@@ -180,7 +221,9 @@ function enhanceForms(policy) {
     submitter?.setAttribute("aria-disabled", "true");
     let placed = [];
     try {
-      const { html } = await fetchFragment(url, { method: "POST", body });
+      const { html } = hasFiles(form)
+        ? await sendWithProgress(form, url, body)
+        : await fetchFragment(url, { method: "POST", body });
       if (html) placed = applyFragment(policy, html);
     } catch {
       placed = [];
