@@ -18,7 +18,8 @@
  *   post's toggles and a vote, following from a profile, a follow request
  *   rejected; the composer's count (the server's: a link as
  *   characters_per_url) at and over the limit; a file posted with an upload
- *   progress bar; a list member added by an ordinary form (one POST, not a
+ *   progress bar; a refused action falling back to an ordinary submission
+ *   of the button pressed; a list member added by an ordinary form (one POST, not a
  *   fetch then a fallback).
  * Every state is checked in the page and through the API; every wait is on
  * a navigation or a DOM state, never a sleep. Screenshots land in
@@ -427,6 +428,21 @@ browsers.test("with JavaScript: the post's toggles, a vote, follow in place; a l
   await assertStillHere(page, "follow");
   assert.equal((await relationship(instance, cat.token, bob.id)).following, true);
   await shot(page, "profile-js");
+
+  // A refused action (the post deleted meanwhile: a 404, no fragment) goes
+  // the ordinary way by the button pressed, not the form's default action.
+  const gone = await postStatus(instance, bob.token, "Bob's post about to go");
+  await page.goto(`${origin}/@bob/${gone.id}`);
+  await scriptReady(page);
+  await ok(instance, bob.token, "DELETE", `/api/v1/statuses/${gone.id}`);
+  const sent: string[] = [];
+  const record = (r: { method(): string; url(): string }) => {
+    if (r.method() === "POST") sent.push(new URL(r.url()).pathname);
+  };
+  page.on("request", record);
+  await clickAndNavigate(page, `#status-${gone.id} [data-focus-key="bookmark"]`);
+  page.off("request", record);
+  assert.deepEqual(sent, [`/statuses/${gone.id}/bookmark`, `/statuses/${gone.id}/bookmark`]);
 
   // The composer counts as the server does: at the limit it says 0 left and
   // posts; one character more (after the link, so not part of it) is too many.

@@ -214,6 +214,11 @@ function enhanceForms(policy) {
   document.addEventListener("submit", async (event) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-enhance")) return;
+    // The fallback below: this submission goes the ordinary way.
+    if (form.dataset.plain) {
+      delete form.dataset.plain;
+      return;
+    }
     event.preventDefault();
     const submitter = event.submitter;
     const body = new FormData(form, submitter ?? undefined);
@@ -231,9 +236,14 @@ function enhanceForms(policy) {
       submitter?.removeAttribute("aria-disabled");
     }
     // Nothing to swap (a refusal answered as a page, a network error): the
-    // form goes the no-script way; its idempotency key makes a retry safe.
-    if (placed.length === 0) form.submit();
-    else focusAfterSwap(placed);
+    // form goes the no-script way, by the button pressed (its formaction,
+    // which form.submit() would ignore); its idempotency key makes a retry
+    // safe. A form the fragment removed stays removed.
+    if (placed.length > 0) focusAfterSwap(placed);
+    else if (form.isConnected) {
+      form.dataset.plain = "1";
+      form.requestSubmit(submitter?.form === form ? submitter : null);
+    }
   });
 }
 
