@@ -10,7 +10,8 @@
  * and answer 302 to our copy; the entities then point at the copy. Bad signatures are 404 and fetch nothing. Hostile files (HTML as
  * PNG, an emoji over its limit, an endless avatar, too many redirects) are
  * not cached, answer 404 and are not tried again at once. A replaced avatar
- * forgets the old copy. A reject_media block forgets the domain's copies.
+ * forgets the old copy. A reject_media block forgets the domain's copies;
+ * once lifted, the proxy fetches an emoji again.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
@@ -284,6 +285,29 @@ test("remote media are served through the signed media proxy and cached in the b
         return (await bucket.keys("cache/")).length === 0;
       });
     });
+
+    await t.step(
+      "once the block is lifted, the emoji is fetched again on its first look",
+      async () => {
+        const lifted = await runAdminCommand(adminEnv, [
+          "domain",
+          "unblock",
+          new URL(peer.origin).host,
+        ]);
+        assert.equal(lifted.exitCode, 0, lifted.stderr);
+        const [emoji] = (await show()).emojis;
+        assert.match(emoji.url, /\/media_proxy\/emojis\/\d+\/original\?sig=/);
+        assert.match(emoji.static_url, /\/media_proxy\/emojis\/\d+\/static\?sig=/);
+        const hits = peer.hits("/blob.png");
+        const answers = await Promise.all([emoji.url, emoji.static_url].map(proxyGet));
+        assert.deepEqual(answers.map((r) => r.status), [302, 302]);
+        assert.equal(peer.hits("/blob.png"), hits + 1, "one fetch for both variants");
+        const copy = await instance.request(answers[0].headers.get("location")!);
+        assert.equal(copy.status, 200);
+        await copy.body?.cancel();
+        assert.equal((await bucket.keys("cache/custom_emojis/")).length, 2);
+      },
+    );
   } finally {
     await peer.close();
     await instance.close({ destroy: true });
