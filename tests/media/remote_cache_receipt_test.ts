@@ -1,8 +1,8 @@
 /**
  * Remote files copied at receipt: a fake peer delivers a Note with an image
  * and a custom emoji, and without any client looking the worker stores both
- * (one download each); the API then hands out our copies' URLs, the
- * original kept in `remote_url`. A reject_media domain's Note fetches
+ * (one download each), and the emoji of its author's profile; the API then
+ * hands out our copies' URLs, the original kept in `remote_url`. A reject_media domain's Note fetches
  * nothing.
  */
 import assert from "node:assert/strict";
@@ -20,14 +20,29 @@ import { image } from "./helpers.ts";
 const AS = "https://www.w3.org/ns/activitystreams";
 const PUBLIC = `${AS}#Public`;
 
-/** A peer serving a photo and an emoji image, with one actor. */
+/** An Emoji tag of `peer`'s `name`, its image at `/{name}.png`. */
+function emojiTag(peer: FakePeer, name: string) {
+  return {
+    type: "Emoji",
+    id: `${peer.origin}/emoji/${name}`,
+    name: `:${name}:`,
+    icon: { type: "Image", mediaType: "image/png", url: `${peer.origin}/${name}.png` },
+  };
+}
+
+/** A peer serving a photo and two emoji images, with one actor whose name has `:wave:`. */
 async function painterPeer() {
   const peer = await startFakePeer();
-  for (const [path, [w, h]] of [["/photo.png", [120, 90]], ["/blob.png", [32, 32]]] as const) {
+  const files = [["/photo.png", [120, 90]], ["/blob.png", [32, 32]], ["/wave.png", [32, 32]]];
+  for (const [path, [w, h]] of files as [string, number[]][]) {
     const png = await image("png", w, h);
     peer.route(path, () => new Response(png, { headers: { "Content-Type": "image/png" } }));
   }
-  return { peer, actor: peer.publishActor("painter") };
+  const actor = peer.publishActor("painter", {
+    name: "Painter :wave:",
+    tag: [emojiTag(peer, "wave")],
+  });
+  return { peer, actor };
 }
 
 /** A Create of a Note with the peer's photo and its `:blob:` emoji. */
@@ -47,12 +62,7 @@ function noteWithFiles(peer: FakePeer, actor: string, serial: number) {
       published: new Date().toISOString(),
       content: "look :blob:",
       attachment: [{ type: "Document", mediaType: "image/png", url: `${peer.origin}/photo.png` }],
-      tag: [{
-        type: "Emoji",
-        id: `${peer.origin}/emoji/blob`,
-        name: ":blob:",
-        icon: { type: "Image", mediaType: "image/png", url: `${peer.origin}/blob.png` },
-      }],
+      tag: [emojiTag(peer, "blob")],
     },
   };
 }
@@ -91,7 +101,7 @@ test("remote attachments and emoji are copied when the status arrives", async (t
     const mutedStatus = await deliver(muted, 1);
     const stored = await deliver(good, 1);
 
-    await t.step("the worker stores the image and the emoji, one download each", async () => {
+    await t.step("the worker stores the image and the emojis, one download each", async () => {
       const [photo] = await eventually("the photo's copy", async () => {
         const rows = await db.select().from(mediaAttachments)
           .where(eq(mediaAttachments.statusId, stored.id));
@@ -105,6 +115,12 @@ test("remote attachments and emoji are copied when the status arrives", async (t
         return row?.filePath && row.staticPath ? row : null;
       });
       assert.equal(emoji.shortcode, "blob");
+      // The author's profile emoji too (before any look: a cached entity would keep the proxy URL).
+      await eventually("the profile emoji's copy", async () => {
+        const [row] = await db.select().from(customEmojis)
+          .where(eq(customEmojis.remoteUrl, `${good.peer.origin}/wave.png`));
+        return row?.filePath;
+      });
       assert.equal(good.peer.hits("/photo.png"), 1);
       assert.equal(good.peer.hits("/blob.png"), 1);
     });
@@ -124,6 +140,13 @@ test("remote attachments and emoji are copied when the status arrives", async (t
       assert.equal(good.peer.hits("/photo.png"), 1, "served from our copy");
     });
 
+    await t.step("the author's profile emoji is copied too", async () => {
+      assert.equal(good.peer.hits("/wave.png"), 1);
+      const { body } = await callJson(instance, reader, "GET", `/api/v1/statuses/${stored.id}`);
+      assert.equal(body.account.display_name, "Painter :wave:");
+      assert.match(body.account.emojis[0].url, /\/system\/cache\/custom_emojis\/images\//);
+    });
+
     await t.step("a reject_media domain's note fetches nothing", async () => {
       const { body } = await callJson(
         instance,
@@ -135,6 +158,7 @@ test("remote attachments and emoji are copied when the status arrives", async (t
       assert.deepEqual(body.emojis, []);
       assert.equal(muted.peer.hits("/photo.png"), 0);
       assert.equal(muted.peer.hits("/blob.png"), 0);
+      assert.equal(muted.peer.hits("/wave.png"), 0);
     });
   } finally {
     await good.peer.close();
