@@ -141,111 +141,111 @@ const MediaToggle = ({ path, onlyMedia }: { path: string; onlyMedia: boolean }) 
   </nav>
 );
 
+/** Home: the composer above the home timeline. */
+async function homePage(c: Context<ApiEnv>) {
+  const p = await params(c);
+  const { viewer, defaults } = await appReader(c);
+  const read = await readHomeTimeline(c.get("ctx"), viewer, p, APP_TIMELINE_PAGE);
+  return await sendTimeline(c, p, read, {
+    title: "Home",
+    current: "home",
+    label: "Home timeline",
+    empty: <HomeEmpty />,
+    streams: [{ stream: "user" }],
+    top: (
+      <Composer
+        viewer={viewer}
+        defaults={defaults}
+        returnTo="/"
+        limits={composerLimits(c.get("ctx").config.limits)}
+      />
+    ),
+  }, viewer);
+}
+
+/** The local, federated or remote-only timeline. */
+async function publicFeedPage(c: Context<ApiEnv>, feed: typeof PUBLIC_FEEDS[number]) {
+  const query = await params(c);
+  // The path decides local/remote; the query may only ask for media.
+  const p: Params = {
+    ...query,
+    local: feed.option === "local",
+    remote: feed.option === "remote",
+  };
+  const onlyMedia = readBoolean(p, "only_media") ?? false;
+  const { viewer } = await appReader(c);
+  const read = await readPublicTimeline(c.get("ctx"), viewer, p, APP_TIMELINE_PAGE);
+  return await sendTimeline(c, p, read, {
+    title: feed.title,
+    current: feed.current,
+    label: feed.title,
+    empty: <p>Nothing here yet.</p>,
+    streams: [
+      { stream: `${feed.stream}${onlyMedia ? ":media" : ""}` },
+      { stream: "user:notification" },
+    ],
+    top: <MediaToggle path={feed.path} onlyMedia={onlyMedia} />,
+  }, viewer);
+}
+
+/** A hashtag's timeline. */
+async function tagPage(c: Context<ApiEnv>) {
+  const p = await params(c);
+  const name = c.req.param("name")!;
+  const { viewer } = await appReader(c);
+  // A hashtag never seen here: an empty feed (following it creates it).
+  const read = await readTagTimeline(c.get("ctx"), viewer, name, p, APP_TIMELINE_PAGE) ??
+    { items: [], cursors: null, rows: 0 };
+  const onlyMedia = readBoolean(p, "only_media") ?? false;
+  return await sendTimeline(c, p, read, {
+    title: `#${name}`,
+    current: "search",
+    label: `Posts with #${name}`,
+    streams: [
+      { stream: readBoolean(p, "local") ? "hashtag:local" : "hashtag", tag: name },
+      { stream: "user:notification" },
+    ],
+    empty: <p>No posts with #{name} yet.</p>,
+    top: <MediaToggle path={`/tags/${encodeURIComponent(name)}`} onlyMedia={onlyMedia} />,
+  }, viewer);
+}
+
+/** One of the viewer's lists; someone else's is not found. */
+async function listPage(c: Context<ApiEnv>) {
+  const p = await params(c);
+  const { viewer } = await appReader(c);
+  let read: PageRead<StatusJson>;
+  try {
+    read = await readListTimeline(c.get("ctx"), viewer, c.req.param("id")!, p, APP_TIMELINE_PAGE);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    return await sendAppNotFound(c, "This list does not exist, or is not yours.");
+  }
+  return await sendTimeline(c, p, read, {
+    title: "List",
+    current: "lists",
+    label: "List timeline",
+    streams: [{ stream: "list", list: c.req.param("id")! }, { stream: "user:notification" }],
+    empty: <p>Nothing here yet: add people to the list.</p>,
+    top: (
+      <p>
+        <a href={`/lists/${c.req.param("id")}/edit`}>Edit the list</a>
+      </p>
+    ),
+  }, viewer);
+}
+
 export function appTimelineRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-
-  app.get(
-    "/",
-    signedInBranch(async (c) => {
-      const p = await params(c);
-      const { viewer, defaults } = await appReader(c);
-      const read = await readHomeTimeline(c.get("ctx"), viewer, p, APP_TIMELINE_PAGE);
-      return await sendTimeline(c, p, read, {
-        title: "Home",
-        current: "home",
-        label: "Home timeline",
-        empty: <HomeEmpty />,
-        streams: [{ stream: "user" }],
-        top: (
-          <Composer
-            viewer={viewer}
-            defaults={defaults}
-            returnTo="/"
-            limits={composerLimits(c.get("ctx").config.limits)}
-          />
-        ),
-      }, viewer);
-    }),
-  );
-
+  app.get("/", signedInBranch(homePage));
   app.get("/home", appPage(), (c) => {
     const { search } = new URL(c.req.url);
     return c.redirect(`/${search}`, 301);
   });
-
   for (const feed of PUBLIC_FEEDS) {
-    app.get(feed.path, appPage(), async (c) => {
-      const query = await params(c);
-      // The path decides local/remote; the query may only ask for media.
-      const p: Params = {
-        ...query,
-        local: feed.option === "local",
-        remote: feed.option === "remote",
-      };
-      const onlyMedia = readBoolean(p, "only_media") ?? false;
-      const { viewer } = await appReader(c);
-      const read = await readPublicTimeline(c.get("ctx"), viewer, p, APP_TIMELINE_PAGE);
-      return await sendTimeline(c, p, read, {
-        title: feed.title,
-        current: feed.current,
-        label: feed.title,
-        empty: <p>Nothing here yet.</p>,
-        streams: [
-          { stream: `${feed.stream}${onlyMedia ? ":media" : ""}` },
-          { stream: "user:notification" },
-        ],
-        top: <MediaToggle path={feed.path} onlyMedia={onlyMedia} />,
-      }, viewer);
-    });
+    app.get(feed.path, appPage(), (c) => publicFeedPage(c, feed));
   }
-
-  app.get(
-    "/tags/:name{[^/.]+}",
-    signedInBranch(async (c) => {
-      const p = await params(c);
-      const name = c.req.param("name")!;
-      const { viewer } = await appReader(c);
-      // A hashtag never seen here: an empty feed (following it creates it).
-      const read = await readTagTimeline(c.get("ctx"), viewer, name, p, APP_TIMELINE_PAGE) ??
-        { items: [], cursors: null, rows: 0 };
-      const onlyMedia = readBoolean(p, "only_media") ?? false;
-      return await sendTimeline(c, p, read, {
-        title: `#${name}`,
-        current: "search",
-        label: `Posts with #${name}`,
-        streams: [
-          { stream: readBoolean(p, "local") ? "hashtag:local" : "hashtag", tag: name },
-          { stream: "user:notification" },
-        ],
-        empty: <p>No posts with #{name} yet.</p>,
-        top: <MediaToggle path={`/tags/${encodeURIComponent(name)}`} onlyMedia={onlyMedia} />,
-      }, viewer);
-    }),
-  );
-
-  app.get("/lists/:id{[0-9]+}", appPage(), async (c) => {
-    const p = await params(c);
-    const { viewer } = await appReader(c);
-    let read: PageRead<StatusJson>;
-    try {
-      read = await readListTimeline(c.get("ctx"), viewer, c.req.param("id"), p, APP_TIMELINE_PAGE);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      return await sendAppNotFound(c, "This list does not exist, or is not yours.");
-    }
-    return await sendTimeline(c, p, read, {
-      title: "List",
-      current: "lists",
-      label: "List timeline",
-      streams: [{ stream: "list", list: c.req.param("id") }, { stream: "user:notification" }],
-      empty: <p>Nothing here yet: add people to the list.</p>,
-      top: (
-        <p>
-          <a href={`/lists/${c.req.param("id")}/edit`}>Edit the list</a>
-        </p>
-      ),
-    }, viewer);
-  });
-
+  app.get("/tags/:name{[^/.]+}", signedInBranch(tagPage));
+  app.get("/lists/:id{[0-9]+}", appPage(), listPage);
   return app;
 }
