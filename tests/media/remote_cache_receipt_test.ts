@@ -2,7 +2,8 @@
  * Remote files copied at receipt: a fake peer delivers a Note with an image
  * and a custom emoji, and without any client looking the worker stores both
  * (one download each), and the emoji of its author's profile; the API then
- * hands out our copies' URLs, the original kept in `remote_url`. A reject_media domain's Note fetches
+ * hands out our copies' URLs, the original kept in `remote_url`. A failed
+ * copy is recorded and leaves the proxy URL. A reject_media domain's Note fetches
  * nothing.
  */
 import assert from "node:assert/strict";
@@ -45,8 +46,8 @@ async function painterPeer() {
   return { peer, actor };
 }
 
-/** A Create of a Note with the peer's photo and its `:blob:` emoji. */
-function noteWithFiles(peer: FakePeer, actor: string, serial: number) {
+/** A Create of a Note with the peer's `photo` (default its photo) and its `:blob:` emoji. */
+function noteWithFiles(peer: FakePeer, actor: string, serial: number, photo = "/photo.png") {
   const id = `${actor}/notes/${serial}`;
   return {
     "@context": AS,
@@ -61,7 +62,7 @@ function noteWithFiles(peer: FakePeer, actor: string, serial: number) {
       to: [PUBLIC],
       published: new Date().toISOString(),
       content: "look :blob:",
-      attachment: [{ type: "Document", mediaType: "image/png", url: `${peer.origin}/photo.png` }],
+      attachment: [{ type: "Document", mediaType: "image/png", url: `${peer.origin}${photo}` }],
       tag: [emojiTag(peer, "blob")],
     },
   };
@@ -73,8 +74,12 @@ test("remote attachments and emoji are copied when the status arrives", async (t
   const muted = await painterPeer();
   const send = (request: Request) => instance.request(request.url, request);
   const db = instance.rookery.ctx.database.db;
-  const deliver = async (from: { peer: FakePeer; actor: string }, serial: number) => {
-    const activity = noteWithFiles(from.peer, from.actor, serial);
+  const deliver = async (
+    from: { peer: FakePeer; actor: string },
+    serial: number,
+    photo?: string,
+  ) => {
+    const activity = noteWithFiles(from.peer, from.actor, serial, photo);
     const res = await from.peer.deliver(`${instance.origin}/inbox`, activity, {
       keyId: `${from.actor}#main-key`,
       send,
@@ -145,6 +150,25 @@ test("remote attachments and emoji are copied when the status arrives", async (t
       const { body } = await callJson(instance, reader, "GET", `/api/v1/statuses/${stored.id}`);
       assert.equal(body.account.display_name, "Painter :wave:");
       assert.match(body.account.emojis[0].url, /\/system\/cache\/custom_emojis\/images\//);
+    });
+
+    await t.step("a failed copy is recorded and the proxy URL stays", async () => {
+      good.peer.route("/broken.png", () => new Response("oops", { status: 500 }));
+      const broken = await deliver(good, 2, "/broken.png");
+      const [row] = await eventually("the failure recorded", async () => {
+        const rows = await db.select().from(mediaAttachments)
+          .where(eq(mediaAttachments.statusId, broken.id));
+        return rows[0]?.cacheFailedAt ? rows : null;
+      });
+      assert.equal(row.filePath, null);
+      assert.equal(good.peer.hits("/broken.png"), 1);
+      const { body } = await callJson(instance, reader, "GET", `/api/v1/statuses/${broken.id}`);
+      const [photo] = body.media_attachments;
+      assert.match(
+        photo.url,
+        new RegExp(`^${instance.origin}/media_proxy/${photo.id}/original\\?sig=`),
+      );
+      assert.equal(photo.remote_url, `${good.peer.origin}/broken.png`);
     });
 
     await t.step("a reject_media domain's note fetches nothing", async () => {
