@@ -16,7 +16,7 @@
  *   accepted; the notification policy changed.
  * - With JavaScript (the same forms posted in place, no navigation): the
  *   post's toggles and a vote, following from a profile, a follow request
- *   rejected; the composer's count (the server's: a link as
+ *   rejected, a conversation marked read, a notification dismissed; the composer's count (the server's: a link as
  *   characters_per_url) at and over the limit; a file posted with an upload
  *   progress bar; a refused action falling back to an ordinary submission
  *   of the button pressed; a list member added by an ordinary form (one POST, not a
@@ -390,7 +390,7 @@ browsers.test("without JavaScript: report a post; filtered notifications; the po
   await context.close();
 });
 
-browsers.test("with JavaScript: the post's toggles, a vote, follow in place; a list member", async (b) => {
+browsers.test("with JavaScript: actions in place; the count, an upload's progress, the fallback", async (b) => {
   const { context, page, problems } = await signedIn(b, "cat", true);
   const post = await postStatus(instance, bob.token, "Bob's post for the script");
   const poll = await postStatus(instance, bob.token, "Sea or mountains?", {
@@ -428,6 +428,25 @@ browsers.test("with JavaScript: the post's toggles, a vote, follow in place; a l
   await assertStillHere(page, "follow");
   assert.equal((await relationship(instance, cat.token, bob.id)).following, true);
   await shot(page, "profile-js");
+
+  // A conversation marked read, then a notification dismissed, in place.
+  await postStatus(instance, bob.token, "@cat a word for the script", { visibility: "direct" });
+  await page.goto(`${origin}/conversations`);
+  await scriptReady(page);
+  await markWindow(page);
+  const conversation = page.locator("li.conversation", { hasText: "a word for the script" });
+  await conversation.locator('button[formaction$="/read"]').click();
+  await conversation.locator('button[formaction$="/unread"]').waitFor();
+  await assertStillHere(page, "conversation read");
+  await page.goto(`${origin}/notifications`);
+  await scriptReady(page);
+  await markWindow(page);
+  const mention = page.locator("li.notification-mention", { hasText: "a word for the script" });
+  await mention.locator("form[action$='/dismiss'] button").click();
+  await mention.waitFor({ state: "detached" });
+  await assertStillHere(page, "notification dismissed");
+  const left = await ok(instance, cat.token, "GET", "/api/v1/notifications?types[]=mention");
+  assert.equal(left.length, 0);
 
   // A refused action (the post deleted meanwhile: a 404, no fragment) goes
   // the ordinary way by the button pressed, not the form's default action.
