@@ -160,6 +160,13 @@ browsers.test("without JavaScript: follow, unfollow, mute, block from a profile"
   const { context, page, problems } = await signedIn(b, "ann", false);
   const bar = `#account-${cat.id}`;
   await page.goto(`${origin}/@cat`);
+  // The avatar sits under the name (it covered it: the public page's pull-up rule).
+  const name = (await page.locator("h1").boundingBox())!;
+  const avatar = (await page.locator(".profile .avatar").boundingBox())!;
+  assert.ok(
+    avatar.y >= name.y + name.height,
+    `avatar at ${avatar.y}, name ends ${name.y + name.height}`,
+  );
   await clickAndNavigate(page, `${bar} button[formaction$="/follow"]`);
   await page.locator(`${bar} button[formaction$="/unfollow"]`).waitFor();
   assert.equal((await relationship(instance, ann.token, cat.id)).following, true);
@@ -183,6 +190,8 @@ browsers.test("without JavaScript: follow, unfollow, mute, block from a profile"
   await clickAndNavigate(page, `${bar} a[href^="/accounts/${cat.id}/block"]`);
   await clickAndNavigate(page, "form.confirm button[type=submit]");
   await page.locator(`${bar} button[formaction$="/unblock"]`).waitFor();
+  // The notice is this action's (the page came back from the unmute with its own).
+  assert.equal(await page.textContent(".notice"), "Blocked.");
   assert.equal((await relationship(instance, ann.token, cat.id)).blocking, true);
   await shot(page, "profile-blocked");
   await clickAndNavigate(page, `${bar} button[formaction$="/unblock"]`);
