@@ -29,7 +29,8 @@ import type { ApiEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { type Params, params } from "../params.ts";
 import { readBoolean, readStringArray } from "../readers.ts";
-import { PAGE_SIZES, readPageParams, setPaginationHeaders } from "../pagination.ts";
+import { setLinkHeader } from "../pagination.ts";
+import { readNotificationRequests } from "../reads/notification_requests.ts";
 import { requireUser } from "../middleware/scopes.ts";
 import { withValidation } from "../validation_errors.ts";
 import { serializePolicyV1, serializePolicyV2 } from "../entities/notification_policy.ts";
@@ -46,11 +47,7 @@ import {
   dismissRequests,
   MAX_BULK_IDS,
 } from "../../actors/notifications/requests.ts";
-import {
-  findNotificationRequest,
-  listNotificationRequests,
-  pendingSummary,
-} from "../../db/queries/notification_requests.ts";
+import { findNotificationRequest, pendingSummary } from "../../db/queries/notification_requests.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { viewerOf } from "./notifications.ts";
 
@@ -147,14 +144,9 @@ export function notificationPolicyRoutes(): Hono<ApiEnv> {
 
   const base = "/api/v1/notifications/requests";
   app.get(base, read, async (c) => {
-    const p = await params(c);
-    const page = readPageParams(p, PAGE_SIZES.notificationRequests);
-    const ctx = c.get("ctx");
-    const rows = await listNotificationRequests(ctx.database.db, viewerOf(c), {
-      dismissed: readBoolean(p, "dismissed") ?? false,
-    }, page);
-    setPaginationHeaders(c, rows, (r) => r.id);
-    return c.json(await serializeNotificationRequests(ctx, rows, viewerOf(c)));
+    const requests = await readNotificationRequests(c.get("ctx"), viewerOf(c), await params(c));
+    setLinkHeader(c, requests.cursors);
+    return c.json(requests.items);
   });
 
   app.get(`${base}/merged`, read, (c) => c.json({ merged: true }));

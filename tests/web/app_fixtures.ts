@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { DB_KIND, type TestInstance } from "../harness.ts";
-import { signInWithForm } from "../fixtures/browser.ts";
+import { BROWSER_SKIPPED, launchBrowser, signInWithForm } from "../fixtures/browser.ts";
 import { axeFindings } from "./page_checks.ts";
 
 export const APP_ARTIFACTS = new URL(`../artifacts/app/${DB_KIND}/`, import.meta.url).pathname;
@@ -141,4 +141,45 @@ export async function writeContactSheet(): Promise<void> {
     `${APP_ARTIFACTS}index.html`,
     `<!doctype html><meta charset="utf-8"><title>Web app screenshots (${DB_KIND})</title>\n${figures}\n`,
   );
+}
+
+/**
+ * One browser for all the tests of a file (CI time): `test` runs a Deno test
+ * with it, launched on first use; `close` (in the file's afterAll) ends it.
+ * Skipped, like browserTest, where there is no Chromium outside CI.
+ */
+export function sharedBrowser(): {
+  test(name: string, fn: (browser: Browser) => Promise<void>): void;
+  close(): Promise<void>;
+} {
+  let launched: Promise<Browser> | null = null;
+  return {
+    test(name, fn) {
+      Deno.test({
+        name: `[${DB_KIND}] ${name}`,
+        ignore: BROWSER_SKIPPED,
+        sanitizeOps: false,
+        sanitizeResources: false,
+        async fn() {
+          launched ??= launchBrowser();
+          await fn(await launched);
+        },
+      });
+    },
+    async close() {
+      if (launched) await (await launched).close();
+    },
+  };
+}
+
+/** Signs an existing account in through the form (no sign-up) and lands on Home. */
+export async function signIn(
+  page: Page,
+  instance: TestInstance,
+  name: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${instance.origin}/auth/sign_in?redirect_to=/`);
+  await signInWithForm(page, name, password);
+  assert.equal(new URL(page.url()).pathname, "/");
 }

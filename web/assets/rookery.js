@@ -42,6 +42,65 @@ export const POST_KEYS = { r: "reply", f: "favourite", b: "reblog", d: "bookmark
 /** The localStorage key that switches the single-key shortcuts off (WCAG 2.1.4). */
 export const SHORTCUTS_OFF_KEY = "rookery-shortcuts-off";
 
+/** An explicit http(s) link, without the punctuation that ends a sentence after it. */
+const LINK_RE = /https?:\/\/[^\s<>"]+?(?=[.,:;!?'")\]]*(?:\s|$))/giu;
+/** A remote mention (the server's MENTION_RE): only `@user` counts, not the domain. */
+const REMOTE_MENTION_RE =
+  /(?<![=/\p{L}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)@[\p{L}\p{N}_.-]+[\p{L}\p{N}_]+(?::\d{1,5})?/giu;
+/** twitter-text's longest link: a longer one is plain text and counts in full (the server's rule). */
+const MAX_URL_LENGTH = 4096;
+
+/**
+ * A post's length as the server counts it (actors/statuses/validation.ts,
+ * Mastodon's web app does the same): code points, each http(s) link as
+ * `perUrl`, a remote mention as its `@user`. The server's check on posting
+ * stays the authority; tests/web/app_composer_count_test.ts compares the two.
+ */
+export function countableLength(text, perUrl) {
+  const linked = text.replace(
+    LINK_RE,
+    (url) => [...url].length > MAX_URL_LENGTH ? url : "x".repeat(perUrl),
+  );
+  return [...linked.replace(REMOTE_MENTION_RE, "@$1")].length;
+}
+
+/**
+ * The composer's count (`data-max-characters`, `data-characters-per-url`):
+ * characters left, or how many too many, in the form's <output>, which the
+ * script silences (it would speak at every key) and replaces by one
+ * announcement when the text goes over.
+ */
+function composerCount() {
+  const update = (form) => {
+    const output = form.querySelector("output.hint");
+    const text = form.elements.namedItem("status");
+    if (!output || !text) return;
+    const warning = form.elements.namedItem("spoiler_text")?.value ?? "";
+    const max = Number(form.dataset.maxCharacters);
+    const used = countableLength(text.value, Number(form.dataset.charactersPerUrl)) +
+      [...warning].length;
+    const left = max - used;
+    const wasOver = output.classList.contains("over");
+    output.setAttribute("aria-live", "off");
+    if (wasOver !== left < 0) output.classList.toggle("over", left < 0);
+    const said = left >= 0
+      ? `${left} ${left === 1 ? "character" : "characters"} left`
+      : `${-left} ${left === -1 ? "character" : "characters"} too many`;
+    // Unchanged text is not written again: the observer below would see it.
+    if (output.textContent === said) return;
+    output.textContent = said;
+    if (left < 0 && !wasOver) announce(said);
+  };
+  const all = () => document.querySelectorAll("form[data-max-characters]").forEach(update);
+  document.addEventListener("input", (event) => {
+    const form = event.target.closest?.("form[data-max-characters]");
+    if (form) update(form);
+  });
+  // A composer swapped in after posting starts counting again.
+  new MutationObserver(all).observe(document.body, { childList: true, subtree: true });
+  all();
+}
+
 function meta(name) {
   return document.querySelector(`meta[name="${name}"]`)?.getAttribute("content") ?? null;
 }
@@ -109,11 +168,57 @@ async function fetchFragment(url, init = {}) {
   return { response, html };
 }
 
+/** Whether the form carries files: then it is sent with upload progress. */
+function hasFiles(form) {
+  return [...form.querySelectorAll("input[type=file]")].some((input) => input.files?.length);
+}
+
+/**
+ * Posts a form with files by XMLHttpRequest, whose upload reports progress
+ * (fetch's does not), shown in a <progress> before the form's submit button
+ * until the answer comes. Answers as fetchFragment; a redirect (which XHR
+ * follows) gives no fragment, so the form falls back to the ordinary way.
+ */
+function sendWithProgress(form, url, body) {
+  const bar = document.createElement("progress");
+  bar.className = "upload-progress";
+  bar.max = 100;
+  bar.value = 0;
+  bar.setAttribute("aria-label", "Uploading");
+  form.querySelector("button[type=submit]")?.before(bar);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", url);
+    xhr.setRequestHeader(FRAGMENT_HEADER, "1");
+    xhr.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) bar.value = Math.round((event.loaded / event.total) * 100);
+    });
+    xhr.addEventListener("load", () => {
+      bar.remove();
+      const redirected = new URL(xhr.responseURL).pathname !== new URL(url, location.href).pathname;
+      const fragment = !redirected && [200, 422, 429].includes(xhr.status);
+      resolve({ html: fragment ? xhr.responseText : null });
+    });
+    for (const failure of ["error", "abort", "timeout"]) {
+      xhr.addEventListener(failure, () => {
+        bar.remove();
+        reject(new Error(`upload ${failure}`));
+      });
+    }
+    xhr.send(body);
+  });
+}
+
 /** Forms marked data-enhance post in place; anything unexpected falls back to a real submit. */
 function enhanceForms(policy) {
   document.addEventListener("submit", async (event) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-enhance")) return;
+    // The fallback below: this submission goes the ordinary way.
+    if (form.dataset.plain) {
+      delete form.dataset.plain;
+      return;
+    }
     event.preventDefault();
     const submitter = event.submitter;
     const body = new FormData(form, submitter ?? undefined);
@@ -121,7 +226,9 @@ function enhanceForms(policy) {
     submitter?.setAttribute("aria-disabled", "true");
     let placed = [];
     try {
-      const { html } = await fetchFragment(url, { method: "POST", body });
+      const { html } = hasFiles(form)
+        ? await sendWithProgress(form, url, body)
+        : await fetchFragment(url, { method: "POST", body });
       if (html) placed = applyFragment(policy, html);
     } catch {
       placed = [];
@@ -129,9 +236,14 @@ function enhanceForms(policy) {
       submitter?.removeAttribute("aria-disabled");
     }
     // Nothing to swap (a refusal answered as a page, a network error): the
-    // form goes the no-script way; its idempotency key makes a retry safe.
-    if (placed.length === 0) form.submit();
-    else focusAfterSwap(placed);
+    // form goes the no-script way, by the button pressed (its formaction,
+    // which form.submit() would ignore); its idempotency key makes a retry
+    // safe. A form the fragment removed stays removed.
+    if (placed.length > 0) focusAfterSwap(placed);
+    else if (form.isConnected) {
+      form.dataset.plain = "1";
+      form.requestSubmit(submitter?.form === form ? submitter : null);
+    }
   });
 }
 
@@ -420,6 +532,7 @@ function boot() {
   pollThreadRefresh(policy);
   keyboard(newPosts);
   shortcutsSwitch();
+  composerCount();
   document.documentElement.dataset.ready = "1";
 }
 

@@ -128,7 +128,15 @@ export const ActionBar: FC<ActionBarProps> = ({ status, viewer, returnTo }) => {
                 <a href={`${base}/delete?return_to=${encodeURIComponent(returnTo)}`}>Delete</a>
               </>
             )
-            : null}
+            : (
+              <a
+                href={`/reports/new?account_id=${status.account.id}&status_ids%5B%5D=${status.id}&return_to=${
+                  encodeURIComponent(returnTo)
+                }`}
+              >
+                Report
+              </a>
+            )}
           {remote && status.url
             ? <a href={status.url} rel="noopener noreferrer">Open original</a>
             : null}

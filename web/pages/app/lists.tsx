@@ -93,7 +93,7 @@ export const ListEditPage: FC<{
           <ul class="accounts" id="list-members">
             {members.map((account) => (
               <AccountRow account={account} id={`member-${account.id}`}>
-                <form method="post" action={`${base}/accounts/remove`} data-enhance>
+                <form method="post" action={`${base}/accounts/remove`}>
                   <CsrfField token={token} />
                   <input type="hidden" name="account_ids[]" value={account.id} />
                   <button type="submit" class="secondary">
@@ -114,7 +114,7 @@ export const ListEditPage: FC<{
       <ul class="accounts">
         {found.filter((a) => !memberIds.has(a.id)).map((account) => (
           <AccountRow account={account}>
-            <form method="post" action={`${base}/accounts`} data-enhance>
+            <form method="post" action={`${base}/accounts`}>
               <CsrfField token={token} />
               <input type="hidden" name="account_ids[]" value={account.id} />
               <input type="hidden" name="q" value={q} />

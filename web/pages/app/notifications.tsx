@@ -206,10 +206,12 @@ export interface NotificationsPageProps {
   pager: PagerLinks;
   /** The Mentions tab is open. */
   mentions: boolean;
+  /** Notifications the policy held back (notification requests), when any. */
+  filtered?: { pendingRequestsCount: number; pendingNotificationsCount: number };
 }
 
 export const NotificationsPage: FC<NotificationsPageProps> = (
-  { approvals, result, viewer, here, pager, mentions },
+  { approvals, result, viewer, here, pager, mentions, filtered },
 ) => {
   const accounts = new Map(result.accounts.map((a) => [a.id, a]));
   const statuses = new Map(result.statuses.map((s) => [s.id, s]));
@@ -223,8 +225,20 @@ export const NotificationsPage: FC<NotificationsPageProps> = (
       </nav>
       <p class="muted">
         Opening this page marks your notifications as read.{" "}
-        <a href="/notifications/clear">Clear all notifications</a>
+        <a href="/notifications/clear">Clear all notifications</a>{" "}
+        <a href="/notifications/policy">Notification settings</a>
       </p>
+      {filtered?.pendingRequestsCount
+        ? (
+          <p class="filtered">
+            <a href="/notifications/requests">
+              Filtered notifications: {filtered.pendingNotificationsCount} from{" "}
+              {filtered.pendingRequestsCount}{" "}
+              {filtered.pendingRequestsCount === 1 ? "person" : "people"}
+            </a>
+          </p>
+        )
+        : null}
       {approvals.length ? <Approvals requests={approvals} viewer={viewer} /> : null}
       {result.notification_groups.length === 0
         ? <p id="notifications">No notifications yet.</p>

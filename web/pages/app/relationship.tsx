@@ -50,6 +50,7 @@ export const RelationshipBar: FC<{
       {r.blocking
         ? <button type="submit" formaction={`${base}/unblock`}>Unblock</button>
         : <a href={`${base}/block?return_to=${back}`}>Block</a>}
+      <a href={`/reports/new?account_id=${account.id}&return_to=${back}`}>Report</a>
       {r.followed_by ? <span class="badge">Follows you</span> : null}
       {r.requested ? <span class="badge">Follow request sent</span> : null}
       {r.blocked_by ? <span class="badge">Blocks you</span> : null}

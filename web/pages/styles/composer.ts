@@ -8,6 +8,8 @@ form.composer label:first-of-type{margin-top:0}
 form.composer details{margin:.5rem 0}
 form.composer select{width:auto}
 form.composer output#status-count{display:block}
+form.composer output.over{color:var(--danger);font-weight:600}
+form.composer progress.upload-progress{display:block;width:100%;margin:.5rem 0}
 form.composer .options{display:flex;flex-wrap:wrap;gap:0 1rem}
 form.composer .options select{max-width:100%}
 form.composer fieldset.attachments{border:1px solid var(--border);border-radius:.35rem;padding:.5rem .75rem;margin:.5rem 0;min-width:0;box-sizing:border-box}

@@ -21,6 +21,8 @@ export const NOTIFICATIONS = `
 .account-row .name{font-weight:700}
 .account-row form{margin:0}
 .profile .head{display:flex;gap:1rem;align-items:center}
+/* The app profile has no banner above: nothing to overlap (the public one pulls its avatar up). */
+.profile>.head:first-child{margin-top:0}
 .profile .avatar{width:5rem;height:5rem;border-radius:.5rem}
 .relationship{align-items:center}
 .badge{font-size:.85rem;border:1px solid var(--border);border-radius:1rem;padding:.1rem .6rem;color:var(--muted)}

@@ -57,7 +57,7 @@ const NOT_FOUND = "This account does not exist, or is not known here.";
 const MAX_ACCT_LENGTH = 1024;
 
 /** The account entity of `id` as `viewer` sees it, or null when it cannot be viewed. */
-async function viewableAccount(
+export async function viewableAccount(
   ctx: AppContext,
   viewer: string,
   id: string | undefined,

@@ -98,7 +98,7 @@ async function followedTagsPage(c: Context<ApiEnv>): Promise<Response> {
             {read.items.map((tag) => (
               <li id={`tag-${tag.name}`}>
                 <a href={tagPath(tag.name)}>#{tag.name}</a>
-                <form method="post" action={`${tagPath(tag.name)}/unfollow`} data-enhance>
+                <form method="post" action={`${tagPath(tag.name)}/unfollow`}>
                   <CsrfField token={viewer.csrfToken} />
                   <input type="hidden" name="return_to" value="/followed_tags" />
                   <button type="submit" class="secondary">

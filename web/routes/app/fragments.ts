@@ -34,12 +34,26 @@ export async function sendFragment(
   return c.html(html, status);
 }
 
-/** `path` with one query parameter added, before any `#anchor`. */
+/** The parameters that say how the last action went (pages/app/notices.tsx). */
+const OUTCOME_PARAMS = ["notice", "alert"];
+
+/**
+ * `path` with one query parameter added, before any `#anchor`. A notice or
+ * alert already there (a `return_to` taken from a page that showed one)
+ * goes: the page says how this action went, not the one before it.
+ */
 export function withParam(path: string, name: string, value: string): string {
   const hash = path.indexOf("#");
   const [base, anchor] = hash < 0 ? [path, ""] : [path.slice(0, hash), path.slice(hash)];
-  const sep = base.includes("?") ? "&" : "?";
-  return `${base}${sep}${name}=${encodeURIComponent(value)}${anchor}`;
+  const question = base.indexOf("?");
+  const pathname = question < 0 ? base : base.slice(0, question);
+  const kept = question < 0
+    ? []
+    : base.slice(question + 1).split("&").filter((pair) =>
+      pair !== "" && !OUTCOME_PARAMS.includes(decodeURIComponent(pair.split("=")[0]))
+    );
+  kept.push(`${name}=${encodeURIComponent(value)}`);
+  return `${pathname}?${kept.join("&")}${anchor}`;
 }
 
 /** The 303 after a successful form post, with a notice key (pages/app/notices.tsx) or none. */

@@ -19,6 +19,7 @@ import { appInteractionRoutes } from "./interactions.ts";
 import { appAccountRoutes } from "./accounts.tsx";
 import { appReportRoutes } from "./reports.tsx";
 import { appNotificationRoutes } from "./notifications.tsx";
+import { appNotificationRequestRoutes } from "./notification_requests.tsx";
 import { appConversationRoutes } from "./conversations.tsx";
 import { appCollectionRoutes } from "./collections.tsx";
 import { appListRoutes } from "./lists.tsx";
@@ -37,6 +38,8 @@ export function webAppRoutes(): Hono<ApiEnv> {
   app.route("/", appInteractionRoutes());
   app.route("/", appAccountRoutes());
   app.route("/", appReportRoutes());
+  // Before appNotificationRoutes, whose /notifications/:group_key/… would take these paths.
+  app.route("/", appNotificationRequestRoutes());
   app.route("/", appNotificationRoutes());
   app.route("/", appConversationRoutes());
   app.route("/", appCollectionRoutes());

@@ -14,6 +14,9 @@
  *   on the first page of the All tab, each with Accept and Reject: POST
  *   /interaction_requests/:id/authorize and /reject, the API's commands; 303
  *   back, or with the fragment header the row's removal.
+ * - The first page links to the filtered notifications (notification
+ *   requests) when there are any, and to the policy
+ *   (notification_requests.tsx).
  */
 import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
@@ -22,6 +25,7 @@ import { PAGE_SIZES, readPageParams } from "../../../api/pagination.ts";
 import { readNotificationGroups } from "../../../api/reads/notifications.ts";
 import { isGroupKey } from "../../../api/routes/notifications_grouped.ts";
 import { notificationsMarker } from "../../../db/queries/notifications.ts";
+import { pendingSummary } from "../../../db/queries/notification_requests.ts";
 import { MarkerConflictError, saveMarkers } from "../../../actors/timelines/markers.ts";
 import { clearNotifications, dismissGroup } from "../../../actors/notifications/dismiss.ts";
 import type { AppContext } from "../../../context.ts";
@@ -68,6 +72,7 @@ async function notificationsPage(c: Context<ApiEnv>): Promise<Response> {
   const approvals = first && types == null
     ? (await readInteractionRequests(ctx, viewer.accountId, {})).items
     : [];
+  const filtered = first ? await pendingSummary(ctx.database.db, viewer.accountId) : undefined;
   return await sendAppPage(
     c,
     <AppLayout
@@ -85,6 +90,7 @@ async function notificationsPage(c: Context<ApiEnv>): Promise<Response> {
         here={hereWith(c.req.url)}
         pager={pagerLinks(c, page, PAGE_SIZES.groupedNotifications, read)}
         mentions={mentions}
+        filtered={filtered}
       />
     </AppLayout>,
   );

@@ -36,6 +36,9 @@ import { signedInBranch } from "./branch.ts";
 import { hereWith } from "./return_to.ts";
 import { pagerLinks } from "./paging.ts";
 import { sendFragment, wantsFragment } from "./fragments.ts";
+import { TagFollowForm } from "../../pages/app/tag_follow.tsx";
+import { serializeTag } from "../../../api/entities/tag.ts";
+import { findTagByName, normalizeTagName } from "../../../db/queries/tags.ts";
 
 /** The app's timelines show 40 posts a page (the lead's decision 3), as the API's maximum. */
 export const APP_TIMELINE_PAGE: PageSize = { default: 40, max: 40 };
@@ -197,6 +200,7 @@ async function tagPage(c: Context<ApiEnv>) {
   const read = await readTagTimeline(c.get("ctx"), viewer, name, p, APP_TIMELINE_PAGE) ??
     { items: [], cursors: null, rows: 0 };
   const onlyMedia = readBoolean(p, "only_media") ?? false;
+  const following = await followsTag(c, viewer.accountId, name);
   return await sendTimeline(c, p, read, {
     title: `#${name}`,
     current: "search",
@@ -206,8 +210,22 @@ async function tagPage(c: Context<ApiEnv>) {
       { stream: "user:notification" },
     ],
     empty: <p>No posts with #{name} yet.</p>,
-    top: <MediaToggle path={`/tags/${encodeURIComponent(name)}`} onlyMedia={onlyMedia} />,
+    top: (
+      <>
+        <TagFollowForm name={name} following={following} token={viewer.csrfToken} />
+        <MediaToggle path={`/tags/${encodeURIComponent(name)}`} onlyMedia={onlyMedia} />
+      </>
+    ),
   }, viewer);
+}
+
+/** Whether the viewer follows the hashtag (the API's Tag `following`); an unknown one is not. */
+async function followsTag(c: Context<ApiEnv>, accountId: string, name: string): Promise<boolean> {
+  const { database, config } = c.get("ctx");
+  const tag = await findTagByName(database.db, normalizeTagName(name));
+  if (!tag) return false;
+  const json = await serializeTag(database, config.origin, tag, { accountId });
+  return !!json.following;
 }
 
 /** One of the viewer's lists; someone else's is not found. */
