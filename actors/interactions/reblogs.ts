@@ -29,7 +29,7 @@ import { Problems } from "../../model/errors.ts";
 import { isFollowerVisibility } from "../../model/visibility.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
-import { decideInteraction, waitsForApproval } from "./policy.ts";
+import { decideInteraction, ForbiddenInteractionError, waitsForApproval } from "./policy.ts";
 import { approvingIfHeld, openRequest, withdrawRequest } from "./requests.ts";
 import {
   type AccountRow,
@@ -90,7 +90,7 @@ export async function reblog(
       throw new NotPermittedError();
     }
     const decision = await decideInteraction(tx, "reblog", original, account);
-    if (decision.permission === "forbidden") throw new NotPermittedError(FORBIDDEN);
+    if (decision.permission === "forbidden") throw new ForbiddenInteractionError(FORBIDDEN);
     await lockFor(tx, `reblog:${accountId}:${original.id}`);
     const [existing] = await tx.select().from(statuses).where(and(
       eq(statuses.accountId, accountId),

@@ -19,6 +19,16 @@ import { announce, type PreparedStatus } from "./write_status.ts";
 export const REPLY_FORBIDDEN = "You do not have permission to reply to this status";
 
 /**
+ * The 403 of a reply the policy forbids: a remote one is answered with a
+ * Reject and remembered (actors/interactions/remote_requests.ts).
+ */
+export class ReplyForbiddenError extends StatusError {
+  constructor() {
+    super(403, REPLY_FORBIDDEN);
+  }
+}
+
+/**
  * Whether the new status, a reply, is held for approval; a StatusError 403
  * when the policy does not allow it at all. Runs in the posting transaction.
  */
@@ -32,7 +42,7 @@ export async function replyHeld(
   const [author] = await tx.select().from(accounts).where(eq(accounts.id, input.accountId));
   const parent = await approvingIfHeld(tx, origin, author.id, p.parent);
   const decision = await decideInteraction(tx, "reply", parent, author);
-  if (decision.permission === "forbidden") throw new StatusError(403, REPLY_FORBIDDEN);
+  if (decision.permission === "forbidden") throw new ReplyForbiddenError();
   return waitsForApproval(decision, parent);
 }
 

@@ -68,7 +68,12 @@ import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 import { forgedClaim } from "./approval_claims.ts";
 import { remotePolicyOf } from "../objects/interaction_policy.ts";
 import { handleInteractionAnswer } from "./interaction_answers.ts";
-import { wasRejected } from "../../actors/interactions/remote_requests.ts";
+import {
+  refuseRemoteInteraction,
+  type RemoteRequest,
+  wasRejected,
+} from "../../actors/interactions/remote_requests.ts";
+import { ForbiddenInteractionError } from "../../actors/interactions/policy.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -170,6 +175,7 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     expectedActor: sender.uri,
     sender,
     budget,
+    impolite: true,
   });
   if (status) await forwardReply(ctx, sender, status);
 }
@@ -392,14 +398,24 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   if (await refusedInteraction(ctx, announce, announce.id.href)) return;
   const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
-  await ignoringRefusals("Announce", () =>
-    reblog(ctx.data, sender.id, status.id, {
-      visibility: boostVisibility(announce),
-      remote: {
-        uri: announce.id!.href,
-        published: announce.published ? new Date(announce.published.epochMilliseconds) : undefined,
-      },
-    }));
+  await ignoringRefusals(
+    "Announce",
+    () =>
+      refusingForbidden(
+        ctx,
+        { type: "reblog", target: status, sender, uri: announce.id!.href },
+        () =>
+          reblog(ctx.data, sender.id, status.id, {
+            visibility: boostVisibility(announce),
+            remote: {
+              uri: announce.id!.href,
+              published: announce.published
+                ? new Date(announce.published.epochMilliseconds)
+                : undefined,
+            },
+          }),
+      ),
+  );
 }
 
 /** Like of one of our statuses (others' likes are not counted here, as in Mastodon). */
@@ -409,13 +425,48 @@ export async function onLike(ctx: InboxContext<AppContext>, like: Like) {
   const status = await findStatusByUri(ctx.data, like.objectId.href);
   if (!status?.local || await undoneEarly(ctx.data, sender.id, like)) return;
   if (await refusedInteraction(ctx, like, like.id?.href)) return;
-  await ignoringRefusals("Like", () =>
-    favourite(
-      ctx.data,
-      sender.id,
-      status.id,
-      like.id ? { uri: like.id.href } : undefined,
-    ));
+  await ignoringRefusals(
+    "Like",
+    () =>
+      refusingForbidden(
+        ctx,
+        { type: "favourite", target: status, sender, uri: like.id?.href },
+        () =>
+          favourite(
+            ctx.data,
+            sender.id,
+            status.id,
+            like.id ? { uri: like.id.href } : undefined,
+          ),
+      ),
+  );
+}
+
+/**
+ * Runs the command of a plain Like or Announce; when our policy forbids it,
+ * it is refused with an impolite Reject and remembered, so the same
+ * activity delivered again is dropped (GoToSocial answers the same way).
+ */
+async function refusingForbidden(
+  ctx: InboxContext<AppContext>,
+  refusal: { type: RemoteRequest["type"]; target: StatusRow; sender: AccountRow; uri?: string },
+  run: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    const { target, uri } = refusal;
+    if (!(error instanceof ForbiddenInteractionError) || !uri || !target.local) throw error;
+    if (target.reblogOfId) throw error;
+    logger.info("Refused {uri}: {reason}", { uri, reason: error.message });
+    await refuseRemoteInteraction(ctx.data, {
+      type: refusal.type,
+      targetStatusId: target.id,
+      targetAccountId: target.accountId,
+      accountId: refusal.sender.id,
+      interactionUri: uri,
+    });
+  }
 }
 
 /**

@@ -25,6 +25,8 @@ import type { AppContext } from "../../context.ts";
 import { accounts, statuses } from "../../db/schema/mod.ts";
 import { createStatus, type StatusRow } from "../../actors/statuses/create.ts";
 import { StatusError } from "../../actors/statuses/errors.ts";
+import { ReplyForbiddenError } from "../../actors/statuses/held_replies.ts";
+import { refuseRemoteInteraction } from "../../actors/interactions/remote_requests.ts";
 import { remotePolicyOf } from "../objects/interaction_policy.ts";
 import { recordApproval, replyApproval } from "./authorizations.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
@@ -96,6 +98,11 @@ export interface StoreOptions {
   sender?: AccountRow;
   /** What the status, its author, parents and quoted posts may still fetch. */
   budget: FetchBudget;
+  /**
+   * Delivered as a plain Create (not a polite ReplyRequest, whose answer
+   * its caller sends): a reply our policy forbids is refused with a Reject.
+   */
+  impolite?: boolean;
 }
 
 /**
@@ -190,6 +197,15 @@ export async function storeRemoteStatus(
     if (approval) await recordApproval(ctx, status.id, approval);
     return status;
   } catch (error) {
+    if (error instanceof ReplyForbiddenError && options.impolite && parent?.value?.local) {
+      await refuseRemoteInteraction(app, {
+        type: "reply",
+        targetStatusId: parent.value.id,
+        targetAccountId: parent.value.accountId,
+        accountId: author.id,
+        interactionUri: parsed.uri,
+      });
+    }
     if (error instanceof StatusError) {
       logger.info("Refused the remote status {uri}: {error}", { uri: parsed.uri, error });
       return null;
