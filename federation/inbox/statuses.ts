@@ -277,9 +277,10 @@ export async function handleStatusUpdate(
     });
     return true;
   }
+  const raw = await rawObjectOf(ctx, update, object);
   const parsed = await parseStatusObject(object, {
     followersUrl: sender.followersUrl,
-    raw: await rawObjectOf(ctx, update, object),
+    raw,
     maxMedia: ctx.data.config.limits.maxMediaAttachments,
     rejectMedia: await mediaRejected(ctx.data, sender.domain),
   });
@@ -294,7 +295,7 @@ export async function handleStatusUpdate(
     sender.id,
     status.id,
     parsed.quotePolicy,
-    remotePolicyOf(object, sender),
+    remotePolicyOf(object, sender, raw),
   );
   // Mastodon: only an Update with a newer `updated` is an edit; otherwise it
   // only refreshes a poll's results (an Update of a Question after votes).

@@ -4,7 +4,8 @@
  * policy wants approval for it is stored only with a proof — the
  * `replyAuthorization` (else `approvedBy`) it names, on the post author's
  * server, fetched (signed, within the activity's budget) and found to be a
- * ReplyAuthorization by that author for this very reply and post.
+ * ReplyAuthorization by that author for this very reply and post (or the
+ * author's Accept of it, GoToSocial 0.17–0.18's proof).
  * GoToSocial's rule: missing or invalid, the reply is dropped.
  *
  * What needs no proof: a post whose server states no reply policy, or one
@@ -14,7 +15,7 @@
  * other servers, so it needs the proof too.
  */
 import type { Context } from "@fedify/fedify";
-import { ReplyAuthorization } from "@fedify/vocab";
+import { Accept, ReplyAuthorization } from "@fedify/vocab";
 import type { Object as APObject } from "@fedify/vocab";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
@@ -45,6 +46,31 @@ function proofNeeded(parent: StatusRow, parentAuthorUri: string, authorUri: stri
 }
 
 /**
+ * Whether `proof` (fetched from `claim`) approves this reply to this post:
+ * a ReplyAuthorization by the post's author naming both, or, as GoToSocial
+ * 0.17 and 0.18 proved approvals (and still accepts), the author's Accept
+ * whose `object` is the reply and whose `target`, if any, is the post.
+ */
+function provesReply(
+  proof: unknown,
+  claim: string,
+  about: { reply: APObject; parent: StatusRow; parentAuthorUri: string },
+): boolean {
+  const { reply, parent, parentAuthorUri } = about;
+  if (proof instanceof ReplyAuthorization) {
+    return proof.id?.href === claim &&
+      proof.attributionId?.href === parentAuthorUri &&
+      proof.interactingObjectId?.href === reply.id?.href &&
+      (proof.interactionTargetId == null || proof.interactionTargetId.href === parent.uri);
+  }
+  return proof instanceof Accept &&
+    proof.id?.href === claim &&
+    proof.actorId?.href === parentAuthorUri &&
+    proof.objectId?.href === reply.id?.href &&
+    (proof.targetId == null || proof.targetId.href === parent.uri);
+}
+
+/**
  * Checks the approval of `reply` (by `authorUri`) to the remote `parent`
  * (by `parentAuthorUri`); see the module comment.
  */
@@ -70,12 +96,9 @@ export async function checkReplyProof(
   if (!sameOrigin(claim, parentAuthorUri)) return refuse("approval not on the author's server");
   const { value, refused } = await budget.watch(() => lookupRemote(ctx, claim.href, budget));
   if (!value) return refuse("approval not found", refused);
-  const valid = value instanceof ReplyAuthorization &&
-    value.id?.href === claim.href &&
-    value.attributionId?.href === parentAuthorUri &&
-    value.interactingObjectId?.href === reply.id?.href &&
-    (value.interactionTargetId == null || value.interactionTargetId.href === parent.uri);
-  if (!valid) return refuse("approval does not match");
+  if (!provesReply(value, claim.href, { reply, parent, parentAuthorUri })) {
+    return refuse("approval does not match");
+  }
   return { needed: true, authorizationUri: claim.href };
 }
 

@@ -188,7 +188,7 @@ export async function storeRemoteStatus(
       quotedStatusId: quoted && quoted.visibility !== "direct" ? quoted.id : null,
       quoteState: quoteStateOf(parsed.quoteAuthorizationUri, quoted),
       quoteApprovalPolicy: parsed.quotePolicy,
-      interactionPolicy: remotePolicyOf(object, author),
+      interactionPolicy: remotePolicyOf(object, author, options.raw),
       createdAt: parsed.published && parsed.published.getTime() <= Date.now() + 60_000
         ? parsed.published
         : undefined,
