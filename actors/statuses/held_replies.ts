@@ -7,6 +7,7 @@
  * approves that reply first (GoToSocial's implicit acceptance).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, mediaAttachments, mentions, quotes, statuses } from "../../db/schema/mod.ts";
 import { decideInteraction, waitsForApproval } from "../interactions/policy.ts";
@@ -72,7 +73,7 @@ export async function approveHeldReply(
   tx: Executor,
   origin: string,
   statusId: string,
-  proof: string,
+  proof: string | null,
 ): Promise<void> {
   const [status] = await tx.update(statuses).set({ pendingApproval: false, approvedByUri: proof })
     .where(
@@ -102,4 +103,20 @@ export async function approveHeldReply(
       .filter((id) => id !== status.accountId && id !== status.inReplyToAccountId),
     quoted: quote?.quoted ?? null,
   });
+}
+
+/**
+ * A reply between two other servers, held until its approval was checked
+ * (the fetch budget refused it on arrival): checked now, it stands as if
+ * stored at once; `proof` is the verified authorization, null when none
+ * was needed after all.
+ */
+export async function approveVerifiedReply(
+  app: AppContext,
+  statusId: string,
+  proof: string | null,
+): Promise<void> {
+  await app.database.db.transaction((tx) =>
+    approveHeldReply(tx, app.config.origin, statusId, proof)
+  );
 }

@@ -66,7 +66,8 @@ import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 import { forgedClaim } from "./approval_claims.ts";
-import { remotePolicyOf } from "../objects/interaction_policy.ts";
+import { claimOf, remotePolicyOf } from "../objects/interaction_policy.ts";
+import { judgeApproval, recordApproval } from "../remote/authorizations.ts";
 import { handleInteractionAnswer } from "./interaction_answers.ts";
 import {
   refuseRemoteInteraction,
@@ -393,30 +394,42 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   const sender = await remoteSender(ctx, announce);
   if (!sender || !announce.id || !announce.objectId) return;
   if (!sameOrigin(announce.id, sender.uri)) return;
+  const uri = announce.id.href;
   const [known] = await ctx.data.database.db.select({ id: statuses.id }).from(statuses)
-    .where(eq(statuses.uri, announce.id.href));
+    .where(eq(statuses.uri, uri));
   if (known || await undoneEarly(ctx.data, sender.id, announce)) return;
-  if (await refusedInteraction(ctx, announce, announce.id.href)) return;
+  if (await refusedInteraction(ctx, announce, uri)) return;
   const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
+  // A third server's boost of a remote post that wants approval needs its proof
+  // (authorizations.ts); boosts are not held for a later check, so one whose
+  // proof the budget refused is dropped.
+  const claim = claimOf(announce)?.href ?? null;
+  const verdict = await judgeApproval(
+    ctx,
+    { kind: "reblog", uri, actorUri: sender.uri, claim },
+    status,
+    budget,
+  );
+  if (verdict.kind === "refused" || verdict.kind === "deferred") return;
+  const published = announce.published ? new Date(announce.published.epochMilliseconds) : undefined;
   await ignoringRefusals(
     "Announce",
     () =>
       refusingForbidden(
         ctx,
-        { type: "reblog", target: status, sender, uri: announce.id!.href },
+        { type: "reblog", target: status, sender, uri },
         () =>
           reblog(ctx.data, sender.id, status.id, {
             visibility: boostVisibility(announce),
-            remote: {
-              uri: announce.id!.href,
-              published: announce.published
-                ? new Date(announce.published.epochMilliseconds)
-                : undefined,
-            },
+            remote: { uri, published },
           }),
       ),
   );
+  if (verdict.kind === "proven") {
+    const boost = await findStatusByUri(ctx.data, uri);
+    if (boost) await recordApproval(ctx.data, boost.id, verdict.authorizationUri);
+  }
 }
 
 /** Like of one of our statuses (others' likes are not counted here, as in Mastodon). */

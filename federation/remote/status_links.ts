@@ -13,20 +13,36 @@
  *   the top of the stored thread is fetched then, within a budget.
  *
  * What is fetched is stored with the same trust rules as at once
- * (fetch_status.ts): an object is stored only as its own server's author's.
+ * (fetch_status.ts): an object is stored only as its own server's author's,
+ * and a reply is linked to a parent that arrived later only with the
+ * approval the parent's policy wants (authorizations.ts), as at once. The
+ * job also checks the approval of a reply held because the budget refused
+ * checking it on arrival.
  */
+import type { Context } from "@fedify/fedify";
 import { eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { statuses } from "../../db/schema/mod.ts";
+import { accounts, statuses } from "../../db/schema/mod.ts";
 import type { MissingLinks } from "../../actors/outbox/status_links.ts";
 import { linkRemoteParent, linkRemoteQuote } from "../../actors/statuses/link_remote.ts";
 import { FetchBudget } from "../fetch/budget.ts";
 import { findStatusByUri, quoteStateOf, resolveRemoteStatus } from "./statuses.ts";
-import { instanceContext } from "../fetch/lookup.ts";
+import { instanceContext, lookupRemote } from "../fetch/lookup.ts";
+import { deleteStatus } from "../../actors/statuses/delete.ts";
+import { approveVerifiedReply } from "../../actors/statuses/held_replies.ts";
+import { claimOf } from "../objects/interaction_policy.ts";
+import {
+  type ApprovalVerdict,
+  judgeApproval,
+  recordApproval,
+  type ThirdPartyInteraction,
+} from "./authorizations.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 
 const logger = getLogger(["rookery", "federation", "status-links"]);
+
+type StatusRow = typeof statuses.$inferSelect;
 
 /** How long a parent asked for from a thread view is not asked for again (by this process). */
 const ASK_AGAIN_MS = 10 * 60_000;
@@ -60,9 +76,12 @@ export async function fetchStatusLinks(
   if (!status || status.local || status.deletedAt) return;
   const ctx = instanceContext(app);
   const budget = FetchBudget.of(app);
+  if (missing.verify && status.pendingApproval) {
+    await verifyHeldReply(ctx, status, missing.claimUri ?? null, budget);
+  }
   if (missing.parent && status.inReplyToUri && !status.inReplyToId) {
     const parent = await resolveRemoteStatus(ctx, status.inReplyToUri, budget, missing.depth);
-    if (parent) await linkRemoteParent(app, { statusId, parentId: parent.id });
+    if (parent) await linkCheckedParent(ctx, status, parent, budget, missing.claimUri ?? null);
   }
   if (missing.quoteUri && !status.quotedStatusId) {
     const quoted = await resolveRemoteStatus(ctx, missing.quoteUri, budget, missing.depth);
@@ -108,13 +127,92 @@ export async function fetchMissingAncestor(app: AppContext, statusId: string): P
     const [stored] = await app.database.db.select({ id: statuses.id }).from(statuses)
       .where(eq(statuses.uri, uri)).limit(1);
     if (!stored && app.core.statusLinkAsks.askedLately(uri)) return false;
+    const ctx = instanceContext(app);
+    const budget = FetchBudget.of(app);
     const parent = stored
       ? await findStatusByUri(app, uri)
-      : await resolveRemoteStatus(instanceContext(app), uri, FetchBudget.of(app), 1);
+      : await resolveRemoteStatus(ctx, uri, budget, 1);
     if (!parent) return false;
-    return await linkRemoteParent(app, { statusId: status.id, parentId: parent.id });
+    // What the reply claims is not kept: read again from its server when the parent wants a proof.
+    const claim = async () => {
+      const object = await lookupRemote(ctx, status.uri, budget);
+      return object ? claimOf(object)?.href ?? null : null;
+    };
+    return await linkCheckedParent(ctx, status, parent, budget, claim);
   } catch (error) {
     logger.warn("Could not fetch the parent of a thread of {id}: {error}", { id: statusId, error });
     return false;
+  }
+}
+
+/** The verdict on a stored remote reply (by its author) to `parent`: authorizations.ts. */
+async function replyVerdict(
+  ctx: Context<AppContext>,
+  reply: StatusRow,
+  parent: StatusRow,
+  budget: FetchBudget,
+  claim: ThirdPartyInteraction["claim"],
+): Promise<ApprovalVerdict> {
+  const [author] = await ctx.data.database.db.select({ uri: accounts.uri }).from(accounts)
+    .where(eq(accounts.id, reply.accountId));
+  if (!author) return { kind: "refused" };
+  return await judgeApproval(
+    ctx,
+    { kind: "reply", uri: reply.uri, actorUri: author.uri, claim },
+    parent,
+    budget,
+  );
+}
+
+/**
+ * Links a stored reply to the parent that arrived after it, under the same
+ * checks as a reply whose parent is there at once: when the parent's policy
+ * wants a proof, only a valid one links it; without one the reply is
+ * discarded (GoToSocial drops it on dereference). A proof the budget
+ * refused leaves it unlinked, to be tried again.
+ */
+async function linkCheckedParent(
+  ctx: Context<AppContext>,
+  reply: StatusRow,
+  parent: StatusRow,
+  budget: FetchBudget,
+  claim: ThirdPartyInteraction["claim"],
+): Promise<boolean> {
+  const app = ctx.data;
+  const verdict = await replyVerdict(ctx, reply, parent, budget, claim);
+  if (verdict.kind === "refused") {
+    await deleteStatus(app, reply.accountId, reply.id);
+    return false;
+  }
+  if (verdict.kind === "deferred") return false;
+  const linked = await linkRemoteParent(app, { statusId: reply.id, parentId: parent.id });
+  if (linked && verdict.kind === "proven") {
+    await recordApproval(app, reply.id, verdict.authorizationUri);
+  }
+  return linked;
+}
+
+/**
+ * A reply held because the fetch budget refused checking its approval on
+ * arrival: checked now, it stands or is discarded; refused again, it stays
+ * held (hidden).
+ */
+async function verifyHeldReply(
+  ctx: Context<AppContext>,
+  reply: StatusRow,
+  claim: string | null,
+  budget: FetchBudget,
+): Promise<void> {
+  if (!reply.inReplyToId) return;
+  const [parent] = await ctx.data.database.db.select().from(statuses)
+    .where(eq(statuses.id, reply.inReplyToId));
+  if (!parent) return;
+  const verdict = await replyVerdict(ctx, reply, parent, budget, claim);
+  if (verdict.kind === "refused") await deleteStatus(ctx.data, reply.accountId, reply.id);
+  else if (verdict.kind === "deferred") {
+    logger.info("The approval of {uri} is still unchecked.", { uri: reply.uri });
+  } else {
+    const proof = verdict.kind === "proven" ? verdict.authorizationUri : null;
+    await approveVerifiedReply(ctx.data, reply.id, proof);
   }
 }

@@ -3,7 +3,10 @@
  * §5.5): GoToSocial's policy spelling before 0.20 (`always`,
  * `approvalRequired`) is read and enforced; a third server's reply proven
  * by the post author's Accept (GoToSocial 0.17–0.18's proof) is stored, one
- * whose Accept names another reply is not.
+ * whose Accept names another reply is not. When the fetch budget refuses
+ * the proof, the reply is held and the status_links job checks it; a reply
+ * whose parent arrives later is linked only with a valid proof; a third
+ * server's boost needs its proof too.
  *
  * Activities of one actor are handled in the order they came, so a later
  * marker activity arriving proves an earlier one was handled (no sleeps).
@@ -90,6 +93,135 @@ test("GoToSocial's older policy spelling and Accept proofs, between two other se
       assert.ok(uris.includes(proven.id), "the proven reply is in the thread");
     });
   } finally {
+    await gts.close();
+    await other.close();
+    await rookery.close({ destroy: true });
+  }
+});
+
+test("proofs checked later: over budget, parents that arrive later, and boosts", async (t) => {
+  const rookery = await startInstance();
+  const gts = await startPolicyPeer(rookery, "gotosocial");
+  const other = await startPolicyPeer(rookery, "gotosocial");
+  const budget = rookery.rookery.ctx.config.fetchBudget as { count: number };
+  const fullBudget = budget.count;
+  try {
+    const alice = await createUser(rookery, "alice");
+    const zork = gts.actor("zork");
+    const xavier = other.actor("xavier");
+    const guardedPolicy = {
+      canReply: { automaticApproval: [zork], manualApproval: [PUBLIC] },
+      canAnnounce: { automaticApproval: [zork], manualApproval: [PUBLIC] },
+    };
+    const deliverNote = async (note: Json) => {
+      const { "@context": _, ...object } = note;
+      await gts.deliver("zork", { id: `${note.id}/activity`, type: "Create", actor: zork, object });
+      return await arrived(rookery, note.id as string, "zork's post");
+    };
+    const guarded = await deliverNote(gts.note("zork", { interactionPolicy: guardedPolicy }));
+    let serial = 0;
+    /** An authorization by zork of `kind` for `interacting` with `target`, served by zork's server. */
+    const authorization = (type: string, interacting: string, target: string) => {
+      const id = `${gts.peer.origin}/users/zork/authorizations/later-${++serial}`;
+      gts.peer.serve(new URL(id).pathname, {
+        "@context": ["https://www.w3.org/ns/activitystreams", "https://gotosocial.org/ns"],
+        id,
+        type,
+        attributedTo: zork,
+        interactingObject: interacting,
+        interactionTarget: target,
+      });
+      return id;
+    };
+    const create = (note: Json, byReference = false) => {
+      const { "@context": _, ...object } = note;
+      return other.deliver("xavier", {
+        id: `${note.id}/activity`,
+        type: "Create",
+        actor: xavier,
+        object: byReference ? note.id : object,
+      });
+    };
+    // xavier known before the budget is cut (his account is fetched once).
+    await create(other.note("xavier", { content: "<p>hello</p>" }));
+
+    await t.step("over budget, the proof is checked by the job", async () => {
+      budget.count = 1; // the Create's object (by reference) takes it: the proof is not fetched
+      const proven = other.note("xavier", { inReplyTo: guarded.uri });
+      proven.approvedBy = authorization("ReplyAuthorization", proven.id as string, guarded.uri);
+      const forged = other.note("xavier", { inReplyTo: guarded.uri });
+      forged.approvedBy = authorization("ReplyAuthorization", `${xavier}/elsewhere`, guarded.uri);
+      await create(proven, true);
+      await create(forged, true);
+      const stood = await eventually("the proven reply verified", async () => {
+        const row = await storedStatus(rookery, proven.id as string);
+        return row && !row.pendingApproval ? row : null;
+      });
+      assert.equal(stood.approvedByUri, proven.approvedBy);
+      await eventually(
+        "the forged one discarded",
+        async () => (await storedStatus(rookery, forged.id as string))?.deletedAt != null,
+      );
+      const context = await ok(rookery, alice, "GET", `/api/v1/statuses/${guarded.id}/context`);
+      assert.deepEqual(context.descendants.map((s: Json) => s.uri), [proven.id]);
+      budget.count = fullBudget;
+    });
+
+    await t.step("a parent that arrives later links only a proven reply", async () => {
+      const later = gts.note("zork", { interactionPolicy: guardedPolicy });
+      const proven = other.note("xavier", { inReplyTo: later.id });
+      proven.approvedBy = authorization(
+        "ReplyAuthorization",
+        proven.id as string,
+        later.id as string,
+      );
+      const unproven = other.note("xavier", { inReplyTo: later.id });
+      budget.count = 0; // the parent is not fetched: the replies are stored without it
+      await create(proven);
+      await create(unproven);
+      const first = await arrived(rookery, proven.id as string, "the proven reply");
+      await arrived(rookery, unproven.id as string, "the unproven reply");
+      budget.count = fullBudget;
+      // Opening the thread fetches the missing parent (or the job did meanwhile).
+      await ok(rookery, alice, "GET", `/api/v1/statuses/${first.id}/context`);
+      const linked = await eventually("the proven reply linked", async () => {
+        const row = await storedStatus(rookery, proven.id as string);
+        return row?.inReplyToId ? row : null;
+      });
+      assert.equal(linked.approvedByUri, proven.approvedBy);
+      const unprovenRow = await storedStatus(rookery, unproven.id as string);
+      if (!unprovenRow?.deletedAt) {
+        await ok(rookery, alice, "GET", `/api/v1/statuses/${unprovenRow!.id}/context`);
+      }
+      await eventually(
+        "the unproven reply discarded",
+        async () => (await storedStatus(rookery, unproven.id as string))?.deletedAt != null,
+      );
+      assert.equal((await storedStatus(rookery, unproven.id as string))?.inReplyToId, null);
+    });
+
+    await t.step("a third server's boost needs its proof", async () => {
+      const boost = (claim: boolean) => {
+        const id = other.id("xavier", "announces");
+        return {
+          id,
+          type: "Announce",
+          actor: xavier,
+          object: guarded.uri,
+          to: [PUBLIC],
+          ...(claim ? { approvedBy: authorization("AnnounceAuthorization", id, guarded.uri) } : {}),
+        };
+      };
+      const unproven = boost(false);
+      const proven = boost(true);
+      await other.deliver("xavier", unproven);
+      await other.deliver("xavier", proven);
+      const stored = await arrived(rookery, proven.id, "the proven boost");
+      assert.equal(stored.approvedByUri, proven.approvedBy);
+      assert.equal(await storedStatus(rookery, unproven.id), undefined);
+    });
+  } finally {
+    budget.count = fullBudget;
     await gts.close();
     await other.close();
     await rookery.close({ destroy: true });
