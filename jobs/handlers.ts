@@ -17,6 +17,7 @@ import { runEmailDigest } from "./email_digests.ts";
 import { verifyFeaturedItem } from "../federation/remote/featured_items.ts";
 import { refreshRemoteAccount } from "../federation/remote/account_refresh.ts";
 import type { Job } from "../actors/outbox/jobs.ts";
+import { copyAtReceipt } from "../actors/media/remote_cache/at_receipt.ts";
 
 /** Runs one job; `signal` is aborted when the worker stops. */
 export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): Promise<void> {
@@ -45,5 +46,7 @@ export async function runJob(ctx: AppContext, job: Job, signal?: AbortSignal): P
       return await verifyFeaturedItem(ctx, job);
     case "remote_account_refresh":
       return await refreshRemoteAccount(ctx, job.accountId);
+    case "remote_media":
+      return await copyAtReceipt(ctx, job);
   }
 }

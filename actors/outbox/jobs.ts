@@ -46,7 +46,10 @@ export type Job =
   /** A member's consent to be in a remote collection, checked at its server (federation/remote/featured_items.ts). */
   | { job: "verify_featured_item"; itemId: string; attempt?: number; ifStale?: boolean }
   /** A remote account whose handle another actor took (federation/remote/account_refresh.ts). */
-  | { job: "remote_account_refresh"; accountId: string };
+  | { job: "remote_account_refresh"; accountId: string }
+  /** Copies of a remote status's attachments and emoji, or a profile's emoji (actors/media/remote_cache/at_receipt.ts). */
+  | { job: "remote_media"; statusId: string }
+  | { job: "remote_media"; accountId: string };
 
 /**
  * The span a job was recorded in (W3C trace context fields), when traces are
@@ -106,6 +109,8 @@ function orderingKeyOf(job: Job): string | null {
       return `featured_item:${job.itemId}`;
     case "remote_account_refresh":
       return `account_refresh:${job.accountId}`;
+    case "remote_media":
+      return null;
   }
 }
 

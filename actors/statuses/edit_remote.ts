@@ -29,6 +29,7 @@ import {
 import type { RemoteMediaInput, StatusRow } from "./create.ts";
 import { keepOriginalVersion, recordVersion, replaceMentionsAndTags } from "./edits.ts";
 import { linkRemoteEmojis, type RemoteEmojiInput } from "../emoji/links.ts";
+import { requestCopies } from "../media/remote_cache/at_receipt.ts";
 import { requestLinkCard } from "../cards/request.ts";
 import { linkTaggedCollections } from "../collections/tagged.ts";
 
@@ -176,6 +177,7 @@ async function applyRemoteEdit(
     input.tagNames,
   );
   await relinkRemoteEmojis(tx, status, input);
+  await requestCopies(tx, { statusId: status.id }, input);
   const localAdded = added.length
     ? await tx.select({ id: accounts.id }).from(accounts)
       .where(and(inArray(accounts.id, added), isNull(accounts.domain)))

@@ -34,6 +34,7 @@ import {
 import type { Visibility } from "../../model/visibility.ts";
 import type { QuotePolicy } from "../../model/quote_policy.ts";
 import { recordJob } from "../outbox/jobs.ts";
+import { requestCopies } from "../media/remote_cache/at_receipt.ts";
 import { type DigestTiming, requestEmailDigest } from "../email_subscriptions/digest.ts";
 import type { StoredPolicy } from "../../model/interaction_policy.ts";
 import { holdReply, replyHeld } from "./held_replies.ts";
@@ -232,6 +233,8 @@ async function writeParts(
     if (input.poll) await insertPoll(tx, input.accountId, status.id, input.poll, { id: pollId! });
   } else {
     await insertRemoteMedia(tx, input.accountId, status.id, input.media ?? []);
+    // Its files are copied now, not when first shown (Mastodon's way).
+    await requestCopies(tx, { statusId: status.id }, input);
     if (input.poll) {
       await insertRemotePoll(tx, pollId!, status, {
         ...input.poll,

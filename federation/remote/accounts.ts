@@ -58,6 +58,7 @@ import {
   WEBFINGER_RECHECK_MS,
 } from "./handles.ts";
 import type { FetchBudget } from "../fetch/budget.ts";
+import { requestCopies } from "../../actors/media/remote_cache/at_receipt.ts";
 import {
   domainOfUrl,
   federationRefused,
@@ -431,6 +432,8 @@ async function linkProfileEmojis(
   if (!row.domain || (!replace && emojis.length === 0)) return;
   const texts = [row.displayName, row.note, ...row.fields.flatMap((f) => [f.name, f.value])];
   await linkRemoteEmojis(tx, { accountId: row.id }, row.domain, emojis, texts, { replace });
+  // Their images are copied now, not when first shown.
+  await requestCopies(tx, { accountId: row.id }, { emojis });
 }
 
 /** Whether `error` (or its cause) is PostgreSQL's unique violation (two writers of one new row). */

@@ -1,14 +1,17 @@
 /**
  * The remote media cache over HTTP, on object storage (fauxqs): a fake peer
  * delivers a note with an image, a video and an emoji from an actor with an
- * avatar and a header. The API never hands out the peer's URLs (only in
- * `remote_url`): it gives signed /media_proxy URLs, which fetch the file
- * once (five concurrent requests, one download), store it under `cache/` in
- * the bucket and answer 302 to our copy; the entities then point at the
- * copy. Bad signatures are 404 and fetch nothing. Hostile files (HTML as
+ * avatar and a header. The worker copies the attachments and the emoji at
+ * receipt (tests/media/remote_cache_receipt_test.ts says more); once
+ * `media remove` pruned the attachments' copies, and for avatars and
+ * headers, the API never hands out the peer's URLs (only in `remote_url`):
+ * it gives signed /media_proxy URLs, which fetch the file again once (five
+ * concurrent requests, one download), store it under `cache/` in the bucket
+ * and answer 302 to our copy; the entities then point at the copy. Bad signatures are 404 and fetch nothing. Hostile files (HTML as
  * PNG, an emoji over its limit, an endless avatar, too many redirects) are
  * not cached, answer 404 and are not tried again at once. A replaced avatar
- * forgets the old copy. A reject_media block forgets the domain's copies.
+ * forgets the old copy. A reject_media block forgets the domain's copies;
+ * once lifted, the proxy fetches an emoji again.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
@@ -101,11 +104,23 @@ test("remote media are served through the signed media proxy and cached in the b
       tag: [emojiTag("blob", "/blob.png")],
     });
     const stored = await deliver(note);
+    const adminEnv = { db, config: instance.rookery.ctx.config, media: instance.rookery.ctx.media };
+    await eventually("the copies made at receipt", async () => {
+      const rows = await db.select().from(mediaAttachments)
+        .where(eq(mediaAttachments.statusId, stored.id));
+      const [blob] = await db.select().from(customEmojis).where(eq(customEmojis.shortcode, "blob"));
+      return rows.length === 2 && rows.every((r) => r.filePath) && blob?.filePath;
+    });
+    assert.deepEqual(["/photo.png", "/clip.mp4", "/blob.png"].map((p) => peer.hits(p)), [1, 1, 1]);
+    // Pruned (tootctl's media remove): the attachments are fetched again on demand.
+    const pruned = await runAdminCommand(adminEnv, ["media", "remove", "--days", "0"]);
+    assert.equal(pruned.exitCode, 0, pruned.stderr);
+    assert.deepEqual(await bucket.keys("cache/media_attachments/"), []);
     const show = async () =>
       (await callJson(instance, reader, "GET", `/api/v1/statuses/${stored.id}`)).body;
     const proxyGet = (url: string) => fetchManual(instance, url);
 
-    await t.step("the API gives signed proxy URLs, never the peer's", async () => {
+    await t.step("after pruning, the API gives signed proxy URLs, never the peer's", async () => {
       const body = await show();
       const [photo, clip] = body.media_attachments;
       assert.match(photo.url, new RegExp(`^${instance.origin}/media_proxy/${photo.id}/original`));
@@ -116,8 +131,8 @@ test("remote media are served through the signed media proxy and cached in the b
       assert.equal(clip.preview_url, null);
       assert.match(body.account.avatar, /\/media_proxy\/accounts\/\d+\/avatar\?sig=/);
       assert.match(body.account.header, /\/media_proxy\/accounts\/\d+\/header\?sig=/);
-      assert.match(body.emojis[0].url, /\/media_proxy\/emojis\/\d+\/original\?sig=/);
-      assert.match(body.emojis[0].static_url, /\/media_proxy\/emojis\/\d+\/static\?sig=/);
+      // The emoji's copy made at receipt stays (media remove prunes attachments only).
+      assert.match(body.emojis[0].url, /\/system\/cache\/custom_emojis\/images\//);
       const shown = [
         ...body.media_attachments.flatMap((m: any) => [m.url, m.preview_url]),
         body.account.avatar,
@@ -130,7 +145,7 @@ test("remote media are served through the signed media proxy and cached in the b
       for (const url of shown) {
         assert.ok(url == null || !url.startsWith(peer.origin), `${url} is the peer's`);
       }
-      assert.equal(peer.hits("/photo.png"), 0, "nothing fetched before it is looked at");
+      assert.equal(peer.hits("/photo.png"), 1, "nothing fetched again before it is looked at");
     });
 
     await t.step("a missing or wrong signature is 404 and fetches nothing", async () => {
@@ -141,7 +156,7 @@ test("remote media are served through the signed media proxy and cached in the b
       // The signature of another variant does not open this one.
       const small = (await show()).media_attachments[0].preview_url;
       assert.equal((await proxyGet(`${unsigned}?sig=${small.split("sig=")[1]}`)).status, 404);
-      assert.equal(peer.hits("/photo.png"), 0);
+      assert.equal(peer.hits("/photo.png"), 1);
     });
 
     await t.step("five concurrent looks: one download, 302 to the copy in the bucket", async () => {
@@ -153,7 +168,7 @@ test("remote media are served through the signed media proxy and cached in the b
       assert.equal(answers[0].headers.get("access-control-allow-origin"), "*");
       const location = [...targets][0]!;
       assert.match(location, /\/system\/cache\/media_attachments\/files\/[\d/]+\/original-/);
-      assert.equal(peer.hits("/photo.png"), 1);
+      assert.equal(peer.hits("/photo.png"), 2);
       const file = await instance.request(location);
       assert.equal(file.status, 200);
       assert.equal(file.headers.get("content-type"), "image/png");
@@ -167,24 +182,16 @@ test("remote media are served through the signed media proxy and cached in the b
       assert.equal(body.media_attachments[0].remote_url, `${peer.origin}/photo.png`);
     });
 
-    await t.step("video, avatar, header and emoji are cached on their first look", async () => {
+    await t.step("video, avatar and header are cached on their first look", async () => {
       const body = await show();
-      for (
-        const url of [
-          body.media_attachments[1].url,
-          body.account.avatar,
-          body.account.header,
-          body.emojis[0].url,
-          body.emojis[0].static_url,
-        ]
-      ) {
+      for (const url of [body.media_attachments[1].url, body.account.avatar, body.account.header]) {
         const res = await proxyGet(url);
         assert.equal(res.status, 302, url);
         const copy = await instance.request(res.headers.get("location")!);
         assert.equal(copy.status, 200, res.headers.get("location")!);
         await copy.body?.cancel();
       }
-      assert.equal(peer.hits("/blob.png"), 1, "one fetch for both emoji variants");
+      assert.equal(peer.hits("/blob.png"), 1, "one fetch for both emoji variants, at receipt");
       const after = await show();
       assert.match(after.account.avatar, /\/system\/cache\/accounts\/avatars\/\d+\//);
       assert.match(after.account.header, /\/system\/cache\/accounts\/headers\/\d+\//);
@@ -253,9 +260,8 @@ test("remote media are served through the signed media proxy and cached in the b
     });
 
     await t.step("reject_media forgets the domain's copies; the proxy refuses it", async () => {
-      const env = { db, config: instance.rookery.ctx.config, media: instance.rookery.ctx.media };
       const domain = new URL(peer.origin).host;
-      const blocked = await runAdminCommand(env, [
+      const blocked = await runAdminCommand(adminEnv, [
         "domain",
         "block",
         domain,
@@ -279,6 +285,29 @@ test("remote media are served through the signed media proxy and cached in the b
         return (await bucket.keys("cache/")).length === 0;
       });
     });
+
+    await t.step(
+      "once the block is lifted, the emoji is fetched again on its first look",
+      async () => {
+        const lifted = await runAdminCommand(adminEnv, [
+          "domain",
+          "unblock",
+          new URL(peer.origin).host,
+        ]);
+        assert.equal(lifted.exitCode, 0, lifted.stderr);
+        const [emoji] = (await show()).emojis;
+        assert.match(emoji.url, /\/media_proxy\/emojis\/\d+\/original\?sig=/);
+        assert.match(emoji.static_url, /\/media_proxy\/emojis\/\d+\/static\?sig=/);
+        const hits = peer.hits("/blob.png");
+        const answers = await Promise.all([emoji.url, emoji.static_url].map(proxyGet));
+        assert.deepEqual(answers.map((r) => r.status), [302, 302]);
+        assert.equal(peer.hits("/blob.png"), hits + 1, "one fetch for both variants");
+        const copy = await instance.request(answers[0].headers.get("location")!);
+        assert.equal(copy.status, 200);
+        await copy.body?.cancel();
+        assert.equal((await bucket.keys("cache/custom_emojis/")).length, 2);
+      },
+    );
   } finally {
     await peer.close();
     await instance.close({ destroy: true });

@@ -31,6 +31,11 @@ const FAMILIES: Record<string, MediaFamily> = {
   audio: "audio",
 };
 
+/** Whether a remote attachment of `type` is ever copied (a type we do not know is not). */
+export function copyableType(type: string): boolean {
+  return Object.hasOwn(FAMILIES, type);
+}
+
 /**
  * The key of our copy of remote attachment `id`'s `variant`, fetching it
  * first when we hold none; throws {@link RemoteMediaRefused}.

@@ -46,14 +46,7 @@ import {
 } from "../../pages/app/composer.tsx";
 import type { KeptMedia } from "../../pages/app/composer_fields.tsx";
 import { refusalOf } from "../refusals.ts";
-import {
-  appPage,
-  appReader,
-  appSession,
-  appViewer,
-  sendAppNotFound,
-  sendAppPage,
-} from "./session.tsx";
+import { appPage, appReader, appSession, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { returnTo } from "./return_to.ts";
 import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
 import {
