@@ -42,9 +42,10 @@ export interface ThirdPartyInteraction {
   actorUri: string;
   /**
    * The approval it names (federation/objects/interaction_policy.ts claimOf),
-   * or how to read it when only needed (a stored reply's, fetched again).
+   * or how to read it when only needed (a stored reply's, fetched again:
+   * undefined when it could not be read, which defers the verdict).
    */
-  claim: string | null | (() => Promise<string | null>);
+  claim: string | null | (() => Promise<string | null | undefined>);
 }
 
 /** What the interaction's approval comes to. */
@@ -52,7 +53,7 @@ export type ApprovalVerdict =
   | { kind: "free" }
   | { kind: "proven"; authorizationUri: string }
   | { kind: "refused" }
-  | { kind: "deferred"; claim: string };
+  | { kind: "deferred"; claim: string | null };
 
 /** Whether `interaction` with `target` (by `targetAuthorUri`) needs a proof. */
 function proofNeeded(
@@ -122,6 +123,7 @@ export async function judgeApproval(
   const claim = typeof interaction.claim === "function"
     ? await interaction.claim()
     : interaction.claim;
+  if (claim === undefined) return { kind: "deferred", claim: null };
   if (!claim) return refuse("no approval named");
   if (!sameOrigin(claim, author.uri)) return refuse("approval not on the author's server");
   const { value, refused } = await budget.watch(() => lookupRemote(ctx, claim, budget));

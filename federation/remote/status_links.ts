@@ -81,7 +81,11 @@ export async function fetchStatusLinks(
   }
   if (missing.parent && status.inReplyToUri && !status.inReplyToId) {
     const parent = await resolveRemoteStatus(ctx, status.inReplyToUri, budget, missing.depth);
-    if (parent) await linkCheckedParent(ctx, status, parent, budget, missing.claimUri ?? null);
+    // Jobs recorded before claims were kept with them read the claim again.
+    const claim = missing.claimUri !== undefined
+      ? missing.claimUri
+      : claimReadAgain(ctx, status, budget);
+    if (parent) await linkCheckedParent(ctx, status, parent, budget, claim);
   }
   if (missing.quoteUri && !status.quotedStatusId) {
     const quoted = await resolveRemoteStatus(ctx, missing.quoteUri, budget, missing.depth);
@@ -133,16 +137,34 @@ export async function fetchMissingAncestor(app: AppContext, statusId: string): P
       ? await findStatusByUri(app, uri)
       : await resolveRemoteStatus(ctx, uri, budget, 1);
     if (!parent) return false;
-    // What the reply claims is not kept: read again from its server when the parent wants a proof.
-    const claim = async () => {
-      const object = await lookupRemote(ctx, status.uri, budget);
-      return object ? claimOf(object)?.href ?? null : null;
-    };
-    return await linkCheckedParent(ctx, status, parent, budget, claim);
+    return await linkCheckedParent(
+      ctx,
+      status,
+      parent,
+      budget,
+      claimReadAgain(ctx, status, budget),
+    );
   } catch (error) {
     logger.warn("Could not fetch the parent of a thread of {id}: {error}", { id: statusId, error });
     return false;
   }
+}
+
+/**
+ * The approval a stored reply claims, read again from its server when a
+ * proof turns out to be needed (it is not kept with the row); undefined
+ * when it cannot be read, which leaves the reply unlinked, as when the
+ * parent could not be fetched.
+ */
+function claimReadAgain(
+  ctx: Context<AppContext>,
+  reply: StatusRow,
+  budget: FetchBudget,
+): () => Promise<string | null | undefined> {
+  return async () => {
+    const object = await lookupRemote(ctx, reply.uri, budget);
+    return object ? claimOf(object)?.href ?? null : undefined;
+  };
 }
 
 /** The verdict on a stored remote reply (by its author) to `parent`: authorizations.ts. */
