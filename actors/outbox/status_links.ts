@@ -25,3 +25,11 @@ export interface MissingLinks {
   claimUri?: string | null;
   verify?: boolean;
 }
+
+/** No link missing: the base of a job that only checks an approval. */
+export const NOTHING_MISSING: Readonly<MissingLinks> = Object.freeze({
+  parent: false,
+  quoteUri: null,
+  stampUri: null,
+  depth: 0,
+});

@@ -402,8 +402,8 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
   // A third server's boost of a remote post that wants approval needs its proof
-  // (authorizations.ts); boosts are not held for a later check, so one whose
-  // proof the budget refused is dropped.
+  // (authorizations.ts); one whose proof the budget refused is held, hidden,
+  // until the status_links job checks it.
   const claim = claimOf(announce)?.href ?? null;
   const verdict = await judgeApproval(
     ctx,
@@ -411,7 +411,8 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
     status,
     budget,
   );
-  if (verdict.kind === "refused" || verdict.kind === "deferred") return;
+  if (verdict.kind === "refused") return;
+  const unverified = verdict.kind === "deferred" ? { claimUri: verdict.claim } : undefined;
   const published = announce.published ? new Date(announce.published.epochMilliseconds) : undefined;
   await ignoringRefusals(
     "Announce",
@@ -422,7 +423,7 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
         () =>
           reblog(ctx.data, sender.id, status.id, {
             visibility: boostVisibility(announce),
-            remote: { uri, published },
+            remote: { uri, published, unverified },
           }),
       ),
   );

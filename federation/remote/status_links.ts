@@ -31,6 +31,7 @@ import { findStatusByUri, quoteStateOf, resolveRemoteStatus } from "./statuses.t
 import { instanceContext, lookupRemote } from "../fetch/lookup.ts";
 import { deleteStatus } from "../../actors/statuses/delete.ts";
 import { approveVerifiedReply } from "../../actors/statuses/held_replies.ts";
+import { approveVerifiedBoost, unreblog } from "../../actors/interactions/reblogs.ts";
 import { claimOf } from "../objects/interaction_policy.ts";
 import {
   type ApprovalVerdict,
@@ -77,7 +78,7 @@ export async function fetchStatusLinks(
   const ctx = instanceContext(app);
   const budget = FetchBudget.of(app);
   if (missing.verify && status.pendingApproval) {
-    await verifyHeldReply(ctx, status, missing.claimUri ?? null, budget);
+    await verifyHeld(ctx, status, missing.claimUri ?? null, budget);
   }
   if (missing.parent && status.inReplyToUri && !status.inReplyToId) {
     const parent = await resolveRemoteStatus(ctx, status.inReplyToUri, budget, missing.depth);
@@ -167,21 +168,26 @@ function claimReadAgain(
   };
 }
 
-/** The verdict on a stored remote reply (by its author) to `parent`: authorizations.ts. */
-async function replyVerdict(
+/** The verdict on a stored remote reply or boost (by its author) of `target`: authorizations.ts. */
+async function storedVerdict(
   ctx: Context<AppContext>,
-  reply: StatusRow,
-  parent: StatusRow,
+  interaction: StatusRow,
+  target: StatusRow,
   budget: FetchBudget,
   claim: ThirdPartyInteraction["claim"],
 ): Promise<ApprovalVerdict> {
   const [author] = await ctx.data.database.db.select({ uri: accounts.uri }).from(accounts)
-    .where(eq(accounts.id, reply.accountId));
+    .where(eq(accounts.id, interaction.accountId));
   if (!author) return { kind: "refused" };
   return await judgeApproval(
     ctx,
-    { kind: "reply", uri: reply.uri, actorUri: author.uri, claim },
-    parent,
+    {
+      kind: interaction.reblogOfId ? "reblog" : "reply",
+      uri: interaction.uri,
+      actorUri: author.uri,
+      claim,
+    },
+    target,
     budget,
   );
 }
@@ -201,7 +207,7 @@ async function linkCheckedParent(
   claim: ThirdPartyInteraction["claim"],
 ): Promise<boolean> {
   const app = ctx.data;
-  const verdict = await replyVerdict(ctx, reply, parent, budget, claim);
+  const verdict = await storedVerdict(ctx, reply, parent, budget, claim);
   if (verdict.kind === "refused") {
     await deleteStatus(app, reply.accountId, reply.id);
     return false;
@@ -215,26 +221,31 @@ async function linkCheckedParent(
 }
 
 /**
- * A reply held because the fetch budget refused checking its approval on
- * arrival: checked now, it stands or is discarded; refused again, it stays
- * held (hidden).
+ * A reply or boost held because the fetch budget refused checking its
+ * approval on arrival: checked now, it stands or is discarded; refused
+ * again, it stays held (hidden).
  */
-async function verifyHeldReply(
+async function verifyHeld(
   ctx: Context<AppContext>,
-  reply: StatusRow,
+  held: StatusRow,
   claim: string | null,
   budget: FetchBudget,
 ): Promise<void> {
-  if (!reply.inReplyToId) return;
-  const [parent] = await ctx.data.database.db.select().from(statuses)
-    .where(eq(statuses.id, reply.inReplyToId));
-  if (!parent) return;
-  const verdict = await replyVerdict(ctx, reply, parent, budget, claim);
-  if (verdict.kind === "refused") await deleteStatus(ctx.data, reply.accountId, reply.id);
-  else if (verdict.kind === "deferred") {
-    logger.info("The approval of {uri} is still unchecked.", { uri: reply.uri });
-  } else {
-    const proof = verdict.kind === "proven" ? verdict.authorizationUri : null;
-    await approveVerifiedReply(ctx.data, reply.id, proof);
+  const app = ctx.data;
+  const targetId = held.reblogOfId ?? held.inReplyToId;
+  if (!targetId) return;
+  const [target] = await app.database.db.select().from(statuses)
+    .where(eq(statuses.id, targetId));
+  if (!target) return;
+  const verdict = await storedVerdict(ctx, held, target, budget, claim);
+  if (verdict.kind === "deferred") {
+    logger.info("The approval of {uri} is still unchecked.", { uri: held.uri });
+    return;
   }
+  const proof = verdict.kind === "proven" ? verdict.authorizationUri : null;
+  if (held.reblogOfId) {
+    if (verdict.kind === "refused") await unreblog(app, held.accountId, held.id);
+    else await approveVerifiedBoost(app, held.id, proof);
+  } else if (verdict.kind === "refused") await deleteStatus(app, held.accountId, held.id);
+  else await approveVerifiedReply(app, held.id, proof);
 }

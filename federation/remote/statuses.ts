@@ -38,7 +38,7 @@ import { accountForActorUri, type AccountRow, isUniqueViolation } from "./accoun
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "../objects/remote_status.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import type { FetchBudget } from "../fetch/budget.ts";
-import type { MissingLinks } from "../../actors/outbox/status_links.ts";
+import { type MissingLinks, NOTHING_MISSING } from "../../actors/outbox/status_links.ts";
 import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { receivedJson } from "../dialects/received.ts";
 import { statusOrEarlyDelete } from "../inbox/early_deletes.ts";
@@ -147,7 +147,8 @@ export async function storeRemoteStatus(
   if (verdict.kind === "deferred") {
     // Checked later by the status_links job; held (hidden) until then.
     input.missingLinks = {
-      ...noMissingLinks(links.depth),
+      ...NOTHING_MISSING,
+      depth: links.depth,
       ...input.missingLinks,
       claimUri: verdict.claim,
       verify: true,
@@ -196,11 +197,6 @@ interface ResolvedLinks {
   /** What the budget refused: fetched later, at the level it would have had. */
   missing: MissingLinks | null;
   depth: number;
-}
-
-/** Nothing missing, at thread level `depth`. */
-function noMissingLinks(depth: number): MissingLinks {
-  return { parent: false, quoteUri: null, stampUri: null, depth };
 }
 
 /**

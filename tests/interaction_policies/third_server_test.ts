@@ -180,25 +180,52 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       assert.equal((await storedStatus(rookery, unproven.id as string))?.inReplyToId, null);
     });
 
-    await t.step("a third server's boost needs its proof", async () => {
-      const boost = (claim: boolean) => {
+    await t.step("a third server's boost needs its proof, checked later over budget", async () => {
+      const boost = (target: string, claim: "valid" | "forged" | null) => {
         const id = other.id("xavier", "announces");
+        const interacting = claim === "valid" ? id : `${xavier}/announces/elsewhere`;
         return {
           id,
           type: "Announce",
           actor: xavier,
-          object: guarded.uri,
+          object: target,
           to: [PUBLIC],
-          ...(claim ? { approvedBy: authorization("AnnounceAuthorization", id, guarded.uri) } : {}),
+          ...(claim
+            ? { approvedBy: authorization("AnnounceAuthorization", interacting, target) }
+            : {}),
         };
       };
-      const unproven = boost(false);
-      const proven = boost(true);
+      const unproven = boost(guarded.uri, null);
+      const proven = boost(guarded.uri, "valid");
       await other.deliver("xavier", unproven);
       await other.deliver("xavier", proven);
       const stored = await arrived(rookery, proven.id, "the proven boost");
       assert.equal(stored.approvedByUri, proven.approvedBy);
+      assert.equal(stored.pendingApproval, false);
       assert.equal(await storedStatus(rookery, unproven.id), undefined);
+
+      // Over budget (fetching the boosted post takes it), the proof is checked by the job.
+      const unknown = gts.note("zork", { interactionPolicy: guardedPolicy });
+      const unknownToo = gts.note("zork", { interactionPolicy: guardedPolicy });
+      budget.count = 1;
+      const later = boost(unknown.id as string, "valid");
+      const forged = boost(unknownToo.id as string, "forged");
+      await other.deliver("xavier", later);
+      await other.deliver("xavier", forged);
+      const verified = await eventually("the boost verified", async () => {
+        const row = await storedStatus(rookery, later.id);
+        return row && !row.pendingApproval ? row : null;
+      });
+      assert.equal(verified.approvedByUri, later.approvedBy);
+      await marker(); // the forged boost was handled (held): the job then discards it
+      await eventually(
+        "the forged boost discarded",
+        async () => (await storedStatus(rookery, forged.id)) === undefined,
+      );
+      budget.count = fullBudget;
+      const original = await storedStatus(rookery, unknown.id as string);
+      const shown = await ok(rookery, alice, "GET", `/api/v1/statuses/${original!.id}`);
+      assert.equal(shown.reblogs_count, 1);
     });
   } finally {
     budget.count = fullBudget;
