@@ -32,7 +32,7 @@ import { StatusError } from "../../actors/statuses/errors.ts";
 import { ReplyForbiddenError } from "../../actors/statuses/held_replies.ts";
 import { refuseRemoteInteraction } from "../../actors/interactions/remote_requests.ts";
 import { claimOf, remotePolicyOf } from "../objects/interaction_policy.ts";
-import { judgeApproval, recordApproval } from "./authorizations.ts";
+import { type ApprovalVerdict, judgeApproval, recordApproval } from "./authorizations.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
 import { accountForActorUri, type AccountRow, isUniqueViolation } from "./accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "../objects/remote_status.ts";
@@ -107,6 +107,11 @@ export interface StoreOptions {
    * its caller sends): a reply our policy forbids is refused with a Reject.
    */
   impolite?: boolean;
+  /**
+   * An approval already proven for a reply to `targetUri`: the signed
+   * broadcast Accept of that post's author (federation/inbox/interaction_answers.ts).
+   */
+  approved?: { targetUri: string; authorizationUri: string };
 }
 
 /**
@@ -133,12 +138,15 @@ export async function storeRemoteStatus(
   const claim = claimOf(object)?.href ?? null;
   const links = await resolveLinks(ctx, parsed, options.depth + 1, budget, claim);
   // A third server's reply to a remote post that wants approval needs its proof (authorizations.ts).
-  const verdict = await judgeApproval(
-    ctx,
-    { kind: "reply", uri: parsed.uri, actorUri: author.uri, claim },
-    links.parent,
-    budget,
-  );
+  const approved = options.approved;
+  const verdict: ApprovalVerdict = approved && links.parent?.uri === approved.targetUri
+    ? { kind: "proven", authorizationUri: approved.authorizationUri }
+    : await judgeApproval(
+      ctx,
+      { kind: "reply", uri: parsed.uri, actorUri: author.uri, claim },
+      links.parent,
+      budget,
+    );
   if (verdict.kind === "refused") return null;
   const input = remoteStatusInput(parsed, author, links, {
     mentionedAccountIds: await mentionedAccounts(app, parsed),

@@ -6,7 +6,8 @@
  * whose Accept names another reply is not. When the fetch budget refuses
  * the proof, the reply is held and the status_links job checks it; a reply
  * whose parent arrives later is linked only with a valid proof; a third
- * server's boost needs its proof too.
+ * server's boost needs its proof too (held and checked later over budget);
+ * a broadcast Accept by the post's author brings a reply we lacked.
  *
  * Activities of one actor are handled in the order they came, so a later
  * marker activity arriving proves an earlier one was handled (no sleeps).
@@ -123,7 +124,8 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       });
     };
     // xavier known before the budget is cut (his account is fetched once).
-    await create(other.note("xavier", { content: "<p>hello</p>" }));
+    const hello = other.note("xavier", { content: "<p>hello</p>" });
+    await create(hello);
 
     await t.step("over budget, the proof is checked by the job", async () => {
       budget.count = 1; // the Create's object (by reference) takes it: the proof is not fetched
@@ -226,6 +228,29 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       const original = await storedStatus(rookery, unknown.id as string);
       const shown = await ok(rookery, alice, "GET", `/api/v1/statuses/${original!.id}`);
       assert.equal(shown.reblogs_count, 1);
+    });
+
+    await t.step("a broadcast Accept by the post's author brings the reply we lacked", async () => {
+      const reply = other.note("xavier", { inReplyTo: guarded.uri, content: "<p>ok?</p>" });
+      const stray = other.note("xavier", { inReplyTo: hello.id, content: "<p>stray</p>" });
+      const accept = (object: Json, target: string) => ({
+        id: gts.id("zork", "accepts"),
+        type: "Accept",
+        actor: zork,
+        to: [xavier],
+        cc: [PUBLIC, `${zork}/followers`],
+        object: object.id,
+        target,
+        result: `${gts.peer.origin}/users/zork/authorizations/broadcast-${++serial}`,
+      });
+      // Not zork's post: no approval of zork's to give.
+      await gts.deliver("zork", accept(stray, hello.id as string));
+      const approval = accept(reply, guarded.uri);
+      await gts.deliver("zork", approval);
+      const stored = await arrived(rookery, reply.id as string, "the approved reply");
+      assert.equal(stored.approvedByUri, approval.result);
+      assert.equal(stored.inReplyToId, guarded.id);
+      assert.equal(await storedStatus(rookery, stray.id as string), undefined);
     });
   } finally {
     budget.count = fullBudget;
