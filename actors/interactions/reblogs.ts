@@ -131,24 +131,9 @@ export async function reblog(
       createdAt: now,
       pendingApproval: held,
     }).returning();
-    if (unverified) {
-      // Neither side is ours: no request to anyone, only the job that checks its proof.
-      await recordJob(tx, {
-        job: "status_links",
-        statusId: boost.id,
-        missing: { ...NOTHING_MISSING, claimUri: unverified.claimUri, verify: true },
-      });
-      return { boost, original, created: true };
-    }
     if (held) {
-      // Counted, fanned out and announced when the author approves.
-      await openRequest(tx, {
-        type: "reblog",
-        target: original,
-        accountId,
-        statusId: boost.id,
-        interactionUri: boost.uri,
-      });
+      // Counted, fanned out and announced when approved.
+      await holdBoost(tx, boost, original, unverified);
       return { boost, original, created: true };
     }
     await countBoost(tx, boost);
@@ -162,6 +147,34 @@ export async function reblog(
     return { boost, original, created: true };
   });
   return result;
+}
+
+/**
+ * A boost held for approval: asked for from the boosted status's author
+ * (requests.ts), or, between two other servers whose proof could not be
+ * fetched yet, checked later by the status_links job (nobody to ask).
+ */
+async function holdBoost(
+  tx: Executor,
+  boost: StatusRow,
+  original: StatusRow,
+  unverified?: { claimUri: string | null },
+): Promise<void> {
+  if (unverified) {
+    await recordJob(tx, {
+      job: "status_links",
+      statusId: boost.id,
+      missing: { ...NOTHING_MISSING, claimUri: unverified.claimUri, verify: true },
+    });
+    return;
+  }
+  await openRequest(tx, {
+    type: "reblog",
+    target: original,
+    accountId: boost.accountId,
+    statusId: boost.id,
+    interactionUri: boost.uri,
+  });
 }
 
 /**
