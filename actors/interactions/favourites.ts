@@ -13,14 +13,8 @@ import type { Executor } from "../../db/connection.ts";
 import { favourites, statuses } from "../../db/schema/mod.ts";
 import { notify, retractNotifications } from "../notifications/notify.ts";
 import type { FavouriteSnapshot } from "../outbox/interactions.ts";
-import {
-  actingAccount,
-  NotPermittedError,
-  originalIdOf,
-  type StatusRow,
-  visibleOriginal,
-} from "./target.ts";
-import { decideInteraction, waitsForApproval } from "./policy.ts";
+import { actingAccount, originalIdOf, type StatusRow, visibleOriginal } from "./target.ts";
+import { decideInteraction, ForbiddenInteractionError, waitsForApproval } from "./policy.ts";
 import { approvingIfHeld, openRequest, withdrawRequest } from "./requests.ts";
 
 /** The refusal of a favourite the status's interaction policy does not allow (GoToSocial's words). */
@@ -55,7 +49,7 @@ export async function favourite(
       await visibleOriginal(tx, accountId, statusId),
     );
     const decision = await decideInteraction(tx, "favourite", status, account);
-    if (decision.permission === "forbidden") throw new NotPermittedError(FORBIDDEN);
+    if (decision.permission === "forbidden") throw new ForbiddenInteractionError(FORBIDDEN);
     const id = newId();
     const held = waitsForApproval(decision, status);
     const [row] = await tx.insert(favourites).values({

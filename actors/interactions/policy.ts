@@ -17,7 +17,14 @@ import {
   SUB_POLICY,
 } from "../../model/interaction_policy.ts";
 import { rowsOf } from "../timelines/fanout.ts";
-import type { AccountRow, StatusRow } from "./target.ts";
+import { type AccountRow, NotPermittedError, type StatusRow } from "./target.ts";
+
+/**
+ * A favourite or boost the status's interaction policy forbids (not a block
+ * or a visibility refusal): a remote one is answered with a Reject and
+ * remembered (actors/interactions/remote_requests.ts).
+ */
+export class ForbiddenInteractionError extends NotPermittedError {}
 
 /** Whether deciding needs to know how the actor stands (anything but "anyone, at once"). */
 function needsFacts(

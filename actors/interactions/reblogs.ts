@@ -28,8 +28,10 @@ import { resolveSettings } from "../../model/user_settings.ts";
 import { Problems } from "../../model/errors.ts";
 import { isFollowerVisibility } from "../../model/visibility.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
+import { recordJob } from "../outbox/jobs.ts";
+import { NOTHING_MISSING } from "../outbox/status_links.ts";
 import type { ReblogSnapshot } from "../outbox/interactions.ts";
-import { decideInteraction, waitsForApproval } from "./policy.ts";
+import { decideInteraction, ForbiddenInteractionError, waitsForApproval } from "./policy.ts";
 import { approvingIfHeld, openRequest, withdrawRequest } from "./requests.ts";
 import {
   type AccountRow,
@@ -51,8 +53,12 @@ const FUTURE_TOLERANCE_MS = 60_000;
 export interface ReblogOptions {
   /** Requested visibility; absent or empty means the account's default. */
   visibility?: string | null;
-  /** A remote Announce: its id and publication time. */
-  remote?: { uri: string; published?: Date };
+  /**
+   * A remote Announce: its id and publication time; `unverified` when its
+   * approval (between two other servers) could not be checked yet: held,
+   * hidden, until the status_links job checks `claimUri`.
+   */
+  remote?: { uri: string; published?: Date; unverified?: { claimUri: string | null } };
 }
 
 /** What {@link reblog} did. */
@@ -90,7 +96,7 @@ export async function reblog(
       throw new NotPermittedError();
     }
     const decision = await decideInteraction(tx, "reblog", original, account);
-    if (decision.permission === "forbidden") throw new NotPermittedError(FORBIDDEN);
+    if (decision.permission === "forbidden") throw new ForbiddenInteractionError(FORBIDDEN);
     await lockFor(tx, `reblog:${accountId}:${original.id}`);
     const [existing] = await tx.select().from(statuses).where(and(
       eq(statuses.accountId, accountId),
@@ -110,7 +116,8 @@ export async function reblog(
     const now = published && published.getTime() <= Date.now() + FUTURE_TOLERANCE_MS
       ? published
       : new Date();
-    const held = waitsForApproval(decision, original);
+    const unverified = options.remote?.unverified;
+    const held = unverified != null || waitsForApproval(decision, original);
     const [boost] = await tx.insert(statuses).values({
       id,
       uri,
@@ -125,14 +132,8 @@ export async function reblog(
       pendingApproval: held,
     }).returning();
     if (held) {
-      // Counted, fanned out and announced when the author approves.
-      await openRequest(tx, {
-        type: "reblog",
-        target: original,
-        accountId,
-        statusId: boost.id,
-        interactionUri: boost.uri,
-      });
+      // Counted, fanned out and announced when approved.
+      await holdBoost(tx, boost, original, unverified);
       return { boost, original, created: true };
     }
     await countBoost(tx, boost);
@@ -146,6 +147,34 @@ export async function reblog(
     return { boost, original, created: true };
   });
   return result;
+}
+
+/**
+ * A boost held for approval: asked for from the boosted status's author
+ * (requests.ts), or, between two other servers whose proof could not be
+ * fetched yet, checked later by the status_links job (nobody to ask).
+ */
+async function holdBoost(
+  tx: Executor,
+  boost: StatusRow,
+  original: StatusRow,
+  unverified?: { claimUri: string | null },
+): Promise<void> {
+  if (unverified) {
+    await recordJob(tx, {
+      job: "status_links",
+      statusId: boost.id,
+      missing: { ...NOTHING_MISSING, claimUri: unverified.claimUri, verify: true },
+    });
+    return;
+  }
+  await openRequest(tx, {
+    type: "reblog",
+    target: original,
+    accountId: boost.accountId,
+    statusId: boost.id,
+    interactionUri: boost.uri,
+  });
 }
 
 /**
@@ -172,11 +201,24 @@ async function countBoost(tx: Executor, boost: StatusRow): Promise<void> {
 export async function approveHeldBoost(
   tx: Executor,
   boostId: string,
-  proof: string,
+  proof: string | null,
 ): Promise<void> {
   const [boost] = await tx.update(statuses).set({ pendingApproval: false, approvedByUri: proof })
     .where(and(eq(statuses.id, boostId), eq(statuses.pendingApproval, true))).returning();
   if (boost) await countBoost(tx, boost);
+}
+
+/**
+ * A boost between two other servers, held until its approval was checked
+ * (the fetch budget refused it on arrival): checked now, it stands; `proof`
+ * is the verified authorization, null when none was needed after all.
+ */
+export async function approveVerifiedBoost(
+  app: AppContext,
+  boostId: string,
+  proof: string | null,
+): Promise<void> {
+  await app.database.db.transaction((tx) => approveHeldBoost(tx, boostId, proof));
 }
 
 /**

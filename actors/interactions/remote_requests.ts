@@ -12,6 +12,10 @@
  * - refused (the policy forbids it): a rejected request with nothing
  *   stored, answered with Reject, and remembered so that the same
  *   interaction delivered again is dropped.
+ *
+ * A plain (impolite) Create, Like or Announce that the policy forbids is
+ * refused the same way, answered with the impolite Reject (as GoToSocial
+ * does): {@link refuseRemoteInteraction}.
  */
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
@@ -31,8 +35,8 @@ export interface RemoteRequest {
   accountId: string;
   /** The reply Note's, the Like's or the Announce's IRI. */
   interactionUri: string;
-  /** The *Request activity's IRI. */
-  requestUri: string;
+  /** The *Request activity's IRI; null for a plain Create, Like or Announce. */
+  requestUri: string | null;
   /** What was stored: the reply or boost, or the favourite; null when refused. */
   stored: { statusId?: string; favouriteId?: string } | null;
 }
@@ -54,6 +58,8 @@ export async function settleRemoteRequest(app: AppContext, input: RemoteRequest)
       .where(eq(interactionRequests.interactionUri, input.interactionUri))
       .for("update").limit(1);
     if (row) {
+      // A plain interaction already on record was answered then.
+      if (input.requestUri == null) return;
       // Held by the command: answered when the author decides. Decided before: answered again.
       const [marked] = await tx.update(interactionRequests)
         .set({ polite: true, requestUri: row.requestUri ?? input.requestUri })
@@ -74,11 +80,23 @@ export async function settleRemoteRequest(app: AppContext, input: RemoteRequest)
       favouriteId: input.stored?.favouriteId ?? null,
       interactionUri: input.interactionUri,
       requestUri: input.requestUri,
-      polite: true,
+      polite: input.requestUri != null,
       state: input.stored ? "accepted" : "rejected",
       authorizationUri: input.stored ? activityIds.authorization(author.uri, id) : null,
       decidedAt: new Date(),
     }).onConflictDoNothing().returning();
     if (decided) await answerIfRemote(tx, decided);
   });
+}
+
+/**
+ * A plain Create reply, Like or Announce from another server that the
+ * policy forbids: nothing is stored, a rejected request remembers it (a
+ * re-delivery is dropped) and the impolite Reject goes out.
+ */
+export async function refuseRemoteInteraction(
+  app: AppContext,
+  input: Omit<RemoteRequest, "requestUri" | "stored">,
+): Promise<void> {
+  await settleRemoteRequest(app, { ...input, requestUri: null, stored: null });
 }

@@ -17,4 +17,19 @@ export interface MissingLinks {
   stampUri: string | null;
   /** The thread level of the missing statuses (parents are followed to MAX_DEPTH in all). */
   depth: number;
+  /**
+   * The approval the reply names (issue 34): checked when its parent is
+   * linked, or, with `verify`, when the fetch budget refused checking it at
+   * once (the reply is held, hidden, until then).
+   */
+  claimUri?: string | null;
+  verify?: boolean;
 }
+
+/** No link missing: the base of a job that only checks an approval. */
+export const NOTHING_MISSING: Readonly<MissingLinks> = Object.freeze({
+  parent: false,
+  quoteUri: null,
+  stampUri: null,
+  depth: 0,
+});

@@ -128,6 +128,12 @@ export interface RemoteStatusInput {
   createdAt?: Date;
   /** The parent or quoted post it names that were not fetched (over budget): fetched later. */
   missingLinks?: MissingLinks | null;
+  /**
+   * A reply between two other servers whose approval could not be checked
+   * yet (`missingLinks.verify`): stored held, hidden from everyone, until
+   * the status_links job verifies it.
+   */
+  unverified?: boolean;
 }
 
 export type CreateStatusInput = LocalStatusInput | RemoteStatusInput;

@@ -52,7 +52,8 @@ export async function deleteStatus(
  * The deletion of `status` in the caller's transaction (see the module
  * notes); returns how many media files are to be flushed after it commits.
  * A status held for approval (issue 34) was never counted on its parent nor
- * sent: its request goes instead, and no Delete is sent.
+ * sent: its request goes instead, and its Delete goes only where its
+ * request went (the author of a remote parent).
  */
 export async function removeStatusIn(
   tx: Executor,
@@ -100,7 +101,9 @@ export async function removeStatusIn(
   // Boosts of it too (their feeds, and a `delete` event for each).
   await removeFromFeeds(tx, status.id);
   await recountRequestsOfStatus(tx, status.id);
-  if (status.local && !status.pendingApproval) {
+  // A held reply was sent only to the author of a remote parent (our
+  // ReplyRequest): its Delete goes to them alone (federation/outbox/statuses.ts).
+  if (status.local && (!status.pendingApproval || status.inReplyToId)) {
     await recordDelivery(tx, "statusDeleted", status.id);
   }
   return files;

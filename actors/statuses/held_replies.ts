@@ -7,6 +7,7 @@
  * approves that reply first (GoToSocial's implicit acceptance).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
 import type { Executor } from "../../db/connection.ts";
 import { accounts, mediaAttachments, mentions, quotes, statuses } from "../../db/schema/mod.ts";
 import { decideInteraction, waitsForApproval } from "../interactions/policy.ts";
@@ -17,6 +18,16 @@ import { announce, type PreparedStatus } from "./write_status.ts";
 
 /** The refusal of a reply the parent's interaction policy does not allow (GoToSocial's words). */
 export const REPLY_FORBIDDEN = "You do not have permission to reply to this status";
+
+/**
+ * The 403 of a reply the policy forbids: a remote one is answered with a
+ * Reject and remembered (actors/interactions/remote_requests.ts).
+ */
+export class ReplyForbiddenError extends StatusError {
+  constructor() {
+    super(403, REPLY_FORBIDDEN);
+  }
+}
 
 /**
  * Whether the new status, a reply, is held for approval; a StatusError 403
@@ -32,7 +43,7 @@ export async function replyHeld(
   const [author] = await tx.select().from(accounts).where(eq(accounts.id, input.accountId));
   const parent = await approvingIfHeld(tx, origin, author.id, p.parent);
   const decision = await decideInteraction(tx, "reply", parent, author);
-  if (decision.permission === "forbidden") throw new StatusError(403, REPLY_FORBIDDEN);
+  if (decision.permission === "forbidden") throw new ReplyForbiddenError();
   return waitsForApproval(decision, parent);
 }
 
@@ -62,7 +73,7 @@ export async function approveHeldReply(
   tx: Executor,
   origin: string,
   statusId: string,
-  proof: string,
+  proof: string | null,
 ): Promise<void> {
   const [status] = await tx.update(statuses).set({ pendingApproval: false, approvedByUri: proof })
     .where(
@@ -92,4 +103,20 @@ export async function approveHeldReply(
       .filter((id) => id !== status.accountId && id !== status.inReplyToAccountId),
     quoted: quote?.quoted ?? null,
   });
+}
+
+/**
+ * A reply between two other servers, held until its approval was checked
+ * (the fetch budget refused it on arrival): checked now, it stands as if
+ * stored at once; `proof` is the verified authorization, null when none
+ * was needed after all.
+ */
+export async function approveVerifiedReply(
+  app: AppContext,
+  statusId: string,
+  proof: string | null,
+): Promise<void> {
+  await app.database.db.transaction((tx) =>
+    approveHeldReply(tx, app.config.origin, statusId, proof)
+  );
 }

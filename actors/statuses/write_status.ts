@@ -336,12 +336,16 @@ export async function writeStatus(
       input.scheduledStatusId ?? null,
     )
     : [];
-  const held = await replyHeld(tx, origin, input, p);
+  const unverified = !input.local && input.unverified === true && input.missingLinks != null;
+  const held = unverified || await replyHeld(tx, origin, input, p);
   const thread = await joinThread(tx, input, p, held);
   const pollId = input.poll ? newId() : null;
   const status = await insertStatusRow(tx, input, p, thread, pollId, held);
   await writeParts(tx, input, p, status, media.map((m) => m.id), pollId);
-  if (held) await holdReply(tx, status, thread.parent);
+  if (unverified) {
+    // Neither side is ours: no request to anyone, only the job that checks its proof.
+    await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks! });
+  } else if (held) await holdReply(tx, status, thread.parent);
   else {
     await announce(tx, origin, status, {
       hasMedia: media.length > 0,

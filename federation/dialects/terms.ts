@@ -41,6 +41,7 @@ export const NS = {
   misskey: ["misskey:", "https://misskey-hub.net/ns#"],
   fedibird: ["fedibird:", "http://fedibird.com/ns#"],
   fep044f: ["https://w3id.org/fep/044f#"],
+  gts: ["gts:", "https://gotosocial.org/ns#"],
 } as const;
 
 /** Tags, attachments and fields read from one object at most. */
@@ -437,4 +438,29 @@ export function readActorTerms(actor: Json): ActorTerms {
 function imageName(value: unknown): string | null {
   const image = unwrap(value);
   return isJson(image) ? str(term(image, "name", NS.as), 10_000) : null;
+}
+
+// ------------------------------------------------------------------ interaction policies
+
+/** The sub-policies of GoToSocial's `interactionPolicy`, as the wire names them. */
+export type SubPolicyTerm = "canLike" | "canReply" | "canAnnounce";
+
+/**
+ * A sub-policy in GoToSocial's spelling before 0.20 (`always`,
+ * `approvalRequired`; Fedify reads only `automaticApproval` and
+ * `manualApproval`): its IRIs, at most `max` a list; null when the raw
+ * JSON has no such sub-policy.
+ */
+export function readLegacyInteractionRule(
+  object: Json,
+  sub: SubPolicyTerm,
+  max: number,
+): { automatic: string[]; manual: string[] } | null {
+  const policy = unwrap(term(object, "interactionPolicy", NS.gts));
+  if (!isJson(policy)) return null;
+  const rule = unwrap(term(policy, sub, NS.gts));
+  if (!isJson(rule)) return null;
+  const iris = (name: string) =>
+    list(term(rule, name, NS.gts), max).map(iri).filter((v): v is string => v != null);
+  return { automatic: iris("always"), manual: iris("approvalRequired") };
 }

@@ -7,15 +7,22 @@
  * Only the author of the status interacted with may answer, and an Accept's
  * `result` (the authorization) must live on that author's server; an
  * Accept without `result` (older GoToSocial) is its own proof.
+ *
+ * A broadcast Accept of a reply between two other servers that we lack
+ * brings the reply (fetchApprovedReply).
  */
 import type { InboxContext } from "@fedify/fedify";
 import { Accept, type Reject } from "@fedify/vocab";
-import { eq, or } from "drizzle-orm";
+import { and, eq, isNull, or } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, interactionRequests, statuses } from "../../db/schema/mod.ts";
 import { recordRemoteAnswer } from "../../actors/interactions/requests.ts";
 import { sameOrigin } from "../fetch/trust.ts";
+import { FetchBudget } from "../fetch/budget.ts";
+import { lookupRemote } from "../fetch/lookup.ts";
+import { isStatusObject } from "../objects/remote_status.ts";
+import { findStatusByUri, rawJson, storeRemoteStatus } from "../remote/statuses.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "interaction_answers"]);
 
@@ -35,8 +42,9 @@ export async function handleInteractionAnswer(
       eq(interactionRequests.requestUri, objectId),
       eq(interactionRequests.interactionUri, objectId),
     )).limit(1);
+  if (!row) return answer instanceof Accept && await fetchApprovedReply(ctx, answer);
   // A request about a local status is ours to answer, not to be answered.
-  if (!row || row.target.local) return false;
+  if (row.target.local) return false;
   if (answer.actorId?.href !== row.authorUri) {
     logger.warn("Ignored an answer by {actor} to {request}", {
       actor: answer.actorId?.href,
@@ -57,6 +65,40 @@ export async function handleInteractionAnswer(
     accepted,
     authorizationUri: proof,
     responseUri: answer.id?.href ?? null,
+  });
+  return true;
+}
+
+/**
+ * A broadcast Accept (GoToSocial's impolite form) by the author of a remote
+ * post we have, of a reply to it we lack: `object` the reply, `target` the
+ * post, `result` the authorization on the author's server. The reply is
+ * fetched and stored with that authorization as its proof: the Accept is
+ * signed by the one whose approval it needs. False when it is no such Accept.
+ */
+async function fetchApprovedReply(ctx: InboxContext<AppContext>, accept: Accept) {
+  const replyUri = accept.objectId?.href;
+  const targetUri = accept.targetId?.href;
+  const result = accept.resultId?.href;
+  const actor = accept.actorId?.href;
+  if (!replyUri || !targetUri || !result || !actor || !sameOrigin(result, actor)) return false;
+  if (sameOrigin(replyUri, ctx.data.config.origin)) return false;
+  const [target] = await ctx.data.database.db.select({
+    local: statuses.local,
+    authorUri: accounts.uri,
+  })
+    .from(statuses).innerJoin(accounts, eq(accounts.id, statuses.accountId))
+    .where(and(eq(statuses.uri, targetUri), isNull(statuses.deletedAt))).limit(1);
+  if (!target || target.local || target.authorUri !== actor) return false;
+  if (await findStatusByUri(ctx.data, replyUri)) return true;
+  const budget = FetchBudget.of(ctx.data);
+  const object = await lookupRemote(ctx, replyUri, budget);
+  if (!isStatusObject(object) || object.id?.href !== replyUri) return true;
+  await storeRemoteStatus(ctx, object, {
+    depth: 0,
+    raw: await rawJson(object),
+    budget,
+    approved: { targetUri, authorizationUri: result },
   });
   return true;
 }

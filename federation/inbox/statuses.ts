@@ -66,9 +66,15 @@ import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 import { forgedClaim } from "./approval_claims.ts";
-import { remotePolicyOf } from "../objects/interaction_policy.ts";
+import { claimOf, remotePolicyOf } from "../objects/interaction_policy.ts";
+import { judgeApproval, recordApproval } from "../remote/authorizations.ts";
 import { handleInteractionAnswer } from "./interaction_answers.ts";
-import { wasRejected } from "../../actors/interactions/remote_requests.ts";
+import {
+  refuseRemoteInteraction,
+  type RemoteRequest,
+  wasRejected,
+} from "../../actors/interactions/remote_requests.ts";
+import { ForbiddenInteractionError } from "../../actors/interactions/policy.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox", "statuses"]);
 
@@ -170,6 +176,7 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     expectedActor: sender.uri,
     sender,
     budget,
+    impolite: true,
   });
   if (status) await forwardReply(ctx, sender, status);
 }
@@ -271,9 +278,10 @@ export async function handleStatusUpdate(
     });
     return true;
   }
+  const raw = await rawObjectOf(ctx, update, object);
   const parsed = await parseStatusObject(object, {
     followersUrl: sender.followersUrl,
-    raw: await rawObjectOf(ctx, update, object),
+    raw,
     maxMedia: ctx.data.config.limits.maxMediaAttachments,
     rejectMedia: await mediaRejected(ctx.data, sender.domain),
   });
@@ -288,7 +296,7 @@ export async function handleStatusUpdate(
     sender.id,
     status.id,
     parsed.quotePolicy,
-    remotePolicyOf(object, sender),
+    remotePolicyOf(object, sender, raw),
   );
   // Mastodon: only an Update with a newer `updated` is an edit; otherwise it
   // only refreshes a poll's results (an Update of a Question after votes).
@@ -386,20 +394,43 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   const sender = await remoteSender(ctx, announce);
   if (!sender || !announce.id || !announce.objectId) return;
   if (!sameOrigin(announce.id, sender.uri)) return;
+  const uri = announce.id.href;
   const [known] = await ctx.data.database.db.select({ id: statuses.id }).from(statuses)
-    .where(eq(statuses.uri, announce.id.href));
+    .where(eq(statuses.uri, uri));
   if (known || await undoneEarly(ctx.data, sender.id, announce)) return;
-  if (await refusedInteraction(ctx, announce, announce.id.href)) return;
+  if (await refusedInteraction(ctx, announce, uri)) return;
   const status = await resolveRemoteStatus(ctx, announce.objectId.href, budget);
   if (!status) return;
-  await ignoringRefusals("Announce", () =>
-    reblog(ctx.data, sender.id, status.id, {
-      visibility: boostVisibility(announce),
-      remote: {
-        uri: announce.id!.href,
-        published: announce.published ? new Date(announce.published.epochMilliseconds) : undefined,
-      },
-    }));
+  // A third server's boost of a remote post that wants approval needs its proof
+  // (authorizations.ts); one whose proof the budget refused is held, hidden,
+  // until the status_links job checks it.
+  const claim = claimOf(announce)?.href ?? null;
+  const verdict = await judgeApproval(
+    ctx,
+    { kind: "reblog", uri, actorUri: sender.uri, claim },
+    status,
+    budget,
+  );
+  if (verdict.kind === "refused") return;
+  const unverified = verdict.kind === "deferred" ? { claimUri: verdict.claim } : undefined;
+  const published = announce.published ? new Date(announce.published.epochMilliseconds) : undefined;
+  await ignoringRefusals(
+    "Announce",
+    () =>
+      refusingForbidden(
+        ctx,
+        { type: "reblog", target: status, sender, uri },
+        () =>
+          reblog(ctx.data, sender.id, status.id, {
+            visibility: boostVisibility(announce),
+            remote: { uri, published, unverified },
+          }),
+      ),
+  );
+  if (verdict.kind === "proven") {
+    const boost = await findStatusByUri(ctx.data, uri);
+    if (boost) await recordApproval(ctx.data, boost.id, verdict.authorizationUri);
+  }
 }
 
 /** Like of one of our statuses (others' likes are not counted here, as in Mastodon). */
@@ -409,13 +440,48 @@ export async function onLike(ctx: InboxContext<AppContext>, like: Like) {
   const status = await findStatusByUri(ctx.data, like.objectId.href);
   if (!status?.local || await undoneEarly(ctx.data, sender.id, like)) return;
   if (await refusedInteraction(ctx, like, like.id?.href)) return;
-  await ignoringRefusals("Like", () =>
-    favourite(
-      ctx.data,
-      sender.id,
-      status.id,
-      like.id ? { uri: like.id.href } : undefined,
-    ));
+  await ignoringRefusals(
+    "Like",
+    () =>
+      refusingForbidden(
+        ctx,
+        { type: "favourite", target: status, sender, uri: like.id?.href },
+        () =>
+          favourite(
+            ctx.data,
+            sender.id,
+            status.id,
+            like.id ? { uri: like.id.href } : undefined,
+          ),
+      ),
+  );
+}
+
+/**
+ * Runs the command of a plain Like or Announce; when our policy forbids it,
+ * it is refused with an impolite Reject and remembered, so the same
+ * activity delivered again is dropped (GoToSocial answers the same way).
+ */
+async function refusingForbidden(
+  ctx: InboxContext<AppContext>,
+  refusal: { type: RemoteRequest["type"]; target: StatusRow; sender: AccountRow; uri?: string },
+  run: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    const { target, uri } = refusal;
+    if (!(error instanceof ForbiddenInteractionError) || !uri || !target.local) throw error;
+    if (target.reblogOfId) throw error;
+    logger.info("Refused {uri}: {reason}", { uri, reason: error.message });
+    await refuseRemoteInteraction(ctx.data, {
+      type: refusal.type,
+      targetStatusId: target.id,
+      targetAccountId: target.accountId,
+      accountId: refusal.sender.id,
+      interactionUri: uri,
+    });
+  }
 }
 
 /**

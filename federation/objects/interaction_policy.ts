@@ -13,7 +13,8 @@
  * `canAnnounce`, each `automaticApproval`/`manualApproval`) in our words:
  * Public → `public`, the author's followers and following collections →
  * `followers`/`following`, the author → `author`, other actor IRIs kept;
- * anything else dropped. A sub-policy absent or empty stays absent: its
+ * anything else dropped; GoToSocial's spelling before 0.20 (`always`,
+ * `approvalRequired`) is read too. A sub-policy absent or empty stays absent: its
  * server enforces nothing, and neither do we. `canQuote` is read by the
  * quote machinery (remote_status.ts), as before.
  */
@@ -35,6 +36,7 @@ import {
   type StoredPolicy,
 } from "../../model/interaction_policy.ts";
 import { isPublicIri } from "./remote_status.ts";
+import { isJson, readLegacyInteractionRule, type SubPolicyTerm } from "../dialects/terms.ts";
 
 /** The author's IRIs a policy may name by their role. */
 export interface PolicyAuthor {
@@ -43,8 +45,7 @@ export interface PolicyAuthor {
   followingUrl: string | null;
 }
 
-function valueOf(iri: URL, author: PolicyAuthor): string | null {
-  const href = iri.href;
+function valueOf(href: string, author: PolicyAuthor): string | null {
   if (isPublicIri(href)) return "public";
   if (href === author.followersUrl) return "followers";
   if (href === author.followingUrl) return "following";
@@ -52,27 +53,58 @@ function valueOf(iri: URL, author: PolicyAuthor): string | null {
   return isActorIri(href) ? href : null;
 }
 
-function rulesOf(rule: InteractionRule | null, author: PolicyAuthor, reply: boolean) {
-  if (!rule) return null;
-  const read = (iris: URL[]) =>
+/** A sub-policy's lists in our words, normalized; null when it names nothing we know. */
+function rulesFrom(
+  lists: { automatic: readonly string[]; manual: readonly string[] },
+  author: PolicyAuthor,
+  reply: boolean,
+) {
+  const read = (iris: readonly string[]) =>
     iris.slice(0, MAX_POLICY_VALUES).map((iri) => valueOf(iri, author))
       .filter((v): v is string => v != null);
-  const rules: PolicyRules = {
-    automatic: read(rule.automaticApprovals),
-    manual: read(rule.manualApprovals),
-  };
+  const rules: PolicyRules = { automatic: read(lists.automatic), manual: read(lists.manual) };
   if (rules.automatic.length === 0 && rules.manual.length === 0) return null;
   return normalize(reply ? "reply" : "favourite", rules);
 }
 
-/** The favourite, reply and boost sub-policies `object` states; null when none. */
-export function remotePolicyOf(object: APObject, author: PolicyAuthor): StoredPolicy | null {
+/**
+ * One sub-policy: Fedify's reading (`automaticApproval`, `manualApproval`),
+ * else GoToSocial's spelling before 0.20 (`always`, `approvalRequired`) from
+ * the JSON as received.
+ */
+function ruleOf(
+  rule: InteractionRule | null | undefined,
+  legacy: { raw: unknown; sub: SubPolicyTerm },
+  author: PolicyAuthor,
+  reply: boolean,
+) {
+  const hrefs = (iris: URL[]) => iris.map((iri) => iri.href);
+  const current = rule
+    ? rulesFrom(
+      { automatic: hrefs(rule.automaticApprovals), manual: hrefs(rule.manualApprovals) },
+      author,
+      reply,
+    )
+    : null;
+  if (current || !isJson(legacy.raw)) return current;
+  const old = readLegacyInteractionRule(legacy.raw, legacy.sub, MAX_POLICY_VALUES);
+  return old ? rulesFrom(old, author, reply) : null;
+}
+
+/**
+ * The favourite, reply and boost sub-policies `object` states; null when
+ * none. `raw` is its JSON as received (older spellings are read from it).
+ */
+export function remotePolicyOf(
+  object: APObject,
+  author: PolicyAuthor,
+  raw?: unknown,
+): StoredPolicy | null {
   const policy = (object as Note).interactionPolicy;
-  if (!policy) return null;
   const stored: StoredPolicy = {};
-  const like = rulesOf(policy.canLike, author, false);
-  const reply = rulesOf(policy.canReply, author, true);
-  const announce = rulesOf(policy.canAnnounce, author, false);
+  const like = ruleOf(policy?.canLike, { raw, sub: "canLike" }, author, false);
+  const reply = ruleOf(policy?.canReply, { raw, sub: "canReply" }, author, true);
+  const announce = ruleOf(policy?.canAnnounce, { raw, sub: "canAnnounce" }, author, false);
   if (like) stored.can_favourite = like;
   if (reply) stored.can_reply = reply;
   if (announce) stored.can_reblog = announce;

@@ -227,22 +227,29 @@ async function statusUpdated(app: AppContext, statusId: string, updateId: string
   await send(ctx, author, await audience(app, status, { boosters: true }), update, status.uri);
 }
 
-/** Delete of a deleted local status, to the audience of its Create and its boosters. */
+/**
+ * Delete of a deleted local status, to the audience of its Create and its
+ * boosters; of a reply held for approval, to the parent's author only.
+ */
 async function statusDeleted(app: AppContext, statusId: string): Promise<void> {
   const loaded = await loadLocal(app, statusId);
   if (!loaded) return;
   const { status, author } = loaded;
   const ctx = instanceContext(app);
+  // A reply held for approval went only to the remote parent's author, in our ReplyRequest.
+  const held = status.pendingApproval ? await remoteAuthorOf(app, status.inReplyToId) : null;
+  if (held?.length === 0) return;
   // The addressing of the Note as it was; the row and its mentions are kept.
-  const note = await localNote(ctx, status);
+  const note = held ? null : await localNote(ctx, status);
   const del = new Delete({
     id: new URL(activityIds.delete(status.uri)),
     actor: new URL(author.uri),
     object: new Tombstone({ id: new URL(status.uri) }),
-    tos: note?.toIds ?? [],
+    tos: held ? held.map((r) => r.id!) : note?.toIds ?? [],
     ccs: note?.ccIds ?? [],
   });
-  await send(ctx, author, await audience(app, status, { boosters: true }), del, status.uri);
+  const recipients = held ?? await audience(app, status, { boosters: true });
+  await send(ctx, author, recipients, del, status.uri);
 }
 
 /** Accept (the stamp as `result`) or Reject of a remote QuoteRequest, to the requester. */

@@ -1,26 +1,30 @@
 /**
  * Third-server checks of interaction approvals (issue 34, design §5.5):
- * a reply by one remote account to another remote account's post whose
- * policy wants approval for it is stored only with a proof — the
- * `replyAuthorization` (else `approvedBy`) it names, on the post author's
- * server, fetched (signed, within the activity's budget) and found to be a
- * ReplyAuthorization by that author for this very reply and post.
- * GoToSocial's rule: missing or invalid, the reply is dropped.
+ * a reply or boost by one remote account of another remote account's post
+ * whose policy wants approval for it is stored only with a proof — the
+ * `replyAuthorization` / `announceAuthorization` (else `approvedBy`) it
+ * names, on the post author's server, fetched (signed, within the
+ * activity's budget) and found to be that author's ReplyAuthorization or
+ * AnnounceAuthorization for this very interaction and post (or the
+ * author's Accept of it, GoToSocial 0.17–0.18's proof). GoToSocial's rule:
+ * missing or invalid, the interaction is dropped.
  *
- * What needs no proof: a post whose server states no reply policy, or one
- * that lets anyone reply at once, the post's author, and the actors it
+ * What needs no proof: a post whose server states no policy for it, or one
+ * that lets anyone do it at once, the post's author, and the actors it
  * lists by IRI (GoToSocial lists the mentioned ones there too). Membership
  * of the author's followers or following is not ours to judge for two
  * other servers, so it needs the proof too.
+ *
+ * When our fetch budget refuses fetching the proof, the verdict is
+ * "deferred": a reply is then stored held, hidden from everyone, and the
+ * status_links job verifies it later (status_links.ts).
  */
 import type { Context } from "@fedify/fedify";
-import { ReplyAuthorization } from "@fedify/vocab";
-import type { Object as APObject } from "@fedify/vocab";
+import { Accept, AnnounceAuthorization, ReplyAuthorization } from "@fedify/vocab";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { eq } from "drizzle-orm";
 import { accounts, statuses } from "../../db/schema/mod.ts";
-import { claimOf } from "../objects/interaction_policy.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import type { FetchBudget } from "../fetch/budget.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
@@ -29,85 +33,114 @@ const logger = getLogger(["rookery", "federation", "remote", "authorizations"]);
 
 type StatusRow = typeof statuses.$inferSelect;
 
-/** The outcome: no proof needed, a verified proof, or refused (drop the reply). */
-export type ReplyProof =
-  | { needed: false }
-  | { needed: true; authorizationUri: string }
-  | { needed: true; authorizationUri: null; refusedByBudget: boolean };
+/** A remote interaction with a remote post, as far as its approval goes. */
+export interface ThirdPartyInteraction {
+  kind: "reply" | "reblog";
+  /** The reply Note's or the Announce's IRI. */
+  uri: string;
+  /** Its actor. */
+  actorUri: string;
+  /**
+   * The approval it names (federation/objects/interaction_policy.ts claimOf),
+   * or how to read it when only needed (a stored reply's, fetched again:
+   * undefined when it could not be read, which defers the verdict).
+   */
+  claim: string | null | (() => Promise<string | null | undefined>);
+}
 
-/** Whether `authorUri` may reply to `parent` without a proof. */
-function proofNeeded(parent: StatusRow, parentAuthorUri: string, authorUri: string): boolean {
-  if (parent.local) return false;
-  const rules = parent.interactionPolicy?.can_reply;
+/** What the interaction's approval comes to. */
+export type ApprovalVerdict =
+  | { kind: "free" }
+  | { kind: "proven"; authorizationUri: string }
+  | { kind: "refused" }
+  | { kind: "deferred"; claim: string | null };
+
+/** Whether `interaction` with `target` (by `targetAuthorUri`) needs a proof. */
+function proofNeeded(
+  interaction: ThirdPartyInteraction,
+  target: StatusRow,
+  targetAuthorUri: string,
+): boolean {
+  if (target.local) return false;
+  const rules = interaction.kind === "reply"
+    ? target.interactionPolicy?.can_reply
+    : target.interactionPolicy?.can_reblog;
   if (!rules || rules.automatic.includes("public")) return false;
-  if (authorUri === parentAuthorUri) return false;
-  return !rules.automatic.includes(authorUri);
+  if (interaction.actorUri === targetAuthorUri) return false;
+  return !rules.automatic.includes(interaction.actorUri);
 }
 
 /**
- * Checks the approval of `reply` (by `authorUri`) to the remote `parent`
- * (by `parentAuthorUri`); see the module comment.
+ * Whether `proof` (fetched from the claim) approves the interaction with
+ * `target`: the typed authorization by the post's author naming both, or
+ * that author's Accept whose `object` is the interaction and whose
+ * `target`, if any, is the post.
  */
-export async function checkReplyProof(
+function proves(
+  proof: unknown,
+  claim: string,
+  interaction: ThirdPartyInteraction,
+  about: { target: StatusRow; targetAuthorUri: string },
+): boolean {
+  const { target, targetAuthorUri } = about;
+  const Typed = interaction.kind === "reply" ? ReplyAuthorization : AnnounceAuthorization;
+  if (proof instanceof Typed) {
+    return proof.id?.href === claim &&
+      proof.attributionId?.href === targetAuthorUri &&
+      proof.interactingObjectId?.href === interaction.uri &&
+      (proof.interactionTargetId == null || proof.interactionTargetId.href === target.uri);
+  }
+  return proof instanceof Accept &&
+    proof.id?.href === claim &&
+    proof.actorId?.href === targetAuthorUri &&
+    proof.objectId?.href === interaction.uri &&
+    (proof.targetId == null || proof.targetId.href === target.uri);
+}
+
+/**
+ * The verdict on `interaction` with `target` (see the module comment);
+ * "free" when the target is missing, local or states no policy for it.
+ */
+export async function judgeApproval(
   ctx: Context<AppContext>,
-  reply: APObject,
-  authorUri: string,
-  parent: StatusRow,
-  parentAuthorUri: string,
+  interaction: ThirdPartyInteraction,
+  target: StatusRow | null,
   budget: FetchBudget,
-): Promise<ReplyProof> {
-  if (!proofNeeded(parent, parentAuthorUri, authorUri)) return { needed: false };
-  const refuse = (why: string, refusedByBudget = false): ReplyProof => {
-    logger.info("Reply {id} to {parent} refused: {why}", {
-      id: reply.id?.href,
-      parent: parent.uri,
+): Promise<ApprovalVerdict> {
+  if (!target || target.local || !target.interactionPolicy) return { kind: "free" };
+  const [author] = await ctx.data.database.db.select({ uri: accounts.uri }).from(accounts)
+    .where(eq(accounts.id, target.accountId));
+  if (!author || !proofNeeded(interaction, target, author.uri)) return { kind: "free" };
+  const refuse = (why: string): ApprovalVerdict => {
+    logger.info("{kind} {id} of {target} refused: {why}", {
+      kind: interaction.kind,
+      id: interaction.uri,
+      target: target.uri,
       why,
     });
-    return { needed: true, authorizationUri: null, refusedByBudget };
+    return { kind: "refused" };
   };
-  const claim = claimOf(reply);
+  const claim = typeof interaction.claim === "function"
+    ? await interaction.claim()
+    : interaction.claim;
+  if (claim === undefined) return { kind: "deferred", claim: null };
   if (!claim) return refuse("no approval named");
-  if (!sameOrigin(claim, parentAuthorUri)) return refuse("approval not on the author's server");
-  const { value, refused } = await budget.watch(() => lookupRemote(ctx, claim.href, budget));
-  if (!value) return refuse("approval not found", refused);
-  const valid = value instanceof ReplyAuthorization &&
-    value.id?.href === claim.href &&
-    value.attributionId?.href === parentAuthorUri &&
-    value.interactingObjectId?.href === reply.id?.href &&
-    (value.interactionTargetId == null || value.interactionTargetId.href === parent.uri);
-  if (!valid) return refuse("approval does not match");
-  return { needed: true, authorizationUri: claim.href };
+  if (!sameOrigin(claim, author.uri)) return refuse("approval not on the author's server");
+  const { value, refused } = await budget.watch(() => lookupRemote(ctx, claim, budget));
+  if (!value && refused) return { kind: "deferred", claim };
+  if (!value) return refuse("approval not found");
+  if (!proves(value, claim, interaction, { target, targetAuthorUri: author.uri })) {
+    return refuse("approval does not match");
+  }
+  return { kind: "proven", authorizationUri: claim };
 }
 
-/**
- * The proof a remote reply needs to be stored (see the module comment):
- * null when none is needed, or when our fetch budget refused the check
- * (stored unverified, as before; a later check is not done yet), the
- * verified authorization's IRI, or "refused".
- */
-export async function replyApproval(
-  ctx: Context<AppContext>,
-  reply: APObject,
-  authorUri: string,
-  parent: StatusRow | null,
-  budget: FetchBudget,
-): Promise<string | null | "refused"> {
-  if (!parent || parent.local || !parent.interactionPolicy?.can_reply) return null;
-  const [parentAuthor] = await ctx.data.database.db.select({ uri: accounts.uri }).from(accounts)
-    .where(eq(accounts.id, parent.accountId));
-  if (!parentAuthor) return null;
-  const proof = await checkReplyProof(ctx, reply, authorUri, parent, parentAuthor.uri, budget);
-  if (!proof.needed) return null;
-  if ("refusedByBudget" in proof) return proof.refusedByBudget ? null : "refused";
-  return proof.authorizationUri;
-}
-
-/** Records the verified proof on the stored reply. */
+/** Records the verified proof on the stored reply or boost. */
 export async function recordApproval(
-  ctx: Context<AppContext>,
+  app: AppContext,
   statusId: string,
   authorizationUri: string,
 ): Promise<void> {
-  await ctx.data.database.db.update(statuses).set({ approvedByUri: authorizationUri })
+  await app.database.db.update(statuses).set({ approvedByUri: authorizationUri })
     .where(eq(statuses.id, statusId));
 }

@@ -13,20 +13,37 @@
  *   the top of the stored thread is fetched then, within a budget.
  *
  * What is fetched is stored with the same trust rules as at once
- * (fetch_status.ts): an object is stored only as its own server's author's.
+ * (fetch_status.ts): an object is stored only as its own server's author's,
+ * and a reply is linked to a parent that arrived later only with the
+ * approval the parent's policy wants (authorizations.ts), as at once. The
+ * job also checks the approval of a reply held because the budget refused
+ * checking it on arrival.
  */
+import type { Context } from "@fedify/fedify";
 import { eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
-import { statuses } from "../../db/schema/mod.ts";
+import { accounts, statuses } from "../../db/schema/mod.ts";
 import type { MissingLinks } from "../../actors/outbox/status_links.ts";
 import { linkRemoteParent, linkRemoteQuote } from "../../actors/statuses/link_remote.ts";
 import { FetchBudget } from "../fetch/budget.ts";
 import { findStatusByUri, quoteStateOf, resolveRemoteStatus } from "./statuses.ts";
-import { instanceContext } from "../fetch/lookup.ts";
+import { instanceContext, lookupRemote } from "../fetch/lookup.ts";
+import { deleteStatus } from "../../actors/statuses/delete.ts";
+import { approveVerifiedReply } from "../../actors/statuses/held_replies.ts";
+import { approveVerifiedBoost, unreblog } from "../../actors/interactions/reblogs.ts";
+import { claimOf } from "../objects/interaction_policy.ts";
+import {
+  type ApprovalVerdict,
+  judgeApproval,
+  recordApproval,
+  type ThirdPartyInteraction,
+} from "./authorizations.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 
 const logger = getLogger(["rookery", "federation", "status-links"]);
+
+type StatusRow = typeof statuses.$inferSelect;
 
 /** How long a parent asked for from a thread view is not asked for again (by this process). */
 const ASK_AGAIN_MS = 10 * 60_000;
@@ -60,9 +77,16 @@ export async function fetchStatusLinks(
   if (!status || status.local || status.deletedAt) return;
   const ctx = instanceContext(app);
   const budget = FetchBudget.of(app);
+  if (missing.verify && status.pendingApproval) {
+    await verifyHeld(ctx, status, missing.claimUri ?? null, budget);
+  }
   if (missing.parent && status.inReplyToUri && !status.inReplyToId) {
     const parent = await resolveRemoteStatus(ctx, status.inReplyToUri, budget, missing.depth);
-    if (parent) await linkRemoteParent(app, { statusId, parentId: parent.id });
+    // Jobs recorded before claims were kept with them read the claim again.
+    const claim = missing.claimUri !== undefined
+      ? missing.claimUri
+      : claimReadAgain(ctx, status, budget);
+    if (parent) await linkCheckedParent(ctx, status, parent, budget, claim);
   }
   if (missing.quoteUri && !status.quotedStatusId) {
     const quoted = await resolveRemoteStatus(ctx, missing.quoteUri, budget, missing.depth);
@@ -108,13 +132,120 @@ export async function fetchMissingAncestor(app: AppContext, statusId: string): P
     const [stored] = await app.database.db.select({ id: statuses.id }).from(statuses)
       .where(eq(statuses.uri, uri)).limit(1);
     if (!stored && app.core.statusLinkAsks.askedLately(uri)) return false;
+    const ctx = instanceContext(app);
+    const budget = FetchBudget.of(app);
     const parent = stored
       ? await findStatusByUri(app, uri)
-      : await resolveRemoteStatus(instanceContext(app), uri, FetchBudget.of(app), 1);
+      : await resolveRemoteStatus(ctx, uri, budget, 1);
     if (!parent) return false;
-    return await linkRemoteParent(app, { statusId: status.id, parentId: parent.id });
+    return await linkCheckedParent(
+      ctx,
+      status,
+      parent,
+      budget,
+      claimReadAgain(ctx, status, budget),
+    );
   } catch (error) {
     logger.warn("Could not fetch the parent of a thread of {id}: {error}", { id: statusId, error });
     return false;
   }
+}
+
+/**
+ * The approval a stored reply claims, read again from its server when a
+ * proof turns out to be needed (it is not kept with the row); undefined
+ * when it cannot be read, which leaves the reply unlinked, as when the
+ * parent could not be fetched.
+ */
+function claimReadAgain(
+  ctx: Context<AppContext>,
+  reply: StatusRow,
+  budget: FetchBudget,
+): () => Promise<string | null | undefined> {
+  return async () => {
+    const object = await lookupRemote(ctx, reply.uri, budget);
+    return object ? claimOf(object)?.href ?? null : undefined;
+  };
+}
+
+/** The verdict on a stored remote reply or boost (by its author) of `target`: authorizations.ts. */
+async function storedVerdict(
+  ctx: Context<AppContext>,
+  interaction: StatusRow,
+  target: StatusRow,
+  budget: FetchBudget,
+  claim: ThirdPartyInteraction["claim"],
+): Promise<ApprovalVerdict> {
+  const [author] = await ctx.data.database.db.select({ uri: accounts.uri }).from(accounts)
+    .where(eq(accounts.id, interaction.accountId));
+  if (!author) return { kind: "refused" };
+  return await judgeApproval(
+    ctx,
+    {
+      kind: interaction.reblogOfId ? "reblog" : "reply",
+      uri: interaction.uri,
+      actorUri: author.uri,
+      claim,
+    },
+    target,
+    budget,
+  );
+}
+
+/**
+ * Links a stored reply to the parent that arrived after it, under the same
+ * checks as a reply whose parent is there at once: when the parent's policy
+ * wants a proof, only a valid one links it; without one the reply is
+ * discarded (GoToSocial drops it on dereference). A proof the budget
+ * refused leaves it unlinked, to be tried again.
+ */
+async function linkCheckedParent(
+  ctx: Context<AppContext>,
+  reply: StatusRow,
+  parent: StatusRow,
+  budget: FetchBudget,
+  claim: ThirdPartyInteraction["claim"],
+): Promise<boolean> {
+  const app = ctx.data;
+  const verdict = await storedVerdict(ctx, reply, parent, budget, claim);
+  if (verdict.kind === "refused") {
+    await deleteStatus(app, reply.accountId, reply.id);
+    return false;
+  }
+  if (verdict.kind === "deferred") return false;
+  const linked = await linkRemoteParent(app, { statusId: reply.id, parentId: parent.id });
+  if (linked && verdict.kind === "proven") {
+    await recordApproval(app, reply.id, verdict.authorizationUri);
+  }
+  return linked;
+}
+
+/**
+ * A reply or boost held because the fetch budget refused checking its
+ * approval on arrival: checked now, it stands or is discarded; refused
+ * again, it stays held (hidden).
+ */
+async function verifyHeld(
+  ctx: Context<AppContext>,
+  held: StatusRow,
+  claim: string | null,
+  budget: FetchBudget,
+): Promise<void> {
+  const app = ctx.data;
+  const targetId = held.reblogOfId ?? held.inReplyToId;
+  if (!targetId) return;
+  const [target] = await app.database.db.select().from(statuses)
+    .where(eq(statuses.id, targetId));
+  if (!target) return;
+  const verdict = await storedVerdict(ctx, held, target, budget, claim);
+  if (verdict.kind === "deferred") {
+    logger.info("The approval of {uri} is still unchecked.", { uri: held.uri });
+    return;
+  }
+  const proof = verdict.kind === "proven" ? verdict.authorizationUri : null;
+  if (held.reblogOfId) {
+    if (verdict.kind === "refused") await unreblog(app, held.accountId, held.id);
+    else await approveVerifiedBoost(app, held.id, proof);
+  } else if (verdict.kind === "refused") await deleteStatus(app, held.accountId, held.id);
+  else await approveVerifiedReply(app, held.id, proof);
 }

@@ -23,16 +23,22 @@ import { preparedQuery } from "../../db/queries/prepared.ts";
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
 import { accounts, statuses } from "../../db/schema/mod.ts";
-import { createStatus, type StatusRow } from "../../actors/statuses/create.ts";
+import {
+  createStatus,
+  type RemoteStatusInput,
+  type StatusRow,
+} from "../../actors/statuses/create.ts";
 import { StatusError } from "../../actors/statuses/errors.ts";
-import { remotePolicyOf } from "../objects/interaction_policy.ts";
-import { recordApproval, replyApproval } from "./authorizations.ts";
+import { ReplyForbiddenError } from "../../actors/statuses/held_replies.ts";
+import { refuseRemoteInteraction } from "../../actors/interactions/remote_requests.ts";
+import { claimOf, remotePolicyOf } from "../objects/interaction_policy.ts";
+import { type ApprovalVerdict, judgeApproval, recordApproval } from "./authorizations.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
 import { accountForActorUri, type AccountRow, isUniqueViolation } from "./accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "../objects/remote_status.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import type { FetchBudget } from "../fetch/budget.ts";
-import type { MissingLinks } from "../../actors/outbox/status_links.ts";
+import { type MissingLinks, NOTHING_MISSING } from "../../actors/outbox/status_links.ts";
 import { mediaRejected } from "../../actors/moderation/domain_rules.ts";
 import { receivedJson } from "../dialects/received.ts";
 import { statusOrEarlyDelete } from "../inbox/early_deletes.ts";
@@ -96,6 +102,16 @@ export interface StoreOptions {
   sender?: AccountRow;
   /** What the status, its author, parents and quoted posts may still fetch. */
   budget: FetchBudget;
+  /**
+   * Delivered as a plain Create (not a polite ReplyRequest, whose answer
+   * its caller sends): a reply our policy forbids is refused with a Reject.
+   */
+  impolite?: boolean;
+  /**
+   * An approval already proven for a reply to `targetUri`: the signed
+   * broadcast Accept of that post's author (federation/inbox/interaction_answers.ts).
+   */
+  approved?: { targetUri: string; authorizationUri: string };
 }
 
 /**
@@ -103,7 +119,9 @@ export interface StoreOptions {
  * existing one when the IRI is known). Null when it is not trusted: no
  * author, an author on another server than the object, an author that is
  * not `expectedActor`, a local or unusable author; null too when its author
- * deleted it before it arrived (early_deletes.ts).
+ * deleted it before it arrived (early_deletes.ts), and when it is a reply
+ * between two other servers without the approval the parent's policy wants
+ * (authorizations.ts).
  */
 export async function storeRemoteStatus(
   ctx: Context<AppContext>,
@@ -114,88 +132,186 @@ export async function storeRemoteStatus(
   const { budget } = options;
   const author = await trustedAuthor(ctx, object, budget, options.expectedActor, options.sender);
   if (!author) return null;
+  const fresh = await parseUnlessKnown(app, object, author, options.raw);
+  if (!fresh || "known" in fresh) return fresh?.known ?? null;
+  const { parsed } = fresh;
+  const claim = claimOf(object)?.href ?? null;
+  const links = await resolveLinks(ctx, parsed, options.depth + 1, budget, claim);
+  // A third server's reply to a remote post that wants approval needs its proof (authorizations.ts).
+  const approved = options.approved;
+  const verdict: ApprovalVerdict = approved && links.parent?.uri === approved.targetUri
+    ? { kind: "proven", authorizationUri: approved.authorizationUri }
+    : await judgeApproval(
+      ctx,
+      { kind: "reply", uri: parsed.uri, actorUri: author.uri, claim },
+      links.parent,
+      budget,
+    );
+  if (verdict.kind === "refused") return null;
+  const input = remoteStatusInput(parsed, author, links, {
+    mentionedAccountIds: await mentionedAccounts(app, parsed),
+    interactionPolicy: remotePolicyOf(object, author, options.raw),
+  });
+  if (verdict.kind === "deferred") {
+    // Checked later by the status_links job; held (hidden) until then.
+    input.missingLinks = {
+      ...NOTHING_MISSING,
+      depth: links.depth,
+      ...input.missingLinks,
+      claimUri: verdict.claim,
+      verify: true,
+    };
+    input.unverified = true;
+  }
+  const status = await writeRemoteStatus(app, input, options.impolite ? links.parent : null);
+  if (status && verdict.kind === "proven") {
+    await recordApproval(app, status.id, verdict.authorizationUri);
+  }
+  return status;
+}
+
+/**
+ * The object parsed, unless it is stored already (then that row), or its
+ * author deleted it before it arrived (then null: early_deletes.ts), or it
+ * is no status we can show.
+ */
+async function parseUnlessKnown(
+  app: AppContext,
+  object: APObject,
+  author: AccountRow,
+  raw: unknown,
+): Promise<{ parsed: ParsedStatus } | { known: StatusRow } | null> {
   const parsed = await parseStatusObject(object, {
     followersUrl: author.followersUrl,
-    raw: options.raw,
+    raw,
     maxMedia: app.config.limits.maxMediaAttachments,
     rejectMedia: await mediaRejected(app, author.domain),
   });
   if (!parsed) return null;
   const known = await statusOrEarlyDelete(app, parsed.uri, author.id);
-  if (known.status) return known.status;
+  if (known.status) return { known: known.status };
   if (known.deletedEarly) {
-    // Its Delete came first (early_deletes.ts): the late Create, or a fetch, does not bring it back.
+    // Its Delete came first: the late Create, or a fetch, does not bring it back.
     logger.info("Dropped {uri}: its author deleted it before it arrived.", { uri: parsed.uri });
     return null;
   }
-  const depth = options.depth + 1;
+  return { parsed };
+}
+
+/** The parent and quoted post a status names, as far as the budget goes. */
+interface ResolvedLinks {
+  parent: StatusRow | null;
+  quoted: StatusRow | null;
+  /** What the budget refused: fetched later, at the level it would have had. */
+  missing: MissingLinks | null;
+  depth: number;
+}
+
+/**
+ * The parent and quoted post of `parsed`, stored or fetched within
+ * `budget`; what the budget refused is recorded to be fetched later (with
+ * the approval the status claims, checked when its parent is linked).
+ */
+async function resolveLinks(
+  ctx: Context<AppContext>,
+  parsed: ParsedStatus,
+  depth: number,
+  budget: FetchBudget,
+  claim: string | null,
+): Promise<ResolvedLinks> {
   const parent = parsed.inReplyToUri
     ? await budget.watch(() => resolveRemoteStatus(ctx, parsed.inReplyToUri!, budget, depth))
     : null;
   const quote = parsed.quoteUri
     ? await budget.watch(() => resolveRemoteStatus(ctx, parsed.quoteUri!, budget, depth))
     : null;
-  const quoted = quote?.value ?? null;
-  // What the budget refused is fetched later, at the level it would have had.
-  const missingLinks: MissingLinks | null = parent?.refused || quote?.refused
+  const missing: MissingLinks | null = parent?.refused || quote?.refused
     ? {
       parent: parent?.refused ?? false,
       quoteUri: quote?.refused ? parsed.quoteUri : null,
       stampUri: quote?.refused ? parsed.quoteAuthorizationUri : null,
       depth,
+      claimUri: parent?.refused ? claim : null,
     }
     : null;
-  // A third server's reply to a remote post that wants approval needs its proof (authorizations.ts).
-  const approval = await replyApproval(ctx, object, author.uri, parent?.value ?? null, budget);
-  if (approval === "refused") return null;
-  const mentioned = await mentionedAccounts(app, parsed);
+  return { parent: parent?.value ?? null, quoted: quote?.value ?? null, missing, depth };
+}
+
+/** The `createStatus` input of a parsed remote status by `author`. */
+function remoteStatusInput(
+  parsed: ParsedStatus,
+  author: AccountRow,
+  links: ResolvedLinks,
+  known: Pick<RemoteStatusInput, "mentionedAccountIds" | "interactionPolicy">,
+): RemoteStatusInput {
+  const { parent, quoted } = links;
+  return {
+    ...known,
+    local: false,
+    accountId: author.id,
+    uri: parsed.uri,
+    url: parsed.url,
+    content: parsed.content,
+    spoilerText: parsed.spoilerText,
+    sensitive: parsed.sensitive,
+    visibility: parsed.visibility,
+    language: parsed.language,
+    inReplyToId: parent?.id ?? null,
+    inReplyToUri: parsed.inReplyToUri,
+    conversationUri: threadOf(parsed, parent),
+    tagNames: parsed.tagNames,
+    emojis: parsed.emojis,
+    cardLink: parsed.cardLink,
+    media: parsed.media,
+    poll: parsed.poll
+      ? {
+        options: parsed.poll.options,
+        tallies: parsed.poll.tallies,
+        multiple: parsed.poll.multiple,
+        expiresAt: parsed.poll.expiresAt,
+        votersCount: parsed.poll.votersCount,
+        uri: parsed.uri,
+      }
+      : null,
+    quotedStatusId: quoted && quoted.visibility !== "direct" ? quoted.id : null,
+    quoteState: quoteStateOf(parsed.quoteAuthorizationUri, quoted),
+    quoteApprovalPolicy: parsed.quotePolicy,
+    createdAt: parsed.published && parsed.published.getTime() <= Date.now() + 60_000
+      ? parsed.published
+      : undefined,
+    missingLinks: links.missing,
+  };
+}
+
+/**
+ * Writes the status; null when createStatus refuses it. A reply our
+ * policy forbids, delivered as a plain Create (`refusedBy` is its local
+ * parent), is answered with a Reject and remembered; a polite request's
+ * caller answers for itself.
+ */
+async function writeRemoteStatus(
+  app: AppContext,
+  input: RemoteStatusInput,
+  refusedBy: StatusRow | null,
+): Promise<StatusRow | null> {
   try {
-    const status = await createStatus(app, {
-      local: false,
-      accountId: author.id,
-      uri: parsed.uri,
-      url: parsed.url,
-      content: parsed.content,
-      spoilerText: parsed.spoilerText,
-      sensitive: parsed.sensitive,
-      visibility: parsed.visibility,
-      language: parsed.language,
-      inReplyToId: parent?.value?.id ?? null,
-      inReplyToUri: parsed.inReplyToUri,
-      conversationUri: threadOf(parsed, parent?.value ?? null),
-      mentionedAccountIds: mentioned,
-      tagNames: parsed.tagNames,
-      emojis: parsed.emojis,
-      cardLink: parsed.cardLink,
-      media: parsed.media,
-      poll: parsed.poll
-        ? {
-          options: parsed.poll.options,
-          tallies: parsed.poll.tallies,
-          multiple: parsed.poll.multiple,
-          expiresAt: parsed.poll.expiresAt,
-          votersCount: parsed.poll.votersCount,
-          uri: parsed.uri,
-        }
-        : null,
-      quotedStatusId: quoted && quoted.visibility !== "direct" ? quoted.id : null,
-      quoteState: quoteStateOf(parsed.quoteAuthorizationUri, quoted),
-      quoteApprovalPolicy: parsed.quotePolicy,
-      interactionPolicy: remotePolicyOf(object, author),
-      createdAt: parsed.published && parsed.published.getTime() <= Date.now() + 60_000
-        ? parsed.published
-        : undefined,
-      missingLinks,
-    });
-    if (approval) await recordApproval(ctx, status.id, approval);
-    return status;
+    return await createStatus(app, input);
   } catch (error) {
+    if (error instanceof ReplyForbiddenError && refusedBy?.local) {
+      await refuseRemoteInteraction(app, {
+        type: "reply",
+        targetStatusId: refusedBy.id,
+        targetAccountId: refusedBy.accountId,
+        accountId: input.accountId,
+        interactionUri: input.uri,
+      });
+    }
     if (error instanceof StatusError) {
-      logger.info("Refused the remote status {uri}: {error}", { uri: parsed.uri, error });
+      logger.info("Refused the remote status {uri}: {error}", { uri: input.uri, error });
       return null;
     }
     // Stored meanwhile by another worker (a delivery, or a job fetching the same parent).
-    if (isUniqueViolation(error)) return await findStatusByUri(app, parsed.uri);
+    if (isUniqueViolation(error)) return await findStatusByUri(app, input.uri);
     throw error;
   }
 }

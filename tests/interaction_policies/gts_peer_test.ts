@@ -283,6 +283,30 @@ test("our reply and Like to a GoToSocial post that wants approval: asked, then a
       },
     );
 
+    await t.step("a held reply deleted: its Delete goes to the post's author only", async () => {
+      const reply = await postStatus(rookery, alice, "never mind", { in_reply_to_id: stored.id });
+      await eventually("its ReplyRequest", () =>
+        Promise.resolve(
+          requestsAt("ReplyRequest").find((r) => (r.instrument as Json).id === reply.uri),
+        ));
+      await ok(rookery, alice, "DELETE", `/api/v1/statuses/${reply.id}`);
+      const del = await eventually("the Delete at zork's inbox", () =>
+        Promise.resolve(
+          requestsAt("Delete").find((d) => ((d.object as Json)?.id ?? d.object) === reply.uri),
+        ));
+      assert.deepEqual(listOf(del.to), [zork]);
+      assert.equal(del.cc, undefined);
+      // The followers' server gets whatever alice sends next, and nothing of the held reply.
+      await postStatus(rookery, alice, "a marker for fans");
+      await eventually("the marker at the follower", () =>
+        Promise.resolve(
+          fans.received("fan").find((a) =>
+            a.type === "Create" && String((a.object as Json).content).includes("a marker for fans")
+          ),
+        ));
+      assert.equal(fans.received("fan").filter((a) => a.type === "Delete").length, 0);
+    });
+
     await t.step("the boost waits for the AnnounceRequest's Accept, then names it", async () => {
       await ok(rookery, alice, "POST", `/api/v1/statuses/${stored.id}/reblog`);
       const [request] = await eventually("the AnnounceRequest", () =>

@@ -202,6 +202,52 @@ test("a Mastodon peer's reply and Like held, then answered in the impolite form"
         assert.equal(fans.received("fan").filter((a) => a.object === like.id).length, 0);
       },
     );
+
+    await t.step("a forbidden plain reply and Like refused with a Reject, once", async () => {
+      const post = await postStatus(rookery, alice, "nobody but me", {
+        interaction_policy: {
+          can_reply: { automatic_approval: ["author"], manual_approval: [] },
+          can_favourite: { automatic_approval: ["author"], manual_approval: [] },
+        },
+      });
+      const reply = mastodon.note("mel", { inReplyTo: post.uri, content: "<p>me too</p>" });
+      const { "@context": _, ...object } = reply;
+      const create = {
+        id: `${reply.id}/activity`,
+        type: "Create",
+        actor: mel,
+        object,
+        to: [PUBLIC],
+      };
+      const like = { id: mastodon.id("mel", "likes"), type: "Like", actor: mel, object: post.uri };
+      await mastodon.deliver("mel", create);
+      await mastodon.deliver("mel", like);
+      const rejects = (id: unknown) =>
+        mastodon.received("mel").filter((a) => a.type === "Reject" && a.object === id);
+      const [replyReject] = await eventually(
+        "the reply's Reject",
+        () => Promise.resolve(rejects(reply.id).length ? rejects(reply.id) : null),
+      );
+      assert.equal(replyReject.actor, aliceUri);
+      assert.equal(replyReject.target, post.uri);
+      assert.equal(replyReject.result, undefined);
+      const [likeReject] = await eventually(
+        "the Like's Reject",
+        () => Promise.resolve(rejects(like.id).length ? rejects(like.id) : null),
+      );
+      assert.equal(likeReject.target, post.uri);
+
+      await mastodon.deliver("mel", create);
+      await mastodon.deliver("mel", like);
+      await marker();
+      assert.equal(rejects(reply.id).length, 1, "a re-delivered reply is dropped");
+      assert.equal(rejects(like.id).length, 1, "a re-delivered Like is dropped");
+      assert.equal(await storedStatus(rookery, reply.id as string), undefined);
+      const status = await ok(rookery, alice, "GET", `/api/v1/statuses/${post.id}`);
+      assert.equal(status.favourites_count, 0);
+      assert.equal(status.replies_count, 0);
+      assert.deepEqual(await ok(rookery, alice, "GET", "/api/v1/interaction_requests"), []);
+    });
   } finally {
     await mastodon.close();
     await fans.close();
