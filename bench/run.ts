@@ -66,7 +66,7 @@ import { sql } from "drizzle-orm";
 import { DEFAULT_SEED, seed, type Seeded } from "./seed.ts";
 import { startBenchPostgres } from "./postgres.ts";
 import { paced } from "./paced.ts";
-import { checkWebHome, cpuPerRequest, webHomeRequest } from "./web.ts";
+import { webHomeRows } from "./web.ts";
 import type { Row } from "./rows.ts";
 import { type InboundReport, inboundScenario } from "./inbound.ts";
 import { rateLimitScenario } from "./limits.ts";
@@ -288,7 +288,14 @@ async function scenarios(
     scenario: "home limit=40 max",
     ...await cannon({ ...home, connections: 32 }),
   });
-  rows.push(...await webHomeRows(database, { url, pid }, tokens, home));
+  rows.push(
+    ...await webHomeRows(database, { url, pid }, tokens.viewerCookie, home, {
+      rate: RATE,
+      seconds: SECONDS,
+      cannon,
+      log,
+    }),
+  );
   log(`${database}: posting with 100 followers, full speed`);
   rows.push({
     database,
@@ -305,42 +312,6 @@ async function scenarios(
         "status=Benchmark%20post%20with%20a%20%23hashtag%20and%20a%20link%20https%3A%2F%2Fexample.com%2F",
     }),
   });
-  return rows;
-}
-
-/**
- * The web app's signed-in home page (bench/web.ts), right after the API's
- * home rows: paced at RATE and full speed, then the server CPU per request
- * of the API's home and the page, back to back, and the page's size.
- */
-async function webHomeRows(
-  database: string,
-  { url, pid }: { url: string; pid: number },
-  tokens: Seeded,
-  home: { url: string; headers: Record<string, string> },
-): Promise<Row[]> {
-  const web = webHomeRequest(url, tokens.viewerCookie);
-  const bytes = await checkWebHome(url, tokens.viewerCookie);
-  await autocannon({ ...web, duration: 3, connections: 4 }); // warm
-  log(`${database}: web home at ${RATE} requests/s`);
-  const rows: Row[] = [{
-    database,
-    scenario: `web home (40) @ ${RATE}/s`,
-    ...await paced({ ...web, rate: RATE, seconds: SECONDS }),
-  }];
-  log(`${database}: web home, full speed`);
-  rows.push({
-    database,
-    scenario: "web home (40) max",
-    ...await cannon({ ...web, connections: 32 }),
-  });
-  const apiCpu = await cpuPerRequest(pid, home);
-  const webCpu = await cpuPerRequest(pid, web);
-  log(
-    `${database}: server CPU per request: API home ${apiCpu.toFixed(2)} ms, web home ${
-      webCpu.toFixed(2)
-    } ms (render + session: ${(webCpu - apiCpu).toFixed(2)} ms); page ${bytes} bytes`,
-  );
   return rows;
 }
 

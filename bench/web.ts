@@ -5,7 +5,18 @@
  * server's CPU per request of both, measured back to back, and the page's
  * size: the target is the API's own cost plus rendering (design 35 §15).
  */
+import autocannon from "autocannon";
 import { cpuMs } from "./streaming.ts";
+import { paced } from "./paced.ts";
+import type { Row } from "./rows.ts";
+
+/** What bench/run.ts lends the web rows: its rate, duration, full-speed runner and log. */
+export interface RowTools {
+  rate: number;
+  seconds: number;
+  cannon: (options: Record<string, unknown>) => Promise<Omit<Row, "database" | "scenario">>;
+  log: (message: string) => void;
+}
 
 /** The request of the signed-in home page. */
 export function webHomeRequest(url: string, cookie: string) {
@@ -40,4 +51,41 @@ export async function cpuPerRequest(
     await res.arrayBuffer();
   }
   return (cpuMs(pid) - before) / count;
+}
+
+/**
+ * The web app's signed-in home page, right after the API's
+ * home rows: paced at RATE and full speed, then the server CPU per request
+ * of the API's home and the page, back to back, and the page's size.
+ */
+export async function webHomeRows(
+  database: string,
+  { url, pid }: { url: string; pid: number },
+  viewerCookie: string,
+  home: { url: string; headers: Record<string, string> },
+  { rate: RATE, seconds: SECONDS, cannon, log }: RowTools,
+): Promise<Row[]> {
+  const web = webHomeRequest(url, viewerCookie);
+  const bytes = await checkWebHome(url, viewerCookie);
+  await autocannon({ ...web, duration: 3, connections: 4 }); // warm
+  log(`${database}: web home at ${RATE} requests/s`);
+  const rows: Row[] = [{
+    database,
+    scenario: `web home (40) @ ${RATE}/s`,
+    ...await paced({ ...web, rate: RATE, seconds: SECONDS }),
+  }];
+  log(`${database}: web home, full speed`);
+  rows.push({
+    database,
+    scenario: "web home (40) max",
+    ...await cannon({ ...web, connections: 32 }),
+  });
+  const apiCpu = await cpuPerRequest(pid, home);
+  const webCpu = await cpuPerRequest(pid, web);
+  log(
+    `${database}: server CPU per request: API home ${apiCpu.toFixed(2)} ms, web home ${
+      webCpu.toFixed(2)
+    } ms (render + session: ${(webCpu - apiCpu).toFixed(2)} ms); page ${bytes} bytes`,
+  );
+  return rows;
 }
