@@ -16,7 +16,7 @@ import { htmlToText } from "../../../actors/formatting/html_to_text.ts";
 import { CsrfField } from "../shell.tsx";
 import { AccountRow } from "./accounts_list.tsx";
 import type { AppViewer } from "./layout.tsx";
-import { NotificationGroupItem } from "./notifications.tsx";
+import { NotificationGroupList } from "./notifications.tsx";
 import { Pager, type PagerLinks } from "./pager.tsx";
 
 /** "3 notifications" (the API caps the count it gives at 100, as "100+"). */
@@ -134,17 +134,13 @@ export const RequestPage: FC<{
       {result.notification_groups.length === 0
         ? <p>No notifications left from them.</p>
         : (
-          <ol class="notifications" id="notifications">
-            {result.notification_groups.map((group) => (
-              <NotificationGroupItem
-                group={group}
-                accounts={accounts}
-                statuses={statuses}
-                viewer={viewer}
-                here={here}
-              />
-            ))}
-          </ol>
+          <NotificationGroupList
+            groups={result.notification_groups}
+            accounts={accounts}
+            statuses={statuses}
+            viewer={viewer}
+            here={here}
+          />
         )}
       <Pager links={pager} />
     </>

@@ -125,6 +125,28 @@ function excerpt(status: StatusJson): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text || "Your post";
 }
 
+/** The list of groups (#notifications, the target of the script's fragments). */
+export const NotificationGroupList: FC<{
+  groups: NotificationGroupJson[];
+  accounts: Map<string, Account>;
+  statuses: Map<string, StatusJson>;
+  viewer: AppViewer;
+  here: string;
+}> = ({ groups, accounts, statuses, viewer, here }) => (
+  <ol class="notifications" id="notifications">
+    {groups.map((group) => (
+      <NotificationGroupItem
+        key={group.group_key}
+        group={group}
+        accounts={accounts}
+        statuses={statuses}
+        viewer={viewer}
+        here={here}
+      />
+    ))}
+  </ol>
+);
+
 /** One group: its sentence, subject and Dismiss button. */
 export const NotificationGroupItem: FC<{
   group: NotificationGroupJson;
@@ -243,17 +265,13 @@ export const NotificationsPage: FC<NotificationsPageProps> = (
       {result.notification_groups.length === 0
         ? <p id="notifications">No notifications yet.</p>
         : (
-          <ol class="notifications" id="notifications">
-            {result.notification_groups.map((group) => (
-              <NotificationGroupItem
-                group={group}
-                accounts={accounts}
-                statuses={statuses}
-                viewer={viewer}
-                here={here}
-              />
-            ))}
-          </ol>
+          <NotificationGroupList
+            groups={result.notification_groups}
+            accounts={accounts}
+            statuses={statuses}
+            viewer={viewer}
+            here={here}
+          />
         )}
       <Pager links={pager} />
     </>
