@@ -12,7 +12,6 @@ import {
   accounts,
   mediaAttachments,
   previewCards,
-  statusPreviewCards,
   statusSearch,
 } from "../../db/schema/mod.ts";
 import { type Caller, callJson, ok, postStatus } from "../fixtures/api.ts";
@@ -176,10 +175,11 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
       status: "fox poll",
       poll: { options: ["yes", "no"], expires_in: 3600 },
     });
+    // The card is stored (fresh) before the post, so posting links it in its own
+    // transaction: no link_card job runs later and unlinks it when example.com
+    // cannot be fetched (that race failed CI once).
+    await db.insert(previewCards).values({ id: newId(), url: "https://example.com/fox" });
     const link = await postStatus(instance, alice, "fox link https://example.com/fox");
-    const cardId = newId();
-    await db.insert(previewCards).values({ id: cardId, url: "https://example.com/fox" });
-    await db.insert(statusPreviewCards).values({ statusId: link.id, previewCardId: cardId });
     const reply = await postStatus(instance, alice, "fox reply", { in_reply_to_id: pub.id });
     const sensitive = await postStatus(instance, alice, "fox sensitive", { sensitive: true });
     const french = await postStatus(instance, alice, "fox en français", { language: "fr" });
@@ -261,14 +261,13 @@ test("search: parameters, visibility, operators, index upkeep, hashtags, account
         type: "audio",
         remoteUrl: "https://example.com/owl.mp3",
       });
-      const embed = await postStatus(instance, alice, "owl clip https://video.example/owl");
-      const videoCard = newId();
+      // Stored first, as the fox link above: linked in the posting transaction.
       await db.insert(previewCards).values({
-        id: videoCard,
+        id: newId(),
         url: "https://video.example/owl",
         type: "video",
       });
-      await db.insert(statusPreviewCards).values({ statusId: embed.id, previewCardId: videoCard });
+      const embed = await postStatus(instance, alice, "owl clip https://video.example/owl");
       assert.deepEqual(await found(alice, "owl has:audio"), [audio.id]);
       assert.deepEqual(await found(alice, "owl has:embed"), [embed.id]);
       assert.deepEqual(await found(alice, "owl has:link"), [embed.id]);
