@@ -131,6 +131,8 @@ const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
 const STREAM_SOCKETS = Number(Deno.env.get("BENCH_STREAM_SOCKETS") ?? 1000);
 const STREAM_POSTS = Number(Deno.env.get("BENCH_STREAM_POSTS") ?? 50);
 const STREAM_INTERVAL = Number(Deno.env.get("BENCH_STREAM_INTERVAL") ?? 200);
+/** Threads of the streaming bench client (default: one per 2,500 sockets, at most 4). */
+const STREAM_WORKERS = Deno.env.get("BENCH_STREAM_WORKERS");
 /** The streaming scenario's figures (or why it failed), per database. */
 const streamingResults: { database: string; result: StreamingResult | string }[] = [];
 
@@ -173,6 +175,7 @@ async function runStreaming(
       seeded,
       posts: STREAM_POSTS,
       intervalMs: STREAM_INTERVAL,
+      workers: STREAM_WORKERS ? Number(STREAM_WORKERS) : undefined,
       databaseUrl,
       log: (message) => log(`${database}: ${message}`),
     });
