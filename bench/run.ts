@@ -27,7 +27,8 @@
  * for the streaming scenario alone (bench/streaming.ts: BENCH_STREAM_SOCKETS
  * `user` sockets, default 1,000, BENCH_STREAM_POSTS posts, default 50,
  * BENCH_STREAM_INTERVAL ms apart, default 200; time to the last socket, RSS
- * per 1,000 connections). The streaming scenario is part of the default run
+ * per 1,000 connections; the client's sockets on BENCH_STREAM_WORKERS threads,
+ * default one per 2,500). The streaming scenario is part of the default run
  * on PostgreSQL (about a minute, on its own server).
  *
  * Also on both databases (and alone with BENCH_ONLY=cheap): GET
