@@ -337,7 +337,7 @@ function newPostsController(policy) {
 
 /** The streaming socket: one per tab, reconnecting with backoff until the session ends. */
 function connectStream(policy, newPosts) {
-  const token = meta("rookery-stream-token");
+  let token = meta("rookery-stream-token");
   const streams = parseStreams(meta("rookery-streams"));
   if (!token || streams.length === 0) return;
   const wsOrigin = location.origin.replace(/^http/, "ws");
@@ -353,7 +353,10 @@ function connectStream(policy, newPosts) {
     socket.addEventListener("message", (message) => onEvent(message.data));
     socket.addEventListener("close", async () => {
       document.documentElement.dataset.stream = "closed";
-      if (await sessionEnded()) return stopped();
+      const now = await currentToken();
+      if (now === null) return stopped();
+      // A password change rotates the session's token: reconnect with the new one.
+      if (now) token = now;
       setTimeout(open, backoffDelay(attempt++));
     });
   }
@@ -380,17 +383,27 @@ function connectStream(policy, newPosts) {
   open();
 }
 
-/** Whether the session behind the page is over (an app page now sends to sign-in). */
-async function sessionEnded() {
+/** The web token an app page carries (its `rookery-stream-token` meta), or null. */
+export function streamTokenIn(html) {
+  return html.match(/<meta name="rookery-stream-token" content="([\w-]+)"/)?.[1] ?? null;
+}
+
+/**
+ * The session's web token now, read from a small app page: null when the
+ * session is over (the page sends to sign-in), undefined when unknown (the
+ * server is unreachable, or the page carries none).
+ */
+async function currentToken() {
   try {
     const response = await fetch("/keyboard_shortcuts", {
-      method: "HEAD",
       credentials: "same-origin",
       redirect: "manual",
+      cache: "no-store",
     });
-    return response.type === "opaqueredirect" || response.status === 403;
+    if (response.type === "opaqueredirect" || response.status === 403) return null;
+    return response.ok ? (streamTokenIn(await response.text()) ?? undefined) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
