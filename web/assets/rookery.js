@@ -247,11 +247,15 @@ function enhanceForms(policy) {
   });
 }
 
+/** Where the focus goes after a swap: the composer, a post, or what the fragment marks `data-focus`. */
 function focusAfterSwap(placed) {
   const article = placed.find((el) => el.matches("article.status"));
   const composer = placed.find((el) => el.id === "composer");
+  const marked = placed.map((el) => el.closest("[data-focus]") ?? el.querySelector("[data-focus]"))
+    .find(Boolean);
   if (composer) composer.querySelector("textarea")?.focus();
   else if (article) article.focus();
+  else marked?.focus();
 }
 
 function firstArticleId() {
