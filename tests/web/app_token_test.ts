@@ -125,7 +125,7 @@ test("a page embeds its own session's token, never another's", async () => {
     const [stored] = await db.select({ session: oauthAccessTokens.webSessionId })
       .from(oauthAccessTokens).where(eq(oauthAccessTokens.id, row!.webToken!.id));
     assert.equal(stored.session, row!.id, "the token row is the session's own");
-    assert.equal(token, await webTokenValue(secret, row!.webToken!.id));
+    assert.equal(token, webTokenValue(secret, row!.webToken!.id));
     tokens.push(token);
   }
   assert.equal(new Set(tokens).size, 3, "every session has its own token");
