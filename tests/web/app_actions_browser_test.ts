@@ -240,6 +240,9 @@ browsers.test("without JavaScript: grouped notifications, read marker, conversat
 
 browsers.test("without JavaScript: a list, its members; a followed hashtag", async (b) => {
   await ok(instance, ann.token, "POST", `/api/v1/accounts/${bob.id}/follow`);
+  // An unread notification: every page's "Notifications" is marked (audited below).
+  const liked = await postStatus(instance, ann.token, "Ann's post that bob likes");
+  await ok(instance, bob.token, "POST", `/api/v1/statuses/${liked.id}/favourite`);
   const { context, page, problems } = await signedIn(b, "ann", false);
   await page.goto(`${origin}/lists`);
   await page.fill("#list-title", "Friends");
@@ -255,7 +258,9 @@ browsers.test("without JavaScript: a list, its members; a followed hashtag", asy
   await clickAndNavigate(page, "form[role=search] button[type=submit]");
   await clickAndNavigate(page, `form[action="/lists/${listId}/accounts"] button[type=submit]`);
   await page.locator(`#list-members #member-${bob.id}`).waitFor();
+  await page.locator('nav a.unread[href="/notifications"]').waitFor();
   await shot(page, "list-edit");
+  await auditApp(page, "list-edit");
   let members = await ok(instance, ann.token, "GET", `/api/v1/lists/${listId}/accounts`);
   assert.deepEqual(members.map((a: { id: string }) => a.id), [bob.id]);
   await clickAndNavigate(page, `#member-${bob.id} button[type=submit]`);
