@@ -58,7 +58,7 @@ test("a visitor follows Edited to the post's history", async (t) => {
   });
 
   await t.step("what a visitor may not see is not found, as a missing post", async () => {
-    for (const id of [hidden.id, boost.id, "99999999999"]) {
+    for (const id of [hidden.id, boost.id, "99999999999", "9999999999999999999"]) {
       const { status, html } = await visit(`/statuses/${id}/history`);
       assert.equal(status, 404, id);
       assert.ok(!html.includes("Followers only"));
