@@ -81,8 +81,10 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
     return sql`WITH ${queued} SELECT ready FROM queued`;
   }
   // pg_notify runs once per ready row; idle workers wake once per commit anyway.
+  // The payload names the lane that takes the messages (sql_queue.ts's listen).
+  const lane = messages.every((m) => deliveryHost(m) != null) ? "deliveries" : "general";
   return sql`WITH ${queued} SELECT ready,
-    (SELECT count(*) FROM (SELECT pg_notify(${QUEUE_CHANNEL}, '') FROM queued WHERE ready) n)
+    (SELECT count(*) FROM (SELECT pg_notify(${QUEUE_CHANNEL}, ${lane}) FROM queued WHERE ready) n)
       AS woken
     FROM queued`;
 }

@@ -40,7 +40,7 @@ import type {
 import { getLogger } from "@logtape/logtape";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { queueMessages } from "../../db/queries/queue_rows.ts";
+import { deliveryHost, queueMessages } from "../../db/queries/queue_rows.ts";
 import {
   claimDeliveries,
   DEFAULT_DELIVERY_CONCURRENCY,
@@ -82,12 +82,19 @@ export interface SqlMessageQueueOptions {
   signal?: QueueSignal;
 }
 
-/** Wakes idle workers in other processes when messages are enqueued. */
+/**
+ * Wakes idle workers in other processes when messages are enqueued. The
+ * payload names the lane whose messages were queued ({@link LaneName}); an
+ * empty one wakes every lane.
+ */
 export interface QueueSignal {
-  notify(): Promise<void>;
+  notify(lane: LaneName): Promise<void>;
   /** Calls `wake` on every notification; resolves to an unsubscribe function. */
-  subscribe(wake: () => void): Promise<() => Promise<void>>;
+  subscribe(wake: (payload: string) => void): Promise<() => Promise<void>>;
 }
+
+/** The lanes of {@link SqlMessageQueue.listen}: inbound activities and jobs, and deliveries. */
+export type LaneName = "general" | "deliveries";
 
 /** A queue whose retries can keep their place in line ({@link SqlMessageQueue.keepPlace}). */
 export interface PlaceKeepingQueue extends MessageQueue {
@@ -112,6 +119,7 @@ interface Claim {
 
 /** Work claimed and run on slots of its own (see {@link SqlMessageQueue.listen}). */
 interface Lane {
+  name: LaneName;
   limit: number;
   claim(free: number): Promise<Claim>;
   /** Runs the work of one claimed message in the lane's slots. */
@@ -164,7 +172,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly #handling = new Map<string, Handling>();
   /** Keys of the messages this process finished since its last claim (which readies their next). */
   readonly #finishedKeys = new Set<string>();
-  #wake: (() => void) | null = null;
+  /** Wakes the idle loop of `lane`, or of every lane. */
+  #wake: ((lane?: string) => void) | null = null;
   #sweptAt = 0;
 
   constructor(database: Database, options: SqlMessageQueueOptions = {}) {
@@ -201,11 +210,14 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     }
     // A message behind others of its key is readied by whoever finishes them.
     if (!ready) return;
-    this.#wake?.();
+    const lane: LaneName = messages.every((m) => deliveryHost(m) != null)
+      ? "deliveries"
+      : "general";
+    this.#wake?.(lane);
     // Workers in other processes sleep until polled or notified; delayed
     // messages are found by polling when they fall due.
     if (this.#signal && delayMs === 0) {
-      await this.#signal.notify().catch((error) =>
+      await this.#signal.notify(lane).catch((error) =>
         logger.warn("Could not notify other workers: {error}", { error })
       );
     }
@@ -396,8 +408,6 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         return null;
       });
     }
-    // A slot is free (and a finished key's next message may want readying).
-    this.#wake?.();
   }
 
   /** Runs the handler on a claimed message, holding its lease meanwhile. */
@@ -450,21 +460,27 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     await this.#sweep();
     const slots = this.#hostSlots;
     const lanes: Lane[] = [{
+      name: "general",
       limit: this.#concurrency,
       claim: () => this.#claim(),
       run: (_, work) => work(),
       rows: () => sql`q.ready AND q.host IS NULL`,
     }, {
+      name: "deliveries",
       limit: this.#deliveryConcurrency,
       claim: (free) => this.#claimDeliveries(free),
       run: (claimed, work) => slots.hold(claimed.host ?? "", work),
       rows: () => deliveryRows(slots),
     }];
-    const wakers = new Set<() => void>();
-    this.#wake = () => wakers.forEach((wake) => wake());
+    const wakers = new Map<LaneName, () => void>();
+    this.#wake = (lane) => {
+      for (const [name, wake] of wakers) if (!lane || lane === name) wake();
+    };
     const onAbort = () => this.#wake?.();
     signal?.addEventListener("abort", onAbort);
-    const unsubscribe = this.#signal ? await this.#signal.subscribe(() => this.#wake?.()) : null;
+    const unsubscribe = this.#signal
+      ? await this.#signal.subscribe((payload) => this.#wake?.(payload))
+      : null;
     try {
       await Promise.all(lanes.map((lane) => this.#serve(lane, handler, wakers, signal)));
       await this.#readyFinished();
@@ -479,13 +495,13 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   async #serve(
     lane: Lane,
     handler: (message: any) => Promise<void> | void,
-    wakers: Set<() => void>,
+    wakers: Map<LaneName, () => void>,
     signal?: AbortSignal,
   ): Promise<void> {
     const running = new Set<Promise<void>>();
     let wakeResolve: (() => void) | null = null;
     const wake = () => wakeResolve?.();
-    wakers.add(wake);
+    wakers.set(lane.name, wake);
     try {
       while (!signal?.aborted) {
         if (running.size >= lane.limit) {
@@ -502,7 +518,11 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         for (const claimed of claim.claimed) {
           const task = lane.run(claimed, () => this.#work(claimed, handler, signal));
           running.add(task);
-          task.finally(() => running.delete(task));
+          // A slot is free (and a finished key's next message may want readying).
+          task.finally(() => {
+            running.delete(task);
+            wake();
+          });
         }
         // What it readied is claimable from this claim on.
         if (claim.claimed.length > 0 || claim.readied > 0) continue;
@@ -519,7 +539,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       }
       await Promise.allSettled(running);
     } finally {
-      wakers.delete(wake);
+      wakers.delete(lane.name);
     }
   }
 }
