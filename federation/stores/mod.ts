@@ -13,6 +13,7 @@ import {
 } from "./sql_queue.ts";
 import { QUEUE_CHANNEL } from "../../db/queries/queue_rows.ts";
 import { CoalescedNotify } from "./coalesced_notify.ts";
+import { KvWithHints } from "./kv_hints.ts";
 
 export interface FederationStores {
   kv: KvStore;
@@ -38,7 +39,7 @@ export function createStores(
     const notifies = new CoalescedNotify((lane) => pg.notify(QUEUE_CHANNEL, lane).then(() => {}));
     return {
       // KV from @fedify/postgres; the queue is ours (see sql_queue.ts for why).
-      kv: new RookeryPostgresKvStore(pg),
+      kv: new KvWithHints(new RookeryPostgresKvStore(pg)),
       queue: new SqlMessageQueue(database, {
         ...queueOptions,
         signal: {
@@ -52,7 +53,7 @@ export function createStores(
   const kv = new SqlKvStore(database);
   const pglite = database.pglite!;
   return {
-    kv,
+    kv: new KvWithHints(kv),
     // PGlite has one owner process: any lease found at start is a dead one's.
     queue: new SqlMessageQueue(database, {
       releaseLeasesOnStart: true,

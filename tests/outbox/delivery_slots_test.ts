@@ -78,15 +78,21 @@ test("a peer holding its deliveries does not hold other peers' nor inbound activ
     assert.ok(perHost < HELD_POSTS);
 
     for (let n = 0; n < HELD_POSTS; n++) await postStatus(rookery, alice, `held post ${n}`);
-    await eventually("the first peer to hold its share", () =>
-      Promise.resolve(held.pending() >= perHost));
-    await eventually("the second peer to have the same posts", () =>
-      Promise.resolve(open.received("held post") === HELD_POSTS));
+    await eventually(
+      "the first peer to hold its share",
+      () => Promise.resolve(held.pending() >= perHost),
+    );
+    await eventually(
+      "the second peer to have the same posts",
+      () => Promise.resolve(open.received("held post") === HELD_POSTS),
+    );
 
     // Later work, while every delivery to the first peer is still held.
     await postStatus(rookery, alice, "marker post");
-    await eventually("the marker post at the second peer", () =>
-      Promise.resolve(open.received("marker post") === 1));
+    await eventually(
+      "the marker post at the second peer",
+      () => Promise.resolve(open.received("marker post") === 1),
+    );
     const note = `${healthy.actor("fan")}/statuses/1`;
     const answer = await healthy.deliver(`${rookery.origin}/inbox`, {
       "@context": "https://www.w3.org/ns/activitystreams",
@@ -112,8 +118,11 @@ test("a peer holding its deliveries does not hold other peers' nor inbound activ
     assert.equal(held.pending(), perHost);
 
     held.release();
-    await eventually("every post at the first peer", () =>
-      Promise.resolve(held.received("held post") >= HELD_POSTS && held.received("marker post")));
+    await eventually(
+      "every post at the first peer",
+      () =>
+        Promise.resolve(held.received("held post") >= HELD_POSTS && held.received("marker post")),
+    );
   } finally {
     held.release();
     await stuck.close();
