@@ -40,8 +40,9 @@ test(
   async () => {
     const pg = await createTestDatabase();
     const database = await openDatabase({ databaseUrl: pg.url, pgliteDir: "memory://" });
-    // Each worker handles two messages at a time: with four keys, both are needed.
-    const env = { DATABASE_URL: pg.url, CONCURRENCY: "2" };
+    // Each worker handles two messages at a time and one delivery: with four
+    // keys, both workers are needed.
+    const env = { DATABASE_URL: pg.url, CONCURRENCY: "2", DELIVERY_CONCURRENCY: "1" };
     const workers = ["a", "b"].map((name) => spawnScript(CHILD, { args: ["ordered", name], env }));
     try {
       await database.rows(sql`CREATE TABLE queue_order_log (seq bigserial PRIMARY KEY,
