@@ -528,7 +528,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
             wake();
           });
         }
-        // What it readied is claimable from this claim on.
+        // What it readied is claimable from this claim on, by either lane.
+        if (claim.readied > 0) this.#wake?.();
         if (claim.claimed.length > 0 || claim.readied > 0) continue;
         if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) await this.#sweep();
         const wait = await this.#nextRunDelay(lane.rows()).catch(() => this.#pollMs);
