@@ -252,10 +252,7 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(raw)}`);
 }
 
-/**
- * PGLITE_TEMPLATE_CACHE: a directory, `off`, or unset for the user's cache
- * directory (`$XDG_CACHE_HOME/rookery`, else `~/.cache/rookery`).
- */
+/** PGLITE_TEMPLATE_CACHE: a directory, `off`, or unset: `$XDG_CACHE_HOME/rookery`, `~/.cache/rookery`. */
 function readTemplateCache(env: Env): string | null {
   const raw = (env.PGLITE_TEMPLATE_CACHE ?? "").trim();
   if (raw.toLowerCase() === "off") return null;
