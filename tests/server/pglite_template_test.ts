@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
+import { loadConfig } from "../../config.ts";
 import { extractTar, seedCluster, templateName } from "../../db/pglite_template.ts";
 import { startServer } from "../fixtures/server_process.ts";
 import { PGLITE_ONLY, test } from "../harness.ts";
@@ -112,6 +113,15 @@ test(
     }
   },
 );
+
+test("PGLITE_TEMPLATE_CACHE: a directory, off, or the user's cache directory", () => {
+  const cache = (env: Record<string, string>) => loadConfig(env).pgliteTemplateCache;
+  assert.equal(cache({ HOME: "/home/r" }), "/home/r/.cache/rookery");
+  assert.equal(cache({ HOME: "/home/r", XDG_CACHE_HOME: "/var/cache/r" }), "/var/cache/r/rookery");
+  assert.equal(cache({ HOME: "/home/r", PGLITE_TEMPLATE_CACHE: "/srv/t" }), "/srv/t");
+  assert.equal(cache({ HOME: "/home/r", PGLITE_TEMPLATE_CACHE: "OFF" }), null);
+  assert.equal(cache({}), null, "no home: no cache");
+});
 
 async function exists(path: string): Promise<boolean> {
   try {
