@@ -24,6 +24,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
   databaseUrl: string | null;
+  /** Where fresh PGlite data directories' migrated cluster is cached (db/pglite_template.ts). */
+  pgliteTemplateCache: string | null;
   /** PostgreSQL connections each process may open (DB_POOL_SIZE). */
   dbPoolSize: number;
   /** Which parts this process runs. */
@@ -50,6 +52,8 @@ export interface Config {
   fetchTimeoutMs: number;
   /** What one inbound activity may fetch (federation/fetch/budget.ts): documents, and milliseconds. */
   fetchBudget: { count: number; ms: number };
+  /** Deliveries a worker process runs at once, in all and to one host (federation/stores/delivery_lane.ts). */
+  deliveries: { concurrency: number; perHost: number };
   /**
    * Crawling a remote status's replies when a user opens its thread
    * (federation/remote/replies_crawl.ts): not again within `cooldownMs`, not before
@@ -246,6 +250,17 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   if (["1", "true", "yes", "on"].includes(v)) return true;
   if (["0", "false", "no", "off"].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(raw)}`);
+}
+
+/** PGLITE_TEMPLATE_CACHE: a directory, `off`, or unset: `$XDG_CACHE_HOME/rookery`, `~/.cache/rookery`. */
+function readTemplateCache(env: Env): string | null {
+  const raw = (env.PGLITE_TEMPLATE_CACHE ?? "").trim();
+  if (raw.toLowerCase() === "off") return null;
+  if (raw) return raw;
+  const xdg = (env.XDG_CACHE_HOME ?? "").trim();
+  if (xdg) return `${xdg}/rookery`;
+  const home = (env.HOME ?? "").trim();
+  return home ? `${home}/.cache/rookery` : null;
 }
 
 function readInt(env: Env, name: string, fallback: number, min = 0, max = 2 ** 31): number {
@@ -521,6 +536,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     domain: originUrl.host,
     dataDir: (env.DATA_DIR ?? "").trim() || "./data",
     databaseUrl,
+    pgliteTemplateCache: readTemplateCache(env),
     dbPoolSize: readInt(env, "DB_POOL_SIZE", 10, 1, 1000),
     role: readEnum(env, "ROLE", ["web", "worker", "all"] as const, "all"),
     registrations: readEnum(env, "REGISTRATIONS", ["open", "approval", "closed"] as const, "open"),
@@ -533,6 +549,10 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     },
     allowPrivateAddress: readBool(env, "ALLOW_PRIVATE_ADDRESS", false),
     fetchTimeoutMs: readInt(env, "FETCH_TIMEOUT", 10, 1, 60) * 1000,
+    deliveries: {
+      concurrency: readInt(env, "DELIVERY_CONCURRENCY", 64, 1, 1000),
+      perHost: readInt(env, "DELIVERY_HOST_CONCURRENCY", 4, 1, 1000),
+    },
     fetchBudget: {
       count: readInt(env, "FETCH_BUDGET", 8, 1, 100),
       ms: readInt(env, "FETCH_BUDGET_SECONDS", 10, 1, 120) * 1000,
