@@ -449,12 +449,16 @@ test("WebSocket streams", async (t) => {
         // Checks run one at a time, so its closing shows that the held check
         // has run to its end.
         const markerToken = tokens.pop()!;
-        const marker = await connect(`/api/v1/streaming?stream=user&access_token=${markerToken}`);
+        let marker: WsClient | null = null;
         const client = postgres(instance.databaseUrl!, { max: 1, onnotice: () => {} });
         const sockets: WsClient[] = [];
         try {
           await client.begin(async (tx) => {
             await tx`LOCK TABLE oauth_access_tokens IN ACCESS EXCLUSIVE MODE`;
+            // Opened under the lock: the hub checks a new socket's token, and
+            // that check is the one held (checks run only for new sockets and
+            // tokens the database named, so one made before the lock may be over).
+            marker = await connect(`/api/v1/streaming?stream=user&access_token=${markerToken}`);
             await eventually("a token check to wait for the lock", async () => {
               const [{ n }] = await tx`SELECT count(*)::int AS n FROM pg_locks
                 WHERE NOT granted AND relation = 'oauth_access_tokens'::regclass`;
@@ -469,7 +473,7 @@ test("WebSocket streams", async (t) => {
         }
         await instance.rookery.ctx.database.db.execute(sql`UPDATE oauth_access_tokens
           SET revoked_at = now() WHERE token_hash = ${await hashSecret(markerToken)}`);
-        await marker.closed;
+        await marker!.closed;
         const status = await postStatus(instance, alice, "To every socket");
         for (const ws of sockets) {
           assert.equal(ws.socket.readyState, WebSocket.OPEN);
