@@ -378,7 +378,11 @@ async function trustedAuthor(
  */
 export async function mentionedAccounts(app: AppContext, parsed: ParsedStatus): Promise<string[]> {
   const mentionUris = [...new Set(parsed.mentionUris)];
-  const addressed = [...new Set(parsed.addressed)].filter((u) => !mentionUris.includes(u));
+  // Only our own accounts count when addressed: the rest (most often the
+  // author's followers collection) would cost a query per status for nothing.
+  const addressed = [...new Set(parsed.addressed)].filter((u) =>
+    !mentionUris.includes(u) && sameOrigin(u, app.config.origin)
+  );
   if (mentionUris.length === 0 && addressed.length === 0) return [];
   const db = app.database.db;
   const rows = await db.select({ id: accounts.id, uri: accounts.uri, domain: accounts.domain })

@@ -77,6 +77,16 @@ export interface QueueSignal {
 /** A queue whose retries can keep their place in line ({@link SqlMessageQueue.keepPlace}). */
 export interface PlaceKeepingQueue extends MessageQueue {
   keepPlace(message: unknown, delayMs: number): boolean;
+  /** Queues an ordered message, run by this process at once when it can ({@link SqlMessageQueue.enqueueHere}). */
+  enqueueHere(message: unknown, orderingKey: string): Promise<void>;
+}
+
+/** This process's listen loop while it runs: what {@link SqlMessageQueue.enqueueHere} hands messages to. */
+interface Runner {
+  handler: (message: any) => Promise<void> | void;
+  signal?: AbortSignal;
+  /** The handlers running, and slots held for messages being taken. */
+  running: Set<Promise<void>>;
 }
 
 /** A message claimed by this process. */
@@ -129,6 +139,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   /** Keys of the messages this process finished since its last claim (which readies their next). */
   readonly #finishedKeys = new Set<string>();
   #wake: (() => void) | null = null;
+  #runner: Runner | null = null;
   #sweptAt = 0;
 
   constructor(database: Database, options: SqlMessageQueueOptions = {}) {
@@ -171,6 +182,45 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         logger.warn("Could not notify other workers: {error}", { error })
       );
     }
+  }
+
+  /**
+   * Queues `message` under `orderingKey` and, when this process runs the
+   * queue with a handler slot free and nothing of that key is queued before
+   * it, claims it in the same statement and runs it here at once: no
+   * wake-up, no claim, no wait for a poll. It is a claimed row like any
+   * other: the key's later messages wait for it, a retry keeps its place
+   * ({@link keepPlace}), and should this process die its lease runs out and
+   * another worker takes it. Otherwise it is queued as {@link enqueue} does.
+   * Resolves once the message is stored; its handling goes on meanwhile.
+   */
+  async enqueueHere(message: unknown, orderingKey: string): Promise<void> {
+    const runner = this.#runner;
+    if (!runner || runner.signal?.aborted || runner.running.size >= this.#concurrency) {
+      return await this.enqueue(message, { orderingKey });
+    }
+    // A slot is held from now on (so that requests at the same time do not
+    // overfill the worker) until the message's handling ends.
+    let release = () => {};
+    const slot = new Promise<void>((resolve) => release = resolve);
+    const done = () => {
+      runner.running.delete(slot);
+      release();
+    };
+    runner.running.add(slot);
+    let row: { id: number | string; claimed: boolean } | undefined;
+    try {
+      [row] = await this.#database.rows<{ id: number | string; claimed: boolean }>(
+        queueMessages([message], { orderingKey, runAt: new Date(), claimForMs: this.#leaseMs }),
+      );
+    } catch (error) {
+      done();
+      throw error;
+    }
+    // Behind its key's earlier messages: whoever finishes those readies it.
+    if (!row?.claimed) return done();
+    const claimed = { id: Number(row.id), message, key: orderingKey };
+    this.#work(claimed, runner.handler, runner.signal).finally(done);
   }
 
   /**
@@ -375,6 +425,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     }
     await this.#sweep();
     const running = new Set<Promise<void>>();
+    this.#runner = { handler, signal, running };
     let wakeResolve: (() => void) | null = null;
     this.#wake = () => wakeResolve?.();
     const onAbort = () => wakeResolve?.();
@@ -417,6 +468,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       signal?.removeEventListener("abort", onAbort);
       await unsubscribe?.().catch(() => {});
       this.#wake = null;
+      this.#runner = null;
     }
   }
 }

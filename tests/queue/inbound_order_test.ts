@@ -176,3 +176,65 @@ test("a line whose next message was never readied (a crash) is picked up again",
     assert.deepEqual(seen, [1, 2]);
   });
 });
+
+test("an activity queued while the worker has a slot free runs here at once, in its line", async () => {
+  await withDatabase(async (database) => {
+    // A poll a minute apart: what runs soon was handed over in this process.
+    const { queue: store } = createStores(database, { concurrency: 8, pollMs: 60_000 });
+    const queue = new FedifyQueue(store, { database } as unknown as AppContext);
+    const sent = [1, 2, 3].map((n) => inboxMessage(ALICE, n));
+    const handed: unknown[] = [];
+    const seen: string[] = [];
+    const bobDone = Promise.withResolvers<void>();
+    const abort = new AbortController();
+    await queue.enqueue(inboxMessage(BOB, 1));
+    const listening = queue.listen(async (m: InboxMessage) => {
+      if (m.activity.actor === BOB) return bobDone.resolve();
+      handed.push(m);
+      seen.push(`${m.activity.id.split("/").pop()}#${m.attempt}`);
+      // The first fails once; the others wait behind it.
+      if (m.activity.id.endsWith("/1") && m.attempt === 0) await retry(queue, m, 10);
+      if (m.activity.id.endsWith("/3")) abort.abort();
+    }, { signal: abort.signal });
+    // Bob's, queued before, ran: the worker is listening.
+    await bobDone.promise;
+    for (const m of sent) await queue.enqueue(m);
+    await listening;
+    assert.deepEqual(seen, ["1#0", "1#1", "2#0", "3#0"]);
+    // The first ran as it was handed over: no claim read it back from the table.
+    assert.ok(handed.includes(sent[0]), "the first activity was run in this process at once");
+    const [{ n }] = await database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM federation_queue`,
+    );
+    assert.equal(n, 0, "nothing is left queued");
+  });
+});
+
+test("with every slot busy, an activity is queued for the next free worker", async () => {
+  await withDatabase(async (database) => {
+    const { queue: store } = createStores(database, { concurrency: 1, pollMs: 100 });
+    const queue = new FedifyQueue(store, { database } as unknown as AppContext);
+    const release = Promise.withResolvers<void>();
+    const started = Promise.withResolvers<void>();
+    const seen: string[] = [];
+    const abort = new AbortController();
+    await queue.enqueue(inboxMessage(ALICE, 1));
+    const listening = queue.listen(async (m: InboxMessage) => {
+      seen.push(m.activity.actor.split("/").pop()!);
+      if (m.activity.actor === ALICE) {
+        started.resolve();
+        await release.promise;
+      } else abort.abort();
+    }, { signal: abort.signal });
+    await started.promise;
+    // Alice's holds the only slot: Bob's waits in the table, and runs after.
+    await queue.enqueue(inboxMessage(BOB, 1));
+    const [{ n }] = await database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM federation_queue WHERE locked_until IS NULL`,
+    );
+    assert.equal(n, 1, "Bob's activity waits unclaimed");
+    release.resolve();
+    await listening;
+    assert.deepEqual(seen, ["alice", "bob"]);
+  });
+});
