@@ -20,7 +20,7 @@
  * {@link MAX_EARLY_DELETES_PER_ACCOUNT} newest, and ids longer than a URL we
  * would store are not remembered.
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { Activity } from "@fedify/vocab";
 import type { AppContext } from "../../context.ts";
@@ -101,9 +101,10 @@ async function deletedEarly(app: AppContext, accountId: string, uri: string) {
 }
 
 /**
- * The stored status `uri` (deleted ones excluded) and whether its author
- * `accountId` deleted it before it arrived, in one query: every inbound
- * status asks this before it is stored.
+ * The stored status `uri` (a deleted one too: it is not stored again) and
+ * whether its author `accountId` deleted it before it arrived, in one
+ * query: every inbound status asks this before it is stored, and
+ * createStatus does not ask again (`uriChecked`).
  */
 export async function statusOrEarlyDelete(
   app: AppContext,
@@ -121,10 +122,7 @@ export async function statusOrEarlyDelete(
             AND ${earlyDeletes.accountId} = ${sql.placeholder("account")}
             AND ${earlyDeletes.expiresAt} > now())`,
       }).from(sql`(SELECT 1) AS one`)
-        .leftJoin(
-          statuses,
-          and(eq(statuses.uri, sql.placeholder("uri")), isNull(statuses.deletedAt)),
-        ).limit(1),
+        .leftJoin(statuses, eq(statuses.uri, sql.placeholder("uri"))).limit(1),
   ).execute({ uri, account: accountId });
   return { status: row?.status ?? null, deletedEarly: row?.deletedEarly === true };
 }

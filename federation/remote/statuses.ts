@@ -250,6 +250,8 @@ function remoteStatusInput(
     local: false,
     accountId: author.id,
     uri: parsed.uri,
+    // parseUnlessKnown found it unknown (a race ends in writeRemoteStatus's unique violation).
+    uriChecked: true,
     url: parsed.url,
     content: parsed.content,
     spoilerText: parsed.spoilerText,
