@@ -25,7 +25,7 @@ import { getLogger } from "@logtape/logtape";
 import type { Activity } from "@fedify/vocab";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/connection.ts";
-import { earlyDeletes, statuses } from "../../db/schema/mod.ts";
+import { earlyDeletes, interactionRequests, statuses } from "../../db/schema/mod.ts";
 import { executePrepared, preparedQuery } from "../../db/queries/prepared.ts";
 import type { StatusRow } from "../../actors/statuses/create.ts";
 import { MAX_URL_LENGTH, sameOrigin } from "../fetch/trust.ts";
@@ -100,17 +100,26 @@ async function deletedEarly(app: AppContext, accountId: string, uri: string) {
   return rows.length > 0;
 }
 
+/** What is on record about a status IRI before it is stored ({@link statusOrEarlyDelete}). */
+export interface StatusRecord {
+  /** The stored status (a deleted one too: it is not stored again). */
+  status: StatusRow | null;
+  /** Its author deleted it before it arrived. */
+  deletedEarly: boolean;
+  /** It was refused as an interaction (a reply) before (actors/interactions/remote_requests.ts's wasRejected). */
+  rejected: boolean;
+}
+
 /**
- * The stored status `uri` (a deleted one too: it is not stored again) and
- * whether its author `accountId` deleted it before it arrived, in one
- * query: every inbound status asks this before it is stored, and
- * createStatus does not ask again (`uriChecked`).
+ * What is on record about `uri`, by author `accountId`, in one query:
+ * every inbound status asks this before it is stored, and createStatus
+ * does not look the IRI up again (`uriChecked`).
  */
 export async function statusOrEarlyDelete(
   app: AppContext,
   uri: string,
   accountId: string,
-): Promise<{ status: StatusRow | null; deletedEarly: boolean }> {
+): Promise<StatusRecord> {
   const [row] = await preparedQuery(
     app.database.db,
     "status_or_early_delete",
@@ -121,10 +130,17 @@ export async function statusOrEarlyDelete(
           WHERE ${earlyDeletes.uri} = ${sql.placeholder("uri")}
             AND ${earlyDeletes.accountId} = ${sql.placeholder("account")}
             AND ${earlyDeletes.expiresAt} > now())`,
+        rejected: sql<boolean>`EXISTS (SELECT 1 FROM ${interactionRequests}
+          WHERE ${interactionRequests.interactionUri} = ${sql.placeholder("uri")}
+            AND ${interactionRequests.state} = 'rejected')`,
       }).from(sql`(SELECT 1) AS one`)
         .leftJoin(statuses, eq(statuses.uri, sql.placeholder("uri"))).limit(1),
   ).execute({ uri, account: accountId });
-  return { status: row?.status ?? null, deletedEarly: row?.deletedEarly === true };
+  return {
+    status: row?.status ?? null,
+    deletedEarly: row?.deletedEarly === true,
+    rejected: row?.rejected === true,
+  };
 }
 
 /** Forgets the removals past their time; run by the worker's maintenance. */
