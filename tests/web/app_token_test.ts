@@ -45,7 +45,7 @@ test("the web token: derived, streaming-only, ended with its session", async () 
   const secret = decodeURIComponent(session.cookie.slice(session.cookie.indexOf("=") + 1));
   const row = await findWebSession(db, instance.rookery.ctx.core.activity, secret);
   assert.ok(row?.webToken);
-  assert.equal(token, await webTokenValue(secret, row.webToken.id));
+  assert.equal(token, webTokenValue(secret, row.webToken.id));
   assert.equal(
     metaOf(await (await session.get("/public/local")).text(), "rookery-stream-token"),
     token,

@@ -44,7 +44,7 @@ export async function attachWebToken(c: Context<ApiEnv>): Promise<void> {
   if (!session || !secret || c.get("appStreamToken")) return;
   const webToken = await ensureWebToken(c.get("ctx").database.db, session, secret);
   c.set("appSession", { ...session, webToken });
-  c.set("appStreamToken", await webTokenValue(secret, webToken.id));
+  c.set("appStreamToken", webTokenValue(secret, webToken.id));
 }
 
 /** The session of a request that passed {@link appPage} or the signed-in branch. */
