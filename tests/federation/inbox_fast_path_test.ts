@@ -54,9 +54,12 @@ test("plainly shaped deliveries: recipients checked, order kept, unreadable ones
     await t.step("an unreadable activity is accepted, dropped, and holds nothing up", async () => {
       const broken = `${actor}/notes/broken`;
       // A date JSON-LD's reader refuses: Fedify's request used to answer 400.
-      const status = await deliver(`${rookery.origin}/inbox`, create(broken, {
-        published: "yesterday at noon",
-      }));
+      const status = await deliver(
+        `${rookery.origin}/inbox`,
+        create(broken, {
+          published: "yesterday at noon",
+        }),
+      );
       assert.equal(status, 202);
       const after = `${actor}/notes/after`;
       assert.equal(await deliver(`${rookery.origin}/inbox`, create(after)), 202);
