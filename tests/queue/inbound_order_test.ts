@@ -14,7 +14,7 @@ import { createStores } from "../../federation/stores/mod.ts";
 import { FedifyQueue } from "../../federation/stores/fedify_queue.ts";
 import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox/order.ts";
 import type { AppContext } from "../../context.ts";
-import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { createTestDatabase, DB_KIND, POSTGRES_ONLY, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 type Database = Awaited<ReturnType<typeof openDatabase>>;
@@ -238,3 +238,50 @@ test("with every slot busy, an activity is queued for the next free worker", asy
     assert.deepEqual(seen, ["alice", "bob"]);
   });
 });
+
+test(
+  "an activity handed over in a worker still holds its actor's next, queued by a web process",
+  POSTGRES_ONLY,
+  async () => {
+    const pg = await createTestDatabase();
+    // A worker's queue and a web process's (which never listens), on one database.
+    const [worker, web] = await Promise.all(
+      [1, 2].map(() => openDatabase({ databaseUrl: pg.url, pgliteDir: "" })),
+    );
+    try {
+      const queue = serverQueue(worker);
+      const events: string[] = [];
+      const listening = Promise.withResolvers<void>();
+      const started = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      const abort = new AbortController();
+      const probe = inboxMessage(BOB, 1);
+      await queue.enqueue(probe);
+      const done = queue.listen(async (m: InboxMessage) => {
+        if (m.id === probe.id) return listening.resolve();
+        const n = m.activity.id.split("/").pop();
+        events.push(`start ${n}`);
+        if (n === "1") {
+          started.resolve();
+          await release.promise;
+        }
+        events.push(`end ${n}`);
+        if (n === "2") abort.abort();
+      }, { signal: abort.signal });
+      await listening.promise;
+      await queue.enqueue(inboxMessage(ALICE, 1));
+      await started.promise;
+      await serverQueue(web).enqueue(inboxMessage(ALICE, 2));
+      const [{ waiting }] = await web.rows<{ waiting: number }>(
+        sql`SELECT count(*)::int AS waiting FROM federation_queue WHERE NOT ready`,
+      );
+      assert.equal(waiting, 1, "the second activity waits behind the first");
+      release.resolve();
+      await done;
+      assert.deepEqual(events, ["start 1", "end 1", "start 2", "end 2"]);
+    } finally {
+      await Promise.all([worker.close(), web.close()]);
+      await pg.drop();
+    }
+  },
+);
