@@ -12,6 +12,9 @@
  * instant is either seen gone, or deleted only once this one is committed
  * (sql_queue.ts's claim then readies it); when another writer queued the
  * key's first message at this very instant, this one goes behind it.
+ *
+ * A delivery (Fedify's `outbox` message) records its inbox's host, which
+ * gives it a slot among deliveries (federation/stores/delivery_lane.ts).
  */
 import { type SQL, sql } from "drizzle-orm";
 
@@ -37,6 +40,18 @@ export interface QueuePlace {
   claimForMs?: number;
 }
 
+/** The host a delivery goes to (Fedify's `outbox` message); null for other messages. */
+export function deliveryHost(message: unknown): string | null {
+  if (!message || typeof message !== "object") return null;
+  const { type, inbox } = message as { type?: unknown; inbox?: unknown };
+  if (type !== "outbox" || typeof inbox !== "string") return null;
+  try {
+    return new URL(inbox).host || null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The statement that queues `messages` (several only without an ordering
  * key); its rows are `{ ready }`, one per message, and with a key also the
@@ -48,17 +63,18 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
   let queued: SQL;
   if (key == null) {
     const values = messages.map((m) =>
-      sql`(${JSON.stringify(m)}::jsonb, ${runAt}::timestamptz, true)`
+      sql`(${JSON.stringify(m)}::jsonb, ${runAt}::timestamptz, true, ${deliveryHost(m)}::text)`
     );
-    queued = sql`queued AS (INSERT INTO federation_queue (message, run_at, ready)
+    queued = sql`queued AS (INSERT INTO federation_queue (message, run_at, ready, host)
       VALUES ${sql.join(values, sql`, `)} RETURNING ready)`;
   } else {
     if (messages.length !== 1) throw new Error("One message at a time per ordering key");
     const json = JSON.stringify(messages[0]);
+    const host = deliveryHost(messages[0]);
     const claimMs = place.claimForMs ?? null;
     queued = sql`head AS (
-        INSERT INTO federation_queue (message, ordering_key, run_at, ready, locked_until)
-        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, f.free, CASE
+        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host, locked_until)
+        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, f.free, ${host}::text, CASE
           WHEN f.free AND ${claimMs}::int IS NOT NULL
           THEN now() + ${claimMs}::int * interval '1 millisecond' END
         FROM (SELECT NOT EXISTS (
@@ -66,8 +82,8 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
         ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
         RETURNING id, ready, locked_until IS NOT NULL AS claimed),
       behind AS (
-        INSERT INTO federation_queue (message, ordering_key, run_at, ready)
-        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false
+        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host)
+        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false, ${host}::text
         WHERE NOT EXISTS (SELECT 1 FROM head)
         RETURNING id, ready, false AS claimed),
       queued AS (SELECT id, ready, claimed FROM head UNION ALL SELECT id, ready, claimed FROM behind)`;
@@ -76,8 +92,10 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
     return sql`WITH ${queued} SELECT * FROM queued`;
   }
   // pg_notify runs once per ready row; idle workers wake once per commit anyway.
+  // The payload names the lane that takes the messages (sql_queue.ts's listen).
+  const lane = messages.every((m) => deliveryHost(m) != null) ? "deliveries" : "general";
   return sql`WITH ${queued} SELECT ready,
-    (SELECT count(*) FROM (SELECT pg_notify(${QUEUE_CHANNEL}, '') FROM queued WHERE ready) n)
+    (SELECT count(*) FROM (SELECT pg_notify(${QUEUE_CHANNEL}, ${lane}) FROM queued WHERE ready) n)
       AS woken
     FROM queued`;
 }
