@@ -17,6 +17,7 @@ import { CIRCUIT_BREAKER_OPTIONS } from "./outbox/circuit_breaker.ts";
 import { createDocumentLoaders } from "./fetch/document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox/guard.ts";
 import { INBOX_RETRY_POLICY } from "./inbox/order.ts";
+import { queuePlainDelivery } from "./inbox/fast_path.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/moderation/domain_rules.ts";
 import { wireActivity } from "./objects/mastodon_terms.ts";
 import { instanceSigningIdentity } from "./dispatchers/instance_actor.ts";
@@ -107,6 +108,12 @@ export function buildFederation(
   // read them from the federation object: set them there.
   Object.assign(federation, { allowPrivateAddress: config.allowPrivateAddress, userAgent });
   registerDispatchers(federation);
+  // Plainly shaped deliveries are queued without Fedify's parse of the
+  // request (inbox/fast_path.ts); the rest, and every other route, are Fedify's.
+  const fedifyFetch = federation.fetch.bind(federation);
+  federation.fetch = async (request, options) =>
+    await queuePlainDelivery(options.contextData, queue, request) ??
+      await fedifyFetch(request, options);
   const guardInbox = createInboxGuard({
     origin: config.origin,
     kv,

@@ -129,6 +129,12 @@ export interface RemoteStatusInput {
   /** The parent or quoted post it names that were not fetched (over budget): fetched later. */
   missingLinks?: MissingLinks | null;
   /**
+   * The caller looked the IRI up just before and found nothing stored: it
+   * is not looked up again. A row stored meanwhile fails the insert (a
+   * unique violation), which the caller handles.
+   */
+  uriChecked?: boolean;
+  /**
    * A reply between two other servers whose approval could not be checked
    * yet (`missingLinks.verify`): stored held, hidden from everyone, until
    * the status_links job verifies it.
@@ -152,7 +158,7 @@ export async function createStatus(
     const earlier = await findIdempotentStatus(db, input.accountId, input.idempotencyKey);
     if (earlier) return earlier;
   }
-  if (!input.local) {
+  if (!input.local && !input.uriChecked) {
     const [known] = await db.select().from(statuses).where(eq(statuses.uri, input.uri));
     if (known) return known;
   }

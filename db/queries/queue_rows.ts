@@ -32,6 +32,12 @@ export interface QueuePlace {
    * a message is ready now.
    */
   wake?: boolean;
+  /**
+   * With an ordering key: a message queued ready (nothing of its key before
+   * it) is claimed by the writer for this long, in the same statement (a
+   * worker handing it to itself: federation/stores/sql_queue.ts).
+   */
+  claimForMs?: number;
 }
 
 /** The host a delivery goes to (Fedify's `outbox` message); null for other messages. */
@@ -48,7 +54,8 @@ export function deliveryHost(message: unknown): string | null {
 
 /**
  * The statement that queues `messages` (several only without an ordering
- * key); its rows are `{ ready }`, one per message.
+ * key); its rows are `{ ready }`, one per message, and with a key also the
+ * row's `id` and whether it was `claimed` ({@link QueuePlace.claimForMs}).
  */
 export function queueMessages(messages: readonly unknown[], place: QueuePlace): SQL {
   const runAt = place.runAt.toISOString();
@@ -64,21 +71,25 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
     if (messages.length !== 1) throw new Error("One message at a time per ordering key");
     const json = JSON.stringify(messages[0]);
     const host = deliveryHost(messages[0]);
+    const claimMs = place.claimForMs ?? null;
     queued = sql`head AS (
-        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host)
-        VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, NOT EXISTS (
-          SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE), ${host}::text)
+        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host, locked_until)
+        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, f.free, ${host}::text, CASE
+          WHEN f.free AND ${claimMs}::int IS NOT NULL
+          THEN now() + ${claimMs}::int * interval '1 millisecond' END
+        FROM (SELECT NOT EXISTS (
+          SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE) AS free) f
         ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
-        RETURNING ready),
+        RETURNING id, ready, locked_until IS NOT NULL AS claimed),
       behind AS (
         INSERT INTO federation_queue (message, ordering_key, run_at, ready, host)
         SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false, ${host}::text
         WHERE NOT EXISTS (SELECT 1 FROM head)
-        RETURNING ready),
-      queued AS (SELECT ready FROM head UNION ALL SELECT ready FROM behind)`;
+        RETURNING id, ready, false AS claimed),
+      queued AS (SELECT id, ready, claimed FROM head UNION ALL SELECT id, ready, claimed FROM behind)`;
   }
   if (!place.wake || place.runAt.getTime() > Date.now()) {
-    return sql`WITH ${queued} SELECT ready FROM queued`;
+    return sql`WITH ${queued} SELECT * FROM queued`;
   }
   // pg_notify runs once per ready row; idle workers wake once per commit anyway.
   // The payload names the lane that takes the messages (sql_queue.ts's listen).

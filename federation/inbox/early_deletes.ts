@@ -20,12 +20,12 @@
  * {@link MAX_EARLY_DELETES_PER_ACCOUNT} newest, and ids longer than a URL we
  * would store are not remembered.
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { Activity } from "@fedify/vocab";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../db/connection.ts";
-import { earlyDeletes, statuses } from "../../db/schema/mod.ts";
+import { earlyDeletes, interactionRequests, statuses } from "../../db/schema/mod.ts";
 import { executePrepared, preparedQuery } from "../../db/queries/prepared.ts";
 import type { StatusRow } from "../../actors/statuses/create.ts";
 import { MAX_URL_LENGTH, sameOrigin } from "../fetch/trust.ts";
@@ -100,16 +100,26 @@ async function deletedEarly(app: AppContext, accountId: string, uri: string) {
   return rows.length > 0;
 }
 
+/** What is on record about a status IRI before it is stored ({@link statusOrEarlyDelete}). */
+export interface StatusRecord {
+  /** The stored status (a deleted one too: it is not stored again). */
+  status: StatusRow | null;
+  /** Its author deleted it before it arrived. */
+  deletedEarly: boolean;
+  /** It was refused as an interaction (a reply) before (actors/interactions/remote_requests.ts's wasRejected). */
+  rejected: boolean;
+}
+
 /**
- * The stored status `uri` (deleted ones excluded) and whether its author
- * `accountId` deleted it before it arrived, in one query: every inbound
- * status asks this before it is stored.
+ * What is on record about `uri`, by author `accountId`, in one query:
+ * every inbound status asks this before it is stored, and createStatus
+ * does not look the IRI up again (`uriChecked`).
  */
 export async function statusOrEarlyDelete(
   app: AppContext,
   uri: string,
   accountId: string,
-): Promise<{ status: StatusRow | null; deletedEarly: boolean }> {
+): Promise<StatusRecord> {
   const [row] = await preparedQuery(
     app.database.db,
     "status_or_early_delete",
@@ -120,13 +130,17 @@ export async function statusOrEarlyDelete(
           WHERE ${earlyDeletes.uri} = ${sql.placeholder("uri")}
             AND ${earlyDeletes.accountId} = ${sql.placeholder("account")}
             AND ${earlyDeletes.expiresAt} > now())`,
+        rejected: sql<boolean>`EXISTS (SELECT 1 FROM ${interactionRequests}
+          WHERE ${interactionRequests.interactionUri} = ${sql.placeholder("uri")}
+            AND ${interactionRequests.state} = 'rejected')`,
       }).from(sql`(SELECT 1) AS one`)
-        .leftJoin(
-          statuses,
-          and(eq(statuses.uri, sql.placeholder("uri")), isNull(statuses.deletedAt)),
-        ).limit(1),
+        .leftJoin(statuses, eq(statuses.uri, sql.placeholder("uri"))).limit(1),
   ).execute({ uri, account: accountId });
-  return { status: row?.status ?? null, deletedEarly: row?.deletedEarly === true };
+  return {
+    status: row?.status ?? null,
+    deletedEarly: row?.deletedEarly === true,
+    rejected: row?.rejected === true,
+  };
 }
 
 /** Forgets the removals past their time; run by the worker's maintenance. */

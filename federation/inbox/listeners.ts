@@ -37,7 +37,12 @@ export function registerInboxListeners(federation: Federation<AppContext>): void
     .setInboxListeners(LOCAL_PATHS.inbox, LOCAL_PATHS.sharedInbox)
     // Fetches made while handling shared-inbox activities are signed by the
     // instance actor, so peers in secure mode answer them.
-    .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }));
+    .setSharedKeyDispatcher(() => ({ identifier: INSTANCE_ACTOR }))
+    // No duplicate check in the request: with a queue, Fedify's request
+    // reads a key only its queue-less path writes (the queued handler
+    // checks and marks its own, which is the replay protection), so the
+    // read was a round trip per delivery that could never hit.
+    .withIdempotency(() => null);
   // Follow, Accept, Reject, Undo, Block, Update and Delete (of actors); Undo,
   // Update, Delete, Accept and Reject go on to the status handlers when not theirs.
   // Collections (FEP-7aa9: inbox/collections.ts) see Accept, Reject, Update and Delete first.

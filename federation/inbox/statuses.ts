@@ -165,8 +165,9 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     return;
   }
   if (await handleVote(ctx, sender, object)) return;
-  // A forged approval, or a reply its author already rejected, does not come in.
-  if (await refusedInteraction(ctx, object, object.id.href)) return;
+  // A forged approval does not come in; nor does a reply its author already
+  // rejected (dropRejected: asked with the status's IRI).
+  if (await forgedClaim(ctx, object)) return;
   // GoToSocial's rule: a reply to a rejected reply is rejected with it.
   const parentUri = object.replyTargetId?.href;
   if (parentUri && await wasRejected(ctx.data.database.db, parentUri)) return;
@@ -177,6 +178,7 @@ export async function onCreate(ctx: InboxContext<AppContext>, create: Create): P
     sender,
     budget,
     impolite: true,
+    dropRejected: true,
   });
   if (status) await forwardReply(ctx, sender, status);
 }

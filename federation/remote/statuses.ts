@@ -108,6 +108,11 @@ export interface StoreOptions {
    */
   impolite?: boolean;
   /**
+   * Not stored when it was refused as an interaction before (a rejected
+   * reply): asked in the query that looks the IRI up.
+   */
+  dropRejected?: boolean;
+  /**
    * An approval already proven for a reply to `targetUri`: the signed
    * broadcast Accept of that post's author (federation/inbox/interaction_answers.ts).
    */
@@ -132,7 +137,7 @@ export async function storeRemoteStatus(
   const { budget } = options;
   const author = await trustedAuthor(ctx, object, budget, options.expectedActor, options.sender);
   if (!author) return null;
-  const fresh = await parseUnlessKnown(app, object, author, options.raw);
+  const fresh = await parseUnlessKnown(app, object, author, options);
   if (!fresh || "known" in fresh) return fresh?.known ?? null;
   const { parsed } = fresh;
   const claim = claimOf(object)?.href ?? null;
@@ -179,7 +184,7 @@ async function parseUnlessKnown(
   app: AppContext,
   object: APObject,
   author: AccountRow,
-  raw: unknown,
+  { raw, dropRejected }: Pick<StoreOptions, "raw" | "dropRejected">,
 ): Promise<{ parsed: ParsedStatus } | { known: StatusRow } | null> {
   const parsed = await parseStatusObject(object, {
     followersUrl: author.followersUrl,
@@ -189,6 +194,7 @@ async function parseUnlessKnown(
   });
   if (!parsed) return null;
   const known = await statusOrEarlyDelete(app, parsed.uri, author.id);
+  if (dropRejected && known.rejected) return null;
   if (known.status) return { known: known.status };
   if (known.deletedEarly) {
     // Its Delete came first: the late Create, or a fetch, does not bring it back.
@@ -250,6 +256,8 @@ function remoteStatusInput(
     local: false,
     accountId: author.id,
     uri: parsed.uri,
+    // parseUnlessKnown found it unknown (a race ends in writeRemoteStatus's unique violation).
+    uriChecked: true,
     url: parsed.url,
     content: parsed.content,
     spoilerText: parsed.spoilerText,
@@ -378,7 +386,11 @@ async function trustedAuthor(
  */
 export async function mentionedAccounts(app: AppContext, parsed: ParsedStatus): Promise<string[]> {
   const mentionUris = [...new Set(parsed.mentionUris)];
-  const addressed = [...new Set(parsed.addressed)].filter((u) => !mentionUris.includes(u));
+  // Only our own accounts count when addressed: the rest (most often the
+  // author's followers collection) would cost a query per status for nothing.
+  const addressed = [...new Set(parsed.addressed)].filter((u) =>
+    !mentionUris.includes(u) && sameOrigin(u, app.config.origin)
+  );
   if (mentionUris.length === 0 && addressed.length === 0) return [];
   const db = app.database.db;
   const rows = await db.select({ id: accounts.id, uri: accounts.uri, domain: accounts.domain })

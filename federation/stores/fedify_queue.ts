@@ -50,12 +50,18 @@ export class FedifyQueue implements MessageQueue {
   /**
    * An inbound activity, queued behind its actor's earlier ones; Fedify's
    * retry of one that failed keeps its place in that line when the queue
-   * can (federation/inbox/order.ts).
+   * can (federation/inbox/order.ts). A new one is run by this process at
+   * once when it runs the queue and has a slot free (sql_queue.ts's
+   * enqueueHere): the delivery's 202 does not wait for it.
    */
   async #enqueueInbox(message: unknown, orderingKey: string, options?: MessageQueueEnqueueOptions) {
     const inner = this.#inner as Partial<PlaceKeepingQueue>;
     const delayMs = options?.delay ? Math.max(0, options.delay.total("millisecond")) : 0;
-    if (isInboxRetry(message) && inner.keepPlace?.(message, delayMs)) return;
+    const retry = isInboxRetry(message);
+    if (retry && inner.keepPlace?.(message, delayMs)) return;
+    if (!retry && delayMs === 0 && inner.enqueueHere) {
+      return await inner.enqueueHere(message, orderingKey);
+    }
     await this.#inner.enqueue(message, { ...options, orderingKey });
   }
 

@@ -14,7 +14,7 @@ import { createStores } from "../../federation/stores/mod.ts";
 import { FedifyQueue } from "../../federation/stores/fedify_queue.ts";
 import { INBOX_MAX_ATTEMPTS, INBOX_RETRY_POLICY } from "../../federation/inbox/order.ts";
 import type { AppContext } from "../../context.ts";
-import { createTestDatabase, DB_KIND, test } from "../harness.ts";
+import { createTestDatabase, DB_KIND, POSTGRES_ONLY, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 type Database = Awaited<ReturnType<typeof openDatabase>>;
@@ -176,3 +176,112 @@ test("a line whose next message was never readied (a crash) is picked up again",
     assert.deepEqual(seen, [1, 2]);
   });
 });
+
+test("an activity queued while the worker has a slot free runs here at once, in its line", async () => {
+  await withDatabase(async (database) => {
+    // A poll a minute apart: what runs soon was handed over in this process.
+    const { queue: store } = createStores(database, { concurrency: 8, pollMs: 60_000 });
+    const queue = new FedifyQueue(store, { database } as unknown as AppContext);
+    const sent = [1, 2, 3].map((n) => inboxMessage(ALICE, n));
+    const handed: unknown[] = [];
+    const seen: string[] = [];
+    const bobDone = Promise.withResolvers<void>();
+    const abort = new AbortController();
+    await queue.enqueue(inboxMessage(BOB, 1));
+    const listening = queue.listen(async (m: InboxMessage) => {
+      if (m.activity.actor === BOB) return bobDone.resolve();
+      handed.push(m);
+      seen.push(`${m.activity.id.split("/").pop()}#${m.attempt}`);
+      // The first fails once; the others wait behind it.
+      if (m.activity.id.endsWith("/1") && m.attempt === 0) await retry(queue, m, 10);
+      if (m.activity.id.endsWith("/3")) abort.abort();
+    }, { signal: abort.signal });
+    // Bob's, queued before, ran: the worker is listening.
+    await bobDone.promise;
+    for (const m of sent) await queue.enqueue(m);
+    await listening;
+    assert.deepEqual(seen, ["1#0", "1#1", "2#0", "3#0"]);
+    // The first ran as it was handed over: no claim read it back from the table.
+    assert.ok(handed.includes(sent[0]), "the first activity was run in this process at once");
+    const [{ n }] = await database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM federation_queue`,
+    );
+    assert.equal(n, 0, "nothing is left queued");
+  });
+});
+
+test("with every slot busy, an activity is queued for the next free worker", async () => {
+  await withDatabase(async (database) => {
+    const { queue: store } = createStores(database, { concurrency: 1, pollMs: 100 });
+    const queue = new FedifyQueue(store, { database } as unknown as AppContext);
+    const release = Promise.withResolvers<void>();
+    const started = Promise.withResolvers<void>();
+    const seen: string[] = [];
+    const abort = new AbortController();
+    await queue.enqueue(inboxMessage(ALICE, 1));
+    const listening = queue.listen(async (m: InboxMessage) => {
+      seen.push(m.activity.actor.split("/").pop()!);
+      if (m.activity.actor === ALICE) {
+        started.resolve();
+        await release.promise;
+      } else abort.abort();
+    }, { signal: abort.signal });
+    await started.promise;
+    // Alice's holds the only slot: Bob's waits in the table, and runs after.
+    await queue.enqueue(inboxMessage(BOB, 1));
+    const [{ n }] = await database.rows<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM federation_queue WHERE locked_until IS NULL`,
+    );
+    assert.equal(n, 1, "Bob's activity waits unclaimed");
+    release.resolve();
+    await listening;
+    assert.deepEqual(seen, ["alice", "bob"]);
+  });
+});
+
+test(
+  "an activity handed over in a worker still holds its actor's next, queued by a web process",
+  POSTGRES_ONLY,
+  async () => {
+    const pg = await createTestDatabase();
+    // A worker's queue and a web process's (which never listens), on one database.
+    const [worker, web] = await Promise.all(
+      [1, 2].map(() => openDatabase({ databaseUrl: pg.url, pgliteDir: "" })),
+    );
+    try {
+      const queue = serverQueue(worker);
+      const events: string[] = [];
+      const listening = Promise.withResolvers<void>();
+      const started = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      const abort = new AbortController();
+      const probe = inboxMessage(BOB, 1);
+      await queue.enqueue(probe);
+      const done = queue.listen(async (m: InboxMessage) => {
+        if (m.id === probe.id) return listening.resolve();
+        const n = m.activity.id.split("/").pop();
+        events.push(`start ${n}`);
+        if (n === "1") {
+          started.resolve();
+          await release.promise;
+        }
+        events.push(`end ${n}`);
+        if (n === "2") abort.abort();
+      }, { signal: abort.signal });
+      await listening.promise;
+      await queue.enqueue(inboxMessage(ALICE, 1));
+      await started.promise;
+      await serverQueue(web).enqueue(inboxMessage(ALICE, 2));
+      const [{ waiting }] = await web.rows<{ waiting: number }>(
+        sql`SELECT count(*)::int AS waiting FROM federation_queue WHERE NOT ready`,
+      );
+      assert.equal(waiting, 1, "the second activity waits behind the first");
+      release.resolve();
+      await done;
+      assert.deepEqual(events, ["start 1", "end 1", "start 2", "end 2"]);
+    } finally {
+      await Promise.all([worker.close(), web.close()]);
+      await pg.drop();
+    }
+  },
+);
