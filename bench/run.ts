@@ -212,6 +212,7 @@ async function startServer(env: Record<string, string>, port = freePort(), main 
   const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", SERVER_V8_FLAGS, ...SERVER_FLAGS, main],
+    cwd: main.slice(0, main.lastIndexOf("/") + 1) || ".", // its checkout's deno.json
     env: {
       PORT: String(port),
       BIND: "127.0.0.1",
