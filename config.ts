@@ -50,6 +50,8 @@ export interface Config {
   fetchTimeoutMs: number;
   /** What one inbound activity may fetch (federation/fetch/budget.ts): documents, and milliseconds. */
   fetchBudget: { count: number; ms: number };
+  /** Deliveries a worker process runs at once, in all and to one host (federation/stores/delivery_lane.ts). */
+  deliveries: { concurrency: number; perHost: number };
   /**
    * Crawling a remote status's replies when a user opens its thread
    * (federation/remote/replies_crawl.ts): not again within `cooldownMs`, not before
@@ -533,6 +535,10 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     },
     allowPrivateAddress: readBool(env, "ALLOW_PRIVATE_ADDRESS", false),
     fetchTimeoutMs: readInt(env, "FETCH_TIMEOUT", 10, 1, 60) * 1000,
+    deliveries: {
+      concurrency: readInt(env, "DELIVERY_CONCURRENCY", 64, 1, 1000),
+      perHost: readInt(env, "DELIVERY_HOST_CONCURRENCY", 4, 1, 1000),
+    },
     fetchBudget: {
       count: readInt(env, "FETCH_BUDGET", 8, 1, 100),
       ms: readInt(env, "FETCH_BUDGET_SECONDS", 10, 1, 120) * 1000,

@@ -32,6 +32,8 @@ export interface ApiEnv {
     appSession?: WebSession | null;
     /** The app page's streaming token for its script (actors/auth/web_tokens.ts). */
     appStreamToken?: string;
+    /** Whether an app page marks "Notifications" as having unread ones (app/session.tsx). */
+    appUnreadNotifications?: boolean;
     /** The request's parameters, once parsed (api/params.ts): a body is read once. */
     params?: Promise<Params>;
     /** Set when Fedify answered the request itself (app.ts), for the request metrics. */

@@ -117,7 +117,7 @@ export async function seedFanout(
   await insertFollows(
     database,
     BigInt(Date.now() - 45 * 86_400_000) << 16n,
-    sql`SELECT ${remote}::bigint + (i << 16) AS follower, ${local}::bigint AS target
+    sql`SELECT ${remote}::bigint + (i::bigint << 16) AS follower, ${local}::bigint AS target
       FROM generate_series(0, ${size.followers - 1}::int) AS i`,
   );
   const { application } = await createApplication(database.db, {

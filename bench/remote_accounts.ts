@@ -28,7 +28,7 @@ export async function insertRemoteAccounts(database: Database, r: RemoteAccounts
     INSERT INTO accounts (id, username, domain, uri, url, inbox_url, shared_inbox_url,
       followers_url, following_url, public_key_pem, public_key_id, public_keys,
       fetched_at, created_at, updated_at)
-    SELECT ${r.base}::bigint + (i << 16), ${r.prefix}::text || i,
+    SELECT ${r.base}::bigint + (i::bigint << 16), ${r.prefix}::text || i,
       substr(${origin}, 8), ${actor}, ${actor}, ${actor} || '/inbox', ${origin} || '/inbox',
       ${actor} || '/followers', ${actor} || '/following', ${pem}::text,
       CASE WHEN ${pem}::text IS NULL THEN NULL ELSE ${actor} || '#main-key' END,

@@ -46,7 +46,10 @@ export function buildFederation(
   options: FederationOptions = {},
 ): FederationSetup {
   const { config, database } = ctx;
-  const stores = createStores(database, {}, ctx.core.listener);
+  const stores = createStores(database, {
+    deliveryConcurrency: config.deliveries.concurrency,
+    hostConcurrency: config.deliveries.perHost,
+  }, ctx.core.listener);
   const { kv, maintain } = stores;
   const fedifyQueue = new FedifyQueue(stores.queue, ctx);
   const queue = options.wrapQueue?.(fedifyQueue) ?? fedifyQueue;

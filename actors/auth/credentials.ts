@@ -18,14 +18,15 @@
  *   `clear_other_sessions`, which also destroys those sessions' access
  *   tokens) and revokes the user's access tokens, their Web Push
  *   subscriptions, unused authorization codes and pending two-factor
- *   sign-ins that passed the old password. Rookery has no web-app token per
- *   session, so every token is one a client got by signing in with the old
- *   password: all of them end, as at a password reset. The session that
- *   made the change stays signed in. The user is mailed that the password
+ *   sign-ins that passed the old password. Every app token is one a client
+ *   got by signing in with the old password: all of them end, as at a
+ *   password reset. The session that made the change stays signed in; its
+ *   streaming-only web token is revoked too and replaced on its next page
+ *   (rotated: actors/auth/web_tokens.ts). The user is mailed that the password
  *   changed (Devise's send_password_change_notification, which Mastodon
  *   turns on).
  */
-import { and, eq, inArray, isNull, ne, or } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
   oauthAccessTokens,
@@ -91,17 +92,11 @@ export async function changePassword(
     await tx.delete(webSessions)
       .where(and(eq(webSessions.userId, userId), ne(webSessions.id, input.keepSessionId)));
     await tx.delete(signInChallenges).where(eq(signInChallenges.userId, userId));
+    // The changer's own web token goes too: its session stays, and its next
+    // page makes a new one (ensureWebToken), so a web token copied before
+    // the change stops working with everything else.
     const revoked = await tx.update(oauthAccessTokens).set({ revokedAt: new Date() })
-      .where(and(
-        eq(oauthAccessTokens.userId, userId),
-        isNull(oauthAccessTokens.revokedAt),
-        // The changer's own session keeps its web token (its live updates);
-        // the other sessions' go with their rows.
-        or(
-          isNull(oauthAccessTokens.webSessionId),
-          ne(oauthAccessTokens.webSessionId, input.keepSessionId),
-        ),
-      ))
+      .where(and(eq(oauthAccessTokens.userId, userId), isNull(oauthAccessTokens.revokedAt)))
       .returning({ id: oauthAccessTokens.id });
     if (revoked.length) {
       await tx.delete(webPushSubscriptions)

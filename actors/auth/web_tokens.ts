@@ -10,6 +10,7 @@
  * and the page can show it without the database keeping a usable secret.
  * The row keeps its SHA-256 like any token, so the usual lookup finds it.
  */
+import { createHmac } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
@@ -23,26 +24,15 @@ export const WEB_TOKEN_SCOPES = ["read:statuses", "read:notifications"];
 /** The streaming paths a web token opens; everything else refuses it. */
 export const WEB_TOKEN_PATH = "/api/v1/streaming";
 
-function base64url(bytes: ArrayBuffer): string {
-  return btoa(String.fromCharCode(...new Uint8Array(bytes)))
-    .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-/** The token's value: HMAC-SHA256 keyed by the session's cookie secret (43 characters). */
-export async function webTokenValue(sessionSecret: string, tokenId: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(sessionSecret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    new TextEncoder().encode(`rookery-web-token:${tokenId}`),
-  );
-  return base64url(mac);
+/**
+ * The token's value: HMAC-SHA256 keyed by the session's cookie secret (43
+ * characters, base64url). Synchronous node:crypto, not WebCrypto: every
+ * signed-in page derives it, and importing a key per page cost more than
+ * the rest of the session check (profile of the web home page).
+ */
+export function webTokenValue(sessionSecret: string, tokenId: string): string {
+  return createHmac("sha256", sessionSecret).update(`rookery-web-token:${tokenId}`)
+    .digest("base64url");
 }
 
 /**
@@ -60,7 +50,7 @@ export async function ensureWebToken(
   const id = newId();
   await db.insert(oauthAccessTokens).values({
     id,
-    tokenHash: await hashSecret(await webTokenValue(sessionSecret, id)),
+    tokenHash: await hashSecret(webTokenValue(sessionSecret, id)),
     applicationId: sql`(SELECT id FROM oauth_applications WHERE superapp LIMIT 1)`,
     userId: session.user.userId,
     scopes: WEB_TOKEN_SCOPES,

@@ -23,10 +23,12 @@ import {
   serializeNotificationGroups,
 } from "../entities/notification_group.ts";
 import {
+  countUnread,
   DEFAULT_GROUPED_TYPES,
   type GroupHead,
   loadGroupsData,
   notificationsByIds,
+  notificationsMarker,
   pageOfGroups,
   type PageRange,
 } from "../../db/queries/notifications.ts";
@@ -120,4 +122,17 @@ export async function readNotificationGroups(
     cursors: pageCursors(heads, (h) => h.id),
     rows: heads.length,
   };
+}
+
+/**
+ * Whether the user has notifications newer than their notifications marker
+ * (GET /api/v1/markers; unread_count's condition, counting to one): the web
+ * app's mark on "Notifications". No marker yet: any notification is unread.
+ */
+export async function hasUnreadNotifications(
+  db: Executor,
+  user: { userId: string; accountId: string },
+): Promise<boolean> {
+  const marker = await notificationsMarker(db, user.userId);
+  return await countUnread(db, user.accountId, {}, marker, 1) > 0;
 }

@@ -12,6 +12,9 @@
  * instant is either seen gone, or deleted only once this one is committed
  * (sql_queue.ts's claim then readies it); when another writer queued the
  * key's first message at this very instant, this one goes behind it.
+ *
+ * A delivery (Fedify's `outbox` message) records its inbox's host, which
+ * gives it a slot among deliveries (federation/stores/delivery_lane.ts).
  */
 import { type SQL, sql } from "drizzle-orm";
 
@@ -31,6 +34,18 @@ export interface QueuePlace {
   wake?: boolean;
 }
 
+/** The host a delivery goes to (Fedify's `outbox` message); null for other messages. */
+export function deliveryHost(message: unknown): string | null {
+  if (!message || typeof message !== "object") return null;
+  const { type, inbox } = message as { type?: unknown; inbox?: unknown };
+  if (type !== "outbox" || typeof inbox !== "string") return null;
+  try {
+    return new URL(inbox).host || null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The statement that queues `messages` (several only without an ordering
  * key); its rows are `{ ready }`, one per message.
@@ -41,22 +56,23 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
   let queued: SQL;
   if (key == null) {
     const values = messages.map((m) =>
-      sql`(${JSON.stringify(m)}::jsonb, ${runAt}::timestamptz, true)`
+      sql`(${JSON.stringify(m)}::jsonb, ${runAt}::timestamptz, true, ${deliveryHost(m)}::text)`
     );
-    queued = sql`queued AS (INSERT INTO federation_queue (message, run_at, ready)
+    queued = sql`queued AS (INSERT INTO federation_queue (message, run_at, ready, host)
       VALUES ${sql.join(values, sql`, `)} RETURNING ready)`;
   } else {
     if (messages.length !== 1) throw new Error("One message at a time per ordering key");
     const json = JSON.stringify(messages[0]);
+    const host = deliveryHost(messages[0]);
     queued = sql`head AS (
-        INSERT INTO federation_queue (message, ordering_key, run_at, ready)
+        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host)
         VALUES (${json}::jsonb, ${key}, ${runAt}::timestamptz, NOT EXISTS (
-          SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE))
+          SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE), ${host}::text)
         ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
         RETURNING ready),
       behind AS (
-        INSERT INTO federation_queue (message, ordering_key, run_at, ready)
-        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false
+        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host)
+        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false, ${host}::text
         WHERE NOT EXISTS (SELECT 1 FROM head)
         RETURNING ready),
       queued AS (SELECT ready FROM head UNION ALL SELECT ready FROM behind)`;
@@ -65,8 +81,10 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
     return sql`WITH ${queued} SELECT ready FROM queued`;
   }
   // pg_notify runs once per ready row; idle workers wake once per commit anyway.
+  // The payload names the lane that takes the messages (sql_queue.ts's listen).
+  const lane = messages.every((m) => deliveryHost(m) != null) ? "deliveries" : "general";
   return sql`WITH ${queued} SELECT ready,
-    (SELECT count(*) FROM (SELECT pg_notify(${QUEUE_CHANNEL}, '') FROM queued WHERE ready) n)
+    (SELECT count(*) FROM (SELECT pg_notify(${QUEUE_CHANNEL}, ${lane}) FROM queued WHERE ready) n)
       AS woken
     FROM queued`;
 }

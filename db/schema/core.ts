@@ -326,6 +326,8 @@ export const federationQueue = pgTable("federation_queue", {
   createdAt: ts("created_at").notNull().defaultNow(),
   /** The oldest message of its ordering key (or one without): the only kind a worker claims. */
   ready: boolean("ready").notNull().default(false),
+  /** A delivery's inbox host; null for other messages (federation/stores/delivery_lane.ts). */
+  host: text("host"),
 }, (t) => [
   index("federation_queue_ready_idx").on(t.runAt, t.id).where(sql`${t.ready}`),
   // Whether an older message of the same key is still queued (sql_queue.ts).
@@ -334,6 +336,9 @@ export const federationQueue = pgTable("federation_queue", {
   // One ready message per key: the database keeps a key's messages one at a time.
   uniqueIndex("federation_queue_head_idx").on(t.orderingKey)
     .where(sql`${t.ready} AND ${t.orderingKey} IS NOT NULL`),
+  // Deliveries claimed on their own slots; other messages never enter it.
+  index("federation_queue_delivery_idx").on(t.runAt, t.id)
+    .where(sql`${t.ready} AND ${t.host} IS NOT NULL`),
 ]);
 
 /**

@@ -99,7 +99,13 @@ async function audience(
         .innerJoin(accounts, eq(accounts.id, mentions.accountId))
         .where(and(eq(mentions.statusId, sql.placeholder("id")), remoteLive))
         .unionAll(
-          db.select(inboxColumns).from(follows)
+          // One follower per inbox: Fedify sends one request per (shared)
+          // inbox anyway, and a hundred thousand followers on a thousand
+          // servers are a thousand rows, not a hundred thousand recipients.
+          db.selectDistinctOn(
+            [sql`coalesce(${accounts.sharedInboxUrl}, ${accounts.inboxUrl})`],
+            inboxColumns,
+          ).from(follows)
             .innerJoin(accounts, eq(accounts.id, follows.accountId))
             .where(and(
               eq(follows.targetAccountId, sql.placeholder("author")),

@@ -12,6 +12,8 @@ import {
   type SqlMessageQueueOptions,
 } from "./sql_queue.ts";
 import { QUEUE_CHANNEL } from "../../db/queries/queue_rows.ts";
+import { CoalescedNotify } from "./coalesced_notify.ts";
+import { KvWithHints } from "./kv_hints.ts";
 
 export interface FederationStores {
   kv: KvStore;
@@ -33,15 +35,15 @@ export function createStores(
   if (database.kind === "postgres" && database.pg) {
     const pg = database.pg;
     const wakes = listener ?? new ChannelListener(database);
+    // One NOTIFY at a time per lane: a fan-out's thousand enqueues share a few.
+    const notifies = new CoalescedNotify((lane) => pg.notify(QUEUE_CHANNEL, lane).then(() => {}));
     return {
       // KV from @fedify/postgres; the queue is ours (see sql_queue.ts for why).
-      kv: new RookeryPostgresKvStore(pg),
+      kv: new KvWithHints(new RookeryPostgresKvStore(pg)),
       queue: new SqlMessageQueue(database, {
         ...queueOptions,
         signal: {
-          notify: async () => {
-            await pg.notify(QUEUE_CHANNEL, "");
-          },
+          notify: (lane) => notifies.notify(lane),
           subscribe: (wake) => wakes.listen(QUEUE_CHANNEL, wake),
         },
       }),
@@ -51,7 +53,7 @@ export function createStores(
   const kv = new SqlKvStore(database);
   const pglite = database.pglite!;
   return {
-    kv,
+    kv: new KvWithHints(kv),
     // PGlite has one owner process: any lease found at start is a dead one's.
     queue: new SqlMessageQueue(database, {
       releaseLeasesOnStart: true,

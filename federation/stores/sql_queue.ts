@@ -27,6 +27,10 @@
  * A retry keeps its place: a message handed back through {@link keepPlace}
  * while it is being handled (Fedify's retry of it, same `id`) replaces the
  * row, due later, and the later messages of its key go on waiting for it.
+ *
+ * Deliveries (rows with a host) are claimed on slots of their own, a few per
+ * host (delivery_lane.ts): a slow peer holds its own deliveries, not the
+ * other peers' nor inbound activities and jobs, which have the other slots.
  */
 import type {
   MessageQueue,
@@ -34,9 +38,16 @@ import type {
   MessageQueueListenOptions,
 } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { queueMessages } from "../../db/queries/queue_rows.ts";
+import { deliveryHost, queueMessages } from "../../db/queries/queue_rows.ts";
+import {
+  claimDeliveries,
+  DEFAULT_DELIVERY_CONCURRENCY,
+  DEFAULT_HOST_CONCURRENCY,
+  deliveryRows,
+  HostSlots,
+} from "./delivery_lane.ts";
 
 const logger = getLogger(["rookery", "queue"]);
 
@@ -56,8 +67,12 @@ export interface SqlMessageQueueOptions {
   leaseMs?: number;
   /** Longest wait between polls when nothing wakes the worker. */
   pollMs?: number;
-  /** Handlers run at once. */
+  /** Handlers of inbound activities and jobs run at once. */
   concurrency?: number;
+  /** Deliveries run at once (delivery_lane.ts). */
+  deliveryConcurrency?: number;
+  /** Deliveries run at once to one host. */
+  hostConcurrency?: number;
   /**
    * Release every lease when listening starts. Right when this process is
    * the only consumer (PGlite): a lease left over is from a killed process.
@@ -67,12 +82,19 @@ export interface SqlMessageQueueOptions {
   signal?: QueueSignal;
 }
 
-/** Wakes idle workers in other processes when messages are enqueued. */
+/**
+ * Wakes idle workers in other processes when messages are enqueued. The
+ * payload names the lane whose messages were queued ({@link LaneName}); an
+ * empty one wakes every lane.
+ */
 export interface QueueSignal {
-  notify(): Promise<void>;
+  notify(lane: LaneName): Promise<void>;
   /** Calls `wake` on every notification; resolves to an unsubscribe function. */
-  subscribe(wake: () => void): Promise<() => Promise<void>>;
+  subscribe(wake: (payload: string) => void): Promise<() => Promise<void>>;
 }
+
+/** The lanes of {@link SqlMessageQueue.listen}: inbound activities and jobs, and deliveries. */
+export type LaneName = "general" | "deliveries";
 
 /** A queue whose retries can keep their place in line ({@link SqlMessageQueue.keepPlace}). */
 export interface PlaceKeepingQueue extends MessageQueue {
@@ -84,6 +106,26 @@ interface Claimed {
   id: number;
   message: unknown;
   key: string | null;
+  /** A delivery's host (delivery_lane.ts). */
+  host?: string | null;
+}
+
+/** What one claim brought. */
+interface Claim {
+  claimed: Claimed[];
+  /** Messages it readied (claimable from the next claim on). */
+  readied: number;
+}
+
+/** Work claimed and run on slots of its own (see {@link SqlMessageQueue.listen}). */
+interface Lane {
+  name: LaneName;
+  limit: number;
+  claim(free: number): Promise<Claim>;
+  /** Runs the work of one claimed message in the lane's slots. */
+  run(claimed: Claimed, work: () => Promise<void>): Promise<void>;
+  /** The rows (federation_queue q) the lane would claim once due. */
+  rows(): SQL;
 }
 
 /** A message claimed by this process, and what becomes of its row when the handler is done. */
@@ -122,13 +164,16 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly #leaseMs: number;
   readonly #pollMs: number;
   readonly #concurrency: number;
+  readonly #deliveryConcurrency: number;
+  readonly #hostSlots: HostSlots;
   readonly #releaseLeasesOnStart: boolean;
   readonly #signal: QueueSignal | undefined;
   /** What this process is handling, by the messages' own `id`. */
   readonly #handling = new Map<string, Handling>();
   /** Keys of the messages this process finished since its last claim (which readies their next). */
   readonly #finishedKeys = new Set<string>();
-  #wake: (() => void) | null = null;
+  /** Wakes the idle loop of `lane`, or of every lane. */
+  #wake: ((lane?: string) => void) | null = null;
   #sweptAt = 0;
 
   constructor(database: Database, options: SqlMessageQueueOptions = {}) {
@@ -136,6 +181,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#pollMs = options.pollMs ?? 1_000;
     this.#concurrency = options.concurrency ?? 8;
+    this.#deliveryConcurrency = options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
+    this.#hostSlots = new HostSlots(options.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY);
     this.#releaseLeasesOnStart = options.releaseLeasesOnStart ?? false;
     this.#signal = options.signal;
   }
@@ -163,11 +210,14 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     }
     // A message behind others of its key is readied by whoever finishes them.
     if (!ready) return;
-    this.#wake?.();
+    const lane: LaneName = messages.every((m) => deliveryHost(m) != null)
+      ? "deliveries"
+      : "general";
+    this.#wake?.(lane);
     // Workers in other processes sleep until polled or notified; delayed
     // messages are found by polling when they fall due.
     if (this.#signal && delayMs === 0) {
-      await this.#signal.notify().catch((error) =>
+      await this.#signal.notify(lane).catch((error) =>
         logger.warn("Could not notify other workers: {error}", { error })
       );
     }
@@ -199,12 +249,13 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
 
   /**
    * Readies the next message of each key this process finished a message
-   * of, then claims the next runnable message, if any: one statement. It
+   * of, then claims the next runnable message that is not a delivery, if
+   * any: one statement. It
    * runs after the finished messages' deletes were committed, so an enqueue
    * that saw one of them before it went (KEY SHARE) is committed too, and its
    * message is seen. What it readied is claimable from the next claim on.
    */
-  async #claim(): Promise<{ claimed: Claimed | null; readied: number }> {
+  async #claim(): Promise<Claim> {
     const keys = [...this.#finishedKeys];
     // NO KEY UPDATE: an enqueue's KEY SHARE read of the same row does not make us skip it.
     const [row] = await this.#database.rows<
@@ -217,6 +268,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         WHERE id = (
           SELECT id FROM federation_queue
           WHERE ready AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+            AND host IS NULL
           ORDER BY run_at, id
           LIMIT 1
           FOR NO KEY UPDATE SKIP LOCKED)
@@ -225,9 +277,36 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
     for (const key of keys) this.#finishedKeys.delete(key);
     const claimed = row?.id == null
-      ? null
-      : { id: Number(row.id), message: row.message, key: row.ordering_key };
+      ? []
+      : [{ id: Number(row.id), message: row.message, key: row.ordering_key }];
     return { claimed, readied: row?.readied ?? 0 };
+  }
+
+  /**
+   * Readies as {@link #claim} does, and claims up to `free` due deliveries,
+   * no host beyond its share of the slots (delivery_lane.ts).
+   */
+  async #claimDeliveries(free: number): Promise<Claim> {
+    const keys = [...this.#finishedKeys];
+    const rows = await this.#database.rows<{
+      id: number | string | null;
+      message: unknown;
+      ordering_key: string | null;
+      host: string | null;
+      readied: number;
+    }>(sql`
+      WITH readied AS (${readyNextOf(keys)}),
+      ${claimDeliveries(this.#hostSlots, free, this.#leaseMs)}
+      SELECT c.id, c.message, c.ordering_key, c.host, (SELECT count(*) FROM readied)::int AS readied
+      FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
+    for (const key of keys) this.#finishedKeys.delete(key);
+    const claimed = rows.filter((r) => r.id != null).map((r) => ({
+      id: Number(r.id),
+      message: r.message,
+      key: r.ordering_key,
+      host: r.host,
+    }));
+    return { claimed, readied: rows[0]?.readied ?? 0 };
   }
 
   /**
@@ -302,11 +381,12 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     );
   }
 
-  async #nextRunDelay(): Promise<number> {
+  /** How long until one of `rows` (a lane's) may be claimed, at most the poll interval. */
+  async #nextRunDelay(rows: SQL): Promise<number> {
     const [row] = await this.#database.rows<{ ms: number | null }>(sql`
       SELECT (extract(epoch FROM min(greatest(run_at, coalesce(locked_until, run_at)) - now()))
         * 1000)::float8 AS ms
-      FROM federation_queue WHERE ready`);
+      FROM federation_queue q WHERE ${rows}`);
     if (row?.ms == null) return this.#pollMs;
     return Math.min(this.#pollMs, Math.max(10, Math.ceil(row.ms)));
   }
@@ -328,8 +408,6 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         return null;
       });
     }
-    // A slot is free (and a finished key's next message may want readying).
-    this.#wake?.();
   }
 
   /** Runs the handler on a claimed message, holding its lease meanwhile. */
@@ -364,6 +442,12 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     return handling;
   }
 
+  /**
+   * Claims and handles messages until `options.signal` is aborted, in two
+   * lanes with slots of their own: inbound activities and jobs
+   * (`concurrency`), and deliveries (`deliveryConcurrency`, at most
+   * `hostConcurrency` to one host; delivery_lane.ts).
+   */
   async listen(
     handler: (message: any) => Promise<void> | void,
     options: MessageQueueListenOptions = {},
@@ -374,34 +458,81 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         WHERE locked_until IS NOT NULL`);
     }
     await this.#sweep();
+    const slots = this.#hostSlots;
+    const lanes: Lane[] = [{
+      name: "general",
+      limit: this.#concurrency,
+      claim: () => this.#claim(),
+      run: (_, work) => work(),
+      rows: () => sql`q.ready AND q.host IS NULL`,
+    }, {
+      name: "deliveries",
+      limit: this.#deliveryConcurrency,
+      claim: (free) => this.#claimDeliveries(free),
+      run: (claimed, work) => slots.hold(claimed.host ?? "", work),
+      rows: () => deliveryRows(slots),
+    }];
+    const wakers = new Map<LaneName, () => void>();
+    this.#wake = (lane) => {
+      for (const [name, wake] of wakers) if (!lane || lane === name) wake();
+    };
+    const onAbort = () => this.#wake?.();
+    signal?.addEventListener("abort", onAbort);
+    const unsubscribe = this.#signal
+      ? await this.#signal.subscribe((payload) => this.#wake?.(payload))
+      : null;
+    try {
+      await Promise.all(lanes.map((lane) => this.#serve(lane, handler, wakers, signal)));
+      await this.#readyFinished();
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      await unsubscribe?.().catch(() => {});
+      this.#wake = null;
+    }
+  }
+
+  /** One lane's loop: claims while it has free slots, sleeps until woken or due. */
+  async #serve(
+    lane: Lane,
+    handler: (message: any) => Promise<void> | void,
+    wakers: Map<LaneName, () => void>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const running = new Set<Promise<void>>();
     let wakeResolve: (() => void) | null = null;
-    this.#wake = () => wakeResolve?.();
-    const onAbort = () => wakeResolve?.();
-    signal?.addEventListener("abort", onAbort);
-    const unsubscribe = this.#signal ? await this.#signal.subscribe(() => wakeResolve?.()) : null;
+    const wake = () => wakeResolve?.();
+    wakers.set(lane.name, wake);
     try {
       while (!signal?.aborted) {
-        if (running.size >= this.#concurrency) {
+        if (running.size >= lane.limit) {
           await Promise.race(running);
+          // The other handlers finishing in this turn of the event loop free
+          // their slots too, so one claim fills several (a busy lane's
+          // deliveries end by the dozen).
+          await new Promise((resolve) => setTimeout(resolve, 0));
           continue;
         }
-        let claim: { claimed: Claimed | null; readied: number } = { claimed: null, readied: 0 };
+        let claim: Claim = { claimed: [], readied: 0 };
         try {
-          claim = await this.#claim();
+          claim = await lane.claim(lane.limit - running.size);
         } catch (error) {
           if (signal?.aborted) break;
           logger.error("Could not claim a queued message: {error}", { error });
         }
-        if (claim.claimed) {
-          const task = this.#work(claim.claimed, handler, signal);
+        for (const claimed of claim.claimed) {
+          const task = lane.run(claimed, () => this.#work(claimed, handler, signal));
           running.add(task);
-          task.finally(() => running.delete(task));
-          continue;
+          // A slot is free (and a finished key's next message may want readying).
+          task.finally(() => {
+            running.delete(task);
+            wake();
+          });
         }
-        if (claim.readied > 0) continue; // claimable from this claim on
+        // What it readied is claimable from this claim on, by either lane.
+        if (claim.readied > 0) this.#wake?.();
+        if (claim.claimed.length > 0 || claim.readied > 0) continue;
         if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) await this.#sweep();
-        const wait = await this.#nextRunDelay().catch(() => this.#pollMs);
+        const wait = await this.#nextRunDelay(lane.rows()).catch(() => this.#pollMs);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);
           wakeResolve = () => {
@@ -412,11 +543,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         wakeResolve = null;
       }
       await Promise.allSettled(running);
-      await this.#readyFinished();
     } finally {
-      signal?.removeEventListener("abort", onAbort);
-      await unsubscribe?.().catch(() => {});
-      this.#wake = null;
+      wakers.delete(lane.name);
     }
   }
 }

@@ -23,6 +23,7 @@ import {
   listOf,
   politeRequest,
   PUBLIC,
+  startFollowerPeer,
   startPolicyPeer,
 } from "../fixtures/policy_peers.ts";
 
@@ -40,8 +41,7 @@ test("a GoToSocial peer's polite requests: held, accepted, refused", async (t) =
         ));
     const marker = async () => {
       const note = gts.note("zork", { content: "<p>marker</p>" });
-      const { "@context": _, ...object } = note;
-      await gts.deliver("zork", { id: `${note.id}/activity`, type: "Create", actor: zork, object });
+      await gts.deliverCreate("zork", note);
       await arrived(rookery, note.id as string, "the marker");
     };
     const pendingRequests = () => ok(rookery, alice, "GET", "/api/v1/interaction_requests");
@@ -195,24 +195,11 @@ test("a GoToSocial peer's polite requests: held, accepted, refused", async (t) =
 test("our reply and Like to a GoToSocial post that wants approval: asked, then answered later", async (t) => {
   const rookery = await startInstance();
   const gts = await startPolicyPeer(rookery, "gotosocial");
-  const fans = await startPolicyPeer(rookery, "mastodon");
+  const alice = await createUser(rookery, "alice");
+  const fans = await startFollowerPeer(rookery, alice);
   try {
-    const alice = await createUser(rookery, "alice");
     const aliceUri = `${rookery.origin}/users/alice`;
     const zork = gts.actor("zork");
-    const fan = fans.actor("fan");
-    await fans.deliver("fan", {
-      id: fans.id("fan", "follows"),
-      type: "Follow",
-      actor: fan,
-      object: aliceUri,
-    });
-    await eventually(
-      "fan following alice",
-      async () =>
-        (await ok(rookery, alice, "GET", "/api/v1/accounts/verify_credentials")).followers_count ===
-          1,
-    );
     const manualEverything = {
       canReply: { automaticApproval: [zork], manualApproval: [PUBLIC] },
       canLike: { automaticApproval: [zork], manualApproval: [PUBLIC] },
@@ -222,8 +209,7 @@ test("our reply and Like to a GoToSocial post that wants approval: asked, then a
       content: "<p>ask me</p>",
       interactionPolicy: manualEverything,
     });
-    const { "@context": _, ...object } = post;
-    await gts.deliver("zork", { id: `${post.id}/activity`, type: "Create", actor: zork, object });
+    await gts.deliverCreate("zork", post);
     const stored = await arrived(rookery, post.id as string, "zork's post");
     const requestsAt = (type: string) => gts.received("zork").filter((a) => a.type === type);
 
@@ -371,8 +357,7 @@ test("a third server's reply to a GoToSocial post that wants approval is stored 
     const zork = gts.actor("zork");
     const xavier = other.actor("xavier");
     const deliverNote = async (note: Json) => {
-      const { "@context": _, ...object } = note;
-      await gts.deliver("zork", { id: `${note.id}/activity`, type: "Create", actor: zork, object });
+      await gts.deliverCreate("zork", note);
       return await arrived(rookery, note.id as string, "zork's post");
     };
     const guarded = await deliverNote(gts.note("zork", {
@@ -426,13 +411,7 @@ test("a third server's reply to a GoToSocial post that wants approval is stored 
     reply(guarded.uri, (id) => authorization("good", valid("reply", id)), true);
     reply(open.uri, null, true);
     for (const { note } of replies) {
-      const { "@context": _, ...object } = note;
-      await other.deliver("xavier", {
-        id: `${note.id}/activity`,
-        type: "Create",
-        actor: xavier,
-        object,
-      });
+      await other.deliverCreate("xavier", note);
     }
     await arrived(rookery, replies.at(-1)!.note.id as string, "the last reply");
     for (const { note, stored } of replies) {

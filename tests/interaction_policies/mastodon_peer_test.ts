@@ -18,40 +18,26 @@ import { postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { arrived, storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
-import { type Json, listOf, PUBLIC, startPolicyPeer } from "../fixtures/policy_peers.ts";
+import {
+  type Json,
+  listOf,
+  PUBLIC,
+  startFollowerPeer,
+  startPolicyPeer,
+} from "../fixtures/policy_peers.ts";
 
 test("a Mastodon peer's reply and Like held, then answered in the impolite form", async (t) => {
   const rookery = await startInstance();
   const mastodon = await startPolicyPeer(rookery, "mastodon");
-  const fans = await startPolicyPeer(rookery, "mastodon");
+  const alice = await createUser(rookery, "alice");
+  const fans = await startFollowerPeer(rookery, alice);
   try {
-    const alice = await createUser(rookery, "alice");
     const aliceUri = `${rookery.origin}/users/alice`;
     const mel = mastodon.actor("mel");
-    const fan = fans.actor("fan");
-    await fans.deliver("fan", {
-      id: fans.id("fan", "follows"),
-      type: "Follow",
-      actor: fan,
-      object: aliceUri,
-    });
-    await eventually(
-      "fan following alice",
-      async () =>
-        (await ok(rookery, alice, "GET", "/api/v1/accounts/verify_credentials")).followers_count ===
-          1,
-    );
     /** A plain public post by mel, stored once handled: mel's earlier activities were too. */
     const marker = async () => {
       const note = mastodon.note("mel", { content: "<p>marker</p>" });
-      const { "@context": _, ...object } = note;
-      await mastodon.deliver("mel", {
-        id: `${note.id}/activity`,
-        type: "Create",
-        actor: mel,
-        object,
-        to: [PUBLIC],
-      });
+      await mastodon.deliverCreate("mel", note, { to: [PUBLIC] });
       await arrived(rookery, note.id as string, "the marker");
     };
 
@@ -67,15 +53,7 @@ test("a Mastodon peer's reply and Like held, then answered in the impolite form"
         tag: [{ type: "Mention", href: aliceUri, name: `@alice@${rookery.domain}` }],
         content: "<p>@alice may I?</p>",
       });
-      const { "@context": _, ...object } = note;
-      await mastodon.deliver("mel", {
-        id: `${note.id}/activity`,
-        type: "Create",
-        actor: mel,
-        object,
-        to: [PUBLIC],
-        cc: object.cc as string[],
-      });
+      await mastodon.deliverCreate("mel", note, { to: [PUBLIC], cc: note.cc });
       const [request] = await eventually("the held reply's request", async () => {
         const list = await ok(rookery, alice, "GET", "/api/v1/interaction_requests");
         return list.length ? list : null;
@@ -130,16 +108,7 @@ test("a Mastodon peer's reply and Like held, then answered in the impolite form"
           can_reply: { automatic_approval: ["author"], manual_approval: ["public"] },
         },
       });
-      const create = (note: Json) => {
-        const { "@context": _, ...object } = note;
-        return mastodon.deliver("mel", {
-          id: `${note.id}/activity`,
-          type: "Create",
-          actor: mel,
-          object,
-          to: [PUBLIC],
-        });
-      };
+      const create = (note: Json) => mastodon.deliverCreate("mel", note, { to: [PUBLIC] });
       const rejected = mastodon.note("mel", { inReplyTo: post.uri, content: "<p>hm</p>" });
       await create(rejected);
       const [request] = await eventually("the held reply's request", async () => {
@@ -211,14 +180,7 @@ test("a Mastodon peer's reply and Like held, then answered in the impolite form"
         },
       });
       const reply = mastodon.note("mel", { inReplyTo: post.uri, content: "<p>me too</p>" });
-      const { "@context": _, ...object } = reply;
-      const create = {
-        id: `${reply.id}/activity`,
-        type: "Create",
-        actor: mel,
-        object,
-        to: [PUBLIC],
-      };
+      const create = mastodon.createOf("mel", reply, { to: [PUBLIC] });
       const like = { id: mastodon.id("mel", "likes"), type: "Like", actor: mel, object: post.uri };
       await mastodon.deliver("mel", create);
       await mastodon.deliver("mel", like);

@@ -31,19 +31,10 @@ test("approvals between two other servers: older spellings, Accept proofs, later
     const zork = gts.actor("zork");
     const xavier = other.actor("xavier");
     const deliverNote = async (note: Json) => {
-      const { "@context": _, ...object } = note;
-      await gts.deliver("zork", { id: `${note.id}/activity`, type: "Create", actor: zork, object });
+      await gts.deliverCreate("zork", note);
       return await arrived(rookery, note.id as string, "zork's post");
     };
-    const deliverReply = async (note: Json) => {
-      const { "@context": _, ...object } = note;
-      await other.deliver("xavier", {
-        id: `${note.id}/activity`,
-        type: "Create",
-        actor: xavier,
-        object,
-      });
-    };
+    const deliverReply = (note: Json) => other.deliverCreate("xavier", note);
     /** A plain post by xavier, stored once handled: xavier's earlier activities were too. */
     const marker = async () => {
       const note = other.note("xavier", { content: "<p>marker</p>" });
@@ -114,15 +105,8 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       });
       return id;
     };
-    const create = (note: Json, byReference = false) => {
-      const { "@context": _, ...object } = note;
-      return other.deliver("xavier", {
-        id: `${note.id}/activity`,
-        type: "Create",
-        actor: xavier,
-        object: byReference ? note.id : object,
-      });
-    };
+    const create = (note: Json, byReference = false) =>
+      other.deliverCreate("xavier", note, byReference ? { object: note.id } : {});
     // xavier known before the budget is cut (his account is fetched once).
     const hello = other.note("xavier", { content: "<p>hello</p>" });
     await create(hello);

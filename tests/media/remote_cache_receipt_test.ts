@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
-import { type FakePeer, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { type FakePeer, publicNoteCreate, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { callJson } from "../fixtures/api.ts";
@@ -17,9 +17,6 @@ import { createUser } from "../fixtures/users.ts";
 import { customEmojis, mediaAttachments } from "../../db/schema/mod.ts";
 import { runAdminCommand } from "../../admin/commands.ts";
 import { image } from "./helpers.ts";
-
-const AS = "https://www.w3.org/ns/activitystreams";
-const PUBLIC = `${AS}#Public`;
 
 /** An Emoji tag of `peer`'s `name`, its image at `/{name}.png`. */
 function emojiTag(peer: FakePeer, name: string) {
@@ -48,24 +45,11 @@ async function painterPeer() {
 
 /** A Create of a Note with the peer's `photo` (default its photo) and its `:blob:` emoji. */
 function noteWithFiles(peer: FakePeer, actor: string, serial: number, photo = "/photo.png") {
-  const id = `${actor}/notes/${serial}`;
-  return {
-    "@context": AS,
-    id: `${id}/activity`,
-    type: "Create",
-    actor,
-    to: [PUBLIC],
-    object: {
-      id,
-      type: "Note",
-      attributedTo: actor,
-      to: [PUBLIC],
-      published: new Date().toISOString(),
-      content: "look :blob:",
-      attachment: [{ type: "Document", mediaType: "image/png", url: `${peer.origin}${photo}` }],
-      tag: [emojiTag(peer, "blob")],
-    },
-  };
+  return publicNoteCreate(actor, `${actor}/notes/${serial}`, {
+    content: "look :blob:",
+    attachment: [{ type: "Document", mediaType: "image/png", url: `${peer.origin}${photo}` }],
+    tag: [emojiTag(peer, "blob")],
+  });
 }
 
 test("remote attachments and emoji are copied when the status arrives", async (t) => {

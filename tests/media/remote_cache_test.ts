@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test, type TestInstance } from "../harness.ts";
-import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { AS, PUBLIC, publicNoteCreate, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { callJson } from "../fixtures/api.ts";
@@ -27,8 +27,6 @@ import { runAdminCommand } from "../../admin/commands.ts";
 import { removeDiscardedMedia } from "../../actors/media/discarded.ts";
 import { fakeMp4, image } from "./helpers.ts";
 
-const AS = "https://www.w3.org/ns/activitystreams";
-const PUBLIC = `${AS}#Public`;
 const SIG = /\?sig=[\w-]{22}$/;
 
 test("remote media are served through the signed media proxy and cached in the bucket", async (t) => {
@@ -63,25 +61,11 @@ test("remote media are served through the signed media proxy and cached in the b
       image: { type: "Image", mediaType: "image/png", url: `${peer.origin}/header.png` },
     });
     let serial = 0;
-    const create = (extra: Record<string, unknown>) => {
-      const id = `${actor}/notes/${++serial}`;
-      return {
-        "@context": AS,
-        id: `${id}/activity`,
-        type: "Create",
-        actor,
-        to: [PUBLIC],
-        object: {
-          id,
-          type: "Note",
-          attributedTo: actor,
-          to: [PUBLIC],
-          published: new Date().toISOString(),
-          content: `note ${serial}`,
-          ...extra,
-        },
-      };
-    };
+    const create = (extra: Record<string, unknown>) =>
+      publicNoteCreate(actor, `${actor}/notes/${++serial}`, {
+        content: `note ${serial}`,
+        ...extra,
+      });
     const doc = (url: string, mediaType = "image/png") => ({
       type: "Document",
       mediaType,

@@ -5,6 +5,9 @@
  * process takes it (federation/stores/sql_queue.ts). Real child processes
  * (tests/fixtures/queue_child.ts) log each message's start and end in a
  * table; the log's order is the database's, across both processes.
+ * Two of the keys are deliveries to one host (Fedify's `outbox` messages),
+ * which run on the delivery slots (federation/stores/delivery_lane.ts): the
+ * same order and no message handled twice there too.
  * PostgreSQL only: PGlite has one owner process.
  */
 import assert from "node:assert/strict";
@@ -20,6 +23,8 @@ const KEYS = ["k0", "k1", "k2", "k3"];
 const PER_KEY = 8;
 /** Failed once each, then retried in place. */
 const FAILING = new Set(["k0 1", "k2 3"]);
+/** Keys whose messages are deliveries, all to one host. */
+const DELIVERIES = new Set(["k2", "k3"]);
 
 interface LogRow {
   worker: string;
@@ -35,8 +40,9 @@ test(
   async () => {
     const pg = await createTestDatabase();
     const database = await openDatabase({ databaseUrl: pg.url, pgliteDir: "memory://" });
-    // Each worker handles two messages at a time: with four keys, both are needed.
-    const env = { DATABASE_URL: pg.url, CONCURRENCY: "2" };
+    // Each worker handles two messages at a time and one delivery: with four
+    // keys, both workers are needed.
+    const env = { DATABASE_URL: pg.url, CONCURRENCY: "2", DELIVERY_CONCURRENCY: "1" };
     const workers = ["a", "b"].map((name) => spawnScript(CHILD, { args: ["ordered", name], env }));
     try {
       await database.rows(sql`CREATE TABLE queue_order_log (seq bigserial PRIMARY KEY,
@@ -53,6 +59,7 @@ test(
             fail: FAILING.has(`${key} ${n}`),
             // The first holds its worker until the other has taken one too.
             waitForOther: key === "k0" && n === 1,
+            ...(DELIVERIES.has(key) ? { type: "outbox", inbox: "https://peer.example/inbox" } : {}),
           }, { orderingKey: key });
         }
       }

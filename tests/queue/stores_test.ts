@@ -3,6 +3,7 @@
  * the database under test (createStores), exercised through their interfaces.
  */
 import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/connection.ts";
 import { createStores } from "../../federation/stores/mod.ts";
 import { createTestDatabase, DB_KIND, test } from "../harness.ts";
@@ -90,6 +91,52 @@ test("two servers' first uses of the KV store at once on a fresh database do not
     } finally {
       if (other !== database) await other.close();
     }
+  });
+});
+
+test("signature spec hints are remembered: read once, written when they change", async () => {
+  await withDatabase(async (database) => {
+    const { kv } = createStores(database);
+    const key = ["_fedify", "httpMessageSignaturesSpec", "https://peer.example"] as const;
+    /** The stored value, changed or read behind the store's back (another process). */
+    const stored = async (value?: string) => {
+      if (database.pg) {
+        if (value) {
+          await database.pg`UPDATE fedify_kv_v2 SET value = ${
+            JSON.stringify(value)
+          }::jsonb WHERE key = ${key}::text[]`;
+        }
+        const [row] = await database.pg`SELECT value FROM fedify_kv_v2 WHERE key = ${key}::text[]`;
+        return row?.value;
+      }
+      const name = JSON.stringify(key);
+      if (value) {
+        await database.rows(sql`UPDATE federation_kv SET value = ${JSON.stringify(value)}::jsonb
+          WHERE key = ${name}`);
+      }
+      const [row] = await database.rows<{ value: unknown }>(
+        sql`SELECT value FROM federation_kv WHERE key = ${name}`,
+      );
+      return row?.value;
+    };
+    await kv.set(key, "draft-cavage-http-signatures-12");
+    assert.equal(await stored(), "draft-cavage-http-signatures-12");
+    // Another process's change is not read while the hint is remembered…
+    await stored("rfc9421");
+    assert.equal(await kv.get(key), "draft-cavage-http-signatures-12");
+    // …nor overwritten by the same value again; a different value is written.
+    await kv.set(key, "draft-cavage-http-signatures-12");
+    assert.equal(await stored(), "rfc9421");
+    await kv.set(key, "rfc9421");
+    await stored("draft-cavage-http-signatures-12");
+    await kv.set(key, "rfc9421");
+    assert.equal(await stored(), "draft-cavage-http-signatures-12");
+    // Other keys go to the store every time.
+    await kv.set(["other"], 1);
+    if (database.pg) {
+      await database.pg`UPDATE fedify_kv_v2 SET value = '2' WHERE key = ${["other"]}::text[]`;
+    } else await database.rows(sql`UPDATE federation_kv SET value = '2' WHERE key = '["other"]'`);
+    assert.equal(await kv.get(["other"]), 2);
   });
 });
 

@@ -8,12 +8,7 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { newId } from "../../db/ids.ts";
-import {
-  accounts,
-  mediaAttachments,
-  previewCards,
-  statusSearch,
-} from "../../db/schema/mod.ts";
+import { accounts, mediaAttachments, previewCards, statusSearch } from "../../db/schema/mod.ts";
 import { type Caller, callJson, ok, postStatus } from "../fixtures/api.ts";
 import { createToken, createUser, type TestUser } from "../fixtures/users.ts";
 import { parseSearch } from "../../db/queries/search_query.ts";

@@ -2,7 +2,8 @@
  * Settings read by config.ts that need no running server: DB_POOL_SIZE
  * defaults to 10, takes a positive integer, and refuses anything else; the
  * S3_* variables (Mastodon's names and meanings) and their refusals;
- * MEDIA_CACHE_RETENTION_PERIOD.
+ * MEDIA_CACHE_RETENTION_PERIOD; the delivery slots (DELIVERY_CONCURRENCY,
+ * DELIVERY_HOST_CONCURRENCY).
  */
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../config.ts";
@@ -19,6 +20,23 @@ Deno.test("DB_POOL_SIZE: default, a chosen size, and refused values", () => {
         ),
       bad,
     );
+  }
+});
+
+Deno.test("DELIVERY_CONCURRENCY and DELIVERY_HOST_CONCURRENCY: defaults, chosen values, refusals", () => {
+  assert.deepEqual(loadConfig({}).deliveries, { concurrency: 64, perHost: 4 });
+  assert.deepEqual(
+    loadConfig({ DELIVERY_CONCURRENCY: "16", DELIVERY_HOST_CONCURRENCY: "2" }).deliveries,
+    { concurrency: 16, perHost: 2 },
+  );
+  for (const name of ["DELIVERY_CONCURRENCY", "DELIVERY_HOST_CONCURRENCY"]) {
+    for (const bad of ["0", "1.5", "lots"]) {
+      assert.throws(
+        () => loadConfig({ [name]: bad }),
+        (e: unknown) => e instanceof ConfigError && e.message.startsWith(`${name} must be`),
+        `${name}=${bad}`,
+      );
+    }
   }
 });
 

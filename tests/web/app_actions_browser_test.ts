@@ -240,6 +240,9 @@ browsers.test("without JavaScript: grouped notifications, read marker, conversat
 
 browsers.test("without JavaScript: a list, its members; a followed hashtag", async (b) => {
   await ok(instance, ann.token, "POST", `/api/v1/accounts/${bob.id}/follow`);
+  // An unread notification: every page's "Notifications" is marked (audited below).
+  const liked = await postStatus(instance, ann.token, "Ann's post that bob likes");
+  await ok(instance, bob.token, "POST", `/api/v1/statuses/${liked.id}/favourite`);
   const { context, page, problems } = await signedIn(b, "ann", false);
   await page.goto(`${origin}/lists`);
   await page.fill("#list-title", "Friends");
@@ -255,7 +258,9 @@ browsers.test("without JavaScript: a list, its members; a followed hashtag", asy
   await clickAndNavigate(page, "form[role=search] button[type=submit]");
   await clickAndNavigate(page, `form[action="/lists/${listId}/accounts"] button[type=submit]`);
   await page.locator(`#list-members #member-${bob.id}`).waitFor();
+  await page.locator('nav a.unread[href="/notifications"]').waitFor();
   await shot(page, "list-edit");
+  await auditApp(page, "list-edit");
   let members = await ok(instance, ann.token, "GET", `/api/v1/lists/${listId}/accounts`);
   assert.deepEqual(members.map((a: { id: string }) => a.id), [bob.id]);
   await clickAndNavigate(page, `#member-${bob.id} button[type=submit]`);
@@ -457,17 +462,23 @@ browsers.test("with JavaScript: actions in place", async (b) => {
   const left = await ok(instance, cat.token, "GET", "/api/v1/notifications?types[]=mention");
   assert.equal(left.length, 0);
 
-  // A list member added with the script on: an ordinary form (no fragment for it), posted once.
+  // A list member added, then removed, in place: each posted once, the focus on "Members".
   const list = await ok(instance, cat.token, "POST", "/api/v1/lists", { title: "Cat's list" });
   await page.goto(`${origin}/lists/${list.id}/edit?q=bob`);
   await scriptReady(page);
+  await markWindow(page);
   const posts: string[] = [];
   page.on("request", (r) => r.method() === "POST" && posts.push(new URL(r.url()).pathname));
-  await clickAndNavigate(page, `form[action="/lists/${list.id}/accounts"] button[type=submit]`);
+  await page.click(`form[action="/lists/${list.id}/accounts"] button[type=submit]`);
   await page.locator(`#list-members #member-${bob.id}`).waitFor();
-  assert.deepEqual(posts, [`/lists/${list.id}/accounts`]);
+  await page.locator("#list-members-heading:focus").waitFor();
   const members = await ok(instance, cat.token, "GET", `/api/v1/lists/${list.id}/accounts`);
   assert.deepEqual(members.map((a: { id: string }) => a.id), [bob.id]);
+  await page.click(`#member-${bob.id} button[type=submit]`);
+  await page.locator(`#member-${bob.id}`).waitFor({ state: "detached" });
+  await assertStillHere(page, "list member added and removed");
+  assert.deepEqual(posts, [`/lists/${list.id}/accounts`, `/lists/${list.id}/accounts/remove`]);
+  assert.deepEqual(await ok(instance, cat.token, "GET", `/api/v1/lists/${list.id}/accounts`), []);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -12,8 +12,10 @@
  *   article and a delete leaves a tombstone, the keyboard moves between posts
  *   and opens a warning, the shortcuts can be switched off, reduced motion
  *   stops the button's animation, the page's web token watches the stream
- *   and reads nothing else, web posts carry the "Web" application, and
- *   signing out in another tab ends the live updates with a banner.
+ *   and reads nothing else, web posts carry the "Web" application, a
+ *   password change in another tab rotates the token (the page reconnects
+ *   with the new one by itself), and signing out in another tab ends the
+ *   live updates with a banner.
  * Every wait is on a navigation or a DOM state, never a sleep.
  */
 import assert from "node:assert/strict";
@@ -26,6 +28,7 @@ import {
   appContext,
   auditApp,
   clickAndNavigate,
+  PASSWORD,
   scriptReady,
   signUpAndSignIn,
   streamOpen,
@@ -206,6 +209,19 @@ browserTest(
     await page.goto(`${instance.origin}/keyboard_shortcuts`);
     await scriptReady(page);
     await page.check("#shortcuts-enabled");
+
+    // A password change in the other tab rotates the session's web token: the
+    // old token's socket is closed, and the page reconnects with the new one.
+    await page.goto(`${instance.origin}/`);
+    await streamOpen(page);
+    await other.goto(`${instance.origin}/settings/account`);
+    await other.fill("#password-current-password", PASSWORD);
+    await other.fill("#password", "a new and long enough password");
+    await other.fill("#password_confirmation", "a new and long enough password");
+    await clickAndNavigate(other, ".password-form button");
+    await page.waitForSelector("html[data-stream='closed']", { state: "attached" });
+    await streamOpen(page);
+    assert.equal(await page.locator(".stream-stopped").count(), 0);
 
     // Signing out in the other tab ends the session, its token and the live updates.
     await page.goto(`${instance.origin}/`);

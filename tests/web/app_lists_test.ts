@@ -165,3 +165,75 @@ test("followed hashtags: follow, listed, unfollow", async (t) => {
     assert.match(res.headers.get("location")!, /^\/followed_tags\?alert=/);
   });
 });
+
+test("members added and removed in place: the script gets the members part", async (t) => {
+  const list = await ok(instance, ann.token, "POST", "/api/v1/lists", { title: "In place" });
+  const fragment = (path: string, fields: Record<string, string>) =>
+    instance.request(path, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        cookie: session.cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        "rookery-fragment": "1",
+      },
+      body: new URLSearchParams({ authenticity_token: session.token, ...fields }),
+    });
+  const opening = '<section id="list-members-section" aria-labelledby="list-members-heading"' +
+    ' data-replace="list-members-section"';
+
+  await t.step("the page's member forms are marked for the script", async () => {
+    const html = await session.get(`/lists/${list.id}/edit?q=b`).then((r) => r.text());
+    assert.ok(
+      html.includes(`<form method="post" action="/lists/${list.id}/accounts" data-enhance`),
+    );
+    assert.ok(html.includes('<section id="list-members-section"'));
+  });
+
+  await t.step("add: the members part with the new member, the search kept", async () => {
+    const res = await fragment(`/lists/${list.id}/accounts`, { "account_ids[]": bob.id, q: "b" });
+    assert.equal(res.status, 200);
+    assert.ok(res.headers.get("vary")?.includes("Rookery-Fragment"));
+    const html = await res.text();
+    assert.ok(html.startsWith(opening), html);
+    assert.ok(html.includes('data-announce="Added to the list."'));
+    assert.ok(html.includes(`<li class="account-row" id="member-${bob.id}">`));
+    assert.ok(html.includes(`action="/lists/${list.id}/accounts/remove" data-enhance`));
+    // bea still matches "b" and is not a member: still offered; bob no longer is.
+    assert.ok(html.includes(`name="account_ids[]" value="${bea.id}"`));
+    assert.ok(!html.includes("<!DOCTYPE") && !html.includes("<nav"), "no page around it");
+    assert.deepEqual(await members(list.id), [bob.id]);
+  });
+
+  await t.step("remove: the members part without them", async () => {
+    const res = await fragment(`/lists/${list.id}/accounts/remove`, {
+      "account_ids[]": bob.id,
+      q: "",
+    });
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.ok(html.startsWith(opening));
+    assert.ok(html.includes('data-announce="Removed from the list."'));
+    assert.ok(html.includes("Nobody is on this list yet."));
+    assert.deepEqual(await members(list.id), []);
+  });
+
+  await t.step(
+    "a refusal is the page, as without the script (it then posts the form)",
+    async () => {
+      const res = await fragment(`/lists/${list.id}/accounts`, { "account_ids[]": cat.id });
+      assert.equal(res.status, 404);
+      assert.ok((await res.text()).startsWith("<!DOCTYPE html>"));
+      assert.deepEqual(await members(list.id), []);
+    },
+  );
+
+  await t.step("without the script: back to the page, the search kept", async () => {
+    const res = await session.post(`/lists/${list.id}/accounts/remove`, {
+      "account_ids[]": bea.id,
+      q: "b",
+    });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), `/lists/${list.id}/edit?q=b&notice=saved`);
+  });
+});

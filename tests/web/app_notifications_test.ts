@@ -3,7 +3,9 @@
  * the API's (same keys, same order), each a sentence naming who did what;
  * the Mentions tab; an interaction waiting for approval says so; opening the
  * page moves the notifications marker forward (never back) so the API's
- * unread count drops to zero; dismissing a group and clearing everything
+ * unread count drops to zero; every app page marks "Notifications" from its
+ * load while notifications are newer than the marker (GET /api/v1/markers);
+ * dismissing a group and clearing everything
  * work without the script, and a dismissal answers the removal as a
  * fragment with it.
  */
@@ -278,4 +280,51 @@ test("conversations: listed as the API lists them, read, unread, deleted", async
     const empty = await session.get("/conversations").then((r) => r.text());
     assert.ok(empty.includes("No private conversations yet."));
   });
+});
+
+test("every page marks unread notifications from its load; opening them clears it", async (t) => {
+  const MARK = /<a href="\/notifications"\s+class="unread" aria-label="Notifications, new">/;
+  const marked = async (path: string) => MARK.test(await session.get(path).then((r) => r.text()));
+  const marker = async () =>
+    (await ok(instance, ann.token, "GET", "/api/v1/markers?timeline[]=notifications"))
+      .notifications.last_read_id;
+  const opened = await session.get("/notifications");
+  await opened.body?.cancel();
+
+  await t.step("nothing newer than the marker: no mark", async () => {
+    assert.equal(await unreadCount(), 0);
+    assert.equal(await marked("/"), false);
+    assert.equal(await marked("/lists"), false);
+  });
+
+  const like = await postStatus(instance, ann.token, "Ann's post for the mark");
+  await ok(instance, cat.token, "POST", `/api/v1/statuses/${like.id}/favourite`);
+
+  await t.step("a new notification: marked on any page, as the API counts it", async () => {
+    assert.equal(await unreadCount(), 1);
+    assert.equal(await marked("/"), true);
+    assert.equal(await marked("/lists"), true);
+    assert.equal(await marked(`/@ann/${like.id}`), true);
+  });
+
+  await t.step("another client moving the marker clears it", async () => {
+    const [newest] = await ok(instance, ann.token, "GET", "/api/v1/notifications?limit=1");
+    await ok(instance, ann.token, "POST", "/api/v1/markers", {
+      notifications: { last_read_id: newest.id },
+    });
+    assert.equal(await marked("/"), false);
+  });
+
+  await ok(instance, dan.token, "POST", `/api/v1/statuses/${like.id}/favourite`);
+
+  await t.step(
+    "opening the notifications page moves the marker; that page is unmarked",
+    async () => {
+      assert.equal(await marked("/"), true);
+      assert.equal(await marked("/notifications"), false);
+      const [newest] = await ok(instance, ann.token, "GET", "/api/v1/notifications?limit=1");
+      assert.equal(await marker(), newest.id);
+      assert.equal(await marked("/"), false);
+    },
+  );
 });

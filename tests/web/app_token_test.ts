@@ -2,20 +2,21 @@
  * The web app's streaming credential and its script, over HTTP (no
  * browser): the app page's web token is the HMAC of the session's cookie
  * secret and its id, opens the streaming API and nothing else, ends with
- * its session (sign-out), and belongs to the built-in "Web" application,
+ * its session (sign-out) and is rotated by a password change, is never
+ * another session's, and belongs to the built-in "Web" application,
  * which no OAuth client can use; the script is served versioned and
  * immutable under its hash, revalidated otherwise, pinned by the page's
  * integrity value; its pure helpers (backoff, stream list) behave.
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { oauthApplications } from "../../db/schema/mod.ts";
+import { oauthAccessTokens, oauthApplications } from "../../db/schema/mod.ts";
 import { afterAll, startInstance, test } from "../harness.ts";
 import { createUser, TEST_PASSWORD } from "../fixtures/users.ts";
 import { signInOverHttp } from "../admin_web/http_session.ts";
 import { webTokenValue } from "../../actors/auth/web_tokens.ts";
 import { findWebSession } from "../../actors/auth/sessions.ts";
-import { backoffDelay, parseStreams } from "../../web/assets/rookery.js";
+import { backoffDelay, parseStreams, streamTokenIn } from "../../web/assets/rookery.js";
 
 const instance = await startInstance();
 afterAll(() => instance.close({ destroy: true }));
@@ -45,7 +46,7 @@ test("the web token: derived, streaming-only, ended with its session", async () 
   const secret = decodeURIComponent(session.cookie.slice(session.cookie.indexOf("=") + 1));
   const row = await findWebSession(db, instance.rookery.ctx.core.activity, secret);
   assert.ok(row?.webToken);
-  assert.equal(token, await webTokenValue(secret, row.webToken.id));
+  assert.equal(token, webTokenValue(secret, row.webToken.id));
   assert.equal(
     metaOf(await (await session.get("/public/local")).text(), "rookery-stream-token"),
     token,
@@ -81,13 +82,13 @@ test("the web token: derived, streaming-only, ended with its session", async () 
   assert.equal(await statusOf("/api/v1/streaming/user", token), 401);
 });
 
-test("a password change keeps the changer's web token and ends the other session's", async () => {
+test("a password change rotates the changer's web token and ends the other session's", async () => {
   await createUser(instance, "bea");
   const changer = await signInOverHttp(instance, "bea", "/");
   const other = await signInOverHttp(instance, "bea", "/");
   const tokenOf = async (session: typeof changer) =>
     metaOf(await (await session.get("/")).text(), "rookery-stream-token")!;
-  const [kept, ended] = [await tokenOf(changer), await tokenOf(other)];
+  const [before, ended] = [await tokenOf(changer), await tokenOf(other)];
   const res = await changer.post("/settings/account/password", {
     current_password: TEST_PASSWORD,
     password: "a brand new password here",
@@ -95,8 +96,49 @@ test("a password change keeps the changer's web token and ends the other session
   });
   await res.body?.cancel();
   assert.ok(res.status < 400, `password change answered ${res.status}`);
-  assert.equal(await statusOf("/api/v1/streaming/user", kept), 200);
+  assert.equal(await statusOf("/api/v1/streaming/user", before), 401);
   assert.equal(await statusOf("/api/v1/streaming/user", ended), 401);
+  // The changer stays signed in; its next page carries a new token, which works.
+  const after = await tokenOf(changer);
+  assert.equal(after.length, 43);
+  assert.notEqual(after, before);
+  assert.equal(await statusOf("/api/v1/streaming/user", after), 200);
+  // The page the script reads a rotated token from carries it too.
+  const shortcuts = await (await changer.get("/keyboard_shortcuts")).text();
+  assert.equal(streamTokenIn(shortcuts), after);
+});
+
+test("a page embeds its own session's token, never another's", async () => {
+  await createUser(instance, "cid");
+  const sessions = [
+    await signInOverHttp(instance, "cid", "/"),
+    await signInOverHttp(instance, "cid", "/"),
+    await signInOverHttp(instance, "ann", "/"),
+  ];
+  const tokens: string[] = [];
+  for (const session of sessions) {
+    const page = await session.get("/notifications");
+    assert.equal(page.headers.get("cache-control"), "private, no-store");
+    const token = metaOf(await page.text(), "rookery-stream-token")!;
+    const secret = decodeURIComponent(session.cookie.slice(session.cookie.indexOf("=") + 1));
+    const row = await findWebSession(db, instance.rookery.ctx.core.activity, secret);
+    const [stored] = await db.select({ session: oauthAccessTokens.webSessionId })
+      .from(oauthAccessTokens).where(eq(oauthAccessTokens.id, row!.webToken!.id));
+    assert.equal(stored.session, row!.id, "the token row is the session's own");
+    assert.equal(token, webTokenValue(secret, row!.webToken!.id));
+    tokens.push(token);
+  }
+  assert.equal(new Set(tokens).size, 3, "every session has its own token");
+  // One session ending leaves the others' tokens, and their pages, as they were.
+  const out = await sessions[0].post("/auth/sign_out");
+  await out.body?.cancel();
+  assert.equal(await statusOf("/api/v1/streaming/user", tokens[0]), 401);
+  const again = metaOf(await (await sessions[1].get("/")).text(), "rookery-stream-token");
+  assert.equal(again, tokens[1]);
+  assert.equal(await statusOf("/api/v1/streaming/user", tokens[1]), 200);
+  // A signed-out browser's page carries no token at all.
+  const signedOut = await instance.request("/about");
+  assert.equal(metaOf(await signedOut.text(), "rookery-stream-token"), null);
 });
 
 test("the script: versioned, immutable under its hash, pinned by integrity", async () => {

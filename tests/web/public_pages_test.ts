@@ -78,6 +78,10 @@ const root = await postStatus(instance, alice.token, "Which needles do you use? 
 const bobReply = await postStatus(instance, bob.token, "Bamboo, always.", {
   in_reply_to_id: root.id,
 });
+// Edited: the thread links its history, which visitors may open too.
+await ok(instance, bob.token, "PUT", `/api/v1/statuses/${bobReply.id}`, {
+  status: "Bamboo, always. Or birch.",
+});
 await postStatus(instance, alice.token, "Thanks, bob!", {
   in_reply_to_id: bobReply.id,
 });
@@ -290,6 +294,7 @@ browserTest("public pages in a browser: content, accessibility, screenshots", as
     ["profile", "/@alice"],
     ["replies", "/@alice/with_replies"],
     ["thread", `/@bob/${bobReply.id}`],
+    ["history", `/statuses/${bobReply.id}/history`],
     ["tag", "/tags/knitting"],
     ["not_found", "/@nobody"],
     ["privacy", "/privacy-policy"],

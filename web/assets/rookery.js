@@ -247,11 +247,15 @@ function enhanceForms(policy) {
   });
 }
 
+/** Where the focus goes after a swap: the composer, a post, or what the fragment marks `data-focus`. */
 function focusAfterSwap(placed) {
   const article = placed.find((el) => el.matches("article.status"));
   const composer = placed.find((el) => el.id === "composer");
+  const marked = placed.map((el) => el.closest("[data-focus]") ?? el.querySelector("[data-focus]"))
+    .find(Boolean);
   if (composer) composer.querySelector("textarea")?.focus();
   else if (article) article.focus();
+  else marked?.focus();
 }
 
 function firstArticleId() {
@@ -337,7 +341,7 @@ function newPostsController(policy) {
 
 /** The streaming socket: one per tab, reconnecting with backoff until the session ends. */
 function connectStream(policy, newPosts) {
-  const token = meta("rookery-stream-token");
+  let token = meta("rookery-stream-token");
   const streams = parseStreams(meta("rookery-streams"));
   if (!token || streams.length === 0) return;
   const wsOrigin = location.origin.replace(/^http/, "ws");
@@ -353,7 +357,10 @@ function connectStream(policy, newPosts) {
     socket.addEventListener("message", (message) => onEvent(message.data));
     socket.addEventListener("close", async () => {
       document.documentElement.dataset.stream = "closed";
-      if (await sessionEnded()) return stopped();
+      const now = await currentToken();
+      if (now === null) return stopped();
+      // A password change rotates the session's token: reconnect with the new one.
+      if (now) token = now;
       setTimeout(open, backoffDelay(attempt++));
     });
   }
@@ -380,17 +387,27 @@ function connectStream(policy, newPosts) {
   open();
 }
 
-/** Whether the session behind the page is over (an app page now sends to sign-in). */
-async function sessionEnded() {
+/** The web token an app page carries (its `rookery-stream-token` meta), or null. */
+export function streamTokenIn(html) {
+  return html.match(/<meta name="rookery-stream-token" content="([\w-]+)"/)?.[1] ?? null;
+}
+
+/**
+ * The session's web token now, read from a small app page: null when the
+ * session is over (the page sends to sign-in), undefined when unknown (the
+ * server is unreachable, or the page carries none).
+ */
+async function currentToken() {
   try {
     const response = await fetch("/keyboard_shortcuts", {
-      method: "HEAD",
       credentials: "same-origin",
       redirect: "manual",
+      cache: "no-store",
     });
-    return response.type === "opaqueredirect" || response.status === 403;
+    if (response.type === "opaqueredirect" || response.status === 403) return null;
+    return response.ok ? (streamTokenIn(await response.text()) ?? undefined) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -19,6 +19,8 @@ export interface AppViewer {
   csrfToken: string;
   /** The session's streaming-only web token, for the script (null: no live updates). */
   streamToken?: string | null;
+  /** Notifications newer than their marker: "Notifications" carries the unread mark. */
+  unreadNotifications?: boolean;
   /** How posts are shown to them (their preferences), where the page read them. */
   reading?: ReadingPreferences;
 }
@@ -69,22 +71,38 @@ const MORE_NAV: { key: AppNavKey; path: string; label: string }[] = [
   { key: "shortcuts", path: "/keyboard_shortcuts", label: "Keyboard shortcuts" },
 ];
 
-const NavLink: FC<{ path: string; label: string; current: boolean }> = (
-  { path, label, current },
-) => <a href={path} aria-current={current ? "page" : undefined}>{label}</a>;
+/** A link of the navigation; `unread` is the mark the script also sets live (rookery.js). */
+const NavLink: FC<{ path: string; label: string; current: boolean; unread?: boolean }> = (
+  { path, label, current, unread },
+) => (
+  <a
+    href={path}
+    aria-current={current ? "page" : undefined}
+    class={unread ? "unread" : undefined}
+    aria-label={unread ? `${label}, new` : undefined}
+  >
+    {label}
+  </a>
+);
 
 /** The links of one part of the navigation. */
-function navLinks(items: typeof MAIN_NAV, current?: AppNavKey) {
+function navLinks(items: typeof MAIN_NAV, current?: AppNavKey, unread = false) {
   return items.map((item) => {
-    // Hono's precompiled JSX would print a `key` as an attribute.
-    // deno-lint-ignore jsx-key
-    return <NavLink path={item.path} label={item.label} current={item.key === current} />;
+    return (
+      // No `key`: Hono's precompiled JSX would print it as an attribute.
+      <NavLink
+        path={item.path}
+        label={item.label}
+        current={item.key === current}
+        unread={unread && item.key === "notifications"}
+      />
+    );
   });
 }
 
 const AppNav: FC<{ viewer: AppViewer; current?: AppNavKey }> = ({ viewer, current }) => (
   <nav aria-label="Main">
-    {navLinks(MAIN_NAV, current)}
+    {navLinks(MAIN_NAV, current, viewer.unreadNotifications)}
     <details class="more-nav">
       <summary>More</summary>
       <div>

@@ -1,7 +1,8 @@
 /**
  * The web app's lists (design 35 §11.3): the viewer's lists with a "New
  * list" form, and a list's edit page (title, replies policy, exclusive;
- * members with Remove; people one follows found by name, with Add).
+ * members with Remove; people one follows found by name, with Add, both
+ * in place with the script).
  */
 import type { FC } from "hono/jsx";
 import type { Account } from "../../../api/entities/account.ts";
@@ -66,36 +67,46 @@ export const ListsPage: FC<{ lists: ListJson[]; token: string; error?: string }>
   </>
 );
 
-export const ListEditPage: FC<{
+/** What the members part of a list's edit page shows. */
+export interface ListMembersProps {
   list: ListJson;
   members: Account[];
   q: string;
   found: Account[];
   token: string;
-  error?: string;
-}> = ({ list, members, q, found, token, error }) => {
+  /** As the script's fragment after adding or removing someone: what to announce. */
+  announce?: string;
+}
+
+/**
+ * The members with Remove, and people one follows found by name with Add:
+ * the part the script swaps in after either (`data-replace`), moving the
+ * focus to its heading since the pressed button is gone.
+ */
+export const ListMembers: FC<ListMembersProps> = ({ list, members, q, found, token, announce }) => {
   const base = `/lists/${list.id}`;
   const memberIds = new Set(members.map((m) => m.id));
+  const fragment = announce !== undefined;
   return (
-    <>
-      <p>
-        <a href={base}>Open the list's timeline</a>
-      </p>
-      <form method="post" action={`${base}/update`} class="list-form">
-        <CsrfField token={token} />
-        <ListFields list={list} error={error} />
-        <button type="submit">Save</button>
-      </form>
-      <h2>Members</h2>
+    <section
+      id="list-members-section"
+      aria-labelledby="list-members-heading"
+      data-replace={fragment ? "list-members-section" : undefined}
+      data-announce={fragment ? announce : undefined}
+    >
+      <h2 id="list-members-heading" tabindex={-1} data-focus={fragment ? "" : undefined}>
+        Members
+      </h2>
       {members.length === 0
         ? <p>Nobody is on this list yet.</p>
         : (
           <ul class="accounts" id="list-members">
             {members.map((account) => (
               <AccountRow account={account} id={`member-${account.id}`}>
-                <form method="post" action={`${base}/accounts/remove`}>
+                <form method="post" action={`${base}/accounts/remove`} data-enhance>
                   <CsrfField token={token} />
                   <input type="hidden" name="account_ids[]" value={account.id} />
+                  <input type="hidden" name="q" value={q} />
                   <button type="submit" class="secondary">
                     Remove <span class="sr-only">@{account.acct}</span>
                   </button>
@@ -114,7 +125,7 @@ export const ListEditPage: FC<{
       <ul class="accounts">
         {found.filter((a) => !memberIds.has(a.id)).map((account) => (
           <AccountRow account={account}>
-            <form method="post" action={`${base}/accounts`}>
+            <form method="post" action={`${base}/accounts`} data-enhance>
               <CsrfField token={token} />
               <input type="hidden" name="account_ids[]" value={account.id} />
               <input type="hidden" name="q" value={q} />
@@ -125,6 +136,23 @@ export const ListEditPage: FC<{
           </AccountRow>
         ))}
       </ul>
+    </section>
+  );
+};
+
+export const ListEditPage: FC<ListMembersProps & { error?: string }> = (props) => {
+  const base = `/lists/${props.list.id}`;
+  return (
+    <>
+      <p>
+        <a href={base}>Open the list's timeline</a>
+      </p>
+      <form method="post" action={`${base}/update`} class="list-form">
+        <CsrfField token={props.token} />
+        <ListFields list={props.list} error={props.error} />
+        <button type="submit">Save</button>
+      </form>
+      <ListMembers {...props} />
       <p>
         <a href={`${base}/delete`}>Delete this list</a>
       </p>

@@ -155,7 +155,7 @@ export const StatusCard: FC<{ status: StatusJson; focus?: boolean; inThread?: bo
             {when.toISOString().slice(0, 16).replace("T", " ")} UTC
           </time>
         </a>
-        {shown.edited_at ? <span class="muted">edited</span> : null}
+        {shown.edited_at ? <a href={`/statuses/${shown.id}/history`}>Edited</a> : null}
         <span class="muted">
           {shown.replies_count} replies, {shown.reblogs_count} boosts, {shown.favourites_count}{" "}
           favourites

@@ -13,7 +13,7 @@ import type { ApiEnv } from "../../../api/env.ts";
 import { liveSession, twoFactorSetupRedirect } from "../form_pages.ts";
 import { carriesSession } from "../session_cookie.ts";
 import { prefersActivityPub } from "../public/profile_pages.ts";
-import { attachWebToken } from "./session.tsx";
+import { prepareAppRequest } from "./session.tsx";
 
 /** Runs `handler` for a live session's GET/HEAD; everything else goes on (`next`). */
 export function signedInBranch(handler: Handler<ApiEnv>): MiddlewareHandler<ApiEnv> {
@@ -27,7 +27,7 @@ export function signedInBranch(handler: Handler<ApiEnv>): MiddlewareHandler<ApiE
     const setup = await twoFactorSetupRedirect(c, session);
     if (setup) return setup;
     c.set("appSession", session);
-    await attachWebToken(c);
+    await prepareAppRequest(c);
     return await handler(c, next);
   };
 }

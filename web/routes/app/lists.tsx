@@ -4,7 +4,9 @@
  * /lists, GET /lists/:id/edit (settings, members, `?q=` finds people one
  * follows by the API's account search), POST /lists/:id/update,
  * /lists/:id/accounts and /lists/:id/accounts/remove (`account_ids[]`),
- * GET and POST /lists/:id/delete (a confirmation first). The API's commands
+ * GET and POST /lists/:id/delete (a confirmation first). Adding and
+ * removing members answer the script's request with the members part
+ * (pages/app/lists.tsx ListMembers), the page's 303 otherwise. The API's commands
  * and readers (actors/timelines/lists.ts, api/routes/lists.ts): someone
  * else's list is not found, a refused title or policy comes back on the
  * form with its message (422).
@@ -30,11 +32,11 @@ import {
   updateList,
 } from "../../../actors/timelines/lists.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
-import { ListEditPage, ListsPage } from "../../pages/app/lists.tsx";
+import { ListEditPage, ListMembers, ListsPage } from "../../pages/app/lists.tsx";
 import { ConfirmPage } from "../../pages/app/confirm.tsx";
 import { attempt, type Refusal, refusalOf } from "../refusals.ts";
 import { appPage, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
-import { redirectAfterPost } from "./fragments.ts";
+import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
 
 const NOT_FOUND = "This list does not exist.";
 
@@ -69,14 +71,10 @@ async function ownList(c: Context<ApiEnv>) {
   }
 }
 
-async function editPage(c: Context<ApiEnv>, refusal?: Refusal): Promise<Response> {
+/** The members of a list and, for `q`, the people one follows who match (the API's search). */
+async function membersOf(c: Context<ApiEnv>, listId: string, q: string) {
   const ctx = c.get("ctx");
-  const viewer = appViewer(c);
-  const list = await ownList(c);
-  if (!list) return await sendAppNotFound(c, NOT_FOUND);
-  const p = await params(c);
-  const members = await readListMembers(ctx, list.id, { limit: "0" });
-  const q = (readString(p, "q", { allowBlank: true, maxLength: 500 }) ?? "").trim();
+  const members = await readListMembers(ctx, listId, { limit: "0" });
   const foundIds = q
     ? await findAccountIds(ctx, {
       q,
@@ -84,10 +82,24 @@ async function editPage(c: Context<ApiEnv>, refusal?: Refusal): Promise<Response
       offset: 0,
       resolve: false,
       following: true,
-      viewerId: viewer.accountId,
+      viewerId: appViewer(c).accountId,
     })
     : [];
   const found = await loadAccountEntities(ctx.database.db, ctx.mediaUrls, foundIds);
+  return { members: members.items, found };
+}
+
+/** The `q` of a request (the member search), trimmed; blank when absent. */
+function queryOf(p: Params): string {
+  return (readString(p, "q", { allowBlank: true, maxLength: 500 }) ?? "").trim();
+}
+
+async function editPage(c: Context<ApiEnv>, refusal?: Refusal): Promise<Response> {
+  const ctx = c.get("ctx");
+  const viewer = appViewer(c);
+  const list = await ownList(c);
+  if (!list) return await sendAppNotFound(c, NOT_FOUND);
+  const q = queryOf(await params(c));
   return await sendAppPage(
     c,
     <AppLayout
@@ -99,9 +111,8 @@ async function editPage(c: Context<ApiEnv>, refusal?: Refusal): Promise<Response
     >
       <ListEditPage
         list={listEntity(list)}
-        members={members.items}
+        {...await membersOf(c, list.id, q)}
         q={q}
-        found={found}
         token={viewer.csrfToken}
         error={refusal?.message}
       />
@@ -110,18 +121,35 @@ async function editPage(c: Context<ApiEnv>, refusal?: Refusal): Promise<Response
   );
 }
 
-/** A POST on one list: the command, then back to its edit page (or the refusal on it). */
+/**
+ * A POST on one list: the command, then back to its edit page (or the
+ * refusal on it). With `announce`, the script's request gets the members
+ * part instead (a refusal stays the page, which the script then loads).
+ */
 function listCommand(
   command: (c: Context<ApiEnv>, listId: string, p: Params) => Promise<unknown>,
   notice: string,
+  announce?: string,
 ) {
   return async (c: Context<ApiEnv>): Promise<Response> => {
     const list = await ownList(c);
     if (!list) return await sendAppNotFound(c, NOT_FOUND);
     const p = await params(c);
+    const q = queryOf(p);
     const refusal = await attempt(() => command(c, list.id, p));
     if (refusal) return await editPage(c, refusal);
-    const q = readString(p, "q", { maxLength: 500 });
+    if (announce && wantsFragment(c)) {
+      return await sendFragment(
+        c,
+        <ListMembers
+          list={listEntity(list)}
+          {...await membersOf(c, list.id, q)}
+          q={q}
+          token={appViewer(c).csrfToken}
+          announce={announce}
+        />,
+      );
+    }
     const back = `/lists/${list.id}/edit${q ? `?q=${encodeURIComponent(q)}` : ""}`;
     return redirectAfterPost(c, back, notice);
   };
@@ -154,7 +182,11 @@ export function appListRoutes(): Hono<ApiEnv> {
   app.post(
     `${one}/accounts`,
     appPage(),
-    listCommand((c, id, p) => addListAccounts(db(c), me(c), id, accountIds(p)), "saved"),
+    listCommand(
+      (c, id, p) => addListAccounts(db(c), me(c), id, accountIds(p)),
+      "saved",
+      "Added to the list.",
+    ),
   );
   app.post(
     `${one}/accounts/remove`,
@@ -162,6 +194,7 @@ export function appListRoutes(): Hono<ApiEnv> {
     listCommand(
       (c, id, p) => removeListAccounts(db(c), me(c), id, accountIds(p)),
       "saved",
+      "Removed from the list.",
     ),
   );
   app.get(`${one}/delete`, appPage(), async (c) => {

@@ -6,7 +6,9 @@
  *   notifications marker to the newest notification shown, as Mastodon's web
  *   app does (the lead's decision 11): a GET that writes, as a mail inbox
  *   does, said on the page. The marker only moves forward, and another
- *   client's write at the same moment wins.
+ *   client's write at the same moment wins. Every app page marks
+ *   "Notifications" while there are notifications newer than the marker
+ *   (session.tsx); this page, once it moved the marker, asks again.
  * - POST /notifications/:group_key/dismiss: 303 back, or with the fragment
  *   header the group's removal.
  * - GET /notifications/clear (confirmation), POST: every notification goes.
@@ -22,7 +24,10 @@ import { type Context, Hono } from "hono";
 import type { ApiEnv } from "../../../api/env.ts";
 import { params } from "../../../api/params.ts";
 import { PAGE_SIZES, readPageParams } from "../../../api/pagination.ts";
-import { readNotificationGroups } from "../../../api/reads/notifications.ts";
+import {
+  hasUnreadNotifications,
+  readNotificationGroups,
+} from "../../../api/reads/notifications.ts";
 import { isGroupKey } from "../../../api/routes/notifications_grouped.ts";
 import { notificationsMarker } from "../../../db/queries/notifications.ts";
 import { pendingSummary } from "../../../db/queries/notification_requests.ts";
@@ -55,7 +60,7 @@ async function markRead(ctx: AppContext, userId: string, newest: string): Promis
 async function notificationsPage(c: Context<ApiEnv>): Promise<Response> {
   const ctx = c.get("ctx");
   const p = await params(c);
-  const { viewer } = await appReader(c);
+  let { viewer } = await appReader(c);
   const read = await readNotificationGroups(ctx, viewer.accountId, p);
   const page = readPageParams(p, PAGE_SIZES.groupedNotifications);
   const first = page.maxId == null && page.minId == null && page.sinceId == null;
@@ -66,7 +71,17 @@ async function notificationsPage(c: Context<ApiEnv>): Promise<Response> {
         : g.most_recent_notification_id,
     null,
   );
-  if (first && newest) await markRead(ctx, appSession(c).user.userId, newest);
+  if (first && newest) {
+    const { user } = appSession(c);
+    await markRead(ctx, user.userId, newest);
+    // Read now, unless something newer came or lies beyond this tab (Mentions).
+    if (viewer.unreadNotifications) {
+      viewer = {
+        ...viewer,
+        unreadNotifications: await hasUnreadNotifications(ctx.database.db, user),
+      };
+    }
+  }
   const types = p.types;
   const mentions = Array.isArray(types) && types.length === 1 && types[0] === "mention";
   const approvals = first && types == null

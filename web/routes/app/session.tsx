@@ -20,6 +20,8 @@ import { readPreferences } from "../../../api/reads/preferences.ts";
 import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE } from "../session_cookie.ts";
 import { ensureWebToken, webTokenValue } from "../../../actors/auth/web_tokens.ts";
+import { hasUnreadNotifications } from "../../../api/reads/notifications.ts";
+import { wantsFragment } from "./fragments.ts";
 
 /** The gate of an app route (see the module's comment). */
 export function appPage(
@@ -28,9 +30,21 @@ export function appPage(
   const gate = signedInGate({ variable: "appSession", ...options });
   return async (c, next) =>
     await gate(c, async () => {
-      await attachWebToken(c);
+      await prepareAppRequest(c);
       await next();
     });
+}
+
+/**
+ * What an app request needs before its handler (behind the gate or the
+ * signed-in branch): the session's web token and, for a page (a GET that
+ * is not the script's fragment), whether "Notifications" is marked unread.
+ */
+export async function prepareAppRequest(c: Context<ApiEnv>): Promise<void> {
+  await attachWebToken(c);
+  if (c.req.method !== "GET" || wantsFragment(c)) return;
+  const { db } = c.get("ctx").database;
+  c.set("appUnreadNotifications", await hasUnreadNotifications(db, appSession(c).user));
 }
 
 /**
@@ -38,13 +52,13 @@ export function appPage(
  * page the token's value for the script; posts made here carry the token's
  * application, "Web", as Mastodon's web app's do.
  */
-export async function attachWebToken(c: Context<ApiEnv>): Promise<void> {
+async function attachWebToken(c: Context<ApiEnv>): Promise<void> {
   const session = c.get("appSession");
   const secret = getCookie(c, SESSION_COOKIE);
   if (!session || !secret || c.get("appStreamToken")) return;
   const webToken = await ensureWebToken(c.get("ctx").database.db, session, secret);
   c.set("appSession", { ...session, webToken });
-  c.set("appStreamToken", await webTokenValue(secret, webToken.id));
+  c.set("appStreamToken", webTokenValue(secret, webToken.id));
 }
 
 /** The session of a request that passed {@link appPage} or the signed-in branch. */
@@ -63,6 +77,7 @@ export function appViewer(c: Context<ApiEnv>): AppViewer {
     role: user.role,
     csrfToken,
     streamToken: c.get("appStreamToken") ?? null,
+    unreadNotifications: c.get("appUnreadNotifications") ?? false,
   };
 }
 

@@ -5,7 +5,8 @@
  *   /statuses/:id/update, read by the API's edit reader and made by
  *   editStatus, as PUT /api/v1/statuses/:id;
  * - GET /statuses/:id/history: its versions, as GET
- *   /api/v1/statuses/:id/history answers them (loadStatusHistory);
+ *   /api/v1/statuses/:id/history answers them (loadStatusHistory), for any
+ *   post the viewer may see; a visitor gets the public page of them;
  * - GET /statuses/:id/delete: the confirmation, with "Delete" and "Delete
  *   and redraft"; POST /statuses/:id/delete, counted in the API's
  *   status-deletion bucket too, back to `return_to` (never the deleted
@@ -36,7 +37,7 @@ import { deleteStatus } from "../../../actors/statuses/delete.ts";
 import { AppLayout } from "../../pages/app/layout.tsx";
 import { ConfirmPage } from "../../pages/app/confirm.tsx";
 import { StatusItem } from "../../pages/app/status.tsx";
-import { HistoryList } from "../../pages/app/history.tsx";
+import { HistoryList } from "../../pages/status/history.tsx";
 import { statusPath } from "../../pages/status/links.ts";
 import { Composer, composerLimits, type ComposerValues } from "../../pages/app/composer.tsx";
 import type { KeptMedia } from "../../pages/app/composer_fields.tsx";
@@ -44,6 +45,7 @@ import { refusalOf } from "../refusals.ts";
 import { appPage, appReader, appViewer, sendAppNotFound, sendAppPage } from "./session.tsx";
 import { hereWith, returnTo } from "./return_to.ts";
 import { redirectAfterPost, sendFragment, wantsFragment } from "./fragments.ts";
+import { signedInBranch } from "./branch.ts";
 import { apiParams } from "./composer_input.ts";
 import { NOT_FOUND, sendComposerPage, typedValues } from "./statuses.tsx";
 
@@ -234,7 +236,8 @@ export function appStatusEditRoutes(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get("/statuses/:id{[0-9]+}/edit", appPage(), editPage);
   app.post("/statuses/:id{[0-9]+}/update", appPage(), updatePost);
-  app.get("/statuses/:id{[0-9]+}/history", appPage(), historyPage);
+  // Visitors go on to the public page of the history (public/status_pages.ts).
+  app.get("/statuses/:id{[0-9]+}/history", signedInBranch(historyPage));
   app.get("/statuses/:id{[0-9]+}/delete", appPage(), deleteConfirmation);
   app.post(
     "/statuses/:id{[0-9]+}/delete",

@@ -2,6 +2,9 @@
  * Status URLs for browsers and fetchers:
  * - `/@username/<id>`: the HTML page; with an ActivityPub Accept, the Note
  *   exactly as served at its id.
+ * - `/statuses/<id>/history`: a post's versions for visitors, as GET
+ *   /api/v1/statuses/:id/history answers anyone (any post they may see,
+ *   here or remote; the web app serves a session its own page first).
  * - `/users/username/statuses/<id>` (the id): Fedify's object dispatcher
  *   answers first; it hands over here when it has nothing to serve, and we
  *   answer a 410 Tombstone for a deleted status, a redirect to the page for
@@ -30,6 +33,9 @@ import { serializeStatuses } from "../../../api/entities/status.ts";
 import { loadAccountEntities } from "../../../api/entities/account.ts";
 import { ancestors, CONTEXT_LIMITS, descendants } from "../../../api/routes/statuses.ts";
 import { ThreadPage } from "../../pages/public/thread.tsx";
+import { HistoryPage } from "../../pages/public/history.tsx";
+import { readStatus } from "../../../api/reads/statuses.ts";
+import { loadStatusHistory } from "../../../api/entities/status_edit.ts";
 import { publicViewer, sendMessagePage, sendPublicPage } from "./public_page_kit.ts";
 import { localUris } from "../../../model/uris.ts";
 
@@ -130,6 +136,25 @@ export function statusPageRoutes(): Hono<ApiEnv> {
           encodeURIComponent(localUris(config.origin).statusPage(account.username, status.id))
         }`,
         noindex: author?.noindex === true,
+        viewer: await publicViewer(c),
+      }),
+    );
+  });
+
+  // A post's edit history for visitors (a session gets the app's, mounted first).
+  app.get("/statuses/:id{[0-9]{1,19}}/history", async (c) => {
+    const ctx = c.get("ctx");
+    const read = await readStatus(ctx, null, c.req.param("id"));
+    if (!read || read.row.reblogOfId) {
+      return await sendMessagePage(c, 404, "Not found", "There is no such post here.");
+    }
+    const versions = await loadStatusHistory(ctx, read.row);
+    return await sendPublicPage(
+      c,
+      HistoryPage({
+        status: read.status,
+        versions,
+        instanceTitle: ctx.config.instance.title,
         viewer: await publicViewer(c),
       }),
     );

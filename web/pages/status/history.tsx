@@ -1,7 +1,9 @@
 /**
- * A post's edit history (GET /statuses/:id/history, design 35 §9.4): each
- * version as GET /api/v1/statuses/:id/history answers it, newest first,
- * with its warning, text, poll choices and attachments; no actions.
+ * A post's edit history (GET /statuses/:id/history, design 35 §9.4), on the
+ * web app's page and on the visitors' public one: each version as GET
+ * /api/v1/statuses/:id/history answers it, newest first, with its warning,
+ * text, poll choices and attachments (a sensitive version's folded, as in
+ * posts); no actions.
  */
 import type { FC } from "hono/jsx";
 import { raw } from "hono/html";
@@ -34,8 +36,14 @@ const Version: FC<{ version: StatusEditJson; label: string }> = ({ version, labe
         </ul>
       )
       : null}
-    {version.media_attachments.length ? <MediaGrid media={version.media_attachments} /> : null}
-    {version.sensitive ? <p class="muted">Media marked as sensitive</p> : null}
+    {version.media_attachments.length === 0 ? null : version.sensitive
+      ? (
+        <details>
+          <summary>Media marked as sensitive</summary>
+          <MediaGrid media={version.media_attachments} />
+        </details>
+      )
+      : <MediaGrid media={version.media_attachments} />}
   </article>
 );
 
