@@ -24,6 +24,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL URL; when absent the embedded PGlite database is used. */
   databaseUrl: string | null;
+  /** Where fresh PGlite data directories' migrated cluster is cached (db/pglite_template.ts). */
+  pgliteTemplateCache: string | null;
   /** PostgreSQL connections each process may open (DB_POOL_SIZE). */
   dbPoolSize: number;
   /** Which parts this process runs. */
@@ -248,6 +250,17 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   if (["1", "true", "yes", "on"].includes(v)) return true;
   if (["0", "false", "no", "off"].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(raw)}`);
+}
+
+/** PGLITE_TEMPLATE_CACHE: a directory, `off`, or unset: `$XDG_CACHE_HOME/rookery`, `~/.cache/rookery`. */
+function readTemplateCache(env: Env): string | null {
+  const raw = (env.PGLITE_TEMPLATE_CACHE ?? "").trim();
+  if (raw.toLowerCase() === "off") return null;
+  if (raw) return raw;
+  const xdg = (env.XDG_CACHE_HOME ?? "").trim();
+  if (xdg) return `${xdg}/rookery`;
+  const home = (env.HOME ?? "").trim();
+  return home ? `${home}/.cache/rookery` : null;
 }
 
 function readInt(env: Env, name: string, fallback: number, min = 0, max = 2 ** 31): number {
@@ -523,6 +536,7 @@ export function loadConfig(env: Env = Deno.env.toObject()): Config {
     domain: originUrl.host,
     dataDir: (env.DATA_DIR ?? "").trim() || "./data",
     databaseUrl,
+    pgliteTemplateCache: readTemplateCache(env),
     dbPoolSize: readInt(env, "DB_POOL_SIZE", 10, 1, 1000),
     role: readEnum(env, "ROLE", ["web", "worker", "all"] as const, "all"),
     registrations: readEnum(env, "REGISTRATIONS", ["open", "approval", "closed"] as const, "open"),

@@ -81,6 +81,7 @@ export async function createRookery(config: Config, options: CreateOptions = {})
     databaseUrl: config.databaseUrl,
     pgliteDir: options.pgliteDir ?? pgliteDirectory(config),
     template: options.pgliteTemplate,
+    templateCache: config.pgliteTemplateCache,
     poolSize,
   }).catch(async (error) => {
     await telemetry.close();

@@ -81,6 +81,7 @@ import {
   printProcess,
   type ProcessFigures,
   rssMiB,
+  type StartRun,
   startupTimes,
 } from "./process.ts";
 import postgres from "postgres";
@@ -557,7 +558,7 @@ console.log(
   `\nRookery benchmark: ${STATUSES.toLocaleString("en")} statuses, ` +
     `${DEFAULT_SEED.accounts} accounts, ${SECONDS} s per scenario, ${navigator.hardwareConcurrency} cores\n`,
 );
-let starts: number[] = [];
+let starts: StartRun[] = [];
 if (processRun && WHICH !== "postgres") {
   log(`deno task start on a fresh PGlite data directory, ${STARTS} times`);
   starts = await startupTimes(STARTS, MAIN.replace(/main\.ts$/, ""));
