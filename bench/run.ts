@@ -27,7 +27,8 @@
  * for the streaming scenario alone (bench/streaming.ts: BENCH_STREAM_SOCKETS
  * `user` sockets, default 1,000, BENCH_STREAM_POSTS posts, default 50,
  * BENCH_STREAM_INTERVAL ms apart, default 200; time to the last socket, RSS
- * per 1,000 connections). The streaming scenario is part of the default run
+ * per 1,000 connections; the client's sockets on BENCH_STREAM_WORKERS threads,
+ * default one per 2,500). The streaming scenario is part of the default run
  * on PostgreSQL (about a minute, on its own server).
  *
  * Also on both databases (and alone with BENCH_ONLY=cheap): GET
@@ -134,6 +135,8 @@ const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
 const STREAM_SOCKETS = Number(Deno.env.get("BENCH_STREAM_SOCKETS") ?? 1000);
 const STREAM_POSTS = Number(Deno.env.get("BENCH_STREAM_POSTS") ?? 50);
 const STREAM_INTERVAL = Number(Deno.env.get("BENCH_STREAM_INTERVAL") ?? 200);
+/** Threads of the streaming bench client (default: one per 2,500 sockets, at most 4). */
+const STREAM_WORKERS = Deno.env.get("BENCH_STREAM_WORKERS");
 /** The streaming scenario's figures (or why it failed), per database. */
 const streamingResults: { database: string; result: StreamingResult | string }[] = [];
 
@@ -176,6 +179,7 @@ async function runStreaming(
       seeded,
       posts: STREAM_POSTS,
       intervalMs: STREAM_INTERVAL,
+      workers: STREAM_WORKERS ? Number(STREAM_WORKERS) : undefined,
       databaseUrl,
       log: (message) => log(`${database}: ${message}`),
     });

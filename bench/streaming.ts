@@ -38,7 +38,7 @@ import { ALL_SCOPES } from "../model/scopes.ts";
 import { sql } from "drizzle-orm";
 import { percentile } from "./paced.ts";
 import { insertLocalAccounts } from "./seed.ts";
-import { openAll, Sockets } from "./streaming_sockets.ts";
+import { type PoolResults, SocketPool } from "./streaming_pool.ts";
 
 export interface StreamingSeed {
   posterToken: string;
@@ -109,6 +109,8 @@ export interface StreamingOptions {
   settleMs?: number;
   /** How long to wait for deliveries still missing after the last answer (default 10 s). */
   drainMs?: number;
+  /** Threads of the bench client holding the sockets (streaming_pool.ts's default). */
+  workers?: number;
 }
 
 /** Percentiles of one measure, in ms; Infinity where a delivery never came. */
@@ -191,7 +193,7 @@ async function post(url: string, token: string, text: string): Promise<Posted> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until every socket has `id`, or `ms` pass; true if all did. */
-async function delivered(sockets: Sockets, id: string, ms: number): Promise<boolean> {
+async function delivered(sockets: SocketPool, id: string, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms;
   while (performance.now() < deadline) {
     if (sockets.received(id) === sockets.size) return true;
@@ -271,48 +273,46 @@ async function listenToBus(databaseUrl: string) {
 async function warmUp(options: StreamingOptions): Promise<void> {
   const { url, seeded } = options;
   const tokens = seeded.followerTokens;
-  const few = new Sockets(Math.min(10, tokens.length));
-  await openAll(few, url, tokens.slice(0, few.size));
-  for (let i = 0; i < 3; i++) {
-    const warm = await post(url, seeded.posterToken, `Streaming warm-up ${i}`);
-    if (!await delivered(few, warm.id, 10_000)) {
-      few.closeAll();
-      throw new Error(
-        `a post reached ${few.received(warm.id)} of ${few.size} warm-up sockets in 10 s`,
-      );
+  const few = await SocketPool.open(url, tokens.slice(0, 10), 1);
+  try {
+    for (let i = 0; i < 3; i++) {
+      const warm = await post(url, seeded.posterToken, `Streaming warm-up ${i}`);
+      if (!await delivered(few, warm.id, 10_000)) {
+        throw new Error(
+          `a post reached ${few.received(warm.id)} of ${few.size} warm-up sockets in 10 s`,
+        );
+      }
     }
+    await few.close();
+  } finally {
+    few.terminate();
   }
-  few.closeAll();
 }
 
 /**
  * Subscribed = has received a post. Sockets that missed one (registered
  * after it) get the next; a few tries. Logs what kept sockets silent.
  */
-async function waitSubscribed(options: StreamingOptions, sockets: Sockets): Promise<void> {
+async function waitSubscribed(options: StreamingOptions, sockets: SocketPool): Promise<void> {
   const { url, seeded, log } = options;
+  let results: PoolResults | null = null;
   for (let i = 0; i < 5; i++) {
     const warm = await post(url, seeded.posterToken, `Streaming warm-up, all sockets ${i}`);
-    await delivered(sockets, warm.id, 10_000);
-    if (sockets.silent() === 0) break;
+    if (await delivered(sockets, warm.id, 10_000)) return;
+    results = await sockets.results();
+    if (results.silent === 0) return;
   }
-  const silent = sockets.silent();
-  if (silent > 0) log(`streaming: ${silent} sockets received no warm-up post`);
-  for (const [text, n] of sockets.refusals) log(`streaming: ${n} sockets were sent ${text}`);
-  for (const [why, n] of sockets.closes) log(`streaming: ${n} sockets were closed: ${why}`);
-  if (silent > 0) {
-    const states = new Map<number, number>();
-    for (const ws of sockets.sockets) {
-      states.set(ws.readyState, (states.get(ws.readyState) ?? 0) + 1);
-    }
-    log(`streaming: socket readyStates ${JSON.stringify([...states])}`);
-  }
+  if (!results) return;
+  log(`streaming: ${results.silent} sockets received no warm-up post`);
+  for (const [text, n] of results.refusals) log(`streaming: ${n} sockets were sent ${text}`);
+  for (const [why, n] of results.closes) log(`streaming: ${n} sockets were closed: ${why}`);
+  log(`streaming: socket readyStates ${JSON.stringify([...results.readyStates])}`);
 }
 
 /** Sends the posts at their interval, then waits (up to the drain time) for every delivery. */
 async function sendPosts(
   options: StreamingOptions,
-  sockets: Sockets,
+  sockets: SocketPool,
 ): Promise<{ posted: Posted[]; errors: number }> {
   const posted: Posted[] = [];
   let errors = 0;
@@ -336,7 +336,11 @@ async function sendPosts(
 }
 
 /** The latencies of every post, from sending it: answer, NOTIFY, first and last socket. */
-function latencies(posted: Posted[], sockets: Sockets, notifiedAt: Map<string, number> | null) {
+function latencies(
+  posted: Posted[],
+  sockets: { size: number; arrivals: Map<string, Float64Array> },
+  notifiedAt: Map<string, number> | null,
+) {
   const out = {
     answered: [] as number[],
     notified: [] as number[],
@@ -392,10 +396,11 @@ interface PostingRun {
   loadBefore: number;
   loadAfter: number;
   rssAfter: number;
+  received: PoolResults;
 }
 
 /** Posts with every socket open, measuring CPU, load and (with a database URL) the bus. */
-async function postingRun(options: StreamingOptions, sockets: Sockets): Promise<PostingRun> {
+async function postingRun(options: StreamingOptions, sockets: SocketPool): Promise<PostingRun> {
   const { pid } = options;
   const bus = options.databaseUrl ? await listenToBus(options.databaseUrl) : null;
   options.log(`streaming: ${options.posts} posts, ${options.intervalMs} ms apart`);
@@ -407,10 +412,11 @@ async function postingRun(options: StreamingOptions, sockets: Sockets): Promise<
   const clientCpuMsPerPost = (cpuMs("self") - clientCpu) / options.posts;
   const loadAfter = loadAverage();
   const rssAfter = rssKiB(pid);
-  sockets.closeAll();
+  await sockets.close();
+  const received = await sockets.results();
   const notifiedAt = bus ? await bus.stop() : null;
-  if (sockets.misread > 0) {
-    throw new Error(`${sockets.misread} update frames were not read as expected (frame format?)`);
+  if (received.misread > 0) {
+    throw new Error(`${received.misread} update frames were not read as expected (frame format?)`);
   }
   return {
     posts: options.posts,
@@ -422,21 +428,26 @@ async function postingRun(options: StreamingOptions, sockets: Sockets): Promise<
     loadBefore,
     loadAfter,
     rssAfter,
+    received,
   };
 }
 
 /** The scenario's result from its measures. */
 function resultOf(
-  sockets: Sockets,
+  sockets: number,
   run: PostingRun,
   rss: RssKiB,
   idle: { openSeconds: number; serverCpuMsPerSecond: number },
 ): StreamingResult {
-  const l = latencies(run.posted, sockets, run.notifiedAt);
+  const l = latencies(
+    run.posted,
+    { size: sockets, arrivals: run.received.arrivals },
+    run.notifiedAt,
+  );
   const mib = (kib: number) => Math.round(kib / 1024 * 10) / 10;
   const tenth = (v: number) => Math.round(v * 10) / 10;
   return {
-    sockets: sockets.size,
+    sockets,
     posts: run.posts,
     openSeconds: tenth(idle.openSeconds),
     postAnswered: summarize(l.answered),
@@ -447,14 +458,14 @@ function resultOf(
     notifiedToFirst: run.notifiedAt ? summarize(l.notifiedToFirst) : null,
     firstToLast: summarize(l.firstToLast),
     missed: l.missed,
-    duplicates: sockets.duplicates,
+    duplicates: run.received.duplicates,
     errors: run.errors,
     rssBeforeMiB: mib(rss.before),
     rssIdleMiB: mib(rss.idle),
     rssOpenMiB: mib(rss.open),
     rssAfterMiB: mib(rss.after),
-    extraIdleMiBPer1000: mib((rss.idle - rss.before) * 1000 / sockets.size),
-    extraMiBPer1000: mib((rss.open - rss.before) * 1000 / sockets.size),
+    extraIdleMiBPer1000: mib((rss.idle - rss.before) * 1000 / sockets),
+    extraMiBPer1000: mib((rss.open - rss.before) * 1000 / sockets),
     serverCpuMsPerPost: tenth(run.serverCpuMsPerPost),
     clientCpuMsPerPost: tenth(run.clientCpuMsPerPost),
     idleServerCpuMsPerSecond: Math.round(idle.serverCpuMsPerSecond),
@@ -473,25 +484,28 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
   const before = rssKiB(pid);
 
   log(`streaming: opening ${tokens.length} sockets`);
-  const sockets = new Sockets(tokens.length);
   const openStarted = performance.now();
-  await openAll(sockets, url, tokens);
+  const sockets = await SocketPool.open(url, tokens, options.workers);
   const openSeconds = (performance.now() - openStarted) / 1000;
-  // The URL's subscription is made just after the upgrade: settled by now.
-  await sleep(settleMs);
-  const idleRss = rssKiB(pid);
-  await waitSubscribed(options, sockets);
-  // Idle: let the server's garbage collector settle before reading the RSS.
-  const idleCpu = cpuMs(pid);
-  const idleStarted = performance.now();
-  await sleep(settleMs);
-  const serverCpuMsPerSecond = (cpuMs(pid) - idleCpu) /
-    Math.max(0.001, (performance.now() - idleStarted) / 1000);
-  const open = rssKiB(pid);
+  try {
+    // The URL's subscription is made just after the upgrade: settled by now.
+    await sleep(settleMs);
+    const idleRss = rssKiB(pid);
+    await waitSubscribed(options, sockets);
+    // Idle: let the server's garbage collector settle before reading the RSS.
+    const idleCpu = cpuMs(pid);
+    const idleStarted = performance.now();
+    await sleep(settleMs);
+    const serverCpuMsPerSecond = (cpuMs(pid) - idleCpu) /
+      Math.max(0.001, (performance.now() - idleStarted) / 1000);
+    const open = rssKiB(pid);
 
-  const run = await postingRun(options, sockets);
-  const rss = { before, idle: idleRss, open, after: run.rssAfter };
-  return resultOf(sockets, run, rss, { openSeconds, serverCpuMsPerSecond });
+    const run = await postingRun(options, sockets);
+    const rss = { before, idle: idleRss, open, after: run.rssAfter };
+    return resultOf(sockets.size, run, rss, { openSeconds, serverCpuMsPerSecond });
+  } finally {
+    sockets.terminate();
+  }
 }
 
 /** Prints one database's streaming figures as Markdown tables. */

@@ -23,7 +23,11 @@ export class Sockets {
   readonly closes = new Map<string, number>();
   #closing = false;
 
-  constructor(readonly size: number) {}
+  /** `onArrival`: called with a status id and how many sockets now have it. */
+  constructor(
+    readonly size: number,
+    private readonly onArrival?: (id: string, count: number) => void,
+  ) {}
 
   /** Opens socket `index` with `token`; resolves once open, rejects if refused. */
   open(url: string, index: number, token: string): Promise<void> {
@@ -78,7 +82,9 @@ export class Sockets {
     }
     if (Number.isNaN(times[index])) {
       times[index] = at;
-      this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+      const count = (this.counts.get(id) ?? 0) + 1;
+      this.counts.set(id, count);
+      this.onArrival?.(id, count);
     } else {
       this.duplicates++;
     }
@@ -114,6 +120,13 @@ export class Sockets {
       if (!any) n++;
     }
     return n;
+  }
+
+  /** How many sockets are in each readyState. */
+  readyStates(): [number, number][] {
+    const states = new Map<number, number>();
+    for (const ws of this.sockets) states.set(ws.readyState, (states.get(ws.readyState) ?? 0) + 1);
+    return [...states];
   }
 
   closeAll() {

@@ -16,9 +16,11 @@
  * (masto.js's suite does exactly this). Never older than the connection:
  * "everything since you connected".
  *
- * Once a second it asks the database, in one query, which of the tokens its
- * connections hold are still live, and closes the connections of revoked
- * ones (a token may be revoked by another process).
+ * Twice a second it asks the database, in one query, whether the tokens
+ * its connections hold that may have ended since (token_watch.ts: those the
+ * entity triggers named, and new connections') are still live, and closes
+ * the connections of revoked ones (a token may be revoked by another
+ * process).
  */
 import { getLogger } from "@logtape/logtape";
 import type { AppContext } from "../../context.ts";
@@ -27,6 +29,7 @@ import { SseHeartbeat } from "./sse.ts";
 import { liveTokenIds } from "../../db/queries/stream_viewers.ts";
 import { SESSION_IDLE_MS } from "../../actors/auth/sessions.ts";
 import { Payload, type StreamConnection } from "./frames.ts";
+import { TokenWatch } from "./token_watch.ts";
 import { isPublicStream, type StreamName, type Subscription } from "./streams.ts";
 import {
   deliverAnnouncement,
@@ -83,6 +86,7 @@ export class StreamHub {
   #unlisten: (() => void) | null = null;
   #timer: ReturnType<typeof setInterval> | null = null;
   #checking = false;
+  readonly #tokenWatch = new TokenWatch();
   #closed = false;
   /** The number of the last event whose targets were chosen. */
   #seq = 0;
@@ -113,6 +117,7 @@ export class StreamHub {
         deliveryFailed(event.event, error)
       ).finally(() => this.#backlog--);
     });
+    await this.#tokenWatch.start(this.#ctx.core.listener);
     this.#timer = setInterval(() => this.#checkTokens(), TOKEN_CHECK_MS);
   }
 
@@ -136,6 +141,7 @@ export class StreamHub {
   add(conn: StreamConnection): void {
     this.#connections.add(conn);
     this.#openMarks.set(conn, this.#seq);
+    this.#tokenWatch.opened(conn.tokenId);
     if (conn.accountId) addTo(this.#byAccount, conn.accountId, conn);
     this.#index(conn);
   }
@@ -339,12 +345,11 @@ export class StreamHub {
 
   /** Closes the connections whose token was revoked (or whose user was disabled). */
   async #checkTokens(): Promise<void> {
-    if (this.#checking || this.#connections.size === 0) return;
+    if (this.#checking) return;
+    const held = this.#tokenWatch.due(this.#connections, Date.now());
+    if (held.size === 0) return;
     this.#checking = true;
     try {
-      const held = new Set<string>();
-      for (const conn of this.#connections) if (conn.tokenId) held.add(conn.tokenId);
-      if (held.size === 0) return;
       const live = await liveTokenIds(this.#ctx.database, [...held], SESSION_IDLE_MS);
       // Only tokens that were asked about: connections opened during the
       // query are not in `live` either, and must not be closed for it.
@@ -355,6 +360,7 @@ export class StreamHub {
         }
       }
     } catch (error) {
+      this.#tokenWatch.failed();
       if (!this.#closed) logger.warn("Could not check streaming tokens: {error}", { error });
     } finally {
       this.#checking = false;
@@ -365,6 +371,7 @@ export class StreamHub {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
+    this.#tokenWatch.stop();
     this.sseHeartbeat.stop();
     this.#unlisten?.();
     for (const conn of [...this.#connections]) {

@@ -23,7 +23,11 @@ import { accountConversations, announcements } from "../../db/schema/mod.ts";
 import { isId } from "../../db/ids.ts";
 import { canSeeInPublic } from "../../db/queries/visibility.ts";
 import { notificationsByIds } from "../../db/queries/notifications.ts";
-import { viewerFlags, viewersSeeingInPublic } from "../../db/queries/stream_viewers.ts";
+import {
+  type ViewerFlagRow,
+  viewerFlags,
+  viewersSeeingInPublic,
+} from "../../db/queries/stream_viewers.ts";
 import { activeAnnouncement } from "../../actors/announcements/manage.ts";
 import { serializeStatuses, type StatusRow } from "../entities/status.ts";
 import { emptyViewerRows, statusRows, type ViewerRows } from "../entities/status_hydration.ts";
@@ -109,49 +113,69 @@ const ID_LISTS: Record<
   w: "followers",
 };
 
-/** Builds each viewer's ViewerRows from the flag rows of one statement. */
-function viewerRowsOf(
-  flags: Awaited<ReturnType<typeof viewerFlags>>,
-): { quotes: ViewerRows["quotes"]; byViewer: Map<string, ViewerRows>; authors: Set<string> } {
+/**
+ * The flag rows of one statement, by viewer: each viewer's flags as `kind +
+ * value` entries (a key of its view, sorted), and what is the same for
+ * every viewer (the quotes shown, the shown statuses' authors). No
+ * ViewerRows yet: a thousand viewers who share a view need one, built by
+ * {@link viewerRowsFrom} for the group.
+ */
+function flagsByViewer(flags: ViewerFlagRow[]) {
   const quotes: NonNullable<ViewerRows["quotes"]> = [];
-  const byViewer = new Map<string, ViewerRows>();
+  const byViewer = new Map<string, string[]>();
   const authors = new Set<string>();
-  const of = (viewer: string) => {
-    let rows = byViewer.get(viewer);
-    if (!rows) byViewer.set(viewer, rows = emptyViewerRows(null));
-    return rows;
-  };
-  for (const { k, v, x } of flags) {
-    const viewer = String(v);
+  for (const { k, x, vs } of flags) {
+    const ids = String(vs).split(",");
+    if (k === "A") {
+      authors.add(x);
+    } else if (k === "Q") {
+      const at = x.indexOf(":");
+      const quoted = x.slice(at + 1);
+      for (const statusId of ids) {
+        quotes.push({ statusId, state: x.slice(0, at), quotedStatusId: quoted || null });
+      }
+    } else {
+      const entry = k + x;
+      for (const viewer of ids) {
+        const entries = byViewer.get(viewer);
+        if (entries) entries.push(entry);
+        else byViewer.set(viewer, [entry]);
+      }
+    }
+  }
+  for (const entries of byViewer.values()) if (entries.length > 1) entries.sort();
+  return { quotes, byViewer, authors };
+}
+
+/** A viewer's ViewerRows from its flag entries ({@link flagsByViewer}). */
+function viewerRowsFrom(
+  entries: readonly string[] | undefined,
+  quotes: ViewerRows["quotes"],
+): ViewerRows {
+  const rows = emptyViewerRows(quotes);
+  for (const entry of entries ?? []) {
+    const k = entry[0];
+    const x = entry.slice(1);
     const list = ID_LISTS[k];
     if (list) {
-      of(viewer)[list]!.push(x);
+      rows[list]!.push(x);
       continue;
     }
     switch (k) {
       case "n": {
         const [pollId, choice] = x.split(":");
-        of(viewer).votes!.push({ pollId, choice: Number(choice) });
+        rows.votes!.push({ pollId, choice: Number(choice) });
         break;
       }
       case "q":
-        of(viewer).visibleQuoted!.push(x);
-        break;
-      case "Q": {
-        const at = x.indexOf(":");
-        const quoted = x.slice(at + 1);
-        quotes.push({ statusId: viewer, state: x.slice(0, at), quotedStatusId: quoted || null });
-        break;
-      }
-      case "A":
-        authors.add(x);
+        rows.visibleQuoted!.push(x);
         break;
       case "u":
-        of(viewer).viewerUri = x;
+        rows.viewerUri = x;
         break;
     }
   }
-  return { quotes, byViewer, authors };
+  return rows;
 }
 
 /**
@@ -177,61 +201,84 @@ export async function deliverStatus(
   ]);
   if (!bundle || bundle.row.deletedAt) return;
   const row = bundle.row;
-  let publicTargets = publicCandidates.filter((t) => publicStreamShows(t.sub, row, bundle));
-
-  // Who may see it on public streams: one statement for every signed-in viewer.
-  if (publicTargets.length > 0) {
-    const signedIn = unique(publicTargets.map((t) => t.conn.accountId));
-    const anonymous = publicTargets.some((t) => t.conn.accountId == null);
-    const [allowed, anonymousMay] = await Promise.all([
-      viewersSeeingInPublic(ctx.database, row.id, signedIn),
-      anonymous ? canSeeInPublic(ctx.database.db, null, row) : false,
-    ]);
-    publicTargets = publicTargets.filter((t) =>
-      t.conn.accountId == null ? anonymousMay : allowed.has(t.conn.accountId)
-    );
-  }
-  const targets = [...direct, ...publicTargets];
+  const targets = [...direct, ...await publicTargets(ctx, bundle, publicCandidates)];
   if (targets.length === 0) return;
-  const { quotes, byViewer, authors } = viewerRowsOf(flagRows);
-  authors.add(row.accountId);
+  const flags = flagsByViewer(flagRows);
+  flags.authors.add(row.accountId);
+  await Promise.all(
+    viewGroups(targets, flags, filters).map(async ({ viewer, context, targets }) => {
+      const rows = viewer == null
+        ? undefined
+        : viewerRowsFrom(flags.byViewer.get(viewer), flags.quotes);
+      const [json] = await serializeStatuses(
+        ctx,
+        [row],
+        viewer ? { accountId: viewer } : null,
+        rows,
+        { context },
+      );
+      if (!json) return; // a hide filter, or nothing left to show
+      const payload = new Payload(event, JSON.stringify(json));
+      for (const t of targets) t.conn.send(t.sub, payload);
+    }),
+  );
+}
 
-  // Group identical views; render each group once, then send in one loop.
-  const groups = new Map<
-    string,
-    { viewer: string | null; context: FilterContext; targets: Target[] }
-  >();
+/** The public and hashtag subscriptions a status fits, among those its viewers may see it on. */
+async function publicTargets(
+  ctx: AppContext,
+  bundle: StatusBundle,
+  candidates: Target[],
+): Promise<Target[]> {
+  const row = bundle.row;
+  const fitting = candidates.filter((t) => publicStreamShows(t.sub, row, bundle));
+  if (fitting.length === 0) return fitting;
+  // Who may see it on public streams: one statement for every signed-in viewer.
+  const signedIn = unique(fitting.map((t) => t.conn.accountId));
+  const anonymous = fitting.some((t) => t.conn.accountId == null);
+  const [allowed, anonymousMay] = await Promise.all([
+    viewersSeeingInPublic(ctx.database, row.id, signedIn),
+    anonymous ? canSeeInPublic(ctx.database.db, null, row) : false,
+  ]);
+  return fitting.filter((t) =>
+    t.conn.accountId == null ? anonymousMay : allowed.has(t.conn.accountId)
+  );
+}
+
+/** Targets whose view of a status is the same: rendered once for `viewer`, sent to all. */
+interface ViewGroup {
+  viewer: string | null;
+  context: FilterContext;
+  targets: Target[];
+}
+
+/**
+ * Groups identical views: the anonymous, the authors of what is shown and
+ * viewers with filters each see their own; everyone else by their flags
+ * (after a fresh post, nearly everyone shares one view).
+ */
+function viewGroups(
+  targets: Target[],
+  flags: ReturnType<typeof flagsByViewer>,
+  filters: Map<string, unknown[]>,
+): ViewGroup[] {
+  const groups = new Map<string, ViewGroup>();
   for (const t of targets) {
     const viewer = t.conn.accountId;
     const context = contextOf(t.sub.name);
     let key: string;
     if (viewer == null) key = "anonymous";
-    else if (authors.has(viewer)) key = `self:${viewer}:${context}`;
+    else if (flags.authors.has(viewer)) key = `self:${viewer}:${context}`;
     else if ((filters.get(viewer)?.length ?? 0) > 0) key = `filtered:${viewer}:${context}`;
     else {
-      const own = byViewer.get(viewer);
-      key = own ? `rows:${JSON.stringify(own)}` : "plain";
+      const own = flags.byViewer.get(viewer);
+      key = own ? `rows:${own.join("\n")}` : "plain";
     }
     const group = groups.get(key);
     if (group) group.targets.push(t);
     else groups.set(key, { viewer, context, targets: [t] });
   }
-  await Promise.all([...groups.values()].map(async ({ viewer, context, targets }) => {
-    const rows = viewer == null
-      ? undefined
-      : { ...(byViewer.get(viewer) ?? emptyViewerRows(null)) };
-    if (rows) rows.quotes = quotes;
-    const [json] = await serializeStatuses(
-      ctx,
-      [row],
-      viewer ? { accountId: viewer } : null,
-      rows,
-      { context },
-    );
-    if (!json) return; // a hide filter, or nothing left to show
-    const payload = new Payload(event, JSON.stringify(json));
-    for (const t of targets) t.conn.send(t.sub, payload);
-  }));
+  return [...groups.values()];
 }
 
 /**

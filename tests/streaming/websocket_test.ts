@@ -67,6 +67,29 @@ test("WebSocket streams", async (t) => {
       assert.deepEqual(payload, rest);
     });
 
+    // Followers share one rendering unless what they see differs: a policy
+    // naming one of them by IRI makes his view his own.
+    await t.step("a reply policy naming one follower: only his payload says me", async () => {
+      bobWs.clear();
+      const dan = await createUser(instance, "dan");
+      await ok(instance, dan, "POST", `/api/v1/accounts/${alice.id}/follow`);
+      const danWs = await connect(`/api/v1/streaming?stream=user&access_token=${dan.token}`);
+      const [{ uri }] = await instance.rookery.ctx.database.rows<{ uri: string }>(
+        sql`SELECT uri FROM accounts WHERE id = ${bob.id}::bigint`,
+      );
+      const policy = { can_reply: { automatic_approval: [uri], manual_approval: [] } };
+      const status = await postStatus(instance, alice, "Bob may answer", {
+        interaction_policy: policy,
+      });
+      const forBob = JSON.parse((await bobWs.next("update", "user")).payload!);
+      const forDan = JSON.parse((await danWs.next("update", "user")).payload!);
+      assert.equal(forBob.id, status.id);
+      assert.ok(forBob.interaction_policy.can_reply.automatic_approval.includes("me"));
+      assert.ok(!forDan.interaction_policy.can_reply.automatic_approval.includes("me"));
+      assert.deepEqual(forBob, await ok(instance, bob, "GET", `/api/v1/statuses/${status.id}`));
+      assert.deepEqual(forDan, await ok(instance, dan, "GET", `/api/v1/statuses/${status.id}`));
+    });
+
     await t.step("a notification on user:notification and on user", async () => {
       bobWs.clear();
       const notes = await connect(
@@ -466,6 +489,18 @@ test("WebSocket streams", async (t) => {
         WHERE token_hash = ${await hashSecret(token)}`);
       await ws.closed;
       // Bob's other sockets stay open.
+      assert.equal(bobWs.socket.readyState, WebSocket.OPEN);
+    });
+
+    // The check asks about the tokens whose user or account changed (the
+    // entity triggers name the account): a disabled user's socket closes.
+    await t.step("a disabled user's socket is closed", async () => {
+      const ellen = await createUser(instance, "ellen");
+      const ws = await connect(`/api/v1/streaming?stream=user&access_token=${ellen.token}`);
+      const { db } = instance.rookery.ctx.database;
+      await db.execute(sql`UPDATE users SET disabled = true
+        WHERE account_id = ${ellen.id}::bigint`);
+      await ws.closed;
       assert.equal(bobWs.socket.readyState, WebSocket.OPEN);
     });
   } finally {
