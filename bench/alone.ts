@@ -2,8 +2,9 @@
  * The scenarios that run alone, each on a server of its own started after
  * its extra data is seeded: the day's mix (bench/day.ts, BENCH_ONLY=day,
  * both databases) and the fan-out (bench/fanout.ts, BENCH_ONLY=fanout,
- * PostgreSQL). Their loopback peers start first, since the seeded accounts
- * name their addresses.
+ * PostgreSQL), and the home timeline and posting rows with their CPU per
+ * request (bench/home.ts, BENCH_ONLY=home). The day's and fan-out's
+ * loopback peers start first, since the seeded accounts name their addresses.
  */
 import type { Database } from "../db/connection.ts";
 import { dayScenario, type DaySize, printDay, seedDay, startDayPeer } from "./day.ts";
@@ -11,13 +12,21 @@ import { fanoutScenario, type FanoutSize, printFanout, seedFanout, startSinks } 
 import { freePort } from "./process.ts";
 import type { Row } from "./rows.ts";
 import { cpuMs } from "./streaming.ts";
+import type { Seeded } from "./seed.ts";
+import { runHome } from "./home.ts";
 
 export interface AloneOptions {
   database: string;
   /** Opens the (common-seeded) database for the extra data; closed before the server starts. */
   open(): Promise<Database>;
-  start(port: number): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
+  /** Starts the server (`main`: another checkout's main.ts; `env`: more of its environment). */
+  start(
+    port: number,
+    server?: { main?: string; env?: Record<string, string> },
+  ): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
   log(message: string): void;
+  /** The seeded tokens (the home rows use them). */
+  tokens: Seeded;
 }
 
 export interface AloneResult {
@@ -47,6 +56,16 @@ export function fanoutSize(): FanoutSize {
     slow: env("BENCH_FANOUT_SLOW", Math.floor(servers / 100)),
     slowMs: env("BENCH_FANOUT_SLOW_MS", 5000),
   };
+}
+
+/** BENCH_ONLY's scenario when it runs alone: day, fanout or home (bench/home.ts). */
+export function aloneRunner(
+  only: string | undefined,
+): ((o: AloneOptions) => Promise<AloneResult>) | null {
+  if (only === "day") return runDay;
+  if (only === "fanout") return runFanout;
+  if (only === "home") return runHome;
+  return null;
 }
 
 async function seeded<T>(o: AloneOptions, fn: (database: Database) => Promise<T>): Promise<T> {

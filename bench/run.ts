@@ -56,7 +56,9 @@
  * BENCH_FANOUT_SERVERS loopback servers (default 1,000), BENCH_FANOUT_SLOW
  * of them (default 1%) holding each delivery BENCH_FANOUT_SLOW_MS (default
  * 5,000): time to the last delivery, and the healthy servers' (fairness)
- * (bench/fanout.ts).
+ * (bench/fanout.ts). BENCH_ONLY=home: the home timeline and posting at full
+ * speed with the server's CPU per request, BENCH_COMPARE_MAIN's build in turn
+ * (bench/home.ts).
  *
  * BENCH_SERVER_FLAGS: extra `deno run` flags for the server (`--cpu-prof`);
  * BENCH_SERVER_MAIN: the main.ts of another checkout (before/after).
@@ -71,7 +73,7 @@ import { webHomeRows } from "./web.ts";
 import type { Row } from "./rows.ts";
 import { type InboundReport, inboundScenario } from "./inbound.ts";
 import { rateLimitScenario } from "./limits.ts";
-import { type AloneResult, runDay, runFanout } from "./alone.ts";
+import { type AloneResult, aloneRunner } from "./alone.ts";
 import {
   ceiling,
   freePort,
@@ -123,8 +125,8 @@ const INBOX_COUNT = Number(Deno.env.get("BENCH_INBOX_COUNT") ?? 2000);
 const INBOX_CONNECTIONS = Number(Deno.env.get("BENCH_INBOX_CONNECTIONS") ?? 32);
 const INBOX_RATE = Number(Deno.env.get("BENCH_INBOX_RATE") ?? 200);
 const INBOX_SENDERS = Number(Deno.env.get("BENCH_INBOX_SENDERS") ?? 1);
-/** The day's mix or the fan-out, each alone on its own server (bench/alone.ts). */
-const ALONE = ONLY === "day" ? runDay : ONLY === "fanout" ? runFanout : null;
+/** The day's mix, the fan-out or the home rows, each alone on its own server (bench/alone.ts). */
+const ALONE = aloneRunner(ONLY);
 /** Their own tables, printed after the main one. */
 const aloneResults: AloneResult[] = [];
 const STARTS = Number(Deno.env.get("BENCH_STARTS") ?? 3);
@@ -210,11 +212,12 @@ function log(message: string) {
   console.error(`[bench] ${message}`);
 }
 
-async function startServer(env: Record<string, string>, port = freePort()) {
+async function startServer(env: Record<string, string>, port = freePort(), main = MAIN) {
   // The address the scenarios request: a server answers only its own host.
   const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SERVER_V8_FLAGS, ...SERVER_FLAGS, MAIN],
+    args: ["run", "-A", SERVER_V8_FLAGS, ...SERVER_FLAGS, main],
+    cwd: main.slice(0, main.lastIndexOf("/") + 1) || ".", // its checkout's deno.json
     env: {
       PORT: String(port),
       BIND: "127.0.0.1",
@@ -442,7 +445,8 @@ async function benchPglite(): Promise<{ rows: Row[]; rss: number }> {
       const alone = await ALONE({
         database: "PGlite",
         open: () => openDatabase({ databaseUrl: null, pgliteDir: `${dataDir}/db` }),
-        start: (port) => startServer({ DATA_DIR: dataDir }, port),
+        start: (port, s) => startServer({ DATA_DIR: dataDir, ...s?.env }, port, s?.main),
+        tokens,
         log,
       });
       aloneResults.push(alone);
@@ -499,7 +503,8 @@ async function benchPostgres(): Promise<{ rows: Row[]; rss: number } | null> {
       const alone = await ALONE({
         database: "PostgreSQL",
         open: () => openDatabase({ databaseUrl: url.toString(), pgliteDir: "" }),
-        start: (port) => startServer(env, port),
+        start: (port, s) => startServer({ ...env, ...s?.env }, port, s?.main),
+        tokens,
         log,
       });
       aloneResults.push(alone);

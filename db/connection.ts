@@ -11,6 +11,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema/mod.ts";
 import { preparedClient } from "./pglite_prepared.ts";
+import { SizedNodeFS } from "./pglite_fs.ts";
 import { migrate } from "./migrate.ts";
 import { isEmptyDirectory, seedCluster } from "./pglite_template.ts";
 import { setProcessTag } from "./ids.ts";
@@ -135,6 +136,8 @@ async function openPglite(options: OpenOptions, queries: QueryTimer): Promise<Da
   }
   // int8 stays text, as postgres.js returns it: ids are strings everywhere.
   const pglite = await PGlite.create(dir, {
+    // A data directory's file sizes are remembered (pglite_fs.ts).
+    ...(dir.startsWith("memory://") ? {} : { fs: new SizedNodeFS(dir) }),
     parsers: { 20: (value: string) => value },
     startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
     ...(options.template ? { loadDataDir: options.template } : {}),

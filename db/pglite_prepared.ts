@@ -11,6 +11,8 @@
  * Bind/Describe/Execute/Sync call; with `plan_cache_mode =
  * force_generic_plan` (set by db/connection.ts) its plan is made once too.
  * This is what postgres.js does on PostgreSQL (see prepareEveryQuery there).
+ * The reply of an execution is read from its raw bytes where it holds only
+ * rows (db/pglite_replies.ts), not by PGlite's protocol parser.
  *
  * PGlite is a single connection, so there is one statement cache for the
  * process. It is bounded (queries with IN lists of varying length have many
@@ -30,7 +32,7 @@
  * version is pinned in deno.json and the tests run every query through here.
  */
 import {
-  type messages,
+  messages,
   parse,
   type PGlite,
   protocol,
@@ -38,6 +40,7 @@ import {
   type Results,
   type Transaction,
 } from "@electric-sql/pglite";
+import { mirrorListeners, parseReply, type RawReply, readReply } from "./pglite_replies.ts";
 
 /** How many prepared statements are kept; each holds a parse tree and a plan. */
 const MAX_STATEMENTS = 256;
@@ -51,6 +54,11 @@ interface PGliteInternals {
     message: Uint8Array,
     options: { syncToFs: boolean },
   ): Promise<messages.BackendMessage[]>;
+  /** Runs `message`, handing each chunk of the reply (a view PGlite reuses) to `onRawData` only. */
+  execProtocolRawStream(
+    message: Uint8Array,
+    options: { syncToFs: boolean; onRawData: (chunk: Uint8Array) => void },
+  ): Promise<void>;
   syncToFs(): Promise<void>;
   serializers: Record<number, (value: unknown) => string>;
   parsers: Record<number, (value: string, typeId?: number) => unknown>;
@@ -96,13 +104,41 @@ class StatementCache {
   /** Names evicted from the cache, closed before the next top-level statement. */
   readonly #toClose: string[] = [];
   #counter = 0;
+  /** Delivers a notification read outside PGlite's parser to its listeners. */
+  readonly deliver: (notification: messages.NotificationResponseMessage) => void;
 
-  constructor(pg: PGliteInternals) {
+  constructor(pg: PGliteInternals, deliver: StatementCache["deliver"]) {
     this.#pg = pg;
+    this.deliver = deliver;
   }
 
   call(message: Uint8Array): Promise<messages.BackendMessage[]> {
     return this.#pg.execProtocolStream(message, { syncToFs: false });
+  }
+
+  /**
+   * Runs `message` and reads its reply (db/pglite_replies.ts): on the fast
+   * path when it holds only rows and their completion; otherwise with
+   * PGlite's parser, delivering its notifications and throwing its error as
+   * `call` would.
+   */
+  async execute(message: Uint8Array): Promise<RawReply> {
+    const chunks: Uint8Array[] = [];
+    await this.#pg.execProtocolRawStream(message, {
+      syncToFs: false,
+      onRawData: (chunk) => chunks.push(chunk.slice()),
+    });
+    const bytes = chunks.length === 1 ? chunks[0] : concat(chunks);
+    const fast = readReply(bytes);
+    if (fast) return fast;
+    const reply: RawReply = { rows: [] };
+    for (const m of parseReply(bytes)) {
+      if (m instanceof messages.DatabaseError) throw m;
+      if (m instanceof messages.NotificationResponseMessage) this.deliver(m);
+      else if (m instanceof messages.DataRowMessage) reply.rows.push(m.fields);
+      else if (m instanceof messages.CommandCompleteMessage) reply.command = m.text;
+    }
+    return reply;
   }
 
   /** Closes the statements evicted since the last call (outside a transaction only). */
@@ -180,7 +216,7 @@ async function run<T>(
   const { text, params, options } = query;
   const statement = await cache.statementFor(text);
   try {
-    const replies = await cache.call(concat([
+    const reply = await cache.execute(concat([
       serialize.bind({
         statement: statement.name,
         values: bindValues(pg, statement, params, options),
@@ -188,7 +224,7 @@ async function run<T>(
       serialize.execute({}),
       serialize.sync(),
     ]));
-    return toResults<T>(pg, replies, statement.fields, options);
+    return toResults<T>(pg, reply, statement.fields, options);
   } catch (error) {
     if ((error as { code?: string }).code === RESULT_TYPE_CHANGED) {
       cache.drop(text, statement);
@@ -199,13 +235,13 @@ async function run<T>(
 }
 
 /**
- * The replies to one execution as `PGlite.query` returns them. (PGlite's
+ * The reply to one execution as `PGlite.query` returns it. (PGlite's
  * own parseResults copies its ~150 type parsers into a new object at every
  * call when drizzle passes its few; that was 6% of the CPU of posting.)
  */
 function toResults<T>(
   pg: PGliteInternals,
-  replies: messages.BackendMessage[],
+  reply: RawReply,
   fields: Statement["fields"],
   options: QueryOptions | undefined,
 ): Results<T> {
@@ -214,19 +250,14 @@ function toResults<T>(
     own?.[dataTypeID] ?? pg.parsers[dataTypeID] ?? null
   );
   const asArray = options?.rowMode === "array";
-  const rows: unknown[] = [];
+  const rows = reply.rows.map((values) => rowOf(values, fields, parsers, asArray));
   let command: string | undefined;
   let rowCount: number | undefined;
-  for (const message of replies) {
-    if (message.name === "dataRow") {
-      const values = (message as messages.DataRowMessage).fields;
-      rows.push(rowOf(values, fields, parsers, asArray));
-    } else if (message.name === "commandComplete") {
-      // "SELECT 2", "UPDATE 3", "INSERT 0 5": the last word is the row count.
-      const parts = (message as messages.CommandCompleteMessage).text.split(" ");
-      command = parts[0];
-      rowCount = parseInt(parts[parts.length - 1], 10);
-    }
+  if (reply.command !== undefined) {
+    // "SELECT 2", "UPDATE 3", "INSERT 0 5": the last word is the row count.
+    const parts = reply.command.split(" ");
+    command = parts[0];
+    rowCount = parseInt(parts[parts.length - 1], 10);
   }
   const counted = ["INSERT", "UPDATE", "DELETE", "COPY", "MERGE"].includes(command ?? "");
   const result: Results<T> = {
@@ -266,7 +297,7 @@ function usable(text: string, options?: QueryOptions): boolean {
 /** Wraps `pglite` in a client that runs data statements as prepared statements. */
 export function preparedClient(pglite: PGlite): PreparedClient {
   const pg = pglite as unknown as PGliteInternals;
-  const cache = new StatementCache(pg);
+  const cache = new StatementCache(pg, mirrorListeners(pglite));
 
   /** Runs one statement under the query lock; `inTransaction` decides retries and syncing. */
   function exclusive<T>(

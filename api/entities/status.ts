@@ -138,10 +138,21 @@ export interface StatusJson {
   poll: PollJson | null;
 }
 
+/**
+ * The entity `make` builds, shared by the page's statuses that give the
+ * same `key`: a page has a few distinct policies among forty statuses, and
+ * building one per status was a good part of the serializer's garbage.
+ * Nothing changes these entities once built.
+ */
+function shared<T>(h: Hydration, key: string, make: () => T): T {
+  let entity = h.shared.get(key) as T | undefined;
+  if (entity === undefined) h.shared.set(key, entity = make());
+  return entity;
+}
+
 /** Who may quote a status, and whether the viewer may (QuoteApproval). */
 function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteApprovalJson {
   const policy = effectiveQuotePolicy(row.visibility, row.quoteApprovalPolicy as QuotePolicy);
-  const automatic = policy === "public" ? ["public"] : policy === "followers" ? ["followers"] : [];
   const permission = viewer ? quotePermission(row, viewer.accountId) : null;
   const current: QuoteApprovalJson["current_user"] = permission == null
     ? "unknown"
@@ -149,7 +160,11 @@ function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteAppro
         (permission === "if_follower" && h.followedAuthors.has(row.accountId))
     ? "automatic"
     : "denied";
-  return { automatic, manual: [], current_user: current };
+  return shared(h, `q|${policy}|${current}`, () => ({
+    automatic: policy === "public" ? ["public"] : policy === "followers" ? ["followers"] : [],
+    manual: [],
+    current_user: current,
+  }));
 }
 
 /**
@@ -159,17 +174,27 @@ function quoteApproval(row: StatusRow, viewer: Viewer, h: Hydration): QuoteAppro
  * its starter (a held status is shown to two accounts only).
  */
 function interactionPolicy(row: StatusRow, viewer: Viewer, h: Hydration): InteractionPolicyJson {
-  if (!viewer) return interactionPolicyJson(row, null);
-  const me = viewer.accountId;
-  const mentioned = h.bundles.get(row.id)?.mentions.some((m) => m.id === me) ?? false;
-  return interactionPolicyJson(row, {
+  const me = viewer?.accountId;
+  const mentioned = me != null &&
+    (row.inReplyToAccountId === me ||
+      (h.bundles.get(row.id)?.mentions.some((m) => m.id === me) ?? false));
+  const facts = me == null ? null : {
     isAuthor: row.accountId === me,
-    mentionedOrRepliedTo: mentioned || row.inReplyToAccountId === me,
+    mentionedOrRepliedTo: mentioned,
     followsAuthor: h.followedAuthors.has(row.accountId),
     followedByAuthor: h.followersOfViewer.has(row.accountId),
     actorUri: h.viewerUri,
     startedThread: false,
-  });
+  };
+  // A stored policy may name the viewer's IRI; without one, the built-in
+  // rules (keywords only) make the entity a function of these fields.
+  if (row.interactionPolicy != null) return interactionPolicyJson(row, facts);
+  const who = facts
+    ? `${+facts.isAuthor}${+mentioned}${+facts.followsAuthor}${+facts.followedByAuthor}`
+    : "-";
+  const key =
+    `p|${row.local}|${row.visibility}|${row.quoteApprovalPolicy}|${row.pendingApproval}|${who}`;
+  return shared(h, key, () => interactionPolicyJson(row, facts));
 }
 
 /**

@@ -49,6 +49,8 @@ export interface Hydration {
   viewerUri: string;
   /** This server's origin (links in per-viewer notes). */
   origin: string;
+  /** Entities the page's statuses share, by what they depend on (status.ts). */
+  shared: Map<string, unknown>;
 }
 
 /** The distinct non-null ids, in first-seen order. */
@@ -318,5 +320,6 @@ export async function hydrate(
     followersOfViewer: new Set(fresh.followers),
     viewerUri: fresh.viewerUri ?? "",
     origin: ctx.config.origin,
+    shared: new Map(),
   };
 }

@@ -3,10 +3,12 @@
  * drizzle's queries run as prepared statements with generic plans on both
  * databases, and that must not change what they do: results, errors, the
  * isolation of a transaction from statements outside it, DDL on a table a
- * statement reads, and (on PGlite) NOTIFY delivery and a bounded cache.
+ * statement reads, and (on PGlite) NOTIFY delivery, rows read without
+ * PGlite's protocol parser (db/pglite_replies.ts) and a bounded cache.
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
+import { protocol } from "@electric-sql/pglite";
 import { type Database, openDatabase } from "../../db/connection.ts";
 import { createTestDatabase, DB_KIND, PGLITE_ONLY, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
@@ -125,6 +127,31 @@ test("statements run prepared with generic plans and behave as before", async (t
         });
         await eventually("both notifications", () => Promise.resolve(heard.length >= 2));
         assert.deepEqual(heard, ["outside", "inside"]);
+      },
+    });
+
+    await t.step({
+      name: "PGlite: rows are read from the raw reply, not by PGlite's protocol parser",
+      ...PGLITE_ONLY,
+      fn: async () => {
+        const query = sql`SELECT id, body FROM probe WHERE id <= ${3} ORDER BY id`;
+        await rows(query); // prepared now (a prepare's reply goes through PGlite's parser)
+        const parser = protocol.Parser.prototype;
+        const parse = parser.parse;
+        let parsed = 0;
+        parser.parse = function (...args) {
+          parsed++;
+          return parse.apply(this, args);
+        };
+        try {
+          for (let i = 0; i < 20; i++) {
+            const found = await rows<{ id: number; body: string | null }>(query);
+            assert.deepEqual(found.map((r) => r.id), [1, 2, 3]);
+          }
+        } finally {
+          parser.parse = parse;
+        }
+        assert.equal(parsed, 0);
       },
     });
 
