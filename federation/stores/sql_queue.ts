@@ -32,11 +32,7 @@
  * host (delivery_lane.ts): a slow peer holds its own deliveries, not the
  * other peers' nor inbound activities and jobs, which have the other slots.
  */
-import type {
-  MessageQueue,
-  MessageQueueEnqueueOptions,
-  MessageQueueListenOptions,
-} from "@fedify/fedify";
+import type { MessageQueueEnqueueOptions, MessageQueueListenOptions } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
@@ -48,6 +44,17 @@ import {
   deliveryRows,
   HostSlots,
 } from "./delivery_lane.ts";
+import type {
+  Claim,
+  Claimed,
+  Handling,
+  Lane,
+  LaneName,
+  PlaceKeepingQueue,
+  QueueSignal,
+  Runner,
+  SqlMessageQueueOptions,
+} from "./queue_shapes.ts";
 
 const logger = getLogger(["rookery", "queue"]);
 
@@ -62,91 +69,12 @@ export const DEFAULT_LEASE_MS = 60_000;
 /** How often, at most, an idle worker looks for keys whose next message was not readied. */
 export const SWEEP_INTERVAL_MS = 30_000;
 
-export interface SqlMessageQueueOptions {
-  /** How long a claimed message is held before another worker may retry it ({@link DEFAULT_LEASE_MS}). */
-  leaseMs?: number;
-  /** Longest wait between polls when nothing wakes the worker. */
-  pollMs?: number;
-  /** Handlers of inbound activities and jobs run at once. */
-  concurrency?: number;
-  /** Deliveries run at once (delivery_lane.ts). */
-  deliveryConcurrency?: number;
-  /** Deliveries run at once to one host. */
-  hostConcurrency?: number;
-  /**
-   * Release every lease when listening starts. Right when this process is
-   * the only consumer (PGlite): a lease left over is from a killed process.
-   */
-  releaseLeasesOnStart?: boolean;
-  /** Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY); absent on PGlite. */
-  signal?: QueueSignal;
-}
-
-/**
- * Wakes idle workers in other processes when messages are enqueued. The
- * payload names the lane whose messages were queued ({@link LaneName}); an
- * empty one wakes every lane.
- */
-export interface QueueSignal {
-  notify(lane: LaneName): Promise<void>;
-  /** Calls `wake` on every notification; resolves to an unsubscribe function. */
-  subscribe(wake: (payload: string) => void): Promise<() => Promise<void>>;
-}
-
-/** The lanes of {@link SqlMessageQueue.listen}: inbound activities and jobs, and deliveries. */
-export type LaneName = "general" | "deliveries";
-
-/** A queue whose retries can keep their place in line ({@link SqlMessageQueue.keepPlace}). */
-export interface PlaceKeepingQueue extends MessageQueue {
-  keepPlace(message: unknown, delayMs: number): boolean;
-  /** Queues an ordered message, run by this process at once when it can ({@link SqlMessageQueue.enqueueHere}). */
-  enqueueHere(message: unknown, orderingKey: string): Promise<void>;
-}
-
-/** This process's listen loop while it runs: what {@link SqlMessageQueue.enqueueHere} hands messages to. */
-interface Runner {
-  handler: (message: any) => Promise<void> | void;
-  signal?: AbortSignal;
-  /** The general lane (inbound activities and jobs). */
-  lane: Lane;
-}
-
-/** A message claimed by this process. */
-interface Claimed {
-  id: number;
-  message: unknown;
-  key: string | null;
-  /** A delivery's host (delivery_lane.ts). */
-  host?: string | null;
-}
-
-/** What one claim brought. */
-interface Claim {
-  claimed: Claimed[];
-  /** Messages it readied (claimable from the next claim on). */
-  readied: number;
-}
-
-/** Work claimed and run on slots of its own (see {@link SqlMessageQueue.listen}). */
-interface Lane {
-  name: LaneName;
-  limit: number;
-  claim(free: number): Promise<Claim>;
-  /** Runs the work of one claimed message in the lane's slots. */
-  run(claimed: Claimed, work: () => Promise<void>): Promise<void>;
-  /** The rows (federation_queue q) the lane would claim once due. */
-  rows(): SQL;
-  /** The handlers running in its slots (and slots held for messages being taken). */
-  running: Set<Promise<void>>;
-}
-
-/** A message claimed by this process, and what becomes of its row when the handler is done. */
-interface Handling {
-  id: number;
-  key: string | null;
-  /** Set by keepPlace: the row is updated to this instead of deleted. */
-  retry?: { message: unknown; runAt: Date };
-}
+export type {
+  LaneName,
+  PlaceKeepingQueue,
+  QueueSignal,
+  SqlMessageQueueOptions,
+} from "./queue_shapes.ts";
 
 /** Fedify's messages carry a random `id` that their retries keep. */
 function messageIdOf(message: unknown): string | null {
