@@ -58,10 +58,7 @@
  * 5,000): time to the last delivery, and the healthy servers' (fairness)
  * (bench/fanout.ts). BENCH_ONLY=home: the home timeline and posting at full
  * speed with the server's CPU per request, BENCH_COMPARE_MAIN's build in turn
- * (bench/home.ts).
- *
- * BENCH_SERVER_FLAGS: extra `deno run` flags for the server (`--cpu-prof`);
- * BENCH_SERVER_MAIN: the main.ts of another checkout (before/after).
+ * (bench/home.ts). BENCH_SERVER_FLAGS and BENCH_SERVER_MAIN: below.
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
@@ -99,11 +96,9 @@ import {
 /** The server run; BENCH_SERVER_MAIN: another checkout's main.ts, to compare builds. */
 const MAIN = Deno.env.get("BENCH_SERVER_MAIN") ?? new URL("../main.ts", import.meta.url).pathname;
 /**
- * The V8 flags of `deno task start` (deno.json), so the bench measures the
- * server as operators run it: a 4 MiB young generation. V8's default lets it
- * grow to tens of MiB under a burst (a post rendered for 1,000 sockets) and
- * keeps it: 54–61 MiB of RSS per 1,000 streaming connections after one post,
- * 29–33 MiB with this cap, at the same latency and CPU per post.
+ * The V8 flags of `deno task start` (a 4 MiB young generation), so the bench measures the server as
+ * operators run it. With V8's default, RSS per 1,000 streaming sockets after a post was 54–61 MiB
+ * (29–33 MiB with the cap, same latency and CPU per post); it costs GC time (docs/benchmarks.md).
  */
 const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
 /** Extra `deno run` flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
