@@ -256,11 +256,8 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
 function readTemplateCache(env: Env): string | null {
   const raw = (env.PGLITE_TEMPLATE_CACHE ?? "").trim();
   if (raw.toLowerCase() === "off") return null;
-  if (raw) return raw;
-  const xdg = (env.XDG_CACHE_HOME ?? "").trim();
-  if (xdg) return `${xdg}/rookery`;
-  const home = (env.HOME ?? "").trim();
-  return home ? `${home}/.cache/rookery` : null;
+  const xdg = (env.XDG_CACHE_HOME ?? "").trim(), home = (env.HOME ?? "").trim();
+  return raw || (xdg ? `${xdg}/rookery` : home ? `${home}/.cache/rookery` : null);
 }
 
 function readInt(env: Env, name: string, fallback: number, min = 0, max = 2 ** 31): number {
