@@ -7,6 +7,7 @@
  * both say to use pg_dump.
  */
 import { openDatabase } from "../db/connection.ts";
+import { isEmptyDirectory } from "../db/pglite_template.ts";
 import { BackupFileExists, backupPglite, NotABackup, restorePglite } from "../db/backup.ts";
 import { pgliteDirectory } from "../rookery.ts";
 import { sql } from "drizzle-orm";
@@ -74,7 +75,7 @@ async function restoreInto(
     throw new CommandError(`${file} does not exist`);
   });
   let movedTo: string | null = null;
-  if (!(await isEmptyOrMissing(dir))) {
+  if (!(await isEmptyDirectory(dir))) {
     if (!options.replace) {
       throw new CommandError(
         `${dir} already holds a database; use --replace to move it aside and restore`,
@@ -106,16 +107,6 @@ async function restoreInto(
   ];
   if (movedTo) lines.push(`The previous database is in ${movedTo}.`);
   return lines.join("\n");
-}
-
-async function isEmptyOrMissing(dir: string): Promise<boolean> {
-  try {
-    for await (const _ of Deno.readDir(dir)) return false;
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return true;
-    throw error;
-  }
 }
 
 /** Whether a server listens on the admin socket. */
