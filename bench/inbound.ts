@@ -30,6 +30,7 @@
  */
 import { type FakePeer, startFakePeer } from "../tests/fixtures/fake_peer.ts";
 import { paced } from "./paced.ts";
+import type { StatementCount, StatementProbe } from "./statements.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 /** Mastodon's signed headers for a POST. */
@@ -245,6 +246,8 @@ export interface InboundOptions {
   /** The server's CPU time so far, ms (/proc/<pid>/stat). */
   cpuMs(): number;
   log(message: string): void;
+  /** BENCH_STATEMENTS=1 on PostgreSQL: counts the full-speed run's statements. */
+  statements?: StatementProbe;
 }
 
 export interface InboundReport {
@@ -254,6 +257,8 @@ export interface InboundReport {
   notePrefix: string;
   /** Notes the server reported stored, warm-up included. */
   storedTotal: number;
+  /** The full-speed run's statements (BENCH_STATEMENTS=1, PostgreSQL). */
+  statements?: StatementCount;
 }
 
 /** Looks `acct` up until the server has stored it (a warm-up delivery made it). */
@@ -316,9 +321,15 @@ export async function inboundScenario(o: InboundOptions): Promise<InboundReport>
     await drain(stored, warm.length);
     o.log(`signing ${o.count} deliveries`);
     const signedMax = await gen.sign(o.count, "max");
+    await o.statements?.reset();
     const cpuBefore = o.cpuMs();
     const full = await fullSpeed(signedMax, o.concurrency, stored);
     full.serverCpuMsPerNote = Math.round((o.cpuMs() - cpuBefore) / full.stored * 100) / 100;
+    const statements = await o.statements?.read();
+    if (statements) {
+      o.log(`${(statements.total / full.stored).toFixed(1)} statements per stored note; the busiest:`);
+      for (const { calls, query } of statements.top) o.log(`  ${calls}  ${query}`);
+    }
     const paced = Math.round(o.rate * o.seconds);
     o.log(`signing ${paced} deliveries`);
     const signed = await gen.sign(paced, "paced");
@@ -329,8 +340,10 @@ export async function inboundScenario(o: InboundOptions): Promise<InboundReport>
       fixedRate: fixed,
       notePrefix: gen.notePrefix,
       storedTotal: await stored(),
+      statements,
     };
   } finally {
+    await o.statements?.close();
     await gen.peer.close();
   }
 }

@@ -4,6 +4,7 @@
  * BENCH_DATABASE_URL. Returns null when neither is available.
  */
 import { existsSync } from "node:fs";
+import { COUNT_STATEMENTS } from "./statements.ts";
 
 export interface BenchPostgres {
   /** URL of the maintenance database (`postgres`). */
@@ -51,6 +52,8 @@ export async function startBenchPostgres(): Promise<BenchPostgres | null> {
     "-c effective_cache_size=8GB",
     "-c work_mem=16MB",
     "-c maintenance_work_mem=512MB",
+    // BENCH_STATEMENTS=1: statements counted by the server (bench/statements.ts).
+    ...(COUNT_STATEMENTS ? ["-c shared_preload_libraries=pg_stat_statements"] : []),
   ].join(" ");
   await run(
     [`${bin}/pg_ctl`, "-D", `${root}/data`, "-l", `${root}/log`, "-w", "-o", options, "start"],

@@ -69,6 +69,7 @@ import { paced } from "./paced.ts";
 import { webHomeRows } from "./web.ts";
 import type { Row } from "./rows.ts";
 import { type InboundReport, inboundScenario } from "./inbound.ts";
+import { COUNT_STATEMENTS, statementProbe } from "./statements.ts";
 import { rateLimitScenario } from "./limits.ts";
 import { type AloneResult, aloneRunner } from "./alone.ts";
 import {
@@ -237,6 +238,7 @@ async function startServer(env: Record<string, string>, port = freePort(), main 
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
+    databaseUrl: env.DATABASE_URL,
     async stop() {
       try {
         child.kill("SIGTERM");
@@ -258,7 +260,7 @@ async function cannon(options: Record<string, unknown>) {
 
 async function scenarios(
   database: string,
-  { url, pid }: { url: string; pid: number },
+  { url, pid, databaseUrl }: { url: string; pid: number; databaseUrl?: string },
   tokens: Seeded,
 ): Promise<Row[]> {
   const home = {
@@ -272,7 +274,7 @@ async function scenarios(
   const actor = await fetch(`${url}/actor`, { headers: { accept: "application/activity+json" } });
   await actor.body?.cancel();
   if (!actor.ok) throw new Error(`the instance actor answered ${actor.status}`);
-  const rows: Row[] = await cheapScenarios(database, { url, pid }, tokens);
+  const rows: Row[] = await cheapScenarios(database, { url, pid, databaseUrl }, tokens);
   if (CHEAP) return rows;
   await autocannon({ ...home, duration: 3, connections: 4 }); // warm caches and plans
   // And the paced generator's own connections and code: its first requests
@@ -325,7 +327,7 @@ async function scenarios(
  */
 async function cheapScenarios(
   database: string,
-  { url, pid }: { url: string; pid: number },
+  { url, pid, databaseUrl }: { url: string; pid: number; databaseUrl?: string },
   tokens: Seeded,
 ): Promise<Row[]> {
   const verify = {
@@ -365,6 +367,7 @@ async function cheapScenarios(
     seconds: SECONDS,
     cpuMs: () => cpuMs(pid),
     log: (message) => log(`${database}: inbound: ${message}`),
+    statements: COUNT_STATEMENTS && databaseUrl ? statementProbe(databaseUrl) : undefined,
   });
   const { fullSpeed: full, fixedRate: fixed } = inbound;
   rows.push({

@@ -74,6 +74,8 @@ export class Duplicate extends Error {
 interface Thread {
   parent: StatusRow | null;
   conversationId: string;
+  /** A new conversation's INSERT, sent but not awaited: the status's INSERT goes with it. */
+  written?: Promise<unknown>;
 }
 
 /**
@@ -109,14 +111,14 @@ async function joinThread(
     return { parent, conversationId: c.id };
   }
   const conversationId = newId();
-  await preparedQuery(
+  const written = preparedQuery(
     tx,
     "new_conversation",
     (db) => db.insert(conversations).values({ id: sql.placeholder("id") }),
   ).execute({ id: conversationId });
-  if (parent) {
-    await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, parent.id));
-  }
+  if (!parent) return { parent, conversationId, written };
+  await written;
+  await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, parent.id));
   return { parent, conversationId };
 }
 
@@ -282,9 +284,10 @@ export async function announce(tx: Executor, origin: string, status: StatusRow, 
   }
   await requestLinkCard(tx, origin, status, { hasMedia: a.hasMedia, settled: cardSettled });
   await linkTaggedCollections(tx, origin, status);
-  await fanOutStatus(tx, status);
-  // Followers who rang the bell for this account get `status`.
-  await notifySubscribers(tx, status);
+  // The feeds, and the followers who rang the bell for this account
+  // (`status`): independent, so their statements go out together (one
+  // round trip on the transaction's connection, in this order).
+  await Promise.all([fanOutStatus(tx, status), notifySubscribers(tx, status)]);
   // The mentioned local accounts, all at once (the rules and policies are
   // screened in one query, the notifications inserted in one statement).
   await notifyMentions(tx, status, a.notified);
@@ -340,7 +343,11 @@ export async function writeStatus(
   const held = unverified || await replyHeld(tx, origin, input, p);
   const thread = await joinThread(tx, input, p, held);
   const pollId = input.poll ? newId() : null;
-  const status = await insertStatusRow(tx, input, p, thread, pollId, held);
+  // The new conversation's INSERT (no foreign key) rides with the status's: one round trip.
+  const [status] = await Promise.all([
+    insertStatusRow(tx, input, p, thread, pollId, held),
+    thread.written,
+  ]);
   await writeParts(tx, input, p, status, media.map((m) => m.id), pollId);
   if (unverified) {
     // Neither side is ours: no request to anyone, only the job that checks its proof.
