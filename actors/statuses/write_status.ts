@@ -302,9 +302,10 @@ export async function announce(tx: Executor, origin: string, status: StatusRow, 
 }
 
 /**
- * Last, just before COMMIT: this UPDATE locks the author's row until the
- * transaction ends, so an author's concurrent posts wait for each other
- * only for the commit, not for the fan-out and notifications as well.
+ * Late: this UPDATE locks the author's row until the transaction ends, so
+ * it is sent with the last round trip that does not depend on it (the
+ * fan-out's, see writeStatus): an author's concurrent posts wait for each
+ * other only for the fan-out's stream event and the commit.
  */
 async function countNewStatus(tx: Executor, accountId: string, p: PreparedStatus) {
   await preparedQuery(tx, "count_new_status", (db) =>
@@ -354,15 +355,33 @@ export async function writeStatus(
     await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks! });
   } else if (held) await holdReply(tx, status, thread.parent);
   else {
-    await announce(tx, origin, status, {
-      hasMedia: media.length > 0,
-      notified: p.mentioned.filter((id) => p.localMentioned.has(id)),
-      quoted: p.quoted,
-      missingLinks: input.local ? undefined : input.missingLinks,
-    });
-    // Its e-mail subscribers' digest, when it has any (Mastodon 4.7).
-    await requestEmailDigest(tx, digest, status);
+    // The count goes out with announce's first statements: one round trip
+    // on the transaction's connection instead of one more before COMMIT.
+    await Promise.all([
+      announceNew(tx, origin, status, input, p, media.length > 0, digest),
+      countNewStatus(tx, input.accountId, p),
+    ]);
+    return status;
   }
   await countNewStatus(tx, input.accountId, p);
   return status;
+}
+
+/** A status that stands at once: announced, and its e-mail subscribers' digest (Mastodon 4.7). */
+async function announceNew(
+  tx: Executor,
+  origin: string,
+  status: StatusRow,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+  hasMedia: boolean,
+  digest: DigestTiming,
+): Promise<void> {
+  await announce(tx, origin, status, {
+    hasMedia,
+    notified: p.mentioned.filter((id) => p.localMentioned.has(id)),
+    quoted: p.quoted,
+    missingLinks: input.local ? undefined : input.missingLinks,
+  });
+  await requestEmailDigest(tx, digest, status);
 }
