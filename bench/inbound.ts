@@ -327,7 +327,9 @@ export async function inboundScenario(o: InboundOptions): Promise<InboundReport>
     full.serverCpuMsPerNote = Math.round((o.cpuMs() - cpuBefore) / full.stored * 100) / 100;
     const statements = await o.statements?.read();
     if (statements) {
-      o.log(`${(statements.total / full.stored).toFixed(1)} statements per stored note; the busiest:`);
+      o.log(
+        `${(statements.total / full.stored).toFixed(1)} statements per stored note; the busiest:`,
+      );
       for (const { calls, query } of statements.top) o.log(`  ${calls}  ${query}`);
     }
     const paced = Math.round(o.rate * o.seconds);
