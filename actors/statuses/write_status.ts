@@ -9,7 +9,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
-import { preparedQuery } from "../../db/queries/prepared.ts";
+import { executePrepared, preparedQuery } from "../../db/queries/prepared.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
 import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { linkTaggedCollections } from "../collections/tagged.ts";
@@ -104,11 +104,7 @@ async function joinThread(
   }
   if (parent?.conversationId) return { parent, conversationId: parent.conversationId };
   if (!parent && !input.local && input.conversationUri) {
-    await tx.insert(conversations).values({ id: newId(), uri: input.conversationUri })
-      .onConflictDoNothing();
-    const [c] = await tx.select({ id: conversations.id }).from(conversations)
-      .where(eq(conversations.uri, input.conversationUri));
-    return { parent, conversationId: c.id };
+    return { parent, conversationId: await conversationNamed(tx, input.conversationUri) };
   }
   const conversationId = newId();
   const written = preparedQuery(
@@ -120,6 +116,31 @@ async function joinThread(
   await written;
   await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, parent.id));
   return { parent, conversationId };
+}
+
+/**
+ * The conversation a remote `context` names, made when new, in one
+ * statement. Its SELECT sees the table as the statement began: when another
+ * transaction made the row meanwhile (the INSERT waited for it and did
+ * nothing), the row is read again.
+ */
+async function conversationNamed(tx: Executor, uri: string): Promise<string> {
+  const [made] = await executePrepared<{ id: string }>(
+    tx,
+    "conversation_named",
+    () =>
+      sql`WITH made AS (INSERT INTO conversations (id, uri)
+          VALUES (${sql.placeholder("id")}, ${sql.placeholder("uri")})
+          ON CONFLICT DO NOTHING RETURNING id)
+        SELECT id::text AS id FROM made
+        UNION ALL SELECT id::text FROM conversations WHERE uri = ${sql.placeholder("uri")}
+        LIMIT 1`,
+    { id: newId(), uri },
+  );
+  if (made) return made.id;
+  const [c] = await tx.select({ id: conversations.id }).from(conversations)
+    .where(eq(conversations.uri, uri));
+  return c.id;
 }
 
 /** The columns a new status row is written with (each a placeholder of the prepared INSERT). */
