@@ -30,6 +30,8 @@ import { RateLimitCounter } from "../api/middleware/rate_limit_counter.ts";
 import { StreamHubStarter } from "../api/streaming/hub.ts";
 import { KeyPairCache } from "../federation/dispatchers/keys.ts";
 import { KeyOwners } from "../federation/dispatchers/key_owners.ts";
+import { AnnouncedCache } from "../db/announced_cache.ts";
+import type { AccountRow } from "../federation/remote/accounts.ts";
 import { OutboundFetchGuard } from "../federation/fetch/outbound_fetch.ts";
 import { RecentAsks } from "../federation/remote/status_links.ts";
 import type { OutboxRelay } from "../federation/outbox/relay.ts";
@@ -61,6 +63,8 @@ export interface ProcessCore {
   readonly keyPairs: KeyPairCache;
   /** Local actor identifiers → the accounts owning their keys (key_owners.ts). */
   readonly keyOwners: KeyOwners;
+  /** Inbox senders' accounts by actor IRI, kept through counter updates (inbox/statuses.ts). */
+  readonly remoteSenders: AnnouncedCache<AccountRow>;
   /** The Web Push key (actors/push/vapid.ts). */
   readonly vapidKeys: VapidKeyCache;
   /** Machine translation, when configured (actors/translation/service.ts). */
@@ -111,6 +115,8 @@ export function openProcessCore(config: Config, database: Database): OpenCore {
   streamBus.listen(listener);
   const keyOwners = new KeyOwners();
   keyOwners.listen(listener);
+  const remoteSenders = new AnnouncedCache<AccountRow>((row) => row.id);
+  remoteSenders.listen(listener);
   const core = {
     listener,
     writes,
@@ -122,6 +128,7 @@ export function openProcessCore(config: Config, database: Database): OpenCore {
     streamHub: new StreamHubStarter(),
     keyPairs: new KeyPairCache(database),
     keyOwners,
+    remoteSenders,
     vapidKeys: new VapidKeyCache(database),
     translator: makeTranslator(config),
     mailer: new Mailer(),

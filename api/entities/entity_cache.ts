@@ -181,11 +181,13 @@ export class EntityCache {
   }
 
   /** Applies one notification payload. */
-  received(payload: string): void {
-    if (payload.startsWith("sync:")) {
-      this.#waiting.get(payload)?.();
+  received(announced: string): void {
+    if (announced.startsWith("sync:")) {
+      this.#waiting.get(announced)?.();
       return;
     }
+    // Counter-only changes of an account (migration 0058): an Account shows its counts.
+    const payload = announced[0] === "n" ? `a${announced.slice(1)}` : announced;
     this.#record(payload);
     if (payload === "*") {
       this.statuses.clear();

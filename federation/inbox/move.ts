@@ -54,6 +54,7 @@ async function onMove(ctx: InboxContext<AppContext>, move: Move): Promise<void> 
     return;
   }
   const recorded = await recordRemoteMove(ctx.data, origin.id, target.id);
+  ctx.data.core.remoteSenders.forget(origin.uri);
   logger.info("{origin} moved to {target}{again}.", {
     origin: origin.uri,
     target: target.uri,

@@ -312,6 +312,8 @@ export async function handleActorUpdate(
   // Read from the actor as the sender wrote it (federation/dialects/).
   remember(object, embeddedJson(inboxJson(ctx, update), "object", object.id.href));
   await upsertRemoteActor(ctx, object);
+  // Its next activities, perhaps handled here at once, read the new row.
+  ctx.data.core.remoteSenders.forget(object.id.href);
   // Its pins may have changed too (Mastodon re-reads the featured collection).
   await scheduleFeaturedSync(ctx.data, known.id);
   return true;
@@ -342,5 +344,6 @@ export async function handleActorDelete(
     return true;
   }
   await remoteAccountDeleted(ctx.data, account.id);
+  ctx.data.core.remoteSenders.forget(actorId);
   return true;
 }

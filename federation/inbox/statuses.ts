@@ -101,10 +101,20 @@ async function ignoringRefusals(what: string, run: () => Promise<unknown>): Prom
  * or gone. Not taken from the activity's fetch budget: its signature was
  * just verified with the actor's key, and without the actor nothing else
  * of the activity is used.
+ *
+ * Kept in the process (`core.remoteSenders`, db/announced_cache.ts) until
+ * the row changes other than in its counters (which every stored status
+ * changes): its counts may be behind, and nothing here reads them. The
+ * sender's own Update, Delete and Move drop it in the process that handles
+ * them (relationships.ts, move.ts), before its next activity.
  */
 export async function remoteSender(ctx: InboxContext<AppContext>, activity: Activity) {
-  if (!activity.actorId) return null;
-  const account = await accountForActorUri(ctx, activity.actorId).catch(() => null);
+  const actorId = activity.actorId;
+  if (!actorId) return null;
+  const account = await ctx.data.core.remoteSenders.get(
+    actorId.href,
+    () => accountForActorUri(ctx, actorId).catch(() => null),
+  );
   if (!account || account.domain == null || account.deletedAt || account.suspendedAt) return null;
   return account;
 }
