@@ -61,6 +61,7 @@ test("inbox senders: counters announced apart, other changes drop the cached row
       return rows.length === 0;
     });
   const heard: string[] = [];
+  const announced = (payload: string) => () => Promise.resolve(heard.includes(payload));
   const unlisten = await core.listener.listen(
     ENTITY_CHANNEL,
     (payload) => void heard.push(payload),
@@ -72,9 +73,15 @@ test("inbox senders: counters announced apart, other changes drop the cached row
     await t.step("a counter-only change is announced as n<id>, others as a<id>", async () => {
       heard.length = 0;
       await elsewhere("UPDATE accounts SET statuses_count = statuses_count + 1 WHERE id = $1", sam);
-      await eventually("the counter's announcement", async () => heard.includes(`n${sam}`));
+      await eventually(
+        "the counter's announcement",
+        announced(`n${sam}`),
+      );
       await elsewhere("UPDATE accounts SET display_name = 'Sam' WHERE id = $1", sam);
-      await eventually("the change's announcement", async () => heard.includes(`a${sam}`));
+      await eventually(
+        "the change's announcement",
+        announced(`a${sam}`),
+      );
       assert.equal(heard.filter((p) => p === `a${sam}`).length, 1);
     });
 
@@ -84,7 +91,10 @@ test("inbox senders: counters announced apart, other changes drop the cached row
       heard.length = 0;
       await elsewhere("UPDATE accounts SET suspended_at = now() WHERE id = $1", sam);
       // Heard here before the next delivery is handled (at once on PGlite).
-      await eventually("the suspension's announcement", async () => heard.includes(`a${sam}`));
+      await eventually(
+        "the suspension's announcement",
+        announced(`a${sam}`),
+      );
       await create("three");
       await handled();
       assert.equal(await storedStatus(rookery, `${actor}/notes/three`), undefined);
