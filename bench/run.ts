@@ -34,15 +34,12 @@
  * Also on both databases (and alone with BENCH_ONLY=cheap): GET
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
  * hello-world (bench/hello.ts) measured in the same run, the ratio printed;
- * signed Create(Note) deliveries from a fake remote server (bench/inbound.ts:
- * BENCH_INBOX_COUNT at full speed, default 2,000, BENCH_INBOX_CONNECTIONS at
- * a time, default 32; then BENCH_INBOX_RATE/s, default 200, for
- * BENCH_SECONDS); idle RSS of a fresh server after 100 requests; and, on
+ * signed Create(Note) deliveries from a fake remote server (bench/inbound.ts,
+ * BENCH_INBOX_*; BENCH_STATEMENTS=1 counts their statements on PostgreSQL:
+ * bench/statements.ts); idle RSS of a fresh server after 100 requests; and, on
  * PGlite, `deno task start` on a fresh data directory to its first answer
  * (BENCH_STARTS runs, default 3) (bench/process.ts). BENCH_ONLY=verify or
  * BENCH_ONLY=inbound: those alone (with the ceiling, RSS and start-up).
- * BENCH_INBOX_SENDERS (default 1): the inbound deliveries come from that many
- * actors in turn (per-sender ordering makes one sender's sequential).
  *
  * Alone, each on a server of its own (bench/alone.ts): BENCH_ONLY=day, a
  * day's mix for BENCH_DAY_USERS active users (default 1,000) at
@@ -69,7 +66,7 @@ import { paced } from "./paced.ts";
 import { webHomeRows } from "./web.ts";
 import type { Row } from "./rows.ts";
 import { type InboundReport, inboundScenario } from "./inbound.ts";
-import { COUNT_STATEMENTS, statementProbe } from "./statements.ts";
+import { statementProbeFor } from "./statements.ts";
 import { rateLimitScenario } from "./limits.ts";
 import { type AloneResult, aloneRunner } from "./alone.ts";
 import {
@@ -367,7 +364,7 @@ async function cheapScenarios(
     seconds: SECONDS,
     cpuMs: () => cpuMs(pid),
     log: (message) => log(`${database}: inbound: ${message}`),
-    statements: COUNT_STATEMENTS && databaseUrl ? statementProbe(databaseUrl) : undefined,
+    statements: statementProbeFor(databaseUrl),
   });
   const { fullSpeed: full, fixedRate: fixed } = inbound;
   rows.push({

@@ -40,3 +40,8 @@ export function statementProbe(databaseUrl: string) {
   };
 }
 export type StatementProbe = ReturnType<typeof statementProbe>;
+
+/** The probe when BENCH_STATEMENTS=1 and the server runs on PostgreSQL (`databaseUrl`). */
+export function statementProbeFor(databaseUrl: string | undefined): StatementProbe | undefined {
+  return COUNT_STATEMENTS && databaseUrl ? statementProbe(databaseUrl) : undefined;
+}
