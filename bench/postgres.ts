@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { COUNT_STATEMENTS } from "./statements.ts";
+import { freePort } from "./process.ts";
 
 export interface BenchPostgres {
   /** URL of the maintenance database (`postgres`). */
@@ -40,7 +41,8 @@ export async function startBenchPostgres(): Promise<BenchPostgres | null> {
   const root = await Deno.makeTempDir({ prefix: "rookery-bench-pg-" });
   const asPostgres = Deno.uid() === 0;
   if (asPostgres) await run(["chown", "postgres", root], false);
-  const port = 56000 + Math.floor(Math.random() * 1000);
+  // A port free now (a random one collided with other servers on a shared machine).
+  const port = freePort();
   await run([`${bin}/initdb`, "-D", `${root}/data`, "-U", "postgres", "--auth=trust"], asPostgres);
   // Settings for a 2-core, 24 GiB machine; durability as in a default install.
   const options = [
