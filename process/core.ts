@@ -61,7 +61,7 @@ export interface ProcessCore {
   readonly streamHub: StreamHubStarter;
   /** Local actors' key pairs (federation/dispatchers/keys.ts). */
   readonly keyPairs: KeyPairCache;
-  /** Local actor identifiers → the accounts owning their keys (key_owners.ts). */
+  /** Local actor identifiers → their accounts: key owners, inbox recipients (key_owners.ts). */
   readonly keyOwners: KeyOwners;
   /** Inbox senders' accounts by actor IRI, kept through counter updates (inbox/statuses.ts). */
   readonly remoteSenders: AnnouncedCache<AccountRow>;

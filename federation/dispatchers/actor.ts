@@ -37,7 +37,7 @@ export function registerActorDispatcher(federation: Federation<AppContext>): voi
       if (identifier === INSTANCE_ACTOR) return await getKeyPairs(ctx.data, INSTANCE_KEY_OWNER);
       const owner = await ctx.data.core.keyOwners.ownerOf(
         identifier,
-        async () => (await findLocalAccountByIdentifier(database.db, identifier))?.id ?? null,
+        () => findLocalAccountByIdentifier(database.db, identifier),
       );
       return owner ? await getKeyPairs(ctx.data, owner) : [];
     })

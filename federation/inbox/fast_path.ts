@@ -117,6 +117,9 @@ function decoded(segment: string): string | undefined {
 /** Whether a personal inbox's owner is a local account, not deleted (the instance actor: Fedify's path). */
 async function recipientExists(app: AppContext, identifier: string): Promise<boolean> {
   if (identifier === INSTANCE_ACTOR) return false;
-  const account = await findLocalAccountByIdentifier(app.database.db, identifier);
+  const account = await app.core.keyOwners.account(
+    identifier,
+    () => findLocalAccountByIdentifier(app.database.db, identifier),
+  );
   return account != null && account.deletedAt == null;
 }

@@ -5,6 +5,7 @@
  * 0058), so a busy sender stays cached; any other change, made by another
  * process or connection, drops the entry before the sender's next activity
  * is handled; the sender's own Update drops it in the process handling it.
+ * The same for a personal inbox's owner (core.keyOwners, the inbox's fast path).
  */
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
@@ -13,6 +14,7 @@ import { startInstance, test } from "../harness.ts";
 import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { arrived, storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
+import { createUser } from "../fixtures/users.ts";
 import { accounts, federationQueue } from "../../db/schema/mod.ts";
 import { ENTITY_CHANNEL } from "../../db/channel_listener.ts";
 
@@ -119,6 +121,35 @@ test("inbox senders: counters announced apart, other changes drop the cached row
       const [row] = await db.select({ followersUrl: accounts.followersUrl }).from(accounts)
         .where(eq(accounts.id, sam));
       assert.equal(row.followersUrl, followers);
+    });
+
+    await t.step("a personal inbox's owner deleted elsewhere is not found", async () => {
+      const bea = await createUser(rookery, "bea");
+      const personal = async (name: string) => {
+        const body = {
+          "@context": AS,
+          actor,
+          id: `${actor}/notes/${name}/activity`,
+          type: "Create",
+          to: [PUBLIC],
+          object: {
+            id: `${actor}/notes/${name}`,
+            type: "Note",
+            attributedTo: actor,
+            to: [PUBLIC],
+            content: `<p>${name}</p>`,
+          },
+        };
+        const inbox = `${rookery.origin}/users/bea/inbox`;
+        return await statusOf(
+          await peer.deliver(inbox, body, { keyId: `${actor}#main-key`, send }),
+        );
+      };
+      assert.equal(await personal("to-bea"), 202);
+      heard.length = 0;
+      await elsewhere("UPDATE accounts SET deleted_at = now() WHERE id = $1", bea.id);
+      await eventually("the deletion's announcement", announced(`a${bea.id}`));
+      assert.equal(await personal("to-bea-gone"), 404);
     });
   } finally {
     unlisten();
