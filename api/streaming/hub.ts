@@ -189,13 +189,28 @@ export class StreamHub {
 
   #keep(event: StreamEvent): void {
     const now = Date.now();
-    this.#kept.push({ seq: this.#seq, at: now, event });
+    this.#kept.push({ seq: this.#seq, at: now, event: this.#replayable(event) });
     let drop = 0;
     while (
       drop < this.#kept.length &&
       (this.#kept.length - drop > REPLAY_MAX || this.#kept[drop].at < now - REPLAY_WINDOW_MS)
     ) drop++;
     if (drop) this.#kept.splice(0, drop);
+  }
+
+  /**
+   * What a replay may still need of an event: the home feeds of accounts
+   * with a connection here that has no `user` stream yet (one that has it
+   * receives the event now; one opened later is never replayed it). A
+   * post to 10,000 connected followers keeps none of their ids for the
+   * replay window, instead of 10,000 strings per post.
+   */
+  #replayable(event: StreamEvent): StreamEvent {
+    if (!("home" in event) || event.home.length === 0) return event;
+    const home = event.home.filter((id) =>
+      this.#byAccount.get(id)?.some((conn) => !conn.subs.some((s) => s.name === "user")) ?? false
+    );
+    return { ...event, home };
   }
 
   /** Forgets a closed connection. */
