@@ -199,7 +199,8 @@ export async function deliverStatus(
   const candidates = unique([...direct, ...publicCandidates].map((t) => t.conn.accountId));
   const [bundle, flagRows, filters] = await Promise.all([
     loadBundle(ctx, statusId),
-    viewerFlags(ctx.database, [statusId], candidates),
+    // An update is a status its event created (a post, a boost, an approved reply).
+    viewerFlags(ctx.database, [statusId], candidates, event === "update" ? [statusId] : []),
     filtersOfViewers(ctx, candidates),
   ]);
   if (!bundle || bundle.row.deletedAt) return;

@@ -55,7 +55,28 @@ test("a post to many followers' sockets", async (t) => {
       }
     });
 
+    // A new post that replies to nothing cannot be bookmarked or its thread
+    // muted before its frame (neither is looked up for it); a reply can be.
+    await t.step("a reply in a thread a follower muted arrives marked muted", async () => {
+      const root = await postStatus(instance, author, "A thread");
+      for (const name of ["plain1", "plain2"]) await socket[name].next("update", "user");
+      await ok(instance, by.plain2, "POST", `/api/v1/statuses/${root.id}/mute`);
+      await ok(instance, by.plain2, "POST", `/api/v1/statuses/${root.id}/bookmark`);
+      const reply = await postStatus(instance, author, "More", { in_reply_to_id: root.id });
+      for (const name of ["plain1", "plain2"]) {
+        const payload = JSON.parse((await socket[name].next("update", "user")).payload!);
+        assert.equal(payload.id, reply.id, name);
+        assert.equal(payload.muted, name === "plain2", name);
+        assert.deepEqual(
+          payload,
+          await ok(instance, by[name], "GET", `/api/v1/statuses/${reply.id}`),
+        );
+      }
+    });
+
     await t.step("a muting follower and one blocking a mentioned account get nothing", async () => {
+      socket.blocking.clear();
+      socket.muting.clear();
       const mention = await postStatus(instance, author, "Hello @erin");
       await socket.plain1.next("update", "user");
       await ok(instance, by.muting, "POST", `/api/v1/accounts/${erin.id}/follow`);
