@@ -3,7 +3,8 @@
  * its extra data is seeded: the day's mix (bench/day.ts, BENCH_ONLY=day,
  * both databases) and the fan-out (bench/fanout.ts, BENCH_ONLY=fanout,
  * PostgreSQL), and the home timeline and posting rows with their CPU per
- * request (bench/home.ts, BENCH_ONLY=home). The day's and fan-out's
+ * request (bench/home.ts, BENCH_ONLY=home), and the idle RSS row
+ * (bench/rss.ts, BENCH_ONLY=rss). The day's and fan-out's
  * loopback peers start first, since the seeded accounts name their addresses.
  */
 import type { Database } from "../db/connection.ts";
@@ -14,6 +15,7 @@ import type { Row } from "./rows.ts";
 import { cpuMs } from "./streaming.ts";
 import type { Seeded } from "./seed.ts";
 import { runHome } from "./home.ts";
+import { runRss } from "./rss.ts";
 
 export interface AloneOptions {
   database: string;
@@ -58,13 +60,14 @@ export function fanoutSize(): FanoutSize {
   };
 }
 
-/** BENCH_ONLY's scenario when it runs alone: day, fanout or home (bench/home.ts). */
+/** BENCH_ONLY's scenario when it runs alone: day, fanout, home (bench/home.ts) or rss (bench/rss.ts). */
 export function aloneRunner(
   only: string | undefined,
 ): ((o: AloneOptions) => Promise<AloneResult>) | null {
   if (only === "day") return runDay;
   if (only === "fanout") return runFanout;
   if (only === "home") return runHome;
+  if (only === "rss") return runRss;
   return null;
 }
 

@@ -58,7 +58,7 @@
  * 5,000): time to the last delivery, and the healthy servers' (fairness)
  * (bench/fanout.ts). BENCH_ONLY=home: the home timeline and posting at full
  * speed with the server's CPU per request, BENCH_COMPARE_MAIN's build in turn
- * (bench/home.ts). BENCH_SERVER_FLAGS and BENCH_SERVER_MAIN: below.
+ * (bench/home.ts); BENCH_ONLY=rss: the idle RSS row so (bench/rss.ts).
  */
 import autocannon from "autocannon";
 import { openDatabase } from "../db/connection.ts";
