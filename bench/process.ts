@@ -117,11 +117,23 @@ export async function fullSpeedGet(
   };
 }
 
+/**
+ * The `--v8-flags=…` of the `start` task in the deno.json next to `main`, so
+ * the bench runs each server (and the hello-world) as `deno task start` runs
+ * that checkout: a build compared with BENCH_COMPARE_MAIN keeps its own
+ * flags (docs/benchmarks.md says what the young generation's size trades).
+ */
+export function startV8Flags(main: string): string[] {
+  const dir = main.slice(0, main.lastIndexOf("/") + 1) || "./";
+  const start: string = JSON.parse(Deno.readTextFileSync(`${dir}deno.json`)).tasks?.start ?? "";
+  return start.split(" ").filter((arg) => arg.startsWith("--v8-flags="));
+}
+
 /** Requests per second of the hello-world server at full speed (fullSpeedGet). */
-export async function ceiling(seconds: number, v8Flags: string): Promise<number> {
+export async function ceiling(seconds: number, v8Flags: string[]): Promise<number> {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", v8Flags, HELLO, String(port)],
+    args: ["run", "--allow-net", ...v8Flags, HELLO, String(port)],
     stdout: "null",
     stderr: "inherit",
   }).spawn();

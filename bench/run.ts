@@ -79,6 +79,7 @@ import {
   rssMiB,
   type StartRun,
   startupTimes,
+  startV8Flags,
 } from "./process.ts";
 import postgres from "postgres";
 import { type SearchResult, searchScenario, seedSearchLibrary } from "./search.ts";
@@ -93,12 +94,6 @@ import {
 
 /** The server run; BENCH_SERVER_MAIN: another checkout's main.ts, to compare builds. */
 const MAIN = Deno.env.get("BENCH_SERVER_MAIN") ?? new URL("../main.ts", import.meta.url).pathname;
-/**
- * The V8 flags of `deno task start` (a 4 MiB young generation), so the bench measures the server as
- * operators run it. With V8's default, RSS per 1,000 streaming sockets after a post was 54–61 MiB
- * (29–33 MiB with the cap, same latency and CPU per post); it costs GC time (docs/benchmarks.md).
- */
-const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
 /** Extra `deno run` flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const SERVER_FLAGS = (Deno.env.get("BENCH_SERVER_FLAGS") ?? "").split(" ").filter(Boolean);
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
@@ -209,7 +204,7 @@ async function startServer(env: Record<string, string>, port = freePort(), main 
   // The address the scenarios request: a server answers only its own host.
   const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SERVER_V8_FLAGS, ...SERVER_FLAGS, main],
+    args: ["run", "-A", ...startV8Flags(main), ...SERVER_FLAGS, main],
     cwd: main.slice(0, main.lastIndexOf("/") + 1) || ".", // its checkout's deno.json
     env: {
       PORT: String(port),
@@ -339,7 +334,7 @@ async function cheapScenarios(
     // The ceiling next to the call it is the yardstick for, so both see
     // the same load on the machine.
     log(`${database}: hello-world ceiling, full speed`);
-    helloWorld = await ceiling(SECONDS, SERVER_V8_FLAGS);
+    helloWorld = await ceiling(SECONDS, startV8Flags(MAIN));
     await fullSpeedGet(verify.url, verify.headers, 3); // warm up
     log(`${database}: verify_credentials, full speed`);
     const cpuBefore = cpuMs(pid);

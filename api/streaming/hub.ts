@@ -76,7 +76,8 @@ export class StreamHub {
   readonly sseHeartbeat = new SseHeartbeat();
   readonly #ctx: AppContext;
   readonly #connections = new Set<StreamConnection>();
-  readonly #byAccount = new Map<string, Set<StreamConnection>>();
+  /** Arrays, not Sets: an account has one or two connections, and a post to 10,000 followers looks up 10,000 of them. */
+  readonly #byAccount = new Map<string, StreamConnection[]>();
   readonly #byList = new Map<string, Set<StreamConnection>>();
   readonly #public = new Set<StreamConnection>();
   #queue: Promise<void> = Promise.resolve();
@@ -142,7 +143,11 @@ export class StreamHub {
     this.#connections.add(conn);
     this.#openMarks.set(conn, this.#seq);
     this.#tokenWatch.opened(conn.tokenId);
-    if (conn.accountId) addTo(this.#byAccount, conn.accountId, conn);
+    if (conn.accountId) {
+      const own = this.#byAccount.get(conn.accountId);
+      if (own) own.push(conn);
+      else this.#byAccount.set(conn.accountId, [conn]);
+    }
     this.#index(conn);
   }
 
@@ -184,7 +189,7 @@ export class StreamHub {
 
   #keep(event: StreamEvent): void {
     const now = Date.now();
-    this.#kept.push({ seq: this.#seq, at: now, event });
+    this.#kept.push({ seq: this.#seq, at: now, event: this.#replayable(event) });
     let drop = 0;
     while (
       drop < this.#kept.length &&
@@ -193,26 +198,53 @@ export class StreamHub {
     if (drop) this.#kept.splice(0, drop);
   }
 
+  /**
+   * What a replay may still need of an event: the home feeds of accounts
+   * with a connection here that has no `user` stream yet (one that has it
+   * receives the event now; one opened later is never replayed it). A
+   * post to 10,000 connected followers keeps none of their ids for the
+   * replay window, instead of 10,000 strings per post.
+   */
+  #replayable(event: StreamEvent): StreamEvent {
+    if (!("home" in event) || event.home.length === 0) return event;
+    const home = event.home.filter((id) =>
+      this.#byAccount.get(id)?.some((conn) => !conn.subs.some((s) => s.name === "user")) ?? false
+    );
+    return { ...event, home };
+  }
+
   /** Forgets a closed connection. */
   remove(conn: StreamConnection): void {
     if (!this.#connections.delete(conn)) return;
-    if (conn.accountId) removeFrom(this.#byAccount, conn.accountId, conn);
+    if (conn.accountId) {
+      const own = this.#byAccount.get(conn.accountId) ?? [];
+      const at = own.indexOf(conn);
+      if (at >= 0) own.splice(at, 1);
+      if (own.length === 0) this.#byAccount.delete(conn.accountId);
+    }
     for (const sub of conn.subs) if (sub.list) removeFrom(this.#byList, sub.list, conn);
     this.#public.delete(conn);
   }
 
-  /** The subscriptions named `names` of the connections of these accounts. */
+  /**
+   * The subscriptions named `names` of the connections of these accounts.
+   * Indexed loops over arrays: a post to 10,000 connected followers walks
+   * this 10,000 times per event.
+   */
   #accountTargets(
-    accountIds: Iterable<string>,
+    accountIds: readonly string[],
     names: readonly StreamName[],
     filter?: (conn: StreamConnection, name: StreamName) => boolean,
   ): Target[] {
     const out: Target[] = [];
-    for (const id of accountIds) {
-      const set = this.#byAccount.get(id);
-      if (!set) continue;
-      for (const conn of set) {
-        for (const sub of conn.subs) {
+    for (let i = 0; i < accountIds.length; i++) {
+      const conns = this.#byAccount.get(accountIds[i]);
+      if (conns === undefined) continue;
+      for (let j = 0; j < conns.length; j++) {
+        const conn = conns[j];
+        const subs = conn.subs;
+        for (let k = 0; k < subs.length; k++) {
+          const sub = subs[k];
           if (names.includes(sub.name) && (!filter || filter(conn, sub.name))) {
             out.push({ conn, sub });
           }
@@ -253,10 +285,8 @@ export class StreamHub {
       case "update":
       case "status.update":
       case "delete": {
-        const direct = [
-          ...pick(this.#accountTargets(event.home ?? [], ["user"])),
-          ...pick(this.#listTargets(event.lists ?? [])),
-        ];
+        const direct = pick(this.#accountTargets(event.home ?? [], ["user"]))
+          .concat(pick(this.#listTargets(event.lists ?? [])));
         const candidates = pick(this.#publicTargets());
         if (event.event === "delete") {
           await deliverDelete(ctx, event.statusId, direct, candidates);
@@ -275,7 +305,7 @@ export class StreamHub {
         return;
       case "notifications_merged":
         // Mastodon's payload is "1".
-        deliverPlain(
+        await deliverPlain(
           pick(this.#notificationTargets(event.accountId)),
           new Payload("notifications_merged", "1"),
         );
@@ -289,7 +319,7 @@ export class StreamHub {
         );
         return;
       case "filters_changed":
-        deliverPlain(
+        await deliverPlain(
           pick(this.#accountTargets([event.accountId], ["user"])),
           new Payload("filters_changed", undefined),
         );
@@ -309,12 +339,12 @@ export class StreamHub {
         await deliverAnnouncement(
           ctx,
           event.announcementId,
-          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
+          pick(this.#everyUserStream()),
         );
         return;
       case "announcement.reaction":
-        deliverPlain(
-          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
+        await deliverPlain(
+          pick(this.#everyUserStream()),
           new Payload(
             "announcement.reaction",
             JSON.stringify({
@@ -326,12 +356,17 @@ export class StreamHub {
         );
         return;
       case "announcement.delete":
-        deliverPlain(
-          pick(this.#accountTargets(this.#byAccount.keys(), ["user"])),
+        await deliverPlain(
+          pick(this.#everyUserStream()),
           new Payload("announcement.delete", event.announcementId),
         );
         return;
     }
+  }
+
+  /** Every signed-in connection's `user` stream (announcements). */
+  #everyUserStream(): Target[] {
+    return this.#accountTargets([...this.#byAccount.keys()], ["user"]);
   }
 
   /** The streams a notification of `accountId` goes to (`user` only when it asked for them). */

@@ -17,6 +17,7 @@
  */
 import { and, eq, or } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
+import { setImmediate } from "node:timers";
 import type { AppContext } from "../../context.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
 import { accountConversations, announcements } from "../../db/schema/mod.ts";
@@ -115,16 +116,21 @@ const ID_LISTS: Record<
 
 /**
  * The flag rows of one statement, by viewer: each viewer's flags as `kind +
- * value` entries (a key of its view, sorted), and what is the same for
- * every viewer (the quotes shown, the shown statuses' authors). No
- * ViewerRows yet: a thousand viewers who share a view need one, built by
- * {@link viewerRowsFrom} for the group.
+ * value` entries joined by newlines in sorted order (the key of its view),
+ * and what is the same for every viewer (the quotes shown, the shown
+ * statuses' authors). No ViewerRows yet: a thousand viewers who share a
+ * view need one, built by {@link viewerRowsFrom} for the group. The rows
+ * are sorted first, so each viewer's entries come in order and a viewer
+ * with one flag holds the row's own string: 10,000 followers of an author
+ * share one key string, built and hashed once.
  */
 function flagsByViewer(flags: ViewerFlagRow[]) {
   const quotes: NonNullable<ViewerRows["quotes"]> = [];
-  const byViewer = new Map<string, string[]>();
+  const byViewer = new Map<string, string>();
   const authors = new Set<string>();
-  for (const { k, x, vs } of flags) {
+  const sorted = flags.map((f) => ({ ...f, entry: f.k + f.x }))
+    .sort((a, b) => a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0);
+  for (const { k, x, vs, entry } of sorted) {
     const ids = String(vs).split(",");
     if (k === "A") {
       authors.add(x);
@@ -135,25 +141,22 @@ function flagsByViewer(flags: ViewerFlagRow[]) {
         quotes.push({ statusId, state: x.slice(0, at), quotedStatusId: quoted || null });
       }
     } else {
-      const entry = k + x;
-      for (const viewer of ids) {
-        const entries = byViewer.get(viewer);
-        if (entries) entries.push(entry);
-        else byViewer.set(viewer, [entry]);
+      for (let i = 0; i < ids.length; i++) {
+        const key = byViewer.get(ids[i]);
+        byViewer.set(ids[i], key === undefined ? entry : `${key}\n${entry}`);
       }
     }
   }
-  for (const entries of byViewer.values()) if (entries.length > 1) entries.sort();
   return { quotes, byViewer, authors };
 }
 
-/** A viewer's ViewerRows from its flag entries ({@link flagsByViewer}). */
+/** A viewer's ViewerRows from its flag entries ({@link flagsByViewer}'s key). */
 function viewerRowsFrom(
-  entries: readonly string[] | undefined,
+  key: string | undefined,
   quotes: ViewerRows["quotes"],
 ): ViewerRows {
   const rows = emptyViewerRows(quotes);
-  for (const entry of entries ?? []) {
+  for (const entry of key?.split("\n") ?? []) {
     const k = entry[0];
     const x = entry.slice(1);
     const list = ID_LISTS[k];
@@ -196,7 +199,8 @@ export async function deliverStatus(
   const candidates = unique([...direct, ...publicCandidates].map((t) => t.conn.accountId));
   const [bundle, flagRows, filters] = await Promise.all([
     loadBundle(ctx, statusId),
-    viewerFlags(ctx.database, [statusId], candidates),
+    // An update is a status its event created (a post, a boost, an approved reply).
+    viewerFlags(ctx.database, [statusId], candidates, event === "update" ? [statusId] : []),
     filtersOfViewers(ctx, candidates),
   ]);
   if (!bundle || bundle.row.deletedAt) return;
@@ -219,7 +223,7 @@ export async function deliverStatus(
       );
       if (!json) return; // a hide filter, or nothing left to show
       const payload = new Payload(event, JSON.stringify(json));
-      for (const t of targets) t.conn.send(t.sub, payload);
+      await deliverPlain(targets, payload);
     }),
   );
 }
@@ -262,23 +266,26 @@ function viewGroups(
   flags: ReturnType<typeof flagsByViewer>,
   filters: Map<string, unknown[]>,
 ): ViewGroup[] {
-  const groups = new Map<string, ViewGroup>();
-  for (const t of targets) {
-    const viewer = t.conn.accountId;
-    const context = contextOf(t.sub.name);
-    let key: string;
-    if (viewer == null) key = "anonymous";
-    else if (flags.authors.has(viewer)) key = `self:${viewer}:${context}`;
-    else if ((filters.get(viewer)?.length ?? 0) > 0) key = `filtered:${viewer}:${context}`;
-    else {
-      const own = flags.byViewer.get(viewer);
-      key = own ? `rows:${own.join("\n")}` : "plain";
-    }
+  // Two maps: viewers who share flags are grouped by the key string itself
+  // (no per-target string to build and hash), the others by who they are.
+  const shared = new Map<string, ViewGroup>();
+  const own = new Map<string, ViewGroup>();
+  const add = (groups: Map<string, ViewGroup>, key: string, t: Target, context: FilterContext) => {
     const group = groups.get(key);
     if (group) group.targets.push(t);
-    else groups.set(key, { viewer, context, targets: [t] });
+    else groups.set(key, { viewer: t.conn.accountId, context, targets: [t] });
+  };
+  for (let i = 0; i < targets.length; i++) {
+    const t = targets[i];
+    const viewer = t.conn.accountId;
+    const context = contextOf(t.sub.name);
+    if (viewer == null) add(own, "anonymous", t, context);
+    else if (flags.authors.has(viewer)) add(own, `self:${viewer}:${context}`, t, context);
+    else if ((filters.get(viewer)?.length ?? 0) > 0) {
+      add(own, `filtered:${viewer}:${context}`, t, context);
+    } else add(shared, flags.byViewer.get(viewer) ?? "", t, context);
   }
-  return [...groups.values()];
+  return [...shared.values(), ...own.values()];
 }
 
 /**
@@ -293,15 +300,16 @@ export async function deliverDelete(
   publicCandidates: Target[],
 ): Promise<void> {
   const payload = new Payload("delete", statusId);
-  for (const t of direct) t.conn.send(t.sub, payload);
+  await deliverPlain(direct, payload);
   if (publicCandidates.length === 0) return;
   // A deleted status's row stays (deleted_at set); its bundle may be gone.
   const [row] = await statusRows(ctx.database.db, [statusId]);
   if (!row) return;
   const bundle = await loadBundle(ctx, statusId);
-  for (const t of publicCandidates) {
-    if (publicStreamShows(t.sub, row, bundle)) t.conn.send(t.sub, payload);
-  }
+  await deliverPlain(
+    publicCandidates.filter((t) => publicStreamShows(t.sub, row, bundle)),
+    payload,
+  );
 }
 
 /** Delivers a notification of `accountId` (the v1 Notification entity, notifications filters). */
@@ -316,7 +324,7 @@ export async function deliverNotification(
   const [json] = await serializeNotifications(ctx, rows, accountId);
   if (!json) return;
   const payload = new Payload("notification", JSON.stringify(json));
-  for (const t of targets) t.conn.send(t.sub, payload);
+  await deliverPlain(targets, payload);
 }
 
 /** Delivers a conversation of `accountId` (the Conversation entity). */
@@ -340,7 +348,7 @@ export async function deliverConversation(
   const [json] = await serializeConversations(ctx, [row], accountId);
   if (!json) return;
   const payload = new Payload("conversation", JSON.stringify(json));
-  for (const t of targets) t.conn.send(t.sub, payload);
+  await deliverPlain(targets, payload);
 }
 
 /**
@@ -361,12 +369,27 @@ export async function deliverAnnouncement(
   const [json] = await serializeAnnouncements(ctx, [row], "0");
   if (!json) return;
   const payload = new Payload("announcement", JSON.stringify(json));
-  for (const t of targets) t.conn.send(t.sub, payload);
+  await deliverPlain(targets, payload);
 }
 
-/** Sends the same payload to every target. */
-export function deliverPlain(targets: Target[], payload: Payload): void {
-  for (const t of targets) t.conn.send(t.sub, payload);
+/**
+ * Sends the same payload to every target, {@link SEND_SLICE} at a time: a
+ * post to 10,000 sockets is 50 ms or more of sends, during which requests
+ * (the next post, a timeline read) would otherwise wait.
+ */
+export async function deliverPlain(targets: Target[], payload: Payload): Promise<void> {
+  for (let i = 0; i < targets.length; i++) {
+    if (i > 0 && i % SEND_SLICE === 0) await nextTurn();
+    targets[i].conn.send(targets[i].sub, payload);
+  }
+}
+
+/** Sends between two turns of the event loop. */
+export const SEND_SLICE = 1000;
+
+/** Resolves after the event loop has handled what was waiting (I/O included). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Logs a failed delivery (a dispatch must never stop the hub). */

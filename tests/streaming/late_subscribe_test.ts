@@ -46,6 +46,22 @@ test("WebSocket: a late subscription gets the events since the socket opened", a
       .map((f) => JSON.parse(f.payload!).id);
     assert.ok(!seen.includes(earlyNote.id));
     assert.ok(!seen.includes(followNote.id), "the replayed notification came once");
+
+    // The user stream too (the hub keeps, for the replay, only the home
+    // feeds of accounts with a socket that lacks it): a followee's post made
+    // before the subscribe frame is replayed to it, once.
+    await ok(instance, bob, "POST", `/api/v1/accounts/${alice.id}/follow`);
+    const homeLate = await WsClient.open(instance, url);
+    const userWs = await WsClient.open(instance, `${url}&stream=user`);
+    open.push(homeLate, userWs);
+    const post = await postStatus(instance, alice, "Before the subscribe frame");
+    // The hub has handled the post: bob's socket on user has it.
+    assert.equal(JSON.parse((await userWs.next("update", "user")).payload!).id, post.id);
+    homeLate.send({ type: "subscribe", stream: "user" });
+    const replayed = await homeLate.next("update", "user");
+    assert.equal(JSON.parse(replayed.payload!).id, post.id);
+    await homeLate.sync();
+    assert.ok(!homeLate.inbox.items.some((f) => f.event === "update"), "replayed once");
   } finally {
     for (const ws of open) await ws.close();
     await instance.close({ destroy: true });
