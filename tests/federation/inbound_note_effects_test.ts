@@ -10,15 +10,12 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
-import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { publicNoteCreate, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { arrived } from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";
 import { WsClient } from "../streaming/helpers.ts";
 import { accounts, conversations, follows } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
-
-const AS = "https://www.w3.org/ns/activitystreams";
-const PUBLIC = `${AS}#Public`;
 
 test("an inbound note: conversation, feeds, bell, streams and count", async (t) => {
   const rookery = await startInstance({ listen: true });
@@ -28,22 +25,7 @@ test("an inbound note: conversation, feeds, bell, streams and count", async (t) 
   const send = (request: Request) => rookery.request(request.url, request);
   const deliver = async (name: string, extra: Record<string, unknown> = {}) => {
     const id = `${actor}/notes/${name}`;
-    const activity = {
-      "@context": AS,
-      id: `${id}/activity`,
-      type: "Create",
-      actor,
-      to: [PUBLIC],
-      object: {
-        id,
-        type: "Note",
-        attributedTo: actor,
-        to: [PUBLIC],
-        content: `<p>${name}</p>`,
-        published: new Date().toISOString(),
-        ...extra,
-      },
-    };
+    const activity = publicNoteCreate(actor, id, { content: `<p>${name}</p>`, ...extra });
     const inbox = `${rookery.origin}/inbox`;
     assert.equal(
       await statusOf(await peer.deliver(inbox, activity, { keyId: `${actor}#main-key`, send })),

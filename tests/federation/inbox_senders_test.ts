@@ -11,15 +11,12 @@ import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { startInstance, test } from "../harness.ts";
-import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { AS, PUBLIC, publicNoteCreate, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { arrived, storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { createUser } from "../fixtures/users.ts";
 import { accounts, federationQueue } from "../../db/schema/mod.ts";
 import { ENTITY_CHANNEL } from "../../db/channel_listener.ts";
-
-const AS = "https://www.w3.org/ns/activitystreams";
-const PUBLIC = `${AS}#Public`;
 
 test("inbox senders: counters announced apart, other changes drop the cached row", async (t) => {
   const rookery = await startInstance({ listen: true });
@@ -41,20 +38,9 @@ test("inbox senders: counters announced apart, other changes drop the cached row
     assert.equal(await statusOf(res), 202);
   };
   const create = (name: string, extra: Record<string, unknown> = {}) =>
-    deliver({
-      id: `${actor}/notes/${name}/activity`,
-      type: "Create",
-      to: [PUBLIC],
-      object: {
-        id: `${actor}/notes/${name}`,
-        type: "Note",
-        attributedTo: actor,
-        to: [PUBLIC],
-        content: `<p>${name}</p>`,
-        published: new Date().toISOString(),
-        ...extra,
-      },
-    });
+    deliver(
+      publicNoteCreate(actor, `${actor}/notes/${name}`, { content: `<p>${name}</p>`, ...extra }),
+    );
   /** Once the sender's queued activities are all handled. */
   const handled = () =>
     eventually("the sender's activities handled", async () => {
@@ -126,20 +112,9 @@ test("inbox senders: counters announced apart, other changes drop the cached row
     await t.step("a personal inbox's owner deleted elsewhere is not found", async () => {
       const bea = await createUser(rookery, "bea");
       const personal = async (name: string) => {
-        const body = {
-          "@context": AS,
-          actor,
-          id: `${actor}/notes/${name}/activity`,
-          type: "Create",
-          to: [PUBLIC],
-          object: {
-            id: `${actor}/notes/${name}`,
-            type: "Note",
-            attributedTo: actor,
-            to: [PUBLIC],
-            content: `<p>${name}</p>`,
-          },
-        };
+        const body = publicNoteCreate(actor, `${actor}/notes/${name}`, {
+          content: `<p>${name}</p>`,
+        });
         const inbox = `${rookery.origin}/users/bea/inbox`;
         return await statusOf(
           await peer.deliver(inbox, body, { keyId: `${actor}#main-key`, send }),
