@@ -17,6 +17,7 @@ import autocannon from "autocannon";
 import type { AloneOptions, AloneResult } from "./alone.ts";
 import type { Seeded } from "./seed.ts";
 import type { Row } from "./rows.ts";
+import { inTurn, serverMain } from "./in_turn.ts";
 import { freePort } from "./process.ts";
 import { cpuMs } from "./streaming.ts";
 
@@ -31,10 +32,6 @@ interface HomeRound {
 }
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 20);
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
-const COMPARE = Deno.env.get("BENCH_COMPARE_MAIN");
-/** The build the bench runs by default (its own checkout's, or BENCH_SERVER_MAIN's). */
-const THIS = Deno.env.get("BENCH_SERVER_MAIN") ?? "this checkout";
 const STATEMENTS = Deno.env.get("BENCH_STATEMENTS") === "1";
 const POST_BODY =
   "status=Benchmark%20post%20with%20a%20%23hashtag%20and%20a%20link%20https%3A%2F%2Fexample.com%2F";
@@ -107,7 +104,7 @@ async function measure(
 ): Promise<HomeRound> {
   const metricsPort = STATEMENTS ? freePort() : 0;
   const server = await o.start(freePort(), {
-    main: main === THIS ? undefined : main,
+    main: serverMain(main),
     env: STATEMENTS ? { METRICS_BIND: `127.0.0.1:${metricsPort}` } : {},
   });
   try {
@@ -156,11 +153,7 @@ async function measure(
 
 /** The home and posting rounds, this build (and BENCH_COMPARE_MAIN's) in turn. */
 export async function runHome(o: AloneOptions): Promise<AloneResult> {
-  const mains = COMPARE ? [COMPARE, THIS] : [THIS];
-  const rounds: HomeRound[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const main of mains) rounds.push(await measure(o, o.tokens, main, round));
-  }
+  const rounds = await inTurn((main, round) => measure(o, o.tokens, main, round));
   const rows: Row[] = rounds.flatMap((r) => [{
     database: o.database,
     scenario: `home limit=40 max (${r.main}, round ${r.round})`,

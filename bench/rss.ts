@@ -10,11 +10,8 @@
  * (default 3), on the same data.
  */
 import type { AloneOptions, AloneResult } from "./alone.ts";
+import { inTurn, serverMain } from "./in_turn.ts";
 import { freePort, idleRss } from "./process.ts";
-
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
-const COMPARE = Deno.env.get("BENCH_COMPARE_MAIN");
-const THIS = Deno.env.get("BENCH_SERVER_MAIN") ?? "this checkout";
 
 interface RssRound {
   main: string;
@@ -35,7 +32,7 @@ async function timed(url: string, accept: string): Promise<number> {
 }
 
 async function measure(o: AloneOptions, main: string, round: number): Promise<RssRound> {
-  const server = await o.start(freePort(), { main: main === THIS ? undefined : main });
+  const server = await o.start(freePort(), { main: serverMain(main) });
   try {
     const rss = await idleRss(server.url, server.pid, o.tokens.viewerToken);
     const host = new URL(server.url).host;
@@ -52,11 +49,7 @@ async function measure(o: AloneOptions, main: string, round: number): Promise<Rs
 }
 
 export async function runRss(o: AloneOptions): Promise<AloneResult> {
-  const mains = COMPARE ? [COMPARE, THIS] : [THIS];
-  const rounds: RssRound[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const main of mains) rounds.push(await measure(o, main, round));
-  }
+  const rounds = await inTurn((main, round) => measure(o, main, round));
   return {
     rows: [],
     print() {
