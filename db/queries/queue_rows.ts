@@ -38,6 +38,8 @@ export interface QueuePlace {
    * worker handing it to itself: federation/stores/sql_queue.ts).
    */
   claimForMs?: number;
+  /** A boolean expression returned with each row as `marked` (federation/stores/inbox_marks.ts). */
+  marked?: SQL;
 }
 
 /** The host a delivery goes to (Fedify's `outbox` message); null for other messages. */
@@ -89,7 +91,8 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
       queued AS (SELECT id, ready, claimed FROM head UNION ALL SELECT id, ready, claimed FROM behind)`;
   }
   if (!place.wake || place.runAt.getTime() > Date.now()) {
-    return sql`WITH ${queued} SELECT * FROM queued`;
+    const marked = place.marked ? sql`, ${place.marked} AS marked` : sql``;
+    return sql`WITH ${queued} SELECT *${marked} FROM queued`;
   }
   // pg_notify runs once per ready row; idle workers wake once per commit anyway.
   // The payload names the lane that takes the messages (sql_queue.ts's listen).

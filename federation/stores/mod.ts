@@ -14,6 +14,7 @@ import {
 import { QUEUE_CHANNEL } from "../../db/queries/queue_rows.ts";
 import { CoalescedNotify } from "./coalesced_notify.ts";
 import { KvWithHints } from "./kv_hints.ts";
+import { InboxMarks, MarkedKv } from "./inbox_marks.ts";
 
 export interface FederationStores {
   kv: KvStore;
@@ -37,11 +38,14 @@ export function createStores(
     const wakes = listener ?? new ChannelListener(database);
     // One NOTIFY at a time per lane: a fan-out's thousand enqueues share a few.
     const notifies = new CoalescedNotify((lane) => pg.notify(QUEUE_CHANNEL, lane).then(() => {}));
+    const kv = new RookeryPostgresKvStore(pg);
+    const marks = new InboxMarks("fedify_kv_v2", () => kv.initialize());
     return {
       // KV from @fedify/postgres; the queue is ours (see sql_queue.ts for why).
-      kv: new KvWithHints(new RookeryPostgresKvStore(pg)),
+      kv: new KvWithHints(new MarkedKv(kv, marks)),
       queue: new SqlMessageQueue(database, {
         ...queueOptions,
+        marks,
         signal: {
           notify: (lane) => notifies.notify(lane),
           subscribe: (wake) => wakes.listen(QUEUE_CHANNEL, wake),
@@ -52,11 +56,13 @@ export function createStores(
   }
   const kv = new SqlKvStore(database);
   const pglite = database.pglite!;
+  const marks = new InboxMarks("federation_kv");
   return {
-    kv: new KvWithHints(kv),
+    kv: new KvWithHints(new MarkedKv(kv, marks)),
     // PGlite has one owner process: any lease found at start is a dead one's.
     queue: new SqlMessageQueue(database, {
       releaseLeasesOnStart: true,
+      marks,
       // The queue wakes itself for its own enqueues; jobs recorded in a
       // command's transaction (actors/outbox/jobs.ts) wake it at commit.
       signal: {

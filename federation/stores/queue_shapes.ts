@@ -5,6 +5,7 @@
  */
 import type { MessageQueue } from "@fedify/fedify";
 import type { SQL } from "drizzle-orm";
+import type { HeldMark, InboxMarks } from "./inbox_marks.ts";
 
 export interface SqlMessageQueueOptions {
   /** How long a claimed message is held before another worker may retry it (DEFAULT_LEASE_MS). */
@@ -24,6 +25,8 @@ export interface SqlMessageQueueOptions {
   releaseLeasesOnStart?: boolean;
   /** Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY); absent on PGlite. */
   signal?: QueueSignal;
+  /** Fedify's activity marks, read and written in the queue's statements (inbox_marks.ts). */
+  marks?: InboxMarks;
 }
 
 /**
@@ -90,4 +93,6 @@ export interface Handling {
   key: string | null;
   /** Set by keepPlace: the row is updated to this instead of deleted. */
   retry?: { message: unknown; runAt: Date };
+  /** Fedify's mark of the activity, written by the delete (inbox_marks.ts). */
+  mark?: HeldMark | null;
 }

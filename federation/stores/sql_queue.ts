@@ -37,6 +37,7 @@ import { getLogger } from "@logtape/logtape";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
 import { deliveryHost, queueMessages } from "../../db/queries/queue_rows.ts";
+import { type InboxMarks, markKeyOf } from "./inbox_marks.ts";
 import {
   claimDeliveries,
   DEFAULT_DELIVERY_CONCURRENCY,
@@ -108,6 +109,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly #hostSlots: HostSlots;
   readonly #releaseLeasesOnStart: boolean;
   readonly #signal: QueueSignal | undefined;
+  readonly #inboxMarks: InboxMarks | undefined;
   /** What this process is handling, by the messages' own `id`. */
   readonly #handling = new Map<string, Handling>();
   /** Keys of the messages this process finished since its last claim (which readies their next). */
@@ -126,6 +128,12 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     this.#hostSlots = new HostSlots(options.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY);
     this.#releaseLeasesOnStart = options.releaseLeasesOnStart ?? false;
     this.#signal = options.signal;
+    this.#inboxMarks = options.marks;
+  }
+
+  /** Fedify's activity marks, once their table may be named (inbox_marks.ts). */
+  get #marks(): InboxMarks | null {
+    return this.#inboxMarks?.enabled ? this.#inboxMarks : null;
   }
 
   async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
@@ -191,10 +199,17 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       this.#wake?.(runner.lane.name);
     };
     running.add(slot);
-    let row: { id: number | string; claimed: boolean } | undefined;
+    let row: { id: number | string; claimed: boolean; marked?: boolean | null } | undefined;
+    const marks = this.#marks;
+    const markKey = marks && markKeyOf(message);
     try {
       [row] = await this.#database.rows<{ id: number | string; claimed: boolean }>(
-        queueMessages([message], { orderingKey, runAt: new Date(), claimForMs: this.#leaseMs }),
+        queueMessages([message], {
+          orderingKey,
+          runAt: new Date(),
+          claimForMs: this.#leaseMs,
+          marked: markKey ? marks!.markedKey(markKey) : undefined,
+        }),
       );
     } catch (error) {
       done();
@@ -202,6 +217,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     }
     // Behind its key's earlier messages: whoever finishes those readies it.
     if (!row?.claimed) return done();
+    if (row.marked != null) marks?.expect(message, row.marked);
     const claimed = { id: Number(row.id), message, key: orderingKey };
     this.#work(claimed, runner.handler, runner.signal).finally(done);
   }
@@ -240,10 +256,15 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
    */
   async #claim(): Promise<Claim> {
     const keys = [...this.#finishedKeys];
+    const marks = this.#marks;
     // NO KEY UPDATE: an enqueue's KEY SHARE read of the same row does not make us skip it.
-    const [row] = await this.#database.rows<
-      { id: number | string | null; message: unknown; ordering_key: string | null; readied: number }
-    >(sql`
+    const [row] = await this.#database.rows<{
+      id: number | string | null;
+      message: unknown;
+      ordering_key: string | null;
+      readied: number;
+      marked: boolean | null;
+    }>(sql`
       WITH readied AS (${readyNextOf(keys)}),
       claimed AS (
         UPDATE federation_queue
@@ -256,9 +277,11 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
           LIMIT 1
           FOR NO KEY UPDATE SKIP LOCKED)
         RETURNING id, message, ordering_key)
-      SELECT c.id, c.message, c.ordering_key, (SELECT count(*) FROM readied)::int AS readied
+      SELECT c.id, c.message, c.ordering_key, (SELECT count(*) FROM readied)::int AS readied,
+        ${marks ? marks.markedOf(sql`c.message`) : sql`NULL::boolean`} AS marked
       FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
     for (const key of keys) this.#finishedKeys.delete(key);
+    if (row?.id != null && row.marked != null) marks?.expect(row.message, row.marked);
     const claimed = row?.id == null
       ? []
       : [{ id: Number(row.id), message: row.message, key: row.ordering_key }];
@@ -302,7 +325,10 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
    * was committed meanwhile), the next claim readies it.
    */
   async #finish(handling: Handling, handOff: boolean): Promise<Claimed | null> {
-    const { id, key, retry } = handling;
+    const { id, key, retry, mark } = handling;
+    const marks = this.#marks;
+    // Fedify's mark of the activity, written with the delete (inbox_marks.ts).
+    const marking = mark && marks ? sql`, marking AS (${marks.markSql(mark)})` : sql``;
     if (retry) {
       await this.#database.rows(sql`
         UPDATE federation_queue SET message = ${JSON.stringify(retry.message)}::jsonb,
@@ -311,14 +337,15 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       return null;
     }
     if (key == null || !handOff) {
-      await this.#database.rows(sql`DELETE FROM federation_queue WHERE id = ${id}`);
+      await this.#database.rows(sql`WITH gone AS (DELETE FROM federation_queue WHERE id = ${id}
+        RETURNING id)${marking} SELECT 1`);
       if (key != null) this.#finishedKeys.add(key);
       return null;
     }
     const [next] = await this.#database.rows<
-      { id: number | string; message: unknown; claimed: boolean }
+      { id: number | string; message: unknown; claimed: boolean; marked: boolean | null }
     >(sql`
-      WITH gone AS (DELETE FROM federation_queue WHERE id = ${id} RETURNING id)
+      WITH gone AS (DELETE FROM federation_queue WHERE id = ${id} RETURNING id)${marking}
       UPDATE federation_queue q SET ready = true, locked_until = CASE
         WHEN q.run_at <= now() AND NOT EXISTS (SELECT 1 FROM federation_queue o
           WHERE o.ready AND (o.run_at, o.id) < (q.run_at, q.id) AND o.id <> ${id}
@@ -331,9 +358,11 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
           WHERE r.ordering_key = ${key} AND r.ready AND r.id <> ${id})
         -- After the delete: the finished message's ready entry is gone first.
         AND EXISTS (SELECT 1 FROM gone)
-      RETURNING q.id, q.message, q.locked_until IS NOT NULL AS claimed`);
+      RETURNING q.id, q.message, q.locked_until IS NOT NULL AS claimed,
+        ${marks ? marks.markedOf(sql`q.message`) : sql`NULL::boolean`} AS marked`);
     if (!next) this.#finishedKeys.add(key);
     if (!next?.claimed) return null;
+    if (next.marked != null) marks?.expect(next.message, next.marked, mark);
     return { id: Number(next.id), message: next.message, key };
   }
 
@@ -418,6 +447,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       logger.error("Queued message {id} failed: {error}", { id, error });
     } finally {
       clearInterval(renew);
+      handling.mark = this.#inboxMarks?.settle(message) ?? null;
       if (messageId != null && this.#handling.get(messageId) === handling) {
         this.#handling.delete(messageId);
       }
@@ -436,6 +466,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     options: MessageQueueListenOptions = {},
   ): Promise<void> {
     const signal = options.signal;
+    await this.#inboxMarks?.prepare();
     if (this.#releaseLeasesOnStart) {
       await this.#database.rows(sql`UPDATE federation_queue SET locked_until = NULL
         WHERE locked_until IS NOT NULL`);
