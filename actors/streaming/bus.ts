@@ -22,6 +22,7 @@ import { getLogger } from "@logtape/logtape";
 import type { ChannelListener } from "../../db/channel_listener.ts";
 import type { Database, Executor } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
+import { textArray } from "../../db/queries/text_array.ts";
 
 const logger = getLogger(["rookery", "streaming"]);
 
@@ -121,13 +122,8 @@ async function notifyAll(tx: Executor, payloads: string[]): Promise<void> {
   }
   // WITH ORDINALITY keeps the order: listeners see events as published.
   await tx.execute(sql`SELECT pg_notify(${STREAM_CHANNEL}, p.payload)
-    FROM unnest(${`{${payloads.map(arrayElement).join(",")}}`}::text[])
+    FROM unnest(${textArray(payloads)}::text[])
       WITH ORDINALITY AS p(payload, n) ORDER BY p.n`);
-}
-
-/** One element of a PostgreSQL array literal, quoted and escaped. */
-function arrayElement(text: string): string {
-  return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
 function byteLength(text: string): number {

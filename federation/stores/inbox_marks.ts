@@ -29,6 +29,7 @@
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
 import { type SQL, sql } from "drizzle-orm";
+import { textArray } from "../../db/queries/text_array.ts";
 
 const logger = getLogger(["rookery", "federation", "queue"]);
 
@@ -81,6 +82,8 @@ export class InboxMarks {
   readonly #known = new Map<string, boolean>();
   /** Marks Fedify wrote while handling, held for the delete statement. */
   readonly #held = new Map<string, HeldMark>();
+  /** Each claimed message's key (JSON), worked out once (two URLs parsed). */
+  readonly #names = new WeakMap<object, string | null>();
 
   /** `prepare` makes sure the table exists (@fedify/postgres makes it on first use). */
   constructor(table: MarkTable, prepare: () => Promise<void> = () => Promise.resolve()) {
@@ -102,10 +105,10 @@ export class InboxMarks {
     return this.#ready;
   }
 
-  /** The key as the table stores it. */
+  /** The key as the table stores it, one parameter. */
   #keySql(key: KvKey): SQL {
     if (this.#table === "federation_kv") return sql`${JSON.stringify(key)}::text`;
-    return sql`ARRAY[${sql.join(key.map((part) => sql`${part}::text`), sql`, `)}]::text[]`;
+    return sql`${textArray(key as readonly string[])}::text[]`;
   }
 
   /** The key of the inbox message `m` (a jsonb expression), built in SQL as markKeyOf does. */
@@ -159,10 +162,20 @@ export class InboxMarks {
    * see: the same key counts as marked.
    */
   expect(message: unknown, marked: boolean, after?: HeldMark | null): void {
-    const key = markKeyOf(message);
-    if (key == null) return;
-    const name = JSON.stringify(key);
+    const name = this.#nameOf(message);
+    if (name == null) return;
     this.#known.set(name, marked || (after != null && JSON.stringify(after.key) === name));
+  }
+
+  #nameOf(message: unknown): string | null {
+    if (!message || typeof message !== "object") return null;
+    let name = this.#names.get(message);
+    if (name === undefined) {
+      const key = markKeyOf(message);
+      name = key && JSON.stringify(key);
+      this.#names.set(message, name);
+    }
+    return name;
   }
 
   /** The answer for `key` read by the claiming statement; undefined when there is none. */
@@ -180,9 +193,8 @@ export class InboxMarks {
 
   /** Ends what is kept for `message`: its held mark (for the delete statement), if any. */
   settle(message: unknown): HeldMark | null {
-    const key = markKeyOf(message);
-    if (key == null) return null;
-    const name = JSON.stringify(key);
+    const name = this.#nameOf(message);
+    if (name == null) return null;
     const held = this.#held.get(name) ?? null;
     this.#known.delete(name);
     this.#held.delete(name);
