@@ -50,16 +50,6 @@ function withSavepoints(reserved: postgres.ReservedSql): postgres.ReservedSql {
   return Object.assign(reserved, { savepoint });
 }
 
-/**
- * Whether `error` means the connection is gone: postgres.js's own
- * (CONNECTION_CLOSED…), or a FATAL one from the server, which closes it.
- */
-function connectionLost(error: unknown): boolean {
-  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
-  return (typeof code === "string" && code.startsWith("CONNECTION_")) ||
-    severity === "FATAL" || severity === "PANIC";
-}
-
 /** Switches drizzle's postgres.js transactions to a pipelined BEGIN (once per process). */
 export function pipelineBegin(): void {
   const proto = PostgresJsSession.prototype as unknown as {
@@ -72,14 +62,6 @@ export function pipelineBegin(): void {
     // Options (isolation level…) take a statement of their own: postgres.js's way.
     if (config) return await original.call(this, run, config);
     const reserved = withSavepoints(await this.client.reserve());
-    // A connection lost meanwhile gets no ROLLBACK and is not handed back:
-    // postgres.js has set it aside to reconnect, and releasing it would put
-    // it back among the open ones, dead.
-    let alive = true;
-    const rollBack = async (error: unknown) => {
-      alive = !connectionLost(error);
-      if (alive) await reserved.unsafe("ROLLBACK").catch(() => {});
-    };
     try {
       // Not awaited: the callback's first statement goes out with it.
       const begun = reserved.unsafe("BEGIN");
@@ -92,17 +74,14 @@ export function pipelineBegin(): void {
         result = await run(new Transaction(this.dialect, session, this.schema));
         await begun;
       } catch (error) {
-        await rollBack(error);
+        await reserved.unsafe("ROLLBACK").catch(() => {});
         throw error;
       }
-      const committed = await reserved.unsafe("COMMIT").catch(async (error) => {
-        await rollBack(error);
-        throw error;
-      });
+      const committed = await reserved.unsafe("COMMIT");
       if (committed.command === "ROLLBACK") throw new RolledBackError();
       return result;
     } finally {
-      if (alive) reserved.release();
+      reserved.release();
     }
   };
   proto[patched] = true;
