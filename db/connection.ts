@@ -16,7 +16,6 @@ import { migrate } from "./migrate.ts";
 import { isEmptyDirectory, seedCluster } from "./pglite_template.ts";
 import { setProcessTag } from "./ids.ts";
 import { QueryTimer, timeQueries } from "./query_observer.ts";
-import { pipelineBegin } from "./pipelined_begin.ts";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** A transaction handle; commands accept either it or the Db. */
@@ -89,7 +88,6 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const queries = new QueryTimer();
   if (options.databaseUrl) {
     prepareEveryQuery();
-    pipelineBegin();
     const pg = postgres(options.databaseUrl, {
       max: options.poolSize ?? 10,
       onnotice: () => {},
