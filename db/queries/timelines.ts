@@ -38,6 +38,8 @@ export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
 
 const STATUS_COLUMNS = getTableColumns(statuses);
+/** A statuses row's version: its xmin, which every UPDATE of the row changes. */
+const ROW_VERSION = sql<string>`"statuses".xmin::text`.as("version");
 
 /** `statuses` is not a reply to someone else (Mastodon's `without_replies`). */
 export const NOT_A_REPLY_TO_OTHERS = sql`((${statuses.inReplyToId} IS NULL
@@ -81,7 +83,7 @@ function placeholderBounds(name: string, page: Page): { key: string; bounds: Pag
 /**
  * The home page query for a page shape, with placeholders for the viewer
  * (`viewer`), the bounds it sets and `limit`: its key and SQL (the columns
- * of `statuses`; a min_id page reads upwards, and the reader orders the
+ * of `statuses` and the row's `version`; a min_id page reads upwards, and the reader orders the
  * rows newest first). api/entities/status_page.ts runs it together with
  * the viewer statement, built once per page shape.
  */
@@ -90,7 +92,7 @@ export function homePageQuery(db: Executor, page: Page) {
   const w = pageWindow(homeFeed.statusId, bounds);
   const viewer = sql.placeholder("viewer");
   const build = () =>
-    db.select(STATUS_COLUMNS).from(homeFeed)
+    db.select({ ...STATUS_COLUMNS, version: ROW_VERSION }).from(homeFeed)
       .innerJoin(statuses, eq(statuses.id, homeFeed.statusId))
       .where(and(
         eq(homeFeed.accountId, viewer),
