@@ -158,6 +158,24 @@ test("status text: changes made through requests show at the next read", async (
   assert.equal(await shown(instance, bob, gone.id), undefined);
 });
 
+test("status text: a row changed through another connection shows at the very next read", async () => {
+  const instance = await shared;
+  const { alice, bob } = await setup(instance, "x");
+  const status = await postStatus(instance, alice, "Row");
+  for (let i = 0; i < 2; i++) assert.match((await shown(instance, bob, status.id)).content, /Row/);
+  const db = instance.rookery.ctx.database.db;
+  // No waiting for the entity channel: the page names the row's version.
+  for (const n of [1, 2, 3]) {
+    await db.execute(sql`UPDATE statuses SET content = ${`<p>Version ${n}</p>`},
+      favourites_count = ${n}, edited_at = now() WHERE id = ${status.id}::bigint`);
+    const s = await shown(instance, bob, status.id);
+    assert.deepEqual([s.content, s.favourites_count], [`<p>Version ${n}</p>`, n]);
+    assert.notEqual(s.edited_at, null);
+  }
+  await db.execute(sql`UPDATE statuses SET deleted_at = now() WHERE id = ${status.id}::bigint`);
+  assert.equal(await shown(instance, bob, status.id), undefined);
+});
+
 /** What hand-written SQL (an operator, another program) changes shows once announced. */
 async function changeBehindOurBack(
   writer: TestInstance,
