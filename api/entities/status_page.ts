@@ -61,8 +61,8 @@ export interface PageQuery {
   /** Names the page's shape (the statement is prepared per shape). */
   key: string;
   /**
-   * The page's SQL: the columns of `statuses` and `version` (the row's
-   * xmin as text), `viewer` as the viewer's placeholder.
+   * The page's SQL: `id`, `version` (the row's xmin as text) and the
+   * columns the viewer statement reads, `viewer` as the viewer's placeholder.
    */
   build(): SQL;
 }

@@ -56,7 +56,7 @@ test("status text: the home answer is JSON.stringify of the entities, cold and w
   const instance = await shared;
   const { alice, bob, carol } = await setup(instance, "t");
   const media = await mediaRow(instance, alice);
-  const plain = await postStatus(instance, alice, "Plain \u2028 \"quoted\" <b>x</b> \u{1F600}");
+  const plain = await postStatus(instance, alice, 'Plain \u2028 "quoted" <b>x</b> \u{1F600}');
   await postStatus(instance, alice, "With a picture #tag", { media_ids: [media] });
   await postStatus(instance, alice, "A poll", { poll: { options: ["a", "b"], expires_in: 600 } });
   await postStatus(instance, alice, { status: "Quoting", quoted_status_id: plain.id });
