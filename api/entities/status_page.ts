@@ -2,15 +2,19 @@
  * A timeline page and what it shows for its viewer, in ONE prepared
  * statement: the page query runs as the CTE `page`, the viewer statement
  * (status_hydration.ts) takes the page's ids and the ids they boost from
- * it, and the answer is the viewer's row (every page column NULL) followed
- * by the page's rows (every viewer column NULL). Read separately, the home
- * timeline cost two statements per request, and PostgreSQL's per-statement
- * work (Bind, locking a plan's relations, the round trip) was a large part
- * of the request's cost; so was drizzle mapping forty rows column by
- * column, which the raw rows here skip.
+ * it, and the answer is the viewer's row (id and version NULL) followed by
+ * each page row's id and version (every viewer column NULL). Read
+ * separately, the home timeline cost two statements per request, and
+ * PostgreSQL's per-statement work (Bind, locking a plan's relations, the
+ * round trip) was a large part of the request's cost; so was drizzle
+ * mapping forty rows column by column, which the raw rows here skip.
  *
- * (Building the rows as JSON instead was measured slower: json_build_object
- * cost PostgreSQL half a millisecond for forty rows.)
+ * The rows themselves come from the entity cache when it has them at the
+ * version the page names (the row's `xmin`, which every UPDATE changes),
+ * so they are never stale whoever changed them; only new or changed rows
+ * are read, in a second statement. (Building the rows as JSON instead was
+ * measured slower: json_build_object cost PostgreSQL half a millisecond for
+ * forty rows.)
  */
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
