@@ -81,7 +81,7 @@ async function main(): Promise<number> {
   }
   if (config.role !== "web") rookery.startWorker();
   // Start-up's garbage and whatever a burst of requests grew, given back when quiet.
-  const idleMemory = new IdleMemoryRelease();
+  const idleMemory = new IdleMemoryRelease().start();
   const admin: AdminSocket | null = await startAdminSocket(rookery.ctx);
 
   await stopped;

@@ -56,37 +56,63 @@ function mallocTrim(): Release | null {
   }
 }
 
+/** The process's CPU time so far, µs (user + system, all its threads). */
 function cpuMicros(): number {
   const { user, system } = process.cpuUsage();
   return user + system;
 }
 
+/** What a release does and what the tick reads (tests give their own). */
+export interface IdleProbes {
+  /** Run in order on a release. */
+  steps: { name: string; run: Release }[];
+  cpuMicros: () => number;
+  rss: () => number;
+}
+
+/** The real ones: V8's full collection and glibc's trim where available, /proc's figures. */
+export function processProbes(): IdleProbes {
+  const steps = [
+    { name: "gc", run: fullCollection() },
+    { name: "malloc_trim", run: mallocTrim() },
+  ].filter((s): s is { name: string; run: Release } => s.run !== null);
+  return { steps, cpuMicros, rss: () => Deno.memoryUsage().rss };
+}
+
 /** Started by main.ts for the process's lifetime; `close` stops the tick. */
 export class IdleMemoryRelease {
-  readonly #steps: Release[];
-  readonly #timer: ReturnType<typeof setInterval>;
-  #cpu = cpuMicros();
+  readonly #probes: IdleProbes;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #cpu: number;
   /** RSS right after the last release (0: none yet, so the first quiet tick after start runs one). */
   #floor = 0;
 
-  constructor() {
-    this.#steps = [fullCollection(), mallocTrim()].filter((s): s is Release => s !== null);
-    this.#timer = setInterval(() => this.#tick(), TICK_MS);
-    Deno.unrefTimer(this.#timer as unknown as number);
+  constructor(probes: IdleProbes = processProbes()) {
+    this.#probes = probes;
+    this.#cpu = probes.cpuMicros();
   }
 
-  #tick() {
-    const cpu = cpuMicros();
+  /** Ticks every `TICK_MS` without keeping the process alive. */
+  start(): this {
+    this.#timer = setInterval(() => this.tick(), TICK_MS);
+    Deno.unrefTimer(this.#timer as unknown as number);
+    return this;
+  }
+
+  /** One look at the last tick's CPU time and the RSS; true when it released. */
+  tick(): boolean {
+    const cpu = this.#probes.cpuMicros();
     const quiet = cpu - this.#cpu < QUIET_CPU_US;
     this.#cpu = cpu;
-    if (!quiet || Deno.memoryUsage().rss < this.#floor + REGROWTH) return;
-    for (const step of this.#steps) step();
+    if (!quiet || this.#probes.rss() < this.#floor + REGROWTH) return false;
+    for (const step of this.#probes.steps) step.run();
     // The release's own CPU time is not activity.
-    this.#cpu = cpuMicros();
-    this.#floor = Deno.memoryUsage().rss;
+    this.#cpu = this.#probes.cpuMicros();
+    this.#floor = this.#probes.rss();
+    return true;
   }
 
   close() {
-    clearInterval(this.#timer);
+    if (this.#timer !== null) clearInterval(this.#timer);
   }
 }
