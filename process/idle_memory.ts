@@ -8,7 +8,7 @@
  * (under 2.5% of a core over `TICK_MS`) and has grown by `REGROWTH` bytes
  * since the last time, it runs one full V8 collection, then asks glibc to
  * hand its free pages back (`malloc_trim(0)`). Measured in
- * docs/benchmarks.md ("Idle RSS: memory given back when idle").
+ * docs/benchmarks.md ("Idle RSS: memory given back, and a bundled build").
  *
  * Under load no tick is quiet, so nothing runs; a server at a trickle runs
  * it at most once per `REGROWTH` of new memory, not once per lull. The
