@@ -104,13 +104,12 @@ export async function ensureBundle(): Promise<string> {
   const hash = sourceHash();
   const dir = join(BUILD, hash);
   try {
-    if (
-      Deno.readLinkSync(join(BUILD, "current")) === hash &&
-      Deno.statSync(join(dir, "bundle/main.js")).isFile
-    ) {
-      return `up to date (${hash})`;
+    if (Deno.statSync(join(dir, "bundle/main.js")).isFile) {
+      if (currentBuild() === hash) return `up to date (${hash})`;
+      await pointCurrentAt(hash); // back to a build kept from before
+      return `back to ${hash}`;
     }
-  } catch { /* no build yet */ }
+  } catch { /* not built yet */ }
   await Deno.mkdir(BUILD, { recursive: true });
   for (const [link, target] of SHARED_LINKS) {
     try {
@@ -131,8 +130,9 @@ export async function ensureBundle(): Promise<string> {
   for (const [link, target] of LINKS) Deno.symlinkSync(target, join(staging, link));
   // A build of the same hash made meanwhile by another start stays: a server may run from it.
   await Deno.rename(staging, dir).catch(() => Deno.remove(staging, { recursive: true }));
+  const previous = currentBuild();
   await pointCurrentAt(hash);
-  await removeOldBuilds(hash);
+  await removeOldBuilds([hash, previous]);
   return `built ${hash}`;
 }
 
@@ -143,11 +143,24 @@ async function pointCurrentAt(name: string) {
   await Deno.rename(link, join(BUILD, "current"));
 }
 
-/** Earlier builds (a process still running one has its code loaded already). */
-async function removeOldBuilds(keep: string) {
+/** What `.build/current` points at, or null. */
+function currentBuild(): string | null {
+  try {
+    return Deno.readLinkSync(join(BUILD, "current"));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Builds other than `keep`: the new one and the one before it, which a
+ * server started earlier may still be running from.
+ */
+async function removeOldBuilds(keep: (string | null)[]) {
+  const kept = [...keep, "current", "source", ...SHARED_LINKS.map(([name]) => name)];
   for (const entry of Deno.readDirSync(BUILD)) {
-    const kept = [keep, "current", "source", ...SHARED_LINKS.map(([name]) => name)];
-    if (kept.includes(entry.name) || entry.name.startsWith(`${keep}-`)) continue;
+    // Another start's build in progress has its hash and a suffix.
+    if (kept.includes(entry.name) || entry.name.includes("-")) continue;
     await Deno.remove(join(BUILD, entry.name), { recursive: true }).catch(() => {});
   }
 }
