@@ -10,6 +10,7 @@ import { createRookery, type Rookery } from "./rookery.ts";
 import { adminPaths, type AdminSocket, startAdminSocket } from "./admin/socket.ts";
 import { claimPidFile } from "./admin/client.ts";
 import { VERSION_STRING } from "./version.ts";
+import { IdleMemoryRelease } from "./process/idle_memory.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -79,11 +80,14 @@ async function main(): Promise<number> {
     }, rookery.fetch);
   }
   if (config.role !== "web") rookery.startWorker();
+  // Start-up's garbage and whatever a burst of requests grew, given back when quiet.
+  const idleMemory = new IdleMemoryRelease().start();
   const admin: AdminSocket | null = await startAdminSocket(rookery.ctx);
 
   await stopped;
   logger.info("Shutting down.");
   // Open streams would keep the server's shutdown waiting.
+  idleMemory.close();
   await rookery.closeStreams();
   await server?.shutdown();
   await admin?.close();

@@ -117,6 +117,13 @@ export async function fullSpeedGet(
   };
 }
 
+/** The `start` task in the deno.json next to `main`, as words. */
+function startTask(main: string): { dir: string; commands: string[][] } {
+  const dir = main.slice(0, main.lastIndexOf("/") + 1) || "./";
+  const start: string = JSON.parse(Deno.readTextFileSync(`${dir}deno.json`)).tasks?.start ?? "";
+  return { dir, commands: start.split("&&").map((c) => c.trim().split(/\s+/)) };
+}
+
 /**
  * The `--v8-flags=…` of the `start` task in the deno.json next to `main`, so
  * the bench runs each server (and the hello-world) as `deno task start` runs
@@ -124,9 +131,24 @@ export async function fullSpeedGet(
  * flags (docs/benchmarks.md says what the young generation's size trades).
  */
 export function startV8Flags(main: string): string[] {
-  const dir = main.slice(0, main.lastIndexOf("/") + 1) || "./";
-  const start: string = JSON.parse(Deno.readTextFileSync(`${dir}deno.json`)).tasks?.start ?? "";
-  return start.split(" ").filter((arg) => arg.startsWith("--v8-flags="));
+  const { commands } = startTask(main);
+  return commands.at(-1)!.filter((arg) => arg.startsWith("--v8-flags="));
+}
+
+/**
+ * The script `deno task start` runs for the checkout of `main`, after the
+ * task's earlier commands (the bundled build, process/bundle.ts) ran: that
+ * checkout's bundle, or `main` itself where its task runs main.ts.
+ */
+export async function startScript(main: string): Promise<string> {
+  const { dir, commands } = startTask(main);
+  for (const words of commands.slice(0, -1)) {
+    const out = await new Deno.Command(Deno.execPath(), { args: words.slice(1), cwd: dir })
+      .output();
+    if (!out.success) throw new Error(`${words.join(" ")} failed in ${dir}`);
+  }
+  const script = commands.at(-1)!.at(-1)!;
+  return script.startsWith("/") ? script : `${dir}${script}`;
 }
 
 /** Requests per second of the hello-world server at full speed (fullSpeedGet). */

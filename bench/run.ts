@@ -78,6 +78,7 @@ import {
   type ProcessFigures,
   rssMiB,
   type StartRun,
+  startScript,
   startupTimes,
   startV8Flags,
 } from "./process.ts";
@@ -204,7 +205,7 @@ async function startServer(env: Record<string, string>, port = freePort(), main 
   // The address the scenarios request: a server answers only its own host.
   const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...startV8Flags(main), ...SERVER_FLAGS, main],
+    args: ["run", "-A", ...startV8Flags(main), ...SERVER_FLAGS, await startScript(main)],
     cwd: main.slice(0, main.lastIndexOf("/") + 1) || ".", // its checkout's deno.json
     env: {
       PORT: String(port),

@@ -31,6 +31,7 @@ import type { WriteMarks } from "../../db/write_marks.ts";
 import { type ChannelListener, ENTITY_CHANNEL } from "../../db/channel_listener.ts";
 import type { Account } from "./account.ts";
 import type { StatusBundle } from "./status_content.ts";
+import type { StatusRow } from "./status.ts";
 import type { AuthToken, AuthUser } from "../auth_types.ts";
 import type { CompiledFilter } from "../../actors/filters/match.ts";
 
@@ -134,8 +135,21 @@ class TokenCache {
   }
 }
 
+/** A statuses row and its version: the row's `xmin`, which every change of the row changes. */
+export interface VersionedRow {
+  row: StatusRow;
+  version: string;
+}
+
 export class EntityCache {
   readonly statuses = new Bounded<StatusBundle>();
+  /**
+   * The rows timeline pages show, each with its version (status_page.ts):
+   * a page names each row's current version and takes the row from here
+   * only when it is the same, so these are never served stale, whatever
+   * the notifications; the entity channel only frees them early.
+   */
+  readonly rows = new Bounded<VersionedRow>();
   readonly accounts = new Bounded<Account>();
   readonly tokens = new TokenCache();
   /** Each account's filters, compiled (status_filters.ts); key f<account id> (migration 0013). */
@@ -173,6 +187,7 @@ export class EntityCache {
   /** Empties every cache. */
   clear(): void {
     this.statuses.clear();
+    this.rows.clear();
     this.accounts.clear();
     this.tokens.clear();
     this.filters.clear();
@@ -191,6 +206,7 @@ export class EntityCache {
     this.#record(payload);
     if (payload === "*") {
       this.statuses.clear();
+      this.rows.clear();
       this.accounts.clear();
       this.tokens.clear();
       this.filters.clear();
@@ -201,6 +217,7 @@ export class EntityCache {
     switch (payload[0]) {
       case "s":
         this.statuses.delete(id);
+        this.rows.delete(id);
         break;
       case "a":
         this.accounts.delete(id);

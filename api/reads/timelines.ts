@@ -70,7 +70,12 @@ export async function readHomeTimeline(
   const page = readPageParams(p, size);
   // The page and the viewer's flags on it in one statement (status_page.ts).
   const read = () =>
-    readPageWithViewer(db, homePageQuery(db, page), homePageValues(viewer.accountId, page));
+    readPageWithViewer(
+      db,
+      ctx.core.entityCache,
+      homePageQuery(db, page),
+      homePageValues(viewer.accountId, page),
+    );
   let { rows, viewerRows } = await read();
   if (rows.length === 0 && await rebuildHomeFeedIfEmpty(db, viewer.accountId) > 0) {
     ({ rows, viewerRows } = await read());

@@ -24,14 +24,11 @@ import { accountConversations, announcements } from "../../db/schema/mod.ts";
 import { isId } from "../../db/ids.ts";
 import { canSeeInPublic } from "../../db/queries/visibility.ts";
 import { notificationsByIds } from "../../db/queries/notifications.ts";
-import {
-  type ViewerFlagRow,
-  viewerFlags,
-  viewersSeeingInPublic,
-} from "../../db/queries/stream_viewers.ts";
+import { viewerFlags, viewersSeeingInPublic } from "../../db/queries/stream_viewers.ts";
 import { activeAnnouncement } from "../../actors/announcements/manage.ts";
 import { serializeStatuses, type StatusRow } from "../entities/status.ts";
-import { emptyViewerRows, statusRows, type ViewerRows } from "../entities/status_hydration.ts";
+import { statusRows } from "../entities/status_hydration.ts";
+import { viewerRowsFrom, type ViewKeys, viewKeys } from "./view_keys.ts";
 import { loadContent, type StatusBundle } from "../entities/status_content.ts";
 import { serializeNotifications } from "../entities/notification.ts";
 import { serializeConversations } from "../entities/conversation.ts";
@@ -100,87 +97,6 @@ export function publicStreamShows(
   return true;
 }
 
-/** The flag kinds of viewerFlags that are plain lists of status (or account) ids. */
-const ID_LISTS: Record<
-  string,
-  "favourited" | "reblogged" | "bookmarked" | "pinned" | "muted" | "followed" | "followers"
-> = {
-  f: "favourited",
-  r: "reblogged",
-  b: "bookmarked",
-  p: "pinned",
-  m: "muted",
-  o: "followed",
-  w: "followers",
-};
-
-/**
- * The flag rows of one statement, by viewer: each viewer's flags as `kind +
- * value` entries joined by newlines in sorted order (the key of its view),
- * and what is the same for every viewer (the quotes shown, the shown
- * statuses' authors). No ViewerRows yet: a thousand viewers who share a
- * view need one, built by {@link viewerRowsFrom} for the group. The rows
- * are sorted first, so each viewer's entries come in order and a viewer
- * with one flag holds the row's own string: 10,000 followers of an author
- * share one key string, built and hashed once.
- */
-function flagsByViewer(flags: ViewerFlagRow[]) {
-  const quotes: NonNullable<ViewerRows["quotes"]> = [];
-  const byViewer = new Map<string, string>();
-  const authors = new Set<string>();
-  const sorted = flags.map((f) => ({ ...f, entry: f.k + f.x }))
-    .sort((a, b) => a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0);
-  for (const { k, x, vs, entry } of sorted) {
-    const ids = String(vs).split(",");
-    if (k === "A") {
-      authors.add(x);
-    } else if (k === "Q") {
-      const at = x.indexOf(":");
-      const quoted = x.slice(at + 1);
-      for (const statusId of ids) {
-        quotes.push({ statusId, state: x.slice(0, at), quotedStatusId: quoted || null });
-      }
-    } else {
-      for (let i = 0; i < ids.length; i++) {
-        const key = byViewer.get(ids[i]);
-        byViewer.set(ids[i], key === undefined ? entry : `${key}\n${entry}`);
-      }
-    }
-  }
-  return { quotes, byViewer, authors };
-}
-
-/** A viewer's ViewerRows from its flag entries ({@link flagsByViewer}'s key). */
-function viewerRowsFrom(
-  key: string | undefined,
-  quotes: ViewerRows["quotes"],
-): ViewerRows {
-  const rows = emptyViewerRows(quotes);
-  for (const entry of key?.split("\n") ?? []) {
-    const k = entry[0];
-    const x = entry.slice(1);
-    const list = ID_LISTS[k];
-    if (list) {
-      rows[list]!.push(x);
-      continue;
-    }
-    switch (k) {
-      case "n": {
-        const [pollId, choice] = x.split(":");
-        rows.votes!.push({ pollId, choice: Number(choice) });
-        break;
-      }
-      case "q":
-        rows.visibleQuoted!.push(x);
-        break;
-      case "u":
-        rows.viewerUri = x;
-        break;
-    }
-  }
-  return rows;
-}
-
 /**
  * Delivers `update` or `status.update` of a status: to `direct` targets
  * (user and list streams: fan-out decided, so no check again) and to the
@@ -207,13 +123,11 @@ export async function deliverStatus(
   const row = bundle.row;
   const targets = [...direct, ...await publicTargets(ctx, bundle, publicCandidates)];
   if (targets.length === 0) return;
-  const flags = flagsByViewer(flagRows);
+  const flags = viewKeys(flagRows);
   flags.authors.add(row.accountId);
   await Promise.all(
     viewGroups(targets, flags, filters).map(async ({ viewer, context, targets }) => {
-      const rows = viewer == null
-        ? undefined
-        : viewerRowsFrom(flags.byViewer.get(viewer), flags.quotes);
+      const rows = viewer == null ? undefined : viewerRowsFrom(flags.keyOf(viewer), flags.quotes);
       const [json] = await serializeStatuses(
         ctx,
         [row],
@@ -263,7 +177,7 @@ interface ViewGroup {
  */
 function viewGroups(
   targets: Target[],
-  flags: ReturnType<typeof flagsByViewer>,
+  flags: ViewKeys,
   filters: Map<string, unknown[]>,
 ): ViewGroup[] {
   // Two maps: viewers who share flags are grouped by the key string itself
@@ -283,7 +197,7 @@ function viewGroups(
     else if (flags.authors.has(viewer)) add(own, `self:${viewer}:${context}`, t, context);
     else if ((filters.get(viewer)?.length ?? 0) > 0) {
       add(own, `filtered:${viewer}:${context}`, t, context);
-    } else add(shared, flags.byViewer.get(viewer) ?? "", t, context);
+    } else add(shared, flags.keyOf(viewer) ?? "", t, context);
   }
   return [...shared.values(), ...own.values()];
 }

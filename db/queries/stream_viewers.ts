@@ -51,7 +51,11 @@ export async function viewersSeeingInPublic(
  * as one row, not one per viewer.
  * - f, r, b, p: the viewer favourited, boosted, bookmarked, pinned status x
  * - m: the viewer muted conversation x
- * - o: the viewer follows author x (for quote approval and interaction policies)
+ * - F: the policies of author x's shown statuses ask whether the viewer follows x (quote
+ *   approval, interaction policies, private statuses); with it, for each such author,
+ * - O: the viewers who do NOT follow author x: the complement, as nearly every viewer of
+ *   an event follows its author (10,000 ids aggregated and read back per post otherwise);
+ *   render.ts turns the two into each viewer's `o` (follows x)
  * - w: author x follows the viewer (for interaction policies)
  * - u: the viewer's actor IRI is x, when a shown status's interaction policy names it
  *   (for everyone else the IRI changes nothing in the entity, and leaving it out lets
@@ -107,6 +111,8 @@ export async function viewerFlags(
       WHERE id IN (SELECT id FROM base
         UNION SELECT quoted_status_id FROM hq WHERE state = 'accepted')),
     vw AS (SELECT unnest(${viewers}) AS id),
+    asked AS (SELECT DISTINCT account_id FROM hs WHERE quote_approval_policy = 'followers'
+      OR visibility = 'private' OR interaction_policy IS NOT NULL),
     probed AS (SELECT id, conversation_id FROM hs WHERE NOT (id = ANY(${idArray(newIds)})
       AND local AND in_reply_to_id IS NULL AND in_reply_to_uri IS NULL)),
     flags AS (SELECT 'f' AS k, f.account_id::text AS v, f.status_id::text AS x FROM favourites f
@@ -125,11 +131,10 @@ export async function viewerFlags(
       SELECT m.conversation_id FROM conversation_mutes m WHERE m.account_id = vw.id
         AND m.conversation_id = ANY(ARRAY(SELECT conversation_id FROM probed)) OFFSET 0) m
       WHERE EXISTS (SELECT 1 FROM probed)
-    UNION ALL SELECT 'o', f.account_id::text, f.target_account_id::text FROM follows f
-      WHERE f.target_account_id IN (SELECT account_id FROM hs
-          WHERE quote_approval_policy = 'followers' OR visibility = 'private'
-            OR interaction_policy IS NOT NULL)
-        AND f.account_id IN (SELECT id FROM vw)
+    UNION ALL SELECT 'F', '', a.account_id::text FROM asked a
+    UNION ALL SELECT 'O', v.id::text, a.account_id::text FROM asked a
+      CROSS JOIN LATERAL (SELECT id FROM vw
+        EXCEPT SELECT f.account_id FROM follows f WHERE f.target_account_id = a.account_id) v
     UNION ALL SELECT 'w', f.target_account_id::text, f.account_id::text FROM follows f
       WHERE f.account_id IN (SELECT account_id FROM hs WHERE interaction_policy IS NOT NULL)
         AND f.target_account_id IN (SELECT id FROM vw)

@@ -38,6 +38,24 @@ export type StatusRow = typeof statuses.$inferSelect;
 export type TagRow = typeof tags.$inferSelect;
 
 const STATUS_COLUMNS = getTableColumns(statuses);
+/**
+ * What a home page names of each row: its id and version (its xmin, which
+ * every UPDATE of the row changes), and the columns the viewer statement
+ * reads from the page (api/entities/status_hydration.ts, viewerParts). The
+ * rows themselves come from the entity cache at that version
+ * (api/entities/status_page.ts).
+ */
+const HOME_PAGE_COLUMNS = {
+  id: statuses.id,
+  version: sql<string>`"statuses".xmin::text`.as("version"),
+  accountId: statuses.accountId,
+  reblogOfId: statuses.reblogOfId,
+  pollId: statuses.pollId,
+  conversationId: statuses.conversationId,
+  quoteApprovalPolicy: statuses.quoteApprovalPolicy,
+  visibility: statuses.visibility,
+  interactionPolicy: statuses.interactionPolicy,
+};
 
 /** `statuses` is not a reply to someone else (Mastodon's `without_replies`). */
 export const NOT_A_REPLY_TO_OTHERS = sql`((${statuses.inReplyToId} IS NULL
@@ -80,9 +98,9 @@ function placeholderBounds(name: string, page: Page): { key: string; bounds: Pag
 
 /**
  * The home page query for a page shape, with placeholders for the viewer
- * (`viewer`), the bounds it sets and `limit`: its key and SQL (the columns
- * of `statuses`; a min_id page reads upwards, and the reader orders the
- * rows newest first). api/entities/status_page.ts runs it together with
+ * (`viewer`), the bounds it sets and `limit`: its key and SQL
+ * ({@link HOME_PAGE_COLUMNS}; a min_id page reads upwards, and the reader
+ * orders the rows newest first). api/entities/status_page.ts runs it together with
  * the viewer statement, built once per page shape.
  */
 export function homePageQuery(db: Executor, page: Page) {
@@ -90,7 +108,7 @@ export function homePageQuery(db: Executor, page: Page) {
   const w = pageWindow(homeFeed.statusId, bounds);
   const viewer = sql.placeholder("viewer");
   const build = () =>
-    db.select(STATUS_COLUMNS).from(homeFeed)
+    db.select(HOME_PAGE_COLUMNS).from(homeFeed)
       .innerJoin(statuses, eq(statuses.id, homeFeed.statusId))
       .where(and(
         eq(homeFeed.accountId, viewer),

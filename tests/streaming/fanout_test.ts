@@ -3,8 +3,9 @@
  * (targets looked up per account, viewers grouped by their flags, one
  * rendering per group, sends in slices): each follower gets the view the
  * REST API gives it, a follower who muted the author or blocks a mentioned
- * account gets nothing, and a follower who reads home on the frame finds
- * the post there.
+ * account gets nothing, a follower who reads home on the frame finds
+ * the post there, and a viewer who does not follow the author (a hashtag
+ * follower) sees what follows from that.
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
@@ -97,6 +98,37 @@ test("a post to many followers' sockets", async (t) => {
       const home = await ok(instance, by.blocking, "GET", "/api/v1/timelines/home");
       assert.ok(!home.some((s: { id: string }) => s.id === mention.id));
     });
+
+    // Whether each viewer follows the author changes a status whose quote
+    // policy is `followers` (the flags statement answers who does NOT).
+    await t.step(
+      "a follower and a hashtag follower see the quote policy as REST does",
+      async () => {
+        const tagger = await createUser(instance, "tagger");
+        await ok(instance, tagger, "POST", "/api/v1/tags/policies/follow");
+        const taggerWs = await WsClient.open(
+          instance,
+          `/api/v1/streaming?stream=user&access_token=${tagger.token}`,
+        );
+        open.push(taggerWs);
+        const post = await postStatus(instance, author, "About #policies", {
+          quote_approval_policy: "followers",
+        });
+        const views = [["plain1", socket.plain1, by.plain1], ["tagger", taggerWs, tagger]] as const;
+        const seen: Record<string, string> = {};
+        for (const [name, ws, user] of views) {
+          const frame = await ws.inbox.take(
+            (f) => f.event === "update" && JSON.parse(f.payload!).id === post.id,
+            10_000,
+            `${name}'s update`,
+          );
+          const payload = JSON.parse(frame.payload!);
+          assert.deepEqual(payload, await ok(instance, user, "GET", `/api/v1/statuses/${post.id}`));
+          seen[name] = payload.quote_approval.current_user;
+        }
+        assert.deepEqual(seen, { plain1: "automatic", tagger: "denied" });
+      },
+    );
   } finally {
     for (const ws of open) await ws.close();
     await instance.close();

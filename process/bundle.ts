@@ -1,0 +1,174 @@
+/**
+ * The bundled build `deno task start` runs: `deno bundle` of main.ts and the
+ * npm packages it loads, minified, into `.build/<hash>/bundle/`, where
+ * `<hash>` is that of the sources, deno.json and deno.lock; `.build/current`
+ * points at the build of the tree as it is. Run from source, the process
+ * keeps every module's source text twice (Deno's module graph and V8's
+ * strings) and each of our modules with an inline source map; one minified
+ * file is a fraction of that (docs/benchmarks.md, "Idle RSS: memory given
+ * back, and a bundled build"). The source map is a separate file beside the
+ * bundle, not named in it: linked, Deno reads and keeps all 17 MB of it at
+ * start (35 MiB more RSS). So a stack trace names the bundle's lines; run
+ * main.ts for the sources'.
+ *
+ * Built only when the hash changed (a checkout or upgrade pays a few seconds
+ * once, later starts none); concurrent starts each build into a directory of
+ * their own and the first rename wins. Where bundling fails, `current`
+ * points at a one-line entry that imports main.ts: the server runs from
+ * source, as before, says why on stderr, and the next start tries again.
+ *
+ * Kept external (loaded by Deno from node_modules as from source): packages
+ * with native or WebAssembly files beside their JavaScript (argon2, sharp,
+ * PGlite) and those only some deployments load, on first use (mail, Web
+ * Push, S3, the OpenTelemetry SDK). The bundle reads files relative to its
+ * own place where the sources read them relative to theirs (the migrations,
+ * the web app's script, the favicon): the links made beside it keep those
+ * paths (tests/server/bundle_test.ts starts a server from the bundle).
+ */
+import { createHash } from "node:crypto";
+import { join, relative } from "node:path";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const BUILD = join(ROOT, ".build");
+/** Folders whose modules are never part of the server. */
+const NOT_SERVED = new Set([
+  ".git",
+  ".build",
+  "node_modules",
+  "data",
+  "tests",
+  "bench",
+  "fuzz",
+  "compat",
+  "docs",
+  "migrations",
+]);
+const EXTERNAL = [
+  "@node-rs/argon2",
+  "sharp",
+  "@electric-sql/pglite",
+  "@electric-sql/pglite/*",
+  "nodemailer",
+  "web-push",
+  "@aws-sdk/*",
+  "@opentelemetry/sdk-*",
+  "@opentelemetry/exporter-*",
+  "@opentelemetry/resources",
+  "@opentelemetry/context-async-hooks",
+];
+/**
+ * What the sources read relative to their own place, as seen from
+ * `.build/<hash>/bundle/main.js`: `./migrations/` (db/migrate.ts,
+ * db/pglite_template.ts) beside it, `../../assets/` (web/pages/app/script.ts)
+ * and `../../api/static/` (web/routes/assets.ts) in `.build/`.
+ */
+const LINKS: [string, string][] = [
+  ["bundle/migrations", "../../../db/migrations"],
+];
+const SHARED_LINKS: [string, string][] = [["assets", "../web/assets"], ["api", "../api"]];
+
+/** SHA-256 of every server source file's path and text, deno.json and deno.lock. */
+function sourceHash(): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of Deno.readDirSync(dir)) {
+      if (entry.name.startsWith(".") || NOT_SERVED.has(entry.name)) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) walk(path);
+      else if (/\.(tsx?|js|json)$/.test(entry.name)) files.push(path);
+    }
+  };
+  walk(ROOT);
+  files.sort();
+  const hash = createHash("sha256");
+  for (const path of [...files, join(ROOT, "deno.lock")]) {
+    hash.update(`\0${relative(ROOT, path)}\0`);
+    try {
+      hash.update(Deno.readFileSync(path));
+    } catch { /* no lock file */ }
+  }
+  return hash.digest("hex").slice(0, 24);
+}
+
+async function bundle(outdir: string): Promise<string | null> {
+  const args = ["bundle", "--quiet", "--platform", "deno", "--minify", "--code-splitting"];
+  for (const name of EXTERNAL) args.push("--external", name);
+  args.push("--sourcemap", "external", "--outdir", join(outdir, "bundle"), join(ROOT, "main.ts"));
+  const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "null" })
+    .output();
+  return out.success ? null : new TextDecoder().decode(out.stderr).trim();
+}
+
+/** Makes `.build/current` the build of the tree as it is; returns what it did. */
+export async function ensureBundle(): Promise<string> {
+  const hash = sourceHash();
+  const dir = join(BUILD, hash);
+  try {
+    if (Deno.statSync(join(dir, "bundle/main.js")).isFile) {
+      if (currentBuild() === hash) return `up to date (${hash})`;
+      await pointCurrentAt(hash); // back to a build kept from before
+      return `back to ${hash}`;
+    }
+  } catch { /* not built yet */ }
+  await Deno.mkdir(BUILD, { recursive: true });
+  for (const [link, target] of SHARED_LINKS) {
+    try {
+      Deno.symlinkSync(target, join(BUILD, link));
+    } catch { /* made by an earlier start */ }
+  }
+  const staging = await Deno.makeTempDir({ dir: BUILD, prefix: `${hash}-` });
+  const failure = await bundle(staging);
+  if (failure) {
+    // The next start tries again.
+    console.error(`Bundling failed, running from source:\n${failure}`);
+    await Deno.remove(staging, { recursive: true });
+    await Deno.mkdir(join(BUILD, "source/bundle"), { recursive: true });
+    await Deno.writeTextFile(join(BUILD, "source/bundle/main.js"), 'import "../../../main.ts";\n');
+    await pointCurrentAt("source");
+    return "from source";
+  }
+  for (const [link, target] of LINKS) Deno.symlinkSync(target, join(staging, link));
+  // A build of the same hash made meanwhile by another start stays: a server may run from it.
+  await Deno.rename(staging, dir).catch(() => Deno.remove(staging, { recursive: true }));
+  const previous = currentBuild();
+  await pointCurrentAt(hash);
+  await removeOldBuilds([hash, previous]);
+  return `built ${hash}`;
+}
+
+/** `.build/current` → `name`, replaced in one step (a start reading it sees the old or the new). */
+async function pointCurrentAt(name: string) {
+  const link = join(BUILD, `current-${crypto.randomUUID()}`);
+  Deno.symlinkSync(name, link);
+  await Deno.rename(link, join(BUILD, "current"));
+}
+
+/** What `.build/current` points at, or null. */
+function currentBuild(): string | null {
+  try {
+    return Deno.readLinkSync(join(BUILD, "current"));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Builds other than `keep`: the new one and the one before it, which a
+ * server started earlier may still be running from.
+ */
+async function removeOldBuilds(keep: (string | null)[]) {
+  const kept = [...keep, "current", "source", ...SHARED_LINKS.map(([name]) => name)];
+  for (const entry of Deno.readDirSync(BUILD)) {
+    // Another start's build in progress has its hash and a suffix.
+    if (kept.includes(entry.name) || entry.name.includes("-")) continue;
+    await Deno.remove(join(BUILD, entry.name), { recursive: true }).catch(() => {});
+  }
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  const what = await ensureBundle();
+  if (Deno.env.get("BUNDLE_VERBOSE")) {
+    console.error(`bundle: ${what} in ${Math.round(performance.now() - started)} ms`);
+  }
+}

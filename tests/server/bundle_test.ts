@@ -1,0 +1,79 @@
+/**
+ * The bundled build `deno task start` runs (process/bundle.ts): it builds
+ * from this tree, and a server started from it on fresh storage migrates its
+ * database, serves the files the sources read beside themselves (the web
+ * app's script, the favicon), federation documents through Fedify and the
+ * API; a worker started from it runs its queue. The rest of the suite runs
+ * from source: this file is what says the bundle is the same server.
+ */
+import assert from "node:assert/strict";
+import { ensureBundle } from "../../process/bundle.ts";
+import { startServer } from "../fixtures/server_process.ts";
+import { createTestDatabase, DB_KIND, POSTGRES_ONLY, test } from "../harness.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const ENTRY = new URL(".build/current/bundle/main.js", ROOT).pathname;
+
+async function storage() {
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-bundle-" });
+  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
+  return {
+    env: { DATA_DIR: dataDir, ...(pg ? { DATABASE_URL: pg.url } : {}) },
+    async cleanup() {
+      await pg?.drop();
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+async function bytes(url: string, accept = "*/*"): Promise<Uint8Array> {
+  const res = await fetch(url, { headers: { accept } });
+  const body = new Uint8Array(await res.arrayBuffer());
+  assert.equal(res.status, 200, `${url}: ${new TextDecoder().decode(body).slice(0, 200)}`);
+  return body;
+}
+
+test("the bundled build serves what the sources serve, on a fresh database", async () => {
+  const built = await ensureBundle();
+  assert.match(built, /^(built|up to date)/, built);
+  const store = await storage();
+  try {
+    const server = await startServer(store.env, ENTRY);
+    try {
+      const favicon = await bytes(`${server.origin}/favicon.ico`);
+      assert.deepEqual(favicon, await Deno.readFile(new URL("api/static/favicon.ico", ROOT)));
+      const script = await bytes(`${server.origin}/assets/rookery.js`);
+      assert.deepEqual(script, await Deno.readFile(new URL("web/assets/rookery.js", ROOT)));
+
+      const actor = JSON.parse(
+        new TextDecoder().decode(
+          await bytes(`${server.origin}/actor`, "application/activity+json"),
+        ),
+      );
+      assert.equal(actor.id, `${server.origin}/actor`);
+      assert.match(actor.publicKey.publicKeyPem, /BEGIN PUBLIC KEY/);
+
+      const instance = JSON.parse(
+        new TextDecoder().decode(await bytes(`${server.origin}/api/v2/instance`)),
+      );
+      assert.equal(instance.domain, new URL(server.origin).host);
+      const page = new TextDecoder().decode(await bytes(`${server.origin}/about`));
+      assert.match(page, /<html/);
+    } finally {
+      assert.equal((await server.stop()).code, 0, "SIGTERM stops it cleanly");
+    }
+  } finally {
+    await store.cleanup();
+  }
+});
+
+test("a worker started from the bundled build runs its queue", POSTGRES_ONLY, async () => {
+  await ensureBundle();
+  const store = await storage();
+  try {
+    const worker = await startServer({ ...store.env, ROLE: "worker" }, ENTRY);
+    assert.equal((await worker.stop()).code, 0);
+  } finally {
+    await store.cleanup();
+  }
+});
