@@ -137,8 +137,9 @@ export function startV8Flags(main: string): string[] {
 
 /**
  * The script `deno task start` runs for the checkout of `main`, after the
- * task's earlier commands (the bundled build, process/bundle.ts) ran: that
- * checkout's bundle, or `main` itself where its task runs main.ts.
+ * task's earlier commands ran (older checkouts built their bundle in one):
+ * process/start.ts, which runs the bundled build, or `main` itself where the
+ * task runs main.ts.
  */
 export async function startScript(main: string): Promise<string> {
   const { dir, commands } = startTask(main);

@@ -30,6 +30,8 @@ import { join, relative } from "node:path";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const BUILD = join(ROOT, ".build");
+/** The build's entry as process/start.ts imports it. */
+export const BUNDLE_ENTRY = new URL("../.build/current/bundle/main.js", import.meta.url).href;
 /** Folders whose modules are never part of the server. */
 const NOT_SERVED = new Set([
   ".git",

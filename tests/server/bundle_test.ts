@@ -7,12 +7,15 @@
  * from source: this file is what says the bundle is the same server.
  */
 import assert from "node:assert/strict";
-import { ensureBundle } from "../../process/bundle.ts";
+import { BUNDLE_ENTRY, ensureBundle } from "../../process/bundle.ts";
+import { startEntry } from "../../process/start.ts";
 import { startServer } from "../fixtures/server_process.ts";
 import { createTestDatabase, DB_KIND, POSTGRES_ONLY, test } from "../harness.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const ENTRY = new URL(".build/current/bundle/main.js", ROOT).pathname;
+/** What `deno task start` runs: the launcher that picks the build or the sources. */
+const START = new URL("process/start.ts", ROOT).pathname;
 
 async function storage() {
   const dataDir = await Deno.makeTempDir({ prefix: "rookery-bundle-" });
@@ -38,7 +41,7 @@ test("the bundled build serves what the sources serve, on a fresh database", asy
   assert.match(built, /^(built|up to date)/, built);
   const store = await storage();
   try {
-    const server = await startServer(store.env, ENTRY);
+    const server = await startServer(store.env, START);
     try {
       const favicon = await bytes(`${server.origin}/favicon.ico`);
       assert.deepEqual(favicon, await Deno.readFile(new URL("api/static/favicon.ico", ROOT)));
@@ -76,4 +79,11 @@ test("a worker started from the bundled build runs its queue", POSTGRES_ONLY, as
   } finally {
     await store.cleanup();
   }
+});
+
+test("the start runs from source where no build can be made", async () => {
+  const source = new URL("main.ts", ROOT).href;
+  assert.equal(await startEntry(() => Promise.reject(new Error("read-only file system"))), source);
+  assert.equal(await startEntry(() => Promise.resolve("from source")), source);
+  assert.equal(await startEntry(() => Promise.resolve("up to date (abc)")), BUNDLE_ENTRY);
 });
