@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { getLogger } from "@logtape/logtape";
 import type { ApiEnv } from "./env.ts";
 import { MediaStoreUnavailable } from "../actors/media/store/mod.ts";
+import { isConnectionLoss } from "../db/postgres_transactions.ts";
 
 const logger = getLogger(["rookery", "http"]);
 
@@ -45,9 +46,11 @@ export function installErrorHandlers(app: Hono<ApiEnv>): void {
       if (res.status === 413) return apiError(c, 413, "Request entity too large");
       return apiError(c, err.status as ContentfulStatusCode, err.message || "Bad request");
     }
-    if (err instanceof MediaStoreUnavailable) {
-      // Mastodon's answer when its storage server does not respond.
-      logger.warning("Storage server error on {path}: {error}", { path: c.req.path, error: err });
+    // Mastodon's answer when its storage server does not respond; a
+    // database connection lost mid-request (a PostgreSQL restart or
+    // failover) is as temporary: the pool reconnects for the next request.
+    if (err instanceof MediaStoreUnavailable || isConnectionLoss(err)) {
+      logger.warning("Temporary failure on {path}: {error}", { path: c.req.path, error: err });
       c.header("Retry-After", "30");
       return apiError(
         c,

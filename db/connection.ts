@@ -16,6 +16,7 @@ import { migrate } from "./migrate.ts";
 import { isEmptyDirectory, seedCluster } from "./pglite_template.ts";
 import { setProcessTag } from "./ids.ts";
 import { QueryTimer, timeQueries } from "./query_observer.ts";
+import { guardTransactions } from "./postgres_transactions.ts";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** A transaction handle; commands accept either it or the Db. */
@@ -88,6 +89,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const queries = new QueryTimer();
   if (options.databaseUrl) {
     prepareEveryQuery();
+    guardTransactions();
     const pg = postgres(options.databaseUrl, {
       max: options.poolSize ?? 10,
       onnotice: () => {},
