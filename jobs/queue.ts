@@ -8,6 +8,7 @@
  *
  * A job that fails is logged and dropped, as Mastodon's link crawler does
  * (no retry); jobs that want one queue it themselves (jobs/web_push/run.ts).
+ * One whose database connection was lost is queued again.
  */
 import type {
   MessageQueue,
@@ -18,9 +19,13 @@ import type {
 import { getLogger } from "@logtape/logtape";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { AppContext } from "../context.ts";
-import { isJobMessage, type Job, type JobMessage } from "../actors/outbox/jobs.ts";
+import { isJobMessage, type Job, type JobMessage, recordJob } from "../actors/outbox/jobs.ts";
+import { isConnectionLoss } from "../db/postgres_transactions.ts";
 
 const logger = getLogger(["rookery", "jobs"]);
+
+/** How long a job cut off by a lost database connection waits before it runs again. */
+const RETRY_AFTER_LOSS_MS = 5_000;
 
 /** What runs a job (jobs/handlers.ts); `signal` is aborted when the worker stops. */
 export type JobRunner = (ctx: AppContext, job: Job, signal?: AbortSignal) => Promise<void>;
@@ -78,6 +83,23 @@ export class JobQueue implements MessageQueue {
     });
   }
 
+  /**
+   * Queues a job again that lost its database connection (a PostgreSQL
+   * restart, a failover): its transaction was rolled back, and it runs once
+   * the pool has reconnected, as Mastodon retries such jobs.
+   */
+  async #again(message: JobMessage, error: unknown): Promise<void> {
+    logger.warn("Job {job} lost its database connection, queued again: {error}", {
+      job: message.job,
+      error,
+    });
+    const { type: _type, traceContext: _trace, ...job } = message;
+    await recordJob(this.#ctx.database.db, job as Job, { delayMs: RETRY_AFTER_LOSS_MS })
+      .catch((error) =>
+        logger.error("Job {job} could not be queued again: {error}", { job: message.job, error })
+      );
+  }
+
   listen(
     handler: (message: any) => Promise<void> | void,
     options?: MessageQueueListenOptions,
@@ -90,6 +112,7 @@ export class JobQueue implements MessageQueue {
       } catch (error) {
         if (!isJobMessage(message)) throw error;
         if (signal?.aborted) return;
+        if (isConnectionLoss(error)) return await this.#again(message, error);
         logger.warn("Job {job} failed: {error}", { job: message.job, error });
       } finally {
         // Jobs and activities write; this process's next read waits for their cache invalidations.
