@@ -19,7 +19,6 @@ import { notify, notifyMentions, notifySubscribers } from "../notifications/noti
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { countInFeaturedTags } from "../tags/featured_tags.ts";
 import { fanOutStatus } from "../timelines/fanout.ts";
-import { publishStreamEvents, type StreamEvent } from "../streaming/bus.ts";
 import type { CreateStatusInput, RemoteStatusInput, StatusRow } from "./create.ts";
 import { REPLY_NOT_FOUND, StatusError } from "./errors.ts";
 import { claimIdempotencyKey } from "./idempotency.ts";
@@ -296,16 +295,8 @@ export interface Announced {
 /**
  * What a status sets off once it stands (when written, or when a held
  * reply is approved): its card, its deliveries, the feeds, the notifications.
- * Its stream event is published now, or added to `events` for the caller
- * to publish (fanOutStatus).
  */
-export async function announce(
-  tx: Executor,
-  origin: string,
-  status: StatusRow,
-  a: Announced,
-  events?: StreamEvent[],
-) {
+export async function announce(tx: Executor, origin: string, status: StatusRow, a: Announced) {
   const cardSettled = await linkKnownCard(tx, origin, status, a.hasMedia);
   // The Create and the card job are promised with the status itself.
   if (status.local) await recordDelivery(tx, "statusCreated", status.id);
@@ -317,7 +308,7 @@ export async function announce(
   // The feeds, and the followers who rang the bell for this account
   // (`status`): independent, so their statements go out together (one
   // round trip on the transaction's connection, in this order).
-  await Promise.all([fanOutStatus(tx, status, events), notifySubscribers(tx, status)]);
+  await Promise.all([fanOutStatus(tx, status), notifySubscribers(tx, status)]);
   // The mentioned local accounts, all at once (the rules and policies are
   // screened in one query, the notifications inserted in one statement).
   await notifyMentions(tx, status, a.notified);
@@ -336,9 +327,7 @@ export async function announce(
  * transaction ends, so an author's concurrent posts wait for each other
  * only for the commit, not for the fan-out and notifications as well.
  * (Sent together with announce's statements it saved a round trip but cost
- * an author posting from many connections a third of its rate.) The stream
- * event's NOTIFY goes with it (writeStatus): it takes no lock, and reaches
- * listeners at COMMIT wherever it stands in the transaction.
+ * an author posting from many connections a third of its rate.)
  */
 async function countNewStatus(tx: Executor, accountId: string, p: PreparedStatus) {
   await preparedQuery(tx, "count_new_status", (db) =>
@@ -383,14 +372,12 @@ export async function writeStatus(
     thread.written,
   ]);
   await writeParts(tx, input, p, status, media.map((m) => m.id), pollId);
-  const events: StreamEvent[] = [];
   if (unverified) {
     // Neither side is ours: no request to anyone, only the job that checks its proof.
     await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks! });
   } else if (held) await holdReply(tx, status, thread.parent);
-  else await announceNew(tx, origin, status, input, p, media.length > 0, digest, events);
-  // One round trip for both (see countNewStatus).
-  await Promise.all([publishStreamEvents(tx, events), countNewStatus(tx, input.accountId, p)]);
+  else await announceNew(tx, origin, status, input, p, media.length > 0, digest);
+  await countNewStatus(tx, input.accountId, p);
   return status;
 }
 
@@ -403,13 +390,12 @@ async function announceNew(
   p: PreparedStatus,
   hasMedia: boolean,
   digest: DigestTiming,
-  events: StreamEvent[],
 ): Promise<void> {
   await announce(tx, origin, status, {
     hasMedia,
     notified: p.mentioned.filter((id) => p.localMentioned.has(id)),
     quoted: p.quoted,
     missingLinks: input.local ? undefined : input.missingLinks,
-  }, events);
+  });
   await requestEmailDigest(tx, digest, status);
 }

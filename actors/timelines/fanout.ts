@@ -38,7 +38,7 @@ import {
 } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
-import { publishStreamEvent, publishStreamEvents, type StreamEvent } from "../streaming/bus.ts";
+import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -87,15 +87,8 @@ const STATUS = sql.placeholder("status");
  * posting and boosting): no feed can hold it yet, since no other
  * transaction sees it, so the home insert needs no ON CONFLICT (a
  * speculative insertion costs an extra index probe and WAL record per row).
- *
- * Its `update` event is published now, or added to `events` for the caller
- * to publish with its last statement (posting: one round trip fewer).
  */
-export async function fanOutStatus(
-  tx: Executor,
-  status: StatusRow,
-  events?: StreamEvent[],
-): Promise<void> {
+export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
   // A reply or boost waiting for approval enters feeds when it is approved.
   if (status.deletedAt || status.pendingApproval) return;
   const receivers = await executePrepared<{ kind: string; id: string }>(
@@ -156,9 +149,7 @@ export async function fanOutStatus(
   const home: string[] = [];
   const lists: string[] = [];
   for (const r of receivers) (r.kind === "h" ? home : lists).push(String(r.id));
-  const update: StreamEvent = { event: "update", statusId: status.id, home, lists };
-  if (events) events.push(update);
-  else await publishStreamEvent(tx, update);
+  await publishStreamEvent(tx, { event: "update", statusId: status.id, home, lists });
 
   if (status.visibility === "direct" && status.reblogOfId == null) {
     await addToConversations(tx, status);
