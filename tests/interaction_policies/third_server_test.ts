@@ -79,7 +79,12 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       wrong.approvedBy = accept("wrong", `${xavier}/statuses/elsewhere`);
       await deliverReply(wrong);
       await deliverReply(proven);
-      const stored = await arrived(rookery, proven.id as string, "the proven reply");
+      // The approval is recorded just after the status is stored (its own
+      // statement), so the row can be read for a moment without it.
+      const stored = await eventually("the proven reply with its approval", async () => {
+        const row = await storedStatus(rookery, proven.id as string);
+        return row?.approvedByUri ? row : undefined;
+      });
       assert.equal(stored.approvedByUri, proven.approvedBy);
       assert.equal(await storedStatus(rookery, wrong.id as string), undefined);
       const context = await ok(rookery, alice, "GET", `/api/v1/statuses/${legacy.id}/context`);
