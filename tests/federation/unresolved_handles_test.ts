@@ -19,6 +19,7 @@ import { startFakePeer } from "../fixtures/fake_peer.ts";
 import { ok } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { captureLogs } from "../fixtures/log_capture.ts";
+import { domainRuleSeen } from "../fixtures/wait.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 
@@ -112,6 +113,7 @@ test("handles that do not resolve log why, at info level", async (t) => {
       const env = { db: ctx.database.db, config: ctx.config, media: ctx.media };
       const blocked = await runAdminCommand(env, ["domain", "block", "blocked.example"]);
       assert.equal(blocked.exitCode, 0, blocked.stderr);
+      await domainRuleSeen(ctx.core.domainRules, "blocked.example");
       await expectReason("someone@blocked.example", "blocked");
     });
     await t.step("a loopback peer, private addresses refused: private_address", async () => {

@@ -11,7 +11,7 @@ import { eq } from "drizzle-orm";
 import { startInstance, test } from "../harness.ts";
 import { type FakePeer, publicNoteCreate, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
-import { eventually } from "../fixtures/wait.ts";
+import { domainRuleSeen, eventually } from "../fixtures/wait.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { customEmojis, mediaAttachments } from "../../db/schema/mod.ts";
@@ -86,6 +86,7 @@ test("remote attachments and emoji are copied when the status arrives", async (t
       "--reject-media",
     ]);
     assert.equal(blocked.exitCode, 0, blocked.stderr);
+    await domainRuleSeen(instance.rookery.ctx.core.domainRules, new URL(muted.peer.origin).host);
     // The muted domain's note first: once the good one's copies stand, its job had its turn.
     const mutedStatus = await deliver(muted, 1);
     const stored = await deliver(good, 1);

@@ -18,7 +18,7 @@ import { eq } from "drizzle-orm";
 import { startInstance, test, type TestInstance } from "../harness.ts";
 import { AS, PUBLIC, publicNoteCreate, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
-import { eventually } from "../fixtures/wait.ts";
+import { domainRuleSeen, eventually } from "../fixtures/wait.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { startS3Server } from "../fixtures/s3_server.ts";
@@ -254,6 +254,7 @@ test("remote media are served through the signed media proxy and cached in the b
         "--reject-media",
       ]);
       assert.equal(blocked.exitCode, 0, blocked.stderr);
+      await domainRuleSeen(instance.rookery.ctx.core.domainRules, domain);
       const [row] = await db.select().from(mediaAttachments)
         .where(eq(mediaAttachments.remoteUrl, `${peer.origin}/photo.png`));
       assert.deepEqual([row.filePath, row.previewPath, row.cachedAt], [null, null, null]);
@@ -279,6 +280,11 @@ test("remote media are served through the signed media proxy and cached in the b
           new URL(peer.origin).host,
         ]);
         assert.equal(lifted.exitCode, 0, lifted.stderr);
+        await domainRuleSeen(
+          instance.rookery.ctx.core.domainRules,
+          new URL(peer.origin).host,
+          false,
+        );
         const [emoji] = (await show()).emojis;
         assert.match(emoji.url, /\/media_proxy\/emojis\/\d+\/original\?sig=/);
         assert.match(emoji.static_url, /\/media_proxy\/emojis\/\d+\/static\?sig=/);
