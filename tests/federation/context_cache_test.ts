@@ -84,28 +84,29 @@ test("context cache: the corpus parses the same through cached contexts", async 
   const creates = corpusCreates();
   assert.ok(creates.length >= 20, `the corpus has objects (${creates.length})`);
   const families = new Set(creates.map((c) => c.family));
-  for (
-    const family of [
-      "mastodon",
-      "misskey",
-      "pleroma",
-      "gotosocial",
-      "snac",
-      "wordpress",
-      "peertube",
-    ]
-  ) {
+  const dialects = [
+    "mastodon",
+    "misskey",
+    "pleroma",
+    "gotosocial",
+    "snac",
+    "wordpress",
+    "peertube",
+  ];
+  for (const family of dialects) {
     assert.ok(families.has(family), `${family} is in the corpus`);
   }
+  // All afresh first: once jsonld.js holds a static context, it asks no loader for it again.
+  const afresh = [];
+  for (const { create } of creates) afresh.push(await parsed(structuredClone(create), untagged));
   let readable = 0;
-  for (const { family, create } of creates) {
-    const afresh = await parsed(structuredClone(create), untagged);
+  for (const [i, { family, create }] of creates.entries()) {
     // Twice: the first parse may fill the cache, the second reads from it.
     for (let pass = 0; pass < 2; pass++) {
       const cached = await parsed(structuredClone(create), contextLoader);
-      assert.deepEqual(cached, afresh, `${family} ${(create.object as { id: string }).id}`);
+      assert.deepEqual(cached, afresh[i], `${family} ${(create.object as { id: string }).id}`);
     }
-    if (!("error" in afresh)) readable++;
+    if (!("error" in afresh[i])) readable++;
   }
   assert.ok(
     readable >= creates.length - 3,
