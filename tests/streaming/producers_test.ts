@@ -520,7 +520,7 @@ test("streaming producers: each command publishes what changed and who holds it"
         // 400 followers' ids do not (7,000 bytes): stored, notified by reference.
         const crowd = await createUser(main, "crowd");
         const followerIds = await insertLocalFollowers(crowd.id, 400);
-      await drain(); // what the steps before left
+        await drain(); // what the steps before left
         const post = await postStatus(main, crowd, "@bob hello all", { visibility: "public" });
         const [update, notification, ...rest] = await drain();
         assert.deepEqual(rest, []);
