@@ -8,8 +8,9 @@
  * whose parent arrives later is linked only with a valid proof; a third
  * server's boost needs its proof too (held and checked later over budget);
  * a broadcast Accept by the post's author brings a reply we lacked. A
- * proven reply is committed with its approval: the row as its transaction
- * commits (a deferred trigger reads it then) already names the proof.
+ * proven reply or boost is committed with its approval: the row as the
+ * transaction that stores or links it commits (a deferred trigger reads it
+ * then) already names the proof.
  *
  * Activities of one actor are handled in the order they came, so a later
  * marker activity arriving proves an earlier one was handled (no sleeps).
@@ -24,21 +25,25 @@ import { eventually } from "../fixtures/wait.ts";
 import { type Json, PUBLIC, startPolicyPeer } from "../fixtures/policy_peers.ts";
 
 /**
- * Records every new status as its inserting transaction commits (a
- * deferred constraint trigger runs at COMMIT and reads the row as it will
- * be first seen) and returns a reader of the approval it was committed with.
+ * Records every status as the transaction that inserts it, or links it to
+ * its parent, commits (a deferred constraint trigger runs at COMMIT and
+ * reads the row as others will first see it), and returns a reader of the
+ * approval it was first committed with as a reply or a boost.
  */
 async function approvalsAtCommit(on: TestInstance) {
   const { rows } = on.rookery.ctx.database;
-  await rows(sql`CREATE TABLE test_committed (uri text, approved_by_uri text)`);
+  await rows(sql`CREATE TABLE test_committed (n serial, uri text, approved_by_uri text)`);
   await rows(sql`CREATE FUNCTION test_log_committed() RETURNS trigger LANGUAGE plpgsql
-    AS $$ BEGIN INSERT INTO test_committed
-      SELECT uri, approved_by_uri FROM statuses WHERE id = NEW.id; RETURN NULL; END $$`);
-  await rows(sql`CREATE CONSTRAINT TRIGGER test_log_committed AFTER INSERT ON statuses
+    AS $$ BEGIN INSERT INTO test_committed (uri, approved_by_uri)
+      SELECT uri, approved_by_uri FROM statuses WHERE id = NEW.id
+        AND (in_reply_to_id IS NOT NULL OR reblog_of_id IS NOT NULL);
+      RETURN NULL; END $$`);
+  await rows(sql`CREATE CONSTRAINT TRIGGER test_log_committed
+    AFTER INSERT OR UPDATE OF in_reply_to_id ON statuses
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_log_committed()`);
   return async (uri: string) => {
     const [row] = await rows<{ approved_by_uri: string | null }>(
-      sql`SELECT approved_by_uri FROM test_committed WHERE uri = ${uri}`,
+      sql`SELECT approved_by_uri FROM test_committed WHERE uri = ${uri} ORDER BY n LIMIT 1`,
     );
     return row?.approved_by_uri;
   };
@@ -181,6 +186,7 @@ test("approvals between two other servers: older spellings, Accept proofs, later
         return row?.inReplyToId ? row : null;
       });
       assert.equal(linked.approvedByUri, proven.approvedBy);
+      assert.equal(await committedApproval(proven.id as string), proven.approvedBy);
       const unprovenRow = await storedStatus(rookery, unproven.id as string);
       if (!unprovenRow?.deletedAt) {
         await ok(rookery, alice, "GET", `/api/v1/statuses/${unprovenRow!.id}/context`);
@@ -214,6 +220,7 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       const stored = await arrived(rookery, proven.id, "the proven boost");
       assert.equal(stored.approvedByUri, proven.approvedBy);
       assert.equal(stored.pendingApproval, false);
+      assert.equal(await committedApproval(proven.id), proven.approvedBy);
       assert.equal(await storedStatus(rookery, unproven.id), undefined);
 
       // Over budget (fetching the boosted post takes it), the proof is checked by the job.
