@@ -166,6 +166,7 @@ const INSERTED_COLUMNS = [
   "quoteApprovalPolicy",
   "interactionPolicy",
   "pendingApproval",
+  "approvedByUri",
   "cardLink",
   "createdAt",
 ] as const;
@@ -210,6 +211,7 @@ async function insertStatusRow(
       quoteApprovalPolicy: p.quotePolicy,
       interactionPolicy: p.interactionPolicy,
       pendingApproval: held,
+      approvedByUri: input.local ? null : input.approvedByUri ?? null,
       cardLink: input.local ? null : input.cardLink ?? null,
       createdAt: p.createdAt,
     } satisfies Record<InsertedColumn, unknown>,
