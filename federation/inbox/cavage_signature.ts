@@ -28,7 +28,6 @@ import {
   type VerifyRequestOptions,
 } from "@fedify/fedify";
 import { CryptographicKey } from "@fedify/vocab";
-import { decodeBase64Any } from "../../actors/formatting/encoding.ts";
 
 /** Digest algorithms of a `Digest` header, as node:crypto names them (Fedify's list). */
 const DIGEST_ALGORITHMS: Record<string, string> = {
@@ -136,7 +135,7 @@ function digestMatches(header: string | null, body: Uint8Array): boolean {
     const [name, value = ""] = pair.includes("=") ? pair.split("=", 2) : [pair, ""];
     const algorithm = DIGEST_ALGORITHMS[name.trim().toLowerCase()];
     if (algorithm == null) continue;
-    const claimed = decodeBase64Any(value);
+    const claimed = base64Bytes(value);
     if (claimed == null) return false;
     const actual = createHash(algorithm).update(body).digest();
     if (claimed.length !== actual.length || !timingSafeEqual(claimed, actual)) return false;
@@ -188,8 +187,17 @@ function rsaVerified(
 ): boolean {
   const algorithm = key.algorithm as RsaHashedKeyAlgorithm;
   if (algorithm.name !== "RSASSA-PKCS1-v1_5" || key.type !== "public") return false;
-  const bytes = decodeBase64Any(signature);
+  const bytes = base64Bytes(signature);
   if (bytes == null) return false;
   const hash = algorithm.hash.name.replace("-", "").toLowerCase();
   return verify(hash, new TextEncoder().encode(message), keyObject(key), bytes);
+}
+
+/** Standard base64, strictly (as Fedify decodes it); null when it is not. */
+function base64Bytes(text: string): Uint8Array | null {
+  try {
+    return Uint8Array.fromBase64(text);
+  } catch {
+    return null;
+  }
 }
