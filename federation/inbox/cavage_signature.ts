@@ -18,7 +18,8 @@
  * signature; the key fetched through the same loader and key cache (a
  * failure to verify with a cached key is retried with the key fetched
  * afresh). What Fedify would have thrown on (an unparsable Date, a key
- * that is not RSA) is refused as an invalid signature instead.
+ * that is not RSA or has no key material) is refused as an invalid
+ * signature instead.
  */
 import { createHash, KeyObject, timingSafeEqual, verify } from "node:crypto";
 import {
@@ -178,13 +179,14 @@ function signedMessage(
   }).join("\n");
 }
 
-/** An RSASSA-PKCS1-v1_5 verification with the key's hash; false for any other kind of key. */
+/** An RSASSA-PKCS1-v1_5 verification with the key's hash; false for no key or any other kind. */
 function rsaVerified(
-  key: CryptoKey,
+  key: CryptoKey | null,
   message: string,
   signature: string,
   keyObject: (key: CryptoKey) => KeyObject,
 ): boolean {
+  if (key == null) return false;
   const algorithm = key.algorithm as RsaHashedKeyAlgorithm;
   if (algorithm.name !== "RSASSA-PKCS1-v1_5" || key.type !== "public") return false;
   const bytes = base64Bytes(signature);

@@ -119,19 +119,32 @@ test("cavage signatures: the guard's own verification refuses what Fedify refuse
       },
     );
 
-    await t.step("a signature by another key than the one named is refused", async () => {
-      const other = await crypto.subtle.generateKey(
-        {
-          name: "RSASSA-PKCS1-v1_5",
-          modulusLength: 2048,
-          publicExponent: new Uint8Array([1, 0, 1]),
-          hash: "SHA-256",
-        },
-        true,
-        ["sign", "verify"],
-      );
-      assert.equal(await sentWith({ privateKey: other.privateKey }), 401);
-    });
+    await t.step(
+      "a signature by another key than the one named, or mangled, is refused",
+      async () => {
+        const other = await crypto.subtle.generateKey(
+          {
+            name: "RSASSA-PKCS1-v1_5",
+            modulusLength: 2048,
+            publicExponent: new Uint8Array([1, 0, 1]),
+            hash: "SHA-256",
+          },
+          true,
+          ["sign", "verify"],
+        );
+        assert.equal(await sentWith({ privateKey: other.privateKey }), 401);
+        // A signature cut short, or not base64: refused, not a server error.
+        for (const cut of [(sig: string) => sig.slice(0, 20), () => "!!!"]) {
+          const request = await signed(peer, inbox, create(), { keyId });
+          const header = request.headers.get("signature")!;
+          request.headers.set(
+            "signature",
+            header.replace(/signature="([^"]*)"/, (_, sig) => `signature="${cut(sig)}"`),
+          );
+          assert.equal(await status(await send(request)), 401);
+        }
+      },
+    );
 
     await t.step("a key that is not RSA is refused, not a server error", async () => {
       const ed = peer.publishActor("edwards");
