@@ -25,14 +25,8 @@ import {
 import type { Subscription } from "./streams.ts";
 import { parseJsonExact } from "../params.ts";
 
-/**
- * Deno's `idleTimeout`: after half of it without a frame from the client it
- * pings, and closes the socket if the other half passes without a pong. 60:
- * a silent client is pinged every 30 s, as Mastodon pings. (30 pinged every
- * 15 s: at 10,000 sockets, 667 pings and pongs a second, 10 to 20 ms of the
- * server's CPU each second.)
- */
-export const IDLE_TIMEOUT_S = 60;
+/** Seconds without traffic before Deno pings (Mastodon pings every 30 s), and the wait for the pong. */
+export const IDLE_TIMEOUT_S = 30;
 
 /** Unsent bytes a client may lag behind before it is dropped. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
