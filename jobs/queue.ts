@@ -8,7 +8,10 @@
  *
  * A job that fails is logged and dropped, as Mastodon's link crawler does
  * (no retry); jobs that want one queue it themselves (jobs/web_push/run.ts).
- * One whose database connection was lost is queued again.
+ * One whose database connection was lost is queued again, up to
+ * {@link MAX_CONNECTION_LOSSES} times: a job that loses it every time (not a
+ * restart or a failover, which cost each job they cut off one) is then
+ * logged and dropped like a failing one.
  */
 import type {
   MessageQueue,
@@ -26,6 +29,12 @@ const logger = getLogger(["rookery", "jobs"]);
 
 /** How long a job cut off by a lost database connection waits before it runs again. */
 const RETRY_AFTER_LOSS_MS = 5_000;
+
+/**
+ * Runs of one job cut off by a lost connection before it is dropped: as
+ * many as the queue lets a message be taken over (federation/stores/takeovers.ts).
+ */
+export const MAX_CONNECTION_LOSSES = 5;
 
 /** What runs a job (jobs/handlers.ts); `signal` is aborted when the worker stops. */
 export type JobRunner = (ctx: AppContext, job: Job, signal?: AbortSignal) => Promise<void>;
@@ -89,12 +98,27 @@ export class JobQueue implements MessageQueue {
    * the pool has reconnected, as Mastodon retries such jobs.
    */
   async #again(message: JobMessage, error: unknown): Promise<void> {
+    const lostConnections = (message.lostConnections ?? 0) + 1;
+    if (lostConnections >= MAX_CONNECTION_LOSSES) {
+      logger.error(
+        "Job {job} lost its database connection {lostConnections} times, dropped: {error}",
+        {
+          job: message.job,
+          lostConnections,
+          error,
+        },
+      );
+      return;
+    }
     logger.warn("Job {job} lost its database connection, queued again: {error}", {
       job: message.job,
       error,
     });
-    const { type: _type, traceContext: _trace, ...job } = message;
-    await recordJob(this.#ctx.database.db, job as Job, { delayMs: RETRY_AFTER_LOSS_MS })
+    const { type: _type, traceContext: _trace, lostConnections: _lost, ...job } = message;
+    await recordJob(this.#ctx.database.db, job as Job, {
+      delayMs: RETRY_AFTER_LOSS_MS,
+      lostConnections,
+    })
       .catch((error) =>
         logger.error("Job {job} could not be queued again: {error}", { job: message.job, error })
       );

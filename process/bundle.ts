@@ -13,9 +13,9 @@
  *
  * Built only when the hash changed (a checkout or upgrade pays a few seconds
  * once, later starts none); concurrent starts each build into a directory of
- * their own and the first rename wins. Where bundling fails, `current`
- * points at a one-line entry that imports main.ts: the server runs from
- * source, as before, says why on stderr, and the next start tries again.
+ * their own and the first rename wins. Where bundling fails, nothing is
+ * left behind and `current` is not touched: process/start.ts runs main.ts
+ * itself, says why on stderr, and the next start tries again.
  *
  * Kept external (loaded by Deno from node_modules as from source): packages
  * with native or WebAssembly files beside their JavaScript (argon2, sharp,
@@ -92,6 +92,7 @@ function sourceHash(): string {
   return hash.digest("hex").slice(0, 24);
 }
 
+/** Bundles the server into `outdir/bundle/`; returns null, or why it failed. */
 async function bundle(outdir: string): Promise<string | null> {
   const args = ["bundle", "--quiet", "--platform", "deno", "--minify", "--code-splitting"];
   for (const name of EXTERNAL) args.push("--external", name);
@@ -101,54 +102,61 @@ async function bundle(outdir: string): Promise<string | null> {
   return out.success ? null : new TextDecoder().decode(out.stderr).trim();
 }
 
-/** Makes `.build/current` the build of the tree as it is; returns what it did. */
-export async function ensureBundle(): Promise<string> {
+/** Where builds go and what makes one (tests give a scratch directory and a bundler that fails). */
+export interface BundleSetup {
+  build: string;
+  bundle: (outdir: string) => Promise<string | null>;
+}
+
+/**
+ * Makes `.build/current` the build of the tree as it is; returns what it
+ * did ("from source" when bundling failed: nothing was written).
+ */
+export async function ensureBundle(setup: BundleSetup = { build: BUILD, bundle }): Promise<string> {
+  const { build } = setup;
   const hash = sourceHash();
-  const dir = join(BUILD, hash);
+  const dir = join(build, hash);
   try {
     if (Deno.statSync(join(dir, "bundle/main.js")).isFile) {
-      if (currentBuild() === hash) return `up to date (${hash})`;
-      await pointCurrentAt(hash); // back to a build kept from before
+      if (currentBuild(build) === hash) return `up to date (${hash})`;
+      await pointCurrentAt(build, hash); // back to a build kept from before
       return `back to ${hash}`;
     }
   } catch { /* not built yet */ }
-  await Deno.mkdir(BUILD, { recursive: true });
+  await Deno.mkdir(build, { recursive: true });
   for (const [link, target] of SHARED_LINKS) {
     try {
-      Deno.symlinkSync(target, join(BUILD, link));
+      Deno.symlinkSync(target, join(build, link));
     } catch { /* made by an earlier start */ }
   }
-  const staging = await Deno.makeTempDir({ dir: BUILD, prefix: `${hash}-` });
-  const failure = await bundle(staging);
+  const staging = await Deno.makeTempDir({ dir: build, prefix: `${hash}-` });
+  const failure = await setup.bundle(staging);
   if (failure) {
-    // The next start tries again.
+    // process/start.ts runs main.ts itself; the next start tries again.
     console.error(`Bundling failed, running from source:\n${failure}`);
     await Deno.remove(staging, { recursive: true });
-    await Deno.mkdir(join(BUILD, "source/bundle"), { recursive: true });
-    await Deno.writeTextFile(join(BUILD, "source/bundle/main.js"), 'import "../../../main.ts";\n');
-    await pointCurrentAt("source");
     return "from source";
   }
   for (const [link, target] of LINKS) Deno.symlinkSync(target, join(staging, link));
   // A build of the same hash made meanwhile by another start stays: a server may run from it.
   await Deno.rename(staging, dir).catch(() => Deno.remove(staging, { recursive: true }));
-  const previous = currentBuild();
-  await pointCurrentAt(hash);
-  await removeOldBuilds([hash, previous]);
+  const previous = currentBuild(build);
+  await pointCurrentAt(build, hash);
+  await removeOldBuilds(build, [hash, previous]);
   return `built ${hash}`;
 }
 
-/** `.build/current` → `name`, replaced in one step (a start reading it sees the old or the new). */
-async function pointCurrentAt(name: string) {
-  const link = join(BUILD, `current-${crypto.randomUUID()}`);
+/** `current` → `name`, replaced in one step (a start reading it sees the old or the new). */
+async function pointCurrentAt(build: string, name: string) {
+  const link = join(build, `current-${crypto.randomUUID()}`);
   Deno.symlinkSync(name, link);
-  await Deno.rename(link, join(BUILD, "current"));
+  await Deno.rename(link, join(build, "current"));
 }
 
-/** What `.build/current` points at, or null. */
-function currentBuild(): string | null {
+/** What `current` points at, or null. */
+function currentBuild(build: string): string | null {
   try {
-    return Deno.readLinkSync(join(BUILD, "current"));
+    return Deno.readLinkSync(join(build, "current"));
   } catch {
     return null;
   }
@@ -158,12 +166,12 @@ function currentBuild(): string | null {
  * Builds other than `keep`: the new one and the one before it, which a
  * server started earlier may still be running from.
  */
-async function removeOldBuilds(keep: (string | null)[]) {
-  const kept = [...keep, "current", "source", ...SHARED_LINKS.map(([name]) => name)];
-  for (const entry of Deno.readDirSync(BUILD)) {
+async function removeOldBuilds(build: string, keep: (string | null)[]) {
+  const kept = [...keep, "current", ...SHARED_LINKS.map(([name]) => name)];
+  for (const entry of Deno.readDirSync(build)) {
     // Another start's build in progress has its hash and a suffix.
     if (kept.includes(entry.name) || entry.name.includes("-")) continue;
-    await Deno.remove(join(BUILD, entry.name), { recursive: true }).catch(() => {});
+    await Deno.remove(join(build, entry.name), { recursive: true }).catch(() => {});
   }
 }
 

@@ -56,9 +56,15 @@ export interface ReblogOptions {
   /**
    * A remote Announce: its id and publication time; `unverified` when its
    * approval (between two other servers) could not be checked yet: held,
-   * hidden, until the status_links job checks `claimUri`.
+   * hidden, until the status_links job checks `claimUri`; `approvedByUri`
+   * when it was checked and proven (stored with the boost's row).
    */
-  remote?: { uri: string; published?: Date; unverified?: { claimUri: string | null } };
+  remote?: {
+    uri: string;
+    published?: Date;
+    unverified?: { claimUri: string | null };
+    approvedByUri?: string;
+  };
 }
 
 /** What {@link reblog} did. */
@@ -130,6 +136,7 @@ export async function reblog(
       reblogOfId: original.id,
       createdAt: now,
       pendingApproval: held,
+      approvedByUri: options.remote?.approvedByUri ?? null,
     }).returning();
     if (held) {
       // Counted, fanned out and announced when approved.

@@ -62,7 +62,12 @@ export interface JobTraceContext {
 }
 
 /** A job as the queue carries it. */
-export type JobMessage = Job & { type: typeof JOB_MESSAGE_TYPE; traceContext?: JobTraceContext };
+export type JobMessage = Job & {
+  type: typeof JOB_MESSAGE_TYPE;
+  traceContext?: JobTraceContext;
+  /** Runs of it cut off by a lost database connection so far (jobs/queue.ts). */
+  lostConnections?: number;
+};
 
 /** The active span's context, if a span records (nothing when traces are off). */
 function currentTraceContext(): JobTraceContext | undefined {
@@ -114,14 +119,22 @@ function orderingKeyOf(job: Job): string | null {
   }
 }
 
+/** How {@link recordJobs} queues its jobs. */
+export interface RecordOptions {
+  /** Not run before this many milliseconds (a retry). */
+  delayMs?: number;
+  /** Carried in the message: a retry after lost connections (jobs/queue.ts). */
+  lostConnections?: number;
+}
+
 /**
  * Records `jobs` in `tx` (or on the database outside a transaction), to run
- * once it commits; `delayMs` holds them back that long (a retry).
+ * once it commits.
  */
 export async function recordJobs(
   tx: Executor,
   jobs: readonly Job[],
-  options: { delayMs?: number } = {},
+  options: RecordOptions = {},
 ): Promise<void> {
   const runAt = new Date(Date.now() + (options.delayMs ?? 0));
   const unordered: JobMessage[] = [];
@@ -131,6 +144,7 @@ export async function recordJobs(
       ...job,
       type: JOB_MESSAGE_TYPE,
       ...(traceContext && { traceContext }),
+      ...(options.lostConnections && { lostConnections: options.lostConnections }),
     };
     const orderingKey = orderingKeyOf(job);
     if (orderingKey == null) unordered.push(message);
@@ -145,7 +159,7 @@ export async function recordJobs(
 export async function recordJob(
   tx: Executor,
   job: Job,
-  options: { delayMs?: number } = {},
+  options: RecordOptions = {},
 ): Promise<void> {
   await recordJobs(tx, [job], options);
 }

@@ -140,6 +140,12 @@ export interface RemoteStatusInput {
    * the status_links job verifies it.
    */
   unverified?: boolean;
+  /**
+   * The proof of a reply between two other servers, already verified
+   * (federation/remote/authorizations.ts): stored with the row, so the
+   * reply is never seen, streamed or notified without it.
+   */
+  approvedByUri?: string | null;
 }
 
 export type CreateStatusInput = LocalStatusInput | RemoteStatusInput;

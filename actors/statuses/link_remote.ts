@@ -24,12 +24,14 @@ import { quotes, statuses } from "../../db/schema/mod.ts";
 
 /**
  * Makes `statusId` (a remote status stored without its parent) a reply to
- * `parentId`. Returns false when nothing was linked: the status is gone,
- * local, already linked, or the parent is deleted or below it in the thread.
+ * `parentId`, with `approvedByUri`, the proof the parent's policy wanted
+ * (checked by the caller), written in the same UPDATE. Returns false when
+ * nothing was linked: the status is gone, local, already linked, or the
+ * parent is deleted or below it in the thread.
  */
 export async function linkRemoteParent(
   app: AppContext,
-  input: { statusId: string; parentId: string },
+  input: { statusId: string; parentId: string; approvedByUri?: string },
 ): Promise<boolean> {
   const { database } = app;
   return await database.db.transaction(async (tx) => {
@@ -65,7 +67,11 @@ export async function linkRemoteParent(
       await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, input.parentId));
     }
     await tx.update(statuses)
-      .set({ inReplyToId: input.parentId, inReplyToAccountId: parent.accountId })
+      .set({
+        inReplyToId: input.parentId,
+        inReplyToAccountId: parent.accountId,
+        ...(input.approvedByUri ? { approvedByUri: input.approvedByUri } : {}),
+      })
       .where(eq(statuses.id, child.id));
     if (child.conversationId && child.conversationId !== conversationId) {
       // UNION (not UNION ALL): a loop among the replies cannot make this endless.

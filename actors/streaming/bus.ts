@@ -17,7 +17,7 @@
  * Who receives a status on `user` and `list` streams is what fan-out decided
  * (the rows it inserted), not a second computation.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { ChannelListener } from "../../db/channel_listener.ts";
 import type { Database, Executor } from "../../db/connection.ts";
@@ -113,6 +113,25 @@ export async function publishStreamEvents(
 /** Publishes one event in `tx` (see {@link publishStreamEvents}). */
 export async function publishStreamEvent(tx: Executor, event: StreamEvent): Promise<void> {
   await publishStreamEvents(tx, [event]);
+}
+
+/** The `kind` of the row {@link notifyInline} answers when it notified. */
+export const NOTIFIED = "n";
+
+/**
+ * A SELECT (for a UNION ALL: columns `kind`, `id`) that notifies the event
+ * whose JSON text is the `payload` column of `source` (a CTE of the calling
+ * statement) when it fits inline, and answers one row of kind
+ * {@link NOTIFIED} then. No row: too long, the caller publishes it with
+ * {@link publishStreamEvents} (stored, notified by reference). A statement
+ * that decides what it announces (fan-out) so announces it without a round
+ * trip of its own, at the point of the transaction where it runs.
+ */
+export function notifyInline(source: SQL): SQL {
+  const kind = sql.raw(`'${NOTIFIED}'`);
+  const channel = sql.raw(`'${STREAM_CHANNEL}'`);
+  return sql`SELECT ${kind} AS kind, pg_notify(${channel}, e.payload)::text AS id
+    FROM ${source} e WHERE octet_length(e.payload) <= ${sql.raw(String(INLINE_LIMIT))}`;
 }
 
 async function notifyAll(tx: Executor, payloads: string[]): Promise<void> {

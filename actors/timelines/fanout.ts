@@ -25,7 +25,7 @@
  * without a periodic job or a counter column. At 2% the trims were a third
  * of a post's fan-out on a server that had been posting for a while.
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
 import { FOLLOWER_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
 import type { statuses } from "../../db/schema/mod.ts";
@@ -38,7 +38,12 @@ import {
 } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
-import { publishStreamEvent, publishStreamEvents } from "../streaming/bus.ts";
+import {
+  NOTIFIED,
+  notifyInline,
+  publishStreamEvent,
+  publishStreamEvents,
+} from "../streaming/bus.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
 
@@ -139,18 +144,38 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
       RETURNING list_id
     ),
     list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),
-    home_trimmed AS (${trimInserted("home_feed", "account_id")})
+    home_trimmed AS (${trimInserted("home_feed", "account_id")}),
+    -- The streams show what fan-out decided: the feeds this status entered.
+    event AS (${updateEventJson(STATUS)})
     SELECT 'h' AS kind, account_id::text AS id FROM inserted
-    UNION ALL SELECT 'l', list_id::text FROM list_inserted`,
+    UNION ALL SELECT 'l', list_id::text FROM list_inserted
+    UNION ALL ${notifyInline(sql`event`)}`,
     { status: status.id },
   );
-
-  // The streams show what fan-out decided: the feeds this status entered.
+  // Notified by the statement itself (no round trip of its own) unless too
+  // long to be sent inline: then stored and notified by reference.
+  if (receivers.some((r) => r.kind === NOTIFIED)) return afterFanOut(tx, status);
   const home: string[] = [];
   const lists: string[] = [];
   for (const r of receivers) (r.kind === "h" ? home : lists).push(String(r.id));
   await publishStreamEvent(tx, { event: "update", statusId: status.id, home, lists });
+  await afterFanOut(tx, status);
+}
 
+/**
+ * The `update` stream event of a status fan-out (`inserted`, `list_inserted`)
+ * put into feeds, as JSON text (a CTE body): the event
+ * {@link publishStreamEvent} would send.
+ */
+function updateEventJson(statusId: SQL | typeof STATUS): SQL {
+  return sql`SELECT json_build_object('event', 'update', 'statusId', ${statusId}::bigint::text,
+      'home', coalesce((SELECT json_agg(account_id::text) FROM inserted), '[]'::json),
+      'lists', coalesce((SELECT json_agg(list_id::text) FROM list_inserted), '[]'::json)
+    )::text AS payload`;
+}
+
+/** A direct status's conversations follow its fan-out. */
+async function afterFanOut(tx: Executor, status: StatusRow): Promise<void> {
   if (status.visibility === "direct" && status.reblogOfId == null) {
     await addToConversations(tx, status);
   }

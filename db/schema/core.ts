@@ -328,6 +328,8 @@ export const federationQueue = pgTable("federation_queue", {
   ready: boolean("ready").notNull().default(false),
   /** A delivery's inbox host; null for other messages (federation/stores/delivery_lane.ts). */
   host: text("host"),
+  /** Claims that took it over from a worker that never finished it (sql_queue.ts). */
+  takeovers: integer("takeovers").notNull().default(0),
 }, (t) => [
   index("federation_queue_ready_idx").on(t.runAt, t.id).where(sql`${t.ready}`),
   // Whether an older message of the same key is still queued (sql_queue.ts).

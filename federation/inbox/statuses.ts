@@ -67,7 +67,7 @@ import { embeddedJson, inboxJson } from "../dialects/received.ts";
 import { rememberEarlyDelete, undoneEarly } from "./early_deletes.ts";
 import { forgedClaim } from "./approval_claims.ts";
 import { claimOf, remotePolicyOf } from "../objects/interaction_policy.ts";
-import { judgeApproval, recordApproval } from "../remote/authorizations.ts";
+import { judgeApproval } from "../remote/authorizations.ts";
 import { handleInteractionAnswer } from "./interaction_answers.ts";
 import {
   refuseRemoteInteraction,
@@ -425,6 +425,7 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
   );
   if (verdict.kind === "refused") return;
   const unverified = verdict.kind === "deferred" ? { claimUri: verdict.claim } : undefined;
+  const approvedByUri = verdict.kind === "proven" ? verdict.authorizationUri : undefined;
   const published = announce.published ? new Date(announce.published.epochMilliseconds) : undefined;
   await ignoringRefusals(
     "Announce",
@@ -435,14 +436,10 @@ export async function onAnnounce(ctx: InboxContext<AppContext>, announce: Announ
         () =>
           reblog(ctx.data, sender.id, status.id, {
             visibility: boostVisibility(announce),
-            remote: { uri, published, unverified },
+            remote: { uri, published, unverified, approvedByUri },
           }),
       ),
   );
-  if (verdict.kind === "proven") {
-    const boost = await findStatusByUri(ctx.data, uri);
-    if (boost) await recordApproval(ctx.data, boost.id, verdict.authorizationUri);
-  }
 }
 
 /** Like of one of our statuses (others' likes are not counted here, as in Mastodon). */

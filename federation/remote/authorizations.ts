@@ -134,13 +134,3 @@ export async function judgeApproval(
   }
   return { kind: "proven", authorizationUri: claim };
 }
-
-/** Records the verified proof on the stored reply or boost. */
-export async function recordApproval(
-  app: AppContext,
-  statusId: string,
-  authorizationUri: string,
-): Promise<void> {
-  await app.database.db.update(statuses).set({ approvedByUri: authorizationUri })
-    .where(eq(statuses.id, statusId));
-}

@@ -36,7 +36,6 @@ import { claimOf } from "../objects/interaction_policy.ts";
 import {
   type ApprovalVerdict,
   judgeApproval,
-  recordApproval,
   type ThirdPartyInteraction,
 } from "./authorizations.ts";
 import { sameOrigin } from "../fetch/trust.ts";
@@ -213,11 +212,11 @@ async function linkCheckedParent(
     return false;
   }
   if (verdict.kind === "deferred") return false;
-  const linked = await linkRemoteParent(app, { statusId: reply.id, parentId: parent.id });
-  if (linked && verdict.kind === "proven") {
-    await recordApproval(app, reply.id, verdict.authorizationUri);
-  }
-  return linked;
+  return await linkRemoteParent(app, {
+    statusId: reply.id,
+    parentId: parent.id,
+    approvedByUri: verdict.kind === "proven" ? verdict.authorizationUri : undefined,
+  });
 }
 
 /**

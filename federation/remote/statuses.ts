@@ -32,7 +32,7 @@ import { StatusError } from "../../actors/statuses/errors.ts";
 import { ReplyForbiddenError } from "../../actors/statuses/held_replies.ts";
 import { refuseRemoteInteraction } from "../../actors/interactions/remote_requests.ts";
 import { claimOf, remotePolicyOf } from "../objects/interaction_policy.ts";
-import { type ApprovalVerdict, judgeApproval, recordApproval } from "./authorizations.ts";
+import { type ApprovalVerdict, judgeApproval } from "./authorizations.ts";
 import { lookupRemote } from "../fetch/lookup.ts";
 import { accountForActorUri, type AccountRow, isUniqueViolation } from "./accounts.ts";
 import { isStatusObject, type ParsedStatus, parseStatusObject } from "../objects/remote_status.ts";
@@ -157,6 +157,8 @@ export async function storeRemoteStatus(
     mentionedAccountIds: await mentionedAccounts(app, parsed),
     interactionPolicy: remotePolicyOf(object, author, options.raw),
   });
+  // Written with the row itself, in its transaction: never seen without it.
+  if (verdict.kind === "proven") input.approvedByUri = verdict.authorizationUri;
   if (verdict.kind === "deferred") {
     // Checked later by the status_links job; held (hidden) until then.
     input.missingLinks = {
@@ -168,11 +170,7 @@ export async function storeRemoteStatus(
     };
     input.unverified = true;
   }
-  const status = await writeRemoteStatus(app, input, options.impolite ? links.parent : null);
-  if (status && verdict.kind === "proven") {
-    await recordApproval(app, status.id, verdict.authorizationUri);
-  }
-  return status;
+  return await writeRemoteStatus(app, input, options.impolite ? links.parent : null);
 }
 
 /**

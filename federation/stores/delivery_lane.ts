@@ -15,6 +15,7 @@
  * several workers each have theirs.
  */
 import { type SQL, sql } from "drizzle-orm";
+import { TAKEN_OVER } from "./takeovers.ts";
 
 /** Deliveries one worker process runs at once (DELIVERY_CONCURRENCY). */
 export const DEFAULT_DELIVERY_CONCURRENCY = 64;
@@ -57,7 +58,7 @@ export function deliveryRows(slots: HostSlots): SQL {
 /**
  * The CTEs (after `readied`, which the caller supplies) that claim up to
  * `free` due deliveries, oldest first, no host beyond its share: `claimed`,
- * with the rows' id, message, ordering_key and host. Candidates are locked
+ * with the rows' id, message, ordering_key, host and takeovers. Candidates are locked
  * (SKIP LOCKED) a few more than wanted, so that one host's many deliveries
  * at the head of the line do not make a claim come back with one.
  */
@@ -79,7 +80,7 @@ export function claimDeliveries(slots: HostSlots, free: number, leaseMs: number)
       LIMIT ${free}),
     claimed AS (
       UPDATE federation_queue
-      SET locked_until = now() + ${leaseMs} * interval '1 millisecond'
+      SET locked_until = now() + ${leaseMs} * interval '1 millisecond', ${TAKEN_OVER}
       WHERE id IN (SELECT id FROM picked)
-      RETURNING id, message, ordering_key, host)`;
+      RETURNING id, message, ordering_key, host, takeovers)`;
 }

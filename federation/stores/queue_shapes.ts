@@ -23,6 +23,8 @@ export interface SqlMessageQueueOptions {
    * the only consumer (PGlite): a lease left over is from a killed process.
    */
   releaseLeasesOnStart?: boolean;
+  /** Takeovers after which a message is dropped (DEFAULT_MAX_TAKEOVERS in sql_queue.ts). */
+  maxTakeovers?: number;
   /** Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY); absent on PGlite. */
   signal?: QueueSignal;
   /** Fedify's activity marks, read and written in the queue's statements (inbox_marks.ts). */
@@ -65,6 +67,8 @@ export interface Claimed {
   key: string | null;
   /** A delivery's host (delivery_lane.ts). */
   host?: string | null;
+  /** Times it was taken over from a worker that never finished it, this claim included. */
+  takeovers?: number;
 }
 
 /** What one claim brought. */

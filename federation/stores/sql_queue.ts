@@ -31,6 +31,9 @@
  * Deliveries (rows with a host) are claimed on slots of their own, a few per
  * host (delivery_lane.ts): a slow peer holds its own deliveries, not the
  * other peers' nor inbound activities and jobs, which have the other slots.
+ *
+ * A message whose handling a crash or a lost lease cut off too often is
+ * dropped (takeovers.ts).
  */
 import type { MessageQueueEnqueueOptions, MessageQueueListenOptions } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
@@ -56,6 +59,7 @@ import type {
   Runner,
   SqlMessageQueueOptions,
 } from "./queue_shapes.ts";
+import { DEFAULT_MAX_TAKEOVERS, TAKEN_OVER, takenOverTooOften } from "./takeovers.ts";
 
 const logger = getLogger(["rookery", "queue"]);
 
@@ -108,6 +112,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly #deliveryConcurrency: number;
   readonly #hostSlots: HostSlots;
   readonly #releaseLeasesOnStart: boolean;
+  readonly #maxTakeovers: number;
   readonly #signal: QueueSignal | undefined;
   readonly #inboxMarks: InboxMarks | undefined;
   /** What this process is handling, by the messages' own `id`. */
@@ -127,6 +132,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     this.#deliveryConcurrency = options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY;
     this.#hostSlots = new HostSlots(options.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY);
     this.#releaseLeasesOnStart = options.releaseLeasesOnStart ?? false;
+    this.#maxTakeovers = options.maxTakeovers ?? DEFAULT_MAX_TAKEOVERS;
     this.#signal = options.signal;
     this.#inboxMarks = options.marks;
   }
@@ -262,13 +268,14 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       id: number | string | null;
       message: unknown;
       ordering_key: string | null;
+      takeovers: number;
       readied: number;
       marked: boolean | null;
     }>(sql`
       WITH readied AS (${readyNextOf(keys)}),
       claimed AS (
         UPDATE federation_queue
-        SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond'
+        SET locked_until = now() + ${this.#leaseMs} * interval '1 millisecond', ${TAKEN_OVER}
         WHERE id = (
           SELECT id FROM federation_queue
           WHERE ready AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
@@ -276,15 +283,19 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
           ORDER BY run_at, id
           LIMIT 1
           FOR NO KEY UPDATE SKIP LOCKED)
-        RETURNING id, message, ordering_key)
-      SELECT c.id, c.message, c.ordering_key, (SELECT count(*) FROM readied)::int AS readied,
+        RETURNING id, message, ordering_key, takeovers)
+      SELECT c.id, c.message, c.ordering_key, c.takeovers,
+        (SELECT count(*) FROM readied)::int AS readied,
         ${marks ? marks.markedOf(sql`c.message`) : sql`NULL::boolean`} AS marked
       FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
     for (const key of keys) this.#finishedKeys.delete(key);
     if (row?.id != null && row.marked != null) marks?.expect(row.message, row.marked);
-    const claimed = row?.id == null
-      ? []
-      : [{ id: Number(row.id), message: row.message, key: row.ordering_key }];
+    const claimed = row?.id == null ? [] : [{
+      id: Number(row.id),
+      message: row.message,
+      key: row.ordering_key,
+      takeovers: row.takeovers,
+    }];
     return { claimed, readied: row?.readied ?? 0 };
   }
 
@@ -299,11 +310,13 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       message: unknown;
       ordering_key: string | null;
       host: string | null;
+      takeovers: number;
       readied: number;
     }>(sql`
       WITH readied AS (${readyNextOf(keys)}),
       ${claimDeliveries(this.#hostSlots, free, this.#leaseMs)}
-      SELECT c.id, c.message, c.ordering_key, c.host, (SELECT count(*) FROM readied)::int AS readied
+      SELECT c.id, c.message, c.ordering_key, c.host, c.takeovers,
+        (SELECT count(*) FROM readied)::int AS readied
       FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
     for (const key of keys) this.#finishedKeys.delete(key);
     const claimed = rows.filter((r) => r.id != null).map((r) => ({
@@ -311,6 +324,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       message: r.message,
       key: r.ordering_key,
       host: r.host,
+      takeovers: r.takeovers,
     }));
     return { claimed, readied: rows[0]?.readied ?? 0 };
   }
@@ -429,6 +443,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   ): Promise<Handling> {
     const { id, message, key } = claimed;
     const handling: Handling = { id, key };
+    // Cut off too often: not run again (#finish deletes it).
+    if (takenOverTooOften(claimed, this.#maxTakeovers)) return handling;
     const messageId = messageIdOf(message);
     if (messageId != null) this.#handling.set(messageId, handling);
     // Renew the lease while the handler runs, so a slow delivery is not
@@ -468,7 +484,9 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     const signal = options.signal;
     await this.#inboxMarks?.prepare();
     if (this.#releaseLeasesOnStart) {
-      await this.#database.rows(sql`UPDATE federation_queue SET locked_until = NULL
+      // Each was cut off by this process's predecessor: one takeover (the claim counts no more).
+      await this.#database.rows(sql`UPDATE federation_queue
+        SET locked_until = NULL, takeovers = takeovers + 1
         WHERE locked_until IS NOT NULL`);
     }
     await this.#sweep();

@@ -7,18 +7,47 @@
  * the proof, the reply is held and the status_links job checks it; a reply
  * whose parent arrives later is linked only with a valid proof; a third
  * server's boost needs its proof too (held and checked later over budget);
- * a broadcast Accept by the post's author brings a reply we lacked.
+ * a broadcast Accept by the post's author brings a reply we lacked. A
+ * proven reply or boost is committed with its approval: the row as the
+ * transaction that stores or links it commits (a deferred trigger reads it
+ * then) already names the proof.
  *
  * Activities of one actor are handled in the order they came, so a later
  * marker activity arriving proves an earlier one was handled (no sleeps).
  */
 import assert from "node:assert/strict";
-import { startInstance, test } from "../harness.ts";
+import { sql } from "drizzle-orm";
+import { startInstance, test, type TestInstance } from "../harness.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { arrived, storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { type Json, PUBLIC, startPolicyPeer } from "../fixtures/policy_peers.ts";
+
+/**
+ * Records every status as the transaction that inserts it, or links it to
+ * its parent, commits (a deferred constraint trigger runs at COMMIT and
+ * reads the row as others will first see it), and returns a reader of the
+ * approval it was first committed with as a reply or a boost.
+ */
+async function approvalsAtCommit(on: TestInstance) {
+  const { rows } = on.rookery.ctx.database;
+  await rows(sql`CREATE TABLE test_committed (n serial, uri text, approved_by_uri text)`);
+  await rows(sql`CREATE FUNCTION test_log_committed() RETURNS trigger LANGUAGE plpgsql
+    AS $$ BEGIN INSERT INTO test_committed (uri, approved_by_uri)
+      SELECT uri, approved_by_uri FROM statuses WHERE id = NEW.id
+        AND (in_reply_to_id IS NOT NULL OR reblog_of_id IS NOT NULL);
+      RETURN NULL; END $$`);
+  await rows(sql`CREATE CONSTRAINT TRIGGER test_log_committed
+    AFTER INSERT OR UPDATE OF in_reply_to_id ON statuses
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_log_committed()`);
+  return async (uri: string) => {
+    const [row] = await rows<{ approved_by_uri: string | null }>(
+      sql`SELECT approved_by_uri FROM test_committed WHERE uri = ${uri} ORDER BY n LIMIT 1`,
+    );
+    return row?.approved_by_uri;
+  };
+}
 
 test("approvals between two other servers: older spellings, Accept proofs, later checks, boosts", async (t) => {
   const rookery = await startInstance();
@@ -26,6 +55,7 @@ test("approvals between two other servers: older spellings, Accept proofs, later
   const other = await startPolicyPeer(rookery, "gotosocial");
   const budget = rookery.rookery.ctx.config.fetchBudget as { count: number };
   const fullBudget = budget.count;
+  const committedApproval = await approvalsAtCommit(rookery);
   try {
     const alice = await createUser(rookery, "alice");
     const zork = gts.actor("zork");
@@ -79,13 +109,9 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       wrong.approvedBy = accept("wrong", `${xavier}/statuses/elsewhere`);
       await deliverReply(wrong);
       await deliverReply(proven);
-      // The approval is recorded just after the status is stored (its own
-      // statement), so the row can be read for a moment without it.
-      const stored = await eventually("the proven reply with its approval", async () => {
-        const row = await storedStatus(rookery, proven.id as string);
-        return row?.approvedByUri ? row : undefined;
-      });
+      const stored = await arrived(rookery, proven.id as string, "the proven reply");
       assert.equal(stored.approvedByUri, proven.approvedBy);
+      assert.equal(await committedApproval(proven.id as string), proven.approvedBy);
       assert.equal(await storedStatus(rookery, wrong.id as string), undefined);
       const context = await ok(rookery, alice, "GET", `/api/v1/statuses/${legacy.id}/context`);
       const uris = context.descendants.map((s: Json) => s.uri);
@@ -160,6 +186,7 @@ test("approvals between two other servers: older spellings, Accept proofs, later
         return row?.inReplyToId ? row : null;
       });
       assert.equal(linked.approvedByUri, proven.approvedBy);
+      assert.equal(await committedApproval(proven.id as string), proven.approvedBy);
       const unprovenRow = await storedStatus(rookery, unproven.id as string);
       if (!unprovenRow?.deletedAt) {
         await ok(rookery, alice, "GET", `/api/v1/statuses/${unprovenRow!.id}/context`);
@@ -193,6 +220,7 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       const stored = await arrived(rookery, proven.id, "the proven boost");
       assert.equal(stored.approvedByUri, proven.approvedBy);
       assert.equal(stored.pendingApproval, false);
+      assert.equal(await committedApproval(proven.id), proven.approvedBy);
       assert.equal(await storedStatus(rookery, unproven.id), undefined);
 
       // Over budget (fetching the boosted post takes it), the proof is checked by the job.
@@ -238,6 +266,7 @@ test("approvals between two other servers: older spellings, Accept proofs, later
       await gts.deliver("zork", approval);
       const stored = await arrived(rookery, reply.id as string, "the approved reply");
       assert.equal(stored.approvedByUri, approval.result);
+      assert.equal(await committedApproval(reply.id as string), approval.result);
       assert.equal(stored.inReplyToId, guarded.id);
       assert.equal(await storedStatus(rookery, stray.id as string), undefined);
     });

@@ -1,7 +1,10 @@
 /**
  * Nothing queued is lost when a process is killed: not a message waiting in
- * the queue, and not one a worker was in the middle of handling. Real child
- * processes, really killed with SIGKILL, on the real database.
+ * the queue, and not one a worker was in the middle of handling (a kill
+ * counts as one takeover of it, whatever the database). A message whose
+ * handling is cut off every time is dropped after its takeovers, and the
+ * queue goes on. Real child processes, really killed with SIGKILL, on the
+ * real database.
  */
 import assert from "node:assert/strict";
 import { type ChildScript, spawnScript } from "../fixtures/server_process.ts";
@@ -49,13 +52,40 @@ test("a message whose worker was killed mid-handling is handled again", async ()
 
     // A short lease so that, on PostgreSQL, another worker may take the
     // message soon after the first one dies (PGlite releases it at start).
-    const leaseEnv = { ...env, LEASE_MS: "1500" };
+    // Two takeovers allowed: the kill must count one, not two.
+    const leaseEnv = { ...env, LEASE_MS: "1500", MAX_TAKEOVERS: "2" };
     const stuck = spawn(["hang"], leaseEnv);
     assert.equal(await stuck.waitFor("got"), "got second");
     await stuck.kill();
 
     const consumer = spawn(["drain"], leaseEnv);
     assert.equal(await consumer.waitFor("done"), "done second");
+    await consumer.kill();
+  } finally {
+    await cleanup();
+  }
+});
+
+test("a message whose handling is cut off every time is dropped after its takeovers", async () => {
+  const { env, cleanup } = await databaseEnv();
+  const leaseEnv = { ...env, LEASE_MS: "1500", MAX_TAKEOVERS: "2" };
+  try {
+    const producer = spawn(["enqueue", "fatal"], env);
+    await producer.waitFor("enqueued");
+    await producer.kill();
+    // Every worker that takes it dies with it (a crash-every-time message).
+    for (let run = 0; run < 2; run++) {
+      const crashing = spawn(["hang"], leaseEnv);
+      assert.equal(await crashing.waitFor("got"), "got fatal");
+      await crashing.kill();
+    }
+    const later = spawn(["enqueue", "later"], env);
+    await later.waitFor("enqueued");
+    await later.kill();
+
+    // Taken over twice: the next claim drops it, and the queue goes on.
+    const consumer = spawn(["drain"], leaseEnv);
+    assert.equal(await consumer.waitFor("done"), "done later");
     await consumer.kill();
   } finally {
     await cleanup();

@@ -84,6 +84,15 @@ test("a worker started from the bundled build runs its queue", POSTGRES_ONLY, as
 test("the start runs from source where no build can be made", async () => {
   const source = new URL("main.ts", ROOT).href;
   assert.equal(await startEntry(() => Promise.reject(new Error("read-only file system"))), source);
-  assert.equal(await startEntry(() => Promise.resolve("from source")), source);
   assert.equal(await startEntry(() => Promise.resolve("up to date (abc)")), BUNDLE_ENTRY);
+  // Bundling fails: main.ts is run, and nothing is written for it (no entry, no `current`).
+  const build = await Deno.makeTempDir({ prefix: "rookery-build-" });
+  try {
+    const failing = () => Promise.resolve("error: deno bundle is not available");
+    assert.equal(await startEntry(() => ensureBundle({ build, bundle: failing })), source);
+    const left = [...Deno.readDirSync(build)].map((e) => e.name).sort();
+    assert.deepEqual(left, ["api", "assets"], "only the links every build shares");
+  } finally {
+    await Deno.remove(build, { recursive: true });
+  }
 });

@@ -16,6 +16,9 @@ import { createUser, type TestUser } from "../fixtures/users.ts";
 import { arrived, followRemote } from "../fixtures/federation.ts";
 import { cli, type CliTarget, expectCode } from "../admin/cli.ts";
 import { publishStreamEvent, type StreamEvent } from "../../actors/streaming/bus.ts";
+import { sql } from "drizzle-orm";
+import { accounts, follows } from "../../db/schema/mod.ts";
+import { newId } from "../../db/ids.ts";
 
 const dataDir = await Deno.makeTempDir({ prefix: "rookery-producers-" });
 const main = await startInstance({ dataDir, memory: false, adminSocket: true, tls: true });
@@ -61,6 +64,22 @@ async function drain(): Promise<StreamEvent[]> {
   const taken = seen.splice(0, seen.indexOf(found) + 1);
   taken.pop();
   return taken;
+}
+
+/** `count` local accounts (rows only: no user, no token) that follow `targetId`; their ids. */
+async function insertLocalFollowers(targetId: string, count: number): Promise<string[]> {
+  const { db } = main.rookery.ctx.database;
+  const rows = await db.insert(accounts).values(
+    Array.from({ length: count }, (_, i) => ({
+      id: newId(),
+      username: `crowd${i}`,
+      uri: `${main.origin}/users/crowd${i}`,
+    })),
+  ).returning({ id: accounts.id });
+  await db.insert(follows).values(
+    rows.map((r) => ({ id: newId(), accountId: r.id, targetAccountId: targetId })),
+  );
+  return rows.map((r) => r.id);
 }
 
 const sorted = (ids: readonly string[]) => [...ids].sort();
@@ -491,6 +510,32 @@ test("streaming producers: each command publishes what changed and who holds it"
         } finally {
           await remote.close({ destroy: true });
         }
+      },
+    );
+
+    await t.step(
+      "update: a fan-out too long to notify inline arrives stored, in its place",
+      async () => {
+        // The fan-out statement notifies its own `update` when it fits a NOTIFY;
+        // 400 followers' ids do not (7,000 bytes): stored, notified by reference.
+        const crowd = await createUser(main, "crowd");
+        const followerIds = await insertLocalFollowers(crowd.id, 400);
+        await drain(); // what the steps before left
+        const post = await postStatus(main, crowd, "@bob hello all", { visibility: "public" });
+        const [update, notification, ...rest] = await drain();
+        assert.deepEqual(rest, []);
+        assert.deepEqual(normal(update), {
+          event: "update",
+          statusId: post.id,
+          home: sorted([crowd.id, ...followerIds]),
+          lists: [],
+        });
+        assert.equal(notification.event === "notification" && notification.accountId, bob.id);
+        // Stored, not sent inline.
+        const [stored] = await main.rookery.ctx.database.rows<{ n: number }>(
+          sql`SELECT count(*)::int AS n FROM stream_events WHERE payload->>'statusId' = ${post.id}`,
+        );
+        assert.equal(stored.n, 1);
       },
     );
   } finally {
