@@ -99,11 +99,14 @@ export class NativePool {
 
   /** Opens a socket per token (`user` stream) in a new client process. */
   static async open(url: string, tokens: string[]): Promise<NativePool> {
-    const child = new Deno.Command(await build(), {
+    const binary = await build();
+    const child = new Deno.Command(binary, {
       stdin: "piped",
       stdout: "piped",
       stderr: "inherit",
     }).spawn();
+    // A running program's file may go: nothing is left behind in the temporary directory.
+    await Deno.remove(binary.replace(/\/client$/, ""), { recursive: true });
     const pool = new NativePool(child, tokens.length);
     const u = new URL(url);
     const paths = tokens.map((t) =>
