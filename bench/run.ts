@@ -24,15 +24,11 @@
  * search scenario alone (bench/search.ts: statuses with words, p50/p95/p99
  * of GET /api/v2/search per query; BENCH_DB=postgres BENCH_ONLY=search;
  * BENCH_SEARCH_CLIENTS clients back to back, default 1), BENCH_ONLY=streaming
- * for the streaming scenario alone (bench/streaming.ts: BENCH_STREAM_SOCKETS
- * `user` sockets, default 1,000, BENCH_STREAM_POSTS posts, default 50,
- * BENCH_STREAM_INTERVAL ms apart, default 200; time to the last socket, RSS
- * per 1,000 connections; the client's sockets on BENCH_STREAM_WORKERS threads,
- * default one per 2,500; BENCH_STREAM_CLIENT: `native`, the default, a
- * minimal WebSocket client in C on one epoll loop, built with the machine's
- * compiler; `websocket`, Deno's WebSocket in those threads). The streaming
- * scenario is part of the default run on PostgreSQL (about a minute, on its
- * own server).
+ * for the streaming scenario alone (bench/streaming.ts; BENCH_STREAM_SOCKETS,
+ * default 1,000, BENCH_STREAM_POSTS, default 50, BENCH_STREAM_INTERVAL ms,
+ * default 200, BENCH_STREAM_WORKERS, BENCH_STREAM_CLIENT `native` (C, built
+ * with the machine's compiler; the default) or `websocket`: its header says
+ * more). Part of the default run on PostgreSQL (about a minute, own server).
  *
  * Also on both databases (and alone with BENCH_ONLY=cheap): GET
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
