@@ -24,12 +24,11 @@
  * search scenario alone (bench/search.ts: statuses with words, p50/p95/p99
  * of GET /api/v2/search per query; BENCH_DB=postgres BENCH_ONLY=search;
  * BENCH_SEARCH_CLIENTS clients back to back, default 1), BENCH_ONLY=streaming
- * for the streaming scenario alone (bench/streaming.ts: BENCH_STREAM_SOCKETS
- * `user` sockets, default 1,000, BENCH_STREAM_POSTS posts, default 50,
- * BENCH_STREAM_INTERVAL ms apart, default 200; time to the last socket, RSS
- * per 1,000 connections; the client's sockets on BENCH_STREAM_WORKERS threads,
- * default one per 2,500). The streaming scenario is part of the default run
- * on PostgreSQL (about a minute, on its own server).
+ * for the streaming scenario alone (bench/streaming.ts; BENCH_STREAM_SOCKETS,
+ * default 1,000, BENCH_STREAM_POSTS, default 50, BENCH_STREAM_INTERVAL ms,
+ * default 200, BENCH_STREAM_WORKERS, BENCH_STREAM_CLIENT `native` (C, built
+ * with the machine's compiler; the default) or `websocket`: its header says
+ * more). Part of the default run on PostgreSQL (about a minute, own server).
  *
  * Also on both databases (and alone with BENCH_ONLY=cheap): GET
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
@@ -126,6 +125,8 @@ const STREAM_POSTS = Number(Deno.env.get("BENCH_STREAM_POSTS") ?? 50);
 const STREAM_INTERVAL = Number(Deno.env.get("BENCH_STREAM_INTERVAL") ?? 200);
 /** Threads of the streaming bench client (default: one per 2,500 sockets, at most 4). */
 const STREAM_WORKERS = Deno.env.get("BENCH_STREAM_WORKERS");
+/** How the streaming bench holds its sockets (bench/streaming_pool.ts): native (default) or websocket. */
+const STREAM_CLIENT = Deno.env.get("BENCH_STREAM_CLIENT") === "websocket" ? "websocket" : "native";
 /** The streaming scenario's figures (or why it failed), per database. */
 const streamingResults: { database: string; result: StreamingResult | string }[] = [];
 
@@ -169,6 +170,7 @@ async function runStreaming(
       posts: STREAM_POSTS,
       intervalMs: STREAM_INTERVAL,
       workers: STREAM_WORKERS ? Number(STREAM_WORKERS) : undefined,
+      client: STREAM_CLIENT,
       databaseUrl,
       log: (message) => log(`${database}: ${message}`),
     });

@@ -25,10 +25,13 @@
  * - the server's and this process's CPU time per post (/proc/<pid>/stat):
  *   the client's share of the two cores is part of the figures.
  *
- * The client does as little as possible per frame (a timestamp, a substring
- * test and one regular expression for the status id) so that its own work
- * delays the frames behind it as little as possible; one socket's frames
- * are parsed in full to check that shortcut reads them right.
+ * The client does as little as possible per frame so that its own work
+ * takes as little as possible of the cores the server sends with and delays
+ * the frames behind it as little as possible: by default a native process
+ * (streaming_native.ts) that stamps a frame when the read completing it
+ * returns and checks its prefix and status id; one socket's frames are
+ * parsed in full to check that shortcut. Its CPU time is printed with the
+ * bench's (most of it the kernel's receiving end of the loopback).
  */
 import postgres from "postgres";
 import type { Database } from "../db/connection.ts";
@@ -38,7 +41,7 @@ import { ALL_SCOPES } from "../model/scopes.ts";
 import { sql } from "drizzle-orm";
 import { percentile } from "./paced.ts";
 import { insertLocalAccounts } from "./seed.ts";
-import { type PoolResults, SocketPool } from "./streaming_pool.ts";
+import { openPool, type Pool, type PoolResults, type StreamClient } from "./streaming_pool.ts";
 
 export interface StreamingSeed {
   posterToken: string;
@@ -111,6 +114,8 @@ export interface StreamingOptions {
   drainMs?: number;
   /** Threads of the bench client holding the sockets (streaming_pool.ts's default). */
   workers?: number;
+  /** How the bench holds its sockets (streaming_pool.ts; default: the native client). */
+  client?: StreamClient;
 }
 
 /** Percentiles of one measure, in ms; Infinity where a delivery never came. */
@@ -124,6 +129,7 @@ export interface Summary {
 export interface StreamingResult {
   sockets: number;
   posts: number;
+  client: StreamClient;
   /** Seconds to open all sockets. */
   openSeconds: number;
   postAnswered: Summary;
@@ -159,6 +165,7 @@ export interface StreamingResult {
   /** Server and bench-process CPU time per measured post, ms. */
   serverCpuMsPerPost: number;
   clientCpuMsPerPost: number;
+  clientSystemMsPerPost: number;
   /** Server CPU time per second with the sockets open and no event (heartbeats, token checks). */
   idleServerCpuMsPerSecond: number;
   /** /proc/loadavg (1 min) before and after the measured posts. */
@@ -193,7 +200,7 @@ async function post(url: string, token: string, text: string): Promise<Posted> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until every socket has `id`, or `ms` pass; true if all did. */
-async function delivered(sockets: SocketPool, id: string, ms: number): Promise<boolean> {
+async function delivered(sockets: Pool, id: string, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms;
   while (performance.now() < deadline) {
     if (sockets.received(id) === sockets.size) return true;
@@ -209,11 +216,17 @@ function rssKiB(pid: number): number {
 
 /** User + system CPU time of a process, ms. */
 export function cpuMs(pid: number | "self"): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
+}
+
+/** User and system CPU time of a process, ms. */
+function cpuTimes(pid: number | "self"): { user: number; system: number } {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   // Fields after the command name (which may hold spaces): utime is the 14th field overall.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks * 10; // USER_HZ is 100 on Linux
+  // USER_HZ is 100 on Linux.
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 function loadAverage(): number {
@@ -273,7 +286,7 @@ async function listenToBus(databaseUrl: string) {
 async function warmUp(options: StreamingOptions): Promise<void> {
   const { url, seeded } = options;
   const tokens = seeded.followerTokens;
-  const few = await SocketPool.open(url, tokens.slice(0, 10), 1);
+  const few = await openPool(url, tokens.slice(0, 10), options.client ?? "native", 1);
   try {
     for (let i = 0; i < 3; i++) {
       const warm = await post(url, seeded.posterToken, `Streaming warm-up ${i}`);
@@ -293,7 +306,7 @@ async function warmUp(options: StreamingOptions): Promise<void> {
  * Subscribed = has received a post. Sockets that missed one (registered
  * after it) get the next; a few tries. Logs what kept sockets silent.
  */
-async function waitSubscribed(options: StreamingOptions, sockets: SocketPool): Promise<void> {
+async function waitSubscribed(options: StreamingOptions, sockets: Pool): Promise<void> {
   const { url, seeded, log } = options;
   let results: PoolResults | null = null;
   for (let i = 0; i < 5; i++) {
@@ -312,7 +325,7 @@ async function waitSubscribed(options: StreamingOptions, sockets: SocketPool): P
 /** Sends the posts at their interval, then waits (up to the drain time) for every delivery. */
 async function sendPosts(
   options: StreamingOptions,
-  sockets: SocketPool,
+  sockets: Pool,
 ): Promise<{ posted: Posted[]; errors: number }> {
   const posted: Posted[] = [];
   let errors = 0;
@@ -393,6 +406,8 @@ interface PostingRun {
   notifiedAt: Map<string, number> | null;
   serverCpuMsPerPost: number;
   clientCpuMsPerPost: number;
+  /** The bench process's share of it in the kernel (reads, the loopback's receiving end). */
+  clientSystemMsPerPost: number;
   loadBefore: number;
   loadAfter: number;
   rssAfter: number;
@@ -400,16 +415,26 @@ interface PostingRun {
 }
 
 /** Posts with every socket open, measuring CPU, load and (with a database URL) the bus. */
-async function postingRun(options: StreamingOptions, sockets: SocketPool): Promise<PostingRun> {
+async function postingRun(options: StreamingOptions, sockets: Pool): Promise<PostingRun> {
   const { pid } = options;
   const bus = options.databaseUrl ? await listenToBus(options.databaseUrl) : null;
   options.log(`streaming: ${options.posts} posts, ${options.intervalMs} ms apart`);
   const loadBefore = loadAverage();
   const serverCpu = cpuMs(pid);
-  const clientCpu = cpuMs("self");
+  // The bench's threads, and the native client's process when it holds the sockets.
+  const clientTimes = () => {
+    const own = cpuTimes("self");
+    if (sockets.pid === undefined) return own;
+    const child = cpuTimes(sockets.pid);
+    return { user: own.user + child.user, system: own.system + child.system };
+  };
+  const clientCpu = clientTimes();
   const { posted, errors } = await sendPosts(options, sockets);
   const serverCpuMsPerPost = (cpuMs(pid) - serverCpu) / options.posts;
-  const clientCpuMsPerPost = (cpuMs("self") - clientCpu) / options.posts;
+  const clientCpuAfter = clientTimes();
+  const clientSystemMsPerPost = (clientCpuAfter.system - clientCpu.system) / options.posts;
+  const clientCpuMsPerPost = (clientCpuAfter.user - clientCpu.user) / options.posts +
+    clientSystemMsPerPost;
   const loadAfter = loadAverage();
   const rssAfter = rssKiB(pid);
   await sockets.close();
@@ -425,6 +450,7 @@ async function postingRun(options: StreamingOptions, sockets: SocketPool): Promi
     notifiedAt,
     serverCpuMsPerPost,
     clientCpuMsPerPost,
+    clientSystemMsPerPost,
     loadBefore,
     loadAfter,
     rssAfter,
@@ -434,6 +460,7 @@ async function postingRun(options: StreamingOptions, sockets: SocketPool): Promi
 
 /** The scenario's result from its measures. */
 function resultOf(
+  client: StreamClient,
   sockets: number,
   run: PostingRun,
   rss: RssKiB,
@@ -449,6 +476,7 @@ function resultOf(
   return {
     sockets,
     posts: run.posts,
+    client,
     openSeconds: tenth(idle.openSeconds),
     postAnswered: summarize(l.answered),
     notified: run.notifiedAt ? summarize(l.notified) : null,
@@ -468,6 +496,7 @@ function resultOf(
     extraMiBPer1000: mib((rss.open - rss.before) * 1000 / sockets),
     serverCpuMsPerPost: tenth(run.serverCpuMsPerPost),
     clientCpuMsPerPost: tenth(run.clientCpuMsPerPost),
+    clientSystemMsPerPost: tenth(run.clientSystemMsPerPost),
     idleServerCpuMsPerSecond: Math.round(idle.serverCpuMsPerSecond),
     loadBefore: run.loadBefore,
     loadAfter: run.loadAfter,
@@ -485,7 +514,7 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
 
   log(`streaming: opening ${tokens.length} sockets`);
   const openStarted = performance.now();
-  const sockets = await SocketPool.open(url, tokens, options.workers);
+  const sockets = await openPool(url, tokens, options.client ?? "native", options.workers);
   const openSeconds = (performance.now() - openStarted) / 1000;
   try {
     // The URL's subscription is made just after the upgrade: settled by now.
@@ -502,7 +531,10 @@ export async function streamingScenario(options: StreamingOptions): Promise<Stre
 
     const run = await postingRun(options, sockets);
     const rss = { before, idle: idleRss, open, after: run.rssAfter };
-    return resultOf(sockets.size, run, rss, { openSeconds, serverCpuMsPerSecond });
+    return resultOf(options.client ?? "native", sockets.size, run, rss, {
+      openSeconds,
+      serverCpuMsPerSecond,
+    });
   } finally {
     sockets.terminate();
   }
@@ -513,7 +545,8 @@ export function printStreaming(database: string, r: StreamingResult): void {
   const ms = (v: number) => Number.isFinite(v) ? String(v) : "never";
   console.log(
     `\nStreaming, ${database}: ${r.sockets.toLocaleString("en")} sockets on \`user\` ` +
-      `(opened in ${r.openSeconds} s), ${r.posts} posts; times from sending the POST:\n`,
+      `(opened in ${r.openSeconds} s), ${r.posts} posts; bench client: ${r.client}; ` +
+      `times from sending the POST:\n`,
   );
   console.log("| measure | samples | p50 ms | p99 ms | max ms |");
   console.log("|---|---:|---:|---:|---:|");
@@ -529,7 +562,8 @@ export function printStreaming(database: string, r: StreamingResult): void {
   row("per post: first → last socket", r.firstToLast);
   console.log(
     `\nmissed deliveries ${r.missed}, duplicates ${r.duplicates}, failed posts ${r.errors}; ` +
-      `CPU per post: server ${r.serverCpuMsPerPost} ms, bench client ${r.clientCpuMsPerPost} ms; ` +
+      `CPU per post: server ${r.serverCpuMsPerPost} ms, bench client ${r.clientCpuMsPerPost} ms ` +
+      `(${r.clientSystemMsPerPost} in the kernel); ` +
       `server CPU with the sockets idle: ${r.idleServerCpuMsPerSecond} ms/s; ` +
       `load average ${r.loadBefore} → ${r.loadAfter}`,
   );

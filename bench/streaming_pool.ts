@@ -6,6 +6,35 @@
  * sockets have each status and, at the end, gathers every arrival time in
  * this thread's clock.
  */
+import { NativePool } from "./streaming_native.ts";
+
+/**
+ * How the bench's sockets are held: a native process (streaming_native.ts,
+ * the default), or Deno's WebSocket in threads (streaming_sockets.ts).
+ */
+export type StreamClient = "native" | "websocket";
+
+/** What the scenario asks of the sockets, however they are held. */
+export interface Pool {
+  readonly size: number;
+  /** A process other than the bench's whose CPU time is the client's too. */
+  readonly pid?: number;
+  received(id: string): number;
+  close(): Promise<void>;
+  results(): Promise<PoolResults>;
+  terminate(): void;
+}
+
+/** Opens the sockets with `client` (threads only for the Deno clients). */
+export function openPool(
+  url: string,
+  tokens: string[],
+  client: StreamClient,
+  workers?: number,
+): Promise<Pool> {
+  if (client === "native") return NativePool.open(url, tokens);
+  return SocketPool.open(url, tokens, workers);
+}
 
 /** Everything the sockets received, gathered from the threads. */
 export interface PoolResults {
@@ -38,7 +67,7 @@ interface Thread {
 
 const addTo = <K>(map: Map<K, number>, key: K, n: number) => map.set(key, (map.get(key) ?? 0) + n);
 
-export class SocketPool {
+export class SocketPool implements Pool {
   readonly #threads: Thread[];
 
   private constructor(threads: Thread[], readonly size: number) {

@@ -6,7 +6,7 @@
  */
 
 /** A status id at the start of an `update` frame's payload (a Status begins with its id). */
-const FIRST_ID = /\\"id\\":\\"(\d+)\\"/;
+export const FIRST_ID = /\\"id\\":\\"(\d+)\\"/;
 
 /** The sockets and what arrived on them: status id → arrival time per socket (NaN: none yet). */
 export class Sockets {

@@ -298,8 +298,13 @@ export async function deliverPlain(targets: Target[], payload: Payload): Promise
   }
 }
 
-/** Sends between two turns of the event loop. */
-export const SEND_SLICE = 1000;
+/**
+ * Sends between two turns of the event loop. 500: at 10,000 sockets, 155 to
+ * 160 ms of server CPU a post against 168 to 176 at 1,000 (three rounds each
+ * in turn, docs/benchmarks.md, fourth pass). Not explained by a profile;
+ * likely the caches: each send copies the frame into a write of its own.
+ */
+export const SEND_SLICE = 500;
 
 /** Resolves after the event loop has handled what was waiting (I/O included). */
 function nextTurn(): Promise<void> {
