@@ -62,6 +62,7 @@ import { addressedToUs, blockedHost } from "../request_host.ts";
 import { sameOrigin } from "../fetch/trust.ts";
 import { observeReachability, type Reachability } from "./key_reachability.ts";
 import { verifyAuthorProof } from "./proofs.ts";
+import { cavageVerifier } from "./cavage_signature.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -71,6 +72,7 @@ export const INBOX_MAX_BYTES = 1024 * 1024;
 export const MAX_FUTURE_SKEW_MS = 60 * 60 * 1000;
 /** How far back (Mastodon's window). */
 export const SIGNATURE_MAX_AGE = { hours: 12 } as const;
+const SIGNATURE_MAX_AGE_MS = SIGNATURE_MAX_AGE.hours * 60 * 60 * 1000;
 /** When a sender refused with 503 (its key's server unreachable) is told to try again, in seconds. */
 export const KEY_UNREACHABLE_RETRY_AFTER = 60;
 /** Activities a valid proof by their actor admits when someone else relays them. */
@@ -101,6 +103,7 @@ export function isInboxDelivery(request: Request): boolean {
  */
 export function createInboxGuard(options: InboxGuardOptions) {
   const keyCache = sharedKeyCache(options);
+  const verifyCavage = cavageVerifier();
   const refusedDomain = options.refusedDomain ?? (() => Promise.resolve(false));
   return async (request: Request): Promise<Request | Response> => {
     const bytes = await admittedBody(request, options.origin, refusedDomain);
@@ -111,19 +114,20 @@ export function createInboxGuard(options: InboxGuardOptions) {
     if (actorDomain != null && await refusedDomain(actorDomain)) {
       return refuse(403, "This server does not federate with the actor's domain");
     }
-    const signed = new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: bytes,
-    });
     // This delivery's key fetches, observed: an unreachable key server is a 503.
     const reachability = observeReachability(options.documentLoader);
-    const verification = await verifyRequestDetailed(signed, {
+    const verifying = {
       documentLoader: reachability.documentLoader,
       contextLoader: options.contextLoader,
-      timeWindow: SIGNATURE_MAX_AGE,
       keyCache: reachability.keyCache(keyCache),
-    });
+    };
+    // Draft-cavage (Mastodon's) over the bytes read (cavage_signature.ts); RFC 9421, Fedify's.
+    const verification = request.headers.has("signature-input")
+      ? await verifyRequestDetailed(
+        new Request(request.url, { method: "POST", headers: request.headers, body: bytes }),
+        { ...verifying, timeWindow: SIGNATURE_MAX_AGE },
+      )
+      : await verifyCavage(request, bytes, { ...verifying, windowMs: SIGNATURE_MAX_AGE_MS });
     if (!verification.verified) {
       logger.info("Refused a delivery to {path}: {reason}.", {
         path: new URL(request.url).pathname,
