@@ -326,7 +326,8 @@ export async function removeFromFeeds(tx: Executor, statusId: string): Promise<F
  * the owners fan-out could have chosen (the author, followers of the author,
  * followers of its tags, lists of the author) and keeps those whose feed row
  * exists, each a primary-key lookup (home_feed has no index by status alone,
- * see removeFromFeeds). Tags an earlier edit removed are not asked.
+ * see removeFromFeeds), and the receivers of its pending rows (pending_home.ts).
+ * Tags an earlier edit removed are not asked.
  */
 export async function feedsHolding(
   tx: Executor,
@@ -343,6 +344,8 @@ export async function feedsHolding(
     )
     SELECT 'h' AS kind, h.account_id::text AS id FROM owners o
       JOIN home_feed h ON h.account_id = o.account_id AND h.status_id = ${statusId}::bigint
+    UNION ALL
+    SELECT 'h', unnest(p.receivers)::text FROM pending_home p WHERE p.status_id = ${statusId}::bigint
     UNION ALL
     SELECT 'l', lf.list_id::text FROM s JOIN list_accounts la ON la.account_id = s.account_id
       JOIN list_feed lf ON lf.list_id = la.list_id AND lf.status_id = s.id`);

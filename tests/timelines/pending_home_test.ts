@@ -93,6 +93,14 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
       );
     });
 
+    await t.step("an edit while the rows are pending reaches the follower", async () => {
+      await ok(instance, author, "PUT", `/api/v1/statuses/${post.id}`, {
+        status: "Hello @erin, and everyone (edited)",
+      });
+      const frame = await readerWs.next("status.update", "user");
+      assert.equal(JSON.parse(frame.payload!).id, post.id);
+    });
+
     await t.step("after the failure (as after a crash), the relay writes the rows", async () => {
       await database.db.execute(sql.raw(`DROP TRIGGER test_hold_home ON home_feed`));
       await database.db.execute(sql`UPDATE outbox_intents SET next_attempt_at = now(),
