@@ -20,6 +20,7 @@ import type { StatusFederationDeliveries } from "./statuses.ts";
 import type { ReportDeliveries } from "./reports.ts";
 import type { CollectionDeliveries } from "./collections.ts";
 import type { InteractionRequestDeliveries } from "./interaction_requests.ts";
+import type { TimelineDeliveries } from "./timelines.ts";
 
 export interface Outbox
   extends
@@ -30,4 +31,5 @@ export interface Outbox
     StatusFederationDeliveries,
     ReportDeliveries,
     CollectionDeliveries,
-    InteractionRequestDeliveries {}
+    InteractionRequestDeliveries,
+    TimelineDeliveries {}

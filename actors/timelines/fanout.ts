@@ -38,6 +38,8 @@ import {
 } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
+import { newId } from "../../db/ids.ts";
+import { notifyPendingHome, PENDING_FAN_OUT, pendingHomeCtes } from "./pending_home.ts";
 import {
   NOTIFIED,
   notifyInline,
@@ -80,10 +82,13 @@ export function trimInserted(
 
 /** The status being fanned out, in the prepared fan-out statements. */
 const STATUS = sql.placeholder("status");
+/** The id of the outbox intent a large fan-out records (pending_home.ts). */
+const INTENT = sql.placeholder("intent");
 
 /**
  * Inserts a new status (or boost) into the home and list feeds that should
- * show it, and trims the feeds it touched, in ONE prepared statement (its
+ * show it (above PENDING_FAN_OUT home receivers, promises the home rows
+ * instead: pending_home.ts), and trims the feeds it touched, in ONE prepared statement (its
  * text is the same for every status, so PostgreSQL plans it once per
  * connection): data-modifying CTEs all run, whether the final statement
  * reads them or not.
@@ -125,13 +130,19 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
         JOIN accounts ta ON ta.id = tf.account_id AND ta.domain IS NULL AND ta.deleted_at IS NULL
         WHERE s.visibility = 'public' AND s.reblog_of_id IS NULL
     ),
-    inserted AS (
-      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
-      SELECT DISTINCT c.receiver, s.id, s.reblog_of_id
+    chosen AS (
+      SELECT DISTINCT c.receiver
         FROM c CROSS JOIN s LEFT JOIN boosted o ON o.id = s.reblog_of_id
         WHERE ${boostIsNewInHome(sql`c.receiver`)} AND ${HOME_RULES}
+    ),
+    large AS (SELECT count(*) > ${sql.raw(String(PENDING_FAN_OUT))} AS yes FROM chosen),
+    inserted AS (
+      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
+      SELECT chosen.receiver, s.id, s.reblog_of_id FROM chosen CROSS JOIN s
+        WHERE NOT (SELECT yes FROM large)
       RETURNING account_id
     ),
+    ${pendingHomeCtes(INTENT)},
     list_inserted AS (
       INSERT INTO list_feed (list_id, status_id)
       SELECT DISTINCT l.id, s.id
@@ -147,29 +158,57 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
     home_trimmed AS (${trimInserted("home_feed", "account_id")}),
     -- The streams show what fan-out decided: the feeds this status entered.
     event AS (${updateEventJson(STATUS)})
-    SELECT 'h' AS kind, account_id::text AS id FROM inserted
+    SELECT 'h' AS kind, receiver::text AS id FROM chosen
     UNION ALL SELECT 'l', list_id::text FROM list_inserted
+    UNION ALL ${notifyPendingHome()}
     UNION ALL ${notifyInline(sql`event`)}`,
-    { status: status.id },
+    { status: status.id, intent: newId() },
   );
   // Notified by the statement itself (no round trip of its own) unless too
   // long to be sent inline: then stored and notified by reference.
   if (receivers.some((r) => r.kind === NOTIFIED)) return afterFanOut(tx, status);
   const home: string[] = [];
   const lists: string[] = [];
-  for (const r of receivers) (r.kind === "h" ? home : lists).push(String(r.id));
+  for (const r of receivers) {
+    if (r.kind === "h") home.push(String(r.id));
+    else if (r.kind === "l") lists.push(String(r.id));
+  }
   await publishStreamEvent(tx, { event: "update", statusId: status.id, home, lists });
   await afterFanOut(tx, status);
 }
 
 /**
- * The `update` stream event of a status fan-out (`inserted`, `list_inserted`)
+ * Writes the home rows a large fan-out promised (pending_home.ts) and
+ * deletes its pending row, in one statement: the relay runs it after the
+ * posting transaction commits, or after a crash; a second run finds no
+ * pending row and writes nothing. A status deleted meanwhile enters no feed;
+ * a row some other path (a feed's regeneration) wrote meanwhile is kept.
+ */
+export async function finishHomeFanOut(db: Executor, statusId: string): Promise<void> {
+  await db.execute(sql`WITH p AS (
+      DELETE FROM pending_home WHERE status_id = ${statusId}::bigint
+      RETURNING status_id, reblog_of_id, receivers
+    ),
+    inserted AS (
+      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
+      SELECT r.receiver, p.status_id, p.reblog_of_id
+        FROM p CROSS JOIN unnest(p.receivers) AS r(receiver)
+        WHERE EXISTS (SELECT 1 FROM statuses s WHERE s.id = p.status_id AND s.deleted_at IS NULL)
+      ON CONFLICT DO NOTHING
+      RETURNING account_id
+    ),
+    home_trimmed AS (${trimInserted("home_feed", "account_id")})
+    SELECT count(*) AS n FROM inserted`);
+}
+
+/**
+ * The `update` stream event of a status fan-out (`chosen`, `list_inserted`)
  * put into feeds, as JSON text (a CTE body): the event
  * {@link publishStreamEvent} would send.
  */
 function updateEventJson(statusId: SQL | typeof STATUS): SQL {
   return sql`SELECT json_build_object('event', 'update', 'statusId', ${statusId}::bigint::text,
-      'home', coalesce((SELECT json_agg(account_id::text) FROM inserted), '[]'::json),
+      'home', coalesce((SELECT json_agg(receiver::text) FROM chosen), '[]'::json),
       'lists', coalesce((SELECT json_agg(list_id::text) FROM list_inserted), '[]'::json)
     )::text AS payload`;
 }
@@ -250,9 +289,15 @@ export async function removeFromFeeds(tx: Executor, statusId: string): Promise<F
       DELETE FROM list_feed lf USING list_accounts la, gone g
       WHERE la.account_id = g.account_id AND lf.list_id = la.list_id AND lf.status_id = g.id
       RETURNING lf.list_id, lf.status_id
+    ),
+    -- A large fan-out whose rows are not written yet (pending_home.ts).
+    pending_removed AS (
+      DELETE FROM pending_home p USING gone g WHERE p.status_id = g.id
+      RETURNING p.status_id, p.receivers
     )
     SELECT 's' AS kind, id::text AS status_id, NULL AS owner FROM gone
     UNION ALL SELECT 'h', status_id::text, account_id::text FROM home_removed
+    UNION ALL SELECT 'h', status_id::text, unnest(receivers)::text FROM pending_removed
     UNION ALL SELECT 'l', status_id::text, list_id::text FROM list_removed`);
   const removals = new Map<string, FeedRemoval>();
   const removal = (id: string) => {
@@ -281,7 +326,8 @@ export async function removeFromFeeds(tx: Executor, statusId: string): Promise<F
  * the owners fan-out could have chosen (the author, followers of the author,
  * followers of its tags, lists of the author) and keeps those whose feed row
  * exists, each a primary-key lookup (home_feed has no index by status alone,
- * see removeFromFeeds). Tags an earlier edit removed are not asked.
+ * see removeFromFeeds), and the receivers of its pending rows (pending_home.ts).
+ * Tags an earlier edit removed are not asked.
  */
 export async function feedsHolding(
   tx: Executor,
@@ -298,6 +344,8 @@ export async function feedsHolding(
     )
     SELECT 'h' AS kind, h.account_id::text AS id FROM owners o
       JOIN home_feed h ON h.account_id = o.account_id AND h.status_id = ${statusId}::bigint
+    UNION ALL
+    SELECT 'h', unnest(p.receivers)::text FROM pending_home p WHERE p.status_id = ${statusId}::bigint
     UNION ALL
     SELECT 'l', lf.list_id::text FROM s JOIN list_accounts la ON la.account_id = s.account_id
       JOIN list_feed lf ON lf.list_id = la.list_id AND lf.status_id = s.id`);

@@ -28,6 +28,7 @@ import {
   homeFeed,
   listAccounts,
   listFeed,
+  pendingHome,
   statuses,
   tags,
 } from "../schema/mod.ts";
@@ -106,8 +107,10 @@ function placeholderBounds(name: string, page: Page): { key: string; bounds: Pag
 export function homePageQuery(db: Executor, page: Page) {
   const { key, bounds } = placeholderBounds("home_timeline", page);
   const w = pageWindow(homeFeed.statusId, bounds);
+  const pw = pageWindow(pendingHome.statusId, bounds);
   const viewer = sql.placeholder("viewer");
-  const build = () =>
+  const limit = sql.placeholder("limit");
+  const feed = () =>
     db.select(HOME_PAGE_COLUMNS).from(homeFeed)
       .innerJoin(statuses, eq(statuses.id, homeFeed.statusId))
       .where(and(
@@ -116,7 +119,19 @@ export function homePageQuery(db: Executor, page: Page) {
         // Filled on write; see feedEntryFilter for what is checked again.
         feedEntryFilter(),
       ))
-      .orderBy(w.order).limit(sql.placeholder("limit")).getSQL();
+      .orderBy(w.order).limit(limit).getSQL();
+  // A large fan-out's rows not yet written (actors/timelines/pending_home.ts):
+  // a few rows in all, so the viewer's are found by a scan of them.
+  const pending = () =>
+    db.select(HOME_PAGE_COLUMNS).from(pendingHome)
+      .innerJoin(statuses, eq(statuses.id, pendingHome.statusId))
+      .where(and(
+        sql`${viewer}::bigint = ANY(${pendingHome.receivers})`,
+        pw.where,
+        feedEntryFilter(),
+      )).getSQL();
+  const order = sql.raw(`"id" ${w.reverse ? "ASC" : "DESC"}`);
+  const build = () => sql`(${feed()}) UNION ALL (${pending()}) ORDER BY ${order} LIMIT ${limit}`;
   return { key, build };
 }
 

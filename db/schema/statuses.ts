@@ -342,6 +342,20 @@ export const homeFeed = pgTable("home_feed", {
   ),
 ]);
 
+/**
+ * A large fan-out's home rows, promised (actors/timelines/pending_home.ts):
+ * who receives the status, stored by the posting transaction; a second
+ * transaction writes the home_feed rows and deletes this one. The home page
+ * reads the viewer's rows here too. A few rows at any time.
+ */
+export const pendingHome = pgTable("pending_home", {
+  statusId: id("status_id").primaryKey(),
+  reblogOfId: id("reblog_of_id"),
+  /** The local accounts whose home feed receives it (fan-out's rules applied). */
+  receivers: id("receivers").array().notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
 export const lists = pgTable("lists", {
   id: id("id").primaryKey(),
   accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),

@@ -11,6 +11,7 @@ import { statusDeliveries } from "./statuses.ts";
 import { reportDeliveries } from "./reports.ts";
 import { collectionDeliveries } from "./collections.ts";
 import { interactionRequestDeliveries } from "./interaction_requests.ts";
+import { timelineDeliveries } from "./timelines.ts";
 
 export function createOutbox(ctx: AppContext): Outbox {
   return {
@@ -22,5 +23,6 @@ export function createOutbox(ctx: AppContext): Outbox {
     ...reportDeliveries(ctx),
     ...collectionDeliveries(ctx),
     ...interactionRequestDeliveries(ctx),
+    ...timelineDeliveries(ctx),
   };
 }
