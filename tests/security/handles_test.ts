@@ -30,7 +30,7 @@ import { accounts } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
 import { callJson } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
-import { type FakePeer, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { type FakePeer, rsaKeyPair, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { upsertRemoteActor } from "../../federation/remote/accounts.ts";
@@ -142,16 +142,7 @@ test("remote handles are confirmed by WebFinger", async (t) => {
     const carol = ap.publishActor("carol");
     apWf.set(`carol@${AP}`, { subject: `acct:carol@${AP}`, self: carol });
     const carolId = (await resolve(carol))[0]?.id;
-    const impostorKeys = await crypto.subtle.generateKey(
-      {
-        name: "RSASSA-PKCS1-v1_5",
-        modulusLength: 2048,
-        publicExponent: new Uint8Array([1, 0, 1]),
-        hash: "SHA-256",
-      },
-      true,
-      ["sign", "verify"],
-    );
+    const impostorKeys = await rsaKeyPair();
     const impostorPem = await (async () => {
       const der = new Uint8Array(await crypto.subtle.exportKey("spki", impostorKeys.publicKey));
       const lines = btoa(String.fromCharCode(...der)).match(/.{1,64}/g)!.join("\n");

@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import { exportSpki } from "@fedify/fedify";
 import { accounts } from "../../db/schema/mod.ts";
 import { startInstance, test } from "../harness.ts";
-import { startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
+import { rsaKeyPair, startFakePeer, statusOf as status } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -221,16 +221,7 @@ test("signatures: only the key an actor publishes speaks for it", async (t) => {
 
     await t.step("every key an actor lists verifies, and all of them are recorded", async () => {
       const id = victimHost.actor("many");
-      const second = await crypto.subtle.generateKey(
-        {
-          name: "RSASSA-PKCS1-v1_5",
-          modulusLength: 2048,
-          publicExponent: new Uint8Array([1, 0, 1]),
-          hash: "SHA-256",
-        },
-        true,
-        ["sign", "verify"],
-      );
+      const second = await rsaKeyPair();
       victimHost.publishActor("many", {
         "@context": [
           AS,
