@@ -27,15 +27,8 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { FOLLOWER_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
 import type { statuses } from "../../db/schema/mod.ts";
-import {
-  BOOST_IS_NEW_IN_LIST,
-  boostIsNewInHome,
-  HOME_RULES,
-  LIST_RULES,
-  VIA,
-} from "./feed_filters.ts";
+import { BOOST_IS_NEW_IN_LIST, LIST_RULES } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
 import { newId } from "../../db/ids.ts";
