@@ -54,7 +54,7 @@ export function noBlocksOrMutes(receiver: SQL): SQL {
  * A SELECT of one column `id` over the one-row `s` and `o`, read once per
  * status, where noBlocksOrMutes is a probe per receiver: a fan-out to
  * 10,000 followers runs noBlocksOrMutes only for the few in this set
- * (fanout.ts). Keep the two together: a rule added there adds its accounts here.
+ * (home_receivers.ts). Keep the two together: a rule added there adds its accounts here.
  */
 export const AT_ODDS = sql`SELECT b.account_id AS id FROM blocks b
     WHERE b.target_account_id IN (s.account_id, o.account_id, s.in_reply_to_account_id)
@@ -124,8 +124,12 @@ function inBoostWindow(receiver: SQL, entry: SQL): SQL {
 /**
  * For boosts: the original exists and is not the receiver's own, and neither
  * the original nor another boost of it is among the newest entries of the
- * receiver's home feed (BOOST_WINDOW). Each probe is an index lookup; the
- * window is counted only when an earlier copy is found.
+ * receiver's home feed (BOOST_WINDOW), nor promised to the receiver by a
+ * large fan-out whose rows are not written yet (pending_home.ts: a pending
+ * copy is the newest entry of the feed it will enter). Each probe is an
+ * index lookup; the window is counted only when an earlier copy is found;
+ * the pending rows are a few, and a receiver list is searched only for a
+ * copy of this very post.
  */
 export function boostIsNewInHome(receiver: SQL): SQL {
   return sql`(s.reblog_of_id IS NULL OR (o.id IS NOT NULL AND o.account_id <> ${receiver}
@@ -134,7 +138,10 @@ export function boostIsNewInHome(receiver: SQL): SQL {
         AND ${inBoostWindow(receiver, sql`h.status_id`)})
     AND NOT EXISTS (SELECT 1 FROM home_feed h
       WHERE h.account_id = ${receiver} AND h.reblog_of_id = s.reblog_of_id
-        AND ${inBoostWindow(receiver, sql`h.status_id`)})))`;
+        AND ${inBoostWindow(receiver, sql`h.status_id`)})
+    AND NOT EXISTS (SELECT 1 FROM pending_home ph
+      WHERE (ph.status_id = s.reblog_of_id OR ph.reblog_of_id = s.reblog_of_id)
+        AND ph.status_id <> s.id AND ${receiver} = ANY(ph.receivers))))`;
 }
 
 /** The same for a list feed (alias `l`), which has no reblog column: boosts are joined. */
@@ -154,7 +161,7 @@ export const HOME_RULES = homeRules(noBlocksOrMutes(sql`c.receiver`));
 
 /**
  * {@link HOME_RULES} with `atPeace` for noBlocksOrMutes: fan-out's form
- * (fanout.ts) asks it only of the receivers among {@link AT_ODDS}.
+ * (home_receivers.ts) asks it only of the receivers among {@link AT_ODDS}.
  */
 export function homeRules(atPeace: SQL): SQL {
   return sql`(c.via = ${VIA.self} OR (
