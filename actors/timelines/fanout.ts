@@ -27,18 +27,12 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../db/connection.ts";
-import { FOLLOWER_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
 import type { statuses } from "../../db/schema/mod.ts";
-import {
-  BOOST_IS_NEW_IN_LIST,
-  boostIsNewInHome,
-  HOME_RULES,
-  LIST_RULES,
-  VIA,
-} from "./feed_filters.ts";
+import { BOOST_IS_NEW_IN_LIST, LIST_RULES } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
 import { newId } from "../../db/ids.ts";
+import { homeReceiverCtes } from "./home_receivers.ts";
 import { notifyPendingHome, PENDING_FAN_OUT, pendingHomeCtes } from "./pending_home.ts";
 import {
   NOTIFIED,
@@ -105,36 +99,7 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
     tx,
     "fan_out",
     () =>
-      sql`WITH s AS (
-      SELECT * FROM statuses WHERE id = ${STATUS}::bigint AND deleted_at IS NULL
-    ),
-    -- The boosted original, looked up once. Joined as statuses itself, it was
-    -- hashed whole (the planner cannot know s is one row): 100,000 statuses
-    -- read for every post, a quarter of a 10,000-follower fan-out.
-    boosted AS (SELECT id, account_id FROM statuses WHERE id = (SELECT reblog_of_id FROM s)),
-    c AS (
-      SELECT s.account_id AS receiver, ${VIA.self} AS via, true AS show_reblogs,
-          NULL::jsonb AS languages
-        FROM s JOIN accounts a ON a.id = s.account_id AND a.domain IS NULL
-      UNION ALL
-      SELECT f.account_id, ${VIA.follow}, f.show_reblogs, f.languages
-        FROM s JOIN follows f ON f.target_account_id = s.account_id
-        JOIN accounts fa ON fa.id = f.account_id AND fa.domain IS NULL AND fa.deleted_at IS NULL
-        WHERE s.visibility IN ${FOLLOWER_VISIBILITY_SQL}
-          OR (s.visibility = 'direct' AND EXISTS (SELECT 1 FROM mentions m
-            WHERE m.status_id = s.id AND m.account_id = f.account_id))
-      UNION ALL
-      SELECT DISTINCT tf.account_id, ${VIA.tag}, true, NULL::jsonb
-        FROM s JOIN statuses_tags st ON st.status_id = s.id
-        JOIN tag_follows tf ON tf.tag_id = st.tag_id AND tf.account_id <> s.account_id
-        JOIN accounts ta ON ta.id = tf.account_id AND ta.domain IS NULL AND ta.deleted_at IS NULL
-        WHERE s.visibility = 'public' AND s.reblog_of_id IS NULL
-    ),
-    chosen AS (
-      SELECT DISTINCT c.receiver
-        FROM c CROSS JOIN s LEFT JOIN boosted o ON o.id = s.reblog_of_id
-        WHERE ${boostIsNewInHome(sql`c.receiver`)} AND ${HOME_RULES}
-    ),
+      sql`WITH ${homeReceiverCtes(STATUS)},
     large AS (SELECT count(*) > ${sql.raw(String(PENDING_FAN_OUT))} AS yes FROM chosen),
     inserted AS (
       INSERT INTO home_feed (account_id, status_id, reblog_of_id)
@@ -181,19 +146,25 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
  * Writes the home rows a large fan-out promised (pending_home.ts) and
  * deletes its pending row, in one statement: the relay runs it after the
  * posting transaction commits, or after a crash; a second run finds no
- * pending row and writes nothing. A status deleted meanwhile enters no feed;
- * a row some other path (a feed's regeneration) wrote meanwhile is kept.
+ * pending row and writes nothing. The promised receivers are chosen again
+ * by the fan-out's own rules (home_receivers.ts), so a block, mute or
+ * unfollow made meanwhile, or a boost of the same post that reached the feed
+ * first, is obeyed; a status deleted meanwhile enters no feed; a row some
+ * other path (a feed's regeneration) wrote meanwhile is kept.
  */
 export async function finishHomeFanOut(db: Executor, statusId: string): Promise<void> {
+  const promised = (receiver: SQL) =>
+    sql`${receiver} IN (SELECT unnest(receivers) FROM pending_home
+      WHERE status_id = ${statusId}::bigint)`;
   await db.execute(sql`WITH p AS (
       DELETE FROM pending_home WHERE status_id = ${statusId}::bigint
-      RETURNING status_id, reblog_of_id, receivers
+      RETURNING status_id
     ),
+    ${homeReceiverCtes(sql`${statusId}`, promised)},
     inserted AS (
       INSERT INTO home_feed (account_id, status_id, reblog_of_id)
-      SELECT r.receiver, p.status_id, p.reblog_of_id
-        FROM p CROSS JOIN unnest(p.receivers) AS r(receiver)
-        WHERE EXISTS (SELECT 1 FROM statuses s WHERE s.id = p.status_id AND s.deleted_at IS NULL)
+      SELECT chosen.receiver, s.id, s.reblog_of_id FROM p JOIN s ON s.id = p.status_id
+        CROSS JOIN chosen
       ON CONFLICT DO NOTHING
       RETURNING account_id
     ),

@@ -105,8 +105,12 @@ function inBoostWindow(receiver: SQL, entry: SQL): SQL {
 /**
  * For boosts: the original exists and is not the receiver's own, and neither
  * the original nor another boost of it is among the newest entries of the
- * receiver's home feed (BOOST_WINDOW). Each probe is an index lookup; the
- * window is counted only when an earlier copy is found.
+ * receiver's home feed (BOOST_WINDOW), nor promised to the receiver by a
+ * large fan-out whose rows are not written yet (pending_home.ts: a pending
+ * copy is the newest entry of the feed it will enter). Each probe is an
+ * index lookup; the window is counted only when an earlier copy is found;
+ * the pending rows are a few, and a receiver list is searched only for a
+ * copy of this very post.
  */
 export function boostIsNewInHome(receiver: SQL): SQL {
   return sql`(s.reblog_of_id IS NULL OR (o.id IS NOT NULL AND o.account_id <> ${receiver}
@@ -115,7 +119,10 @@ export function boostIsNewInHome(receiver: SQL): SQL {
         AND ${inBoostWindow(receiver, sql`h.status_id`)})
     AND NOT EXISTS (SELECT 1 FROM home_feed h
       WHERE h.account_id = ${receiver} AND h.reblog_of_id = s.reblog_of_id
-        AND ${inBoostWindow(receiver, sql`h.status_id`)})))`;
+        AND ${inBoostWindow(receiver, sql`h.status_id`)})
+    AND NOT EXISTS (SELECT 1 FROM pending_home ph
+      WHERE (ph.status_id = s.reblog_of_id OR ph.reblog_of_id = s.reblog_of_id)
+        AND ph.status_id <> s.id AND ${receiver} = ANY(ph.receivers))))`;
 }
 
 /** The same for a list feed (alias `l`), which has no reblog column: boosts are joined. */

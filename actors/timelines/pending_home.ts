@@ -14,6 +14,14 @@
  * (db/queries/timelines.ts), so a client reading home on the frame finds
  * the post in either state.
  *
+ * The rules hold for the whole window, not only at the post: the rows are
+ * written to the promised receivers the fan-out's rules still choose
+ * (home_receivers.ts: a block, mute or unfollow since the post is obeyed),
+ * the home page shows a pending row only to a viewer still chosen whose
+ * home_feed does not hold the status already (a regeneration meanwhile),
+ * and a boost of a post promised to a feed counts as one in the feed
+ * (feed_filters.ts, boostIsNewInHome).
+ *
  * Smaller fan-outs stay on the one-statement path (rows written in the
  * posting transaction): at a hundred receivers the rows cost about a
  * millisecond, less than the intent and its relay (three more statements

@@ -39,6 +39,7 @@ import { isId } from "../../db/ids.ts";
 import { findOwnList } from "../../actors/timelines/lists.ts";
 import { NotFoundError } from "../../model/errors.ts";
 import { rebuildHomeFeedIfEmpty } from "../../actors/timelines/regenerate.ts";
+import { stillChosen } from "../../actors/timelines/home_receivers.ts";
 import type { FilterContext } from "../../actors/filters/rules.ts";
 
 /** Who reads: a signed-in account, or nobody (public feeds). */
@@ -73,7 +74,7 @@ export async function readHomeTimeline(
     readPageWithViewer(
       db,
       ctx.core.entityCache,
-      homePageQuery(db, page),
+      homePageQuery(db, page, stillChosen),
       homePageValues(viewer.accountId, page),
     );
   let { rows, viewerRows } = await read();

@@ -103,8 +103,19 @@ function placeholderBounds(name: string, page: Page): { key: string; bounds: Pag
  * ({@link HOME_PAGE_COLUMNS}; a min_id page reads upwards, and the reader
  * orders the rows newest first). api/entities/status_page.ts runs it together with
  * the viewer statement, built once per page shape.
+ *
+ * A pending row (a large fan-out's, actors/timelines/pending_home.ts) shows
+ * only while `stillChosen` (the fan-out's choice, for the viewer and the
+ * row's status: a block, mute or unfollow since then hides it, as it will
+ * keep the row from being written) holds and the viewer's home_feed does not
+ * hold the status already (a regeneration may write it meanwhile): the two
+ * branches never name one status twice, so the page's limit stays exact.
  */
-export function homePageQuery(db: Executor, page: Page) {
+export function homePageQuery(
+  db: Executor,
+  page: Page,
+  stillChosen: (viewer: SQL, status: SQL) => SQL,
+) {
   const { key, bounds } = placeholderBounds("home_timeline", page);
   const w = pageWindow(homeFeed.statusId, bounds);
   const pw = pageWindow(pendingHome.statusId, bounds);
@@ -129,6 +140,9 @@ export function homePageQuery(db: Executor, page: Page) {
         sql`${viewer}::bigint = ANY(${pendingHome.receivers})`,
         pw.where,
         feedEntryFilter(),
+        sql`NOT EXISTS (SELECT 1 FROM home_feed hf WHERE hf.account_id = ${viewer}::bigint
+          AND hf.status_id = ${pendingHome.statusId})`,
+        stillChosen(sql`${viewer}::bigint`, sql`${pendingHome.statusId}`),
       )).getSQL();
   const order = sql.raw(`"id" ${w.reverse ? "ASC" : "DESC"}`);
   const build = () => sql`(${feed()}) UNION ALL (${pending()}) ORDER BY ${order} LIMIT ${limit}`;

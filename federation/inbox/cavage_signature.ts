@@ -17,18 +17,19 @@
  * a header list covering `(request-target)`, `date` and `digest`, and a
  * signature; the key fetched through the same loader and key cache (a
  * failure to verify with a cached key is retried with the key fetched
- * afresh). What Fedify would have thrown on (an unparsable Date, a key
+ * afresh, through the loader's document cache; the guard then goes past
+ * that cache once: key_refresh.ts). What Fedify would have thrown on (an unparsable Date, a key
  * that is not RSA or has no key material) is refused as an invalid
  * signature instead.
  */
 import { createHash, KeyObject, timingSafeEqual, verify } from "node:crypto";
 import {
   fetchKeyDetailed,
-  type KeyCache,
   type VerifyRequestDetailedResult,
   type VerifyRequestOptions,
 } from "@fedify/fedify";
 import { CryptographicKey } from "@fedify/vocab";
+import { refetching } from "./key_refresh.ts";
 
 /** Digest algorithms of a `Digest` header, as node:crypto names them (Fedify's list). */
 const DIGEST_ALGORITHMS: Record<string, string> = {
@@ -96,14 +97,6 @@ function invalid(keyId: URL | null): VerifyRequestDetailedResult {
   return keyId == null
     ? { verified: false, reason: { type: "invalidSignature" } }
     : { verified: false, reason: { type: "invalidSignature", keyId } };
-}
-
-/** A key cache that misses every read (and still records what is fetched). */
-function refetching(keyCache: KeyCache | undefined): KeyCache {
-  return {
-    get: () => Promise.resolve(undefined),
-    set: async (keyId, key) => await keyCache?.set(keyId, key),
-  };
 }
 
 /** The `key="value"` (or `key=digits`) pairs of a Signature header, as Fedify reads them. */

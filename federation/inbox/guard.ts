@@ -19,8 +19,10 @@
  *    activity whose actor is on a server we do not federate with → 403
  *    (still before any fetch or signature work);
  * 5. the HTTP signature verified with the checked key loader of
- *    document_loader.ts (a key counts only when its owner publishes it)
- *    → 401 when it fails, 503 (with Retry-After) when the key's server
+ *    document_loader.ts (a key counts only when its owner publishes it);
+ *    when it fails, once more with the key's document fetched afresh (a
+ *    key rotated at the same id; at most once a minute per key:
+ *    key_refresh.ts) → 401 when that fails too, 503 (with Retry-After) when the key's server
  *    could not be reached (key_reachability.ts: the sender tries again
  *    later, and the failure is not remembered as a missing key);
  * 6. the signer is the activity's actor → passed on as received, unless
@@ -50,7 +52,13 @@
  * its own (`skipSignatureVerification` in mod.ts), and rookery.ts sends
  * every inbox POST through here.
  */
-import { type KeyCache, type KvKey, type KvStore, verifyRequestDetailed } from "@fedify/fedify";
+import {
+  type KeyCache,
+  type KvKey,
+  type KvStore,
+  verifyRequestDetailed,
+  type VerifyRequestDetailedResult,
+} from "@fedify/fedify";
 import { CryptographicKey, Multikey } from "@fedify/vocab";
 import type { DocumentLoader } from "@fedify/vocab-runtime";
 import { getLogger } from "@logtape/logtape";
@@ -63,6 +71,7 @@ import { sameOrigin } from "../fetch/trust.ts";
 import { observeReachability, type Reachability } from "./key_reachability.ts";
 import { verifyAuthorProof } from "./proofs.ts";
 import { cavageVerifier } from "./cavage_signature.ts";
+import { forgettingLoader, mayRefetchKey, refetching } from "./key_refresh.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -121,13 +130,20 @@ export function createInboxGuard(options: InboxGuardOptions) {
       contextLoader: options.contextLoader,
       keyCache: reachability.keyCache(keyCache),
     };
-    // Draft-cavage (Mastodon's) over the bytes read (cavage_signature.ts); RFC 9421, Fedify's.
-    const verification = request.headers.has("signature-input")
-      ? await verifyRequestDetailed(
-        new Request(request.url, { method: "POST", headers: request.headers, body: bytes }),
-        { ...verifying, timeWindow: SIGNATURE_MAX_AGE },
-      )
-      : await verifyCavage(request, bytes, { ...verifying, windowMs: SIGNATURE_MAX_AGE_MS });
+    const verify = (v: Verifying) => verifySignature(request, bytes, v, verifyCavage);
+    let verification = await verify(verifying);
+    // A key rotated at the same id: its document fetched afresh, once in a while (key_refresh.ts).
+    const keyId = verification.verified ? null : (verification.reason as { keyId?: URL }).keyId;
+    if (
+      !verification.verified && verification.reason.type === "invalidSignature" &&
+      keyId != null && await mayRefetchKey(options.kv, keyId)
+    ) {
+      verification = await verify({
+        ...verifying,
+        documentLoader: forgettingLoader(options.kv, verifying.documentLoader),
+        keyCache: refetching(verifying.keyCache),
+      });
+    }
     if (!verification.verified) {
       logger.info("Refused a delivery to {path}: {reason}.", {
         path: new URL(request.url).pathname,
@@ -145,6 +161,29 @@ export function createInboxGuard(options: InboxGuardOptions) {
       contextLoader: options.contextLoader,
     });
   };
+}
+
+/** What step 5 verifies a signature with. */
+type Verifying = {
+  documentLoader: DocumentLoader;
+  contextLoader: DocumentLoader;
+  keyCache: KeyCache;
+};
+
+/** Step 5's check: draft-cavage (Mastodon's) over the bytes read (cavage_signature.ts); RFC 9421, Fedify's. */
+async function verifySignature(
+  request: Request,
+  bytes: Uint8Array<ArrayBuffer>,
+  verifying: Verifying,
+  verifyCavage: ReturnType<typeof cavageVerifier>,
+): Promise<VerifyRequestDetailedResult> {
+  if (!request.headers.has("signature-input")) {
+    return await verifyCavage(request, bytes, { ...verifying, windowMs: SIGNATURE_MAX_AGE_MS });
+  }
+  return await verifyRequestDetailed(
+    new Request(request.url, { method: "POST", headers: request.headers, body: bytes }),
+    { ...verifying, timeWindow: SIGNATURE_MAX_AGE },
+  );
 }
 
 /**

@@ -6,18 +6,24 @@
  * after a crash), and followers the rules leave out get neither frame nor row.
  *
  * The second transaction is held back deterministically by a row trigger on
- * home_feed that refuses every insert (the posting transaction of a large
- * fan-out inserts no home row, so it is not affected); dropping it and
- * running the relay finishes what was promised.
+ * home_feed that refuses the rows of the large fan-outs' authors (their
+ * posting transactions insert no home row, so they are not affected);
+ * dropping it and running the relay finishes what was promised. Within the
+ * window, followers block, mute and unfollow, a feed is regenerated and a
+ * post is boosted twice: the pending read and the rows follow the fan-out's
+ * rules as they are when read and written. A second test kills the process
+ * between the publish and the rows, and the restarted one writes them.
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { startInstance, test } from "../harness.ts";
+import { createTestDatabase, DB_KIND, startInstance, test } from "../harness.ts";
+import { type ChildScript, freePort, spawnScript } from "../fixtures/server_process.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
-import { createUser } from "../fixtures/users.ts";
+import { createUser, type TestUser } from "../fixtures/users.ts";
 import { WsClient } from "../streaming/helpers.ts";
 import { PENDING_FAN_OUT } from "../../actors/timelines/pending_home.ts";
-import { insertLocalAccounts } from "../../bench/seed.ts";
+import { addLocalFollowers } from "../fixtures/many_followers.ts";
+import { rebuildHomeFeedIfEmpty } from "../../actors/timelines/regenerate.ts";
 
 test("a large fan-out: the frame before the rows, home on the frame, the relay finishes", async (t) => {
   const instance = await startInstance({ listen: true });
@@ -44,27 +50,41 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
     // An earlier post, so that no page below is empty (an empty home is regenerated).
     const earlier = await postStatus(instance, author, "Earlier");
     for (const ws of [readerWs, blockingWs]) await ws.next("update", "user");
-    // Enough more local followers to take the pending path.
-    const base = BigInt(Date.now() - 40 * 86_400_000) << 16n;
-    await insertLocalAccounts(database, {
-      origin: instance.origin,
-      base,
-      prefix: "many",
-      count: PENDING_FAN_OUT,
-      statusesCount: 0,
-      passwordHash: "unused",
-    });
-    await database.db.execute(sql`INSERT INTO follows (id, account_id, target_account_id)
-      SELECT ${base}::bigint + (i << 16) + 2, ${base}::bigint + (i << 16), ${author.id}::bigint
-      FROM generate_series(0, ${PENDING_FAN_OUT - 1}::int) AS i`);
-    // Holds the second transaction back: every home_feed insert fails.
+    // Followers who change their mind while the rows are pending, one whose
+    // feed is regenerated meanwhile, and two boosters the reader follows.
+    const lateNames = ["late_block", "late_mute", "late_unfollow", "fresh", "booster1", "booster2"];
+    const late = await Promise.all(lateNames.map((name) => createUser(instance, name)));
+    const [lateBlock, lateMute, lateUnfollow, fresh, booster1, booster2] = late;
+    for (const u of [lateBlock, lateMute, lateUnfollow, fresh]) {
+      await ok(instance, u, "POST", `/api/v1/accounts/${author.id}/follow`);
+    }
+    for (const b of [booster1, booster2]) {
+      await ok(instance, reader, "POST", `/api/v1/accounts/${b.id}/follow`);
+    }
+    // Enough more local followers to take the pending path (of the author and the boosters).
+    const targets = [author.id, booster1.id, booster2.id];
+    await addLocalFollowers(database, instance.origin, targets, PENDING_FAN_OUT);
+    // Holds the second transaction back: every home_feed row of a status by
+    // the author or the first booster fails, but in a transaction that says
+    // otherwise (a regeneration below).
     await database.db.execute(sql.raw(`CREATE FUNCTION test_hold_home() RETURNS trigger
-      LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'home rows held back'; END $$`));
+      LANGUAGE plpgsql AS $$ BEGIN
+        IF current_setting('rookery_test.let_home_in', true) = 'on'
+          OR NOT EXISTS (SELECT 1 FROM statuses WHERE id = NEW.status_id
+            AND account_id IN (${author.id}, ${booster1.id}))
+        THEN RETURN NEW; END IF;
+        RAISE EXCEPTION 'home rows held back';
+      END $$`));
     await database.db.execute(sql.raw(`CREATE TRIGGER test_hold_home BEFORE INSERT ON home_feed
       FOR EACH ROW EXECUTE FUNCTION test_hold_home()`));
 
     const post = await postStatus(instance, author, "Hello @erin, and everyone");
-    const receivers = PENDING_FAN_OUT + 2; // the many, the reader and the author
+    // The many, the reader, the author and the four late followers.
+    const receivers = PENDING_FAN_OUT + 6;
+    const homeIds = async (u: typeof reader, query = "limit=40") =>
+      (await ok(instance, u, "GET", `/api/v1/timelines/home?${query}`)).map(
+        (s: { id: string }) => s.id,
+      );
 
     await t.step("the follower reads home on the frame and finds the post", async () => {
       const frame = await readerWs.next("update", "user");
@@ -93,6 +113,33 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
       );
     });
 
+    await t.step("a block, mute or unfollow in the window hides the pending post", async () => {
+      for (const u of [lateBlock, lateMute, lateUnfollow]) {
+        assert.ok((await homeIds(u)).includes(post.id), `${u.username} before`);
+      }
+      await ok(instance, lateBlock, "POST", `/api/v1/accounts/${author.id}/block`);
+      await ok(instance, lateMute, "POST", `/api/v1/accounts/${author.id}/mute`);
+      await ok(instance, lateUnfollow, "POST", `/api/v1/accounts/${author.id}/unfollow`);
+      for (const u of [lateBlock, lateMute, lateUnfollow]) {
+        assert.ok(!(await homeIds(u)).includes(post.id), `${u.username} after`);
+      }
+    });
+
+    await t.step("a feed regenerated in the window shows the post once", async () => {
+      // The trigger lets this transaction's rows through: a regeneration
+      // writes the feed while the fan-out's rows are still held back.
+      await database.db.execute(sql`DELETE FROM home_feed WHERE account_id = ${fresh.id}::bigint`);
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql.raw(`SET LOCAL rookery_test.let_home_in = 'on'`));
+        assert.ok(await rebuildHomeFeedIfEmpty(tx, fresh.id) > 0);
+      });
+      assert.deepEqual(await homeIds(fresh), [post.id, earlier.id]);
+      assert.deepEqual(await homeIds(fresh, "limit=1"), [post.id]);
+      assert.deepEqual(await homeIds(fresh, `max_id=${post.id}&limit=1`), [earlier.id]);
+      assert.deepEqual(await homeIds(fresh, "min_id=0&limit=1"), [earlier.id]);
+      assert.deepEqual(await homeIds(fresh, `since_id=${earlier.id}`), [post.id]);
+    });
+
     await t.step("an edit while the rows are pending reaches the follower", async () => {
       await ok(instance, author, "PUT", `/api/v1/statuses/${post.id}`, {
         status: "Hello @erin, and everyone (edited)",
@@ -109,12 +156,17 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
       assert.equal(await count(sql`SELECT count(*) AS n FROM pending_home`), 0);
       assert.equal(
         await count(sql`SELECT count(*) AS n FROM home_feed WHERE status_id = ${post.id}::bigint`),
-        receivers,
+        receivers - 3,
       );
       const held = await count(sql`SELECT count(*) AS n FROM home_feed
         WHERE status_id = ${post.id}::bigint
           AND account_id IN (${muting.id}::bigint, ${blocking.id}::bigint)`);
       assert.equal(held, 0, "the rules' choice, not the followers");
+      const changed = [lateBlock, lateMute, lateUnfollow].map((u) => sql`${u.id}::bigint`);
+      const late = await count(sql`SELECT count(*) AS n FROM home_feed
+        WHERE status_id = ${post.id}::bigint AND account_id IN (${sql.join(changed, sql`, `)})`);
+      assert.equal(late, 0, "the rules at the time the rows are written");
+      assert.deepEqual(await homeIds(fresh), [post.id, earlier.id]);
       const home = await ok(instance, reader, "GET", "/api/v1/timelines/home?limit=5");
       assert.equal(home.filter((s: { id: string }) => s.id === post.id).length, 1);
     });
@@ -149,8 +201,87 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
       assert.equal(await count(sql`SELECT count(*) AS n FROM pending_home`), 0);
       await database.db.execute(sql.raw(`DROP TRIGGER test_hold_home ON home_feed`));
     });
+
+    await t.step("two boosts of one post in one window: the reader gets one", async () => {
+      const original = await postStatus(instance, erin, "Boost me");
+      await database.db.execute(sql.raw(`CREATE TRIGGER test_hold_home BEFORE INSERT ON home_feed
+        FOR EACH ROW EXECUTE FUNCTION test_hold_home()`));
+      const boosted = (s: { reblog?: { id: string } | null }) => s.reblog?.id === original.id;
+      for (const booster of [booster1, booster2]) {
+        await ok(instance, booster, "POST", `/api/v1/statuses/${original.id}/reblog`);
+      }
+      const home = await ok(instance, reader, "GET", "/api/v1/timelines/home?limit=40");
+      assert.equal(home.filter(boosted).length, 1, "one boost on the frame");
+      await database.db.execute(sql.raw(`DROP TRIGGER test_hold_home ON home_feed`));
+      await database.db.execute(sql`UPDATE outbox_intents SET next_attempt_at = now(),
+        locked_until = NULL WHERE method = 'finishHomeFanOut'`);
+      await instance.rookery.ctx.core.outboxRelay.relay();
+      assert.equal(await count(sql`SELECT count(*) AS n FROM pending_home`), 0);
+      assert.equal(
+        await count(sql`SELECT count(*) AS n FROM home_feed
+          WHERE account_id = ${reader.id}::bigint AND reblog_of_id = ${original.id}::bigint`),
+        1,
+      );
+      const after = await ok(instance, reader, "GET", "/api/v1/timelines/home?limit=40");
+      assert.equal(after.filter(boosted).length, 1, "one boost in the rows");
+    });
   } finally {
     for (const ws of open) await ws.close();
     await instance.close({ destroy: true });
+  }
+});
+
+const CHILD = new URL("../fixtures/pending_home_child.ts", import.meta.url).pathname;
+const CA = new URL("../fixtures/tls/ca.pem", import.meta.url).pathname;
+
+test("a process killed between the publish and the rows: the restarted one writes them", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "rookery-pending-" });
+  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
+  const port = freePort();
+  const env = {
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    ...(pg ? { DATABASE_URL: pg.url } : {}),
+  };
+  const children: ChildScript[] = [];
+  const spawn = (env: Record<string, string>) => spawnScript(CHILD, { env, cert: CA });
+  try {
+    const first = spawn({
+      ...env,
+      USERS: "author,reader",
+      FOLLOWERS: String(PENDING_FAN_OUT),
+      CRASH_ON_PENDING: "1",
+    });
+    children.push(first);
+    const [author, reader] = JSON.parse((await first.waitFor("users ")).slice(6)) as TestUser[];
+    await first.waitFor("ready");
+    const origin = `https://localhost:${port}`;
+    const call = (user: TestUser, method: string, path: string, body?: unknown) =>
+      fetch(new URL(path, origin), {
+        method,
+        headers: { Authorization: `Bearer ${user.token}`, "Content-Type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    const follow = await call(reader, "POST", `/api/v1/accounts/${author.id}/follow`);
+    assert.equal(follow.status, 200, await follow.text());
+
+    // The post commits (its update published, its rows promised); the
+    // process dies as its relay is woken to write them.
+    await call(author, "POST", "/api/v1/statuses", { status: "Survives a crash" })
+      .then((res) => res.body?.cancel(), () => {/* the process died first */});
+    const statusId = (await first.waitFor("crashing ")).slice(9);
+    assert.equal((await first.status).code, 137, "died before the rows");
+
+    const second = spawn({ ...env, FINISHED: statusId });
+    children.push(second);
+    const finished = JSON.parse((await second.waitFor("finished ")).slice(9));
+    // The many, the reader and the author.
+    assert.deepEqual(finished, { rows: PENDING_FAN_OUT + 2 });
+    const home = await (await call(reader, "GET", "/api/v1/timelines/home")).json();
+    assert.deepEqual(home.map((s: { id: string }) => s.id), [statusId]);
+  } finally {
+    for (const child of children) await child.kill();
+    await pg?.drop();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 });
