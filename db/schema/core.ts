@@ -469,7 +469,7 @@ export const mutes = pgTable("mutes", {
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [
   uniqueIndex("mutes_pair_idx").on(t.accountId, t.targetAccountId),
-  // Fan-out's accounts at odds with a status (migration 0062).
+  // Fan-out's accounts at odds with a status (migration 0061).
   index("mutes_target_idx").on(t.targetAccountId),
 ]);
 
@@ -501,7 +501,7 @@ export const accountDomainBlocks = pgTable("account_domain_blocks", {
   createdAt: ts("created_at").notNull().defaultNow(),
 }, (t) => [
   uniqueIndex("account_domain_blocks_pair_idx").on(t.accountId, t.domain),
-  // Fan-out's accounts at odds with a status (migration 0062).
+  // Fan-out's accounts at odds with a status (migration 0061).
   index("account_domain_blocks_domain_idx").on(sql`lower(${t.domain})`),
 ]);
 
