@@ -9,7 +9,6 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres, PostgresJsSession } from "drizzle-orm/postgres-js";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import * as schema from "./schema/mod.ts";
 import { preparedClient } from "./pglite_prepared.ts";
 import { SizedNodeFS } from "./pglite_fs.ts";
 import { migrate } from "./migrate.ts";
@@ -18,7 +17,14 @@ import { setProcessTag } from "./ids.ts";
 import { QueryTimer, timeQueries } from "./query_observer.ts";
 import { guardTransactions } from "./postgres_transactions.ts";
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/**
+ * Without drizzle's relational queries (`db.query.…`): drizzle builds one
+ * relational builder per table of the schema for every handle it makes, so
+ * every transaction paid for a hundred of them (20 to 40 µs of CPU, most
+ * of the per-transaction cost on PostgreSQL; docs/benchmarks.md). Queries
+ * are written with the query builder.
+ */
+export type Db = PgDatabase<PgQueryResultHKT>;
 /** A transaction handle; commands accept either it or the Db. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type Executor = Db | Tx;
@@ -99,7 +105,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // to run); their generic plans are as good, so always reuse them.
       connection: { plan_cache_mode: "force_generic_plan" },
     });
-    const db = drizzlePostgres(pg, { schema, logger: queries }) as unknown as Db;
+    const db = drizzlePostgres(pg, { logger: queries }) as unknown as Db;
     database = {
       kind: "postgres",
       db,
@@ -147,7 +153,7 @@ async function openPglite(options: OpenOptions, queries: QueryTimer): Promise<Da
     ...(options.template ? { loadDataDir: options.template } : {}),
   });
   const client = preparedClient(pglite) as unknown as PGlite;
-  const db = drizzlePglite({ client, schema, logger: queries }) as unknown as Db;
+  const db = drizzlePglite({ client, logger: queries }) as unknown as Db;
   return {
     kind: "pglite",
     db,

@@ -17,7 +17,7 @@
  * Who receives a status on `user` and `list` streams is what fan-out decided
  * (the rows it inserted), not a second computation.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import { getLogger } from "@logtape/logtape";
 import type { ChannelListener } from "../../db/channel_listener.ts";
 import type { Database, Executor } from "../../db/connection.ts";
@@ -99,15 +99,21 @@ export async function publishStreamEvents(
     await tx.execute(sql`WITH stored AS (
         INSERT INTO stream_events (id, payload) VALUES (${newId()}, ${text}::jsonb) RETURNING id)
       SELECT pg_notify(${STREAM_CHANNEL}, ${REFERENCE} || id::text) FROM stored`);
-    // Stored events are read within milliseconds; prune old ones now and then
-    // (rows another transaction is pruning are skipped, not waited for).
-    if (Math.random() < 0.05) {
-      await tx.execute(sql`DELETE FROM stream_events WHERE id IN (
-        SELECT id FROM stream_events WHERE created_at < now() - ${KEEP_STORED}::interval
-        FOR UPDATE SKIP LOCKED)`);
-    }
+    await pruneStoredEvents(tx);
   }
   if (inline.length > 0) await notifyAll(tx, inline);
+}
+
+/**
+ * Stored events are read within milliseconds; after storing one, old ones
+ * are pruned now and then (rows another transaction is pruning are
+ * skipped, not waited for).
+ */
+export async function pruneStoredEvents(tx: Executor): Promise<void> {
+  if (Math.random() >= 0.05) return;
+  await tx.execute(sql`DELETE FROM stream_events WHERE id IN (
+    SELECT id FROM stream_events WHERE created_at < now() - ${KEEP_STORED}::interval
+    FOR UPDATE SKIP LOCKED)`);
 }
 
 /** Publishes one event in `tx` (see {@link publishStreamEvents}). */
@@ -115,23 +121,38 @@ export async function publishStreamEvent(tx: Executor, event: StreamEvent): Prom
   await publishStreamEvents(tx, [event]);
 }
 
-/** The `kind` of the row {@link notifyInline} answers when it notified. */
-export const NOTIFIED = "n";
+/** The `kind` of the row {@link notifyEvent} answers when it stored the event. */
+export const STORED = "N";
+
+/**
+ * A CTE (named `stored_event`, for the WITH list of the statement that
+ * uses {@link notifyEvent}) that stores the event whose JSON text is the
+ * `payload` column of `source` (a CTE of the same statement), under the id
+ * `id`, when it is too long to be notified inline.
+ */
+export function storeLongEvent(source: SQL, id: SQL | Placeholder): SQL {
+  return sql`stored_event AS (INSERT INTO stream_events (id, payload)
+      SELECT ${id}::bigint, e.payload::jsonb FROM ${source} e
+        WHERE octet_length(e.payload) > ${sql.raw(String(INLINE_LIMIT))}
+      RETURNING id)`;
+}
 
 /**
  * A SELECT (for a UNION ALL: columns `kind`, `id`) that notifies the event
- * whose JSON text is the `payload` column of `source` (a CTE of the calling
- * statement) when it fits inline, and answers one row of kind
- * {@link NOTIFIED} then. No row: too long, the caller publishes it with
- * {@link publishStreamEvents} (stored, notified by reference). A statement
- * that decides what it announces (fan-out) so announces it without a round
- * trip of its own, at the point of the transaction where it runs.
+ * of `source` (see {@link storeLongEvent}, which the statement must hold
+ * too): inline when it fits, else by reference to `stored_event`, which
+ * answers a row of kind {@link STORED}. A statement that decides what it
+ * announces (fan-out) so announces it without a round trip of its own, at
+ * the point of the transaction where it runs, and without handing the
+ * event's receivers (10,000 ids for a post to 10,000 followers) to the
+ * process and back.
  */
-export function notifyInline(source: SQL): SQL {
-  const kind = sql.raw(`'${NOTIFIED}'`);
+export function notifyEvent(source: SQL): SQL {
   const channel = sql.raw(`'${STREAM_CHANNEL}'`);
-  return sql`SELECT ${kind} AS kind, pg_notify(${channel}, e.payload)::text AS id
-    FROM ${source} e WHERE octet_length(e.payload) <= ${sql.raw(String(INLINE_LIMIT))}`;
+  return sql`SELECT 'n' AS kind, pg_notify(${channel}, e.payload)::text AS id
+    FROM ${source} e WHERE octet_length(e.payload) <= ${sql.raw(String(INLINE_LIMIT))}
+    UNION ALL SELECT ${sql.raw(`'${STORED}'`)},
+      pg_notify(${channel}, ${sql.raw(`'${REFERENCE}'`)} || id::text)::text FROM stored_event`;
 }
 
 async function notifyAll(tx: Executor, payloads: string[]): Promise<void> {

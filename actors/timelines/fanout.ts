@@ -35,10 +35,12 @@ import { newId } from "../../db/ids.ts";
 import { homeReceiverCtes } from "./home_receivers.ts";
 import { notifyPendingHome, PENDING_FAN_OUT, pendingHomeCtes } from "./pending_home.ts";
 import {
-  NOTIFIED,
-  notifyInline,
+  notifyEvent,
+  pruneStoredEvents,
   publishStreamEvent,
   publishStreamEvents,
+  STORED,
+  storeLongEvent,
 } from "../streaming/bus.ts";
 
 export type StatusRow = typeof statuses.$inferSelect;
@@ -78,6 +80,8 @@ export function trimInserted(
 const STATUS = sql.placeholder("status");
 /** The id of the outbox intent a large fan-out records (pending_home.ts). */
 const INTENT = sql.placeholder("intent");
+/** The id of the stream event, when too long to be notified inline (bus.ts). */
+const EVENT = sql.placeholder("event");
 
 /**
  * Inserts a new status (or boost) into the home and list feeds that should
@@ -95,7 +99,7 @@ const INTENT = sql.placeholder("intent");
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
   // A reply or boost waiting for approval enters feeds when it is approved.
   if (status.deletedAt || status.pendingApproval) return;
-  const receivers = await executePrepared<{ kind: string; id: string }>(
+  const notified = await executePrepared<{ kind: string; id: string }>(
     tx,
     "fan_out",
     () =>
@@ -122,23 +126,16 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
     list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),
     home_trimmed AS (${trimInserted("home_feed", "account_id")}),
     -- The streams show what fan-out decided: the feeds this status entered.
-    event AS (${updateEventJson(STATUS)})
-    SELECT 'h' AS kind, receiver::text AS id FROM chosen
-    UNION ALL SELECT 'l', list_id::text FROM list_inserted
-    UNION ALL ${notifyPendingHome()}
-    UNION ALL ${notifyInline(sql`event`)}`,
-    { status: status.id, intent: newId() },
+    event AS (${updateEventJson(STATUS)}),
+    ${storeLongEvent(sql`event`, EVENT)}
+    ${notifyEvent(sql`event`)}
+    UNION ALL ${notifyPendingHome()}`,
+    { status: status.id, intent: newId(), event: newId() },
   );
-  // Notified by the statement itself (no round trip of its own) unless too
-  // long to be sent inline: then stored and notified by reference.
-  if (receivers.some((r) => r.kind === NOTIFIED)) return afterFanOut(tx, status);
-  const home: string[] = [];
-  const lists: string[] = [];
-  for (const r of receivers) {
-    if (r.kind === "h") home.push(String(r.id));
-    else if (r.kind === "l") lists.push(String(r.id));
-  }
-  await publishStreamEvent(tx, { event: "update", statusId: status.id, home, lists });
+  // The statement notified the event itself, inline or (a post to hundreds
+  // of followers) stored and by reference: no round trip of its own, and
+  // the receivers never leave the database.
+  if (notified.some((r) => r.kind === STORED)) await pruneStoredEvents(tx);
   await afterFanOut(tx, status);
 }
 

@@ -4,7 +4,7 @@
  */
 import { asc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { statusEdits } from "../../db/schema/mod.ts";
+import { mediaAttachments, statusEdits } from "../../db/schema/mod.ts";
 import type { Account } from "./account.ts";
 import { loadAccountEntities } from "./account.ts";
 import {
@@ -72,10 +72,8 @@ export async function loadStatusHistory(
     const [poll] = status.pollId
       ? await db.select({ options: polls.options }).from(polls).where(eq(polls.id, status.pollId))
       : [];
-    const media = await db.query.mediaAttachments.findMany({
-      where: (m, { eq }) => eq(m.statusId, status.id),
-      orderBy: (m, { asc }) => [asc(m.id)],
-    });
+    const media = await db.select().from(mediaAttachments)
+      .where(eq(mediaAttachments.statusId, status.id)).orderBy(asc(mediaAttachments.id));
     const only: StatusEditJson = {
       content: status.content,
       spoiler_text: status.spoilerText,

@@ -38,8 +38,20 @@ export interface QueuePlace {
    * worker handing it to itself: federation/stores/sql_queue.ts).
    */
   claimForMs?: number;
-  /** A boolean expression returned with each row as `marked` (federation/stores/inbox_marks.ts). */
-  marked?: SQL;
+}
+
+/** A statement run through executePrepared (db/queries/prepared.ts): its name, text and values. */
+export interface PreparedStatement {
+  name: string;
+  build: () => SQL;
+  values: Record<string, unknown>;
+}
+
+/** A boolean expression with placeholders (federation/stores/inbox_marks.ts), its text named. */
+export interface MarkedExpression {
+  name: string;
+  sql: SQL;
+  values: Record<string, unknown>;
 }
 
 /** The host a delivery goes to (Fedify's `outbox` message); null for other messages. */
@@ -71,28 +83,11 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
       VALUES ${sql.join(values, sql`, `)} RETURNING ready)`;
   } else {
     if (messages.length !== 1) throw new Error("One message at a time per ordering key");
-    const json = JSON.stringify(messages[0]);
-    const host = deliveryHost(messages[0]);
-    const claimMs = place.claimForMs ?? null;
-    queued = sql`head AS (
-        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host, locked_until)
-        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, f.free, ${host}::text, CASE
-          WHEN f.free AND ${claimMs}::int IS NOT NULL
-          THEN now() + ${claimMs}::int * interval '1 millisecond' END
-        FROM (SELECT NOT EXISTS (
-          SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE) AS free) f
-        ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
-        RETURNING id, ready, locked_until IS NOT NULL AS claimed),
-      behind AS (
-        INSERT INTO federation_queue (message, ordering_key, run_at, ready, host)
-        SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false, ${host}::text
-        WHERE NOT EXISTS (SELECT 1 FROM head)
-        RETURNING id, ready, false AS claimed),
-      queued AS (SELECT id, ready, claimed FROM head UNION ALL SELECT id, ready, claimed FROM behind)`;
+    const values = keyedValues(messages[0], { ...place, orderingKey: key });
+    queued = keyedSql((name) => values[name]);
   }
   if (!place.wake || place.runAt.getTime() > Date.now()) {
-    const marked = place.marked ? sql`, ${place.marked} AS marked` : sql``;
-    return sql`WITH ${queued} SELECT *${marked} FROM queued`;
+    return sql`WITH ${queued} SELECT * FROM queued`;
   }
   // pg_notify runs once per ready row; idle workers wake once per commit anyway.
   // The payload names the lane that takes the messages (sql_queue.ts's listen).
@@ -101,4 +96,72 @@ export function queueMessages(messages: readonly unknown[], place: QueuePlace): 
     (SELECT count(*) FROM (SELECT pg_notify(${QUEUE_CHANNEL}, ${lane}) FROM queued WHERE ready) n)
       AS woken
     FROM queued`;
+}
+
+/**
+ * {@link queueMessages} for one message with an ordering key and no
+ * wake-up (Fedify's queue: one per inbound activity), as a prepared
+ * statement: its text is built once per process instead of for every
+ * message (about 8 µs of CPU each). `marked` is returned with each row.
+ */
+export function queueKeyed(
+  message: unknown,
+  place: QueuePlace & { orderingKey: string },
+  marked?: MarkedExpression,
+): PreparedStatement {
+  return {
+    name: marked ? `queue_keyed:${marked.name}` : "queue_keyed",
+    build: () => {
+      const queued = keyedSql((name) => sql.placeholder(name));
+      return marked
+        ? sql`WITH ${queued} SELECT *, ${marked.sql} AS marked FROM queued`
+        : sql`WITH ${queued} SELECT * FROM queued`;
+    },
+    values: { ...keyedValues(message, place), ...marked?.values },
+  };
+}
+
+/** The values of {@link keyedSql}'s placeholders. */
+interface KeyedValues {
+  json: string;
+  key: string;
+  run_at: string;
+  host: string | null;
+  claim_ms: number | null;
+}
+
+function keyedValues(message: unknown, place: QueuePlace & { orderingKey: string }): KeyedValues {
+  return {
+    json: JSON.stringify(message),
+    key: place.orderingKey,
+    run_at: place.runAt.toISOString(),
+    host: deliveryHost(message),
+    claim_ms: place.claimForMs ?? null,
+  };
+}
+
+/** The CTEs that queue one message with a key; `param` gives each value (or its placeholder). */
+function keyedSql(param: (name: keyof KeyedValues) => unknown): SQL {
+  const [json, key, runAt, host, claimMs] = [
+    param("json"),
+    param("key"),
+    param("run_at"),
+    param("host"),
+    param("claim_ms"),
+  ];
+  return sql`head AS (
+      INSERT INTO federation_queue (message, ordering_key, run_at, ready, host, locked_until)
+      SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, f.free, ${host}::text, CASE
+        WHEN f.free AND ${claimMs}::int IS NOT NULL
+        THEN now() + ${claimMs}::int * interval '1 millisecond' END
+      FROM (SELECT NOT EXISTS (
+        SELECT 1 FROM federation_queue WHERE ordering_key = ${key} FOR KEY SHARE) AS free) f
+      ON CONFLICT (ordering_key) WHERE ready AND ordering_key IS NOT NULL DO NOTHING
+      RETURNING id, ready, locked_until IS NOT NULL AS claimed),
+    behind AS (
+      INSERT INTO federation_queue (message, ordering_key, run_at, ready, host)
+      SELECT ${json}::jsonb, ${key}::text, ${runAt}::timestamptz, false, ${host}::text
+      WHERE NOT EXISTS (SELECT 1 FROM head)
+      RETURNING id, ready, false AS claimed),
+    queued AS (SELECT id, ready, claimed FROM head UNION ALL SELECT id, ready, claimed FROM behind)`;
 }

@@ -467,7 +467,11 @@ export const mutes = pgTable("mutes", {
   hideNotifications: boolean("hide_notifications").notNull().default(true),
   expiresAt: ts("expires_at"),
   createdAt: ts("created_at").notNull().defaultNow(),
-}, (t) => [uniqueIndex("mutes_pair_idx").on(t.accountId, t.targetAccountId)]);
+}, (t) => [
+  uniqueIndex("mutes_pair_idx").on(t.accountId, t.targetAccountId),
+  // Fan-out's accounts at odds with a status (migration 0061).
+  index("mutes_target_idx").on(t.targetAccountId),
+]);
 
 /** Private notes one account keeps about another. */
 export const accountNotes = pgTable("account_notes", {
@@ -495,7 +499,11 @@ export const accountDomainBlocks = pgTable("account_domain_blocks", {
   accountId: id("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
   domain: text("domain").notNull(),
   createdAt: ts("created_at").notNull().defaultNow(),
-}, (t) => [uniqueIndex("account_domain_blocks_pair_idx").on(t.accountId, t.domain)]);
+}, (t) => [
+  uniqueIndex("account_domain_blocks_pair_idx").on(t.accountId, t.domain),
+  // Fan-out's accounts at odds with a status (migration 0061).
+  index("account_domain_blocks_domain_idx").on(sql`lower(${t.domain})`),
+]);
 
 /** Hashtags. Names are stored as first seen; lookups are case-insensitive. */
 export const tags = pgTable("tags", {

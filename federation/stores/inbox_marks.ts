@@ -105,10 +105,22 @@ export class InboxMarks {
     return this.#ready;
   }
 
-  /** The key as the table stores it, one parameter. */
-  #keySql(key: KvKey): SQL {
-    if (this.#table === "federation_kv") return sql`${JSON.stringify(key)}::text`;
-    return sql`${textArray(key as readonly string[])}::text[]`;
+  /** The table's name: the queue's prepared statements that name it are kept apart by it. */
+  get table(): MarkTable {
+    return this.#table;
+  }
+
+  /** The key as the table stores it: the placeholder `mark_key` ({@link keyValues}). */
+  #keySql(): SQL {
+    if (this.#table === "federation_kv") return sql`${sql.placeholder("mark_key")}::text`;
+    return sql`${sql.placeholder("mark_key")}::text[]`;
+  }
+
+  /** The value of `mark_key` for `key`. */
+  #keyValue(key: KvKey): string {
+    return this.#table === "federation_kv"
+      ? JSON.stringify(key)
+      : textArray(key as readonly string[]);
   }
 
   /** The key of the inbox message `m` (a jsonb expression), built in SQL as markKeyOf does. */
@@ -135,24 +147,41 @@ export class InboxMarks {
     return sql`((${m})->>'type' = 'inbox' AND ${this.#liveSql(this.#rowKeySql(m))})`;
   }
 
-  /** Whether `key` is marked processed. */
-  markedKey(key: KvKey): SQL {
-    return this.#liveSql(this.#keySql(key));
+  /**
+   * Whether the key in the placeholder `mark_key` is marked processed (the
+   * queue's statements are prepared: the text is the same for every key).
+   */
+  markedKey(): SQL {
+    return this.#liveSql(this.#keySql());
   }
 
-  /** The statement (a CTE body) that writes a held mark, as the store's `set` would. */
-  markSql({ key, ttlMs }: HeldMark): SQL {
+  /** The values of {@link markedKey}'s placeholder for `key`. */
+  keyValues(key: KvKey): { mark_key: string } {
+    return { mark_key: this.#keyValue(key) };
+  }
+
+  /**
+   * The statement (a CTE body) that writes a held mark, as the store's `set`
+   * would, with the placeholders `mark_key` and `mark_ttl_ms` ({@link markValues}).
+   */
+  markSql(): SQL {
+    const ttl = sql`${sql.placeholder("mark_ttl_ms")}::float8 * interval '1 millisecond'`;
     if (this.#table === "federation_kv") {
       return sql`INSERT INTO federation_kv (key, value, expires_at)
-        VALUES (${this.#keySql(key)}, 'true'::jsonb, now() + ${ttlMs} * interval '1 millisecond')
+        VALUES (${this.#keySql()}, 'true'::jsonb, now() + ${ttl})
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
         RETURNING 1`;
     }
     return sql`INSERT INTO fedify_kv_v2 (key, value, ttl)
-      VALUES (${this.#keySql(key)}, 'true'::jsonb, ${ttlMs} * interval '1 millisecond')
+      VALUES (${this.#keySql()}, 'true'::jsonb, ${ttl})
       ON CONFLICT (key) DO UPDATE
         SET value = EXCLUDED.value, ttl = EXCLUDED.ttl, created = CURRENT_TIMESTAMP
       RETURNING 1`;
+  }
+
+  /** The values of {@link markSql}'s placeholders for `mark`. */
+  markValues({ key, ttlMs }: HeldMark): { mark_key: string; mark_ttl_ms: number } {
+    return { mark_key: this.#keyValue(key), mark_ttl_ms: ttlMs };
   }
 
   /**

@@ -39,8 +39,15 @@ import type { MessageQueueEnqueueOptions, MessageQueueListenOptions } from "@fed
 import { getLogger } from "@logtape/logtape";
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/connection.ts";
-import { deliveryHost, queueMessages } from "../../db/queries/queue_rows.ts";
+import { executePrepared } from "../../db/queries/prepared.ts";
+import {
+  deliveryHost,
+  type PreparedStatement,
+  queueKeyed,
+  queueMessages,
+} from "../../db/queries/queue_rows.ts";
 import { type InboxMarks, markKeyOf } from "./inbox_marks.ts";
+import { finishStatement } from "./queue_finish.ts";
 import {
   claimDeliveries,
   DEFAULT_DELIVERY_CONCURRENCY,
@@ -157,8 +164,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     } else {
       // One at a time, so each finds the ones before it.
       for (const message of messages) {
-        const [row] = await this.#database.rows<{ ready: boolean }>(
-          queueMessages([message], { orderingKey, runAt }),
+        const [row] = await this.#execute<{ ready: boolean }>(
+          queueKeyed(message, { orderingKey, runAt }),
         );
         if (row?.ready) ready = true;
       }
@@ -209,13 +216,14 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     const marks = this.#marks;
     const markKey = marks && markKeyOf(message);
     try {
-      [row] = await this.#database.rows<{ id: number | string; claimed: boolean }>(
-        queueMessages([message], {
-          orderingKey,
-          runAt: new Date(),
-          claimForMs: this.#leaseMs,
-          marked: markKey ? marks!.markedKey(markKey) : undefined,
-        }),
+      [row] = await this.#execute<{ id: number | string; claimed: boolean }>(
+        queueKeyed(
+          message,
+          { orderingKey, runAt: new Date(), claimForMs: this.#leaseMs },
+          markKey
+            ? { name: marks!.table, sql: marks!.markedKey(), values: marks!.keyValues(markKey) }
+            : undefined,
+        ),
       );
     } catch (error) {
       done();
@@ -240,6 +248,11 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     if (!handling) return false;
     handling.retry = { message, runAt: new Date(Date.now() + delayMs) };
     return true;
+  }
+
+  /** Runs one of the queue's prepared statements (db/queries/prepared.ts). */
+  #execute<T>(statement: PreparedStatement): Promise<T[]> {
+    return executePrepared<T>(this.#database.db, statement.name, statement.build, statement.values);
   }
 
   async getDepth() {
@@ -341,8 +354,6 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   async #finish(handling: Handling, handOff: boolean): Promise<Claimed | null> {
     const { id, key, retry, mark } = handling;
     const marks = this.#marks;
-    // Fedify's mark of the activity, written with the delete (inbox_marks.ts).
-    const marking = mark && marks ? sql`, marking AS (${marks.markSql(mark)})` : sql``;
     if (retry) {
       await this.#database.rows(sql`
         UPDATE federation_queue SET message = ${JSON.stringify(retry.message)}::jsonb,
@@ -351,29 +362,13 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       return null;
     }
     if (key == null || !handOff) {
-      await this.#database.rows(sql`WITH gone AS (DELETE FROM federation_queue WHERE id = ${id}
-        RETURNING id)${marking} SELECT 1`);
+      await this.#execute(finishStatement({ id, key: null, leaseMs: this.#leaseMs, mark, marks }));
       if (key != null) this.#finishedKeys.add(key);
       return null;
     }
-    const [next] = await this.#database.rows<
+    const [next] = await this.#execute<
       { id: number | string; message: unknown; claimed: boolean; marked: boolean | null }
-    >(sql`
-      WITH gone AS (DELETE FROM federation_queue WHERE id = ${id} RETURNING id)${marking}
-      UPDATE federation_queue q SET ready = true, locked_until = CASE
-        WHEN q.run_at <= now() AND NOT EXISTS (SELECT 1 FROM federation_queue o
-          WHERE o.ready AND (o.run_at, o.id) < (q.run_at, q.id) AND o.id <> ${id}
-            AND (o.locked_until IS NULL OR o.locked_until < now()))
-        THEN now() + ${this.#leaseMs} * interval '1 millisecond' END
-      WHERE q.id = (SELECT p.id FROM federation_queue p
-          WHERE p.ordering_key = ${key} AND p.id <> ${id} ORDER BY p.id LIMIT 1)
-        AND NOT q.ready
-        AND NOT EXISTS (SELECT 1 FROM federation_queue r
-          WHERE r.ordering_key = ${key} AND r.ready AND r.id <> ${id})
-        -- After the delete: the finished message's ready entry is gone first.
-        AND EXISTS (SELECT 1 FROM gone)
-      RETURNING q.id, q.message, q.locked_until IS NOT NULL AS claimed,
-        ${marks ? marks.markedOf(sql`q.message`) : sql`NULL::boolean`} AS marked`);
+    >(finishStatement({ id, key, leaseMs: this.#leaseMs, mark, marks }));
     if (!next) this.#finishedKeys.add(key);
     if (!next?.claimed) return null;
     if (next.marked != null) marks?.expect(next.message, next.marked, mark);

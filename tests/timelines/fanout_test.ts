@@ -158,6 +158,47 @@ test("fan-out: boosts, show_reblogs, followed hashtags, exclusive lists", async 
   }
 });
 
+test("fan-out: blocks and mutes on either side, each refusal and an expired mute", async () => {
+  // Fan-out reads once the accounts blocks and mutes may refuse a status to
+  // (feed_filters.ts, AT_ODDS) and asks the exact rules only of those.
+  const instance = await startInstance();
+  try {
+    const [alice, bob, carol, dave, erin, gina] = await Promise.all(
+      ["alice", "bob", "carol", "dave", "erin", "gina"].map((n) => createUser(instance, n)),
+    );
+    for (const u of [bob, dave, erin]) await follow(instance, u, alice);
+    await follow(instance, bob, carol);
+    await follow(instance, dave, carol);
+    // gina follows a tag only; the author blocks her.
+    await ok(instance, gina, "POST", "/api/v1/tags/odds/follow");
+    await ok(instance, alice, "POST", `/api/v1/accounts/${gina.id}/block`);
+    // dave mutes carol (a boost of hers is refused), bob blocks carol (a
+    // mention of her is refused), erin's mute of alice has expired.
+    await ok(instance, dave, "POST", `/api/v1/accounts/${carol.id}/mute`);
+    await ok(instance, bob, "POST", `/api/v1/accounts/${carol.id}/block`);
+    await ok(instance, erin, "POST", `/api/v1/accounts/${alice.id}/mute`, { duration: 3600 });
+    const { sql } = await import("drizzle-orm");
+    await instance.rookery.ctx.database.rows(sql`UPDATE mutes
+      SET expires_at = now() - interval '1 minute' WHERE account_id = ${erin.id}::bigint`);
+
+    const tagged = await postStatus(instance, alice, "hello #odds");
+    const carolPost = await postStatus(instance, carol, "carol speaks");
+    const boost = await ok(instance, alice, "POST", `/api/v1/statuses/${carolPost.id}/reblog`);
+    const mention = await postStatus(instance, alice, "@carol hi there");
+
+    assert.ok(!(await ids(instance, gina, HOME)).includes(tagged.id), "the author blocks her");
+    const daveHome = await ids(instance, dave, HOME);
+    assert.ok(daveHome.includes(tagged.id), "dave gets alice's own posts");
+    assert.ok(!daveHome.includes(boost.id) && !daveHome.includes(carolPost.id), "muted carol");
+    const bobHome = await ids(instance, bob, HOME);
+    assert.ok(bobHome.includes(tagged.id) && !bobHome.includes(mention.id), "blocked mention");
+    const erinHome = await ids(instance, erin, HOME);
+    assert.ok(erinHome.includes(tagged.id) && erinHome.includes(mention.id), "expired mute");
+  } finally {
+    await instance.close({ destroy: true });
+  }
+});
+
 async function countFeedRows(
   instance: Awaited<ReturnType<typeof startInstance>>,
   statusIds: string[],
