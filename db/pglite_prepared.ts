@@ -8,7 +8,7 @@
  * cheap reads: the home timeline query took about 5 ms to plan and 1.2 ms to
  * run. Here each data statement (SELECT, INSERT, UPDATE, DELETE, WITH) is
  * parsed once under a name, keyed by its SQL text, and later runs as one
- * Bind/Describe/Execute/Sync call; with `plan_cache_mode =
+ * Bind/Execute/Sync call (written by db/pglite_bind.ts); with `plan_cache_mode =
  * force_generic_plan` (set by db/connection.ts) its plan is made once too.
  * This is what postgres.js does on PostgreSQL (see prepareEveryQuery there).
  * The reply of an execution is read from its raw bytes where it holds only
@@ -40,6 +40,7 @@ import {
   type Results,
   type Transaction,
 } from "@electric-sql/pglite";
+import { bindExecuteSync } from "./pglite_bind.ts";
 import { mirrorListeners, parseReply, type RawReply, readReply } from "./pglite_replies.ts";
 
 /** How many prepared statements are kept; each holds a parse tree and a plan. */
@@ -216,14 +217,9 @@ async function run<T>(
   const { text, params, options } = query;
   const statement = await cache.statementFor(text);
   try {
-    const reply = await cache.execute(concat([
-      serialize.bind({
-        statement: statement.name,
-        values: bindValues(pg, statement, params, options),
-      }),
-      serialize.execute({}),
-      serialize.sync(),
-    ]));
+    const reply = await cache.execute(
+      bindExecuteSync(statement.name, bindValues(pg, statement, params, options)),
+    );
     return toResults<T>(pg, reply, statement.fields, options);
   } catch (error) {
     if ((error as { code?: string }).code === RESULT_TYPE_CHANGED) {

@@ -98,8 +98,12 @@ type Signer = SigningIdentity | (() => Promise<SigningIdentity>);
 
 /** The three loader factories createFederation takes. */
 export function createDocumentLoaders(settings: LoaderSettings) {
+  // Made once: Fedify asks the factory for every context it makes (each
+  // inbound activity), and Fedify's kvCache compiles a URL pattern (the
+  // polyfill's, 0.1–0.15 ms) and checks its rules at every call.
+  const instanceLoader = checkedLoader(settings, settings.instanceIdentity);
   return {
-    documentLoaderFactory: () => checkedLoader(settings, settings.instanceIdentity),
+    documentLoaderFactory: () => instanceLoader,
     authenticatedDocumentLoaderFactory: (identity: SigningIdentity) =>
       checkedLoader(settings, identity),
     contextLoaderFactory: () => contextLoader,

@@ -126,3 +126,26 @@ test("visibility from to/cc, a Question's options and tallies, an Article conver
   assert.match(a!.content, /^<p><strong>Fish &amp; chips<\/strong><\/p>/);
   assert.match(a!.content, /href="https:\/\/r.example\/blog\/1"/);
 });
+
+test("a Question closed at a date is read as closed then (Fedify's instants are the runtime's)", async () => {
+  // Fedify built its Temporal values with @js-temporal/polyfill, which the
+  // runtime's `Temporal.Instant` did not recognise; deno.json's link makes
+  // them native (vendor/native-temporal).
+  const question = await Question.fromJsonLd({
+    "@context": CONTEXT,
+    id: "https://r.example/q/2",
+    type: "Question",
+    attributedTo: "https://r.example/u/z",
+    content: "<p>Over</p>",
+    closed: "2024-01-01T00:00:00Z",
+    oneOf: [{ type: "Note", name: "yes", replies: { type: "Collection", totalItems: 4 } }],
+    to: [PUBLIC],
+  });
+  assert.ok(question.closed instanceof Temporal.Instant);
+  const q = await parseStatusObject(question, {
+    followersUrl: "https://r.example/u/z/followers",
+    maxMedia: 4,
+  });
+  assert.equal(q?.poll?.closed, true);
+  assert.deepEqual(q?.poll?.expiresAt, new Date("2024-01-01T00:00:00Z"));
+});

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { protocol } from "@electric-sql/pglite";
 import { type Database, openDatabase } from "../../db/connection.ts";
+import { bindExecuteSync } from "../../db/pglite_bind.ts";
 import { createTestDatabase, DB_KIND, PGLITE_ONLY, test } from "../harness.ts";
 import { eventually } from "../fixtures/wait.ts";
 
@@ -177,5 +178,25 @@ test("statements run prepared with generic plans and behave as before", async (t
   } finally {
     await database.close();
     await pg?.drop();
+  }
+});
+
+test("an execution's Bind, Execute and Sync are the bytes PGlite writes", PGLITE_ONLY, () => {
+  const { serialize } = protocol;
+  const cases: [string, (string | null)[]][] = [
+    ["rookery_1", []],
+    ["rookery_12", [null, "", "plain"]],
+    ["rookery_345", ["é ü ✓ 🐘 \u0000 x", '{"a":[1,2]}', null, "x".repeat(70_000)]],
+    ["rookery_9", ["\ud800 lone surrogate", "end"]],
+  ];
+  for (const [statement, values] of cases) {
+    const theirs = [serialize.bind({ statement, values }), serialize.execute({}), serialize.sync()];
+    const expected = new Uint8Array(theirs.reduce((n, part) => n + part.length, 0));
+    let at = 0;
+    for (const part of theirs) {
+      expected.set(part, at);
+      at += part.length;
+    }
+    assert.deepEqual(bindExecuteSync(statement, values), expected, statement);
   }
 });
