@@ -8,18 +8,16 @@
 import assert from "node:assert/strict";
 import { and, eq, like } from "drizzle-orm";
 import { statuses } from "../../db/schema/mod.ts";
-import { type ChildScript, freePort, spawnScript } from "../fixtures/server_process.ts";
-import { createTestDatabase, DB_KIND, startInstance, test, type TestInstance } from "../harness.ts";
+import { restartableChild } from "../fixtures/crash_children.ts";
+import { startInstance, test, type TestInstance } from "../harness.ts";
 import { closeAll, followRemote, remoteId } from "../fixtures/federation.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 const CHILD = new URL("../fixtures/outbox_child.ts", import.meta.url).pathname;
-const CA = new URL("../fixtures/tls/ca.pem", import.meta.url).pathname;
 
 /** What the parent needs of the child instance to federate with it through fixtures. */
-function childInstance(port: number): TestInstance {
-  const origin = `https://localhost:${port}`;
+function childInstance(origin: string): TestInstance {
   return {
     origin,
     domain: new URL(origin).host,
@@ -29,22 +27,12 @@ function childInstance(port: number): TestInstance {
 
 test("a post whose process died between commit and enqueue is delivered after restart", async () => {
   const b = await startInstance({ tls: true });
-  const dataDir = await Deno.makeTempDir({ prefix: "rookery-outbox-" });
-  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
-  const port = freePort();
-  const env = {
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    ...(pg ? { DATABASE_URL: pg.url } : {}),
-  };
-  const children: ChildScript[] = [];
-  const spawn = (env: Record<string, string>) => spawnScript(CHILD, { env, cert: CA });
+  const child = await restartableChild(CHILD);
   try {
-    const first = spawn({ ...env, USERS: "alice", CRASH_ON_CREATE: "1" });
-    children.push(first);
+    const first = child.spawn({ USERS: "alice", CRASH_ON_CREATE: "1" });
     const [alice] = JSON.parse((await first.waitFor("users ")).slice(6)) as TestUser[];
     await first.waitFor("ready");
-    const a = childInstance(port);
+    const a = childInstance(child.origin);
     const bob = await createUser(b, "bob");
     await followRemote(b, bob, a, alice);
 
@@ -63,8 +51,7 @@ test("a post whose process died between commit and enqueue is delivered after re
         .where(and(eq(statuses.accountId, aliceOnB), like(statuses.content, `%${text}%`)));
     assert.deepEqual(await onB(), [], "nothing left before the crash");
 
-    const second = spawn(env);
-    children.push(second);
+    const second = child.spawn();
     await second.waitFor("ready");
     const [row] = await eventually(
       "the post on B after the restart",
@@ -73,9 +60,7 @@ test("a post whose process died between commit and enqueue is delivered after re
     );
     assert.ok(row.uri.startsWith(a.origin));
   } finally {
-    for (const child of children) await child.kill();
+    await child.close();
     await closeAll(b);
-    await pg?.drop();
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 });

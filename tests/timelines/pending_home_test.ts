@@ -16,8 +16,8 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
-import { createTestDatabase, DB_KIND, startInstance, test } from "../harness.ts";
-import { type ChildScript, freePort, spawnScript } from "../fixtures/server_process.ts";
+import { startInstance, test } from "../harness.ts";
+import { restartableChild } from "../fixtures/crash_children.ts";
 import { ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { WsClient } from "../streaming/helpers.ts";
@@ -232,32 +232,19 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
 });
 
 const CHILD = new URL("../fixtures/pending_home_child.ts", import.meta.url).pathname;
-const CA = new URL("../fixtures/tls/ca.pem", import.meta.url).pathname;
 
 test("a process killed between the publish and the rows: the restarted one writes them", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "rookery-pending-" });
-  const pg = DB_KIND === "postgres" ? await createTestDatabase() : null;
-  const port = freePort();
-  const env = {
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    ...(pg ? { DATABASE_URL: pg.url } : {}),
-  };
-  const children: ChildScript[] = [];
-  const spawn = (env: Record<string, string>) => spawnScript(CHILD, { env, cert: CA });
+  const child = await restartableChild(CHILD);
   try {
-    const first = spawn({
-      ...env,
+    const first = child.spawn({
       USERS: "author,reader",
       FOLLOWERS: String(PENDING_FAN_OUT),
       CRASH_ON_PENDING: "1",
     });
-    children.push(first);
     const [author, reader] = JSON.parse((await first.waitFor("users ")).slice(6)) as TestUser[];
     await first.waitFor("ready");
-    const origin = `https://localhost:${port}`;
     const call = (user: TestUser, method: string, path: string, body?: unknown) =>
-      fetch(new URL(path, origin), {
+      fetch(new URL(path, child.origin), {
         method,
         headers: { Authorization: `Bearer ${user.token}`, "Content-Type": "application/json" },
         body: body ? JSON.stringify(body) : undefined,
@@ -272,16 +259,13 @@ test("a process killed between the publish and the rows: the restarted one write
     const statusId = (await first.waitFor("crashing ")).slice(9);
     assert.equal((await first.status).code, 137, "died before the rows");
 
-    const second = spawn({ ...env, FINISHED: statusId });
-    children.push(second);
+    const second = child.spawn({ FINISHED: statusId });
     const finished = JSON.parse((await second.waitFor("finished ")).slice(9));
     // The many, the reader and the author.
     assert.deepEqual(finished, { rows: PENDING_FAN_OUT + 2 });
     const home = await (await call(reader, "GET", "/api/v1/timelines/home")).json();
     assert.deepEqual(home.map((s: { id: string }) => s.id), [statusId]);
   } finally {
-    for (const child of children) await child.kill();
-    await pg?.drop();
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    await child.close();
   }
 });
