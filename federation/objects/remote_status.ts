@@ -161,6 +161,16 @@ function toDate(instant: Temporal.Instant | null | undefined): Date | null {
   return instant ? new Date(instant.epochMilliseconds) : null;
 }
 
+/**
+ * Whether `value` is an instant. Not `instanceof Temporal.Instant`: Fedify
+ * builds its values with @js-temporal/polyfill, whose instants are not the
+ * runtime's (a poll closed at a date was read as open).
+ */
+function isInstant(value: unknown): value is Temporal.Instant {
+  return typeof value === "object" && value != null &&
+    typeof (value as { epochMilliseconds?: unknown }).epochMilliseconds === "number";
+}
+
 /** Mastodon's media types from a MIME type. */
 function mediaTypeOf(mime: string | null, object: APObject): string {
   if (mime?.startsWith("image/")) return mime === "image/gif" ? "gifv" : "image";
@@ -281,7 +291,7 @@ async function readPoll(
   }
   if (options.length === 0) return null;
   const closed = question.closed;
-  const closedAt = closed instanceof Temporal.Instant ? toDate(closed) : null;
+  const closedAt = isInstant(closed) ? toDate(closed) : null;
   const voters = rawVoters ?? question.voters;
   return {
     options,

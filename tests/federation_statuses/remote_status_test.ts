@@ -127,10 +127,9 @@ test("visibility from to/cc, a Question's options and tallies, an Article conver
   assert.match(a!.content, /href="https:\/\/r.example\/blog\/1"/);
 });
 
-test("a Question closed at a date is read as closed then (Fedify's instants are the runtime's)", async () => {
-  // Fedify built its Temporal values with @js-temporal/polyfill, which the
-  // runtime's `Temporal.Instant` did not recognise; deno.json's link makes
-  // them native (vendor/native-temporal).
+test("a Question closed at a date is read as closed then (Fedify's polyfill instants)", async () => {
+  // Fedify builds its Temporal values with @js-temporal/polyfill, which the
+  // runtime's `Temporal.Instant` does not recognise.
   const question = await Question.fromJsonLd({
     "@context": CONTEXT,
     id: "https://r.example/q/2",
@@ -141,7 +140,6 @@ test("a Question closed at a date is read as closed then (Fedify's instants are 
     oneOf: [{ type: "Note", name: "yes", replies: { type: "Collection", totalItems: 4 } }],
     to: [PUBLIC],
   });
-  assert.ok(question.closed instanceof Temporal.Instant);
   const q = await parseStatusObject(question, {
     followersUrl: "https://r.example/u/z/followers",
     maxMedia: 4,
