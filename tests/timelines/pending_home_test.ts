@@ -25,12 +25,24 @@ import { PENDING_FAN_OUT } from "../../actors/timelines/pending_home.ts";
 import { addLocalFollowers } from "../fixtures/many_followers.ts";
 import { rebuildHomeFeedIfEmpty } from "../../actors/timelines/regenerate.ts";
 
+const DROP_HOLD = sql.raw(`DROP TRIGGER test_hold_home ON home_feed`);
+
 test("a large fan-out: the frame before the rows, home on the frame, the relay finishes", async (t) => {
   const instance = await startInstance({ listen: true });
   const open: WsClient[] = [];
   const { database } = instance.rookery.ctx;
   const count = async (query: ReturnType<typeof sql>) =>
     Number((await database.rows<{ n: string | number }>(query))[0].n);
+  const holdHomeRows = () =>
+    database.db.execute(sql.raw(`CREATE TRIGGER test_hold_home BEFORE INSERT ON home_feed
+      FOR EACH ROW EXECUTE FUNCTION test_hold_home()`));
+  // The hold lifted and the relay's intent made due at once: the relay writes the rows.
+  const relayHeldRows = async () => {
+    await database.db.execute(DROP_HOLD);
+    await database.db.execute(sql`UPDATE outbox_intents SET next_attempt_at = now(),
+      locked_until = NULL WHERE method = 'finishHomeFanOut'`);
+    await instance.rookery.ctx.core.outboxRelay.relay();
+  };
   try {
     const author = await createUser(instance, "author");
     const erin = await createUser(instance, "erin");
@@ -75,8 +87,7 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
         THEN RETURN NEW; END IF;
         RAISE EXCEPTION 'home rows held back';
       END $$`));
-    await database.db.execute(sql.raw(`CREATE TRIGGER test_hold_home BEFORE INSERT ON home_feed
-      FOR EACH ROW EXECUTE FUNCTION test_hold_home()`));
+    await holdHomeRows();
 
     const post = await postStatus(instance, author, "Hello @erin, and everyone");
     // The many, the reader, the author and the four late followers.
@@ -149,10 +160,7 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
     });
 
     await t.step("after the failure (as after a crash), the relay writes the rows", async () => {
-      await database.db.execute(sql.raw(`DROP TRIGGER test_hold_home ON home_feed`));
-      await database.db.execute(sql`UPDATE outbox_intents SET next_attempt_at = now(),
-        locked_until = NULL WHERE method = 'finishHomeFanOut'`);
-      await instance.rookery.ctx.core.outboxRelay.relay();
+      await relayHeldRows();
       assert.equal(await count(sql`SELECT count(*) AS n FROM pending_home`), 0);
       assert.equal(
         await count(sql`SELECT count(*) AS n FROM home_feed WHERE status_id = ${post.id}::bigint`),
@@ -183,8 +191,7 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
     });
 
     await t.step("a deleted status's pending rows go with it", async () => {
-      await database.db.execute(sql.raw(`CREATE TRIGGER test_hold_home BEFORE INSERT ON home_feed
-        FOR EACH ROW EXECUTE FUNCTION test_hold_home()`));
+      await holdHomeRows();
       const gone = await postStatus(instance, author, "Soon gone");
       await readerWs.inbox.take(
         (f) => f.event === "update" && JSON.parse(f.payload!).id === gone.id,
@@ -199,23 +206,19 @@ test("a large fan-out: the frame before the rows, home on the frame, the relay f
       );
       assert.equal(frame.stream?.[0], "user");
       assert.equal(await count(sql`SELECT count(*) AS n FROM pending_home`), 0);
-      await database.db.execute(sql.raw(`DROP TRIGGER test_hold_home ON home_feed`));
+      await database.db.execute(DROP_HOLD);
     });
 
     await t.step("two boosts of one post in one window: the reader gets one", async () => {
       const original = await postStatus(instance, erin, "Boost me");
-      await database.db.execute(sql.raw(`CREATE TRIGGER test_hold_home BEFORE INSERT ON home_feed
-        FOR EACH ROW EXECUTE FUNCTION test_hold_home()`));
+      await holdHomeRows();
       const boosted = (s: { reblog?: { id: string } | null }) => s.reblog?.id === original.id;
       for (const booster of [booster1, booster2]) {
         await ok(instance, booster, "POST", `/api/v1/statuses/${original.id}/reblog`);
       }
       const home = await ok(instance, reader, "GET", "/api/v1/timelines/home?limit=40");
       assert.equal(home.filter(boosted).length, 1, "one boost on the frame");
-      await database.db.execute(sql.raw(`DROP TRIGGER test_hold_home ON home_feed`));
-      await database.db.execute(sql`UPDATE outbox_intents SET next_attempt_at = now(),
-        locked_until = NULL WHERE method = 'finishHomeFanOut'`);
-      await instance.rookery.ctx.core.outboxRelay.relay();
+      await relayHeldRows();
       assert.equal(await count(sql`SELECT count(*) AS n FROM pending_home`), 0);
       assert.equal(
         await count(sql`SELECT count(*) AS n FROM home_feed
