@@ -9,7 +9,7 @@
  * more into one: 3–4% of the server's CPU on an inbound note on PGlite,
  * where each note runs about a dozen statements. Here each string is encoded
  * once, straight into its place. The bytes are those PGlite writes for the
- * same call (tests/db/pglite_bind_test.ts).
+ * same call (tests/server/database_statements_test.ts).
  */
 
 const encoder = new TextEncoder();
