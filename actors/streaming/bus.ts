@@ -170,8 +170,12 @@ function byteLength(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
-/** Receives every event published on the database, in commit order. */
-export type StreamListener = (event: StreamEvent) => void;
+/**
+ * Receives every event published on the database, in commit order. It may
+ * return a promise that settles once it has delivered the event (the hub's
+ * sends): {@link StreamBus.quiet} waits for it.
+ */
+export type StreamListener = (event: StreamEvent) => void | Promise<unknown>;
 
 /**
  * The process's end of the bus (process/core.ts holds one): hears the
@@ -187,6 +191,11 @@ export class StreamBus {
   /** Events are handled one after another, so a stored one keeps its place. */
   #queue: Promise<void> = Promise.resolve();
   #unlisten: (() => Promise<void>) | null = null;
+  /** Events heard and not yet delivered by every subscriber. */
+  #undelivered = 0;
+  /** Who waits for {@link quiet}. */
+  readonly #quietWaiters = new Set<() => void>();
+  #stopped = false;
 
   constructor(database: Database) {
     this.#database = database;
@@ -195,7 +204,13 @@ export class StreamBus {
   /** Starts hearing the channel (the core does it as it opens). */
   listen(listener: ChannelListener): void {
     const received = (payload: string) => {
-      this.#queue = this.#queue.then(() => this.#dispatch(payload));
+      this.#undelivered++;
+      const handed = this.#queue.then(() => this.#dispatch(payload));
+      this.#queue = handed.then(() => {});
+      // The queue hands the next event on at once; delivery is the subscribers'.
+      handed.then((deliveries) => Promise.allSettled(deliveries)).finally(() => {
+        if (--this.#undelivered === 0) this.#wakeQuiet();
+      });
     };
     this.#ready = listener.listen(STREAM_CHANNEL, received).then((unlisten) => {
       this.#unlisten = unlisten;
@@ -216,24 +231,54 @@ export class StreamBus {
     };
   }
 
+  /**
+   * Resolves once every event heard so far has been delivered (the frames
+   * of a post sent), or after `maxMs` at the latest: work that may wait
+   * (the relay writing a large fan-out's home rows, fanout.ts) then does
+   * not take the cores the frames are sent with. Events that keep coming
+   * delay it no longer than `maxMs`.
+   */
+  quiet(maxMs: number): Promise<void> {
+    if (this.#undelivered === 0 || this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#quietWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      this.#quietWaiters.add(done);
+    });
+  }
+
+  #wakeQuiet(): void {
+    for (const done of [...this.#quietWaiters]) done();
+  }
+
   /** Stops hearing the channel (the process is closing). */
   async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wakeQuiet();
     this.#subscribers.clear();
     await this.#ready;
     await this.#unlisten?.();
     this.#unlisten = null;
   }
 
-  async #dispatch(payload: string): Promise<void> {
+  /** Hands the event to every subscriber; resolves to their deliveries under way. */
+  async #dispatch(payload: string): Promise<unknown[]> {
     const event = await readEvent(this.#database, payload);
-    if (!event) return;
+    const deliveries: unknown[] = [];
+    if (!event) return deliveries;
     for (const subscriber of this.#subscribers) {
       try {
-        subscriber(event);
+        const delivery = subscriber(event);
+        if (delivery) deliveries.push(delivery);
       } catch (error) {
         logger.warn("A streaming listener failed: {error}", { error });
       }
     }
+    return deliveries;
   }
 }
 

@@ -123,6 +123,8 @@ export class StreamHub {
       this.#queue = this.#queue.then(() => this.#dispatch(event)).catch((error) =>
         deliveryFailed(event.event, error)
       ).finally(() => this.#backlog--);
+      // The bus's quiet() waits for this event's frames.
+      return this.#queue;
     });
     await this.#tokenWatch.start(this.#ctx.core.listener);
     this.#timer = setInterval(() => this.#checkTokens(), TOKEN_CHECK_MS);
