@@ -24,6 +24,15 @@
  * own place where the sources read them relative to theirs (the migrations,
  * the web app's script, the favicon): the links made beside it keep those
  * paths (tests/server/bundle_test.ts starts a server from the bundle).
+ *
+ * Fedify's Temporal is the runtime's in the bundle: Fedify imports it from
+ * @js-temporal/polyfill, which is kept external and its imports pointed at
+ * process/native_temporal.js, copied beside the bundle. Not by replacing
+ * the package in node_modules (a deno.json `links` entry): Deno re-creates
+ * a linked package at every start, and processes started together (web and
+ * worker, an admin command beside the server, parallel tests) failed to
+ * find it. The sources (tests, the fallback) keep the polyfill; Fedify's
+ * type guards accept either.
  */
 import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
@@ -45,6 +54,9 @@ const NOT_SERVED = new Set([
   "docs",
   "migrations",
 ]);
+const TEMPORAL_POLYFILL = "@js-temporal/polyfill";
+/** Stands in for TEMPORAL_POLYFILL in the bundle (useNativeTemporal). */
+const NATIVE_TEMPORAL = "native_temporal.js";
 const EXTERNAL = [
   "@node-rs/argon2",
   "sharp",
@@ -57,6 +69,7 @@ const EXTERNAL = [
   "@opentelemetry/exporter-*",
   "@opentelemetry/resources",
   "@opentelemetry/context-async-hooks",
+  TEMPORAL_POLYFILL,
 ];
 /**
  * What the sources read relative to their own place, as seen from
@@ -99,7 +112,33 @@ async function bundle(outdir: string): Promise<string | null> {
   args.push("--sourcemap", "external", "--outdir", join(outdir, "bundle"), join(ROOT, "main.ts"));
   const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "null" })
     .output();
-  return out.success ? null : new TextDecoder().decode(out.stderr).trim();
+  if (!out.success) return new TextDecoder().decode(out.stderr).trim();
+  return await useNativeTemporal(join(outdir, "bundle"));
+}
+
+/**
+ * Points the bundle's imports of the Temporal polyfill at the runtime's
+ * Temporal (process/native_temporal.js, copied into `dir`); returns null, or
+ * why it failed (an import left unrewritten: the sources run instead). The
+ * new specifier, a space before it, is as long as the old: the source map's
+ * columns stay right.
+ */
+export async function useNativeTemporal(dir: string): Promise<string | null> {
+  const polyfill = `"${TEMPORAL_POLYFILL}"`;
+  const native = ` "./${NATIVE_TEMPORAL}"`;
+  if (native.length !== polyfill.length) return "the Temporal shim's name changed length";
+  const imports = new RegExp(`\\b(from|import)${polyfill}`, "g");
+  for (const entry of Deno.readDirSync(dir)) {
+    if (!entry.name.endsWith(".js")) continue;
+    const path = join(dir, entry.name);
+    const code = await Deno.readTextFile(path);
+    if (!code.includes(polyfill)) continue;
+    const rewritten = code.replace(imports, `$1${native}`);
+    if (rewritten.includes(polyfill)) return `${entry.name} names ${polyfill} outside an import`;
+    await Deno.writeTextFile(path, rewritten);
+  }
+  await Deno.copyFile(new URL(NATIVE_TEMPORAL, import.meta.url), join(dir, NATIVE_TEMPORAL));
+  return null;
 }
 
 /** Where builds go and what makes one (tests give a scratch directory and a bundler that fails). */

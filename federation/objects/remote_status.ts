@@ -162,9 +162,10 @@ function toDate(instant: Temporal.Instant | null | undefined): Date | null {
 }
 
 /**
- * Whether `value` is an instant. Not `instanceof Temporal.Instant`: Fedify
- * builds its values with @js-temporal/polyfill, whose instants are not the
- * runtime's (a poll closed at a date was read as open).
+ * Whether `value` is an instant. Not `instanceof Temporal.Instant`: run
+ * from source, Fedify builds its values with @js-temporal/polyfill, whose
+ * instants are not the runtime's (a poll closed at a date was read as open);
+ * the bundled build gives it the runtime's (process/bundle.ts).
  */
 function isInstant(value: unknown): value is Temporal.Instant {
   return typeof value === "object" && value != null &&

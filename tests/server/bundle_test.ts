@@ -70,6 +70,23 @@ test("the bundled build serves what the sources serve, on a fresh database", asy
   }
 });
 
+test("the bundled build's Temporal is the runtime's: no polyfill in it, its imports on the shim", async () => {
+  await ensureBundle();
+  const dir = new URL(".build/current/bundle/", ROOT);
+  const files = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".js"));
+  let shimImports = 0;
+  for (const { name } of files) {
+    const code = await Deno.readTextFile(new URL(name, dir));
+    assert.ok(!code.includes('"@js-temporal/polyfill"'), `${name} imports the polyfill`);
+    // The polyfill's classes name themselves so (Symbol.toStringTag); the runtime's are built in.
+    assert.ok(!code.includes('"Temporal.ZonedDateTime"'), `${name} holds the polyfill's code`);
+    shimImports += code.split('"./native_temporal.js"').length - 1;
+  }
+  assert.ok(shimImports > 0, "Fedify's Temporal imports point at process/native_temporal.js");
+  const shim = await import(new URL("native_temporal.js", dir).href);
+  assert.equal(shim.Temporal, globalThis.Temporal);
+});
+
 test("a worker started from the bundled build runs its queue", POSTGRES_ONLY, async () => {
   await ensureBundle();
   const store = await storage();
