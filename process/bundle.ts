@@ -124,6 +124,8 @@ async function bundle(outdir: string): Promise<string | null> {
  * columns stay right.
  */
 export async function useNativeTemporal(dir: string): Promise<string | null> {
+  // A Deno without a global Temporal keeps the sources (and their polyfill).
+  if (!("Temporal" in globalThis)) return "this Deno has no Temporal of its own";
   const polyfill = `"${TEMPORAL_POLYFILL}"`;
   const native = ` "./${NATIVE_TEMPORAL}"`;
   if (native.length !== polyfill.length) return "the Temporal shim's name changed length";
