@@ -18,6 +18,7 @@ import { createDocumentLoaders } from "./fetch/document_loader.ts";
 import { createInboxGuard, SIGNATURE_MAX_AGE } from "./inbox/guard.ts";
 import { INBOX_RETRY_POLICY } from "./inbox/order.ts";
 import { queuePlainDelivery } from "./inbox/fast_path.ts";
+import { handlePlainInboxMessage } from "./inbox/plain_dispatch.ts";
 import { federationRefused, federationRefusedUrl } from "../actors/moderation/domain_rules.ts";
 import { wireActivity } from "./objects/mastodon_terms.ts";
 import { instanceSigningIdentity } from "./dispatchers/instance_actor.ts";
@@ -108,6 +109,12 @@ export function buildFederation(
   // read them from the federation object: set them there.
   Object.assign(federation, { allowPrivateAddress: config.allowPrivateAddress, userAgent });
   registerDispatchers(federation);
+  // Plainly shaped Create(Note)s are run from the queue without Fedify's
+  // JSON-LD parse (inbox/plain_dispatch.ts), with the context the process
+  // completes (rookery.ts) and gives startQueue().
+  fedifyQueue.handleFirst((message) =>
+    handlePlainInboxMessage(federation, ctx as AppContext, message)
+  );
   // Plainly shaped deliveries are queued without Fedify's parse of the
   // request (inbox/fast_path.ts); the rest, and every other route, are Fedify's.
   const fedifyFetch = federation.fetch.bind(federation);

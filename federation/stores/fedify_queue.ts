@@ -29,11 +29,21 @@ const logger = getLogger(["rookery", "federation", "queue"]);
 export class FedifyQueue implements MessageQueue {
   readonly #inner: MessageQueue;
   readonly #ctx: Omit<AppContext, "federation">;
+  /** Inbox messages handled without Fedify's parse (federation/inbox/plain_dispatch.ts). */
+  #plainInbox: ((message: unknown) => Promise<boolean>) | null = null;
 
   /** `ctx` is the process's context (completed after the federation is built). */
   constructor(inner: MessageQueue, ctx: Omit<AppContext, "federation">) {
     this.#inner = inner;
     this.#ctx = ctx;
+  }
+
+  /**
+   * Gives the queued messages to `handle` before Fedify's handler: those it
+   * handles (true) Fedify's never sees. Set once the federation is built.
+   */
+  handleFirst(handle: (message: unknown) => Promise<boolean>): void {
+    this.#plainInbox = handle;
   }
 
   get nativeRetrial(): boolean | undefined {
@@ -142,6 +152,7 @@ export class FedifyQueue implements MessageQueue {
   ): Promise<void> {
     return this.#inner.listen(async (message) => {
       if (await this.#refusedDelivery(message)) return;
+      if (await this.#plainInbox?.(message)) return;
       // Deliveries queued before the header was added get it too.
       return await handler(this.#withUserAgent(message));
     }, options);

@@ -1,0 +1,86 @@
+/**
+ * The parse of an inbound Create(Note), alone: Fedify's JSON-LD reading
+ * (`Activity.fromJsonLd` with the context loader the server uses, then the
+ * embedded note, as the inbox listener asks for it) against
+ * federation/inbox/plain_create.ts's reading of the same JSON. Run with
+ * `deno bench -A bench/inbound_parse_bench.ts`; the documents are the
+ * inbound bench's (bench/inbound.ts) and a note as Mastodon writes one.
+ */
+import { Activity } from "@fedify/vocab";
+import { contextLoader } from "../federation/fetch/document_loader.ts";
+import { plainCreate } from "../federation/inbox/plain_create.ts";
+
+const AS = "https://www.w3.org/ns/activitystreams";
+const ACTOR = "http://127.0.0.1:4000/users/loadgen";
+const noFetch = () => Promise.reject(new Error("not fetched"));
+
+/** bench/inbound.ts's delivery. */
+function benchCreate(i: number) {
+  const id = `${ACTOR}/notes/parse-${i}`;
+  const published = new Date().toISOString();
+  return {
+    "@context": AS,
+    id: `${id}/activity`,
+    type: "Create",
+    actor: ACTOR,
+    published,
+    to: [`${AS}#Public`],
+    cc: [`${ACTOR}/followers`],
+    object: {
+      id,
+      type: "Note",
+      attributedTo: ACTOR,
+      published,
+      to: [`${AS}#Public`],
+      cc: [`${ACTOR}/followers`],
+      content: `<p>Inbound benchmark note parse ${i}, with a little text to carry.</p>`,
+    },
+  };
+}
+
+/** A note as Mastodon writes one: its context, a mention, a hashtag, a language map. */
+function mastodonCreate(i: number) {
+  const doc = benchCreate(i);
+  return {
+    ...doc,
+    "@context": [AS, "https://w3id.org/security/v1", {
+      ostatus: "http://ostatus.org#",
+      atomUri: "ostatus:atomUri",
+      conversation: "ostatus:conversation",
+      sensitive: "as:sensitive",
+      toot: "http://joinmastodon.org/ns#",
+      Hashtag: "as:Hashtag",
+    }],
+    object: {
+      ...doc.object,
+      summary: null,
+      inReplyTo: null,
+      url: `${ACTOR.replace("/users/", "/@")}/${i}`,
+      sensitive: false,
+      atomUri: doc.object.id,
+      conversation: `tag:127.0.0.1,2026:objectId=${i}:objectType=Conversation`,
+      contentMap: { en: doc.object.content },
+      attachment: [],
+      tag: [
+        { type: "Mention", href: `${ACTOR}s/alice`, name: "@alice" },
+        { type: "Hashtag", href: "http://127.0.0.1:4000/tags/bench", name: "#bench" },
+      ],
+    },
+  };
+}
+
+let n = 0;
+for (const [shape, make] of [["bench", benchCreate], ["Mastodon", mastodonCreate]] as const) {
+  Deno.bench(`Fedify's JSON-LD parse (${shape})`, { group: shape, baseline: true }, async () => {
+    const activity = await Activity.fromJsonLd(make(n++), {
+      contextLoader,
+      documentLoader: noFetch,
+    });
+    await activity.getObject({ documentLoader: noFetch });
+  });
+  Deno.bench(`plain_create.ts (${shape})`, { group: shape }, async () => {
+    const activity = plainCreate(make(n++));
+    if (!activity) throw new Error("not read");
+    await activity.getObject({ documentLoader: noFetch });
+  });
+}
