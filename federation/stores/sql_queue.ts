@@ -122,6 +122,12 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly #maxTakeovers: number;
   readonly #signal: QueueSignal | undefined;
   readonly #inboxMarks: InboxMarks | undefined;
+  /**
+   * Whether a finish statement sees every message of its key queued before
+   * it: on PGlite, whose one connection runs one statement (or transaction)
+   * at a time. See {@link #finish}.
+   */
+  readonly #seesEveryEnqueue: boolean;
   /** What this process is handling, by the messages' own `id`. */
   readonly #handling = new Map<string, Handling>();
   /** Keys of the messages this process finished since its last claim (which readies their next). */
@@ -142,6 +148,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     this.#maxTakeovers = options.maxTakeovers ?? DEFAULT_MAX_TAKEOVERS;
     this.#signal = options.signal;
     this.#inboxMarks = options.marks;
+    this.#seesEveryEnqueue = database.kind === "pglite";
   }
 
   /** Fedify's activity marks, once their table may be named (inbox_marks.ts). */
@@ -209,7 +216,10 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     const done = () => {
       running.delete(slot);
       release();
-      this.#wake?.(runner.lane.name);
+      // A claim readies what the finish could not (#finish). The free slot
+      // alone needs none: the lane claims when a slot frees only if it was
+      // full, and then it waits on `running`, which holds this slot.
+      if (this.#finishedKeys.size > 0) this.#wake?.(runner.lane.name);
     };
     running.add(slot);
     let row: { id: number | string; claimed: boolean; marked?: boolean | null } | undefined;
@@ -349,7 +359,11 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
    * statement and returned, for this worker to handle next: a busy actor's
    * activities cost one statement each between them.
    * When that statement sees no next message (none, or one whose enqueue
-   * was committed meanwhile), the next claim readies it.
+   * was committed meanwhile), the next claim readies it. On PGlite it
+   * cannot miss one: an enqueue ran either before it, and is seen, or
+   * after it, and found the key free (queued ready); so no claim is asked
+   * for there, which was two statements more for every inbound activity
+   * (the claim and the idle lane's look at the next due message).
    */
   async #finish(handling: Handling, handOff: boolean): Promise<Claimed | null> {
     const { id, key, retry, mark } = handling;
@@ -359,6 +373,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         UPDATE federation_queue SET message = ${JSON.stringify(retry.message)}::jsonb,
           run_at = ${retry.runAt.toISOString()}::timestamptz, locked_until = NULL
         WHERE id = ${id}`);
+      // Due later, in its place: the lanes wait for it.
+      this.#wake?.();
       return null;
     }
     if (key == null || !handOff) {
@@ -369,8 +385,12 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     const [next] = await this.#execute<
       { id: number | string; message: unknown; claimed: boolean; marked: boolean | null }
     >(finishStatement({ id, key, leaseMs: this.#leaseMs, mark, marks }));
-    if (!next) this.#finishedKeys.add(key);
-    if (!next?.claimed) return null;
+    if (!next && !this.#seesEveryEnqueue) this.#finishedKeys.add(key);
+    if (!next?.claimed) {
+      // Readied, not due yet or behind older ready messages: the lanes claim it.
+      if (next) this.#wake?.();
+      return null;
+    }
     if (next.marked != null) marks?.expect(next.message, next.marked, mark);
     return { id: Number(next.id), message: next.message, key };
   }
@@ -426,6 +446,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       const handling = await this.#run(claimed, handler);
       claimed = await this.#finish(handling, !signal?.aborted).catch((error) => {
         logger.error("Could not finish queued message {id}: {error}", { id: handling.id, error });
+        // Left claimed until its lease runs out: the lanes look again then.
+        this.#wake?.();
         return null;
       });
     }
