@@ -96,12 +96,16 @@ const EVENT = sql.placeholder("event");
  * posting and boosting): no feed can hold it yet, since no other
  * transaction sees it, so the home insert needs no ON CONFLICT (a
  * speculative insertion costs an extra index probe and WAL record per row).
+ *
+ * Resolves to false when it found that the status may enter no feed here
+ * (on PGlite: mayReachAFeed), so that no local account follows its author.
  */
-export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<void> {
+export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boolean> {
   // A reply or boost waiting for approval enters feeds when it is approved.
-  if (status.deletedAt || status.pendingApproval) return;
+  if (status.deletedAt || status.pendingApproval) return true;
   if (!statementsPipelined(tx) && !await mayReachAFeed(tx, status)) {
-    return await afterFanOut(tx, status);
+    await afterFanOut(tx, status);
+    return false;
   }
   const notified = await executePrepared<{ kind: string; id: string }>(
     tx,
@@ -141,6 +145,7 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<voi
   // the receivers never leave the database.
   if (notified.some((r) => r.kind === STORED)) await pruneStoredEvents(tx);
   await afterFanOut(tx, status);
+  return true;
 }
 
 /**
