@@ -29,6 +29,15 @@ export type Db = PgDatabase<PgQueryResultHKT>;
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type Executor = Db | Tx;
 
+/**
+ * Whether statements issued together on `executor` (`Promise.all`) share a
+ * round trip: on PostgreSQL, postgres.js writes what a connection was given
+ * in one turn of the event loop at once; PGlite runs them one after another.
+ */
+export function statementsPipelined(executor: Executor): boolean {
+  return (executor as unknown as { session?: unknown }).session instanceof PostgresJsSession;
+}
+
 export interface Database {
   readonly kind: "pglite" | "postgres";
   readonly db: Db;

@@ -7,7 +7,7 @@
  * prepare_remote.ts); a refusal here is only what changed meanwhile.
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Executor } from "../../db/connection.ts";
+import { type Executor, statementsPipelined } from "../../db/connection.ts";
 import { newId } from "../../db/ids.ts";
 import { executePrepared, preparedQuery } from "../../db/queries/prepared.ts";
 import { accounts, conversations, quotes, statuses } from "../../db/schema/mod.ts";
@@ -308,9 +308,15 @@ export async function announce(tx: Executor, origin: string, status: StatusRow, 
   await requestLinkCard(tx, origin, status, { hasMedia: a.hasMedia, settled: cardSettled });
   await linkTaggedCollections(tx, origin, status);
   // The feeds, and the followers who rang the bell for this account
-  // (`status`): independent, so their statements go out together (one
-  // round trip on the transaction's connection, in this order).
-  await Promise.all([fanOutStatus(tx, status), notifySubscribers(tx, status)]);
+  // (`status`): independent, so on PostgreSQL their statements go out
+  // together (one round trip on the transaction's connection, in this
+  // order). On PGlite, which runs them one after the other, a status the
+  // fan-out found no local follower for rings no bell either.
+  if (statementsPipelined(tx)) {
+    await Promise.all([fanOutStatus(tx, status), notifySubscribers(tx, status)]);
+  } else if (await fanOutStatus(tx, status)) {
+    await notifySubscribers(tx, status);
+  }
   // The mentioned local accounts, all at once (the rules and policies are
   // screened in one query, the notifications inserted in one statement).
   await notifyMentions(tx, status, a.notified);

@@ -145,12 +145,15 @@ export function storeLongEvent(source: SQL, id: SQL | Placeholder): SQL {
  * announces (fan-out) so announces it without a round trip of its own, at
  * the point of the transaction where it runs, and without handing the
  * event's receivers (10,000 ids for a post to 10,000 followers) to the
- * process and back.
+ * process and back. With `inlineOnly`, for an event that names no
+ * receivers (always short), the statement needs no `stored_event`.
  */
-export function notifyEvent(source: SQL): SQL {
+export function notifyEvent(source: SQL, { inlineOnly = false } = {}): SQL {
   const channel = sql.raw(`'${STREAM_CHANNEL}'`);
-  return sql`SELECT 'n' AS kind, pg_notify(${channel}, e.payload)::text AS id
-    FROM ${source} e WHERE octet_length(e.payload) <= ${sql.raw(String(INLINE_LIMIT))}
+  const inline = sql`SELECT 'n' AS kind, pg_notify(${channel}, e.payload)::text AS id
+    FROM ${source} e WHERE octet_length(e.payload) <= ${sql.raw(String(INLINE_LIMIT))}`;
+  if (inlineOnly) return inline;
+  return sql`${inline}
     UNION ALL SELECT ${sql.raw(`'${STORED}'`)},
       pg_notify(${channel}, ${sql.raw(`'${REFERENCE}'`)} || id::text)::text FROM stored_event`;
 }

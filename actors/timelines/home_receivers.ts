@@ -62,6 +62,21 @@ export function homeReceiverCtes(status: SQL | Placeholder, only?: (receiver: SQ
 }
 
 /**
+ * Whether status `s` (a CTE of one row, or none) may enter any local feed
+ * at all, as one boolean: its author is local, has a local follower, or
+ * it has a hashtag someone follows. A superset of {@link homeReceiverCtes}'
+ * candidates and of the list feeds fan-out fills (a list's owner is the
+ * author or follows the author): when it is false, fan-out chooses nobody.
+ * A kind of candidate added there adds its test here.
+ */
+export const MAY_REACH_A_FEED = sql`(EXISTS (SELECT 1 FROM s
+    JOIN accounts a ON a.id = s.account_id AND a.domain IS NULL)
+  OR EXISTS (SELECT 1 FROM s JOIN follows f ON f.target_account_id = s.account_id
+    JOIN accounts fa ON fa.id = f.account_id AND fa.domain IS NULL)
+  OR EXISTS (SELECT 1 FROM s JOIN statuses_tags st ON st.status_id = s.id
+    JOIN tag_follows tf ON tf.tag_id = st.tag_id))`;
+
+/**
  * Whether `viewer` would still be chosen for status `status` (both SQL
  * expressions): the home page's test of a pending row (db/queries/timelines.ts),
  * the same choice the rows will be written by.

@@ -76,6 +76,12 @@ export interface Claim {
   claimed: Claimed[];
   /** Messages it readied (claimable from the next claim on). */
   readied: number;
+  /**
+   * Milliseconds until one of the lane's ready messages may be claimed, as
+   * the claim's statement saw the queue (null: none queued); absent when
+   * the claim did not look.
+   */
+  nextMs?: number | null;
 }
 
 /** Work claimed and run on slots of its own (see SqlMessageQueue.listen). */

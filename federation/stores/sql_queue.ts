@@ -48,6 +48,7 @@ import {
 } from "../../db/queries/queue_rows.ts";
 import { type InboxMarks, markKeyOf } from "./inbox_marks.ts";
 import { finishStatement } from "./queue_finish.ts";
+import { GENERAL_ROWS, nextRunMs, readyNextOf } from "./queue_reads.ts";
 import {
   claimDeliveries,
   DEFAULT_DELIVERY_CONCURRENCY,
@@ -94,22 +95,6 @@ function messageIdOf(message: unknown): string | null {
   return typeof id === "string" ? id : null;
 }
 
-/**
- * The UPDATE that readies the oldest message of each of `keys` (a CTE
- * body): only one that is not ready, of a key that has none ready, so the
- * unique index (one ready message per key) is never hit.
- */
-function readyNextOf(keys: string[]) {
-  return sql`UPDATE federation_queue q SET ready = true
-    WHERE q.id IN (
-      SELECT (SELECT p.id FROM federation_queue p WHERE p.ordering_key = k ORDER BY p.id LIMIT 1)
-      FROM jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS k)
-      AND NOT q.ready
-      AND NOT EXISTS (SELECT 1 FROM federation_queue r
-        WHERE r.ordering_key = q.ordering_key AND r.ready)
-    RETURNING q.id`;
-}
-
 export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly nativeRetrial = false;
   readonly #database: Database;
@@ -122,6 +107,12 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
   readonly #maxTakeovers: number;
   readonly #signal: QueueSignal | undefined;
   readonly #inboxMarks: InboxMarks | undefined;
+  /**
+   * Whether a finish statement sees every message of its key queued before
+   * it: on PGlite, whose one connection runs one statement (or transaction)
+   * at a time. See {@link #finish}.
+   */
+  readonly #seesEveryEnqueue: boolean;
   /** What this process is handling, by the messages' own `id`. */
   readonly #handling = new Map<string, Handling>();
   /** Keys of the messages this process finished since its last claim (which readies their next). */
@@ -142,6 +133,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     this.#maxTakeovers = options.maxTakeovers ?? DEFAULT_MAX_TAKEOVERS;
     this.#signal = options.signal;
     this.#inboxMarks = options.marks;
+    this.#seesEveryEnqueue = database.kind === "pglite";
   }
 
   /** Fedify's activity marks, once their table may be named (inbox_marks.ts). */
@@ -209,7 +201,10 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     const done = () => {
       running.delete(slot);
       release();
-      this.#wake?.(runner.lane.name);
+      // A claim readies what the finish could not (#finish). The free slot
+      // alone needs none: the lane claims when a slot frees only if it was
+      // full, and then it waits on `running`, which holds this slot.
+      if (this.#finishedKeys.size > 0) this.#wake?.(runner.lane.name);
     };
     running.add(slot);
     let row: { id: number | string; claimed: boolean; marked?: boolean | null } | undefined;
@@ -284,6 +279,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       takeovers: number;
       readied: number;
       marked: boolean | null;
+      next_ms: number | null;
     }>(sql`
       WITH readied AS (${readyNextOf(keys)}),
       claimed AS (
@@ -299,7 +295,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         RETURNING id, message, ordering_key, takeovers)
       SELECT c.id, c.message, c.ordering_key, c.takeovers,
         (SELECT count(*) FROM readied)::int AS readied,
-        ${marks ? marks.markedOf(sql`c.message`) : sql`NULL::boolean`} AS marked
+        ${marks ? marks.markedOf(sql`c.message`) : sql`NULL::boolean`} AS marked,
+        (${nextRunMs(GENERAL_ROWS)}) AS next_ms
       FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`);
     for (const key of keys) this.#finishedKeys.delete(key);
     if (row?.id != null && row.marked != null) marks?.expect(row.message, row.marked);
@@ -309,7 +306,9 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       key: row.ordering_key,
       takeovers: row.takeovers,
     }];
-    return { claimed, readied: row?.readied ?? 0 };
+    // When it claimed nothing, the lane sleeps until the next message falls
+    // due, which the same statement told (a round trip less when idle).
+    return { claimed, readied: row?.readied ?? 0, nextMs: row?.next_ms ?? null };
   }
 
   /**
@@ -349,7 +348,11 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
    * statement and returned, for this worker to handle next: a busy actor's
    * activities cost one statement each between them.
    * When that statement sees no next message (none, or one whose enqueue
-   * was committed meanwhile), the next claim readies it.
+   * was committed meanwhile), the next claim readies it. On PGlite it
+   * cannot miss one: an enqueue ran either before it, and is seen, or
+   * after it, and found the key free (queued ready); so no claim is asked
+   * for there, which was two statements more for every inbound activity
+   * (the claim and the idle lane's look at the next due message).
    */
   async #finish(handling: Handling, handOff: boolean): Promise<Claimed | null> {
     const { id, key, retry, mark } = handling;
@@ -359,6 +362,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         UPDATE federation_queue SET message = ${JSON.stringify(retry.message)}::jsonb,
           run_at = ${retry.runAt.toISOString()}::timestamptz, locked_until = NULL
         WHERE id = ${id}`);
+      // Due later, in its place: the lanes wait for it.
+      this.#wake?.();
       return null;
     }
     if (key == null || !handOff) {
@@ -369,8 +374,12 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
     const [next] = await this.#execute<
       { id: number | string; message: unknown; claimed: boolean; marked: boolean | null }
     >(finishStatement({ id, key, leaseMs: this.#leaseMs, mark, marks }));
-    if (!next) this.#finishedKeys.add(key);
-    if (!next?.claimed) return null;
+    if (!next && !this.#seesEveryEnqueue) this.#finishedKeys.add(key);
+    if (!next?.claimed) {
+      // Readied, not due yet or behind older ready messages: the lanes claim it.
+      if (next) this.#wake?.();
+      return null;
+    }
     if (next.marked != null) marks?.expect(next.message, next.marked, mark);
     return { id: Number(next.id), message: next.message, key };
   }
@@ -404,12 +413,14 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
 
   /** How long until one of `rows` (a lane's) may be claimed, at most the poll interval. */
   async #nextRunDelay(rows: SQL): Promise<number> {
-    const [row] = await this.#database.rows<{ ms: number | null }>(sql`
-      SELECT (extract(epoch FROM min(greatest(run_at, coalesce(locked_until, run_at)) - now()))
-        * 1000)::float8 AS ms
-      FROM federation_queue q WHERE ${rows}`);
-    if (row?.ms == null) return this.#pollMs;
-    return Math.min(this.#pollMs, Math.max(10, Math.ceil(row.ms)));
+    const [row] = await this.#database.rows<{ ms: number | null }>(sql`${nextRunMs(rows)}`);
+    return this.#delayOf(row?.ms ?? null);
+  }
+
+  /** A wait of `ms` (null: nothing queued), within the poll interval. */
+  #delayOf(ms: number | null): number {
+    if (ms == null) return this.#pollMs;
+    return Math.min(this.#pollMs, Math.max(10, Math.ceil(ms)));
   }
 
   /**
@@ -426,6 +437,8 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       const handling = await this.#run(claimed, handler);
       claimed = await this.#finish(handling, !signal?.aborted).catch((error) => {
         logger.error("Could not finish queued message {id}: {error}", { id: handling.id, error });
+        // Left claimed until its lease runs out: the lanes look again then.
+        this.#wake?.();
         return null;
       });
     }
@@ -491,7 +504,7 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
       limit: this.#concurrency,
       claim: () => this.#claim(),
       run: (_, work) => work(),
-      rows: () => sql`q.ready AND q.host IS NULL`,
+      rows: () => GENERAL_ROWS,
       running: new Set(),
     }, {
       name: "deliveries",
@@ -562,8 +575,15 @@ export class SqlMessageQueue implements PlaceKeepingQueue {
         // What it readied is claimable from this claim on, by either lane.
         if (claim.readied > 0) this.#wake?.();
         if (claim.claimed.length > 0 || claim.readied > 0) continue;
-        if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) await this.#sweep();
-        const wait = await this.#nextRunDelay(lane.rows()).catch(() => this.#pollMs);
+        let swept = false;
+        if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) {
+          await this.#sweep();
+          swept = true;
+        }
+        // What a sweep readied is not in the claim's look: asked again then.
+        const wait = claim.nextMs !== undefined && !swept
+          ? this.#delayOf(claim.nextMs)
+          : await this.#nextRunDelay(lane.rows()).catch(() => this.#pollMs);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, wait);
           wakeResolve = () => {

@@ -95,3 +95,63 @@ test("an inbound note: conversation, feeds, bell, streams and count", async (t) 
     await rookery.close();
   }
 });
+
+test("an inbound note no feed here takes is still streamed; a followed hashtag takes it home", async () => {
+  // On PGlite such a note skips the fan-out statement (actors/timelines/fanout.ts,
+  // mayReachAFeed): the public stream must still hear of it, and a followed
+  // hashtag is a way into a feed without following the author.
+  const rookery = await startInstance({ listen: true });
+  const peer = await startFakePeer();
+  const actor = peer.publishActor("tess", { followers: `${peer.origin}/users/tess/followers` });
+  const send = (request: Request) => rookery.request(request.url, request);
+  const deliver = async (name: string, extra: Record<string, unknown> = {}) => {
+    const id = `${actor}/notes/${name}`;
+    const activity = publicNoteCreate(actor, id, { content: `<p>${name}</p>`, ...extra });
+    assert.equal(
+      await statusOf(
+        await peer.deliver(`${rookery.origin}/inbox`, activity, {
+          keyId: `${actor}#main-key`,
+          send,
+        }),
+      ),
+      202,
+    );
+    return await arrived(rookery, id);
+  };
+  const bob = await createUser(rookery, "bob");
+  const auth = { headers: { authorization: `Bearer ${bob.token}` } };
+  const home = async () =>
+    (await (await rookery.request("/api/v1/timelines/home", auth)).json())
+      .map((s: { id: string }) => s.id);
+  let socket: WsClient | null = null;
+  try {
+    const followed = await rookery.request("/api/v1/tags/pelicans/follow", {
+      method: "POST",
+      ...auth,
+    });
+    assert.equal(followed.status, 200);
+    await followed.body?.cancel();
+    socket = await WsClient.open(
+      rookery,
+      `/api/v1/streaming?stream=public&access_token=${bob.token}`,
+    );
+    const plain = await deliver("plain");
+    const streamed = await socket.next("update", "public");
+    assert.equal(JSON.parse(streamed.payload as string).id, plain.id);
+    assert.deepEqual(await home(), [], "no follow, no followed hashtag: no feed");
+
+    const tagged = await deliver("tagged", {
+      content: `<p>about <a href="${peer.origin}/tags/pelicans" rel="tag">#pelicans</a></p>`,
+      tag: [{ type: "Hashtag", name: "#pelicans", href: `${peer.origin}/tags/pelicans` }],
+    });
+    assert.equal(
+      JSON.parse((await socket.next("update", "public")).payload as string).id,
+      tagged.id,
+    );
+    assert.deepEqual(await home(), [tagged.id], "the hashtag's follower has it at home");
+  } finally {
+    await socket?.close();
+    await peer.close();
+    await rookery.close();
+  }
+});
