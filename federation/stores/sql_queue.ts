@@ -31,9 +31,7 @@
  * Deliveries (rows with a host) are claimed on slots of their own, a few per
  * host (delivery_lane.ts): a slow peer holds its own deliveries, not the
  * other peers' nor inbound activities and jobs, which have the other slots.
- *
- * A message whose handling a crash or a lost lease cut off too often is
- * dropped (takeovers.ts).
+ * A message that a crash or a lost lease cut off too often is dropped (takeovers.ts).
  */
 import type { MessageQueueEnqueueOptions, MessageQueueListenOptions } from "@fedify/fedify";
 import { getLogger } from "@logtape/logtape";
