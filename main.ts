@@ -11,6 +11,7 @@ import { adminPaths, type AdminSocket, startAdminSocket } from "./admin/socket.t
 import { claimPidFile } from "./admin/client.ts";
 import { VERSION_STRING } from "./version.ts";
 import { IdleMemoryRelease } from "./process/idle_memory.ts";
+import { surviveLostConnections } from "./db/postgres_transactions.ts";
 
 const logger = getLogger(["rookery"]);
 
@@ -26,6 +27,9 @@ async function main(): Promise<number> {
     throw error;
   }
   await setupLogging({ level: config.logLevel, json: config.logFormat === "json" });
+  surviveLostConnections((error) =>
+    logger.warn("A lost database connection's error reached no handler: {error}", { error })
+  );
 
   // Listen for stop signals first: a stop asked for during start-up (opening
   // PGlite takes seconds) is honoured as soon as start-up is done.

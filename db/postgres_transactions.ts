@@ -55,6 +55,25 @@ export function isConnectionLoss(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Keeps a lost PostgreSQL connection from ending the process: postgres.js
+ * 3.4.9 can still reject a promise nobody holds when a backend is
+ * terminated under it (a query's rejection on the closed connection, or a
+ * write to its ended socket), which Deno treats as fatal. Such a rejection
+ * is only logged (`onLoss`); the requests it cost already failed with 503
+ * and the pool reconnects. Any other unhandled rejection still ends the
+ * process. Returns what removes the listener.
+ */
+export function surviveLostConnections(onLoss: (reason: unknown) => void): () => void {
+  const listener = (event: PromiseRejectionEvent) => {
+    if (!isConnectionLoss(event.reason)) return;
+    event.preventDefault();
+    onLoss(event.reason);
+  };
+  globalThis.addEventListener("unhandledrejection", listener);
+  return () => globalThis.removeEventListener("unhandledrejection", listener);
+}
+
 /** Patches drizzle's postgres.js session, once per process, so its transactions are guarded. */
 export function guardTransactions(): void {
   const proto = PostgresJsSession.prototype as unknown as {
