@@ -12,13 +12,17 @@
 import assert from "node:assert/strict";
 import {
   Activity,
+  Emoji,
   Hashtag,
+  type Image,
   LanguageString,
+  Link,
   Mention,
   type Note,
   type Object as APObject,
 } from "@fedify/vocab";
 import { plainCreate } from "../../federation/inbox/plain_create.ts";
+import { receivedJson } from "../../federation/dialects/received.ts";
 import { contextLoader } from "../../federation/fetch/document_loader.ts";
 import { withValidContexts } from "../../federation/dialects/contexts.ts";
 import { test } from "../harness.ts";
@@ -42,6 +46,60 @@ const MASTODON_CONTEXT = [
     Hashtag: "as:Hashtag",
     blurhash: "toot:blurhash",
     focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
+  },
+];
+
+/** The context Mastodon 4.5 writes on a Create(Note) (app/lib/activitypub/adapter.rb). */
+const MASTODON_45_CONTEXT = [
+  AS,
+  {
+    ostatus: "http://ostatus.org#",
+    atomUri: "ostatus:atomUri",
+    inReplyToAtomUri: "ostatus:inReplyToAtomUri",
+    conversation: "ostatus:conversation",
+    sensitive: "as:sensitive",
+    toot: "http://joinmastodon.org/ns#",
+    votersCount: "toot:votersCount",
+    quote: "https://w3id.org/fep/044f#quote",
+    quoteUri: "http://fedibird.com/ns#quoteUri",
+    _misskey_quote: "https://misskey-hub.net/ns#_misskey_quote",
+    quoteAuthorization: { "@id": "https://w3id.org/fep/044f#quoteAuthorization", "@type": "@id" },
+    gts: "https://gotosocial.org/ns#",
+    interactionPolicy: { "@id": "gts:interactionPolicy", "@type": "@id" },
+    canQuote: { "@id": "gts:canQuote", "@type": "@id" },
+    automaticApproval: { "@id": "gts:automaticApproval", "@type": "@id" },
+    manualApproval: { "@id": "gts:manualApproval", "@type": "@id" },
+    blurhash: "toot:blurhash",
+    focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
+    Hashtag: "as:Hashtag",
+    Emoji: "toot:Emoji",
+  },
+];
+/** Misskey's context on a note (its ApRendererService, abridged to the note's terms and a few more). */
+const MISSKEY_CONTEXT = [
+  AS,
+  "https://w3id.org/security/v1",
+  {
+    Key: "sec:Key",
+    manuallyApprovesFollowers: "as:manuallyApprovesFollowers",
+    sensitive: "as:sensitive",
+    Hashtag: "as:Hashtag",
+    quoteUrl: "as:quoteUrl",
+    toot: "http://joinmastodon.org/ns#",
+    Emoji: "toot:Emoji",
+    featured: "toot:featured",
+    discoverable: "toot:discoverable",
+    schema: "http://schema.org#",
+    PropertyValue: "schema:PropertyValue",
+    value: "schema:value",
+    misskey: "https://misskey-hub.net/ns#",
+    _misskey_content: "misskey:_misskey_content",
+    _misskey_quote: "misskey:_misskey_quote",
+    _misskey_reaction: "misskey:_misskey_reaction",
+    _misskey_votes: "misskey:_misskey_votes",
+    _misskey_summary: "misskey:_misskey_summary",
+    isCat: "misskey:isCat",
+    vcard: "http://www.w3.org/2006/vcard/ns#",
   },
 ];
 
@@ -109,6 +167,136 @@ function mastodonNote(n: number): Doc {
   };
 }
 
+/**
+ * A note as Mastodon 4.5 writes one (app/serializers/activitypub/note_serializer.rb):
+ * a reply with a mention, a hashtag, a custom emoji, an image on the media
+ * host, a content warning and who may quote it.
+ */
+function mastodon45Note(n: number): Doc {
+  const id = `${ACTOR}/statuses/${n}`;
+  return {
+    ...mastodonNote(n),
+    content:
+      '<p><span class="h-card">@azrael</span> :smurf: <a href="/tags/potions">#Potions</a></p>',
+    contentMap: { en: "<p>@azrael :smurf: #Potions</p>" },
+    attachment: [{
+      type: "Document",
+      mediaType: "image/png",
+      url: `https://files.peer-cdn.example/media_attachments/files/${n}/original/a.png`,
+      name: "A cauldron",
+      blurhash: "UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH",
+      focalPoint: [-0.5, 0.25],
+      width: 1200,
+      height: 800,
+    }],
+    tag: [
+      { type: "Mention", href: `${PEER}/users/azrael`, name: "@azrael@peer.example" },
+      { type: "Hashtag", href: `${PEER}/tags/potions`, name: "#Potions" },
+      {
+        id: `${PEER}/emojis/4`,
+        type: "Emoji",
+        name: ":smurf:",
+        updated: "2024-06-01T08:00:00Z",
+        icon: {
+          type: "Image",
+          mediaType: "image/png",
+          url: "https://files.peer-cdn.example/custom_emojis/images/4/smurf.png",
+        },
+      },
+    ],
+    interactionPolicy: {
+      canQuote: { automaticApproval: [PUBLIC, `${ACTOR}/followers`] },
+    },
+    context: `${PEER}/contexts/${n}`,
+    replies: { ...(mastodonNote(n).replies as Doc), id: `${id}/replies` },
+  };
+}
+
+/** A note as Misskey writes one (its source text, an emoji, a file, no language map). */
+function misskeyNote(n: number): Doc {
+  const id = `${PEER}/notes/9kf${n}`;
+  return {
+    id,
+    type: "Note",
+    attributedTo: ACTOR,
+    content: `<p>nyaa <span>:blobcat:</span> <a href="${PEER}/tags/neko" rel="tag">#neko</a></p>`,
+    _misskey_content: "nyaa :blobcat: #neko",
+    source: { content: "nyaa :blobcat: #neko", mediaType: "text/x.misskeymarkdown" },
+    published: "2025-05-02T10:00:00.000Z",
+    to: [PUBLIC],
+    cc: [`${ACTOR}/followers`],
+    inReplyTo: null,
+    attachment: [{
+      type: "Document",
+      mediaType: "image/webp",
+      url: `${PEER}/files/webpublic-${n}.webp`,
+      name: null,
+      sensitive: false,
+    }],
+    sensitive: false,
+    tag: [
+      { type: "Hashtag", href: `${PEER}/tags/neko`, name: "#neko" },
+      { type: "Mention", href: `${PEER}/users/azrael`, name: "@azrael" },
+      {
+        id: `${PEER}/emojis/blobcat`,
+        type: "Emoji",
+        name: ":blobcat:",
+        updated: "2024-03-01T00:00:00.000Z",
+        icon: { type: "Image", mediaType: "image/png", url: `${PEER}/files/blobcat.png` },
+      },
+    ],
+  };
+}
+
+/** GoToSocial's note and its four sub-policies, under an inline context (GoToSocial's own names its context first: not read here). */
+function gotosocialNote(n: number): Doc {
+  return {
+    id: `${ACTOR}/statuses/01HX${n}`,
+    type: "Note",
+    attributedTo: ACTOR,
+    to: PUBLIC,
+    cc: `${ACTOR}/followers`,
+    url: `${PEER}/@gargamel/statuses/01HX${n}`,
+    published: "2025-05-04T10:00:00Z",
+    content: "<p>hanging in the trees</p>",
+    contentMap: { en: "<p>hanging in the trees</p>" },
+    sensitive: false,
+    summary: "",
+    attachment: [{
+      type: "Image",
+      mediaType: "image/webp",
+      url: `${PEER}/fileserver/01/original/${n}.webp`,
+      name: "a sloth",
+      blurhash: "LIIE|gRj00WB-;j[t7j[4nWBj[Rj",
+      focalPoint: [0, -0.6],
+      width: 1200,
+      height: 800,
+    }],
+    tag: { type: "Hashtag", href: `${PEER}/tags/trees`, name: "#trees" },
+    interactionPolicy: {
+      canLike: { automaticApproval: PUBLIC },
+      canReply: { automaticApproval: [PUBLIC], manualApproval: [] },
+      canAnnounce: { automaticApproval: `${ACTOR}/followers`, manualApproval: PUBLIC },
+      canQuote: { automaticApproval: [ACTOR] },
+    },
+  };
+}
+const GOTOSOCIAL_CONTEXT = [AS, {
+  gts: "https://gotosocial.org/ns#",
+  interactionPolicy: { "@id": "gts:interactionPolicy", "@type": "@id" },
+  canLike: { "@id": "gts:canLike", "@type": "@id" },
+  canReply: { "@id": "gts:canReply", "@type": "@id" },
+  canAnnounce: { "@id": "gts:canAnnounce", "@type": "@id" },
+  canQuote: { "@id": "gts:canQuote", "@type": "@id" },
+  automaticApproval: { "@id": "gts:automaticApproval", "@type": "@id" },
+  manualApproval: { "@id": "gts:manualApproval", "@type": "@id" },
+  Hashtag: "as:Hashtag",
+  sensitive: "as:sensitive",
+  toot: "http://joinmastodon.org/ns#",
+  blurhash: "toot:blurhash",
+  focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
+}];
+
 /** The bench's delivery (bench/inbound.ts). */
 function benchCreate(): Doc {
   const id = `${ACTOR}/notes/bench-1`;
@@ -133,24 +321,62 @@ function benchCreate(): Doc {
   };
 }
 
+const instant = (value: Temporal.Instant | null) => value?.epochNanoseconds.toString() ?? null;
+
 /** What the inbox listeners read of a parsed Create(Note). */
 async function reading(activity: Activity) {
   const object = await activity.getObject({ documentLoader: noFetch }) as Note | null;
   assert.ok(object);
+  const options = { documentLoader: noFetch, suppressError: true };
   const tags = [];
-  for await (const tag of object.getTags({ documentLoader: noFetch, suppressError: true })) {
-    // Every reader of tags looks for these three classes only (Emoji is never accepted here).
+  for await (const tag of object.getTags(options)) {
+    // Every reader of tags looks for these three classes only (remote_status.ts, emoji.ts).
     if (tag instanceof Mention || tag instanceof Hashtag) {
       tags.push({ type: tag.constructor.name, href: tag.href?.href, name: tag.name?.toString() });
-    }
+    } else if (tag instanceof Emoji) {
+      const icon = await tag.getIcon(options) as Image | null;
+      tags.push({
+        type: "Emoji",
+        id: tag.id?.href,
+        name: tag.name?.toString(),
+        updated: instant(tag.updated),
+        icon: icon && {
+          type: icon.constructor.name,
+          mediaType: icon.mediaType,
+          url: icon.url instanceof Link ? icon.url.href?.href : icon.url?.href,
+        },
+      });
+    } else tags.push({ type: tag?.constructor.name ?? null });
   }
+  const attachments = [];
+  for await (const item of object.getAttachments(options)) {
+    const media = item as Image;
+    attachments.push({
+      type: item.constructor.name,
+      id: item.id?.href ?? null,
+      mediaType: media.mediaType ?? null,
+      url: media.url instanceof Link ? { link: media.url.href?.href } : media.url?.href ?? null,
+      name: media.name?.toString() ?? null,
+      summary: media.summary?.toString() ?? null,
+      width: media.width ?? null,
+      height: media.height ?? null,
+      sensitive: media.sensitive ?? null,
+    });
+  }
+  const policy = object.interactionPolicy;
+  const rule = (name: "canQuote" | "canLike" | "canReply" | "canAnnounce") => {
+    const r = policy?.[name];
+    return r && {
+      automatic: r.automaticApprovals.map((u) => u.href),
+      manual: r.manualApprovals.map((u) => u.href),
+    };
+  };
   const text = (value: string | LanguageString) =>
     value instanceof LanguageString
       ? { value: value.toString(), language: value.locale.baseName }
       : value;
   const hrefs = (urls: (URL | APObject | { href?: URL | null })[]) =>
     urls.map((u) => u instanceof URL ? u.href : String((u as { href?: URL }).href));
-  const instant = (value: Temporal.Instant | null) => value?.epochNanoseconds.toString() ?? null;
   return {
     type: activity.constructor.name,
     id: activity.id?.href,
@@ -174,6 +400,14 @@ async function reading(activity: Activity) {
       urls: hrefs(object.urls as (URL | { href?: URL | null })[]),
       contexts: hrefs(object.contextIds),
       tags,
+      attachments,
+      interactionPolicy: policy && {
+        canQuote: rule("canQuote"),
+        canLike: rule("canLike"),
+        canReply: rule("canReply"),
+        canAnnounce: rule("canAnnounce"),
+      },
+      quote: object.quoteId?.href ?? object.quoteUrl?.href ?? null,
     },
   };
 }
@@ -202,6 +436,8 @@ const READ = new Set([
   "inReplyTo",
   "url",
   "context",
+  "attachment",
+  "interactionPolicy",
 ]);
 
 /** Every Note the peers' corpus delivers, wrapped as tests/federation/peers_corpus.ts wraps it. */
@@ -227,13 +463,13 @@ function corpusCreates(): Doc[] {
       });
       // As the inbox guard queues it.
       const { "@context": context, ...bare } = withValidContexts(object) as Doc;
-      // Reduced to what this path reads (no media, emoji, quotes or dialect keys).
-      const reduced: Doc = { attachment: [] };
+      // Reduced to what this path reads (no quotes or dialect keys).
+      const reduced: Doc = {};
       for (const [key, value] of Object.entries(bare)) {
         if (READ.has(key)) reduced[key] = value;
       }
       const tags = Array.isArray(bare.tag) ? bare.tag : bare.tag == null ? [] : [bare.tag];
-      reduced.tag = tags.filter((t) => t.type === "Mention" || t.type === "Hashtag");
+      reduced.tag = tags.filter((t) => ["Mention", "Hashtag", "Emoji"].includes(t.type));
       for (const note of [bare, reduced]) {
         out.push(wrap({ ...note, "@context": context }, context));
         out.push(wrap({ ...note, "@context": AS }, AS));
@@ -247,7 +483,10 @@ function corpusCreates(): Doc[] {
 
 test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", async () => {
   const accepted: Doc[] = [];
-  const documents = [
+  const m45 = (n: number, extra: Doc = {}) =>
+    create({ ...mastodon45Note(n), ...extra }, MASTODON_45_CONTEXT);
+  const misskey = (note: Doc): Doc => create(note, MISSKEY_CONTEXT);
+  const expected = [
     benchCreate(),
     create(mastodonNote(1)),
     create(mastodonNote(2), AS),
@@ -255,6 +494,30 @@ test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", a
     create({ ...mastodonNote(4), content: undefined, summary: null, inReplyTo: null }),
     create({ ...mastodonNote(5), tag: { type: "Mention", href: `${PEER}/users/azrael` } }),
     create({ ...mastodonNote(6), to: [PUBLIC, PUBLIC], cc: [] }),
+    m45(7),
+    m45(8, { summary: null, sensitive: false, inReplyTo: null, inReplyToAtomUri: null }),
+    m45(9, { interactionPolicy: { canQuote: { automaticApproval: [ACTOR] } } }),
+    m45(10, { interactionPolicy: { canQuote: { automaticApproval: PUBLIC, manualApproval: [] } } }),
+    m45(11, {
+      attachment: [
+        { type: "Document", mediaType: "image/jpeg", url: `${PEER}/m/1.jpg`, name: null },
+        { type: "Video", mediaType: "video/mp4", url: `${PEER}/m/2.mp4`, width: 640 },
+        { type: "Audio", url: `${PEER}/m/3.mp3`, summary: "a song" },
+        { type: "Image", mediaType: "image/gif", url: `${PEER}/m/4.gif`, blurhash: null },
+      ],
+    }),
+    m45(12, { tag: [], attachment: [], contentMap: { de: "<p>a</p>", ca: "<p>b</p>" } }),
+    create(mastodon45Note(13), [AS, "https://w3id.org/security/v1", MASTODON_45_CONTEXT[1]]),
+    // Under ActivityStreams' context alone: no sensitive, hashtag or policy as JSON-LD reads it.
+    create({ ...mastodon45Note(14), tag: (mastodon45Note(14).tag as Doc[]).slice(0, 2) }, AS),
+    misskey(misskeyNote(1)),
+    misskey({ ...misskeyNote(2), attachment: [], inReplyTo: `${PEER}/notes/9kf1` }),
+    create(gotosocialNote(1), GOTOSOCIAL_CONTEXT),
+  ];
+  const documents = [
+    ...expected,
+    // A note with a thumbnail and a duration (a video): Fedify's.
+    m45(20, { attachment: [{ type: "Document", url: `${PEER}/v.mp4`, duration: "PT12.5S" }] }),
     ...corpusCreates(),
   ];
   for (const doc of documents) {
@@ -262,10 +525,13 @@ test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", a
     if (!fast) continue;
     accepted.push(doc);
     assert.deepEqual(await reading(fast), await fedifyReading(doc), JSON.stringify(doc));
+    // The JSON remembered is the one received (the listeners read Mastodon's terms from it).
+    assert.deepEqual(await receivedJson(fast), doc);
+    assert.deepEqual(await receivedJson(await fast.getObject()), (doc as Doc).object);
   }
-  // The Mastodon-shaped and bench documents above, and the corpus's notes reduced to what is read.
-  assert.ok(accepted.length >= 30, `only ${accepted.length} accepted`);
-  for (const doc of documents.slice(0, 7)) assert.ok(accepted.includes(doc), JSON.stringify(doc));
+  // The documents above, and the corpus's notes (as written, or reduced to what is read).
+  assert.ok(accepted.length >= 40, `only ${accepted.length} accepted`);
+  for (const doc of expected) assert.ok(accepted.includes(doc), JSON.stringify(doc));
 });
 
 test("a Create whose reading could differ from Fedify's is left to Fedify", () => {
@@ -297,11 +563,7 @@ test("a Create whose reading could differ from Fedify's is left to Fedify", () =
     ["another context on the note", create({ ...note, "@context": AS })],
     ["a note on another origin", create({ ...note, id: "https://elsewhere.example/notes/1" })],
     ["an actor on another origin", { ...create(note), actor: "https://elsewhere.example/u/a" }],
-    [
-      "an attachment",
-      create({ ...note, attachment: [{ type: "Document", url: `${PEER}/a.png` }] }),
-    ],
-    ["an Emoji tag", create({ ...note, tag: [{ type: "Emoji", name: ":x:", icon: {} }] })],
+    ["an Emoji tag without an icon", create({ ...note, tag: [{ type: "Emoji", name: ":x:" }] })],
     [
       "a tag with an id",
       create({ ...note, tag: [{ id: `${PEER}/t`, type: "Mention", href: ACTOR }] }),
@@ -321,5 +583,76 @@ test("a Create whose reading could differ from Fedify's is left to Fedify", () =
     ["not an object", [create(note)]],
   ];
   assert.ok(plainCreate(create(note)), "the unaltered note is read");
+  for (const [what, doc] of refused) assert.equal(plainCreate(doc), null, what);
+});
+
+test("a Mastodon 4.5 note whose media, emoji or policy could read otherwise is left to Fedify", () => {
+  const note = mastodon45Note(1);
+  const m45 = (extra: Doc, context: unknown = MASTODON_45_CONTEXT) =>
+    create({ ...note, ...extra }, context);
+  const image = (note.attachment as Doc[])[0];
+  const [mention, hashtag, emoji] = note.tag as Doc[];
+  const icon = emoji.icon as Doc;
+  const withMedia = (extra: Doc) => m45({ attachment: [{ ...image, ...extra }] });
+  const withEmoji = (extra: Doc) => m45({ tag: [mention, hashtag, { ...emoji, ...extra }] });
+  const withPolicy = (policy: unknown) => m45({ interactionPolicy: policy });
+  const [AS_, terms] = MASTODON_45_CONTEXT as [string, Doc];
+  const withTerms = (extra: Doc) => m45({}, [AS_, { ...terms, ...extra }]);
+  const { gts: _gts, ...withoutGts } = terms;
+  const { canQuote: _canQuote, ...withoutCanQuote } = terms;
+  const refused: [string, unknown][] = [
+    ["media with an id on another origin", withMedia({ id: "https://elsewhere.example/m/1" })],
+    ["media with an id", withMedia({ id: `${PEER}/media/1` })],
+    ["a media URL as a Link", withMedia({ url: { type: "Link", href: `${PEER}/a.png` } })],
+    ["media URLs", withMedia({ url: [`${PEER}/a.png`, `${PEER}/b.png`] })],
+    ["a relative media URL", withMedia({ url: "/a.png" })],
+    ["a media URL that is not http(s)", withMedia({ url: "data:image/png;base64,AAAA" })],
+    ["a thumbnail", withMedia({ icon: { type: "Image", url: `${PEER}/t.png` } })],
+    ["a duration", withMedia({ duration: "PT12.5S" })],
+    ["a width as a string", withMedia({ width: "1200" })],
+    ["a negative height", withMedia({ height: -1 })],
+    ["a fractional width", withMedia({ width: 12.5 })],
+    ["a focal point of three", withMedia({ focalPoint: [0, 0, 0] })],
+    ["a focal point of strings", withMedia({ focalPoint: ["0", "0"] })],
+    ["a blurhash that is no string", withMedia({ blurhash: 7 })],
+    ["a description per language", withMedia({ name: ["a", "b"] })],
+    ["a typed value", withMedia({ name: { "@value": "a", "@language": "en" } })],
+    ["a media type list", withMedia({ mediaType: ["image/png"] })],
+    ["a preview card's Link", m45({ attachment: [{ type: "Link", href: `${PEER}/page` }] })],
+    ["media of two types", withMedia({ type: ["Document", "Image"] })],
+    ["an Emoji with an id on another origin", withEmoji({ id: "https://elsewhere.example/e/1" })],
+    ["an Emoji without an icon", withEmoji({ icon: undefined })],
+    ["an Emoji icon as a Link", withEmoji({ icon: { ...icon, type: "Link" } })],
+    ["an Emoji icon with URLs", withEmoji({ icon: { ...icon, url: [icon.url, icon.url] } })],
+    ["an Emoji icon with an id", withEmoji({ icon: { ...icon, id: `${PEER}/e.png` } })],
+    ["an Emoji with two names", withEmoji({ name: [":a:", ":b:"] })],
+    ["an Emoji of two types", withEmoji({ type: ["Emoji", "Image"] })],
+    ["an Emoji under ActivityStreams' context", m45({}, AS)],
+    ["Emoji as another term", withTerms({ Emoji: "as:Emoji" })],
+    ["Mastodon's namespace elsewhere", withTerms({ toot: "https://evil.example/ns#" })],
+    ["GoToSocial's namespace elsewhere", withTerms({ gts: "https://evil.example/ns#" })],
+    ["the policy without GoToSocial's namespace", m45({}, [AS_, withoutGts])],
+    ["mediaType redefined", withTerms({ mediaType: "toot:mediaType" })],
+    ["url redefined", withTerms({ url: { "@id": "as:url", "@type": "@vocab" } })],
+    ["focalPoint as a set", withTerms({ focalPoint: "toot:focalPoint" })],
+    ["an approval list of literals", withTerms({ automaticApproval: "gts:automaticApproval" })],
+    ["canQuote left undefined", m45({}, [AS_, withoutCanQuote])],
+    ["a term defined twice", m45({}, [AS_, terms, { Emoji: "toot:Emoji" }])],
+    ["GoToSocial's older spelling", withPolicy({ canQuote: { always: [PUBLIC] } })],
+    ["an approval as an object", withPolicy({ canQuote: { automaticApproval: { id: PUBLIC } } })],
+    ["a relative approval", withPolicy({ canQuote: { automaticApproval: ["followers"] } })],
+    ["an unknown sub-policy", withPolicy({ canFeature: { automaticApproval: [PUBLIC] } })],
+    ["a sub-policy as an IRI", withPolicy({ canQuote: PUBLIC })],
+    ["a policy as an IRI", withPolicy(`${PEER}/policies/1`)],
+    ["replies of another type", m45({ replies: { type: "Note", content: "x" } })],
+    ["replies with a keyword", m45({ replies: { type: "Collection", "@type": "as:Note" } })],
+    ["a source with a keyword", m45({ source: { content: "x", "@language": "en" } })],
+    ["a source text that is no string", m45({ _misskey_content: { "@value": "x" } })],
+    ["a quote", m45({ quote: `${PEER}/users/gargamel/statuses/0` })],
+    ["Misskey's quote", m45({ _misskey_quote: `${PEER}/notes/0` })],
+    ["a quote authorization", m45({ quoteAuthorization: `${PEER}/stamps/0` })],
+    ["a poll's voters", m45({ votersCount: 3 })],
+  ];
+  assert.ok(plainCreate(m45({})), "the unaltered note is read");
   for (const [what, doc] of refused) assert.equal(plainCreate(doc), null, what);
 });

@@ -12,6 +12,7 @@ import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { arrived } from "../fixtures/federation.ts";
 import { ok } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
+import { plainCreate } from "../../federation/inbox/plain_create.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const PUBLIC = `${AS}#Public`;
@@ -27,6 +28,30 @@ const MASTODON_CONTEXT = [
     Hashtag: "as:Hashtag",
   },
 ];
+
+/** The context Mastodon 4.5 writes on a note (app/lib/activitypub/adapter.rb). */
+const MASTODON_45_CONTEXT = [AS, {
+  ostatus: "http://ostatus.org#",
+  atomUri: "ostatus:atomUri",
+  inReplyToAtomUri: "ostatus:inReplyToAtomUri",
+  conversation: "ostatus:conversation",
+  sensitive: "as:sensitive",
+  toot: "http://joinmastodon.org/ns#",
+  votersCount: "toot:votersCount",
+  quote: "https://w3id.org/fep/044f#quote",
+  quoteUri: "http://fedibird.com/ns#quoteUri",
+  _misskey_quote: "https://misskey-hub.net/ns#_misskey_quote",
+  quoteAuthorization: { "@id": "https://w3id.org/fep/044f#quoteAuthorization", "@type": "@id" },
+  gts: "https://gotosocial.org/ns#",
+  interactionPolicy: { "@id": "gts:interactionPolicy", "@type": "@id" },
+  canQuote: { "@id": "gts:canQuote", "@type": "@id" },
+  automaticApproval: { "@id": "gts:automaticApproval", "@type": "@id" },
+  manualApproval: { "@id": "gts:manualApproval", "@type": "@id" },
+  blurhash: "toot:blurhash",
+  focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
+  Hashtag: "as:Hashtag",
+  Emoji: "toot:Emoji",
+}];
 
 test("a Mastodon-shaped Create(Note) without Fedify's parse reads as before", async (t) => {
   const rookery = await startInstance();
@@ -95,6 +120,50 @@ test("a Mastodon-shaped Create(Note) without Fedify's parse reads as before", as
       assert.deepEqual(status.mentions.map((m: { acct: string }) => m.acct), ["alice"]);
       const mentions = await ok(rookery, alice, "GET", "/api/v1/notifications?types[]=mention");
       assert.deepEqual(mentions.map((n: { status: { id: string } }) => n.status.id), [row.id]);
+    });
+    await t.step("a Mastodon 4.5 note: its emoji, its image and who may quote it", async () => {
+      const activity = {
+        ...create("cauldron", {
+          content: '<p>Stirring :smurf: <a href="/tags/potions">#Potions</a></p>',
+          contentMap: { en: "<p>Stirring :smurf: #Potions</p>" },
+          attachment: [{
+            type: "Document",
+            mediaType: "image/png",
+            url: `${peer.origin}/media/cauldron.png`,
+            name: "A cauldron",
+            blurhash: "UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH",
+            focalPoint: [-0.5, 0.25],
+            width: 1200,
+            height: 800,
+          }],
+          tag: [
+            { type: "Hashtag", href: `${peer.origin}/tags/potions`, name: "#Potions" },
+            {
+              id: `${peer.origin}/emojis/4`,
+              type: "Emoji",
+              name: ":smurf:",
+              updated: "2024-06-01T08:00:00Z",
+              icon: { type: "Image", mediaType: "image/png", url: `${peer.origin}/e/smurf.png` },
+            },
+          ],
+          interactionPolicy: { canQuote: { automaticApproval: [PUBLIC] } },
+        }),
+        "@context": MASTODON_45_CONTEXT,
+      };
+      assert.ok(plainCreate(structuredClone(activity)), "read without Fedify's parse");
+      assert.equal(await deliver(`${rookery.origin}/inbox`, activity), 202);
+      const row = await arrived(rookery, activity.object.id);
+      const status = await ok(rookery, alice, "GET", `/api/v1/statuses/${row.id}`);
+      assert.deepEqual(status.emojis.map((e: { shortcode: string }) => e.shortcode), ["smurf"]);
+      assert.deepEqual(status.tags.map((tag: { name: string }) => tag.name), ["potions"]);
+      assert.equal(status.media_attachments.length, 1);
+      const [media] = status.media_attachments;
+      assert.equal(media.type, "image");
+      assert.equal(media.remote_url, `${peer.origin}/media/cauldron.png`);
+      assert.equal(media.description, "A cauldron");
+      assert.equal(media.blurhash, "UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH");
+      assert.deepEqual(media.meta.focus, { x: -0.5, y: 0.25 });
+      assert.deepEqual(status.quote_approval.automatic, ["public"]);
     });
   } finally {
     await peer.close();
