@@ -29,6 +29,7 @@
  * server's own, PGlite); the caller checks the exact rows afterwards.
  */
 import { type FakePeer, startFakePeer } from "../tests/fixtures/fake_peer.ts";
+import { MASTODON_45_CONTEXT } from "../tests/federation/plain_documents.ts";
 import { paced } from "./paced.ts";
 import type { StatementCount, StatementProbe } from "./statements.ts";
 
@@ -193,30 +194,6 @@ export function inboundCreate(
     },
   };
 }
-
-/** The context Mastodon 4.5 writes on a Create(Note) (app/lib/activitypub/adapter.rb). */
-const MASTODON_45_CONTEXT = [AS, {
-  ostatus: "http://ostatus.org#",
-  atomUri: "ostatus:atomUri",
-  inReplyToAtomUri: "ostatus:inReplyToAtomUri",
-  conversation: "ostatus:conversation",
-  sensitive: "as:sensitive",
-  toot: "http://joinmastodon.org/ns#",
-  votersCount: "toot:votersCount",
-  quote: "https://w3id.org/fep/044f#quote",
-  quoteUri: "http://fedibird.com/ns#quoteUri",
-  _misskey_quote: "https://misskey-hub.net/ns#_misskey_quote",
-  quoteAuthorization: { "@id": "https://w3id.org/fep/044f#quoteAuthorization", "@type": "@id" },
-  gts: "https://gotosocial.org/ns#",
-  interactionPolicy: { "@id": "gts:interactionPolicy", "@type": "@id" },
-  canQuote: { "@id": "gts:canQuote", "@type": "@id" },
-  automaticApproval: { "@id": "gts:automaticApproval", "@type": "@id" },
-  manualApproval: { "@id": "gts:manualApproval", "@type": "@id" },
-  blurhash: "toot:blurhash",
-  focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
-  Hashtag: "as:Hashtag",
-  Emoji: "toot:Emoji",
-}];
 
 export interface FullSpeedResult {
   sent: number;

@@ -3,7 +3,8 @@
  * JSON-LD parse (federation/inbox/plain_create.ts, plain_dispatch.ts):
  * what a Mastodon-shaped note says reaches the API as before (texts, the
  * content warning, language, hashtags, the mention of a local user and its
- * notification). Replay protection on that path: tests/federation/inbox_marks_test.ts;
+ * notification; a Mastodon 4.5 note's emoji, media and quote policy).
+ * Replay protection on that path: tests/federation/inbox_marks_test.ts;
  * that each accepted document reads as Fedify reads it: plain_create_test.ts.
  */
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import { arrived } from "../fixtures/federation.ts";
 import { ok } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
 import { plainCreate } from "../../federation/inbox/plain_create.ts";
+import { MASTODON_45_CONTEXT } from "./plain_documents.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const PUBLIC = `${AS}#Public`;
@@ -28,30 +30,6 @@ const MASTODON_CONTEXT = [
     Hashtag: "as:Hashtag",
   },
 ];
-
-/** The context Mastodon 4.5 writes on a note (app/lib/activitypub/adapter.rb). */
-const MASTODON_45_CONTEXT = [AS, {
-  ostatus: "http://ostatus.org#",
-  atomUri: "ostatus:atomUri",
-  inReplyToAtomUri: "ostatus:inReplyToAtomUri",
-  conversation: "ostatus:conversation",
-  sensitive: "as:sensitive",
-  toot: "http://joinmastodon.org/ns#",
-  votersCount: "toot:votersCount",
-  quote: "https://w3id.org/fep/044f#quote",
-  quoteUri: "http://fedibird.com/ns#quoteUri",
-  _misskey_quote: "https://misskey-hub.net/ns#_misskey_quote",
-  quoteAuthorization: { "@id": "https://w3id.org/fep/044f#quoteAuthorization", "@type": "@id" },
-  gts: "https://gotosocial.org/ns#",
-  interactionPolicy: { "@id": "gts:interactionPolicy", "@type": "@id" },
-  canQuote: { "@id": "gts:canQuote", "@type": "@id" },
-  automaticApproval: { "@id": "gts:automaticApproval", "@type": "@id" },
-  manualApproval: { "@id": "gts:manualApproval", "@type": "@id" },
-  blurhash: "toot:blurhash",
-  focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
-  Hashtag: "as:Hashtag",
-  Emoji: "toot:Emoji",
-}];
 
 test("a Mastodon-shaped Create(Note) without Fedify's parse reads as before", async (t) => {
   const rookery = await startInstance();
