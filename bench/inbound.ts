@@ -29,6 +29,7 @@
  * server's own, PGlite); the caller checks the exact rows afterwards.
  */
 import { type FakePeer, startFakePeer } from "../tests/fixtures/fake_peer.ts";
+import { MASTODON_45_CONTEXT } from "../tests/federation/plain_documents.ts";
 import { paced } from "./paced.ts";
 import type { StatementCount, StatementProbe } from "./statements.ts";
 
@@ -80,26 +81,9 @@ export async function startInboundPeer(
       const out: Prepared[] = [];
       for (let i = 0; i < n; i++) {
         const actor = actors[i % actors.length];
-        const id = `${actor}/notes/${tag}-${i}`;
-        const published = new Date().toISOString();
-        const body = JSON.stringify({
-          "@context": AS,
-          id: `${id}/activity`,
-          type: "Create",
-          actor,
-          published,
-          to: [`${AS}#Public`],
-          cc: [`${actor}/followers`],
-          object: {
-            id,
-            type: "Note",
-            attributedTo: actor,
-            published,
-            to: [`${AS}#Public`],
-            cc: [`${actor}/followers`],
-            content: `<p>Inbound benchmark note ${tag} ${i}, with a little text to carry.</p>`,
-          },
-        });
+        const body = JSON.stringify(
+          inboundCreate(SHAPE, actor, `${actor}/notes/${tag}-${i}`, `${tag} ${i}`),
+        );
         const request = await peer.handSigned(
           inboxes[i % inboxes.length],
           body,
@@ -112,6 +96,101 @@ export async function startInboundPeer(
         });
       }
       return out;
+    },
+  };
+}
+
+/**
+ * BENCH_INBOX_SHAPE: `minimal` (default) sends the least a Create(Note)
+ * needs; `mastodon45` sends the note as Mastodon 4.5 writes one (its
+ * context, language map, interaction policy, a mention of another actor of
+ * the peer, a hashtag, a custom emoji and an image on the peer, which
+ * answers 404 for both: the copy job's fetch fails fast, nothing is
+ * downloaded or resized). Unsigned by Linked Data signature, as Mastodon
+ * sends a note with AUTHORIZED_FETCH or a note that is not public.
+ */
+const SHAPE = Deno.env.get("BENCH_INBOX_SHAPE") ?? "minimal";
+
+/** The Create of note `id` by `actor`, in `shape` (see {@link SHAPE}). */
+export function inboundCreate(
+  shape: string,
+  actor: string,
+  id: string,
+  label: string,
+): Record<string, unknown> {
+  const published = new Date().toISOString();
+  const content = `<p>Inbound benchmark note ${label}, with a little text to carry.</p>`;
+  const note = {
+    id,
+    type: "Note",
+    attributedTo: actor,
+    published,
+    to: [`${AS}#Public`],
+    cc: [`${actor}/followers`],
+    content,
+  };
+  const create = {
+    "@context": AS as unknown,
+    id: `${id}/activity`,
+    type: "Create",
+    actor,
+    published,
+  };
+  if (shape === "minimal") return { ...create, to: note.to, cc: note.cc, object: note };
+  if (shape !== "mastodon45") throw new Error(`BENCH_INBOX_SHAPE=${shape}: minimal or mastodon45`);
+  const origin = new URL(actor).origin;
+  return {
+    ...create,
+    "@context": MASTODON_45_CONTEXT,
+    to: note.to,
+    cc: [...note.cc, `${origin}/users/friend`],
+    object: {
+      ...note,
+      cc: [...note.cc, `${origin}/users/friend`],
+      summary: null,
+      inReplyTo: null,
+      url: id.replace("/users/", "/@"),
+      sensitive: false,
+      atomUri: id,
+      inReplyToAtomUri: null,
+      conversation: `tag:${new URL(actor).host},2026:objectId=${label}:objectType=Conversation`,
+      context: `${origin}/contexts/${encodeURIComponent(label)}`,
+      content: `${content}<p>@friend :bench: #bench</p>`,
+      contentMap: { en: `${content}<p>@friend :bench: #bench</p>` },
+      attachment: [{
+        type: "Document",
+        mediaType: "image/png",
+        url: `${origin}/media/${encodeURIComponent(label)}.png`,
+        name: "A picture",
+        blurhash: "UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH",
+        focalPoint: [0, 0],
+        width: 640,
+        height: 480,
+      }],
+      tag: [
+        { type: "Mention", href: `${origin}/users/friend`, name: "@friend@loadgen" },
+        { type: "Hashtag", href: `${origin}/tags/bench`, name: "#bench" },
+        {
+          id: `${origin}/emojis/1`,
+          type: "Emoji",
+          name: ":bench:",
+          updated: "2026-01-01T00:00:00Z",
+          icon: { type: "Image", mediaType: "image/png", url: `${origin}/emojis/bench.png` },
+        },
+      ],
+      replies: {
+        id: `${id}/replies`,
+        type: "Collection",
+        first: {
+          type: "CollectionPage",
+          next: `${id}/replies?page=true`,
+          partOf: `${id}/replies`,
+          items: [],
+        },
+      },
+      likes: { id: `${id}/likes`, type: "Collection", totalItems: 0 },
+      shares: { id: `${id}/shares`, type: "Collection", totalItems: 0 },
+      interactionPolicy: { canQuote: { automaticApproval: [`${AS}#Public`] } },
     },
   };
 }

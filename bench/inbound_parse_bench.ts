@@ -4,11 +4,14 @@
  * embedded note, as the inbox listener asks for it) against
  * federation/inbox/plain_create.ts's reading of the same JSON. Run with
  * `deno bench -A bench/inbound_parse_bench.ts`; the documents are the
- * inbound bench's (bench/inbound.ts) and a note as Mastodon writes one.
+ * inbound bench's (bench/inbound.ts, both its shapes: minimal and as
+ * Mastodon 4.5 writes a note with an emoji, an image and its interaction
+ * policy) and a note as Mastodon before 4.5 wrote one.
  */
 import { Activity } from "@fedify/vocab";
 import { contextLoader } from "../federation/fetch/document_loader.ts";
 import { plainCreate } from "../federation/inbox/plain_create.ts";
+import { inboundCreate } from "./inbound.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const ACTOR = "http://127.0.0.1:4000/users/loadgen";
@@ -70,7 +73,14 @@ function mastodonCreate(i: number) {
 }
 
 let n = 0;
-for (const [shape, make] of [["bench", benchCreate], ["Mastodon", mastodonCreate]] as const) {
+const mastodon45 = (i: number) =>
+  inboundCreate("mastodon45", ACTOR, `${ACTOR}/notes/parse-${i}`, `parse ${i}`);
+const shapes = [
+  ["bench", benchCreate],
+  ["Mastodon", mastodonCreate],
+  ["Mastodon 4.5", mastodon45],
+] as const;
+for (const [shape, make] of shapes) {
   Deno.bench(`Fedify's JSON-LD parse (${shape})`, { group: shape, baseline: true }, async () => {
     const activity = await Activity.fromJsonLd(make(n++), {
       contextLoader,

@@ -3,154 +3,108 @@
  * without JSON-LD: every document it accepts must read exactly as Fedify's
  * JSON-LD parse reads it (what the inbox listeners look at: ids, actor,
  * addressing, dates, texts, language maps, reply target, url, context,
- * mentions and hashtags), and every document whose reading could differ
- * must be left to Fedify (null). The corpus: Mastodon-shaped documents,
- * the bench's, and every Note of the peers' corpus (tests/federation/fixtures/peers/),
- * as written and reduced to the keys read here, each with its context, with
- * ActivityStreams' alone, and without the note's own.
+ * mentions, hashtags, custom emoji, media, interaction policy, and the
+ * JSON remembered for each object), and every document whose reading
+ * could differ must be left to Fedify (null). The corpus: documents shaped
+ * as Mastodon (before 4.5 and 4.5), Misskey and GoToSocial write them
+ * (plain_documents.ts), the bench's, and every Note of the peers' corpus
+ * (tests/federation/fixtures/peers/), as written and reduced to the keys
+ * read here, each with its context, with ActivityStreams' alone, and
+ * without the note's own.
  */
 import assert from "node:assert/strict";
 import {
   Activity,
+  Emoji,
   Hashtag,
+  type Image,
   LanguageString,
+  Link,
   Mention,
   type Note,
   type Object as APObject,
 } from "@fedify/vocab";
 import { plainCreate } from "../../federation/inbox/plain_create.ts";
+import { receivedJson } from "../../federation/dialects/received.ts";
 import { contextLoader } from "../../federation/fetch/document_loader.ts";
 import { withValidContexts } from "../../federation/dialects/contexts.ts";
 import { test } from "../harness.ts";
-
-const AS = "https://www.w3.org/ns/activitystreams";
-const PUBLIC = `${AS}#Public`;
-const PEER = "https://peer.example";
-const ACTOR = `${PEER}/users/gargamel`;
-const MASTODON_CONTEXT = [
+import {
+  ACTOR,
   AS,
-  "https://w3id.org/security/v1",
-  {
-    ostatus: "http://ostatus.org#",
-    atomUri: "ostatus:atomUri",
-    inReplyToAtomUri: "ostatus:inReplyToAtomUri",
-    conversation: "ostatus:conversation",
-    sensitive: "as:sensitive",
-    toot: "http://joinmastodon.org/ns#",
-    votersCount: "toot:votersCount",
-    Emoji: "toot:Emoji",
-    Hashtag: "as:Hashtag",
-    blurhash: "toot:blurhash",
-    focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
-  },
-];
+  benchCreate,
+  create,
+  type Doc,
+  GOTOSOCIAL_CONTEXT,
+  gotosocialNote,
+  mastodon45Note,
+  MASTODON_45_CONTEXT,
+  MASTODON_CONTEXT,
+  mastodonNote,
+  MISSKEY_CONTEXT,
+  misskeyNote,
+  PEER,
+  PUBLIC,
+} from "./plain_documents.ts";
 
 const noFetch = () => Promise.reject(new Error("not fetched"));
 
-type Doc = Record<string, unknown>;
-
-/** A Create of `note`, as Mastodon wraps one. */
-function create(note: Doc, context: unknown = MASTODON_CONTEXT): Doc {
-  return {
-    "@context": context,
-    id: `${note.id}/activity`,
-    type: "Create",
-    actor: ACTOR,
-    published: note.published,
-    to: note.to,
-    cc: note.cc,
-    object: note,
-  };
-}
-
-/** A note as Mastodon writes one, with everything this path reads. */
-function mastodonNote(n: number): Doc {
-  const id = `${ACTOR}/statuses/${n}`;
-  return {
-    id,
-    type: "Note",
-    summary: "Spoilers",
-    inReplyTo: `${PEER}/users/azrael/statuses/9`,
-    published: "2025-05-01T10:00:00Z",
-    updated: "2025-05-02T10:00:00.123+02:00",
-    url: `${PEER}/@gargamel/${n}`,
-    attributedTo: ACTOR,
-    to: [PUBLIC],
-    cc: [`${ACTOR}/followers`, `${PEER}/users/azrael`],
-    sensitive: true,
-    atomUri: id,
-    inReplyToAtomUri: `${PEER}/users/azrael/statuses/9`,
-    conversation: "tag:peer.example,2025-05-01:objectId=1:objectType=Conversation",
-    context: `${PEER}/contexts/1`,
-    content:
-      '<p><span class="h-card"><a href="https://peer.example/@azrael">@azrael</a></span> #Potions</p>',
-    contentMap: {
-      fr: "<p>@azrael #Potions</p>",
-      en:
-        '<p><span class="h-card"><a href="https://peer.example/@azrael">@azrael</a></span> #Potions</p>',
-    },
-    attachment: [],
-    tag: [
-      { type: "Mention", href: `${PEER}/users/azrael`, name: "@azrael@peer.example" },
-      { type: "Hashtag", href: `${PEER}/tags/potions`, name: "#Potions" },
-    ],
-    replies: {
-      id: `${id}/replies`,
-      type: "Collection",
-      first: {
-        type: "CollectionPage",
-        next: `${id}/replies?page=true`,
-        partOf: `${id}/replies`,
-        items: [],
-      },
-    },
-    likes: { id: `${id}/likes`, type: "Collection", totalItems: 3 },
-    shares: { id: `${id}/shares`, type: "Collection", totalItems: 1 },
-  };
-}
-
-/** The bench's delivery (bench/inbound.ts). */
-function benchCreate(): Doc {
-  const id = `${ACTOR}/notes/bench-1`;
-  const published = "2026-11-29T17:00:00.000Z";
-  return {
-    "@context": AS,
-    id: `${id}/activity`,
-    type: "Create",
-    actor: ACTOR,
-    published,
-    to: [PUBLIC],
-    cc: [`${ACTOR}/followers`],
-    object: {
-      id,
-      type: "Note",
-      attributedTo: ACTOR,
-      published,
-      to: [PUBLIC],
-      cc: [`${ACTOR}/followers`],
-      content: "<p>Inbound benchmark note, with a little text to carry.</p>",
-    },
-  };
-}
+const instant = (value: Temporal.Instant | null) => value?.epochNanoseconds.toString() ?? null;
 
 /** What the inbox listeners read of a parsed Create(Note). */
 async function reading(activity: Activity) {
   const object = await activity.getObject({ documentLoader: noFetch }) as Note | null;
   assert.ok(object);
+  const options = { documentLoader: noFetch, suppressError: true };
   const tags = [];
-  for await (const tag of object.getTags({ documentLoader: noFetch, suppressError: true })) {
-    // Every reader of tags looks for these three classes only (Emoji is never accepted here).
+  for await (const tag of object.getTags(options)) {
+    // Every reader of tags looks for these three classes only (remote_status.ts, emoji.ts).
     if (tag instanceof Mention || tag instanceof Hashtag) {
       tags.push({ type: tag.constructor.name, href: tag.href?.href, name: tag.name?.toString() });
-    }
+    } else if (tag instanceof Emoji) {
+      const icon = await tag.getIcon(options) as Image | null;
+      tags.push({
+        type: "Emoji",
+        id: tag.id?.href,
+        name: tag.name?.toString(),
+        updated: instant(tag.updated),
+        icon: icon && {
+          type: icon.constructor.name,
+          mediaType: icon.mediaType,
+          url: icon.url instanceof Link ? icon.url.href?.href : icon.url?.href,
+        },
+      });
+    } else tags.push({ type: tag?.constructor.name ?? null });
   }
+  const attachments = [];
+  for await (const item of object.getAttachments(options)) {
+    const media = item as Image;
+    attachments.push({
+      type: item.constructor.name,
+      id: item.id?.href ?? null,
+      mediaType: media.mediaType ?? null,
+      url: media.url instanceof Link ? { link: media.url.href?.href } : media.url?.href ?? null,
+      name: media.name?.toString() ?? null,
+      summary: media.summary?.toString() ?? null,
+      width: media.width ?? null,
+      height: media.height ?? null,
+      sensitive: media.sensitive ?? null,
+    });
+  }
+  const policy = object.interactionPolicy;
+  const rule = (name: "canQuote" | "canLike" | "canReply" | "canAnnounce") => {
+    const r = policy?.[name];
+    return r && {
+      automatic: r.automaticApprovals.map((u) => u.href),
+      manual: r.manualApprovals.map((u) => u.href),
+    };
+  };
   const text = (value: string | LanguageString) =>
     value instanceof LanguageString
       ? { value: value.toString(), language: value.locale.baseName }
       : value;
   const hrefs = (urls: (URL | APObject | { href?: URL | null })[]) =>
     urls.map((u) => u instanceof URL ? u.href : String((u as { href?: URL }).href));
-  const instant = (value: Temporal.Instant | null) => value?.epochNanoseconds.toString() ?? null;
   return {
     type: activity.constructor.name,
     id: activity.id?.href,
@@ -174,6 +128,14 @@ async function reading(activity: Activity) {
       urls: hrefs(object.urls as (URL | { href?: URL | null })[]),
       contexts: hrefs(object.contextIds),
       tags,
+      attachments,
+      interactionPolicy: policy && {
+        canQuote: rule("canQuote"),
+        canLike: rule("canLike"),
+        canReply: rule("canReply"),
+        canAnnounce: rule("canAnnounce"),
+      },
+      quote: object.quoteId?.href ?? object.quoteUrl?.href ?? null,
     },
   };
 }
@@ -202,6 +164,8 @@ const READ = new Set([
   "inReplyTo",
   "url",
   "context",
+  "attachment",
+  "interactionPolicy",
 ]);
 
 /** Every Note the peers' corpus delivers, wrapped as tests/federation/peers_corpus.ts wraps it. */
@@ -227,13 +191,13 @@ function corpusCreates(): Doc[] {
       });
       // As the inbox guard queues it.
       const { "@context": context, ...bare } = withValidContexts(object) as Doc;
-      // Reduced to what this path reads (no media, emoji, quotes or dialect keys).
-      const reduced: Doc = { attachment: [] };
+      // Reduced to what this path reads (no quotes or dialect keys).
+      const reduced: Doc = {};
       for (const [key, value] of Object.entries(bare)) {
         if (READ.has(key)) reduced[key] = value;
       }
       const tags = Array.isArray(bare.tag) ? bare.tag : bare.tag == null ? [] : [bare.tag];
-      reduced.tag = tags.filter((t) => t.type === "Mention" || t.type === "Hashtag");
+      reduced.tag = tags.filter((t) => ["Mention", "Hashtag", "Emoji"].includes(t.type));
       for (const note of [bare, reduced]) {
         out.push(wrap({ ...note, "@context": context }, context));
         out.push(wrap({ ...note, "@context": AS }, AS));
@@ -247,7 +211,10 @@ function corpusCreates(): Doc[] {
 
 test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", async () => {
   const accepted: Doc[] = [];
-  const documents = [
+  const m45 = (n: number, extra: Doc = {}) =>
+    create({ ...mastodon45Note(n), ...extra }, MASTODON_45_CONTEXT);
+  const misskey = (note: Doc): Doc => create(note, MISSKEY_CONTEXT);
+  const expected = [
     benchCreate(),
     create(mastodonNote(1)),
     create(mastodonNote(2), AS),
@@ -255,6 +222,30 @@ test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", a
     create({ ...mastodonNote(4), content: undefined, summary: null, inReplyTo: null }),
     create({ ...mastodonNote(5), tag: { type: "Mention", href: `${PEER}/users/azrael` } }),
     create({ ...mastodonNote(6), to: [PUBLIC, PUBLIC], cc: [] }),
+    m45(7),
+    m45(8, { summary: null, sensitive: false, inReplyTo: null, inReplyToAtomUri: null }),
+    m45(9, { interactionPolicy: { canQuote: { automaticApproval: [ACTOR] } } }),
+    m45(10, { interactionPolicy: { canQuote: { automaticApproval: PUBLIC, manualApproval: [] } } }),
+    m45(11, {
+      attachment: [
+        { type: "Document", mediaType: "image/jpeg", url: `${PEER}/m/1.jpg`, name: null },
+        { type: "Video", mediaType: "video/mp4", url: `${PEER}/m/2.mp4`, width: 640 },
+        { type: "Audio", url: `${PEER}/m/3.mp3`, summary: "a song" },
+        { type: "Image", mediaType: "image/gif", url: `${PEER}/m/4.gif`, blurhash: null },
+      ],
+    }),
+    m45(12, { tag: [], attachment: [], contentMap: { de: "<p>a</p>", ca: "<p>b</p>" } }),
+    create(mastodon45Note(13), [AS, "https://w3id.org/security/v1", MASTODON_45_CONTEXT[1]]),
+    // Under ActivityStreams' context alone: no sensitive, hashtag or policy as JSON-LD reads it.
+    create({ ...mastodon45Note(14), tag: (mastodon45Note(14).tag as Doc[]).slice(0, 2) }, AS),
+    misskey(misskeyNote(1)),
+    misskey({ ...misskeyNote(2), attachment: [], inReplyTo: `${PEER}/notes/9kf1` }),
+    create(gotosocialNote(1), GOTOSOCIAL_CONTEXT),
+  ];
+  const documents = [
+    ...expected,
+    // A note with a thumbnail and a duration (a video): Fedify's.
+    m45(20, { attachment: [{ type: "Document", url: `${PEER}/v.mp4`, duration: "PT12.5S" }] }),
     ...corpusCreates(),
   ];
   for (const doc of documents) {
@@ -262,10 +253,13 @@ test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", a
     if (!fast) continue;
     accepted.push(doc);
     assert.deepEqual(await reading(fast), await fedifyReading(doc), JSON.stringify(doc));
+    // The JSON remembered is the one received (the listeners read Mastodon's terms from it).
+    assert.deepEqual(await receivedJson(fast), doc);
+    assert.deepEqual(await receivedJson(await fast.getObject()), (doc as Doc).object);
   }
-  // The Mastodon-shaped and bench documents above, and the corpus's notes reduced to what is read.
-  assert.ok(accepted.length >= 30, `only ${accepted.length} accepted`);
-  for (const doc of documents.slice(0, 7)) assert.ok(accepted.includes(doc), JSON.stringify(doc));
+  // The documents above, and the corpus's notes (as written, or reduced to what is read).
+  assert.ok(accepted.length >= 40, `only ${accepted.length} accepted`);
+  for (const doc of expected) assert.ok(accepted.includes(doc), JSON.stringify(doc));
 });
 
 test("a Create whose reading could differ from Fedify's is left to Fedify", () => {
@@ -297,11 +291,7 @@ test("a Create whose reading could differ from Fedify's is left to Fedify", () =
     ["another context on the note", create({ ...note, "@context": AS })],
     ["a note on another origin", create({ ...note, id: "https://elsewhere.example/notes/1" })],
     ["an actor on another origin", { ...create(note), actor: "https://elsewhere.example/u/a" }],
-    [
-      "an attachment",
-      create({ ...note, attachment: [{ type: "Document", url: `${PEER}/a.png` }] }),
-    ],
-    ["an Emoji tag", create({ ...note, tag: [{ type: "Emoji", name: ":x:", icon: {} }] })],
+    ["an Emoji tag without an icon", create({ ...note, tag: [{ type: "Emoji", name: ":x:" }] })],
     [
       "a tag with an id",
       create({ ...note, tag: [{ id: `${PEER}/t`, type: "Mention", href: ACTOR }] }),
@@ -321,5 +311,76 @@ test("a Create whose reading could differ from Fedify's is left to Fedify", () =
     ["not an object", [create(note)]],
   ];
   assert.ok(plainCreate(create(note)), "the unaltered note is read");
+  for (const [what, doc] of refused) assert.equal(plainCreate(doc), null, what);
+});
+
+test("a Mastodon 4.5 note whose media, emoji or policy could read otherwise is left to Fedify", () => {
+  const note = mastodon45Note(1);
+  const m45 = (extra: Doc, context: unknown = MASTODON_45_CONTEXT) =>
+    create({ ...note, ...extra }, context);
+  const image = (note.attachment as Doc[])[0];
+  const [mention, hashtag, emoji] = note.tag as Doc[];
+  const icon = emoji.icon as Doc;
+  const withMedia = (extra: Doc) => m45({ attachment: [{ ...image, ...extra }] });
+  const withEmoji = (extra: Doc) => m45({ tag: [mention, hashtag, { ...emoji, ...extra }] });
+  const withPolicy = (policy: unknown) => m45({ interactionPolicy: policy });
+  const [AS_, terms] = MASTODON_45_CONTEXT as [string, Doc];
+  const withTerms = (extra: Doc) => m45({}, [AS_, { ...terms, ...extra }]);
+  const { gts: _gts, ...withoutGts } = terms;
+  const { canQuote: _canQuote, ...withoutCanQuote } = terms;
+  const refused: [string, unknown][] = [
+    ["media with an id on another origin", withMedia({ id: "https://elsewhere.example/m/1" })],
+    ["media with an id", withMedia({ id: `${PEER}/media/1` })],
+    ["a media URL as a Link", withMedia({ url: { type: "Link", href: `${PEER}/a.png` } })],
+    ["media URLs", withMedia({ url: [`${PEER}/a.png`, `${PEER}/b.png`] })],
+    ["a relative media URL", withMedia({ url: "/a.png" })],
+    ["a media URL that is not http(s)", withMedia({ url: "data:image/png;base64,AAAA" })],
+    ["a thumbnail", withMedia({ icon: { type: "Image", url: `${PEER}/t.png` } })],
+    ["a duration", withMedia({ duration: "PT12.5S" })],
+    ["a width as a string", withMedia({ width: "1200" })],
+    ["a negative height", withMedia({ height: -1 })],
+    ["a fractional width", withMedia({ width: 12.5 })],
+    ["a focal point of three", withMedia({ focalPoint: [0, 0, 0] })],
+    ["a focal point of strings", withMedia({ focalPoint: ["0", "0"] })],
+    ["a blurhash that is no string", withMedia({ blurhash: 7 })],
+    ["a description per language", withMedia({ name: ["a", "b"] })],
+    ["a typed value", withMedia({ name: { "@value": "a", "@language": "en" } })],
+    ["a media type list", withMedia({ mediaType: ["image/png"] })],
+    ["a preview card's Link", m45({ attachment: [{ type: "Link", href: `${PEER}/page` }] })],
+    ["media of two types", withMedia({ type: ["Document", "Image"] })],
+    ["an Emoji with an id on another origin", withEmoji({ id: "https://elsewhere.example/e/1" })],
+    ["an Emoji without an icon", withEmoji({ icon: undefined })],
+    ["an Emoji icon as a Link", withEmoji({ icon: { ...icon, type: "Link" } })],
+    ["an Emoji icon with URLs", withEmoji({ icon: { ...icon, url: [icon.url, icon.url] } })],
+    ["an Emoji icon with an id", withEmoji({ icon: { ...icon, id: `${PEER}/e.png` } })],
+    ["an Emoji with two names", withEmoji({ name: [":a:", ":b:"] })],
+    ["an Emoji of two types", withEmoji({ type: ["Emoji", "Image"] })],
+    ["an Emoji under ActivityStreams' context", m45({}, AS)],
+    ["Emoji as another term", withTerms({ Emoji: "as:Emoji" })],
+    ["Mastodon's namespace elsewhere", withTerms({ toot: "https://evil.example/ns#" })],
+    ["GoToSocial's namespace elsewhere", withTerms({ gts: "https://evil.example/ns#" })],
+    ["the policy without GoToSocial's namespace", m45({}, [AS_, withoutGts])],
+    ["mediaType redefined", withTerms({ mediaType: "toot:mediaType" })],
+    ["url redefined", withTerms({ url: { "@id": "as:url", "@type": "@vocab" } })],
+    ["focalPoint as a set", withTerms({ focalPoint: "toot:focalPoint" })],
+    ["an approval list of literals", withTerms({ automaticApproval: "gts:automaticApproval" })],
+    ["canQuote left undefined", m45({}, [AS_, withoutCanQuote])],
+    ["a term defined twice", m45({}, [AS_, terms, { Emoji: "toot:Emoji" }])],
+    ["GoToSocial's older spelling", withPolicy({ canQuote: { always: [PUBLIC] } })],
+    ["an approval as an object", withPolicy({ canQuote: { automaticApproval: { id: PUBLIC } } })],
+    ["a relative approval", withPolicy({ canQuote: { automaticApproval: ["followers"] } })],
+    ["an unknown sub-policy", withPolicy({ canFeature: { automaticApproval: [PUBLIC] } })],
+    ["a sub-policy as an IRI", withPolicy({ canQuote: PUBLIC })],
+    ["a policy as an IRI", withPolicy(`${PEER}/policies/1`)],
+    ["replies of another type", m45({ replies: { type: "Note", content: "x" } })],
+    ["replies with a keyword", m45({ replies: { type: "Collection", "@type": "as:Note" } })],
+    ["a source with a keyword", m45({ source: { content: "x", "@language": "en" } })],
+    ["a source text that is no string", m45({ _misskey_content: { "@value": "x" } })],
+    ["a quote", m45({ quote: `${PEER}/users/gargamel/statuses/0` })],
+    ["Misskey's quote", m45({ _misskey_quote: `${PEER}/notes/0` })],
+    ["a quote authorization", m45({ quoteAuthorization: `${PEER}/stamps/0` })],
+    ["a poll's voters", m45({ votersCount: 3 })],
+  ];
+  assert.ok(plainCreate(m45({})), "the unaltered note is read");
   for (const [what, doc] of refused) assert.equal(plainCreate(doc), null, what);
 });

@@ -3,7 +3,8 @@
  * JSON-LD parse (federation/inbox/plain_create.ts, plain_dispatch.ts):
  * what a Mastodon-shaped note says reaches the API as before (texts, the
  * content warning, language, hashtags, the mention of a local user and its
- * notification). Replay protection on that path: tests/federation/inbox_marks_test.ts;
+ * notification; a Mastodon 4.5 note's emoji, media and quote policy).
+ * Replay protection on that path: tests/federation/inbox_marks_test.ts;
  * that each accepted document reads as Fedify reads it: plain_create_test.ts.
  */
 import assert from "node:assert/strict";
@@ -12,6 +13,8 @@ import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { arrived } from "../fixtures/federation.ts";
 import { ok } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
+import { plainCreate } from "../../federation/inbox/plain_create.ts";
+import { MASTODON_45_CONTEXT } from "./plain_documents.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const PUBLIC = `${AS}#Public`;
@@ -95,6 +98,50 @@ test("a Mastodon-shaped Create(Note) without Fedify's parse reads as before", as
       assert.deepEqual(status.mentions.map((m: { acct: string }) => m.acct), ["alice"]);
       const mentions = await ok(rookery, alice, "GET", "/api/v1/notifications?types[]=mention");
       assert.deepEqual(mentions.map((n: { status: { id: string } }) => n.status.id), [row.id]);
+    });
+    await t.step("a Mastodon 4.5 note: its emoji, its image and who may quote it", async () => {
+      const activity = {
+        ...create("cauldron", {
+          content: '<p>Stirring :smurf: <a href="/tags/potions">#Potions</a></p>',
+          contentMap: { en: "<p>Stirring :smurf: #Potions</p>" },
+          attachment: [{
+            type: "Document",
+            mediaType: "image/png",
+            url: `${peer.origin}/media/cauldron.png`,
+            name: "A cauldron",
+            blurhash: "UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH",
+            focalPoint: [-0.5, 0.25],
+            width: 1200,
+            height: 800,
+          }],
+          tag: [
+            { type: "Hashtag", href: `${peer.origin}/tags/potions`, name: "#Potions" },
+            {
+              id: `${peer.origin}/emojis/4`,
+              type: "Emoji",
+              name: ":smurf:",
+              updated: "2024-06-01T08:00:00Z",
+              icon: { type: "Image", mediaType: "image/png", url: `${peer.origin}/e/smurf.png` },
+            },
+          ],
+          interactionPolicy: { canQuote: { automaticApproval: [PUBLIC] } },
+        }),
+        "@context": MASTODON_45_CONTEXT,
+      };
+      assert.ok(plainCreate(structuredClone(activity)), "read without Fedify's parse");
+      assert.equal(await deliver(`${rookery.origin}/inbox`, activity), 202);
+      const row = await arrived(rookery, activity.object.id);
+      const status = await ok(rookery, alice, "GET", `/api/v1/statuses/${row.id}`);
+      assert.deepEqual(status.emojis.map((e: { shortcode: string }) => e.shortcode), ["smurf"]);
+      assert.deepEqual(status.tags.map((tag: { name: string }) => tag.name), ["potions"]);
+      assert.equal(status.media_attachments.length, 1);
+      const [media] = status.media_attachments;
+      assert.equal(media.type, "image");
+      assert.equal(media.remote_url, `${peer.origin}/media/cauldron.png`);
+      assert.equal(media.description, "A cauldron");
+      assert.equal(media.blurhash, "UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH");
+      assert.deepEqual(media.meta.focus, { x: -0.5, y: 0.25 });
+      assert.deepEqual(status.quote_approval.automatic, ["public"]);
     });
   } finally {
     await peer.close();
