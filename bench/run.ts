@@ -28,7 +28,7 @@
  * default 1,000, BENCH_STREAM_POSTS, default 50, BENCH_STREAM_INTERVAL ms,
  * default 200, BENCH_STREAM_WORKERS, BENCH_STREAM_CLIENT `native` (C, built
  * with the machine's compiler; the default) or `websocket`: its header says
- * more). Part of the default run on PostgreSQL (about a minute, own server).
+ * more; BENCH_STREAM_TRACE=<file> writes each post's times as JSON lines). Part of the default run on PostgreSQL (about a minute, own server).
  *
  * Also on both databases (and alone with BENCH_ONLY=cheap): GET
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono

@@ -55,7 +55,9 @@ export async function viewersSeeingInPublic(
  *   approval, interaction policies, private statuses); with it, for each such author,
  * - O: the viewers who do NOT follow author x: the complement, as nearly every viewer of
  *   an event follows its author (10,000 ids aggregated and read back per post otherwise);
- *   render.ts turns the two into each viewer's `o` (follows x)
+ *   render.ts turns the two into each viewer's `o` (follows x). An anti join (NOT EXISTS,
+ *   planned as a hash of the author's followers): EXCEPT hashed both sides as a set
+ *   operation, 11 ms against 5 to 7 for 10,000 viewers (viewers are distinct already)
  * - w: author x follows the viewer (for interaction policies)
  * - u: the viewer's actor IRI is x, when a shown status's interaction policy names it
  *   (for everyone else the IRI changes nothing in the entity, and leaving it out lets
@@ -133,8 +135,8 @@ export async function viewerFlags(
       WHERE EXISTS (SELECT 1 FROM probed)
     UNION ALL SELECT 'F', '', a.account_id::text FROM asked a
     UNION ALL SELECT 'O', v.id::text, a.account_id::text FROM asked a
-      CROSS JOIN LATERAL (SELECT id FROM vw
-        EXCEPT SELECT f.account_id FROM follows f WHERE f.target_account_id = a.account_id) v
+      CROSS JOIN LATERAL (SELECT vw.id FROM vw WHERE NOT EXISTS (SELECT 1 FROM follows f
+        WHERE f.target_account_id = a.account_id AND f.account_id = vw.id)) v
     UNION ALL SELECT 'w', f.target_account_id::text, f.account_id::text FROM follows f
       WHERE f.account_id IN (SELECT account_id FROM hs WHERE interaction_policy IS NOT NULL)
         AND f.target_account_id IN (SELECT id FROM vw)
