@@ -361,6 +361,25 @@ async function countNewStatus(tx: Executor, accountId: string, p: PreparedStatus
     });
 }
 
+/**
+ * The answers of statements sent together, or the first failure in the
+ * order they were sent. A failed statement aborts the transaction and those
+ * after it fail too ("current transaction is aborted"); Promise.all would
+ * reject with whichever failure reached it first through its callers'
+ * awaits, and that may hide the cause: a unique violation of the status's
+ * INSERT is how a status stored meanwhile by another worker is recognised
+ * (federation/remote/statuses.ts).
+ */
+async function inOrder<T extends readonly unknown[]>(
+  sent: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(sent);
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
+}
+
 /** Writes a prepared status in the caller's transaction; throws {@link Duplicate} for a key reused. */
 export async function writeStatus(
   tx: Executor,
@@ -390,7 +409,7 @@ export async function writeStatus(
   // So do a remote author's counter (see countNewStatus for a local one's)
   // and, for most remote statuses, the fan-out with the other two in it (announceWithRow).
   const fannedOut = !input.local && fanOutWithRow(tx, p, held || unverified);
-  const [status] = await Promise.all([
+  const [status] = await inOrder([
     insertStatusRow(tx, input, p, thread, pollId, held),
     thread.fresh && !fannedOut ? insertConversation(tx, thread.conversationId) : null,
     input.local || fannedOut ? null : countNewStatus(tx, input.accountId, p),
