@@ -15,10 +15,10 @@ import { linkKnownCard, requestLinkCard } from "../cards/request.ts";
 import { linkTaggedCollections } from "../collections/tagged.ts";
 import { linkLocalEmojis, linkRemoteEmojis } from "../emoji/links.ts";
 import type { ParsedText } from "../formatting/parsed_text.ts";
-import { notify, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
+import { notify, notifyMany, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { countInFeaturedTags } from "../tags/featured_tags.ts";
-import { fanOutStatus } from "../timelines/fanout.ts";
+import { type FanOutRider, fanOutStatus, fanOutToFeeds } from "../timelines/fanout.ts";
 import type { CreateStatusInput, RemoteStatusInput, StatusRow } from "./create.ts";
 import { REPLY_NOT_FOUND, StatusError } from "./errors.ts";
 import { claimIdempotencyKey } from "./idempotency.ts";
@@ -74,8 +74,8 @@ export class Duplicate extends Error {
 interface Thread {
   parent: StatusRow | null;
   conversationId: string;
-  /** A new conversation's INSERT, sent but not awaited: the status's INSERT goes with it. */
-  written?: Promise<unknown>;
+  /** A new conversation, not written yet: its INSERT goes with the status's. */
+  fresh?: boolean;
 }
 
 /**
@@ -107,15 +107,19 @@ async function joinThread(
     return { parent, conversationId: await conversationNamed(tx, input.conversationUri) };
   }
   const conversationId = newId();
-  const written = preparedQuery(
+  if (!parent) return { parent, conversationId, fresh: true };
+  await insertConversation(tx, conversationId);
+  await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, parent.id));
+  return { parent, conversationId };
+}
+
+/** A new conversation's row. */
+function insertConversation(tx: Executor, id: string): Promise<unknown> {
+  return preparedQuery(
     tx,
     "new_conversation",
     (db) => db.insert(conversations).values({ id: sql.placeholder("id") }),
-  ).execute({ id: conversationId });
-  if (!parent) return { parent, conversationId, written };
-  await written;
-  await tx.update(statuses).set({ conversationId }).where(eq(statuses.id, parent.id));
-  return { parent, conversationId };
+  ).execute({ id });
 }
 
 /**
@@ -292,6 +296,8 @@ export interface Announced {
   notified: string[];
   quoted: StatusRow | null;
   missingLinks?: RemoteStatusInput["missingLinks"];
+  /** The feeds and the bell's subscribers were done with the row ({@link announcedWithRow}). */
+  fannedOut?: boolean;
 }
 
 /**
@@ -312,7 +318,9 @@ export async function announce(tx: Executor, origin: string, status: StatusRow, 
   // together (one round trip on the transaction's connection, in this
   // order). On PGlite, which runs them one after the other, a status the
   // fan-out found no local follower for rings no bell either.
-  if (statementsPipelined(tx)) {
+  if (a.fannedOut) {
+    // Sent with the status's INSERT (announcedWithRow).
+  } else if (statementsPipelined(tx)) {
     await Promise.all([fanOutStatus(tx, status), notifySubscribers(tx, status)]);
   } else if (await fanOutStatus(tx, status)) {
     await notifySubscribers(tx, status);
@@ -353,6 +361,25 @@ async function countNewStatus(tx: Executor, accountId: string, p: PreparedStatus
     });
 }
 
+/**
+ * The answers of statements sent together, or the first failure in the
+ * order they were sent. A failed statement aborts the transaction and those
+ * after it fail too ("current transaction is aborted"); Promise.all would
+ * reject with whichever failure reached it first through its callers'
+ * awaits, and that may hide the cause: a unique violation of the status's
+ * INSERT is how a status stored meanwhile by another worker is recognised
+ * (federation/remote/statuses.ts).
+ */
+async function inOrder<T extends readonly unknown[]>(
+  sent: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(sent);
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
+}
+
 /** Writes a prepared status in the caller's transaction; throws {@link Duplicate} for a key reused. */
 export async function writeStatus(
   tx: Executor,
@@ -378,21 +405,89 @@ export async function writeStatus(
   const held = unverified || await replyHeld(tx, origin, input, p);
   const thread = await joinThread(tx, input, p, held);
   const pollId = input.poll ? newId() : null;
-  // The new conversation's INSERT (no foreign key) rides with the status's: one round trip.
-  // So does a remote author's counter (see countNewStatus for a local one's).
-  const [status] = await Promise.all([
+  // A new conversation's INSERT (no foreign key) rides with the status's: one round trip.
+  // So do a remote author's counter (see countNewStatus for a local one's)
+  // and, for most remote statuses, the fan-out with the other two in it (announceWithRow).
+  const fannedOut = !input.local && fanOutWithRow(tx, p, held || unverified);
+  const [status] = await inOrder([
     insertStatusRow(tx, input, p, thread, pollId, held),
-    thread.written,
-    input.local ? null : countNewStatus(tx, input.accountId, p),
+    thread.fresh && !fannedOut ? insertConversation(tx, thread.conversationId) : null,
+    input.local || fannedOut ? null : countNewStatus(tx, input.accountId, p),
+    fannedOut ? announceWithRow(tx, input, p, thread) : null,
   ]);
   await writeParts(tx, input, p, status, media.map((m) => m.id), pollId);
   if (unverified) {
     // Neither side is ours: no request to anyone, only the job that checks its proof.
     await recordJob(tx, { job: "status_links", statusId: status.id, missing: input.missingLinks! });
   } else if (held) await holdReply(tx, status, thread.parent);
-  else await announceNew(tx, origin, status, input, p, media.length > 0, digest);
+  else await announceNew(tx, origin, status, input, p, media.length > 0, digest, fannedOut);
   if (input.local) await countNewStatus(tx, input.accountId, p);
   return status;
+}
+
+/**
+ * On PostgreSQL, whether a remote status's home and list fan-out goes right
+ * behind its INSERT, in the same round trip (it runs after the INSERT on
+ * the transaction's connection, so it sees the row), instead of one round
+ * trip later from {@link announce}: a round trip less for a note, on the
+ * line of its sender's activities, which are applied one at a time. Only
+ * when the fan-out reads nothing written after the row: no mentions (a
+ * direct status's followers are chosen by them, and its conversations are
+ * kept after fan-out), no tags (their followers), not held or unverified
+ * (no fan-out yet). What announce does before the fan-out (card, jobs,
+ * collections) is no input to it.
+ */
+function fanOutWithRow(tx: Executor, p: PreparedStatus, held: boolean): boolean {
+  return !held && statementsPipelined(tx) && p.mentioned.length === 0 &&
+    p.tagNames.length === 0 && p.visibility !== "direct";
+}
+
+/** A new conversation's row, for the fan-out statement ({@link insertConversation}). */
+const CONVERSATION = sql`conversation AS (INSERT INTO conversations (id)
+      VALUES (${sql.placeholder("conversation")}::bigint)),`;
+
+/** The author's counter, for the fan-out statement ({@link countNewStatus}'s UPDATE). */
+const COUNTED = sql`counted AS (UPDATE accounts SET statuses_count = statuses_count + 1,
+      last_status_at = ${sql.placeholder("at")}::timestamptz
+    WHERE id = ${sql.placeholder("author")}::bigint),`;
+
+/** The author's bell subscribers ({@link notifySubscribers}' query), as answer rows `b`. */
+const SUBSCRIBERS = sql`SELECT 'b', f.account_id::text FROM follows f
+    JOIN accounts a ON a.id = f.account_id AND a.domain IS NULL
+    WHERE f.target_account_id = ${sql.placeholder("author")}::bigint AND f.notify`;
+
+/**
+ * The fan-out of a remote status ({@link fanOutWithRow}), with what else
+ * the transaction would send as statements of their own: a new
+ * conversation's row, the author's counter and the query for the author's
+ * bell subscribers (none for a reply to someone else, as
+ * notifySubscribers), who are then notified.
+ */
+async function announceWithRow(
+  tx: Executor,
+  input: CreateStatusInput,
+  p: PreparedStatus,
+  thread: Thread,
+): Promise<void> {
+  const bell = thread.parent == null || thread.parent.accountId === input.accountId;
+  const fresh = thread.fresh === true;
+  const rider: FanOutRider = {
+    name: `remote${bell ? "_bell" : ""}${fresh ? "_conversation" : ""}`,
+    ctes: fresh ? sql`${CONVERSATION} ${COUNTED}` : COUNTED,
+    rows: bell ? SUBSCRIBERS : sql`SELECT 'b', NULL WHERE false`,
+    values: {
+      at: p.createdAt.toISOString(),
+      author: input.accountId,
+      ...fresh ? { conversation: thread.conversationId } : {},
+    },
+  };
+  const rows = await fanOutToFeeds(tx, p.id, rider);
+  const subscribers = rows.filter((r) => r.kind === "b").map((r) => r.id);
+  await notifyMany(
+    tx,
+    { type: "status", fromAccountId: input.accountId, statusId: p.id },
+    subscribers,
+  );
 }
 
 /** A status that stands at once: announced, and its e-mail subscribers' digest (Mastodon 4.7). */
@@ -404,12 +499,14 @@ async function announceNew(
   p: PreparedStatus,
   hasMedia: boolean,
   digest: DigestTiming,
+  fannedOut: boolean,
 ): Promise<void> {
   await announce(tx, origin, status, {
     hasMedia,
     notified: p.mentioned.filter((id) => p.localMentioned.has(id)),
     quoted: p.quoted,
     missingLinks: input.local ? undefined : input.missingLinks,
+    fannedOut,
   });
   await requestEmailDigest(tx, digest, status);
 }

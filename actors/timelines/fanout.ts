@@ -107,11 +107,45 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boo
     await afterFanOut(tx, status);
     return false;
   }
+  await fanOutToFeeds(tx, status.id);
+  await afterFanOut(tx, status);
+  return true;
+}
+
+/**
+ * What a caller adds to the fan-out statement ({@link fanOutToFeeds}): its
+ * own CTEs and answer rows, so that work of the same transaction costs no
+ * statement of its own. `name` names the prepared variant: its SQL must be
+ * the same at every call.
+ */
+export interface FanOutRider {
+  name: string;
+  /** CTEs, each followed by a comma, put before the fan-out's own. */
+  ctes: SQL;
+  /** A SELECT of (kind, id) rows added to the answer; kinds other than the fan-out's. */
+  rows: SQL;
+  /** The values of the placeholders in `ctes` and `rows`. */
+  values: Record<string, unknown>;
+}
+
+/**
+ * The fan-out statement of {@link fanOutStatus} alone, for status
+ * `statusId` created in the calling transaction, neither held nor deleted
+ * nor direct. A caller that knows this before the status's INSERT is
+ * answered (a remote status: write_status.ts) sends it in the same round
+ * trip: it runs after the INSERT, on the same connection. Answers the
+ * rider's rows.
+ */
+export async function fanOutToFeeds(
+  tx: Executor,
+  statusId: string,
+  rider?: FanOutRider,
+): Promise<{ kind: string; id: string }[]> {
   const notified = await executePrepared<{ kind: string; id: string }>(
     tx,
-    "fan_out",
+    rider ? `fan_out_${rider.name}` : "fan_out",
     () =>
-      sql`WITH ${homeReceiverCtes(STATUS)},
+      sql`WITH ${rider?.ctes ?? sql``} ${homeReceiverCtes(STATUS)},
     large AS (SELECT count(*) > ${sql.raw(String(PENDING_FAN_OUT))} AS yes FROM chosen),
     inserted AS (
       INSERT INTO home_feed (account_id, status_id, reblog_of_id)
@@ -137,15 +171,15 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boo
     event AS (${updateEventJson(STATUS)}),
     ${storeLongEvent(sql`event`, EVENT)}
     ${notifyEvent(sql`event`)}
-    UNION ALL ${notifyPendingHome()}`,
-    { status: status.id, intent: newId(), event: newId() },
+    UNION ALL ${notifyPendingHome()}
+    ${rider ? sql`UNION ALL ${rider.rows}` : sql``}`,
+    { ...rider?.values, status: statusId, intent: newId(), event: newId() },
   );
   // The statement notified the event itself, inline or (a post to hundreds
   // of followers) stored and by reference: no round trip of its own, and
   // the receivers never leave the database.
   if (notified.some((r) => r.kind === STORED)) await pruneStoredEvents(tx);
-  await afterFanOut(tx, status);
-  return true;
+  return notified;
 }
 
 /**
