@@ -34,7 +34,7 @@
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
  * hello-world (bench/hello.ts) measured in the same run, the ratio printed;
  * signed Create(Note) deliveries from a fake remote server (bench/inbound.ts,
- * BENCH_INBOX_*; BENCH_STATEMENTS=1 counts their statements on PostgreSQL:
+ * BENCH_INBOX_*, BENCH_INBOX_FOLLOWERS local followers of the sender; BENCH_STATEMENTS=1 counts their statements on PostgreSQL:
  * bench/statements.ts); idle RSS of a fresh server after 100 requests; and, on
  * PGlite, `deno task start` on a fresh data directory to its first answer
  * (BENCH_STARTS runs, default 3) (bench/process.ts). BENCH_ONLY=verify or
@@ -113,6 +113,8 @@ const INBOX_COUNT = Number(Deno.env.get("BENCH_INBOX_COUNT") ?? 2000);
 const INBOX_CONNECTIONS = Number(Deno.env.get("BENCH_INBOX_CONNECTIONS") ?? 32);
 const INBOX_RATE = Number(Deno.env.get("BENCH_INBOX_RATE") ?? 200);
 const INBOX_SENDERS = Number(Deno.env.get("BENCH_INBOX_SENDERS") ?? 1);
+/** Local accounts following the inbound senders (bench/inbound.ts; default none). */
+const INBOX_FOLLOWERS = Number(Deno.env.get("BENCH_INBOX_FOLLOWERS") ?? 0);
 /** The day's mix, the fan-out or the home rows, each alone on its own server (bench/alone.ts). */
 const ALONE = aloneRunner(ONLY);
 /** Their own tables, printed after the main one. */
@@ -140,6 +142,7 @@ async function seedFor(
     statuses: STATUSES,
     origin: "http://localhost",
     searchable: SEARCH,
+    followerTokens: INBOX_FOLLOWERS,
   });
   if (SEARCH) await seedSearchLibrary(database);
   if (!streaming) return tokens;
@@ -363,18 +366,20 @@ async function cheapScenarios(
     cpuMs: () => cpuMs(pid),
     log: (message) => log(`${database}: inbound: ${message}`),
     statements: statementProbeFor(databaseUrl),
+    followers: tokens.followerTokens,
   });
   const { fullSpeed: full, fixedRate: fixed } = inbound;
+  const followed = INBOX_FOLLOWERS ? `, ${INBOX_FOLLOWERS} local followers` : "";
   rows.push({
     database,
-    scenario: `inbound Create(Note) max (${INBOX_CONNECTIONS} at a time; stored/s)`,
+    scenario: `inbound Create(Note) max (${INBOX_CONNECTIONS} at a time; stored/s${followed})`,
     requestsPerSecond: full.acceptedPerSecond,
     p50: NaN,
     p99: NaN,
     errors: full.sent - full.stored,
   }, {
     database,
-    scenario: `inbound Create(Note) @ ${INBOX_RATE}/s (202 latency)`,
+    scenario: `inbound Create(Note) @ ${INBOX_RATE}/s (202 latency${followed})`,
     requestsPerSecond: Math.round(fixed.stored / SECONDS),
     p50: fixed.p50,
     p95: fixed.p95,
