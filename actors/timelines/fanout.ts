@@ -32,7 +32,12 @@ import { BOOST_IS_NEW_IN_LIST, LIST_RULES } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
 import { newId } from "../../db/ids.ts";
-import { homeReceiverCtes, MAY_REACH_A_FEED } from "./home_receivers.ts";
+import {
+  ALL_PARTS,
+  homeReceiverCtes,
+  MAY_REACH_A_FEED,
+  type ReceiverParts,
+} from "./home_receivers.ts";
 import { statementsPipelined } from "../../db/connection.ts";
 import { notifyPendingHome, PENDING_FAN_OUT, pendingHomeCtes } from "./pending_home.ts";
 import {
@@ -98,46 +103,24 @@ const EVENT = sql.placeholder("event");
  * speculative insertion costs an extra index probe and WAL record per row).
  *
  * Resolves to false when it found that the status may enter no feed here
- * (on PGlite: mayReachAFeed), so that no local account follows its author.
+ * (on PGlite: {@link reachOf}), so that no local account follows its author.
  */
 export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boolean> {
   // A reply or boost waiting for approval enters feeds when it is approved.
   if (status.deletedAt || status.pendingApproval) return true;
-  if (!statementsPipelined(tx) && !await mayReachAFeed(tx, status)) {
-    await afterFanOut(tx, status);
-    return false;
+  let parts: FanOutParts = { ...ALL_PARTS, large: true };
+  if (!statementsPipelined(tx)) {
+    const reach = await reachOf(tx, status);
+    if (!reach) {
+      await afterFanOut(tx, status);
+      return false;
+    }
+    parts = reach;
   }
   const notified = await executePrepared<{ kind: string; id: string }>(
     tx,
-    "fan_out",
-    () =>
-      sql`WITH ${homeReceiverCtes(STATUS)},
-    large AS (SELECT count(*) > ${sql.raw(String(PENDING_FAN_OUT))} AS yes FROM chosen),
-    inserted AS (
-      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
-      SELECT chosen.receiver, s.id, s.reblog_of_id FROM chosen CROSS JOIN s
-        WHERE NOT (SELECT yes FROM large)
-      RETURNING account_id
-    ),
-    ${pendingHomeCtes(INTENT)},
-    list_inserted AS (
-      INSERT INTO list_feed (list_id, status_id)
-      SELECT DISTINCT l.id, s.id
-        FROM s JOIN list_accounts la ON la.account_id = s.account_id
-        JOIN lists l ON l.id = la.list_id
-        LEFT JOIN follows f ON f.account_id = l.account_id AND f.target_account_id = s.account_id
-        LEFT JOIN boosted o ON o.id = s.reblog_of_id
-        WHERE ${LIST_RULES} AND ${BOOST_IS_NEW_IN_LIST}
-      ON CONFLICT DO NOTHING
-      RETURNING list_id
-    ),
-    list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),
-    home_trimmed AS (${trimInserted("home_feed", "account_id")}),
-    -- The streams show what fan-out decided: the feeds this status entered.
-    event AS (${updateEventJson(STATUS)}),
-    ${storeLongEvent(sql`event`, EVENT)}
-    ${notifyEvent(sql`event`)}
-    UNION ALL ${notifyPendingHome()}`,
+    statementsPipelined(tx) ? "fan_out" : `fan_out:${Object.values(parts).map(Number).join("")}`,
+    () => fanOutStatement(parts),
     { status: status.id, intent: newId(), event: newId() },
   );
   // The statement notified the event itself, inline or (a post to hundreds
@@ -149,18 +132,67 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boo
 }
 
 /**
- * On PGlite, before the fan-out statement: whether the status may enter any
- * feed here ({@link MAY_REACH_A_FEED}); when not, this statement publishes
- * the `update` event the fan-out statement would (no feed named), and the
- * fan-out is not run. The fan-out statement costs PGlite about 0.7 ms
- * whatever it writes (PostgreSQL in WebAssembly starting and ending its
- * hundred-odd plan nodes), this one a tenth of that; and most remote
- * statuses stored reach nobody here: a thread's parents and quoted posts
- * fetched, boosted originals, a relay's posts. On PostgreSQL the fan-out
- * goes out with the bell subscribers' query in one round trip, which this
- * would add to, so it is not asked there.
+ * The parts of a fan-out statement: those of its choice (ReceiverParts;
+ * without `lists` it has no list feed to fill either) and `large`, whether
+ * it may choose more than PENDING_FAN_OUT receivers (without it, no
+ * pending_home row is considered).
  */
-async function mayReachAFeed(tx: Executor, status: StatusRow): Promise<boolean> {
+type FanOutParts = ReceiverParts & { large: boolean };
+
+/** The fan-out statement with `parts`. */
+function fanOutStatement(parts: FanOutParts): SQL {
+  const lists = parts.lists
+    ? sql`list_inserted AS (
+      INSERT INTO list_feed (list_id, status_id)
+      SELECT DISTINCT l.id, s.id
+        FROM s JOIN list_accounts la ON la.account_id = s.account_id
+        JOIN lists l ON l.id = la.list_id
+        LEFT JOIN follows f ON f.account_id = l.account_id AND f.target_account_id = s.account_id
+        LEFT JOIN boosted o ON o.id = s.reblog_of_id
+        WHERE ${LIST_RULES} AND ${BOOST_IS_NEW_IN_LIST}
+      ON CONFLICT DO NOTHING
+      RETURNING list_id
+    ),
+    list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),`
+    : sql`list_inserted AS (SELECT NULL::bigint AS list_id WHERE false),`;
+  const large = parts.large
+    ? sql`large AS (SELECT count(*) > ${sql.raw(String(PENDING_FAN_OUT))} AS yes FROM chosen),`
+    : sql`large AS (SELECT false AS yes),`;
+  return sql`WITH ${homeReceiverCtes(STATUS, undefined, parts)},
+    ${large}
+    inserted AS (
+      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
+      SELECT chosen.receiver, s.id, s.reblog_of_id FROM chosen CROSS JOIN s
+        WHERE NOT (SELECT yes FROM large)
+      RETURNING account_id
+    ),
+    ${parts.large ? sql`${pendingHomeCtes(INTENT)},` : sql``}
+    ${lists}
+    home_trimmed AS (${trimInserted("home_feed", "account_id")}),
+    -- The streams show what fan-out decided: the feeds this status entered.
+    event AS (${updateEventJson(STATUS)}),
+    ${storeLongEvent(sql`event`, EVENT)}
+    ${notifyEvent(sql`event`)}
+    ${parts.large ? sql`UNION ALL ${notifyPendingHome()}` : sql``}`;
+}
+
+/**
+ * On PGlite, before the fan-out statement: whether the status may enter any
+ * feed here ({@link MAY_REACH_A_FEED}) and, when it may, the parts of the
+ * fan-out it needs (ReceiverParts: a boost's, a reply's, hashtags someone
+ * here follows, an author some list holds); when not, this statement
+ * publishes the `update` event the fan-out statement would (no feed named),
+ * and the fan-out is not run (null). The full fan-out statement costs PGlite
+ * about 0.7 ms whatever it writes (PostgreSQL in WebAssembly starting and
+ * ending its hundred-odd plan nodes), this one a tenth of that; most remote
+ * statuses stored reach nobody here (a thread's parents and quoted posts
+ * fetched, boosted originals, a relay's posts), and those that do are
+ * mostly originals without followed hashtags by authors in no list, whose
+ * statement leaves those parts out. On PostgreSQL the fan-out goes out with
+ * the bell subscribers' query in one round trip, which this would add to,
+ * so it is not asked there.
+ */
+async function reachOf(tx: Executor, status: StatusRow): Promise<FanOutParts | null> {
   const rows = await executePrepared<{ kind: string; id: string }>(
     tx,
     "fan_out_reach",
@@ -173,11 +205,30 @@ async function mayReachAFeed(tx: Executor, status: StatusRow): Promise<boolean> 
     list_inserted AS (SELECT NULL::bigint AS list_id WHERE false),
     event AS (SELECT e.payload FROM (${updateEventJson(STATUS)}) e
       WHERE NOT (SELECT yes FROM reach))
-    SELECT 'r' AS kind, yes::text AS id FROM reach
+    SELECT 'r' AS kind, (CASE WHEN NOT yes THEN '' ELSE
+        (EXISTS (SELECT 1 FROM s JOIN statuses_tags st ON st.status_id = s.id
+          JOIN tag_follows tf ON tf.tag_id = st.tag_id))::int::text
+        || (EXISTS (SELECT 1 FROM s JOIN list_accounts la
+          ON la.account_id = s.account_id))::int::text
+        || ((SELECT count(*) FROM (SELECT 1 FROM s JOIN follows f
+          ON f.target_account_id = s.account_id LIMIT ${
+        sql.raw(String(PENDING_FAN_OUT - 1))
+      }) few) >= ${sql.raw(String(PENDING_FAN_OUT - 1))})::int::text END) AS id FROM reach
     UNION ALL ${notifyEvent(sql`event`, { inlineOnly: true })}`,
     { status: status.id },
   );
-  return rows.some((r) => r.kind === "r" && r.id === "true");
+  const reach = rows.find((r) => r.kind === "r")?.id;
+  if (!reach) return null;
+  return {
+    boost: status.reblogOfId != null,
+    reply: status.inReplyToId != null || status.inReplyToUri != null,
+    tags: reach[0] === "1",
+    lists: reach[1] === "1",
+    // The author, its followers and its hashtags' followers are all the
+    // candidates: fewer than PENDING_FAN_OUT followers and no followed
+    // hashtag choose at most PENDING_FAN_OUT.
+    large: reach[2] === "1" || reach[0] === "1",
+  };
 }
 
 /**
