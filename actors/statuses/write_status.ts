@@ -311,11 +311,13 @@ export async function announce(tx: Executor, origin: string, status: StatusRow, 
   // (`status`): independent, so on PostgreSQL their statements go out
   // together (one round trip on the transaction's connection, in this
   // order). On PGlite, which runs them one after the other, a status the
-  // fan-out found no local follower for rings no bell either.
+  // fan-out found no local follower for rings no bell either, and the
+  // fan-out's probe read the bell's followers.
   if (statementsPipelined(tx)) {
     await Promise.all([fanOutStatus(tx, status), notifySubscribers(tx, status)]);
-  } else if (await fanOutStatus(tx, status)) {
-    await notifySubscribers(tx, status);
+  } else {
+    const fannedOut = await fanOutStatus(tx, status);
+    if (fannedOut.reached) await notifySubscribers(tx, status, fannedOut.subscribers);
   }
   // The mentioned local accounts, all at once (the rules and policies are
   // screened in one query, the notifications inserted in one statement).

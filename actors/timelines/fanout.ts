@@ -102,20 +102,23 @@ const EVENT = sql.placeholder("event");
  * transaction sees it, so the home insert needs no ON CONFLICT (a
  * speculative insertion costs an extra index probe and WAL record per row).
  *
- * Resolves to false when it found that the status may enter no feed here
- * (on PGlite: {@link reachOf}), so that no local account follows its author.
+ * Resolves to `reached` false when it found that the status may enter no
+ * feed here (on PGlite: {@link reachOf}), so that no local account follows
+ * its author; on PGlite, with the author's local followers who rang its
+ * bell (follows.notify), which the same probe reads.
  */
-export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boolean> {
+export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<FannedOut> {
   // A reply or boost waiting for approval enters feeds when it is approved.
-  if (status.deletedAt || status.pendingApproval) return true;
+  if (status.deletedAt || status.pendingApproval) return { reached: true };
   let parts: FanOutParts = { ...ALL_PARTS, large: true };
+  let subscribers: string[] | undefined;
   if (!statementsPipelined(tx)) {
     const reach = await reachOf(tx, status);
     if (!reach) {
       await afterFanOut(tx, status);
-      return false;
+      return { reached: false };
     }
-    parts = reach;
+    ({ parts, subscribers } = reach);
   }
   const notified = await executePrepared<{ kind: string; id: string }>(
     tx,
@@ -128,7 +131,14 @@ export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boo
   // the receivers never leave the database.
   if (notified.some((r) => r.kind === STORED)) await pruneStoredEvents(tx);
   await afterFanOut(tx, status);
-  return true;
+  return { reached: true, subscribers };
+}
+
+/** What {@link fanOutStatus} found. */
+export interface FannedOut {
+  reached: boolean;
+  /** On PGlite: the local followers of the author with its bell rung. */
+  subscribers?: string[];
 }
 
 /**
@@ -190,9 +200,13 @@ function fanOutStatement(parts: FanOutParts): SQL {
  * mostly originals without followed hashtags by authors in no list, whose
  * statement leaves those parts out. On PostgreSQL the fan-out goes out with
  * the bell subscribers' query in one round trip, which this would add to,
- * so it is not asked there.
+ * so it is not asked there. On PGlite it also reads those subscribers
+ * (notifySubscribers' query), a statement less.
  */
-async function reachOf(tx: Executor, status: StatusRow): Promise<FanOutParts | null> {
+async function reachOf(
+  tx: Executor,
+  status: StatusRow,
+): Promise<{ parts: FanOutParts; subscribers: string[] } | null> {
   const rows = await executePrepared<{ kind: string; id: string }>(
     tx,
     "fan_out_reach",
@@ -214,12 +228,16 @@ async function reachOf(tx: Executor, status: StatusRow): Promise<FanOutParts | n
           ON f.target_account_id = s.account_id LIMIT ${
         sql.raw(String(PENDING_FAN_OUT - 1))
       }) few) >= ${sql.raw(String(PENDING_FAN_OUT - 1))})::int::text END) AS id FROM reach
+    UNION ALL SELECT 'b', f.account_id::text FROM s
+      JOIN follows f ON f.target_account_id = s.account_id AND f.notify
+      JOIN accounts fa ON fa.id = f.account_id AND fa.domain IS NULL
+      WHERE (SELECT yes FROM reach)
     UNION ALL ${notifyEvent(sql`event`, { inlineOnly: true })}`,
     { status: status.id },
   );
   const reach = rows.find((r) => r.kind === "r")?.id;
   if (!reach) return null;
-  return {
+  const parts = {
     boost: status.reblogOfId != null,
     reply: status.inReplyToId != null || status.inReplyToUri != null,
     tags: reach[0] === "1",
@@ -229,6 +247,7 @@ async function reachOf(tx: Executor, status: StatusRow): Promise<FanOutParts | n
     // hashtag choose at most PENDING_FAN_OUT.
     large: reach[2] === "1" || reach[0] === "1",
   };
+  return { parts, subscribers: rows.filter((r) => r.kind === "b").map((r) => String(r.id)) };
 }
 
 /**

@@ -98,7 +98,7 @@ test("an inbound note: conversation, feeds, bell, streams and count", async (t) 
 
 test("an inbound note no feed here takes is still streamed; a followed hashtag takes it home", async () => {
   // On PGlite such a note skips the fan-out statement (actors/timelines/fanout.ts,
-  // mayReachAFeed): the public stream must still hear of it, and a followed
+  // reachOf): the public stream must still hear of it, and a followed
   // hashtag is a way into a feed without following the author.
   const rookery = await startInstance({ listen: true });
   const peer = await startFakePeer();
