@@ -27,11 +27,19 @@
  * Notes are counted with `stored()` (the caller's: SQL on PostgreSQL, the
  * sender's statuses_count through the API where the database is the
  * server's own, PGlite); the caller checks the exact rows afterwards.
+ *
+ * With `followers` (BENCH_INBOX_FOLLOWERS), those local accounts follow
+ * every sender before the runs, as on a real server, which receives notes
+ * mostly from actors its users follow: each asks through the API, the peer
+ * answers the Follow with a signed Accept. Every note is then fanned out to
+ * their home feeds, and their home timelines are read afterwards: the
+ * newest entries must be the runs' notes (up to HOME_FEED_LIMIT).
  */
 import { type FakePeer, startFakePeer } from "../tests/fixtures/fake_peer.ts";
 import { MASTODON_45_CONTEXT } from "../tests/federation/plain_documents.ts";
 import { paced } from "./paced.ts";
 import type { StatementCount, StatementProbe } from "./statements.ts";
+import { HOME_FEED_LIMIT } from "../actors/timelines/fanout.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 /** Mastodon's signed headers for a POST. */
@@ -40,6 +48,8 @@ const COVERED = ["(request-target)", "host", "date", "digest", "content-type"];
 export interface Prepared {
   url: string;
   init: RequestInit;
+  /** The note's id. */
+  note: string;
 }
 
 export interface InboundPeer {
@@ -81,9 +91,8 @@ export async function startInboundPeer(
       const out: Prepared[] = [];
       for (let i = 0; i < n; i++) {
         const actor = actors[i % actors.length];
-        const body = JSON.stringify(
-          inboundCreate(SHAPE, actor, `${actor}/notes/${tag}-${i}`, `${tag} ${i}`),
-        );
+        const id = `${actor}/notes/${tag}-${i}`;
+        const body = JSON.stringify(inboundCreate(SHAPE, actor, id, `${tag} ${i}`));
         const request = await peer.handSigned(
           inboxes[i % inboxes.length],
           body,
@@ -93,6 +102,7 @@ export async function startInboundPeer(
         out.push({
           url: request.url,
           init: { method: "POST", headers: request.headers, body },
+          note: id,
         });
       }
       return out;
@@ -327,6 +337,8 @@ export interface InboundOptions {
   log(message: string): void;
   /** BENCH_STATEMENTS=1 on PostgreSQL: counts the full-speed run's statements. */
   statements?: StatementProbe;
+  /** Tokens of local accounts that follow the senders before the runs. */
+  followers?: string[];
 }
 
 export interface InboundReport {
@@ -338,6 +350,9 @@ export interface InboundReport {
   storedTotal: number;
   /** The full-speed run's statements (BENCH_STATEMENTS=1, PostgreSQL). */
   statements?: StatementCount;
+  /** Local followers of the senders, and the runs' notes missing from their home timelines. */
+  followers: number;
+  missingFromHomes?: number;
 }
 
 /** Looks `acct` up until the server has stored it (a warm-up delivery made it). */
@@ -398,6 +413,11 @@ export async function inboundScenario(o: InboundOptions): Promise<InboundReport>
     }
     const stored = await storedCounter(o.url, o.token, gen);
     await drain(stored, warm.length);
+    const followers = o.followers ?? [];
+    if (followers.length) {
+      o.log(`${followers.length} local accounts follow the sender(s)`);
+      await followSenders(o.url, gen, followers);
+    }
     o.log(`signing ${o.count} deliveries`);
     const signedMax = await gen.sign(o.count, "max");
     await o.statements?.reset();
@@ -422,9 +442,89 @@ export async function inboundScenario(o: InboundOptions): Promise<InboundReport>
       notePrefix: gen.notePrefix,
       storedTotal: await stored(),
       statements,
+      followers: followers.length,
+      missingFromHomes: followers.length
+        ? await missingFromHomes(o.url, followers, [...signedMax, ...signed].map((p) => p.note))
+        : undefined,
     };
   } finally {
     await o.statements?.close();
     await gen.peer.close();
   }
+}
+
+/** Polls `check` every 50 ms until it holds (ten seconds at most). */
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+/**
+ * Each of `tokens`' accounts follows each of `gen`'s actors as with a real
+ * server: the follow asked through the API, the Follow the server delivers
+ * answered with a signed Accept, then the relationship read until it says
+ * following.
+ */
+async function followSenders(url: string, gen: InboundPeer, tokens: string[]): Promise<void> {
+  const host = new URL(gen.peer.origin).host;
+  const received: Record<string, unknown>[] = [];
+  for (const actor of gen.actors) {
+    gen.peer.route(`${new URL(actor).pathname}/inbox`, async (request) => {
+      const body = await request.json();
+      if (body.type === "Follow") received.push(body);
+      return new Response(null, { status: 202 });
+    });
+  }
+  for (const token of tokens) {
+    const auth = { headers: { authorization: `Bearer ${token}` } };
+    for (const actor of gen.actors) {
+      const id = await lookUp(url, auth, `${actor.slice(actor.lastIndexOf("/") + 1)}@${host}`);
+      const res = await fetch(`${url}/api/v1/accounts/${id}/follow`, { ...auth, method: "POST" });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`a follow of ${actor} was answered ${res.status}`);
+      await until(`the Follow of ${actor}`, () => Promise.resolve(received.length > 0));
+      const follow = received.shift()!;
+      const accepted = await gen.peer.deliver(`${url}/inbox`, {
+        "@context": AS,
+        id: `${actor}#accepts/${crypto.randomUUID()}`,
+        type: "Accept",
+        actor,
+        object: follow,
+      }, { keyId: `${actor}#main-key` });
+      await accepted.body?.cancel();
+      await until(`following ${actor}`, async () => {
+        const r = await fetch(`${url}/api/v1/accounts/relationships?id[]=${id}`, auth);
+        return r.ok && (await r.json())[0]?.following === true;
+      });
+    }
+  }
+}
+
+/**
+ * The notes among `notes` (in the order sent) that should be in each
+ * follower's home timeline and are not, summed over the followers: the last
+ * HOME_FEED_LIMIT - 100 sent (fan-out trims a feed to its newest
+ * HOME_FEED_LIMIT; the full-speed run's notes are stored a little out of
+ * the order they were sent in).
+ */
+async function missingFromHomes(url: string, tokens: string[], notes: string[]): Promise<number> {
+  const expected = notes.slice(-(HOME_FEED_LIMIT - 100));
+  let missing = 0;
+  for (const token of tokens) {
+    const auth = { headers: { authorization: `Bearer ${token}` } };
+    const seen = new Set<string>();
+    let page = `${url}/api/v1/timelines/home?limit=40`;
+    while (seen.size < HOME_FEED_LIMIT) {
+      const res = await fetch(page, auth);
+      const statuses: { id: string; uri: string }[] = res.ok ? await res.json() : [];
+      if (!statuses.length) break;
+      for (const s of statuses) seen.add(s.uri);
+      page = `${url}/api/v1/timelines/home?limit=40&max_id=${statuses.at(-1)!.id}`;
+    }
+    missing += expected.filter((note) => !seen.has(note)).length;
+  }
+  return missing;
 }

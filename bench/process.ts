@@ -309,6 +309,8 @@ export interface ProcessFigures {
     };
     fixedRate: { rate: number; sent: number; answered202: number; stored: number; drainMs: number };
     storedTotal: number;
+    followers: number;
+    missingFromHomes?: number;
   };
   notesInDatabase?: number;
 }
@@ -347,7 +349,11 @@ export function printProcess(figures: ProcessFigures[], starts: StartRun[]) {
     if (!f.inbound) continue;
     console.log(
       `\n${f.database}: the server reported ${f.inbound.storedTotal} notes of the sender(s) (warm-up ` +
-        `included); ${f.notesInDatabase ?? "?"} rows in the database afterwards.`,
+        `included); ${f.notesInDatabase ?? "?"} rows in the database afterwards.` +
+        (f.inbound.followers
+          ? ` Notes missing from the home timelines of their ${f.inbound.followers} local ` +
+            `followers: ${f.inbound.missingFromHomes}.`
+          : ""),
     );
   }
   if (starts.length) {

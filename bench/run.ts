@@ -4,17 +4,15 @@
  * loopback, and prints one table.
  *
  * Scenarios:
- * - home timeline (`limit=40`) at a fixed offered rate: p50/p99 latency,
- *   from an open-loop generator that spaces requests evenly (bench/paced.ts);
- * - home timeline at full speed: maximum throughput;
- * - the web app's signed-in home page (`GET /` with the viewer's session
- *   cookie, 40 posts), at the same rate and at full speed, then the server
- *   CPU per request of the API's home and the page, back to back
- *   (bench/web.ts);
+ * - home timeline (`limit=40`) at a fixed offered rate (p50/p99, open loop:
+ *   bench/paced.ts) and at full speed (maximum throughput);
+ * - the web app's signed-in home page (`GET /` with a session cookie, 40
+ *   posts) likewise, then the server CPU per request of the API's home and
+ *   the page, back to back (bench/web.ts);
  * - status creation by an account with 100 local followers: throughput;
  * - on PostgreSQL, a cheap API call with rate limits on, from many clients
- *   far from their limits (bench/limits.ts): throughput, and rows written to
- *   the counter table per request, which is the limiter's whole cost there.
+ *   far from their limits (bench/limits.ts): throughput, and counter rows
+ *   written per request, the limiter's whole cost there.
  *
  * Environment: BENCH_DB (`pglite`, `postgres` or `both`, default both),
  * BENCH_STATUSES (default 1,000,000), BENCH_SECONDS per scenario (default 20),
@@ -26,19 +24,21 @@
  * BENCH_SEARCH_CLIENTS clients back to back, default 1), BENCH_ONLY=streaming
  * for the streaming scenario alone (bench/streaming.ts; BENCH_STREAM_SOCKETS,
  * default 1,000, BENCH_STREAM_POSTS, default 50, BENCH_STREAM_INTERVAL ms,
- * default 200, BENCH_STREAM_WORKERS, BENCH_STREAM_CLIENT `native` (C, built
- * with the machine's compiler; the default) or `websocket`: its header says
- * more; BENCH_STREAM_TRACE=<file> writes each post's times as JSON lines). Part of the default run on PostgreSQL (about a minute, own server).
+ * default 200, BENCH_STREAM_WORKERS, BENCH_STREAM_CLIENT `native` (C; the
+ * default) or `websocket`: its header says more; BENCH_STREAM_TRACE=<file>
+ * writes each post's times as JSON lines). Part of the default run on
+ * PostgreSQL (about a minute, own server).
  *
  * Also on both databases (and alone with BENCH_ONLY=cheap): GET
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
- * hello-world (bench/hello.ts) measured in the same run, the ratio printed;
- * signed Create(Note) deliveries from a fake remote server (bench/inbound.ts,
- * BENCH_INBOX_*; BENCH_STATEMENTS=1 counts their statements on PostgreSQL:
- * bench/statements.ts); idle RSS of a fresh server after 100 requests; and, on
- * PGlite, `deno task start` on a fresh data directory to its first answer
- * (BENCH_STARTS runs, default 3) (bench/process.ts). BENCH_ONLY=verify or
- * BENCH_ONLY=inbound: those alone (with the ceiling, RSS and start-up).
+ * hello-world (bench/hello.ts), the ratio printed; signed Create(Note)
+ * deliveries from a fake remote server (bench/inbound.ts, BENCH_INBOX_*:
+ * BENCH_INBOX_SHAPE, BENCH_INBOX_FOLLOWERS local followers of the sender;
+ * BENCH_STATEMENTS=1 counts statements on PostgreSQL: bench/statements.ts);
+ * idle RSS of a fresh server after 100 requests; on PGlite, `deno task
+ * start` on a fresh data directory to its first answer (BENCH_STARTS runs,
+ * default 3) (bench/process.ts). BENCH_ONLY=verify or BENCH_ONLY=inbound:
+ * those alone (with the ceiling, RSS and start-up).
  *
  * Alone, each on a server of its own (bench/alone.ts): BENCH_ONLY=day, a
  * day's mix for BENCH_DAY_USERS active users (default 1,000) at
@@ -113,6 +113,7 @@ const INBOX_COUNT = Number(Deno.env.get("BENCH_INBOX_COUNT") ?? 2000);
 const INBOX_CONNECTIONS = Number(Deno.env.get("BENCH_INBOX_CONNECTIONS") ?? 32);
 const INBOX_RATE = Number(Deno.env.get("BENCH_INBOX_RATE") ?? 200);
 const INBOX_SENDERS = Number(Deno.env.get("BENCH_INBOX_SENDERS") ?? 1);
+const INBOX_FOLLOWERS = Number(Deno.env.get("BENCH_INBOX_FOLLOWERS") ?? 0);
 /** The day's mix, the fan-out or the home rows, each alone on its own server (bench/alone.ts). */
 const ALONE = aloneRunner(ONLY);
 /** Their own tables, printed after the main one. */
@@ -123,9 +124,7 @@ const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
 const STREAM_SOCKETS = Number(Deno.env.get("BENCH_STREAM_SOCKETS") ?? 1000);
 const STREAM_POSTS = Number(Deno.env.get("BENCH_STREAM_POSTS") ?? 50);
 const STREAM_INTERVAL = Number(Deno.env.get("BENCH_STREAM_INTERVAL") ?? 200);
-/** Threads of the streaming bench client (default: one per 2,500 sockets, at most 4). */
 const STREAM_WORKERS = Deno.env.get("BENCH_STREAM_WORKERS");
-/** How the streaming bench holds its sockets (bench/streaming_pool.ts): native (default) or websocket. */
 const STREAM_CLIENT = Deno.env.get("BENCH_STREAM_CLIENT") === "websocket" ? "websocket" : "native";
 /** The streaming scenario's figures (or why it failed), per database. */
 const streamingResults: { database: string; result: StreamingResult | string }[] = [];
@@ -140,6 +139,7 @@ async function seedFor(
     statuses: STATUSES,
     origin: "http://localhost",
     searchable: SEARCH,
+    followerTokens: INBOX_FOLLOWERS,
   });
   if (SEARCH) await seedSearchLibrary(database);
   if (!streaming) return tokens;
@@ -363,18 +363,20 @@ async function cheapScenarios(
     cpuMs: () => cpuMs(pid),
     log: (message) => log(`${database}: inbound: ${message}`),
     statements: statementProbeFor(databaseUrl),
+    followers: tokens.followerTokens,
   });
   const { fullSpeed: full, fixedRate: fixed } = inbound;
+  const followed = INBOX_FOLLOWERS ? `, ${INBOX_FOLLOWERS} local followers` : "";
   rows.push({
     database,
-    scenario: `inbound Create(Note) max (${INBOX_CONNECTIONS} at a time; stored/s)`,
+    scenario: `inbound Create(Note) max (${INBOX_CONNECTIONS} at a time; stored/s${followed})`,
     requestsPerSecond: full.acceptedPerSecond,
     p50: NaN,
     p99: NaN,
     errors: full.sent - full.stored,
   }, {
     database,
-    scenario: `inbound Create(Note) @ ${INBOX_RATE}/s (202 latency)`,
+    scenario: `inbound Create(Note) @ ${INBOX_RATE}/s (202 latency${followed})`,
     requestsPerSecond: Math.round(fixed.stored / SECONDS),
     p50: fixed.p50,
     p95: fixed.p95,

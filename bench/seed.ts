@@ -33,6 +33,8 @@ export interface SeedOptions {
    * followers-only, instead of the one repeated sentence.
    */
   searchable?: boolean;
+  /** Tokens for this many of the poster's followers (full home feeds), bench/inbound.ts's. */
+  followerTokens?: number;
 }
 
 export const DEFAULT_SEED: Omit<SeedOptions, "origin"> = {
@@ -47,6 +49,8 @@ export interface Seeded {
   posterToken: string;
   /** The viewer's browser session (its cookie value), for the web home row (bench/web.ts). */
   viewerCookie: string;
+  /** Tokens of the poster's first followers ({@link SeedOptions.followerTokens}). */
+  followerTokens: string[];
 }
 
 export async function seed(database: Database, options: SeedOptions): Promise<Seeded> {
@@ -140,10 +144,15 @@ export async function seed(database: Database, options: SeedOptions): Promise<Se
       scopes: ["read", "write", "follow"],
     })).token;
   const session = await createWebSession(db, new ActivityMemo(), String(accountBase + 1n));
+  const followerTokens: string[] = [];
+  for (let i = 1; i <= Math.min(options.followerTokens ?? 0, options.posterFollowers); i++) {
+    followerTokens.push(await token(poster + i));
+  }
   return {
     viewerToken: await token(0),
     posterToken: await token(poster),
     viewerCookie: session.secret,
+    followerTokens,
   };
 }
 

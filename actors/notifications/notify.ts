@@ -243,13 +243,23 @@ export async function notifyMentions(
  * the author posts (follows.notify), as Mastodon's FeedInsertWorker: not for
  * boosts, not for replies to someone else, not for direct messages (which
  * reach only the mentioned accounts). Call it once, when the status is created.
+ * `known`: those followers' ids, when the caller has read them already (on
+ * PGlite, fan-out's reach probe: fanout.ts).
  */
 export async function notifySubscribers(
   tx: Executor,
   status: StatusForNotifications,
+  known?: readonly string[],
 ): Promise<string[]> {
   if (status.reblogOfId || status.visibility === "direct") return [];
   if (status.inReplyToAccountId && status.inReplyToAccountId !== status.accountId) return [];
+  if (known) {
+    return await notifyMany(
+      tx,
+      { type: "status", fromAccountId: status.accountId, statusId: status.id },
+      known,
+    );
+  }
   const subscribers = await preparedQuery(
     tx,
     "status_subscribers",

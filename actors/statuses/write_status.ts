@@ -18,7 +18,12 @@ import type { ParsedText } from "../formatting/parsed_text.ts";
 import { notify, notifyMany, notifyMentions, notifySubscribers } from "../notifications/notify.ts";
 import { recordDelivery } from "../outbox/deliveries.ts";
 import { countInFeaturedTags } from "../tags/featured_tags.ts";
-import { type FanOutRider, fanOutStatus, fanOutToFeeds } from "../timelines/fanout.ts";
+import {
+  type FanOutRider,
+  fanOutStatus,
+  fanOutToFeeds,
+  FULL_FAN_OUT,
+} from "../timelines/fanout.ts";
 import type { CreateStatusInput, RemoteStatusInput, StatusRow } from "./create.ts";
 import { REPLY_NOT_FOUND, StatusError } from "./errors.ts";
 import { claimIdempotencyKey } from "./idempotency.ts";
@@ -317,13 +322,15 @@ export async function announce(tx: Executor, origin: string, status: StatusRow, 
   // (`status`): independent, so on PostgreSQL their statements go out
   // together (one round trip on the transaction's connection, in this
   // order). On PGlite, which runs them one after the other, a status the
-  // fan-out found no local follower for rings no bell either.
+  // fan-out found no local follower for rings no bell either, and the
+  // fan-out's probe read the bell's followers.
   if (a.fannedOut) {
-    // Sent with the status's INSERT (announcedWithRow).
+    // Sent with the status's INSERT (announceWithRow).
   } else if (statementsPipelined(tx)) {
     await Promise.all([fanOutStatus(tx, status), notifySubscribers(tx, status)]);
-  } else if (await fanOutStatus(tx, status)) {
-    await notifySubscribers(tx, status);
+  } else {
+    const fannedOut = await fanOutStatus(tx, status);
+    if (fannedOut.reached) await notifySubscribers(tx, status, fannedOut.subscribers);
   }
   // The mentioned local accounts, all at once (the rules and policies are
   // screened in one query, the notifications inserted in one statement).
@@ -481,7 +488,7 @@ async function announceWithRow(
       ...fresh ? { conversation: thread.conversationId } : {},
     },
   };
-  const rows = await fanOutToFeeds(tx, p.id, rider);
+  const rows = await fanOutToFeeds(tx, p.id, FULL_FAN_OUT, rider);
   const subscribers = rows.filter((r) => r.kind === "b").map((r) => r.id);
   await notifyMany(
     tx,

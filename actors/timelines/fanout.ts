@@ -32,7 +32,12 @@ import { BOOST_IS_NEW_IN_LIST, LIST_RULES } from "./feed_filters.ts";
 import { addToConversations, removeFromConversations } from "./conversations.ts";
 import { executePrepared } from "../../db/queries/prepared.ts";
 import { newId } from "../../db/ids.ts";
-import { homeReceiverCtes, MAY_REACH_A_FEED } from "./home_receivers.ts";
+import {
+  ALL_PARTS,
+  homeReceiverCtes,
+  MAY_REACH_A_FEED,
+  type ReceiverParts,
+} from "./home_receivers.ts";
 import { statementsPipelined } from "../../db/connection.ts";
 import { notifyPendingHome, PENDING_FAN_OUT, pendingHomeCtes } from "./pending_home.ts";
 import {
@@ -79,6 +84,8 @@ export function trimInserted(
 
 /** The status being fanned out, in the prepared fan-out statements. */
 const STATUS = sql.placeholder("status");
+/** Its author, in the reach probe (an index lookup each, where a join through `s` was not). */
+const AUTHOR = sql.placeholder("author");
 /** The id of the outbox intent a large fan-out records (pending_home.ts). */
 const INTENT = sql.placeholder("intent");
 /** The id of the stream event, when too long to be notified inline (bus.ts). */
@@ -97,19 +104,34 @@ const EVENT = sql.placeholder("event");
  * transaction sees it, so the home insert needs no ON CONFLICT (a
  * speculative insertion costs an extra index probe and WAL record per row).
  *
- * Resolves to false when it found that the status may enter no feed here
- * (on PGlite: mayReachAFeed), so that no local account follows its author.
+ * Resolves to `reached` false when it found that the status may enter no
+ * feed here (on PGlite: {@link reachOf}), so that no local account follows
+ * its author; on PGlite, with the author's local followers who rang its
+ * bell (follows.notify), which the same probe reads.
  */
-export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<boolean> {
+export async function fanOutStatus(tx: Executor, status: StatusRow): Promise<FannedOut> {
   // A reply or boost waiting for approval enters feeds when it is approved.
-  if (status.deletedAt || status.pendingApproval) return true;
-  if (!statementsPipelined(tx) && !await mayReachAFeed(tx, status)) {
-    await afterFanOut(tx, status);
-    return false;
+  if (status.deletedAt || status.pendingApproval) return { reached: true };
+  let parts: FanOutParts = FULL_FAN_OUT;
+  let subscribers: string[] | undefined;
+  if (!statementsPipelined(tx)) {
+    const reach = await reachOf(tx, status);
+    if (!reach) {
+      await afterFanOut(tx, status);
+      return { reached: false };
+    }
+    ({ parts, subscribers } = reach);
   }
-  await fanOutToFeeds(tx, status.id);
+  await fanOutToFeeds(tx, status.id, parts);
   await afterFanOut(tx, status);
-  return true;
+  return { reached: true, subscribers };
+}
+
+/** What {@link fanOutStatus} found. */
+export interface FannedOut {
+  reached: boolean;
+  /** On PGlite: the local followers of the author with its bell rung. */
+  subscribers?: string[];
 }
 
 /**
@@ -129,32 +151,48 @@ export interface FanOutRider {
 }
 
 /**
- * The fan-out statement of {@link fanOutStatus} alone, for status
- * `statusId` created in the calling transaction, neither held nor deleted
- * nor direct. A caller that knows this before the status's INSERT is
- * answered (a remote status: write_status.ts) sends it in the same round
- * trip: it runs after the INSERT, on the same connection. Answers the
- * rider's rows.
+ * The parts of a fan-out statement: those of its choice (ReceiverParts;
+ * without `lists` it has no list feed to fill either) and `large`, whether
+ * it may choose more than PENDING_FAN_OUT receivers (without it, no
+ * pending_home row is considered).
+ */
+export type FanOutParts = ReceiverParts & { large: boolean };
+
+/** Every part: the statement PostgreSQL runs (it plans it once per connection). */
+export const FULL_FAN_OUT: FanOutParts = Object.freeze({ ...ALL_PARTS, large: true });
+
+/**
+ * The fan-out statement of {@link fanOutStatus} alone, with `parts`, for
+ * status `statusId` created in the calling transaction, neither held nor
+ * deleted nor direct. A caller that knows this before the status's INSERT
+ * is answered (a remote status on PostgreSQL: write_status.ts) sends it in
+ * the same round trip: it runs after the INSERT, on the same connection.
+ * Answers the rider's rows.
  */
 export async function fanOutToFeeds(
   tx: Executor,
   statusId: string,
+  parts: FanOutParts,
   rider?: FanOutRider,
 ): Promise<{ kind: string; id: string }[]> {
+  const variant = parts === FULL_FAN_OUT ? "" : `:${Object.values(parts).map(Number).join("")}`;
   const notified = await executePrepared<{ kind: string; id: string }>(
     tx,
-    rider ? `fan_out_${rider.name}` : "fan_out",
-    () =>
-      sql`WITH ${rider?.ctes ?? sql``} ${homeReceiverCtes(STATUS)},
-    large AS (SELECT count(*) > ${sql.raw(String(PENDING_FAN_OUT))} AS yes FROM chosen),
-    inserted AS (
-      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
-      SELECT chosen.receiver, s.id, s.reblog_of_id FROM chosen CROSS JOIN s
-        WHERE NOT (SELECT yes FROM large)
-      RETURNING account_id
-    ),
-    ${pendingHomeCtes(INTENT)},
-    list_inserted AS (
+    `fan_out${variant}${rider ? `_${rider.name}` : ""}`,
+    () => fanOutStatement(parts, rider),
+    { ...rider?.values, status: statusId, intent: newId(), event: newId() },
+  );
+  // The statement notified the event itself, inline or (a post to hundreds
+  // of followers) stored and by reference: no round trip of its own, and
+  // the receivers never leave the database.
+  if (notified.some((r) => r.kind === STORED)) await pruneStoredEvents(tx);
+  return notified;
+}
+
+/** The fan-out statement with `parts`, and the rider's CTEs and rows. */
+function fanOutStatement(parts: FanOutParts, rider?: FanOutRider): SQL {
+  const lists = parts.lists
+    ? sql`list_inserted AS (
       INSERT INTO list_feed (list_id, status_id)
       SELECT DISTINCT l.id, s.id
         FROM s JOIN list_accounts la ON la.account_id = s.account_id
@@ -165,36 +203,51 @@ export async function fanOutToFeeds(
       ON CONFLICT DO NOTHING
       RETURNING list_id
     ),
-    list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),
+    list_trimmed AS (${trimInserted("list_feed", "list_id", "list_inserted")}),`
+    : sql`list_inserted AS (SELECT NULL::bigint AS list_id WHERE false),`;
+  const large = parts.large
+    ? sql`large AS (SELECT count(*) > ${sql.raw(String(PENDING_FAN_OUT))} AS yes FROM chosen),`
+    : sql`large AS (SELECT false AS yes),`;
+  return sql`WITH ${rider?.ctes ?? sql``} ${homeReceiverCtes(STATUS, undefined, parts)},
+    ${large}
+    inserted AS (
+      INSERT INTO home_feed (account_id, status_id, reblog_of_id)
+      SELECT chosen.receiver, s.id, s.reblog_of_id FROM chosen CROSS JOIN s
+        WHERE NOT (SELECT yes FROM large)
+      RETURNING account_id
+    ),
+    ${parts.large ? sql`${pendingHomeCtes(INTENT)},` : sql``}
+    ${lists}
     home_trimmed AS (${trimInserted("home_feed", "account_id")}),
     -- The streams show what fan-out decided: the feeds this status entered.
     event AS (${updateEventJson(STATUS)}),
     ${storeLongEvent(sql`event`, EVENT)}
     ${notifyEvent(sql`event`)}
-    UNION ALL ${notifyPendingHome()}
-    ${rider ? sql`UNION ALL ${rider.rows}` : sql``}`,
-    { ...rider?.values, status: statusId, intent: newId(), event: newId() },
-  );
-  // The statement notified the event itself, inline or (a post to hundreds
-  // of followers) stored and by reference: no round trip of its own, and
-  // the receivers never leave the database.
-  if (notified.some((r) => r.kind === STORED)) await pruneStoredEvents(tx);
-  return notified;
+    ${parts.large ? sql`UNION ALL ${notifyPendingHome()}` : sql``}
+    ${rider ? sql`UNION ALL ${rider.rows}` : sql``}`;
 }
 
 /**
  * On PGlite, before the fan-out statement: whether the status may enter any
- * feed here ({@link MAY_REACH_A_FEED}); when not, this statement publishes
- * the `update` event the fan-out statement would (no feed named), and the
- * fan-out is not run. The fan-out statement costs PGlite about 0.7 ms
- * whatever it writes (PostgreSQL in WebAssembly starting and ending its
- * hundred-odd plan nodes), this one a tenth of that; and most remote
- * statuses stored reach nobody here: a thread's parents and quoted posts
- * fetched, boosted originals, a relay's posts. On PostgreSQL the fan-out
- * goes out with the bell subscribers' query in one round trip, which this
- * would add to, so it is not asked there.
+ * feed here ({@link MAY_REACH_A_FEED}) and, when it may, the parts of the
+ * fan-out it needs (ReceiverParts: a boost's, a reply's, hashtags someone
+ * here follows, an author some list holds); when not, this statement
+ * publishes the `update` event the fan-out statement would (no feed named),
+ * and the fan-out is not run (null). The full fan-out statement costs PGlite
+ * about 0.7 ms whatever it writes (PostgreSQL in WebAssembly starting and
+ * ending its hundred-odd plan nodes), this one a tenth of that; most remote
+ * statuses stored reach nobody here (a thread's parents and quoted posts
+ * fetched, boosted originals, a relay's posts), and those that do are
+ * mostly originals without followed hashtags by authors in no list, whose
+ * statement leaves those parts out. On PostgreSQL the fan-out goes out with
+ * the bell subscribers' query in one round trip, which this would add to,
+ * so it is not asked there. On PGlite it also reads those subscribers
+ * (notifySubscribers' query), a statement less.
  */
-async function mayReachAFeed(tx: Executor, status: StatusRow): Promise<boolean> {
+async function reachOf(
+  tx: Executor,
+  status: StatusRow,
+): Promise<{ parts: FanOutParts; subscribers: string[] } | null> {
   const rows = await executePrepared<{ kind: string; id: string }>(
     tx,
     "fan_out_reach",
@@ -207,11 +260,34 @@ async function mayReachAFeed(tx: Executor, status: StatusRow): Promise<boolean> 
     list_inserted AS (SELECT NULL::bigint AS list_id WHERE false),
     event AS (SELECT e.payload FROM (${updateEventJson(STATUS)}) e
       WHERE NOT (SELECT yes FROM reach))
-    SELECT 'r' AS kind, yes::text AS id FROM reach
+    SELECT 'r' AS kind, (CASE WHEN NOT yes THEN '' ELSE
+        (EXISTS (SELECT 1 FROM statuses_tags st
+          JOIN tag_follows tf ON tf.tag_id = st.tag_id WHERE st.status_id = ${STATUS}::bigint))::int::text
+        || (EXISTS (SELECT 1 FROM list_accounts la
+          WHERE la.account_id = ${AUTHOR}::bigint))::int::text
+        || ((SELECT count(*) FROM (SELECT 1 FROM follows f
+          WHERE f.target_account_id = ${AUTHOR}::bigint LIMIT ${
+        sql.raw(String(PENDING_FAN_OUT - 1))
+      }) few) >= ${sql.raw(String(PENDING_FAN_OUT - 1))})::int::text END) AS id FROM reach
+    UNION ALL SELECT 'b', f.account_id::text FROM follows f
+      JOIN accounts fa ON fa.id = f.account_id AND fa.domain IS NULL
+      WHERE f.target_account_id = ${AUTHOR}::bigint AND f.notify AND (SELECT yes FROM reach)
     UNION ALL ${notifyEvent(sql`event`, { inlineOnly: true })}`,
-    { status: status.id },
+    { status: status.id, author: status.accountId },
   );
-  return rows.some((r) => r.kind === "r" && r.id === "true");
+  const reach = rows.find((r) => r.kind === "r")?.id;
+  if (!reach) return null;
+  const parts = {
+    boost: status.reblogOfId != null,
+    reply: status.inReplyToId != null || status.inReplyToUri != null,
+    tags: reach[0] === "1",
+    lists: reach[1] === "1",
+    // The author, its followers and its hashtags' followers are all the
+    // candidates: fewer than PENDING_FAN_OUT followers and no followed
+    // hashtag choose at most PENDING_FAN_OUT.
+    large: reach[2] === "1" || reach[0] === "1",
+  };
+  return { parts, subscribers: rows.filter((r) => r.kind === "b").map((r) => String(r.id)) };
 }
 
 /**

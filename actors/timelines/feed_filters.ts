@@ -162,14 +162,19 @@ export const HOME_RULES = homeRules(noBlocksOrMutes(sql`c.receiver`));
 /**
  * {@link HOME_RULES} with `atPeace` for noBlocksOrMutes: fan-out's form
  * (home_receivers.ts) asks it only of the receivers among {@link AT_ODDS}.
+ * Fan-out may leave out two rules that cannot refuse its status: the
+ * exclusive lists' when `lists` is false (its author is in no list), the
+ * replies' when `reply` is false (it replies to nothing).
  */
-export function homeRules(atPeace: SQL): SQL {
+export function homeRules(atPeace: SQL, { lists = true, reply = true } = {}): SQL {
+  const exclusive = lists ? notInExclusiveList(sql`c.receiver`) : sql`true`;
+  const replies = reply ? replyAllowedInHome(sql`c.receiver`) : NOT_A_REPLY;
   return sql`(c.via = ${VIA.self} OR (
-  ${atPeace} AND ${notInExclusiveList(sql`c.receiver`)}
+  ${atPeace} AND ${exclusive}
   AND (c.via = ${VIA.tag} OR (
     ${languageAllowed(sql`c.languages`)}
     AND (s.reblog_of_id IS NULL OR c.show_reblogs)
-    AND ${replyAllowedInHome(sql`c.receiver`)}))))`;
+    AND ${replies}))))`;
 }
 
 /**

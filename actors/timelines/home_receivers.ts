@@ -14,19 +14,55 @@ import { FOLLOWER_VISIBILITY_SQL } from "../../db/queries/visibility.ts";
 import { AT_ODDS, boostIsNewInHome, homeRules, noBlocksOrMutes, VIA } from "./feed_filters.ts";
 
 /**
+ * Which parts of the choice a status needs. Each part left out is one that
+ * cannot change the choice for that status, so the choice is the same
+ * without it: `boost`, the boosted original and the boost rules (for an
+ * original they let everyone through); `reply`, the reply rule (the same
+ * for a status that replies to nothing); `tags`, the followers of its
+ * hashtags (none when nobody here follows one of them); `lists`, the
+ * exclusive lists' rule (it refuses only an author some list holds). A
+ * smaller statement has a smaller plan, which PGlite starts and ends for
+ * every status (fanout.ts).
+ */
+export interface ReceiverParts {
+  boost: boolean;
+  reply: boolean;
+  tags: boolean;
+  lists: boolean;
+}
+
+export const ALL_PARTS: ReceiverParts = { boost: true, reply: true, tags: true, lists: true };
+
+/**
  * The CTEs `s`, `boosted`, `c` and `chosen` for status `status` (an id
  * expression). `only`, when given, narrows every kind of candidate to some
  * receivers (an index lookup each, not a filter of all the followers).
  */
-export function homeReceiverCtes(status: SQL | Placeholder, only?: (receiver: SQL) => SQL): SQL {
+export function homeReceiverCtes(
+  status: SQL | Placeholder,
+  only?: (receiver: SQL) => SQL,
+  parts: ReceiverParts = ALL_PARTS,
+): SQL {
   const narrow = (receiver: SQL) => only ? sql`AND ${only(receiver)}` : sql``;
+  // The boosted original, looked up once. Joined as statuses itself, it was
+  // hashed whole (the planner cannot know s is one row): 100,000 statuses
+  // read for every post, a quarter of a 10,000-follower fan-out.
+  const boosted = parts.boost
+    ? sql`SELECT id, account_id FROM statuses WHERE id = (SELECT reblog_of_id FROM s)`
+    : sql`SELECT NULL::bigint AS id, NULL::bigint AS account_id WHERE false`;
+  const tagFollowers = parts.tags
+    ? sql`UNION ALL
+      SELECT DISTINCT tf.account_id, ${VIA.tag}, true, NULL::jsonb
+        FROM s JOIN statuses_tags st ON st.status_id = s.id
+        JOIN tag_follows tf ON tf.tag_id = st.tag_id AND tf.account_id <> s.account_id
+        JOIN accounts ta ON ta.id = tf.account_id AND ta.domain IS NULL AND ta.deleted_at IS NULL
+        WHERE s.visibility = 'public' AND s.reblog_of_id IS NULL ${narrow(sql`tf.account_id`)}`
+    : sql``;
+  const boostIsNew = parts.boost ? boostIsNewInHome(sql`c.receiver`) : sql`s.reblog_of_id IS NULL`;
   return sql`s AS (
       SELECT * FROM statuses WHERE id = ${status}::bigint AND deleted_at IS NULL
     ),
-    -- The boosted original, looked up once. Joined as statuses itself, it was
-    -- hashed whole (the planner cannot know s is one row): 100,000 statuses
-    -- read for every post, a quarter of a 10,000-follower fan-out.
-    boosted AS (SELECT id, account_id FROM statuses WHERE id = (SELECT reblog_of_id FROM s)),
+    boosted AS (${boosted}),
     c AS (
       SELECT s.account_id AS receiver, ${VIA.self} AS via, true AS show_reblogs,
           NULL::jsonb AS languages
@@ -40,12 +76,7 @@ export function homeReceiverCtes(status: SQL | Placeholder, only?: (receiver: SQ
           OR (s.visibility = 'direct' AND EXISTS (SELECT 1 FROM mentions m
             WHERE m.status_id = s.id AND m.account_id = f.account_id)))
           ${narrow(sql`f.account_id`)}
-      UNION ALL
-      SELECT DISTINCT tf.account_id, ${VIA.tag}, true, NULL::jsonb
-        FROM s JOIN statuses_tags st ON st.status_id = s.id
-        JOIN tag_follows tf ON tf.tag_id = st.tag_id AND tf.account_id <> s.account_id
-        JOIN accounts ta ON ta.id = tf.account_id AND ta.domain IS NULL AND ta.deleted_at IS NULL
-        WHERE s.visibility = 'public' AND s.reblog_of_id IS NULL ${narrow(sql`tf.account_id`)}
+      ${tagFollowers}
     ),
     -- The few receivers the status may be refused to by blocks and mutes,
     -- read once: the others skip five probes each (feed_filters.ts, AT_ODDS).
@@ -54,9 +85,12 @@ export function homeReceiverCtes(status: SQL | Placeholder, only?: (receiver: SQ
     chosen AS (
       SELECT DISTINCT c.receiver
         FROM c CROSS JOIN s LEFT JOIN boosted o ON o.id = s.reblog_of_id
-        WHERE ${boostIsNewInHome(sql`c.receiver`)} AND ${
-    homeRules(sql`(c.receiver NOT IN (SELECT id FROM at_odds)
-          OR ${noBlocksOrMutes(sql`c.receiver`)})`)
+        WHERE ${boostIsNew} AND ${
+    homeRules(
+      sql`(c.receiver NOT IN (SELECT id FROM at_odds)
+          OR ${noBlocksOrMutes(sql`c.receiver`)})`,
+      parts,
+    )
   }
     )`;
 }

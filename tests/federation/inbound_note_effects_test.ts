@@ -13,6 +13,7 @@ import { startInstance, test } from "../harness.ts";
 import { publicNoteCreate, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { arrived } from "../fixtures/federation.ts";
 import { createUser } from "../fixtures/users.ts";
+import { ok } from "../fixtures/api.ts";
 import { WsClient } from "../streaming/helpers.ts";
 import { accounts, conversations, follows } from "../../db/schema/mod.ts";
 import { newId } from "../../db/ids.ts";
@@ -98,7 +99,7 @@ test("an inbound note: conversation, feeds, bell, streams and count", async (t) 
 
 test("an inbound note no feed here takes is still streamed; a followed hashtag takes it home", async () => {
   // On PGlite such a note skips the fan-out statement (actors/timelines/fanout.ts,
-  // mayReachAFeed): the public stream must still hear of it, and a followed
+  // reachOf): the public stream must still hear of it, and a followed
   // hashtag is a way into a feed without following the author.
   const rookery = await startInstance({ listen: true });
   const peer = await startFakePeer();
@@ -151,6 +152,62 @@ test("an inbound note no feed here takes is still streamed; a followed hashtag t
     assert.deepEqual(await home(), [tagged.id], "the hashtag's follower has it at home");
   } finally {
     await socket?.close();
+    await peer.close();
+    await rookery.close();
+  }
+});
+
+test("a followed author's note: an exclusive list of the follower holding the author keeps it from home", async () => {
+  // On PGlite the fan-out statement leaves out the exclusive lists' rule for
+  // an author no list holds (actors/timelines/fanout.ts, reachOf): the note
+  // of one a list holds must still meet it.
+  const rookery = await startInstance({ listen: true });
+  const peer = await startFakePeer();
+  const actor = peer.publishActor("lena", { followers: `${peer.origin}/users/lena/followers` });
+  const db = rookery.rookery.ctx.database.db;
+  const send = (request: Request) => rookery.request(request.url, request);
+  const deliver = async (name: string) => {
+    const id = `${actor}/notes/${name}`;
+    const activity = publicNoteCreate(actor, id, { content: `<p>${name}</p>` });
+    assert.equal(
+      await statusOf(
+        await peer.deliver(`${rookery.origin}/inbox`, activity, {
+          keyId: `${actor}#main-key`,
+          send,
+        }),
+      ),
+      202,
+    );
+    return await arrived(rookery, id);
+  };
+  const carol = await createUser(rookery, "carol");
+  const ids = async (path: string) =>
+    (await ok(rookery, carol, "GET", path)).map((s: { id: string }) => s.id);
+  try {
+    const first = await deliver("first");
+    await db.insert(follows).values({
+      id: newId(),
+      accountId: carol.id,
+      targetAccountId: first.accountId,
+    });
+    const list = await ok(rookery, carol, "POST", "/api/v1/lists", {
+      title: "lena",
+      exclusive: true,
+    });
+    await ok(rookery, carol, "POST", `/api/v1/lists/${list.id}/accounts`, {
+      account_ids: [first.accountId],
+    });
+    const listed = await deliver("listed");
+    // (The list was filled with the author's earlier note when the author was added.)
+    assert.deepEqual(await ids(`/api/v1/timelines/list/${list.id}`), [listed.id, first.id]);
+    assert.deepEqual(await ids("/api/v1/timelines/home"), [], "the exclusive list keeps it");
+
+    await ok(rookery, carol, "DELETE", `/api/v1/lists/${list.id}/accounts`, {
+      account_ids: [first.accountId],
+    });
+    const unlisted = await deliver("unlisted");
+    assert.deepEqual(await ids("/api/v1/timelines/home"), [unlisted.id]);
+  } finally {
     await peer.close();
     await rookery.close();
   }
