@@ -17,33 +17,14 @@ const AS = "https://www.w3.org/ns/activitystreams";
 const ACTOR = "http://127.0.0.1:4000/users/loadgen";
 const noFetch = () => Promise.reject(new Error("not fetched"));
 
-/** bench/inbound.ts's delivery. */
-function benchCreate(i: number) {
-  const id = `${ACTOR}/notes/parse-${i}`;
-  const published = new Date().toISOString();
-  return {
-    "@context": AS,
-    id: `${id}/activity`,
-    type: "Create",
-    actor: ACTOR,
-    published,
-    to: [`${AS}#Public`],
-    cc: [`${ACTOR}/followers`],
-    object: {
-      id,
-      type: "Note",
-      attributedTo: ACTOR,
-      published,
-      to: [`${AS}#Public`],
-      cc: [`${ACTOR}/followers`],
-      content: `<p>Inbound benchmark note parse ${i}, with a little text to carry.</p>`,
-    },
-  };
-}
+/** bench/inbound.ts's delivery, minimal. */
+const benchCreate = (i: number) =>
+  inboundCreate("minimal", ACTOR, `${ACTOR}/notes/parse-${i}`, `parse ${i}`);
 
 /** A note as Mastodon writes one: its context, a mention, a hashtag, a language map. */
 function mastodonCreate(i: number) {
   const doc = benchCreate(i);
+  const note = doc.object as Record<string, unknown>;
   return {
     ...doc,
     "@context": [AS, "https://w3id.org/security/v1", {
@@ -55,14 +36,14 @@ function mastodonCreate(i: number) {
       Hashtag: "as:Hashtag",
     }],
     object: {
-      ...doc.object,
+      ...note,
       summary: null,
       inReplyTo: null,
       url: `${ACTOR.replace("/users/", "/@")}/${i}`,
       sensitive: false,
-      atomUri: doc.object.id,
+      atomUri: note.id,
       conversation: `tag:127.0.0.1,2026:objectId=${i}:objectType=Conversation`,
-      contentMap: { en: doc.object.content },
+      contentMap: { en: note.content },
       attachment: [],
       tag: [
         { type: "Mention", href: `${ACTOR}s/alice`, name: "@alice" },

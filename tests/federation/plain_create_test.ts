@@ -29,10 +29,10 @@ import { receivedJson } from "../../federation/dialects/received.ts";
 import { contextLoader } from "../../federation/fetch/document_loader.ts";
 import { withValidContexts } from "../../federation/dialects/contexts.ts";
 import { test } from "../harness.ts";
+import { inboundCreate } from "../../bench/inbound.ts";
 import {
   ACTOR,
   AS,
-  benchCreate,
   create,
   type Doc,
   GOTOSOCIAL_CONTEXT,
@@ -215,7 +215,9 @@ test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", a
     create({ ...mastodon45Note(n), ...extra }, MASTODON_45_CONTEXT);
   const misskey = (note: Doc): Doc => create(note, MISSKEY_CONTEXT);
   const expected = [
-    benchCreate(),
+    // The inbound bench's two shapes, as it sends them: it measures this path.
+    inboundCreate("minimal", ACTOR, `${ACTOR}/notes/bench-1`, "1"),
+    inboundCreate("mastodon45", ACTOR, `${ACTOR}/notes/bench-2`, "2"),
     create(mastodonNote(1)),
     create(mastodonNote(2), AS),
     create({ ...mastodonNote(3), to: PUBLIC, cc: undefined, contentMap: undefined }),

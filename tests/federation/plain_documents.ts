@@ -273,27 +273,3 @@ export const GOTOSOCIAL_CONTEXT = [AS, {
   blurhash: "toot:blurhash",
   focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
 }];
-
-/** The bench's delivery (bench/inbound.ts). */
-export function benchCreate(): Doc {
-  const id = `${ACTOR}/notes/bench-1`;
-  const published = "2026-11-29T17:00:00.000Z";
-  return {
-    "@context": AS,
-    id: `${id}/activity`,
-    type: "Create",
-    actor: ACTOR,
-    published,
-    to: [PUBLIC],
-    cc: [`${ACTOR}/followers`],
-    object: {
-      id,
-      type: "Note",
-      attributedTo: ACTOR,
-      published,
-      to: [PUBLIC],
-      cc: [`${ACTOR}/followers`],
-      content: "<p>Inbound benchmark note, with a little text to carry.</p>",
-    },
-  };
-}
