@@ -78,6 +78,14 @@ export class StreamHub {
   readonly #connections = new Set<StreamConnection>();
   /** Arrays, not Sets: an account has one or two connections, and a post to 10,000 followers looks up 10,000 of them. */
   readonly #byAccount = new Map<string, StreamConnection[]>();
+  /**
+   * Each account's `user` subscriptions as ready targets, kept as
+   * connections subscribe and leave: a post to 10,000 connected followers
+   * reads one entry per follower and builds no target object, instead of
+   * walking each connection's subscriptions and allocating 10,000 targets
+   * before its first frame.
+   */
+  readonly #userTargets = new Map<string, Target[]>();
   readonly #byList = new Map<string, Set<StreamConnection>>();
   readonly #public = new Set<StreamConnection>();
   /**
@@ -177,6 +185,7 @@ export class StreamHub {
 
   #index(conn: StreamConnection): void {
     this.#trackUserless(conn);
+    this.#indexUserTargets(conn, true);
     for (const sub of conn.subs) {
       if (sub.list) addTo(this.#byList, sub.list, conn);
       if (isPublicStream(sub.name)) this.#public.add(conn);
@@ -243,6 +252,29 @@ export class StreamHub {
     for (const sub of conn.subs) if (sub.list) removeFrom(this.#byList, sub.list, conn);
     this.#public.delete(conn);
     this.#userless.delete(conn);
+    this.#indexUserTargets(conn, false);
+  }
+
+  /** Replaces a connection's entries in {@link #userTargets} (none when it is gone). */
+  #indexUserTargets(conn: StreamConnection, open: boolean): void {
+    const accountId = conn.accountId;
+    if (!accountId) return;
+    const kept = (this.#userTargets.get(accountId) ?? []).filter((t) => t.conn !== conn);
+    if (open) { for (const sub of conn.subs) if (sub.name === "user") kept.push({ conn, sub }); }
+    if (kept.length > 0) this.#userTargets.set(accountId, kept);
+    else this.#userTargets.delete(accountId);
+  }
+
+  /** The `user` subscriptions of these accounts' connections (targets shared, not copied). */
+  #userTargetsOf(accountIds: readonly string[]): Target[] {
+    const out: Target[] = [];
+    const index = this.#userTargets;
+    for (let i = 0; i < accountIds.length; i++) {
+      const targets = index.get(accountIds[i]);
+      if (targets === undefined) continue;
+      for (let j = 0; j < targets.length; j++) out.push(targets[j]);
+    }
+    return out;
   }
 
   /**
@@ -304,7 +336,7 @@ export class StreamHub {
       case "update":
       case "status.update":
       case "delete": {
-        const direct = pick(this.#accountTargets(event.home ?? [], ["user"]))
+        const direct = pick(this.#userTargetsOf(event.home ?? []))
           .concat(pick(this.#listTargets(event.lists ?? [])));
         const candidates = pick(this.#publicTargets());
         if (event.event === "delete") {
@@ -339,7 +371,7 @@ export class StreamHub {
         return;
       case "filters_changed":
         await deliverPlain(
-          pick(this.#accountTargets([event.accountId], ["user"])),
+          pick(this.#userTargetsOf([event.accountId])),
           new Payload("filters_changed", undefined),
         );
         return;
@@ -385,7 +417,7 @@ export class StreamHub {
 
   /** Every signed-in connection's `user` stream (announcements). */
   #everyUserStream(): Target[] {
-    return this.#accountTargets([...this.#byAccount.keys()], ["user"]);
+    return this.#userTargetsOf([...this.#userTargets.keys()]);
   }
 
   /** The streams a notification of `accountId` goes to (`user` only when it asked for them). */

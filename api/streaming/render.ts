@@ -50,9 +50,16 @@ function contextOf(name: StreamName): FilterContext {
   return name === "user" || name === "list" ? "home" : "public";
 }
 
-/** The distinct account ids (anonymous connections left out). */
-function unique(ids: (string | null)[]): string[] {
-  return [...new Set(ids.filter((id): id is string => id != null))];
+/** The distinct accounts of these targets' connections (anonymous ones left out). */
+function viewersOf(...lists: Target[][]): string[] {
+  const ids = new Set<string>();
+  for (const targets of lists) {
+    for (let i = 0; i < targets.length; i++) {
+      const id = targets[i].conn.accountId;
+      if (id != null) ids.add(id);
+    }
+  }
+  return [...ids];
 }
 
 /**
@@ -112,7 +119,7 @@ export async function deliverStatus(
   if (direct.length === 0 && publicCandidates.length === 0) return;
   // Everything that does not depend on the status's content at once: the
   // flags and filters of every viewer that may receive it.
-  const candidates = unique([...direct, ...publicCandidates].map((t) => t.conn.accountId));
+  const candidates = viewersOf(direct, publicCandidates);
   const [bundle, flagRows, filters] = await Promise.all([
     loadBundle(ctx, statusId),
     // An update is a status its event created (a post, a boost, an approved reply).
@@ -152,7 +159,7 @@ async function publicTargets(
   const fitting = candidates.filter((t) => publicStreamShows(t.sub, row, bundle));
   if (fitting.length === 0) return fitting;
   // Who may see it on public streams: one statement for every signed-in viewer.
-  const signedIn = unique(fitting.map((t) => t.conn.accountId));
+  const signedIn = viewersOf(fitting);
   const anonymous = fitting.some((t) => t.conn.accountId == null);
   const [allowed, anonymousMay] = await Promise.all([
     viewersSeeingInPublic(ctx.database, row.id, signedIn),
@@ -178,6 +185,7 @@ interface ViewGroup {
 function viewGroups(
   targets: Target[],
   flags: ViewKeys,
+  /** The viewers with filters (filtersOfViewers leaves out the others). */
   filters: Map<string, unknown[]>,
 ): ViewGroup[] {
   // Two maps: viewers who share flags are grouped by the key string itself
@@ -195,7 +203,7 @@ function viewGroups(
     const context = contextOf(t.sub.name);
     if (viewer == null) add(own, "anonymous", t, context);
     else if (flags.authors.has(viewer)) add(own, `self:${viewer}:${context}`, t, context);
-    else if ((filters.get(viewer)?.length ?? 0) > 0) {
+    else if (filters.has(viewer)) {
       add(own, `filtered:${viewer}:${context}`, t, context);
     } else add(shared, flags.keyOf(viewer) ?? "", t, context);
   }

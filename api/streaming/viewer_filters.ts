@@ -3,6 +3,8 @@
  * from the entity cache (where status_filters.ts keeps them too) and, for
  * the viewers it lacks, ONE query per table for all of them, stored back
  * in the cache, so a thousand connected followers cost no thousand queries.
+ * Only viewers with filters are in the map it returns: after a post to
+ * 10,000 followers, nearly none, and the map is not built entry by entry.
  */
 import { asc } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
@@ -22,8 +24,8 @@ export async function filtersOfViewers(
   const missing: string[] = [];
   for (const id of accountIds) {
     const cached = cache.enabled ? cache.filters.get(id) : undefined;
-    if (cached) out.set(id, cached);
-    else missing.push(id);
+    if (cached === undefined) missing.push(id);
+    else if (cached.length > 0) out.set(id, cached);
   }
   if (missing.length === 0) return out;
   const { db } = ctx.database;
@@ -38,7 +40,7 @@ export async function filtersOfViewers(
   }
   for (const id of missing) {
     const compiled = compileFilters(byAccount.get(id) ?? []);
-    out.set(id, compiled);
+    if (compiled.length > 0) out.set(id, compiled);
     if (cache.enabled) cache.storeFilters(epoch, id, compiled);
   }
   return out;

@@ -196,6 +196,36 @@ test("WebSocket streams", async (t) => {
       await ws.nothingBefore("update", { event: "update", id: marker.id, stream: "hashtag" });
     });
 
+    await t.step("subscribe and unsubscribe user over one socket of two", async () => {
+      const frank = await createUser(instance, "frank2");
+      await ok(instance, frank, "POST", `/api/v1/accounts/${alice.id}/follow`);
+      const ws = await connect(`/api/v1/streaming?access_token=${frank.token}`);
+      const other = await connect(`/api/v1/streaming?stream=user&access_token=${frank.token}`);
+      ws.send({ type: "subscribe", stream: "user" });
+      await ws.sync();
+      const first = await postStatus(instance, alice, "For frank's two sockets");
+      assert.equal(JSON.parse((await ws.next("update", "user")).payload!).id, first.id);
+      assert.equal(JSON.parse((await other.next("update", "user")).payload!).id, first.id);
+      // Only this socket leaves user: the account's other socket still gets home.
+      ws.send({ type: "unsubscribe", stream: "user" });
+      ws.send({ type: "subscribe", stream: "hashtag", tag: "frankmarker" });
+      await ws.sync();
+      const second = await postStatus(instance, alice, "Only the other socket");
+      const marker = await postStatus(instance, alice, "Then #frankmarker");
+      await ws.nothingBefore("update", { event: "update", id: marker.id, stream: "hashtag" });
+      assert.equal(JSON.parse((await other.next("update", "user")).payload!).id, second.id);
+      // Subscribed again, it gets home again (after the replay of what it
+      // missed since it opened: the two posts above).
+      ws.send({ type: "subscribe", stream: "user" });
+      await ws.sync();
+      const third = await postStatus(instance, alice, "Back for both");
+      const seen: string[] = [];
+      while (seen.at(-1) !== third.id) {
+        seen.push(JSON.parse((await ws.next("update", "user")).payload!).id);
+      }
+      assert.deepEqual(seen, [second.id, marker.id, third.id]);
+    });
+
     await t.step("a list stream, and someone else's list refused", async () => {
       const list = await ok(instance, bob, "POST", "/api/v1/lists", { title: "Friends" });
       await ok(instance, bob, "POST", `/api/v1/lists/${list.id}/accounts`, {
