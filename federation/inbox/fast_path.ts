@@ -14,8 +14,17 @@
  *   (else Fedify's 404, which this path leaves to Fedify);
  * - the activity has an actor and a well-formed id (else Fedify's path and
  *   its 400); the guard matched the actor with the signer already;
- * - Linked Data signatures and object integrity proofs are Fedify's work
- *   in the request: such activities take Fedify's path.
+ * - object integrity proofs, and Linked Data signatures of another shape
+ *   than Mastodon's, are Fedify's work in the request: such activities
+ *   take Fedify's path. A Mastodon-shaped Linked Data signature
+ *   (ld_signature.ts) rides along unread: with a queue and the guard's
+ *   authentication (`skipSignatureVerification`), what Fedify's request
+ *   made of it (RDF canonicalization, a verification whose outcome
+ *   decided nothing) changed nothing, and the queued activity is the JSON
+ *   as received either way, which forwarding sends on byte for byte. It
+ *   reaches here only from its own actor: the guard strips the
+ *   `signature` of a relayed activity that no proof vouches for, and one
+ *   that a proof vouches for carries that `proof`.
  * An activity that passes these but that JSON-LD cannot read is dropped by
  * the queued handler (logged), where Fedify's request answered 400;
  * Mastodon, too, answers 202 and drops it later. Replay protection is the
@@ -29,6 +38,7 @@ import type { AppContext } from "../../context.ts";
 import { findLocalAccountByIdentifier } from "../dispatchers/local_actors.ts";
 import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
 import { idOf } from "./guard.ts";
+import { isPlainLdSignature } from "./ld_signature.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -80,7 +90,8 @@ export async function queuePlainDelivery(
 function plainActivity(json: unknown): Record<string, unknown> | null {
   if (!json || typeof json !== "object" || Array.isArray(json)) return null;
   const activity = json as Record<string, unknown>;
-  if ("signature" in activity || "proof" in activity) return null;
+  if ("proof" in activity) return null;
+  if ("signature" in activity && !isPlainLdSignature(activity.signature)) return null;
   if (typeof activity.type !== "string" || !PLAIN_TYPE.test(activity.type)) return null;
   if (!hasActivityStreamsContext(activity["@context"])) return null;
   const actor = idOf(activity.actor);
