@@ -175,6 +175,7 @@ test("LD-signed notes: the fast path for their own actor, forwarded intact, rela
         const status = await deliver(actor, peer, doc);
         assert.ok(status === 202 || status === 400, `${n}: ${status}`);
         assert.ok(!fastPath(doc.id as string), `${n}: not the fast path`);
+        if (status === 202) assert.ok(fedifyPath(doc.id as string), `${n}: Fedify's request`);
       }
       assert.equal(await deliver(actor, peer, await sign(note(99))), 202);
       await eventually(
