@@ -1,4 +1,8 @@
 /**
+ * What an activity delivered by its own actor may carry besides itself
+ * without leaving the inbox's fast path: its Linked Data signature and its
+ * FEP-8b32 integrity proofs, of their plain shapes.
+ *
  * A Linked Data signature (`RsaSignature2017`) as Mastodon writes one on
  * every public activity, and as Fedify writes it: `type`, `creator`,
  * `created`, `signatureValue` (and Fedify's `@context`), all strings.
@@ -36,4 +40,40 @@ export function isPlainLdSignature(value: unknown): boolean {
   }
   return signature.type === "RsaSignature2017" && typeof signature.creator === "string" &&
     typeof signature.created === "string" && typeof signature.signatureValue === "string";
+}
+
+/** Proofs one activity may carry (the guard's limit for relayed ones: proofs.ts). */
+const MAX_PROOFS = 2;
+/** Keys of a FEP-8b32 proof as Fedify and Mastodon write it. */
+const PROOF_KEYS = new Set([
+  "@context",
+  "type",
+  "cryptosuite",
+  "verificationMethod",
+  "proofPurpose",
+  "proofValue",
+  "created",
+  "expires",
+]);
+
+/**
+ * Whether `value` (an activity's `proof`) is one or two `DataIntegrityProof`s
+ * of string values (a `@context` aside), as FEP-8b32 writes them. Like the
+ * Linked Data signature, they are not read on the fast path: the HTTP
+ * signature of their own actor authenticated the activity, and Fedify's
+ * request, which verified them, decided nothing with the outcome.
+ */
+export function isPlainProof(value: unknown): boolean {
+  const proofs = Array.isArray(value) ? value : [value];
+  if (proofs.length === 0 || proofs.length > MAX_PROOFS) return false;
+  return proofs.every((proof) => {
+    if (!proof || typeof proof !== "object" || Array.isArray(proof)) return false;
+    for (const [key, item] of Object.entries(proof)) {
+      if (!PROOF_KEYS.has(key)) return false;
+      if (key !== "@context" && (typeof item !== "string" || item.length > MAX_VALUE_LENGTH)) {
+        return false;
+      }
+    }
+    return (proof as Record<string, unknown>).type === "DataIntegrityProof";
+  });
 }

@@ -156,6 +156,62 @@ test("LD-signed notes: the fast path for their own actor, forwarded intact, rela
       },
     );
 
+    await t.step(
+      "integrity proofs: their own actor's take the fast path, relayed ones not",
+      async () => {
+        const prover = peer.publishActor("prover", {
+          "@context": [
+            AS,
+            "https://w3id.org/security/v1",
+            "https://www.w3.org/ns/did/v1",
+            "https://w3id.org/security/multikey/v1",
+          ],
+          assertionMethod: [{
+            id: `${peer.actor("prover")}#ed25519-key`,
+            type: "Multikey",
+            controller: peer.actor("prover"),
+            publicKeyMultibase: peer.edPublicKeyMultibase,
+          }],
+        });
+        const proved = async (name: string) => {
+          const doc = inboundCreate("minimal", prover, `${prover}/statuses/${name}`, name);
+          return await peer.prove(doc, { keyId: `${prover}#ed25519-key` });
+        };
+        const own = await proved("proved-own");
+        assert.equal(await deliver(prover, peer, own), 202);
+        await eventually(
+          "the proved note",
+          () => storedStatus(rookery, `${prover}/statuses/proved-own`),
+        );
+        assert.ok(fastPath(own.id as string), "its own actor's: the fast path");
+        const relayed = await proved("proved-relayed");
+        // Claiming the guard's mark does not help: the guard removes it.
+        const spoofing = (request: Request) => {
+          request.headers.set("rookery-signed-by-actor", "1");
+          return send(request);
+        };
+        const inbox = `${rookery.origin}/inbox`;
+        const keyId = `${relay}#main-key`;
+        assert.equal(
+          await statusOf(await other.deliver(inbox, relayed, { keyId, send: spoofing })),
+          202,
+        );
+        await eventually(
+          "the relayed note",
+          () => storedStatus(rookery, `${prover}/statuses/proved-relayed`),
+        );
+        assert.ok(!fastPath(relayed.id as string), "relayed: not the fast path");
+        assert.ok(fedifyPath(relayed.id as string), "relayed: Fedify's request");
+        // A proof of another shape: Fedify's, as before.
+        const odd: Record<string, unknown> = {
+          ...await proved("proved-odd"),
+          proof: { type: "Ed25519Signature2020" },
+        };
+        assert.equal(await deliver(prover, peer, odd), 202);
+        assert.ok(!fastPath(odd.id as string), "an odd proof: not the fast path");
+      },
+    );
+
     await t.step("a signature of another shape takes Fedify's path and never fails", async () => {
       const note = (n: number) =>
         inboundCreate("minimal", actor, `${actor}/statuses/odd-${n}`, `${n}`);
