@@ -35,6 +35,8 @@
  * their home feeds, and their home timelines are read afterwards: the
  * newest entries must be the runs' notes (up to HOME_FEED_LIMIT).
  */
+import { signJsonLd } from "@fedify/fedify/sig";
+import { type DocumentLoader, preloadedContexts } from "@fedify/vocab-runtime";
 import { type FakePeer, startFakePeer } from "../tests/fixtures/fake_peer.ts";
 import { MASTODON_45_CONTEXT } from "../tests/federation/plain_documents.ts";
 import { paced } from "./paced.ts";
@@ -92,7 +94,12 @@ export async function startInboundPeer(
       for (let i = 0; i < n; i++) {
         const actor = actors[i % actors.length];
         const id = `${actor}/notes/${tag}-${i}`;
-        const body = JSON.stringify(inboundCreate(SHAPE, actor, id, `${tag} ${i}`));
+        const create = inboundCreate(SHAPE, actor, id, `${tag} ${i}`);
+        const body = JSON.stringify(
+          SIGNED === "ld"
+            ? await ldSigned(create, peer.keys.privateKey, `${actor}#main-key`)
+            : create,
+        );
         const request = await peer.handSigned(
           inboxes[i % inboxes.length],
           body,
@@ -116,10 +123,37 @@ export async function startInboundPeer(
  * context, language map, interaction policy, a mention of another actor of
  * the peer, a hashtag, a custom emoji and an image on the peer, which
  * answers 404 for both: the copy job's fetch fails fast, nothing is
- * downloaded or resized). Unsigned by Linked Data signature, as Mastodon
- * sends a note with AUTHORIZED_FETCH or a note that is not public.
+ * downloaded or resized). Unsigned by Linked Data signature (as Mastodon
+ * sends a note with AUTHORIZED_FETCH or a note that is not public) unless
+ * BENCH_INBOX_SIGNED=ld.
  */
 const SHAPE = Deno.env.get("BENCH_INBOX_SHAPE") ?? "minimal";
+
+/**
+ * BENCH_INBOX_SIGNED: `ld` adds a Linked Data signature (`RsaSignature2017`,
+ * with the actor's key, as Mastodon signs every public activity) to each
+ * Create of either shape; unset, none.
+ */
+const SIGNED = Deno.env.get("BENCH_INBOX_SIGNED") ?? "";
+if (SIGNED !== "" && SIGNED !== "ld") throw new Error(`BENCH_INBOX_SIGNED=${SIGNED}: ld or unset`);
+
+/** Contexts for signing: Fedify's preloaded ones (the shapes' others are inline), nothing fetched. */
+const preloaded: DocumentLoader = (url) => {
+  const document = preloadedContexts[url];
+  if (document == null) return Promise.reject(new Error(`context ${url} is not preloaded`));
+  return Promise.resolve({ contextUrl: null, documentUrl: url, document });
+};
+
+/** `activity` with a Linked Data signature by `keyId`, as Mastodon's LinkedDataSignature makes one. */
+export async function ldSigned(
+  activity: Record<string, unknown>,
+  privateKey: CryptoKey,
+  keyId: string,
+): Promise<Record<string, unknown>> {
+  return await signJsonLd(activity, privateKey, new URL(keyId), {
+    contextLoader: preloaded,
+  }) as Record<string, unknown>;
+}
 
 /** The Create of note `id` by `actor`, in `shape` (see {@link SHAPE}). */
 export function inboundCreate(

@@ -33,7 +33,9 @@
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
  * hello-world (bench/hello.ts), the ratio printed; signed Create(Note)
  * deliveries from a fake remote server (bench/inbound.ts, BENCH_INBOX_*:
- * BENCH_INBOX_SHAPE, BENCH_INBOX_FOLLOWERS local followers of the sender;
+ * BENCH_INBOX_SHAPE, BENCH_INBOX_SIGNED=ld a Linked Data signature on each
+ * note as Mastodon signs public ones, BENCH_INBOX_FOLLOWERS local followers
+ * of the sender;
  * BENCH_STATEMENTS=1 counts statements on PostgreSQL: bench/statements.ts);
  * idle RSS of a fresh server after 100 requests; on PGlite, `deno task
  * start` on a fresh data directory to its first answer (BENCH_STARTS runs,
@@ -366,7 +368,8 @@ async function cheapScenarios(
     followers: tokens.followerTokens,
   });
   const { fullSpeed: full, fixedRate: fixed } = inbound;
-  const followed = INBOX_FOLLOWERS ? `, ${INBOX_FOLLOWERS} local followers` : "";
+  const followed = (INBOX_FOLLOWERS ? `, ${INBOX_FOLLOWERS} local followers` : "") +
+    (Deno.env.get("BENCH_INBOX_SIGNED") === "ld" ? ", LD-signed" : "");
   rows.push({
     database,
     scenario: `inbound Create(Note) max (${INBOX_CONNECTIONS} at a time; stored/s${followed})`,

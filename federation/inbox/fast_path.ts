@@ -14,8 +14,16 @@
  *   (else Fedify's 404, which this path leaves to Fedify);
  * - the activity has an actor and a well-formed id (else Fedify's path and
  *   its 400); the guard matched the actor with the signer already;
- * - Linked Data signatures and object integrity proofs are Fedify's work
- *   in the request: such activities take Fedify's path.
+ * - a Linked Data signature or integrity proofs are Fedify's work in the
+ *   request unless the guard marked the delivery as HTTP-signed by the
+ *   activity's own actor ({@link SIGNED_BY_ACTOR}: a relayed activity
+ *   takes Fedify's path) and they are of their plain shapes
+ *   (ld_signature.ts). Those ride along unread: with a queue and the
+ *   guard's authentication (`skipSignatureVerification`), what Fedify's
+ *   request made of them (RDF canonicalization, verifications whose
+ *   outcome decided nothing) changed nothing, and the queued activity is
+ *   the JSON as received either way, which forwarding sends on byte for
+ *   byte. Mastodon, too, reads an LD signature only from someone else.
  * An activity that passes these but that JSON-LD cannot read is dropped by
  * the queued handler (logged), where Fedify's request answered 400;
  * Mastodon, too, answers 202 and drops it later. Replay protection is the
@@ -28,7 +36,8 @@ import { context, propagation } from "@opentelemetry/api";
 import type { AppContext } from "../../context.ts";
 import { findLocalAccountByIdentifier } from "../dispatchers/local_actors.ts";
 import { INSTANCE_ACTOR } from "../dispatchers/instance_actor.ts";
-import { idOf } from "./guard.ts";
+import { idOf, SIGNED_BY_ACTOR } from "./guard.ts";
+import { isPlainLdSignature, isPlainProof } from "./ld_signature.ts";
 
 const logger = getLogger(["rookery", "federation", "inbox"]);
 
@@ -52,7 +61,10 @@ export async function queuePlainDelivery(
   if (!match) return null;
   const recipient = match[1] == null ? null : decoded(match[1]);
   if (recipient === undefined) return null;
-  const activity = plainActivity(await request.clone().json().catch(() => null));
+  const activity = plainActivity(
+    await request.clone().json().catch(() => null),
+    request.headers.get(SIGNED_BY_ACTOR) === "1",
+  );
   if (!activity) return null;
   if (recipient != null && !await recipientExists(app, recipient)) return null;
   const traceContext = {};
@@ -77,10 +89,12 @@ export async function queuePlainDelivery(
 }
 
 /** The activity when it is plainly shaped; else null. */
-function plainActivity(json: unknown): Record<string, unknown> | null {
+function plainActivity(json: unknown, signedByActor: boolean): Record<string, unknown> | null {
   if (!json || typeof json !== "object" || Array.isArray(json)) return null;
   const activity = json as Record<string, unknown>;
-  if ("signature" in activity || "proof" in activity) return null;
+  if (("signature" in activity || "proof" in activity) && !signedByActor) return null;
+  if ("signature" in activity && !isPlainLdSignature(activity.signature)) return null;
+  if ("proof" in activity && !isPlainProof(activity.proof)) return null;
   if (typeof activity.type !== "string" || !PLAIN_TYPE.test(activity.type)) return null;
   if (!hasActivityStreamsContext(activity["@context"])) return null;
   const actor = idOf(activity.actor);

@@ -25,7 +25,8 @@
  *    key_refresh.ts) → 401 when that fails too, 503 (with Retry-After) when the key's server
  *    could not be reached (key_reachability.ts: the sender tries again
  *    later, and the failure is not remembered as a missing key);
- * 6. the signer is the activity's actor → passed on as received, unless
+ * 6. the signer is the activity's actor → passed on as received (marked
+ *    {@link SIGNED_BY_ACTOR}, a mark no other request keeps), unless
  *    the activity's `id` is on another origin than its actor's → 400 (its
  *    actor's server cannot vouch for it, and an id taken first would make
  *    the genuine activity a duplicate). Otherwise the activity is relayed
@@ -88,6 +89,13 @@ export const KEY_UNREACHABLE_RETRY_AFTER = 60;
 const PROVABLE_TYPES = new Set(["Create", "Update", "Delete"]);
 
 const INBOX_PATH = /^\/(?:users\/[^/]+\/)?inbox\/?$/;
+
+/**
+ * Set by the guard on a delivery HTTP-signed by the activity's own actor,
+ * and removed from every other: such a delivery's Linked Data signature
+ * and integrity proofs decide nothing more (fast_path.ts).
+ */
+export const SIGNED_BY_ACTOR = "rookery-signed-by-actor";
 
 export interface InboxGuardOptions {
   /** ORIGIN: signatures count only for its host. */
@@ -273,7 +281,8 @@ async function handOn(
   signer: string | null,
   checks: RelayedChecks,
 ): Promise<Request | Response> {
-  const { headers, url } = request;
+  const headers = new Headers(request.headers);
+  headers.delete(SIGNED_BY_ACTOR);
   // Contexts JSON-LD would refuse lose their bad definitions (federation/dialects/contexts.ts).
   const activity = withBaseTypes(
     withValidContexts(wellFormedJson(json)) as Record<string, unknown>,
@@ -282,7 +291,8 @@ async function handOn(
     if (!idOnActorsServer(activity)) {
       return refuse(400, "Activity refused: its id is not on its actor's server");
     }
-    return passedOn(request, { bytes, json }, activity);
+    headers.set(SIGNED_BY_ACTOR, "1");
+    return passedOn(request.url, headers, { bytes, json }, activity);
   }
   // Relayed: its actor's proofs, when it carries any (the JSON as received: repairs would not verify).
   const actorId = idOf(activity.actor);
@@ -292,14 +302,14 @@ async function handOn(
   });
   if (verdict === "invalid") return refuse(401, "Integrity proof could not be verified");
   if (verdict === "unreachable") return keyServerUnreachable();
-  if (verdict === "valid") return provedByItsActor(request, { bytes, json }, activity);
+  if (verdict === "valid") return provedByItsActor(request.url, headers, { bytes, json }, activity);
   const objectId = idOf(activity.object);
   if (activity.type !== "Create" || objectId == null) {
     return refuse(401, "The signer and the actor do not match");
   }
   const { signature: _signature, proof: _proof, id: _id, ...relayed } = activity;
   const body = JSON.stringify({ ...relayed, object: objectId });
-  return new Request(url, { method: "POST", headers, body });
+  return new Request(request.url, { method: "POST", headers, body });
 }
 
 /**
@@ -308,7 +318,8 @@ async function handOn(
  * actor's server and whose embedded object (if any) is the actor's.
  */
 function provedByItsActor(
-  request: Request,
+  url: string,
+  headers: Headers,
   received: Received,
   activity: Record<string, unknown>,
 ): Request | Response {
@@ -322,7 +333,7 @@ function provedByItsActor(
     return refuse(401, "Activity refused: its object is not its actor's");
   }
   logger.debug("Accepted {id}, relayed, on its author's proof.", { id: activity.id });
-  return passedOn(request, received, activity);
+  return passedOn(url, headers, received, activity);
 }
 
 /**
@@ -344,12 +355,13 @@ function objectOfItsActor(activity: Record<string, unknown>): boolean {
 
 /** The activity as received, unless half an emoji or a context had to be repaired. */
 function passedOn(
-  request: Request,
+  url: string,
+  headers: Headers,
   received: Received,
   activity: Record<string, unknown>,
 ): Request {
   const body = activity === received.json ? received.bytes : JSON.stringify(activity);
-  return new Request(request.url, { method: "POST", headers: request.headers, body });
+  return new Request(url, { method: "POST", headers, body });
 }
 
 /** The id of an activity's actor or object, given as a string or an embedded object. */

@@ -24,15 +24,19 @@
  *   one origin, so Fedify would trust the embedded objects as well.
  *
  * Anything else is null, and the activity takes Fedify's parse. No
- * signature or proof is ever read here: a document carrying one is null
- * (Fedify's queued handler reads a signed payload otherwise: it compacts
- * it and keeps it for forwarding). The JSON each object came from is
+ * signature or proof is ever read here: a document carrying a proof, or a
+ * `signature` of another shape than Mastodon's `RsaSignature2017`
+ * (ld_signature.ts), is null; a Mastodon-shaped one is passed over, as
+ * Fedify's handler detaches it before it reads the activity (the inbox
+ * guard authenticated the delivery; the JSON as received, signature and
+ * all, is what the listener's context keeps for forwarding). The JSON each object came from is
  * remembered on it (dialects/received.ts), as the inbox listeners read
  * Mastodon's extension terms from it.
  */
 import { Create } from "@fedify/vocab";
 import { remember } from "../dialects/received.ts";
 import { isJson } from "../dialects/terms.ts";
+import { isPlainLdSignature } from "./ld_signature.ts";
 import { readContext } from "./plain_context.ts";
 import { readNote } from "./plain_note.ts";
 import { fail, httpUrl, instant, iris, NotPlain, onlyKeys, optional } from "./plain_values.ts";
@@ -47,6 +51,8 @@ const ACTIVITY_KEYS = new Set([
   "to",
   "cc",
   "object",
+  // Passed over, never read (see the module comment); its shape is checked.
+  "signature",
 ]);
 
 /**
@@ -65,6 +71,7 @@ export function plainCreate(json: unknown): Create | null {
 function readCreate(json: unknown): Create {
   if (!isJson(json) || json.type !== "Create") fail();
   onlyKeys(json, ACTIVITY_KEYS);
+  if ("signature" in json && !isPlainLdSignature(json.signature)) fail();
   const vocabulary = readContext(json["@context"]);
   const note = json.object;
   if (!isJson(note) || note.type !== "Note") fail();

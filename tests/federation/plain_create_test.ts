@@ -29,7 +29,8 @@ import { receivedJson } from "../../federation/dialects/received.ts";
 import { contextLoader } from "../../federation/fetch/document_loader.ts";
 import { withValidContexts } from "../../federation/dialects/contexts.ts";
 import { test } from "../harness.ts";
-import { inboundCreate } from "../../bench/inbound.ts";
+import { inboundCreate, ldSigned } from "../../bench/inbound.ts";
+import { rsaKeyPair } from "../fixtures/fake_peer.ts";
 import {
   ACTOR,
   AS,
@@ -262,6 +263,47 @@ test("a plainly shaped Create(Note) reads as Fedify's JSON-LD parse reads it", a
   // The documents above, and the corpus's notes (as written, or reduced to what is read).
   assert.ok(accepted.length >= 40, `only ${accepted.length} accepted`);
   for (const doc of expected) assert.ok(accepted.includes(doc), JSON.stringify(doc));
+});
+
+test("a Create(Note) with Mastodon's Linked Data signature reads as without it, and keeps it", async () => {
+  const keys = await rsaKeyPair(2048);
+  const sign = (doc: Doc) => ldSigned(doc, keys.privateKey, `${ACTOR}#main-key`);
+  const unsigned = [
+    inboundCreate("minimal", ACTOR, `${ACTOR}/notes/bench-1`, "1"),
+    inboundCreate("mastodon45", ACTOR, `${ACTOR}/notes/bench-2`, "2"),
+    create(mastodonNote(1)),
+    create({ ...mastodon45Note(2) }, MASTODON_45_CONTEXT),
+    create(misskeyNote(3), MISSKEY_CONTEXT),
+  ];
+  for (const doc of unsigned) {
+    const signed = await sign(doc);
+    assert.equal((signed.signature as Doc).type, "RsaSignature2017");
+    const fast = plainCreate(structuredClone(signed));
+    assert.ok(fast, JSON.stringify(signed));
+    // As Fedify reads it, signed or not (its queued handler detaches the signature first).
+    assert.deepEqual(await reading(fast), await fedifyReading(doc));
+    assert.deepEqual(await reading(fast), await fedifyReading(signed));
+    // The JSON remembered (and forwarded) is the one received, signature and all.
+    assert.deepEqual(await receivedJson(fast), signed);
+  }
+  // Another shape under `signature` is Fedify's, as before.
+  const signed = await sign(create(mastodonNote(4)));
+  const signature = signed.signature as Doc;
+  const hostile: [string, unknown][] = [
+    ["a string", "RsaSignature2017"],
+    ["a list", [signature]],
+    ["null", null],
+    ["another suite", { ...signature, type: "Ed25519Signature2018" }],
+    ["an extra key", { ...signature, nonce: "x" }],
+    ["a nested value", { ...signature, creator: { id: `${ACTOR}#main-key` } }],
+    ["a huge value", { ...signature, signatureValue: "A".repeat(600_000) }],
+    ["no creator", { ...signature, creator: undefined }],
+    ["another context", { ...signature, "@context": "https://evil.example/" }],
+    ["a keyword", { ...signature, "@type": "sec:RsaSignature2017" }],
+  ];
+  for (const [what, value] of hostile) {
+    assert.equal(plainCreate({ ...signed, signature: value }), null, what);
+  }
 });
 
 test("a Create whose reading could differ from Fedify's is left to Fedify", () => {
