@@ -33,10 +33,9 @@
  * /api/v1/accounts/verify_credentials at full speed against a Deno + Hono
  * hello-world (bench/hello.ts), the ratio printed; signed Create(Note)
  * deliveries from a fake remote server (bench/inbound.ts, BENCH_INBOX_*:
- * BENCH_INBOX_SHAPE, BENCH_INBOX_SIGNED=ld a Linked Data signature on each
- * note as Mastodon signs public ones, BENCH_INBOX_FOLLOWERS local followers
- * of the sender;
- * BENCH_STATEMENTS=1 counts statements on PostgreSQL: bench/statements.ts);
+ * SHAPE, SIGNED=ld a Linked Data signature on each note as Mastodon signs
+ * public ones, FOLLOWERS local followers of the sender; BENCH_STATEMENTS=1
+ * counts statements on PostgreSQL: bench/statements.ts);
  * idle RSS of a fresh server after 100 requests; on PGlite, `deno task
  * start` on a fresh data directory to its first answer (BENCH_STARTS runs,
  * default 3) (bench/process.ts). BENCH_ONLY=verify or BENCH_ONLY=inbound:
@@ -106,8 +105,7 @@ const ONLY = Deno.env.get("BENCH_ONLY");
 const SEARCH = ONLY === "search";
 /** Clients searching back to back in the search scenario (one user's latency by default). */
 const SEARCH_CLIENTS = Number(Deno.env.get("BENCH_SEARCH_CLIENTS") ?? 1);
-/** The search scenario's figures, per database. */
-const searchResults: { database: string; rows: SearchResult[] }[] = [];
+const searchResults: { database: string; rows: SearchResult[] }[] = []; // per database
 const STREAMING = ONLY === "streaming";
 /** Only the cheap-request, inbound and process figures. */
 const CHEAP = ONLY === "cheap" || ONLY === "verify" || ONLY === "inbound";
@@ -118,8 +116,7 @@ const INBOX_SENDERS = Number(Deno.env.get("BENCH_INBOX_SENDERS") ?? 1);
 const INBOX_FOLLOWERS = Number(Deno.env.get("BENCH_INBOX_FOLLOWERS") ?? 0);
 /** The day's mix, the fan-out or the home rows, each alone on its own server (bench/alone.ts). */
 const ALONE = aloneRunner(ONLY);
-/** Their own tables, printed after the main one. */
-const aloneResults: AloneResult[] = [];
+const aloneResults: AloneResult[] = []; // their own tables, printed after the main one
 const STARTS = Number(Deno.env.get("BENCH_STARTS") ?? 3);
 /** Per database: verify_credentials/s, idle RSS, the inbound report and its exact row count. */
 const processFigures: (ProcessFigures & { inbound?: InboundReport })[] = [];
