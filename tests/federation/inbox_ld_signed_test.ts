@@ -14,7 +14,7 @@
 import assert from "node:assert/strict";
 import { verifyJsonLd } from "@fedify/fedify/sig";
 import { startInstance, test } from "../harness.ts";
-import { startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { publishProver, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { postStatus } from "../fixtures/api.ts";
 import { createUser } from "../fixtures/users.ts";
@@ -159,20 +159,7 @@ test("LD-signed notes: the fast path for their own actor, forwarded intact, rela
     await t.step(
       "integrity proofs: their own actor's take the fast path, relayed ones not",
       async () => {
-        const prover = peer.publishActor("prover", {
-          "@context": [
-            AS,
-            "https://w3id.org/security/v1",
-            "https://www.w3.org/ns/did/v1",
-            "https://w3id.org/security/multikey/v1",
-          ],
-          assertionMethod: [{
-            id: `${peer.actor("prover")}#ed25519-key`,
-            type: "Multikey",
-            controller: peer.actor("prover"),
-            publicKeyMultibase: peer.edPublicKeyMultibase,
-          }],
-        });
+        const prover = publishProver(peer, "prover");
         const proved = async (name: string) => {
           const doc = inboundCreate("minimal", prover, `${prover}/statuses/${name}`, name);
           return await peer.prove(doc, { keyId: `${prover}#ed25519-key` });

@@ -9,32 +9,13 @@
  */
 import assert from "node:assert/strict";
 import { startInstance, test } from "../harness.ts";
-import { type FakePeer, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { type FakePeer, publishProver, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
 import { storedStatus } from "../fixtures/federation.ts";
 import { eventually } from "../fixtures/wait.ts";
 
 const AS = "https://www.w3.org/ns/activitystreams";
 const PUBLIC = `${AS}#Public`;
 const CONTEXT = [AS, "https://w3id.org/security/data-integrity/v1"];
-
-/** An actor whose document lists the peer's Ed25519 key as a Multikey `#ed25519-key`. */
-function publishProver(peer: FakePeer, name: string): string {
-  const id = peer.actor(name);
-  return peer.publishActor(name, {
-    "@context": [
-      AS,
-      "https://w3id.org/security/v1",
-      "https://www.w3.org/ns/did/v1",
-      "https://w3id.org/security/multikey/v1",
-    ],
-    assertionMethod: [{
-      id: `${id}#ed25519-key`,
-      type: "Multikey",
-      controller: id,
-      publicKeyMultibase: peer.edPublicKeyMultibase,
-    }],
-  });
-}
 
 let serial = 0;
 /** A Create of a new public Note by `actor` (also served at its id, for the unproved path). */
