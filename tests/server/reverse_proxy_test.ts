@@ -19,6 +19,7 @@ import { callJson, links, ok, postStatus } from "../fixtures/api.ts";
 import { createUser, type TestUser } from "../fixtures/users.ts";
 import { arrived, followRemote } from "../fixtures/federation.ts";
 import { type FakePeer, startFakePeer, statusOf } from "../fixtures/fake_peer.ts";
+import { inboundCreate, ldSigned } from "../../bench/inbound.ts";
 import { freePort } from "../fixtures/server_process.ts";
 import { eventually } from "../fixtures/wait.ts";
 import { PROXY_KINDS, proxyIgnored, type ProxyKind, startProxy } from "../fixtures/proxy.ts";
@@ -258,6 +259,20 @@ async function deliveriesStep(
     const followers = await ok(a, alice, "GET", `/api/v1/accounts/${alice.id}/followers`);
     return followers.some((f: { acct: string }) => f.acct === acct);
   });
+
+  // A public note Linked-Data-signed as Mastodon signs it, through the
+  // proxy: the inbox guard's mark for an actor's own delivery
+  // (federation/inbox/guard.ts) survives the forwarded request rebuilt.
+  const noteId = `${actor}/statuses/proxied-ld`;
+  const create = await ldSigned(
+    inboundCreate("minimal", actor, noteId, `${kind} LD-signed`),
+    peer.keys.privateKey,
+    keyId,
+  );
+  const signedNote = await peer.deliver(inbox, create, { keyId, spec: "rfc9421" });
+  assert.equal(await statusOf(signedNote), 202, "an LD-signed note through the proxy");
+  const stored = await arrived(a, noteId, "the LD-signed note");
+  assert.match(stored.content, new RegExp(`${kind} LD-signed`));
 }
 
 /** A GET signed (RFC 9421) with B's instance key for `signedFor`, sent to `url`. */
